@@ -1,0 +1,5 @@
+"""``python -m dsh`` runs the command line."""
+
+from dsh.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""dsh.acp: see ARCHITECTURE.md (to be built)."""

@@ -1,0 +1,1 @@
+"""dsh.agent: see ARCHITECTURE.md (to be built)."""

@@ -1,0 +1,1 @@
+"""dsh.approval: see ARCHITECTURE.md (to be built)."""

@@ -1,0 +1,5 @@
+"""The ``dsh`` command. Start-up stays fast: subcommands import what they need lazily."""
+
+from dsh.cli._main import main
+
+__all__ = ["main"]

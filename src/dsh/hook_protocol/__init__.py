@@ -1,0 +1,1 @@
+"""dsh.hook_protocol: see ARCHITECTURE.md (to be built)."""

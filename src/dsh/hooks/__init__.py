@@ -1,0 +1,1 @@
+"""dsh.hooks: see ARCHITECTURE.md (to be built)."""

@@ -1,0 +1,1 @@
+"""The Claude Code bridge (to be built)."""

@@ -1,0 +1,1 @@
+"""The Codex bridge (to be built)."""

@@ -1,0 +1,1 @@
+"""dsh.models: see ARCHITECTURE.md (to be built)."""

@@ -1,0 +1,127 @@
+"""Model-facing message types: what the session projection returns.
+
+These are dsh's own shapes; ``dsh.models`` adapts them to each wire format
+(for chat completions a ``ContextMessage`` becomes a system message, a
+``SteeringMessage`` a user message).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias, final
+
+__all__ = [
+    "AssistantMessage",
+    "Content",
+    "ContentBlock",
+    "ContextMessage",
+    "ImageBlock",
+    "ModelMessage",
+    "SteeringMessage",
+    "SummaryMessage",
+    "TextBlock",
+    "ToolResultMessage",
+    "ToolUse",
+    "UserMessage",
+    "content_text",
+]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    text: str
+    type: Literal["text"] = "text"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ImageBlock:
+    """An image as base64 data with its media type (``image/png``)."""
+
+    media_type: str
+    data: str
+    type: Literal["image"] = "image"
+
+
+ContentBlock: TypeAlias = TextBlock | ImageBlock
+Content: TypeAlias = str | tuple[ContentBlock, ...]
+
+
+def content_text(content: Content) -> str:
+    """The text of some content: the string itself, or its text blocks joined by newlines."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.text for b in content if isinstance(b, TextBlock))
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    """A tool call as the model asked for it. ``arguments`` is frozen JSON."""
+
+    id: str
+    name: str
+    arguments: Any
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    content: Content
+    role: Literal["user"] = "user"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    text: str
+    tool_calls: tuple[ToolUse, ...] = field(default=())
+    role: Literal["assistant"] = "assistant"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolResultMessage:
+    tool_use_id: str
+    content: Content
+    is_error: bool = False
+    role: Literal["tool"] = "tool"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ContextMessage:
+    """Model-visible context added by a plugin or hook; ``text`` is already worded by its source."""
+
+    source: str
+    text: str
+    role: Literal["context"] = "context"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class SteeringMessage:
+    """Steering, or a forced continuation's reason, delivered mid-turn."""
+
+    text: str
+    role: Literal["steering"] = "steering"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class SummaryMessage:
+    """A compaction summary, standing in for the history before it."""
+
+    text: str
+    role: Literal["summary"] = "summary"
+
+
+ModelMessage: TypeAlias = (
+    UserMessage
+    | AssistantMessage
+    | ToolResultMessage
+    | ContextMessage
+    | SteeringMessage
+    | SummaryMessage
+)

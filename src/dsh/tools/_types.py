@@ -1,0 +1,165 @@
+"""The values a tool is made of: its definition, what its body receives, what it returns.
+
+The registry pipeline (``_registry.py``) and the built-in tools (``builtin/``)
+both stand on these.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias, final
+
+from pydantic import BaseModel
+
+from dsh.session import Content, FrozenDict, content_text
+from dsh.tools._signal import AbortSignal
+
+__all__ = [
+    "FAILURE_CODES",
+    "FailureCode",
+    "ToolBody",
+    "ToolDefinition",
+    "ToolInvocation",
+    "ToolResult",
+    "Workspace",
+]
+
+FailureCode: TypeAlias = Literal[
+    "UNKNOWN_TOOL",
+    "INVALID_ARGS",
+    "DENIED",
+    "ABORTED_BEFORE_DISPATCH",
+    "ABORTED",
+    "TOOL_ERROR",
+    "MALFORMED_RESULT",
+    "LISTENER_ERROR",
+]
+FAILURE_CODES: tuple[FailureCode, ...] = (
+    "UNKNOWN_TOOL",
+    "INVALID_ARGS",
+    "DENIED",
+    "ABORTED_BEFORE_DISPATCH",
+    "ABORTED",
+    "TOOL_ERROR",
+    "MALFORMED_RESULT",
+    "LISTENER_ERROR",
+)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool call produced.
+
+    ``content`` is what the model sees; ``output`` is structured JSON (what
+    Claude Code hooks receive as ``tool_response``); ``code`` names a failure
+    and ``info`` carries its details. Codes and info never enter ``content``.
+    """
+
+    content: Content
+    output: Any = None
+    is_error: bool = False
+    code: FailureCode | None = None
+    info: Any = None
+
+    @classmethod
+    def ok(cls, content: Content, output: Any = None) -> ToolResult:
+        return cls(content=content, output=output)
+
+    @classmethod
+    def error(
+        cls,
+        reason: str,
+        *,
+        code: FailureCode = "TOOL_ERROR",
+        output: Any = None,
+        info: Any = None,
+    ) -> ToolResult:
+        """A failure whose model-visible content is ``reason``, verbatim."""
+        return cls(content=reason, output=output, is_error=True, code=code, info=info)
+
+    @property
+    def text(self) -> str:
+        return content_text(self.content)
+
+
+@dataclass(slots=True)
+class Workspace:
+    """Per-session state the tools share: the current directory and the environment.
+
+    The Bash tool's ``cd`` and ``export`` persist here across calls; Claude
+    Code hooks run in ``cwd`` too.
+    """
+
+    cwd: Path
+    env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    project_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        self.cwd = Path(self.cwd).resolve()
+        if self.project_dir is None:
+            self.project_dir = self.cwd
+
+    def resolve(self, path: str) -> Path:
+        """``path`` made absolute against ``cwd`` (``~`` expanded)."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else self.cwd / p
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolInvocation:
+    """What a tool body receives: the sealed arguments and the call's surroundings."""
+
+    name: str
+    arguments: FrozenDict
+    workspace: Workspace
+    signal: AbortSignal | None = None
+    agent: Any = None
+    token: Any = None
+
+
+ToolBody: TypeAlias = Callable[[ToolInvocation], Awaitable[ToolResult]]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolDefinition:
+    """A tool: name, description, input JSON schema, body and flags.
+
+    Build one from a pydantic model with ``ToolDefinition.from_model`` (the
+    schema comes from the model and the arguments are validated by it), or
+    give a JSON schema directly (validated with ``jsonschema``).
+    """
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    run: ToolBody
+    read_only: bool = False
+    concurrency_safe: bool = False
+    input_model: type[BaseModel] | None = None
+
+    @classmethod
+    def from_model(
+        cls,
+        name: str,
+        description: str,
+        model: type[BaseModel],
+        run: ToolBody,
+        *,
+        read_only: bool = False,
+        concurrency_safe: bool = False,
+    ) -> ToolDefinition:
+        return cls(
+            name=name,
+            description=description,
+            input_schema=model.model_json_schema(),
+            run=run,
+            read_only=read_only,
+            concurrency_safe=concurrency_safe,
+            input_model=model,
+        )

@@ -15,7 +15,9 @@ from dsh.context import (
 NOTIFY: NotifyChannel[int, str] = NotifyChannel("typing/notify")
 SYNC: SyncNotifyChannel[int] = SyncNotifyChannel("typing/sync")
 SERIAL: SerialChannel[str, int] = SerialChannel("typing/serial")
-WATERFALL: WaterfallChannel[bool, str] = WaterfallChannel("typing/waterfall", default=lambda s: True)
+WATERFALL: WaterfallChannel[bool, str] = WaterfallChannel(
+    "typing/waterfall", default=lambda s: True
+)
 NUMBER: ServiceKey[int] = ServiceKey("typing/number")
 
 ctx = Context()

@@ -1,1 +1,47 @@
-"""dsh.approval: see ARCHITECTURE.md (to be built)."""
+"""The approval seam: the ``APPROVAL`` service, its request and outcome types, and channels.
+
+The tool pipeline asks it when a pre-execute policy answers ``ask``. Provide
+an ``ApprovalBroker`` routed to a channel: ``PolicyChannel`` (rules, for
+headless runs), ``TerminalChannel`` (a person at a TTY) or ``ScriptedChannel``
+(tests).
+"""
+
+from dsh.approval._broker import ApprovalBroker, by_call, by_tool
+from dsh.approval._channels import (
+    PolicyAction,
+    PolicyChannel,
+    PolicyRule,
+    ScriptedChannel,
+    TerminalChannel,
+)
+from dsh.approval._types import (
+    APPROVAL,
+    APPROVAL_OUTCOMES,
+    ApprovalAnswer,
+    ApprovalChannel,
+    ApprovalOutcome,
+    ApprovalReply,
+    ApprovalRequest,
+    ApprovalService,
+    reply_outcome,
+)
+
+__all__ = [
+    "APPROVAL",
+    "APPROVAL_OUTCOMES",
+    "ApprovalAnswer",
+    "ApprovalBroker",
+    "ApprovalChannel",
+    "ApprovalOutcome",
+    "ApprovalReply",
+    "ApprovalRequest",
+    "ApprovalService",
+    "PolicyAction",
+    "PolicyChannel",
+    "PolicyRule",
+    "ScriptedChannel",
+    "TerminalChannel",
+    "by_call",
+    "by_tool",
+    "reply_outcome",
+]

@@ -1,16 +1,158 @@
-"""Entry point and subcommand table of the ``dsh`` command."""
+"""Entry point and subcommands of the ``dsh`` command.
+
+Start-up stays fast: only click is imported up front; each subcommand imports
+the harness when it runs.
+"""
 
 from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from dsh import __version__
+
+T = TypeVar("T")
+
+_SESSION_DIR_HELP = "Where session logs live (default: $DSH_DATA_DIR or the user data dir)."
+
+
+def _session_dir(value: Path | None) -> Path:
+    if value is not None:
+        return value
+    from dsh.session import default_data_dir
+
+    return default_data_dir()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dsh")
 def cli() -> None:
     """dsh: an agent harness with a typed lifecycle interception surface."""
+
+
+@cli.command()
+@click.argument("prompt", nargs=-1, required=True)
+@click.option(
+    "--model",
+    "model_spec",
+    default=None,
+    help="scripted:FILE for a scripted model, or a model name on an OpenAI-compatible endpoint "
+    "(default: $DSH_MODEL).",
+)
+@click.option(
+    "--base-url", default=None, help="OpenAI-compatible endpoint (default: $DSH_BASE_URL)."
+)
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project directory: tools and hooks run there.",
+)
+@click.option(
+    "--session-dir", type=click.Path(path_type=Path), default=None, help=_SESSION_DIR_HELP
+)
+@click.option("--resume", default=None, help="Continue the session with this id.")
+@click.option("--max-steps", type=click.IntRange(min=1), default=50, show_default=True)
+def run(
+    prompt: tuple[str, ...],
+    model_spec: str | None,
+    base_url: str | None,
+    project: Path,
+    session_dir: Path | None,
+    resume: str | None,
+    max_steps: int,
+) -> None:
+    """Run PROMPT as one turn and print the transcript.
+
+    Exit codes: 0 the turn completed, was rejected by prompt policy, stopped, or
+    was halted by a hook; 1 the model API failed; 2 bad usage or input;
+    3 the step limit was reached; 4 aborted (user, timeout, error); 70 dsh failed.
+    """
+    from dsh.cli._render import TranscriptPrinter
+    from dsh.cli._run import ExitCode, RunOptions, run_session
+    from dsh.models import ModelError, load_model
+
+    spec = model_spec or os.environ.get("DSH_MODEL")
+    if not spec:
+        raise click.UsageError(
+            "no model: pass --model scripted:FILE or --model NAME --base-url URL"
+        )
+    key = os.environ.get("DSH_API_KEY") or os.environ.get("OPENAI_API_KEY")
+    try:
+        model = load_model(spec, base_url=base_url or os.environ.get("DSH_BASE_URL"), api_key=key)
+    except (ModelError, OSError, ValueError) as exc:
+        raise click.UsageError(str(exc)) from exc
+    options = RunOptions(
+        prompts=(" ".join(prompt),),
+        model=model,
+        project=project.resolve(),
+        session_dir=_session_dir(session_dir),
+        resume=resume,
+        max_steps=max_steps,
+    )
+    code = _run_async(run_session(options, TranscriptPrinter()), ExitCode.INTERNAL)
+    sys.exit(int(code))
+
+
+@cli.command()
+def demo() -> None:
+    """Run a scripted session with native plugins in a temporary project."""
+    from dsh.cli._demo import run_demo
+    from dsh.cli._render import TranscriptPrinter
+    from dsh.cli._run import ExitCode
+
+    code = _run_async(run_demo(TranscriptPrinter()), ExitCode.INTERNAL)
+    sys.exit(int(code))
+
+
+@cli.command(name="log")
+@click.argument("session_id", required=False)
+@click.option(
+    "--session-dir", type=click.Path(path_type=Path), default=None, help=_SESSION_DIR_HELP
+)
+@click.option("--verbose", "-v", is_flag=True, help="Also show events with no transcript line.")
+def log_command(session_id: str | None, session_dir: Path | None, verbose: bool) -> None:
+    """List sessions, or show one session's transcript."""
+    from dsh.cli._render import TranscriptPrinter
+    from dsh.session import JsonlSessionStore
+
+    store = JsonlSessionStore(_session_dir(session_dir))
+    printer = TranscriptPrinter(verbose=verbose)
+    if session_id is None:
+        infos = store.list()
+        if not infos:
+            printer.console.print("no sessions")
+        for info in infos:
+            printer.console.print(str(info))
+        return
+    try:
+        events = store.load(session_id)
+    except (KeyError, FileNotFoundError) as exc:
+        raise click.ClickException(f"no session {session_id!r} in {store}") from exc
+    printer.print_events(events)
+
+
+def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:
+    """Run a coroutine; Ctrl-C exits 130, an unexpected failure is reported and exits 70."""
+    import traceback
+
+    try:
+        return asyncio.run(coro)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except click.ClickException:
+        raise
+    except Exception as exc:
+        traceback.print_exc()
+        click.echo(f"dsh: internal error: {exc}", err=True)
+        return internal
 
 
 def main() -> None:

@@ -1,1 +1,48 @@
-"""dsh.models: see ARCHITECTURE.md (to be built)."""
+"""The model seam: the ``Model`` protocol, a scripted model, an OpenAI-compatible client.
+
+``ScriptedModel`` replays scripts in the conformance cases' ``model_script``
+vocabulary (tests, the demo, case replays); ``OpenAICompatibleModel`` talks to any
+chat-completions server; ``load_model`` picks one from a ``--model`` spec.
+"""
+
+from dsh.models._load import SCRIPTED_PREFIX, load_model
+from dsh.models._openai import (
+    API_KEY_ENV_VARS,
+    BASE_URL_ENV_VARS,
+    DEFAULT_BASE_URL,
+    SUMMARY_PREFIX,
+    OpenAICompatibleModel,
+    RetryNotice,
+    to_chat_messages,
+)
+from dsh.models._scripted import ScriptedModel, ScriptError
+from dsh.models._types import (
+    Model,
+    ModelError,
+    ModelRequest,
+    TextCallback,
+    ToolSpec,
+    request_text,
+    request_to_json,
+)
+
+__all__ = [
+    "API_KEY_ENV_VARS",
+    "BASE_URL_ENV_VARS",
+    "DEFAULT_BASE_URL",
+    "SCRIPTED_PREFIX",
+    "SUMMARY_PREFIX",
+    "Model",
+    "ModelError",
+    "ModelRequest",
+    "OpenAICompatibleModel",
+    "RetryNotice",
+    "ScriptError",
+    "ScriptedModel",
+    "TextCallback",
+    "ToolSpec",
+    "load_model",
+    "request_text",
+    "request_to_json",
+    "to_chat_messages",
+]

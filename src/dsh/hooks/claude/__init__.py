@@ -1,1 +1,68 @@
-"""The Claude Code bridge (to be built)."""
+"""The Claude Code bridge: settings discovery, the hook catalog, the coverage table.
+
+``load_catalog(project_dir)`` finds every Claude Code hook source (user, project,
+local, ``--settings``, managed settings, plugins), validates every declaration and
+admits the ``command`` hooks this host runs; everything else gets a
+``Diagnostic``. ``HOOK_EVENT_HOST_SUPPORT`` says which event runs on which dsh
+seam, what applies and what does not; ``docs/hooks-claude.md`` is rendered from
+it (``python -m dsh.hooks.claude coverage``).
+"""
+
+from dsh.hooks.claude._catalog import DEFAULT_MANAGED_SETTINGS, PluginRoot, load_catalog
+from dsh.hooks.claude._events import (
+    CLAUDE_HOOK_EVENTS,
+    CLAUDE_HOOK_TYPES,
+    EVENT_SPECS,
+    EventSpec,
+    HandlerType,
+)
+from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, MatcherKind
+from dsh.hooks.claude._report import render_coverage_markdown
+from dsh.hooks.claude._support import (
+    ADMITTED_EVENTS,
+    HOOK_EVENT_HOST_SUPPORT,
+    EventSupport,
+    SupportStatus,
+)
+from dsh.hooks.claude._types import (
+    Catalog,
+    Diagnostic,
+    DiagnosticCode,
+    HookDeclaration,
+    HookSource,
+    OnFailureMode,
+    Severity,
+    SourceEntry,
+    SourceKind,
+    SourceStatus,
+)
+
+__all__ = [
+    "ADMITTED_EVENTS",
+    "CLAUDE_HOOK_EVENTS",
+    "CLAUDE_HOOK_TYPES",
+    "DEFAULT_MANAGED_SETTINGS",
+    "EVENT_SPECS",
+    "HOOK_EVENT_HOST_SUPPORT",
+    "Catalog",
+    "Diagnostic",
+    "DiagnosticCode",
+    "EventSpec",
+    "EventSupport",
+    "HandlerType",
+    "HookDeclaration",
+    "HookSource",
+    "IfRule",
+    "Matcher",
+    "MatcherError",
+    "MatcherKind",
+    "OnFailureMode",
+    "PluginRoot",
+    "Severity",
+    "SourceEntry",
+    "SourceKind",
+    "SourceStatus",
+    "SupportStatus",
+    "load_catalog",
+    "render_coverage_markdown",
+]

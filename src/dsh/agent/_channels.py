@@ -1,0 +1,102 @@
+"""The loop's seams: one channel constant per lifecycle point the agent fires.
+
+Listener signatures are carried by the type parameters, so ``mypy --strict``
+checks a plugin's listener against the seam it subscribes to.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dsh.agent._decisions import (
+    CompactRequest,
+    ContinuationDecision,
+    ContinuationState,
+    PostToolBatchDecision,
+    PreCompactDecision,
+    PromptDecision,
+    PromptSource,
+    SessionEndReason,
+    SessionStartSource,
+    TurnStop,
+)
+from dsh.context import NotifyChannel, SerialChannel, WaterfallChannel
+from dsh.session import Content
+
+if TYPE_CHECKING:
+    from dsh.agent._agent import Agent, TurnResult
+    from dsh.tools import ToolExecutionResult
+
+__all__ = [
+    "POST_COMPACT",
+    "POST_TOOL_BATCH",
+    "PRE_COMPACT",
+    "PROMPT_SUBMIT",
+    "SESSION_END",
+    "SESSION_START",
+    "SUBAGENT_END",
+    "SUBAGENT_START",
+    "TURN_CONTINUATION",
+    "TURN_ERROR",
+    "TURN_STOP",
+]
+
+
+def _allow_prompt(agent: Agent, content: Content, source: PromptSource) -> PromptDecision:
+    return PromptDecision.allow()
+
+
+def _proceed_batch(agent: Agent, results: tuple[ToolExecutionResult, ...]) -> PostToolBatchDecision:
+    return PostToolBatchDecision.proceed()
+
+
+def _incoming_continuation(agent: Agent, state: ContinuationState) -> ContinuationDecision:
+    return state.decision
+
+
+def _proceed_compact(agent: Agent, request: CompactRequest) -> PreCompactDecision:
+    return PreCompactDecision.proceed()
+
+
+SESSION_START: NotifyChannel[Agent, SessionStartSource] = NotifyChannel("agent/session-start")
+"""Once before turn 1, and again after each compaction (source ``compact``); cannot block."""
+
+PROMPT_SUBMIT: WaterfallChannel[PromptDecision, Agent, Content, PromptSource] = WaterfallChannel(
+    "agent/prompt-submit", default=_allow_prompt, returns=PromptDecision
+)
+"""Per drained prompt, inside the open turn, before ``user/message``: allow or block."""
+
+POST_TOOL_BATCH: WaterfallChannel[PostToolBatchDecision, Agent, tuple[ToolExecutionResult, ...]] = (
+    WaterfallChannel("agent/post-tool-batch", default=_proceed_batch, returns=PostToolBatchDecision)
+)
+"""After a step's tool results and contexts are logged, before the next model call."""
+
+TURN_CONTINUATION: WaterfallChannel[ContinuationDecision, Agent, ContinuationState] = (
+    WaterfallChannel(
+        "agent/turn-continuation", default=_incoming_continuation, returns=ContinuationDecision
+    )
+)
+"""A reply without tool calls: stop the turn, or continue it (a reason becomes steering)."""
+
+TURN_STOP: SerialChannel[TurnStop, Agent, int] = SerialChannel("agent/turn-stop")
+"""Before each model call after the first (with the step number); the first ``TurnStop`` wins."""
+
+TURN_ERROR: NotifyChannel[Agent, Exception] = NotifyChannel("agent/turn-error")
+"""A turn ended in ``error`` (the model failed after retries); carries the exception."""
+
+SESSION_END: NotifyChannel[Agent, SessionEndReason] = NotifyChannel("agent/session-end")
+"""Once, from ``await agent.close(reason)``."""
+
+PRE_COMPACT: WaterfallChannel[PreCompactDecision, Agent, CompactRequest] = WaterfallChannel(
+    "agent/pre-compact", default=_proceed_compact, returns=PreCompactDecision
+)
+"""Before a compaction (manual or automatic): proceed, or veto with a reason."""
+
+POST_COMPACT: NotifyChannel[Agent, str] = NotifyChannel("agent/post-compact")
+"""After ``compaction/end``, with the summary."""
+
+SUBAGENT_START: NotifyChannel[Agent, Agent] = NotifyChannel("subagent/start")
+"""``(parent, child)`` while the child is live and before its turn: inject into it or cancel it."""
+
+SUBAGENT_END: NotifyChannel[Agent, Agent, TurnResult] = NotifyChannel("subagent/end")
+"""``(parent, child, result)`` after the child's turn."""

@@ -1,0 +1,144 @@
+"""Subagents: the ``Agent`` tool, which runs a child agent in-process on its own session.
+
+``subagent_plugin(ctx)`` registers the tool (Claude Code's name and input
+fields) on the scope's registry; it is removed with the scope. The child
+shares the parent's context, model and registry, gets a copy of its
+workspace and a new session in the parent's store, and its tool calls carry
+the token of the parent's ``Agent`` call. The parent's log records
+``subagent/start`` and ``subagent/end`` around the child's turn.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from dsh.agent._agent import Agent, TurnResult
+from dsh.agent._channels import SUBAGENT_END, SUBAGENT_START
+from dsh.context import Context
+from dsh.session import AbortCause, SubagentEnd, SubagentStart, TurnEndReason
+from dsh.tools import TOOLS, ToolDefinition, ToolInvocation, ToolResult, Workspace
+
+__all__ = ["AGENT_TOOL", "AgentToolInput", "subagent_plugin"]
+
+_COMPLETED = TurnEndReason("completed")
+_ABORTED = TurnEndReason("aborted")
+_STOPPED = TurnEndReason("stopped")
+
+DEFAULT_SUBAGENT_TYPE = "general-purpose"
+
+_DESCRIPTION = (
+    "Launch a subagent to handle a task on its own. It works in a fresh conversation with the "
+    "same tools and returns its final answer as this tool's result. Give it a short "
+    "description and a complete, self-contained prompt."
+)
+
+
+class AgentToolInput(BaseModel):
+    """The ``Agent`` tool's input, as Claude Code names it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    description: str = Field(description="A short (3-5 word) description of the task")
+    prompt: str = Field(description="The task for the subagent to perform")
+    subagent_type: str = Field(
+        default=DEFAULT_SUBAGENT_TYPE, description="The type of specialized agent to use"
+    )
+
+
+def _new_agent_id() -> str:
+    # Claude Code's shape: "a" and 16 hex digits.
+    return "a" + uuid.uuid4().hex[:16]
+
+
+async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
+    parent = inv.agent
+    if not isinstance(parent, Agent):
+        return ToolResult.error("the Agent tool runs only inside an agent")
+    store = parent.store
+    if store is None:
+        return ToolResult.error(
+            "subagents need a session store; this agent was created without one"
+        )
+    args = AgentToolInput.model_validate(dict(inv.arguments))
+    session = store.create()
+    workspace = Workspace(
+        cwd=parent.workspace.cwd,
+        env=dict(parent.workspace.env),
+        project_dir=parent.workspace.project_dir,
+    )
+    child = Agent(
+        parent.ctx,
+        model=parent.model,
+        session=session,
+        registry=parent.registry,
+        workspace=workspace,
+        source="startup",
+        max_steps=parent.max_steps,
+        continuation_cap=parent.continuation_cap,
+        system=parent.system,
+        store=store,
+        compact_budget=parent.compact_budget,
+        parallel_tools=parent.parallel_tools,
+        parent=parent,
+        parent_token=inv.token,
+        agent_id=_new_agent_id(),
+        agent_type=args.subagent_type,
+    )
+    remove_abort = (
+        inv.signal.on_abort(lambda reason: child.cancel(AbortCause(kind="user", reason=reason)))
+        if inv.signal is not None
+        else None
+    )
+    parent.append_event(
+        SubagentStart(
+            child_session_id=session.id,
+            agent_type=args.subagent_type,
+            description=args.description,
+            parent_token=str(inv.token) if inv.token is not None else None,
+        )
+    )
+    result: TurnResult | None = None
+    try:
+        await parent.ctx.emit(SUBAGENT_START, parent, child)
+        child.send(args.prompt, source="subagent")
+        result = await child.run_turn()
+        await parent.ctx.emit(SUBAGENT_END, parent, child, result)
+    finally:
+        if remove_abort is not None:
+            remove_abort()
+        if result is None:
+            result = TurnResult(end_reason=_ABORTED)
+        parent.append_event(
+            SubagentEnd(
+                child_session_id=session.id,
+                end_reason=result.end_reason,
+                final_text=result.final_text,
+            )
+        )
+        try:
+            await child.close("other")
+        finally:
+            session.close()
+    output = {
+        "agent_id": child.agent_id,
+        "agent_type": child.agent_type,
+        "session_id": session.id,
+        "end_reason": result.end_reason.value,
+        "steps": result.steps,
+    }
+    if result.end_reason in (_COMPLETED, _STOPPED):
+        return ToolResult.ok(result.final_text or "(the subagent gave no answer)", output=output)
+    detail = result.error or (result.cause.reason if result.cause is not None else None)
+    reason = f"the subagent ended {result.end_reason.value}"
+    return ToolResult.error(f"{reason}: {detail}" if detail else reason, output=output)
+
+
+AGENT_TOOL = ToolDefinition.from_model("Agent", _DESCRIPTION, AgentToolInput, _run_agent_tool)
+"""The ``Agent`` tool; ``subagent_plugin`` registers it."""
+
+
+def subagent_plugin(ctx: Context) -> None:
+    """Register the ``Agent`` tool on the scope's registry (removed when the scope is disposed)."""
+    ctx.add_disposer(ctx.require(TOOLS).register(AGENT_TOOL))

@@ -1,0 +1,102 @@
+"""A readable transcript of session events, for ``dsh run``, ``dsh demo`` and ``dsh log``.
+
+It reads events by their ``type`` tag, so an event type it does not know
+(another package's, or an opaque one from disk) is shown by name, never lost.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+__all__ = ["TranscriptPrinter"]
+
+_MAX_RESULT_LINES = 12
+
+
+def _clip(text: str, lines: int = _MAX_RESULT_LINES) -> str:
+    parts = text.rstrip("\n").split("\n")
+    if len(parts) <= lines:
+        return "\n".join(parts)
+    return "\n".join([*parts[:lines], f"… ({len(parts) - lines} more lines)"])
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):
+        return "\n".join(str(getattr(b, "text", "")) for b in content)
+    return str(content)
+
+
+def _brief_args(arguments: Any) -> str:
+    if isinstance(arguments, dict):
+        for key in ("command", "file_path", "pattern", "prompt"):
+            if key in arguments:
+                return str(arguments[key])
+    return json.dumps(arguments, ensure_ascii=False, default=str)[:120]
+
+
+class TranscriptPrinter:
+    """Prints session events as they are appended (or all at once, for a stored log)."""
+
+    def __init__(self, console: Console | None = None, *, verbose: bool = False) -> None:
+        self.console = console or Console(highlight=False, soft_wrap=True)
+        self.verbose = verbose
+        self._tool_names: dict[str, str] = {}
+
+    def print_events(self, events: Iterable[Any]) -> None:
+        for event in events:
+            self.print_event(event)
+
+    def print_event(self, event: Any) -> None:
+        kind = getattr(event, "type", None)
+        out = self.console.print
+        if kind == "turn/start":
+            out("[dim]── turn ──[/dim]")
+        elif kind == "user/message":
+            out(f"[bold cyan]> {escape(_text_of(event.content))}[/bold cyan]")
+        elif kind == "assistant/message":
+            if event.text:
+                out(f"[bold]●[/bold] {escape(event.text)}")
+            for call in event.tool_calls:
+                self._tool_names[call.id] = call.name
+        elif kind == "tool/call":
+            self._tool_names[event.tool_use_id or ""] = event.tool_name
+            out(f"[yellow]⏺ {event.tool_name}[/yellow]({escape(_brief_args(event.arguments))})")
+        elif kind == "tool/result":
+            text = _clip(_text_of(event.content))
+            if event.is_error:
+                code = f" [{event.code}]" if event.code else ""
+                out(f"  [red]⎿ error{escape(code)}: {escape(text)}[/red]")
+            else:
+                out(f"  [dim]⎿ {escape(text)}[/dim]")
+        elif kind == "context/message":
+            out(f"  [magenta]+ context from {escape(event.source)}:[/magenta] {escape(event.text)}")
+        elif kind == "steering/message":
+            out(f"  [magenta]↻ steering:[/magenta] {escape(event.text)}")
+        elif kind == "prompt/blocked":
+            out(f"[red]✗ prompt blocked ({escape(event.source)}): {escape(event.reason)}[/red]")
+        elif kind == "notice":
+            out(f"[blue]ℹ {escape(event.text)}[/blue]")
+        elif kind == "compaction/end":
+            out(f"[dim]── compacted: {escape(_clip(event.summary, 3))} ──[/dim]")
+        elif kind == "subagent/start":
+            out(f"[yellow]⤷ subagent {escape(str(event.agent_type))} started[/yellow]")
+        elif kind == "subagent/end":
+            out(f"[yellow]⤶ subagent ended ({escape(str(event.end_reason))})[/yellow]")
+        elif kind == "turn/end":
+            reason = str(event.reason)
+            cause = getattr(event, "cause", None)
+            detail = f": {cause.kind}: {cause.reason}" if cause is not None else ""
+            error = getattr(event, "error", None)
+            if error:
+                detail += f": {error}"
+            style = "green" if reason in ("completed",) else "yellow"
+            out(f"[{style}]── turn ended: {escape(reason + detail)} ──[/{style}]")
+        elif self.verbose:
+            out(f"[dim]· {escape(str(kind))}[/dim]")

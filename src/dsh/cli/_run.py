@@ -1,0 +1,110 @@
+"""Running one session from the command line: ``dsh run`` and the demo share this.
+
+Assembles the host (context, tool registry with the built-in tools, plugins),
+opens or resumes a session, runs the turns, and closes the agent on every
+exit path so session-end listeners always fire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dsh.agent import Agent, TurnResult
+from dsh.cli._render import TranscriptPrinter
+from dsh.context import Context
+from dsh.models import Model
+from dsh.session import JsonlSessionStore, SessionLog, TurnEndReason
+from dsh.tools import TOOLS, ToolRegistry, Workspace, builtin_tools
+
+__all__ = ["ExitCode", "RunOptions", "exit_code_for", "run_session"]
+
+
+class ExitCode(enum.IntEnum):
+    """``dsh run`` exit codes (documented in the README)."""
+
+    OK = 0
+    """The turn completed, was rejected by prompt policy, stopped, or halted by a hook."""
+    TURN_ERROR = 1
+    """The model API failed (after retries)."""
+    USAGE = 2
+    """Bad command line, or an input file dsh could not use."""
+    MAX_STEPS = 3
+    """The turn hit the step limit."""
+    ABORTED = 4
+    """The turn was aborted by the user, a timeout or an error (not by a hook)."""
+    INTERNAL = 70
+    """dsh itself failed."""
+
+
+def exit_code_for(result: TurnResult) -> ExitCode:
+    reason = result.end_reason
+    if reason == TurnEndReason.error:
+        return ExitCode.TURN_ERROR
+    if reason == TurnEndReason.max_steps:
+        return ExitCode.MAX_STEPS
+    if reason == TurnEndReason.aborted:
+        cause = result.cause
+        return ExitCode.OK if cause is not None and cause.kind == "hook" else ExitCode.ABORTED
+    return ExitCode.OK
+
+
+Plugin = Callable[[Context], None]
+
+
+@dataclass(slots=True)
+class RunOptions:
+    prompts: Sequence[str]
+    model: Model
+    project: Path
+    session_dir: Path
+    resume: str | None = None
+    plugins: Sequence[Plugin] = field(default_factory=tuple)
+    max_steps: int = 50
+
+
+async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
+    """Run every prompt as one turn of a single session; returns the last turn's exit code."""
+    ctx = Context()
+    registry = ToolRegistry(ctx)
+    ctx.provide(TOOLS, registry)
+    for tool in builtin_tools():
+        registry.register(tool)
+    for plugin in options.plugins:
+        ctx.plugin(plugin)
+    store = JsonlSessionStore(options.session_dir)
+    session: SessionLog = (
+        store.open(options.resume) if options.resume is not None else store.create()
+    )
+    agent = Agent(
+        ctx,
+        model=options.model,
+        session=session,
+        workspace=Workspace(cwd=options.project),
+        max_steps=options.max_steps,
+        store=store,
+    )
+    printed = 0
+    code = ExitCode.OK
+    try:
+        for prompt in options.prompts:
+            agent.send(prompt)
+            result = await agent.run_turn()
+            events = session.events
+            printer.print_events(events[printed:])
+            printed = len(events)
+            code = exit_code_for(result)
+            if code != ExitCode.OK:
+                break
+    finally:
+        try:
+            await asyncio.shield(agent.close("other"))
+        finally:
+            printer.print_events(session.events[printed:])
+            session.close()
+            await ctx.dispose()
+    printer.console.print(f"[dim]session {session.id} ({session.path})[/dim]")
+    return code

@@ -1,0 +1,414 @@
+"""The executor: spawns hook commands, feeds their payload, captures their output, ends them.
+
+Every hook runs in its own process group (``start_new_session=True``), so a
+timeout or a cancellation can end everything the hook started, not just its
+first process. Output is read through a bare ``SubprocessProtocol`` rather than
+stream readers: each chunk is kept up to the cap and the rest dropped as it
+arrives, so memory stays bounded whatever a hook prints, and the child's exit
+is seen at once even while a grandchild keeps the pipes open (Python 3.11's
+``Process.wait()`` waits for pipe EOF too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal as _signal
+import subprocess
+import time
+from collections.abc import Callable, Coroutine, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from dsh.hook_protocol._declarations import HookCommand
+
+__all__ = [
+    "DEFAULT_CAPTURE_CAP",
+    "DEFAULT_EOF_GRACE",
+    "DEFAULT_KILL_GRACE",
+    "CancelSignal",
+    "HookRun",
+    "run_hook",
+    "run_hooks",
+    "unique_hooks",
+]
+
+DEFAULT_CAPTURE_CAP = 1 << 20
+"""Bytes of stdout, and of stderr, kept per run (1 MiB); the rest is drained and dropped."""
+
+DEFAULT_KILL_GRACE = 0.5
+"""Seconds between SIGTERM to the hook's process group and SIGKILL."""
+
+DEFAULT_EOF_GRACE = 0.2
+"""Seconds to keep reading after the hook's own process exits, before its pipes count as held."""
+
+_REAP_BOUND = 5.0
+# After SIGKILL a process is gone within milliseconds unless it sits in an
+# uninterruptible sleep; the bound only keeps such a process from hanging the
+# loop (the child watcher still reaps it whenever it dies).
+
+
+class CancelSignal(Protocol):
+    """What the executor needs from an abort signal (``dsh.tools.AbortSignal`` has it)."""
+
+    @property
+    def aborted(self) -> bool: ...
+
+    def on_abort(self, callback: Callable[[str], None]) -> Callable[[], None]: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HookRun:
+    """What one hook process did.
+
+    One of these describes how it ended: ``exit_code`` (it exited),
+    ``signal`` (a signal ended it, ours after a timeout or someone else's), or
+    ``spawn_error`` (it never started, or the executor failed around it: the
+    text names the path). ``timed_out`` and ``cancelled`` say why the executor
+    ended it. ``stdout``/``stderr`` hold at most the capture cap of bytes each,
+    decoded as UTF-8 with replacement; ``*_truncated`` says more was written and
+    dropped. ``duration`` is in seconds from spawn to the end of capture.
+    """
+
+    command: HookCommand
+    pid: int | None
+    exit_code: int | None
+    signal: int | None
+    stdout: str
+    stderr: str
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    duration: float
+    timed_out: bool = False
+    cancelled: bool = False
+    spawn_error: str | None = None
+
+
+class _Capture(asyncio.SubprocessProtocol):
+    """Keeps the first ``cap`` bytes of stdout and stderr; notes exit and EOF."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, stdout_cap: int, stderr_cap: int) -> None:
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self.stdout_truncated = False
+        self.stderr_truncated = False
+        self._stdout_cap = stdout_cap
+        self._stderr_cap = stderr_cap
+        self._open_outputs = 2
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.output_closed: asyncio.Future[None] = loop.create_future()
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        assert isinstance(data, bytes)
+        if fd == 1:
+            room = self._stdout_cap - len(self.stdout)
+            if len(data) <= room:
+                self.stdout += data
+            else:
+                self.stdout += data[: max(room, 0)]
+                self.stdout_truncated = True
+        else:
+            room = self._stderr_cap - len(self.stderr)
+            if len(data) <= room:
+                self.stderr += data
+            else:
+                self.stderr += data[: max(room, 0)]
+                self.stderr_truncated = True
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        # stdin (fd 0) closing, EPIPE included, is none of our business: a hook
+        # may exit or close stdin without reading its payload.
+        if fd != 0:
+            self._open_outputs -= 1
+            if self._open_outputs == 0 and not self.output_closed.done():
+                self.output_closed.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    # ESRCH: the group is already empty; EPERM: a member changed its credentials.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def _wait_for(fut: asyncio.Future[None], timeout: float) -> None:
+    if not fut.done():
+        await asyncio.wait((fut,), timeout=max(timeout, 0.0))
+
+
+async def _terminate_group(pgid: int, capture: _Capture, grace: float, eof_grace: float) -> None:
+    """SIGTERM the group, wait up to ``grace`` for exit and EOF, then SIGKILL the group."""
+    _killpg(pgid, _signal.SIGTERM)
+    if not (capture.exited.done() and capture.output_closed.done()):
+        await asyncio.wait((capture.exited, capture.output_closed), timeout=grace)
+    # Unconditional: a member that ignored SIGTERM, or detached its stdio, is
+    # still the hook's and must not outlive the run.
+    _killpg(pgid, _signal.SIGKILL)
+    await _wait_for(capture.exited, _REAP_BOUND)
+    # Only a process that left the group (setsid) can still hold the pipes now.
+    await _wait_for(capture.output_closed, eof_grace)
+
+
+def _spawn_error_text(cmd: HookCommand, exc: Exception) -> str:
+    if isinstance(exc, OSError):
+        what = exc.strerror or str(exc)
+        path = exc.filename if exc.filename is not None else cmd.argv[0]
+        if cmd.cwd is not None and str(path) == str(cmd.cwd):
+            return f"cannot enter the working directory {path}: {what}"
+        return f"cannot run {path}: {what}"
+    return f"cannot start {cmd.argv[0]}: {type(exc).__name__}: {exc}"
+
+
+def _unstarted(cmd: HookCommand, started: float, *, error: str | None, cancelled: bool) -> HookRun:
+    return HookRun(
+        command=cmd,
+        pid=None,
+        exit_code=None,
+        signal=None,
+        stdout="",
+        stderr="",
+        duration=time.perf_counter() - started,
+        cancelled=cancelled,
+        spawn_error=error,
+    )
+
+
+def _finish(
+    cmd: HookCommand,
+    pid: int,
+    capture: _Capture,
+    returncode: int | None,
+    started: float,
+    *,
+    timed_out: bool,
+    cancelled: bool,
+    error: str | None = None,
+) -> HookRun:
+    return HookRun(
+        command=cmd,
+        pid=pid,
+        exit_code=returncode if returncode is not None and returncode >= 0 else None,
+        signal=-returncode if returncode is not None and returncode < 0 else None,
+        stdout=capture.stdout.decode("utf-8", "replace"),
+        stderr=capture.stderr.decode("utf-8", "replace"),
+        stdout_truncated=capture.stdout_truncated,
+        stderr_truncated=capture.stderr_truncated,
+        duration=time.perf_counter() - started,
+        timed_out=timed_out,
+        cancelled=cancelled,
+        spawn_error=error,
+    )
+
+
+async def run_hook(
+    cmd: HookCommand,
+    stdin: bytes,
+    *,
+    stdout_cap: int = DEFAULT_CAPTURE_CAP,
+    stderr_cap: int = DEFAULT_CAPTURE_CAP,
+    kill_grace: float = DEFAULT_KILL_GRACE,
+    eof_grace: float = DEFAULT_EOF_GRACE,
+    signal: CancelSignal | None = None,
+) -> HookRun:
+    """Run one hook: ``stdin`` in, capped output out, ended within its timeout.
+
+    - The payload is written while the output is read, so a hook that never
+      reads stdin, or closes it early, neither deadlocks nor fails the run.
+    - When ``cmd.timeout`` passes, or ``signal`` aborts, the process group gets
+      SIGTERM, then SIGKILL after ``kill_grace`` seconds: ``timed_out`` or
+      ``cancelled`` is set.
+    - When the hook's own process exits but something it started keeps the
+      pipes open for ``eof_grace`` seconds more, that group is ended the same
+      way; the run does not wait for it. Processes that detached their stdio
+      are left alone after a normal exit.
+    - Cancelling the calling task SIGKILLs the group, waits for the process to
+      be reaped, and re-raises ``CancelledError``.
+
+    Otherwise it never raises (argument mistakes aside: ``stdin`` not bytes, a
+    negative cap): a spawn failure (missing file, not executable, bad cwd) or
+    an executor fault comes back as ``spawn_error``.
+    """
+    if not isinstance(stdin, bytes | bytearray | memoryview):
+        raise TypeError(f"hook {cmd.origin.describe()}: stdin must be bytes, got {type(stdin)}")
+    for name, value in (("stdout_cap", stdout_cap), ("stderr_cap", stderr_cap)):
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+    loop = asyncio.get_running_loop()
+    started = time.perf_counter()
+    if signal is not None and signal.aborted:
+        return _unstarted(cmd, started, error=None, cancelled=True)
+    env = None if cmd.env is None else {**os.environ, **cmd.env}
+    try:
+        transport, capture = await loop.subprocess_exec(
+            lambda: _Capture(loop, stdout_cap, stderr_cap),
+            *cmd.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            env=env,
+            cwd=cmd.cwd,
+        )
+    except Exception as exc:
+        return _unstarted(cmd, started, error=_spawn_error_text(cmd, exc), cancelled=False)
+
+    pid = transport.get_pid()
+    stdin_pipe = transport.get_pipe_transport(0)
+    abort: asyncio.Future[None] | None = None
+    remove_abort: Callable[[], None] | None = None
+    try:
+        if stdin_pipe is not None:
+            assert isinstance(stdin_pipe, asyncio.WriteTransport)
+            if stdin and not stdin_pipe.is_closing():
+                stdin_pipe.write(stdin)
+            # Flushes what is buffered, then closes; EPIPE is dropped by the transport.
+            stdin_pipe.close()
+
+        if signal is not None:
+            abort = loop.create_future()
+
+            def on_abort(_reason: str, abort: asyncio.Future[None] = abort) -> None:
+                if not abort.done():
+                    abort.set_result(None)
+
+            remove_abort = signal.on_abort(on_abort)
+
+        remaining = started + cmd.timeout - time.perf_counter()
+        if not capture.exited.done():
+            if abort is None:
+                await asyncio.wait((capture.exited,), timeout=max(remaining, 0.0))
+            else:
+                await asyncio.wait(
+                    (capture.exited, abort),
+                    timeout=max(remaining, 0.0),
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+        timed_out = cancelled = False
+        if capture.exited.done():
+            await _wait_for(capture.output_closed, eof_grace)
+            if not capture.output_closed.done():
+                await _terminate_group(pid, capture, kill_grace, eof_grace)
+        else:
+            cancelled = abort is not None and abort.done()
+            timed_out = not cancelled
+            await _terminate_group(pid, capture, kill_grace, eof_grace)
+        return _finish(
+            cmd,
+            pid,
+            capture,
+            transport.get_returncode(),
+            started,
+            timed_out=timed_out,
+            cancelled=cancelled,
+        )
+    except asyncio.CancelledError:
+        _killpg(pid, _signal.SIGKILL)
+        await _wait_for(capture.exited, _REAP_BOUND)
+        raise
+    except Exception as exc:
+        _killpg(pid, _signal.SIGKILL)
+        await _wait_for(capture.exited, _REAP_BOUND)
+        return _finish(
+            cmd,
+            pid,
+            capture,
+            transport.get_returncode(),
+            started,
+            timed_out=False,
+            cancelled=False,
+            error=f"executor failed while running {cmd.argv[0]}: {type(exc).__name__}: {exc}",
+        )
+    finally:
+        if remove_abort is not None:
+            remove_abort()
+        # A hook that never read (and is still holding stdin) leaves part of the
+        # payload buffered: drop it. The buffer is emptied on abort and on a
+        # write error, so this never closes the pipe twice.
+        if isinstance(stdin_pipe, asyncio.WriteTransport) and stdin_pipe.get_write_buffer_size():
+            stdin_pipe.abort()
+        transport.close()
+
+
+def unique_hooks(
+    cmds: Sequence[HookCommand], payloads: Sequence[bytes] | None = None
+) -> tuple[int, ...]:
+    """The positions of the declarations that run under deduplication.
+
+    A command runs unless an earlier one has the same ``key`` (and, when
+    ``payloads`` are given per command, the same payload). A bridge that logs
+    ``hook/invocation`` before running calls this, then runs the selected
+    commands with ``run_hooks(..., dedup=False)``.
+    """
+    if payloads is not None and len(payloads) != len(cmds):
+        raise ValueError(f"unique_hooks: {len(cmds)} commands but {len(payloads)} payloads")
+    seen: set[Hashable] = set()
+    selected: list[int] = []
+    for i, cmd in enumerate(cmds):
+        key = cmd.key if payloads is None else (cmd.key, payloads[i])
+        if key not in seen:
+            seen.add(key)
+            selected.append(i)
+    return tuple(selected)
+
+
+async def run_hooks(
+    cmds: Sequence[HookCommand],
+    stdin: bytes | Sequence[bytes],
+    *,
+    dedup: bool,
+    stdout_cap: int = DEFAULT_CAPTURE_CAP,
+    stderr_cap: int = DEFAULT_CAPTURE_CAP,
+    kill_grace: float = DEFAULT_KILL_GRACE,
+    eof_grace: float = DEFAULT_EOF_GRACE,
+    signal: CancelSignal | None = None,
+) -> tuple[HookRun, ...]:
+    """Run an event's hooks concurrently; runs come back in declaration order.
+
+    ``stdin`` is one payload for every hook, or one payload per hook.
+
+    Without ``dedup`` the result has one run per command, ``result[i]`` for
+    ``cmds[i]``, whatever order they finished in.
+
+    With ``dedup``, a command whose ``key`` (with its payload, when payloads
+    differ per hook) equals that of an earlier command is not spawned and gets
+    no entry: the result has one run per distinct key, in the order of each
+    key's first declaration, and ``run.command`` is that first declaration.
+    So a shared result is merged and recorded exactly once, under the origin of
+    the declaration that ran. ``unique_hooks`` gives the same selection
+    beforehand.
+
+    Cancelling the caller ends every running hook's group (see ``run_hook``).
+    """
+    if isinstance(stdin, bytes | bytearray | memoryview):
+        payloads: list[bytes] = [bytes(stdin)] * len(cmds)
+        shared = True
+    else:
+        payloads = list(stdin)
+        shared = False
+        if len(payloads) != len(cmds):
+            raise ValueError(
+                f"run_hooks: {len(cmds)} commands but {len(payloads)} payloads;"
+                " pass one payload, or one per command"
+            )
+    selected = unique_hooks(cmds, None if shared else payloads) if dedup else range(len(cmds))
+
+    def run(i: int) -> Coroutine[None, None, HookRun]:
+        return run_hook(
+            cmds[i],
+            payloads[i],
+            stdout_cap=stdout_cap,
+            stderr_cap=stderr_cap,
+            kill_grace=kill_grace,
+            eof_grace=eof_grace,
+            signal=signal,
+        )
+
+    if len(selected) == 1:
+        return (await run(selected[0]),)
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(run(i)) for i in selected]
+    return tuple(task.result() for task in tasks)

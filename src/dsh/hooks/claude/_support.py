@@ -1,0 +1,290 @@
+"""``HOOK_EVENT_HOST_SUPPORT``: the one table of which Claude Code events dsh runs, and how.
+
+Every event of the reference has a row. The catalog admits declarations only for
+events whose status is not ``not-supported``; the bridge's runtime registers one
+point per supported row (and is tested equal to it); ``docs/hooks-claude.md`` is
+rendered from it. A field the reference honours that this host does not apply is
+listed under ``limits`` with the reason, never applied approximately.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final, Literal, TypeAlias, final
+
+from dsh.hooks.claude._events import CLAUDE_HOOK_EVENTS
+
+__all__ = [
+    "ADMITTED_EVENTS",
+    "HOOK_EVENT_HOST_SUPPORT",
+    "EventSupport",
+    "SupportStatus",
+]
+
+SupportStatus: TypeAlias = Literal["supported", "partial", "not-supported"]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventSupport:
+    """How this host runs one Claude Code event.
+
+    ``seam`` is the dsh channel the event runs on (empty when not supported);
+    ``applied`` lists the output fields and behaviours that take effect;
+    ``limits`` what does not, each with why; ``difference`` a deliberate
+    difference from Claude Code, if any.
+    """
+
+    seam: str
+    status: SupportStatus
+    applied: tuple[str, ...] = ()
+    limits: tuple[str, ...] = ()
+    difference: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.status == "not-supported":
+            if self.seam or self.applied:
+                raise ValueError("a not-supported event has no seam and applies nothing")
+            if not self.limits:
+                raise ValueError("a not-supported event must say why in `limits`")
+        elif not self.seam:
+            raise ValueError(f"a {self.status} event must name its seam")
+        if self.status == "partial" and not self.limits:
+            raise ValueError("a partial event must list what it does not apply")
+
+
+def _no(reason: str) -> EventSupport:
+    return EventSupport(seam="", status="not-supported", limits=(reason,))
+
+
+_HALTS = (
+    "`continue: false` halts the turn through `agent.cancel` with a hook cause"
+    " (`stopReason` as the reason)"
+)
+_NOTICE = "`systemMessage` shown to the user as a notice"
+
+_POST_SPLIT = (
+    "Claude Code fires `PostToolUse` only after a successful call and `PostToolUseFailure` after a"
+    " failed one. A suite that predates the split (it declares no `PostToolUseFailure` group"
+    " matching the tool) keeps getting `PostToolUse` for that tool's failed calls, with one log"
+    " line per suite naming the event to declare; a suite that declares both follows the real"
+    " split, so no call runs a suite twice."
+)
+
+_NO_POST_EVENT = (
+    "no post-tool event for a call that never ran: `UNKNOWN_TOOL`, `INVALID_ARGS`, `DENIED`,"
+    " `ABORTED_BEFORE_DISPATCH`, `ABORTED` (a refused call never fires a failure hook)"
+)
+
+_TABLE: Final[dict[str, EventSupport]] = {
+    "SessionStart": EventSupport(
+        seam="agent/session-start",
+        status="partial",
+        applied=(
+            "sources `startup`, `resume`, `compact` (after a compaction) and `fork`",
+            "`additionalContext` injected as context",
+            "plain stdout on exit 0 injected as context",
+            "exit 2 stderr shown to the user as a hook-error notice",
+            _NOTICE,
+            _HALTS,
+        ),
+        limits=(
+            "`initialUserMessage`, `sessionTitle`, `reloadSkills`: dsh has no session titles,"
+            " skills or headless first-message seam",
+            "`watchPaths`: no file watcher (`FileChanged` is not supported)",
+            "`CLAUDE_ENV_FILE`: the Bash tool sources no per-session environment file",
+        ),
+    ),
+    "Setup": _no("dsh has no `--init`, `--init-only` or `--maintenance` mode"),
+    "InstructionsLoaded": _no("dsh has no seam when an instructions file (`CLAUDE.md`) loads"),
+    "UserPromptSubmit": EventSupport(
+        seam="agent/prompt-submit",
+        status="partial",
+        applied=(
+            '`decision: "block"` and exit 2 block the prompt (no model call); the reason is'
+            " shown to the user, as Claude Code shows it",
+            "`suppressOriginalPrompt` leaves the prompt out of the block message",
+            "`additionalContext` and plain stdout on exit 0 injected as context",
+            "30-second default timeout",
+            _NOTICE,
+            _HALTS,
+        ),
+        limits=("`sessionTitle`: dsh has no session titles",),
+    ),
+    "UserPromptExpansion": _no("dsh has no slash commands or prompt expansion"),
+    "MessageDisplay": _no("dsh has no seam on streamed assistant text shown to the user"),
+    "PreToolUse": EventSupport(
+        seam="tools/pre-execute",
+        status="partial",
+        applied=(
+            '`permissionDecision: "deny"` and exit 2 refuse the call; the model sees an error'
+            " tool result whose content is the reason",
+            '`permissionDecision: "ask"` goes to the approval service (headless: a denial)',
+            '`permissionDecision: "allow"` skips the approval prompt; guards still apply',
+            "deprecated top-level `decision` (`approve`, `block`)",
+            "`additionalContext` added after the step's tool results",
+            "several hooks: deny > ask > allow; every context delivered in declaration order",
+            _NOTICE,
+            "`continue: false` halts after the step's calls finish (`agent.cancel` with a"
+            " hook cause)",
+        ),
+        limits=(
+            "`updatedInput`: no input-rewrite seam yet (arguments are sealed before"
+            " `tools/pre-execute`), so the call runs with its original input and the rewrite"
+            " is logged, not applied; the `pretool-updated-input` case is an expected difference",
+            '`permissionDecision: "defer"`: no pause-and-resume arm on `PreToolDecision`',
+        ),
+    ),
+    "PermissionRequest": _no(
+        "no hook seam on the approval service yet (the approval request is not a waterfall)"
+    ),
+    "PostToolUse": EventSupport(
+        seam="tools/post-execute",
+        status="partial",
+        applied=(
+            "fires after a call whose tool body ran and succeeded; `tool_response` is the"
+            " tool's structured output",
+            '`decision: "block"` and exit 2: the reason is added after the unchanged tool result',
+            "`additionalContext` added after the step's tool results",
+            _NOTICE,
+            _HALTS,
+            _NO_POST_EVENT,
+        ),
+        limits=(
+            "`updatedToolOutput`: not applied; a replacement would have to match the tool's"
+            " output shape and be re-rendered as the model-visible content",
+            "`updatedMCPToolOutput`: dsh has no MCP tools",
+            "`classifierContext`: dsh has no auto-mode classifier",
+        ),
+        difference=_POST_SPLIT,
+    ),
+    "PostToolUseFailure": EventSupport(
+        seam="tools/post-execute",
+        status="supported",
+        applied=(
+            "fires after a call whose tool body ran and failed, with `error`",
+            '`additionalContext`, `decision: "block"` reason and exit 2 stderr reach the model',
+            _NOTICE,
+            _HALTS,
+            _NO_POST_EVENT,
+        ),
+        limits=("`is_interrupt` is never sent: cancelling a running tool fires no event",),
+        difference=_POST_SPLIT,
+    ),
+    "PostToolBatch": EventSupport(
+        seam="agent/post-tool-batch",
+        status="supported",
+        applied=(
+            "fires once after a step's tool results, before the next model call; denied calls"
+            " included, with the reason as `tool_response`",
+            '`decision: "block"`, exit 2 and `continue: false` stop the loop before the next'
+            " model call, with the reason",
+            "`additionalContext` injected once before the next model call",
+            _NOTICE,
+        ),
+    ),
+    "PermissionDenied": _no("dsh has no auto-mode classifier that denies calls"),
+    "Notification": _no("dsh has no notification channel"),
+    "SubagentStart": EventSupport(
+        seam="subagent/start",
+        status="supported",
+        applied=(
+            "fires for a child agent (the child fires no `UserPromptSubmit`)",
+            "`additionalContext` injected into the child's conversation",
+            "exit 2 stderr shown as a notice",
+            "`continue: false` cancels the child",
+        ),
+    ),
+    "SubagentStop": EventSupport(
+        seam="subagent/end",
+        status="partial",
+        applied=(
+            "fires when a child agent ends (the child fires no `Stop`), with `agent_id`,"
+            " `agent_type` and `last_assistant_message`",
+        ),
+        limits=(
+            '`decision: "block"` and exit 2 cannot keep the child running: `subagent/end`'
+            " fires after the child has ended",
+        ),
+    ),
+    "TaskCreated": _no("dsh has no task tools"),
+    "TaskCompleted": _no("dsh has no task tools"),
+    "Stop": EventSupport(
+        seam="agent/turn-continuation",
+        status="supported",
+        applied=(
+            '`decision: "block"` and exit 2 continue the turn with the reason as'
+            " `Stop hook feedback`",
+            "`additionalContext` continues the turn as non-error feedback",
+            "`stop_hook_active` reports a forced continuation; at most 8 in a row"
+            " (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`)",
+            "`last_assistant_message` sent",
+            _NOTICE,
+            _HALTS,
+        ),
+        limits=(
+            "`background_tasks` and `session_crons` are always empty lists: dsh has no"
+            " background tasks or session crons",
+        ),
+    ),
+    "StopFailure": EventSupport(
+        seam="agent/turn-error",
+        status="supported",
+        applied=(
+            "fires instead of `Stop` when a turn ends on a model API error, with `error` and"
+            " `last_assistant_message`; output ignored, as in Claude Code",
+        ),
+        limits=("`terminalSequence`: dsh runs hooks without a terminal of theirs",),
+    ),
+    "TeammateIdle": _no("dsh has no agent teams"),
+    "ConfigChange": _no("settings are read when the session starts; no settings watcher"),
+    "CwdChanged": _no("no seam fires when the session's working directory changes"),
+    "DirectoryAdded": _no("dsh has no `/add-dir`"),
+    "FileChanged": _no("dsh has no file watcher"),
+    "WorktreeCreate": _no("dsh does not manage worktrees"),
+    "WorktreeRemove": _no("dsh does not manage worktrees"),
+    "PreCompact": EventSupport(
+        seam="agent/pre-compact",
+        status="supported",
+        applied=(
+            "`trigger` (`manual`, `auto`) and `custom_instructions`",
+            '`decision: "block"` and exit 2 veto the compaction',
+        ),
+    ),
+    "PostCompact": EventSupport(
+        seam="agent/post-compact",
+        status="supported",
+        applied=(
+            "`trigger` and `compact_summary`; followed by `SessionStart` with source `compact`",
+            "exit 2 stderr shown to the user",
+        ),
+    ),
+    "PreModelSwitch": _no("dsh has no mid-session model switch"),
+    "PostModelSwitch": _no("dsh has no mid-session model switch"),
+    "Elicitation": _no("dsh has no MCP client"),
+    "ElicitationResult": _no("dsh has no MCP client"),
+    "SessionEnd": EventSupport(
+        seam="agent/session-end",
+        status="supported",
+        applied=(
+            "fires once from `agent.close(reason)` with Claude Code's reason vocabulary",
+            "hooks share a 1.5-second budget, raised to the highest timeout declared in a"
+            " settings file and clamped at 60 s (`CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`"
+            " overrides)",
+            "output discarded, as in Claude Code; exit 2 stderr shown to the user",
+        ),
+    ),
+}
+
+if tuple(_TABLE) != CLAUDE_HOOK_EVENTS:  # pragma: no cover - a broken edit of this module
+    raise RuntimeError("HOOK_EVENT_HOST_SUPPORT must list every Claude Code event, in order")
+
+HOOK_EVENT_HOST_SUPPORT: Final[Mapping[str, EventSupport]] = MappingProxyType(_TABLE)
+"""Event name → how this host runs it; one row per event of the reference."""
+
+ADMITTED_EVENTS: Final[frozenset[str]] = frozenset(
+    name for name, row in _TABLE.items() if row.status != "not-supported"
+)
+"""The events the catalog admits declarations for (derived from the table)."""

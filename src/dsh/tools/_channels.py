@@ -1,0 +1,68 @@
+"""The tool pipeline's channels, in the order a call passes them.
+
+``tools/execute`` has its own dispatch (the registry runs it around core
+dispatch), so its channel is a ``Channel`` subclass whose ``next`` takes the
+one thing a wrapper may change: the signal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol, TypeAlias
+
+from dsh.context import Channel, SyncNotifyChannel, WaterfallChannel
+from dsh.tools._decisions import PostToolDecision, PreToolDecision
+from dsh.tools._identity import ToolCall, ToolExecution
+from dsh.tools._signal import AbortSignal
+from dsh.tools._types import ToolResult
+
+__all__ = [
+    "EXECUTE",
+    "POST_EXECUTE",
+    "PRE_EXECUTE",
+    "RESULT",
+    "ExecuteChannel",
+    "ExecuteListener",
+    "ExecuteNext",
+]
+
+
+class ExecuteNext(Protocol):
+    """The rest of the ``tools/execute`` chain, ending in core dispatch.
+
+    ``await next()`` keeps the signal, ``await next(signal=s)`` replaces it,
+    ``await next(signal=None)`` removes it. It returns the already-normalized
+    result and may be awaited more than once (a retry wrapper).
+    """
+
+    def __call__(self, *, signal: AbortSignal | None = ...) -> Awaitable[ToolResult]: ...
+
+
+ExecuteListener: TypeAlias = Callable[[ToolExecution, ExecuteNext], Awaitable[ToolResult]]
+
+
+class ExecuteChannel(Channel[ExecuteListener]):
+    """The around-dispatch chain: timeout, retry and metrics wrappers."""
+
+    __slots__ = ()
+
+
+PRE_EXECUTE: WaterfallChannel[PreToolDecision, ToolCall] = WaterfallChannel(
+    "tools/pre-execute",
+    default=lambda call: PreToolDecision.allow(),
+    returns=PreToolDecision,
+)
+"""Pre-tool policy: allow (the default), deny(reason, info) or ask(reason)."""
+
+EXECUTE = ExecuteChannel("tools/execute")
+"""Around dispatch: a wrapper returns a result, usually ``await next(...)``'s."""
+
+POST_EXECUTE: WaterfallChannel[PostToolDecision, ToolCall, ToolResult] = WaterfallChannel(
+    "tools/post-execute",
+    default=lambda call, result: PostToolDecision.accept(),
+    returns=PostToolDecision,
+)
+"""Post-tool transform, for every outcome: accept or block(feedback)."""
+
+RESULT: SyncNotifyChannel[ToolCall, ToolResult] = SyncNotifyChannel("tools/result")
+"""The final observer: sees exactly the result the caller gets."""

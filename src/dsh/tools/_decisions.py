@@ -1,0 +1,178 @@
+"""The decisions a tool call's policies return: pre-execute, guard, post-execute.
+
+Each is a frozen value built with a named constructor that checks its
+arguments, so a listener that builds a bad decision fails at the place it
+does so (the pipeline reports that as ``LISTENER_ERROR``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal, final
+
+from dsh.session import Content, ImageBlock, TextBlock, freeze_json
+
+__all__ = ["GuardDenial", "PostToolDecision", "PreToolDecision", "check_content"]
+
+
+def _reason(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, not {type(value).__name__}")
+    return value
+
+
+def _contexts(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,) if value else ()
+    out = tuple(value)
+    for i, text in enumerate(out):
+        if not isinstance(text, str):
+            raise TypeError(f"additional_context[{i}] must be a str, not {type(text).__name__}")
+    return tuple(t for t in out if t)
+
+
+def check_content(value: object, what: str = "content") -> Content:
+    """``value`` as model-visible content (a str, or a tuple of text and image blocks).
+
+    A list of blocks is accepted and becomes a tuple; anything else is a
+    ``TypeError`` naming the offending place.
+    """
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(
+            f"{what} must be a str or a tuple of content blocks, not {type(value).__name__}"
+        )
+    for i, block in enumerate(value):
+        if isinstance(block, TextBlock):
+            if not isinstance(block.text, str):
+                raise TypeError(f"{what}[{i}].text must be a str")
+        elif isinstance(block, ImageBlock):
+            if not isinstance(block.media_type, str) or not isinstance(block.data, str):
+                raise TypeError(f"{what}[{i}] must have str media_type and data")
+        else:
+            raise TypeError(f"{what}[{i}] is {type(block).__name__}, not a TextBlock or ImageBlock")
+    return value if isinstance(value, tuple) else tuple(value)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class PreToolDecision:
+    """``tools/pre-execute``'s answer: allow, deny (skips guards and dispatch) or ask.
+
+    ``additional_context`` becomes model-visible context after the step's
+    tool results, whatever the call's outcome. Build one with ``allow()``,
+    ``deny(reason, info)`` or ``ask(reason)``; every field is checked however
+    it is built.
+    """
+
+    kind: Literal["allow", "deny", "ask"]
+    reason: str | None = None
+    info: Any = None
+    additional_context: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("allow", "deny", "ask"):
+            raise ValueError(f"PreToolDecision kind {self.kind!r} is not allow, deny or ask")
+        if self.kind != "allow" or self.reason is not None:
+            _reason(self.reason, f"a {self.kind} decision's reason")
+        if self.info is not None:
+            object.__setattr__(self, "info", freeze_json(self.info, "$.info"))
+        if self.additional_context:
+            object.__setattr__(self, "additional_context", _contexts(self.additional_context))
+
+    @classmethod
+    def allow(cls, *, additional_context: str | Iterable[str] | None = None) -> PreToolDecision:
+        if additional_context is None:
+            return _ALLOW
+        return cls("allow", additional_context=_contexts(additional_context))
+
+    @classmethod
+    def deny(
+        cls,
+        reason: str,
+        info: Any = None,
+        *,
+        additional_context: str | Iterable[str] | None = None,
+    ) -> PreToolDecision:
+        """Deny the call: ``reason`` is the model-visible content, ``info`` (JSON) the detail."""
+        return cls("deny", reason, info, _contexts(additional_context))
+
+    @classmethod
+    def ask(
+        cls, reason: str, *, additional_context: str | Iterable[str] | None = None
+    ) -> PreToolDecision:
+        """Ask the approval service; only an allowed outcome lets the call go on."""
+        return cls("ask", reason, None, _contexts(additional_context))
+
+
+_ALLOW = PreToolDecision("allow")
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class GuardDenial:
+    """A guard's veto. A guard returns this or ``None``; there is no way to allow."""
+
+    reason: str
+    info: Any = None
+
+    def __post_init__(self) -> None:
+        _reason(self.reason, "a guard denial's reason")
+        if self.info is not None:
+            object.__setattr__(self, "info", freeze_json(self.info, "$.info"))
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class PostToolDecision:
+    """``tools/post-execute``'s answer, applied to the registry's own snapshot of the result.
+
+    ``accept`` keeps the result; ``content`` replaces its model-visible content.
+    ``block`` keeps it too (a failure stays a failure and a success is not made
+    one), and appends ``feedback`` to the content as a final text block so the
+    model reads it right after what the tool produced: the content becomes
+    ``(*blocks of content, TextBlock(feedback))``, or just ``feedback`` when the
+    content (after any replacement) is empty. ``output``, ``is_error``,
+    ``code`` and ``info`` are never changed by a decision.
+    """
+
+    kind: Literal["accept", "block"]
+    feedback: str | None = None
+    additional_context: tuple[str, ...] = ()
+    content: Content | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("accept", "block"):
+            raise ValueError(f"PostToolDecision kind {self.kind!r} is not accept or block")
+        if self.kind == "block" or self.feedback is not None:
+            _reason(self.feedback, "a block's feedback")
+        if self.additional_context:
+            object.__setattr__(self, "additional_context", _contexts(self.additional_context))
+        if self.content is not None:
+            object.__setattr__(self, "content", check_content(self.content))
+
+    @classmethod
+    def accept(
+        cls,
+        additional_context: str | Iterable[str] | None = None,
+        content: Content | None = None,
+    ) -> PostToolDecision:
+        if additional_context is None and content is None:
+            return _ACCEPT
+        return cls("accept", None, _contexts(additional_context), content)
+
+    @classmethod
+    def block(
+        cls,
+        feedback: str,
+        additional_context: str | Iterable[str] | None = None,
+        content: Content | None = None,
+    ) -> PostToolDecision:
+        return cls("block", feedback, _contexts(additional_context), content)
+
+
+_ACCEPT = PostToolDecision("accept")

@@ -1,0 +1,125 @@
+"""A tool call's sealed identity, its opaque token, and what ``execute`` returns.
+
+Only the registry mints ``CallToken``s: the constructor wants a private key,
+and a token cannot be copied or pickled into a second one. ``str(token)`` is
+its log form, unique across processes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn, final
+
+from dsh.session import FrozenDict, ToolUse
+from dsh.tools._signal import AbortSignal
+from dsh.tools._types import ToolDefinition, ToolResult, Workspace
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = [
+    "CallToken",
+    "ToolCall",
+    "ToolExecution",
+    "ToolExecutionResult",
+    "ToolRequest",
+    "mint_token",
+]
+
+_MINT = object()
+_PREFIX = secrets.token_hex(4)
+_counter: Iterator[int] = itertools.count(1)
+
+
+@final
+class CallToken:
+    """The opaque identity of one tool call. Plugins cannot construct one."""
+
+    __slots__ = ("_n",)
+
+    def __init__(self, key: object, n: int) -> None:
+        if key is not _MINT:
+            raise TypeError("a CallToken is minted by the tool registry; plugins cannot make one")
+        self._n = n
+
+    def __str__(self) -> str:
+        return f"call_{_PREFIX}_{self._n:x}"
+
+    def __repr__(self) -> str:
+        return f"<CallToken {self}>"
+
+    def __copy__(self) -> CallToken:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> CallToken:
+        return self
+
+    def __reduce__(self) -> NoReturn:
+        raise TypeError("a CallToken cannot be pickled; log str(token)")
+
+
+def mint_token() -> CallToken:
+    return CallToken(_MINT, next(_counter))
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolRequest:
+    """What the caller asks to run: a tool name and its (not yet checked) arguments."""
+
+    name: str
+    arguments: object
+    tool_use_id: str | None = None
+
+    @classmethod
+    def from_tool_use(cls, use: ToolUse) -> ToolRequest:
+        return cls(use.name, use.arguments, use.id)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call's sealed identity: never changes after sealing.
+
+    ``arguments`` are deep-frozen JSON (a mutation raises ``TypeError``);
+    ``tool`` is ``None`` when no tool has the name; ``parent`` is the token
+    of the call this one is nested in (only the token, never its identity).
+    """
+
+    name: str
+    arguments: FrozenDict
+    token: CallToken
+    parent: CallToken | None = None
+    tool_use_id: str | None = None
+    tool: ToolDefinition | None = None
+    agent: Any = None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolExecution:
+    """What a ``tools/execute`` wrapper sees: the identity, the signal, the workspace.
+
+    A wrapper changes only the signal, through ``await next(signal=s)``.
+    """
+
+    call: ToolCall
+    signal: AbortSignal | None
+    workspace: Workspace
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ToolExecutionResult:
+    """What ``execute`` returns: the identity, the final result, and this call's context.
+
+    ``dispatched`` says whether the tool body ran. ``result`` is the very
+    object the ``tools/result`` observers saw.
+    """
+
+    call: ToolCall
+    result: ToolResult
+    dispatched: bool
+    additional_context: tuple[str, ...] = ()

@@ -1,0 +1,62 @@
+"""The built-in tools, with Claude Code's tool names and input field names.
+
+``Bash``, ``Read``, ``Write``, ``Edit``, ``MultiEdit``, ``Glob`` and ``Grep``,
+each a ``ToolDefinition`` whose ``output`` has the shape Claude Code hooks
+receive as ``tool_response``. Paths resolve against the invocation's
+``Workspace`` (relative ones against its ``cwd``).
+"""
+
+from dsh.tools._types import ToolDefinition
+from dsh.tools.builtin._bash import (
+    BASH_TOOL,
+    DEFAULT_TIMEOUT_MS,
+    MAX_OUTPUT_CHARS,
+    MAX_TIMEOUT_MS,
+    BackgroundShell,
+    BashInput,
+    background_shell,
+)
+from dsh.tools.builtin._glob import GLOB_TOOL, MAX_GLOB_RESULTS, GlobInput
+from dsh.tools.builtin._grep import GREP_TOOL, GrepInput, grep_tool
+from dsh.tools.builtin._read import DEFAULT_READ_LIMIT, READ_TOOL, ReadInput
+from dsh.tools.builtin._write import (
+    EDIT_TOOL,
+    MULTI_EDIT_TOOL,
+    WRITE_TOOL,
+    EditInput,
+    EditOperation,
+    MultiEditInput,
+    WriteInput,
+)
+
+__all__ = [
+    "BASH_TOOL",
+    "DEFAULT_READ_LIMIT",
+    "DEFAULT_TIMEOUT_MS",
+    "EDIT_TOOL",
+    "GLOB_TOOL",
+    "GREP_TOOL",
+    "MAX_GLOB_RESULTS",
+    "MAX_OUTPUT_CHARS",
+    "MAX_TIMEOUT_MS",
+    "MULTI_EDIT_TOOL",
+    "READ_TOOL",
+    "WRITE_TOOL",
+    "BackgroundShell",
+    "BashInput",
+    "EditInput",
+    "EditOperation",
+    "GlobInput",
+    "GrepInput",
+    "MultiEditInput",
+    "ReadInput",
+    "WriteInput",
+    "background_shell",
+    "builtin_tools",
+    "grep_tool",
+]
+
+
+def builtin_tools() -> tuple[ToolDefinition, ...]:
+    """Bash, Read, Write, Edit, MultiEdit, Glob and Grep."""
+    return (BASH_TOOL, READ_TOOL, WRITE_TOOL, EDIT_TOOL, MULTI_EDIT_TOOL, GLOB_TOOL, GREP_TOOL)

@@ -1,0 +1,310 @@
+"""The ``Bash`` tool: a shell command with a working directory and environment that persist.
+
+Each call runs ``bash -c`` in the workspace's directory with its environment;
+an EXIT trap records ``pwd`` and the exported environment into a per-call
+state directory, and the tool copies them back into the ``Workspace``, so
+``cd sub`` or ``export X=1`` in one call hold in the next. Output is one
+stream (stderr merged into stdout, as Claude Code 2.x reports it: its
+``tool_response.stderr`` is empty), written to a file, so a backgrounded
+grandchild holding the stream open cannot hang the call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, final
+
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
+
+from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult, Workspace
+from dsh.tools.builtin._common import ArgumentsError, ToolInput, parse_arguments
+from dsh.tools.builtin._process import kill_group, run_in_group
+
+__all__ = [
+    "BASH_TOOL",
+    "DEFAULT_TIMEOUT_MS",
+    "MAX_OUTPUT_CHARS",
+    "MAX_TIMEOUT_MS",
+    "BackgroundShell",
+    "BashInput",
+    "background_shell",
+]
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+MAX_OUTPUT_CHARS = 30_000
+# Variables bash itself rewrites on every start; keeping them would drift.
+_VOLATILE_ENV = frozenset({"_", "SHLVL"})
+
+# $1: the state directory, $2: the command. Shell variables (not exported) so
+# they stay out of the recorded environment; `command -p` finds `env` even if
+# the command emptied PATH.
+_WRAPPER = r"""__dsh_state=$1
+__dsh_command=$2
+shift 2
+trap '__dsh_rc=$?
+pwd > "$__dsh_state/cwd" 2>/dev/null
+command -p env -0 > "$__dsh_state/env" 2>/dev/null
+exit $__dsh_rc' EXIT
+eval "$__dsh_command"
+"""
+
+_SILENT_COMMANDS = frozenset(
+    {
+        "mv", "cp", "rm", "mkdir", "rmdir", "chmod", "chown", "chgrp", "touch", "ln", "cd",
+        "export", "unset", "true", "false", "wait", "kill", "pushd", "popd", "source", ".",
+    }
+)  # fmt: skip
+_IMAGE_DATA = re.compile(r"^data:image/[a-z0-9.+-]+;base64,", re.IGNORECASE)
+
+
+class BashInput(ToolInput):
+    """Claude Code's Bash input."""
+
+    command: str = Field(description="The command to execute")
+    timeout: Annotated[int, Field(gt=0, le=MAX_TIMEOUT_MS)] | SkipJsonSchema[None] = Field(
+        default=None,
+        description=f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})",
+    )
+    description: str | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Clear, concise description of what this command does in 5-10 words",
+    )
+    run_in_background: bool | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Set to true to run this command in the background; read its output "
+        "from the file named in the result",
+    )
+
+
+def _bash_executable(env: dict[str, str]) -> str:
+    return shutil.which("bash", path=env.get("PATH")) or shutil.which("bash") or "/bin/bash"
+
+
+def _max_output(env: dict[str, str]) -> int:
+    try:
+        value = int(env.get("BASH_MAX_OUTPUT_LENGTH", ""))
+    except ValueError:
+        return MAX_OUTPUT_CHARS
+    return value if value > 0 else MAX_OUTPUT_CHARS
+
+
+def _read_output(path: Path, limit: int) -> str:
+    """The file's text, tidied as Claude Code shows it, cut at ``limit`` chars with a marker."""
+    with path.open("rb") as f:
+        text = f.read(limit * 4 + 4).decode("utf-8", errors="replace")
+        rest = ""
+        if len(text) > limit:
+            text, rest = text[:limit], text[limit:]
+        newlines, last = rest.count("\n"), rest[-1:]
+        while chunk := f.read(1 << 20):
+            newlines += chunk.count(b"\n")
+            last = chunk[-1:].decode("latin-1")
+    text = _tidy(text)
+    if last:
+        # The lines wholly or partly cut off: a last line without its newline counts too.
+        cut = newlines + (last != "\n")
+        text += f"\n\n... [{cut} {'line' if cut == 1 else 'lines'} truncated] ..."
+    return text
+
+
+def _tidy(text: str) -> str:
+    """Without leading blank lines and trailing whitespace (Claude Code: ``echo hi`` is ``hi``)."""
+    lines = text.split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines).rstrip()
+
+
+def _no_output_expected(command: str) -> bool:
+    """Whether every simple command in ``command`` is one that normally prints nothing."""
+    parts = [p.strip() for p in re.split(r"&&|\|\||;|\||\n", command)]
+    words = [p.split()[0] for p in parts if p.split()]
+    return bool(words) and all(w in _SILENT_COMMANDS for w in words)
+
+
+def _absorb_state(workspace: Workspace, state: Path) -> None:
+    """Copy the recorded directory and environment back into the workspace."""
+    cwd_file, env_file = state / "cwd", state / "env"
+    if cwd_file.is_file():
+        recorded = cwd_file.read_text(errors="surrogateescape").strip("\n")
+        if recorded and Path(recorded).is_dir():
+            workspace.cwd = Path(recorded)
+    if env_file.is_file():
+        env: dict[str, str] = {}
+        for item in env_file.read_bytes().split(b"\0"):
+            if not item:
+                continue
+            key, sep, value = item.partition(b"=")
+            if sep and key:
+                name = os.fsdecode(key)
+                if name not in _VOLATILE_ENV:
+                    env[name] = os.fsdecode(value)
+        for name in _VOLATILE_ENV:
+            if name in workspace.env:
+                env[name] = workspace.env[name]
+        workspace.env.clear()
+        workspace.env.update(env)
+
+
+def _response(
+    stdout: str, command: str, *, interrupted: bool, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "stdout": stdout,
+        "stderr": "",
+        "interrupted": interrupted,
+        "isImage": bool(_IMAGE_DATA.match(stdout)),
+        "noOutputExpected": _no_output_expected(command),
+    }
+    if extra:
+        out.update(extra)
+    return out
+
+
+async def _run_bash(invocation: ToolInvocation) -> ToolResult:
+    try:
+        args = parse_arguments(BashInput, invocation)
+    except ArgumentsError as exc:
+        return exc.result
+    workspace = invocation.workspace
+    if not workspace.cwd.is_dir():
+        return ToolResult.error(
+            f"Working directory {workspace.cwd} does not exist; cannot run the command"
+        )
+    if args.run_in_background:
+        return _start_background(args.command, workspace)
+    timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
+    bash = _bash_executable(workspace.env)
+    with tempfile.TemporaryDirectory(prefix="dsh-bash-") as state_dir:
+        state = Path(state_dir)
+        output_path = state / "output"
+        with output_path.open("wb") as sink:
+            outcome = await run_in_group(
+                [bash, "-c", _WRAPPER, "dsh-bash", state_dir, args.command],
+                cwd=workspace.cwd,
+                env=workspace.env,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                signal=invocation.signal,
+                timeout=timeout_ms / 1000,
+            )
+        stdout = _read_output(output_path, _max_output(workspace.env))
+        if not outcome.interrupted:
+            _absorb_state(workspace, state)
+    response = _response(stdout, args.command, interrupted=outcome.interrupted)
+    suffix = f"\n{stdout}" if stdout else ""
+    if outcome.aborted is not None:
+        return ToolResult.error(
+            f"Command aborted: {outcome.aborted}{suffix}", code="ABORTED", output=response
+        )
+    if outcome.timed_out:
+        return ToolResult.error(
+            f"Command timed out after {timeout_ms} ms and was killed{suffix}", output=response
+        )
+    if outcome.returncode != 0:
+        return ToolResult.error(f"Exit code {outcome.returncode}{suffix}", output=response)
+    return ToolResult.ok(stdout or "(Bash completed with no output)", output=response)
+
+
+# Background shells ---------------------------------------------------------------
+
+_ids = itertools.count(1)
+_BACKGROUND: dict[str, BackgroundShell] = {}
+
+
+@final
+@dataclass(slots=True, eq=False)
+class BackgroundShell:
+    """A command started with ``run_in_background``: detached, in its own process group.
+
+    A daemon thread reaps it when it exits, whatever event loop (if any) is
+    still running then.
+    """
+
+    id: str
+    command: str
+    output_path: Path
+    process: subprocess.Popen[bytes]
+    _reaper: threading.Thread = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._reaper = threading.Thread(
+            target=self.process.wait, name=f"dsh-{self.id}-reaper", daemon=True
+        )
+        self._reaper.start()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once it has ended, else ``None``."""
+        return self.process.returncode
+
+    async def wait(self) -> int:
+        await asyncio.to_thread(self._reaper.join)
+        assert self.process.returncode is not None
+        return self.process.returncode
+
+    def kill(self) -> None:
+        """Kill its whole process group."""
+        if self.process.returncode is None:
+            kill_group(self.process.pid)
+
+    def output(self) -> str:
+        try:
+            return self.output_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+
+def background_shell(shell_id: str) -> BackgroundShell | None:
+    """The background shell with this id (from a ``run_in_background`` result), if any."""
+    return _BACKGROUND.get(shell_id)
+
+
+def _start_background(command: str, workspace: Workspace) -> ToolResult:
+    shell_id = f"bash_{next(_ids)}"
+    output_path = Path(tempfile.mkdtemp(prefix="dsh-bash-bg-")) / f"{shell_id}.log"
+    with output_path.open("wb") as sink:
+        process = subprocess.Popen(
+            [_bash_executable(workspace.env), "-c", command],
+            cwd=workspace.cwd,
+            env=dict(workspace.env),
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    shell = BackgroundShell(shell_id, command, output_path, process)
+    _BACKGROUND[shell_id] = shell
+    response = _response("", command, interrupted=False, extra={"backgroundTaskId": shell_id})
+    return ToolResult.ok(
+        f"Command running in background with ID: {shell_id}. "
+        f"Output is being written to: {output_path}",
+        output=response,
+    )
+
+
+BASH_TOOL = ToolDefinition.from_model(
+    "Bash",
+    "Executes a bash command with an optional timeout (milliseconds, default "
+    f"{DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}). The working directory and exported "
+    "environment persist between commands. stdout and stderr are returned together; "
+    f"output beyond {MAX_OUTPUT_CHARS} characters is truncated. A non-zero exit is an error "
+    "result. Use run_in_background for long-running processes.",
+    BashInput,
+    _run_bash,
+)

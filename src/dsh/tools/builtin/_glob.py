@@ -1,0 +1,111 @@
+"""The ``Glob`` tool: files whose path matches a glob, newest first, at most 100."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from pathlib import Path, PurePosixPath
+
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
+
+from dsh.tools._signal import AbortSignal
+from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools.builtin._common import (
+    ArgumentsError,
+    ToolInput,
+    glob_regex,
+    has_magic,
+    parse_arguments,
+    walk,
+)
+
+__all__ = ["GLOB_TOOL", "MAX_GLOB_RESULTS", "GlobInput"]
+
+MAX_GLOB_RESULTS = 100
+
+
+class GlobInput(ToolInput):
+    """Claude Code's Glob input."""
+
+    pattern: str = Field(description='The glob pattern to match files against, e.g. "**/*.py"')
+    path: str | SkipJsonSchema[None] = Field(
+        default=None,
+        description="The directory to search in; the current working directory if omitted",
+    )
+
+
+def _split_base(pattern: str, base: Path) -> tuple[Path, str]:
+    """Move the pattern's literal leading segments into the base, so the walk starts there."""
+    if pattern.startswith("/"):
+        base, pattern = Path("/"), pattern.lstrip("/")
+    parts = PurePosixPath(pattern).parts if pattern else ()
+    literal: list[str] = []
+    for part in parts[:-1]:
+        if has_magic(part) or part == "**":
+            break
+        literal.append(part)
+    rest = "/".join(parts[len(literal) :])
+    return base.joinpath(*literal), rest
+
+
+def glob_files(
+    root: Path, pattern: str, signal: AbortSignal | None = None
+) -> list[tuple[float, str]]:
+    """``(mtime, absolute path)`` of every file under ``root`` matching ``pattern``."""
+    base, rest = _split_base(pattern, root)
+    if not base.is_dir():
+        return []
+    regex = re.compile(glob_regex(rest), re.DOTALL)
+    found: list[tuple[float, str]] = []
+    for rel, entry in walk(base):
+        if signal is not None and signal.aborted:
+            break
+        if regex.fullmatch(rel):
+            try:
+                found.append((entry.stat(follow_symlinks=False).st_mtime, entry.path))
+            except OSError:
+                continue
+    return found
+
+
+async def _run_glob(invocation: ToolInvocation) -> ToolResult:
+    try:
+        args = parse_arguments(GlobInput, invocation)
+    except ArgumentsError as exc:
+        return exc.result
+    workspace = invocation.workspace
+    root = workspace.resolve(args.path) if args.path else workspace.cwd
+    if not root.exists():
+        return ToolResult.error(f"Directory does not exist: {root}")
+    if not root.is_dir():
+        return ToolResult.error(f"Path is not a directory: {root}")
+    started = time.perf_counter()
+    found = await asyncio.to_thread(glob_files, root, args.pattern, invocation.signal)
+    found.sort(key=lambda item: (-item[0], item[1]))
+    truncated = len(found) > MAX_GLOB_RESULTS
+    filenames = [p for _, p in found[:MAX_GLOB_RESULTS]]
+    output = {
+        "filenames": filenames,
+        "durationMs": round((time.perf_counter() - started) * 1000),
+        "numFiles": len(filenames),
+        "truncated": truncated,
+    }
+    if not filenames:
+        return ToolResult.ok("No files found", output=output)
+    text = "\n".join(filenames)
+    if truncated:
+        text += "\n(Results are truncated. Consider using a more specific path or pattern.)"
+    return ToolResult.ok(text, output=output)
+
+
+GLOB_TOOL = ToolDefinition.from_model(
+    "Glob",
+    'Fast file pattern matching, e.g. "**/*.js" or "src/**/*.{ts,tsx}". Returns matching file '
+    f"paths, most recently modified first, at most {MAX_GLOB_RESULTS}.",
+    GlobInput,
+    _run_glob,
+    read_only=True,
+    concurrency_safe=True,
+)

@@ -1,0 +1,90 @@
+"""Running a child process in its own process group, raced against a timeout and a signal.
+
+The group is killed (SIGKILL, every member) on timeout, on abort and when the
+awaiting task is cancelled, and the child is reaped on every path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal as _signal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, final
+
+from dsh.tools._signal import AbortSignal
+
+__all__ = ["ProcessOutcome", "kill_group", "run_in_group"]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ProcessOutcome:
+    """How a child ended: its exit status, or why it was killed."""
+
+    returncode: int
+    stdout: bytes | None = None
+    stderr: bytes | None = None
+    timed_out: bool = False
+    aborted: str | None = None
+
+    @property
+    def interrupted(self) -> bool:
+        return self.timed_out or self.aborted is not None
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL every process in the group led by ``pid`` (gone already is fine)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, _signal.SIGKILL)
+
+
+async def run_in_group(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    stdout: IO[Any] | int,
+    stderr: IO[Any] | int,
+    signal: AbortSignal | None,
+    timeout: float | None,
+) -> ProcessOutcome:
+    """Run ``argv`` in a new session; return when it exits, times out or is aborted."""
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        env=dict(env),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
+        start_new_session=True,
+    )
+    work = asyncio.ensure_future(proc.communicate())
+    aborted = asyncio.ensure_future(signal.wait()) if signal is not None else None
+    try:
+        waiting: set[asyncio.Future[Any]] = {work}
+        if aborted is not None:
+            waiting.add(aborted)
+        done, _ = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if work in done:
+            out, err = work.result()
+            assert proc.returncode is not None
+            return ProcessOutcome(proc.returncode, out, err)
+        kill_group(proc.pid)
+        # The pipes close once every member is dead, so this returns promptly.
+        out, err = await work
+        assert proc.returncode is not None
+        if aborted is not None and aborted in done:
+            return ProcessOutcome(proc.returncode, out, err, aborted=aborted.result())
+        return ProcessOutcome(proc.returncode, out, err, timed_out=True)
+    finally:
+        if aborted is not None:
+            aborted.cancel()
+        if proc.returncode is None:
+            kill_group(proc.pid)
+            work.cancel()
+            # Shielded so a second cancellation still leaves the reap running.
+            await asyncio.shield(proc.wait())

@@ -1,0 +1,172 @@
+"""The ``Read`` tool: a file's lines numbered ``cat -n`` style, or an image as an image block."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, NonNegativeInt, PositiveInt
+from pydantic.json_schema import SkipJsonSchema
+
+from dsh.session import ImageBlock
+from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools.builtin._common import ArgumentsError, ToolInput, parse_arguments
+
+__all__ = [
+    "DEFAULT_READ_LIMIT",
+    "MAX_LINE_CHARS",
+    "MAX_READ_BYTES",
+    "READ_TOOL",
+    "ReadInput",
+    "format_numbered",
+]
+
+DEFAULT_READ_LIMIT = 2000
+MAX_LINE_CHARS = 2000
+MAX_READ_BYTES = 256 * 1024
+MAX_IMAGE_BYTES = 3_750_000  # 5 MB once base64-encoded, the model APIs' image limit
+LINE_TRUNCATED = "… [line truncated]"
+
+_IMAGE_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+}
+_BINARY_SUFFIX_LIST = (
+    ".exe .dll .so .dylib .o .a .lib .obj .class .jar .war .pyc .pyo .whl .egg .zip .gz .tgz "
+    ".bz2 .xz .zst .7z .rar .tar .iso .dmg .bin .dat .db .sqlite .sqlite3 .pdf .doc .docx .xls "
+    ".xlsx .ppt .pptx .odt .ods .mp3 .mp4 .wav .flac .ogg .avi .mov .mkv .webm .ico .bmp .tiff "
+    ".psd .ttf .otf .woff .woff2 .eot .wasm .pack .idx"
+)
+_BINARY_SUFFIXES = frozenset(_BINARY_SUFFIX_LIST.split())
+
+
+class ReadInput(ToolInput):
+    """Claude Code's Read input."""
+
+    file_path: str = Field(description="The absolute path to the file to read")
+    offset: NonNegativeInt | SkipJsonSchema[None] = Field(
+        default=None,
+        description="The line number to start reading from. Only provide if the file is too "
+        "large to read at once",
+    )
+    limit: PositiveInt | SkipJsonSchema[None] = Field(
+        default=None,
+        description="The number of lines to read. Only provide if the file is too large to "
+        "read at once.",
+    )
+
+
+def format_numbered(lines: list[str], start: int) -> str:
+    """``cat -n`` style: the line number right-aligned in six columns, a tab, the line."""
+    return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, start))
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + LINE_TRUNCATED
+
+
+def _read_image(path: Path, media_type: str, file_path: str) -> ToolResult:
+    data = path.read_bytes()
+    if len(data) > MAX_IMAGE_BYTES:
+        return ToolResult.error(
+            f"Cannot read {file_path}: the image is {len(data)} bytes, over the "
+            f"{MAX_IMAGE_BYTES}-byte limit"
+        )
+    encoded = base64.b64encode(data).decode("ascii")
+    output = {
+        "type": "image",
+        "file": {"base64": encoded, "type": media_type, "originalSize": len(data)},
+    }
+    return ToolResult.ok((ImageBlock(media_type=media_type, data=encoded),), output=output)
+
+
+def _looks_binary(path: Path) -> bool:
+    if path.suffix.lower() in _BINARY_SUFFIXES:
+        return True
+    with path.open("rb") as f:
+        return b"\0" in f.read(8192)
+
+
+async def _run_read(invocation: ToolInvocation) -> ToolResult:
+    try:
+        args = parse_arguments(ReadInput, invocation)
+    except ArgumentsError as exc:
+        return exc.result
+    path = invocation.workspace.resolve(args.file_path)
+    shown = str(path)
+    try:
+        if not path.exists():
+            return ToolResult.error(f"File does not exist: {shown}")
+        if path.is_dir():
+            return ToolResult.error(
+                f"Cannot read {shown}: it is a directory, not a file (use Glob or `ls` to list it)"
+            )
+        media_type = _IMAGE_TYPES.get(path.suffix.lower())
+        if media_type is not None:
+            return _read_image(path, media_type, shown)
+        if _looks_binary(path):
+            return ToolResult.error(
+                f"Cannot read {shown}: it appears to be a binary file, and this tool reads text"
+            )
+        if args.offset is None and args.limit is None:
+            size = path.stat().st_size
+            if size > MAX_READ_BYTES:
+                return ToolResult.error(
+                    f"File content of {shown} ({size // 1024} KB) exceeds the maximum allowed "
+                    f"size ({MAX_READ_BYTES // 1024} KB). Use offset and limit to read parts "
+                    "of it, or Grep to search it."
+                )
+        start = max(args.offset or 1, 1)
+        limit = args.limit or DEFAULT_READ_LIMIT
+        selected: list[str] = []
+        total = 0
+        with path.open("rb") as f:
+            for total, raw in enumerate(f, 1):
+                if start <= total < start + limit:
+                    line = raw.decode("utf-8", errors="replace").rstrip("\n").removesuffix("\r")
+                    if total == 1:
+                        line = line.removeprefix("\ufeff")
+                    selected.append(line)
+    except PermissionError:
+        return ToolResult.error(f"Cannot read {shown}: permission denied")
+    except OSError as exc:
+        return ToolResult.error(f"Cannot read {shown}: {exc.strerror or exc}")
+    file_info: dict[str, Any] = {
+        "filePath": shown,
+        "content": "\n".join(selected),
+        "numLines": len(selected),
+        "startLine": start,
+        "totalLines": total,
+    }
+    output = {"type": "text", "file": file_info}
+    if total == 0:
+        return ToolResult.ok(
+            "<system-reminder>Warning: the file exists but the contents are empty."
+            "</system-reminder>",
+            output=output,
+        )
+    if not selected:
+        return ToolResult.ok(
+            "<system-reminder>Warning: the file exists but is shorter than the provided "
+            f"offset ({start}). The file has {total} lines.</system-reminder>",
+            output=output,
+        )
+    return ToolResult.ok(format_numbered([_clip(x) for x in selected], start), output=output)
+
+
+READ_TOOL = ToolDefinition.from_model(
+    "Read",
+    "Reads a file from the local filesystem. file_path should be absolute (a relative path is "
+    f"taken from the working directory). Reads up to {DEFAULT_READ_LIMIT} lines from the start "
+    "by default; offset (1-based line number) and limit select a range. Lines come numbered "
+    f"in `cat -n` format; lines longer than {MAX_LINE_CHARS} characters are truncated. "
+    "PNG, JPEG, GIF and WebP images are returned as images.",
+    ReadInput,
+    _run_read,
+    read_only=True,
+    concurrency_safe=True,
+)

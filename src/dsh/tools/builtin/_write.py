@@ -1,0 +1,269 @@
+"""The file-changing tools: ``Write``, ``Edit`` and ``MultiEdit``.
+
+Text is read and written as UTF-8 with line endings untouched. ``MultiEdit``
+applies its edits in memory, in order, and writes only if every one applies.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
+
+from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools.builtin._common import ArgumentsError, ToolInput, parse_arguments, structured_patch
+
+__all__ = [
+    "EDIT_TOOL",
+    "MULTI_EDIT_TOOL",
+    "WRITE_TOOL",
+    "EditInput",
+    "EditOperation",
+    "MultiEditInput",
+    "WriteInput",
+]
+
+
+class WriteInput(ToolInput):
+    """Claude Code's Write input."""
+
+    file_path: str = Field(description="The absolute path to the file to write")
+    content: str = Field(description="The content to write to the file")
+
+
+class EditInput(ToolInput):
+    """Claude Code's Edit input."""
+
+    file_path: str = Field(description="The absolute path to the file to modify")
+    old_string: str = Field(description="The text to replace")
+    new_string: str = Field(description="The text to replace it with (must differ from old_string)")
+    replace_all: bool | SkipJsonSchema[None] = Field(
+        default=None, description="Replace all occurrences of old_string (default false)"
+    )
+
+
+class EditOperation(ToolInput):
+    """One edit of a MultiEdit."""
+
+    old_string: str = Field(description="The text to replace")
+    new_string: str = Field(description="The text to replace it with")
+    replace_all: bool | SkipJsonSchema[None] = Field(
+        default=None, description="Replace all occurrences of old_string (default false)"
+    )
+
+
+class MultiEditInput(ToolInput):
+    """Claude Code's MultiEdit input."""
+
+    file_path: str = Field(description="The absolute path to the file to modify")
+    edits: list[EditOperation] = Field(
+        min_length=1, description="Edits applied in order; either all apply or none"
+    )
+
+
+class _EditFailed(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _read_text(path: Path) -> str:
+    with path.open("r", encoding="utf-8", errors="surrogateescape", newline="") as f:
+        return f.read()
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Replace ``path``'s content atomically (a crash leaves the old file or the new one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".dsh-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
+            f.write(text)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _os_error(action: str, shown: str, exc: OSError) -> ToolResult:
+    if isinstance(exc, PermissionError):
+        return ToolResult.error(f"Cannot {action} {shown}: permission denied")
+    if isinstance(exc, (NotADirectoryError, FileExistsError)):
+        return ToolResult.error(
+            f"Cannot {action} {shown}: a parent of it exists and is not a directory"
+        )
+    return ToolResult.error(f"Cannot {action} {shown}: {exc.strerror or exc}")
+
+
+async def _run_write(invocation: ToolInvocation) -> ToolResult:
+    try:
+        args = parse_arguments(WriteInput, invocation)
+    except ArgumentsError as exc:
+        return exc.result
+    path = invocation.workspace.resolve(args.file_path)
+    shown = str(path)
+    if path.is_dir():
+        return ToolResult.error(f"Cannot write {shown}: it is a directory")
+    try:
+        original = _read_text(path) if path.exists() else None
+        _write_text(path, args.content)
+    except OSError as exc:
+        return _os_error("write", shown, exc)
+    output: dict[str, Any] = {
+        "type": "create" if original is None else "update",
+        "filePath": shown,
+        "content": args.content,
+        "structuredPatch": [] if original is None else structured_patch(original, args.content),
+        "originalFile": original,
+        "userModified": False,
+    }
+    if original is None:
+        return ToolResult.ok(f"File created successfully at: {shown}", output=output)
+    return ToolResult.ok(f"The file {shown} has been updated successfully.", output=output)
+
+
+def _apply(content: str, old: str, new: str, replace_all: bool, shown: str, where: str) -> str:
+    if old == new:
+        raise _EditFailed(
+            f"No changes to make to {shown}{where}: old_string and new_string are exactly the same."
+        )
+    count = content.count(old)
+    if count == 0:
+        raise _EditFailed(f"String to replace not found in {shown}{where}.\nString: {old}")
+    if count > 1 and not replace_all:
+        raise _EditFailed(
+            f"Found {count} matches of the string to replace in {shown}{where}, but replace_all "
+            "is false. To replace all occurrences, set replace_all to true. To replace only one "
+            f"occurrence, provide more context to uniquely identify the instance.\nString: {old}"
+        )
+    return content.replace(old, new) if replace_all else content.replace(old, new, 1)
+
+
+def _edit_file(path: Path, edits: list[EditOperation], *, multi: bool) -> tuple[str | None, str]:
+    """``(original or None when created, updated)``; raises ``_EditFailed`` naming the file."""
+    shown = str(path)
+    if path.is_dir():
+        raise _EditFailed(f"Cannot edit {shown}: it is a directory")
+    if not path.exists():
+        first = edits[0]
+        if first.old_string == "":
+            # Claude Code's way to create a file with Edit: an empty old_string.
+            content = first.new_string
+            for i, e in enumerate(edits[1:], 2):
+                content = _apply(content, e.old_string, e.new_string, bool(e.replace_all),
+                                 shown, f" (edit {i})" if multi else "")  # fmt: skip
+            return None, content
+        raise _EditFailed(f"File does not exist: {shown}")
+    original = _read_text(path)
+    content = original
+    for i, e in enumerate(edits, 1):
+        where = f" (edit {i} of {len(edits)})" if multi else ""
+        if e.old_string == "":
+            if content.strip() == "" and i == 1:
+                content = e.new_string
+                continue
+            raise _EditFailed(
+                f"Cannot create {shown}{where}: the file already exists and old_string is empty"
+            )
+        content = _apply(content, e.old_string, e.new_string, bool(e.replace_all), shown, where)
+    return original, content
+
+
+async def _run_edit(invocation: ToolInvocation) -> ToolResult:
+    try:
+        args = parse_arguments(EditInput, invocation)
+    except ArgumentsError as exc:
+        return exc.result
+    path = invocation.workspace.resolve(args.file_path)
+    shown = str(path)
+    op = EditOperation(
+        old_string=args.old_string, new_string=args.new_string, replace_all=args.replace_all
+    )
+    try:
+        original, updated = _edit_file(path, [op], multi=False)
+        _write_text(path, updated)
+    except _EditFailed as failed:
+        return ToolResult.error(failed.reason)
+    except OSError as exc:
+        return _os_error("edit", shown, exc)
+    output = {
+        "filePath": shown,
+        "oldString": args.old_string,
+        "newString": args.new_string,
+        "originalFile": original or "",
+        "structuredPatch": structured_patch(original or "", updated),
+        "userModified": False,
+        "replaceAll": bool(args.replace_all),
+    }
+    if original is None:
+        return ToolResult.ok(f"File created successfully at: {shown}", output=output)
+    return ToolResult.ok(f"The file {shown} has been updated successfully.", output=output)
+
+
+async def _run_multi_edit(invocation: ToolInvocation) -> ToolResult:
+    try:
+        args = parse_arguments(MultiEditInput, invocation)
+    except ArgumentsError as exc:
+        return exc.result
+    path = invocation.workspace.resolve(args.file_path)
+    shown = str(path)
+    try:
+        original, updated = _edit_file(path, args.edits, multi=True)
+        _write_text(path, updated)
+    except _EditFailed as failed:
+        return ToolResult.error(f"{failed.reason}\nNo edits were applied.")
+    except OSError as exc:
+        return _os_error("edit", shown, exc)
+    output = {
+        "filePath": shown,
+        "edits": [
+            {
+                "old_string": e.old_string,
+                "new_string": e.new_string,
+                "replace_all": bool(e.replace_all),
+            }
+            for e in args.edits
+        ],
+        "originalFileContents": original or "",
+        "structuredPatch": structured_patch(original or "", updated),
+        "userModified": False,
+    }
+    n = len(args.edits)
+    return ToolResult.ok(f"Applied {n} edit{'s' if n != 1 else ''} to {shown}.", output=output)
+
+
+WRITE_TOOL = ToolDefinition.from_model(
+    "Write",
+    "Writes a file to the local filesystem, replacing it if it exists and creating missing "
+    "parent directories. file_path should be absolute.",
+    WriteInput,
+    _run_write,
+)
+
+EDIT_TOOL = ToolDefinition.from_model(
+    "Edit",
+    "Performs an exact string replacement in a file. old_string must occur exactly once "
+    "unless replace_all is true; new_string must differ from it. An empty old_string on a "
+    "missing file creates it.",
+    EditInput,
+    _run_edit,
+)
+
+MULTI_EDIT_TOOL = ToolDefinition.from_model(
+    "MultiEdit",
+    "Performs several exact string replacements in one file, in order, each on the result of "
+    "the previous one. Either all edits apply or none does.",
+    MultiEditInput,
+    _run_multi_edit,
+)

@@ -1,0 +1,118 @@
+"""A real harness for the loop tests: context, registry with the built-in tools, a JSONL
+session store and a scripted model, all in ``tmp_path``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from dsh.agent import Agent
+from dsh.context import Context
+from dsh.models import ScriptedModel
+from dsh.session import JsonlSessionStore, SessionEvent, SessionLog
+from dsh.tools import TOOLS, ToolRegistry, Workspace
+from dsh.tools.builtin import builtin_tools
+
+
+def text(t: str) -> dict[str, Any]:
+    return {"type": "text", "text": t}
+
+
+def tool(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "name": name, "input": arguments}
+
+
+def bash(command: str) -> dict[str, Any]:
+    return tool("Bash", command=command, description="run it")
+
+
+def http_error(status: int, message: str = "boom") -> dict[str, Any]:
+    return {"type": "http_error", "status": status, "body": {"error": {"message": message}}}
+
+
+def replies(*responses: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """A script whose ``i``-th reply answers a history with ``i`` assistant turns."""
+    return {"rules": list(extra.pop("rules", [])), "responses": list(responses), **extra}
+
+
+@dataclass
+class Harness:
+    ctx: Context
+    registry: ToolRegistry
+    store: JsonlSessionStore
+    project: Path
+    model: ScriptedModel
+    record: Path
+
+    def agent(self, session: SessionLog | None = None, **options: Any) -> Agent:
+        options.setdefault("store", self.store)
+        return Agent(
+            self.ctx,
+            model=self.model,
+            session=session if session is not None else self.store.create(),
+            registry=self.registry,
+            workspace=Workspace(cwd=self.project),
+            **options,
+        )
+
+    def requests(self) -> list[dict[str, Any]]:
+        """Every request the model received, as recorded."""
+        if not self.record.exists():
+            return []
+        return [json.loads(line) for line in self.record.read_text().splitlines()]
+
+
+def make_harness(tmp_path: Path, script: dict[str, Any]) -> Harness:
+    ctx = Context()
+    registry = ToolRegistry(ctx)
+    ctx.provide(TOOLS, registry)
+    for definition in builtin_tools():
+        registry.register(definition)
+    project = tmp_path / "project"
+    project.mkdir()
+    record = tmp_path / "requests.jsonl"
+    return Harness(
+        ctx=ctx,
+        registry=registry,
+        store=JsonlSessionStore(tmp_path / "sessions"),
+        project=project,
+        model=ScriptedModel(script, record_to=record),
+        record=record,
+    )
+
+
+def types(events: tuple[SessionEvent, ...] | list[SessionEvent]) -> list[str]:
+    return [e.type for e in events]
+
+
+def of_type(events: tuple[SessionEvent, ...], cls: type[Any]) -> list[Any]:
+    return [e for e in events if isinstance(e, cls)]
+
+
+def _read(path: Path) -> str:
+    return path.read_text().strip() if path.exists() else ""
+
+
+async def wait_for_file(path: Path) -> str:
+    """The stripped text of a file a tool writes, once it has some (bounded by the test timeout)."""
+    while not (found := _read(path)):
+        await asyncio.sleep(0.01)
+    return found
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+async def wait_until_gone(pid: int) -> None:
+    """Return once ``pid`` has exited (bounded by the test timeout, not asserted on time)."""
+    while not _gone(pid):
+        await asyncio.sleep(0.01)

@@ -1,0 +1,133 @@
+"""Helpers for the hook_protocol tests: scripts, commands, process-group checks, a toy decoder."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import psutil
+
+from dsh.hook_protocol import (
+    HookCommand,
+    HookDecodeError,
+    HookOrigin,
+    HookRun,
+    WrongEvent,
+    exec_argv,
+)
+
+SCRIPTS = Path(__file__).parent / "scripts"
+
+
+def script(name: str, *args: str | Path) -> tuple[str, ...]:
+    """The argv running a test script through its interpreter (no reliance on exec bits)."""
+    path = SCRIPTS / name
+    interpreter = "python3" if name.endswith(".py") else "sh"
+    return exec_argv(interpreter, [str(path), *(str(a) for a in args)])
+
+
+def origin(event: str = "PreToolUse", index: int = 0, *, plugin: str | None = None) -> HookOrigin:
+    return HookOrigin(source="tests/settings.json", plugin=plugin, event=event, index=index)
+
+
+def command(
+    argv: Sequence[str],
+    *,
+    timeout: float = 20.0,
+    event: str = "PreToolUse",
+    index: int = 0,
+    on_failure: Literal["ignore", "block"] = "ignore",
+    **kwargs: object,
+) -> HookCommand:
+    return HookCommand(
+        argv=tuple(argv),
+        timeout=timeout,
+        origin=origin(event, index),
+        on_failure=on_failure,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a running (not zombie) process."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes whose process group is ``pgid``."""
+    members = []
+    for proc in psutil.process_iter():
+        try:
+            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
+                members.append(proc.pid)
+        except (ProcessLookupError, psutil.Error):
+            continue
+    return members
+
+
+async def wait_gone(pgid: int, *pids: int) -> list[int]:
+    """Survivors of group ``pgid`` (and of ``pids``), after giving SIGKILL a moment to land."""
+    survivors: list[int] = []
+    for _ in range(100):
+        survivors = sorted({*group_members(pgid), *(p for p in pids if alive(p))})
+        if not survivors:
+            break
+        await asyncio.sleep(0.02)
+    return survivors
+
+
+def _read_if_there(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
+
+
+async def wait_for_file(path: Path) -> str:
+    """The content of ``path`` once a script has written it."""
+    for _ in range(500):
+        text = await asyncio.to_thread(_read_if_there, path)
+        if text.strip():
+            return text
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{path} never appeared")
+
+
+@dataclass(frozen=True)
+class ToyDecision:
+    """A toy bridge's decision: allow or block, with a reason."""
+
+    behavior: Literal["allow", "block"]
+    reason: str = ""
+
+
+def toy_decoder(event: str) -> Callable[[HookRun], ToyDecision | WrongEvent | None]:
+    """A small Claude-Code-like decoder: exit 2 blocks, exit 0 reads JSON, other exits fail."""
+
+    def decode(run: HookRun) -> ToyDecision | WrongEvent | None:
+        if run.exit_code == 2:
+            return ToyDecision("block", run.stderr.strip())
+        if run.exit_code != 0:
+            raise HookDecodeError(f"exit code {run.exit_code}", kind="nonzero_exit")
+        text = run.stdout.strip()
+        if not text:
+            return None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise HookDecodeError(f"invalid JSON on stdout: {exc}") from None
+        if not isinstance(data, dict):
+            raise HookDecodeError("stdout JSON is not an object")
+        specific = data.get("hookSpecificOutput")
+        if isinstance(specific, dict) and specific.get("hookEventName") != event:
+            return WrongEvent(str(specific.get("hookEventName")))
+        if data.get("decision") == "block":
+            return ToyDecision("block", str(data.get("reason", "")))
+        return ToyDecision("allow")
+
+    return decode

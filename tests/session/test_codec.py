@@ -1,0 +1,186 @@
+"""The JSON form of session events: round trips, the open registry, clear errors."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dsh.session import (
+    CORE_EVENT_TYPES,
+    AbortCause,
+    AssistantMessageEvent,
+    EventDecodeError,
+    FrozenDict,
+    OpaqueEvent,
+    SessionEvent,
+    TextBlock,
+    ToolUse,
+    TurnEnd,
+    TurnEndReason,
+    UserMessageEvent,
+    decode_event,
+    encode_event,
+    event_type_of,
+    register_event_type,
+    registered_event_types,
+)
+from tests.session.strategies import events_of
+
+
+@register_event_type
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProbeEvent(SessionEvent):
+    """Shaped like what dsh.hook_protocol registers: JSON-native fields and Any."""
+
+    type: ClassVar[str] = "test/probe"
+
+    hook_event: str
+    command: tuple[str, ...] = ()
+    exit_code: int | None = None
+    duration: float = 0.0
+    blocked: bool = False
+    outcome: Literal["ok", "error"] = "ok"
+    payload: Any = None
+
+
+ALL_TYPES = (*CORE_EVENT_TYPES, ProbeEvent)
+
+
+@pytest.mark.parametrize("cls", ALL_TYPES, ids=lambda c: c.type)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_every_event_type_round_trips_through_its_json_form(
+    cls: type[SessionEvent], data: st.DataObject
+) -> None:
+    event = data.draw(events_of(cls))
+    line = encode_event(event)
+    assert "\n" not in line
+    decoded = decode_event(line)
+    assert decoded == event
+    assert type(decoded) is cls
+    # Stable: encoding the decoded event gives the same line.
+    assert encode_event(decoded) == line
+
+
+def test_json_form_puts_type_and_base_fields_first() -> None:
+    event = TurnEnd(
+        id="e1",
+        session_id="s",
+        turn_id="t1",
+        seq=3,
+        time=1.5,
+        reason=TurnEndReason.ABORTED,
+        cause=AbortCause("hook", "stop"),
+    )
+    obj = json.loads(encode_event(event))
+    assert list(obj) == [
+        "type", "id", "session_id", "turn_id", "seq", "time", "reason", "cause", "error"
+    ]  # fmt: skip
+    assert obj["type"] == "turn/end"
+    assert obj["reason"] == "aborted"
+    assert obj["cause"] == {"kind": "hook", "reason": "stop"}
+
+
+def test_content_blocks_and_tool_calls_round_trip_as_their_types() -> None:
+    user = UserMessageEvent(content=(TextBlock("look"),))
+    back = decode_event(encode_event(user))
+    assert isinstance(back, UserMessageEvent)
+    assert back.content == (TextBlock("look"),)
+    call = ToolUse("c1", "Bash", FrozenDict({"command": "ls", "n": (1, 2)}))
+    assistant = AssistantMessageEvent(text="", tool_calls=(call,))
+    back_a = decode_event(encode_event(assistant))
+    assert isinstance(back_a, AssistantMessageEvent)
+    assert back_a.tool_calls == (call,)
+    assert isinstance(back_a.tool_calls[0].arguments, FrozenDict)
+    with pytest.raises(TypeError):
+        back_a.tool_calls[0].arguments["command"] = "rm"
+
+
+def test_a_lone_surrogate_is_escaped_and_still_round_trips() -> None:
+    event = UserMessageEvent(content="bad \ud800 text")
+    assert decode_event(encode_event(event)) == event
+
+
+def test_an_unknown_type_decodes_to_an_opaque_event_kept_byte_for_byte() -> None:
+    raw = '{"type": "future/thing",  "id":"x1", "seq": 4, "note": "caf\\u00e9", "n": [1, 2]}'
+    event = decode_event(raw)
+    assert isinstance(event, OpaqueEvent)
+    assert event.type == "future/thing" == event_type_of(event)
+    assert (event.id, event.seq) == ("x1", 4)
+    assert event.data["n"] == (1, 2)
+    assert event.raw == raw.encode()
+    assert encode_event(event) == raw
+
+
+def test_decoding_a_known_type_with_a_bad_field_names_the_field() -> None:
+    with pytest.raises(EventDecodeError, match=r"turn/end event, field 'reason': expected one of"):
+        decode_event('{"type":"turn/end","reason":"sideways"}')
+    with pytest.raises(EventDecodeError, match=r"user/message event, field 'content'"):
+        decode_event('{"type":"user/message","content":7}')
+    with pytest.raises(EventDecodeError, match=r"notice event, field 'text': expected a string"):
+        decode_event('{"type":"notice","text":null}')
+    with pytest.raises(EventDecodeError, match=r"compaction/end event, field 'summary'"):
+        decode_event('{"type":"compaction/end"}')
+    with pytest.raises(EventDecodeError, match="not JSON"):
+        decode_event('{"type":')
+
+
+def test_absent_fields_with_defaults_take_them() -> None:
+    event = decode_event('{"type":"notice","text":"hi"}')
+    assert event == decode_event(encode_event(event))
+    assert isinstance(event, SessionEvent)
+    assert (event.turn_id, event.session_id) == (None, "")
+
+
+def test_register_refuses_classes_that_cannot_be_logged() -> None:
+    with pytest.raises(TypeError, match="ClassVar"):
+
+        @register_event_type
+        @dataclass(frozen=True, slots=True, kw_only=True)
+        class NoTag(SessionEvent):
+            x: str
+
+    with pytest.raises(TypeError, match=r"must be a @dataclass\(frozen=True"):
+
+        @register_event_type
+        class NotADataclass(SessionEvent):
+            type: ClassVar[str] = "test/plain"
+
+    with pytest.raises(TypeError, match=r"must be a @dataclass\(slots=True"):
+
+        @register_event_type
+        @dataclass(frozen=True, kw_only=True)
+        class NoSlots(SessionEvent):
+            type: ClassVar[str] = "test/noslots"
+
+    with pytest.raises(TypeError, match=r"Listy\.items: field type"):
+
+        @register_event_type
+        @dataclass(frozen=True, slots=True, kw_only=True)
+        class Listy(SessionEvent):
+            type: ClassVar[str] = "test/listy"
+            items: list[int]
+
+    with pytest.raises(ValueError, match="already registered"):
+
+        @register_event_type
+        @dataclass(frozen=True, slots=True, kw_only=True)
+        class Clash(SessionEvent):
+            type: ClassVar[str] = "turn/start"
+
+    assert registered_event_types()["test/probe"] is ProbeEvent
+    assert register_event_type(ProbeEvent) is ProbeEvent  # idempotent
+
+
+def test_encoding_refuses_unregistered_classes() -> None:
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class Stray(SessionEvent):
+        type: ClassVar[str] = "test/stray"
+
+    with pytest.raises(TypeError, match="not a registered session event type"):
+        encode_event(Stray())

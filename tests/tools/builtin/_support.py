@@ -1,0 +1,46 @@
+"""Helpers for the built-in tool tests: a direct call of a tool body, the recorded cases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from dsh.session import freeze_json
+from dsh.tools import AbortSignal, ToolDefinition, ToolInvocation, ToolResult, Workspace
+
+# CI lays shared/ beside the clone; a developer has it at /work/shared.
+CONFORMANCE = Path(__file__).resolve().parents[4] / "shared" / "conformance" / "claude"
+if not CONFORMANCE.is_dir():
+    CONFORMANCE = Path("/work/shared/conformance/claude")
+
+
+async def call(
+    tool: ToolDefinition, workspace: Workspace, signal: AbortSignal | None = None, **arguments: Any
+) -> ToolResult:
+    """Run ``tool``'s body as the registry would, with sealed (frozen) arguments."""
+    return await call_with(tool, workspace, arguments, signal)
+
+
+async def call_with(
+    tool: ToolDefinition,
+    workspace: Workspace,
+    arguments: dict[str, Any],
+    signal: AbortSignal | None = None,
+) -> ToolResult:
+    """``call`` with the arguments as a dict (for Grep's ``-i`` style names)."""
+    if tool.input_model is not None:
+        tool.input_model.model_validate(arguments)
+    return await tool.run(
+        ToolInvocation(tool.name, freeze_json(arguments), workspace, signal=signal)
+    )
+
+
+def conformance_payloads(event: str, tool_name: str) -> list[dict[str, Any]]:
+    """Every recorded ``event`` payload (``PreToolUse``, ...) of ``tool_name``."""
+    found = []
+    for path in sorted(CONFORMANCE.glob(f"*/{event}*.json")):
+        payload = json.loads(path.read_text())["payload"]
+        if payload.get("hook_event_name") == event and payload.get("tool_name") == tool_name:
+            found.append(payload)
+    return found

@@ -1,0 +1,225 @@
+"""The Bash tool against real processes: output shape, exits, persistence, kills."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import psutil
+import pytest
+
+from dsh.session import freeze_json
+from dsh.tools import AbortSignal, ToolInvocation, Workspace
+from dsh.tools.builtin import BASH_TOOL, MAX_OUTPUT_CHARS, background_shell
+
+from ._support import call, conformance_payloads
+
+PROJECT = "${PROJECT_DIR}"
+
+
+def _survivors(pgid: int) -> list[psutil.Process]:
+    """Live (not zombie) processes in the group ``pgid``."""
+    alive = []
+    for proc in psutil.process_iter():
+        try:
+            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
+                alive.append(proc)
+        except (ProcessLookupError, psutil.NoSuchProcess, PermissionError):
+            continue
+    return alive
+
+
+async def _assert_group_gone(pgid: int) -> None:
+    """No survivor in the group, once SIGKILL has been delivered (that is not instantaneous)."""
+    for _ in range(500):
+        if not _survivors(pgid):
+            return
+        await asyncio.sleep(0.01)
+    assert _survivors(pgid) == []
+
+
+def _marker(path: Path) -> str:
+    return path.read_text().strip() if path.exists() else ""
+
+
+async def _wait_for(path: Path) -> str:
+    while not (text := _marker(path)):
+        await asyncio.sleep(0.01)
+    return text
+
+
+async def test_recorded_successes_have_the_recorded_shape(ws: Workspace, tmp_path: Path) -> None:
+    cases = conformance_payloads("PostToolUse", "Bash")
+    assert cases
+    for payload in cases:
+        command = payload["tool_input"]["command"]
+        ws.cwd = tmp_path
+        result = await call(BASH_TOOL, ws, **payload["tool_input"])
+        expected = {
+            k: v.replace(PROJECT, str(tmp_path)) if isinstance(v, str) else v
+            for k, v in payload["tool_response"].items()
+        }
+        assert result.output == expected, command
+        assert not result.is_error
+
+
+async def test_recorded_failure_text(ws: Workspace) -> None:
+    (payload,) = conformance_payloads("PostToolUseFailure", "Bash")
+    result = await call(BASH_TOOL, ws, **payload["tool_input"])
+    assert result.is_error
+    assert result.code == "TOOL_ERROR"
+    assert result.content == payload["error"]
+
+
+async def test_exit_code_and_output_of_a_failure(ws: Workspace) -> None:
+    result = await call(BASH_TOOL, ws, command="echo partial; exit 3")
+    assert result.is_error
+    assert result.code == "TOOL_ERROR"
+    assert result.content == "Exit code 3\npartial"
+    assert result.output["stdout"] == "partial"
+    silent = await call(BASH_TOOL, ws, command="false")
+    assert silent.content == "Exit code 1"
+
+
+async def test_stderr_is_merged_into_stdout_in_order(ws: Workspace) -> None:
+    result = await call(BASH_TOOL, ws, command="echo one; echo two >&2; echo three")
+    assert result.output["stdout"] == "one\ntwo\nthree"
+    assert result.output["stderr"] == ""
+    assert result.content == "one\ntwo\nthree"
+
+
+async def test_no_output(ws: Workspace) -> None:
+    result = await call(BASH_TOOL, ws, command="touch made && mkdir -p d")
+    assert result.content == "(Bash completed with no output)"
+    assert result.output["noOutputExpected"] is True
+    assert (ws.cwd / "made").exists()
+
+
+async def test_cd_persists_across_calls(ws: Workspace, tmp_path: Path) -> None:
+    first = await call(BASH_TOOL, ws, command="mkdir -p sub/deeper && cd sub && pwd")
+    assert first.output["stdout"] == str(tmp_path / "sub")
+    assert ws.cwd == tmp_path / "sub"
+    second = await call(BASH_TOOL, ws, command="pwd; cd deeper")
+    assert second.output["stdout"] == str(tmp_path / "sub")
+    assert ws.cwd == tmp_path / "sub" / "deeper"
+    # Recorded even when the command ends with exit.
+    await call(BASH_TOOL, ws, command="cd ..; exit 4")
+    assert ws.cwd == tmp_path / "sub"
+
+
+async def test_export_and_unset_persist(ws: Workspace) -> None:
+    ws.env["DROP_ME"] = "1"
+    await call(BASH_TOOL, ws, command="export DSH_PROBE='a b=c'; unset DROP_ME; LOCAL_ONLY=x")
+    assert ws.env["DSH_PROBE"] == "a b=c"
+    assert "DROP_ME" not in ws.env
+    assert "LOCAL_ONLY" not in ws.env
+    result = await call(BASH_TOOL, ws, command='echo "$DSH_PROBE|${DROP_ME-unset}"')
+    assert result.content == "a b=c|unset"
+
+
+async def test_shell_level_does_not_drift(ws: Workspace) -> None:
+    before = ws.env.get("SHLVL")
+    for _ in range(3):
+        await call(BASH_TOOL, ws, command="true")
+    assert ws.env.get("SHLVL") == before
+
+
+async def test_timeout_kills_the_whole_group(ws: Workspace) -> None:
+    result = await call(
+        BASH_TOOL, ws, command="echo $$; sleep 300 & sleep 300; echo never", timeout=300
+    )
+    assert result.is_error
+    assert result.code == "TOOL_ERROR"
+    assert result.output["interrupted"] is True
+    assert result.text.startswith("Command timed out after 300 ms")
+    pgid = int(result.output["stdout"].splitlines()[0])
+    assert "never" not in result.output["stdout"]
+    await _assert_group_gone(pgid)
+
+
+async def test_abort_kills_the_whole_group(ws: Workspace, tmp_path: Path) -> None:
+    signal = AbortSignal()
+    marker = tmp_path / "pid"
+    task = asyncio.create_task(
+        call(BASH_TOOL, ws, signal=signal, command=f"sleep 300 & echo $$ > {marker}; sleep 300")
+    )
+    pgid = int(await _wait_for(marker))
+    assert _survivors(pgid)
+    signal.abort("user pressed stop")
+    result = await task
+    assert result.is_error
+    assert result.code == "ABORTED"
+    assert result.text.startswith("Command aborted: user pressed stop")
+    assert result.output["interrupted"] is True
+    await _assert_group_gone(pgid)
+
+
+async def test_cancelling_the_call_kills_the_group(ws: Workspace, tmp_path: Path) -> None:
+    marker = tmp_path / "pid"
+    task = asyncio.create_task(
+        call(BASH_TOOL, ws, command=f"sleep 300 & echo $$ > {marker}; sleep 300")
+    )
+    pgid = int(await _wait_for(marker))
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await _assert_group_gone(pgid)
+
+
+async def test_output_is_capped_and_the_cut_marked(ws: Workspace) -> None:
+    result = await call(BASH_TOOL, ws, command="seq 1 200000")
+    stdout = result.output["stdout"]
+    assert stdout.startswith("1\n2\n3\n")
+    head, marker = stdout.rsplit("\n\n", 1)
+    assert len(head) <= MAX_OUTPUT_CHARS
+    assert marker.startswith("... [")
+    assert marker.endswith(" lines truncated] ...")
+    ws.env["BASH_MAX_OUTPUT_LENGTH"] = "10"
+    small = await call(BASH_TOOL, ws, command="seq 1 100")
+    assert small.output["stdout"] == "1\n2\n3\n4\n5\n\n... [95 lines truncated] ..."
+
+
+async def test_background_run_returns_at_once(ws: Workspace, tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    result = await call(
+        BASH_TOOL,
+        ws,
+        command=f"echo started; while [ ! -e {gate} ]; do sleep 0.01; done; echo finished",
+        run_in_background=True,
+    )
+    # It returned while the command still waits for the gate.
+    shell_id = result.output["backgroundTaskId"]
+    shell = background_shell(shell_id)
+    assert shell is not None
+    assert shell.returncode is None
+    assert shell_id in result.text
+    assert str(shell.output_path) in result.text
+    gate.touch()
+    assert await shell.wait() == 0
+    assert shell.output() == "started\nfinished\n"
+
+
+async def test_background_shell_can_be_killed(ws: Workspace) -> None:
+    result = await call(BASH_TOOL, ws, command="sleep 300 & sleep 300", run_in_background=True)
+    shell = background_shell(result.output["backgroundTaskId"])
+    assert shell is not None
+    shell.kill()
+    assert await shell.wait() == -9
+    await _assert_group_gone(shell.pid)
+
+
+async def test_missing_working_directory(ws: Workspace, tmp_path: Path) -> None:
+    ws.cwd = tmp_path / "gone"
+    result = await call(BASH_TOOL, ws, command="true")
+    assert result.is_error
+    assert str(tmp_path / "gone") in result.text
+
+
+async def test_invalid_arguments_called_directly(ws: Workspace) -> None:
+    result = await BASH_TOOL.run(
+        ToolInvocation("Bash", freeze_json({"command": "true", "timeout": 10**9}), ws)
+    )
+    assert result.is_error
+    assert result.code == "INVALID_ARGS"
+    assert "timeout" in result.text

@@ -1,0 +1,123 @@
+"""The input models: Claude Code's field names, the recorded inputs accepted, bad ones refused."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from dsh.tools import ToolDefinition
+from dsh.tools.builtin import (
+    BASH_TOOL,
+    EDIT_TOOL,
+    GLOB_TOOL,
+    GREP_TOOL,
+    MULTI_EDIT_TOOL,
+    READ_TOOL,
+    WRITE_TOOL,
+    builtin_tools,
+)
+
+from ._support import conformance_payloads
+
+
+def _model(tool: ToolDefinition) -> type[BaseModel]:
+    assert tool.input_model is not None
+    return tool.input_model
+
+
+def test_names_and_flags() -> None:
+    tools = {t.name: t for t in builtin_tools()}
+    assert list(tools) == ["Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep"]
+    for name in ("Read", "Glob", "Grep"):
+        assert tools[name].read_only
+        assert tools[name].concurrency_safe
+    for name in ("Bash", "Write", "Edit", "MultiEdit"):
+        assert not tools[name].read_only
+        assert not tools[name].concurrency_safe
+
+
+@pytest.mark.parametrize(
+    ("tool", "fields", "required"),
+    [
+        (BASH_TOOL, {"command", "timeout", "description", "run_in_background"}, ["command"]),
+        (READ_TOOL, {"file_path", "offset", "limit"}, ["file_path"]),
+        (WRITE_TOOL, {"file_path", "content"}, ["file_path", "content"]),
+        (
+            EDIT_TOOL,
+            {"file_path", "old_string", "new_string", "replace_all"},
+            ["file_path", "old_string", "new_string"],
+        ),
+        (MULTI_EDIT_TOOL, {"file_path", "edits"}, ["file_path", "edits"]),
+        (GLOB_TOOL, {"pattern", "path"}, ["pattern"]),
+        (
+            GREP_TOOL,
+            {
+                "pattern",
+                "path",
+                "glob",
+                "output_mode",
+                "-B",
+                "-A",
+                "-C",
+                "-n",
+                "-i",
+                "type",
+                "head_limit",
+                "offset",
+                "multiline",
+            },
+            ["pattern"],
+        ),
+    ],
+)
+def test_schema_uses_claude_code_field_names(
+    tool: ToolDefinition, fields: set[str], required: list[str]
+) -> None:
+    schema = tool.input_schema
+    assert set(schema["properties"]) == fields
+    assert schema["required"] == required
+    assert schema["additionalProperties"] is False
+    assert "title" not in schema
+    assert "description" not in schema
+    for prop in schema["properties"].values():
+        assert "title" not in prop
+        assert prop.get("default", 0) is not None
+
+
+@pytest.mark.parametrize(
+    "tool_name", ["Bash", "Write", "Read", "Edit", "MultiEdit", "Glob", "Grep"]
+)
+def test_recorded_inputs_are_accepted(tool_name: str) -> None:
+    tool = {t.name: t for t in builtin_tools()}[tool_name]
+    payloads = conformance_payloads("PreToolUse", tool_name)
+    if tool_name in ("Bash", "Write"):
+        assert payloads, f"the corpus records {tool_name} calls"
+    for payload in payloads:
+        _model(tool).model_validate(payload["tool_input"])
+
+
+def test_grep_flag_fields_by_their_names() -> None:
+    parsed = _model(GREP_TOOL).model_validate(
+        {"pattern": "x", "-i": True, "-n": False, "-A": 1, "-B": 2, "-C": 3}
+    )
+    assert parsed.model_dump(by_alias=True, exclude_none=True) == {
+        "pattern": "x", "-i": True, "-n": False, "-A": 1, "-B": 2, "-C": 3,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        (BASH_TOOL, {"command": "true", "timeout": 600_001}),
+        (BASH_TOOL, {"command": "true", "timeout": 0}),
+        (BASH_TOOL, {"cmd": "true"}),
+        (READ_TOOL, {"file_path": "/x", "limit": 0}),
+        (READ_TOOL, {"file_path": "/x", "offset": -1}),
+        (MULTI_EDIT_TOOL, {"file_path": "/x", "edits": []}),
+        (GREP_TOOL, {"pattern": "x", "output_mode": "lines"}),
+        (GREP_TOOL, {"pattern": "x", "-C": -1}),
+    ],
+)
+def test_bad_inputs_are_refused(tool: ToolDefinition, arguments: dict[str, object]) -> None:
+    with pytest.raises(ValidationError):
+        _model(tool).model_validate(arguments)

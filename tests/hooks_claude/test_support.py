@@ -18,9 +18,10 @@ from dsh.hooks.claude import (
     render_coverage_markdown,
 )
 from tests.hooks_claude.conftest import Machine, command
+from tests.shared_paths import REFERENCE as SHARED_REFERENCE
 
 REPO = Path(__file__).resolve().parents[2]
-REFERENCE = Path("/work/shared/reference/claude-code-hooks.md")
+REFERENCE = SHARED_REFERENCE / "claude-code-hooks.md"
 
 SEAMS = {
     "SessionStart": "agent/session-start",

@@ -28,8 +28,9 @@ from dsh.session import (
     UserMessage,
     freeze_json,
 )
+from tests.shared_paths import CONFORMANCE as SHARED_CONFORMANCE
 
-CONFORMANCE = Path(__file__).resolve().parents[3] / "shared" / "conformance"
+CONFORMANCE = SHARED_CONFORMANCE
 
 needs_corpus = pytest.mark.skipif(
     not CONFORMANCE.is_dir(), reason=f"conformance corpus not found at {CONFORMANCE}"

@@ -139,6 +139,48 @@ def log_command(session_id: str | None, session_dir: Path | None, verbose: bool)
     printer.print_events(events)
 
 
+@cli.group()
+def hooks() -> None:
+    """Inspect external hook configurations."""
+
+
+@hooks.command(name="check")
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project whose .claude/ settings to read.",
+)
+@click.option(
+    "--settings",
+    "settings_files",
+    multiple=True,
+    help="An extra settings file or inline JSON, as Claude Code's --settings.",
+)
+@click.option(
+    "--plugin-dir",
+    "plugin_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="A Claude Code plugin root (its hooks/hooks.json is read).",
+)
+def hooks_check(
+    project: Path, settings_files: tuple[str, ...], plugin_dirs: tuple[Path, ...]
+) -> None:
+    """Every hook source found, every declaration admitted or diagnosed, the support per event.
+
+    Exits 1 when a declaration is diagnosed (an error or a hook this host will not run).
+    """
+    from dsh.hooks.claude import load_catalog
+
+    catalog = load_catalog(
+        project.resolve(), settings_files=settings_files, plugin_roots=plugin_dirs
+    )
+    click.echo(catalog.render_report(), nl=False)
+    sys.exit(0 if catalog.ok else 1)
+
+
 def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:
     """Run a coroutine; Ctrl-C exits 130, an unexpected failure is reported and exits 70."""
     import traceback

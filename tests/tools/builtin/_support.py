@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from dsh.session import freeze_json
 from dsh.tools import AbortSignal, ToolDefinition, ToolInvocation, ToolResult, Workspace
+from tests.shared_paths import CONFORMANCE as SHARED_CONFORMANCE
 
-# CI lays shared/ beside the clone; a developer has it at /work/shared.
-CONFORMANCE = Path(__file__).resolve().parents[4] / "shared" / "conformance" / "claude"
-if not CONFORMANCE.is_dir():
-    CONFORMANCE = Path("/work/shared/conformance/claude")
+CONFORMANCE = SHARED_CONFORMANCE / "claude"
 
 
 async def call(

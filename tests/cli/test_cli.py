@@ -1,0 +1,203 @@
+"""The ``dsh`` command as a user runs it: a real process, a scripted model, a temp project."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh import __version__
+
+
+def dsh(
+    *args: str, cwd: Path, env_extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env_extra or {})}
+    env.pop("DSH_MODEL", None)
+    return subprocess.run(
+        [sys.executable, "-m", "dsh", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def write_script(path: Path, responses: list[Any]) -> Path:
+    path.write_text(json.dumps({"anthropic": {"rules": [{"responses": responses}]}}))
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+
+
+def test_version_prints_the_package_version(tmp_path: Path) -> None:
+    done = dsh("--version", cwd=tmp_path)
+    assert done.returncode == 0
+    assert __version__ in done.stdout
+
+
+def test_run_completes_a_turn_with_a_real_tool_and_exits_zero(
+    tmp_path: Path, project: Path
+) -> None:
+    script = write_script(
+        tmp_path / "script.json",
+        [
+            [{"type": "tool_use", "name": "Bash", "input": {"command": "echo hello > out.txt"}}],
+            [{"type": "text", "text": "wrote it"}],
+        ],
+    )
+    done = dsh(
+        "run",
+        "write a file",
+        "--model",
+        f"scripted:{script}",
+        "--project",
+        str(project),
+        "--session-dir",
+        str(tmp_path / "sessions"),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (project / "out.txt").read_text() == "hello\n"
+    assert "wrote it" in done.stdout
+    assert "turn ended: completed" in done.stdout
+    [log] = (tmp_path / "sessions").glob("*.jsonl")
+    types = [json.loads(line)["type"] for line in log.read_text().splitlines()]
+    assert types[0] == "session/header"
+    assert "tool/call" in types
+    assert types.index("tool/call") < types.index("tool/result")
+
+
+def test_log_lists_sessions_and_shows_one(tmp_path: Path, project: Path) -> None:
+    script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "hi there"}]])
+    sessions = str(tmp_path / "sessions")
+    run = dsh(
+        "run",
+        "hello",
+        "--model",
+        f"scripted:{script}",
+        "--project",
+        str(project),
+        "--session-dir",
+        sessions,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    listing = dsh("log", "--session-dir", sessions, cwd=tmp_path)
+    assert listing.returncode == 0
+    [session_id] = [p.stem for p in (tmp_path / "sessions").glob("*.jsonl")]
+    assert session_id in listing.stdout
+    shown = dsh("log", session_id, "--session-dir", sessions, cwd=tmp_path)
+    assert shown.returncode == 0
+    assert "> hello" in shown.stdout
+    assert "hi there" in shown.stdout
+    missing = dsh("log", "no-such-session", "--session-dir", sessions, cwd=tmp_path)
+    assert missing.returncode == 1
+    assert "no-such-session" in missing.stderr
+
+
+def test_a_model_failure_exits_one(tmp_path: Path, project: Path) -> None:
+    script = write_script(
+        tmp_path / "script.json", [[{"type": "http_error", "status": 400, "body": "bad request"}]]
+    )
+    done = dsh(
+        "run",
+        "hi",
+        "--model",
+        f"scripted:{script}",
+        "--project",
+        str(project),
+        "--session-dir",
+        str(tmp_path / "s"),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "turn ended: error" in done.stdout
+
+
+def test_the_step_limit_exits_three(tmp_path: Path, project: Path) -> None:
+    script = write_script(
+        tmp_path / "script.json",
+        [[{"type": "tool_use", "name": "Bash", "input": {"command": "true"}}]],
+    )
+    done = dsh(
+        "run",
+        "loop",
+        "--model",
+        f"scripted:{script}",
+        "--project",
+        str(project),
+        "--session-dir",
+        str(tmp_path / "s"),
+        "--max-steps",
+        "2",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "max_steps" in done.stdout
+
+
+def test_a_bad_script_is_a_usage_error_naming_the_file(tmp_path: Path, project: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    done = dsh("run", "hi", "--model", f"scripted:{bad}", "--project", str(project), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "bad.json" in done.stderr
+
+
+def test_run_without_a_model_is_a_usage_error(tmp_path: Path) -> None:
+    done = dsh("run", "hi", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "no model" in done.stderr
+
+
+def test_the_demo_shows_every_plugin_decision(tmp_path: Path) -> None:
+    done = dsh("demo", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "context from plugin:project_rules" in out
+    assert "DENIED" in out
+    assert "rm outside the project is not allowed" in out
+    assert "Files changed: say what you did." in out
+    assert "prompt blocked" in out
+    assert "turn ended: completed" in out
+    assert "turn ended: rejected" in out
+
+
+def test_hooks_check_admits_good_hooks_and_fails_on_a_diagnosed_one(
+    tmp_path: Path, project: Path
+) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}
+                    ]
+                }
+            }
+        )
+    )
+    good = dsh("hooks", "check", "--project", str(project), cwd=tmp_path)
+    assert good.returncode == 0, good.stdout
+    assert str(settings) in good.stdout
+    assert "PreToolUse" in good.stdout
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "(", "hooks": []}]}}))
+    bad = dsh("hooks", "check", "--project", str(project), cwd=tmp_path)
+    assert bad.returncode == 1
+    assert "PreToolUse" in bad.stdout
+    assert str(settings) in bad.stdout

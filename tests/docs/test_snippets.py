@@ -1,0 +1,65 @@
+"""The plugin shown in docs/plugins.md and README.md runs, as printed, through the real loop."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh.context import Context
+from dsh.session import ToolCallEvent, ToolResultEvent, project
+from tests.agent.support import bash, make_harness, replies, text
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def first_python_block(doc: Path, heading: str) -> str:
+    body = doc.read_text().split(heading, 1)[1]
+    match = re.search(r"```python\n(.*?)```", body, re.S)
+    assert match is not None, f"no python block after {heading!r} in {doc}"
+    return match.group(1)
+
+
+@pytest.mark.parametrize(
+    ("doc", "heading"),
+    [("docs/plugins.md", "## A plugin in ten lines"), ("README.md", "### A plugin in ten lines")],
+)
+async def test_the_ten_line_plugin_denies_a_force_push(
+    tmp_path: Path, doc: str, heading: str
+) -> None:
+    source = first_python_block(ROOT / doc, heading)
+    assert len(source.strip().splitlines()) <= 12
+    namespace: dict[str, Any] = {}
+    exec(compile(source, doc, "exec"), namespace)
+    plugin = namespace["no_force_push"]
+
+    h = make_harness(
+        tmp_path,
+        replies(
+            [bash("git push --force origin main")],
+            [bash("echo safe")],
+            [text("done")],
+        ),
+    )
+    h.ctx.plugin(plugin)
+    agent = h.agent()
+    agent.send("ship it")
+    await agent.run_turn()
+    results = [e for e in agent.events if isinstance(e, ToolResultEvent)]
+    assert [r.is_error for r in results] == [True, False]
+    assert results[0].code == "DENIED"
+    assert results[0].content == "force-push is not allowed here"
+    calls = [e for e in agent.events if isinstance(e, ToolCallEvent)]
+    assert calls[0].arguments["command"] == "git push --force origin main"
+    tool_results = [m for m in project(agent.events) if m.role == "tool"]
+    assert tool_results[0].content == "force-push is not allowed here"
+    await agent.close("other")
+
+
+def test_the_ten_line_plugin_is_a_context_plugin() -> None:
+    namespace: dict[str, Any] = {}
+    exec(first_python_block(ROOT / "docs/plugins.md", "## A plugin in ten lines"), namespace)
+    scope = Context().plugin(namespace["no_force_push"])
+    assert scope.name == "no_force_push"

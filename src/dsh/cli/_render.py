@@ -25,6 +25,11 @@ def _clip(text: str, lines: int = _MAX_RESULT_LINES) -> str:
     return "\n".join([*parts[:lines], f"… ({len(parts) - lines} more lines)"])
 
 
+def _indent(text: str, prefix: str = "    ") -> str:
+    """Continuation lines of a result, indented under its first line."""
+    return text.replace("\n", "\n" + prefix)
+
+
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -48,6 +53,7 @@ class TranscriptPrinter:
         self.console = console or Console(highlight=False, soft_wrap=True)
         self.verbose = verbose
         self._tool_names: dict[str, str] = {}
+        self._last_blocked: str | None = None
 
     def print_events(self, events: Iterable[Any]) -> None:
         for event in events:
@@ -69,7 +75,7 @@ class TranscriptPrinter:
             self._tool_names[event.tool_use_id or ""] = event.tool_name
             out(f"[yellow]⏺ {event.tool_name}[/yellow]({escape(_brief_args(event.arguments))})")
         elif kind == "tool/result":
-            text = _clip(_text_of(event.content))
+            text = _indent(_clip(_text_of(event.content)))
             if event.is_error:
                 code = f" [{event.code}]" if event.code else ""
                 out(f"  [red]⎿ error{escape(code)}: {escape(text)}[/red]")
@@ -80,9 +86,13 @@ class TranscriptPrinter:
         elif kind == "steering/message":
             out(f"  [magenta]↻ steering:[/magenta] {escape(event.text)}")
         elif kind == "prompt/blocked":
+            self._last_blocked = event.reason
             out(f"[red]✗ prompt blocked ({escape(event.source)}): {escape(event.reason)}[/red]")
         elif kind == "notice":
-            out(f"[blue]ℹ {escape(event.text)}[/blue]")
+            # The loop pairs every blocked prompt with a notice of the same reason.
+            if event.text != self._last_blocked:
+                out(f"[blue]ℹ {escape(event.text)}[/blue]")
+            self._last_blocked = None
         elif kind == "compaction/end":
             out(f"[dim]── compacted: {escape(_clip(event.summary, 3))} ──[/dim]")
         elif kind == "subagent/start":

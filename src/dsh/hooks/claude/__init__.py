@@ -5,9 +5,12 @@ local, ``--settings``, managed settings, plugins), validates every declaration a
 admits the ``command`` hooks this host runs; everything else gets a
 ``Diagnostic``. ``HOOK_EVENT_HOST_SUPPORT`` says which event runs on which dsh
 seam, what applies and what does not; ``docs/hooks-claude.md`` is rendered from
-it (``python -m dsh.hooks.claude coverage``).
+it (``python -m dsh.hooks.claude coverage``). ``claude_hooks_plugin(catalog)`` runs the
+admitted hooks on the agent's seams, with Claude Code's payloads, exit codes, JSON
+answers and model-visible wording.
 """
 
+from dsh.hooks.claude._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
 from dsh.hooks.claude._catalog import DEFAULT_MANAGED_SETTINGS, PluginRoot, load_catalog
 from dsh.hooks.claude._events import (
     CLAUDE_HOOK_EVENTS,
@@ -17,12 +20,19 @@ from dsh.hooks.claude._events import (
     HandlerType,
 )
 from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, MatcherKind
+from dsh.hooks.claude._outputs import HookAnswer, decode_answer
 from dsh.hooks.claude._report import render_coverage_markdown
 from dsh.hooks.claude._support import (
     ADMITTED_EVENTS,
     HOOK_EVENT_HOST_SUPPORT,
     EventSupport,
     SupportStatus,
+)
+from dsh.hooks.claude._transcript import (
+    default_transcript_dir,
+    project_slug,
+    transcript_lines,
+    write_transcript,
 )
 from dsh.hooks.claude._types import (
     Catalog,
@@ -45,11 +55,13 @@ __all__ = [
     "EVENT_SPECS",
     "HOOK_EVENT_HOST_SUPPORT",
     "Catalog",
+    "ClaudeHooksPlugin",
     "Diagnostic",
     "DiagnosticCode",
     "EventSpec",
     "EventSupport",
     "HandlerType",
+    "HookAnswer",
     "HookDeclaration",
     "HookSource",
     "IfRule",
@@ -57,12 +69,19 @@ __all__ = [
     "MatcherError",
     "MatcherKind",
     "OnFailureMode",
+    "PermissionMode",
     "PluginRoot",
     "Severity",
     "SourceEntry",
     "SourceKind",
     "SourceStatus",
     "SupportStatus",
+    "claude_hooks_plugin",
+    "decode_answer",
+    "default_transcript_dir",
     "load_catalog",
+    "project_slug",
     "render_coverage_markdown",
+    "transcript_lines",
+    "write_transcript",
 ]

@@ -1,0 +1,774 @@
+"""The runtime half of the bridge: Claude Code hooks running on dsh's seams.
+
+``claude_hooks_plugin(catalog)`` registers one listener per seam for the
+catalog's events (``HOOK_EVENT_HOST_SUPPORT`` names the seam). Each listener
+selects the matching declarations, builds the payload Claude Code sends (field
+for field as the conformance captures show), runs the hooks concurrently with
+``run_hooks`` (logging ``hook/invocation`` and ``hook/result``), decodes each
+answer and applies the merged result with the event's rules and Claude Code's
+model-visible wording.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+import weakref
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal, TypeAlias
+
+from dsh.agent import (
+    POST_COMPACT,
+    POST_TOOL_BATCH,
+    PRE_COMPACT,
+    PROMPT_SUBMIT,
+    SESSION_END,
+    SESSION_START,
+    SUBAGENT_END,
+    SUBAGENT_START,
+    TURN_CONTINUATION,
+    TURN_ERROR,
+    Agent,
+    CompactRequest,
+    ContinuationDecision,
+    ContinuationState,
+    PostToolBatchDecision,
+    PreCompactDecision,
+    PromptDecision,
+    PromptSource,
+    SessionEndReason,
+    SessionStartSource,
+    TurnResult,
+)
+from dsh.context import Context, Next
+from dsh.hook_protocol import (
+    HookOutcome,
+    HookRun,
+    WrongEvent,
+    hook_outcome,
+    invocation_event,
+    result_event,
+    run_hooks,
+    unique_hooks,
+)
+from dsh.hooks.claude._outputs import HookAnswer, decode_answer
+from dsh.hooks.claude._support import HOOK_EVENT_HOST_SUPPORT
+from dsh.hooks.claude._transcript import default_transcript_dir, project_slug, write_transcript
+from dsh.hooks.claude._types import Catalog, HookDeclaration
+from dsh.session import AbortCause, Content, content_text, thaw_json
+from dsh.tools import (
+    POST_EXECUTE,
+    PRE_EXECUTE,
+    PostToolDecision,
+    PreToolDecision,
+    ToolCall,
+    ToolExecutionResult,
+    ToolResult,
+)
+
+__all__ = ["ClaudeHooksPlugin", "PermissionMode", "claude_hooks_plugin"]
+
+logger = logging.getLogger("dsh.hooks.claude")
+
+PermissionMode: TypeAlias = Literal[
+    "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"
+]
+
+ENTRYPOINT: Final = "sdk-cli"
+EFFORT_LEVEL: Final = "high"
+
+# Calls that never ran fire no post-tool event (the host marker the seed asked for).
+_NO_POST_EVENT: Final = frozenset(
+    {"UNKNOWN_TOOL", "INVALID_ARGS", "DENIED", "ABORTED_BEFORE_DISPATCH", "ABORTED"}
+)
+
+_SOURCE = "claude-hooks"
+
+
+def _root(agent: Agent) -> Agent:
+    while agent.parent is not None:
+        agent = agent.parent
+    return agent
+
+
+@dataclass(slots=True)
+class _AgentState:
+    """Per-session bookkeeping: the current prompt id, tool start times, the compaction trigger."""
+
+    prompt_id: str | None = None
+    started: dict[str, float] = field(default_factory=dict)
+    compact_trigger: str = "manual"
+    pending_summary: str | None = None
+
+
+@dataclass(slots=True)
+class _Merged:
+    """Every decided answer of one event firing, in declaration order."""
+
+    answers: list[tuple[HookDeclaration, HookAnswer]]
+
+    def contexts(self) -> list[str]:
+        return [a.additional_context for _, a in self.answers if a.additional_context]
+
+    def blocks(self) -> list[tuple[HookDeclaration, HookAnswer]]:
+        return [(d, a) for d, a in self.answers if a.blocks]
+
+    def halt(self) -> HookAnswer | None:
+        return next((a for _, a in self.answers if a.halt), None)
+
+
+class ClaudeHooksPlugin:
+    """The plugin ``claude_hooks_plugin`` returns: ``ctx.plugin(plugin)`` mounts it."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        permission_mode: PermissionMode = "bypassPermissions",
+        transcript_dir: Path | None = None,
+        effort: str | None = EFFORT_LEVEL,
+    ) -> None:
+        self.catalog = catalog
+        self.permission_mode: PermissionMode = permission_mode
+        self.transcript_dir = transcript_dir
+        self.effort = effort
+        self._states: weakref.WeakKeyDictionary[Agent, _AgentState] = weakref.WeakKeyDictionary()
+        self._legacy_warned: set[Hashable] = set()
+
+    # -- mounting ---------------------------------------------------------------
+
+    def declared(self, event: str) -> bool:
+        return bool(self.catalog.for_event(event))
+
+    def seams(self) -> dict[str, str]:
+        """Event → seam of every event this plugin registers a listener for."""
+        return {
+            event: HOOK_EVENT_HOST_SUPPORT[event].seam
+            for event in self.catalog.hooks
+            if self.declared(event) and HOOK_EVENT_HOST_SUPPORT[event].status != "not-supported"
+        }
+
+    def apply(self, ctx: Context) -> None:
+        d = self.declared
+        if d("SessionStart"):
+            ctx.on(SESSION_START, self._session_start)
+        if d("UserPromptSubmit"):
+            ctx.on(PROMPT_SUBMIT, self._prompt_submit)
+        if d("PreToolUse") or d("PostToolUse") or d("PostToolUseFailure"):
+            ctx.on(PRE_EXECUTE, self._pre_tool)
+        if d("PostToolUse") or d("PostToolUseFailure"):
+            ctx.on(POST_EXECUTE, self._post_tool)
+        if d("PostToolBatch"):
+            ctx.on(POST_TOOL_BATCH, self._post_tool_batch)
+        if d("Stop"):
+            ctx.on(TURN_CONTINUATION, self._stop)
+        if d("StopFailure"):
+            ctx.on(TURN_ERROR, self._stop_failure)
+        if d("SubagentStart"):
+            ctx.on(SUBAGENT_START, self._subagent_start)
+        if d("SubagentStop"):
+            ctx.on(SUBAGENT_END, self._subagent_stop)
+        if d("PreCompact") or d("PostCompact"):
+            ctx.on(PRE_COMPACT, self._pre_compact)
+        if d("PostCompact"):
+            ctx.on(POST_COMPACT, self._post_compact)
+        if d("SessionEnd"):
+            ctx.on(SESSION_END, self._session_end)
+
+    # -- shared machinery ---------------------------------------------------------
+
+    def _state(self, agent: Agent) -> _AgentState:
+        # Per root agent, not per session id: a resumed session is a new process in
+        # Claude Code, with no prompt id until its first prompt.
+        return self._states.setdefault(_root(agent), _AgentState())
+
+    def transcript_path(self, agent: Agent) -> Path:
+        """Where ``agent``'s (root session's) transcript is written."""
+        root = _root(agent)
+        base = self.transcript_dir if self.transcript_dir is not None else default_transcript_dir()
+        project = root.workspace.project_dir or root.workspace.cwd
+        return base / project_slug(project) / f"{root.session_id}.jsonl"
+
+    def _base(
+        self,
+        agent: Agent,
+        event: str,
+        *,
+        prompt_id: bool = True,
+        permission: bool = True,
+        agent_fields: bool = True,
+        effort: bool = True,
+    ) -> dict[str, Any]:
+        """The common fields, in Claude Code's order."""
+        root = _root(agent)
+        payload: dict[str, Any] = {
+            "session_id": root.session_id,
+            "transcript_path": str(self.transcript_path(agent)),
+            "cwd": str(agent.workspace.cwd),
+        }
+        pid = self._state(agent).prompt_id
+        if prompt_id and pid is not None:
+            payload["prompt_id"] = pid
+        if permission:
+            payload["permission_mode"] = self.permission_mode
+        if agent_fields and agent.parent is not None:
+            payload["agent_id"] = agent.agent_id
+            payload["agent_type"] = agent.agent_type
+        if effort and self.effort is not None:
+            payload["effort"] = {"level": self.effort}
+        payload["hook_event_name"] = event
+        return payload
+
+    async def _fire(
+        self,
+        agent: Agent,
+        event: str,
+        hooks: Sequence[HookDeclaration],
+        payload: Mapping[str, Any],
+        *,
+        log_to: Agent | None = None,
+    ) -> _Merged:
+        """Run ``hooks`` with ``payload``; log them; return the decided answers in order."""
+        if not hooks:
+            return _Merged([])
+        root = _root(agent)
+        write_transcript(
+            self.transcript_path(agent),
+            root.events,
+            session_id=root.session_id,
+            cwd=root.workspace.cwd,
+            permission_mode=self.permission_mode,
+        )
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        env = {
+            "CLAUDECODE": "1",
+            "CLAUDE_CODE_SESSION_ID": root.session_id,
+            "CLAUDE_CODE_ENTRYPOINT": ENTRYPOINT,
+            "CLAUDE_CODE_CHILD_SESSION": "1",
+        }
+        effort = payload.get("effort")
+        if isinstance(effort, dict) and isinstance(effort.get("level"), str):
+            env["CLAUDE_EFFORT"] = effort["level"]
+        cmds = [h.to_command(cwd=agent.workspace.cwd, env=env) for h in hooks]
+        selected = unique_hooks(cmds)
+        target = log_to if log_to is not None else agent
+        invocations = [invocation_event(cmds[i], data) for i in selected]
+        for inv in invocations:
+            target.append_event(inv)
+        runs = await run_hooks([cmds[i] for i in selected], data, dedup=False)
+
+        def decode(r: HookRun) -> HookAnswer | WrongEvent | None:
+            return decode_answer(r, event)
+
+        merged = _Merged([])
+        for i, run, inv in zip(selected, runs, invocations, strict=True):
+            outcome: HookOutcome[HookAnswer] = hook_outcome(run, decode)
+            answer = outcome.decision
+            target.append_event(
+                result_event(
+                    outcome,
+                    invocation=inv,
+                    decision_json=answer.to_json() if answer is not None else None,
+                )
+            )
+            if answer is None:
+                if outcome.no_decision not in (None, "abstained"):
+                    logger.info("%s", outcome.reason)
+                if outcome.failed_closed:
+                    answer = HookAnswer(
+                        exit_code=run.exit_code if run.exit_code is not None else -1,
+                        blocking_error=outcome.reason or "hook failed",
+                    )
+                else:
+                    continue
+            merged.answers.append((hooks[i], answer))
+        return merged
+
+    def _common_effects(self, agent: Agent, event: str, merged: _Merged) -> None:
+        """``systemMessage`` as notices; ``continue: false`` halts after the step."""
+        for _, answer in merged.answers:
+            if answer.system_message:
+                agent.notice(answer.system_message, source=f"{_SOURCE}:{event}")
+        halt = merged.halt()
+        if halt is not None:
+            reason = halt.stop_reason or f"{event} hook stopped the session"
+            agent.cancel(AbortCause(kind="hook", reason=reason), when="after_step")
+
+    def _user_errors(self, agent: Agent, event: str, merged: _Merged) -> None:
+        """Exit 2 where it cannot block: stderr shown to the user as a hook-error notice."""
+        for decl, answer in merged.answers:
+            if answer.blocking_error is not None:
+                text = answer.blocking_error.strip() or "(no stderr)"
+                agent.notice(
+                    f"{event} hook error ({decl.declared_command}): {text}",
+                    source=f"{_SOURCE}:{event}",
+                    level="warning",
+                )
+
+    # -- SessionStart ----------------------------------------------------------------
+
+    async def _session_start(self, agent: Agent, source: SessionStartSource) -> None:
+        try:
+            await self._run_session_start(agent, source)
+        finally:
+            if source == "compact":
+                await self._flush_post_compact(agent)
+
+    async def _run_session_start(self, agent: Agent, source: SessionStartSource) -> None:
+        if agent.parent is not None:
+            return  # a child fires SubagentStart instead
+        value: str = source
+        if source == "startup" and agent.forked_from is not None:
+            value = "fork"
+        hooks = self.catalog.matching("SessionStart", value)
+        if not hooks:
+            return
+        payload = self._base(
+            agent, "SessionStart", prompt_id=value == "compact", permission=False, effort=False
+        )
+        payload["source"] = value
+        if value == "compact":
+            payload["model"] = agent.model.name
+        merged = await self._fire(agent, "SessionStart", hooks, payload)
+        for _, answer in merged.answers:
+            if answer.additional_context:
+                agent.inject(
+                    f"SessionStart hook additional context: {answer.additional_context}",
+                    source=f"{_SOURCE}:SessionStart",
+                )
+            elif answer.plain:
+                agent.inject(
+                    f"SessionStart:{value} hook success: {answer.plain}",
+                    source=f"{_SOURCE}:SessionStart",
+                )
+        self._user_errors(agent, "SessionStart", merged)
+        self._common_effects(agent, "SessionStart", merged)
+
+    # -- UserPromptSubmit -----------------------------------------------------------
+
+    async def _prompt_submit(
+        self, agent: Agent, content: Content, source: PromptSource, nxt: Next[PromptDecision]
+    ) -> PromptDecision:
+        if source != "user" or agent.parent is not None:
+            return await nxt()
+        state = self._state(agent)
+        state.prompt_id = str(uuid.uuid4())
+        hooks = self.catalog.matching("UserPromptSubmit", None)
+        if not hooks:
+            return await nxt()
+        prompt = content_text(content)
+        payload = self._base(agent, "UserPromptSubmit", effort=False, agent_fields=False)
+        payload["prompt"] = prompt
+        merged = await self._fire(agent, "UserPromptSubmit", hooks, payload)
+        self._common_effects(agent, "UserPromptSubmit", merged)
+        blocks = merged.blocks()
+        if blocks:
+            reasons = "\n".join(a.block_reason for _, a in blocks)
+            message = f"UserPromptSubmit operation blocked by hook:\n{reasons}"
+            if not any(a.suppress_original_prompt for _, a in merged.answers):
+                message += f"\n\nOriginal prompt: {prompt}"
+            return PromptDecision.block(message)
+        lines: list[str] = []
+        for _, answer in merged.answers:
+            if answer.additional_context:
+                lines.append(
+                    f"UserPromptSubmit hook additional context: {answer.additional_context}"
+                )
+            elif answer.plain:
+                lines.append(f"UserPromptSubmit hook success: {answer.plain}")
+        decision = await nxt()
+        if decision.blocked or not lines:
+            return decision
+        text = "\n".join(lines)
+        if decision.additional_context:
+            text = f"{decision.additional_context}\n{text}"
+        return PromptDecision.allow(
+            decision.content, text, source=decision.source or f"{_SOURCE}:UserPromptSubmit"
+        )
+
+    # -- PreToolUse -------------------------------------------------------------------
+
+    async def _pre_tool(self, call: ToolCall, nxt: Next[PreToolDecision]) -> PreToolDecision:
+        agent = call.agent
+        if not isinstance(agent, Agent):
+            return await nxt()
+        self._state(agent).started[str(call.token)] = time.monotonic()
+        hooks = self.catalog.matching("PreToolUse", call.name)
+        if not hooks:
+            return await nxt()
+        payload = self._base(agent, "PreToolUse")
+        payload["tool_name"] = call.name
+        payload["tool_input"] = thaw_json(call.arguments)
+        payload["tool_use_id"] = call.tool_use_id
+        merged = await self._fire(agent, "PreToolUse", hooks, payload)
+        self._common_effects(agent, "PreToolUse", merged)
+        contexts = [
+            f"PreToolUse:{call.name} hook additional context: {c}" for c in merged.contexts()
+        ]
+        for _, answer in merged.answers:
+            if answer.updated_input is not None:
+                logger.info(
+                    "PreToolUse updatedInput for %s is not applied (no input-rewrite seam)",
+                    call.name,
+                )
+        denials: list[str] = []
+        asks: list[str] = []
+        for decl, answer in merged.answers:
+            if answer.blocking_error is not None:
+                denials.append(
+                    f"PreToolUse:{call.name} hook error: [{decl.declared_command}]: "
+                    f"{answer.blocking_error.strip() or 'No stderr output'}"
+                )
+            elif answer.permission_decision == "deny" or answer.decision == "block":
+                reason = answer.permission_reason or answer.reason
+                denials.append(reason or f"Hook PreToolUse:{call.name} denied this tool")
+            elif answer.permission_decision == "ask":
+                asks.append(
+                    answer.permission_reason or f"Hook PreToolUse:{call.name} asks for approval"
+                )
+        if denials:
+            return PreToolDecision.deny(
+                "\n".join(denials), {"hook_event": "PreToolUse"}, additional_context=contexts
+            )
+        decision = await nxt()
+        if decision.kind == "deny":
+            return PreToolDecision.deny(
+                decision.reason or "denied",
+                decision.info,
+                additional_context=(*contexts, *decision.additional_context),
+            )
+        if asks or decision.kind == "ask":
+            reason = "\n".join(asks) if asks else (decision.reason or "approval needed")
+            return PreToolDecision.ask(
+                reason, additional_context=(*contexts, *decision.additional_context)
+            )
+        if contexts:
+            return PreToolDecision.allow(
+                additional_context=(*contexts, *decision.additional_context)
+            )
+        return decision
+
+    # -- PostToolUse / PostToolUseFailure -------------------------------------------------
+
+    def _suite(self, decl: HookDeclaration) -> Hashable:
+        return ("plugin", decl.plugin) if decl.plugin is not None else ("file", decl.source.label)
+
+    def _post_hooks(self, name: str, failed: bool) -> list[tuple[str, HookDeclaration]]:
+        """The hooks a call's outcome runs, each with the event it runs as."""
+        if not failed:
+            return [("PostToolUse", h) for h in self.catalog.matching("PostToolUse", name)]
+        failure = self.catalog.matching("PostToolUseFailure", name)
+        declaring = {self._suite(h) for h in failure}
+        chosen: list[tuple[str, HookDeclaration]] = [("PostToolUseFailure", h) for h in failure]
+        for h in self.catalog.matching("PostToolUse", name):
+            suite = self._suite(h)
+            if suite in declaring:
+                continue
+            if suite not in self._legacy_warned:
+                self._legacy_warned.add(suite)
+                logger.warning(
+                    "%s declares no PostToolUseFailure hook for %s; it gets PostToolUse for failed"
+                    " calls as before the split (declare PostToolUseFailure to follow Claude Code)",
+                    h.source.label if h.plugin is None else f"plugin {h.plugin}",
+                    name,
+                )
+            chosen.append(("PostToolUse", h))
+        return chosen
+
+    async def _post_tool(
+        self, call: ToolCall, result: ToolResult, nxt: Next[PostToolDecision]
+    ) -> PostToolDecision:
+        agent = call.agent
+        if not isinstance(agent, Agent) or result.code in _NO_POST_EVENT:
+            return await nxt()
+        started = self._state(agent).started.pop(str(call.token), None)
+        duration_ms = int((time.monotonic() - started) * 1000) if started is not None else 0
+        chosen = self._post_hooks(call.name, result.is_error)
+        contexts: list[str] = []
+        for event in ("PostToolUseFailure", "PostToolUse"):
+            hooks = [h for e, h in chosen if e == event]
+            if not hooks:
+                continue
+            payload = self._base(agent, event)
+            payload["tool_name"] = call.name
+            payload["tool_input"] = thaw_json(call.arguments)
+            if event == "PostToolUse":
+                payload["tool_response"] = _tool_response(result)
+                payload["tool_use_id"] = call.tool_use_id
+            else:
+                payload["tool_use_id"] = call.tool_use_id
+                payload["error"] = result.text
+                payload["is_interrupt"] = False
+            payload["duration_ms"] = duration_ms
+            merged = await self._fire(agent, event, hooks, payload)
+            self._common_effects(agent, event, merged)
+            for decl, answer in merged.answers:
+                if answer.blocks:
+                    contexts.append(
+                        f"{event}:{call.name} hook blocking error from command: "
+                        f'"{decl.declared_command}": {answer.block_reason}'
+                    )
+            contexts.extend(
+                f"{event}:{call.name} hook additional context: {c}" for c in merged.contexts()
+            )
+        decision = await nxt()
+        if not contexts:
+            return decision
+        return PostToolDecision(
+            decision.kind,
+            decision.feedback,
+            (*contexts, *decision.additional_context),
+            decision.content,
+        )
+
+    # -- PostToolBatch ------------------------------------------------------------------
+
+    async def _post_tool_batch(
+        self,
+        agent: Agent,
+        results: tuple[ToolExecutionResult, ...],
+        nxt: Next[PostToolBatchDecision],
+    ) -> PostToolBatchDecision:
+        hooks = self.catalog.matching("PostToolBatch", None)
+        if not hooks:
+            return await nxt()
+        payload = self._base(agent, "PostToolBatch")
+        payload["tool_calls"] = [
+            {
+                "tool_name": r.call.name,
+                "tool_input": thaw_json(r.call.arguments),
+                "tool_use_id": r.call.tool_use_id,
+                "tool_response": r.result.text,
+            }
+            for r in results
+        ]
+        merged = await self._fire(agent, "PostToolBatch", hooks, payload)
+        for _, answer in merged.answers:
+            if answer.system_message:
+                agent.notice(answer.system_message, source=f"{_SOURCE}:PostToolBatch")
+        halt = merged.halt()
+        blocks = merged.blocks()
+        if halt is not None or blocks:
+            reasons = [a.block_reason for _, a in blocks]
+            if halt is not None:
+                reasons.insert(0, halt.stop_reason or "PostToolBatch hook stopped the turn")
+            return PostToolBatchDecision.stop("\n".join(reasons))
+        decision = await nxt()
+        lines = [f"PostToolBatch hook additional context: {c}" for c in merged.contexts()]
+        if decision.kind == "stop" or not lines:
+            return decision
+        text = "\n".join(lines)
+        if decision.additional_context:
+            text = f"{decision.additional_context}\n{text}"
+        return PostToolBatchDecision.proceed(
+            text, source=decision.source or f"{_SOURCE}:PostToolBatch"
+        )
+
+    # -- Stop / StopFailure ---------------------------------------------------------------
+
+    async def _stop(
+        self, agent: Agent, state: ContinuationState, nxt: Next[ContinuationDecision]
+    ) -> ContinuationDecision:
+        if agent.parent is not None or state.decision.continues:
+            return await nxt()  # a child fires SubagentStop; queued steering continues anyway
+        hooks = self.catalog.matching("Stop", None)
+        if not hooks:
+            return await nxt()
+        payload = self._base(agent, "Stop")
+        payload["stop_hook_active"] = state.stop_hook_active
+        payload["last_assistant_message"] = state.final_text
+        payload["background_tasks"] = []
+        payload["session_crons"] = []
+        merged = await self._fire(agent, "Stop", hooks, payload)
+        self._common_effects(agent, "Stop", merged)
+        if merged.halt() is not None:
+            return await nxt()
+        blocks = merged.blocks()
+        if blocks:
+            reasons = "\n".join(a.block_reason for _, a in blocks)
+            return ContinuationDecision.continue_(f"Stop hook feedback:\n{reasons}")
+        contexts = merged.contexts()
+        if contexts:
+            return ContinuationDecision.continue_("Stop hook feedback:\n" + "\n".join(contexts))
+        return await nxt()
+
+    async def _stop_failure(self, agent: Agent, error: Exception) -> None:
+        if agent.parent is not None:
+            return
+        kind = _error_kind(error)
+        hooks = self.catalog.matching("StopFailure", kind)
+        if not hooks:
+            return
+        payload = self._base(agent, "StopFailure", permission=False, agent_fields=False)
+        payload["error"] = kind
+        payload["last_assistant_message"] = _api_error_text(error)
+        await self._fire(agent, "StopFailure", hooks, payload)  # output ignored, as in Claude Code
+
+    # -- subagents -------------------------------------------------------------------------
+
+    async def _subagent_start(self, parent: Agent, child: Agent) -> None:
+        hooks = self.catalog.matching("SubagentStart", child.agent_type)
+        if not hooks:
+            return
+        payload = self._base(child, "SubagentStart", permission=False, effort=False)
+        merged = await self._fire(child, "SubagentStart", hooks, payload, log_to=parent)
+        for _, answer in merged.answers:
+            if answer.additional_context:
+                child.inject(
+                    f"SubagentStart hook additional context: {answer.additional_context}",
+                    source=f"{_SOURCE}:SubagentStart",
+                )
+            if answer.system_message:
+                parent.notice(answer.system_message, source=f"{_SOURCE}:SubagentStart")
+        self._user_errors(parent, "SubagentStart", merged)
+        halt = merged.halt()
+        if halt is not None:
+            child.cancel(
+                AbortCause(kind="hook", reason=halt.stop_reason or "SubagentStart hook"),
+                when="now",
+            )
+
+    async def _subagent_stop(self, parent: Agent, child: Agent, result: TurnResult) -> None:
+        hooks = self.catalog.matching("SubagentStop", child.agent_type)
+        if not hooks:
+            return
+        payload = self._base(child, "SubagentStop")
+        payload["stop_hook_active"] = False
+        # Claude Code's layout: <session>/subagents/agent-<id>.jsonl beside the transcript.
+        payload["agent_transcript_path"] = str(
+            self.transcript_path(parent).with_suffix("")
+            / "subagents"
+            / f"agent-{child.agent_id}.jsonl"
+        )
+        payload["last_assistant_message"] = result.final_text
+        payload["background_tasks"] = []
+        payload["session_crons"] = []
+        write_transcript(
+            Path(payload["agent_transcript_path"]),
+            child.events,
+            session_id=_root(parent).session_id,
+            cwd=child.workspace.cwd,
+            permission_mode=self.permission_mode,
+        )
+        merged = await self._fire(child, "SubagentStop", hooks, payload, log_to=parent)
+        for _, answer in merged.answers:
+            if answer.system_message:
+                parent.notice(answer.system_message, source=f"{_SOURCE}:SubagentStop")
+
+    # -- compaction -------------------------------------------------------------------------
+
+    async def _pre_compact(
+        self, agent: Agent, request: CompactRequest, nxt: Next[PreCompactDecision]
+    ) -> PreCompactDecision:
+        state = self._state(agent)
+        state.compact_trigger = request.trigger
+        if request.trigger == "manual":
+            state.prompt_id = str(uuid.uuid4())  # `/compact` is a prompt in Claude Code
+        hooks = self.catalog.matching("PreCompact", request.trigger)
+        if not hooks:
+            return await nxt()
+        payload = self._base(
+            agent, "PreCompact", permission=False, agent_fields=False, effort=False
+        )
+        payload["trigger"] = request.trigger
+        payload["custom_instructions"] = request.instructions
+        merged = await self._fire(agent, "PreCompact", hooks, payload)
+        for _, answer in merged.answers:
+            if answer.system_message:
+                agent.notice(answer.system_message, source=f"{_SOURCE}:PreCompact")
+        blocks = merged.blocks()
+        if blocks:
+            return PreCompactDecision.veto("\n".join(a.block_reason for _, a in blocks))
+        return await nxt()
+
+    async def _post_compact(self, agent: Agent, summary: str) -> None:
+        if self.declared("SessionStart"):
+            # Claude Code fires SessionStart (compact) before PostCompact; dsh emits
+            # agent/post-compact first, so PostCompact waits for that SessionStart.
+            self._state(agent).pending_summary = summary
+            return
+        await self._run_post_compact(agent, summary)
+
+    async def _flush_post_compact(self, agent: Agent) -> None:
+        state = self._state(agent)
+        summary, state.pending_summary = state.pending_summary, None
+        if summary is not None:
+            await self._run_post_compact(agent, summary)
+
+    async def _run_post_compact(self, agent: Agent, summary: str) -> None:
+        trigger = self._state(agent).compact_trigger
+        hooks = self.catalog.matching("PostCompact", trigger)
+        if not hooks:
+            return
+        payload = self._base(
+            agent, "PostCompact", permission=False, agent_fields=False, effort=False
+        )
+        payload["trigger"] = trigger
+        payload["compact_summary"] = summary
+        merged = await self._fire(agent, "PostCompact", hooks, payload)
+        self._user_errors(agent, "PostCompact", merged)
+
+    # -- SessionEnd ---------------------------------------------------------------------------
+
+    async def _session_end(self, agent: Agent, reason: SessionEndReason) -> None:
+        if agent.parent is not None:
+            return
+        hooks = self.catalog.matching("SessionEnd", reason)
+        if not hooks:
+            return
+        payload = self._base(
+            agent, "SessionEnd", permission=False, agent_fields=False, effort=False
+        )
+        payload["reason"] = reason
+        merged = await self._fire(agent, "SessionEnd", hooks, payload)
+        self._user_errors(agent, "SessionEnd", merged)
+
+
+def _tool_response(result: ToolResult) -> Any:
+    if result.output is None:
+        return result.text
+    return thaw_json(result.output)
+
+
+def _error_kind(error: Exception) -> str:
+    """Claude Code's StopFailure ``error`` vocabulary, from the model error's status."""
+    status = getattr(error, "status", None)
+    if status == 429:
+        return "rate_limit"
+    if status in (401, 403):
+        return "authentication_failed"
+    if isinstance(status, int) and status >= 500:
+        return "server_error"
+    return "unknown"
+
+
+_HTTP_PREFIX = re.compile(r"^HTTP \d+ from [^:]*: ")
+
+
+def _api_error_text(error: Exception) -> str:
+    """Claude Code's synthetic last assistant message for a failed turn: ``API Error: 400 M``."""
+    status = getattr(error, "status", None)
+    message = str(getattr(error, "message", None) or error)
+    message = _HTTP_PREFIX.sub("", message)
+    return f"API Error: {status} {message}" if status is not None else f"API Error: {message}"
+
+
+def claude_hooks_plugin(
+    catalog: Catalog,
+    *,
+    permission_mode: PermissionMode = "bypassPermissions",
+    transcript_dir: Path | None = None,
+) -> ClaudeHooksPlugin:
+    """The plugin that runs ``catalog``'s hooks on dsh's seams: ``ctx.plugin(...)`` it.
+
+    ``permission_mode`` is sent as Claude Code's ``permission_mode``;
+    ``transcript_dir`` is where transcripts are written (default: dsh's data dir).
+    """
+    return ClaudeHooksPlugin(
+        catalog, permission_mode=permission_mode, transcript_dir=transcript_dir
+    )

@@ -1,0 +1,187 @@
+"""Decoding a Claude Code command hook's result: exit code, stderr and optional JSON.
+
+Claude Code's rules (reference §2.2, §2.4): exit 0 with stdout that looks like a
+JSON object is parsed (a parse or schema failure is a non-blocking error); other
+stdout is plain text; exit 2 is a blocking error whose message is stderr (JSON
+on stdout is still read); any other exit code does not block, unless valid JSON
+decides. ``hookSpecificOutput.hookEventName`` must name the event.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any, Literal, final
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from dsh.hook_protocol import HookDecodeError, HookRun, WrongEvent
+
+__all__ = ["HookAnswer", "decode_answer"]
+
+PermissionDecision = Literal["allow", "deny", "ask", "defer"]
+
+
+class _SpecificModel(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    hookEventName: str | None = None
+    additionalContext: str | None = None
+    permissionDecision: PermissionDecision | None = None
+    permissionDecisionReason: str | None = None
+    updatedInput: dict[str, Any] | None = None
+    suppressOriginalPrompt: bool | None = None
+
+
+class _OutputModel(BaseModel):
+    """The JSON a hook may print (reference §2.4); unknown keys are tolerated."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    continue_: bool = Field(default=True, alias="continue")
+    stopReason: str | None = None
+    suppressOutput: bool | None = None
+    systemMessage: str | None = None
+    decision: Literal["block", "approve"] | None = None
+    reason: str | None = None
+    hookSpecificOutput: _SpecificModel | None = None
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HookAnswer:
+    """One hook's decoded answer, before the event's rules apply it.
+
+    ``blocking_error`` holds stderr for an exit 2 (``""`` when it printed none);
+    ``plain`` is plain-text stdout of an exit 0; ``json`` the parsed object, if any.
+    """
+
+    exit_code: int
+    blocking_error: str | None = None
+    plain: str | None = None
+    json: dict[str, Any] | None = None
+    halt: bool = False
+    stop_reason: str | None = None
+    system_message: str | None = None
+    decision: Literal["block", "approve"] | None = None
+    reason: str | None = None
+    additional_context: str | None = None
+    permission_decision: PermissionDecision | None = None
+    permission_reason: str | None = None
+    updated_input: dict[str, Any] | None = None
+    suppress_original_prompt: bool = False
+
+    @property
+    def blocks(self) -> bool:
+        """Exit 2, or a top-level ``decision: "block"``."""
+        return self.blocking_error is not None or self.decision == "block"
+
+    @property
+    def block_reason(self) -> str:
+        """The JSON block reason if it gives one, else exit 2's stderr."""
+        if self.decision == "block" and self.reason:
+            return self.reason
+        if self.blocking_error:
+            return self.blocking_error.strip()
+        return self.reason or "blocked by hook"
+
+    def to_json(self) -> dict[str, Any]:
+        """The plain-JSON form recorded in ``hook/result``."""
+        out: dict[str, Any] = {"exit_code": self.exit_code}
+        if self.json is not None:
+            out["output"] = self.json
+        if self.plain is not None:
+            out["plain"] = self.plain
+        if self.blocking_error is not None:
+            out["blocking_error"] = self.blocking_error
+        return out
+
+
+def _parse_json(text: str) -> dict[str, Any] | None:
+    """The stdout as a JSON object when it looks like one; ``HookDecodeError`` if broken."""
+    stripped = text.strip()
+    if not (stripped.startswith("{") and stripped.endswith("}")):
+        return None
+    try:
+        data = json.loads(stripped)
+    except ValueError as exc:
+        raise HookDecodeError(f"stdout looks like JSON but does not parse: {exc}") from exc
+    if not isinstance(data, dict):  # pragma: no cover - braces make it an object
+        raise HookDecodeError("stdout JSON is not an object")
+    return data
+
+
+def _validate(data: dict[str, Any], event: str) -> _OutputModel | WrongEvent:
+    try:
+        model = _OutputModel.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise HookDecodeError(f"hook JSON output invalid at {where}: {first['msg']}") from exc
+    specific = model.hookSpecificOutput
+    if specific is not None and specific.hookEventName not in (None, event):
+        return WrongEvent(str(specific.hookEventName))
+    return model
+
+
+def _answer(exit_code: int, model: _OutputModel | None, data: dict[str, Any] | None) -> HookAnswer:
+    if model is None:
+        return HookAnswer(exit_code=exit_code)
+    specific = model.hookSpecificOutput
+    # An envelope without hookEventName is dropped, as Claude Code drops it.
+    if specific is not None and specific.hookEventName is None:
+        specific = None
+    return HookAnswer(
+        exit_code=exit_code,
+        json=data,
+        halt=not model.continue_,
+        stop_reason=model.stopReason,
+        system_message=model.systemMessage,
+        decision=model.decision,
+        reason=model.reason,
+        additional_context=specific.additionalContext if specific else None,
+        permission_decision=specific.permissionDecision if specific else None,
+        permission_reason=specific.permissionDecisionReason if specific else None,
+        updated_input=specific.updatedInput if specific else None,
+        suppress_original_prompt=bool(specific.suppressOriginalPrompt) if specific else False,
+    )
+
+
+def decode_answer(run: HookRun, event: str) -> HookAnswer | WrongEvent | None:
+    """What ``run`` says for ``event``; ``None`` when it ran fine and said nothing."""
+    code = run.exit_code
+    assert code is not None  # hook_outcome decodes only runs that exited
+    if code == 2:
+        try:
+            data = _parse_json(run.stdout)
+            model = _validate(data, event) if data is not None else None
+        except HookDecodeError:
+            data, model = None, None
+        if isinstance(model, WrongEvent):
+            data, model = None, None
+        return _with_block(_answer(2, model, data), run.stderr)
+    try:
+        data = _parse_json(run.stdout)
+    except HookDecodeError:
+        if code != 0:
+            raise HookDecodeError(_nonzero(run), kind="nonzero_exit") from None
+        raise
+    if data is None:
+        if code != 0:
+            raise HookDecodeError(_nonzero(run), kind="nonzero_exit")
+        text = run.stdout.strip()
+        return HookAnswer(exit_code=0, plain=text) if text else None
+    model = _validate(data, event)
+    if isinstance(model, WrongEvent):
+        return model
+    return _answer(code, model, data)
+
+
+def _with_block(answer: HookAnswer, stderr: str) -> HookAnswer:
+    return dataclasses.replace(answer, blocking_error=stderr)
+
+
+def _nonzero(run: HookRun) -> str:
+    first = run.stderr.strip().splitlines()[0] if run.stderr.strip() else "No stderr output"
+    return f"Failed with non-blocking status code {run.exit_code}: {first}"

@@ -1,0 +1,106 @@
+"""A rig for the bridge tests: the agent harness plus a settings file of recording hooks."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh.agent import Agent, TurnResult
+from dsh.hooks.claude import Catalog, PermissionMode, claude_hooks_plugin, load_catalog
+from tests.agent.support import Harness, make_harness
+
+SCRIPT = Path(__file__).parent / "scripts" / "record_hook.py"
+
+
+def hook_command(event: str) -> str:
+    return f"{sys.executable} {SCRIPT} {event}"
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@dataclass
+class Rig:
+    harness: Harness
+    catalog: Catalog
+    log: Path
+    transcripts: Path
+
+    def entries(self) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines()]
+
+    def order(self) -> list[str]:
+        return [e["event"] for e in self.entries()]
+
+    def payloads(self, event: str) -> list[dict[str, Any]]:
+        return [e["payload"] for e in self.entries() if e["event"] == event]
+
+    def requests(self) -> list[dict[str, Any]]:
+        return self.harness.requests()
+
+    async def run(self, prompt: str, **options: Any) -> tuple[Agent, TurnResult]:
+        agent = self.harness.agent(**options)
+        agent.send(prompt)
+        result = await agent.run_turn()
+        await agent.close("other")
+        return agent, result
+
+
+def make_rig(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    script: dict[str, Any],
+    events: dict[str, str | None] | list[str],
+    answers: dict[str, Any] | None = None,
+    *,
+    timeout: float | None = None,
+    substitutions: dict[str, str] | None = None,
+    permission_mode: PermissionMode = "bypassPermissions",
+) -> Rig:
+    """``events``: the events to register the recording hook on (event → matcher, or a list)."""
+    harness = make_harness(tmp_path, script)
+    if substitutions:
+        from dsh.models import ScriptedModel
+
+        harness.model = ScriptedModel(script, record_to=harness.record, substitutions=substitutions)
+    matchers = events if isinstance(events, dict) else dict.fromkeys(events)
+    hooks: dict[str, Any] = {}
+    for event, matcher in matchers.items():
+        handler: dict[str, Any] = {"type": "command", "command": hook_command(event)}
+        if timeout is not None:
+            handler["timeout"] = timeout
+        group: dict[str, Any] = {"hooks": [handler]}
+        if matcher is not None:
+            group["matcher"] = matcher
+        hooks[event] = [group]
+    settings = harness.project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"hooks": hooks}))
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    catalog = load_catalog(
+        harness.project,
+        home=home,
+        managed_path=tmp_path / "no-managed.json",
+        env={},
+        discover_installed_plugins=False,
+    )
+    assert catalog.ok, catalog.diagnostics
+    log = tmp_path / "hooks.jsonl"
+    respond = tmp_path / "answers.json"
+    respond.write_text(json.dumps(answers))
+    monkeypatch.setenv("CASE_HOOK_LOG", str(log))
+    monkeypatch.setenv("CASE_HOOK_RESPOND", str(respond))
+    transcripts = tmp_path / "transcripts"
+    harness.ctx.plugin(
+        claude_hooks_plugin(catalog, transcript_dir=transcripts, permission_mode=permission_mode)
+    )
+    return Rig(harness=harness, catalog=catalog, log=log, transcripts=transcripts)

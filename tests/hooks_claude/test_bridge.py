@@ -1,0 +1,534 @@
+"""The Claude Code bridge through the real loop, with real hook processes."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh.hook_protocol import HookInvocationEvent, HookResultEvent
+from dsh.session import AbortCause, TurnEndReason
+from tests.agent.support import bash, of_type, replies, text
+from tests.hooks_claude.bridge_support import make_rig, read_jsonl
+
+TOOL_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch"]
+
+
+def run_then_done(command: str) -> dict[str, Any]:
+    return replies([text("I'll run it."), bash(command)], [text("Done.")])
+
+
+def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in request["messages"] if m["role"] == "tool"]
+
+
+def contexts(request: dict[str, Any]) -> list[str]:
+    return [m["text"] for m in request["messages"] if m["role"] == "context"]
+
+
+def pre_answer(**fields: Any) -> dict[str, Any]:
+    return {
+        "PreToolUse": {"stdout": {"hookSpecificOutput": {"hookEventName": "PreToolUse", **fields}}}
+    }
+
+
+async def test_basic_payloads_env_and_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["SessionStart", "UserPromptSubmit", *TOOL_EVENTS, "Stop", "SessionEnd"],
+    )
+    agent, result = await rig.run("Please run echo hi")
+    assert result.end_reason == TurnEndReason.COMPLETED
+    assert rig.order() == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolBatch",
+        "Stop",
+        "SessionEnd",
+    ]
+    entries = {e["event"]: e for e in rig.entries()}
+    project = str(rig.harness.project.resolve())
+    for event, entry in entries.items():
+        payload = entry["payload"]
+        assert payload["session_id"] == agent.session_id
+        assert payload["hook_event_name"] == event
+        assert payload["cwd"] == project
+        assert entry["cwd"] == project
+        env = entry["env"]
+        assert env["CLAUDECODE"] == "1"
+        assert env["CLAUDE_CODE_SESSION_ID"] == agent.session_id
+        assert env["CLAUDE_CODE_ENTRYPOINT"] == "sdk-cli"
+        assert env["CLAUDE_CODE_CHILD_SESSION"] == "1"
+        assert env["CLAUDE_PROJECT_DIR"] == project
+        assert ("CLAUDE_EFFORT" in env) == ("effort" in payload)
+    assert list(entries["SessionStart"]["payload"]) == [
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "hook_event_name",
+        "source",
+    ]
+    assert list(entries["PreToolUse"]["payload"]) == [
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "prompt_id",
+        "permission_mode",
+        "effort",
+        "hook_event_name",
+        "tool_name",
+        "tool_input",
+        "tool_use_id",
+    ]
+    post = entries["PostToolUse"]["payload"]
+    assert post["tool_response"]["stdout"] == "hi"
+    assert post["tool_use_id"] == entries["PreToolUse"]["payload"]["tool_use_id"]
+    assert isinstance(post["duration_ms"], int)
+    stop = entries["Stop"]["payload"]
+    assert stop["stop_hook_active"] is False
+    assert stop["last_assistant_message"] == "Done."
+    assert stop["background_tasks"] == []
+    assert stop["session_crons"] == []
+    assert entries["SessionEnd"]["payload"]["reason"] == "other"
+    batch = entries["PostToolBatch"]["payload"]["tool_calls"]
+    assert batch[0]["tool_response"] == "hi"
+    assert batch[0]["tool_name"] == "Bash"
+    # The hook log: one invocation and one linked result per run.
+    invocations = of_type(agent.events, HookInvocationEvent)
+    results = of_type(agent.events, HookResultEvent)
+    assert len(invocations) == len(results) == 7
+    assert {r.invocation_id for r in results} == {i.id for i in invocations}
+
+
+async def test_transcript_written_before_stop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(tmp_path, monkeypatch, run_then_done("echo hi"), ["Stop"])
+    await rig.run("Please run echo hi")
+    (payload,) = rig.payloads("Stop")
+    path = Path(payload["transcript_path"])
+    assert path.is_relative_to(rig.transcripts)
+    lines = read_jsonl(path)
+    assistant = [ln for ln in lines if ln["type"] == "assistant"]
+    assert assistant[-1]["message"]["content"] == [{"type": "text", "text": "Done."}]
+    assert lines[0]["type"] == "user"
+    assert lines[0]["message"]["content"] == "Please run echo hi"
+    results = [
+        ln for ln in lines if ln["type"] == "user" and isinstance(ln["message"]["content"], list)
+    ]
+    assert results[0]["message"]["content"][0]["content"] == "hi"
+
+
+async def test_cwd_follows_bash_cd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("mkdir -p sub && cd sub && pwd"),
+        ["PostToolUse", "Stop"],
+    )
+    await rig.run("Please cd")
+    sub = str(rig.harness.project.resolve() / "sub")
+    stop = next(e for e in rig.entries() if e["event"] == "Stop")
+    assert stop["cwd"] == sub
+    assert stop["payload"]["cwd"] == sub
+
+
+async def test_pretool_deny_reason_is_the_error_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("touch made.txt"),
+        TOOL_EVENTS,
+        pre_answer(permissionDecision="deny", permissionDecisionReason="R-DENY"),
+    )
+    await rig.run("go")
+    assert not (rig.harness.project / "made.txt").exists()
+    (result,) = tool_messages(rig.requests()[1])
+    assert result["content"] == "R-DENY"
+    assert result["is_error"] is True
+    assert rig.order() == ["PreToolUse", "PostToolBatch"]  # no post-tool event for DENIED
+    (batch,) = rig.payloads("PostToolBatch")
+    assert batch["tool_calls"][0]["tool_response"] == "R-DENY"
+
+
+async def test_pretool_deny_without_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["PreToolUse"],
+        pre_answer(permissionDecision="deny"),
+    )
+    await rig.run("go")
+    (result,) = tool_messages(rig.requests()[1])
+    assert result["content"] == "Hook PreToolUse:Bash denied this tool"
+
+
+async def test_pretool_ask_headless_is_a_denial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("touch made.txt"),
+        ["PreToolUse"],
+        pre_answer(permissionDecision="ask", permissionDecisionReason="R-ASK"),
+    )
+    await rig.run("go")
+    assert not (rig.harness.project / "made.txt").exists()
+    (result,) = tool_messages(rig.requests()[1])
+    assert result == {**result, "content": "R-ASK", "is_error": True}
+
+
+async def test_pretool_exit2_blocks_with_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("touch made.txt"),
+        ["PreToolUse", "PostToolUse"],
+        {"PreToolUse": {"exit": 2, "stderr": "S-BLOCKED"}},
+    )
+    await rig.run("go")
+    assert not (rig.harness.project / "made.txt").exists()
+    (result,) = tool_messages(rig.requests()[1])
+    assert result["is_error"] is True
+    assert "S-BLOCKED" in result["content"]
+    assert "PostToolUse" not in rig.order()
+
+
+async def test_pretool_exit1_does_not_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["PreToolUse"],
+        {"PreToolUse": {"exit": 1, "stderr": "non-blocking"}},
+    )
+    agent, _ = await rig.run("go")
+    (result,) = tool_messages(rig.requests()[1])
+    assert result["content"] == "hi"
+    assert result["is_error"] is False
+    (logged,) = of_type(agent.events, HookResultEvent)
+    assert logged.no_decision == "nonzero_exit"
+
+
+async def test_deny_beats_allow_across_hooks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        {"PreToolUse": "Bash"},
+        pre_answer(permissionDecision="allow", additionalContext="C-ALLOW"),
+    )
+    # A native plugin after the bridge in the chain denies the same call.
+    from dsh.context import Next
+    from dsh.tools import PRE_EXECUTE, PreToolDecision, ToolCall
+
+    async def deny(call: ToolCall, nxt: Next[PreToolDecision]) -> PreToolDecision:
+        return PreToolDecision.deny("NATIVE-DENY")
+
+    rig.harness.ctx.on(PRE_EXECUTE, deny)
+    await rig.run("go")
+    (result,) = tool_messages(rig.requests()[1])
+    assert result["content"] == "NATIVE-DENY"
+    assert contexts(rig.requests()[1]) == ["PreToolUse:Bash hook additional context: C-ALLOW"]
+
+
+async def test_posttool_block_and_context_after_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answer = {
+        "decision": "block",
+        "reason": "R-POST",
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "C-POST"},
+    }
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["PostToolUse"],
+        {"PostToolUse": {"stdout": answer}},
+    )
+    await rig.run("go")
+    request = rig.requests()[1]
+    (result,) = tool_messages(request)
+    assert result["content"] == "hi"
+    assert result["is_error"] is False
+    roles = [m["role"] for m in request["messages"]]
+    assert roles.index("tool") < roles.index("context")
+    command = rig.catalog.for_event("PostToolUse")[0].declared_command
+    assert contexts(request) == [
+        f'PostToolUse:Bash hook blocking error from command: "{command}": R-POST',
+        "PostToolUse:Bash hook additional context: C-POST",
+    ]
+
+
+async def test_failed_bash_fires_post_tool_use_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("ls /definitely/not/here"),
+        ["PostToolUse", "PostToolUseFailure"],
+        {
+            "PostToolUseFailure": {
+                "stdout": {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PostToolUseFailure",
+                        "additionalContext": "C-FAIL",
+                    }
+                }
+            }
+        },
+    )
+    await rig.run("go")
+    assert rig.order() == ["PostToolUseFailure"]
+    (payload,) = rig.payloads("PostToolUseFailure")
+    assert payload["error"].startswith("Exit code 2\n")
+    assert payload["is_interrupt"] is False
+    assert "tool_response" not in payload
+    request = rig.requests()[1]
+    assert tool_messages(request)[0]["is_error"] is True
+    assert contexts(request) == ["PostToolUseFailure:Bash hook additional context: C-FAIL"]
+
+
+async def test_legacy_suite_gets_post_tool_use_for_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    script = replies(
+        [bash("ls /definitely/not/here")], [bash("ls /also/not/here")], [text("Done.")]
+    )
+    rig = make_rig(tmp_path, monkeypatch, script, ["PostToolUse"])
+    with caplog.at_level(logging.WARNING, logger="dsh.hooks.claude"):
+        await rig.run("go")
+    assert rig.order() == ["PostToolUse", "PostToolUse"]
+    assert "/definitely/not/here" in json.dumps(rig.payloads("PostToolUse")[0]["tool_response"])
+    warnings = [r for r in caplog.records if "PostToolUseFailure" in r.getMessage()]
+    assert len(warnings) == 1
+
+
+async def test_prompt_block_makes_no_model_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["UserPromptSubmit", "Stop"],
+        {"UserPromptSubmit": {"stdout": {"decision": "block", "reason": "R-UPS"}}},
+    )
+    _, result = await rig.run("the prompt")
+    assert result.end_reason == TurnEndReason.REJECTED
+    assert rig.requests() == []
+    assert rig.order() == ["UserPromptSubmit"]
+    assert any(
+        n.text
+        == "UserPromptSubmit operation blocked by hook:\nR-UPS\n\nOriginal prompt: the prompt"
+        for n in result.notices
+    )
+
+
+async def test_prompt_exit2_blocks_with_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["UserPromptSubmit"],
+        {"UserPromptSubmit": {"exit": 2, "stderr": "S-UPS"}},
+    )
+    _, result = await rig.run("p")
+    assert result.end_reason == TurnEndReason.REJECTED
+    assert rig.requests() == []
+    assert any("S-UPS" in n.text for n in result.notices)
+
+
+async def test_session_start_and_prompt_context(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def ctx(event: str, c: str) -> dict[str, Any]:
+        return {"stdout": {"hookSpecificOutput": {"hookEventName": event, "additionalContext": c}}}
+
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["SessionStart", "UserPromptSubmit"],
+        {
+            "SessionStart": ctx("SessionStart", "C-SS"),
+            "UserPromptSubmit": ctx("UserPromptSubmit", "C-UPS"),
+        },
+    )
+    await rig.run("go")
+    for request in rig.requests():
+        assert contexts(request) == [
+            "SessionStart hook additional context: C-SS",
+            "UserPromptSubmit hook additional context: C-UPS",
+        ]
+
+
+async def test_plain_stdout_is_context(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["SessionStart", "UserPromptSubmit"],
+        {"SessionStart": {"stdout": "P-SS"}, "UserPromptSubmit": {"stdout": "P-UPS"}},
+    )
+    await rig.run("go")
+    assert contexts(rig.requests()[0]) == [
+        "SessionStart:startup hook success: P-SS",
+        "UserPromptSubmit hook success: P-UPS",
+    ]
+
+
+async def test_stop_block_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["Stop"],
+        {"Stop": {"times": 1, "stdout": {"decision": "block", "reason": "R-STOP"}}},
+    )
+    _, result = await rig.run("go")
+    assert result.end_reason == TurnEndReason.COMPLETED
+    first, second = rig.payloads("Stop")
+    assert first["stop_hook_active"] is False
+    assert second["stop_hook_active"] is True
+    requests = rig.requests()
+    assert len(requests) == 3
+    last = requests[2]["messages"][-1]
+    assert last == {"role": "steering", "text": "Stop hook feedback:\nR-STOP"}
+
+
+async def test_continue_false_halts_after_the_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("touch made.txt"),
+        ["PreToolUse", "PostToolUse", "PostToolBatch", "Stop", "SessionEnd"],
+        {"PreToolUse": {"stdout": {"continue": False, "stopReason": "R-HALT"}}},
+    )
+    _, result = await rig.run("go")
+    assert (rig.harness.project / "made.txt").exists()  # the call still ran
+    assert rig.order() == ["PreToolUse", "PostToolUse", "SessionEnd"]
+    assert len(rig.requests()) == 1
+    assert result.end_reason == TurnEndReason.ABORTED
+    assert result.cause == AbortCause(kind="hook", reason="R-HALT")
+
+
+async def test_wrong_hook_event_name_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["PreToolUse"],
+        {
+            "PreToolUse": {
+                "stdout": {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PostToolUse",
+                        "permissionDecision": "deny",
+                    }
+                }
+            }
+        },
+    )
+    agent, _ = await rig.run("go")
+    assert tool_messages(rig.requests()[1])[0]["content"] == "hi"
+    (logged,) = of_type(agent.events, HookResultEvent)
+    assert logged.no_decision == "wrong_event"
+
+
+async def test_timed_out_hook_contributes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["PreToolUse"],
+        {"PreToolUse": {"sleep": 30, "stdout": {"decision": "block", "reason": "late"}}},
+        timeout=1,
+    )
+    agent, _ = await rig.run("go")
+    assert tool_messages(rig.requests()[1])[0]["content"] == "hi"
+    (logged,) = of_type(agent.events, HookResultEvent)
+    assert logged.timed_out
+    assert logged.no_decision == "timed_out"
+
+
+async def test_system_message_is_a_notice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["PostToolUse"],
+        {"PostToolUse": {"stdout": {"systemMessage": "NOTE-1"}}},
+    )
+    _, result = await rig.run("go")
+    assert [n.text for n in result.notices if n.text == "NOTE-1"] == ["NOTE-1"]
+    assert all("NOTE-1" not in json.dumps(r) for r in rig.requests())
+
+
+async def test_matcher_selects_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        {"PreToolUse": "Edit|Write"},
+    )
+    await rig.run("go")
+    assert rig.order() == []
+
+
+async def test_prompt_block_can_suppress_the_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answer = {
+        "decision": "block",
+        "reason": "R-UPS",
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "suppressOriginalPrompt": True},
+    }
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["UserPromptSubmit"],
+        {"UserPromptSubmit": {"stdout": answer}},
+    )
+    _, result = await rig.run("secret prompt")
+    texts = [n.text for n in result.notices]
+    assert "UserPromptSubmit operation blocked by hook:\nR-UPS" in texts
+    assert all("secret prompt" not in t for t in texts)
+
+
+async def test_session_start_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig = make_rig(tmp_path, monkeypatch, replies([text("ok")]), ["SessionStart"])
+    first, _ = await rig.run("one")
+    first.session.close()
+    store = rig.harness.store
+    await rig.run("two", session=store.open(first.session_id))
+    await rig.run("three", session=store.fork(first.session_id))
+    assert [p["source"] for p in rig.payloads("SessionStart")] == ["startup", "resume", "fork"]

@@ -201,3 +201,66 @@ def test_hooks_check_admits_good_hooks_and_fails_on_a_diagnosed_one(
     assert bad.returncode == 1
     assert "PreToolUse" in bad.stdout
     assert str(settings) in bad.stdout
+
+
+HOOK_PATH = '"$CLAUDE_PROJECT_DIR/.claude/hooks/no_rm.py"'
+
+
+def test_run_applies_the_projects_claude_code_hooks(tmp_path: Path, project: Path) -> None:
+    hook = project / ".claude" / "hooks" / "no_rm.py"
+    hook.parent.mkdir(parents=True)
+    hook.write_text(
+        "import json, sys\n"
+        "payload = json.load(sys.stdin)\n"
+        "if 'rm ' in payload['tool_input'].get('command', ''):\n"
+        "    print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse',\n"
+        "        'permissionDecision': 'deny', 'permissionDecisionReason': 'no rm here'}}))\n"
+    )
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Bash",
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": f"{sys.executable} {HOOK_PATH}",
+                                }
+                            ],
+                        }
+                    ]
+                }
+            }
+        )
+    )
+    (project / "keep.txt").write_text("important\n")
+    script = write_script(
+        tmp_path / "script.json",
+        [
+            [{"type": "tool_use", "name": "Bash", "input": {"command": "rm keep.txt"}}],
+            [{"type": "text", "text": "could not delete"}],
+        ],
+    )
+    home = tmp_path / "home"
+    home.mkdir()
+    args = ("run", "delete keep.txt", "--model", f"scripted:{script}", "--project", str(project))
+    done = dsh(
+        *args, "--session-dir", str(tmp_path / "s"), cwd=tmp_path, env_extra={"HOME": str(home)}
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (project / "keep.txt").exists()
+    assert "no rm here" in done.stdout
+    [log] = (tmp_path / "s").glob("*.jsonl")
+    assert '"type":"hook/result"' in log.read_text().replace(" ", "")
+    ignored = dsh(
+        *args,
+        "--no-claude-hooks",
+        "--session-dir",
+        str(tmp_path / "s2"),
+        cwd=tmp_path,
+        env_extra={"HOME": str(home)},
+    )
+    assert ignored.returncode == 0
+    assert not (project / "keep.txt").exists()

@@ -138,5 +138,6 @@ async def run_demo(printer: TranscriptPrinter) -> ExitCode:
             project=project,
             session_dir=root / "sessions",
             plugins=demo_plugins(),
+            claude_hooks=False,
         )
         return await run_session(options, printer)

@@ -60,6 +60,17 @@ def cli() -> None:
 )
 @click.option("--resume", default=None, help="Continue the session with this id.")
 @click.option("--max-steps", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option(
+    "--settings",
+    "settings_files",
+    multiple=True,
+    help="An extra Claude Code settings file or inline JSON whose hooks run too.",
+)
+@click.option(
+    "--no-claude-hooks",
+    is_flag=True,
+    help="Do not load the project's Claude Code hooks (--settings files still load).",
+)
 def run(
     prompt: tuple[str, ...],
     model_spec: str | None,
@@ -68,6 +79,8 @@ def run(
     session_dir: Path | None,
     resume: str | None,
     max_steps: int,
+    settings_files: tuple[str, ...],
+    no_claude_hooks: bool,
 ) -> None:
     """Run PROMPT as one turn and print the transcript.
 
@@ -96,6 +109,8 @@ def run(
         session_dir=_session_dir(session_dir),
         resume=resume,
         max_steps=max_steps,
+        claude_hooks=not no_claude_hooks,
+        settings_files=settings_files,
     )
     code = _run_async(run_session(options, TranscriptPrinter()), ExitCode.INTERNAL)
     sys.exit(int(code))

@@ -64,6 +64,20 @@ class RunOptions:
     resume: str | None = None
     plugins: Sequence[Plugin] = field(default_factory=tuple)
     max_steps: int = 50
+    claude_hooks: bool = True
+    """Load the project's Claude Code hooks (user, project, local, managed, plugins)."""
+    settings_files: Sequence[str] = field(default_factory=tuple)
+    """Extra Claude Code settings files or inline JSON, as Claude Code's ``--settings``."""
+
+
+def _mount_claude_hooks(ctx: Context, options: RunOptions, printer: TranscriptPrinter) -> None:
+    from dsh.hooks.claude import claude_hooks_plugin, load_catalog
+
+    catalog = load_catalog(options.project, settings_files=options.settings_files)
+    for diagnostic in catalog.diagnostics:
+        printer.console.print(f"[yellow]claude hooks: {diagnostic.describe()}[/yellow]")
+    if catalog.all_hooks():
+        ctx.plugin(claude_hooks_plugin(catalog), name="claude-hooks")
 
 
 async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
@@ -75,6 +89,8 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
         registry.register(tool)
     for plugin in options.plugins:
         ctx.plugin(plugin)
+    if options.claude_hooks or options.settings_files:
+        _mount_claude_hooks(ctx, options, printer)
     store = JsonlSessionStore(options.session_dir)
     session: SessionLog = (
         store.open(options.resume) if options.resume is not None else store.create()

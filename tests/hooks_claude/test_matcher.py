@@ -33,8 +33,9 @@ def test_a_plain_name_list_is_exact(names: list[str], sep: str, value: str) -> N
     assert matcher.matches(value) == (value in names)
     for name in names:
         assert matcher.matches(name)
-        assert not matcher.matches("X" + name)  # no substring matching
-        assert not matcher.matches(name + "X")
+        # No substring matching: a longer name matches only if it is itself listed.
+        assert matcher.matches("X" + name) == ("X" + name in names)
+        assert matcher.matches(name + "X") == (name + "X" in names)
 
 
 def test_exact_names_from_the_reference() -> None:

@@ -24,6 +24,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy src tests benchmarks
 	$(BIN)/mypy typing_tests
+	$(BIN)/mypy src/dsh/cli/demo/.claude/hooks
 
 imports: $(STAMP)
 	$(BIN)/lint-imports

@@ -58,8 +58,8 @@ async def test_manual_compaction_replaces_the_history_with_the_summary(tmp_path:
     assert trail == [
         "session-start:startup",
         "pre-compact:manual:keep it short",
-        "post-compact:SUMMARY: the user said hello twice",
         "session-start:compact",
+        "post-compact:SUMMARY: the user said hello twice",
     ]
     assert types(agent.events)[-3:] == ["compaction/start", "compaction/end", "context/message"]
     start_ev = of_type(agent.events, CompactionStart)[0]

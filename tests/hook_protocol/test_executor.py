@@ -248,6 +248,39 @@ async def test_cancelling_the_task_kills_the_group_and_reraises(tmp_path: Path) 
     assert await wait_gone(pids[0], *pids) == []
 
 
+def _marked(marker: str) -> list[int]:
+    """Live processes whose environment carries ``marker`` (every descendant of the hook)."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get("DSH_TEST_MARKER") == marker and proc.status() != "zombie":
+                found.append(proc.pid)
+        except psutil.Error:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("ticks", range(8))
+async def test_cancelling_at_any_point_of_the_spawn_leaves_no_process(ticks: int) -> None:
+    # Cancellation landing while asyncio is still connecting the pipes must end
+    # the whole group too, not only the direct child.
+    marker = f"spawn-cancel-{os.getpid()}-{ticks}"
+    cmd = command(shell_argv("sleep 30 & sleep 30 & wait", "sh"), env={"DSH_TEST_MARKER": marker})
+    task = asyncio.create_task(run_hook(cmd, b""))
+    for _ in range(ticks):
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    survivors: list[int] = []
+    for _ in range(100):
+        survivors = _marked(marker)
+        if not survivors:
+            break
+        await asyncio.sleep(0.02)
+    assert survivors == []
+
+
 async def test_an_abort_signal_ends_the_run_as_cancelled(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     abort = AbortSignal()

@@ -81,6 +81,21 @@ def make_rig(
         if matcher is not None:
             group["matcher"] = matcher
         hooks[event] = [group]
+    return mount_hooks(
+        tmp_path, monkeypatch, harness, hooks, answers, permission_mode=permission_mode
+    )
+
+
+def mount_hooks(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    harness: Harness,
+    hooks: dict[str, Any],
+    answers: dict[str, Any] | None,
+    *,
+    permission_mode: PermissionMode = "bypassPermissions",
+) -> Rig:
+    """Write ``hooks`` as the project's settings and mount the bridge on ``harness``."""
     settings = harness.project / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"hooks": hooks}))

@@ -532,3 +532,24 @@ async def test_session_start_sources(tmp_path: Path, monkeypatch: pytest.MonkeyP
     await rig.run("two", session=store.open(first.session_id))
     await rig.run("three", session=store.fork(first.session_id))
     assert [p["source"] for p in rig.payloads("SessionStart")] == ["startup", "resume", "fork"]
+
+
+async def test_tool_events_carry_a_prompt_id_without_a_user_prompt_submit_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The prompt id is minted per prompt whatever is declared: a suite with only a
+    # PreToolUse hook still gets it, as Claude Code sends it.
+    script = replies([bash("echo one")], [text("Done.")], [bash("echo two")], [text("Done again.")])
+    rig = make_rig(tmp_path, monkeypatch, script, ["PreToolUse", "Stop"])
+    agent = rig.harness.agent()
+    agent.send("first")
+    await agent.run_turn()
+    agent.send("second")
+    await agent.run_turn()
+    await agent.close("other")
+    pre = rig.payloads("PreToolUse")
+    stops = rig.payloads("Stop")
+    assert all(isinstance(p["prompt_id"], str) and p["prompt_id"] for p in pre)
+    assert len(pre) == len(stops) == 2
+    assert [p["prompt_id"] for p in pre] == [p["prompt_id"] for p in stops]
+    assert stops[0]["prompt_id"] != stops[1]["prompt_id"]

@@ -12,6 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh.agent import (
+    CWD_CHANGED,
+    MESSAGE_DISPLAY,
     POST_COMPACT,
     POST_TOOL_BATCH,
     PRE_COMPACT,
@@ -34,7 +36,7 @@ from dsh.hooks.claude import (
     load_catalog,
 )
 from dsh.session import AbortCause, NoticeEvent, TurnEndReason
-from dsh.tools import POST_EXECUTE, PRE_EXECUTE
+from dsh.tools import APPROVAL_REQUEST, POST_EXECUTE, PRE_EXECUTE, REWRITE_INPUT
 from tests.agent.support import bash, http_error, replies, text, tool
 from tests.hooks_claude.bridge_support import SCRIPT, make_rig, read_jsonl
 
@@ -45,7 +47,9 @@ CHANNELS: dict[str, Any] = {
     for ch in (
         SESSION_START,
         PROMPT_SUBMIT,
+        REWRITE_INPUT,
         PRE_EXECUTE,
+        APPROVAL_REQUEST,
         POST_EXECUTE,
         POST_TOOL_BATCH,
         TURN_CONTINUATION,
@@ -55,6 +59,8 @@ CHANNELS: dict[str, Any] = {
         PRE_COMPACT,
         POST_COMPACT,
         SESSION_END,
+        MESSAGE_DISPLAY,
+        CWD_CHANGED,
     )
 }
 

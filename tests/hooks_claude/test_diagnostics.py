@@ -220,7 +220,7 @@ def test_unsupported_event_does_not_skip_the_suite(machine: Machine) -> None:
     data = {
         "hooks": {
             "Notification": [{"hooks": [command("notify")]}],
-            "PermissionRequest": [{"matcher": "Bash", "hooks": [command("perm")]}],
+            "PermissionDenied": [{"matcher": "Bash", "hooks": [command("perm")]}],
             "Stop": [{"hooks": [command("stop")]}],
         }
     }
@@ -228,7 +228,7 @@ def test_unsupported_event_does_not_skip_the_suite(machine: Machine) -> None:
     unsupported = [d for d in catalog.diagnostics if d.code == "unsupported-event"]
     assert [(d.event, d.severity) for d in unsupported] == [
         ("Notification", "warning"),
-        ("PermissionRequest", "warning"),
+        ("PermissionDenied", "warning"),
     ]
     assert "notification channel" in unsupported[0].reason
     assert [h.declared_command for h in catalog.for_event("Stop")] == ["stop"]
@@ -298,7 +298,7 @@ def test_report_lists_sources_declarations_and_tags(machine: Machine) -> None:
     assert str(machine.project_settings) in report
     assert "loaded, 4 hook(s) admitted" in report
     assert "skipped: the whole plugin was skipped" in report
-    assert "PreToolUse (partial on tools/pre-execute):" in report
+    assert "PreToolUse (partial on tools/rewrite-input):" in report
     assert "Notification: not-supported" in report
     assert "error: " in report
     assert "PreToolUse[1]: matcher 'mcp__(memory'" in report

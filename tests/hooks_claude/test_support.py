@@ -26,7 +26,10 @@ REFERENCE = SHARED_REFERENCE / "claude-code-hooks.md"
 SEAMS = {
     "SessionStart": "agent/session-start",
     "UserPromptSubmit": "agent/prompt-submit",
-    "PreToolUse": "tools/pre-execute",
+    "MessageDisplay": "agent/message-display",
+    "CwdChanged": "agent/cwd-changed",
+    "PreToolUse": "tools/rewrite-input",
+    "PermissionRequest": "approval/request",
     "PostToolUse": "tools/post-execute",
     "PostToolUseFailure": "tools/post-execute",
     "PostToolBatch": "agent/post-tool-batch",
@@ -76,13 +79,16 @@ def test_every_unsupported_event_says_why() -> None:
 
 def test_the_table_states_the_deliberate_differences() -> None:
     pre = HOOK_EVENT_HOST_SUPPORT["PreToolUse"]
-    assert any("updatedInput" in limit and "input-rewrite" in limit for limit in pre.limits)
+    assert any("`updatedInput` replaces the whole input" in item for item in pre.applied)
+    assert not any("updatedInput" in limit for limit in pre.limits)
+    assert pre.difference is not None
+    assert "declaration order" in pre.difference
     for event in ("PostToolUse", "PostToolUseFailure"):
         diff = HOOK_EVENT_HOST_SUPPORT[event].difference
         assert diff is not None
         assert "predates the split" in diff
     others = {e for e, r in HOOK_EVENT_HOST_SUPPORT.items() if r.difference is not None}
-    assert others == {"PostToolUse", "PostToolUseFailure"}
+    assert others == {"PreToolUse", "PostToolUse", "PostToolUseFailure"}
 
 
 def test_event_support_refuses_inconsistent_rows() -> None:

@@ -6,6 +6,8 @@ A native hook is an ordinary plugin: it subscribes to these channels (and to
 
 from dsh.agent._agent import Agent, CancelWhen, TurnResult
 from dsh.agent._channels import (
+    CWD_CHANGED,
+    MESSAGE_DISPLAY,
     POST_COMPACT,
     POST_TOOL_BATCH,
     PRE_COMPACT,
@@ -23,6 +25,8 @@ from dsh.agent._decisions import (
     CompactTrigger,
     ContinuationDecision,
     ContinuationState,
+    DisplayDecision,
+    DisplayRequest,
     Notice,
     NoticeLevel,
     PostToolBatchDecision,
@@ -39,6 +43,8 @@ from dsh.agent._subagent import AGENT_TOOL, AgentToolInput, subagent_plugin
 
 __all__ = [
     "AGENT_TOOL",
+    "CWD_CHANGED",
+    "MESSAGE_DISPLAY",
     "POST_COMPACT",
     "POST_TOOL_BATCH",
     "PRE_COMPACT",
@@ -57,6 +63,8 @@ __all__ = [
     "CompactTrigger",
     "ContinuationDecision",
     "ContinuationState",
+    "DisplayDecision",
+    "DisplayRequest",
     "Notice",
     "NoticeLevel",
     "PostToolBatchDecision",

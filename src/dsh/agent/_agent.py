@@ -2,11 +2,12 @@
 
 One turn: ``turn/start``; each queued prompt through ``agent/prompt-submit``;
 then steps (turn-stop before every model call after the first, the model
-call, the step's tool calls through the registry, their results, then their
-context, then ``agent/post-tool-batch``) until a reply without tool calls
-meets ``agent/turn-continuation``'s stop, a limit, a stop, a cancellation or
-an error; ``turn/end``. Whatever happens, every tool call the model asked for
-gets a result in the log and the turn gets its end.
+call, ``agent/message-display`` for a root agent's text, the step's tool calls
+through the registry with their results (and ``agent/cwd-changed`` after a call
+that moved the workspace), then their context, then ``agent/post-tool-batch``)
+until a reply without tool calls meets ``agent/turn-continuation``'s stop, a
+limit, a stop, a cancellation or an error; ``turn/end``. Whatever happens, every
+tool call the model asked for gets a result in the log and the turn gets its end.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ import json
 import logging
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NoReturn, final
+from typing import Any, Literal, NoReturn, TypeVar, final
 
 from dsh.agent._channels import (
+    CWD_CHANGED,
+    MESSAGE_DISPLAY,
     POST_COMPACT,
     POST_TOOL_BATCH,
     PRE_COMPACT,
@@ -38,6 +41,7 @@ from dsh.agent._decisions import (
     CompactTrigger,
     ContinuationDecision,
     ContinuationState,
+    DisplayRequest,
     Notice,
     NoticeLevel,
     PromptSource,
@@ -45,10 +49,11 @@ from dsh.agent._decisions import (
     SessionStartSource,
     SteeringSource,
 )
-from dsh.context import Context
+from dsh.context import Channel, Context
 from dsh.models import Model, ModelRequest, ToolSpec
 from dsh.session import (
     AbortCause,
+    AssistantDisplayEvent,
     AssistantMessage,
     AssistantMessageEvent,
     CompactionEnd,
@@ -89,6 +94,8 @@ from dsh.tools import (
 __all__ = ["Agent", "CancelWhen", "TurnResult"]
 
 logger = logging.getLogger("dsh.agent")
+
+T = TypeVar("T")
 
 # By value: the enum's member names are the session package's business.
 _COMPLETED = TurnEndReason("completed")
@@ -304,6 +311,17 @@ class Agent:
         return self._turn.id if self._turn is not None else None
 
     @property
+    def signal(self) -> AbortSignal | None:
+        """The running turn's abort signal (``None`` between turns).
+
+        ``cancel(..., when="now")`` aborts it. The loop cancels a listener of its
+        own seams that is still running then; a listener of the tool seams (or any
+        long work) should race its work against it, as the Claude Code bridge does
+        with its hook processes.
+        """
+        return self._turn.signal if self._turn is not None else None
+
+    @property
     def closed(self) -> bool:
         return self._closed
 
@@ -451,7 +469,9 @@ class Agent:
         while self._queue:
             content, source = self._queue.popleft()
             drained += 1
-            decision = await self._ctx.waterfall(PROMPT_SUBMIT, self, content, source)
+            decision = await self._guarded(
+                PROMPT_SUBMIT, self._ctx.waterfall(PROMPT_SUBMIT, self, content, source)
+            )
             if decision.blocked:
                 reason = decision.reason or "blocked"
                 self._append(PromptBlockedEvent(prompt=content, reason=reason, source=source))
@@ -486,7 +506,8 @@ class Agent:
                 )
                 raise _EndTurn(_MAX_STEPS)
             if step > 1:
-                stop = await self._ctx.serial(TURN_STOP, self, step)
+                asked = self._ctx.serial(TURN_STOP, self, step)
+                stop = await self._guarded(TURN_STOP, asked)
                 if stop is not None:
                     self.notice(stop.reason, source="agent/turn-stop")
                     raise _EndTurn(_STOPPED, AbortCause(kind="hook", reason=stop.reason))
@@ -499,13 +520,19 @@ class Agent:
             reply = await self._call_model(self._request(), turn.signal)
             turn.steps += 1
             turn.final_text = reply.text
-            self._append(AssistantMessageEvent(text=reply.text, tool_calls=reply.tool_calls))
+            message = self._append(
+                AssistantMessageEvent(text=reply.text, tool_calls=reply.tool_calls)
+            )
+            if reply.text and self._parent is None:
+                await self._display(turn, message)
 
             if reply.tool_calls:
                 results = await self._run_tools(reply.tool_calls, turn)
                 self._check_cancel()
                 streak = 0
-                decision = await self._ctx.waterfall(POST_TOOL_BATCH, self, tuple(results))
+                decision = await self._guarded(
+                    POST_TOOL_BATCH, self._ctx.waterfall(POST_TOOL_BATCH, self, tuple(results))
+                )
                 if decision.kind == "stop":
                     reason = decision.reason or "stopped"
                     self.notice(reason, source="agent/post-tool-batch")
@@ -524,7 +551,9 @@ class Agent:
                 ContinuationDecision.continue_() if self._steering else ContinuationDecision.stop()
             )
             state = ContinuationState(incoming, streak, step, reply.text)
-            decision_c = await self._ctx.waterfall(TURN_CONTINUATION, self, state)
+            decision_c = await self._guarded(
+                TURN_CONTINUATION, self._ctx.waterfall(TURN_CONTINUATION, self, state)
+            )
             self._check_cancel()
             if not decision_c.continues:
                 raise _EndTurn(_COMPLETED)
@@ -544,6 +573,53 @@ class Agent:
     def _check_cancel(self) -> None:
         if self._cancel is not None:
             raise _EndTurn(_ABORTED, self._cancel[0])
+
+    async def _guarded(self, channel: Channel[Any], work: Awaitable[T]) -> T:
+        """Run a seam's listeners, cancelled the moment the running turn's signal aborts.
+
+        The cancellation reaches whatever a listener awaits (a hook process group is
+        killed by its executor); the turn then ends as ``aborted``.
+        """
+        turn = self._turn
+        if turn is None or not self._ctx.listeners(channel):
+            return await work
+        task = asyncio.ensure_future(work)
+        aborted = asyncio.ensure_future(turn.signal.wait())
+        try:
+            await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            pending = [t for t in (task, aborted) if not t.done()]
+            for t in pending:
+                t.cancel()
+            if pending:
+                await asyncio.wait(pending)
+        if turn.signal.aborted:
+            if task.done() and not task.cancelled():
+                task.exception()  # retrieved: the turn ends anyway
+            self._check_cancel()
+            raise _EndTurn(_ABORTED, AbortCause(kind="user", reason="cancelled"))
+        return task.result()
+
+    async def _display(self, turn: _Turn, message: SessionEvent) -> None:
+        """``agent/message-display`` for a root agent's text; a replacement is logged."""
+        assert isinstance(message, AssistantMessageEvent)
+        request = DisplayRequest(turn_id=turn.id, message_id=message.id, text=message.text)
+        try:
+            decision = await self._guarded(
+                MESSAGE_DISPLAY, self._ctx.waterfall(MESSAGE_DISPLAY, self, request)
+            )
+        except _EndTurn:
+            raise
+        except Exception:
+            # Display is the user's view only: a broken listener shows the original.
+            logger.exception("%r: agent/message-display failed; the original text is shown", self)
+            return
+        if (
+            decision.kind == "replace"
+            and decision.text is not None
+            and decision.text != message.text
+        ):
+            self._append(AssistantDisplayEvent(message_id=message.id, text=decision.text))
 
     async def _end(
         self,
@@ -632,17 +708,22 @@ class Agent:
         """Run a step's calls; results in call order, then the step's context. Never interleaved."""
         results: list[ToolExecutionResult] = []
         for group in self._groups(uses):
+            before = self._workspace.cwd
             if len(group) == 1:
                 results.append(await self._execute(group[0], turn.signal, log_result=True))
-                continue
-            async with asyncio.TaskGroup() as tg:
-                tasks = [
-                    tg.create_task(self._execute(u, turn.signal, log_result=False)) for u in group
-                ]
-            for task in tasks:
-                res = task.result()
-                self._log_result(res)
-                results.append(res)
+            else:
+                async with asyncio.TaskGroup() as tg:
+                    tasks = [
+                        tg.create_task(self._execute(u, turn.signal, log_result=False))
+                        for u in group
+                    ]
+                for task in tasks:
+                    res = task.result()
+                    self._log_result(res)
+                    results.append(res)
+            after = self._workspace.cwd
+            if after != before:
+                await self._guarded(CWD_CHANGED, self._ctx.emit(CWD_CHANGED, self, before, after))
         for res in results:
             for text in res.additional_context:
                 self._append(ContextMessageEvent(source="tools/post-execute", text=text))
@@ -692,6 +773,8 @@ class Agent:
                 tool_use_id=call.tool_use_id,
                 tool_name=call.name,
                 arguments=call.arguments,
+                original_arguments=call.original_arguments,
+                rewritten_by=call.rewritten_by,
             )
         )
 
@@ -756,8 +839,9 @@ class Agent:
             raise RuntimeError(f"{self!r}: a compaction is already running")
         self._compacting = True
         try:
-            decision = await self._ctx.waterfall(
-                PRE_COMPACT, self, CompactRequest(trigger=trigger, instructions=instructions)
+            compact = CompactRequest(trigger=trigger, instructions=instructions)
+            decision = await self._guarded(
+                PRE_COMPACT, self._ctx.waterfall(PRE_COMPACT, self, compact)
             )
             if decision.kind == "veto":
                 self.notice(
@@ -785,8 +869,9 @@ class Agent:
             self._append(CompactionEnd(summary=summary))
         finally:
             self._compacting = False
-        await self._ctx.emit(POST_COMPACT, self, summary)
-        await self._ctx.emit(SESSION_START, self, "compact")
+        # Claude Code's order: the re-seeding SessionStart (compact), then PostCompact.
+        await self._guarded(SESSION_START, self._ctx.emit(SESSION_START, self, "compact"))
+        await self._guarded(POST_COMPACT, self._ctx.emit(POST_COMPACT, self, summary))
         self._flush_context()
         return summary
 

@@ -6,12 +6,15 @@ checks a plugin's listener against the seam it subscribes to.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dsh.agent._decisions import (
     CompactRequest,
     ContinuationDecision,
     ContinuationState,
+    DisplayDecision,
+    DisplayRequest,
     PostToolBatchDecision,
     PreCompactDecision,
     PromptDecision,
@@ -28,6 +31,8 @@ if TYPE_CHECKING:
     from dsh.tools import ToolExecutionResult
 
 __all__ = [
+    "CWD_CHANGED",
+    "MESSAGE_DISPLAY",
     "POST_COMPACT",
     "POST_TOOL_BATCH",
     "PRE_COMPACT",
@@ -54,12 +59,17 @@ def _incoming_continuation(agent: Agent, state: ContinuationState) -> Continuati
     return state.decision
 
 
+def _show(agent: Agent, request: DisplayRequest) -> DisplayDecision:
+    return DisplayDecision.show()
+
+
 def _proceed_compact(agent: Agent, request: CompactRequest) -> PreCompactDecision:
     return PreCompactDecision.proceed()
 
 
 SESSION_START: NotifyChannel[Agent, SessionStartSource] = NotifyChannel("agent/session-start")
-"""Once before turn 1, and again after each compaction (source ``compact``); cannot block."""
+"""Once before turn 1, and again after each compaction (source ``compact``, before
+``agent/post-compact``); cannot block."""
 
 PROMPT_SUBMIT: WaterfallChannel[PromptDecision, Agent, Content, PromptSource] = WaterfallChannel(
     "agent/prompt-submit", default=_allow_prompt, returns=PromptDecision
@@ -78,6 +88,19 @@ TURN_CONTINUATION: WaterfallChannel[ContinuationDecision, Agent, ContinuationSta
 )
 """A reply without tool calls: stop the turn, or continue it (a reason becomes steering)."""
 
+MESSAGE_DISPLAY: WaterfallChannel[DisplayDecision, Agent, DisplayRequest] = WaterfallChannel(
+    "agent/message-display", default=_show, returns=DisplayDecision
+)
+"""A root agent's assistant message with text, after it is logged and before its tool calls.
+
+Show it, or replace what the user sees (``assistant/display``); a child agent's text
+is never shown, so it fires only in an agent without a parent.
+"""
+
+CWD_CHANGED: NotifyChannel[Agent, Path, Path] = NotifyChannel("agent/cwd-changed")
+"""``(agent, old_cwd, new_cwd)``: a tool call (or a run of parallel calls) left the agent's
+workspace in another directory; after its result is logged, before ``agent/post-tool-batch``."""
+
 TURN_STOP: SerialChannel[TurnStop, Agent, int] = SerialChannel("agent/turn-stop")
 """Before each model call after the first (with the step number); the first ``TurnStop`` wins."""
 
@@ -93,7 +116,7 @@ PRE_COMPACT: WaterfallChannel[PreCompactDecision, Agent, CompactRequest] = Water
 """Before a compaction (manual or automatic): proceed, or veto with a reason."""
 
 POST_COMPACT: NotifyChannel[Agent, str] = NotifyChannel("agent/post-compact")
-"""After ``compaction/end``, with the summary."""
+"""After ``compaction/end`` and the ``agent/session-start`` (source ``compact``) that follows it."""
 
 SUBAGENT_START: NotifyChannel[Agent, Agent] = NotifyChannel("subagent/start")
 """``(parent, child)`` while the child is live and before its turn: inject into it or cancel it."""

@@ -17,6 +17,8 @@ __all__ = [
     "CompactTrigger",
     "ContinuationDecision",
     "ContinuationState",
+    "DisplayDecision",
+    "DisplayRequest",
     "Notice",
     "NoticeLevel",
     "PostToolBatchDecision",
@@ -211,6 +213,47 @@ class PreCompactDecision:
     @classmethod
     def veto(cls, reason: str) -> PreCompactDecision:
         return cls(kind="veto", reason=_require_text(reason, "PreCompactDecision.veto reason"))
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DisplayRequest:
+    """What ``agent/message-display`` receives: an assistant message's text about to be shown.
+
+    ``message_id`` is the ``assistant/message`` event's id. dsh shows a message
+    whole, so ``index`` is 0 and ``final`` true (Claude Code's headless mode);
+    the fields exist so a streaming printer can send line batches later.
+    """
+
+    turn_id: str
+    message_id: str
+    index: int = 0
+    final: bool = True
+    text: str
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class DisplayDecision:
+    """``agent/message-display``'s answer: show the text as it is, or show another text.
+
+    A replacement changes what the user sees only (logged as ``assistant/display``);
+    the model and the history keep the original.
+    """
+
+    kind: Literal["show", "replace"]
+    text: str | None = None
+
+    @classmethod
+    def show(cls) -> DisplayDecision:
+        return cls(kind="show")
+
+    @classmethod
+    def replace(cls, text: str) -> DisplayDecision:
+        """Show ``text`` instead (``""`` shows nothing)."""
+        if not isinstance(text, str):
+            raise TypeError(f"DisplayDecision.replace: text must be a string, got {text!r}")
+        return cls(kind="replace", text=text)
 
 
 @final

@@ -3,7 +3,9 @@
 The tool pipeline asks it when a pre-execute policy answers ``ask``. Provide
 an ``ApprovalBroker`` routed to a channel: ``PolicyChannel`` (rules, for
 headless runs), ``TerminalChannel`` (a person at a TTY) or ``ScriptedChannel``
-(tests).
+(tests). Before the service, the ``approval/request`` waterfall
+(``dsh.tools.APPROVAL_REQUEST``) lets listeners answer with an
+``ApprovalDecision`` or abstain.
 """
 
 from dsh.approval._broker import ApprovalBroker, by_call, by_tool
@@ -13,6 +15,11 @@ from dsh.approval._channels import (
     PolicyRule,
     ScriptedChannel,
     TerminalChannel,
+)
+from dsh.approval._decisions import (
+    APPROVAL_DECISION_KINDS,
+    ApprovalDecision,
+    ApprovalDecisionKind,
 )
 from dsh.approval._types import (
     APPROVAL,
@@ -28,10 +35,13 @@ from dsh.approval._types import (
 
 __all__ = [
     "APPROVAL",
+    "APPROVAL_DECISION_KINDS",
     "APPROVAL_OUTCOMES",
     "ApprovalAnswer",
     "ApprovalBroker",
     "ApprovalChannel",
+    "ApprovalDecision",
+    "ApprovalDecisionKind",
     "ApprovalOutcome",
     "ApprovalReply",
     "ApprovalRequest",

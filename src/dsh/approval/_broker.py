@@ -52,8 +52,16 @@ class ApprovalBroker:
         reply = await self._channel.request(req)
         outcome = reply.outcome if isinstance(reply, ApprovalAnswer) else reply
         if outcome == "allowed-always":
-            self._always.setdefault(req.session_id, set()).add(key)
+            self.remember(req)
         return reply
+
+    def remember(self, req: ApprovalRequest) -> None:
+        """Allow ``req``'s pattern always for its session, as an allowed-always answer does.
+
+        An ``approval/request`` listener's ``ApprovalDecision.allow(always=True)``
+        lands here, so the memory stays one whoever answered.
+        """
+        self._always.setdefault(req.session_id, set()).add(self._key(req))
 
     def remembers(self, req: ApprovalRequest) -> bool:
         """Whether ``req`` would be allowed from memory, without asking."""

@@ -1,13 +1,22 @@
-"""``dsh demo``: a scripted session in a temporary project, with a few native plugins.
+"""``dsh demo``: a scripted session in a temporary project, with plugins and Claude Code hooks.
 
-Needs no network and no key. The scripted model asks for real tool calls; the
-plugins show a prompt policy, a pre-tool denial and post-tool context on the
-real loop, and the transcript shows what each decided.
+Needs no network and no key. The scripted model asks for real tool calls; four
+native plugins (session rules, a prompt policy, a pre-tool denial, post-tool
+context) and the shipped example Claude Code settings (``demo/.claude/`` beside
+this module: a prompt note, a Bash guard, a post-edit check and a stop-time
+verification, each a small standard-library script run with ``python3``) act on
+the real loop, and the transcript shows what each decided. Only the demo
+project's own settings are loaded: the user's ``~/.claude``, managed settings
+and installed plugins never change what the demo does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
+from collections.abc import Callable
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +34,16 @@ from dsh.tools import (
     ToolResult,
 )
 
-__all__ = ["DEMO_PROMPTS", "DEMO_SCRIPT", "demo_plugins", "run_demo"]
+__all__ = [
+    "DEMO_PROMPTS",
+    "DEMO_SCRIPT",
+    "claude_settings_dir",
+    "demo_plugins",
+    "install_claude_settings",
+    "run_demo",
+]
+
+Plugin = Callable[[Context], None]
 
 DEMO_PROMPTS = (
     "Look around this project, then clean out the build directory.",
@@ -41,6 +59,10 @@ def _text(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
+# Reply i answers the request with i assistant messages in its history. Who acts on
+# each step: step 1 the native no_escape plugin; step 3 the native remind_after_write
+# plugin and the check_edit.py hook; step 4 the guard_bash.py hook; step 5 the
+# verify_before_stop.py hook (once: step 6 stops for good).
 DEMO_SCRIPT: dict[str, Any] = {
     "anthropic": {
         "rules": [
@@ -61,7 +83,12 @@ DEMO_SCRIPT: dict[str, Any] = {
                             "Write", file_path="CLEANED.md", content="build/ removed by dsh demo\n"
                         )
                     ],
-                    [_text("Done: build/ is gone and CLEANED.md records it.")],
+                    [
+                        _text("Let me publish the cleanup."),
+                        _tool_use("Bash", command="git push --force origin main"),
+                    ],
+                    [_text("Done: build/ is gone and CLEANED.md records it; push it yourself.")],
+                    [_text("Summary: removed build/ (generated) and recorded it in CLEANED.md.")],
                 ],
             }
         ],
@@ -108,13 +135,60 @@ def remind_after_write(ctx: Context) -> None:
     async def remind(
         call: ToolCall, result: ToolResult, next: Next[PostToolDecision]
     ) -> PostToolDecision:
-        if call.name == "Write" and not result.is_error:
-            return PostToolDecision.accept(additional_context="Files changed: say what you did.")
-        return await next()
+        decision = await next()  # later listeners (the Claude Code hooks) see the call too
+        if call.name != "Write" or result.is_error:
+            return decision
+        context = ("Files changed: say what you did.", *decision.additional_context)
+        return dataclasses.replace(decision, additional_context=context)
 
 
-def demo_plugins() -> tuple[Any, ...]:
+def demo_plugins() -> tuple[Plugin, ...]:
+    """The demo's native plugins, in mounting order."""
     return (project_rules, prompt_policy, no_escape, remind_after_write)
+
+
+def claude_settings_dir() -> Traversable:
+    """The shipped example ``.claude`` directory: ``settings.json`` and ``hooks/*.py``."""
+    return files("dsh.cli").joinpath("demo", ".claude")
+
+
+def _copy_tree(source: Traversable, target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    for item in source.iterdir():
+        if item.name == "__pycache__":
+            continue
+        if item.is_dir():
+            _copy_tree(item, target / item.name)
+        else:
+            (target / item.name).write_bytes(item.read_bytes())
+
+
+def install_claude_settings(project: Path) -> Path:
+    """Copy the shipped example ``.claude`` directory into ``project``; returns the copy."""
+    target = project / ".claude"
+    _copy_tree(claude_settings_dir(), target)
+    return target
+
+
+def _claude_hooks(project: Path, state: Path, printer: TranscriptPrinter) -> Plugin:
+    """The Claude Code bridge over ``project``'s settings only (no user, managed or plugins)."""
+    from dsh.hooks.claude import claude_hooks_plugin, load_catalog
+
+    catalog = load_catalog(
+        project,
+        home=state / "home",
+        managed_path=state / "managed-settings.json",
+        env={},
+        discover_installed_plugins=False,
+    )
+    for diagnostic in catalog.diagnostics:
+        printer.console.print(f"[yellow]claude hooks: {diagnostic.describe()}[/yellow]")
+    bridge = claude_hooks_plugin(catalog, transcript_dir=state / "transcripts")
+
+    def claude_code_hooks(ctx: Context) -> None:
+        ctx.plugin(bridge, name="claude-hooks")
+
+    return claude_code_hooks
 
 
 def _make_project(root: Path) -> None:
@@ -131,13 +205,18 @@ async def run_demo(printer: TranscriptPrinter) -> ExitCode:
         project = root / "project"
         project.mkdir()
         _make_project(project)
+        install_claude_settings(project)
         printer.console.print(f"[bold]dsh demo[/bold]: a scripted session in {project}")
+        printer.console.print(
+            f"[dim]Claude Code hooks: {project / '.claude' / 'settings.json'} "
+            f"(a copy of {claude_settings_dir()})[/dim]"
+        )
         options = RunOptions(
             prompts=DEMO_PROMPTS,
-            model=ScriptedModel(DEMO_SCRIPT),
+            model=ScriptedModel(DEMO_SCRIPT, source="dsh-demo"),
             project=project,
             session_dir=root / "sessions",
-            plugins=demo_plugins(),
+            plugins=(*demo_plugins(), _claude_hooks(project, root, printer)),
             claude_hooks=False,
         )
         return await run_session(options, printer)

@@ -1,17 +1,20 @@
 """Entry point and subcommands of the ``dsh`` command.
 
-Start-up stays fast: only click is imported up front; each subcommand imports
-the harness when it runs.
+Start-up stays fast: only click is imported up front (not even asyncio); each
+subcommand imports the harness when it runs, with the cyclic garbage collector
+paused until then (imports allocate many long-lived objects and no garbage),
+and the process exits without tearing the interpreter down.
 """
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
+import gc
 import os
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -112,6 +115,9 @@ def run(
         claude_hooks=not no_claude_hooks,
         settings_files=settings_files,
     )
+    if options.claude_hooks or options.settings_files:
+        import dsh.hooks.claude  # noqa: F401  (run_session mounts it; loaded before _started)
+    _started()
     code = _run_async(run_session(options, TranscriptPrinter()), ExitCode.INTERNAL)
     sys.exit(int(code))
 
@@ -123,6 +129,7 @@ def demo() -> None:
     from dsh.cli._render import TranscriptPrinter
     from dsh.cli._run import ExitCode
 
+    _started()
     code = _run_async(run_demo(TranscriptPrinter()), ExitCode.INTERNAL)
     sys.exit(int(code))
 
@@ -138,6 +145,7 @@ def log_command(session_id: str | None, session_dir: Path | None, verbose: bool)
     from dsh.cli._render import TranscriptPrinter
     from dsh.session import JsonlSessionStore
 
+    _started()
     store = JsonlSessionStore(_session_dir(session_dir))
     printer = TranscriptPrinter(verbose=verbose)
     if session_id is None:
@@ -189,6 +197,7 @@ def hooks_check(
     """
     from dsh.hooks.claude import load_catalog
 
+    _started()
     catalog = load_catalog(
         project.resolve(), settings_files=settings_files, plugin_roots=plugin_dirs
     )
@@ -198,6 +207,7 @@ def hooks_check(
 
 def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:
     """Run a coroutine; Ctrl-C exits 130, an unexpected failure is reported and exits 70."""
+    import asyncio
     import traceback
 
     try:
@@ -212,5 +222,41 @@ def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:
         return internal
 
 
+def _started() -> None:
+    """Start-up is over: keep what it built out of every later collection, and collect again."""
+    gc.freeze()
+    gc.enable()
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _exit(status: int) -> NoReturn:
+    # Tearing down a few hundred modules costs more than a turn of dsh's own work. Every file
+    # is closed by now (run_session closes the session log on every path) and asyncio.run has
+    # joined its executor; only the standard streams and logging handlers need a flush.
+    if "logging" in sys.modules:
+        import logging
+
+        logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
+
+
 def main() -> None:
-    cli()
+    """The ``dsh`` command (the console script's entry point)."""
+    gc.disable()
+    try:
+        cli()
+        status = 0
+    except SystemExit as exc:
+        status = _exit_status(exc.code)
+    _exit(status)

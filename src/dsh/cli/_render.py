@@ -2,6 +2,9 @@
 
 It reads events by their ``type`` tag, so an event type it does not know
 (another package's, or an opaque one from disk) is shown by name, never lost.
+An ``assistant/display`` event (an ``agent/message-display`` listener's
+replacement) is shown in place of its message's text: the user sees what the
+listener chose, the log keeps both.
 """
 
 from __future__ import annotations
@@ -54,9 +57,16 @@ class TranscriptPrinter:
         self.verbose = verbose
         self._tool_names: dict[str, str] = {}
         self._last_blocked: str | None = None
+        # Replacements seen ahead of their message (print_events looks ahead in its batch).
+        self._shown: dict[str, str] = {}
+        self._replaced: set[str] = set()
 
     def print_events(self, events: Iterable[Any]) -> None:
-        for event in events:
+        batch = list(events)
+        for event in batch:
+            if getattr(event, "type", None) == "assistant/display":
+                self._shown[event.message_id] = event.text
+        for event in batch:
             self.print_event(event)
 
     def print_event(self, event: Any) -> None:
@@ -67,10 +77,20 @@ class TranscriptPrinter:
         elif kind == "user/message":
             out(f"[bold cyan]> {escape(_text_of(event.content))}[/bold cyan]")
         elif kind == "assistant/message":
-            if event.text:
-                out(f"[bold]●[/bold] {escape(event.text)}")
+            text = event.text
+            if event.id in self._shown:
+                text = self._shown.pop(event.id)
+                self._replaced.add(event.id)
+            if text:
+                out(f"[bold]●[/bold] {escape(text)}")
             for call in event.tool_calls:
                 self._tool_names[call.id] = call.name
+        elif kind == "assistant/display":
+            if event.message_id in self._replaced:
+                self._replaced.discard(event.message_id)
+            else:
+                # Its message was printed before the replacement arrived (one event at a time).
+                out(f"  [dim]↳ shown as:[/dim] {escape(event.text)}")
         elif kind == "tool/call":
             self._tool_names[event.tool_use_id or ""] = event.tool_name
             out(f"[yellow]⏺ {event.tool_name}[/yellow]({escape(_brief_args(event.arguments))})")

@@ -204,6 +204,33 @@ def _finish(
     )
 
 
+async def _end_spawned(
+    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _Capture]],
+) -> None:
+    """SIGKILL the group of a spawn whose caller was cancelled, and reap it."""
+    try:
+        transport, capture = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        # Cancelled again while waiting: the spawn may still land; finish the job from a callback.
+        spawn.add_done_callback(_kill_when_spawned)
+        return
+    except Exception:
+        return  # nothing started
+    _killpg(transport.get_pid(), _signal.SIGKILL)
+    await _wait_for(capture.exited, _REAP_BOUND)
+    transport.close()
+
+
+def _kill_when_spawned(
+    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _Capture]],
+) -> None:
+    if spawn.cancelled() or spawn.exception() is not None:
+        return
+    transport, _capture = spawn.result()
+    _killpg(transport.get_pid(), _signal.SIGKILL)
+    transport.close()
+
+
 async def run_hook(
     cmd: HookCommand,
     stdin: bytes,
@@ -242,8 +269,8 @@ async def run_hook(
     if signal is not None and signal.aborted:
         return _unstarted(cmd, started, error=None, cancelled=True)
     env = None if cmd.env is None else {**os.environ, **cmd.env}
-    try:
-        transport, capture = await loop.subprocess_exec(
+    spawn = asyncio.ensure_future(
+        loop.subprocess_exec(
             lambda: _Capture(loop, stdout_cap, stderr_cap),
             *cmd.argv,
             stdin=subprocess.PIPE,
@@ -253,6 +280,15 @@ async def run_hook(
             env=env,
             cwd=cmd.cwd,
         )
+    )
+    try:
+        transport, capture = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        # Cancelled while asyncio was still connecting the pipes: left alone,
+        # asyncio would kill only the direct child, and anything it had already
+        # started would outlive us. Let the spawn finish, then end the group.
+        await _end_spawned(spawn)
+        raise
     except Exception as exc:
         return _unstarted(cmd, started, error=_spawn_error_text(cmd, exc), cancelled=False)
 

@@ -2,19 +2,13 @@
 
 ``ScriptedModel`` replays scripts in the conformance cases' ``model_script``
 vocabulary (tests, the demo, case replays); ``OpenAICompatibleModel`` talks to any
-chat-completions server; ``load_model`` picks one from a ``--model`` spec.
+chat-completions server; ``load_model`` picks one from a ``--model`` spec. The
+OpenAI-compatible names load on first use, so a scripted run never imports them.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from dsh.models._load import SCRIPTED_PREFIX, load_model
-from dsh.models._openai import (
-    API_KEY_ENV_VARS,
-    BASE_URL_ENV_VARS,
-    DEFAULT_BASE_URL,
-    SUMMARY_PREFIX,
-    OpenAICompatibleModel,
-    RetryNotice,
-    to_chat_messages,
-)
 from dsh.models._scripted import ScriptedModel, ScriptError
 from dsh.models._types import (
     Model,
@@ -46,3 +40,36 @@ __all__ = [
     "request_to_json",
     "to_chat_messages",
 ]
+
+if TYPE_CHECKING:
+    from dsh.models._openai import (
+        API_KEY_ENV_VARS,
+        BASE_URL_ENV_VARS,
+        DEFAULT_BASE_URL,
+        SUMMARY_PREFIX,
+        OpenAICompatibleModel,
+        RetryNotice,
+        to_chat_messages,
+    )
+
+_OPENAI_NAMES = frozenset(
+    {
+        "API_KEY_ENV_VARS",
+        "BASE_URL_ENV_VARS",
+        "DEFAULT_BASE_URL",
+        "SUMMARY_PREFIX",
+        "OpenAICompatibleModel",
+        "RetryNotice",
+        "to_chat_messages",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _OPENAI_NAMES:
+        from dsh.models import _openai
+
+        value = getattr(_openai, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsh.models._openai import OpenAICompatibleModel
 from dsh.models._scripted import ScriptedModel
 from dsh.models._types import Model
 
@@ -36,4 +35,6 @@ def load_model(
         return ScriptedModel.from_file(Path(path).expanduser(), record_to=record_to)
     if not spec:
         raise ValueError("empty model spec: give scripted:FILE or an endpoint model name")
+    from dsh.models._openai import OpenAICompatibleModel
+
     return OpenAICompatibleModel(spec, base_url=base_url, api_key=api_key)

@@ -18,6 +18,7 @@ from dsh.session._event_base import (
 )
 from dsh.session._events import (
     CORE_EVENT_TYPES,
+    AssistantDisplayEvent,
     AssistantMessageEvent,
     CompactionEnd,
     CompactionStart,
@@ -79,6 +80,7 @@ __all__ = [
     "INTERRUPTED_TOOL_RESULT",
     "AbortCause",
     "AbortKind",
+    "AssistantDisplayEvent",
     "AssistantMessage",
     "AssistantMessageEvent",
     "CompactionEnd",

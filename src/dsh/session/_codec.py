@@ -1,9 +1,12 @@
 """The event registry and the JSON codec of session events.
 
-``register_event_type`` reads a class's field annotations once and compiles a
-plain encoder and decoder for it (as ``dataclasses`` compiles ``__init__``),
-so reloading a log costs one ``json.loads`` and one constructor call per
-event, with the field checks inline. Unknown tags decode to ``OpaqueEvent``.
+``register_event_type`` reads a class's field annotations once (refusing a
+field it cannot log right there) and compiles a plain encoder and decoder for
+it (as ``dataclasses`` compiles ``__init__``), so reloading a log costs one
+``json.loads`` and one constructor call per event, with the field checks
+inline. The compiling waits for the type's first encode, decode or restamp:
+most types of a process never see one, and compiling them all at import was a
+tenth of ``dsh run``'s start-up. Unknown tags decode to ``OpaqueEvent``.
 
 The JSON form of an event is one object: ``type`` first, then the base fields
 (``id``, ``session_id``, ``turn_id``, ``seq``, ``time``), then the class's own
@@ -48,18 +51,63 @@ class EventDecodeError(ValueError):
     """A JSON object does not decode to the event its ``type`` names."""
 
 
+_Encode = Callable[[SessionEvent, str, int], dict[str, Any]]
+_Restamp = Callable[[SessionEvent, str, int], SessionEvent]
+_Decode = Callable[[dict[str, Any]], SessionEvent]
+
+
 @final
-@dataclass(frozen=True, slots=True)
-class _Codec:
-    cls: type[SessionEvent]
-    encode: Callable[[SessionEvent, str, int], dict[str, Any]]
-    decode: Callable[[dict[str, Any]], SessionEvent]
-    restamp: Callable[[SessionEvent, str, int], SessionEvent]
+class _Entry:
+    """A registered type: its checked field plan now; each half of its codec on first use.
+
+    The writing half (``encode``, ``restamp``) and the reading half (``decode``)
+    compile separately: a new session only writes, and a reload of a log that a
+    process never appends to only reads.
+    """
+
+    __slots__ = ("_decode", "_encode", "_restamp", "cls", "plan", "tag")
+
+    def __init__(self, cls: type[SessionEvent], tag: str, plan: _Plan) -> None:
+        self.cls = cls
+        self.tag = tag
+        self.plan = plan
+        self._encode: _Encode | None = None
+        self._restamp: _Restamp | None = None
+        self._decode: _Decode | None = None
+
+    def encoder(self) -> _Encode:
+        if self._encode is None:
+            self._compile_writer()
+        assert self._encode is not None
+        return self._encode
+
+    def restamper(self) -> _Restamp:
+        if self._restamp is None:
+            self._compile_writer()
+        assert self._restamp is not None
+        return self._restamp
+
+    def decoder(self) -> _Decode:
+        if self._decode is None:
+            self._decode = _build(self.cls, self.tag, self.plan, reader=True)["decode"]
+            DECODERS[self.tag] = self._decode
+        return self._decode
+
+    def _compile_writer(self) -> None:
+        fns = _build(self.cls, self.tag, self.plan, reader=False)
+        self._encode, self._restamp = fns["encode"], fns["restamp"]
 
 
-_REGISTRY: dict[str, _Codec] = {}
-# The decoders alone, keyed by tag: the hot path of a reload.
-DECODERS: dict[str, Callable[[dict[str, Any]], SessionEvent]] = {}
+_REGISTRY: dict[str, _Entry] = {}
+# The decoders alone, keyed by tag: the hot path of a reload (a compiling stub until first use).
+DECODERS: dict[str, _Decode] = {}
+
+
+def _first_decode(entry: _Entry) -> _Decode:
+    def decode(d: dict[str, Any]) -> SessionEvent:
+        return entry.decoder()(d)
+
+    return decode
 
 
 def register_event_type(cls: type[E]) -> type[E]:
@@ -101,9 +149,9 @@ def register_event_type(cls: type[E]) -> type[E]:
             f"register_event_type: tag {tag!r} of {name} is already registered by "
             f"{existing.cls.__module__}.{existing.cls.__qualname__}"
         )
-    codec = _compile(cls, tag)
-    _REGISTRY[tag] = codec
-    DECODERS[tag] = codec.decode
+    entry = _Entry(cls, tag, _plan(cls))
+    _REGISTRY[tag] = entry
+    DECODERS[tag] = _first_decode(entry)
     return cls
 
 
@@ -126,15 +174,15 @@ _DUMPS = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", 
 _DUMPS_ASCII = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
 
 
-def _codec_of(event: SessionEvent) -> _Codec:
+def _codec_of(event: SessionEvent) -> _Entry:
     cls = type(event)
-    codec = _REGISTRY.get(getattr(cls, "type", None))  # type: ignore[arg-type]
-    if codec is None or codec.cls is not cls:
+    entry = _REGISTRY.get(getattr(cls, "type", None))  # type: ignore[arg-type]
+    if entry is None or entry.cls is not cls:
         raise TypeError(
             f"{cls.__qualname__} is not a registered session event type "
             "(decorate it with @register_event_type)"
         )
-    return codec
+    return entry
 
 
 def restamp(event: SessionEvent, session_id: str, seq: int) -> SessionEvent:
@@ -142,7 +190,7 @@ def restamp(event: SessionEvent, session_id: str, seq: int) -> SessionEvent:
 
     Raises ``TypeError`` (``NotJSONError`` for a JSON field) naming the field.
     """
-    return _codec_of(event).restamp(event, session_id, seq)
+    return _codec_of(event).restamper()(event, session_id, seq)
 
 
 def encode_line(event: SessionEvent, session_id: str, seq: int) -> bytes:
@@ -151,7 +199,7 @@ def encode_line(event: SessionEvent, session_id: str, seq: int) -> bytes:
         return event.raw
     codec = _codec_of(event)
     try:
-        obj = codec.encode(event, session_id, seq)
+        obj = codec.encoder()(event, session_id, seq)
     except (AttributeError, TypeError) as exc:
         raise TypeError(f"{codec.cls.type} event: a field has the wrong shape: {exc}") from None
     try:
@@ -473,7 +521,11 @@ def _unsupported(owner: str, name: str, ann: object) -> TypeError:
     )
 
 
-def _compile(cls: type[SessionEvent], tag: str) -> _Codec:
+_Plan = list[tuple[dataclasses.Field[Any], _Field]]
+
+
+def _plan(cls: type[SessionEvent]) -> _Plan:
+    """Each field and how it is checked; raises ``TypeError`` naming a field it cannot log."""
     owner = cls.__qualname__
     try:
         hints = typing.get_type_hints(cls)
@@ -481,7 +533,18 @@ def _compile(cls: type[SessionEvent], tag: str) -> _Codec:
         raise TypeError(
             f"register_event_type: cannot resolve the annotations of {owner}: {exc}"
         ) from None
-    fields = dataclasses.fields(cls)
+    plan: _Plan = []
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            raise TypeError(f"register_event_type: {owner}.{f.name} must be an init field")
+        if not f.kw_only:
+            raise TypeError(f"register_event_type: {owner} must be a @dataclass(kw_only=True, ...)")
+        plan.append((f, _analyse(owner, f.name, hints[f.name])))
+    return plan
+
+
+def _build(cls: type[SessionEvent], tag: str, plan: _Plan, *, reader: bool) -> dict[str, Any]:
+    """Compile ``decode`` (``reader``) or ``encode`` and ``restamp``; returns their namespace."""
     ns: dict[str, Any] = {
         "_cls": cls,
         "_tag": tag,
@@ -495,12 +558,7 @@ def _compile(cls: type[SessionEvent], tag: str) -> _Codec:
     slow: list[str] = []  # decode, defaults for absent keys, naming a missing one
     norm: list[str] = []  # restamp: check and normalize a Python value
     call_args: list[str] = []
-    for i, f in enumerate(fields):
-        if not f.init:
-            raise TypeError(f"register_event_type: {owner}.{f.name} must be an init field")
-        if not f.kw_only:
-            raise TypeError(f"register_event_type: {owner} must be a @dataclass(kw_only=True, ...)")
-        spec = _analyse(owner, f.name, hints[f.name])
+    for i, (f, spec) in enumerate(plan):
         key = repr(f.name)
         ns[f"_exp{i}"] = spec.expected
         ns[f"_fix{i}"] = _fixer(tag, f.name, spec)
@@ -556,24 +614,28 @@ def _compile(cls: type[SessionEvent], tag: str) -> _Codec:
     def block(lines: list[str]) -> str:
         return "".join(f"    {line}\n" for line in lines)
 
-    src = (
-        "def encode(e, sid, seq):\n"
-        f"    return {{{', '.join(enc_items)}}}\n"
-        "def decode_slow(d):\n"
-        f"{block(slow)}"
-        f"    return {call}\n"
-        "def decode(d):\n"
-        "    try:\n"
-        f"{block(['    ' + line for line in fast])}"
-        "    except KeyError:\n"
-        "        return decode_slow(d)\n"
-        f"    return {call}\n"
-        "def restamp(e, sid, seq):\n"
-        f"{block(norm)}"
-        f"    return {call}\n"
-    )
+    if reader:
+        src = (
+            "def decode_slow(d):\n"
+            f"{block(slow)}"
+            f"    return {call}\n"
+            "def decode(d):\n"
+            "    try:\n"
+            f"{block(['    ' + line for line in fast])}"
+            "    except KeyError:\n"
+            "        return decode_slow(d)\n"
+            f"    return {call}\n"
+        )
+    else:
+        src = (
+            "def encode(e, sid, seq):\n"
+            f"    return {{{', '.join(enc_items)}}}\n"
+            "def restamp(e, sid, seq):\n"
+            f"{block(norm)}"
+            f"    return {call}\n"
+        )
     exec(compile(src, f"<session codec {tag}>", "exec"), ns)
-    return _Codec(cls, ns["encode"], ns["decode"], ns["restamp"])
+    return ns
 
 
 def _check_lines(i: int, name: str, spec: _Field, ns: dict[str, Any]) -> list[str]:

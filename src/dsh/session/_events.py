@@ -17,6 +17,7 @@ from dsh.session._messages import Content, ToolUse
 
 __all__ = [
     "CORE_EVENT_TYPES",
+    "AssistantDisplayEvent",
     "AssistantMessageEvent",
     "CompactionEnd",
     "CompactionStart",
@@ -79,8 +80,29 @@ class AssistantMessageEvent(SessionEvent):
 @final
 @register_event_type
 @dataclass(frozen=True, slots=True, kw_only=True)
+class AssistantDisplayEvent(SessionEvent):
+    """What the user was shown instead of an assistant message's text: never model-visible.
+
+    ``message_id`` is the ``assistant/message`` event's id; ``text`` the replacement
+    an ``agent/message-display`` listener chose (the model and history keep the original).
+    """
+
+    type: ClassVar[str] = "assistant/display"
+
+    message_id: str
+    text: str
+
+
+@final
+@register_event_type
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallEvent(SessionEvent):
-    """A sealed tool call: its identity and frozen arguments, logged before pre-execute."""
+    """A sealed tool call: its identity and frozen arguments, logged before pre-execute.
+
+    ``arguments`` is the effective input (after ``tools/rewrite-input``); when
+    a rewriter replaced it, ``original_arguments`` is the caller's input and
+    ``rewritten_by`` names the rewriters in order.
+    """
 
     type: ClassVar[str] = "tool/call"
 
@@ -89,6 +111,8 @@ class ToolCallEvent(SessionEvent):
     tool_use_id: str | None = None
     tool_name: str
     arguments: Any
+    original_arguments: Any = None
+    rewritten_by: tuple[str, ...] = ()
 
 
 @final
@@ -208,6 +232,7 @@ CORE_EVENT_TYPES: tuple[type[SessionEvent], ...] = (
     TurnEnd,
     UserMessageEvent,
     AssistantMessageEvent,
+    AssistantDisplayEvent,
     ToolCallEvent,
     ToolResultEvent,
     ContextMessageEvent,

@@ -1,6 +1,7 @@
 """The tool registry, its five-phase pipeline, tool decisions and the built-in tools.
 
-``ToolRegistry`` (the ``TOOLS`` service) seals each call, runs the
+``ToolRegistry`` (the ``TOOLS`` service) seals each call (after the
+``tools/rewrite-input`` chain), runs the
 ``tools/pre-execute`` waterfall, the approval seam, the guards, the
 ``tools/execute`` wrappers around dispatch and the ``tools/post-execute``
 waterfall, normalizes every failure to a stable code, and hands the final
@@ -8,23 +9,34 @@ result to the ``tools/result`` observers and the caller.
 """
 
 from dsh.tools._channels import (
+    APPROVAL_REQUEST,
     EXECUTE,
     POST_EXECUTE,
     PRE_EXECUTE,
     RESULT,
+    REWRITE_INPUT,
     ExecuteChannel,
     ExecuteListener,
     ExecuteNext,
+    RewriteChannel,
+    RewriteListener,
 )
-from dsh.tools._decisions import GuardDenial, PostToolDecision, PreToolDecision
+from dsh.tools._decisions import GuardDenial, InputRewrite, PostToolDecision, PreToolDecision
 from dsh.tools._identity import (
     CallToken,
+    ProposedCall,
     ToolCall,
     ToolExecution,
     ToolExecutionResult,
     ToolRequest,
 )
-from dsh.tools._registry import TOOLS, Guard, ToolRegistrationError, ToolRegistry
+from dsh.tools._registry import (
+    TOOLS,
+    Guard,
+    ToolRegistrationError,
+    ToolRegistry,
+    validate_arguments,
+)
 from dsh.tools._signal import AbortedError, AbortSignal
 from dsh.tools._types import (
     FAILURE_CODES,
@@ -49,6 +61,7 @@ from dsh.tools.builtin import (
 )
 
 __all__ = [
+    "APPROVAL_REQUEST",
     "BASH_TOOL",
     "EDIT_TOOL",
     "EXECUTE",
@@ -60,6 +73,7 @@ __all__ = [
     "PRE_EXECUTE",
     "READ_TOOL",
     "RESULT",
+    "REWRITE_INPUT",
     "TOOLS",
     "WRITE_TOOL",
     "AbortSignal",
@@ -71,8 +85,12 @@ __all__ = [
     "FailureCode",
     "Guard",
     "GuardDenial",
+    "InputRewrite",
     "PostToolDecision",
     "PreToolDecision",
+    "ProposedCall",
+    "RewriteChannel",
+    "RewriteListener",
     "ToolBody",
     "ToolCall",
     "ToolDefinition",
@@ -85,4 +103,5 @@ __all__ = [
     "ToolResult",
     "Workspace",
     "builtin_tools",
+    "validate_arguments",
 ]

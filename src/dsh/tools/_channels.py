@@ -1,7 +1,9 @@
 """The tool pipeline's channels, in the order a call passes them.
 
-``tools/execute`` has its own dispatch (the registry runs it around core
-dispatch), so its channel is a ``Channel`` subclass whose ``next`` takes the
+``tools/rewrite-input`` and ``tools/execute`` have their own dispatch (the
+registry runs the rewrite chain inside sealing, and the execute chain around
+core dispatch), so their channels are ``Channel`` subclasses: a rewriter sees
+the input as the previous one left it; an execute wrapper's ``next`` takes the
 one thing a wrapper may change: the signal.
 """
 
@@ -10,21 +12,40 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeAlias
 
+from dsh.approval import ApprovalDecision, ApprovalRequest
 from dsh.context import Channel, SyncNotifyChannel, WaterfallChannel
-from dsh.tools._decisions import PostToolDecision, PreToolDecision
-from dsh.tools._identity import ToolCall, ToolExecution
+from dsh.tools._decisions import InputRewrite, PostToolDecision, PreToolDecision
+from dsh.tools._identity import ProposedCall, ToolCall, ToolExecution
 from dsh.tools._signal import AbortSignal
 from dsh.tools._types import ToolResult
 
 __all__ = [
+    "APPROVAL_REQUEST",
     "EXECUTE",
     "POST_EXECUTE",
     "PRE_EXECUTE",
     "RESULT",
+    "REWRITE_INPUT",
     "ExecuteChannel",
     "ExecuteListener",
     "ExecuteNext",
+    "RewriteChannel",
+    "RewriteListener",
 ]
+
+
+RewriteListener: TypeAlias = Callable[[ProposedCall], Awaitable[InputRewrite | None]]
+"""A ``tools/rewrite-input`` listener: ``InputRewrite.replace(...)``, ``keep()`` or ``None``."""
+
+
+class RewriteChannel(Channel[RewriteListener]):
+    """The input-rewrite chain inside sealing, before the call's identity exists."""
+
+    __slots__ = ()
+
+
+REWRITE_INPUT = RewriteChannel("tools/rewrite-input")
+"""Before identity: listeners in registration order may replace the whole input."""
 
 
 class ExecuteNext(Protocol):
@@ -53,6 +74,14 @@ PRE_EXECUTE: WaterfallChannel[PreToolDecision, ToolCall] = WaterfallChannel(
     returns=PreToolDecision,
 )
 """Pre-tool policy: allow (the default), deny(reason, info) or ask(reason)."""
+
+APPROVAL_REQUEST: WaterfallChannel[ApprovalDecision, ToolCall, ApprovalRequest] = WaterfallChannel(
+    "approval/request",
+    default=lambda call, request: ApprovalDecision.abstain(),
+    returns=ApprovalDecision,
+)
+"""After a pre-execute ``ask``, before the ``APPROVAL`` service: abstain (the default),
+allow(always=...) or deny(reason, interrupt=...)."""
 
 EXECUTE = ExecuteChannel("tools/execute")
 """Around dispatch: a wrapper returns a result, usually ``await next(...)``'s."""

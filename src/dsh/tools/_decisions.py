@@ -1,4 +1,4 @@
-"""The decisions a tool call's policies return: pre-execute, guard, post-execute.
+"""The decisions a tool call's policies return: input rewrite, pre-execute, guard, post-execute.
 
 Each is a frozen value built with a named constructor that checks its
 arguments, so a listener that builds a bad decision fails at the place it
@@ -7,13 +7,19 @@ does so (the pipeline reports that as ``LISTENER_ERROR``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, final
+from typing import Any, Literal, cast, final
 
-from dsh.session import Content, ImageBlock, TextBlock, freeze_json
+from dsh.session import Content, FrozenDict, ImageBlock, TextBlock, freeze_json
 
-__all__ = ["GuardDenial", "PostToolDecision", "PreToolDecision", "check_content"]
+__all__ = [
+    "GuardDenial",
+    "InputRewrite",
+    "PostToolDecision",
+    "PreToolDecision",
+    "check_content",
+]
 
 
 def _reason(value: object, what: str) -> str:
@@ -56,6 +62,53 @@ def check_content(value: object, what: str = "content") -> Content:
         else:
             raise TypeError(f"{what}[{i}] is {type(block).__name__}, not a TextBlock or ImageBlock")
     return value if isinstance(value, tuple) else tuple(value)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class InputRewrite:
+    """A ``tools/rewrite-input`` listener's answer: keep the input, or replace all of it.
+
+    ``replace`` carries the WHOLE new input (include the unchanged fields),
+    frozen and checked to be a JSON object when the answer is built; the
+    registry then validates it against the tool's schema. ``keep`` (or
+    answering ``None``) never erases an earlier listener's rewrite.
+    ``reason`` says why, for the logs.
+    """
+
+    kind: Literal["keep", "replace"]
+    arguments: FrozenDict | None = None
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("keep", "replace"):
+            raise ValueError(f"InputRewrite kind {self.kind!r} is not keep or replace")
+        if self.reason is not None:
+            _reason(self.reason, "an input rewrite's reason")
+        if self.kind == "keep":
+            if self.arguments is not None:
+                raise ValueError("a keep rewrite carries no arguments; use InputRewrite.replace")
+            return
+        value = self.arguments
+        if not isinstance(value, Mapping):
+            raise TypeError(
+                "a replace rewrite's arguments must be a mapping (the whole new input),"
+                f" not {type(value).__name__}"
+            )
+        object.__setattr__(self, "arguments", freeze_json(value, "$.arguments"))
+
+    @classmethod
+    def keep(cls) -> InputRewrite:
+        return _KEEP
+
+    @classmethod
+    def replace(cls, arguments: Mapping[str, Any], *, reason: str | None = None) -> InputRewrite:
+        """Replace the whole input with ``arguments`` (a JSON object)."""
+        # ``__post_init__`` checks and freezes it.
+        return cls("replace", cast(FrozenDict, arguments), reason)
+
+
+_KEEP = InputRewrite("keep")
 
 
 @final

@@ -1,5 +1,9 @@
 """A tool call's sealed identity, its opaque token, and what ``execute`` returns.
 
+``ProposedCall`` is a validated call before identity: what the
+``tools/rewrite-input`` listeners see. After them the registry seals the
+effective input into a ``ToolCall``.
+
 Only the registry mints ``CallToken``s: the constructor wants a private key,
 and a token cannot be copied or pickled into a second one. ``str(token)`` is
 its log form, unique across processes.
@@ -21,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CallToken",
+    "ProposedCall",
     "ToolCall",
     "ToolExecution",
     "ToolExecutionResult",
@@ -80,12 +85,36 @@ class ToolRequest:
 
 @final
 @dataclass(frozen=True, slots=True)
+class ProposedCall:
+    """A validated call before identity: what a ``tools/rewrite-input`` listener sees.
+
+    ``arguments`` are the current input (the model's, or as the previous
+    rewriter left it), already valid for ``tool``; ``original_arguments`` the
+    caller's. Both are deep-frozen JSON. There is no token yet: identity is
+    created after the last rewriter.
+    """
+
+    name: str
+    arguments: FrozenDict
+    original_arguments: FrozenDict
+    tool_use_id: str | None
+    tool: ToolDefinition
+    agent: Any = None
+    parent: CallToken | None = None
+
+
+@final
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """A call's sealed identity: never changes after sealing.
 
-    ``arguments`` are deep-frozen JSON (a mutation raises ``TypeError``);
+    ``arguments`` are deep-frozen JSON (a mutation raises ``TypeError``), the
+    effective input every phase, the log and the tool body see;
     ``tool`` is ``None`` when no tool has the name; ``parent`` is the token
     of the call this one is nested in (only the token, never its identity).
+    When ``tools/rewrite-input`` listeners replaced the input,
+    ``original_arguments`` holds the caller's and ``rewritten_by`` names the
+    listeners that replaced it, in order; otherwise they are ``None`` and ``()``.
     """
 
     name: str
@@ -95,6 +124,8 @@ class ToolCall:
     tool_use_id: str | None = None
     tool: ToolDefinition | None = None
     agent: Any = None
+    original_arguments: FrozenDict | None = None
+    rewritten_by: tuple[str, ...] = ()
 
 
 @final

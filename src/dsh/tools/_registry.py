@@ -3,10 +3,14 @@
 ``execute`` runs exactly these phases, each inside a normalization boundary:
 
 1. seal: copy and freeze the caller's arguments (they must be JSON), resolve
-   the tool (``UNKNOWN_TOOL``), validate (``INVALID_ARGS``), mint the token;
-   a seal failure skips straight to post-execute;
+   the tool (``UNKNOWN_TOOL``), validate (``INVALID_ARGS``), run the
+   ``tools/rewrite-input`` chain (each replacement validated again: an invalid
+   one is ``INVALID_ARGS`` naming the rewriter), then seal the effective input
+   into the call's identity (``on_sealed``); a seal failure skips straight to
+   post-execute;
 2. ``tools/pre-execute`` waterfall: allow, deny, or ask;
-3. ask: the ``APPROVAL`` service; only an allowed outcome goes on;
+3. ask: the ``approval/request`` waterfall (allow, deny, or abstain), then
+   on abstain the ``APPROVAL`` service; only an allowed outcome goes on;
 4. guards: sync, any denial wins, none can allow;
 5. ``tools/execute`` wrappers around core dispatch of the tool body;
 6. normalization of whatever the body and every listener produced;
@@ -23,13 +27,20 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast, final
 
-from dsh.approval import APPROVAL, ApprovalRequest, reply_outcome
+from dsh.approval import (
+    APPROVAL,
+    ApprovalBroker,
+    ApprovalDecision,
+    ApprovalRequest,
+    reply_outcome,
+)
 from dsh.context import (
     ChannelError,
     Context,
@@ -39,16 +50,27 @@ from dsh.context import (
     ServiceKey,
     describe,
 )
-from dsh.session import FrozenDict, NotJSONError, TextBlock, ToolUse, freeze_json
-from dsh.tools._channels import EXECUTE, POST_EXECUTE, PRE_EXECUTE, RESULT, ExecuteListener
+from dsh.session import AbortCause, FrozenDict, NotJSONError, TextBlock, ToolUse, freeze_json
+from dsh.tools._channels import (
+    APPROVAL_REQUEST,
+    EXECUTE,
+    POST_EXECUTE,
+    PRE_EXECUTE,
+    RESULT,
+    REWRITE_INPUT,
+    ExecuteListener,
+    RewriteListener,
+)
 from dsh.tools._decisions import (
     GuardDenial,
+    InputRewrite,
     PostToolDecision,
     PreToolDecision,
     check_content,
 )
 from dsh.tools._identity import (
     CallToken,
+    ProposedCall,
     ToolCall,
     ToolExecution,
     ToolExecutionResult,
@@ -66,7 +88,9 @@ from dsh.tools._types import (
     Workspace,
 )
 
-__all__ = ["TOOLS", "Guard", "ToolRegistrationError", "ToolRegistry"]
+__all__ = ["TOOLS", "Guard", "ToolRegistrationError", "ToolRegistry", "validate_arguments"]
+
+logger = logging.getLogger("dsh.tools")
 
 T = TypeVar("T")
 
@@ -76,6 +100,7 @@ Guard = Callable[[ToolCall], GuardDenial | None]
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _EMPTY = FrozenDict()
 _ALLOW = PreToolDecision.allow()
+_ABSTAIN = ApprovalDecision.abstain()
 _KEEP: Any = object()
 
 
@@ -155,6 +180,7 @@ class ToolRegistry:
         except ValueError as exc:
             raise ToolRegistrationError(str(exc)) from exc
         entry = _Entry(definition, validate)
+        _remember_validator(definition, validate)
 
         def remove() -> None:
             if core.entries.get(name) is entry:
@@ -217,8 +243,9 @@ class ToolRegistry:
     ) -> ToolExecutionResult:
         """Run one tool call through every phase; never raises for the call's own failures.
 
-        ``on_sealed(call)`` runs right after sealing (an exception from it
-        propagates: it is the caller's own code). ``workspace`` defaults to
+        ``on_sealed(call)`` runs right after sealing, with the effective
+        input (an exception from it propagates: it is the caller's own
+        code). ``workspace`` defaults to
         ``agent.workspace``, then to a registry-wide one in the current directory.
         """
         if parent is not None and type(parent) is not CallToken:
@@ -227,6 +254,16 @@ class ToolRegistry:
             raise TypeError(f"signal must be an AbortSignal or None, not {type(signal).__name__}")
         core = self._core
         call, result = _seal(core, request, agent, parent)
+        if result is None:
+            rewriters = core.ctx.listeners(REWRITE_INPUT)
+            if rewriters and (signal is None or not signal.aborted):
+                # Sealing found the entry just now (no await since): it is there.
+                validate = core.entries[call.name].validate
+                chain = _rewrite(rewriters, call, validate)
+                try:
+                    call, result = await (chain if signal is None else _abortable(chain, signal))
+                except _AbortedDuring:
+                    result = _aborted_before(cast(AbortSignal, signal))
         if on_sealed is not None:
             on_sealed(call)
         if workspace is None:
@@ -247,9 +284,15 @@ class ToolRegistry:
                 fns = ctx.listeners(PRE_EXECUTE)
                 decision = _ALLOW
                 if fns:
-                    decision, result = await _waterfall(
+                    work = _waterfall(
                         "pre-execute", PRE_EXECUTE.name, fns, (call,), _ALLOW, PreToolDecision
                     )
+                    try:
+                        decision, result = await (
+                            work if signal is None else _abortable(work, signal)
+                        )
+                    except _AbortedDuring:
+                        result = _aborted_before(cast(AbortSignal, signal))
                 if result is None:
                     contexts = decision.additional_context
                     if decision.kind == "deny":
@@ -278,8 +321,19 @@ class ToolRegistry:
             # 7. post-execute
             post_fns = ctx.listeners(POST_EXECUTE)
             if post_fns:
-                result, more = await _post_execute(post_fns, call, result)
-                contexts += more
+                post = _post_execute(post_fns, call, result)
+                try:
+                    # Post-execute runs for every outcome, an aborted one included; only
+                    # an abort that lands while it runs cuts it short.
+                    racing = signal is not None and not signal.aborted
+                    settled, more = await (
+                        _abortable(post, signal) if signal is not None and racing else post
+                    )
+                except _AbortedDuring:
+                    pass  # cancelled mid-policy: the result stands as the tool left it
+                else:
+                    result = settled
+                    contexts += more
         except Exception as exc:
             # The outer boundary: a fault in the pipeline itself.
             text = _exc_text(exc)
@@ -314,6 +368,7 @@ TOOLS: ServiceKey[ToolRegistry] = ServiceKey("tools", bind=_bind)
 def _seal(
     core: _Core, request: object, agent: Any, parent: CallToken | None
 ) -> tuple[ToolCall, ToolResult | None]:
+    """The caller's call, checked (the rewrite chain comes after, when there is one)."""
     if type(request) is not ToolRequest:
         if isinstance(request, ToolUse):
             request = ToolRequest.from_tool_use(request)
@@ -324,6 +379,7 @@ def _seal(
     use_id = req.tool_use_id
     if use_id is not None and type(use_id) is not str:
         raise TypeError(f"tool_use_id must be a str or None, not {type(use_id).__name__}")
+    # Minted here but seen by nobody before ``on_sealed``: rewriters get no token.
     token = mint_token()
     entry = core.entries.get(name)
     tool = entry.definition if entry is not None else None
@@ -351,6 +407,139 @@ def _seal(
     if errors is not None:
         return call, _invalid_args(name, errors)
     return call, None
+
+
+def _check(validate: ArgumentValidator, arguments: FrozenDict) -> ArgumentErrors | None:
+    try:
+        return validate(arguments)
+    except Exception as exc:
+        return ({"path": "$", "message": f"the validator failed: {_exc_text(exc)}"},)
+
+
+async def _rewrite(
+    fns: tuple[RewriteListener, ...], call: ToolCall, validate: ArgumentValidator
+) -> tuple[ToolCall, ToolResult | None]:
+    """The ``tools/rewrite-input`` chain, in registration order: the effective call.
+
+    Each listener sees the input as the previous one left it; ``keep`` or
+    ``None`` changes nothing. A replacement is validated before the next
+    listener sees it, so an invalid one refuses the call (``INVALID_ARGS``
+    naming the listener) and no later listener runs; so does a listener that
+    raises (``LISTENER_ERROR``). The call that comes back carries the input
+    as it stood, with the original and the rewriters' names once changed.
+    """
+    tool = cast(ToolDefinition, call.tool)
+    original = call.arguments
+    current = original
+    rewriters: list[str] = []
+    failure: ToolResult | None = None
+    for fn in fns:
+        proposed = ProposedCall(
+            call.name, current, original, call.tool_use_id, tool, call.agent, call.parent
+        )
+        try:
+            answer = await fn(proposed)
+            if answer is not None and type(answer) is not InputRewrite:
+                raise ChannelError(
+                    f"listener {describe(fn)} on channel {REWRITE_INPUT.name} returned "
+                    f"{type(answer).__name__}, not an InputRewrite or None"
+                )
+        except Exception as exc:
+            failure = _Failure("rewrite-input", fn, exc).result()
+            break
+        if answer is None or answer.kind == "keep":
+            continue
+        arguments = cast(FrozenDict, answer.arguments)
+        if _same_json(arguments, current):
+            continue
+        who = describe(fn)
+        errors = _check(validate, arguments)
+        if errors is not None:
+            failure = _invalid_rewrite(call.name, who, errors, arguments)
+            break
+        if answer.reason is not None:
+            logger.info("%s rewrote the input of %s: %s", who, call.name, answer.reason)
+        current = arguments
+        rewriters.append(who)
+    if not rewriters:
+        return call, failure
+    rewritten = ToolCall(
+        call.name,
+        current,
+        call.token,
+        call.parent,
+        call.tool_use_id,
+        tool,
+        call.agent,
+        original,
+        tuple(rewriters),
+    )
+    return rewritten, failure
+
+
+def _same_json(a: object, b: object) -> bool:
+    """Equal as JSON: ``1``, ``1.0`` and ``True`` differ (Python's ``==`` says they match)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        b_map = cast(dict[str, object], b)
+        return a.keys() == b_map.keys() and all(_same_json(v, b_map[k]) for k, v in a.items())
+    if isinstance(a, tuple):
+        b_items = cast(tuple[object, ...], b)
+        return len(a) == len(b_items) and all(
+            _same_json(x, y) for x, y in zip(a, b_items, strict=True)
+        )
+    return a == b
+
+
+def _invalid_rewrite(
+    name: str, rewriter: str, errors: ArgumentErrors, arguments: FrozenDict
+) -> ToolResult:
+    detail = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
+    return ToolResult(
+        f"Invalid arguments for {name} from the input rewrite of {rewriter}: {detail}",
+        None,
+        True,
+        "INVALID_ARGS",
+        FrozenDict(errors=freeze_json(errors), rewriter=rewriter, rewritten_arguments=arguments),
+    )
+
+
+# Validators by definition, for ``validate_arguments`` (a definition compiles once).
+_VALIDATORS: dict[int, tuple[ToolDefinition, ArgumentValidator]] = {}
+_VALIDATORS_MAX = 256
+
+
+def _remember_validator(definition: ToolDefinition, validate: ArgumentValidator) -> None:
+    if len(_VALIDATORS) >= _VALIDATORS_MAX:
+        _VALIDATORS.clear()
+    _VALIDATORS[id(definition)] = (definition, validate)
+
+
+def validate_arguments(tool: ToolDefinition, arguments: object) -> ArgumentErrors | None:
+    """Check ``arguments`` against ``tool``'s input as sealing does: ``None`` when valid.
+
+    Otherwise the errors, each a ``{"path", "message"}`` dict. For a
+    ``tools/rewrite-input`` listener that would rather not replace the input
+    than have the call refused (the Claude Code bridge's ``updatedInput``).
+    ``ValueError`` when the tool's schema is unusable.
+    """
+    known = _VALIDATORS.get(id(tool))
+    if known is not None and known[0] is tool:
+        validate = known[1]
+    else:
+        validate = compile_validator(tool.name, tool.input_schema, tool.input_model)
+        _remember_validator(tool, validate)
+    try:
+        frozen = freeze_json(arguments)
+    except NotJSONError as exc:
+        return ({"path": exc.path, "message": exc.problem},)
+    except RecursionError:
+        return ({"path": "$", "message": "nested too deeply"},)
+    if type(frozen) is not FrozenDict:
+        problem = f"arguments must be a JSON object, not {_json_type(frozen)}"
+        return ({"path": "$", "message": problem},)
+    return _check(validate, frozen)
 
 
 def _invalid_args(name: str, errors: ArgumentErrors) -> ToolResult:
@@ -490,12 +679,7 @@ async def _post_execute(
 async def _ask(
     ctx: Context, call: ToolCall, reason: str, agent: Any, signal: AbortSignal | None
 ) -> ToolResult | None:
-    if agent is None:
-        return _denied("approval", reason, outcome="no-agent")
-    service = ctx.get(APPROVAL)
-    if service is None:
-        return _denied("approval", reason, outcome="no-service")
-    session_id = getattr(agent, "session_id", None)
+    session_id = getattr(agent, "session_id", None) if agent is not None else None
     req = ApprovalRequest(
         call.name,
         call.arguments,
@@ -503,6 +687,47 @@ async def _ask(
         session_id if isinstance(session_id, str) else None,
         call.tool_use_id,
     )
+    service = ctx.get(APPROVAL) if agent is not None else None
+    broker = service if isinstance(service, ApprovalBroker) else None
+    if broker is not None and broker.remembers(req):
+        # Allowed always earlier in this session: nobody is asked again, as a
+        # Claude Code session rule means no prompt and no PermissionRequest.
+        return None
+
+    # The approval/request waterfall first, whether or not anyone could answer.
+    fns = ctx.listeners(APPROVAL_REQUEST)
+    if fns:
+        work = _waterfall(
+            "approval", APPROVAL_REQUEST.name, fns, (call, req), _ABSTAIN, ApprovalDecision
+        )
+        try:
+            decision, failure = await (work if signal is None else _abortable(work, signal))
+        except _AbortedDuring:
+            return _aborted_before(signal)
+        if failure is not None:
+            return failure
+        if decision.kind == "allow":
+            if decision.always and broker is not None:
+                broker.remember(req)
+            return None
+        if decision.kind == "deny":
+            text = cast(str, decision.reason)
+            halt = {"interrupt": True} if decision.interrupt else {}
+            if decision.interrupt:
+                _interrupt(agent, text)
+            return _denied(
+                "approval",
+                text,
+                outcome="rejected",
+                channel=APPROVAL_REQUEST.name,
+                asked=reason,
+                **halt,
+            )
+
+    if agent is None:
+        return _denied("approval", reason, outcome="no-agent")
+    if service is None:
+        return _denied("approval", reason, outcome="no-service")
     try:
         if signal is None:
             reply = await service.request(req)
@@ -517,6 +742,18 @@ async def _ask(
         return None
     extra = {"approval_reason": why} if why is not None else {}
     return _denied("approval", reason, outcome=outcome or "no-channel", **extra)
+
+
+def _interrupt(agent: Any, reason: str) -> None:
+    """Ask the calling agent to end its turn once the step's calls have finished.
+
+    The same request a pre-execute hook's ``continue: false`` makes; an agent
+    without ``cancel`` (a bare registry caller) only gets ``interrupt`` in the
+    result's ``info``.
+    """
+    cancel = getattr(agent, "cancel", None)
+    if callable(cancel):
+        cancel(AbortCause(kind="hook", reason=reason), when="after_step")
 
 
 # -- phase 4: guards ----------------------------------------------------------------

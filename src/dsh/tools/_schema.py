@@ -12,19 +12,21 @@ compiled predicate answers "certainly valid" first; anything it does not
 certify (an unsupported keyword, a float where an integer is asked, an
 actual error) goes to ``jsonschema``, which alone produces the errors. The
 fast path can only say yes where ``jsonschema`` says yes, never decide a no.
+
+``jsonschema`` and ``pydantic`` are imported on first use, not at import:
+together they cost more than the rest of ``dsh run``'s start-up, and the
+built-in tools need neither to register.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sized
-from typing import Any, cast
-
-import jsonschema
-from jsonschema import validators
-from jsonschema.exceptions import SchemaError
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, cast
 
 from dsh.session import thaw_json
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = ["ArgumentErrors", "ArgumentValidator", "compile_validator"]
 
@@ -65,6 +67,10 @@ def compile_validator(
         return _pydantic_validator(model)
     if not isinstance(schema, Mapping):
         raise ValueError(f"tool {name!r}: input_schema must be a mapping (a JSON schema object)")
+    import jsonschema
+    from jsonschema import validators
+    from jsonschema.exceptions import SchemaError
+
     plain = thaw_json(schema)
     base = validators.validator_for(plain, default=jsonschema.Draft202012Validator)
     try:
@@ -100,6 +106,8 @@ def compile_validator(
 
 
 def _pydantic_validator(model: type[BaseModel]) -> ArgumentValidator:
+    from pydantic import ValidationError
+
     def validate(arguments: Any) -> ArgumentErrors | None:
         try:
             model.model_validate(arguments)

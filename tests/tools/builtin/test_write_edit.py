@@ -24,7 +24,9 @@ async def test_write_creates_with_the_recorded_shape(ws: Workspace, tmp_path: Pa
     result = await call(WRITE_TOOL, ws, **tool_input)
     expected = dict(recorded["tool_response"], filePath=tool_input["file_path"])
     assert result.output == expected
-    assert result.text == f"File created successfully at: {tool_input['file_path']}"
+    case = json.loads((CONFORMANCE / "write-tool" / "case.json").read_text())
+    [seen] = case["model_view"][1]["hook_relevant"]
+    assert result.text == seen["tool_result"].replace("${PROJECT_DIR}", str(tmp_path))
     assert (tmp_path / "hello.txt").read_text() == "hello\n"
 
 

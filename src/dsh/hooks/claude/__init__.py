@@ -20,7 +20,7 @@ from dsh.hooks.claude._events import (
     HandlerType,
 )
 from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, MatcherKind
-from dsh.hooks.claude._outputs import HookAnswer, decode_answer
+from dsh.hooks.claude._outputs import HookAnswer, PermissionRequestAnswer, decode_answer
 from dsh.hooks.claude._report import render_coverage_markdown
 from dsh.hooks.claude._support import (
     ADMITTED_EVENTS,
@@ -29,6 +29,7 @@ from dsh.hooks.claude._support import (
     SupportStatus,
 )
 from dsh.hooks.claude._transcript import (
+    TranscriptWriter,
     default_transcript_dir,
     project_slug,
     transcript_lines,
@@ -70,12 +71,14 @@ __all__ = [
     "MatcherKind",
     "OnFailureMode",
     "PermissionMode",
+    "PermissionRequestAnswer",
     "PluginRoot",
     "Severity",
     "SourceEntry",
     "SourceKind",
     "SourceStatus",
     "SupportStatus",
+    "TranscriptWriter",
     "claude_hooks_plugin",
     "decode_answer",
     "default_transcript_dir",

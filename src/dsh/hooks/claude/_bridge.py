@@ -11,6 +11,7 @@ model-visible wording.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
 
 from dsh.agent import (
+    CWD_CHANGED,
+    MESSAGE_DISPLAY,
     POST_COMPACT,
     POST_TOOL_BATCH,
     PRE_COMPACT,
@@ -37,6 +40,8 @@ from dsh.agent import (
     CompactRequest,
     ContinuationDecision,
     ContinuationState,
+    DisplayDecision,
+    DisplayRequest,
     PostToolBatchDecision,
     PreCompactDecision,
     PromptDecision,
@@ -45,6 +50,7 @@ from dsh.agent import (
     SessionStartSource,
     TurnResult,
 )
+from dsh.approval import ApprovalDecision, ApprovalRequest
 from dsh.context import Context, Next
 from dsh.hook_protocol import (
     HookOutcome,
@@ -58,17 +64,27 @@ from dsh.hook_protocol import (
 )
 from dsh.hooks.claude._outputs import HookAnswer, decode_answer
 from dsh.hooks.claude._support import HOOK_EVENT_HOST_SUPPORT
-from dsh.hooks.claude._transcript import default_transcript_dir, project_slug, write_transcript
+from dsh.hooks.claude._transcript import (
+    TranscriptWriter,
+    default_transcript_dir,
+    project_slug,
+    write_transcript,
+)
 from dsh.hooks.claude._types import Catalog, HookDeclaration
 from dsh.session import AbortCause, Content, content_text, thaw_json
 from dsh.tools import (
+    APPROVAL_REQUEST,
     POST_EXECUTE,
     PRE_EXECUTE,
+    REWRITE_INPUT,
+    InputRewrite,
     PostToolDecision,
     PreToolDecision,
+    ProposedCall,
     ToolCall,
     ToolExecutionResult,
     ToolResult,
+    validate_arguments,
 )
 
 __all__ = ["ClaudeHooksPlugin", "PermissionMode", "claude_hooks_plugin"]
@@ -89,6 +105,13 @@ _NO_POST_EVENT: Final = frozenset(
 
 _SOURCE = "claude-hooks"
 
+# Why PermissionRequest's rewrites are not applied (the coverage table's limits).
+_SEALED_INPUT: Final = (
+    "the call's input is sealed before approval; rewrite it in PreToolUse."
+    " An allow for a different input counts as no decision"
+)
+_NO_RULES: Final = "dsh keeps no permission rules or modes"
+
 
 def _root(agent: Agent) -> Agent:
     while agent.parent is not None:
@@ -103,7 +126,38 @@ class _AgentState:
     prompt_id: str | None = None
     started: dict[str, float] = field(default_factory=dict)
     compact_trigger: str = "manual"
-    pending_summary: str | None = None
+    # tool_use_id -> PreToolUse's outcome, from tools/rewrite-input to tools/pre-execute
+    pre_tool: dict[str, _PreToolOutcome] = field(default_factory=dict)
+
+
+_PENDING_MAX = 64
+
+
+@dataclass(frozen=True, slots=True)
+class _PreToolOutcome:
+    """PreToolUse's merged answer for one call (deny > ask > allow; contexts in order)."""
+
+    denials: tuple[str, ...]
+    asks: tuple[str, ...]
+    contexts: tuple[str, ...]
+
+
+def _pre_tool_outcome(name: str, merged: _Merged) -> _PreToolOutcome:
+    contexts = [f"PreToolUse:{name} hook additional context: {c}" for c in merged.contexts()]
+    denials: list[str] = []
+    asks: list[str] = []
+    for decl, answer in merged.answers:
+        if answer.blocking_error is not None:
+            denials.append(
+                f"PreToolUse:{name} hook error: [{decl.declared_command}]: "
+                f"{answer.blocking_error.strip() or 'No stderr output'}"
+            )
+        elif answer.permission_decision == "deny" or answer.decision == "block":
+            reason = answer.permission_reason or answer.reason
+            denials.append(reason or f"Hook PreToolUse:{name} denied this tool")
+        elif answer.permission_decision == "ask":
+            asks.append(answer.permission_reason or f"Hook PreToolUse:{name} asks for approval")
+    return _PreToolOutcome(tuple(denials), tuple(asks), tuple(contexts))
 
 
 @dataclass(slots=True)
@@ -138,6 +192,7 @@ class ClaudeHooksPlugin:
         self.transcript_dir = transcript_dir
         self.effort = effort
         self._states: weakref.WeakKeyDictionary[Agent, _AgentState] = weakref.WeakKeyDictionary()
+        self._transcripts: dict[Path, TranscriptWriter] = {}
         self._legacy_warned: set[Hashable] = set()
 
     # -- mounting ---------------------------------------------------------------
@@ -157,18 +212,26 @@ class ClaudeHooksPlugin:
         d = self.declared
         if d("SessionStart"):
             ctx.on(SESSION_START, self._session_start)
-        if d("UserPromptSubmit"):
-            ctx.on(PROMPT_SUBMIT, self._prompt_submit)
+        # Always: it mints the `prompt_id` every later event of the turn carries.
+        ctx.on(PROMPT_SUBMIT, self._prompt_submit)
+        if d("MessageDisplay"):
+            ctx.on(MESSAGE_DISPLAY, self._message_display)
+        if d("CwdChanged"):
+            ctx.on(CWD_CHANGED, self._cwd_changed)
+        if d("PreToolUse"):
+            ctx.on(REWRITE_INPUT, self._pre_tool_input)
         if d("PreToolUse") or d("PostToolUse") or d("PostToolUseFailure"):
             ctx.on(PRE_EXECUTE, self._pre_tool)
+        if d("PermissionRequest"):
+            ctx.on(APPROVAL_REQUEST, self._permission_request)
         if d("PostToolUse") or d("PostToolUseFailure"):
             ctx.on(POST_EXECUTE, self._post_tool)
         if d("PostToolBatch"):
             ctx.on(POST_TOOL_BATCH, self._post_tool_batch)
         if d("Stop"):
             ctx.on(TURN_CONTINUATION, self._stop)
-        if d("StopFailure"):
-            ctx.on(TURN_ERROR, self._stop_failure)
+        if d("StopFailure") or d("MessageDisplay"):
+            ctx.on(TURN_ERROR, self._turn_error)
         if d("SubagentStart"):
             ctx.on(SUBAGENT_START, self._subagent_start)
         if d("SubagentStop"):
@@ -237,13 +300,13 @@ class ClaudeHooksPlugin:
         if not hooks:
             return _Merged([])
         root = _root(agent)
-        write_transcript(
-            self.transcript_path(agent),
-            root.events,
-            session_id=root.session_id,
-            cwd=root.workspace.cwd,
-            permission_mode=self.permission_mode,
-        )
+        path = self.transcript_path(agent)
+        writer = self._transcripts.get(path)
+        if writer is None:
+            writer = self._transcripts[path] = TranscriptWriter(
+                path, session_id=root.session_id, permission_mode=self.permission_mode
+            )
+        writer.sync(root.events, cwd=root.workspace.cwd)
         data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         env = {
             "CLAUDECODE": "1",
@@ -260,10 +323,33 @@ class ClaudeHooksPlugin:
         invocations = [invocation_event(cmds[i], data) for i in selected]
         for inv in invocations:
             target.append_event(inv)
-        runs = await run_hooks([cmds[i] for i in selected], data, dedup=False)
 
         def decode(r: HookRun) -> HookAnswer | WrongEvent | None:
             return decode_answer(r, event)
+
+        # The running turn's signal: `agent.cancel(..., when="now")` ends the hooks'
+        # process groups and their runs come back `cancelled` (no decision).
+        signal = agent.signal
+        if signal is None and log_to is not None:
+            signal = log_to.signal
+        started = time.perf_counter()
+        try:
+            runs = await run_hooks([cmds[i] for i in selected], data, dedup=False, signal=signal)
+        except asyncio.CancelledError:
+            # Cancelled under us (the executor killed the groups): close the audit trail.
+            for i, inv in zip(selected, invocations, strict=True):
+                run = HookRun(
+                    command=cmds[i],
+                    pid=None,
+                    exit_code=None,
+                    signal=None,
+                    stdout="",
+                    stderr="",
+                    duration=time.perf_counter() - started,
+                    cancelled=True,
+                )
+                target.append_event(result_event(hook_outcome(run, decode), invocation=inv))
+            raise
 
         merged = _Merged([])
         for i, run, inv in zip(selected, runs, invocations, strict=True):
@@ -313,13 +399,6 @@ class ClaudeHooksPlugin:
     # -- SessionStart ----------------------------------------------------------------
 
     async def _session_start(self, agent: Agent, source: SessionStartSource) -> None:
-        try:
-            await self._run_session_start(agent, source)
-        finally:
-            if source == "compact":
-                await self._flush_post_compact(agent)
-
-    async def _run_session_start(self, agent: Agent, source: SessionStartSource) -> None:
         if agent.parent is not None:
             return  # a child fires SubagentStart instead
         value: str = source
@@ -393,48 +472,99 @@ class ClaudeHooksPlugin:
 
     # -- PreToolUse -------------------------------------------------------------------
 
+    # PreToolUse hooks run once per call, on tools/rewrite-input (before the call's
+    # identity, so `updatedInput` can change what runs); the merged outcome is kept
+    # for that call and applied when the same call reaches tools/pre-execute.
+
+    async def _pre_tool_input(self, proposed: ProposedCall) -> InputRewrite | None:
+        agent = proposed.agent
+        use_id = proposed.tool_use_id
+        if not isinstance(agent, Agent) or use_id is None:
+            return None  # no way to find the call again: pre-execute runs the hooks
+        hooks = self.catalog.matching("PreToolUse", proposed.name)
+        if not hooks:
+            return None
+        merged = await self._fire_pre_tool(agent, proposed.name, proposed.arguments, use_id, hooks)
+        outcome = _pre_tool_outcome(proposed.name, merged)
+        pending = self._state(agent).pre_tool
+        pending[use_id] = outcome
+        while len(pending) > _PENDING_MAX:  # calls refused by a later rewriter
+            del pending[next(iter(pending))]
+        return self._updated_input(agent, proposed, merged, outcome)
+
+    async def _fire_pre_tool(
+        self,
+        agent: Agent,
+        name: str,
+        arguments: Mapping[str, Any],
+        tool_use_id: str | None,
+        hooks: Sequence[HookDeclaration],
+    ) -> _Merged:
+        payload = self._base(agent, "PreToolUse")
+        payload["tool_name"] = name
+        payload["tool_input"] = thaw_json(arguments)
+        payload["tool_use_id"] = tool_use_id
+        merged = await self._fire(agent, "PreToolUse", hooks, payload)
+        # Shown and honoured now, even if a later rewriter refuses the call.
+        self._common_effects(agent, "PreToolUse", merged)
+        return merged
+
+    def _updated_input(
+        self, agent: Agent, proposed: ProposedCall, merged: _Merged, outcome: _PreToolOutcome
+    ) -> InputRewrite | None:
+        """The last valid ``updatedInput`` in declaration order, unless the call is denied."""
+        if outcome.denials:
+            return None  # ignored with deny: the call does not run
+        chosen: tuple[HookDeclaration, dict[str, Any]] | None = None
+        for decl, answer in merged.answers:
+            if answer.updated_input is None or answer.permission_decision == "defer":
+                continue
+            errors = validate_arguments(proposed.tool, answer.updated_input)
+            if errors is not None:
+                detail = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
+                agent.notice(
+                    f"PreToolUse hook error ({decl.declared_command}): updatedInput for"
+                    f" {proposed.name} does not match the tool's input schema and was not"
+                    f" applied: {detail}",
+                    source=f"{_SOURCE}:PreToolUse",
+                    level="warning",
+                )
+                continue
+            chosen = (decl, answer.updated_input)
+        if chosen is None:
+            return None
+        decl, arguments = chosen
+        return InputRewrite.replace(
+            arguments, reason=f"PreToolUse updatedInput from {decl.declared_command}"
+        )
+
     async def _pre_tool(self, call: ToolCall, nxt: Next[PreToolDecision]) -> PreToolDecision:
         agent = call.agent
         if not isinstance(agent, Agent):
             return await nxt()
-        self._state(agent).started[str(call.token)] = time.monotonic()
-        hooks = self.catalog.matching("PreToolUse", call.name)
-        if not hooks:
-            return await nxt()
-        payload = self._base(agent, "PreToolUse")
-        payload["tool_name"] = call.name
-        payload["tool_input"] = thaw_json(call.arguments)
-        payload["tool_use_id"] = call.tool_use_id
-        merged = await self._fire(agent, "PreToolUse", hooks, payload)
-        self._common_effects(agent, "PreToolUse", merged)
-        contexts = [
-            f"PreToolUse:{call.name} hook additional context: {c}" for c in merged.contexts()
-        ]
-        for _, answer in merged.answers:
-            if answer.updated_input is not None:
+        state = self._state(agent)
+        state.started[str(call.token)] = time.monotonic()
+        outcome = state.pre_tool.pop(call.tool_use_id, None) if call.tool_use_id else None
+        if outcome is None:
+            # The call skipped tools/rewrite-input (or the bridge's listener there).
+            hooks = self.catalog.matching("PreToolUse", call.name)
+            if not hooks:
+                return await nxt()
+            merged = await self._fire_pre_tool(
+                agent, call.name, call.arguments, call.tool_use_id, hooks
+            )
+            if any(a.updated_input is not None for _, a in merged.answers):
                 logger.info(
-                    "PreToolUse updatedInput for %s is not applied (no input-rewrite seam)",
+                    "PreToolUse updatedInput for %s is not applied: the call was sealed"
+                    " without passing tools/rewrite-input",
                     call.name,
                 )
-        denials: list[str] = []
-        asks: list[str] = []
-        for decl, answer in merged.answers:
-            if answer.blocking_error is not None:
-                denials.append(
-                    f"PreToolUse:{call.name} hook error: [{decl.declared_command}]: "
-                    f"{answer.blocking_error.strip() or 'No stderr output'}"
-                )
-            elif answer.permission_decision == "deny" or answer.decision == "block":
-                reason = answer.permission_reason or answer.reason
-                denials.append(reason or f"Hook PreToolUse:{call.name} denied this tool")
-            elif answer.permission_decision == "ask":
-                asks.append(
-                    answer.permission_reason or f"Hook PreToolUse:{call.name} asks for approval"
-                )
-        if denials:
-            return PreToolDecision.deny(
-                "\n".join(denials), {"hook_event": "PreToolUse"}, additional_context=contexts
-            )
+            outcome = _pre_tool_outcome(call.name, merged)
+        contexts = outcome.contexts
+        if outcome.denials:
+            reason = "\n".join(outcome.denials)
+            info = {"hook_event": "PreToolUse"}
+            return PreToolDecision.deny(reason, info, additional_context=contexts)
         decision = await nxt()
         if decision.kind == "deny":
             return PreToolDecision.deny(
@@ -442,6 +572,7 @@ class ClaudeHooksPlugin:
                 decision.info,
                 additional_context=(*contexts, *decision.additional_context),
             )
+        asks = outcome.asks
         if asks or decision.kind == "ask":
             reason = "\n".join(asks) if asks else (decision.reason or "approval needed")
             return PreToolDecision.ask(
@@ -452,6 +583,72 @@ class ClaudeHooksPlugin:
                 additional_context=(*contexts, *decision.additional_context)
             )
         return decision
+
+    # -- PermissionRequest ----------------------------------------------------------------
+
+    async def _permission_request(
+        self, call: ToolCall, req: ApprovalRequest, nxt: Next[ApprovalDecision]
+    ) -> ApprovalDecision:
+        agent = call.agent
+        # Bypass mode shows no permission prompt, so Claude Code fires no PermissionRequest
+        # there (the recorded `pretool-ask-json` case: an `ask` is denied without one).
+        if not isinstance(agent, Agent) or self.permission_mode == "bypassPermissions":
+            return await nxt()
+        hooks = self.catalog.matching("PermissionRequest", call.name)
+        if not hooks:
+            return await nxt()
+        payload = self._base(agent, "PermissionRequest")
+        payload["tool_name"] = call.name
+        payload["tool_input"] = thaw_json(call.arguments)
+        merged = await self._fire(agent, "PermissionRequest", hooks, payload)
+        self._common_effects(agent, "PermissionRequest", merged)
+        denials: list[str] = []
+        interrupt = False
+        allowed = False
+        for decl, answer in merged.answers:
+            if answer.blocking_error is not None:
+                if answer.exit_code == 2:
+                    continue  # exit 2 is not honoured here: the flow is unchanged
+                # A failure of an `onFailure: "block"` hook blocks the permission request.
+                denials.append(
+                    f"PermissionRequest:{call.name} hook error: [{decl.declared_command}]: "
+                    f"{answer.blocking_error.strip() or 'No stderr output'}"
+                )
+                continue
+            verdict = answer.permission_request
+            if verdict is None:
+                continue
+            if verdict.updated_permissions is not None:
+                self._not_applied(agent, call, decl, "updatedPermissions", _NO_RULES)
+            if verdict.behavior == "deny":
+                denials.append(
+                    verdict.message or f"Hook PermissionRequest:{call.name} denied this tool"
+                )
+                interrupt = interrupt or verdict.interrupt
+                continue
+            if verdict.updated_input is not None and verdict.updated_input != payload["tool_input"]:
+                # The hook approved a different call than the one that would run.
+                self._not_applied(agent, call, decl, "updatedInput", _SEALED_INPUT)
+                continue
+            allowed = True
+        if denials:
+            return ApprovalDecision.deny("\n".join(denials), interrupt=interrupt)
+        decision = await nxt()
+        if not allowed or decision.kind == "deny":
+            return decision
+        return ApprovalDecision.allow(
+            always=decision.always, reason=decision.reason or "allowed by a PermissionRequest hook"
+        )
+
+    def _not_applied(
+        self, agent: Agent, call: ToolCall, decl: HookDeclaration, field: str, why: str
+    ) -> None:
+        agent.notice(
+            f"PermissionRequest:{call.name} hook ({decl.declared_command}): `{field}` is not"
+            f" applied ({why})",
+            source=f"{_SOURCE}:PermissionRequest",
+            level="warning",
+        )
 
     # -- PostToolUse / PostToolUseFailure -------------------------------------------------
 
@@ -597,9 +794,21 @@ class ClaudeHooksPlugin:
             return ContinuationDecision.continue_("Stop hook feedback:\n" + "\n".join(contexts))
         return await nxt()
 
-    async def _stop_failure(self, agent: Agent, error: Exception) -> None:
+    async def _turn_error(self, agent: Agent, error: Exception) -> None:
         if agent.parent is not None:
             return
+        # Claude Code shows the failure as a synthetic assistant message (`API Error: …`),
+        # which MessageDisplay sees before StopFailure fires. dsh reports the error on the
+        # turn's end line, so a `displayContent` for it has nothing to replace (a limit).
+        hooks = self.catalog.matching("MessageDisplay", None)
+        if hooks:
+            payload = self._display_payload(
+                agent, agent.turn_id or "", str(uuid.uuid4()), _api_error_text(error)
+            )
+            await self._fire(agent, "MessageDisplay", hooks, payload)
+        await self._stop_failure(agent, error)
+
+    async def _stop_failure(self, agent: Agent, error: Exception) -> None:
         kind = _error_kind(error)
         hooks = self.catalog.matching("StopFailure", kind)
         if not hooks:
@@ -687,20 +896,6 @@ class ClaudeHooksPlugin:
         return await nxt()
 
     async def _post_compact(self, agent: Agent, summary: str) -> None:
-        if self.declared("SessionStart"):
-            # Claude Code fires SessionStart (compact) before PostCompact; dsh emits
-            # agent/post-compact first, so PostCompact waits for that SessionStart.
-            self._state(agent).pending_summary = summary
-            return
-        await self._run_post_compact(agent, summary)
-
-    async def _flush_post_compact(self, agent: Agent) -> None:
-        state = self._state(agent)
-        summary, state.pending_summary = state.pending_summary, None
-        if summary is not None:
-            await self._run_post_compact(agent, summary)
-
-    async def _run_post_compact(self, agent: Agent, summary: str) -> None:
         trigger = self._state(agent).compact_trigger
         hooks = self.catalog.matching("PostCompact", trigger)
         if not hooks:
@@ -712,6 +907,66 @@ class ClaudeHooksPlugin:
         payload["compact_summary"] = summary
         merged = await self._fire(agent, "PostCompact", hooks, payload)
         self._user_errors(agent, "PostCompact", merged)
+
+    # -- MessageDisplay ------------------------------------------------------------------------
+
+    async def _message_display(
+        self, agent: Agent, request: DisplayRequest, nxt: Next[DisplayDecision]
+    ) -> DisplayDecision:
+        hooks = self.catalog.matching("MessageDisplay", None)
+        if agent.parent is not None or not hooks:
+            return await nxt()
+        payload = self._display_payload(
+            agent, request.turn_id, request.message_id, request.text, request.index, request.final
+        )
+        merged = await self._fire(agent, "MessageDisplay", hooks, payload)
+        # Failure, timeout and exit 2 show the original; `systemMessage` and `continue`
+        # are discarded. Several replacements: the last in declaration order wins.
+        shown = [
+            a.display_content
+            for _, a in merged.answers
+            if a.blocking_error is None and a.display_content is not None
+        ]
+        if shown:
+            return DisplayDecision.replace(shown[-1])
+        return await nxt()
+
+    def _display_payload(
+        self,
+        agent: Agent,
+        turn_id: str,
+        message_id: str,
+        text: str,
+        index: int = 0,
+        final: bool = True,
+    ) -> dict[str, Any]:
+        payload = self._base(
+            agent, "MessageDisplay", permission=False, agent_fields=False, effort=False
+        )
+        payload["turn_id"] = _as_uuid(turn_id)
+        payload["message_id"] = _as_uuid(message_id)
+        payload["index"] = index
+        payload["final"] = final
+        payload["delta"] = text
+        return payload
+
+    # -- CwdChanged ------------------------------------------------------------------------------
+
+    async def _cwd_changed(self, agent: Agent, old: Path, new: Path) -> None:
+        hooks = self.catalog.matching("CwdChanged", None)
+        if not hooks:
+            return
+        payload = self._base(agent, "CwdChanged", permission=False, effort=False)
+        payload["old_cwd"] = str(old)
+        payload["new_cwd"] = str(new)
+        merged = await self._fire(agent, "CwdChanged", hooks, payload)
+        # Exit 2 stderr and `systemMessage` reach the user; `continue` is discarded.
+        for _, answer in merged.answers:
+            if answer.system_message:
+                agent.notice(answer.system_message, source=f"{_SOURCE}:CwdChanged")
+            if answer.watch_paths is not None:
+                logger.info("CwdChanged watchPaths are not applied (dsh has no file watcher)")
+        self._user_errors(agent, "CwdChanged", merged)
 
     # -- SessionEnd ---------------------------------------------------------------------------
 
@@ -727,6 +982,14 @@ class ClaudeHooksPlugin:
         payload["reason"] = reason
         merged = await self._fire(agent, "SessionEnd", hooks, payload)
         self._user_errors(agent, "SessionEnd", merged)
+
+
+def _as_uuid(value: str) -> str:
+    """dsh's 32-hex ids in Claude Code's dashed UUID form (other ids unchanged)."""
+    try:
+        return str(uuid.UUID(hex=value)) if len(value) == 32 else value
+    except ValueError:
+        return value
 
 
 def _tool_response(result: ToolResult) -> Any:

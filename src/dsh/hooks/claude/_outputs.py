@@ -18,13 +18,28 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dsh.hook_protocol import HookDecodeError, HookRun, WrongEvent
 
-__all__ = ["HookAnswer", "decode_answer"]
+__all__ = ["HookAnswer", "PermissionRequestAnswer", "decode_answer"]
 
 PermissionDecision = Literal["allow", "deny", "ask", "defer"]
 
 
+class _PermissionRequestModel(BaseModel):
+    """A PermissionRequest hook's ``hookSpecificOutput.decision`` (reference §3.8)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    behavior: Literal["allow", "deny"]
+    updatedInput: dict[str, Any] | None = None
+    updatedPermissions: list[Any] | None = None
+    message: str | None = None
+    interrupt: bool | None = None
+
+
 class _SpecificModel(BaseModel):
     model_config = ConfigDict(extra="allow")
+
+    # PermissionRequest's object; validated only for that event (other events ignore it).
+    decision: Any = None
 
     hookEventName: str | None = None
     additionalContext: str | None = None
@@ -32,6 +47,8 @@ class _SpecificModel(BaseModel):
     permissionDecisionReason: str | None = None
     updatedInput: dict[str, Any] | None = None
     suppressOriginalPrompt: bool | None = None
+    displayContent: str | None = None
+    watchPaths: list[str] | None = None
 
 
 class _OutputModel(BaseModel):
@@ -46,6 +63,18 @@ class _OutputModel(BaseModel):
     decision: Literal["block", "approve"] | None = None
     reason: str | None = None
     hookSpecificOutput: _SpecificModel | None = None
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PermissionRequestAnswer:
+    """A PermissionRequest hook's ``decision``: allow or deny, with what came along."""
+
+    behavior: Literal["allow", "deny"]
+    message: str | None = None
+    interrupt: bool = False
+    updated_input: dict[str, Any] | None = None
+    updated_permissions: list[Any] | None = None
 
 
 @final
@@ -71,6 +100,9 @@ class HookAnswer:
     permission_reason: str | None = None
     updated_input: dict[str, Any] | None = None
     suppress_original_prompt: bool = False
+    permission_request: PermissionRequestAnswer | None = None
+    display_content: str | None = None
+    watch_paths: tuple[str, ...] | None = None
 
     @property
     def blocks(self) -> bool:
@@ -122,7 +154,26 @@ def _validate(data: dict[str, Any], event: str) -> _OutputModel | WrongEvent:
     specific = model.hookSpecificOutput
     if specific is not None and specific.hookEventName not in (None, event):
         return WrongEvent(str(specific.hookEventName))
+    if event == "PermissionRequest" and specific is not None and specific.decision is not None:
+        try:
+            specific.decision = _PermissionRequestModel.model_validate(specific.decision)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(("hookSpecificOutput", "decision", *map(str, first["loc"])))
+            raise HookDecodeError(f"hook JSON output invalid at {where}: {first['msg']}") from exc
     return model
+
+
+def _permission_request(decision: object) -> PermissionRequestAnswer | None:
+    if not isinstance(decision, _PermissionRequestModel):
+        return None
+    return PermissionRequestAnswer(
+        behavior=decision.behavior,
+        message=decision.message,
+        interrupt=bool(decision.interrupt),
+        updated_input=decision.updatedInput,
+        updated_permissions=decision.updatedPermissions,
+    )
 
 
 def _answer(exit_code: int, model: _OutputModel | None, data: dict[str, Any] | None) -> HookAnswer:
@@ -145,6 +196,11 @@ def _answer(exit_code: int, model: _OutputModel | None, data: dict[str, Any] | N
         permission_reason=specific.permissionDecisionReason if specific else None,
         updated_input=specific.updatedInput if specific else None,
         suppress_original_prompt=bool(specific.suppressOriginalPrompt) if specific else False,
+        permission_request=_permission_request(specific.decision) if specific else None,
+        display_content=specific.displayContent if specific else None,
+        watch_paths=(
+            tuple(specific.watchPaths) if specific and specific.watchPaths is not None else None
+        ),
     )
 
 

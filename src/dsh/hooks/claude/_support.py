@@ -114,31 +114,88 @@ _TABLE: Final[dict[str, EventSupport]] = {
         limits=("`sessionTitle`: dsh has no session titles",),
     ),
     "UserPromptExpansion": _no("dsh has no slash commands or prompt expansion"),
-    "MessageDisplay": _no("dsh has no seam on streamed assistant text shown to the user"),
-    "PreToolUse": EventSupport(
-        seam="tools/pre-execute",
+    "MessageDisplay": EventSupport(
+        seam="agent/message-display",
         status="partial",
         applied=(
+            "fires once per assistant message with text, with the whole text (`index` 0,"
+            " `final` true: Claude Code's headless behaviour), after the message is logged and"
+            " before its tool calls; never for a subagent's messages",
+            "`displayContent` replaces what the user sees (logged as `assistant/display`);"
+            " the model, the history and the transcript keep the original",
+            "failure, timeout and exit 2 show the original text; `systemMessage` and"
+            " `continue` discarded, as in Claude Code",
+            "10-second default timeout",
+            "several hooks answering `displayContent`: the last one in declaration order wins",
+            "a turn that fails on a model API error fires it (on `agent/turn-error`, before"
+            " `StopFailure`) with Claude Code's `API Error: …` text",
+        ),
+        limits=(
+            "`displayContent` for a failed turn's `API Error: …` text is not applied: dsh"
+            " reports the error on the turn's end line, not as an assistant message",
+        ),
+    ),
+    "PreToolUse": EventSupport(
+        seam="tools/rewrite-input",
+        status="partial",
+        applied=(
+            "hooks run once per call, on `tools/rewrite-input` (before the call's identity);"
+            " the merged decision is applied when the call reaches `tools/pre-execute`",
             '`permissionDecision: "deny"` and exit 2 refuse the call; the model sees an error'
             " tool result whose content is the reason",
             '`permissionDecision: "ask"` goes to the approval service (headless: a denial)',
             '`permissionDecision: "allow"` skips the approval prompt; guards still apply',
             "deprecated top-level `decision` (`approve`, `block`)",
+            "`updatedInput` replaces the whole input before the call is sealed, so the log,"
+            " the approval prompt, the tool and `PostToolUse`'s `tool_input` all see it; applied"
+            " with `allow`, `ask` or no decision (the call then takes the normal path), ignored"
+            " with `deny` and `defer`; the model's history keeps its own call",
+            "`updatedInput` that does not match the tool's input schema is not applied (the call"
+            " runs with its input) and is shown to the user as a hook-error notice naming the"
+            " hook",
             "`additionalContext` added after the step's tool results",
             "several hooks: deny > ask > allow; every context delivered in declaration order",
             _NOTICE,
             "`continue: false` halts after the step's calls finish (`agent.cancel` with a"
             " hook cause)",
         ),
-        limits=(
-            "`updatedInput`: no input-rewrite seam yet (arguments are sealed before"
-            " `tools/pre-execute`), so the call runs with its original input and the rewrite"
-            " is logged, not applied; the `pretool-updated-input` case is an expected difference",
-            '`permissionDecision: "defer"`: no pause-and-resume arm on `PreToolDecision`',
+        limits=('`permissionDecision: "defer"`: no pause-and-resume arm on `PreToolDecision`',),
+        difference=(
+            "Several hooks' `updatedInput`: the last valid one in declaration order wins, where"
+            " Claude Code takes the last hook to finish (non-deterministic); a hook that"
+            " answers without `updatedInput` never erases another's."
         ),
     ),
-    "PermissionRequest": _no(
-        "no hook seam on the approval service yet (the approval request is not a waterfall)"
+    "PermissionRequest": EventSupport(
+        seam="approval/request",
+        status="partial",
+        applied=(
+            "fires when a pre-execute answer is `ask` (a PreToolUse `ask`, or a native"
+            " policy), before the approval service and whether or not anyone could answer;"
+            " not in `bypassPermissions` mode (the bridge's default), where Claude Code shows"
+            " no permission prompt",
+            "not fired again for a call the session already allowed always",
+            "payload `tool_name`, `tool_input` (no `tool_use_id`), `permission_mode`",
+            '`decision.behavior: "allow"` runs the call without asking the approval channel;'
+            " guards still apply",
+            '`decision.behavior: "deny"` refuses the call; the model sees an error tool result'
+            " whose content is `message`",
+            "`decision.interrupt` with deny ends the turn after the step's calls finish",
+            "several hooks: deny wins over allow; every deny `message` reaches the model, in"
+            " declaration order",
+            "exit 2 is not honoured (the flow is unchanged), as in Claude Code; a failing"
+            ' `onFailure: "block"` hook denies',
+            _NOTICE,
+            _HALTS,
+        ),
+        limits=(
+            "`decision.updatedInput`: not applied, the call's identity (and input) is sealed"
+            " before approval (rewrite input in PreToolUse); an allow whose `updatedInput`"
+            " differs from the call's input counts as no decision, with a warning notice",
+            "`decision.updatedPermissions`: not applied, dsh keeps no permission rules or"
+            " modes (warning notice)",
+            "`permission_suggestions` is never sent: dsh has no permission rules to suggest",
+        ),
     ),
     "PostToolUse": EventSupport(
         seam="tools/post-execute",
@@ -240,7 +297,21 @@ _TABLE: Final[dict[str, EventSupport]] = {
     ),
     "TeammateIdle": _no("dsh has no agent teams"),
     "ConfigChange": _no("settings are read when the session starts; no settings watcher"),
-    "CwdChanged": _no("no seam fires when the session's working directory changes"),
+    "CwdChanged": EventSupport(
+        seam="agent/cwd-changed",
+        status="partial",
+        applied=(
+            "fires when a tool call (the Bash tool's `cd`) leaves the session in another"
+            " directory, after that call's post-tool hooks and before `PostToolBatch`, with"
+            " `old_cwd` and `new_cwd`; the hook runs in the new directory",
+            "exit 2 stderr shown to the user as a hook-error notice",
+            f"{_NOTICE}; `continue` discarded, as in Claude Code",
+        ),
+        limits=(
+            "`watchPaths`: no file watcher (`FileChanged` is not supported)",
+            "`CLAUDE_ENV_FILE`: the Bash tool sources no per-session environment file",
+        ),
+    ),
     "DirectoryAdded": _no("dsh has no `/add-dir`"),
     "FileChanged": _no("dsh has no file watcher"),
     "WorktreeCreate": _no("dsh does not manage worktrees"),

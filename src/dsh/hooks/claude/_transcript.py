@@ -4,7 +4,8 @@ Claude Code keeps a JSONL transcript per session; hooks read it (a Stop hook
 takes the last ``type: "assistant"`` line's text). dsh writes one in the same
 line format (``user`` / ``assistant`` lines, one assistant line per content
 block, tool results as ``tool_result`` blocks in ``user`` lines) into its own
-data directory, rewritten whole before each hook run that may read it.
+data directory, brought up to date before each hook run: written whole once,
+then only the lines of newly logged events are appended.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,13 @@ from dsh.session import (
     thaw_json,
 )
 
-__all__ = ["default_transcript_dir", "project_slug", "transcript_lines", "write_transcript"]
+__all__ = [
+    "TranscriptWriter",
+    "default_transcript_dir",
+    "project_slug",
+    "transcript_lines",
+    "write_transcript",
+]
 
 _VERSION = "dsh"
 _UNSAFE = re.compile(r"[^A-Za-z0-9]")
@@ -53,16 +60,25 @@ def _stamp(t: float) -> str:
     )
 
 
-def transcript_lines(
-    events: Iterable[SessionEvent], *, session_id: str, cwd: Path, permission_mode: str
+def _project(
+    events: Iterable[SessionEvent],
+    *,
+    session_id: str,
+    cwd: Path,
+    permission_mode: str,
+    start: int = 0,
+    parent: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The transcript lines for ``events`` (Claude Code's ``user``/``assistant`` shapes)."""
+    """The lines for ``events``, numbered from ``start`` and chained from ``parent``.
+
+    A line depends only on its event, its number and the line before it, so the
+    lines of a log's prefix never change as the log grows (appending is exact).
+    """
     lines: list[dict[str, Any]] = []
-    parent: str | None = None
 
     def add(kind: str, message: dict[str, Any], ev: SessionEvent, **extra: Any) -> None:
         nonlocal parent
-        line_id = str(uuid.uuid5(uuid.NAMESPACE_OID, f"{ev.id}/{len(lines)}"))
+        line_id = str(uuid.uuid5(uuid.NAMESPACE_OID, f"{ev.id}/{start + len(lines)}"))
         lines.append(
             {
                 "parentUuid": parent,
@@ -130,6 +146,19 @@ def transcript_lines(
     return lines
 
 
+def transcript_lines(
+    events: Iterable[SessionEvent], *, session_id: str, cwd: Path, permission_mode: str
+) -> list[dict[str, Any]]:
+    """The transcript lines for ``events`` (Claude Code's ``user``/``assistant`` shapes)."""
+    return _project(events, session_id=session_id, cwd=cwd, permission_mode=permission_mode)
+
+
+def _encode(lines: Iterable[dict[str, Any]]) -> bytes:
+    return "".join(
+        json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in lines
+    ).encode("utf-8")
+
+
 def write_transcript(
     path: Path,
     events: Iterable[SessionEvent],
@@ -142,9 +171,67 @@ def write_transcript(
     lines = transcript_lines(
         events, session_id=session_id, cwd=cwd, permission_mode=permission_mode
     )
+    _replace(path, _encode(lines))
+
+
+def _replace(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        for line in lines:
-            f.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+    tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+class TranscriptWriter:
+    """Keeps one session's transcript file current by appending the lines of new events.
+
+    The first ``sync`` (and any ``sync`` that finds the file not as it left it:
+    missing, or another size) writes the whole transcript atomically; later ones
+    append only the lines of the events logged since. Each line carries the
+    working directory of the moment it was written, as Claude Code's do.
+    """
+
+    __slots__ = ("_events", "_lines", "_parent", "_size", "path", "permission_mode", "session_id")
+
+    def __init__(self, path: Path, *, session_id: str, permission_mode: str) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.permission_mode = permission_mode
+        self._events = 0
+        self._lines = 0
+        self._parent: str | None = None
+        self._size: int | None = None  # None: nothing written yet
+
+    def sync(self, events: Sequence[SessionEvent], *, cwd: Path) -> int:
+        """Bring the file up to ``events`` (the whole log so far); returns the lines written."""
+        whole = self._size is None or len(events) < self._events or not self._intact()
+        start = 0 if whole else self._events
+        lines = _project(
+            events[start:],
+            session_id=self.session_id,
+            cwd=cwd,
+            permission_mode=self.permission_mode,
+            start=0 if whole else self._lines,
+            parent=None if whole else self._parent,
+        )
+        data = _encode(lines)
+        if whole:
+            _replace(self.path, data)
+            self._lines, self._size = 0, 0
+        elif data:
+            with self.path.open("ab") as f:
+                f.write(data)
+        assert self._size is not None
+        self._events = len(events)
+        self._lines += len(lines)
+        self._size += len(data)
+        if lines:
+            self._parent = lines[-1]["uuid"]
+        elif whole:
+            self._parent = None
+        return len(lines)
+
+    def _intact(self) -> bool:
+        try:
+            return self.path.stat().st_size == self._size
+        except OSError:
+            return False

@@ -26,8 +26,8 @@ from typing import Annotated, Any, final
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult, Workspace
-from dsh.tools.builtin._common import ArgumentsError, ToolInput, parse_arguments
+from dsh.tools._types import ToolInvocation, ToolResult, Workspace
+from dsh.tools.builtin._common import ArgumentsError, ToolInput, builtin_tool, parse_arguments
 from dsh.tools.builtin._process import kill_group, run_in_group
 
 __all__ = [
@@ -298,7 +298,7 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
     )
 
 
-BASH_TOOL = ToolDefinition.from_model(
+BASH_TOOL = builtin_tool(
     "Bash",
     "Executes a bash command with an optional timeout (milliseconds, default "
     f"{DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}). The working directory and exported "

@@ -17,12 +17,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from dsh.session import thaw_json
-from dsh.tools._types import ToolInvocation, ToolResult
+from dsh.tools._types import ToolBody, ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools.builtin._schemas import INPUT_SCHEMAS
 
 __all__ = [
     "VCS_DIRS",
     "ArgumentsError",
     "ToolInput",
+    "builtin_tool",
     "display_path",
     "glob_regex",
     "has_magic",
@@ -50,9 +52,36 @@ def _tidy_schema(schema: dict[str, Any]) -> None:
 
 
 class ToolInput(BaseModel):
-    """Base of the tools' input models: unknown fields rejected, schema as Claude Code's."""
+    """Base of the tools' input models: unknown fields rejected, schema as Claude Code's.
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, json_schema_extra=_tidy_schema)
+    ``defer_build``: a model's validator is built at its first validation, so a
+    start-up that never calls Grep never pays for GrepInput.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, json_schema_extra=_tidy_schema, defer_build=True
+    )
+
+
+def builtin_tool(
+    name: str,
+    description: str,
+    model: type[ToolInput],
+    run: ToolBody,
+    *,
+    read_only: bool = False,
+    concurrency_safe: bool = False,
+) -> ToolDefinition:
+    """``ToolDefinition.from_model`` with the schema generated ahead of time (``_schemas.py``)."""
+    return ToolDefinition(
+        name=name,
+        description=description,
+        input_schema=INPUT_SCHEMAS[name],
+        run=run,
+        read_only=read_only,
+        concurrency_safe=concurrency_safe,
+        input_model=model,
+    )
 
 
 class ArgumentsError(Exception):

@@ -11,10 +11,11 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from dsh.tools._signal import AbortSignal
-from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools._types import ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,
     ToolInput,
+    builtin_tool,
     glob_regex,
     has_magic,
     parse_arguments,
@@ -100,7 +101,7 @@ async def _run_glob(invocation: ToolInvocation) -> ToolResult:
     return ToolResult.ok(text, output=output)
 
 
-GLOB_TOOL = ToolDefinition.from_model(
+GLOB_TOOL = builtin_tool(
     "Glob",
     'Fast file pattern matching, e.g. "**/*.js" or "src/**/*.{ts,tsx}". Returns matching file '
     f"paths, most recently modified first, at most {MAX_GLOB_RESULTS}.",

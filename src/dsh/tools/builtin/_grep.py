@@ -31,6 +31,7 @@ from dsh.tools.builtin._common import (
     VCS_DIRS,
     ArgumentsError,
     ToolInput,
+    builtin_tool,
     display_path,
     glob_regex,
     parse_arguments,
@@ -571,7 +572,7 @@ def grep_tool(*, use_ripgrep: bool | None = None) -> ToolDefinition:
             return ToolResult.error(f"Grep failed searching {root}: {exc}")
         return _format(raw, q, cwd, args)
 
-    return ToolDefinition.from_model(
+    return builtin_tool(
         "Grep",
         "A search tool built on ripgrep: full regex syntax; filter files with glob (e.g. "
         '"*.js", "**/*.{ts,tsx}") or type (e.g. "py"); output_mode "content" (matching lines, '

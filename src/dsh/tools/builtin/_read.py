@@ -10,8 +10,8 @@ from pydantic import Field, NonNegativeInt, PositiveInt
 from pydantic.json_schema import SkipJsonSchema
 
 from dsh.session import ImageBlock
-from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
-from dsh.tools.builtin._common import ArgumentsError, ToolInput, parse_arguments
+from dsh.tools._types import ToolInvocation, ToolResult
+from dsh.tools.builtin._common import ArgumentsError, ToolInput, builtin_tool, parse_arguments
 
 __all__ = [
     "DEFAULT_READ_LIMIT",
@@ -158,7 +158,7 @@ async def _run_read(invocation: ToolInvocation) -> ToolResult:
     return ToolResult.ok(format_numbered([_clip(x) for x in selected], start), output=output)
 
 
-READ_TOOL = ToolDefinition.from_model(
+READ_TOOL = builtin_tool(
     "Read",
     "Reads a file from the local filesystem. file_path should be absolute (a relative path is "
     f"taken from the working directory). Reads up to {DEFAULT_READ_LIMIT} lines from the start "

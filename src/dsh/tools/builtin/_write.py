@@ -2,6 +2,9 @@
 
 Text is read and written as UTF-8 with line endings untouched. ``MultiEdit``
 applies its edits in memory, in order, and writes only if every one applies.
+Result texts are Claude Code's where a recording shows them (``write-tool``:
+a created file's text ends with ``WRITE_CREATED_SUFFIX``); the others keep
+the older Claude Code wording.
 """
 
 from __future__ import annotations
@@ -14,12 +17,19 @@ from typing import Any
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
-from dsh.tools.builtin._common import ArgumentsError, ToolInput, parse_arguments, structured_patch
+from dsh.tools._types import ToolInvocation, ToolResult
+from dsh.tools.builtin._common import (
+    ArgumentsError,
+    ToolInput,
+    builtin_tool,
+    parse_arguments,
+    structured_patch,
+)
 
 __all__ = [
     "EDIT_TOOL",
     "MULTI_EDIT_TOOL",
+    "WRITE_CREATED_SUFFIX",
     "WRITE_TOOL",
     "EditInput",
     "EditOperation",
@@ -63,6 +73,10 @@ class MultiEditInput(ToolInput):
     edits: list[EditOperation] = Field(
         min_length=1, description="Edits applied in order; either all apply or none"
     )
+
+
+WRITE_CREATED_SUFFIX = " (file state is current in your context — no need to Read it back)"
+"""Claude Code 2.1's ending of Write's "File created successfully at: PATH" (recorded)."""
 
 
 class _EditFailed(Exception):
@@ -129,7 +143,9 @@ async def _run_write(invocation: ToolInvocation) -> ToolResult:
         "userModified": False,
     }
     if original is None:
-        return ToolResult.ok(f"File created successfully at: {shown}", output=output)
+        return ToolResult.ok(
+            f"File created successfully at: {shown}{WRITE_CREATED_SUFFIX}", output=output
+        )
     return ToolResult.ok(f"The file {shown} has been updated successfully.", output=output)
 
 
@@ -243,7 +259,7 @@ async def _run_multi_edit(invocation: ToolInvocation) -> ToolResult:
     return ToolResult.ok(f"Applied {n} edit{'s' if n != 1 else ''} to {shown}.", output=output)
 
 
-WRITE_TOOL = ToolDefinition.from_model(
+WRITE_TOOL = builtin_tool(
     "Write",
     "Writes a file to the local filesystem, replacing it if it exists and creating missing "
     "parent directories. file_path should be absolute.",
@@ -251,7 +267,7 @@ WRITE_TOOL = ToolDefinition.from_model(
     _run_write,
 )
 
-EDIT_TOOL = ToolDefinition.from_model(
+EDIT_TOOL = builtin_tool(
     "Edit",
     "Performs an exact string replacement in a file. old_string must occur exactly once "
     "unless replace_all is true; new_string must differ from it. An empty old_string on a "
@@ -260,7 +276,7 @@ EDIT_TOOL = ToolDefinition.from_model(
     _run_edit,
 )
 
-MULTI_EDIT_TOOL = ToolDefinition.from_model(
+MULTI_EDIT_TOOL = builtin_tool(
     "MultiEdit",
     "Performs several exact string replacements in one file, in order, each on the result of "
     "the previous one. Either all edits apply or none does.",

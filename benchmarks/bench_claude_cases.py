@@ -1,0 +1,246 @@
+"""End-to-end wall time of ``dsh run`` on the recorded Claude Code cases, hooks as real processes.
+
+Run: .venv/bin/python benchmarks/bench_claude_cases.py [--repeats N] [CASE ...]
+
+For each case of /work/shared/conformance/claude/ (issue 7's benchmark): a
+temporary project whose ``.claude/settings.json`` registers a real ``python3``
+hook script on every event the bridge supports, answering as the case's
+``hook_answers`` say; the real ``dsh run`` (``.venv/bin/dsh``) as a subprocess
+with the case's ``model_script`` as a scripted model, timed from process start
+to exit. A case's ``then`` prompts run as further ``dsh run --resume`` processes
+(summed); a slash command there (``/compact``) has no ``dsh run`` equivalent and
+is left out. The session log gives the time spent inside hook processes: the
+union of the ``hook/result`` intervals (``[time - duration, time]``; parallel
+hooks overlap); dsh's own time is the wall time minus that.
+
+Prints per case the median over the repeats of wall, hook and own time, the
+median over cases, the same for ``basic`` with ``--no-claude-hooks`` (the
+baseline: no hook runs at all), and ``dsh --version`` start-up. Targets
+(issue 7): start-up <= 0.15 s, dsh's own time per case <= 0.25 s median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CASES_DIR = Path("/work/shared/conformance/claude")
+DSH = Path(sys.executable).with_name("dsh")
+# The interpreter itself, not a venv or version-manager shim: a hook is a plain python3.
+PYTHON3 = os.path.realpath(sys.executable)
+VERSION_RUNS = 15
+START_UP_TARGET = 0.15
+OWN_TARGET = 0.25
+
+# Answers as the conformance `hook_answers` say (exit, stdout, stderr, times); records nothing.
+HOOK_SCRIPT = """\
+import json, os, sys
+label = sys.argv[1]
+sys.stdin.read()
+with open(os.environ["BENCH_HOOK_ANSWERS"]) as f:
+    answer = (json.load(f) or {}).get(label)
+if answer:
+    if "times" in answer:
+        state = os.environ["BENCH_HOOK_STATE"] + "." + label
+        used = os.path.getsize(state) if os.path.exists(state) else 0
+        if used >= answer["times"]:
+            sys.exit(0)
+        with open(state, "a") as f:
+            f.write("x")
+    out = answer.get("stdout")
+    if out is not None:
+        sys.stdout.write(out if isinstance(out, str) else json.dumps(out))
+    if answer.get("stderr"):
+        sys.stderr.write(answer["stderr"])
+    sys.exit(int(answer.get("exit", 0)))
+"""
+
+
+def supported_events() -> list[str]:
+    from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT
+
+    return [e for e, row in HOOK_EVENT_HOST_SUPPORT.items() if row.status != "not-supported"]
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    wall: float
+    hooks: float
+    hook_runs: int
+    exit_codes: tuple[int, ...]
+
+    @property
+    def own(self) -> float:
+        return self.wall - self.hooks
+
+
+def union_length(intervals: list[tuple[float, float]]) -> float:
+    total = 0.0
+    end = float("-inf")
+    for lo, hi in sorted(intervals):
+        if hi <= end:
+            continue
+        total += hi - max(lo, end)
+        end = hi
+    return total
+
+
+def hook_intervals(log: Path) -> list[tuple[float, float]]:
+    out = []
+    for line in log.read_text().splitlines():
+        event = json.loads(line)
+        if event.get("type") == "hook/result":
+            out.append((event["time"] - event["duration"], event["time"]))
+    return out
+
+
+def substitute(value: Any, project: Path) -> Any:
+    return json.loads(json.dumps(value).replace("__PROJ__", str(project)))
+
+
+class Case:
+    def __init__(self, case_dir: Path, root: Path, events: list[str]) -> None:
+        self.data = json.loads((case_dir / "case.json").read_text())
+        self.name = case_dir.name
+        self.root = root / self.name
+        then = self.data["then"] or []
+        self.prompts = [self.data["prompt"], *[p for p in then if not p.startswith("/")]]
+        self.left_out = [p for p in then if p.startswith("/")]
+        self.root.mkdir(parents=True)
+        self.answers = self.root / "answers.json"
+        self.answers.write_text(json.dumps(self.data["hook_answers"]))
+        hook = self.root / "hook.py"
+        hook.write_text(HOOK_SCRIPT)
+        self.settings = {
+            "hooks": {
+                event: [{"hooks": [{"type": "command", "command": f"{PYTHON3} {hook} {event}"}]}]
+                for event in events
+            }
+        }
+        self.runs = 0
+
+    def run(self, *, hooks: bool = True) -> Sample:
+        """One fresh project and session: every prompt of the case, each its own process."""
+        self.runs += 1
+        run_dir = self.root / f"run{self.runs}"
+        project = run_dir / "project"
+        (project / ".claude").mkdir(parents=True)
+        (project / ".claude" / "settings.json").write_text(json.dumps(self.settings))
+        script = run_dir / "script.json"
+        script.write_text(json.dumps(substitute(self.data["model_script"], project)))
+        sessions = run_dir / "sessions"
+        env = {
+            **os.environ,
+            "NO_COLOR": "1",
+            "BENCH_HOOK_ANSWERS": str(self.answers),
+            "BENCH_HOOK_STATE": str(run_dir / "times"),
+        }
+        wall = 0.0
+        codes = []
+        session_id: str | None = None
+        for prompt in self.prompts:
+            argv = [str(DSH), "run", "--model", f"scripted:{script}", "--project", str(project)]
+            argv += ["--session-dir", str(sessions)]
+            if session_id is not None:
+                argv += ["--resume", session_id]
+            if not hooks:
+                argv.append("--no-claude-hooks")
+            argv += ["--", prompt]
+            start = time.perf_counter()
+            done = subprocess.run(argv, cwd=run_dir, env=env, capture_output=True, check=False)
+            wall += time.perf_counter() - start
+            codes.append(done.returncode)
+            if done.returncode in (2, 70):
+                raise RuntimeError(
+                    f"{self.name}: dsh run exited {done.returncode}:\n{done.stderr.decode()}"
+                )
+            logs = list(sessions.glob("*.jsonl"))
+            if len(logs) != 1:
+                raise RuntimeError(f"{self.name}: expected one session log, found {logs}")
+            session_id = logs[0].stem
+        assert session_id is not None
+        intervals = hook_intervals(sessions / f"{session_id}.jsonl")
+        return Sample(wall, union_length(intervals), len(intervals), tuple(codes))
+
+
+def version_startup(root: Path) -> float:
+    samples = []
+    for _ in range(VERSION_RUNS):
+        start = time.perf_counter()
+        subprocess.run([str(DSH), "--version"], cwd=root, check=True, capture_output=True)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def median_sample(samples: list[Sample]) -> tuple[float, float, float]:
+    return (
+        statistics.median(s.wall for s in samples),
+        statistics.median(s.hooks for s in samples),
+        statistics.median(s.own for s in samples),
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=3, help="runs per case (median)")
+    parser.add_argument("cases", nargs="*", help="case names (default: every case)")
+    args = parser.parse_args()
+    events = supported_events()
+    dirs = sorted(p for p in CASES_DIR.iterdir() if (p / "case.json").is_file())
+    if args.cases:
+        dirs = [d for d in dirs if d.name in args.cases]
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="dsh-bench-cases-") as tmp:
+        root = Path(tmp)
+        startup = version_startup(root)
+        print(f"dsh run on {len(dirs)} recorded Claude Code cases, median of {args.repeats} runs")
+        print(f"hooks: {PYTHON3} on {len(events)} events: {', '.join(events)}")
+        print(f"{'case':26} {'wall s':>7} {'hooks s':>8} {'own s':>7} {'hook runs':>9}  exit")
+        owns: list[float] = []
+        walls: list[float] = []
+        hook_times: list[float] = []
+        for case_dir in dirs:
+            case = Case(case_dir, root, events)
+            samples = [case.run() for _ in range(args.repeats)]
+            wall, hooks, own = median_sample(samples)
+            owns.append(own)
+            walls.append(wall)
+            hook_times.append(hooks)
+            note = f"  (left out: {', '.join(case.left_out)})" if case.left_out else ""
+            codes = ",".join(map(str, samples[-1].exit_codes))
+            print(
+                f"{case.name:26} {wall:7.3f} {hooks:8.3f} {own:7.3f} "
+                f"{samples[-1].hook_runs:9d}  {codes}{note}"
+            )
+        print(
+            f"{'median over cases':26} {statistics.median(walls):7.3f} "
+            f"{statistics.median(hook_times):8.3f} {statistics.median(owns):7.3f}"
+        )
+        baseline = Case(CASES_DIR / "basic", root / "baseline", events)
+        b_wall, b_hooks, b_own = median_sample(
+            [baseline.run(hooks=False) for _ in range(max(args.repeats, 5))]
+        )
+        print(f"{'basic --no-claude-hooks':26} {b_wall:7.3f} {b_hooks:8.3f} {b_own:7.3f}")
+    own_median = statistics.median(owns)
+    print(f"dsh --version start-up (median of {VERSION_RUNS}): {startup:.3f} s")
+    print(
+        f"targets: start-up {startup:.3f} <= {START_UP_TARGET} "
+        f"{'ok' if startup <= START_UP_TARGET else 'MISSED'}; "
+        f"own time median {own_median:.3f} <= {OWN_TARGET} "
+        f"{'ok' if own_median <= OWN_TARGET else 'MISSED'}; "
+        f"hooks add {own_median - b_own:+.3f} s own time over the no-hooks baseline"
+    )
+    print(f"bench took {time.perf_counter() - began:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

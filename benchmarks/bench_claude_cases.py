@@ -149,7 +149,8 @@ class Case:
         session_id: str | None = None
         for prompt in self.prompts:
             argv = [str(DSH), "run", "--model", f"scripted:{script}", "--project", str(project)]
-            argv += ["--session-dir", str(sessions)]
+            # The cases were recorded with permissions bypassed.
+            argv += ["--session-dir", str(sessions), "--permission-mode", "bypassPermissions"]
             if session_id is not None:
                 argv += ["--resume", session_id]
             if not hooks:

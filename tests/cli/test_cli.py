@@ -264,3 +264,54 @@ def test_run_applies_the_projects_claude_code_hooks(tmp_path: Path, project: Pat
     )
     assert ignored.returncode == 0
     assert not (project / "keep.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("mode", "runs"), [("default", True), (None, True), ("bypassPermissions", False)]
+)
+def test_run_fires_permission_request_hooks_unless_bypassing(
+    tmp_path: Path, project: Path, mode: str | None, runs: bool
+) -> None:
+    # A PreToolUse hook asks; headless nobody can answer, so only a PermissionRequest
+    # hook's allow lets the call run, and bypass mode fires none (as Claude Code).
+    ask = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}
+    allow = {
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow"},
+        }
+    }
+    hooks_dir = project / "hooks"
+    hooks_dir.mkdir()
+    for name, answer in (("ask", ask), ("allow", allow)):
+        (hooks_dir / f"{name}.py").write_text(
+            "import json, sys\n"
+            "payload = json.load(sys.stdin)\n"
+            "open(sys.argv[1], 'a').write(payload['permission_mode'] + '\\n')\n"
+            f"print(json.dumps({answer!r}))\n"
+        )
+    seen = tmp_path / "modes.txt"
+
+    def handler(name: str) -> dict[str, Any]:
+        command = f"{sys.executable} {hooks_dir / (name + '.py')} {seen}"
+        return {"hooks": [{"type": "command", "command": command}]}
+
+    settings = {"hooks": {"PreToolUse": [handler("ask")], "PermissionRequest": [handler("allow")]}}
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    script = write_script(
+        tmp_path / "script.json",
+        [
+            [{"type": "tool_use", "name": "Bash", "input": {"command": "touch ran.txt"}}],
+            [{"type": "text", "text": "done"}],
+        ],
+    )
+    args = ["run", "go", "--model", f"scripted:{script}", "--project", str(project)]
+    args += ["--session-dir", str(tmp_path / "sessions")]
+    if mode is not None:
+        args += ["--permission-mode", mode]
+    done = dsh(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (project / "ran.txt").exists() == runs
+    expected = mode or "default"
+    assert seen.read_text().split() == [expected] * (2 if runs else 1)

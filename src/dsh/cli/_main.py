@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar
 
 import click
 
@@ -74,6 +74,15 @@ def cli() -> None:
     is_flag=True,
     help="Do not load the project's Claude Code hooks (--settings files still load).",
 )
+@click.option(
+    "--permission-mode",
+    type=click.Choice(["default", "bypassPermissions"]),
+    default="default",
+    show_default=True,
+    help="What Claude Code hooks are told (permission_mode). default: a call a policy asks "
+    "about fires PermissionRequest hooks, then the approval service (none here: denied); "
+    "bypassPermissions: no PermissionRequest, the ask is denied.",
+)
 def run(
     prompt: tuple[str, ...],
     model_spec: str | None,
@@ -84,6 +93,7 @@ def run(
     max_steps: int,
     settings_files: tuple[str, ...],
     no_claude_hooks: bool,
+    permission_mode: Literal["default", "bypassPermissions"],
 ) -> None:
     """Run PROMPT as one turn and print the transcript.
 
@@ -114,6 +124,7 @@ def run(
         max_steps=max_steps,
         claude_hooks=not no_claude_hooks,
         settings_files=settings_files,
+        permission_mode=permission_mode,
     )
     if options.claude_hooks or options.settings_files:
         import dsh.hooks.claude  # noqa: F401  (run_session mounts it; loaded before _started)

@@ -12,6 +12,7 @@ import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from dsh.agent import Agent, TurnResult
 from dsh.cli._render import TranscriptPrinter
@@ -68,6 +69,8 @@ class RunOptions:
     """Load the project's Claude Code hooks (user, project, local, managed, plugins)."""
     settings_files: Sequence[str] = field(default_factory=tuple)
     """Extra Claude Code settings files or inline JSON, as Claude Code's ``--settings``."""
+    permission_mode: Literal["default", "bypassPermissions"] = "default"
+    """The ``permission_mode`` Claude Code hooks are sent; ``default`` fires PermissionRequest."""
 
 
 def _mount_claude_hooks(ctx: Context, options: RunOptions, printer: TranscriptPrinter) -> None:
@@ -77,7 +80,10 @@ def _mount_claude_hooks(ctx: Context, options: RunOptions, printer: TranscriptPr
     for diagnostic in catalog.diagnostics:
         printer.console.print(f"[yellow]claude hooks: {diagnostic.describe()}[/yellow]")
     if catalog.all_hooks():
-        ctx.plugin(claude_hooks_plugin(catalog), name="claude-hooks")
+        ctx.plugin(
+            claude_hooks_plugin(catalog, permission_mode=options.permission_mode),
+            name="claude-hooks",
+        )
 
 
 async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:

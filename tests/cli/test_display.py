@@ -10,7 +10,13 @@ from pathlib import Path
 from rich.console import Console
 
 from dsh.cli._render import TranscriptPrinter
-from dsh.session import AssistantDisplayEvent, AssistantMessageEvent, NoticeEvent
+from dsh.session import (
+    AssistantDisplayEvent,
+    AssistantMessageEvent,
+    ContextMessageEvent,
+    NoticeEvent,
+    SteeringMessageEvent,
+)
 from tests.cli.test_cli import dsh, write_script
 
 HIDE = (
@@ -81,3 +87,19 @@ def test_an_empty_replacement_hides_the_message_in_a_batch() -> None:
     printer.print_events([message, AssistantDisplayEvent(message_id=message.id, text="")])
     assert "hide me" not in out.getvalue()
     assert "shown as" not in out.getvalue()
+
+
+def test_multi_line_steering_and_context_stay_indented_under_their_label() -> None:
+    printer, out = _printer()
+    printer.print_events(
+        [
+            SteeringMessageEvent(text="Stop hook feedback:\nsummarise first", source="hook"),
+            ContextMessageEvent(source="hook", text="line one\nline two"),
+        ]
+    )
+    assert out.getvalue().splitlines() == [
+        "  ↻ steering: Stop hook feedback:",
+        "    summarise first",
+        "  + context from hook: line one",
+        "    line two",
+    ]

@@ -1,8 +1,12 @@
 """The agent loop: ``Agent``, its seams and decisions, subagents and compaction.
 
 A native hook is an ordinary plugin: it subscribes to these channels (and to
-``dsh.tools``'s) and returns the typed decisions below.
+``dsh.tools``'s) and returns the typed decisions below. The subagent names
+(``AGENT_TOOL``, ``AgentToolInput``, ``subagent_plugin``) load on first use: a
+run that never mounts the ``Agent`` tool never builds its input model.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from dsh.agent._agent import Agent, CancelWhen, TurnResult
 from dsh.agent._channels import (
@@ -39,7 +43,6 @@ from dsh.agent._decisions import (
     TurnStop,
     TurnStopDecision,
 )
-from dsh.agent._subagent import AGENT_TOOL, AgentToolInput, subagent_plugin
 
 __all__ = [
     "AGENT_TOOL",
@@ -79,3 +82,18 @@ __all__ = [
     "TurnStopDecision",
     "subagent_plugin",
 ]
+
+if TYPE_CHECKING:
+    from dsh.agent._subagent import AGENT_TOOL, AgentToolInput, subagent_plugin
+
+_SUBAGENT_NAMES = frozenset({"AGENT_TOOL", "AgentToolInput", "subagent_plugin"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBAGENT_NAMES:
+        from dsh.agent import _subagent
+
+        value = getattr(_subagent, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -405,6 +405,24 @@ class Agent:
         """
         return self._append(event)
 
+    def append_events(self, events: Sequence[SessionEvent]) -> tuple[SessionEvent, ...]:
+        """Append several events together, as ``append_event`` each: one write, one fsync.
+
+        For events produced together (the ``hook/invocation`` events of hooks
+        fired at once); each is durable when this returns, as with ``append_event``.
+        """
+        turn = self._turn
+        if turn is not None:
+            events = [e if e.turn_id is not None else _with_turn(e, turn.id) for e in events]
+        stamped = self._session.append_many(events)
+        if self._on_event is not None:
+            for event in stamped:
+                try:
+                    self._on_event(event)
+                except Exception:
+                    logger.exception("%r: on_event callback failed", self)
+        return stamped
+
     # -- lifecycle ------------------------------------------------------------
 
     async def start(self) -> None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.markup import escape
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["TranscriptPrinter"]
 
@@ -53,13 +53,22 @@ class TranscriptPrinter:
     """Prints session events as they are appended (or all at once, for a stored log)."""
 
     def __init__(self, console: Console | None = None, *, verbose: bool = False) -> None:
-        self.console = console or Console(highlight=False, soft_wrap=True)
+        # rich is imported on first use: `dsh run` warms it up while the first hooks run.
+        self._console = console
         self.verbose = verbose
         self._tool_names: dict[str, str] = {}
         self._last_blocked: str | None = None
         # Replacements seen ahead of their message (print_events looks ahead in its batch).
         self._shown: dict[str, str] = {}
         self._replaced: set[str] = set()
+
+    @property
+    def console(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(highlight=False, soft_wrap=True)
+        return self._console
 
     def print_events(self, events: Iterable[Any]) -> None:
         batch = list(events)
@@ -70,6 +79,8 @@ class TranscriptPrinter:
             self.print_event(event)
 
     def print_event(self, event: Any) -> None:
+        from rich.markup import escape
+
         kind = getattr(event, "type", None)
         out = self.console.print
         if kind == "turn/start":
@@ -102,9 +113,10 @@ class TranscriptPrinter:
             else:
                 out(f"  [dim]⎿ {escape(text)}[/dim]")
         elif kind == "context/message":
-            out(f"  [magenta]+ context from {escape(event.source)}:[/magenta] {escape(event.text)}")
+            source, text = escape(event.source), escape(_indent(event.text))
+            out(f"  [magenta]+ context from {source}:[/magenta] {text}")
         elif kind == "steering/message":
-            out(f"  [magenta]↻ steering:[/magenta] {escape(event.text)}")
+            out(f"  [magenta]↻ steering:[/magenta] {escape(_indent(event.text))}")
         elif kind == "prompt/blocked":
             self._last_blocked = event.reason
             out(f"[red]✗ prompt blocked ({escape(event.source)}): {escape(event.reason)}[/red]")

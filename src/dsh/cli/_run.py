@@ -8,7 +8,10 @@ exit path so session-end listeners always fire.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
+import importlib
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,6 +89,23 @@ def _mount_claude_hooks(ctx: Context, options: RunOptions, printer: TranscriptPr
         )
 
 
+def _import_in_background(*modules: str) -> None:
+    """Import ``modules`` on a daemon thread while the session waits on hooks and the model.
+
+    Importing is CPU work the run does not need until it prints; done while the
+    main thread waits on a hook process or an API, it costs no wall time on a
+    machine with a second core. Imports are thread-safe: a module the main
+    thread asks for first is imported there, and the other waits for it.
+    """
+
+    def work() -> None:
+        for name in modules:
+            with contextlib.suppress(Exception):  # the main thread will report it
+                importlib.import_module(name)
+
+    threading.Thread(target=work, name="dsh-warm-imports", daemon=True).start()
+
+
 async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
     """Run every prompt as one turn of a single session; returns the last turn's exit code."""
     ctx = Context()
@@ -111,6 +131,7 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     )
     printed = 0
     code = ExitCode.OK
+    _import_in_background("rich.console", "rich.markup")
     try:
         for prompt in options.prompts:
             agent.send(prompt)

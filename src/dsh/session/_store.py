@@ -26,8 +26,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self, final, runtime_checkable
 
-import platformdirs
-
 from dsh.session._codec import (
     DECODERS,
     HEADER_TYPE,
@@ -67,6 +65,8 @@ def default_data_dir() -> Path:
     override = os.environ.get(DATA_DIR_ENV)
     if override:
         return Path(override).expanduser()
+    import platformdirs  # only here: a run given --session-dir never loads it
+
     return Path(platformdirs.user_data_dir("dsh", appauthor=False)) / "sessions"
 
 

@@ -320,9 +320,9 @@ class ClaudeHooksPlugin:
         cmds = [h.to_command(cwd=agent.workspace.cwd, env=env) for h in hooks]
         selected = unique_hooks(cmds)
         target = log_to if log_to is not None else agent
+        # Hooks fired together are logged together: one write and one fsync for the lot.
         invocations = [invocation_event(cmds[i], data) for i in selected]
-        for inv in invocations:
-            target.append_event(inv)
+        target.append_events(invocations)
 
         def decode(r: HookRun) -> HookAnswer | WrongEvent | None:
             return decode_answer(r, event)
@@ -337,8 +337,8 @@ class ClaudeHooksPlugin:
             runs = await run_hooks([cmds[i] for i in selected], data, dedup=False, signal=signal)
         except asyncio.CancelledError:
             # Cancelled under us (the executor killed the groups): close the audit trail.
-            for i, inv in zip(selected, invocations, strict=True):
-                run = HookRun(
+            cancelled = [
+                HookRun(
                     command=cmds[i],
                     pid=None,
                     exit_code=None,
@@ -348,20 +348,32 @@ class ClaudeHooksPlugin:
                     duration=time.perf_counter() - started,
                     cancelled=True,
                 )
-                target.append_event(result_event(hook_outcome(run, decode), invocation=inv))
+                for i in selected
+            ]
+            target.append_events(
+                [
+                    result_event(hook_outcome(run, decode), invocation=inv)
+                    for run, inv in zip(cancelled, invocations, strict=True)
+                ]
+            )
             raise
 
-        merged = _Merged([])
-        for i, run, inv in zip(selected, runs, invocations, strict=True):
-            outcome: HookOutcome[HookAnswer] = hook_outcome(run, decode)
-            answer = outcome.decision
-            target.append_event(
+        outcomes: list[HookOutcome[HookAnswer]] = [hook_outcome(run, decode) for run in runs]
+        target.append_events(
+            [
                 result_event(
                     outcome,
                     invocation=inv,
-                    decision_json=answer.to_json() if answer is not None else None,
+                    decision_json=outcome.decision.to_json()
+                    if outcome.decision is not None
+                    else None,
                 )
-            )
+                for outcome, inv in zip(outcomes, invocations, strict=True)
+            ]
+        )
+        merged = _Merged([])
+        for i, run, outcome in zip(selected, runs, outcomes, strict=True):
+            answer = outcome.decision
             if answer is None:
                 if outcome.no_decision not in (None, "abstained"):
                     logger.info("%s", outcome.reason)

@@ -23,10 +23,12 @@ __all__ = ["HookAnswer", "PermissionRequestAnswer", "decode_answer"]
 PermissionDecision = Literal["allow", "deny", "ask", "defer"]
 
 
+# defer_build: a validator is built at its first use, so a run whose hooks print no JSON
+# never builds one.
 class _PermissionRequestModel(BaseModel):
     """A PermissionRequest hook's ``hookSpecificOutput.decision`` (reference §3.8)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     behavior: Literal["allow", "deny"]
     updatedInput: dict[str, Any] | None = None
@@ -36,7 +38,7 @@ class _PermissionRequestModel(BaseModel):
 
 
 class _SpecificModel(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     # PermissionRequest's object; validated only for that event (other events ignore it).
     decision: Any = None
@@ -54,7 +56,7 @@ class _SpecificModel(BaseModel):
 class _OutputModel(BaseModel):
     """The JSON a hook may print (reference §2.4); unknown keys are tolerated."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
     continue_: bool = Field(default=True, alias="continue")
     stopReason: str | None = None

@@ -76,7 +76,8 @@ def read_json_file(path: Path) -> dict[str, Any] | JSONProblem:
     return read_json_text(text)
 
 
-_STRICT = ConfigDict(strict=True, extra="allow")
+# defer_build: each validator is built at its first use (plugin manifests are rare).
+_STRICT = ConfigDict(strict=True, extra="allow", defer_build=True)
 
 
 class SettingsModel(BaseModel):
@@ -103,7 +104,7 @@ class PluginHooksFileModel(BaseModel):
 class PluginManifestModel(BaseModel):
     """The parts of ``.claude-plugin/plugin.json`` that matter for hooks."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     name: str | None = None
     hooks: str | list[str] | dict[str, Any] | None = None
@@ -124,7 +125,7 @@ _Timeout = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 class CommandHandlerModel(BaseModel):
     """A ``type: "command"`` handler (reference §1.3)."""
 
-    model_config = ConfigDict(strict=True, extra="allow", populate_by_name=False)
+    model_config = ConfigDict(strict=True, extra="allow", populate_by_name=False, defer_build=True)
 
     type: Literal["command"]
     command: Annotated[str, Field(min_length=1)]

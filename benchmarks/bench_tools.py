@@ -29,6 +29,7 @@ from dsh.tools import (
     PRE_EXECUTE,
     RESULT,
     TOOLS,
+    AbortSignal,
     ExecuteNext,
     GuardDenial,
     PostToolDecision,
@@ -163,6 +164,12 @@ async def main() -> None:
             check = await registry.execute(request, workspace=workspace)
             assert not check.result.is_error, check.result
             cases[f"{tool}/{listeners}"] = partial(registry.execute, request, workspace=workspace)
+        # As the agent calls it: with the turn's signal, each listener chain is raced
+        # against it (one task per phase that has listeners).
+        request = ToolRequest("Noop", ARGUMENTS, "toolu_1")
+        cases[f"signal/{listeners}"] = partial(
+            registry.execute, request, workspace=workspace, signal=AbortSignal()
+        )
     figures = await measure(cases)
     anchors = measure_sync({"0": pluggy_hook(0), "n": pluggy_hook(LISTENERS)})
 
@@ -178,6 +185,12 @@ async def main() -> None:
             f"  execute, {label:<15} {LISTENERS} listeners         {full:7.2f} µs"
             f"  ({per:5.2f} µs per added listener)"
         )
+    s0, sn = figures["signal/0"], figures[f"signal/{LISTENERS}"]
+    print(f"  execute, JSON schema, with a signal, no listeners {s0:7.2f} µs")
+    print(
+        f"  execute, JSON schema, with a signal, {LISTENERS} listeners  {sn:7.2f} µs"
+        f"  ({(sn - s0) / LISTENERS:5.2f} µs per added listener)"
+    )
     p0, pn = anchors["0"], anchors["n"]
     print(f"  pluggy hook call, 0 implementations           {p0:7.2f} µs")
     print(

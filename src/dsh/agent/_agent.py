@@ -435,13 +435,22 @@ class Agent:
         self._flush_context()
 
     async def close(self, reason: SessionEndReason = "other") -> None:
-        """Fire ``agent/session-end`` once; later calls do nothing."""
+        """Fire ``agent/session-end`` once, then close the workspace; later calls do nothing.
+
+        Closing the workspace ends what the session's tools left running
+        (background shells, by process group).
+        """
         if self._closed:
             return
         self._closed = True
         if self._turn is not None:
             self.cancel(AbortCause(kind="user", reason=f"session closed ({reason})"))
-        await self._ctx.emit(SESSION_END, self, reason)
+        try:
+            await self._ctx.emit(SESSION_END, self, reason)
+        finally:
+            # After the session-end hooks (which may still look at them): what the
+            # session's tools left running ends with it.
+            self._workspace.close()
 
     async def compact(self, instructions: str | None = None) -> str | None:
         """Compact the history now; returns the summary, or ``None`` if vetoed or failed."""

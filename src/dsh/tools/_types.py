@@ -6,6 +6,7 @@ both stand on these.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ from pydantic import BaseModel
 
 from dsh.session import Content, FrozenDict, content_text
 from dsh.tools._signal import AbortSignal
+
+_logger = logging.getLogger("dsh.tools")
 
 __all__ = [
     "FAILURE_CODES",
@@ -97,11 +100,41 @@ class Workspace:
     cwd: Path
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     project_dir: Path | None = None
+    _cleanups: list[Callable[[], None]] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         self.cwd = Path(self.cwd).resolve()
         if self.project_dir is None:
             self.project_dir = self.cwd
+
+    def on_close(self, cleanup: Callable[[], None]) -> Callable[[], None]:
+        """Run ``cleanup`` when the session ends (``close``); returns its remover.
+
+        What a tool leaves running past its call (a background shell) is
+        ended here, so nothing a session started outlives it.
+        """
+        self._cleanups.append(cleanup)
+
+        def remove() -> None:
+            if cleanup in self._cleanups:
+                self._cleanups.remove(cleanup)
+
+        return remove
+
+    def close(self) -> None:
+        """Run the cleanups, last registered first; each runs even if another raises.
+
+        The agent calls it when its session ends (``Agent.close``). Calling it
+        again runs only what was registered since.
+        """
+        cleanups, self._cleanups = self._cleanups, []
+        for cleanup in reversed(cleanups):
+            try:
+                cleanup()
+            except Exception:
+                _logger.exception("workspace cleanup %r failed", cleanup)
 
     def resolve(self, path: str) -> Path:
         """``path`` made absolute against ``cwd`` (``~`` expanded)."""

@@ -223,3 +223,43 @@ async def test_invalid_arguments_called_directly(ws: Workspace) -> None:
     assert result.is_error
     assert result.code == "INVALID_ARGS"
     assert "timeout" in result.text
+
+
+async def test_closing_the_workspace_ends_its_background_shells(ws: Workspace) -> None:
+    result = await call(BASH_TOOL, ws, command="sleep 300 & sleep 300", run_in_background=True)
+    shell_id = result.output["backgroundTaskId"]
+    shell = background_shell(shell_id)
+    assert shell is not None
+    ws.close()
+    assert await shell.wait() == -9
+    await _assert_group_gone(shell.pid)
+    assert background_shell(shell_id) is None
+
+
+async def test_a_finished_background_shell_is_left_alone_at_close(ws: Workspace) -> None:
+    result = await call(BASH_TOOL, ws, command="echo done", run_in_background=True)
+    shell = background_shell(result.output["backgroundTaskId"])
+    assert shell is not None
+    assert await shell.wait() == 0
+    ws.close()
+    assert shell.returncode == 0
+    assert shell.output() == "done\n"
+
+
+def test_workspace_cleanups_run_last_first_and_all_of_them(tmp_path: Path) -> None:
+    ws = Workspace(cwd=tmp_path)
+    ran: list[str] = []
+
+    def failing() -> None:
+        ran.append("failing")
+        raise RuntimeError("boom")
+
+    ws.on_close(lambda: ran.append("first"))
+    ws.on_close(failing)
+    remove = ws.on_close(lambda: ran.append("removed"))
+    ws.on_close(lambda: ran.append("last"))
+    remove()
+    ws.close()
+    assert ran == ["last", "failing", "first"]
+    ws.close()  # nothing left to run
+    assert ran == ["last", "failing", "first"]

@@ -229,7 +229,8 @@ class BackgroundShell:
     """A command started with ``run_in_background``: detached, in its own process group.
 
     A daemon thread reaps it when it exits, whatever event loop (if any) is
-    still running then.
+    still running then. Its whole group is killed when the workspace that
+    started it closes (the session's end), if it is still running.
     """
 
     id: str
@@ -290,6 +291,12 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
         )
     shell = BackgroundShell(shell_id, command, output_path, process)
     _BACKGROUND[shell_id] = shell
+
+    def end_with_session() -> None:
+        shell.kill()
+        _BACKGROUND.pop(shell_id, None)
+
+    workspace.on_close(end_with_session)
     response = _response("", command, interrupted=False, extra={"backgroundTaskId": shell_id})
     return ToolResult.ok(
         f"Command running in background with ID: {shell_id}. "

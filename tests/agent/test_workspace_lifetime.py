@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
-
-import psutil
 
 from dsh.agent import SESSION_END, Agent
 from dsh.session import ToolResultEvent
 from dsh.tools.builtin import BackgroundShell, background_shell
 from tests.agent.support import make_harness, of_type, replies, text, tool
-
-
-def _group(pgid: int) -> list[int]:
-    members = []
-    for proc in psutil.process_iter():
-        try:
-            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
-                members.append(proc.pid)
-        except (ProcessLookupError, psutil.Error):
-            continue
-    return members
+from tests.hook_protocol.support import group_members
 
 
 async def test_closing_the_agent_kills_a_background_shell_after_session_end(
@@ -53,10 +40,10 @@ async def test_closing_the_agent_kills_a_background_shell_after_session_end(
     # Session-end listeners still saw it running; then the whole group was killed.
     assert alive_at_session_end == [True]
     assert await asyncio.wait_for(shell.wait(), 10) == -9
-    survivors = _group(shell.pid)
+    survivors = group_members(shell.pid)
     for _ in range(100):
         if not survivors:
             break
         await asyncio.sleep(0.02)
-        survivors = _group(shell.pid)
+        survivors = group_members(shell.pid)
     assert survivors == []

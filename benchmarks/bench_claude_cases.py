@@ -8,8 +8,8 @@ hook script on every event the bridge supports, answering as the case's
 ``hook_answers`` say; the real ``dsh run`` (``.venv/bin/dsh``) as a subprocess
 with the case's ``model_script`` as a scripted model, timed from process start
 to exit. A case's ``then`` prompts run as further ``dsh run --resume`` processes
-(summed); a slash command there (``/compact``) has no ``dsh run`` equivalent and
-is left out. The session log gives the time spent inside hook processes: the
+(summed), ``/compact`` included (``dsh run`` compacts, as Claude Code's slash
+command does). The session log gives the time spent inside hook processes: the
 union of the ``hook/result`` intervals (``[time - duration, time]``; parallel
 hooks overlap); dsh's own time is the wall time minus that.
 
@@ -116,8 +116,7 @@ class Case:
         self.name = case_dir.name
         self.root = root / self.name
         then = self.data["then"] or []
-        self.prompts = [self.data["prompt"], *[p for p in then if not p.startswith("/")]]
-        self.left_out = [p for p in then if p.startswith("/")]
+        self.prompts = [self.data["prompt"], *then]
         self.root.mkdir(parents=True)
         self.answers = self.root / "answers.json"
         self.answers.write_text(json.dumps(self.data["hook_answers"]))
@@ -229,11 +228,10 @@ def main() -> None:
             owns.append(own)
             walls.append(wall)
             hook_times.append(hooks)
-            note = f"  (left out: {', '.join(case.left_out)})" if case.left_out else ""
             codes = ",".join(map(str, samples[-1].exit_codes))
             print(
                 f"{case.name:26} {wall:7.3f} {hooks:8.3f} {own:7.3f} "
-                f"{samples[-1].hook_runs:9d}  {codes}{note}"
+                f"{samples[-1].hook_runs:9d}  {codes}"
             )
         print(
             f"{'median over cases':26} {statistics.median(walls):7.3f} "

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from dsh import __version__
+from dsh.cli._run import compact_command
 
 
 def dsh(
@@ -315,3 +316,62 @@ def test_run_fires_permission_request_hooks_unless_bypassing(
     assert (project / "ran.txt").exists() == runs
     expected = mode or "default"
     assert seen.read_text().split() == [expected] * (2 if runs else 1)
+
+
+def test_slash_compact_compacts_a_resumed_session_with_claude_codes_hook_order(
+    tmp_path: Path, project: Path
+) -> None:
+    record = tmp_path / "order.txt"
+    hook = tmp_path / "record.py"
+    hook.write_text(
+        "import json, sys\n"
+        "p = json.load(sys.stdin)\n"
+        "extra = p.get('source') or p.get('trigger') or ''\n"
+        "open(sys.argv[1], 'a').write(f\"{p['hook_event_name']} {extra}\\n\")\n"
+    )
+    command = f"{sys.executable} {hook} {record}"
+    events = ["SessionStart", "PreCompact", "PostCompact", "SessionEnd"]
+    group = [{"hooks": [{"type": "command", "command": command}]}]
+    settings = {"hooks": dict.fromkeys(events, group)}
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "hello there"}]])
+    sessions = tmp_path / "sessions"
+    base = ["--model", f"scripted:{script}", "--project", str(project)]
+    base += ["--session-dir", str(sessions)]
+    first = dsh("run", "say hello", *base, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    [log] = sessions.glob("*.jsonl")
+    record.write_text("")
+    done = dsh("run", "--resume", log.stem, *base, "--", "/compact keep the greeting", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert record.read_text().splitlines() == [
+        "SessionStart resume",
+        "PreCompact manual",
+        "SessionStart compact",
+        "PostCompact manual",
+        "SessionEnd ",
+    ]
+    types = [json.loads(line)["type"] for line in log.read_text().splitlines()]
+    assert "compaction/end" in types
+    assert "compacted:" in done.stdout
+    # Not a turn: the prompt never reached the model as a message.
+    assert "/compact" not in log.read_text()
+
+
+@pytest.mark.parametrize(
+    ("prompt", "instructions"),
+    [
+        ("/compact", ""),
+        ("  /compact  ", ""),
+        ("/compact keep the API notes", "keep the API notes"),
+        ("/compact\tfocus", "focus"),
+        ("/compaction please", None),
+        ("please /compact", None),
+        ("compact", None),
+    ],
+)
+def test_only_the_compact_slash_command_is_recognized(
+    prompt: str, instructions: str | None
+) -> None:
+    assert compact_command(prompt) == instructions

@@ -97,6 +97,10 @@ def run(
 ) -> None:
     """Run PROMPT as one turn and print the transcript.
 
+    `/compact [instructions]` compacts the session instead (with --resume, as
+    Claude Code's slash command): PreCompact, the summary, SessionStart
+    `compact`, PostCompact.
+
     Exit codes: 0 the turn completed, was rejected by prompt policy, stopped, or
     was halted by a hook; 1 the model API failed; 2 bad usage or input;
     3 the step limit was reached; 4 aborted (user, timeout, error); 70 dsh failed.

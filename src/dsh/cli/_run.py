@@ -24,7 +24,7 @@ from dsh.models import Model
 from dsh.session import JsonlSessionStore, SessionLog, TurnEndReason
 from dsh.tools import TOOLS, ToolRegistry, Workspace, builtin_tools
 
-__all__ = ["ExitCode", "RunOptions", "exit_code_for", "run_session"]
+__all__ = ["ExitCode", "RunOptions", "compact_command", "exit_code_for", "run_session"]
 
 
 class ExitCode(enum.IntEnum):
@@ -89,6 +89,16 @@ def _mount_claude_hooks(ctx: Context, options: RunOptions, printer: TranscriptPr
         )
 
 
+def compact_command(prompt: str) -> str | None:
+    """The instructions of a ``/compact [instructions]`` prompt (``""`` for none), else ``None``."""
+    text = prompt.strip()
+    if text == "/compact":
+        return ""
+    if text.startswith("/compact") and text[len("/compact")].isspace():
+        return text[len("/compact") :].strip()
+    return None
+
+
 def _import_in_background(*modules: str) -> None:
     """Import ``modules`` on a daemon thread while the session waits on hooks and the model.
 
@@ -134,6 +144,13 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     _import_in_background("rich.console", "rich.markup")
     try:
         for prompt in options.prompts:
+            instructions = compact_command(prompt)
+            if instructions is not None:
+                # Claude Code's `/compact [instructions]`: a compaction, not a turn.
+                await agent.compact(instructions or None)
+                printer.print_events(session.events[printed:])
+                printed = len(session.events)
+                continue
             agent.send(prompt)
             result = await agent.run_turn()
             events = session.events

@@ -817,6 +817,7 @@ class Agent:
                 code=r.code,
                 info=r.info,
                 dispatched=res.dispatched,
+                approval=res.approval,
             )
         )
 

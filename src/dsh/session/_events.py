@@ -119,7 +119,11 @@ class ToolCallEvent(SessionEvent):
 @register_event_type
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResultEvent(SessionEvent):
-    """A tool call's result exactly as the caller got it; ``code`` names a failure."""
+    """A tool call's result exactly as the caller got it; ``code`` names a failure.
+
+    ``approval`` records how a pre-execute ``ask`` was settled (who answered,
+    with what outcome), allowed or not; ``None`` when nobody was asked.
+    """
 
     type: ClassVar[str] = "tool/result"
 
@@ -131,6 +135,7 @@ class ToolResultEvent(SessionEvent):
     code: str | None = None
     info: Any = None
     dispatched: bool = True
+    approval: Any = None
 
 
 @final

@@ -147,10 +147,16 @@ class ToolExecutionResult:
     """What ``execute`` returns: the identity, the final result, and this call's context.
 
     ``dispatched`` says whether the tool body ran. ``result`` is the very
-    object the ``tools/result`` observers saw.
+    object the ``tools/result`` observers saw. ``approval`` says how a
+    pre-execute ``ask`` was settled (``None`` when nobody asked): frozen JSON
+    with ``asked`` (the reason), ``outcome`` (``allowed-once``,
+    ``allowed-always``, ``rejected``, ``cancelled``, or why nobody could
+    answer: ``no-agent``, ``no-service``, ``no-channel``), ``by`` (``memory``,
+    ``approval/request`` or ``service``) and, when one was given, ``reason``.
     """
 
     call: ToolCall
     result: ToolResult
     dispatched: bool
     additional_context: tuple[str, ...] = ()
+    approval: FrozenDict | None = None

@@ -275,6 +275,7 @@ class ToolRegistry:
         ctx = core.ctx
         contexts: tuple[str, ...] = ()
         dispatched = False
+        approval: FrozenDict | None = None
         try:
             if result is None and signal is not None and signal.aborted:
                 result = _aborted_before(signal)
@@ -300,7 +301,9 @@ class ToolRegistry:
                         extra = {"info": decision.info} if decision.info is not None else {}
                         result = _denied("pre-execute", reason, **extra)
                     elif decision.kind == "ask":
-                        result = await _ask(ctx, call, cast(str, decision.reason), agent, signal)
+                        result, approval = await _ask(
+                            ctx, call, cast(str, decision.reason), agent, signal
+                        )
 
             # 4. guards
             if result is None:
@@ -347,7 +350,7 @@ class ToolRegistry:
 
         # 8. the final result, frozen JSON; observers see the object the caller gets
         ctx.emit_sync(RESULT, call, result)
-        return ToolExecutionResult(call, result, dispatched, contexts)
+        return ToolExecutionResult(call, result, dispatched, contexts, approval)
 
     def __repr__(self) -> str:
         names = ", ".join(self._core.entries)
@@ -678,7 +681,8 @@ async def _post_execute(
 
 async def _ask(
     ctx: Context, call: ToolCall, reason: str, agent: Any, signal: AbortSignal | None
-) -> ToolResult | None:
+) -> tuple[ToolResult | None, FrozenDict | None]:
+    """Settle an ``ask``: ``None`` lets the call go on; and the record of how it was settled."""
     session_id = getattr(agent, "session_id", None) if agent is not None else None
     req = ApprovalRequest(
         call.name,
@@ -687,12 +691,21 @@ async def _ask(
         session_id if isinstance(session_id, str) else None,
         call.tool_use_id,
     )
+
+    def settled(outcome: str, by: str | None, why: str | None = None) -> FrozenDict:
+        record: dict[str, Any] = {"asked": reason, "outcome": outcome}
+        if by is not None:
+            record["by"] = by
+        if why is not None:
+            record["reason"] = why
+        return FrozenDict(record)
+
     service = ctx.get(APPROVAL) if agent is not None else None
     broker = service if isinstance(service, ApprovalBroker) else None
     if broker is not None and broker.remembers(req):
         # Allowed always earlier in this session: nobody is asked again, as a
         # Claude Code session rule means no prompt and no PermissionRequest.
-        return None
+        return None, settled("allowed-always", "memory")
 
     # The approval/request waterfall first, whether or not anyone could answer.
     fns = ctx.listeners(APPROVAL_REQUEST)
@@ -703,19 +716,20 @@ async def _ask(
         try:
             decision, failure = await (work if signal is None else _abortable(work, signal))
         except _AbortedDuring:
-            return _aborted_before(signal)
+            return _aborted_before(signal), settled("cancelled", APPROVAL_REQUEST.name)
         if failure is not None:
-            return failure
+            return failure, None
         if decision.kind == "allow":
             if decision.always and broker is not None:
                 broker.remember(req)
-            return None
+            allowed = "allowed-always" if decision.always else "allowed-once"
+            return None, settled(allowed, APPROVAL_REQUEST.name, decision.reason)
         if decision.kind == "deny":
             text = cast(str, decision.reason)
             halt = {"interrupt": True} if decision.interrupt else {}
             if decision.interrupt:
                 _interrupt(agent, text)
-            return _denied(
+            denied = _denied(
                 "approval",
                 text,
                 outcome="rejected",
@@ -723,11 +737,12 @@ async def _ask(
                 asked=reason,
                 **halt,
             )
+            return denied, settled("rejected", APPROVAL_REQUEST.name, text)
 
     if agent is None:
-        return _denied("approval", reason, outcome="no-agent")
+        return _denied("approval", reason, outcome="no-agent"), settled("no-agent", None)
     if service is None:
-        return _denied("approval", reason, outcome="no-service")
+        return _denied("approval", reason, outcome="no-service"), settled("no-service", None)
     try:
         if signal is None:
             reply = await service.request(req)
@@ -735,13 +750,14 @@ async def _ask(
             reply = await _abortable(service.request(req), signal)
         outcome, why = reply_outcome(reply)
     except _AbortedDuring:
-        return _aborted_before(signal)
+        return _aborted_before(signal), settled("cancelled", "service")
     except Exception as exc:
-        return _Failure("approval", service, exc).result()
+        return _Failure("approval", service, exc).result(), None
     if outcome == "allowed-once" or outcome == "allowed-always":
-        return None
+        return None, settled(outcome, "service", why)
     extra = {"approval_reason": why} if why is not None else {}
-    return _denied("approval", reason, outcome=outcome or "no-channel", **extra)
+    denied = _denied("approval", reason, outcome=outcome or "no-channel", **extra)
+    return denied, settled(outcome or "no-channel", "service", why)
 
 
 def _interrupt(agent: Any, reason: str) -> None:

@@ -204,3 +204,10 @@ async def test_reply_index_is_the_assistant_turn_count_capped_at_the_last(
     tools = (ToolSpec("T", "", {"type": "object"}),)
     reply = await model.complete(ModelRequest(tuple(history), tools))
     assert reply.text == replies[min(turns, len(replies) - 1)]
+
+
+@pytest.mark.parametrize("kind", [["text"], {"t": 1}, 3, None])
+def test_a_block_type_that_is_not_a_string_is_a_script_error(kind: object) -> None:
+    script = {"rules": [], "responses": [[{"type": kind, "text": "hi"}]]}
+    with pytest.raises(ScriptError, match="unknown block type"):
+        ScriptedModel(script)

@@ -19,10 +19,10 @@ import logging
 import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NoReturn, TypeVar, final
 
+from dsh._frozen import frozen
 from dsh.agent._channels import (
     CWD_CHANGED,
     MESSAGE_DISPLAY,
@@ -121,7 +121,7 @@ COMPACT_PROMPT = (
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class TurnResult:
     """How a turn ended.
 

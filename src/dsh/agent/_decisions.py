@@ -7,9 +7,9 @@ closes its variants; listeners build them with the named constructors
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, TypeAlias, final
 
+from dsh._frozen import frozen
 from dsh.session import Content
 
 __all__ = [
@@ -63,7 +63,7 @@ def _optional_text(value: object, what: str) -> str | None:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class PromptDecision:
     """``agent/prompt-submit``'s answer: allow (maybe rewritten, maybe with context) or block."""
 
@@ -106,7 +106,7 @@ class PromptDecision:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class PostToolBatchDecision:
     """``agent/post-tool-batch``'s answer: proceed to the next model call, or stop the turn."""
 
@@ -131,7 +131,7 @@ class PostToolBatchDecision:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ContinuationDecision:
     """``agent/turn-continuation``'s answer: let the turn end, or keep it going.
 
@@ -155,7 +155,7 @@ class ContinuationDecision:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ContinuationState:
     """What ``agent/turn-continuation`` receives besides the agent.
 
@@ -176,7 +176,7 @@ class ContinuationState:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class TurnStop:
     """An ``agent/turn-stop`` listener's answer: end the turn as ``stopped`` now."""
 
@@ -190,7 +190,7 @@ TurnStopDecision: TypeAlias = TurnStop
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class CompactRequest:
     """What ``agent/pre-compact`` receives: why compaction runs, and the user's instructions."""
 
@@ -199,7 +199,7 @@ class CompactRequest:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class PreCompactDecision:
     """``agent/pre-compact``'s answer: let compaction run, or veto it with a reason."""
 
@@ -216,7 +216,7 @@ class PreCompactDecision:
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class DisplayRequest:
     """What ``agent/message-display`` receives: an assistant message's text about to be shown.
 
@@ -233,7 +233,7 @@ class DisplayRequest:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class DisplayDecision:
     """``agent/message-display``'s answer: show the text as it is, or show another text.
 
@@ -257,7 +257,7 @@ class DisplayDecision:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class Notice:
     """A user-facing message (logged as ``notice``); the model never sees it."""
 

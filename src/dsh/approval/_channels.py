@@ -13,9 +13,10 @@ import re
 import sys
 from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal, TextIO, TypeAlias, final
 
+from dsh._frozen import frozen
 from dsh.approval._types import (
     APPROVAL_OUTCOMES,
     ApprovalAnswer,
@@ -35,7 +36,7 @@ def _compact(value: object) -> str:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class PolicyRule:
     """``action`` for calls of tools matching ``tool`` (a glob on the name).
 

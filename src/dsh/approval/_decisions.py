@@ -7,8 +7,9 @@ deny) or abstain and let the service and its channel answer as before.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, TypeAlias, final, get_args
+
+from dsh._frozen import frozen
 
 __all__ = ["APPROVAL_DECISION_KINDS", "ApprovalDecision", "ApprovalDecisionKind"]
 
@@ -17,7 +18,7 @@ APPROVAL_DECISION_KINDS: tuple[ApprovalDecisionKind, ...] = get_args(ApprovalDec
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ApprovalDecision:
     """An ``approval/request`` listener's answer; build it with the named constructors.
 

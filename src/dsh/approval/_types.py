@@ -7,9 +7,9 @@ arguments only, so it sits below ``dsh.tools``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, Protocol, TypeAlias, final, get_args
 
+from dsh._frozen import frozen
 from dsh.context import ServiceKey
 from dsh.session import FrozenDict
 
@@ -30,7 +30,7 @@ APPROVAL_OUTCOMES: tuple[ApprovalOutcome, ...] = get_args(ApprovalOutcome)
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ApprovalRequest:
     """One question to whoever approves: may ``tool_name`` run with ``arguments``?
 
@@ -46,7 +46,7 @@ class ApprovalRequest:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ApprovalAnswer:
     """An outcome with the channel's reason for it (a policy rule, a headless run)."""
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal, TypeAlias
 
+from dsh._frozen import frozen
 from dsh.session import FrozenDict
 
 __all__ = ["HookCommand", "HookOrigin", "OnFailure", "exec_argv", "shell_argv"]
@@ -22,7 +23,7 @@ OnFailure: TypeAlias = Literal["ignore", "block"]
 """``ignore``: a failing hook contributes no decision. ``block``: it makes the bridge block."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class HookOrigin:
     """Where a hook was declared, for diagnostics and the ``hook/*`` events.
 
@@ -67,7 +68,7 @@ def _freeze_env(env: Mapping[str, str] | None, origin: HookOrigin) -> Mapping[st
     return FrozenDict(env)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class HookCommand:
     """One external command hook, ready to run.
 

@@ -10,9 +10,9 @@ Both carry the hook's identity so each reads alone.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal, final
 
+from dsh._frozen import frozen
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._outcome import HookOutcome, NoDecision
 from dsh.session import SessionEvent, freeze_json, register_event_type
@@ -31,7 +31,7 @@ HOOK_STDERR_LOG_LIMIT: Final = 4096
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class HookInvocationEvent(SessionEvent):
     """A hook is about to run.
 
@@ -57,7 +57,7 @@ class HookInvocationEvent(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class HookResultEvent(SessionEvent):
     """What a hook did and what it contributed.
 

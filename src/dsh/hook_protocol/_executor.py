@@ -18,9 +18,9 @@ import signal as _signal
 import subprocess
 import time
 from collections.abc import Callable, Coroutine, Hashable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
+from dsh._frozen import frozen
 from dsh.hook_protocol._declarations import HookCommand
 
 __all__ = [
@@ -58,7 +58,7 @@ class CancelSignal(Protocol):
     def on_abort(self, callback: Callable[[str], None]) -> Callable[[], None]: ...
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class HookRun:
     """What one hook process did.
 

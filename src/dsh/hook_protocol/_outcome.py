@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final, Generic, Literal, TypeAlias, TypeVar, final
 
+from dsh._frozen import frozen
 from dsh.hook_protocol._executor import HookRun
 
 __all__ = [
@@ -76,7 +76,7 @@ class HookDecodeError(Exception):
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class WrongEvent:
     """A decoder's answer: the hook answered for ``answered_for``, not this event."""
 
@@ -84,7 +84,7 @@ class WrongEvent:
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class HookOutcome(Generic[D]):
     """What one hook contributes at its point.
 

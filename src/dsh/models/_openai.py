@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, final
 
+from dsh._frozen import frozen
 from dsh.models._types import ModelError, ModelRequest, TextCallback, ToolSpec
 from dsh.session import (
     AssistantMessage,
@@ -74,7 +75,7 @@ _MAX_BODY_CHARS = 500
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class RetryNotice:
     """A failed attempt that will be retried after ``delay`` seconds."""
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, final
 
+from dsh._frozen import frozen
 from dsh.models._types import (
     ModelError,
     ModelRequest,
@@ -51,13 +51,13 @@ class ScriptError(ValueError):
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Text:
     text: str
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Call:
     """A tool call: Anthropic ``tool_use`` or OpenAI ``function_call``."""
 
@@ -68,7 +68,7 @@ class _Call:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class _AutoShell:
     """A call of whichever shell tool the request offers."""
 
@@ -76,7 +76,7 @@ class _AutoShell:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class _HttpError:
     status: int
     body: Any
@@ -87,7 +87,7 @@ _Reply: TypeAlias = tuple[_Block, ...]
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Rule:
     responses: tuple[_Reply, ...]
     has_tool: str | None = None
@@ -98,7 +98,7 @@ class _Rule:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Script:
     wire: Wire | None
     rules: tuple[_Rule, ...]
@@ -237,7 +237,7 @@ class _Decoder:
         if "type" not in obj:
             raise self.fail(path, "a block needs a 'type'")
         kind = obj["type"]
-        if kind not in _BLOCK_KEYS:
+        if not isinstance(kind, str) or kind not in _BLOCK_KEYS:
             raise self.fail(
                 f"{path}.type",
                 f"unknown block type {kind!r} (expected one of: {', '.join(_BLOCK_KEYS)})",

@@ -7,9 +7,10 @@ scripted model's recorder so a user debugging a hook sees what the model saw.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol, runtime_checkable
 
+from dsh._frozen import frozen
 from dsh.session import (
     AssistantMessage,
     Content,
@@ -38,7 +39,7 @@ TextCallback = Callable[[str], None]
 """Called with each piece of assistant text as it arrives (a streaming delta)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolSpec:
     """A tool as the model is told about it: name, description, JSON Schema of its input."""
 
@@ -47,7 +48,7 @@ class ToolSpec:
     input_schema: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ModelRequest:
     """One model call: the projected history, the tools offered, and the system prompt."""
 

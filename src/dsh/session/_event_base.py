@@ -11,8 +11,10 @@ from __future__ import annotations
 import enum
 import time as _time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, ClassVar, Literal, TypeAlias, final
+
+from dsh._frozen import frozen
 
 __all__ = [
     "AbortCause",
@@ -29,7 +31,7 @@ def new_event_id() -> str:
     return uuid.uuid4().hex
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class SessionEvent:
     """What every logged event has.
 
@@ -69,7 +71,7 @@ AbortKind: TypeAlias = Literal["user", "hook", "timeout", "error"]
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class AbortCause:
     """Who aborted a turn, and why."""
 
@@ -78,7 +80,7 @@ class AbortCause:
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class OpaqueEvent(SessionEvent):
     """An event of a type this process does not know, read from disk.
 

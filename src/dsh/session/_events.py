@@ -8,9 +8,9 @@ frozen JSON.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, final
 
+from dsh._frozen import frozen
 from dsh.session._codec import register_event_type
 from dsh.session._event_base import AbortCause, SessionEvent, TurnEndReason
 from dsh.session._messages import Content, ToolUse
@@ -37,14 +37,14 @@ __all__ = [
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class TurnStart(SessionEvent):
     type: ClassVar[str] = "turn/start"
 
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class TurnEnd(SessionEvent):
     """A turn ended; ``cause`` when ``aborted``, ``error`` (the message) when ``error``."""
 
@@ -57,7 +57,7 @@ class TurnEnd(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class UserMessageEvent(SessionEvent):
     """A prompt as the model sees it (after prompt-submit; ``source`` user or subagent)."""
 
@@ -69,7 +69,7 @@ class UserMessageEvent(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class AssistantMessageEvent(SessionEvent):
     type: ClassVar[str] = "assistant/message"
 
@@ -79,7 +79,7 @@ class AssistantMessageEvent(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class AssistantDisplayEvent(SessionEvent):
     """What the user was shown instead of an assistant message's text: never model-visible.
 
@@ -95,7 +95,7 @@ class AssistantDisplayEvent(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class ToolCallEvent(SessionEvent):
     """A sealed tool call: its identity and frozen arguments, logged before pre-execute.
 
@@ -117,7 +117,7 @@ class ToolCallEvent(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class ToolResultEvent(SessionEvent):
     """A tool call's result exactly as the caller got it; ``code`` names a failure.
 
@@ -140,7 +140,7 @@ class ToolResultEvent(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class ContextMessageEvent(SessionEvent):
     """Model-visible context (``source`` like ``plugin:<name>`` or ``hook:claude:SessionStart``)."""
 
@@ -152,7 +152,7 @@ class ContextMessageEvent(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class SteeringMessageEvent(SessionEvent):
     """Steering, or a forced continuation's reason, delivered mid-turn."""
 
@@ -164,7 +164,7 @@ class SteeringMessageEvent(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class PromptBlockedEvent(SessionEvent):
     """A prompt blocked by prompt-submit: never model-visible."""
 
@@ -177,7 +177,7 @@ class PromptBlockedEvent(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class CompactionStart(SessionEvent):
     type: ClassVar[str] = "compaction/start"
 
@@ -187,7 +187,7 @@ class CompactionStart(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class CompactionEnd(SessionEvent):
     """The summary that replaces the history before the matching ``CompactionStart``."""
 
@@ -198,7 +198,7 @@ class CompactionEnd(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class SubagentStart(SessionEvent):
     type: ClassVar[str] = "subagent/start"
 
@@ -210,7 +210,7 @@ class SubagentStart(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class SubagentEnd(SessionEvent):
     type: ClassVar[str] = "subagent/end"
 
@@ -221,7 +221,7 @@ class SubagentEnd(SessionEvent):
 
 @final
 @register_event_type
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class NoticeEvent(SessionEvent):
     """A user-facing notice: never model-visible."""
 

@@ -7,8 +7,10 @@ These are dsh's own shapes; ``dsh.models`` adapts them to each wire format
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, TypeAlias, final
+
+from dsh._frozen import frozen
 
 __all__ = [
     "AssistantMessage",
@@ -28,14 +30,14 @@ __all__ = [
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class TextBlock:
     text: str
     type: Literal["text"] = "text"
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ImageBlock:
     """An image as base64 data with its media type (``image/png``)."""
 
@@ -56,7 +58,7 @@ def content_text(content: Content) -> str:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolUse:
     """A tool call as the model asked for it. ``arguments`` is frozen JSON."""
 
@@ -66,14 +68,14 @@ class ToolUse:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class UserMessage:
     content: Content
     role: Literal["user"] = "user"
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class AssistantMessage:
     text: str
     tool_calls: tuple[ToolUse, ...] = field(default=())
@@ -81,7 +83,7 @@ class AssistantMessage:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolResultMessage:
     tool_use_id: str
     content: Content
@@ -90,7 +92,7 @@ class ToolResultMessage:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ContextMessage:
     """Model-visible context added by a plugin or hook; ``text`` is already worded by its source."""
 
@@ -100,7 +102,7 @@ class ContextMessage:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class SteeringMessage:
     """Steering, or a forced continuation's reason, delivered mid-turn."""
 
@@ -109,7 +111,7 @@ class SteeringMessage:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class SummaryMessage:
     """A compaction summary, standing in for the history before it."""
 

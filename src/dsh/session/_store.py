@@ -26,6 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self, final, runtime_checkable
 
+from dsh._frozen import frozen
 from dsh.session._codec import (
     DECODERS,
     HEADER_TYPE,
@@ -119,7 +120,7 @@ class SessionCorruptError(SessionError):
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class RecoveredTail:
     """A torn or corrupt tail cut from a log on open and appended to ``sidecar``."""
 
@@ -131,7 +132,7 @@ class RecoveredTail:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class SessionInfo:
     """One stored session, from its header (``path`` is None in memory)."""
 

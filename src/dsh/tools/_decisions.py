@@ -8,9 +8,9 @@ does so (the pipeline reports that as ``LISTENER_ERROR``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, cast, final
 
+from dsh._frozen import frozen
 from dsh.session import Content, FrozenDict, ImageBlock, TextBlock, freeze_json
 
 __all__ = [
@@ -65,7 +65,7 @@ def check_content(value: object, what: str = "content") -> Content:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class InputRewrite:
     """A ``tools/rewrite-input`` listener's answer: keep the input, or replace all of it.
 
@@ -112,7 +112,7 @@ _KEEP = InputRewrite("keep")
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class PreToolDecision:
     """``tools/pre-execute``'s answer: allow, deny (skips guards and dispatch) or ask.
 
@@ -166,7 +166,7 @@ _ALLOW = PreToolDecision("allow")
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class GuardDenial:
     """A guard's veto. A guard returns this or ``None``; there is no way to allow."""
 
@@ -180,7 +180,7 @@ class GuardDenial:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class PostToolDecision:
     """``tools/post-execute``'s answer, applied to the registry's own snapshot of the result.
 

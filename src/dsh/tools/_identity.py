@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import itertools
 import secrets
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn, final
 
+from dsh._frozen import frozen
 from dsh.session import FrozenDict, ToolUse
 from dsh.tools._signal import AbortSignal
 from dsh.tools._types import ToolDefinition, ToolResult, Workspace
@@ -70,7 +70,7 @@ def mint_token() -> CallToken:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolRequest:
     """What the caller asks to run: a tool name and its (not yet checked) arguments."""
 
@@ -84,7 +84,7 @@ class ToolRequest:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ProposedCall:
     """A validated call before identity: what a ``tools/rewrite-input`` listener sees.
 
@@ -104,7 +104,7 @@ class ProposedCall:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolCall:
     """A call's sealed identity: never changes after sealing.
 
@@ -129,7 +129,7 @@ class ToolCall:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolExecution:
     """What a ``tools/execute`` wrapper sees: the identity, the signal, the workspace.
 
@@ -142,7 +142,7 @@ class ToolExecution:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolExecutionResult:
     """What ``execute`` returns: the identity, the final result, and this call's context.
 

@@ -30,10 +30,10 @@ import inspect
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast, final
 
+from dsh._frozen import frozen
 from dsh.approval import (
     APPROVAL,
     ApprovalBroker,
@@ -109,7 +109,7 @@ class ToolRegistrationError(ValueError):
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Entry:
     definition: ToolDefinition
     validate: ArgumentValidator

@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeAlias, final
 
 from pydantic import BaseModel
 
+from dsh._frozen import frozen
 from dsh.session import Content, FrozenDict, content_text
 from dsh.tools._signal import AbortSignal
 
@@ -53,7 +54,7 @@ FAILURE_CODES: tuple[FailureCode, ...] = (
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolResult:
     """What a tool call produced.
 
@@ -143,7 +144,7 @@ class Workspace:
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolInvocation:
     """What a tool body receives: the sealed arguments and the call's surroundings."""
 
@@ -159,7 +160,7 @@ ToolBody: TypeAlias = Callable[[ToolInvocation], Awaitable[ToolResult]]
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolDefinition:
     """A tool: name, description, input JSON schema, body and flags.
 

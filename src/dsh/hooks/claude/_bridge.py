@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
 
+from dsh._frozen import frozen
 from dsh.agent import (
     CWD_CHANGED,
     MESSAGE_DISPLAY,
@@ -133,7 +134,7 @@ class _AgentState:
 _PENDING_MAX = 64
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _PreToolOutcome:
     """PreToolUse's merged answer for one call (deny > ask > allow; contexts in order)."""
 

@@ -24,6 +24,7 @@ from typing import Any, Final, final
 
 from pydantic import ValidationError
 
+from dsh._frozen import frozen
 from dsh.hooks.claude._parse import (
     JSONProblem,
     PluginHooksFileModel,
@@ -58,7 +59,7 @@ _PLUGIN_DATA_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_-]")
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class PluginRoot:
     """A plugin directory to load hooks from; ``id`` defaults to its manifest ``name``.
 

@@ -7,9 +7,10 @@ independent of what this host runs; ``_support.py`` holds what dsh does with eac
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal, TypeAlias, final
+
+from dsh._frozen import frozen
 
 __all__ = [
     "CLAUDE_HOOK_EVENTS",
@@ -37,7 +38,7 @@ COMMAND_DEFAULT_TIMEOUT: Final = 600.0
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class EventSpec:
     """One Claude Code hook event as the reference describes it.
 

@@ -10,8 +10,9 @@ JavaScript's named groups (``(?<n>…)``, ``\\k<n>``) are translated.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias, final
+
+from dsh._frozen import frozen
 
 __all__ = ["IfRule", "Matcher", "MatcherError", "MatcherKind"]
 
@@ -34,7 +35,7 @@ def _js_to_python(pattern: str) -> str:
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Matcher:
     """A parsed matcher: ``kind`` says how ``matches`` tests a value.
 
@@ -100,7 +101,7 @@ _JOINED: Final = re.compile(r"\)\s*(?:&&|\|\||,|;)\s*[A-Za-z0-9_.*:\-]+\s*\(")
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class IfRule:
     """A hook's ``if`` filter: one permission rule, ``Tool`` or ``Tool(pattern)``.
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
 from typing import Any, Literal, final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from dsh._frozen import frozen
 from dsh.hook_protocol import HookDecodeError, HookRun, WrongEvent
 
 __all__ = ["HookAnswer", "PermissionRequestAnswer", "decode_answer"]
@@ -68,7 +68,7 @@ class _OutputModel(BaseModel):
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class PermissionRequestAnswer:
     """A PermissionRequest hook's ``decision``: allow or deny, with what came along."""
 
@@ -80,7 +80,7 @@ class PermissionRequestAnswer:
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class HookAnswer:
     """One hook's decoded answer, before the event's rules apply it.
 

@@ -8,11 +8,12 @@ syntax error).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from dsh._frozen import frozen
 
 __all__ = [
     "CommandHandlerModel",
@@ -28,7 +29,7 @@ __all__ = [
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class JSONProblem:
     """Why a file's JSON could not be read; ``line``/``column`` for syntax errors."""
 

@@ -10,10 +10,10 @@ listed under ``limits`` with the reason, never applied approximately.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Literal, TypeAlias, final
 
+from dsh._frozen import frozen
 from dsh.hooks.claude._events import CLAUDE_HOOK_EVENTS
 
 __all__ = [
@@ -27,7 +27,7 @@ SupportStatus: TypeAlias = Literal["supported", "partial", "not-supported"]
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class EventSupport:
     """How this host runs one Claude Code event.
 

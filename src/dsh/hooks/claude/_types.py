@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal, TypeAlias, final
 
+from dsh._frozen import frozen
 from dsh.hook_protocol import HookCommand, HookOrigin
 from dsh.hooks.claude._matcher import IfRule, Matcher
 from dsh.hooks.claude._report import render_report
@@ -65,7 +66,7 @@ OnFailureMode: TypeAlias = Literal["continue", "block"]
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class HookSource:
     """One file hooks were read from (or the inline JSON of ``--settings``).
 
@@ -90,7 +91,7 @@ class HookSource:
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class SourceEntry:
     """A hook source found by discovery, what became of it, and how many hooks it gave."""
 
@@ -101,7 +102,7 @@ class SourceEntry:
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Diagnostic:
     """A declaration (or file) that is not admitted as written, and why.
 
@@ -148,7 +149,7 @@ class Diagnostic:
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class HookDeclaration:
     """One admitted command hook, ready for the runtime.
 
@@ -237,7 +238,7 @@ class HookDeclaration:
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Catalog:
     """Every Claude Code hook source of a project, what was admitted and what was not.
 

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
+from dsh._frozen import frozen
 from dsh.hook_protocol import exec_argv, shell_argv
 from dsh.hooks.claude._events import CLAUDE_HOOK_TYPES, EVENT_SPECS, EventSpec
 from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError
@@ -54,7 +55,7 @@ _USER_CONFIG: Final = "${user_config."
 _Add = Callable[[Severity, DiagnosticCode, str], None]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@frozen(kw_only=True)
 class SuiteContext:
     """What placeholder substitution needs: the project, and a plugin's directories."""
 

@@ -25,6 +25,7 @@ from typing import Any, Literal, final
 from pydantic import Field, NonNegativeInt
 from pydantic.json_schema import SkipJsonSchema
 
+from dsh._frozen import frozen
 from dsh.tools._signal import AbortSignal
 from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
@@ -145,7 +146,7 @@ class GrepError(Exception):
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Query:
     pattern: str
     root: Path  # absolute: a file or a directory

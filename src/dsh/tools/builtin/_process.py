@@ -11,17 +11,17 @@ import contextlib
 import os
 import signal as _signal
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, final
 
+from dsh._frozen import frozen
 from dsh.tools._signal import AbortSignal
 
 __all__ = ["ProcessOutcome", "kill_group", "run_in_group"]
 
 
 @final
-@dataclass(frozen=True, slots=True)
+@frozen
 class ProcessOutcome:
     """How a child ended: its exit status, or why it was killed."""
 

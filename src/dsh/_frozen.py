@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import MISSING, Field, dataclass, field, fields
-from typing import Any, TypeVar, cast, overload
-
-from typing_extensions import dataclass_transform
+from typing import Any, TypeVar, cast, dataclass_transform, overload
 
 __all__ = ["frozen"]
 

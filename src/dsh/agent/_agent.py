@@ -610,16 +610,7 @@ class Agent:
         turn = self._turn
         if turn is None or not self._ctx.listeners(channel):
             return await work
-        task = asyncio.ensure_future(work)
-        aborted = asyncio.ensure_future(turn.signal.wait())
-        try:
-            await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            pending = [t for t in (task, aborted) if not t.done()]
-            for t in pending:
-                t.cancel()
-            if pending:
-                await asyncio.wait(pending)
+        task = await _race(work, turn.signal)
         if turn.signal.aborted:
             if task.done() and not task.cancelled():
                 task.exception()  # retrieved: the turn ends anyway
@@ -699,16 +690,7 @@ class Agent:
     async def _call_model(self, request: ModelRequest, signal: AbortSignal) -> AssistantMessage:
         """The model call, raced against the turn's signal so ``cancel("now")`` ends it."""
         self._check_cancel()
-        call = asyncio.ensure_future(self._model.complete(request, on_text=self._on_text))
-        aborted = asyncio.ensure_future(signal.wait())
-        try:
-            await asyncio.wait({call, aborted}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            pending = [t for t in (call, aborted) if not t.done()]
-            for t in pending:
-                t.cancel()
-            if pending:
-                await asyncio.wait(pending)
+        call = await _race(self._model.complete(request, on_text=self._on_text), signal)
         if call.cancelled() or not call.done():
             self._check_cancel()
             raise _EndTurn(_ABORTED, AbortCause(kind="user", reason="cancelled"))
@@ -947,6 +929,25 @@ class Agent:
             )
         finally:
             self._turn = previous
+
+
+async def _race(work: Awaitable[T], signal: AbortSignal) -> asyncio.Future[T]:
+    """Run ``work`` until it ends or ``signal`` aborts (then it is cancelled); its task.
+
+    Whatever is still pending is cancelled and awaited before this returns, so
+    nothing the race started outlives it.
+    """
+    task = asyncio.ensure_future(work)
+    aborted = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        pending = [t for t in (task, aborted) if not t.done()]
+        for t in pending:
+            t.cancel()
+        if pending:
+            await asyncio.wait(pending)
+    return task
 
 
 def _with_turn(event: SessionEvent, turn_id: str) -> SessionEvent:

@@ -84,6 +84,28 @@ class HookRun:
     cancelled: bool = False
     spawn_error: str | None = None
 
+    @classmethod
+    def without_output(
+        cls,
+        command: HookCommand,
+        duration: float,
+        *,
+        cancelled: bool = False,
+        spawn_error: str | None = None,
+    ) -> HookRun:
+        """A run with nothing to read: it never started (``spawn_error``) or was cancelled."""
+        return cls(
+            command=command,
+            pid=None,
+            exit_code=None,
+            signal=None,
+            stdout="",
+            stderr="",
+            duration=duration,
+            cancelled=cancelled,
+            spawn_error=spawn_error,
+        )
+
 
 class _Capture(asyncio.SubprocessProtocol):
     """Keeps the first ``cap`` bytes of stdout and stderr; notes exit and EOF."""
@@ -164,17 +186,8 @@ def _spawn_error_text(cmd: HookCommand, exc: Exception) -> str:
 
 
 def _unstarted(cmd: HookCommand, started: float, *, error: str | None, cancelled: bool) -> HookRun:
-    return HookRun(
-        command=cmd,
-        pid=None,
-        exit_code=None,
-        signal=None,
-        stdout="",
-        stderr="",
-        duration=time.perf_counter() - started,
-        cancelled=cancelled,
-        spawn_error=error,
-    )
+    elapsed = time.perf_counter() - started
+    return HookRun.without_output(cmd, elapsed, cancelled=cancelled, spawn_error=error)
 
 
 def _finish(

@@ -498,13 +498,11 @@ def _same_json(a: object, b: object) -> bool:
 def _invalid_rewrite(
     name: str, rewriter: str, errors: ArgumentErrors, arguments: FrozenDict
 ) -> ToolResult:
-    detail = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
-    return ToolResult(
-        f"Invalid arguments for {name} from the input rewrite of {rewriter}: {detail}",
-        None,
-        True,
-        "INVALID_ARGS",
-        FrozenDict(errors=freeze_json(errors), rewriter=rewriter, rewritten_arguments=arguments),
+    return _invalid_args(
+        f"{name} from the input rewrite of {rewriter}",
+        errors,
+        rewriter=rewriter,
+        rewritten_arguments=arguments,
     )
 
 
@@ -545,14 +543,15 @@ def validate_arguments(tool: ToolDefinition, arguments: object) -> ArgumentError
     return _check(validate, frozen)
 
 
-def _invalid_args(name: str, errors: ArgumentErrors) -> ToolResult:
+def _invalid_args(what: str, errors: ArgumentErrors, **extra: Any) -> ToolResult:
+    """``INVALID_ARGS`` for ``what`` (a tool name, or one and who rewrote its input)."""
     detail = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
     return ToolResult(
-        f"Invalid arguments for {name}: {detail}",
+        f"Invalid arguments for {what}: {detail}",
         None,
         True,
         "INVALID_ARGS",
-        FrozenDict(errors=freeze_json(errors)),
+        FrozenDict(errors=freeze_json(errors), **extra),
     )
 
 

@@ -338,19 +338,8 @@ class ClaudeHooksPlugin:
             runs = await run_hooks([cmds[i] for i in selected], data, dedup=False, signal=signal)
         except asyncio.CancelledError:
             # Cancelled under us (the executor killed the groups): close the audit trail.
-            cancelled = [
-                HookRun(
-                    command=cmds[i],
-                    pid=None,
-                    exit_code=None,
-                    signal=None,
-                    stdout="",
-                    stderr="",
-                    duration=time.perf_counter() - started,
-                    cancelled=True,
-                )
-                for i in selected
-            ]
+            elapsed = time.perf_counter() - started
+            cancelled = [HookRun.without_output(cmds[i], elapsed, cancelled=True) for i in selected]
             target.append_events(
                 [
                     result_event(hook_outcome(run, decode), invocation=inv)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import inspect
 import pickle
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,3 +103,144 @@ def test_what_the_class_body_defines_wins() -> None:
 
     with pytest.raises(TypeError):
         hash(Unhashable(1))
+
+
+# The __init__ dataclass would write, field kind by field kind, against the reference.
+@frozen
+class Shapes:
+    a: int
+    b: list[int] = field(default_factory=list)
+    c: str = "c"
+    d: int = field(default=4, kw_only=True)
+    e: dict[str, int] = field(default_factory=dict, kw_only=True)
+    f: int = field(default=6, init=False)
+    g: list[int] = field(default_factory=lambda: [7], init=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RefShapes:
+    a: int
+    b: list[int] = field(default_factory=list)
+    c: str = "c"
+    d: int = field(default=4, kw_only=True)
+    e: dict[str, int] = field(default_factory=dict, kw_only=True)
+    f: int = field(default=6, init=False)
+    g: list[int] = field(default_factory=lambda: [7], init=False, repr=False)
+
+
+def _params(cls: type) -> list[tuple[str, Any, Any]]:
+    sig = inspect.signature(cls)
+    return [
+        (p.name, p.kind, "<factory>" if repr(p.default).endswith("_FACTORY>") else p.default)
+        for p in sig.parameters.values()
+    ]
+
+
+def test_the_generated_init_matches_dataclass() -> None:
+    got = _params(Shapes)
+    want = _params(RefShapes)
+    # dataclass's factory sentinel and ours print differently; both stand for "not given".
+    assert [(n, k) for n, k, _ in got] == [(n, k) for n, k, _ in want]
+    assert [d for *_, d in got][2:4] == [d for *_, d in want][2:4]
+    mine, ref = Shapes(1), RefShapes(1)
+    assert [getattr(mine, f.name) for f in dataclasses.fields(mine)] == [
+        getattr(ref, f.name) for f in dataclasses.fields(ref)
+    ]
+    assert Shapes(1).b is not Shapes(1).b  # a fresh factory value each time
+    assert Shapes(1, [2], "x", d=5, e={"k": 1}).e == {"k": 1}
+    assert Shapes.__match_args__ == RefShapes.__match_args__ == ("a", "b", "c")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'f'"):
+        Shapes(1, f=2)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Shapes(1, [], "c", 4)  # type: ignore[call-arg]
+
+
+def test_post_init_runs_after_the_fields_are_set() -> None:
+    seen: list[tuple[int, int]] = []
+
+    @frozen
+    class Checked:
+        x: int
+        y: int = 2
+
+        def __post_init__(self) -> None:
+            seen.append((self.x, self.y))
+            if self.x < 0:
+                raise ValueError("x must not be negative")
+
+    Checked(1)
+    assert seen == [(1, 2)]
+    with pytest.raises(ValueError, match="negative"):
+        Checked(-1)
+
+
+def test_assignment_errors_read_as_dataclass_writes_them() -> None:
+    for obj in (Point(1), RefPoint(1)):
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'x'"):
+            obj.x = 2  # type: ignore[misc]
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'x'"):
+            del obj.x
+
+
+def test_declaration_errors_match_dataclass() -> None:
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+
+        @frozen
+        class Bad:
+            a: int = 1
+            b: int  # type: ignore[misc]
+
+    @dataclass(slots=True)
+    class Thawed:
+        x: int
+
+    with pytest.raises(TypeError, match="frozen dataclass from a non-frozen one"):
+
+        @frozen
+        class FrozenOnThawed(Thawed):  # type: ignore[misc]
+            y: int
+
+    with pytest.raises(TypeError, match="Cannot overwrite attribute __setattr__"):
+
+        @frozen
+        class Settable:
+            x: int
+
+            def __setattr__(self, name: str, value: Any) -> None: ...
+
+
+def test_subclasses_of_every_kind_work() -> None:
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class StdChild(Base):
+        more: int = 0
+
+    class PlainChild(Child):
+        pass
+
+    assert StdChild(id="s", more=1).id == "s"
+    assert PlainChild(extra=2) != Child(extra=2)  # a different class
+    assert PlainChild(extra=2).extra == 2
+    assert Base.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    assert Child.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        StdChild().more = 2  # type: ignore[misc]
+
+
+def test_undocumented_classes_get_a_docstring_naming_their_fields() -> None:
+    assert Child.__doc__ == "Child(id, extra)"
+
+    @frozen
+    class Documented:
+        """Says what it is."""
+
+        x: int
+
+    assert Documented.__doc__ == "Says what it is."
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c"]), max_size=3), st.booleans())
+def test_pickle_and_replace_round_trip(items: list[str], flag: bool) -> None:
+    s = Shapes(len(items), [len(i) for i in items], "".join(items), d=int(flag))
+    assert pickle.loads(pickle.dumps(s)) == s
+    assert dataclasses.replace(s, c="z").c == "z"
+    assert copy.deepcopy(s) == s

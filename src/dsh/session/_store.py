@@ -26,6 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self, final, runtime_checkable
 
+from dsh._data_dir import user_data_dir
 from dsh._frozen import frozen
 from dsh.session._codec import (
     DECODERS,
@@ -66,9 +67,7 @@ def default_data_dir() -> Path:
     override = os.environ.get(DATA_DIR_ENV)
     if override:
         return Path(override).expanduser()
-    import platformdirs  # only here: a run given --session-dir never loads it
-
-    return Path(platformdirs.user_data_dir("dsh", appauthor=False)) / "sessions"
+    return user_data_dir() / "sessions"
 
 
 def new_session_id() -> str:

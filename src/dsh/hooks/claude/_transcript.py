@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from dsh._data_dir import user_data_dir
 from dsh.session import (
     AssistantMessageEvent,
     ContextMessageEvent,
@@ -44,9 +45,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9]")
 
 def default_transcript_dir() -> Path:
     """dsh's own data directory for transcripts (never Claude Code's ``~/.claude/projects``)."""
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("dsh")) / "claude-transcripts"
+    return user_data_dir() / "claude-transcripts"
 
 
 def project_slug(project: Path) -> str:

@@ -3,7 +3,8 @@
 Run: .venv/bin/python benchmarks/bench_cli.py
 Prints the median wall time (process start to exit) of ``python -c pass``,
 ``dsh --version`` and ``dsh run`` with a scripted model that makes one real
-Bash call, each over several runs.
+Bash call, each over several runs. dsh's bytecode is compiled first, as an
+install does (``bench_claude_cases.compile_bytecode``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from bench_claude_cases import compile_bytecode
 
 RUNS = 15
 
@@ -31,6 +34,7 @@ def wall(argv: list[str], cwd: Path) -> float:
 
 
 def main() -> None:
+    compile_bytecode()
     python = sys.executable
     with tempfile.TemporaryDirectory(prefix="dsh-bench-") as tmp:
         root = Path(tmp)

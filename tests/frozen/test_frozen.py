@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import inspect
 import pickle
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -244,3 +245,75 @@ def test_pickle_and_replace_round_trip(items: list[str], flag: bool) -> None:
     assert pickle.loads(pickle.dumps(s)) == s
     assert dataclasses.replace(s, c="z").c == "z"
     assert copy.deepcopy(s) == s
+
+
+# One field of a generated class: (kind, kw_only); kinds as dataclass sees them.
+_KINDS = ("plain", "default", "factory", "no-init-default", "no-init-factory")
+
+
+def _listing(i: int) -> Callable[[], list[int]]:
+    return lambda: [i]
+
+
+def _declare(decorator: Any, spec: list[tuple[str, bool]]) -> type:
+    namespace: dict[str, Any] = {"__annotations__": {}}
+    for i, (kind, kw_only) in enumerate(spec):
+        name = f"f{i}"
+        namespace["__annotations__"][name] = "int"
+        if kind == "default":
+            namespace[name] = field(default=i, kw_only=kw_only)
+        elif kind == "factory":
+            namespace[name] = field(default_factory=_listing(i), kw_only=kw_only)
+        elif kind == "no-init-default":
+            namespace[name] = field(default=i, init=False)
+        elif kind == "no-init-factory":
+            namespace[name] = field(default_factory=_listing(i), init=False)
+        else:
+            namespace[name] = field(kw_only=kw_only)
+    return decorator(type("Shape", (), namespace))  # type: ignore[no-any-return]
+
+
+def _build(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, Any]:
+    try:
+        obj = cls(*args, **kwargs)
+    except TypeError:
+        return ("TypeError", None)
+    return ("ok", [getattr(obj, f.name, "<unset>") for f in dataclasses.fields(obj)])
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(_KINDS), st.booleans()), max_size=5),
+    st.lists(st.tuples(st.sampled_from(["positional", "keyword", "omitted"]), st.integers())),
+)
+def test_any_shape_declares_and_builds_as_dataclass_does(
+    spec: list[tuple[str, bool]], choices: list[tuple[str, int]]
+) -> None:
+    def declared(decorator: Any) -> tuple[str, Any]:
+        try:
+            return ("ok", _declare(decorator, spec))
+        except (TypeError, ValueError) as exc:
+            return (type(exc).__name__, str(exc))
+
+    mine = declared(frozen)
+    ref = declared(dataclass(frozen=True, slots=True))
+    assert mine[0] == ref[0]
+    if mine[0] != "ok":
+        assert mine[1] == ref[1]
+        return
+    mine_cls, ref_cls = mine[1], ref[1]
+    assert [(p.name, p.kind) for p in inspect.signature(mine_cls).parameters.values()] == [
+        (p.name, p.kind) for p in inspect.signature(ref_cls).parameters.values()
+    ]
+    assert mine_cls.__match_args__ == ref_cls.__match_args__
+    # Arguments for the init fields, each passed by position, by keyword or not at all
+    # (some combinations are wrong calls: both must then raise TypeError).
+    args: list[int] = []
+    kwargs: dict[str, int] = {}
+    for (how, value), (i, (kind, _)) in zip(choices, enumerate(spec), strict=False):
+        if kind.startswith("no-init"):
+            continue
+        if how == "positional":
+            args.append(value)
+        elif how == "keyword":
+            kwargs[f"f{i}"] = value
+    assert _build(mine_cls, tuple(args), kwargs) == _build(ref_cls, tuple(args), kwargs)

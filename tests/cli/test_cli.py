@@ -318,23 +318,31 @@ def test_run_fires_permission_request_hooks_unless_bypassing(
     assert seen.read_text().split() == [expected] * (2 if runs else 1)
 
 
-def test_slash_compact_compacts_a_resumed_session_with_claude_codes_hook_order(
-    tmp_path: Path, project: Path
-) -> None:
+def record_order(tmp_path: Path, project: Path, events: list[str], then: str = "") -> Path:
+    """The project's settings: a hook on ``events`` appending ``<event> <source or trigger>``
+    to the file returned, then running ``then`` (more of its Python source)."""
     record = tmp_path / "order.txt"
     hook = tmp_path / "record.py"
     hook.write_text(
         "import json, sys\n"
         "p = json.load(sys.stdin)\n"
         "extra = p.get('source') or p.get('trigger') or ''\n"
-        "open(sys.argv[1], 'a').write(f\"{p['hook_event_name']} {extra}\\n\")\n"
+        "open(sys.argv[1], 'a').write(f\"{p['hook_event_name']} {extra}\\n\")\n" + then
     )
-    command = f"{sys.executable} {hook} {record}"
-    events = ["SessionStart", "PreCompact", "PostCompact", "SessionEnd"]
-    group = [{"hooks": [{"type": "command", "command": command}]}]
-    settings = {"hooks": dict.fromkeys(events, group)}
+    group = [{"hooks": [{"type": "command", "command": f"{sys.executable} {hook} {record}"}]}]
     (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": dict.fromkeys(events, group)})
+    )
+    return record
+
+
+def test_slash_compact_compacts_a_resumed_session_with_claude_codes_hook_order(
+    tmp_path: Path, project: Path
+) -> None:
+    record = record_order(
+        tmp_path, project, ["SessionStart", "PreCompact", "PostCompact", "SessionEnd"]
+    )
     script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "hello there"}]])
     sessions = tmp_path / "sessions"
     base = ["--model", f"scripted:{script}", "--project", str(project)]
@@ -375,3 +383,91 @@ def test_only_the_compact_slash_command_is_recognized(
     prompt: str, instructions: str | None
 ) -> None:
     assert compact_command(prompt) == instructions
+
+
+def _setup_project(tmp_path: Path, project: Path) -> tuple[list[str], Path]:
+    """A project whose Setup (init and maintenance) and session hooks record their order."""
+    record = record_order(
+        tmp_path,
+        project,
+        ["Setup", "SessionStart", "UserPromptSubmit", "SessionEnd"],
+        then="if p['hook_event_name'] == 'Setup':\n"
+        "    print(json.dumps({'hookSpecificOutput': {'hookEventName': 'Setup',"
+        " 'additionalContext': 'CASE-SETUP-' + p['trigger']}}))\n",
+    )
+    script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "hello there"}]])
+    base = ["--model", f"scripted:{script}", "--project", str(project)]
+    return [*base, "--session-dir", str(tmp_path / "sessions")], record
+
+
+def test_init_only_fires_setup_then_starts_and_ends_the_session(
+    tmp_path: Path, project: Path
+) -> None:
+    base, record = _setup_project(tmp_path, project)
+    done = dsh("run", "--init-only", *base, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert record.read_text().splitlines() == ["Setup init", "SessionStart startup", "SessionEnd "]
+    [log] = (tmp_path / "sessions").glob("*.jsonl")
+    types = [json.loads(line)["type"] for line in log.read_text().splitlines()]
+    assert "turn/start" not in types  # no prompt, no model call
+    assert "Setup hook additional context: CASE-SETUP-init" in log.read_text()
+
+
+@pytest.mark.parametrize(
+    ("flag", "trigger"), [("--init", "init"), ("--maintenance", "maintenance")]
+)
+def test_init_and_maintenance_fire_setup_before_the_prompt_runs(
+    tmp_path: Path, project: Path, flag: str, trigger: str
+) -> None:
+    base, record = _setup_project(tmp_path, project)
+    done = dsh("run", flag, *base, "--", "say hello", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert record.read_text().splitlines() == [
+        f"Setup {trigger}",
+        "SessionStart startup",
+        "UserPromptSubmit ",
+        "SessionEnd ",
+    ]
+    assert "hello there" in done.stdout
+    [log] = (tmp_path / "sessions").glob("*.jsonl")
+    context = [
+        json.loads(line)
+        for line in log.read_text().splitlines()
+        if json.loads(line)["type"] == "context/message"
+    ]
+    assert [c["text"] for c in context] == [f"Setup hook additional context: CASE-SETUP-{trigger}"]
+
+
+def test_a_plain_run_never_fires_setup(tmp_path: Path, project: Path) -> None:
+    base, record = _setup_project(tmp_path, project)
+    done = dsh("run", *base, "--", "say hello", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Setup" not in record.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--init-only", "say hello"], "--init-only runs no prompt"),
+        (["--init", "--maintenance", "say hello"], "exclude each other"),
+        (["--init", "--init-only"], "exclude each other"),
+        ([], "Missing argument 'PROMPT...'"),
+    ],
+)
+def test_setup_flags_refuse_what_does_not_fit(
+    tmp_path: Path, project: Path, args: list[str], message: str
+) -> None:
+    base, record = _setup_project(tmp_path, project)
+    done = dsh("run", *base, *args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert not record.exists()
+
+
+def test_init_only_needs_no_model(tmp_path: Path, project: Path) -> None:
+    base, record = _setup_project(tmp_path, project)
+    without_model = base[2:]  # drop --model scripted:...
+    assert "--model" not in without_model
+    done = dsh("run", "--init-only", *without_model, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert record.read_text().splitlines() == ["Setup init", "SessionStart startup", "SessionEnd "]

@@ -63,3 +63,20 @@ def test_the_ten_line_plugin_is_a_context_plugin() -> None:
     exec(first_python_block(ROOT / "docs/plugins.md", "## A plugin in ten lines"), namespace)
     scope = Context().plugin(namespace["no_force_push"])
     assert scope.name == "no_force_push"
+
+
+async def test_the_output_replacement_example_redacts_what_the_model_sees(tmp_path: Path) -> None:
+    source = first_python_block(ROOT / "docs/plugins.md", "## Output replacement")
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "docs/plugins.md", "exec"), namespace)
+    h = make_harness(tmp_path, replies([bash("echo sk-abc123")], [text("done")]))
+    h.ctx.plugin(namespace["redact_keys"])
+    agent = h.agent()
+    agent.send("show the key")
+    await agent.run_turn()
+    (result,) = [e for e in agent.events if isinstance(e, ToolResultEvent)]
+    assert result.content == "[key]-abc123"
+    assert result.output["stdout"] == "[key]-abc123"
+    tool_results = [m for m in project(agent.events) if m.role == "tool"]
+    assert tool_results[0].content == "[key]-abc123"
+    await agent.close("other")

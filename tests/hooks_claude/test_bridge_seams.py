@@ -20,6 +20,7 @@ from dsh.agent import (
     PROMPT_SUBMIT,
     SESSION_END,
     SESSION_START,
+    SETUP,
     SUBAGENT_END,
     SUBAGENT_START,
     TURN_CONTINUATION,
@@ -46,6 +47,7 @@ CHANNELS: dict[str, Any] = {
     ch.name: ch
     for ch in (
         SESSION_START,
+        SETUP,
         PROMPT_SUBMIT,
         REWRITE_INPUT,
         PRE_EXECUTE,

@@ -35,7 +35,6 @@ NO_PERMISSIONS = (
 )
 
 EXPECTED_DIFFERENCES: dict[str, str] = {
-    "init-only": f"{NO_CLI_EQUIVALENT}: `--init-only` (Setup)",
     "slash-command": f"{NO_CLI_EQUIVALENT}: slash commands (UserPromptExpansion)",
     "task-tools": "dsh has no TaskCreate/TaskUpdate tools (TaskCreated, TaskCompleted unsupported)",
     "perm-default-touch": NO_PERMISSIONS,
@@ -43,6 +42,9 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
     "perm-request-allow-touch": NO_PERMISSIONS,
     "perm-request-deny-touch": NO_PERMISSIONS,
 }
+
+# Cases recorded with a command-line flag, replayed as `dsh run` does for the same flag.
+INIT_ONLY = {"init-only"}  # `claude --init-only`: Setup, SessionStart, SessionEnd; no prompt
 
 # Fields whose values differ on every run (ids, paths, times) or hold tool output text.
 VOLATILE = {
@@ -161,8 +163,12 @@ async def replay(case_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     )
     rig.harness.ctx.plugin(subagent_plugin)
     agent = rig.harness.agent()
-    agent.send(case["prompt"])
-    await agent.run_turn()
+    if case_dir.name in INIT_ONLY:
+        await agent.setup("init")
+        await agent.start()
+    else:
+        agent.send(case["prompt"])
+        await agent.run_turn()
     await agent.close("other")
     for prompt in case["then"] or []:
         session = agent.session

@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 REFERENCE = SHARED_REFERENCE / "claude-code-hooks.md"
 
 SEAMS = {
+    "Setup": "agent/setup",
     "SessionStart": "agent/session-start",
     "UserPromptSubmit": "agent/prompt-submit",
     "MessageDisplay": "agent/message-display",

@@ -32,11 +32,13 @@ from dsh.agent._channels import (
     PROMPT_SUBMIT,
     SESSION_END,
     SESSION_START,
+    SETUP,
     TURN_CONTINUATION,
     TURN_ERROR,
     TURN_STOP,
 )
 from dsh.agent._decisions import (
+    SETUP_TRIGGERS,
     CompactRequest,
     CompactTrigger,
     ContinuationDecision,
@@ -47,6 +49,7 @@ from dsh.agent._decisions import (
     PromptSource,
     SessionEndReason,
     SessionStartSource,
+    SetupTrigger,
     SteeringSource,
 )
 from dsh.context import Channel, Context
@@ -424,6 +427,19 @@ class Agent:
         return stamped
 
     # -- lifecycle ------------------------------------------------------------
+
+    async def setup(self, trigger: SetupTrigger) -> None:
+        """Fire ``agent/setup`` with ``trigger``, before the session starts (Claude Code's
+        ``--init``, ``--init-only`` and ``--maintenance``); root agents only."""
+        if trigger not in SETUP_TRIGGERS:
+            raise ValueError(
+                f"Agent.setup: trigger must be one of {', '.join(SETUP_TRIGGERS)}, not {trigger!r}"
+            )
+        if self._started:
+            raise RuntimeError(f"{self!r}: setup runs before the session starts")
+        if self.parent is not None:
+            raise RuntimeError(f"{self!r}: a subagent has no setup")
+        await self._ctx.emit(SETUP, self, trigger)
 
     async def start(self) -> None:
         """Fire ``agent/session-start`` (once); ``run_turn`` calls it when needed."""

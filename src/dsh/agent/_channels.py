@@ -21,6 +21,7 @@ from dsh.agent._decisions import (
     PromptSource,
     SessionEndReason,
     SessionStartSource,
+    SetupTrigger,
     TurnStop,
 )
 from dsh.context import NotifyChannel, SerialChannel, WaterfallChannel
@@ -39,6 +40,7 @@ __all__ = [
     "PROMPT_SUBMIT",
     "SESSION_END",
     "SESSION_START",
+    "SETUP",
     "SUBAGENT_END",
     "SUBAGENT_START",
     "TURN_CONTINUATION",
@@ -66,6 +68,11 @@ def _show(agent: Agent, request: DisplayRequest) -> DisplayDecision:
 def _proceed_compact(agent: Agent, request: CompactRequest) -> PreCompactDecision:
     return PreCompactDecision.proceed()
 
+
+SETUP: NotifyChannel[Agent, SetupTrigger] = NotifyChannel("agent/setup")
+"""Only when asked (``Agent.setup``: ``dsh run --init``, ``--init-only``, ``--maintenance``),
+before ``agent/session-start``; cannot block. Context injected here arrives with the
+session-start context."""
 
 SESSION_START: NotifyChannel[Agent, SessionStartSource] = NotifyChannel("agent/session-start")
 """Once before turn 1, and again after each compaction (source ``compact``, before

@@ -27,12 +27,16 @@ __all__ = [
     "PromptSource",
     "SessionEndReason",
     "SessionStartSource",
+    "SetupTrigger",
     "SteeringSource",
     "TurnStop",
     "TurnStopDecision",
 ]
 
 SessionStartSource: TypeAlias = Literal["startup", "resume", "clear", "compact"]
+SetupTrigger: TypeAlias = Literal["init", "maintenance"]
+"""Why ``agent/setup`` fires: a project's first set-up, or its periodic upkeep."""
+SETUP_TRIGGERS: tuple[SetupTrigger, ...] = ("init", "maintenance")
 """Why ``agent/session-start`` fired: a new or forked session, a reloaded one, or a compaction."""
 
 PromptSource: TypeAlias = Literal["user", "subagent"]

@@ -40,7 +40,7 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("prompt", nargs=-1, required=True)
+@click.argument("prompt", nargs=-1)
 @click.option(
     "--model",
     "model_spec",
@@ -83,6 +83,22 @@ def cli() -> None:
     "about fires PermissionRequest hooks, then the approval service (none here: denied); "
     "bypassPermissions: no PermissionRequest, the ask is denied.",
 )
+@click.option(
+    "--init",
+    "setup_init",
+    is_flag=True,
+    help="Fire Setup hooks (trigger init) before the session starts, then run PROMPT.",
+)
+@click.option(
+    "--init-only",
+    is_flag=True,
+    help="Fire Setup hooks (trigger init), start and end the session; no PROMPT.",
+)
+@click.option(
+    "--maintenance",
+    is_flag=True,
+    help="Fire Setup hooks (trigger maintenance) before the session starts, then run PROMPT.",
+)
 def run(
     prompt: tuple[str, ...],
     model_spec: str | None,
@@ -94,6 +110,9 @@ def run(
     settings_files: tuple[str, ...],
     no_claude_hooks: bool,
     permission_mode: Literal["default", "bypassPermissions"],
+    setup_init: bool,
+    init_only: bool,
+    maintenance: bool,
 ) -> None:
     """Run PROMPT as one turn and print the transcript.
 
@@ -101,26 +120,44 @@ def run(
     Claude Code's slash command): PreCompact, the summary, SessionStart
     `compact`, PostCompact.
 
+    --init, --init-only and --maintenance fire Claude Code's Setup hooks before
+    the session starts, as `claude -p --init`, `--init-only` and `--maintenance`.
+
     Exit codes: 0 the turn completed, was rejected by prompt policy, stopped, or
     was halted by a hook; 1 the model API failed; 2 bad usage or input;
     3 the step limit was reached; 4 aborted (user, timeout, error); 70 dsh failed.
     """
     from dsh.cli._render import TranscriptPrinter
-    from dsh.cli._run import ExitCode, RunOptions, run_session
-    from dsh.models import ModelError, load_model
+    from dsh.cli._run import NO_MODEL, ExitCode, RunOptions, run_session
+    from dsh.models import Model, ModelError, load_model
 
+    if setup_init + init_only + maintenance > 1:
+        raise click.UsageError("--init, --init-only and --maintenance exclude each other")
+    if init_only and prompt:
+        raise click.UsageError("--init-only runs no prompt: drop PROMPT, or use --init")
+    if not init_only and not prompt:
+        raise click.UsageError("Missing argument 'PROMPT...'.")
+    setup: Literal["init", "maintenance"] | None = (
+        "init" if setup_init or init_only else "maintenance" if maintenance else None
+    )
     spec = model_spec or os.environ.get("DSH_MODEL")
-    if not spec:
+    model: Model
+    if not spec and init_only:
+        model = NO_MODEL  # no prompt, no model call: as `claude --init-only`, no model needed
+    elif not spec:
         raise click.UsageError(
             "no model: pass --model scripted:FILE or --model NAME --base-url URL"
         )
-    key = os.environ.get("DSH_API_KEY") or os.environ.get("OPENAI_API_KEY")
-    try:
-        model = load_model(spec, base_url=base_url or os.environ.get("DSH_BASE_URL"), api_key=key)
-    except (ModelError, OSError, ValueError) as exc:
-        raise click.UsageError(str(exc)) from exc
+    else:
+        key = os.environ.get("DSH_API_KEY") or os.environ.get("OPENAI_API_KEY")
+        try:
+            model = load_model(
+                spec, base_url=base_url or os.environ.get("DSH_BASE_URL"), api_key=key
+            )
+        except (ModelError, OSError, ValueError) as exc:
+            raise click.UsageError(str(exc)) from exc
     options = RunOptions(
-        prompts=(" ".join(prompt),),
+        prompts=(" ".join(prompt),) if prompt else (),
         model=model,
         project=project.resolve(),
         session_dir=_session_dir(session_dir),
@@ -129,6 +166,7 @@ def run(
         claude_hooks=not no_claude_hooks,
         settings_files=settings_files,
         permission_mode=permission_mode,
+        setup=setup,
     )
     if options.claude_hooks or options.settings_files:
         import dsh.hooks.claude  # noqa: F401  (run_session mounts it; loaded before _started)

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from dsh.agent import Agent, TurnResult
+from dsh.agent import Agent, SetupTrigger, TurnResult
 from dsh.cli._render import TranscriptPrinter
 from dsh.context import Context
-from dsh.models import Model
-from dsh.session import JsonlSessionStore, SessionLog, TurnEndReason
+from dsh.models import Model, ModelError, ModelRequest, TextCallback
+from dsh.session import AssistantMessage, JsonlSessionStore, SessionLog, TurnEndReason
 from dsh.tools import TOOLS, ToolRegistry, Workspace, builtin_tools
 
 __all__ = ["ExitCode", "RunOptions", "compact_command", "exit_code_for", "run_session"]
@@ -59,6 +59,22 @@ def exit_code_for(result: TurnResult) -> ExitCode:
 Plugin = Callable[[Context], None]
 
 
+class _NoModel:
+    """The model of a ``dsh run --init-only`` given none: that run makes no model call."""
+
+    @property
+    def name(self) -> str:
+        return "none"
+
+    async def complete(
+        self, request: ModelRequest, *, on_text: TextCallback | None = None
+    ) -> AssistantMessage:
+        raise ModelError("this run has no model (dsh run --init-only without --model)")
+
+
+NO_MODEL: Model = _NoModel()
+
+
 @dataclass(slots=True)
 class RunOptions:
     prompts: Sequence[str]
@@ -74,6 +90,8 @@ class RunOptions:
     """Extra Claude Code settings files or inline JSON, as Claude Code's ``--settings``."""
     permission_mode: Literal["default", "bypassPermissions"] = "default"
     """The ``permission_mode`` Claude Code hooks are sent; ``default`` fires PermissionRequest."""
+    setup: SetupTrigger | None = None
+    """Fire ``agent/setup`` with this trigger before the session starts (``--init``...)."""
 
 
 def _mount_claude_hooks(ctx: Context, options: RunOptions, printer: TranscriptPrinter) -> None:
@@ -143,6 +161,10 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     code = ExitCode.OK
     _import_in_background("rich.console", "rich.markup")
     try:
+        if options.setup is not None:
+            await agent.setup(options.setup)
+        if not options.prompts:
+            await agent.start()  # `--init-only`: the session starts and ends, with no turn
         for prompt in options.prompts:
             instructions = compact_command(prompt)
             if instructions is not None:

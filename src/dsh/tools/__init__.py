@@ -41,6 +41,8 @@ from dsh.tools._signal import AbortedError, AbortSignal
 from dsh.tools._types import (
     FAILURE_CODES,
     FailureCode,
+    OutputMismatchError,
+    OutputPresenter,
     ToolBody,
     ToolDefinition,
     ToolInvocation,
@@ -86,6 +88,8 @@ __all__ = [
     "Guard",
     "GuardDenial",
     "InputRewrite",
+    "OutputMismatchError",
+    "OutputPresenter",
     "PostToolDecision",
     "PreToolDecision",
     "ProposedCall",

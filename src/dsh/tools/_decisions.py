@@ -184,19 +184,27 @@ class GuardDenial:
 class PostToolDecision:
     """``tools/post-execute``'s answer, applied to the registry's own snapshot of the result.
 
-    ``accept`` keeps the result; ``content`` replaces its model-visible content.
-    ``block`` keeps it too (a failure stays a failure and a success is not made
-    one), and appends ``feedback`` to the content as a final text block so the
-    model reads it right after what the tool produced: the content becomes
-    ``(*blocks of content, TextBlock(feedback))``, or just ``feedback`` when the
-    content (after any replacement) is empty. ``output``, ``is_error``,
-    ``code`` and ``info`` are never changed by a decision.
+    ``accept`` keeps the result; ``output`` replaces a successful call's
+    structured output (Claude Code's ``updatedToolOutput``): it must match the
+    tool's ``output_model``, and the model-visible content becomes the tool's
+    ``present(output)`` (a tool without ``present`` shows a string as is and
+    other JSON as its text); ``content`` replaces the model-visible content
+    (after any output replacement). ``block`` keeps the result too (a failure
+    stays a failure and a success is not made one), and appends ``feedback``
+    to the content as a final text block so the model reads it right after
+    what the tool produced: the content becomes ``(*blocks of content,
+    TextBlock(feedback))``, or just ``feedback`` when the content (after any
+    replacement) is empty. ``is_error``, ``code`` and ``info`` are never
+    changed by a decision. A replacement that does not fit (a failed call's
+    output, or one its ``output_model`` rejects) fails the call closed, as
+    ``LISTENER_ERROR``.
     """
 
     kind: Literal["accept", "block"]
     feedback: str | None = None
     additional_context: tuple[str, ...] = ()
     content: Content | None = None
+    output: Any = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("accept", "block"):
@@ -207,16 +215,20 @@ class PostToolDecision:
             object.__setattr__(self, "additional_context", _contexts(self.additional_context))
         if self.content is not None:
             object.__setattr__(self, "content", check_content(self.content))
+        if self.output is not None:
+            object.__setattr__(self, "output", freeze_json(self.output, "$.output"))
 
     @classmethod
     def accept(
         cls,
         additional_context: str | Iterable[str] | None = None,
         content: Content | None = None,
+        *,
+        output: Any = None,
     ) -> PostToolDecision:
-        if additional_context is None and content is None:
+        if additional_context is None and content is None and output is None:
             return _ACCEPT
-        return cls("accept", None, _contexts(additional_context), content)
+        return cls("accept", None, _contexts(additional_context), content, output)
 
     @classmethod
     def block(
@@ -224,8 +236,10 @@ class PostToolDecision:
         feedback: str,
         additional_context: str | Iterable[str] | None = None,
         content: Content | None = None,
+        *,
+        output: Any = None,
     ) -> PostToolDecision:
-        return cls("block", feedback, _contexts(additional_context), content)
+        return cls("block", feedback, _contexts(additional_context), content, output)
 
 
 _ACCEPT = PostToolDecision("accept")

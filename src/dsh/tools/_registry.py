@@ -82,6 +82,7 @@ from dsh.tools._signal import AbortedError, AbortSignal
 from dsh.tools._types import (
     FAILURE_CODES,
     FailureCode,
+    OutputMismatchError,
     ToolDefinition,
     ToolInvocation,
     ToolResult,
@@ -324,7 +325,9 @@ class ToolRegistry:
             # 7. post-execute
             post_fns = ctx.listeners(POST_EXECUTE)
             if post_fns:
-                post = _post_execute(post_fns, call, result)
+                entry = core.entries.get(call.name)
+                definition = entry.definition if entry is not None else None
+                post = _post_execute(post_fns, call, result, definition)
                 try:
                     # Post-execute runs for every outcome, an aborted one included; only
                     # an abort that lands while it runs cuts it short.
@@ -645,7 +648,10 @@ async def _waterfall(
 
 
 async def _post_execute(
-    fns: tuple[Callable[..., Awaitable[Any]], ...], call: ToolCall, result: ToolResult
+    fns: tuple[Callable[..., Awaitable[Any]], ...],
+    call: ToolCall,
+    result: ToolResult,
+    definition: ToolDefinition | None,
 ) -> tuple[ToolResult, tuple[str, ...]]:
     # The protected snapshot: a listener that mutates ``result`` cannot reach these.
     content, output, is_error, code, info = (
@@ -663,6 +669,21 @@ async def _post_execute(
         # A failure stays a failure, and a broken policy fails the call closed.
         info = FrozenDict(failure.info, original_code=code)
         return ToolResult(failure.content, output, True, "LISTENER_ERROR", info), ()
+    if decision.output is not None:
+        try:
+            if is_error:
+                raise OutputMismatchError(
+                    f"the output of a failed call ({code}) cannot be replaced; only a"
+                    " successful call's can"
+                )
+            if definition is None:
+                raise OutputMismatchError(f"{call.name} is no longer registered")
+            content = definition.present_output(decision.output)
+        except Exception as exc:
+            text = f"post-execute: {_exc_text(exc)}"
+            info = FrozenDict(phase="post-execute", error=text, original_code=code)
+            return ToolResult(text, output, True, "LISTENER_ERROR", info), ()
+        output = decision.output
     if decision.content is not None:
         content = decision.content
     if decision.kind == "block" and decision.feedback:

@@ -6,6 +6,7 @@ both stand on these.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
@@ -13,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, final
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from dsh._frozen import frozen
-from dsh.session import Content, FrozenDict, content_text
+from dsh.session import Content, FrozenDict, content_text, thaw_json
 from dsh.tools._signal import AbortSignal
 
 _logger = logging.getLogger("dsh.tools")
@@ -24,6 +25,8 @@ _logger = logging.getLogger("dsh.tools")
 __all__ = [
     "FAILURE_CODES",
     "FailureCode",
+    "OutputMismatchError",
+    "OutputPresenter",
     "ToolBody",
     "ToolDefinition",
     "ToolInvocation",
@@ -159,6 +162,14 @@ class ToolInvocation:
 ToolBody: TypeAlias = Callable[[ToolInvocation], Awaitable[ToolResult]]
 
 
+OutputPresenter: TypeAlias = Callable[[Any], Content]
+"""Renders a successful call's structured ``output`` as its model-visible content."""
+
+
+class OutputMismatchError(ValueError):
+    """A replacement output that does not match its tool's ``output_model``."""
+
+
 @final
 @frozen
 class ToolDefinition:
@@ -167,6 +178,13 @@ class ToolDefinition:
     Build one from a pydantic model with ``ToolDefinition.from_model`` (the
     schema comes from the model and the arguments are validated by it), or
     give a JSON schema directly (validated with ``jsonschema``).
+
+    ``output_model`` and ``present`` describe a successful call's ``output``:
+    the shape it has, and how it becomes the model-visible content (for every
+    success, ``present(result.output) == result.content``). With them, a
+    post-execute decision can replace the output (Claude Code's
+    ``updatedToolOutput``) and the model sees the replacement rendered as the
+    tool renders its own.
     """
 
     name: str
@@ -176,6 +194,8 @@ class ToolDefinition:
     read_only: bool = False
     concurrency_safe: bool = False
     input_model: type[BaseModel] | None = None
+    output_model: type[BaseModel] | None = None
+    present: OutputPresenter | None = None
 
     @classmethod
     def from_model(
@@ -187,6 +207,8 @@ class ToolDefinition:
         *,
         read_only: bool = False,
         concurrency_safe: bool = False,
+        output_model: type[BaseModel] | None = None,
+        present: OutputPresenter | None = None,
     ) -> ToolDefinition:
         return cls(
             name=name,
@@ -196,4 +218,32 @@ class ToolDefinition:
             read_only=read_only,
             concurrency_safe=concurrency_safe,
             input_model=model,
+            output_model=output_model,
+            present=present,
         )
+
+    def present_output(self, output: Any) -> Content:
+        """What the model sees when a successful call of this tool outputs ``output``.
+
+        ``output`` (JSON) must match ``output_model``, else ``OutputMismatchError``
+        names each mismatch. Without ``present``, a string is shown as is and
+        other JSON as its text.
+        """
+        from dsh.tools._decisions import check_content  # _decisions stands on this module
+
+        plain = thaw_json(output)
+        if self.output_model is not None:
+            try:
+                self.output_model.model_validate(plain)
+            except ValidationError as exc:
+                errors = "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc']) or '(output)'}: {e['msg']}"
+                    for e in exc.errors()
+                )
+                raise OutputMismatchError(
+                    f"the replacement output of {self.name} does not match its output model"
+                    f" ({self.output_model.__name__}): {errors}"
+                ) from None
+        if self.present is None:
+            return plain if isinstance(plain, str) else json.dumps(plain, ensure_ascii=False)
+        return check_content(self.present(plain))

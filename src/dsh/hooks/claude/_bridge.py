@@ -33,6 +33,7 @@ from dsh.agent import (
     PROMPT_SUBMIT,
     SESSION_END,
     SESSION_START,
+    SETUP,
     SUBAGENT_END,
     SUBAGENT_START,
     TURN_CONTINUATION,
@@ -49,6 +50,7 @@ from dsh.agent import (
     PromptSource,
     SessionEndReason,
     SessionStartSource,
+    SetupTrigger,
     TurnResult,
 )
 from dsh.approval import ApprovalDecision, ApprovalRequest
@@ -211,6 +213,8 @@ class ClaudeHooksPlugin:
 
     def apply(self, ctx: Context) -> None:
         d = self.declared
+        if d("Setup"):
+            ctx.on(SETUP, self._setup)
         if d("SessionStart"):
             ctx.on(SESSION_START, self._session_start)
         # Always: it mints the `prompt_id` every later event of the turn carries.
@@ -398,6 +402,35 @@ class ClaudeHooksPlugin:
                     level="warning",
                 )
 
+    def _inject_contexts(
+        self, agent: Agent, event: str, merged: _Merged, *, plain_as: str | None
+    ) -> None:
+        """Each hook's ``additionalContext`` as context; else, named ``plain_as``, its stdout."""
+        for _, answer in merged.answers:
+            if answer.additional_context:
+                agent.inject(
+                    f"{event} hook additional context: {answer.additional_context}",
+                    source=f"{_SOURCE}:{event}",
+                )
+            elif answer.plain and plain_as is not None:
+                agent.inject(
+                    f"{plain_as} hook success: {answer.plain}", source=f"{_SOURCE}:{event}"
+                )
+
+    # -- Setup -----------------------------------------------------------------------
+
+    async def _setup(self, agent: Agent, trigger: SetupTrigger) -> None:
+        hooks = self.catalog.matching("Setup", trigger)
+        if not hooks:
+            return
+        payload = self._base(agent, "Setup", prompt_id=False, permission=False, effort=False)
+        payload["trigger"] = trigger
+        merged = await self._fire(agent, "Setup", hooks, payload)
+        # Plain stdout goes to Claude Code's debug log only; the hook/result event keeps it.
+        self._inject_contexts(agent, "Setup", merged, plain_as=None)
+        self._user_errors(agent, "Setup", merged)
+        self._common_effects(agent, "Setup", merged)
+
     # -- SessionStart ----------------------------------------------------------------
 
     async def _session_start(self, agent: Agent, source: SessionStartSource) -> None:
@@ -416,17 +449,7 @@ class ClaudeHooksPlugin:
         if value == "compact":
             payload["model"] = agent.model.name
         merged = await self._fire(agent, "SessionStart", hooks, payload)
-        for _, answer in merged.answers:
-            if answer.additional_context:
-                agent.inject(
-                    f"SessionStart hook additional context: {answer.additional_context}",
-                    source=f"{_SOURCE}:SessionStart",
-                )
-            elif answer.plain:
-                agent.inject(
-                    f"SessionStart:{value} hook success: {answer.plain}",
-                    source=f"{_SOURCE}:SessionStart",
-                )
+        self._inject_contexts(agent, "SessionStart", merged, plain_as=f"SessionStart:{value}")
         self._user_errors(agent, "SessionStart", merged)
         self._common_effects(agent, "SessionStart", merged)
 
@@ -689,6 +712,7 @@ class ClaudeHooksPlugin:
         duration_ms = int((time.monotonic() - started) * 1000) if started is not None else 0
         chosen = self._post_hooks(call.name, result.is_error)
         contexts: list[str] = []
+        replacement: Any = None
         for event in ("PostToolUseFailure", "PostToolUse"):
             hooks = [h for e, h in chosen if e == event]
             if not hooks:
@@ -715,15 +739,38 @@ class ClaudeHooksPlugin:
             contexts.extend(
                 f"{event}:{call.name} hook additional context: {c}" for c in merged.contexts()
             )
+            if event == "PostToolUse" and not result.is_error:
+                replacement = self._updated_output(agent, call, merged)
         decision = await nxt()
-        if not contexts:
+        if not contexts and replacement is None:
             return decision
         return PostToolDecision(
             decision.kind,
             decision.feedback,
             (*contexts, *decision.additional_context),
             decision.content,
+            replacement if replacement is not None else decision.output,
         )
+
+    def _updated_output(self, agent: Agent, call: ToolCall, merged: _Merged) -> Any:
+        """The last ``updatedToolOutput`` in declaration order that fits the tool's output."""
+        definition = agent.registry.get(call.name)
+        chosen: Any = None
+        for decl, answer in merged.answers:
+            if answer.updated_tool_output is None or definition is None:
+                continue
+            try:
+                definition.present_output(answer.updated_tool_output)
+            except Exception as exc:  # a mismatch, or a presenter that cannot render it
+                agent.notice(
+                    f"PostToolUse hook error ({decl.declared_command}): updatedToolOutput for"
+                    f" {call.name} was not applied: {exc}",
+                    source=f"{_SOURCE}:PostToolUse",
+                    level="warning",
+                )
+                continue
+            chosen = answer.updated_tool_output
+        return chosen
 
     # -- PostToolBatch ------------------------------------------------------------------
 

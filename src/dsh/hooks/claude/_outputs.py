@@ -51,6 +51,8 @@ class _SpecificModel(BaseModel):
     suppressOriginalPrompt: bool | None = None
     displayContent: str | None = None
     watchPaths: list[str] | None = None
+    # Any JSON: checked against the tool's output model where it is applied.
+    updatedToolOutput: Any = None
 
 
 class _OutputModel(BaseModel):
@@ -105,6 +107,7 @@ class HookAnswer:
     permission_request: PermissionRequestAnswer | None = None
     display_content: str | None = None
     watch_paths: tuple[str, ...] | None = None
+    updated_tool_output: Any = None
 
     @property
     def blocks(self) -> bool:
@@ -203,6 +206,7 @@ def _answer(exit_code: int, model: _OutputModel | None, data: dict[str, Any] | N
         watch_paths=(
             tuple(specific.watchPaths) if specific and specific.watchPaths is not None else None
         ),
+        updated_tool_output=specific.updatedToolOutput if specific else None,
     )
 
 

@@ -97,7 +97,22 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`CLAUDE_ENV_FILE`: the Bash tool sources no per-session environment file",
         ),
     ),
-    "Setup": _no("dsh has no `--init`, `--init-only` or `--maintenance` mode"),
+    "Setup": EventSupport(
+        seam="agent/setup",
+        status="partial",
+        applied=(
+            "fires only when asked, before `SessionStart`: `dsh run --init` and `--init-only`"
+            " (trigger `init`; `--init-only` then starts and ends the session without a prompt)"
+            " and `dsh run --maintenance` (trigger `maintenance`); never on a normal start",
+            "`additionalContext` injected as context, arriving with the session-start context;"
+            " plain stdout is not (Claude Code writes it to its debug log only; the session log"
+            " keeps it)",
+            "exit 2 cannot block: stderr shown to the user as a hook-error notice",
+            _NOTICE,
+            _HALTS,
+        ),
+        limits=("`CLAUDE_ENV_FILE`: the Bash tool sources no per-session environment file",),
+    ),
     "InstructionsLoaded": _no("dsh has no seam when an instructions file (`CLAUDE.md`) loads"),
     "UserPromptSubmit": EventSupport(
         seam="agent/prompt-submit",
@@ -203,15 +218,20 @@ _TABLE: Final[dict[str, EventSupport]] = {
         applied=(
             "fires after a call whose tool body ran and succeeded; `tool_response` is the"
             " tool's structured output",
-            '`decision: "block"` and exit 2: the reason is added after the unchanged tool result',
+            '`decision: "block"` and exit 2: the reason is added after the tool result',
+            "`updatedToolOutput` replaces the output: it must match the tool's output model"
+            " (each built-in tool has one), else it is not applied and a hook-error notice names"
+            " the hook; the model sees the replacement rendered as the tool renders its own"
+            " output, the log records it, and a block reason follows it; a tool without an"
+            " output model takes any JSON and shows it as text (a string as is), as Claude Code"
+            " shows an MCP tool's",
+            "several hooks' `updatedToolOutput`: the last valid one in declaration order wins",
             "`additionalContext` added after the step's tool results",
             _NOTICE,
             _HALTS,
             _NO_POST_EVENT,
         ),
         limits=(
-            "`updatedToolOutput`: not applied; a replacement would have to match the tool's"
-            " output shape and be re-rendered as the model-visible content",
             "`updatedMCPToolOutput`: dsh has no MCP tools",
             "`classifierContext`: dsh has no auto-mode classifier",
         ),

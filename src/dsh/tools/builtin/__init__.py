@@ -2,7 +2,8 @@
 
 ``Bash``, ``Read``, ``Write``, ``Edit``, ``MultiEdit``, ``Glob`` and ``Grep``,
 each a ``ToolDefinition`` whose ``output`` has the shape Claude Code hooks
-receive as ``tool_response``. Paths resolve against the invocation's
+receive as ``tool_response``, described by its ``output_model`` (``BashOutput``,
+...) and rendered as the model sees it by its ``present``. Paths resolve against the invocation's
 ``Workspace`` (relative ones against its ``cwd``).
 """
 
@@ -14,19 +15,23 @@ from dsh.tools.builtin._bash import (
     MAX_TIMEOUT_MS,
     BackgroundShell,
     BashInput,
+    BashOutput,
     background_shell,
 )
-from dsh.tools.builtin._glob import GLOB_TOOL, MAX_GLOB_RESULTS, GlobInput
-from dsh.tools.builtin._grep import GREP_TOOL, GrepInput, grep_tool
-from dsh.tools.builtin._read import DEFAULT_READ_LIMIT, READ_TOOL, ReadInput
+from dsh.tools.builtin._glob import GLOB_TOOL, MAX_GLOB_RESULTS, GlobInput, GlobOutput
+from dsh.tools.builtin._grep import GREP_TOOL, GrepInput, GrepOutput, grep_tool
+from dsh.tools.builtin._read import DEFAULT_READ_LIMIT, READ_TOOL, ReadInput, ReadOutput
 from dsh.tools.builtin._write import (
     EDIT_TOOL,
     MULTI_EDIT_TOOL,
     WRITE_TOOL,
     EditInput,
     EditOperation,
+    EditOutput,
     MultiEditInput,
+    MultiEditOutput,
     WriteInput,
+    WriteOutput,
 )
 
 __all__ = [
@@ -44,13 +49,20 @@ __all__ = [
     "WRITE_TOOL",
     "BackgroundShell",
     "BashInput",
+    "BashOutput",
     "EditInput",
     "EditOperation",
+    "EditOutput",
     "GlobInput",
+    "GlobOutput",
     "GrepInput",
+    "GrepOutput",
     "MultiEditInput",
+    "MultiEditOutput",
     "ReadInput",
+    "ReadOutput",
     "WriteInput",
+    "WriteOutput",
     "background_shell",
     "builtin_tools",
     "grep_tool",

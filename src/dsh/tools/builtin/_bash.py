@@ -7,6 +7,10 @@ state directory, and the tool copies them back into the ``Workspace``, so
 stream (stderr merged into stdout, as Claude Code 2.x reports it: its
 ``tool_response.stderr`` is empty), written to a file, so a backgrounded
 grandchild holding the stream open cannot hang the call.
+
+A background command's output goes to ``<one directory per process>/<its
+id>.log``, so the path the model is told is a function of the
+``backgroundTaskId`` alone and ``present_bash`` can render a replaced output.
 """
 
 from __future__ import annotations
@@ -20,14 +24,22 @@ import subprocess
 import tempfile
 import threading
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, final
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
+from dsh.session import Content
 from dsh.tools._types import ToolInvocation, ToolResult, Workspace
-from dsh.tools.builtin._common import ArgumentsError, ToolInput, builtin_tool, parse_arguments
+from dsh.tools.builtin._common import (
+    ArgumentsError,
+    ToolInput,
+    ToolOutput,
+    builtin_tool,
+    parse_arguments,
+)
 from dsh.tools.builtin._process import kill_group, run_in_group
 
 __all__ = [
@@ -37,7 +49,9 @@ __all__ = [
     "MAX_TIMEOUT_MS",
     "BackgroundShell",
     "BashInput",
+    "BashOutput",
     "background_shell",
+    "present_bash",
 ]
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -66,6 +80,8 @@ _SILENT_COMMANDS = frozenset(
     }
 )  # fmt: skip
 _IMAGE_DATA = re.compile(r"^data:image/[a-z0-9.+-]+;base64,", re.IGNORECASE)
+_NO_OUTPUT = "(Bash completed with no output)"
+_ABORTED = "<error>Command was aborted before completion</error>"
 
 
 class BashInput(ToolInput):
@@ -85,6 +101,38 @@ class BashInput(ToolInput):
         description="Set to true to run this command in the background; read its output "
         "from the file named in the result",
     )
+
+
+class BashOutput(ToolOutput):
+    """A successful Bash call's output (the tool merges stderr into stdout: its stderr is "")."""
+
+    stdout: str
+    stderr: str
+    interrupted: bool
+    # Always produced by the tool, optional in a replacement (as in Claude Code's schema).
+    isImage: bool = False
+    noOutputExpected: bool = False
+    backgroundTaskId: str = ""  # a run_in_background call's only
+
+
+def present_bash(output: Any) -> Content:
+    """What the model sees of a successful Bash call.
+
+    The output text, else ``(Bash completed with no output)``; a background
+    call's id and output file. ``stderr`` and ``interrupted`` (never set by
+    the tool on success, but a replacement may set them) follow the output
+    as Claude Code shows them.
+    """
+    parts = [output["stdout"], output["stderr"].strip()]
+    if output["interrupted"]:
+        parts.append(_ABORTED)
+    shell_id = output.get("backgroundTaskId")
+    if shell_id:
+        parts.append(
+            f"Command running in background with ID: {shell_id}. "
+            f"Output is being written to: {_background_output_path(shell_id)}"
+        )
+    return "\n".join(p for p in parts if p) or _NO_OUTPUT
 
 
 def _bash_executable(env: dict[str, str]) -> str:
@@ -214,7 +262,7 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
         )
     if outcome.returncode != 0:
         return ToolResult.error(f"Exit code {outcome.returncode}{suffix}", output=response)
-    return ToolResult.ok(stdout or "(Bash completed with no output)", output=response)
+    return ToolResult.ok(present_bash(response), output=response)
 
 
 # Background shells ---------------------------------------------------------------
@@ -271,6 +319,16 @@ class BackgroundShell:
             return ""
 
 
+@cache
+def _background_dir() -> Path:
+    """This process's directory for background output (private, made at first use)."""
+    return Path(tempfile.mkdtemp(prefix="dsh-bash-bg-"))
+
+
+def _background_output_path(shell_id: str) -> Path:
+    return _background_dir() / f"{shell_id}.log"
+
+
 def background_shell(shell_id: str) -> BackgroundShell | None:
     """The background shell with this id (from a ``run_in_background`` result), if any."""
     return _BACKGROUND.get(shell_id)
@@ -278,7 +336,7 @@ def background_shell(shell_id: str) -> BackgroundShell | None:
 
 def _start_background(command: str, workspace: Workspace) -> ToolResult:
     shell_id = f"bash_{next(_ids)}"
-    output_path = Path(tempfile.mkdtemp(prefix="dsh-bash-bg-")) / f"{shell_id}.log"
+    output_path = _background_output_path(shell_id)
     with output_path.open("wb") as sink:
         process = subprocess.Popen(
             [_bash_executable(workspace.env), "-c", command],
@@ -298,11 +356,7 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
 
     workspace.on_close(end_with_session)
     response = _response("", command, interrupted=False, extra={"backgroundTaskId": shell_id})
-    return ToolResult.ok(
-        f"Command running in background with ID: {shell_id}. "
-        f"Output is being written to: {output_path}",
-        output=response,
-    )
+    return ToolResult.ok(present_bash(response), output=response)
 
 
 BASH_TOOL = builtin_tool(
@@ -314,4 +368,6 @@ BASH_TOOL = builtin_tool(
     "result. Use run_in_background for long-running processes.",
     BashInput,
     _run_bash,
+    output_model=BashOutput,
+    present=present_bash,
 )

@@ -17,13 +17,20 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from dsh.session import thaw_json
-from dsh.tools._types import ToolBody, ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools._types import (
+    OutputPresenter,
+    ToolBody,
+    ToolDefinition,
+    ToolInvocation,
+    ToolResult,
+)
 from dsh.tools.builtin._schemas import INPUT_SCHEMAS
 
 __all__ = [
     "VCS_DIRS",
     "ArgumentsError",
     "ToolInput",
+    "ToolOutput",
     "builtin_tool",
     "display_path",
     "glob_regex",
@@ -63,6 +70,19 @@ class ToolInput(BaseModel):
     )
 
 
+class ToolOutput(BaseModel):
+    """Base of the tools' output models: the shape of a successful call's ``output``.
+
+    Unknown keys are ignored (as Claude Code's schemas strip them). Strict:
+    ``present`` renders the JSON as given, not the validated model, so a
+    value pydantic would coerce (``"false"`` for a bool, ``1.0`` for an int)
+    must be rejected rather than rendered wrongly. ``defer_build`` as for
+    ``ToolInput``: only a replaced output pays for its validator.
+    """
+
+    model_config = ConfigDict(extra="ignore", strict=True, defer_build=True)
+
+
 def builtin_tool(
     name: str,
     description: str,
@@ -71,6 +91,8 @@ def builtin_tool(
     *,
     read_only: bool = False,
     concurrency_safe: bool = False,
+    output_model: type[BaseModel] | None = None,
+    present: OutputPresenter | None = None,
 ) -> ToolDefinition:
     """``ToolDefinition.from_model`` with the schema generated ahead of time (``_schemas.py``)."""
     return ToolDefinition(
@@ -81,6 +103,8 @@ def builtin_tool(
         read_only=read_only,
         concurrency_safe=concurrency_safe,
         input_model=model,
+        output_model=output_model,
+        present=present,
     )
 
 

@@ -6,15 +6,18 @@ import asyncio
 import re
 import time
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
+from dsh.session import Content
 from dsh.tools._signal import AbortSignal
 from dsh.tools._types import ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,
     ToolInput,
+    ToolOutput,
     builtin_tool,
     glob_regex,
     has_magic,
@@ -22,7 +25,7 @@ from dsh.tools.builtin._common import (
     walk,
 )
 
-__all__ = ["GLOB_TOOL", "MAX_GLOB_RESULTS", "GlobInput"]
+__all__ = ["GLOB_TOOL", "MAX_GLOB_RESULTS", "GlobInput", "GlobOutput", "present_glob"]
 
 MAX_GLOB_RESULTS = 100
 
@@ -35,6 +38,26 @@ class GlobInput(ToolInput):
         default=None,
         description="The directory to search in; the current working directory if omitted",
     )
+
+
+class GlobOutput(ToolOutput):
+    """A successful Glob's output: absolute paths, newest first."""
+
+    filenames: list[str]
+    durationMs: int
+    numFiles: int
+    truncated: bool
+
+
+def present_glob(output: Any) -> Content:
+    """What the model sees of a successful Glob: one path a line, or ``No files found``."""
+    filenames = output["filenames"]
+    if not filenames:
+        return "No files found"
+    text = "\n".join(filenames)
+    if output["truncated"]:
+        text += "\n(Results are truncated. Consider using a more specific path or pattern.)"
+    return text
 
 
 def _split_base(pattern: str, base: Path) -> tuple[Path, str]:
@@ -93,12 +116,7 @@ async def _run_glob(invocation: ToolInvocation) -> ToolResult:
         "numFiles": len(filenames),
         "truncated": truncated,
     }
-    if not filenames:
-        return ToolResult.ok("No files found", output=output)
-    text = "\n".join(filenames)
-    if truncated:
-        text += "\n(Results are truncated. Consider using a more specific path or pattern.)"
-    return ToolResult.ok(text, output=output)
+    return ToolResult.ok(present_glob(output), output=output)
 
 
 GLOB_TOOL = builtin_tool(
@@ -107,6 +125,8 @@ GLOB_TOOL = builtin_tool(
     f"paths, most recently modified first, at most {MAX_GLOB_RESULTS}.",
     GlobInput,
     _run_glob,
+    output_model=GlobOutput,
+    present=present_glob,
     read_only=True,
     concurrency_safe=True,
 )

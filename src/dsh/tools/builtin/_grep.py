@@ -26,12 +26,14 @@ from pydantic import Field, NonNegativeInt
 from pydantic.json_schema import SkipJsonSchema
 
 from dsh._frozen import frozen
+from dsh.session import Content
 from dsh.tools._signal import AbortSignal
 from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     VCS_DIRS,
     ArgumentsError,
     ToolInput,
+    ToolOutput,
     builtin_tool,
     display_path,
     glob_regex,
@@ -40,7 +42,16 @@ from dsh.tools.builtin._common import (
 )
 from dsh.tools.builtin._process import run_in_group
 
-__all__ = ["FILE_TYPES", "GREP_TOOL", "GrepError", "GrepInput", "grep_tool", "search_python"]
+__all__ = [
+    "FILE_TYPES",
+    "GREP_TOOL",
+    "GrepError",
+    "GrepInput",
+    "GrepOutput",
+    "grep_tool",
+    "present_grep",
+    "search_python",
+]
 
 OutputMode = Literal["content", "files_with_matches", "count"]
 MAX_COLUMNS = 500
@@ -139,6 +150,48 @@ class GrepInput(ToolInput):
     multiline: bool | SkipJsonSchema[None] = Field(
         default=None, description="Patterns may span lines and . matches newlines"
     )
+
+
+class GrepOutput(ToolOutput):
+    """A successful Grep's output; which fields are set depends on ``mode``.
+
+    ``content`` (raw ``path:line:text`` or ``path:count`` lines) in content and
+    count mode, ``numLines`` in content mode, ``numMatches`` in count mode;
+    ``appliedLimit``/``appliedOffset`` when ``head_limit``/``offset`` were
+    given and not zero.
+    """
+
+    mode: OutputMode
+    numFiles: int
+    filenames: list[str]
+    content: str = ""
+    numLines: int = 0
+    numMatches: int = 0
+    appliedLimit: int = 0
+    appliedOffset: int = 0
+
+
+def present_grep(output: Any) -> Content:
+    """What the model sees of a successful Grep, in each output mode."""
+    note = _pagination_note(output.get("appliedLimit"), output.get("appliedOffset", 0))
+    mode: OutputMode = output["mode"]
+    content: str = output.get("content", "")
+    if mode == "content":
+        return (content or "No matches found") + note
+    if mode == "count":
+        if not content:
+            return "No matches found" + note
+        total, files = output.get("numMatches", 0), output["numFiles"]
+        summary = (
+            f"\n\nFound {total} total {'occurrence' if total == 1 else 'occurrences'} across "
+            f"{files} {'file' if files == 1 else 'files'}."
+        )
+        return content + summary + note
+    filenames = output["filenames"]
+    if not filenames:
+        return "No files found" + note
+    n = output["numFiles"]
+    return f"Found {n} {'file' if n == 1 else 'files'}\n" + "\n".join(filenames) + note
 
 
 class GrepError(Exception):
@@ -495,6 +548,11 @@ def _mtime(cwd: Path, shown: str) -> float:
 
 
 def _format(raw: list[str], q: _Query, cwd: Path, args: GrepInput) -> ToolResult:
+    output = _output(raw, q, cwd, args)
+    return ToolResult.ok(present_grep(output), output=output)
+
+
+def _output(raw: list[str], q: _Query, cwd: Path, args: GrepInput) -> dict[str, Any]:
     offset = args.offset or 0
     head_limit = args.head_limit
     limits: dict[str, Any] = {}
@@ -502,36 +560,21 @@ def _format(raw: list[str], q: _Query, cwd: Path, args: GrepInput) -> ToolResult
         limits["appliedLimit"] = head_limit
     if offset:
         limits["appliedOffset"] = offset
-    note = _pagination_note(head_limit, offset)
     if q.mode == "content":
         page = _page(raw, head_limit, offset)
-        content = "\n".join(page)
-        output = {"mode": "content", "numFiles": 0, "filenames": [], "content": content,
-                  "numLines": len(page), **limits}  # fmt: skip
-        return ToolResult.ok((content or "No matches found") + note, output=output)
+        return {"mode": "content", "numFiles": 0, "filenames": [], "content": "\n".join(page),
+                "numLines": len(page), **limits}  # fmt: skip
     if q.mode == "count":
         page = _page(raw, head_limit, offset)
         total = 0
         for line in page:
             _, _, n = line.rpartition(":")
             total += int(n) if n.isdigit() else 0
-        content = "\n".join(page)
-        output = {"mode": "count", "numFiles": len(page), "filenames": [], "content": content,
-                  "numMatches": total, **limits}  # fmt: skip
-        if not page:
-            return ToolResult.ok("No matches found" + note, output=output)
-        summary = (
-            f"\n\nFound {total} total {'occurrence' if total == 1 else 'occurrences'} across "
-            f"{len(page)} {'file' if len(page) == 1 else 'files'}."
-        )
-        return ToolResult.ok(content + summary + note, output=output)
+        return {"mode": "count", "numFiles": len(page), "filenames": [],
+                "content": "\n".join(page), "numMatches": total, **limits}  # fmt: skip
     ranked = sorted(raw, key=lambda p: (-_mtime(cwd, p), p))
     page = _page(ranked, head_limit, offset)
-    output = {"mode": "files_with_matches", "filenames": page, "numFiles": len(page), **limits}
-    if not page:
-        return ToolResult.ok("No files found" + note, output=output)
-    noun = "file" if len(page) == 1 else "files"
-    return ToolResult.ok(f"Found {len(page)} {noun}\n" + "\n".join(page) + note, output=output)
+    return {"mode": "files_with_matches", "filenames": page, "numFiles": len(page), **limits}
 
 
 def grep_tool(*, use_ripgrep: bool | None = None) -> ToolDefinition:
@@ -584,6 +627,8 @@ def grep_tool(*, use_ripgrep: bool | None = None) -> ToolDefinition:
         run,
         read_only=True,
         concurrency_safe=True,
+        output_model=GrepOutput,
+        present=present_grep,
     )
 
 

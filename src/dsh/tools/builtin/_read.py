@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Self
 
-from pydantic import Field, NonNegativeInt, PositiveInt
+from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from dsh.session import ImageBlock
+from dsh.session import Content, ImageBlock
 from dsh.tools._types import ToolInvocation, ToolResult
-from dsh.tools.builtin._common import ArgumentsError, ToolInput, builtin_tool, parse_arguments
+from dsh.tools.builtin._common import (
+    ArgumentsError,
+    ToolInput,
+    ToolOutput,
+    builtin_tool,
+    parse_arguments,
+)
 
 __all__ = [
     "DEFAULT_READ_LIMIT",
@@ -19,7 +25,9 @@ __all__ = [
     "MAX_READ_BYTES",
     "READ_TOOL",
     "ReadInput",
+    "ReadOutput",
     "format_numbered",
+    "present_read",
 ]
 
 DEFAULT_READ_LIMIT = 2000
@@ -28,7 +36,8 @@ MAX_READ_BYTES = 256 * 1024
 MAX_IMAGE_BYTES = 3_750_000  # 5 MB once base64-encoded, the model APIs' image limit
 LINE_TRUNCATED = "… [line truncated]"
 
-_IMAGE_TYPES = {
+ImageMediaType = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
+_IMAGE_TYPES: dict[str, ImageMediaType] = {
     ".png": "image/png",
     ".jpg": "image/jpeg",
     ".jpeg": "image/jpeg",
@@ -60,6 +69,59 @@ class ReadInput(ToolInput):
     )
 
 
+class _TextFile(ToolOutput):
+    filePath: str
+    content: str  # the selected lines, unclipped, joined by newlines
+    numLines: int
+    startLine: int
+    totalLines: int
+
+
+class _ImageFile(ToolOutput):
+    base64: str
+    type: ImageMediaType
+    originalSize: int
+
+
+class ReadOutput(ToolOutput):
+    """A successful Read's output: ``{"type": "text", "file": {...}}`` or an image's.
+
+    One model with a check tying ``type`` to the file's shape, rather than a
+    ``RootModel`` of a union: importing ``RootModel`` builds its validator and
+    pydantic's plugin loader, ~10 ms on every start-up.
+    """
+
+    type: Literal["text", "image"]
+    file: _TextFile | _ImageFile
+
+    @model_validator(mode="after")
+    def _file_fits_type(self) -> Self:
+        if isinstance(self.file, _ImageFile) != (self.type == "image"):
+            needs = "base64, type, originalSize" if self.type == "image" else "filePath, content"
+            raise ValueError(f"type {self.type!r} needs a file with {needs}, ...")
+        return self
+
+
+def present_read(output: Any) -> Content:
+    """What the model sees of a successful Read: numbered lines, a warning, or the image."""
+    file = output["file"]
+    if output["type"] == "image":
+        return (ImageBlock(media_type=file["type"], data=file["base64"]),)
+    content = file["content"]
+    if not content and not file["numLines"]:
+        if not file["totalLines"]:
+            return (
+                "<system-reminder>Warning: the file exists but the contents are empty."
+                "</system-reminder>"
+            )
+        return (
+            "<system-reminder>Warning: the file exists but is shorter than the provided "
+            f"offset ({file['startLine']}). The file has {file['totalLines']} lines."
+            "</system-reminder>"
+        )
+    return format_numbered([_clip(x) for x in content.split("\n")], file["startLine"])
+
+
 def format_numbered(lines: list[str], start: int) -> str:
     """``cat -n`` style: the line number right-aligned in six columns, a tab, the line."""
     return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, start))
@@ -69,7 +131,7 @@ def _clip(line: str) -> str:
     return line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + LINE_TRUNCATED
 
 
-def _read_image(path: Path, media_type: str, file_path: str) -> ToolResult:
+def _read_image(path: Path, media_type: ImageMediaType, file_path: str) -> ToolResult:
     data = path.read_bytes()
     if len(data) > MAX_IMAGE_BYTES:
         return ToolResult.error(
@@ -81,7 +143,7 @@ def _read_image(path: Path, media_type: str, file_path: str) -> ToolResult:
         "type": "image",
         "file": {"base64": encoded, "type": media_type, "originalSize": len(data)},
     }
-    return ToolResult.ok((ImageBlock(media_type=media_type, data=encoded),), output=output)
+    return ToolResult.ok(present_read(output), output=output)
 
 
 def _looks_binary(path: Path) -> bool:
@@ -143,19 +205,7 @@ async def _run_read(invocation: ToolInvocation) -> ToolResult:
         "totalLines": total,
     }
     output = {"type": "text", "file": file_info}
-    if total == 0:
-        return ToolResult.ok(
-            "<system-reminder>Warning: the file exists but the contents are empty."
-            "</system-reminder>",
-            output=output,
-        )
-    if not selected:
-        return ToolResult.ok(
-            "<system-reminder>Warning: the file exists but is shorter than the provided "
-            f"offset ({start}). The file has {total} lines.</system-reminder>",
-            output=output,
-        )
-    return ToolResult.ok(format_numbered([_clip(x) for x in selected], start), output=output)
+    return ToolResult.ok(present_read(output), output=output)
 
 
 READ_TOOL = builtin_tool(
@@ -167,6 +217,8 @@ READ_TOOL = builtin_tool(
     "PNG, JPEG, GIF and WebP images are returned as images.",
     ReadInput,
     _run_read,
+    output_model=ReadOutput,
+    present=present_read,
     read_only=True,
     concurrency_safe=True,
 )

@@ -5,6 +5,13 @@ applies its edits in memory, in order, and writes only if every one applies.
 Result texts are Claude Code's where a recording shows them (``write-tool``:
 a created file's text ends with ``WRITE_CREATED_SUFFIX``); the others keep
 the older Claude Code wording.
+
+Edit's success text says whether the call created the file, which its
+output cannot tell apart from filling an existing empty file with an empty
+``old_string`` (both have ``originalFile: ""`` and ``oldString: ""``).
+``present_edit`` reads that output as a creation: it is Edit's ``present``,
+and only a replacement output of that one kind of call is shown as "created"
+where the tool itself said "updated".
 """
 
 from __future__ import annotations
@@ -12,15 +19,17 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
+from dsh.session import Content
 from dsh.tools._types import ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,
     ToolInput,
+    ToolOutput,
     builtin_tool,
     parse_arguments,
     structured_patch,
@@ -33,8 +42,14 @@ __all__ = [
     "WRITE_TOOL",
     "EditInput",
     "EditOperation",
+    "EditOutput",
     "MultiEditInput",
+    "MultiEditOutput",
     "WriteInput",
+    "WriteOutput",
+    "present_edit",
+    "present_multi_edit",
+    "present_write",
 ]
 
 
@@ -77,6 +92,85 @@ class MultiEditInput(ToolInput):
 
 WRITE_CREATED_SUFFIX = " (file state is current in your context — no need to Read it back)"
 """Claude Code 2.1's ending of Write's "File created successfully at: PATH" (recorded)."""
+
+
+class _Hunk(ToolOutput):
+    """One hunk of a ``structuredPatch``."""
+
+    oldStart: int
+    oldLines: int
+    newStart: int
+    newLines: int
+    lines: list[str]
+
+
+class WriteOutput(ToolOutput):
+    """A successful Write's output."""
+
+    type: Literal["create", "update"]
+    filePath: str
+    content: str
+    structuredPatch: list[_Hunk]
+    originalFile: str | None  # None when created
+    userModified: bool
+
+
+class EditOutput(ToolOutput):
+    """A successful Edit's output."""
+
+    filePath: str
+    oldString: str
+    newString: str
+    originalFile: str  # "" when created
+    structuredPatch: list[_Hunk]
+    userModified: bool
+    replaceAll: bool
+
+
+class _AppliedEdit(ToolOutput):
+    old_string: str
+    new_string: str
+    replace_all: bool
+
+
+class MultiEditOutput(ToolOutput):
+    """A successful MultiEdit's output."""
+
+    filePath: str
+    edits: list[_AppliedEdit]
+    originalFileContents: str  # "" when created
+    structuredPatch: list[_Hunk]
+    userModified: bool
+
+
+def _created_or_updated(file_path: str, *, created: bool, suffix: str = "") -> str:
+    if created:
+        return f"File created successfully at: {file_path}{suffix}"
+    return f"The file {file_path} has been updated successfully."
+
+
+def present_write(output: Any) -> Content:
+    """What the model sees of a successful Write."""
+    return _created_or_updated(
+        output["filePath"], created=output["type"] == "create", suffix=WRITE_CREATED_SUFFIX
+    )
+
+
+def present_edit(output: Any) -> Content:
+    """What the model sees of a successful Edit, taking an empty ``originalFile`` and
+    ``oldString`` for a created file.
+
+    Filling an existing empty file has the same output and the tool says
+    "updated" then (see the module docstring).
+    """
+    created = output["originalFile"] == "" and output["oldString"] == ""
+    return _created_or_updated(output["filePath"], created=created)
+
+
+def present_multi_edit(output: Any) -> Content:
+    """What the model sees of a successful MultiEdit."""
+    n = len(output["edits"])
+    return f"Applied {n} edit{'s' if n != 1 else ''} to {output['filePath']}."
 
 
 class _EditFailed(Exception):
@@ -142,11 +236,7 @@ async def _run_write(invocation: ToolInvocation) -> ToolResult:
         "originalFile": original,
         "userModified": False,
     }
-    if original is None:
-        return ToolResult.ok(
-            f"File created successfully at: {shown}{WRITE_CREATED_SUFFIX}", output=output
-        )
-    return ToolResult.ok(f"The file {shown} has been updated successfully.", output=output)
+    return ToolResult.ok(present_write(output), output=output)
 
 
 def _apply(content: str, old: str, new: str, replace_all: bool, shown: str, where: str) -> str:
@@ -222,9 +312,7 @@ async def _run_edit(invocation: ToolInvocation) -> ToolResult:
         "userModified": False,
         "replaceAll": bool(args.replace_all),
     }
-    if original is None:
-        return ToolResult.ok(f"File created successfully at: {shown}", output=output)
-    return ToolResult.ok(f"The file {shown} has been updated successfully.", output=output)
+    return ToolResult.ok(_created_or_updated(shown, created=original is None), output=output)
 
 
 async def _run_multi_edit(invocation: ToolInvocation) -> ToolResult:
@@ -255,8 +343,7 @@ async def _run_multi_edit(invocation: ToolInvocation) -> ToolResult:
         "structuredPatch": structured_patch(original or "", updated),
         "userModified": False,
     }
-    n = len(args.edits)
-    return ToolResult.ok(f"Applied {n} edit{'s' if n != 1 else ''} to {shown}.", output=output)
+    return ToolResult.ok(present_multi_edit(output), output=output)
 
 
 WRITE_TOOL = builtin_tool(
@@ -265,6 +352,8 @@ WRITE_TOOL = builtin_tool(
     "parent directories. file_path should be absolute.",
     WriteInput,
     _run_write,
+    output_model=WriteOutput,
+    present=present_write,
 )
 
 EDIT_TOOL = builtin_tool(
@@ -274,6 +363,8 @@ EDIT_TOOL = builtin_tool(
     "missing file creates it.",
     EditInput,
     _run_edit,
+    output_model=EditOutput,
+    present=present_edit,
 )
 
 MULTI_EDIT_TOOL = builtin_tool(
@@ -282,4 +373,6 @@ MULTI_EDIT_TOOL = builtin_tool(
     "the previous one. Either all edits apply or none does.",
     MultiEditInput,
     _run_multi_edit,
+    output_model=MultiEditOutput,
+    present=present_multi_edit,
 )

@@ -37,7 +37,14 @@ from dsh.hooks.claude import (
     load_catalog,
 )
 from dsh.session import AbortCause, NoticeEvent, TurnEndReason
-from dsh.tools import APPROVAL_REQUEST, POST_EXECUTE, PRE_EXECUTE, REWRITE_INPUT
+from dsh.tools import (
+    APPROVAL_REQUEST,
+    POST_EXECUTE,
+    PRE_EXECUTE,
+    REWRITE_INPUT,
+    TASK_COMPLETED,
+    TASK_CREATED,
+)
 from tests.agent.support import bash, http_error, replies, text, tool
 from tests.hooks_claude.bridge_support import SCRIPT, make_rig, read_jsonl
 
@@ -63,6 +70,8 @@ CHANNELS: dict[str, Any] = {
         SESSION_END,
         MESSAGE_DISPLAY,
         CWD_CHANGED,
+        TASK_CREATED,
+        TASK_COMPLETED,
     )
 }
 

@@ -36,7 +36,6 @@ NO_PERMISSIONS = (
 
 EXPECTED_DIFFERENCES: dict[str, str] = {
     "slash-command": f"{NO_CLI_EQUIVALENT}: slash commands (UserPromptExpansion)",
-    "task-tools": "dsh has no TaskCreate/TaskUpdate tools (TaskCreated, TaskCompleted unsupported)",
     "perm-default-touch": NO_PERMISSIONS,
     "perm-dontask-touch": NO_PERMISSIONS,
     "perm-request-allow-touch": NO_PERMISSIONS,

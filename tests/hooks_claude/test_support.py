@@ -34,6 +34,8 @@ SEAMS = {
     "PostToolUse": "tools/post-execute",
     "PostToolUseFailure": "tools/post-execute",
     "PostToolBatch": "agent/post-tool-batch",
+    "TaskCreated": "tools/task-created",
+    "TaskCompleted": "tools/task-completed",
     "Stop": "agent/turn-continuation",
     "StopFailure": "agent/turn-error",
     "SubagentStart": "subagent/start",

@@ -38,6 +38,7 @@ from dsh.tools._registry import (
     validate_arguments,
 )
 from dsh.tools._signal import AbortedError, AbortSignal
+from dsh.tools._tasks import TASK_COMPLETED, TASK_CREATED, Task, TaskDecision, TaskStatus
 from dsh.tools._types import (
     FAILURE_CODES,
     FailureCode,
@@ -76,6 +77,8 @@ __all__ = [
     "READ_TOOL",
     "RESULT",
     "REWRITE_INPUT",
+    "TASK_COMPLETED",
+    "TASK_CREATED",
     "TOOLS",
     "WRITE_TOOL",
     "AbortSignal",
@@ -95,6 +98,9 @@ __all__ = [
     "ProposedCall",
     "RewriteChannel",
     "RewriteListener",
+    "Task",
+    "TaskDecision",
+    "TaskStatus",
     "ToolBody",
     "ToolCall",
     "ToolDefinition",

@@ -318,7 +318,7 @@ class ToolRegistry:
                 if signal is not None and signal.aborted:
                     result = _aborted_before(signal)
                 else:
-                    run = _Dispatch(call, agent, ctx.listeners(EXECUTE))
+                    run = _Dispatch(call, agent, ctx, ctx.listeners(EXECUTE))
                     result = await run.start(signal, workspace)
                     dispatched = run.dispatched
 
@@ -842,11 +842,14 @@ async def _abortable(work: Awaitable[T], signal: AbortSignal) -> T:
 class _Dispatch:
     """One call's around-dispatch chain and core dispatch."""
 
-    __slots__ = ("agent", "call", "dispatched", "failed", "fns", "last")
+    __slots__ = ("agent", "call", "ctx", "dispatched", "failed", "fns", "last")
 
-    def __init__(self, call: ToolCall, agent: Any, fns: tuple[ExecuteListener, ...]) -> None:
+    def __init__(
+        self, call: ToolCall, agent: Any, ctx: Context, fns: tuple[ExecuteListener, ...]
+    ) -> None:
         self.call = call
         self.agent = agent
+        self.ctx = ctx
         self.fns = fns
         self.dispatched = False
         self.failed: _Failure | None = None
@@ -902,7 +905,7 @@ class _Dispatch:
         definition = cast(ToolDefinition, call.tool)
         self.dispatched = True
         invocation = ToolInvocation(
-            call.name, call.arguments, workspace, signal, self.agent, call.token
+            call.name, call.arguments, workspace, signal, self.agent, call.token, self.ctx
         )
         source = f"tool {call.name}"
         try:

@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeAlias, final
 from pydantic import BaseModel, ValidationError
 
 from dsh._frozen import frozen
+from dsh.context import Context
 from dsh.session import Content, FrozenDict, content_text, thaw_json
 from dsh.tools._signal import AbortSignal
 
@@ -104,6 +105,8 @@ class Workspace:
     cwd: Path
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     project_dir: Path | None = None
+    session_state: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What the session's tools keep between calls (the task list), by a key each tool owns."""
     _cleanups: list[Callable[[], None]] = field(
         default_factory=list, init=False, repr=False, compare=False
     )
@@ -157,6 +160,8 @@ class ToolInvocation:
     signal: AbortSignal | None = None
     agent: Any = None
     token: Any = None
+    ctx: Context | None = None
+    """The registry's context: where a tool fires seams of its own (``TASK_CREATED``)."""
 
 
 ToolBody: TypeAlias = Callable[[ToolInvocation], Awaitable[ToolResult]]

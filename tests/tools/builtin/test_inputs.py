@@ -13,6 +13,10 @@ from dsh.tools.builtin import (
     GREP_TOOL,
     MULTI_EDIT_TOOL,
     READ_TOOL,
+    TASK_CREATE_TOOL,
+    TASK_GET_TOOL,
+    TASK_LIST_TOOL,
+    TASK_UPDATE_TOOL,
     WRITE_TOOL,
     builtin_tools,
 )
@@ -27,11 +31,14 @@ def _model(tool: ToolDefinition) -> type[BaseModel]:
 
 def test_names_and_flags() -> None:
     tools = {t.name: t for t in builtin_tools()}
-    assert list(tools) == ["Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep"]
-    for name in ("Read", "Glob", "Grep"):
+    assert list(tools) == [
+        "Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep",
+        "TaskCreate", "TaskGet", "TaskList", "TaskUpdate",
+    ]  # fmt: skip
+    for name in ("Read", "Glob", "Grep", "TaskGet", "TaskList"):
         assert tools[name].read_only
         assert tools[name].concurrency_safe
-    for name in ("Bash", "Write", "Edit", "MultiEdit"):
+    for name in ("Bash", "Write", "Edit", "MultiEdit", "TaskCreate", "TaskUpdate"):
         assert not tools[name].read_only
         assert not tools[name].concurrency_safe
 
@@ -68,14 +75,36 @@ def test_names_and_flags() -> None:
             },
             ["pattern"],
         ),
+        (
+            TASK_CREATE_TOOL,
+            {"subject", "description", "activeForm", "metadata"},
+            ["subject", "description"],
+        ),
+        (TASK_GET_TOOL, {"taskId"}, ["taskId"]),
+        (TASK_LIST_TOOL, set(), None),
+        (
+            TASK_UPDATE_TOOL,
+            {
+                "taskId",
+                "subject",
+                "description",
+                "activeForm",
+                "status",
+                "addBlocks",
+                "addBlockedBy",
+                "owner",
+                "metadata",
+            },
+            ["taskId"],
+        ),
     ],
 )
 def test_schema_uses_claude_code_field_names(
-    tool: ToolDefinition, fields: set[str], required: list[str]
+    tool: ToolDefinition, fields: set[str], required: list[str] | None
 ) -> None:
     schema = tool.input_schema
     assert set(schema["properties"]) == fields
-    assert schema["required"] == required
+    assert schema.get("required") == required
     assert schema["additionalProperties"] is False
     assert "title" not in schema
     assert "description" not in schema
@@ -85,12 +114,13 @@ def test_schema_uses_claude_code_field_names(
 
 
 @pytest.mark.parametrize(
-    "tool_name", ["Bash", "Write", "Read", "Edit", "MultiEdit", "Glob", "Grep"]
+    "tool_name",
+    ["Bash", "Write", "Read", "Edit", "MultiEdit", "Glob", "Grep", "TaskCreate", "TaskUpdate"],
 )
 def test_recorded_inputs_are_accepted(tool_name: str) -> None:
     tool = {t.name: t for t in builtin_tools()}[tool_name]
     payloads = conformance_payloads("PreToolUse", tool_name)
-    if tool_name in ("Bash", "Write"):
+    if tool_name in ("Bash", "Write", "TaskCreate", "TaskUpdate"):
         assert payloads, f"the corpus records {tool_name} calls"
     for payload in payloads:
         _model(tool).model_validate(payload["tool_input"])

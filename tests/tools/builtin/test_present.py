@@ -32,6 +32,10 @@ from dsh.tools.builtin import (
     MAX_GLOB_RESULTS,
     MULTI_EDIT_TOOL,
     READ_TOOL,
+    TASK_CREATE_TOOL,
+    TASK_GET_TOOL,
+    TASK_LIST_TOOL,
+    TASK_UPDATE_TOOL,
     WRITE_TOOL,
     BashOutput,
     EditOutput,
@@ -39,6 +43,10 @@ from dsh.tools.builtin import (
     GrepOutput,
     MultiEditOutput,
     ReadOutput,
+    TaskCreateOutput,
+    TaskGetOutput,
+    TaskListOutput,
+    TaskUpdateOutput,
     WriteOutput,
     background_shell,
     builtin_tools,
@@ -118,6 +126,10 @@ def test_every_builtin_tool_has_an_output_model_and_a_presenter() -> None:
         "MultiEdit": MultiEditOutput,
         "Glob": GlobOutput,
         "Grep": GrepOutput,
+        "TaskCreate": TaskCreateOutput,
+        "TaskGet": TaskGetOutput,
+        "TaskList": TaskListOutput,
+        "TaskUpdate": TaskUpdateOutput,
     }
     without = {t.name for t in builtin_tools() if t.present is None}
     assert without == set()
@@ -416,6 +428,39 @@ def test_grep_replacement_without_the_optional_fields() -> None:
     )
 
 
+# The task tools (every real output is checked in test_tasks.py) -----------------------------
+
+
+async def test_task_tools_outputs_are_presented_as_the_tools_show_them(ws: Workspace) -> None:
+    steps: list[tuple[ToolDefinition, dict[str, Any]]] = [
+        (TASK_LIST_TOOL, {}),
+        (TASK_CREATE_TOOL, {"subject": "a", "description": "d", "activeForm": "Doing a"}),
+        (TASK_CREATE_TOOL, {"subject": "b", "description": "", "metadata": {"k": [1]}}),
+        (TASK_UPDATE_TOOL, {"taskId": "2", "addBlockedBy": ["1"], "owner": "ann"}),
+        (TASK_UPDATE_TOOL, {"taskId": "1", "subject": "a"}),
+        (TASK_GET_TOOL, {"taskId": "1"}),
+        (TASK_GET_TOOL, {"taskId": "2"}),
+        (TASK_LIST_TOOL, {}),
+        (TASK_UPDATE_TOOL, {"taskId": "1", "status": "completed"}),
+        (TASK_LIST_TOOL, {}),
+        (TASK_UPDATE_TOOL, {"taskId": "1", "status": "deleted"}),
+    ]
+    for tool, arguments in steps:
+        assert_presented(tool, await call_with(tool, ws, arguments))
+
+
+def test_task_replacements_claude_code_can_produce_are_presented_as_it_shows_them() -> None:
+    # Shapes the task tools never output themselves, but Claude Code's do (and a hook may give).
+    assert TASK_GET_TOOL.present_output({"task": None}) == "Task not found"
+    failed = {"success": False, "taskId": "3", "updatedFields": []}
+    assert TASK_UPDATE_TOOL.present_output(failed) == "Task #3 not found"
+    assert TASK_UPDATE_TOOL.present_output({**failed, "error": "Task not found"}) == (
+        "Task not found"
+    )
+    nudged = {"success": True, "taskId": "1", "updatedFields": [], "verificationNudgeNeeded": False}
+    assert TASK_UPDATE_TOOL.present_output(nudged) == "Updated task #1 "
+
+
 # The models reject wrong shapes and ignore unknown keys -------------------------------------
 
 _HUNK = {"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-a", "+b"]}
@@ -505,6 +550,44 @@ MODEL_CASES: list[tuple[type[BaseModel], dict[str, Any], tuple[str, ...], list[A
         ("filenames",),
         [(("mode",), "lines"), (("content",), None), (("appliedLimit",), "2")],
     ),
+    (
+        TaskCreateOutput,
+        {"task": {"id": "1", "subject": "a"}},
+        ("task", "subject"),
+        [(("task",), None), (("task", "id"), 1)],
+    ),
+    (
+        TaskGetOutput,
+        {
+            "task": {
+                "id": "1",
+                "subject": "a",
+                "description": "",
+                "status": "pending",
+                "blocks": [],
+                "blockedBy": ["2"],
+            }
+        },
+        ("task", "blockedBy"),
+        [(("task", "status"), "deleted"), (("task", "blocks"), "2"), (("task",), [])],
+    ),
+    (
+        TaskListOutput,
+        {"tasks": [{"id": "1", "subject": "a", "status": "completed", "blockedBy": []}]},
+        ("tasks",),
+        [(("tasks",), {}), (("tasks",), [{"id": "1"}]), (("tasks",), None)],
+    ),
+    (
+        TaskUpdateOutput,
+        {
+            "success": True,
+            "taskId": "1",
+            "updatedFields": ["status"],
+            "statusChange": {"from": "pending", "to": "completed"},
+        },
+        ("statusChange", "from"),
+        [(("success",), "true"), (("updatedFields",), "status"), (("taskId",), 1)],
+    ),
 ]
 _IDS = [f"{m.__name__}-{v.get('type', '')}" for m, v, _, _ in MODEL_CASES]
 
@@ -547,7 +630,9 @@ def test_model_rejects_a_missing_field_or_a_wrong_type(
         model.model_validate([valid])
 
 
-@pytest.mark.parametrize("tool", [BASH_TOOL, WRITE_TOOL], ids=lambda t: t.name)
+@pytest.mark.parametrize(
+    "tool", [BASH_TOOL, WRITE_TOOL, TASK_CREATE_TOOL, TASK_UPDATE_TOOL], ids=lambda t: t.name
+)
 def test_models_accept_real_claude_code_tool_responses(tool: ToolDefinition) -> None:
     payloads = conformance_payloads("PostToolUse", tool.name)
     assert payloads, f"no recorded PostToolUse of {tool.name}"

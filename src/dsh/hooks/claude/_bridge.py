@@ -80,10 +80,14 @@ from dsh.tools import (
     POST_EXECUTE,
     PRE_EXECUTE,
     REWRITE_INPUT,
+    TASK_COMPLETED,
+    TASK_CREATED,
     InputRewrite,
     PostToolDecision,
     PreToolDecision,
     ProposedCall,
+    Task,
+    TaskDecision,
     ToolCall,
     ToolExecutionResult,
     ToolResult,
@@ -233,6 +237,10 @@ class ClaudeHooksPlugin:
             ctx.on(POST_EXECUTE, self._post_tool)
         if d("PostToolBatch"):
             ctx.on(POST_TOOL_BATCH, self._post_tool_batch)
+        if d("TaskCreated"):
+            ctx.on(TASK_CREATED, self._task_created)
+        if d("TaskCompleted"):
+            ctx.on(TASK_COMPLETED, self._task_completed)
         if d("Stop"):
             ctx.on(TURN_CONTINUATION, self._stop)
         if d("StopFailure") or d("MessageDisplay"):
@@ -771,6 +779,42 @@ class ClaudeHooksPlugin:
                 continue
             chosen = answer.updated_tool_output
         return chosen
+
+    # -- TaskCreated / TaskCompleted -----------------------------------------------------
+
+    async def _task_created(self, agent: Any, task: Task, nxt: Next[TaskDecision]) -> TaskDecision:
+        return await self._task_event("TaskCreated", agent, task, nxt)
+
+    async def _task_completed(
+        self, agent: Any, task: Task, nxt: Next[TaskDecision]
+    ) -> TaskDecision:
+        return await self._task_event("TaskCompleted", agent, task, nxt)
+
+    async def _task_event(
+        self, event: str, agent: Any, task: Task, nxt: Next[TaskDecision]
+    ) -> TaskDecision:
+        """Exit 2 or ``decision: "block"`` refuses the change; the call fails with the reasons."""
+        hooks = self.catalog.matching(event, None)
+        if not isinstance(agent, Agent) or not hooks:
+            return await nxt()
+        payload = self._base(agent, event, permission=False, effort=False)
+        payload["task_id"] = task.id
+        payload["task_subject"] = task.subject
+        payload["task_description"] = task.description
+        merged = await self._fire(agent, event, hooks, payload)
+        for _, answer in merged.answers:
+            if answer.system_message:
+                agent.notice(answer.system_message, source=f"{_SOURCE}:{event}")
+        # `continue: false` is ignored here, as Claude Code ignores it outside agent teams.
+        blocks = merged.blocks()
+        if blocks:
+            return TaskDecision.block(
+                "\n".join(
+                    f"{event} hook error: [{decl.declared_command}]: {answer.block_reason}"
+                    for decl, answer in blocks
+                )
+            )
+        return await nxt()
 
     # -- PostToolBatch ------------------------------------------------------------------
 

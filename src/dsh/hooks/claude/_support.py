@@ -286,8 +286,33 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " fires after the child has ended",
         ),
     ),
-    "TaskCreated": _no("dsh has no task tools"),
-    "TaskCompleted": _no("dsh has no task tools"),
+    "TaskCreated": EventSupport(
+        seam="tools/task-created",
+        status="supported",
+        applied=(
+            "fires while `TaskCreate` runs, with the new task's id assigned and before the task"
+            " is kept: `task_id`, `task_subject`, `task_description`",
+            'exit 2 and `decision: "block"`: the task is not created (its id stays used) and the'
+            " model sees the reasons as the call's error result",
+            _NOTICE,
+            "`continue: false` ignored, as in Claude Code",
+        ),
+    ),
+    "TaskCompleted": EventSupport(
+        seam="tools/task-completed",
+        status="partial",
+        applied=(
+            "fires while `TaskUpdate` would mark a task `completed` (from another status), with"
+            " the task as it was",
+            'exit 2 and `decision: "block"`: the task is not completed (no field of that update'
+            " is applied) and the model sees the reasons as the call's error result",
+            _NOTICE,
+        ),
+        limits=(
+            "a teammate ending its turn with tasks in progress, and `continue: false` stopping"
+            " the teammate: dsh has no agent teams (`continue` is ignored)",
+        ),
+    ),
     "Stop": EventSupport(
         seam="agent/turn-continuation",
         status="supported",

@@ -1,6 +1,7 @@
 """The built-in tools, with Claude Code's tool names and input field names.
 
-``Bash``, ``Read``, ``Write``, ``Edit``, ``MultiEdit``, ``Glob`` and ``Grep``,
+``Bash``, ``Read``, ``Write``, ``Edit``, ``MultiEdit``, ``Glob``, ``Grep`` and
+the task tools (``TaskCreate``, ``TaskGet``, ``TaskList``, ``TaskUpdate``),
 each a ``ToolDefinition`` whose ``output`` has the shape Claude Code hooks
 receive as ``tool_response``, described by its ``output_model`` (``BashOutput``,
 ...) and rendered as the model sees it by its ``present``. Paths resolve against the invocation's
@@ -21,6 +22,21 @@ from dsh.tools.builtin._bash import (
 from dsh.tools.builtin._glob import GLOB_TOOL, MAX_GLOB_RESULTS, GlobInput, GlobOutput
 from dsh.tools.builtin._grep import GREP_TOOL, GrepInput, GrepOutput, grep_tool
 from dsh.tools.builtin._read import DEFAULT_READ_LIMIT, READ_TOOL, ReadInput, ReadOutput
+from dsh.tools.builtin._tasks import (
+    TASK_CREATE_TOOL,
+    TASK_GET_TOOL,
+    TASK_LIST_TOOL,
+    TASK_UPDATE_TOOL,
+    TASKS_STATE_KEY,
+    TaskCreateInput,
+    TaskCreateOutput,
+    TaskGetInput,
+    TaskGetOutput,
+    TaskListInput,
+    TaskListOutput,
+    TaskUpdateInput,
+    TaskUpdateOutput,
+)
 from dsh.tools.builtin._write import (
     EDIT_TOOL,
     MULTI_EDIT_TOOL,
@@ -46,6 +62,11 @@ __all__ = [
     "MAX_TIMEOUT_MS",
     "MULTI_EDIT_TOOL",
     "READ_TOOL",
+    "TASKS_STATE_KEY",
+    "TASK_CREATE_TOOL",
+    "TASK_GET_TOOL",
+    "TASK_LIST_TOOL",
+    "TASK_UPDATE_TOOL",
     "WRITE_TOOL",
     "BackgroundShell",
     "BashInput",
@@ -61,6 +82,14 @@ __all__ = [
     "MultiEditOutput",
     "ReadInput",
     "ReadOutput",
+    "TaskCreateInput",
+    "TaskCreateOutput",
+    "TaskGetInput",
+    "TaskGetOutput",
+    "TaskListInput",
+    "TaskListOutput",
+    "TaskUpdateInput",
+    "TaskUpdateOutput",
     "WriteInput",
     "WriteOutput",
     "background_shell",
@@ -70,5 +99,17 @@ __all__ = [
 
 
 def builtin_tools() -> tuple[ToolDefinition, ...]:
-    """Bash, Read, Write, Edit, MultiEdit, Glob and Grep."""
-    return (BASH_TOOL, READ_TOOL, WRITE_TOOL, EDIT_TOOL, MULTI_EDIT_TOOL, GLOB_TOOL, GREP_TOOL)
+    """Bash, Read, Write, Edit, MultiEdit, Glob, Grep, TaskCreate, TaskGet, TaskList, TaskUpdate."""
+    return (
+        BASH_TOOL,
+        READ_TOOL,
+        WRITE_TOOL,
+        EDIT_TOOL,
+        MULTI_EDIT_TOOL,
+        GLOB_TOOL,
+        GREP_TOOL,
+        TASK_CREATE_TOOL,
+        TASK_GET_TOOL,
+        TASK_LIST_TOOL,
+        TASK_UPDATE_TOOL,
+    )

@@ -193,4 +193,66 @@ INPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         "required": ["pattern"],
         "type": "object",
     },
+    "TaskCreate": {
+        "additionalProperties": False,
+        "properties": {
+            "subject": {"description": "A brief title for the task", "type": "string"},
+            "description": {"description": "What needs to be done", "type": "string"},
+            "activeForm": {
+                "description": 'Present continuous form shown in spinner when in_progress (e.g., "Running tests")',
+                "type": "string",
+            },
+            "metadata": {
+                "additionalProperties": True,
+                "description": "Arbitrary metadata to attach to the task",
+                "type": "object",
+            },
+        },
+        "required": ["subject", "description"],
+        "type": "object",
+    },
+    "TaskGet": {
+        "additionalProperties": False,
+        "properties": {
+            "taskId": {"description": "The ID of the task to retrieve", "type": "string"}
+        },
+        "required": ["taskId"],
+        "type": "object",
+    },
+    "TaskList": {"additionalProperties": False, "properties": {}, "type": "object"},
+    "TaskUpdate": {
+        "additionalProperties": False,
+        "properties": {
+            "taskId": {"description": "The ID of the task to update", "type": "string"},
+            "subject": {"description": "New subject for the task", "type": "string"},
+            "description": {"description": "New description for the task", "type": "string"},
+            "activeForm": {
+                "description": 'Present continuous form shown in spinner when in_progress (e.g., "Running tests")',
+                "type": "string",
+            },
+            "status": {
+                "description": "New status for the task",
+                "enum": ["pending", "in_progress", "completed", "deleted"],
+                "type": "string",
+            },
+            "addBlocks": {
+                "description": "Task IDs that this task blocks",
+                "items": {"type": "string"},
+                "type": "array",
+            },
+            "addBlockedBy": {
+                "description": "Task IDs that block this task",
+                "items": {"type": "string"},
+                "type": "array",
+            },
+            "owner": {"description": "New owner for the task", "type": "string"},
+            "metadata": {
+                "additionalProperties": True,
+                "description": "Metadata keys to merge into the task. Set a key to null to delete it.",
+                "type": "object",
+            },
+        },
+        "required": ["taskId"],
+        "type": "object",
+    },
 }

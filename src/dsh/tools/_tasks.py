@@ -1,0 +1,101 @@
+"""The session's task list as the task tools keep it, and the two seams they fire.
+
+``TaskCreate`` fires ``TASK_CREATED`` with the task it would create, and
+``TaskUpdate`` fires ``TASK_COMPLETED`` with a task it would mark completed
+(Claude Code's ``TaskCreated`` and ``TaskCompleted`` hooks stand on these).
+Each listener answers ``TaskDecision.allow()`` or ``TaskDecision.block(reason)``;
+a block fails the call with ``reason`` as its content and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeAlias, final
+
+from dsh._frozen import frozen
+from dsh.context import WaterfallChannel
+from dsh.session import freeze_json
+
+__all__ = ["TASK_COMPLETED", "TASK_CREATED", "Task", "TaskDecision", "TaskStatus"]
+
+TaskStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
+
+
+@final
+@frozen(kw_only=True)
+class Task:
+    """One task of the session's list, as the task tools keep it.
+
+    ``id`` is ``"1"``, ``"2"``, ... in creation order, per session, and never
+    reused (not after a blocked creation, not after a delete). ``blocks`` and
+    ``blocked_by`` name other tasks' ids; the tools keep the two sides in step.
+    ``metadata`` is frozen JSON (an object) or ``None``.
+    """
+
+    id: str
+    subject: str
+    description: str
+    active_form: str | None = None
+    status: TaskStatus = "pending"
+    owner: str | None = None
+    blocks: tuple[str, ...] = ()
+    blocked_by: tuple[str, ...] = ()
+    metadata: Any = None
+
+    def __post_init__(self) -> None:
+        if self.metadata is not None:
+            object.__setattr__(self, "metadata", freeze_json(self.metadata, "$.metadata"))
+
+
+@final
+@frozen
+class TaskDecision:
+    """A ``TASK_CREATED`` / ``TASK_COMPLETED`` listener's answer: allow, or block with a reason."""
+
+    kind: Literal["allow", "block"]
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind == "allow":
+            if self.reason is not None:
+                raise ValueError("an allow decision carries no reason; use TaskDecision.block")
+            return
+        if self.kind != "block":
+            raise ValueError(f"TaskDecision kind {self.kind!r} is not allow or block")
+        if not isinstance(self.reason, str):
+            raise TypeError(
+                f"a block decision's reason must be a str, not {type(self.reason).__name__}"
+            )
+        if not self.reason:
+            raise ValueError("a block decision's reason must not be empty (the model reads it)")
+
+    @classmethod
+    def allow(cls) -> TaskDecision:
+        return _ALLOW
+
+    @classmethod
+    def block(cls, reason: str) -> TaskDecision:
+        """Refuse: the call fails with ``reason`` (a non-empty str) as its content."""
+        return cls("block", reason)
+
+
+_ALLOW = TaskDecision("allow")
+
+
+TASK_CREATED: WaterfallChannel[TaskDecision, Any, Task] = WaterfallChannel(
+    "tools/task-created",
+    default=lambda agent, task: _ALLOW,
+    returns=TaskDecision,
+)
+"""While TaskCreate runs, with the task it would create (its id assigned): allow, or
+block(reason): the task is not kept (its id stays used) and the call fails with ``reason``
+as its content. Listener: ``async def fn(agent, task, next) -> TaskDecision``."""
+
+TASK_COMPLETED: WaterfallChannel[TaskDecision, Any, Task] = WaterfallChannel(
+    "tools/task-completed",
+    default=lambda agent, task: _ALLOW,
+    returns=TaskDecision,
+)
+"""While TaskUpdate would mark a task completed, with the task as it is (status not yet
+changed): block(reason) leaves it as it was (no field of the update is applied) and the call
+fails with ``reason`` as its content. Fired only for a change to ``completed`` from another
+status. Listener: ``async def fn(agent, task, next) -> TaskDecision``."""

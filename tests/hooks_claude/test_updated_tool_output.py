@@ -167,3 +167,17 @@ async def test_a_failed_call_fires_no_post_tool_use_and_keeps_its_output(
     assert r.order() == ["Failure"]
     assert model_saw(r) == [("Exit code 3\nCASE-OUT", True)]
     assert logged_result(agent).code == "TOOL_ERROR"
+
+
+async def test_a_legacy_suite_cannot_replace_a_failed_calls_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No PostToolUseFailure declared: the suite gets PostToolUse for the failed call.
+    harness = make_harness(tmp_path, replies([bash("echo CASE-OUT; exit 3")], [text("done")]))
+    hooks = {"PostToolUse": [{"hooks": [{"type": "command", "command": hook_command("PostA")}]}]}
+    r = mount_hooks(tmp_path, monkeypatch, harness, hooks, {"PostA": answer(bash_output("x"))})
+    agent, _ = await r.run("run it")
+    assert r.order() == ["PostA"]
+    assert model_saw(r) == [("Exit code 3\nCASE-OUT", True)]
+    (warning,) = warnings(agent)
+    assert "was not applied: the call failed (TOOL_ERROR)" in warning

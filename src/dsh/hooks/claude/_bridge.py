@@ -749,6 +749,16 @@ class ClaudeHooksPlugin:
             )
             if event == "PostToolUse" and not result.is_error:
                 replacement = self._updated_output(agent, call, merged)
+            elif event == "PostToolUse":
+                # A suite from before the failure split gets PostToolUse for a failed call.
+                for decl, answer in merged.answers:
+                    if answer.updated_tool_output is not None:
+                        agent.notice(
+                            f"PostToolUse hook error ({decl.declared_command}): updatedToolOutput"
+                            f" for {call.name} was not applied: the call failed ({result.code})",
+                            source=f"{_SOURCE}:PostToolUse",
+                            level="warning",
+                        )
         decision = await nxt()
         if not contexts and replacement is None:
             return decision

@@ -225,7 +225,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " output, the log records it, and a block reason follows it; a tool without an"
             " output model takes any JSON and shows it as text (a string as is), as Claude Code"
             " shows an MCP tool's",
-            "several hooks' `updatedToolOutput`: the last valid one in declaration order wins",
+            "several hooks' `updatedToolOutput`: the last valid one in declaration order wins;"
+            " a failed call's output is never replaced (a suite that gets PostToolUse for it,"
+            " having no PostToolUseFailure, is told so in a notice)",
             "`additionalContext` added after the step's tool results",
             _NOTICE,
             _HALTS,

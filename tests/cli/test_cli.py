@@ -471,3 +471,34 @@ def test_init_only_needs_no_model(tmp_path: Path, project: Path) -> None:
     done = dsh("run", "--init-only", *without_model, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert record.read_text().splitlines() == ["Setup init", "SessionStart startup", "SessionEnd "]
+
+
+@pytest.mark.parametrize("flag", [None, "--no-claude-md"])
+def test_run_loads_the_projects_claude_md_unless_told_not_to(
+    tmp_path: Path, project: Path, flag: str | None
+) -> None:
+    (project / "CLAUDE.md").write_text("Always answer in haiku.\n")
+    record = record_order(tmp_path, project, ["InstructionsLoaded", "UserPromptSubmit"])
+    script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "ok"}]])
+    sessions = tmp_path / "sessions"
+    args = ["run", "say hello", "--model", f"scripted:{script}", "--project", str(project)]
+    args += ["--session-dir", str(sessions), *([flag] if flag else [])]
+    done = dsh(*args, cwd=tmp_path, env_extra={"CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")})
+    assert done.returncode == 0, done.stderr
+    [log] = sessions.glob("*.jsonl")
+    contexts = [
+        json.loads(line)["text"]
+        for line in log.read_text().splitlines()
+        if json.loads(line)["type"] == "context/message"
+    ]
+    block = (
+        f"Contents of {project.resolve() / 'CLAUDE.md'} (project instructions, checked into"
+        " the codebase):\n\nAlways answer in haiku."
+    )
+    if flag is None:
+        assert len(contexts) == 1
+        assert contexts[0].endswith(block)
+        assert record.read_text().splitlines() == ["UserPromptSubmit ", "InstructionsLoaded "]
+    else:
+        assert contexts == []
+        assert record.read_text().splitlines() == ["UserPromptSubmit "]

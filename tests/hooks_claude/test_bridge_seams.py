@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from dsh.agent import (
     CWD_CHANGED,
+    INSTRUCTIONS_LOADED,
     MESSAGE_DISPLAY,
     POST_COMPACT,
     POST_TOOL_BATCH,
@@ -55,6 +56,7 @@ CHANNELS: dict[str, Any] = {
     for ch in (
         SESSION_START,
         SETUP,
+        INSTRUCTIONS_LOADED,
         PROMPT_SUBMIT,
         REWRITE_INPUT,
         PRE_EXECUTE,

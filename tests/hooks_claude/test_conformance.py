@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from dsh.agent import Agent, subagent_plugin
-from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT
+from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT, claude_instructions_plugin
 from tests.hooks_claude.bridge_support import Rig, make_rig
 
 CASES_DIR = Path("/work/shared/conformance/claude")
@@ -43,7 +43,9 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
 }
 
 # Cases recorded with a command-line flag, replayed as `dsh run` does for the same flag.
-INIT_ONLY = {"init-only"}  # `claude --init-only`: Setup, SessionStart, SessionEnd; no prompt
+INIT_ONLY = {"init-only"}
+# Cases whose project held a CLAUDE.md (their InstructionsLoaded payload names it).
+WITH_CLAUDE_MD = {"claude-md"}  # `claude --init-only`: Setup, SessionStart, SessionEnd; no prompt
 
 # Fields whose values differ on every run (ids, paths, times) or hold tool output text.
 VOLATILE = {
@@ -161,6 +163,14 @@ async def replay(case_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         ),
     )
     rig.harness.ctx.plugin(subagent_plugin)
+    # As `dsh run` mounts it; only `claude-md`'s project has an instructions file.
+    rig.harness.ctx.plugin(
+        claude_instructions_plugin(
+            config_dir=tmp_path / "home" / ".claude", managed_dir=tmp_path / "no-managed"
+        )
+    )
+    if case_dir.name in WITH_CLAUDE_MD:
+        (rig.harness.project / "CLAUDE.md").write_text("CASE-CLAUDE-MD: answer briefly.\n")
     agent = rig.harness.agent()
     if case_dir.name in INIT_ONLY:
         await agent.setup("init")

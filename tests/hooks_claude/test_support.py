@@ -26,6 +26,7 @@ REFERENCE = SHARED_REFERENCE / "claude-code-hooks.md"
 SEAMS = {
     "Setup": "agent/setup",
     "SessionStart": "agent/session-start",
+    "InstructionsLoaded": "agent/instructions-loaded",
     "UserPromptSubmit": "agent/prompt-submit",
     "MessageDisplay": "agent/message-display",
     "CwdChanged": "agent/cwd-changed",

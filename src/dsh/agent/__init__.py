@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from dsh.agent._agent import Agent, CancelWhen, TurnResult
 from dsh.agent._channels import (
     CWD_CHANGED,
+    INSTRUCTIONS_LOADED,
     MESSAGE_DISPLAY,
     POST_COMPACT,
     POST_TOOL_BATCH,
@@ -32,6 +33,9 @@ from dsh.agent._decisions import (
     ContinuationState,
     DisplayDecision,
     DisplayRequest,
+    InstructionsFile,
+    InstructionsLoadReason,
+    InstructionsScope,
     Notice,
     NoticeLevel,
     PostToolBatchDecision,
@@ -49,6 +53,7 @@ from dsh.agent._decisions import (
 __all__ = [
     "AGENT_TOOL",
     "CWD_CHANGED",
+    "INSTRUCTIONS_LOADED",
     "MESSAGE_DISPLAY",
     "POST_COMPACT",
     "POST_TOOL_BATCH",
@@ -71,6 +76,9 @@ __all__ = [
     "ContinuationState",
     "DisplayDecision",
     "DisplayRequest",
+    "InstructionsFile",
+    "InstructionsLoadReason",
+    "InstructionsScope",
     "Notice",
     "NoticeLevel",
     "PostToolBatchDecision",

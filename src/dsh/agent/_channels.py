@@ -15,6 +15,7 @@ from dsh.agent._decisions import (
     ContinuationState,
     DisplayDecision,
     DisplayRequest,
+    InstructionsFile,
     PostToolBatchDecision,
     PreCompactDecision,
     PromptDecision,
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CWD_CHANGED",
+    "INSTRUCTIONS_LOADED",
     "MESSAGE_DISPLAY",
     "POST_COMPACT",
     "POST_TOOL_BATCH",
@@ -73,6 +75,12 @@ SETUP: NotifyChannel[Agent, SetupTrigger] = NotifyChannel("agent/setup")
 """Only when asked (``Agent.setup``: ``dsh run --init``, ``--init-only``, ``--maintenance``),
 before ``agent/session-start``; cannot block. Context injected here arrives with the
 session-start context."""
+
+INSTRUCTIONS_LOADED: NotifyChannel[Agent, InstructionsFile] = NotifyChannel(
+    "agent/instructions-loaded"
+)
+"""After an instructions file's text was queued as context (``agent.inject``), once per file
+and load; for observers (Claude Code's ``InstructionsLoaded``)."""
 
 SESSION_START: NotifyChannel[Agent, SessionStartSource] = NotifyChannel("agent/session-start")
 """Once before turn 1, and again after each compaction (source ``compact``, before

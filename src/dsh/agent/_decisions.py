@@ -7,6 +7,7 @@ closes its variants; listeners build them with the named constructors
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal, TypeAlias, final
 
 from dsh._frozen import frozen
@@ -19,6 +20,9 @@ __all__ = [
     "ContinuationState",
     "DisplayDecision",
     "DisplayRequest",
+    "InstructionsFile",
+    "InstructionsLoadReason",
+    "InstructionsScope",
     "Notice",
     "NoticeLevel",
     "PostToolBatchDecision",
@@ -37,6 +41,33 @@ SessionStartSource: TypeAlias = Literal["startup", "resume", "clear", "compact"]
 SetupTrigger: TypeAlias = Literal["init", "maintenance"]
 """Why ``agent/setup`` fires: a project's first set-up, or its periodic upkeep."""
 SETUP_TRIGGERS: tuple[SetupTrigger, ...] = ("init", "maintenance")
+
+InstructionsScope: TypeAlias = Literal["Managed", "User", "Project", "Local"]
+"""Whose instructions a file holds (Claude Code's ``memory_type``)."""
+InstructionsLoadReason: TypeAlias = Literal[
+    "session_start", "nested_traversal", "path_glob_match", "include", "compact"
+]
+"""Why an instructions file was loaded (Claude Code's ``load_reason``)."""
+
+
+@final
+@frozen(kw_only=True)
+class InstructionsFile:
+    """An instructions file (a ``CLAUDE.md``) whose text was put into the model's context.
+
+    ``parent_path`` is the file whose ``@path`` imported it (``load_reason``
+    ``include``); ``globs`` the ``paths`` patterns of a conditional rule and
+    ``trigger_file_path`` the file whose access loaded it (lazy loads).
+    """
+
+    path: Path
+    scope: InstructionsScope
+    load_reason: InstructionsLoadReason
+    parent_path: Path | None = None
+    globs: tuple[str, ...] = ()
+    trigger_file_path: Path | None = None
+
+
 """Why ``agent/session-start`` fired: a new or forked session, a reloaded one, or a compaction."""
 
 PromptSource: TypeAlias = Literal["user", "subagent"]

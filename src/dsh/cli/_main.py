@@ -84,6 +84,11 @@ def cli() -> None:
     "bypassPermissions: no PermissionRequest, the ask is denied.",
 )
 @click.option(
+    "--no-claude-md",
+    is_flag=True,
+    help="Do not load Claude Code's instructions files (CLAUDE.md, rules) into the context.",
+)
+@click.option(
     "--init",
     "setup_init",
     is_flag=True,
@@ -110,6 +115,7 @@ def run(
     settings_files: tuple[str, ...],
     no_claude_hooks: bool,
     permission_mode: Literal["default", "bypassPermissions"],
+    no_claude_md: bool,
     setup_init: bool,
     init_only: bool,
     maintenance: bool,
@@ -167,8 +173,9 @@ def run(
         settings_files=settings_files,
         permission_mode=permission_mode,
         setup=setup,
+        claude_md=not no_claude_md,
     )
-    if options.claude_hooks or options.settings_files:
+    if options.claude_hooks or options.settings_files or options.claude_md:
         import dsh.hooks.claude  # noqa: F401  (run_session mounts it; loaded before _started)
     _started()
     code = _run_async(run_session(options, TranscriptPrinter()), ExitCode.INTERNAL)

@@ -90,6 +90,8 @@ class RunOptions:
     """Extra Claude Code settings files or inline JSON, as Claude Code's ``--settings``."""
     permission_mode: Literal["default", "bypassPermissions"] = "default"
     """The ``permission_mode`` Claude Code hooks are sent; ``default`` fires PermissionRequest."""
+    claude_md: bool = True
+    """Load Claude Code's instructions files (``CLAUDE.md``...) into the session's context."""
     setup: SetupTrigger | None = None
     """Fire ``agent/setup`` with this trigger before the session starts (``--init``...)."""
 
@@ -145,6 +147,10 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
         ctx.plugin(plugin)
     if options.claude_hooks or options.settings_files:
         _mount_claude_hooks(ctx, options, printer)
+    if options.claude_md:
+        from dsh.hooks.claude import claude_instructions_plugin
+
+        ctx.plugin(claude_instructions_plugin(), name="claude-instructions")
     store = JsonlSessionStore(options.session_dir)
     session: SessionLog = (
         store.open(options.resume) if options.resume is not None else store.create()

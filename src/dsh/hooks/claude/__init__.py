@@ -7,7 +7,9 @@ admits the ``command`` hooks this host runs; everything else gets a
 seam, what applies and what does not; ``docs/hooks-claude.md`` is rendered from
 it (``python -m dsh.hooks.claude coverage``). ``claude_hooks_plugin(catalog)`` runs the
 admitted hooks on the agent's seams, with Claude Code's payloads, exit codes, JSON
-answers and model-visible wording.
+answers and model-visible wording. ``claude_instructions_plugin()`` loads Claude
+Code's instructions files (``CLAUDE.md``: ``find_instructions``) into each session's
+context.
 """
 
 from dsh.hooks.claude._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
@@ -18,6 +20,15 @@ from dsh.hooks.claude._events import (
     EVENT_SPECS,
     EventSpec,
     HandlerType,
+)
+from dsh.hooks.claude._instructions import (
+    LoadedInstructions,
+    find_instructions,
+    render_instructions,
+)
+from dsh.hooks.claude._instructions_plugin import (
+    ClaudeInstructionsPlugin,
+    claude_instructions_plugin,
 )
 from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, MatcherKind
 from dsh.hooks.claude._outputs import HookAnswer, PermissionRequestAnswer, decode_answer
@@ -57,6 +68,7 @@ __all__ = [
     "HOOK_EVENT_HOST_SUPPORT",
     "Catalog",
     "ClaudeHooksPlugin",
+    "ClaudeInstructionsPlugin",
     "Diagnostic",
     "DiagnosticCode",
     "EventSpec",
@@ -66,6 +78,7 @@ __all__ = [
     "HookDeclaration",
     "HookSource",
     "IfRule",
+    "LoadedInstructions",
     "Matcher",
     "MatcherError",
     "MatcherKind",
@@ -80,11 +93,14 @@ __all__ = [
     "SupportStatus",
     "TranscriptWriter",
     "claude_hooks_plugin",
+    "claude_instructions_plugin",
     "decode_answer",
     "default_transcript_dir",
+    "find_instructions",
     "load_catalog",
     "project_slug",
     "render_coverage_markdown",
+    "render_instructions",
     "transcript_lines",
     "write_transcript",
 ]

@@ -26,6 +26,7 @@ from typing import Any, Final, Literal, TypeAlias
 from dsh._frozen import frozen
 from dsh.agent import (
     CWD_CHANGED,
+    INSTRUCTIONS_LOADED,
     MESSAGE_DISPLAY,
     POST_COMPACT,
     POST_TOOL_BATCH,
@@ -44,6 +45,7 @@ from dsh.agent import (
     ContinuationState,
     DisplayDecision,
     DisplayRequest,
+    InstructionsFile,
     PostToolBatchDecision,
     PreCompactDecision,
     PromptDecision,
@@ -221,6 +223,8 @@ class ClaudeHooksPlugin:
             ctx.on(SETUP, self._setup)
         if d("SessionStart"):
             ctx.on(SESSION_START, self._session_start)
+        if d("InstructionsLoaded"):
+            ctx.on(INSTRUCTIONS_LOADED, self._instructions_loaded)
         # Always: it mints the `prompt_id` every later event of the turn carries.
         ctx.on(PROMPT_SUBMIT, self._prompt_submit)
         if d("MessageDisplay"):
@@ -438,6 +442,27 @@ class ClaudeHooksPlugin:
         self._inject_contexts(agent, "Setup", merged, plain_as=None)
         self._user_errors(agent, "Setup", merged)
         self._common_effects(agent, "Setup", merged)
+
+    # -- InstructionsLoaded -------------------------------------------------------------
+
+    async def _instructions_loaded(self, agent: Agent, file: InstructionsFile) -> None:
+        hooks = self.catalog.matching("InstructionsLoaded", file.load_reason)
+        if not hooks:
+            return
+        payload = self._base(
+            agent, "InstructionsLoaded", prompt_id=False, permission=False, effort=False
+        )
+        payload["file_path"] = str(file.path)
+        payload["memory_type"] = file.scope
+        payload["load_reason"] = file.load_reason
+        if file.globs:
+            payload["globs"] = list(file.globs)
+        if file.trigger_file_path is not None:
+            payload["trigger_file_path"] = str(file.trigger_file_path)
+        if file.parent_path is not None:
+            payload["parent_file_path"] = str(file.parent_path)
+        # Exit code and output are discarded, as Claude Code discards them; the log keeps them.
+        await self._fire(agent, "InstructionsLoaded", hooks, payload)
 
     # -- SessionStart ----------------------------------------------------------------
 

@@ -113,7 +113,26 @@ _TABLE: Final[dict[str, EventSupport]] = {
         ),
         limits=("`CLAUDE_ENV_FILE`: the Bash tool sources no per-session environment file",),
     ),
-    "InstructionsLoaded": _no("dsh has no seam when an instructions file (`CLAUDE.md`) loads"),
+    "InstructionsLoaded": EventSupport(
+        seam="agent/instructions-loaded",
+        status="partial",
+        applied=(
+            "fires for each instructions file `claude_instructions_plugin` loads into the"
+            " context (`dsh run` mounts it; `--no-claude-md` leaves it out): Claude Code's"
+            " managed, user, project and local `CLAUDE.md` files and rules, with"
+            " `memory_type` and `load_reason` `session_start`, after the first prompt's"
+            " UserPromptSubmit as Claude Code fires it; an `@import` with `include` and"
+            " `parent_file_path`; after a compaction, `compact`",
+            "matcher on `load_reason`",
+            "exit code and output discarded, as in Claude Code (the session log keeps them);"
+            " dsh waits for the hooks, where Claude Code runs them in the background",
+        ),
+        limits=(
+            "`nested_traversal` and `path_glob_match`: dsh loads no `CLAUDE.md` below the"
+            " working directory and no conditional rule (`paths`) when a tool reads a matching"
+            " file",
+        ),
+    ),
     "UserPromptSubmit": EventSupport(
         seam="agent/prompt-submit",
         status="partial",

@@ -1,0 +1,527 @@
+"""Claude Code's instructions files (``CLAUDE.md`` and friends) and the text the model reads.
+
+``find_instructions(cwd, config_dir=...)`` lists, in Claude Code's order, every
+instructions file it puts into the model's context at session start, each with
+its text and the ``InstructionsFile`` that ``InstructionsLoaded`` reports;
+``render_instructions`` writes the context text the model reads for them.
+
+Sources. The docs page "How Claude remembers your project"
+(https://code.claude.com/docs/en/memory; earlier
+https://docs.anthropic.com/en/docs/claude-code/memory) gives the locations,
+scopes, the upward walk that stops before ``/``, ``.claude/rules/`` with
+``paths`` frontmatter, ``@path`` imports (relative to the importing file,
+``@~/``, absolute; not inside code spans or blocks; recursive) and that
+block-level HTML comments are not shown to the model. Claude Code's own
+``src/utils/claudemd.ts`` (``getMemoryFiles``, ``processMemoryFile``,
+``processMdRules``, ``parseMemoryFileContent``, ``extractIncludePathsFromTokens``,
+``stripHtmlComments``, ``getClaudeMds``, ``MEMORY_INSTRUCTION_PROMPT``) and
+``src/utils/config.ts`` (``getManagedClaudeRulesDir``, ``getUserClaudeRulesDir``),
+read in public copies of that source, give the exact rules and wording used here:
+
+* Order: ``<managed>/CLAUDE.md``, ``<managed>/.claude/rules/**/*.md``,
+  ``<config>/CLAUDE.md``, ``<config>/rules/**/*.md``, then for each directory from
+  the outermost ancestor of ``cwd`` (never ``/`` itself) down to ``cwd``:
+  ``CLAUDE.md``, ``.claude/CLAUDE.md``, ``.claude/rules/**/*.md`` (Project) and
+  ``CLAUDE.local.md`` (Local). Rules directories are walked recursively; Claude
+  Code takes directory-listing order, here entries are sorted by name.
+* A file is never loaded twice (its path and its symlink target both count).
+* Frontmatter (``---`` ... ``---`` at the top) is cut from every file's text, and
+  so are block-level HTML comments (a line starting ``<!--`` up to the line
+  holding ``-->``; the rest of that line stays). A rules file whose ``paths``
+  name anything but ``**`` is conditional: it loads when Claude reads a matching
+  file, which is not session start and not this module's business.
+* A file that is missing, unreadable, a directory or empty (after the cuts
+  above) is skipped silently, and its imports are not followed. Bytes that are
+  not UTF-8 are read as U+FFFD, as Claude Code reads them.
+* ``@path`` imports: Claude Code's pattern ``(?:^|\\s)@((?:[^\\s\\\\]|\\\\ )+)`` over
+  the text outside fenced code blocks, code spans and HTML comments; ``#fragment``
+  dropped, ``\\ `` is a space; the path must start ``./``, ``~/``, ``/`` or a
+  letter, digit, ``.``, ``_`` or ``-``. Relative paths resolve against the real
+  directory of the importing file. Only text-like extensions (Claude Code's
+  ``TEXT_FILE_EXTENSIONS``) or none are read. Each import is its own entry right
+  after its importer, depth first, with the importer's scope, ``load_reason``
+  ``include`` and ``parent_path`` the importer. Depth: the top-level file is
+  depth 0 and a file at depth 5 (``MAX_INCLUDE_DEPTH``) is not loaded, so a
+  chain holds at most five files (four hops; older docs said "five hops").
+  A Managed, Project or Local file's import that leaves ``cwd`` is not followed:
+  Claude Code follows one only after the user approved it, which a headless
+  run (``claude -p``, and every dsh run) never has. A User file's imports go
+  anywhere.
+* Rendering (``getClaudeMds``): ``MEMORY_INSTRUCTION_PROMPT``, then per file
+  ``Contents of <path><label>:\\n\\n<text stripped>``, joined by blank lines;
+  Claude Code gives Managed files the User label.
+
+Not done here (Claude Code does them): lazy loads (nested ``CLAUDE.md`` below
+``cwd`` and conditional rules, on file reads), asking to approve an import that
+leaves ``cwd``, ``claudeMdExcludes``, ``--add-dir`` directories,
+the worktree de-duplication, and auto memory (``MEMORY.md``). Markdown is
+scanned line by line, not with a full CommonMark lexer: indented code blocks
+are read as text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import final
+
+from dsh._frozen import frozen
+from dsh.agent import InstructionsFile, InstructionsLoadReason, InstructionsScope
+
+__all__ = ["LoadedInstructions", "find_instructions", "render_instructions"]
+
+_DEFAULT_MANAGED_DIR = Path("/etc/claude-code")
+_MAX_INCLUDE_DEPTH = 5
+
+_MEMORY_INSTRUCTION_PROMPT = (
+    "Codebase and user instructions are shown below. Be sure to adhere to these "
+    "instructions. IMPORTANT: These instructions OVERRIDE any default behavior and "
+    "you MUST follow them exactly as written."
+)
+_USER_LABEL = " (user's private global instructions for all projects)"
+_LABELS: dict[InstructionsScope, str] = {
+    "Managed": _USER_LABEL,
+    "User": _USER_LABEL,
+    "Project": " (project instructions, checked into the codebase)",
+    "Local": " (user's private project instructions, not checked in)",
+}
+
+# Claude Code's TEXT_FILE_EXTENSIONS: an import with any other extension is not read.
+_TEXT_EXTENSIONS = frozenset(
+    {
+        ".md",
+        ".txt",
+        ".text",
+        ".json",
+        ".yaml",
+        ".yml",
+        ".toml",
+        ".xml",
+        ".csv",
+        ".html",
+        ".htm",
+        ".css",
+        ".scss",
+        ".sass",
+        ".less",
+        ".js",
+        ".ts",
+        ".tsx",
+        ".jsx",
+        ".mjs",
+        ".cjs",
+        ".mts",
+        ".cts",
+        ".py",
+        ".pyi",
+        ".pyw",
+        ".rb",
+        ".erb",
+        ".rake",
+        ".go",
+        ".rs",
+        ".java",
+        ".kt",
+        ".kts",
+        ".scala",
+        ".c",
+        ".cpp",
+        ".cc",
+        ".cxx",
+        ".h",
+        ".hpp",
+        ".hxx",
+        ".cs",
+        ".swift",
+        ".sh",
+        ".bash",
+        ".zsh",
+        ".fish",
+        ".ps1",
+        ".bat",
+        ".cmd",
+        ".env",
+        ".ini",
+        ".cfg",
+        ".conf",
+        ".config",
+        ".properties",
+        ".sql",
+        ".graphql",
+        ".gql",
+        ".proto",
+        ".vue",
+        ".svelte",
+        ".astro",
+        ".ejs",
+        ".hbs",
+        ".pug",
+        ".jade",
+        ".php",
+        ".pl",
+        ".pm",
+        ".lua",
+        ".r",
+        ".dart",
+        ".ex",
+        ".exs",
+        ".erl",
+        ".hrl",
+        ".clj",
+        ".cljs",
+        ".cljc",
+        ".edn",
+        ".hs",
+        ".lhs",
+        ".elm",
+        ".ml",
+        ".mli",
+        ".f",
+        ".f90",
+        ".f95",
+        ".for",
+        ".cmake",
+        ".make",
+        ".makefile",
+        ".gradle",
+        ".sbt",
+        ".rst",
+        ".adoc",
+        ".asciidoc",
+        ".org",
+        ".tex",
+        ".latex",
+        ".lock",
+        ".log",
+        ".diff",
+        ".patch",
+    }
+)
+
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
+_PATHS_KEY = re.compile(r"^paths[ \t]*:(.*)$")
+_LIST_ITEM = re.compile(r"^[ \t]*-[ \t]*(.*)$")
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_COMMENT_START = re.compile(r"^ {0,3}<!--")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\r?\n")
+_IMPORT = re.compile(r"(?:^|\s)@((?:[^\s\\]|\\ )+)")
+_IMPORT_START = re.compile(r"[a-zA-Z0-9._-]")
+_IMPORT_JUNK = re.compile(r"[#%^&*()]+")
+
+
+@final
+@frozen(kw_only=True)
+class LoadedInstructions:
+    """An instructions file loaded into the model's context, with its text.
+
+    ``text`` is what the model reads for it: the file's UTF-8 text without its
+    frontmatter and block-level HTML comments (as Claude Code cuts them). The
+    files it ``@imports`` are separate entries, not inlined.
+    """
+
+    file: InstructionsFile
+    text: str
+
+
+def find_instructions(
+    cwd: Path,
+    *,
+    config_dir: Path,
+    managed_dir: Path | None = None,
+    load_reason: InstructionsLoadReason = "session_start",
+) -> list[LoadedInstructions]:
+    """Every instructions file Claude Code loads at session start for ``cwd``, in its order.
+
+    ``config_dir`` is ``$CLAUDE_CONFIG_DIR`` or ``~/.claude`` (the caller
+    decides); ``managed_dir`` defaults to ``/etc/claude-code``. Top-level files
+    carry ``load_reason``; the files they import carry ``include``.
+    """
+    loader = _Loader(load_reason, Path(os.path.realpath(cwd)))
+    managed = _DEFAULT_MANAGED_DIR if managed_dir is None else managed_dir
+    loader.load_file(_absolute(managed / "CLAUDE.md"), "Managed")
+    loader.load_rules(_absolute(managed / ".claude" / "rules"), "Managed")
+    loader.load_file(_absolute(config_dir / "CLAUDE.md"), "User")
+    loader.load_rules(_absolute(config_dir / "rules"), "User")
+    for directory in _walk_down_to(_absolute(cwd)):
+        loader.load_file(directory / "CLAUDE.md", "Project")
+        loader.load_file(directory / ".claude" / "CLAUDE.md", "Project")
+        loader.load_rules(directory / ".claude" / "rules", "Project")
+        loader.load_file(directory / "CLAUDE.local.md", "Local")
+    return loader.loaded
+
+
+def render_instructions(loaded: Sequence[LoadedInstructions]) -> str:
+    """The context text the model reads for these files (Claude Code's wording where known).
+
+    Claude Code's ``getClaudeMds``: its instruction preamble, then one
+    ``Contents of <path> (<label>):`` block per file with a non-empty text, the
+    text stripped of surrounding whitespace; the empty string when there is none.
+    """
+    blocks = [
+        f"Contents of {item.file.path}{_LABELS[item.file.scope]}:\n\n{item.text.strip()}"
+        for item in loaded
+        if item.text
+    ]
+    if not blocks:
+        return ""
+    return "\n\n".join([_MEMORY_INSTRUCTION_PROMPT, *blocks])
+
+
+class _Loader:
+    """One session-start pass: the files loaded so far and the paths already seen."""
+
+    def __init__(self, load_reason: InstructionsLoadReason, cwd: Path) -> None:
+        self.load_reason: InstructionsLoadReason = load_reason
+        self.cwd = cwd
+        self.loaded: list[LoadedInstructions] = []
+        self._seen: set[str] = set()
+
+    def load_rules(self, rules_dir: Path, scope: InstructionsScope) -> None:
+        for path in _rule_files(rules_dir, set()):
+            self.load_file(path, scope, rule=True)
+
+    def load_file(
+        self,
+        path: Path,
+        scope: InstructionsScope,
+        *,
+        rule: bool = False,
+        parent: Path | None = None,
+        depth: int = 0,
+    ) -> None:
+        key = str(path)
+        real = os.path.realpath(path)
+        if depth >= _MAX_INCLUDE_DEPTH or key in self._seen or real in self._seen:
+            return
+        self._seen.update((key, real))
+        if path.suffix and path.suffix.lower() not in _TEXT_EXTENSIONS:
+            return
+        raw = _read_text(path)
+        if raw is None:
+            return
+        body, conditional = _split_frontmatter(raw)
+        if rule and conditional:
+            return  # loads when a matching file is read, not at session start
+        text = _strip_block_comments(body)
+        if not text.strip():
+            return
+        self.loaded.append(
+            LoadedInstructions(
+                file=InstructionsFile(
+                    path=path,
+                    scope=scope,
+                    load_reason="include" if parent is not None else self.load_reason,
+                    parent_path=parent,
+                ),
+                text=text,
+            )
+        )
+        base = Path(real).parent
+        for target in _import_paths(body, base):
+            # Claude Code follows a non-user file's import out of the working directory only
+            # once the user approved it, which a headless run never has: a repository's
+            # CLAUDE.md cannot pull ~/.ssh into the context.
+            if scope != "User" and not Path(os.path.realpath(target)).is_relative_to(self.cwd):
+                continue
+            self.load_file(target, scope, parent=path, depth=depth + 1)
+
+
+def _absolute(path: Path) -> Path:
+    return Path(os.path.abspath(path))
+
+
+def _walk_down_to(cwd: Path) -> list[Path]:
+    """``cwd`` and its ancestors, outermost first, without the filesystem root."""
+    dirs: list[Path] = []
+    current = cwd
+    while current != current.parent:
+        dirs.append(current)
+        current = current.parent
+    dirs.reverse()
+    return dirs
+
+
+def _rule_files(rules_dir: Path, visited: set[str]) -> Iterator[Path]:
+    real = os.path.realpath(rules_dir)
+    if real in visited:
+        return
+    visited.add(real)
+    try:
+        entries = sorted(os.scandir(rules_dir), key=lambda entry: entry.name)
+    except OSError:
+        return
+    for entry in entries:
+        path = rules_dir / entry.name
+        try:
+            is_dir = entry.is_dir()
+            is_file = entry.is_file()
+        except OSError:
+            continue
+        if is_dir:
+            yield from _rule_files(path, visited)
+        elif is_file and entry.name.endswith(".md"):
+            yield path
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        # As Claude Code: bad bytes become U+FFFD, the file still loads.
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _split_frontmatter(raw: str) -> tuple[str, bool]:
+    """The text without its frontmatter, and whether a ``paths`` entry makes it conditional."""
+    match = _FRONTMATTER.match(raw)
+    if match is None:
+        return raw, False
+    patterns = _frontmatter_paths(match.group(1))
+    # Claude Code drops a trailing "/**" and treats a list of only "**" as no paths.
+    trimmed = [p[:-3] if p.endswith("/**") else p for p in patterns]
+    conditional = any(p and p != "**" for p in trimmed)
+    return raw[match.end() :], conditional
+
+
+def _frontmatter_paths(frontmatter: str) -> list[str]:
+    lines = frontmatter.splitlines()
+    for index, line in enumerate(lines):
+        key = _PATHS_KEY.match(line)
+        if key is None:
+            continue
+        inline = key.group(1).strip()
+        if inline:
+            if inline.startswith("[") and inline.endswith("]"):
+                inline = inline[1:-1]
+            return [_unquote(part) for part in _split_outside_braces(inline)]
+        items: list[str] = []
+        for following in lines[index + 1 :]:
+            item = _LIST_ITEM.match(following)
+            if item is None:
+                break
+            items.extend(_unquote(part) for part in _split_outside_braces(item.group(1)))
+        return items
+    return []
+
+
+def _split_outside_braces(value: str) -> list[str]:
+    parts: list[str] = []
+    depth = 0
+    current = ""
+    for char in value:
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        current += char
+    parts.append(current)
+    return [part.strip() for part in parts if part.strip()]
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1].strip()
+    return value
+
+
+def _blocks(text: str) -> Iterator[tuple[bool, str]]:
+    """The text in order as ``(is_code, chunk)``: fenced code blocks apart from the rest."""
+    lines = text.splitlines(keepends=True)
+    index = 0
+    pending: list[str] = []
+    while index < len(lines):
+        opening = _FENCE_OPEN.match(lines[index].rstrip("\r\n"))
+        if opening is None or (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            pending.append(lines[index])
+            index += 1
+            continue
+        if pending:
+            yield False, "".join(pending)
+            pending = []
+        fence = opening.group(1)
+        closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+        end = index + 1
+        while end < len(lines) and closing.match(lines[end].rstrip("\r\n")) is None:
+            end += 1
+        yield True, "".join(lines[index : end + 1])
+        index = end + 1
+    if pending:
+        yield False, "".join(pending)
+
+
+def _strip_block_comments(text: str) -> str:
+    """Cut block-level HTML comments, keeping what follows ``-->`` on its line."""
+    if "<!--" not in text:
+        return text
+    out: list[str] = []
+    for is_code, chunk in _blocks(text):
+        if is_code:
+            out.append(chunk)
+            continue
+        lines = chunk.splitlines(keepends=True)
+        index = 0
+        while index < len(lines):
+            line = lines[index]
+            if _COMMENT_START.match(line) is None:
+                out.append(line)
+                index += 1
+                continue
+            start = line.index("<!--")
+            end = index
+            while "-->" not in (lines[end][start + 4 :] if end == index else lines[end]):
+                end += 1
+                if end == len(lines):
+                    break
+            if end == len(lines):  # unclosed: kept, so a typo does not swallow the file
+                out.append(line)
+                index += 1
+                continue
+            residue = _COMMENT.sub("", "".join(lines[index : end + 1]))
+            if residue.strip():
+                out.append(residue)
+            index = end + 1
+    return "".join(out)
+
+
+def _import_paths(text: str, base: Path) -> list[Path]:
+    """The files ``text`` imports with ``@path``, resolved, in order of first mention."""
+    found: dict[Path, None] = {}
+    for is_code, chunk in _blocks(text):
+        if is_code or "@" not in chunk:
+            continue
+        # A code span never crosses a blank line (it would end the paragraph).
+        for paragraph in _PARAGRAPH_BREAK.split(_COMMENT.sub(" ", chunk)):
+            for match in _IMPORT.finditer(_CODE_SPAN.sub(" ", paragraph)):
+                target = _resolve_import(match.group(1), base)
+                if target is not None:
+                    found.setdefault(target, None)
+    return list(found)
+
+
+def _resolve_import(raw: str, base: Path) -> Path | None:
+    path = raw.split("#", 1)[0].replace("\\ ", " ")
+    if not path:
+        return None
+    valid = (
+        path.startswith(("./", "~/"))
+        or (path.startswith("/") and path != "/")
+        or (
+            not path.startswith("@")
+            and _IMPORT_JUNK.match(path) is None
+            and _IMPORT_START.match(path) is not None
+        )
+    )
+    if not valid:
+        return None
+    if path.startswith("~/"):
+        return _absolute(Path.home() / path[2:])
+    return _absolute(base / path)

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from dsh.agent import Agent, subagent_plugin
-from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT, claude_instructions_plugin
+from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT
+from dsh.instructions import claude_instructions_plugin
 from tests.hooks_claude.bridge_support import Rig, make_rig
 
 CASES_DIR = Path("/work/shared/conformance/claude")

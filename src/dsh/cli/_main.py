@@ -175,8 +175,10 @@ def run(
         setup=setup,
         claude_md=not no_claude_md,
     )
-    if options.claude_hooks or options.settings_files or options.claude_md:
-        import dsh.hooks.claude  # noqa: F401  (run_session mounts it; loaded before _started)
+    if options.claude_hooks or options.settings_files:
+        import dsh.hooks.claude
+    if options.claude_md:
+        import dsh.instructions  # noqa: F401  (likewise)
     _started()
     code = _run_async(run_session(options, TranscriptPrinter()), ExitCode.INTERNAL)
     sys.exit(int(code))

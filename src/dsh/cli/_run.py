@@ -148,7 +148,7 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     if options.claude_hooks or options.settings_files:
         _mount_claude_hooks(ctx, options, printer)
     if options.claude_md:
-        from dsh.hooks.claude import claude_instructions_plugin
+        from dsh.instructions import claude_instructions_plugin
 
         ctx.plugin(claude_instructions_plugin(), name="claude-instructions")
     store = JsonlSessionStore(options.session_dir)

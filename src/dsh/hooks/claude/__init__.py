@@ -7,9 +7,8 @@ admits the ``command`` hooks this host runs; everything else gets a
 seam, what applies and what does not; ``docs/hooks-claude.md`` is rendered from
 it (``python -m dsh.hooks.claude coverage``). ``claude_hooks_plugin(catalog)`` runs the
 admitted hooks on the agent's seams, with Claude Code's payloads, exit codes, JSON
-answers and model-visible wording. ``claude_instructions_plugin()`` loads Claude
-Code's instructions files (``CLAUDE.md``: ``find_instructions``) into each session's
-context.
+answers and model-visible wording. (Claude Code's instructions files, ``CLAUDE.md``,
+are ``dsh.instructions``.)
 """
 
 from dsh.hooks.claude._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
@@ -20,15 +19,6 @@ from dsh.hooks.claude._events import (
     EVENT_SPECS,
     EventSpec,
     HandlerType,
-)
-from dsh.hooks.claude._instructions import (
-    LoadedInstructions,
-    find_instructions,
-    render_instructions,
-)
-from dsh.hooks.claude._instructions_plugin import (
-    ClaudeInstructionsPlugin,
-    claude_instructions_plugin,
 )
 from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, MatcherKind
 from dsh.hooks.claude._outputs import HookAnswer, PermissionRequestAnswer, decode_answer
@@ -68,7 +58,6 @@ __all__ = [
     "HOOK_EVENT_HOST_SUPPORT",
     "Catalog",
     "ClaudeHooksPlugin",
-    "ClaudeInstructionsPlugin",
     "Diagnostic",
     "DiagnosticCode",
     "EventSpec",
@@ -78,7 +67,6 @@ __all__ = [
     "HookDeclaration",
     "HookSource",
     "IfRule",
-    "LoadedInstructions",
     "Matcher",
     "MatcherError",
     "MatcherKind",
@@ -93,14 +81,11 @@ __all__ = [
     "SupportStatus",
     "TranscriptWriter",
     "claude_hooks_plugin",
-    "claude_instructions_plugin",
     "decode_answer",
     "default_transcript_dir",
-    "find_instructions",
     "load_catalog",
     "project_slug",
     "render_coverage_markdown",
-    "render_instructions",
     "transcript_lines",
     "write_transcript",
 ]

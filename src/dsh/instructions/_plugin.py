@@ -30,7 +30,7 @@ from dsh.agent import (
     SessionStartSource,
 )
 from dsh.context import Context, Next
-from dsh.hooks.claude._instructions import find_instructions, render_instructions
+from dsh.instructions._claude_md import find_instructions, render_instructions
 from dsh.session import Content
 
 __all__ = ["ClaudeInstructionsPlugin", "claude_instructions_plugin"]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsh.hooks.claude._instructions import (
+from dsh.instructions import (
     LoadedInstructions,
     find_instructions,
     render_instructions,

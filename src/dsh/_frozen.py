@@ -1,4 +1,4 @@
-"""``frozen``: how every dsh value, event and decision type is declared.
+"""``frozen`` and ``slotted``: how every dsh value, event, decision and record type is declared.
 
 ``@frozen`` is ``@dataclass(frozen=True, slots=True)`` (``@frozen(kw_only=True)``
 adds ``kw_only``), observably the same: the same ``__init__`` (parameters,
@@ -20,6 +20,10 @@ with ``inspect.signature`` (~0.07 ms): ~0.46 ms a class, ~45 ms a run. Here:
   the code is shared by every class of the same shape;
 - a class without a docstring gets ``Name(field, ...)``, not the full
   annotated signature.
+
+``@slotted`` is the same for a mutable ``@dataclass(slots=True)`` (an
+unhashable class whose fields can be assigned), for the few records that
+change after they are built.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, fields
 from typing import Any, TypeVar, cast, dataclass_transform, overload
 
-__all__ = ["frozen"]
+__all__ = ["frozen", "slotted"]
 
 _C = TypeVar("_C", bound=type)
 
@@ -149,38 +153,70 @@ def _check_init_order(cls: type[Any]) -> None:
             raise TypeError(f"non-default argument {f.name!r} follows default argument")
 
 
-def _finish(cls: _C, body: dict[str, Any], documented: bool) -> _C:
-    for name in ("__setattr__", "__delattr__"):
-        if name in body:
-            raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+def _finish(cls: _C, body: dict[str, Any], documented: bool, *, immutable: bool) -> _C:
+    if immutable:
+        for name in ("__setattr__", "__delattr__"):
+            if name in body:
+                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
     _check_init_order(cls)
     own = fields(cls)
     cls.__init__ = _LazyInit(cls)  # type: ignore[misc]
-    cls.__setattr__ = _setattr  # type: ignore[assignment]
-    cls.__delattr__ = _delattr  # type: ignore[assignment]
-    if "__getstate__" not in body:
-        cls.__getstate__ = _getstate  # type: ignore[method-assign, assignment]
-    if "__setstate__" not in body:
-        cls.__setstate__ = _setstate  # type: ignore[attr-defined]
+    if immutable:
+        cls.__setattr__ = _setattr  # type: ignore[assignment]
+        cls.__delattr__ = _delattr  # type: ignore[assignment]
+        if "__getstate__" not in body:
+            cls.__getstate__ = _getstate  # type: ignore[method-assign, assignment]
+        if "__setstate__" not in body:
+            cls.__setstate__ = _setstate  # type: ignore[attr-defined]
     if not documented:
         cls.__doc__ = f"{cls.__name__}({', '.join(f.name for f in own if f.init)})"
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
-    params.init = params.eq = params.repr = params.frozen = True
+    params.init = params.eq = params.repr = True
+    params.frozen = immutable
     cls.__frozen_compare__ = tuple(f.name for f in own if f.compare)  # type: ignore[attr-defined]
     cls.__frozen_hash__ = tuple(  # type: ignore[attr-defined]
         f.name for f in own if (f.compare if f.hash is None else f.hash)
     )
     cls.__frozen_repr__ = tuple(f.name for f in own if f.repr)  # type: ignore[attr-defined]
     # What the class body defines wins, as with dataclass. A body `__eq__` alone
-    # leaves `__hash__ = None` in the body; dataclass still adds a field hash then.
+    # leaves `__hash__ = None` in the body; dataclass still adds a field hash then
+    # to a frozen class. A mutable one is unhashable unless its body says otherwise.
     if "__eq__" not in body:
         cls.__eq__ = _eq  # type: ignore[assignment]
     explicit_hash = body.get("__hash__", MISSING)
     if explicit_hash is MISSING or (explicit_hash is None and "__eq__" in body):
-        cls.__hash__ = _hash  # type: ignore[assignment]
+        cls.__hash__ = _hash if immutable else None  # type: ignore[assignment]
     if "__repr__" not in body:
         cls.__repr__ = _repr  # type: ignore[assignment]
     return cls
+
+
+def _declare(c: _C, *, kw_only: bool, immutable: bool) -> _C:
+    body = dict(c.__dict__)
+    documented = bool(c.__doc__)
+    if not documented:
+        # Else dataclass builds one with inspect.signature; _finish writes it.
+        c.__doc__ = c.__name__
+    with _DECLARING:
+        bases = [b.__dict__.get("__dataclass_params__") for b in c.__mro__[1:-1]]
+        frozen_bases = [p for p in bases if p is not None and p.frozen]
+        if immutable and len(frozen_bases) != len([p for p in bases if p is not None]):
+            raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
+        if not immutable and frozen_bases:
+            raise TypeError("cannot inherit non-frozen dataclass from a frozen one")
+        # dataclass is asked for fields and slots only (frozen=False, so it
+        # compiles nothing), and refuses a non-frozen subclass of a frozen
+        # base: so the bases read as not frozen for the length of the call.
+        for params in frozen_bases:
+            params.frozen = False
+        try:
+            made: type[Any] = dataclass(
+                init=False, eq=False, repr=False, slots=True, kw_only=kw_only
+            )(c)
+        finally:
+            for params in frozen_bases:
+                params.frozen = True
+    return _finish(cast(_C, made), body, documented, immutable=immutable)
 
 
 @overload
@@ -196,28 +232,24 @@ def frozen(cls: _C | None = None, /, *, kw_only: bool = False) -> _C | Callable[
     """Declare a frozen, slotted dataclass with field-wise ``==``, ``hash`` and ``repr``."""
 
     def wrap(c: _C) -> _C:
-        body = dict(c.__dict__)
-        documented = bool(c.__doc__)
-        if not documented:
-            # Else dataclass builds one with inspect.signature; _finish writes it.
-            c.__doc__ = c.__name__
-        with _DECLARING:
-            bases = [b.__dict__.get("__dataclass_params__") for b in c.__mro__[1:-1]]
-            frozen_bases = [p for p in bases if p is not None and p.frozen]
-            if len(frozen_bases) != len([p for p in bases if p is not None]):
-                raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
-            # dataclass is asked for fields and slots only (frozen=False, so it
-            # compiles nothing), and refuses a non-frozen subclass of a frozen
-            # base: so the bases read as not frozen for the length of the call.
-            for params in frozen_bases:
-                params.frozen = False
-            try:
-                made: type[Any] = dataclass(
-                    init=False, eq=False, repr=False, slots=True, kw_only=kw_only
-                )(c)
-            finally:
-                for params in frozen_bases:
-                    params.frozen = True
-        return _finish(cast(_C, made), body, documented)
+        return _declare(c, kw_only=kw_only, immutable=True)
+
+    return wrap if cls is None else wrap(cls)
+
+
+@overload
+def slotted(cls: _C, /) -> _C: ...
+
+
+@overload
+def slotted(*, kw_only: bool = False) -> Callable[[_C], _C]: ...
+
+
+@dataclass_transform(field_specifiers=(field, Field))
+def slotted(cls: _C | None = None, /, *, kw_only: bool = False) -> _C | Callable[[_C], _C]:
+    """Declare a mutable slotted dataclass (``@dataclass(slots=True)``) as cheaply as ``frozen``."""
+
+    def wrap(c: _C) -> _C:
+        return _declare(c, kw_only=kw_only, immutable=False)
 
     return wrap if cls is None else wrap(cls)

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh._frozen import frozen
+from dsh._frozen import frozen, slotted
 
 
 @frozen
@@ -281,12 +281,17 @@ def _build(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[st
     return ("ok", [getattr(obj, f.name, "<unset>") for f in dataclasses.fields(obj)])
 
 
+@pytest.mark.parametrize(
+    ("ours", "reference"),
+    [(frozen, dataclass(frozen=True, slots=True)), (slotted, dataclass(slots=True))],
+    ids=["frozen", "slotted"],
+)
 @given(
     st.lists(st.tuples(st.sampled_from(_KINDS), st.booleans()), max_size=5),
     st.lists(st.tuples(st.sampled_from(["positional", "keyword", "omitted"]), st.integers())),
 )
 def test_any_shape_declares_and_builds_as_dataclass_does(
-    spec: list[tuple[str, bool]], choices: list[tuple[str, int]]
+    ours: Any, reference: Any, spec: list[tuple[str, bool]], choices: list[tuple[str, int]]
 ) -> None:
     def declared(decorator: Any) -> tuple[str, Any]:
         try:
@@ -294,8 +299,8 @@ def test_any_shape_declares_and_builds_as_dataclass_does(
         except (TypeError, ValueError) as exc:
             return (type(exc).__name__, str(exc))
 
-    mine = declared(frozen)
-    ref = declared(dataclass(frozen=True, slots=True))
+    mine = declared(ours)
+    ref = declared(reference)
     assert mine[0] == ref[0]
     if mine[0] != "ok":
         assert mine[1] == ref[1]
@@ -317,3 +322,56 @@ def test_any_shape_declares_and_builds_as_dataclass_does(
         elif how == "keyword":
             kwargs[f"f{i}"] = value
     assert _build(mine_cls, tuple(args), kwargs) == _build(ref_cls, tuple(args), kwargs)
+
+
+@slotted
+class Counter:
+    name: str
+    hits: list[int] = field(default_factory=list)
+    seen: int = field(default=0, compare=False)
+
+
+@dataclass(slots=True)
+class RefCounter:
+    name: str
+    hits: list[int] = field(default_factory=list)
+    seen: int = field(default=0, compare=False)
+
+
+@given(st.text(max_size=4), st.lists(st.integers(), max_size=3), st.integers(), st.integers())
+def test_slotted_is_a_mutable_slotted_dataclass(
+    name: str, hits: list[int], seen: int, other: int
+) -> None:
+    mine, ref = Counter(name, list(hits), seen), RefCounter(name, list(hits), seen)
+    assert repr(mine) == repr(ref).replace("RefCounter", "Counter")
+    same = mine == Counter(name, list(hits), other)
+    assert same == (ref == RefCounter(name, list(hits), other))
+    mine.seen = other
+    mine.hits.append(1)
+    assert mine.seen == other
+    assert mine.hits == [*hits, 1]
+    assert Counter.__hash__ is None
+    assert RefCounter.__hash__ is None
+    assert not Counter.__dataclass_params__.frozen
+    assert not hasattr(mine, "__dict__")
+    assert pickle.loads(pickle.dumps(mine)) == mine
+    assert copy.deepcopy(mine) == mine
+    assert dataclasses.replace(mine, name="x").name == "x"
+
+
+def test_slotted_and_frozen_do_not_mix_as_dataclass_refuses() -> None:
+    with pytest.raises(TypeError, match="non-frozen dataclass from a frozen one"):
+
+        @slotted
+        class Thawed(Base):  # type: ignore[misc]
+            more: int = 0
+
+    @slotted
+    class Loose:
+        x: int
+
+    with pytest.raises(TypeError, match="frozen dataclass from a non-frozen one"):
+
+        @frozen
+        class Stiff(Loose):  # type: ignore[misc]
+            y: int = 0

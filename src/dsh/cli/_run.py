@@ -13,10 +13,11 @@ import enum
 import importlib
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Literal
 
+from dsh._frozen import slotted
 from dsh.agent import Agent, SetupTrigger, TurnResult
 from dsh.cli._render import TranscriptPrinter
 from dsh.context import Context
@@ -75,7 +76,7 @@ class _NoModel:
 NO_MODEL: Model = _NoModel()
 
 
-@dataclass(slots=True)
+@slotted
 class RunOptions:
     prompts: Sequence[str]
     model: Model

@@ -22,9 +22,9 @@ import re
 import types
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeVar, final
 
+from dsh._frozen import slotted
 from dsh.session._event_base import AbortCause, AbortKind, OpaqueEvent, SessionEvent
 from dsh.session._json import FrozenDict, freeze_json
 from dsh.session._messages import Content, ImageBlock, TextBlock, ToolUse
@@ -385,7 +385,7 @@ _CONTENT_ARGS = frozenset(typing.get_args(Content))
 _CONTENT_TUPLE = typing.get_args(Content)[1]
 
 
-@dataclass(slots=True)
+@slotted
 class _Field:
     """How one field is checked and converted (the pieces the compiler stitches)."""
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import final
 
+from dsh._frozen import slotted
 from dsh.session._event_base import SessionEvent
 from dsh.session._store import (
     SessionInfo,
@@ -26,7 +27,7 @@ from dsh.session._store import (
 __all__ = ["MemorySessionLog", "MemorySessionStore"]
 
 
-@dataclass(slots=True)
+@slotted
 class _Stored:
     created: float
     forked_from: str | None

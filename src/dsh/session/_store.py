@@ -21,13 +21,12 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self, final, runtime_checkable
 
 from dsh._data_dir import user_data_dir
-from dsh._frozen import frozen
+from dsh._frozen import frozen, slotted
 from dsh.session._codec import (
     DECODERS,
     HEADER_TYPE,
@@ -570,7 +569,7 @@ def _fsync_dir(directory: Path) -> None:
 # --- reading a log ------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@slotted
 class _Scan:
     forked_from: str | None
     events: list[SessionEvent]

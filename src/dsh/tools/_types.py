@@ -10,13 +10,13 @@ import json
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, final
 
 from pydantic import BaseModel, ValidationError
 
-from dsh._frozen import frozen
+from dsh._frozen import frozen, slotted
 from dsh.context import Context
 from dsh.session import Content, FrozenDict, content_text, thaw_json
 from dsh.tools._signal import AbortSignal
@@ -94,7 +94,7 @@ class ToolResult:
         return content_text(self.content)
 
 
-@dataclass(slots=True)
+@slotted
 class Workspace:
     """Per-session state the tools share: the current directory and the environment.
 

@@ -19,11 +19,11 @@ import time
 import uuid
 import weakref
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
 
-from dsh._frozen import frozen
+from dsh._frozen import frozen, slotted
 from dsh.agent import (
     CWD_CHANGED,
     INSTRUCTIONS_LOADED,
@@ -128,7 +128,7 @@ def _root(agent: Agent) -> Agent:
     return agent
 
 
-@dataclass(slots=True)
+@slotted
 class _AgentState:
     """Per-session bookkeeping: the current prompt id, tool start times, the compaction trigger."""
 
@@ -169,7 +169,7 @@ def _pre_tool_outcome(name: str, merged: _Merged) -> _PreToolOutcome:
     return _PreToolOutcome(tuple(denials), tuple(asks), tuple(contexts))
 
 
-@dataclass(slots=True)
+@slotted
 class _Merged:
     """Every decided answer of one event firing, in declaration order."""
 

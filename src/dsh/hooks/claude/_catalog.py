@@ -18,13 +18,13 @@ import dataclasses
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Final, final
 
 from pydantic import ValidationError
 
-from dsh._frozen import frozen
+from dsh._frozen import frozen, slotted
 from dsh.hooks.claude._parse import (
     JSONProblem,
     PluginHooksFileModel,
@@ -71,7 +71,7 @@ class PluginRoot:
     id: str | None = None
 
 
-@dataclass(slots=True)
+@slotted
 class _File:
     """A hook file read from disk (or inline), before validation."""
 
@@ -80,13 +80,13 @@ class _File:
     problem: JSONProblem | None = None
 
 
-@dataclass(slots=True)
+@slotted
 class _Settings:
     file: _File
     model: SettingsModel | None
 
 
-@dataclass(slots=True)
+@slotted
 class _Suite:
     """One settings file, or one plugin with every hook file it ships."""
 
@@ -203,7 +203,7 @@ def _settings_sources(
     return found
 
 
-@dataclass(slots=True)
+@slotted
 class _Policy:
     disable_all: bool = False
     disable_all_by: HookSource | None = None

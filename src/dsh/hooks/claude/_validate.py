@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Final
 
 from pydantic import ValidationError
 
-from dsh._frozen import frozen
+from dsh._frozen import frozen, slotted
 from dsh.hook_protocol import exec_argv, shell_argv
 from dsh.hooks.claude._events import CLAUDE_HOOK_TYPES, EVENT_SPECS, EventSpec
 from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError
@@ -72,7 +72,7 @@ class SuiteContext:
         return values
 
 
-@dataclass(slots=True)
+@slotted
 class SuiteResult:
     declarations: list[HookDeclaration] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)

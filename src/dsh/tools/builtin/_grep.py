@@ -18,14 +18,14 @@ import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal, final
 
 from pydantic import Field, NonNegativeInt
 from pydantic.json_schema import SkipJsonSchema
 
-from dsh._frozen import frozen
+from dsh._frozen import frozen, slotted
 from dsh.session import Content
 from dsh.tools._signal import AbortSignal
 from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
@@ -287,7 +287,7 @@ def _rg_path(root: Path, cwd: Path) -> str:
 
 
 @final
-@dataclass(slots=True)
+@slotted
 class _IgnoreFile:
     base: str  # absolute directory the patterns are relative to, with a trailing "/"
     rules: list[tuple[re.Pattern[str], bool, bool]]  # (regex, negated, directories only)
@@ -326,7 +326,7 @@ def _parse_ignore(text: str, base: str) -> _IgnoreFile:
 
 
 @final
-@dataclass(slots=True)
+@slotted
 class _Ignores:
     """``.gitignore`` (in a git repository), ``.ignore``, ``.rgignore``, read as ripgrep does."""
 
@@ -383,7 +383,7 @@ class _Ignores:
 
 
 @final
-@dataclass(slots=True)
+@slotted
 class _Overrides:
     """``--glob`` and ``--type`` filters, with ripgrep's precedence.
 

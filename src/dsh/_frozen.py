@@ -43,7 +43,10 @@ _object_setattr = object.__setattr__
 # Compiled __init__ makers by source text: classes of one shape share the code.
 _INIT_MAKERS: dict[str, Callable[..., Callable[..., None]]] = {}
 # Serialises the moment a subclass's frozen bases are shown to dataclass as
-# not frozen (see `wrap`), so two @frozen declarations never see each other's.
+# not frozen (see `_declare`), so two declarations here never see each other's.
+# A plain @dataclass(frozen=True) subclassing the same base in another thread at
+# that instant would be refused; dsh declares its classes at import, under the
+# import lock of their module.
 _DECLARING = threading.Lock()
 
 

@@ -325,9 +325,7 @@ class ToolRegistry:
             # 7. post-execute
             post_fns = ctx.listeners(POST_EXECUTE)
             if post_fns:
-                entry = core.entries.get(call.name)
-                definition = entry.definition if entry is not None else None
-                post = _post_execute(post_fns, call, result, definition)
+                post = _post_execute(post_fns, call, result)
                 try:
                     # Post-execute runs for every outcome, an aborted one included; only
                     # an abort that lands while it runs cuts it short.
@@ -651,7 +649,6 @@ async def _post_execute(
     fns: tuple[Callable[..., Awaitable[Any]], ...],
     call: ToolCall,
     result: ToolResult,
-    definition: ToolDefinition | None,
 ) -> tuple[ToolResult, tuple[str, ...]]:
     # The protected snapshot: a listener that mutates ``result`` cannot reach these.
     content, output, is_error, code, info = (
@@ -671,14 +668,13 @@ async def _post_execute(
         return ToolResult(failure.content, output, True, "LISTENER_ERROR", info), ()
     if decision.output is not None:
         try:
-            if is_error:
+            # A call without a definition (UNKNOWN_TOOL) is a failed one too.
+            if is_error or call.tool is None:
                 raise OutputMismatchError(
                     f"the output of a failed call ({code}) cannot be replaced; only a"
                     " successful call's can"
                 )
-            if definition is None:
-                raise OutputMismatchError(f"{call.name} is no longer registered")
-            content = definition.present_output(decision.output)
+            content = call.tool.present_output(decision.output)
         except Exception as exc:
             text = f"post-execute: {_exc_text(exc)}"
             info = FrozenDict(phase="post-execute", error=text, original_code=code)

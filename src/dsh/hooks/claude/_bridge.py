@@ -797,7 +797,7 @@ class ClaudeHooksPlugin:
 
     def _updated_output(self, agent: Agent, call: ToolCall, merged: _Merged) -> Any:
         """The last ``updatedToolOutput`` in declaration order that fits the tool's output."""
-        definition = agent.registry.get(call.name)
+        definition = call.tool  # the definition the call was sealed with
         chosen: Any = None
         for decl, answer in merged.answers:
             if answer.updated_tool_output is None or definition is None:

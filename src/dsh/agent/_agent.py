@@ -41,11 +41,18 @@ from dsh.agent._decisions import (
     SETUP_TRIGGERS,
     CompactRequest,
     CompactTrigger,
+    ContinuationContinue,
     ContinuationDecision,
     ContinuationState,
+    DisplayReplace,
     DisplayRequest,
     Notice,
     NoticeLevel,
+    PostToolBatchProceed,
+    PostToolBatchStop,
+    PreCompactVeto,
+    PromptAllow,
+    PromptBlock,
     PromptSource,
     SessionEndReason,
     SessionStartSource,
@@ -515,21 +522,18 @@ class Agent:
             decision = await self._guarded(
                 PROMPT_SUBMIT, self._ctx.waterfall(PROMPT_SUBMIT, self, content, source)
             )
-            if decision.blocked:
-                reason = decision.reason or "blocked"
-                self._append(PromptBlockedEvent(prompt=content, reason=reason, source=source))
-                self.notice(reason, source="agent/prompt-submit", level="warning")
-                continue
-            allowed += 1
-            final = decision.content if decision.content is not None else content
-            self._append(UserMessageEvent(content=final, source=source))
-            if decision.additional_context:
-                self._append(
-                    ContextMessageEvent(
-                        source=decision.source or "agent/prompt-submit",
-                        text=decision.additional_context,
-                    )
-                )
+            match decision:
+                case PromptBlock(reason=reason):
+                    self._append(PromptBlockedEvent(prompt=content, reason=reason, source=source))
+                    self.notice(reason, source="agent/prompt-submit", level="warning")
+                case PromptAllow(content=rewritten, additional_context=extra, source=by):
+                    allowed += 1
+                    final = rewritten if rewritten is not None else content
+                    self._append(UserMessageEvent(content=final, source=source))
+                    if extra:
+                        self._append(
+                            ContextMessageEvent(source=by or "agent/prompt-submit", text=extra)
+                        )
         if drained and not allowed:
             raise _EndTurn(_REJECTED)
         self._flush_context()
@@ -576,17 +580,14 @@ class Agent:
                 decision = await self._guarded(
                     POST_TOOL_BATCH, self._ctx.waterfall(POST_TOOL_BATCH, self, tuple(results))
                 )
-                if decision.kind == "stop":
-                    reason = decision.reason or "stopped"
-                    self.notice(reason, source="agent/post-tool-batch")
-                    raise _EndTurn(_STOPPED, AbortCause(kind="hook", reason=reason))
-                if decision.additional_context:
-                    self._append(
-                        ContextMessageEvent(
-                            source=decision.source or "agent/post-tool-batch",
-                            text=decision.additional_context,
+                match decision:
+                    case PostToolBatchStop(reason=reason):
+                        self.notice(reason, source="agent/post-tool-batch")
+                        raise _EndTurn(_STOPPED, AbortCause(kind="hook", reason=reason))
+                    case PostToolBatchProceed(additional_context=extra, source=by) if extra:
+                        self._append(
+                            ContextMessageEvent(source=by or "agent/post-tool-batch", text=extra)
                         )
-                    )
                 continue
 
             self._check_cancel()
@@ -598,7 +599,7 @@ class Agent:
                 TURN_CONTINUATION, self._ctx.waterfall(TURN_CONTINUATION, self, state)
             )
             self._check_cancel()
-            if not decision_c.continues:
+            if not isinstance(decision_c, ContinuationContinue):
                 raise _EndTurn(_COMPLETED)
             if not incoming.continues:
                 if streak >= self._continuation_cap:
@@ -648,11 +649,7 @@ class Agent:
             # Display is the user's view only: a broken listener shows the original.
             logger.exception("%r: agent/message-display failed; the original text is shown", self)
             return
-        if (
-            decision.kind == "replace"
-            and decision.text is not None
-            and decision.text != message.text
-        ):
+        if isinstance(decision, DisplayReplace) and decision.text != message.text:
             self._append(AssistantDisplayEvent(message_id=message.id, text=decision.text))
 
     async def _end(
@@ -869,7 +866,7 @@ class Agent:
             decision = await self._guarded(
                 PRE_COMPACT, self._ctx.waterfall(PRE_COMPACT, self, compact)
             )
-            if decision.kind == "veto":
+            if isinstance(decision, PreCompactVeto):
                 self.notice(
                     f"compaction vetoed: {decision.reason}",
                     source="agent/pre-compact",

@@ -1,14 +1,17 @@
 """The loop's vocabularies and decisions: what its seams receive and what listeners return.
 
-Each decision is one frozen, slotted, ``@final`` class whose ``kind`` literal
-closes its variants; listeners build them with the named constructors
-(``PromptDecision.block(reason)``), never by hand.
+Each decision is a closed union: a field-less base (``PromptDecision``) that
+carries the named constructors, and ``@final`` frozen variants with exactly
+their own fields (``PromptAllow | PromptBlock``, named ``PromptVerdict``), so
+mypy narrows a decision with ``match``/``isinstance`` and a block always has
+its reason. No other module can add a variant. Listeners build decisions with
+the named constructors (``PromptDecision.block(reason)``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, TypeAlias, final
+from typing import Any, ClassVar, Literal, Self, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.session import Content
@@ -16,19 +19,34 @@ from dsh.session import Content
 __all__ = [
     "CompactRequest",
     "CompactTrigger",
+    "ContinuationContinue",
     "ContinuationDecision",
     "ContinuationState",
+    "ContinuationStop",
+    "ContinuationVerdict",
     "DisplayDecision",
+    "DisplayReplace",
     "DisplayRequest",
+    "DisplayShow",
+    "DisplayVerdict",
     "InstructionsFile",
     "InstructionsLoadReason",
     "InstructionsScope",
     "Notice",
     "NoticeLevel",
     "PostToolBatchDecision",
+    "PostToolBatchProceed",
+    "PostToolBatchStop",
+    "PostToolBatchVerdict",
     "PreCompactDecision",
+    "PreCompactProceed",
+    "PreCompactVerdict",
+    "PreCompactVeto",
+    "PromptAllow",
+    "PromptBlock",
     "PromptDecision",
     "PromptSource",
+    "PromptVerdict",
     "SessionEndReason",
     "SessionStartSource",
     "SetupTrigger",
@@ -97,25 +115,43 @@ def _optional_text(value: object, what: str) -> str | None:
     return value or None
 
 
-@final
-@frozen
-class PromptDecision:
+class _Decision:
+    """The root of the decision families: no fields, closed to other modules.
+
+    A family's base (``PromptDecision``) carries the named constructors and is
+    never built itself; its variants are the ``@final`` classes below, so the
+    union a listener can return is the one this module declares, at run time too.
+    """
+
+    __slots__ = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        if cls.__module__ != __name__:
+            raise TypeError(
+                f"{cls.__qualname__}: a decision's variants are closed; "
+                "build one with its named constructors"
+            )
+        super().__init_subclass__(**kwargs)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        if cls is _Decision or _Decision in cls.__bases__:
+            raise TypeError(f"{cls.__name__} is built with its named constructors")
+        return super().__new__(cls)
+
+
+class PromptDecision(_Decision):
     """``agent/prompt-submit``'s answer: allow (maybe rewritten, maybe with context) or block."""
 
-    kind: Literal["allow", "block"]
-    content: Content | None = None
-    additional_context: str | None = None
-    reason: str | None = None
-    source: str | None = None
+    __slots__ = ()
+    kind: ClassVar[Literal["allow", "block"]]
 
-    @classmethod
+    @staticmethod
     def allow(
-        cls,
         content: Content | None = None,
         additional_context: str | None = None,
         *,
         source: str | None = None,
-    ) -> PromptDecision:
+    ) -> PromptAllow:
         """Let the prompt through; ``content`` replaces it, ``additional_context`` follows it.
 
         ``source`` names who added the context (``plugin:<name>``); the loop
@@ -123,70 +159,133 @@ class PromptDecision:
         """
         if content is not None and not isinstance(content, str | tuple):
             raise TypeError(f"PromptDecision.allow: content must be str or blocks, got {content!r}")
-        return cls(
-            kind="allow",
+        return PromptAllow(
             content=content,
             additional_context=_optional_text(additional_context, "additional_context"),
             source=source,
         )
 
-    @classmethod
-    def block(cls, reason: str) -> PromptDecision:
+    @staticmethod
+    def block(reason: str) -> PromptBlock:
         """Drop the prompt; ``reason`` is logged with it and shown to the user."""
-        return cls(kind="block", reason=_require_text(reason, "PromptDecision.block reason"))
+        return PromptBlock(reason)
 
     @property
     def blocked(self) -> bool:
-        return self.kind == "block"
+        return isinstance(self, PromptBlock)
+
+
+@final
+@frozen(kw_only=True)
+class PromptAllow(PromptDecision):
+    """The prompt goes on; ``content`` (when given) replaces it, ``additional_context`` follows."""
+
+    kind: ClassVar[Literal["allow"]] = "allow"
+    content: Content | None = None
+    additional_context: str | None = None
+    source: str | None = None
 
 
 @final
 @frozen
-class PostToolBatchDecision:
+class PromptBlock(PromptDecision):
+    """The prompt is dropped (logged as ``prompt/blocked``); ``reason`` is shown to the user."""
+
+    kind: ClassVar[Literal["block"]] = "block"
+    reason: str
+
+    def __post_init__(self) -> None:
+        _require_text(self.reason, "PromptDecision.block reason")
+
+
+PromptVerdict: TypeAlias = PromptAllow | PromptBlock
+
+
+class PostToolBatchDecision(_Decision):
     """``agent/post-tool-batch``'s answer: proceed to the next model call, or stop the turn."""
 
-    kind: Literal["proceed", "stop"]
-    additional_context: str | None = None
-    reason: str | None = None
-    source: str | None = None
+    __slots__ = ()
+    kind: ClassVar[Literal["proceed", "stop"]]
 
-    @classmethod
+    @staticmethod
     def proceed(
-        cls, additional_context: str | None = None, *, source: str | None = None
-    ) -> PostToolBatchDecision:
-        return cls(
-            kind="proceed",
+        additional_context: str | None = None, *, source: str | None = None
+    ) -> PostToolBatchProceed:
+        return PostToolBatchProceed(
             additional_context=_optional_text(additional_context, "additional_context"),
             source=source,
         )
 
-    @classmethod
-    def stop(cls, reason: str) -> PostToolBatchDecision:
-        return cls(kind="stop", reason=_require_text(reason, "PostToolBatchDecision.stop reason"))
+    @staticmethod
+    def stop(reason: str) -> PostToolBatchStop:
+        return PostToolBatchStop(reason)
+
+
+@final
+@frozen(kw_only=True)
+class PostToolBatchProceed(PostToolBatchDecision):
+    """The turn goes on to the next model call, ``additional_context`` (when given) before it."""
+
+    kind: ClassVar[Literal["proceed"]] = "proceed"
+    additional_context: str | None = None
+    source: str | None = None
 
 
 @final
 @frozen
-class ContinuationDecision:
-    """``agent/turn-continuation``'s answer: let the turn end, or keep it going.
+class PostToolBatchStop(PostToolBatchDecision):
+    """The turn ends as ``stopped``; ``reason`` is shown to the user."""
+
+    kind: ClassVar[Literal["stop"]] = "stop"
+    reason: str
+
+    def __post_init__(self) -> None:
+        _require_text(self.reason, "PostToolBatchDecision.stop reason")
+
+
+PostToolBatchVerdict: TypeAlias = PostToolBatchProceed | PostToolBatchStop
+
+
+class ContinuationDecision(_Decision):
+    """``agent/turn-continuation``'s answer: end the turn (``ContinuationStop``) or keep it going.
 
     A ``continue_`` reason reaches the model as steering at the top of the next step.
     """
 
-    kind: Literal["stop", "continue"]
-    reason: str | None = None
+    __slots__ = ()
+    kind: ClassVar[Literal["stop", "continue"]]
 
-    @classmethod
-    def stop(cls) -> ContinuationDecision:
-        return cls(kind="stop")
+    @staticmethod
+    def stop() -> ContinuationStop:
+        return ContinuationStop()
 
-    @classmethod
-    def continue_(cls, reason: str | None = None) -> ContinuationDecision:
-        return cls(kind="continue", reason=_optional_text(reason, "continue_ reason"))
+    @staticmethod
+    def continue_(reason: str | None = None) -> ContinuationContinue:
+        return ContinuationContinue(reason=_optional_text(reason, "continue_ reason"))
 
     @property
     def continues(self) -> bool:
-        return self.kind == "continue"
+        return isinstance(self, ContinuationContinue)
+
+
+@final
+@frozen
+class ContinuationStop(ContinuationDecision):
+    """The turn ends (``completed``)."""
+
+    kind: ClassVar[Literal["stop"]] = "stop"
+
+
+@final
+@frozen(kw_only=True)
+class ContinuationContinue(ContinuationDecision):
+    """The turn takes another step; ``reason`` (when given) steers it."""
+
+    kind: ClassVar[Literal["continue"]] = "continue"
+    reason: str | None = None
+
+
+ContinuationVerdict: TypeAlias = ContinuationStop | ContinuationContinue
 
 
 @final
@@ -200,7 +299,7 @@ class ContinuationState:
     ``stop_hook_active`` is ``streak > 0``.
     """
 
-    decision: ContinuationDecision
+    decision: ContinuationVerdict
     streak: int
     step: int
     final_text: str
@@ -233,21 +332,42 @@ class CompactRequest:
     instructions: str | None = None
 
 
+class PreCompactDecision(_Decision):
+    """``agent/pre-compact``'s answer: let compaction run (``PreCompactProceed``), or veto it."""
+
+    __slots__ = ()
+    kind: ClassVar[Literal["proceed", "veto"]]
+
+    @staticmethod
+    def proceed() -> PreCompactProceed:
+        return PreCompactProceed()
+
+    @staticmethod
+    def veto(reason: str) -> PreCompactVeto:
+        return PreCompactVeto(reason)
+
+
 @final
 @frozen
-class PreCompactDecision:
-    """``agent/pre-compact``'s answer: let compaction run, or veto it with a reason."""
+class PreCompactProceed(PreCompactDecision):
+    """Compaction runs."""
 
-    kind: Literal["proceed", "veto"]
-    reason: str | None = None
+    kind: ClassVar[Literal["proceed"]] = "proceed"
 
-    @classmethod
-    def proceed(cls) -> PreCompactDecision:
-        return cls(kind="proceed")
 
-    @classmethod
-    def veto(cls, reason: str) -> PreCompactDecision:
-        return cls(kind="veto", reason=_require_text(reason, "PreCompactDecision.veto reason"))
+@final
+@frozen
+class PreCompactVeto(PreCompactDecision):
+    """Compaction does not run; ``reason`` is shown to the user."""
+
+    kind: ClassVar[Literal["veto"]] = "veto"
+    reason: str
+
+    def __post_init__(self) -> None:
+        _require_text(self.reason, "PreCompactDecision.veto reason")
+
+
+PreCompactVerdict: TypeAlias = PreCompactProceed | PreCompactVeto
 
 
 @final
@@ -267,28 +387,48 @@ class DisplayRequest:
     text: str
 
 
-@final
-@frozen
-class DisplayDecision:
+class DisplayDecision(_Decision):
     """``agent/message-display``'s answer: show the text as it is, or show another text.
 
     A replacement changes what the user sees only (logged as ``assistant/display``);
     the model and the history keep the original.
     """
 
-    kind: Literal["show", "replace"]
-    text: str | None = None
+    __slots__ = ()
+    kind: ClassVar[Literal["show", "replace"]]
 
-    @classmethod
-    def show(cls) -> DisplayDecision:
-        return cls(kind="show")
+    @staticmethod
+    def show() -> DisplayShow:
+        return DisplayShow()
 
-    @classmethod
-    def replace(cls, text: str) -> DisplayDecision:
+    @staticmethod
+    def replace(text: str) -> DisplayReplace:
         """Show ``text`` instead (``""`` shows nothing)."""
-        if not isinstance(text, str):
-            raise TypeError(f"DisplayDecision.replace: text must be a string, got {text!r}")
-        return cls(kind="replace", text=text)
+        return DisplayReplace(text)
+
+
+@final
+@frozen
+class DisplayShow(DisplayDecision):
+    """The message's text is shown as it is."""
+
+    kind: ClassVar[Literal["show"]] = "show"
+
+
+@final
+@frozen
+class DisplayReplace(DisplayDecision):
+    """``text`` is shown instead of the message's (``""`` shows nothing)."""
+
+    kind: ClassVar[Literal["replace"]] = "replace"
+    text: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"DisplayDecision.replace: text must be a string, got {self.text!r}")
+
+
+DisplayVerdict: TypeAlias = DisplayShow | DisplayReplace
 
 
 @final

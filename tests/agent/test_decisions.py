@@ -1,4 +1,4 @@
-"""Decisions are built by named constructors that reject bad input, naming the problem."""
+"""Decisions are closed unions, built by named constructors that reject bad input by name."""
 
 from __future__ import annotations
 
@@ -7,10 +7,21 @@ import dataclasses
 import pytest
 
 from dsh.agent import (
+    ContinuationContinue,
     ContinuationDecision,
     ContinuationState,
+    ContinuationStop,
+    DisplayDecision,
+    DisplayReplace,
+    DisplayShow,
     PostToolBatchDecision,
+    PostToolBatchProceed,
+    PostToolBatchStop,
     PreCompactDecision,
+    PreCompactProceed,
+    PreCompactVeto,
+    PromptAllow,
+    PromptBlock,
     PromptDecision,
     TurnStop,
 )
@@ -43,6 +54,10 @@ def test_prompt_decisions() -> None:
         (lambda: PostToolBatchDecision.stop("  "), "PostToolBatchDecision.stop reason"),
         (lambda: PreCompactDecision.veto(""), "PreCompactDecision.veto reason"),
         (lambda: TurnStop(""), "TurnStop reason"),
+        # The variant classes keep the same promise as their constructors.
+        (lambda: PromptBlock(""), "PromptDecision.block reason"),
+        (lambda: PostToolBatchStop(" "), "PostToolBatchDecision.stop reason"),
+        (lambda: PreCompactVeto(""), "PreCompactDecision.veto reason"),
     ],
 )
 def test_a_reason_must_be_given(build: object, message: str) -> None:
@@ -55,6 +70,8 @@ def test_a_context_must_be_text() -> None:
         PromptDecision.allow(additional_context=42)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="content"):
         PromptDecision.allow(content=["a list"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"DisplayDecision\.replace: text"):
+        DisplayDecision.replace(None)  # type: ignore[arg-type]
 
 
 def test_decisions_are_frozen() -> None:
@@ -71,3 +88,93 @@ def test_continuation_state_says_whether_a_stop_hook_is_active() -> None:
     assert not stop.continues
     assert PostToolBatchDecision.proceed("c").additional_context == "c"
     assert PreCompactDecision.proceed().kind == "proceed"
+
+
+@pytest.mark.parametrize(
+    ("decision", "variant", "base", "kind", "fields"),
+    [
+        (
+            PromptDecision.allow("x", "c"),
+            PromptAllow,
+            PromptDecision,
+            "allow",
+            ("content", "additional_context", "source"),
+        ),
+        (PromptDecision.block("why"), PromptBlock, PromptDecision, "block", ("reason",)),
+        (
+            PostToolBatchDecision.proceed("c"),
+            PostToolBatchProceed,
+            PostToolBatchDecision,
+            "proceed",
+            ("additional_context", "source"),
+        ),
+        (
+            PostToolBatchDecision.stop("why"),
+            PostToolBatchStop,
+            PostToolBatchDecision,
+            "stop",
+            ("reason",),
+        ),
+        (
+            ContinuationDecision.continue_("r"),
+            ContinuationContinue,
+            ContinuationDecision,
+            "continue",
+            ("reason",),
+        ),
+        (ContinuationDecision.stop(), ContinuationStop, ContinuationDecision, "stop", ()),
+        (PreCompactDecision.proceed(), PreCompactProceed, PreCompactDecision, "proceed", ()),
+        (PreCompactDecision.veto("why"), PreCompactVeto, PreCompactDecision, "veto", ("reason",)),
+        (DisplayDecision.show(), DisplayShow, DisplayDecision, "show", ()),
+        (DisplayDecision.replace(""), DisplayReplace, DisplayDecision, "replace", ("text",)),
+    ],
+)
+def test_a_constructor_returns_its_variant_with_exactly_its_fields(
+    decision: object, variant: type, base: type, kind: str, fields: tuple[str, ...]
+) -> None:
+    assert type(decision) is variant
+    assert isinstance(decision, base)
+    assert variant.kind == kind  # type: ignore[attr-defined]
+    assert tuple(f.name for f in dataclasses.fields(decision)) == fields  # type: ignore[arg-type]
+    assert not hasattr(decision, "__dict__")
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        PromptDecision,
+        PostToolBatchDecision,
+        ContinuationDecision,
+        PreCompactDecision,
+        DisplayDecision,
+        PromptAllow,
+        PromptBlock,
+    ],
+)
+def test_no_other_module_can_add_a_variant(base: type) -> None:
+    with pytest.raises(TypeError, match="closed"):
+        type("Maybe", (base,), {"__slots__": ()})
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        PromptDecision,
+        PostToolBatchDecision,
+        ContinuationDecision,
+        PreCompactDecision,
+        DisplayDecision,
+    ],
+)
+def test_a_base_is_never_a_decision_itself(base: type) -> None:
+    with pytest.raises(TypeError, match="named constructors"):
+        base()
+
+
+def test_a_verdict_says_which_variant_it_is() -> None:
+    assert PromptDecision.block("why").blocked
+    assert not PromptDecision.allow().blocked
+    assert ContinuationDecision.continue_().continues
+    assert not ContinuationDecision.stop().continues
+    # Equal decisions are equal values, whichever way they were built.
+    assert PromptDecision.block("why") == PromptBlock("why")

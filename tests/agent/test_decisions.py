@@ -139,33 +139,22 @@ def test_a_constructor_returns_its_variant_with_exactly_its_fields(
     assert not hasattr(decision, "__dict__")
 
 
-@pytest.mark.parametrize(
-    "base",
-    [
-        PromptDecision,
-        PostToolBatchDecision,
-        ContinuationDecision,
-        PreCompactDecision,
-        DisplayDecision,
-        PromptAllow,
-        PromptBlock,
-    ],
+BASES = (
+    PromptDecision,
+    PostToolBatchDecision,
+    ContinuationDecision,
+    PreCompactDecision,
+    DisplayDecision,
 )
+
+
+@pytest.mark.parametrize("base", [*BASES, PromptAllow, PromptBlock])
 def test_no_other_module_can_add_a_variant(base: type) -> None:
     with pytest.raises(TypeError, match="closed"):
         type("Maybe", (base,), {"__slots__": ()})
 
 
-@pytest.mark.parametrize(
-    "base",
-    [
-        PromptDecision,
-        PostToolBatchDecision,
-        ContinuationDecision,
-        PreCompactDecision,
-        DisplayDecision,
-    ],
-)
+@pytest.mark.parametrize("base", BASES)
 def test_a_base_is_never_a_decision_itself(base: type) -> None:
     with pytest.raises(TypeError, match="named constructors"):
         base()

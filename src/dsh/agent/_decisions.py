@@ -172,6 +172,7 @@ class PromptDecision(_Decision):
 
     @property
     def blocked(self) -> bool:
+        """Whether this is a ``PromptBlock`` (a test that does not narrow; ``isinstance`` does)."""
         return isinstance(self, PromptBlock)
 
 
@@ -265,6 +266,7 @@ class ContinuationDecision(_Decision):
 
     @property
     def continues(self) -> bool:
+        """Whether this is a ``ContinuationContinue`` (a test that does not narrow)."""
         return isinstance(self, ContinuationContinue)
 
 

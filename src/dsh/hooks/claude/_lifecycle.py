@@ -307,13 +307,9 @@ class LifecycleEvents(BridgeBase):
         merged = await self._fire(agent, "MessageDisplay", hooks, payload)
         # Failure, timeout and exit 2 show the original; `systemMessage` and `continue`
         # are discarded. Several replacements: the last in declaration order wins.
-        shown = [
-            a.display_content
-            for _, a in merged.answers
-            if a.blocking_error is None and a.display_content is not None
-        ]
-        if shown:
-            return DisplayDecision.replace(shown[-1])
+        shown = merged.last(lambda a: a.blocking_error is None and a.display_content is not None)
+        if shown is not None and shown.display_content is not None:
+            return DisplayDecision.replace(shown.display_content)
         return await nxt()
 
     def _display_payload(

@@ -1,10 +1,16 @@
 """Running external command hooks: declarations, the executor, outcomes, ``hook/*`` events.
 
 Shared by the Claude Code and Codex bridges (which never import each other).
-A bridge builds ``HookCommand``s from its tool's configuration, runs an event's
-hooks with ``run_hooks``, turns each ``HookRun`` into a ``HookOutcome`` with its
-own decoder through ``hook_outcome``, and records ``hook/invocation`` and
-``hook/result`` events. A native plugin needs none of this.
+A bridge builds ``HookCommand``s from its tool's configuration (the
+environment through ``hook_environment``) and fires an event's hooks with
+``fire_hooks``: it runs them concurrently, records ``hook/invocation`` and
+``hook/result`` events in the bridge's ``HookSink`` (one fsync per group, a
+result for every invocation even when cancelled), turns each ``HookRun`` into
+a ``HookOutcome`` with the bridge's ``AnswerRules`` and returns the decided
+answers as ``MergedAnswers``, which the bridge reads with its own precedence
+(``MergedAnswers.strongest``). ``SessionStates`` keeps the bridge's state per
+root session. The lower-level ``run_hooks`` and ``hook_outcome`` stay public
+for a bridge with other needs. A native plugin needs none of this.
 """
 
 from dsh.hook_protocol._declarations import (
@@ -31,6 +37,14 @@ from dsh.hook_protocol._executor import (
     run_hooks,
     unique_hooks,
 )
+from dsh.hook_protocol._firing import (
+    AnswerRules,
+    HookSink,
+    MergedAnswers,
+    RoutedSink,
+    Verdict,
+    fire_hooks,
+)
 from dsh.hook_protocol._outcome import (
     FAILURE_REASONS,
     HookDecodeError,
@@ -39,6 +53,7 @@ from dsh.hook_protocol._outcome import (
     WrongEvent,
     hook_outcome,
 )
+from dsh.hook_protocol._sessions import Nested, SessionStates, hook_environment, root_session
 
 __all__ = [
     "DEFAULT_CAPTURE_CAP",
@@ -46,6 +61,7 @@ __all__ = [
     "DEFAULT_KILL_GRACE",
     "FAILURE_REASONS",
     "HOOK_STDERR_LOG_LIMIT",
+    "AnswerRules",
     "CancelSignal",
     "HookCommand",
     "HookDecodeError",
@@ -54,13 +70,22 @@ __all__ = [
     "HookOutcome",
     "HookResultEvent",
     "HookRun",
+    "HookSink",
+    "MergedAnswers",
+    "Nested",
     "NoDecision",
     "OnFailure",
+    "RoutedSink",
+    "SessionStates",
+    "Verdict",
     "WrongEvent",
     "exec_argv",
+    "fire_hooks",
+    "hook_environment",
     "hook_outcome",
     "invocation_event",
     "result_event",
+    "root_session",
     "run_hook",
     "run_hooks",
     "shell_argv",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.hook_protocol import HookCommand, HookOrigin
+from dsh.hook_protocol import HookCommand, HookOrigin, hook_environment
 from dsh.hooks.claude._matcher import IfRule, Matcher
 from dsh.hooks.claude._report import render_report
 from dsh.session import FrozenDict
@@ -225,7 +225,7 @@ class HookDeclaration:
         ``timeout`` overrides the declared one (e.g. what is left of the
         SessionEnd budget). ``onFailure: "continue"`` becomes ``ignore``.
         """
-        merged = {**self.env, **(env or {})}
+        merged = hook_environment(self.env, env)
         return HookCommand(
             argv=self.argv,
             timeout=self.timeout if timeout is None else timeout,

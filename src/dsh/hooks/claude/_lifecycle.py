@@ -1,0 +1,396 @@
+"""The bridge's lifecycle events: the session, the prompt, the turn's end, subagents, compaction.
+
+Setup, SessionStart, InstructionsLoaded, UserPromptSubmit, Stop, StopFailure,
+SubagentStart, SubagentStop, PreCompact, PostCompact, MessageDisplay,
+CwdChanged and SessionEnd: each listener selects the matching declarations,
+builds the payload Claude Code sends (field for field as the conformance
+captures show), fires them (``BridgeBase._fire``) and applies the answers with
+the event's rules and Claude Code's wording.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from pathlib import Path
+from typing import Any
+
+from dsh.agent import (
+    Agent,
+    CompactRequest,
+    ContinuationDecision,
+    ContinuationState,
+    DisplayDecision,
+    DisplayRequest,
+    InstructionsFile,
+    PreCompactDecision,
+    PromptDecision,
+    PromptSource,
+    SessionEndReason,
+    SessionStartSource,
+    SetupTrigger,
+    TurnResult,
+)
+from dsh.context import Next
+from dsh.hook_protocol import root_session
+from dsh.hooks.claude._machinery import (
+    SOURCE,
+    BridgeBase,
+    additional_contexts,
+    blocking,
+    halting,
+)
+from dsh.hooks.claude._transcript import write_transcript
+from dsh.session import AbortCause, Content, content_text
+
+__all__ = ["LifecycleEvents"]
+
+logger = logging.getLogger("dsh.hooks.claude")
+
+
+class LifecycleEvents(BridgeBase):
+    """The listeners of the lifecycle events (``ClaudeHooksPlugin.apply`` mounts them)."""
+
+    # -- Setup -----------------------------------------------------------------------
+
+    async def _setup(self, agent: Agent, trigger: SetupTrigger) -> None:
+        hooks = self.catalog.matching("Setup", trigger)
+        if not hooks:
+            return
+        payload = self._base(agent, "Setup", prompt_id=False, permission=False, effort=False)
+        payload["trigger"] = trigger
+        merged = await self._fire(agent, "Setup", hooks, payload)
+        # Plain stdout goes to Claude Code's debug log only; the hook/result event keeps it.
+        self._inject_contexts(agent, "Setup", merged, plain_as=None)
+        self._user_errors(agent, "Setup", merged)
+        self._common_effects(agent, "Setup", merged)
+
+    # -- InstructionsLoaded -------------------------------------------------------------
+
+    async def _instructions_loaded(self, agent: Agent, file: InstructionsFile) -> None:
+        hooks = self.catalog.matching("InstructionsLoaded", file.load_reason)
+        if not hooks:
+            return
+        payload = self._base(
+            agent, "InstructionsLoaded", prompt_id=False, permission=False, effort=False
+        )
+        payload["file_path"] = str(file.path)
+        payload["memory_type"] = file.scope
+        payload["load_reason"] = file.load_reason
+        if file.globs:
+            payload["globs"] = list(file.globs)
+        if file.trigger_file_path is not None:
+            payload["trigger_file_path"] = str(file.trigger_file_path)
+        if file.parent_path is not None:
+            payload["parent_file_path"] = str(file.parent_path)
+        # Exit code and output are discarded, as Claude Code discards them; the log keeps them.
+        await self._fire(agent, "InstructionsLoaded", hooks, payload)
+
+    # -- SessionStart ----------------------------------------------------------------
+
+    async def _session_start(self, agent: Agent, source: SessionStartSource) -> None:
+        if agent.parent is not None:
+            return  # a child fires SubagentStart instead
+        value: str = source
+        if source == "startup" and agent.forked_from is not None:
+            value = "fork"
+        hooks = self.catalog.matching("SessionStart", value)
+        if not hooks:
+            return
+        payload = self._base(
+            agent, "SessionStart", prompt_id=value == "compact", permission=False, effort=False
+        )
+        payload["source"] = value
+        if value == "compact":
+            payload["model"] = agent.model.name
+        merged = await self._fire(agent, "SessionStart", hooks, payload)
+        self._inject_contexts(agent, "SessionStart", merged, plain_as=f"SessionStart:{value}")
+        self._user_errors(agent, "SessionStart", merged)
+        self._common_effects(agent, "SessionStart", merged)
+
+    # -- UserPromptSubmit -----------------------------------------------------------
+
+    async def _prompt_submit(
+        self, agent: Agent, content: Content, source: PromptSource, nxt: Next[PromptDecision]
+    ) -> PromptDecision:
+        if source != "user" or agent.parent is not None:
+            return await nxt()
+        state = self._state(agent)
+        state.prompt_id = str(uuid.uuid4())
+        hooks = self.catalog.matching("UserPromptSubmit", None)
+        if not hooks:
+            return await nxt()
+        prompt = content_text(content)
+        payload = self._base(agent, "UserPromptSubmit", effort=False, agent_fields=False)
+        payload["prompt"] = prompt
+        merged = await self._fire(agent, "UserPromptSubmit", hooks, payload)
+        self._common_effects(agent, "UserPromptSubmit", merged)
+        blocks = blocking(merged)
+        if blocks:
+            reasons = "\n".join(a.block_reason for _, a in blocks)
+            message = f"UserPromptSubmit operation blocked by hook:\n{reasons}"
+            if not any(a.suppress_original_prompt for _, a in merged.answers):
+                message += f"\n\nOriginal prompt: {prompt}"
+            return PromptDecision.block(message)
+        lines: list[str] = []
+        for _, answer in merged.answers:
+            if answer.additional_context:
+                lines.append(
+                    f"UserPromptSubmit hook additional context: {answer.additional_context}"
+                )
+            elif answer.plain:
+                lines.append(f"UserPromptSubmit hook success: {answer.plain}")
+        decision = await nxt()
+        if decision.blocked or not lines:
+            return decision
+        text = "\n".join(lines)
+        if decision.additional_context:
+            text = f"{decision.additional_context}\n{text}"
+        return PromptDecision.allow(
+            decision.content, text, source=decision.source or f"{SOURCE}:UserPromptSubmit"
+        )
+
+    # -- Stop / StopFailure ---------------------------------------------------------------
+
+    async def _stop(
+        self, agent: Agent, state: ContinuationState, nxt: Next[ContinuationDecision]
+    ) -> ContinuationDecision:
+        if agent.parent is not None or state.decision.continues:
+            return await nxt()  # a child fires SubagentStop; queued steering continues anyway
+        hooks = self.catalog.matching("Stop", None)
+        if not hooks:
+            return await nxt()
+        payload = self._base(agent, "Stop")
+        payload["stop_hook_active"] = state.stop_hook_active
+        payload["last_assistant_message"] = state.final_text
+        payload["background_tasks"] = []
+        payload["session_crons"] = []
+        merged = await self._fire(agent, "Stop", hooks, payload)
+        self._common_effects(agent, "Stop", merged)
+        if halting(merged) is not None:
+            return await nxt()
+        blocks = blocking(merged)
+        if blocks:
+            reasons = "\n".join(a.block_reason for _, a in blocks)
+            return ContinuationDecision.continue_(f"Stop hook feedback:\n{reasons}")
+        contexts = additional_contexts(merged)
+        if contexts:
+            return ContinuationDecision.continue_("Stop hook feedback:\n" + "\n".join(contexts))
+        return await nxt()
+
+    async def _turn_error(self, agent: Agent, error: Exception) -> None:
+        if agent.parent is not None:
+            return
+        # Claude Code shows the failure as a synthetic assistant message (`API Error: …`),
+        # which MessageDisplay sees before StopFailure fires. dsh reports the error on the
+        # turn's end line, so a `displayContent` for it has nothing to replace (a limit).
+        hooks = self.catalog.matching("MessageDisplay", None)
+        if hooks:
+            payload = self._display_payload(
+                agent, agent.turn_id or "", str(uuid.uuid4()), _api_error_text(error)
+            )
+            await self._fire(agent, "MessageDisplay", hooks, payload)
+        await self._stop_failure(agent, error)
+
+    async def _stop_failure(self, agent: Agent, error: Exception) -> None:
+        kind = _error_kind(error)
+        hooks = self.catalog.matching("StopFailure", kind)
+        if not hooks:
+            return
+        payload = self._base(agent, "StopFailure", permission=False, agent_fields=False)
+        payload["error"] = kind
+        payload["last_assistant_message"] = _api_error_text(error)
+        await self._fire(agent, "StopFailure", hooks, payload)  # output ignored, as in Claude Code
+
+    # -- subagents -------------------------------------------------------------------------
+
+    async def _subagent_start(self, parent: Agent, child: Agent) -> None:
+        hooks = self.catalog.matching("SubagentStart", child.agent_type)
+        if not hooks:
+            return
+        payload = self._base(child, "SubagentStart", permission=False, effort=False)
+        merged = await self._fire(child, "SubagentStart", hooks, payload, log_to=parent)
+        for _, answer in merged.answers:
+            if answer.additional_context:
+                child.inject(
+                    f"SubagentStart hook additional context: {answer.additional_context}",
+                    source=f"{SOURCE}:SubagentStart",
+                )
+            if answer.system_message:
+                parent.notice(answer.system_message, source=f"{SOURCE}:SubagentStart")
+        self._user_errors(parent, "SubagentStart", merged)
+        halt = halting(merged)
+        if halt is not None:
+            child.cancel(
+                AbortCause(kind="hook", reason=halt.stop_reason or "SubagentStart hook"),
+                when="now",
+            )
+
+    async def _subagent_stop(self, parent: Agent, child: Agent, result: TurnResult) -> None:
+        hooks = self.catalog.matching("SubagentStop", child.agent_type)
+        if not hooks:
+            return
+        payload = self._base(child, "SubagentStop")
+        payload["stop_hook_active"] = False
+        # Claude Code's layout: <session>/subagents/agent-<id>.jsonl beside the transcript.
+        payload["agent_transcript_path"] = str(
+            self.transcript_path(parent).with_suffix("")
+            / "subagents"
+            / f"agent-{child.agent_id}.jsonl"
+        )
+        payload["last_assistant_message"] = result.final_text
+        payload["background_tasks"] = []
+        payload["session_crons"] = []
+        write_transcript(
+            Path(payload["agent_transcript_path"]),
+            child.events,
+            session_id=root_session(parent).session_id,
+            cwd=child.workspace.cwd,
+            permission_mode=self.permission_mode,
+        )
+        merged = await self._fire(child, "SubagentStop", hooks, payload, log_to=parent)
+        for _, answer in merged.answers:
+            if answer.system_message:
+                parent.notice(answer.system_message, source=f"{SOURCE}:SubagentStop")
+
+    # -- compaction -------------------------------------------------------------------------
+
+    async def _pre_compact(
+        self, agent: Agent, request: CompactRequest, nxt: Next[PreCompactDecision]
+    ) -> PreCompactDecision:
+        state = self._state(agent)
+        state.compact_trigger = request.trigger
+        if request.trigger == "manual":
+            state.prompt_id = str(uuid.uuid4())  # `/compact` is a prompt in Claude Code
+        hooks = self.catalog.matching("PreCompact", request.trigger)
+        if not hooks:
+            return await nxt()
+        payload = self._base(
+            agent, "PreCompact", permission=False, agent_fields=False, effort=False
+        )
+        payload["trigger"] = request.trigger
+        payload["custom_instructions"] = request.instructions
+        merged = await self._fire(agent, "PreCompact", hooks, payload)
+        for _, answer in merged.answers:
+            if answer.system_message:
+                agent.notice(answer.system_message, source=f"{SOURCE}:PreCompact")
+        blocks = blocking(merged)
+        if blocks:
+            return PreCompactDecision.veto("\n".join(a.block_reason for _, a in blocks))
+        return await nxt()
+
+    async def _post_compact(self, agent: Agent, summary: str) -> None:
+        trigger = self._state(agent).compact_trigger
+        hooks = self.catalog.matching("PostCompact", trigger)
+        if not hooks:
+            return
+        payload = self._base(
+            agent, "PostCompact", permission=False, agent_fields=False, effort=False
+        )
+        payload["trigger"] = trigger
+        payload["compact_summary"] = summary
+        merged = await self._fire(agent, "PostCompact", hooks, payload)
+        self._user_errors(agent, "PostCompact", merged)
+
+    # -- MessageDisplay ------------------------------------------------------------------------
+
+    async def _message_display(
+        self, agent: Agent, request: DisplayRequest, nxt: Next[DisplayDecision]
+    ) -> DisplayDecision:
+        hooks = self.catalog.matching("MessageDisplay", None)
+        if agent.parent is not None or not hooks:
+            return await nxt()
+        payload = self._display_payload(
+            agent, request.turn_id, request.message_id, request.text, request.index, request.final
+        )
+        merged = await self._fire(agent, "MessageDisplay", hooks, payload)
+        # Failure, timeout and exit 2 show the original; `systemMessage` and `continue`
+        # are discarded. Several replacements: the last in declaration order wins.
+        shown = merged.last(lambda a: a.blocking_error is None and a.display_content is not None)
+        if shown is not None and shown.display_content is not None:
+            return DisplayDecision.replace(shown.display_content)
+        return await nxt()
+
+    def _display_payload(
+        self,
+        agent: Agent,
+        turn_id: str,
+        message_id: str,
+        text: str,
+        index: int = 0,
+        final: bool = True,
+    ) -> dict[str, Any]:
+        payload = self._base(
+            agent, "MessageDisplay", permission=False, agent_fields=False, effort=False
+        )
+        payload["turn_id"] = _as_uuid(turn_id)
+        payload["message_id"] = _as_uuid(message_id)
+        payload["index"] = index
+        payload["final"] = final
+        payload["delta"] = text
+        return payload
+
+    # -- CwdChanged ------------------------------------------------------------------------------
+
+    async def _cwd_changed(self, agent: Agent, old: Path, new: Path) -> None:
+        hooks = self.catalog.matching("CwdChanged", None)
+        if not hooks:
+            return
+        payload = self._base(agent, "CwdChanged", permission=False, effort=False)
+        payload["old_cwd"] = str(old)
+        payload["new_cwd"] = str(new)
+        merged = await self._fire(agent, "CwdChanged", hooks, payload)
+        # Exit 2 stderr and `systemMessage` reach the user; `continue` is discarded.
+        for _, answer in merged.answers:
+            if answer.system_message:
+                agent.notice(answer.system_message, source=f"{SOURCE}:CwdChanged")
+            if answer.watch_paths is not None:
+                logger.info("CwdChanged watchPaths are not applied (dsh has no file watcher)")
+        self._user_errors(agent, "CwdChanged", merged)
+
+    # -- SessionEnd ---------------------------------------------------------------------------
+
+    async def _session_end(self, agent: Agent, reason: SessionEndReason) -> None:
+        if agent.parent is not None:
+            return
+        hooks = self.catalog.matching("SessionEnd", reason)
+        if not hooks:
+            return
+        payload = self._base(
+            agent, "SessionEnd", permission=False, agent_fields=False, effort=False
+        )
+        payload["reason"] = reason
+        merged = await self._fire(agent, "SessionEnd", hooks, payload)
+        self._user_errors(agent, "SessionEnd", merged)
+
+
+def _as_uuid(value: str) -> str:
+    """dsh's 32-hex ids in Claude Code's dashed UUID form (other ids unchanged)."""
+    try:
+        return str(uuid.UUID(hex=value)) if len(value) == 32 else value
+    except ValueError:
+        return value
+
+
+def _error_kind(error: Exception) -> str:
+    """Claude Code's StopFailure ``error`` vocabulary, from the model error's status."""
+    status = getattr(error, "status", None)
+    if status == 429:
+        return "rate_limit"
+    if status in (401, 403):
+        return "authentication_failed"
+    if isinstance(status, int) and status >= 500:
+        return "server_error"
+    return "unknown"
+
+
+_HTTP_PREFIX = re.compile(r"^HTTP \d+ from [^:]*: ")
+
+
+def _api_error_text(error: Exception) -> str:
+    """Claude Code's synthetic last assistant message for a failed turn: ``API Error: 400 M``."""
+    status = getattr(error, "status", None)
+    message = str(getattr(error, "message", None) or error)
+    message = _HTTP_PREFIX.sub("", message)
+    return f"API Error: {status} {message}" if status is not None else f"API Error: {message}"

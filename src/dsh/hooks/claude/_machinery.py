@@ -1,0 +1,257 @@
+"""The bridge's shared machinery: Claude Code's common payload fields, env and answer rules.
+
+``BridgeBase`` holds what every event's listener uses: the catalog and the
+session's settings, the per-session state (``dsh.hook_protocol.SessionStates``
+keyed by the root agent), the transcript each hook may read, the common
+payload fields in Claude Code's order, Claude Code's hook environment, and
+``_fire``, which runs the hooks through ``dsh.hook_protocol.fire_hooks`` with
+Claude Code's answer rules. The effects every event shares (``systemMessage``,
+``continue: false``, exit 2 shown to the user, ``additionalContext``) are here
+too; the events themselves are ``_lifecycle`` and ``_tool_events``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import field
+from pathlib import Path
+from typing import Any, Final, Literal, TypeAlias
+
+from dsh._frozen import frozen, slotted
+from dsh.agent import Agent
+from dsh.hook_protocol import (
+    HookOutcome,
+    HookRun,
+    MergedAnswers,
+    RoutedSink,
+    SessionStates,
+    WrongEvent,
+    fire_hooks,
+    root_session,
+)
+from dsh.hooks.claude._outputs import HookAnswer, decode_answer
+from dsh.hooks.claude._transcript import TranscriptWriter, default_transcript_dir, project_slug
+from dsh.hooks.claude._types import Catalog, HookDeclaration
+from dsh.session import AbortCause
+
+__all__ = [
+    "EFFORT_LEVEL",
+    "ENTRYPOINT",
+    "SOURCE",
+    "AgentState",
+    "BridgeBase",
+    "Merged",
+    "PermissionMode",
+    "PreToolOutcome",
+    "additional_contexts",
+    "blocking",
+    "halting",
+]
+
+PermissionMode: TypeAlias = Literal[
+    "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"
+]
+
+ENTRYPOINT: Final = "sdk-cli"
+EFFORT_LEVEL: Final = "high"
+
+SOURCE: Final = "claude-hooks"
+
+Merged: TypeAlias = MergedAnswers[HookDeclaration, HookAnswer]
+"""Every decided answer of one event firing, in declaration order."""
+
+
+@frozen
+class PreToolOutcome:
+    """PreToolUse's merged answer for one call (deny > ask > allow; contexts in order)."""
+
+    denials: tuple[str, ...]
+    asks: tuple[str, ...]
+    contexts: tuple[str, ...]
+
+
+@slotted
+class AgentState:
+    """Per-session bookkeeping: the current prompt id, tool start times, the compaction trigger."""
+
+    prompt_id: str | None = None
+    started: dict[str, float] = field(default_factory=dict)
+    compact_trigger: str = "manual"
+    # tool_use_id -> PreToolUse's outcome, from tools/rewrite-input to tools/pre-execute
+    pre_tool: dict[str, PreToolOutcome] = field(default_factory=dict)
+
+
+def additional_contexts(merged: Merged) -> list[str]:
+    """Each answer's ``additionalContext``, in declaration order."""
+    return [a.additional_context for _, a in merged if a.additional_context]
+
+
+def blocking(merged: Merged) -> tuple[tuple[HookDeclaration, HookAnswer], ...]:
+    """The answers that block (exit 2, ``decision: "block"``), with their declarations."""
+    return merged.where(lambda a: a.blocks)
+
+
+def halting(merged: Merged) -> HookAnswer | None:
+    """The first ``continue: false`` answer."""
+    return merged.first(lambda a: a.halt)
+
+
+@frozen
+class _ClaudeRules:
+    """Claude Code's answer rules for one event (``dsh.hook_protocol.AnswerRules``)."""
+
+    event: str
+
+    def decode(self, run: HookRun) -> HookAnswer | WrongEvent | None:
+        return decode_answer(run, self.event)
+
+    def fail_closed(self, outcome: HookOutcome[HookAnswer]) -> HookAnswer:
+        run = outcome.run
+        return HookAnswer(
+            exit_code=run.exit_code if run.exit_code is not None else -1,
+            blocking_error=outcome.reason or "hook failed",
+        )
+
+    def to_json(self, answer: HookAnswer) -> object:
+        return answer.to_json()
+
+
+class BridgeBase:
+    """The settings and the machinery every listener of the bridge shares."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        permission_mode: PermissionMode = "bypassPermissions",
+        transcript_dir: Path | None = None,
+        effort: str | None = EFFORT_LEVEL,
+    ) -> None:
+        self.catalog = catalog
+        self.permission_mode: PermissionMode = permission_mode
+        self.transcript_dir = transcript_dir
+        self.effort = effort
+        # Per root agent, not per session id: a resumed session is a new process in
+        # Claude Code, with no prompt id until its first prompt.
+        self._state: SessionStates[Agent, AgentState] = SessionStates(AgentState)
+        self._transcripts: dict[Path, TranscriptWriter] = {}
+        self._legacy_warned: set[Hashable] = set()
+
+    def declared(self, event: str) -> bool:
+        return bool(self.catalog.for_event(event))
+
+    def transcript_path(self, agent: Agent) -> Path:
+        """Where ``agent``'s (root session's) transcript is written."""
+        root = root_session(agent)
+        base = self.transcript_dir if self.transcript_dir is not None else default_transcript_dir()
+        project = root.workspace.project_dir or root.workspace.cwd
+        return base / project_slug(project) / f"{root.session_id}.jsonl"
+
+    def _base(
+        self,
+        agent: Agent,
+        event: str,
+        *,
+        prompt_id: bool = True,
+        permission: bool = True,
+        agent_fields: bool = True,
+        effort: bool = True,
+    ) -> dict[str, Any]:
+        """The common fields, in Claude Code's order."""
+        root = root_session(agent)
+        payload: dict[str, Any] = {
+            "session_id": root.session_id,
+            "transcript_path": str(self.transcript_path(agent)),
+            "cwd": str(agent.workspace.cwd),
+        }
+        pid = self._state(agent).prompt_id
+        if prompt_id and pid is not None:
+            payload["prompt_id"] = pid
+        if permission:
+            payload["permission_mode"] = self.permission_mode
+        if agent_fields and agent.parent is not None:
+            payload["agent_id"] = agent.agent_id
+            payload["agent_type"] = agent.agent_type
+        if effort and self.effort is not None:
+            payload["effort"] = {"level": self.effort}
+        payload["hook_event_name"] = event
+        return payload
+
+    async def _fire(
+        self,
+        agent: Agent,
+        event: str,
+        hooks: Sequence[HookDeclaration],
+        payload: Mapping[str, Any],
+        *,
+        log_to: Agent | None = None,
+    ) -> Merged:
+        """Run ``hooks`` with ``payload``; log them; return the decided answers in order."""
+        if not hooks:
+            return MergedAnswers()
+        root = root_session(agent)
+        path = self.transcript_path(agent)
+        writer = self._transcripts.get(path)
+        if writer is None:
+            writer = self._transcripts[path] = TranscriptWriter(
+                path, session_id=root.session_id, permission_mode=self.permission_mode
+            )
+        writer.sync(root.events, cwd=root.workspace.cwd)
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        env = _claude_env(root, payload)
+        handlers = [(h, h.to_command(cwd=agent.workspace.cwd, env=env)) for h in hooks]
+        # The running turn's signal: `agent.cancel(..., when="now")` ends the hooks'
+        # process groups and their runs come back `cancelled` (no decision).
+        sink: Agent | RoutedSink = agent
+        if log_to is not None:
+            sink = RoutedSink(log_to, agent.signal if agent.signal is not None else log_to.signal)
+        return await fire_hooks(handlers, data, sink=sink, rules=_ClaudeRules(event))
+
+    def _common_effects(self, agent: Agent, event: str, merged: Merged) -> None:
+        """``systemMessage`` as notices; ``continue: false`` halts after the step."""
+        for _, answer in merged:
+            if answer.system_message:
+                agent.notice(answer.system_message, source=f"{SOURCE}:{event}")
+        stop = halting(merged)
+        if stop is not None:
+            reason = stop.stop_reason or f"{event} hook stopped the session"
+            agent.cancel(AbortCause(kind="hook", reason=reason), when="after_step")
+
+    def _user_errors(self, agent: Agent, event: str, merged: Merged) -> None:
+        """Exit 2 where it cannot block: stderr shown to the user as a hook-error notice."""
+        for decl, answer in merged:
+            if answer.blocking_error is not None:
+                text = answer.blocking_error.strip() or "(no stderr)"
+                agent.notice(
+                    f"{event} hook error ({decl.declared_command}): {text}",
+                    source=f"{SOURCE}:{event}",
+                    level="warning",
+                )
+
+    def _inject_contexts(
+        self, agent: Agent, event: str, merged: Merged, *, plain_as: str | None
+    ) -> None:
+        """Each hook's ``additionalContext`` as context; else, named ``plain_as``, its stdout."""
+        for _, answer in merged:
+            if answer.additional_context:
+                agent.inject(
+                    f"{event} hook additional context: {answer.additional_context}",
+                    source=f"{SOURCE}:{event}",
+                )
+            elif answer.plain and plain_as is not None:
+                agent.inject(f"{plain_as} hook success: {answer.plain}", source=f"{SOURCE}:{event}")
+
+
+def _claude_env(root: Agent, payload: Mapping[str, Any]) -> dict[str, str]:
+    """The variables Claude Code sets for its hooks (beside each hook's own)."""
+    env = {
+        "CLAUDECODE": "1",
+        "CLAUDE_CODE_SESSION_ID": root.session_id,
+        "CLAUDE_CODE_ENTRYPOINT": ENTRYPOINT,
+        "CLAUDE_CODE_CHILD_SESSION": "1",
+    }
+    effort = payload.get("effort")
+    if isinstance(effort, dict) and isinstance(effort.get("level"), str):
+        env["CLAUDE_EFFORT"] = effort["level"]
+    return env

@@ -25,6 +25,7 @@ from dsh.agent import (
     DisplayRequest,
     InstructionsFile,
     PreCompactDecision,
+    PromptAllow,
     PromptDecision,
     PromptSource,
     SessionEndReason,
@@ -142,7 +143,7 @@ class LifecycleEvents(BridgeBase):
             elif answer.plain:
                 lines.append(f"UserPromptSubmit hook success: {answer.plain}")
         decision = await nxt()
-        if decision.blocked or not lines:
+        if not isinstance(decision, PromptAllow) or not lines:
             return decision
         text = "\n".join(lines)
         if decision.additional_context:

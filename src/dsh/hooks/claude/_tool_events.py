@@ -14,7 +14,7 @@ import time
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Final, Literal
 
-from dsh.agent import Agent, PostToolBatchDecision
+from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed
 from dsh.approval import ApprovalDecision, ApprovalRequest
 from dsh.context import Next
 from dsh.hooks.claude._machinery import (
@@ -460,7 +460,7 @@ class ToolEvents(BridgeBase):
             return PostToolBatchDecision.stop("\n".join(reasons))
         decision = await nxt()
         lines = [f"PostToolBatch hook additional context: {c}" for c in additional_contexts(merged)]
-        if decision.kind == "stop" or not lines:
+        if not isinstance(decision, PostToolBatchProceed) or not lines:
             return decision
         text = "\n".join(lines)
         if decision.additional_context:

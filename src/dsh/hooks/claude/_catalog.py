@@ -16,31 +16,28 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Final, final
+from typing import Final, final
 
 from pydantic import ValidationError
 
 from dsh._frozen import frozen, slotted
 from dsh.hooks.claude._parse import (
     JSONProblem,
-    PluginHooksFileModel,
-    PluginManifestModel,
     SettingsModel,
     describe_validation_error,
     read_json_file,
     read_json_text,
 )
+from dsh.hooks.claude._plugins import installed_plugins, plugin_suite
+from dsh.hooks.claude._sources import Diagnostics, ReadSettings, SourceFile, Suite
 from dsh.hooks.claude._types import (
     Catalog,
     Diagnostic,
-    DiagnosticCode,
     HookDeclaration,
     HookSource,
-    Severity,
     SourceEntry,
     SourceKind,
 )
@@ -55,8 +52,6 @@ DEFAULT_MANAGED_SETTINGS: Final = Path("/etc/claude-code/managed-settings.json")
 SESSION_END_BUDGET: Final = 1.5
 SESSION_END_BUDGET_MAX: Final = 60.0
 
-_PLUGIN_DATA_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_-]")
-
 
 @final
 @frozen(kw_only=True)
@@ -69,68 +64,6 @@ class PluginRoot:
 
     root: Path
     id: str | None = None
-
-
-@slotted
-class _File:
-    """A hook file read from disk (or inline), before validation."""
-
-    source: HookSource
-    data: dict[str, Any] | None
-    problem: JSONProblem | None = None
-
-
-@slotted
-class _Settings:
-    file: _File
-    model: SettingsModel | None
-
-
-@slotted
-class _Suite:
-    """One settings file, or one plugin with every hook file it ships."""
-
-    kind: SourceKind
-    files: list[_File]
-    hooks: list[tuple[_File, Mapping[str, Any]]] = field(default_factory=list)
-    context: SuiteContext | None = None
-    disabled: str | None = None
-    plugin: str | None = None
-
-
-class _Diagnostics:
-    def __init__(self) -> None:
-        self.items: list[Diagnostic] = []
-
-    def add(
-        self,
-        source: HookSource,
-        severity: Severity,
-        code: DiagnosticCode,
-        reason: str,
-        *,
-        line: int | None = None,
-        column: int | None = None,
-    ) -> None:
-        self.items.append(
-            Diagnostic(
-                file=source.label,
-                plugin=source.plugin,
-                event=None,
-                group_index=None,
-                hook_index=None,
-                reason=reason,
-                severity=severity,
-                code=code,
-                line=line,
-                column=column,
-            )
-        )
-
-    def problem(self, source: HookSource, problem: JSONProblem) -> None:
-        self.add(
-            source, "error", problem.code, problem.reason, line=problem.line, column=problem.column
-        )
 
 
 def _config_dir(home: Path, env: Mapping[str, str]) -> Path:
@@ -147,7 +80,7 @@ def _git_root(start: Path) -> Path:
     return start
 
 
-def _read_settings(source: HookSource, diags: _Diagnostics, text: str | None = None) -> _Settings:
+def _read_settings(source: HookSource, diags: Diagnostics, text: str | None = None) -> ReadSettings:
     if text is not None:
         parsed = read_json_text(text)
     else:
@@ -155,14 +88,16 @@ def _read_settings(source: HookSource, diags: _Diagnostics, text: str | None = N
         parsed = read_json_file(source.path)
     if isinstance(parsed, JSONProblem):
         diags.problem(source, parsed)
-        return _Settings(_File(source, None, parsed), None)
+        return ReadSettings(SourceFile(source, None, parsed), None)
     try:
         model = SettingsModel.model_validate(parsed)
     except ValidationError as exc:
         for _fld, _t, reason in describe_validation_error(exc):
             diags.add(source, "error", "bad-shape", f"settings: {reason}")
-        return _Settings(_File(source, parsed, JSONProblem("bad settings", "bad-shape")), None)
-    return _Settings(_File(source, parsed), model)
+        return ReadSettings(
+            SourceFile(source, parsed, JSONProblem("bad settings", "bad-shape")), None
+        )
+    return ReadSettings(SourceFile(source, parsed), model)
 
 
 def _settings_sources(
@@ -170,9 +105,9 @@ def _settings_sources(
     config_dir: Path,
     settings_files: Sequence[Path | str],
     managed_path: Path,
-    diags: _Diagnostics,
-) -> list[_Settings]:
-    found: list[_Settings] = []
+    diags: Diagnostics,
+) -> list[ReadSettings]:
+    found: list[ReadSettings] = []
     seen: set[Path] = set()
 
     def add_file(kind: SourceKind, path: Path, *, required: bool = False) -> None:
@@ -216,6 +151,10 @@ class _Policy:
         """A plugin force-enabled by managed ``enabledPlugins`` (full ``plugin@marketplace``)."""
         return plugin_id is not None and self.managed_enabled.get(plugin_id) is True
 
+    def admits(self, plugin_id: str) -> bool:
+        """An installed plugin that is enabled, or force-enabled by managed settings."""
+        return self.enabled_plugins.get(plugin_id) is True or self.forced(plugin_id)
+
 
 _PRECEDENCE: Final[Mapping[SourceKind, int]] = {
     "managed": 0,
@@ -226,7 +165,7 @@ _PRECEDENCE: Final[Mapping[SourceKind, int]] = {
 }
 
 
-def _policy(settings: list[_Settings], diags: _Diagnostics) -> _Policy:
+def _policy(settings: list[ReadSettings], diags: Diagnostics) -> _Policy:
     policy = _Policy()
     readable = [s for s in settings if s.model is not None]
     # Highest precedence first; among `--settings` files (and managed drop-ins) the later wins.
@@ -275,145 +214,7 @@ def _policy(settings: list[_Settings], diags: _Diagnostics) -> _Policy:
     return policy
 
 
-def _plugin_suite(
-    root: Path,
-    plugin_id: str | None,
-    config_dir: Path,
-    project_dir: Path,
-    diags: _Diagnostics,
-) -> _Suite:
-    """Read a plugin's manifest and hook files (``hooks/hooks.json`` plus manifest ``hooks``)."""
-    manifest_path = root / ".claude-plugin" / "plugin.json"
-    manifest: PluginManifestModel | None = None
-    name = plugin_id
-    if manifest_path.is_file():
-        parsed = read_json_file(manifest_path)
-        probe = HookSource(kind="plugin", path=manifest_path, plugin=name or root.name)
-        if isinstance(parsed, JSONProblem):
-            diags.problem(probe, parsed)
-            suite = _Suite(kind="plugin", files=[_File(probe, None, parsed)], plugin=probe.plugin)
-            return suite
-        try:
-            manifest = PluginManifestModel.model_validate(parsed)
-        except ValidationError as exc:
-            for _f, _t, reason in describe_validation_error(exc):
-                diags.add(probe, "error", "bad-shape", f"plugin manifest: {reason}")
-            return _Suite(
-                kind="plugin",
-                files=[_File(probe, None, JSONProblem("bad manifest", "bad-shape"))],
-                plugin=probe.plugin,
-            )
-    if name is None:
-        name = manifest.name if manifest is not None and manifest.name else root.name
-    data_dir = config_dir / "plugins" / "data" / _PLUGIN_DATA_UNSAFE.sub("-", name)
-    suite = _Suite(
-        kind="plugin",
-        files=[],
-        plugin=name,
-        context=SuiteContext(project_dir=project_dir, plugin_root=root, plugin_data=data_dir),
-    )
-
-    def source(path: Path) -> HookSource:
-        return HookSource(kind="plugin", path=path, plugin=name, plugin_root=root)
-
-    def add_hooks_file(path: Path) -> None:
-        if any(f.source.path is not None and f.source.path == path for f in suite.files):
-            return  # the manifest may name the standard file again; it is read once
-        src = source(path)
-        parsed = read_json_file(path)
-        if isinstance(parsed, JSONProblem):
-            diags.problem(src, parsed)
-            suite.files.append(_File(src, None, parsed))
-            return
-        try:
-            model = PluginHooksFileModel.model_validate(parsed)
-        except ValidationError as exc:
-            for _f, _t, reason in describe_validation_error(exc):
-                diags.add(src, "error", "bad-shape", f"plugin hooks file: {reason}")
-            suite.files.append(_File(src, parsed, JSONProblem("bad hooks file", "bad-shape")))
-            return
-        for key in sorted(model.model_extra or {}):
-            diags.add(
-                src,
-                "warning",
-                "unknown-field",
-                f"unknown key `{key}` in a plugin hooks file is ignored"
-                " (it holds `description` and `hooks`)",
-            )
-        file = _File(src, parsed)
-        suite.files.append(file)
-        suite.hooks.append((file, model.hooks))
-
-    standard = root / "hooks" / "hooks.json"
-    if standard.is_file():
-        add_hooks_file(standard.resolve())
-    declared = manifest.hooks if manifest is not None else None
-    if isinstance(declared, dict):
-        nested = declared.get("hooks")
-        inline: dict[str, Any] = nested if isinstance(nested, dict) else declared
-        file = _File(source(manifest_path), declared)
-        suite.files.append(file)
-        suite.hooks.append((file, inline))
-    elif declared is not None:
-        for rel in [declared] if isinstance(declared, str) else declared:
-            path = (root / rel).resolve()
-            if path.is_file():
-                add_hooks_file(path)
-            else:
-                src = source(path)
-                problem = JSONProblem(
-                    f"the plugin manifest names hooks file {rel!r}, which does not exist",
-                    "unreadable",
-                )
-                diags.problem(src, problem)
-                suite.files.append(_File(src, None, problem))
-    return suite
-
-
-def _installed_plugins(
-    config_dir: Path, project_dir: Path, policy: _Policy, diags: _Diagnostics
-) -> list[tuple[Path, str]]:
-    """Plugins installed under the config directory and enabled in ``enabledPlugins``."""
-    registry = config_dir / "plugins" / "installed_plugins.json"
-    if not registry.is_file():
-        return []
-    src = HookSource(kind="plugin", path=registry)
-    parsed = read_json_file(registry)
-    if isinstance(parsed, JSONProblem):
-        diags.add(src, "warning", parsed.code, f"installed plugins not read: {parsed.reason}")
-        return []
-    plugins = parsed.get("plugins")
-    if not isinstance(plugins, dict):
-        diags.add(src, "warning", "bad-shape", "installed plugins not read: no `plugins` object")
-        return []
-    project = project_dir.resolve()
-    roots: list[tuple[Path, str]] = []
-    for plugin_id, entries in plugins.items():
-        if policy.enabled_plugins.get(plugin_id) is not True and not policy.forced(plugin_id):
-            continue
-        for entry in entries if isinstance(entries, list) else [entries]:
-            if not isinstance(entry, dict) or not isinstance(entry.get("installPath"), str):
-                continue
-            scoped = entry.get("projectPath")
-            if entry.get("scope") in ("project", "local") and (
-                not isinstance(scoped, str) or Path(scoped).resolve() != project
-            ):
-                continue
-            root = Path(entry["installPath"])
-            if not root.is_dir():
-                diags.add(
-                    src,
-                    "warning",
-                    "unreadable",
-                    f"plugin {plugin_id} is enabled but its install path {root} does not exist",
-                )
-                continue
-            roots.append((root, plugin_id))
-            break
-    return roots
-
-
-def _disabled_reason(suite: _Suite, policy: _Policy) -> str | None:
+def _disabled_reason(suite: Suite, policy: _Policy) -> str | None:
     by = policy.disable_all_by
     if policy.disable_all and by is not None:
         if by.kind == "managed":
@@ -452,13 +253,13 @@ def load_catalog(
     home = Path.home() if home is None else home
     managed = DEFAULT_MANAGED_SETTINGS if managed_path is None else managed_path
     config_dir = _config_dir(home, env)
-    diags = _Diagnostics()
+    diags = Diagnostics()
 
     settings = _settings_sources(project, config_dir, settings_files, managed, diags)
     policy = _policy(settings, diags)
-    suites: list[_Suite] = []
+    suites: list[Suite] = []
     for s in settings:
-        suite = _Suite(kind=s.file.source.kind, files=[s.file])
+        suite = Suite(kind=s.file.source.kind, files=[s.file])
         suite.context = SuiteContext(project_dir=project)
         if s.model is not None and s.model.hooks is not None:
             suite.hooks.append((s.file, s.model.hooks))
@@ -471,7 +272,9 @@ def load_catalog(
         else:
             explicit.append((Path(item), None))
     installed = (
-        _installed_plugins(config_dir, project, policy, diags) if discover_installed_plugins else []
+        installed_plugins(config_dir, project, policy.admits, diags)
+        if discover_installed_plugins
+        else []
     )
     seen_roots: set[Path] = set()
     for root, plugin_id in [*explicit, *installed]:
@@ -487,7 +290,7 @@ def load_catalog(
                 "plugin directory not found",
             )
             continue
-        suites.append(_plugin_suite(resolved, plugin_id, config_dir, project, diags))
+        suites.append(plugin_suite(resolved, plugin_id, config_dir, project, diags))
 
     entries: list[SourceEntry] = []
     admitted: list[HookDeclaration] = []
@@ -510,9 +313,7 @@ def load_catalog(
     )
 
 
-def _mount(
-    suite: _Suite, diags: _Diagnostics, admitted: list[HookDeclaration]
-) -> list[SourceEntry]:
+def _mount(suite: Suite, diags: Diagnostics, admitted: list[HookDeclaration]) -> list[SourceEntry]:
     """Validate a suite and admit its declarations, or none of them."""
     if suite.disabled is not None:
         for f in suite.files:
@@ -559,7 +360,7 @@ def _short(diag: Diagnostic) -> str:
     return diag.reason if diag.location is None else f"{diag.location}: {diag.reason}"
 
 
-def _in_suite(diag: Diagnostic, suite: _Suite) -> bool:
+def _in_suite(diag: Diagnostic, suite: Suite) -> bool:
     return any(diag.file == f.source.label and diag.plugin == f.source.plugin for f in suite.files)
 
 

@@ -1,0 +1,79 @@
+"""What discovery reads before validation: hook files, settings, suites, and their diagnostics.
+
+Shared by the catalog (settings sources) and plugin discovery (``_plugins``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import field
+from typing import Any
+
+from dsh._frozen import slotted
+from dsh.hooks.claude._parse import JSONProblem, SettingsModel
+from dsh.hooks.claude._types import Diagnostic, DiagnosticCode, HookSource, Severity, SourceKind
+from dsh.hooks.claude._validate import SuiteContext
+
+__all__ = ["Diagnostics", "ReadSettings", "SourceFile", "Suite"]
+
+
+@slotted
+class SourceFile:
+    """A hook file read from disk (or inline), before validation."""
+
+    source: HookSource
+    data: dict[str, Any] | None
+    problem: JSONProblem | None = None
+
+
+@slotted
+class ReadSettings:
+    file: SourceFile
+    model: SettingsModel | None
+
+
+@slotted
+class Suite:
+    """One settings file, or one plugin with every hook file it ships."""
+
+    kind: SourceKind
+    files: list[SourceFile]
+    hooks: list[tuple[SourceFile, Mapping[str, Any]]] = field(default_factory=list)
+    context: SuiteContext | None = None
+    disabled: str | None = None
+    plugin: str | None = None
+
+
+class Diagnostics:
+    def __init__(self) -> None:
+        self.items: list[Diagnostic] = []
+
+    def add(
+        self,
+        source: HookSource,
+        severity: Severity,
+        code: DiagnosticCode,
+        reason: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        self.items.append(
+            Diagnostic(
+                file=source.label,
+                plugin=source.plugin,
+                event=None,
+                group_index=None,
+                hook_index=None,
+                reason=reason,
+                severity=severity,
+                code=code,
+                line=line,
+                column=column,
+            )
+        )
+
+    def problem(self, source: HookSource, problem: JSONProblem) -> None:
+        self.add(
+            source, "error", problem.code, problem.reason, line=problem.line, column=problem.column
+        )

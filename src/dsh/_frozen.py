@@ -36,6 +36,7 @@ that way, so a difference between the two is a failing test, not a surprise.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, fields
@@ -156,14 +157,17 @@ class _LazyInit:
 
 def _check_init_order(cls: type[Any]) -> None:
     # dataclass raises this when it builds __init__; ours is built later.
-    seen_default = False
+    seen_default: Field[Any] | None = None
     for f in fields(cls):
         if not f.init or f.kw_only:
             continue
         if f.default is not MISSING or f.default_factory is not MISSING:
-            seen_default = True
-        elif seen_default:
-            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+            seen_default = f
+        elif seen_default is not None:
+            message = f"non-default argument {f.name!r} follows default argument"
+            if sys.version_info >= (3, 13):  # which dataclass names since 3.13
+                message += f" {seen_default.name!r}"
+            raise TypeError(message)
 
 
 def _finish(cls: _C, body: dict[str, Any], documented: bool, *, immutable: bool) -> _C:

@@ -2,7 +2,10 @@
 
 Run: .venv/bin/python benchmarks/bench_claude_cases.py [--repeats N] [CASE ...]
 
-For each case of /work/shared/conformance/claude/ (issue 7's benchmark): a
+For each case of the shared conformance corpus's ``claude/`` (issue 7's
+benchmark; found as the tests find it, ``tests/shared_paths.py``, so
+``DSH_SHARED_DIR`` moves it; absent, the bench says so and does nothing,
+except under ``CI=true``, where that is a failure): a
 temporary project whose ``.claude/settings.json`` registers a real ``python3``
 hook script on every event the bridge supports, answering as the case's
 ``hook_answers`` say; the real ``dsh run`` (``.venv/bin/dsh``) as a subprocess
@@ -36,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-CASES_DIR = Path("/work/shared/conformance/claude")
+ROOT = Path(__file__).resolve().parents[1]
 DSH = Path(sys.executable).with_name("dsh")
 # The interpreter itself, not a venv or version-manager shim: a hook is a plain python3.
 PYTHON3 = os.path.realpath(sys.executable)
@@ -201,13 +204,30 @@ def median_sample(samples: list[Sample]) -> tuple[float, float, float]:
     )
 
 
+def cases_dir() -> Path | None:
+    """The recorded Claude Code cases, or ``None`` (said on stderr) when absent off CI."""
+    # A script's path starts at benchmarks/; the finder is the tests' (one finder, not two).
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.shared_paths import conformance_dir
+
+    found = conformance_dir("claude")  # raises CorpusNotFoundError on CI
+    if found.is_dir():
+        return found
+    print(f"bench_claude_cases: no conformance corpus at {found}: nothing to run", file=sys.stderr)
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="runs per case (median)")
     parser.add_argument("cases", nargs="*", help="case names (default: every case)")
     args = parser.parse_args()
+    cases = cases_dir()
+    if cases is None:
+        return
     events = supported_events()
-    dirs = sorted(p for p in CASES_DIR.iterdir() if (p / "case.json").is_file())
+    dirs = sorted(p for p in cases.iterdir() if (p / "case.json").is_file())
     if args.cases:
         dirs = [d for d in dirs if d.name in args.cases]
     began = time.perf_counter()
@@ -237,7 +257,7 @@ def main() -> None:
             f"{'median over cases':26} {statistics.median(walls):7.3f} "
             f"{statistics.median(hook_times):8.3f} {statistics.median(owns):7.3f}"
         )
-        baseline = Case(CASES_DIR / "basic", root / "baseline", events)
+        baseline = Case(cases / "basic", root / "baseline", events)
         b_wall, b_hooks, b_own = median_sample(
             [baseline.run(hooks=False) for _ in range(max(args.repeats, 5))]
         )

@@ -5,7 +5,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import inspect
+import os
 import pickle
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh._frozen import frozen, slotted
+from dsh._frozen import STDLIB_DATACLASSES, frozen, slotted
 
 
 @frozen
@@ -228,7 +231,12 @@ def test_subclasses_of_every_kind_work() -> None:
 
 
 def test_undocumented_classes_get_a_docstring_naming_their_fields() -> None:
-    assert Child.__doc__ == "Child(id, extra)"
+    if STDLIB_DATACLASSES:
+        # The standard library's docstring: the annotated signature.
+        assert Child.__doc__ is not None
+        assert Child.__doc__ == "Child(*, id: 'str' = 'b', extra: 'int')"
+    else:
+        assert Child.__doc__ == "Child(id, extra)"
 
     @frozen
     class Documented:
@@ -375,3 +383,35 @@ def test_slotted_and_frozen_do_not_mix_as_dataclass_refuses() -> None:
         @frozen
         class Stiff(Loose):  # type: ignore[misc]
             y: int = 0
+
+
+_PROBE = """
+import dsh._frozen as f
+
+@f.frozen(kw_only=True)
+class A:
+    x: int = 0
+
+@f.slotted
+class B:
+    y: int = 0
+
+mine = A.__setattr__ is f._setattr, B.__eq__ is f._eq
+print(f.STDLIB_DATACLASSES, *mine, A.__dataclass_params__.frozen, A(x=1) == A(x=1))
+"""
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(None, "False True True True True"), ("1", "True False False True True")],
+)
+def test_the_environment_switch_falls_back_to_the_standard_dataclasses(
+    value: str | None, expected: str
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DSH_STDLIB_DATACLASSES"}
+    if value is not None:
+        env["DSH_STDLIB_DATACLASSES"] = value
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == expected.split()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -29,8 +30,10 @@ def test_bad_json_names_file_line_and_column(machine: Machine) -> None:
 
     diag = _only(catalog, "json-syntax")
     assert diag.file == str(machine.project_settings)
-    assert (diag.line, diag.column) == (4, 78)
-    assert "line 4, column 78" in diag.reason
+    # The trailing comma: 3.13's json points at it, earlier ones at the brace after it.
+    column = 77 if sys.version_info >= (3, 13) else 78
+    assert (diag.line, diag.column) == (4, column)
+    assert f"line 4, column {column}" in diag.reason
     assert diag.severity == "error"
     # The other file's hooks still load.
     assert [h.declared_command for h in catalog.for_event("Stop")] == ["echo still-loads"]

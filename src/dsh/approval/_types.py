@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Literal, Protocol, TypeAlias, final, get_args
 
 from dsh._frozen import frozen
+from dsh.base import FrozenDict
 from dsh.context import ServiceKey
-from dsh.session import FrozenDict
 
 __all__ = [
     "APPROVAL",

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, Protocol, TypeVar, TypeVarTuple, cast, final, overload
 
+from dsh.base import DshError
 from dsh.context._channels import (
     Channel,
     Next,
@@ -46,7 +47,7 @@ C = TypeVar("C")
 C_contra = TypeVar("C_contra", contravariant=True)
 
 
-class ChannelError(RuntimeError):
+class ChannelError(DshError, RuntimeError):
     """A listener broke its channel's contract (wrong answer, ``next`` misuse)."""
 
 
@@ -54,11 +55,11 @@ class NextCalledTwiceError(ChannelError):
     """A waterfall listener called ``next`` more than once."""
 
 
-class ServiceNotFoundError(LookupError):
+class ServiceNotFoundError(DshError, LookupError):
     """``ctx.require(KEY)`` found no provider for a service that must be there."""
 
 
-class ScopeDisposedError(RuntimeError):
+class ScopeDisposedError(DshError, RuntimeError):
     """Something was installed on a scope after it was disposed."""
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Final, Generic, Literal, TypeAlias, TypeVar, final
 
 from dsh._frozen import frozen
+from dsh.base import DshError
 from dsh.hook_protocol._executor import HookRun
 
 __all__ = [
@@ -64,7 +65,7 @@ FAILURE_REASONS: Final[frozenset[NoDecision]] = frozenset(
 """
 
 
-class HookDecodeError(Exception):
+class HookDecodeError(DshError):
     """Raised by a bridge's decoder: this run carries no usable decision, and why."""
 
     def __init__(

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
+from dsh.base import DshError
 from dsh.models._types import (
     ModelError,
     ModelRequest,
@@ -40,7 +41,7 @@ Wire: TypeAlias = Literal["anthropic", "openai"]
 _WIRES: tuple[Wire, ...] = ("anthropic", "openai")
 
 
-class ScriptError(ValueError):
+class ScriptError(DshError, ValueError):
     """A malformed model script; the message names the file and the JSON path (``$.rules[0]``)."""
 
     def __init__(self, source: str, path: str, problem: str) -> None:

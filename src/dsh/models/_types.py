@@ -11,6 +11,7 @@ from dataclasses import field
 from typing import Any, Protocol, runtime_checkable
 
 from dsh._frozen import frozen
+from dsh.base import DshError
 from dsh.session import (
     AssistantMessage,
     Content,
@@ -57,7 +58,7 @@ class ModelRequest:
     system: str | None = None
 
 
-class ModelError(Exception):
+class ModelError(DshError):
     """A model call failed for good (raised after any retries are exhausted).
 
     ``status`` is the HTTP status when there was one (``None`` for a connection

@@ -1,5 +1,13 @@
 """The durable session log: typed events, the store, projection to model messages."""
 
+from dsh.base import (
+    FrozenDict,
+    FrozenJSON,
+    JSONValue,
+    NotJSONError,
+    freeze_json,
+    thaw_json,
+)
 from dsh.session._codec import (
     EventDecodeError,
     decode_event,
@@ -33,14 +41,6 @@ from dsh.session._events import (
     TurnEnd,
     TurnStart,
     UserMessageEvent,
-)
-from dsh.session._json import (
-    FrozenDict,
-    FrozenJSON,
-    JSONValue,
-    NotJSONError,
-    freeze_json,
-    thaw_json,
 )
 from dsh.session._memory import MemorySessionLog, MemorySessionStore
 from dsh.session._messages import (

@@ -25,8 +25,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, final
 
 from dsh._frozen import slotted
+from dsh.base import DshError, FrozenDict, freeze_json, freeze_loaded
 from dsh.session._event_base import AbortCause, AbortKind, OpaqueEvent, SessionEvent
-from dsh.session._json import FrozenDict, freeze_json
 from dsh.session._messages import Content, ImageBlock, TextBlock, ToolUse
 
 __all__ = [
@@ -47,7 +47,7 @@ HEADER_TYPE = "session/header"
 _TAG = re.compile(r"^[a-z0-9][a-z0-9_.-]*(/[a-z0-9][a-z0-9_.-]*)*$")
 
 
-class EventDecodeError(ValueError):
+class EventDecodeError(DshError, ValueError):
     """A JSON object does not decode to the event its ``type`` names."""
 
 
@@ -247,16 +247,6 @@ def _enc_cause(c: AbortCause) -> dict[str, Any]:
 
 
 # --- decoding ---------------------------------------------------------------
-
-
-def freeze_loaded(value: Any) -> Any:
-    """The frozen form of a value ``json.loads`` produced (no checks needed)."""
-    cls = value.__class__
-    if cls is dict:
-        return FrozenDict({k: freeze_loaded(v) for k, v in value.items()})
-    if cls is list or cls is tuple:
-        return tuple([freeze_loaded(v) for v in value])
-    return value
 
 
 def _short(value: object) -> str:
@@ -706,16 +696,13 @@ def _fixer(tag: str, name: str, spec: _Field) -> Callable[[Any], Any]:
                 fail(v)
             if spec.literal is not None and v not in spec.literal:
                 fail(v)
-            return v if v.__class__ in classes else _plain(typing.cast(str, v))
+            return v if v.__class__ in classes else freeze_json(v, where)
 
         return fix_scalar
     if spec.decode is freeze_loaded:
 
         def fix_json(v: object) -> object:
-            try:
-                return _freeze_python(v)
-            except _NotJSON:
-                return freeze_json(v, where)  # raises NotJSONError naming the place
+            return freeze_json(v, where)  # raises NotJSONError naming the place
 
         return fix_json
     convert = spec.normalize
@@ -724,48 +711,10 @@ def _fixer(tag: str, name: str, spec: _Field) -> Callable[[Any], Any]:
     def fix(v: object) -> object:
         try:
             return convert(v)
-        except (_NotJSON, TypeError, ValueError, AttributeError):
+        except (TypeError, ValueError, AttributeError):
             fail(v)
 
     return fix
-
-
-class _NotJSON(Exception):
-    pass
-
-
-def _freeze_python(value: Any) -> Any:
-    """The frozen JSON form of a caller's value, raising ``_NotJSON`` at anything else."""
-    cls = value.__class__
-    if cls is str or cls is int or cls is bool or value is None:
-        return value
-    if cls is float:
-        if value != value or value in (float("inf"), float("-inf")):
-            raise _NotJSON
-        return value
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            if k.__class__ is not str:
-                raise _NotJSON
-            out[k] = _freeze_python(v)
-        return FrozenDict(out)
-    if isinstance(value, list | tuple):
-        return tuple([_freeze_python(v) for v in value])
-    if isinstance(value, str | int | float):
-        return _freeze_python(_plain(value))
-    raise _NotJSON
-
-
-def _plain(value: str | int | float) -> str | int | float:
-    # A subclass (an enum member) is logged as its plain value.
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int):
-        return int(value)
-    return float(value)
 
 
 def _norm_content(v: object) -> Content:
@@ -786,7 +735,7 @@ def _norm_tool_calls(v: object) -> tuple[ToolUse, ...]:
     for u in v:
         if not isinstance(u, ToolUse) or u.id.__class__ is not str or u.name.__class__ is not str:
             raise TypeError(u)
-        args = _freeze_python(u.arguments)
+        args = freeze_json(u.arguments)
         out.append(
             u if args == u.arguments and _is_frozen(u.arguments) else ToolUse(u.id, u.name, args)
         )

@@ -27,6 +27,7 @@ from typing import Any, Protocol, Self, final, runtime_checkable
 
 from dsh._data_dir import user_data_dir
 from dsh._frozen import frozen, slotted
+from dsh.base import DshError
 from dsh.session._codec import (
     DECODERS,
     HEADER_TYPE,
@@ -85,7 +86,7 @@ def check_session_id(session_id: str) -> str:
 # --- errors and values --------------------------------------------------------
 
 
-class SessionError(Exception):
+class SessionError(DshError):
     """A session store operation failed."""
 
 

@@ -41,6 +41,7 @@ from dsh.approval import (
     ApprovalRequest,
     reply_outcome,
 )
+from dsh.base import DshError
 from dsh.context import (
     ChannelError,
     Context,
@@ -105,7 +106,7 @@ _ABSTAIN = ApprovalDecision.abstain()
 _KEEP: Any = object()
 
 
-class ToolRegistrationError(ValueError):
+class ToolRegistrationError(DshError, ValueError):
     """A tool definition cannot be registered (bad name, bad schema, duplicate)."""
 
 

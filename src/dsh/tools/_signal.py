@@ -12,12 +12,14 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import final
 
+from dsh.base import DshError
+
 __all__ = ["AbortSignal", "AbortedError"]
 
 logger = logging.getLogger("dsh.tools")
 
 
-class AbortedError(Exception):
+class AbortedError(DshError):
     """Raised by ``signal.raise_if_aborted()``; carries the signal's reason."""
 
     def __init__(self, reason: str) -> None:

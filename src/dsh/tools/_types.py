@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeAlias, final
 from pydantic import BaseModel, ValidationError
 
 from dsh._frozen import frozen, slotted
+from dsh.base import DshError
 from dsh.context import Context
 from dsh.session import Content, FrozenDict, content_text, thaw_json
 from dsh.tools._signal import AbortSignal
@@ -171,7 +172,7 @@ OutputPresenter: TypeAlias = Callable[[Any], Content]
 """Renders a successful call's structured ``output`` as its model-visible content."""
 
 
-class OutputMismatchError(ValueError):
+class OutputMismatchError(DshError, ValueError):
     """A replacement output that does not match its tool's ``output_model``."""
 
 

@@ -13,6 +13,7 @@ import re
 from typing import Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
+from dsh.base import DshError
 
 __all__ = ["IfRule", "Matcher", "MatcherError", "MatcherKind"]
 
@@ -25,7 +26,7 @@ _JS_NAMED_GROUP: Final = re.compile(r"\(\?<(?=[A-Za-z_$])")
 _JS_BACKREF: Final = re.compile(r"\\k<([A-Za-z_$][\w$]*)>")
 
 
-class MatcherError(ValueError):
+class MatcherError(DshError, ValueError):
     """A matcher or ``if`` rule that cannot be used; the message says why."""
 
 

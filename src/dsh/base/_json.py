@@ -1,8 +1,16 @@
-"""JSON values, and their deep-frozen form.
+"""JSON values and their deep-frozen form: the one freezer, thawing, ``NotJSONError``.
 
 Sealed tool arguments, logged events and hook payloads are all JSON. A frozen
 value is made of ``FrozenDict`` (a dict whose mutators raise), tuples and
-scalars; it serializes with the plain ``json`` module, unchanged.
+plain scalars; it serializes with the plain ``json`` module, unchanged.
+
+There is one freezer. ``freeze_json`` walks by exact class first (the common
+case: a caller's dicts, lists and scalars, or what ``json.loads`` gave) and
+turns a scalar subclass (an enum member) into its plain value; only when that
+walk meets something else does the checked walk run, to accept a non-dict
+``Mapping`` or to name the first offending place in a ``NotJSONError``.
+``freeze_loaded`` is the same walk for values ``json.loads`` produced, which
+need no checking.
 """
 
 from __future__ import annotations
@@ -11,12 +19,15 @@ import math
 from collections.abc import Mapping
 from typing import Any, NoReturn, TypeAlias
 
+from dsh.base._errors import DshError
+
 __all__ = [
     "FrozenDict",
     "FrozenJSON",
     "JSONValue",
     "NotJSONError",
     "freeze_json",
+    "freeze_loaded",
     "thaw_json",
 ]
 
@@ -24,7 +35,7 @@ JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, J
 FrozenJSON: TypeAlias = "bool | int | float | str | tuple[FrozenJSON, ...] | FrozenDict | None"
 
 
-class NotJSONError(TypeError):
+class NotJSONError(DshError, TypeError):
     """A value is not plain JSON; ``path`` says where (``$.a[2].b``)."""
 
     def __init__(self, path: str, problem: str) -> None:
@@ -71,19 +82,67 @@ def freeze_json(value: object, path: str = "$") -> Any:
 
     Raises ``NotJSONError`` naming the first offending place: a non-string key,
     NaN or infinity, bytes, a set, a cycle, or any other non-JSON object.
+    ``RecursionError`` when it is nested deeper than the interpreter can walk.
     """
-    return _freeze(value, path, set())
+    try:
+        return _freeze(value)
+    except (_Refused, RecursionError):
+        # A cycle ends the exact-class walk in RecursionError; the checked walk names it.
+        return _freeze_checked(value, path, set())
 
 
-def _freeze(value: object, path: str, active: set[int]) -> Any:
-    if value is None or isinstance(value, (bool, str)):
+def freeze_loaded(value: Any) -> Any:
+    """The frozen form of a value ``json.loads`` produced (NaN, which it accepts, kept)."""
+    try:
+        return _freeze(value)
+    except _Refused:
+        return _freeze_checked(value, "$", set(), allow_nan=True)
+
+
+class _Refused(Exception):
+    """The exact-class walk met something it does not take: the checked walk decides."""
+
+
+def _freeze(value: Any) -> Any:
+    cls = value.__class__
+    if cls is str or cls is int or cls is bool or value is None:
         return value
+    if cls is dict or cls is FrozenDict:
+        out = {}
+        for k, v in value.items():
+            if k.__class__ is not str:
+                raise _Refused
+            out[k] = _freeze(v)
+        return FrozenDict(out)
+    if cls is list or cls is tuple:
+        return tuple([_freeze(v) for v in value])
+    if cls is float:
+        if value - value != 0.0:  # NaN or an infinity
+            raise _Refused
+        return value
+    if isinstance(value, str | int | float):
+        return _freeze(_plain(value))
+    raise _Refused
+
+
+def _plain(value: str | int | float) -> str | int | float:
+    # A subclass (an enum member) freezes to its plain value.
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, bool):
+        return bool(value)
     if isinstance(value, int):
         return int(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise NotJSONError(path, f"{value!r} is not a JSON number")
+    return float(value)
+
+
+def _freeze_checked(value: object, path: str, active: set[int], *, allow_nan: bool = False) -> Any:
+    if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, str | int | float):
+        if isinstance(value, float) and not allow_nan and not math.isfinite(value):
+            raise NotJSONError(path, f"{value!r} is not a JSON number")
+        return _plain(value)
     if isinstance(value, Mapping):
         key = id(value)
         if key in active:
@@ -93,15 +152,18 @@ def _freeze(value: object, path: str, active: set[int]) -> Any:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise NotJSONError(path, f"key {k!r} is not a string")
-            out[k] = _freeze(v, f"{path}.{k}", active)
+            out[str.__str__(k)] = _freeze_checked(v, f"{path}.{k}", active, allow_nan=allow_nan)
         active.discard(key)
         return FrozenDict(out)
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, list | tuple):
         key = id(value)
         if key in active:
             raise NotJSONError(path, "contains a reference cycle")
         active.add(key)
-        items = tuple(_freeze(v, f"{path}[{i}]", active) for i, v in enumerate(value))
+        items = tuple(
+            _freeze_checked(v, f"{path}[{i}]", active, allow_nan=allow_nan)
+            for i, v in enumerate(value)
+        )
         active.discard(key)
         return items
     raise NotJSONError(path, f"{type(value).__name__} is not JSON")
@@ -111,6 +173,6 @@ def thaw_json(value: object) -> Any:
     """A mutable deep copy of a (frozen or plain) JSON value: dicts and lists."""
     if isinstance(value, dict):
         return {k: thaw_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, list | tuple):
         return [thaw_json(v) for v in value]
     return value

@@ -34,38 +34,20 @@ __all__ = ["Host", "open_host"]
 class Host:
     """An open host: its parts, the session and the agent on it.
 
-    ``assembly`` makes more agents on the same context (a second session);
-    closing them is then the caller's business.
+    ``diagnostics`` are what the profiles' catalogs did not admit (the host
+    prints nothing). ``assembly`` makes more agents on the same context (a
+    second session); closing those is then the caller's business.
     """
 
-    assembly: Assembly
+    ctx: Context
+    registry: ToolRegistry
+    approval: ApprovalService | None
+    store: SessionStore
+    model: Model
     session: SessionLog
     agent: Agent
-
-    @property
-    def ctx(self) -> Context:
-        return self.assembly.ctx
-
-    @property
-    def registry(self) -> ToolRegistry:
-        return self.assembly.registry
-
-    @property
-    def approval(self) -> ApprovalService | None:
-        return self.assembly.approval
-
-    @property
-    def store(self) -> SessionStore:
-        return self.assembly.store
-
-    @property
-    def model(self) -> Model:
-        return self.assembly.model
-
-    @property
-    def diagnostics(self) -> tuple[ProfileDiagnostic, ...]:
-        """What the profiles' catalogs did not admit (the host prints nothing)."""
-        return self.assembly.diagnostics
+    diagnostics: tuple[ProfileDiagnostic, ...]
+    assembly: Assembly
 
 
 @contextlib.asynccontextmanager
@@ -78,7 +60,17 @@ async def open_host(options: HostOptions) -> AsyncIterator[Host]:
         try:
             agent = assembly.agent(session)
             try:
-                yield Host(assembly, session, agent)
+                yield Host(
+                    assembly.ctx,
+                    assembly.registry,
+                    assembly.approval,
+                    assembly.store,
+                    assembly.model,
+                    session,
+                    agent,
+                    assembly.diagnostics,
+                    assembly,
+                )
             finally:
                 await _close(agent)
         finally:

@@ -1,5 +1,5 @@
 """A real harness for the loop tests: context, registry with the built-in tools, a JSONL
-session store and a scripted model, all in ``tmp_path``."""
+session store and a scripted model, all in ``tmp_path``, assembled by ``dsh.host``."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from typing import Any
 import psutil
 
 from dsh.agent import Agent
+from dsh.approval import ApprovalService
 from dsh.context import Context
+from dsh.host import Assembly, HostOptions, assemble
 from dsh.models import ScriptedModel
 from dsh.session import JsonlSessionStore, SessionEvent, SessionLog
-from dsh.tools import TOOLS, ToolRegistry, Workspace
-from dsh.tools.builtin import builtin_tools
+from dsh.tools import ToolRegistry
 
 
 def text(t: str) -> dict[str, Any]:
@@ -42,22 +43,37 @@ def replies(*responses: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
 
 @dataclass
 class Harness:
-    ctx: Context
-    registry: ToolRegistry
-    store: JsonlSessionStore
-    project: Path
+    """An ``Assembly`` (no approval service unless asked for) and the agents made on it.
+
+    ``model`` is the model each new agent gets (a rig may swap it before making one).
+    """
+
+    assembly: Assembly
     model: ScriptedModel
     record: Path
 
+    @property
+    def ctx(self) -> Context:
+        return self.assembly.ctx
+
+    @property
+    def registry(self) -> ToolRegistry:
+        return self.assembly.registry
+
+    @property
+    def store(self) -> JsonlSessionStore:
+        store = self.assembly.store
+        assert isinstance(store, JsonlSessionStore)
+        return store
+
+    @property
+    def project(self) -> Path:
+        return self.assembly.project
+
     def agent(self, session: SessionLog | None = None, **options: Any) -> Agent:
-        options.setdefault("store", self.store)
-        return Agent(
-            self.ctx,
-            model=self.model,
-            session=session if session is not None else self.store.create(),
-            registry=self.registry,
-            workspace=Workspace(cwd=self.project),
-            **options,
+        options.setdefault("model", self.model)
+        return self.assembly.agent(
+            session if session is not None else self.store.create(), **options
         )
 
     def requests(self) -> list[dict[str, Any]]:
@@ -67,23 +83,20 @@ class Harness:
         return [json.loads(line) for line in self.record.read_text().splitlines()]
 
 
-def make_harness(tmp_path: Path, script: dict[str, Any]) -> Harness:
-    ctx = Context()
-    registry = ToolRegistry(ctx)
-    ctx.provide(TOOLS, registry)
-    for definition in builtin_tools():
-        registry.register(definition)
+def make_harness(
+    tmp_path: Path, script: dict[str, Any], *, approval: ApprovalService | None = None
+) -> Harness:
     project = tmp_path / "project"
     project.mkdir()
     record = tmp_path / "requests.jsonl"
-    return Harness(
-        ctx=ctx,
-        registry=registry,
-        store=JsonlSessionStore(tmp_path / "sessions"),
+    model = ScriptedModel(script, record_to=record)
+    options = HostOptions(
         project=project,
-        model=ScriptedModel(script, record_to=record),
-        record=record,
+        model=model,
+        store=JsonlSessionStore(tmp_path / "sessions"),
+        approval=approval,
     )
+    return Harness(assembly=assemble(options), model=model, record=record)
 
 
 def types(events: tuple[SessionEvent, ...] | list[SessionEvent]) -> list[str]:

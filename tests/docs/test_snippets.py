@@ -80,3 +80,30 @@ async def test_the_output_replacement_example_redacts_what_the_model_sees(tmp_pa
     tool_results = [m for m in project(agent.events) if m.role == "tool"]
     assert tool_results[0].content == "[key]-abc123"
     await agent.close("other")
+
+
+def fenced_block(doc: Path, heading: str, language: str) -> str:
+    body = doc.read_text().split(heading, 1)[1]
+    match = re.search(rf"```{language}\n(.*?)```", body, re.S)
+    assert match is not None, f"no {language} block after {heading!r} in {doc}"
+    return match.group(1)
+
+
+def test_the_embedding_example_runs_as_printed_and_prints_what_the_doc_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = ROOT / "docs/embedding.md"
+    source = first_python_block(doc, "## A host in ten lines")
+    main = source.split("async def main", 1)[1]
+    host_part = main.split("result = await host.agent.run_turn()", 1)[0]
+    assert len(host_part.strip().splitlines()) <= 10  # open a host, mount, run a turn
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # its temporary project
+    exec(compile(source, "docs/embedding.md", "exec"), {"__name__": "__main__"})
+    assert capsys.readouterr().out == fenced_block(doc, "It prints:", "text")
+    assert list(tmp_path.iterdir()) == []  # the example cleaned up after itself
+
+
+def test_plugins_md_says_where_ctx_comes_from() -> None:
+    text = (ROOT / "docs/plugins.md").read_text()
+    assert "(embedding.md)" in text
+    assert "[docs/embedding.md](docs/embedding.md)" in (ROOT / "README.md").read_text()

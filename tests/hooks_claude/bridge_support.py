@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from dsh.agent import Agent, TurnResult
-from dsh.hooks.claude import Catalog, PermissionMode, claude_hooks_plugin, load_catalog
+from dsh.approval import APPROVAL, ApprovalBroker
+from dsh.hooks.claude import Catalog, ClaudeCodeProfile, PermissionMode, load_catalog
 from tests.agent.support import Harness, make_harness
 
 SCRIPT = Path(__file__).parent / "scripts" / "record_hook.py"
@@ -95,7 +96,11 @@ def mount_hooks(
     *,
     permission_mode: PermissionMode = "bypassPermissions",
 ) -> Rig:
-    """Write ``hooks`` as the project's settings and mount the bridge on ``harness``."""
+    """Write ``hooks`` as the project's settings and mount the Claude Code profile on ``harness``.
+
+    As in ``dsh run``: the harness gets an approval service nobody answers (unless it
+    has one), so a PermissionRequest hook is asked before the ask is denied.
+    """
     settings = harness.project / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"hooks": hooks}))
@@ -115,7 +120,13 @@ def mount_hooks(
     monkeypatch.setenv("CASE_HOOK_LOG", str(log))
     monkeypatch.setenv("CASE_HOOK_RESPOND", str(respond))
     transcripts = tmp_path / "transcripts"
-    harness.ctx.plugin(
-        claude_hooks_plugin(catalog, transcript_dir=transcripts, permission_mode=permission_mode)
+    if harness.ctx.get(APPROVAL) is None:
+        harness.ctx.provide(APPROVAL, ApprovalBroker())
+    profile = ClaudeCodeProfile(
+        catalog=catalog,
+        permission_mode=permission_mode,
+        transcript_dir=transcripts,
+        instructions=False,
     )
+    assert harness.assembly.mount_profile(profile) == ()
     return Rig(harness=harness, catalog=catalog, log=log, transcripts=transcripts)

@@ -154,10 +154,11 @@ async def test_exit_2_is_not_honoured(tmp_path: Path, monkeypatch: pytest.Monkey
         {"PermissionRequest": {"exit": 2, "stderr": "CASE-EXIT2", **decision("allow")}},
     )
     agent, _ = await r.run("run it")
-    # The flow is unchanged: nobody can answer the ask, so the call is denied with its reason.
+    # The flow is unchanged: nobody can answer the ask (the approval service, as in
+    # `dsh run`, has no channel), so the call is denied with its reason.
     assert tool_results(r, 1) == [("CASE-ASK", True)]
     (logged,) = of_type(agent.events, ToolResultEvent)
-    assert logged.info["outcome"] == "no-service"
+    assert logged.info["outcome"] == "no-channel"
     assert not [e for e in agent.events if isinstance(e, NoticeEvent) and "CASE-EXIT2" in e.text]
 
 

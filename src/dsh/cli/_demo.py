@@ -24,6 +24,7 @@ from dsh.agent import PROMPT_SUBMIT, SESSION_START, Agent, PromptDecision, Promp
 from dsh.cli._render import TranscriptPrinter
 from dsh.cli._run import ExitCode, RunOptions, run_session
 from dsh.context import Context, Next
+from dsh.host import Profile
 from dsh.models import ScriptedModel
 from dsh.tools import (
     POST_EXECUTE,
@@ -170,25 +171,18 @@ def install_claude_settings(project: Path) -> Path:
     return target
 
 
-def _claude_hooks(project: Path, state: Path, printer: TranscriptPrinter) -> Plugin:
-    """The Claude Code bridge over ``project``'s settings only (no user, managed or plugins)."""
-    from dsh.hooks.claude import claude_hooks_plugin, load_catalog
+def _claude_profile(state: Path) -> Profile:
+    """Claude Code over the demo project's settings only (no user, managed or plugins)."""
+    from dsh.hooks.claude import ClaudeCodeProfile
 
-    catalog = load_catalog(
-        project,
+    return ClaudeCodeProfile(
         home=state / "home",
         managed_path=state / "managed-settings.json",
         env={},
         discover_installed_plugins=False,
+        permission_mode="bypassPermissions",
+        transcript_dir=state / "transcripts",
     )
-    for diagnostic in catalog.diagnostics:
-        printer.console.print(f"[yellow]claude hooks: {diagnostic.describe()}[/yellow]")
-    bridge = claude_hooks_plugin(catalog, transcript_dir=state / "transcripts")
-
-    def claude_code_hooks(ctx: Context) -> None:
-        ctx.plugin(bridge, name="claude-hooks")
-
-    return claude_code_hooks
 
 
 def _make_project(root: Path) -> None:
@@ -216,7 +210,9 @@ async def run_demo(printer: TranscriptPrinter) -> ExitCode:
             model=ScriptedModel(DEMO_SCRIPT, source="dsh-demo"),
             project=project,
             session_dir=root / "sessions",
-            plugins=(*demo_plugins(), _claude_hooks(project, root, printer)),
+            plugins=demo_plugins(),
+            profiles=(_claude_profile(root),),
             claude_hooks=False,
+            claude_md=False,  # the demo's profile loads CLAUDE.md
         )
         return await run_session(options, printer)

@@ -80,7 +80,8 @@ def cli() -> None:
     default="default",
     show_default=True,
     help="What Claude Code hooks are told (permission_mode). default: a call a policy asks "
-    "about fires PermissionRequest hooks, then the approval service (none here: denied); "
+    "about fires PermissionRequest hooks, then the approval service (nobody to ask here: "
+    "denied); "
     "bypassPermissions: no PermissionRequest, the ask is denied.",
 )
 @click.option(

@@ -1,18 +1,18 @@
 """Running one session from the command line: ``dsh run`` and the demo share this.
 
-Assembles the host (context, tool registry with the built-in tools, plugins),
-opens or resumes a session, runs the turns, and closes the agent on every
-exit path so session-end listeners always fire.
+Turns the command line into ``HostOptions`` (Claude Code's flags into the
+Claude Code profile), opens the host, runs the turns and prints the
+transcript; the host closes the agent on every exit path, so session-end
+listeners always fire.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import enum
 import importlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import field
 from pathlib import Path
 from typing import Literal
@@ -20,12 +20,19 @@ from typing import Literal
 from dsh._frozen import slotted
 from dsh.agent import Agent, SetupTrigger, TurnResult
 from dsh.cli._render import TranscriptPrinter
-from dsh.context import Context
+from dsh.context import Plugin
+from dsh.host import HostOptions, Profile, open_host
 from dsh.models import Model, ModelError, ModelRequest, TextCallback
-from dsh.session import AssistantMessage, JsonlSessionStore, SessionLog, TurnEndReason
-from dsh.tools import TOOLS, ToolRegistry, Workspace, builtin_tools
+from dsh.session import AssistantMessage, SessionEvent, TurnEndReason
 
-__all__ = ["ExitCode", "RunOptions", "compact_command", "exit_code_for", "run_session"]
+__all__ = [
+    "ExitCode",
+    "RunOptions",
+    "compact_command",
+    "exit_code_for",
+    "host_options",
+    "run_session",
+]
 
 
 class ExitCode(enum.IntEnum):
@@ -55,9 +62,6 @@ def exit_code_for(result: TurnResult) -> ExitCode:
         cause = result.cause
         return ExitCode.OK if cause is not None and cause.kind == "hook" else ExitCode.ABORTED
     return ExitCode.OK
-
-
-Plugin = Callable[[Context], None]
 
 
 class _NoModel:
@@ -95,19 +99,38 @@ class RunOptions:
     """Load Claude Code's instructions files (``CLAUDE.md``...) into the session's context."""
     setup: SetupTrigger | None = None
     """Fire ``agent/setup`` with this trigger before the session starts (``--init``...)."""
+    profiles: Sequence[Profile] = field(default_factory=tuple)
+    """Profiles mounted after ``plugins``, before the one ``claude_hooks`` asks for."""
 
 
-def _mount_claude_hooks(ctx: Context, options: RunOptions, printer: TranscriptPrinter) -> None:
-    from dsh.hooks.claude import claude_hooks_plugin, load_catalog
+def host_options(options: RunOptions) -> HostOptions:
+    """The host a ``dsh run`` command line describes."""
+    plugins = tuple(options.plugins)
+    profiles = tuple(options.profiles)
+    if options.claude_hooks or options.settings_files:
+        from dsh.hooks.claude import ClaudeCodeProfile
 
-    catalog = load_catalog(options.project, settings_files=options.settings_files)
-    for diagnostic in catalog.diagnostics:
-        printer.console.print(f"[yellow]claude hooks: {diagnostic.describe()}[/yellow]")
-    if catalog.all_hooks():
-        ctx.plugin(
-            claude_hooks_plugin(catalog, permission_mode=options.permission_mode),
-            name="claude-hooks",
+        claude = ClaudeCodeProfile(
+            settings_files=tuple(options.settings_files),
+            permission_mode=options.permission_mode,
+            instructions=options.claude_md,
         )
+        profiles += (claude,)
+    elif options.claude_md:
+        # The profile lives in the bridge's package: a run with no hooks loads
+        # CLAUDE.md without importing the bridge (~16 ms of start-up).
+        from dsh.instructions import claude_instructions_plugin
+
+        plugins += (claude_instructions_plugin(),)
+    return HostOptions(
+        project=options.project,
+        model=options.model,
+        session_dir=options.session_dir,
+        resume=options.resume,
+        plugins=plugins,
+        profiles=profiles,
+        max_steps=options.max_steps,
+    )
 
 
 def compact_command(prompt: str) -> str | None:
@@ -137,63 +160,56 @@ def _import_in_background(*modules: str) -> None:
     threading.Thread(target=work, name="dsh-warm-imports", daemon=True).start()
 
 
+class _Printed:
+    """How much of the session's log the transcript has shown."""
+
+    __slots__ = ("count", "printer")
+
+    def __init__(self, printer: TranscriptPrinter) -> None:
+        self.printer = printer
+        self.count = 0
+
+    def catch_up(self, events: tuple[SessionEvent, ...]) -> None:
+        self.printer.print_events(events[self.count :])
+        self.count = len(events)
+
+
 async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
     """Run every prompt as one turn of a single session; returns the last turn's exit code."""
-    ctx = Context()
-    registry = ToolRegistry(ctx)
-    ctx.provide(TOOLS, registry)
-    for tool in builtin_tools():
-        registry.register(tool)
-    for plugin in options.plugins:
-        ctx.plugin(plugin)
-    if options.claude_hooks or options.settings_files:
-        _mount_claude_hooks(ctx, options, printer)
-    if options.claude_md:
-        from dsh.instructions import claude_instructions_plugin
-
-        ctx.plugin(claude_instructions_plugin(), name="claude-instructions")
-    store = JsonlSessionStore(options.session_dir)
-    session: SessionLog = (
-        store.open(options.resume) if options.resume is not None else store.create()
-    )
-    agent = Agent(
-        ctx,
-        model=options.model,
-        session=session,
-        workspace=Workspace(cwd=options.project),
-        max_steps=options.max_steps,
-        store=store,
-    )
-    printed = 0
+    printed = _Printed(printer)
     code = ExitCode.OK
-    _import_in_background("rich.console", "rich.markup")
+    session = None
     try:
-        if options.setup is not None:
-            await agent.setup(options.setup)
-        if not options.prompts:
-            await agent.start()  # `--init-only`: the session starts and ends, with no turn
-        for prompt in options.prompts:
-            instructions = compact_command(prompt)
-            if instructions is not None:
-                # Claude Code's `/compact [instructions]`: a compaction, not a turn.
-                await agent.compact(instructions or None)
-                printer.print_events(session.events[printed:])
-                printed = len(session.events)
-                continue
-            agent.send(prompt)
-            result = await agent.run_turn()
-            events = session.events
-            printer.print_events(events[printed:])
-            printed = len(events)
-            code = exit_code_for(result)
-            if code != ExitCode.OK:
-                break
+        async with open_host(host_options(options)) as host:
+            session = host.session
+            for diagnostic in host.diagnostics:
+                printer.console.print(f"[yellow]{diagnostic}[/yellow]")
+            _import_in_background("rich.console", "rich.markup")
+            code = await _run_prompts(host.agent, options, printed)
     finally:
-        try:
-            await asyncio.shield(agent.close("other"))
-        finally:
-            printer.print_events(session.events[printed:])
-            session.close()
-            await ctx.dispose()
+        if session is not None:
+            printed.catch_up(session.events)  # what closing the session added (SessionEnd)
     printer.console.print(f"[dim]session {session.id} ({session.path})[/dim]")
+    return code
+
+
+async def _run_prompts(agent: Agent, options: RunOptions, printed: _Printed) -> ExitCode:
+    if options.setup is not None:
+        await agent.setup(options.setup)
+    if not options.prompts:
+        await agent.start()  # `--init-only`: the session starts and ends, with no turn
+    code = ExitCode.OK
+    for prompt in options.prompts:
+        instructions = compact_command(prompt)
+        if instructions is not None:
+            # Claude Code's `/compact [instructions]`: a compaction, not a turn.
+            await agent.compact(instructions or None)
+            printed.catch_up(agent.events)
+            continue
+        agent.send(prompt)
+        result = await agent.run_turn()
+        printed.catch_up(agent.events)
+        code = exit_code_for(result)
+        if code != ExitCode.OK:
+            break
     return code

@@ -22,6 +22,7 @@ from dsh.hooks.claude._events import (
 )
 from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, MatcherKind
 from dsh.hooks.claude._outputs import HookAnswer, PermissionRequestAnswer, decode_answer
+from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
 from dsh.hooks.claude._report import render_coverage_markdown
 from dsh.hooks.claude._support import (
     ADMITTED_EVENTS,
@@ -53,10 +54,13 @@ __all__ = [
     "ADMITTED_EVENTS",
     "CLAUDE_HOOK_EVENTS",
     "CLAUDE_HOOK_TYPES",
+    "CLAUDE_PROFILE_NAME",
     "DEFAULT_MANAGED_SETTINGS",
     "EVENT_SPECS",
     "HOOK_EVENT_HOST_SUPPORT",
     "Catalog",
+    "ClaudeCodeMount",
+    "ClaudeCodeProfile",
     "ClaudeHooksPlugin",
     "Diagnostic",
     "DiagnosticCode",

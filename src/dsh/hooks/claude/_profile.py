@@ -1,0 +1,107 @@
+"""The Claude Code profile: what a host mounts for Claude Code (``dsh.host.Profile``'s shape).
+
+``ClaudeCodeProfile(...).load(project)`` reads the project's hook catalog
+(``load_catalog``) and hands back the bridge (``claude_hooks_plugin``, when
+the catalog admitted a hook), the ``CLAUDE.md`` loader
+(``dsh.instructions.claude_instructions_plugin``) and the catalog's
+diagnostics as lines. It imports nothing of ``dsh.host``: the host's
+``Profile`` is structural, and everything here is the bridge's own types or
+plain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, final
+
+from dsh._frozen import frozen
+
+if TYPE_CHECKING:
+    from dsh.hooks.claude import Catalog, ClaudeHooksPlugin, PermissionMode, PluginRoot
+    from dsh.instructions import ClaudeInstructionsPlugin
+
+__all__ = ["CLAUDE_PROFILE_NAME", "ClaudeCodeMount", "ClaudeCodeProfile"]
+
+CLAUDE_PROFILE_NAME = "claude"
+"""The profile's name: its scopes are ``claude-hooks`` and ``claude-instructions``."""
+
+
+@final
+@frozen
+class ClaudeCodeMount:
+    """What the profile found for one project: the catalog, and the plugins to mount."""
+
+    catalog: Catalog
+    hooks: ClaudeHooksPlugin | None
+    instructions: ClaudeInstructionsPlugin | None
+    diagnostics: tuple[str, ...]
+
+
+@final
+@frozen(kw_only=True)
+class ClaudeCodeProfile:
+    """Claude Code's hooks and instructions files, as ``dsh run`` loads them.
+
+    ``settings_files`` are ``--settings`` arguments (a path or inline JSON) and
+    ``plugin_roots`` plugin directories loaded as enabled; ``home``,
+    ``managed_path``, ``env`` and ``discover_installed_plugins`` are
+    ``load_catalog``'s (default: the real ones). ``catalog``, when given, is used
+    as it is, nothing discovered. ``permission_mode`` is what hooks are sent
+    (``default`` fires PermissionRequest); ``transcript_dir`` is where the
+    transcripts hooks read are written (default: dsh's data dir).
+    ``instructions`` loads ``CLAUDE.md`` and its family into each root
+    session's context, from ``instructions_config_dir`` and
+    ``instructions_managed_dir`` (default: Claude Code's own).
+    """
+
+    settings_files: Sequence[str | Path] = ()
+    plugin_roots: Sequence[Path | str | PluginRoot] = ()
+    home: Path | None = None
+    managed_path: Path | None = None
+    env: Mapping[str, str] | None = None
+    discover_installed_plugins: bool = True
+    catalog: Catalog | None = None
+    permission_mode: PermissionMode = "default"
+    transcript_dir: Path | None = None
+    instructions: bool = True
+    instructions_config_dir: Path | None = None
+    instructions_managed_dir: Path | None = None
+
+    @property
+    def name(self) -> str:
+        return CLAUDE_PROFILE_NAME
+
+    def load(self, project: Path, /) -> ClaudeCodeMount:
+        """The project's catalog and what to mount for it; bad settings are diagnostics."""
+        # By their public names, once the package is loaded (it imports this module).
+        from dsh.hooks.claude import claude_hooks_plugin, load_catalog
+
+        catalog = self.catalog
+        if catalog is None:
+            catalog = load_catalog(
+                project,
+                settings_files=self.settings_files,
+                plugin_roots=self.plugin_roots,
+                home=self.home,
+                managed_path=self.managed_path,
+                env=self.env,
+                discover_installed_plugins=self.discover_installed_plugins,
+            )
+        hooks = (
+            claude_hooks_plugin(
+                catalog, permission_mode=self.permission_mode, transcript_dir=self.transcript_dir
+            )
+            if catalog.all_hooks()
+            else None
+        )
+        instructions = None
+        if self.instructions:
+            from dsh.instructions import claude_instructions_plugin
+
+            instructions = claude_instructions_plugin(
+                config_dir=self.instructions_config_dir,
+                managed_dir=self.instructions_managed_dir,
+            )
+        diagnostics = tuple(d.describe() for d in catalog.diagnostics)
+        return ClaudeCodeMount(catalog, hooks, instructions, diagnostics)

@@ -1,0 +1,146 @@
+"""``Assembly``: the host's parts before a session, and how an agent is made from them.
+
+The context, the tool registry with the built-in tools, the approval service,
+the session store and the model, with the native plugins and the profiles
+mounted on that context. ``open_host`` builds one per session; a test rig that
+runs several agents on one context builds one with ``assemble``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypedDict, Unpack
+
+from dsh.agent import Agent, SessionStartSource
+from dsh.approval import APPROVAL, ApprovalService
+from dsh.context import Context, Plugin
+from dsh.host._options import HostOptions
+from dsh.host._profile import Profile, ProfileDiagnostic
+from dsh.models import Model
+from dsh.session import JsonlSessionStore, SessionEvent, SessionLog, SessionStore, default_data_dir
+from dsh.tools import TOOLS, ToolRegistry, Workspace, builtin_tools
+
+__all__ = ["AgentOptions", "Assembly", "assemble"]
+
+
+class AgentOptions(TypedDict, total=False):
+    """What ``Assembly.agent`` may set on one agent, beyond what ``HostOptions`` says."""
+
+    model: Model
+    source: SessionStartSource | None
+    max_steps: int
+    continuation_cap: int
+    system: str | None
+    compact_budget: int | None
+    parallel_tools: bool
+    on_event: Callable[[SessionEvent], None] | None
+    on_text: Callable[[str], None] | None
+
+
+class Assembly:
+    """The parts ``options`` describe, nothing mounted yet (``mount_configured`` does that).
+
+    Its owner disposes it (``await assembly.dispose()``) once its agents are closed.
+    """
+
+    __slots__ = ("_diagnostics", "approval", "ctx", "model", "options", "registry", "store")
+
+    def __init__(self, options: HostOptions) -> None:
+        self.options = options
+        self.model: Model = options.model
+        self.ctx = Context()
+        self.registry = ToolRegistry(self.ctx)
+        self.ctx.provide(TOOLS, self.registry)
+        if options.builtin_tools:
+            for tool in builtin_tools():
+                self.registry.register(tool)
+        self.approval: ApprovalService | None = options.approval
+        if options.approval is not None:
+            self.ctx.provide(APPROVAL, options.approval)
+        self.store: SessionStore = (
+            options.store
+            if options.store is not None
+            else JsonlSessionStore(options.session_dir or default_data_dir())
+        )
+        self._diagnostics: list[ProfileDiagnostic] = []
+
+    @property
+    def project(self) -> Path:
+        return self.options.project
+
+    @property
+    def diagnostics(self) -> tuple[ProfileDiagnostic, ...]:
+        """What the mounted profiles' catalogs did not admit, in mounting order."""
+        return tuple(self._diagnostics)
+
+    def mount(self, plugin: Plugin, *, name: str | None = None) -> Context:
+        """Mount a native plugin in its own scope (``ctx.plugin``); returns the scope."""
+        return self.ctx.plugin(plugin, name=name)
+
+    def mount_profile(self, profile: Profile) -> tuple[ProfileDiagnostic, ...]:
+        """Load ``profile``'s catalog for the project and mount what it admits.
+
+        Its hooks plugin first (scope ``<name>-hooks``), then its instructions
+        loader (``<name>-instructions``); returns its diagnostics, also kept in
+        ``diagnostics``.
+        """
+        loaded = profile.load(self.project)
+        found = tuple(ProfileDiagnostic(profile.name, text) for text in loaded.diagnostics)
+        self._diagnostics.extend(found)
+        if loaded.hooks is not None:
+            self.ctx.plugin(loaded.hooks, name=f"{profile.name}-hooks")
+        if loaded.instructions is not None:
+            self.ctx.plugin(loaded.instructions, name=f"{profile.name}-instructions")
+        return found
+
+    def mount_configured(self) -> None:
+        """Mount ``options.plugins`` in order, then each of ``options.profiles``."""
+        for plugin in self.options.plugins:
+            self.mount(plugin)
+        for profile in self.options.profiles:
+            self.mount_profile(profile)
+
+    def open_session(self) -> SessionLog:
+        """The session ``options`` name: resumed, forked, or new."""
+        if self.options.resume is not None:
+            return self.store.open(self.options.resume)
+        if self.options.fork is not None:
+            return self.store.fork(self.options.fork)
+        return self.store.create()
+
+    def agent(self, session: SessionLog, **overrides: Unpack[AgentOptions]) -> Agent:
+        """An agent on ``session`` in a fresh workspace at the project; ``overrides`` win over
+        what ``options`` says (the model, the step limit, ...)."""
+        options = self.options
+        settings: AgentOptions = {
+            "model": self.model,
+            "max_steps": options.max_steps,
+            "system": options.system,
+            "compact_budget": options.compact_budget,
+            "on_event": options.on_event,
+            "on_text": options.on_text,
+        }
+        settings.update(overrides)
+        return Agent(
+            self.ctx,
+            session=session,
+            registry=self.registry,
+            workspace=Workspace(cwd=self.project),
+            store=self.store,
+            **settings,
+        )
+
+    async def dispose(self) -> None:
+        """Remove every plugin, profile and service the assembly mounted, last first."""
+        await self.ctx.dispose()
+
+
+def assemble(options: HostOptions) -> Assembly:
+    """An ``Assembly`` with ``options``'s plugins and profiles mounted.
+
+    For rigs that run several agents on one context; a program uses ``open_host``.
+    """
+    assembly = Assembly(options)
+    assembly.mount_configured()
+    return assembly

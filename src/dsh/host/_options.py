@@ -1,0 +1,53 @@
+"""``HostOptions``: everything a host is built from, as one typed value."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import field
+from pathlib import Path
+from typing import final
+
+from dsh._frozen import frozen
+from dsh.approval import ApprovalBroker, ApprovalService
+from dsh.context import Plugin
+from dsh.host._profile import Profile
+from dsh.models import Model
+from dsh.session import SessionEvent, SessionStore
+
+__all__ = ["HostOptions"]
+
+
+@final
+@frozen(kw_only=True)
+class HostOptions:
+    """How to build a host: the project, the model, where sessions live, what to mount.
+
+    The session is new unless ``resume`` (continue that session) or ``fork`` (a
+    new session starting from a copy of that one) names one. ``store`` wins
+    over ``session_dir`` (a JSONL store there; default: ``$DSH_DATA_DIR`` or
+    the user data directory). ``plugins`` are mounted in order, then each of
+    ``profiles``. ``approval`` is the ``APPROVAL`` service: by default a broker
+    with no channel (nobody can answer an ask, so it is denied, after the
+    ``approval/request`` listeners, PermissionRequest hooks among them, had
+    their say); ``None`` provides none. The rest configure the agent.
+    """
+
+    project: Path
+    model: Model
+    session_dir: Path | None = None
+    store: SessionStore | None = None
+    resume: str | None = None
+    fork: str | None = None
+    plugins: Sequence[Plugin] = ()
+    profiles: Sequence[Profile] = ()
+    builtin_tools: bool = True
+    approval: ApprovalService | None = field(default_factory=ApprovalBroker)
+    max_steps: int = 50
+    system: str | None = None
+    compact_budget: int | None = None
+    on_event: Callable[[SessionEvent], None] | None = None
+    on_text: Callable[[str], None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.resume is not None and self.fork is not None:
+            raise ValueError("HostOptions: resume and fork exclude each other")

@@ -83,9 +83,18 @@ def in_ci() -> bool:
     return os.environ.get("CI") == "true"
 
 
+def require_corpus(cases_dir: Path, *, ci: bool) -> None:
+    """A missing corpus fails the run under CI (``CI=true``), and is a skip elsewhere."""
+    if cases_dir.is_dir():
+        return
+    if ci:
+        pytest.fail(f"the conformance corpus is missing: {cases_dir} (CI=true must have it)")
+    pytest.skip(f"the conformance corpus is not present at {cases_dir}")
+
+
 def cases() -> list[Any]:
     if not CASES_DIR.is_dir():
-        return []
+        return [pytest.param(None, id="no-corpus")]
     out = []
     for path in sorted(CASES_DIR.iterdir()):
         if not (path / "case.json").is_file():
@@ -97,19 +106,18 @@ def cases() -> list[Any]:
     return out
 
 
-def test_the_corpus_is_present() -> None:
-    if CASES_DIR.is_dir():
-        assert cases(), f"no case in {CASES_DIR}"
-        return
-    if in_ci():
-        pytest.fail(f"the conformance corpus is missing: {CASES_DIR} (CI must have it)")
-    pytest.skip(f"the conformance corpus is not present at {CASES_DIR}")
+def test_a_missing_corpus_fails_under_ci_and_is_skipped_elsewhere(tmp_path: Path) -> None:
+    require_corpus(tmp_path, ci=True)
+    with pytest.raises(pytest.fail.Exception, match="corpus is missing"):
+        require_corpus(tmp_path / "absent", ci=True)
+    with pytest.raises(pytest.skip.Exception, match="not present"):
+        require_corpus(tmp_path / "absent", ci=False)
 
 
 def test_every_expected_difference_names_a_case() -> None:
-    if not CASES_DIR.is_dir():
-        pytest.skip("no corpus")
+    require_corpus(CASES_DIR, ci=in_ci())
     names = {p.name for p in CASES_DIR.iterdir() if (p / "case.json").is_file()}
+    assert names
     assert set(EXPECTED_DIFFERENCES) <= names
 
 
@@ -239,7 +247,7 @@ def hook_items(request: dict[str, Any], back: dict[str, str]) -> list[dict[str, 
             items.append({"tool_result": content, "is_error": m["is_error"]})
         elif m["role"] in ("context", "steering"):
             text = with_recorded_commands(m["text"], back)
-            items.extend({"line": line} for line in text.split("\n") if line)
+            items.extend({"line": line, "as": m["role"]} for line in text.split("\n") if line)
     return items
 
 
@@ -258,17 +266,22 @@ def expected_result(result: Any) -> Any:
     return "\n".join(line.removeprefix("  ") for line in report.group(1).split("\n"))
 
 
+AS_DSH = {"system": "context", "user": "steering"}
+
+
 def expected_items(view: dict[str, Any]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for item in view["hook_relevant"]:
         if "tool_result" in item:
             result = expected_result(item["tool_result"])
             items.append({"tool_result": result, "is_error": item["is_error"]})
-        elif "hook_lines" in item:
-            items.extend({"line": line} for line in item["hook_lines"])
         else:
-            text = re.sub(r"</?system-reminder>", "", item["text"])
-            items.extend({"line": line} for line in text.split("\n") if line)
+            # What Claude Code sends as system text is dsh's context; as user text, steering.
+            kind = AS_DSH[item["role"]]
+            lines = item.get("hook_lines")
+            if lines is None:
+                lines = re.sub(r"</?system-reminder>", "", item["text"]).split("\n")
+            items.extend({"line": line, "as": kind} for line in lines if line)
     return items
 
 
@@ -320,7 +333,9 @@ def compare_requests(
 
 
 @pytest.mark.parametrize("case_dir", cases())
-async def test_case(case_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_case(case_dir: Path | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require_corpus(CASES_DIR, ci=in_ci())
+    assert case_dir is not None
     case = json.loads((case_dir / "case.json").read_text())
     unknown = sorted({e for e in case["hook_order"] if e not in HOOK_EVENT_HOST_SUPPORT})
     assert not unknown, f"events missing from HOOK_EVENT_HOST_SUPPORT: {unknown}"

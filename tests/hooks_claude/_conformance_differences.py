@@ -2,8 +2,8 @@
 
 ``EXPECTED_DIFFERENCES``: case → reason (a strict xfail). The other tables hold a difference
 every case shares, checked as strictly: a hook-environment variable Claude Code sets that dsh
-does not (dsh's environment must lack it), a payload field dsh does not send (dsh's payload
-must lack it), a value dsh sends differently (it must differ). Each reason names what 2.1.332
+does not (dsh's environment must lack it), a payload value dsh sends differently and a trait
+of the stdin layout dsh does not share (each must still differ). Each reason names what 2.1.332
 does, what dsh does, and the issue that changes it.
 """
 
@@ -209,8 +209,6 @@ EXPECTED_ENV_DIFFERENCES: dict[str, str] = {
         + _NO_CONCEPT.format(what="messaging socket")
     ),
 }
-
-EXPECTED_FIELD_DIFFERENCES: dict[tuple[str, str], str] = {}
 
 EXPECTED_STYLE_DIFFERENCES: dict[str, str] = {
     "separators": (

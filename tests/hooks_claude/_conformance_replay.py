@@ -60,11 +60,6 @@ class Places:
             "${PROJECT_SLUG}": slug,
         }
 
-    def fill(self, text: str) -> str:
-        for placeholder, value in self.theirs.items():
-            text = text.replace(placeholder, value)
-        return text
-
     def placeholders(self, value: Any) -> Any:
         """``value`` with this replay's paths written as the recording's placeholders."""
         text = json.dumps(value)

@@ -8,9 +8,11 @@ answers as ``hook_answers`` says and the scripted model plays ``model_script``. 
 order (restricted to supported events, the README's varying orders accepted), each
 invocation's payload (field names, the values that are not ids, paths or times), its working
 directory and environment, and the hook-derived items of every model request are compared
-with the recording. A case that cannot pass is listed in ``EXPECTED_DIFFERENCES`` with why
-(strict xfail), never skipped; a difference every case shares (an environment variable, a
-payload field) is listed once in the tables below it, checked as strictly.
+with the recording, as is the stdin's layout. A case that cannot pass is listed in
+``EXPECTED_DIFFERENCES`` (``_conformance_differences``) with why (strict xfail), never skipped;
+a difference every case shares (an environment variable, a payload value, the stdin layout) is
+listed once in that module's other tables, checked as strictly. The corpus is found as
+``tests.shared_paths`` finds it; under ``CI=true`` a missing corpus fails.
 """
 
 from __future__ import annotations

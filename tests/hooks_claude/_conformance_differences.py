@@ -28,6 +28,11 @@ RESUME_KEYS = (
     " `context_tokens`, `prompt_cache_likely_expired`, `estimated_cache_write_usd`; dsh sends"
     " none of them (bridge payload)"
 )
+INSTRUCTIONS_ORDER = (
+    "InstructionsLoaded order: 2.1.332 fires it before UserPromptSubmit (after SessionStart, in"
+    " either order); dsh fires it after UserPromptSubmit, when the instructions are loaded for"
+    " the first prompt"
+)
 ASYNC_REWAKE = (
     "`asyncRewake: true`: 2.1.332 waits for the handler in `-p` mode and applies its exit 2 as a"
     " synchronous one's; dsh drops the handler (catalog warning), so it never runs"
@@ -140,14 +145,8 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         " model's input (`echo hi`); dsh's is the rewritten one (issue 13)"
     ),
     # Event order (bridge / instructions plugin).
-    "claude-md": (
-        "InstructionsLoaded order: 2.1.332 fires it before UserPromptSubmit; dsh after it"
-        " (issue 13)"
-    ),
-    "exit2-session": (
-        "InstructionsLoaded order: 2.1.332 fires it before UserPromptSubmit; dsh after it"
-        " (issue 13)"
-    ),
+    "claude-md": f"{INSTRUCTIONS_ORDER} (issue 13)",
+    "exit2-session": f"{INSTRUCTIONS_ORDER}; its exit 2 has no effect on either (issue 13)",
     # New behaviour (bridge, subagents, tools).
     "async-hook": (
         "`async: true` PostToolUse: 2.1.332 delivers `systemMessage` and `additionalContext` as"

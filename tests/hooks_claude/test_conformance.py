@@ -120,6 +120,10 @@ def test_every_expected_difference_names_a_case() -> None:
     names = {p.name for p in CASES_DIR.iterdir() if (p / "case.json").is_file()}
     assert names
     assert set(EXPECTED_DIFFERENCES) <= names
+    tables = [EXPECTED_DIFFERENCES, EXPECTED_ENV_DIFFERENCES, EXPECTED_VALUE_DIFFERENCES]
+    tables.append(EXPECTED_STYLE_DIFFERENCES)
+    for reason in (r for table in tables for r in table.values()):
+        assert re.search(r"\(issue 1[347]\)$", reason), reason
     # The shared differences too: each is seen in the corpus, or its entry is stale.
     entries = [e for name in names for e in recorded(CASES_DIR / name)]
     assert set(EXPECTED_ENV_DIFFERENCES) <= {k for e in entries for k in e["env"]}

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -13,7 +16,7 @@ from dsh.session import freeze_json
 from dsh.tools import AbortSignal, ToolInvocation, Workspace
 from dsh.tools.builtin import BASH_TOOL, MAX_OUTPUT_CHARS, background_shell
 
-from ._support import call, conformance_payloads
+from ._support import CONFORMANCE, call, conformance_payloads
 
 PROJECT = "${PROJECT_DIR}"
 
@@ -49,19 +52,52 @@ async def _wait_for(path: Path) -> str:
     return text
 
 
-async def test_recorded_successes_have_the_recorded_shape(ws: Workspace, tmp_path: Path) -> None:
-    cases = conformance_payloads("PostToolUse", "Bash")
-    assert cases
-    for payload in cases:
-        command = payload["tool_input"]["command"]
-        ws.cwd = tmp_path
-        result = await call(BASH_TOOL, ws, **payload["tool_input"])
-        expected = {
-            k: v.replace(PROJECT, str(tmp_path)) if isinstance(v, str) else v
-            for k, v in payload["tool_response"].items()
-        }
-        assert result.output == expected, command
-        assert not result.is_error
+def _recorded_bash_successes(case_dir: Path) -> list[dict[str, Any]]:
+    """The case's successful Bash calls (PostToolUse payloads), in the order they ran."""
+    payloads = []
+    for path in sorted(case_dir.glob("PostToolUse*.json"), key=lambda p: _nth(p.stem)):
+        payload = json.loads(path.read_text())["payload"]
+        if payload["hook_event_name"] == "PostToolUse" and payload["tool_name"] == "Bash":
+            payloads.append(payload)
+    return payloads
+
+
+def _nth(stem: str) -> int:
+    """``PostToolUse`` → 1, ``PostToolUse-3`` → 3."""
+    return int(stem.rpartition("-")[2]) if stem[-1].isdigit() else 1
+
+
+def _session_exports(case: dict[str, Any]) -> dict[str, str]:
+    """What the case's SessionStart hook exported through ``$CLAUDE_ENV_FILE`` (``env-file``),
+    which every later Bash command of the session sees."""
+    answer = (case.get("hook_answers") or {}).get("SessionStart") or {}
+    return dict(re.findall(r"^export (\w+)=(.*)$", answer.get("env_file") or "", re.M))
+
+
+async def test_recorded_successes_have_the_recorded_shape(tmp_path: Path) -> None:
+    # Each case's calls in order in one session's workspace: its files written, the directory
+    # and the exports of earlier calls kept (`cwd-change`, `env-file`, `if-filter`).
+    checked = 0
+    for case_dir in sorted(p for p in CONFORMANCE.iterdir() if (p / "case.json").is_file()):
+        case = json.loads((case_dir / "case.json").read_text())
+        project = tmp_path / case_dir.name
+        project.mkdir()
+        for name, text in ((case.get("files") or {}).get("files") or {}).items():
+            (project / name).parent.mkdir(parents=True, exist_ok=True)
+            (project / name).write_text(text)
+        env = dict(os.environ, LC_ALL="C", **_session_exports(case))
+        ws = Workspace(project, env=env)
+        for payload in _recorded_bash_successes(case_dir):
+            command = payload["tool_input"]["command"]
+            result = await call(BASH_TOOL, ws, **payload["tool_input"])
+            expected = {
+                k: v.replace(PROJECT, str(project)) if isinstance(v, str) else v
+                for k, v in payload["tool_response"].items()
+            }
+            assert result.output == expected, (case_dir.name, command)
+            assert not result.is_error
+            checked += 1
+    assert checked
 
 
 async def test_recorded_failure_text(ws: Workspace) -> None:

@@ -552,7 +552,7 @@ MODEL_CASES: list[tuple[type[BaseModel], dict[str, Any], tuple[str, ...], list[A
     ),
     (
         TaskCreateOutput,
-        {"task": {"id": "1", "subject": "a"}},
+        {"task": {"id": "1", "subject": "a", "description": ""}},
         ("task", "subject"),
         [(("task",), None), (("task", "id"), 1)],
     ),

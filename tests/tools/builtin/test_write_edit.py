@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -30,6 +31,28 @@ async def test_write_creates_with_the_recorded_shape(ws: Workspace, tmp_path: Pa
     assert (tmp_path / "hello.txt").read_text() == "hello\n"
 
 
+async def test_write_shows_the_path_as_the_call_wrote_it(
+    ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `file-path-write`: `rel.txt`, `~/tilde.txt`, `sub/../dotdot.txt` (PostToolBatch keeps the
+    # model's input; the tool result text and `tool_response.filePath` the same words).
+    case_dir = CONFORMANCE / "file-path-write"
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "sub").mkdir()
+    batches = sorted(case_dir.glob("PostToolBatch*.json"))
+    assert len(batches) == 3
+    for batch in batches:
+        [recorded] = json.loads(batch.read_text())["payload"]["tool_calls"]
+        result = await call(WRITE_TOOL, ws, **recorded["tool_input"])
+        assert result.text == recorded["tool_response"]
+        assert result.output["filePath"] == recorded["tool_input"]["file_path"]
+    assert (tmp_path / "rel.txt").read_text() == "rel\n"
+    assert (home / "tilde.txt").read_text() == "tilde\n"
+    assert (tmp_path / "dotdot.txt").read_text() == "dotdot\n"
+
+
 async def test_write_makes_parents_and_updates(ws: Workspace, tmp_path: Path) -> None:
     target = tmp_path / "a" / "b" / "c.txt"
     await call(WRITE_TOOL, ws, file_path=str(target), content="one\ntwo\n")
@@ -42,7 +65,9 @@ async def test_write_makes_parents_and_updates(ws: Workspace, tmp_path: Path) ->
          "lines": [" one", "-two", "+2"]},
     ]  # fmt: skip
     assert "updated" in result.text
-    assert str(target) in result.text
+    # The path as the call wrote it, as Claude Code's filePath (`file-path-write`).
+    assert result.output["filePath"] == "a/b/c.txt"
+    assert "The file a/b/c.txt has been updated" in result.text
 
 
 async def test_write_keeps_mode_and_exact_bytes(ws: Workspace, tmp_path: Path) -> None:

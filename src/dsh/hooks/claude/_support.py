@@ -73,6 +73,11 @@ _POST_SPLIT = (
     " split, so no call runs a suite twice."
 )
 
+_IF_NOT_EVALUATED = (
+    "`if` (a permission rule such as `Bash(rm:*)`) is parsed and checked at load time but not"
+    " evaluated: the handler runs on every call its matcher admits (conformance `if-filter`)"
+)
+
 _NO_POST_EVENT = (
     "no post-tool event for a call that never ran: `UNKNOWN_TOOL`, `INVALID_ARGS`, `DENIED`,"
     " `ABORTED_BEFORE_DISPATCH`, `ABORTED` (a refused call never fires a failure hook)"
@@ -193,7 +198,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`continue: false` halts after the step's calls finish (`agent.cancel` with a"
             " hook cause)",
         ),
-        limits=('`permissionDecision: "defer"`: no pause-and-resume arm on `PreToolDecision`',),
+        limits=(
+            '`permissionDecision: "defer"`: no pause-and-resume arm on `PreToolDecision`',
+            _IF_NOT_EVALUATED,
+        ),
         difference=(
             "Several hooks' `updatedInput`: the last valid one in declaration order wins, where"
             " Claude Code takes the last hook to finish (non-deterministic); a hook that"
@@ -229,6 +237,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`decision.updatedPermissions`: not applied, dsh keeps no permission rules or"
             " modes (warning notice)",
             "`permission_suggestions` is never sent: dsh has no permission rules to suggest",
+            _IF_NOT_EVALUATED,
         ),
     ),
     "PostToolUse": EventSupport(
@@ -255,6 +264,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
         limits=(
             "`updatedMCPToolOutput`: dsh has no MCP tools",
             "`classifierContext`: dsh has no auto-mode classifier",
+            _IF_NOT_EVALUATED,
         ),
         difference=_POST_SPLIT,
     ),
@@ -268,7 +278,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             _HALTS,
             _NO_POST_EVENT,
         ),
-        limits=("`is_interrupt` is never sent: cancelling a running tool fires no event",),
+        limits=(
+            "`is_interrupt` is never sent: cancelling a running tool fires no event",
+            _IF_NOT_EVALUATED,
+        ),
         difference=_POST_SPLIT,
     ),
     "PostToolBatch": EventSupport(

@@ -138,6 +138,7 @@ class TaskUpdateInput(ToolInput):
 class _CreatedTask(ToolOutput):
     id: str
     subject: str
+    description: str  # since Claude Code 2.1.332 (`task-tools`)
 
 
 class TaskCreateOutput(ToolOutput):
@@ -325,7 +326,7 @@ async def _run_create(invocation: ToolInvocation) -> ToolResult:
     if decision.kind == "block":
         return _blocked(TASK_CREATED, decision.reason or "")
     tasks.tasks[task.id] = task
-    output = {"task": {"id": task.id, "subject": task.subject}}
+    output = {"task": {"id": task.id, "subject": task.subject, "description": task.description}}
     return ToolResult.ok(present_task_create(output), output=output)
 
 

@@ -3,8 +3,9 @@
 Text is read and written as UTF-8 with line endings untouched. ``MultiEdit``
 applies its edits in memory, in order, and writes only if every one applies.
 Result texts are Claude Code's where a recording shows them (``write-tool``:
-a created file's text ends with ``WRITE_CREATED_SUFFIX``); the others keep
-the older Claude Code wording.
+a created file's text ends with ``WRITE_CREATED_SUFFIX``; ``file-path-write``:
+Write's ``filePath`` and text keep the path as the call wrote it); the others
+keep the older Claude Code wording.
 
 Edit's success text says whether the call created the file, which its
 output cannot tell apart from filling an existing empty file with an empty
@@ -230,7 +231,9 @@ async def _run_write(invocation: ToolInvocation) -> ToolResult:
         return _os_error("write", shown, exc)
     output: dict[str, Any] = {
         "type": "create" if original is None else "update",
-        "filePath": shown,
+        # As the call wrote it (`rel.txt`, `~/x`, `sub/../x`), as Claude Code 2.1.332 shows it
+        # (`file-path-write`); hooks get the normalized path, the model its own words.
+        "filePath": args.file_path,
         "content": args.content,
         "structuredPatch": [] if original is None else structured_patch(original, args.content),
         "originalFile": original,

@@ -1,0 +1,228 @@
+"""The conformance replay's expected differences: what 2.1.332 does that dsh does not (yet).
+
+``EXPECTED_DIFFERENCES``: case → reason (a strict xfail). The other tables hold a difference
+every case shares, checked as strictly: a hook-environment variable Claude Code sets that dsh
+does not (dsh's environment must lack it), a payload value dsh sends differently and a trait
+of the stdin layout dsh does not share (each must still differ). Each reason names what 2.1.332
+does, what dsh does, and the issue that changes it.
+"""
+
+from __future__ import annotations
+
+# The named reasons; a case's entry is one of them, with the case's own particulars.
+STREAM_JSON = (
+    "needs `--input-format stream-json` with control requests, which `dsh run` has no"
+    " equivalent for"
+)
+SLASH = "needs slash commands (`.claude/commands`, `/model`) or skills, which dsh has none of"
+PERMISSIONS = (
+    "needs Claude Code's permission modes: 2.1.332 refuses or asks before the command runs"
+    " (the recorded tool result is its own refusal); dsh has no permission modes and runs it"
+)
+AUTO_MODE = (
+    "needs Claude Code's auto mode: 2.1.332 denies the call (`Auto mode is unavailable: …`) and"
+    " fires PermissionDenied (not supported by dsh); dsh runs `git push`, which fails"
+)
+RESUME_KEYS = (
+    "SessionStart `resume` (the `--continue` run): 2.1.332 adds `seconds_since_last_response`,"
+    " `context_tokens`, `prompt_cache_likely_expired`, `estimated_cache_write_usd`; dsh sends"
+    " none of them (bridge payload)"
+)
+INSTRUCTIONS_ORDER = (
+    "InstructionsLoaded order: 2.1.332 fires it before UserPromptSubmit (after SessionStart, in"
+    " either order); dsh fires it after UserPromptSubmit, when the instructions are loaded for"
+    " the first prompt"
+)
+ASYNC_REWAKE = (
+    "`asyncRewake: true`: 2.1.332 waits for the handler in `-p` mode and applies its exit 2 as a"
+    " synchronous one's; dsh drops the handler (catalog warning), so it never runs"
+)
+
+EXPECTED_DIFFERENCES: dict[str, str] = {
+    # Command-line features dsh lacks (the case cannot even be driven).
+    "dir-added-sdk": f"{STREAM_JSON} (`register_repo_root` → DirectoryAdded) (issue 13)",
+    "exit2-dir-added": f"{STREAM_JSON} (`register_repo_root` → DirectoryAdded) (issue 13)",
+    "model-switch-sdk": f"{STREAM_JSON} (`set_model` → Pre/PostModelSwitch) (issue 13)",
+    "model-switch-deny": f"{STREAM_JSON} (`set_model` → PreModelSwitch deny) (issue 13)",
+    "exit2-model-switch": f"{STREAM_JSON} (`set_model` → PreModelSwitch exit 2) (issue 13)",
+    "exit2-post-model-switch": f"{STREAM_JSON} (`set_model` → PostModelSwitch) (issue 13)",
+    "slash-command": f"{SLASH}: `/sample-cmd` and UserPromptExpansion (issue 13)",
+    "exit2-expansion": f"{SLASH}: `/sample-cmd` and UserPromptExpansion exit 2 (issue 13)",
+    "model-switch-slash": f"{SLASH}: `/model sonnet` and PreModelSwitch (issue 13)",
+    "model-switch-slash-deny": f"{SLASH}: `/model sonnet` and PreModelSwitch deny (issue 13)",
+    "skill-shell-command": (
+        f"{SLASH}: a command's `!`-command and PreSkillShellCommand, an event missing from"
+        " HOOK_EVENT_HOST_SUPPORT (issue 13)"
+    ),
+    "skill-shell-deny": (
+        f"{SLASH}: PreSkillShellCommand deny, an event missing from HOOK_EVENT_HOST_SUPPORT"
+        " (issue 13)"
+    ),
+    "exit2-skill-shell": (
+        f"{SLASH}: PreSkillShellCommand exit 2, an event missing from HOOK_EVENT_HOST_SUPPORT"
+        " (issue 13)"
+    ),
+    "skill-shell-skill": (
+        f"{SLASH}: the Skill tool and PreSkillShellCommand, an event missing from"
+        " HOOK_EVENT_HOST_SUPPORT (issue 13)"
+    ),
+    "plugin-hooks": (
+        "needs `--plugin-dir`: 2.1.332 runs the plugin's hooks with CLAUDE_PLUGIN_ROOT/"
+        "CLAUDE_PLUGIN_DATA substituted and set; `dsh run` has no `--plugin-dir` (issue 13)"
+    ),
+    "task-tools-search": (
+        "ToolSearch: 2.1.332 offers the task tools deferred and the model loads them with"
+        " `select:TaskCreate,TaskUpdate` (result: `tool_reference` blocks); dsh has no ToolSearch"
+        " tool, so the script's rule never matches (new feature) (issue 13)"
+    ),
+    # Permission modes (the permission issue).
+    "perm-default-touch": f"{PERMISSIONS}: `default` mode, `touch` needs approval (issue 14)",
+    "perm-dontask-touch": f"{PERMISSIONS}: `dontAsk` mode denies Bash (issue 14)",
+    "perm-request-allow-touch": (
+        f"{PERMISSIONS}: 2.1.332 fires PermissionRequest for `touch` in `default` mode and the"
+        " hook's allow runs it; dsh fires none (issue 14)"
+    ),
+    "perm-request-deny-touch": (
+        f"{PERMISSIONS}: 2.1.332 fires PermissionRequest for `touch` in `default` mode and the"
+        " hook's deny message is the error result; dsh fires none and runs it (issue 14)"
+    ),
+    "exit2-permission-request": (
+        f"{PERMISSIONS}: PermissionRequest exit 2 is a denial (`touch in '…' needs approval`);"
+        " dsh fires no PermissionRequest and runs it (issue 14)"
+    ),
+    "perm-ask-default": (
+        "PreToolUse `ask` headless in `default` mode: 2.1.332 fires no PermissionRequest and"
+        " gives an error result with the reason; dsh fires PermissionRequest first (issue 14)"
+    ),
+    "perm-denied-auto": f"{AUTO_MODE} (issue 14)",
+    "perm-denied-retry": f"{AUTO_MODE}; PermissionDenied `retry: true` adds a user text (issue 14)",
+    "exit2-permission-denied": f"{AUTO_MODE}; PermissionDenied exit 2 (issue 14)",
+    # Wordings (bridge).
+    "pretool-deny-json": (
+        "PreToolUse deny wording: 2.1.332's tool result and PostToolBatch `tool_response` are"
+        " `PreToolUse:Bash hook error: R`; dsh sends exactly R (issue 13)"
+    ),
+    "pretool-deny-noreason": (
+        "PreToolUse deny wording: 2.1.332 `PreToolUse:Bash hook error: Blocked by hook`; dsh"
+        " `Hook PreToolUse:Bash denied this tool` (2.1.197's) (issue 13)"
+    ),
+    "stop-block-once": (
+        "Stop block: 2.1.332 adds a system message `Stop hook blocking error from command:"
+        ' "<command>": R` after the `<system-reminder>` feedback; dsh sends the feedback only'
+        " (issue 13)"
+    ),
+    "exit2-task-completed": (
+        "TaskCompleted exit 2: 2.1.332's TaskUpdate result is not an error, `TaskCompleted hook"
+        " feedback:\n[<command>]: S`, and PostToolUse fires; dsh's is an error `TaskCompleted"
+        " hook error: [<command>]: S` and PostToolUseFailure fires (issue 13)"
+    ),
+    "api-error-auth": (
+        "API error text: 2.1.332's MessageDisplay `delta` and StopFailure"
+        " `last_assistant_message` are `Failed to authenticate. API Error: 401 <body>`; dsh's"
+        " `API Error: 401 <body>` (issue 13)"
+    ),
+    "api-error-rate-limit": (
+        "API error text: 2.1.332's MessageDisplay `delta` and StopFailure"
+        " `last_assistant_message` are `API Error: Request rejected (429) · <body>`; dsh's"
+        " `API Error: 429 <body>` (issue 13)"
+    ),
+    # Payloads (bridge).
+    "resume": f"{RESUME_KEYS} (issue 13)",
+    "compact": f"{RESUME_KEYS} (issue 13)",
+    "exit2-precompact": f"{RESUME_KEYS} (issue 13)",
+    "exit2-postcompact": f"{RESUME_KEYS} (issue 13)",
+    "compact-bad-summary": (
+        f"{RESUME_KEYS}; and a compaction answer without `<summary>` is retried once by 2.1.332"
+        " (two compaction requests), not by dsh (issue 13)"
+    ),
+    "file-path-write": (
+        "PreToolUse/PostToolUse `tool_input.file_path`: 2.1.332 sends it absolute and normalized"
+        " (`${PROJECT_DIR}/rel.txt`, `${HOME}/tilde.txt`, `${PROJECT_DIR}/dotdot.txt`); dsh"
+        " sends it as the model wrote it (issue 13)"
+    ),
+    "pretool-updated-input": (
+        "PostToolBatch after an `updatedInput`: 2.1.332's `tool_calls[].tool_input` is the"
+        " model's input (`echo hi`); dsh's is the rewritten one (issue 13)"
+    ),
+    # Event order (bridge / instructions plugin).
+    "claude-md": f"{INSTRUCTIONS_ORDER} (issue 13)",
+    "exit2-session": f"{INSTRUCTIONS_ORDER}; its exit 2 has no effect on either (issue 13)",
+    # New behaviour (bridge, subagents, tools).
+    "async-hook": (
+        "`async: true` PostToolUse: 2.1.332 delivers `systemMessage` and `additionalContext` as"
+        " one system message `M\nC` (no prefix) to the first request after the hook finished;"
+        " dsh delivers only `PostToolUse:Bash hook additional context: C` (issue 13)"
+    ),
+    "async-rewake-posttool": f"{ASYNC_REWAKE}: no PostToolUse, no feedback (issue 13)",
+    "async-rewake-stop": f"{ASYNC_REWAKE}: no Stop, no second turn (issue 13)",
+    "subagent": (
+        "background subagents: 2.1.332's Agent call returns at once (`async_launched`), the"
+        " parent's turn ends, and a `<task-notification>` turn follows when the subagent stops;"
+        " dsh runs the subagent in the foreground (issue 13)"
+    ),
+    "exit2-subagent": (
+        "SubagentStop exit 2: 2.1.332 gives the subagent another request with the"
+        " `<system-reminder>` Stop feedback `[<command>]: S` and a second SubagentStop"
+        " (`stop_hook_active: true`); dsh ends the subagent (issue 13)"
+    ),
+    "json-spacing": (
+        "transcript bytes: 2.1.332 writes each line as compact JSON, UTF-8 raw; dsh's"
+        " transcript lines have `json.dumps`'s spaces (the hook stdin's difference is in"
+        " EXPECTED_STYLE_DIFFERENCES) (issue 13)"
+    ),
+    "env-file": (
+        "CLAUDE_ENV_FILE: 2.1.332's SessionStart hook exports `FOO=bar` for every later Bash"
+        " command; dsh gives hooks no env file, so Bash prints `FOO=` (issue 13)"
+    ),
+    "if-filter": (
+        "`if` filter: 2.1.332 runs the PreToolUse handler with `if: Bash(rm:*)` for `rm` only;"
+        " dsh parses `if` but never evaluates it (a limit of the coverage table), so the"
+        " handler runs (and denies) `ls` too;"
+        " with the deny wording `PreToolUse:Bash hook error: R` (issue 13)"
+    ),
+}
+
+_NO_CONCEPT = "dsh has no {what}: to be listed as a limit of the coverage table (issue 13)"
+
+EXPECTED_ENV_DIFFERENCES: dict[str, str] = {
+    "CLAUDE_PID": "2.1.332 sets the CLI's pid for every hook; dsh sets no CLAUDE_PID (issue 13)",
+    "CLAUDE_CODE_SESSION_ATTENDED": (
+        "2.1.332 sets it for every hook (`0` headless); dsh does not, where it could say whether"
+        " a person is at the terminal (issue 13)"
+    ),
+    "CLAUDE_ENV_FILE": (
+        "2.1.332 gives SessionStart, Setup and CwdChanged hooks"
+        " `$CLAUDE_CONFIG_DIR/session-env/<session>/<event>-hook-<n>.sh`, whose exports reach"
+        " later Bash commands; dsh sets none (issue 13)"
+    ),
+    "CLAUDE_CODE_CHILD_NOTES_DIR": (
+        "2.1.332 sets `/tmp/claude-<uid>/<slug>/<session>/started` for every hook; "
+        + _NO_CONCEPT.format(what="child-notes directory")
+    ),
+    "CLAUDE_CODE_MESSAGING_SOCKET": (
+        "2.1.332 sets `/tmp/cc-socks/<pid>.sock` for every hook but SessionEnd; "
+        + _NO_CONCEPT.format(what="messaging socket")
+    ),
+    "CLAUDE_CODE_MESSAGING_TOKEN": (
+        "2.1.332 sets the messaging socket's token for every hook but SessionEnd; "
+        + _NO_CONCEPT.format(what="messaging socket")
+    ),
+}
+
+EXPECTED_STYLE_DIFFERENCES: dict[str, str] = {
+    "separators": (
+        "hook stdin: 2.1.332 writes compact JSON (`,` and `:` without spaces); dsh writes"
+        " `json.dumps`'s default `, ` and `: ` (bridge payload bytes) (issue 13)"
+    ),
+    "trailing_newline": (
+        "hook stdin: 2.1.332 ends it with one newline; dsh writes none (bridge payload bytes)"
+        " (issue 13)"
+    ),
+}
+
+EXPECTED_VALUE_DIFFERENCES: dict[str, str] = {
+    "effort": (
+        "2.1.332 sends `effort.level` `medium` (its default model's); dsh sends the bridge's"
+        " constant `high` (EFFORT_LEVEL), not dsh's effort setting (issue 13)"
+    ),
+}

@@ -1,0 +1,230 @@
+"""The replay of one recorded Claude Code case as `dsh run` would run it.
+
+The case's ``files`` written, its ``cli_env`` set, ``HOME`` its own, the handlers of its
+``hook_settings`` registered as recorded for the events the bridge supports (``record_hook.py``
+run from this checkout), the scripted model playing its ``model_script``; then the prompt and
+the ``--continue`` follow-ups. ``Places`` maps this replay's paths to the recording's
+placeholders. (``bridge_support.mount_hooks`` asserts a clean catalog, which a recorded
+``asyncRewake`` handler is not, hence a mount of its own.)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh.agent import subagent_plugin
+from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT, claude_hooks_plugin, load_catalog
+from dsh.instructions import claude_instructions_plugin
+from dsh.models import ScriptedModel
+from tests.agent.support import make_harness
+from tests.hooks_claude.bridge_support import SCRIPT, Rig
+from tests.shared_paths import CONFORMANCE
+
+CASES_DIR = CONFORMANCE / "claude"
+SUPPORTED = {e for e, row in HOOK_EVENT_HOST_SUPPORT.items() if row.status != "not-supported"}
+RECORDED_HOOK = "python3 record_hook.py"
+
+
+def recorded(case_dir: Path) -> list[dict[str, Any]]:
+    """The recorded invocations, in ``hook_order`` order (``<Event>.json``, ``<Event>-n.json``)."""
+    case = json.loads((case_dir / "case.json").read_text())
+    seen: dict[str, int] = {}
+    out = []
+    for event in case["hook_order"]:
+        n = seen[event] = seen.get(event, 0) + 1
+        name = f"{event}.json" if n == 1 else f"{event}-{n}.json"
+        out.append(json.loads((case_dir / name).read_text()))
+    return out
+
+
+class Places:
+    """The recording's placeholders for this replay's paths (``${PROJECT_DIR}``, ...)."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir.resolve()
+        self.project = self.run_dir / "project"
+        self.home = self.run_dir / "home"
+        slug = re.sub(r"[^A-Za-z0-9]", "-", str(self.project))
+        self.theirs = {
+            "${PROJECT_DIR}": str(self.project),
+            "__PROJ__": str(self.project),
+            "${HOME}": str(self.home),
+            "${RUN_DIR}": str(self.run_dir),
+            "${PROJECT_SLUG}": slug,
+        }
+
+    def placeholders(self, value: Any) -> Any:
+        """``value`` with this replay's paths written as the recording's placeholders."""
+        text = json.dumps(value)
+        for placeholder in ("${PROJECT_DIR}", "${HOME}", "${RUN_DIR}"):
+            text = text.replace(self.theirs[placeholder], placeholder)
+        return json.loads(text)
+
+
+def needs(case: dict[str, Any]) -> list[str]:
+    """The command-line features of Claude Code the case uses that dsh has none of yet."""
+    runs = case["cli_args"] if case["cli_args"] and isinstance(case["cli_args"][0], list) else []
+    args = [a for run in runs for a in run] if runs else case["cli_args"]
+    missing = []
+    if case.get("stdin"):
+        kinds = sorted({line["request"]["subtype"] for line in case["stdin"] if "request" in line})
+        missing.append(f"stream-json input with control requests ({', '.join(kinds)})")
+    prompts = [case["prompt"] or "", *(case["then"] or [])]
+    slash = [p.split()[0] for p in prompts if p.startswith("/") and p != "/compact"]
+    if slash:
+        missing.append(f"slash commands ({', '.join(slash)})")
+    if "--plugin-dir" in args:
+        missing.append("`--plugin-dir`")
+    return missing
+
+
+def settings_hooks(case: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The case's ``hook_settings`` for the supported events, with our script's path; and a
+    map from each of our commands back to the recorded command text."""
+    ours = f"{shlex.quote(sys.executable)} {shlex.quote(str(SCRIPT))}"
+    back: dict[str, str] = {}
+    hooks: dict[str, Any] = {}
+    for event, groups in case["hook_settings"]["hooks"].items():
+        if event not in SUPPORTED:
+            continue
+        hooks[event] = []
+        for group in groups:
+            handlers = []
+            for handler in group["hooks"]:
+                command = handler["command"].replace(RECORDED_HOOK, ours)
+                back[command] = handler["command"]
+                handlers.append({**handler, "command": command})
+            hooks[event].append({**group, "hooks": handlers})
+    return hooks, back
+
+
+def adapted_script(case: dict[str, Any]) -> dict[str, Any]:
+    """The case's ``model_script`` for dsh's tools: a rule the recording keyed on ToolSearch
+    because 2.1.332 offers the task tools only deferred behind it (the README's "Harness
+    changes") keys on the tool its replies call, which dsh offers directly, when the replies
+    never call ToolSearch itself."""
+    script: dict[str, Any] = json.loads(json.dumps(case["model_script"]))
+    for rule in script.get("anthropic", script).get("rules", []):
+        called = [
+            block["name"]
+            for reply in rule["responses"]
+            for block in reply
+            if block.get("type") == "tool_use"
+        ]
+        if rule.get("has_tool") == "ToolSearch" and called and "ToolSearch" not in called:
+            rule["has_tool"] = called[0]
+    return script
+
+
+def expected_views(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """The recorded requests, without 2.1.332's degraded retries of an HTTP 400 (the README's
+    "Harness changes": the same request again without betas or deferred tools, no hook's
+    doing), which dsh, offering neither, has no reason to send."""
+    views: list[dict[str, Any]] = case["model_view"]
+    if '"status": 400' not in json.dumps(case["model_script"]):
+        return views
+    out: list[dict[str, Any]] = []
+    for view in views:
+        if not out or view["hook_relevant"] != out[-1]["hook_relevant"]:
+            out.append(view)
+    return out
+
+
+def write_files(case: dict[str, Any], places: Places) -> None:
+    files = case.get("files") or {}
+    for base, tree in (
+        (places.project, files.get("files")),
+        (places.home, files.get("home_files")),
+    ):
+        for name, text in (tree or {}).items():
+            path = (base / name).resolve()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
+
+def mount(
+    case: dict[str, Any], places: Places, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Rig, dict[str, str]]:
+    """The harness with the case's model, files, environment and hooks mounted."""
+    script = adapted_script(case)
+    harness = make_harness(places.run_dir, script)
+    harness.model = ScriptedModel(script, record_to=harness.record, substitutions=places.theirs)
+    places.home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(places.home))
+    for key, value in (case.get("cli_env") or {}).items():
+        monkeypatch.setenv(key, value)
+    write_files(case, places)
+    hooks, back = settings_hooks(case)
+    settings = places.project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"hooks": hooks}))
+    catalog = load_catalog(
+        places.project,
+        home=places.home,
+        managed_path=places.run_dir / "no-managed.json",
+        env={},
+        discover_installed_plugins=False,
+    )
+    assert not catalog.errors, catalog.diagnostics
+    log = places.run_dir / "hooks.jsonl"
+    respond = places.run_dir / "answers.json"
+    respond.write_text(json.dumps(case.get("hook_answers")))
+    monkeypatch.setenv("CASE_HOOK_LOG", str(log))
+    monkeypatch.setenv("CASE_HOOK_RESPOND", str(respond))
+    transcripts = places.run_dir / "transcripts"
+    modes = [e["payload"]["permission_mode"] for e in recorded_of(case) if has_mode(e)]
+    harness.ctx.plugin(
+        claude_hooks_plugin(
+            catalog,
+            transcript_dir=transcripts,
+            permission_mode=modes[0] if modes else "bypassPermissions",
+        )
+    )
+    harness.ctx.plugin(subagent_plugin)
+    # As `dsh run` mounts it (the files of `claude-md` hold a CLAUDE.md).
+    harness.ctx.plugin(
+        claude_instructions_plugin(
+            config_dir=places.home / ".claude", managed_dir=places.run_dir / "no-managed"
+        )
+    )
+    return Rig(harness=harness, catalog=catalog, log=log, transcripts=transcripts), back
+
+
+def recorded_of(case: dict[str, Any]) -> list[dict[str, Any]]:
+    return recorded(CASES_DIR / case["case"])
+
+
+def has_mode(entry: dict[str, Any]) -> bool:
+    return "permission_mode" in (entry["payload"] or {})
+
+
+async def replay(case: dict[str, Any], rig: Rig) -> None:
+    """Run the case's prompt and follow-ups (``--continue``) as ``dsh run`` runs them."""
+    harness = rig.harness
+    first_args = case["cli_args"][0] if isinstance(case["cli_args"][0], list) else case["cli_args"]
+    agent = harness.agent()
+    if "--init-only" in first_args:
+        await agent.setup("init")
+        await agent.start()
+    else:
+        agent.send(case["prompt"])
+        await agent.run_turn()
+    await agent.close("other")
+    for prompt in case["then"] or []:
+        session = agent.session
+        session.close()
+        agent = harness.agent(session=harness.store.open(session.id))
+        if prompt == "/compact":
+            await agent.start()
+            await agent.compact()
+        else:
+            agent.send(prompt)
+            await agent.run_turn()
+        await agent.close("other")

@@ -122,7 +122,7 @@ class Case:
         self.prompts = [self.data["prompt"], *then]
         self.root.mkdir(parents=True)
         self.answers = self.root / "answers.json"
-        self.answers.write_text(json.dumps(self.data["hook_answers"]))
+        self.answers.write_text(json.dumps(self.data.get("hook_answers", {})))
         hook = self.root / "hook.py"
         hook.write_text(HOOK_SCRIPT)
         self.settings = {

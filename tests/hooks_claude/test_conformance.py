@@ -18,7 +18,6 @@ listed once in that module's other tables, checked as strictly. The corpus is fo
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ import pytest
 
 from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT
 from tests.hooks_claude.bridge_support import Rig
+from tests.shared_paths import on_ci
 
 from ._conformance_differences import (
     EXPECTED_DIFFERENCES,
@@ -80,10 +80,6 @@ SWAPPABLE: dict[str, set[tuple[str, str]]] = {
 FLOATING: dict[str, str] = {"async-hook": "PostToolUse"}
 
 
-def in_ci() -> bool:
-    return os.environ.get("CI") == "true"
-
-
 def require_corpus(cases_dir: Path, *, ci: bool) -> None:
     """A missing corpus fails the run under CI (``CI=true``), and is a skip elsewhere."""
     if cases_dir.is_dir():
@@ -116,7 +112,7 @@ def test_a_missing_corpus_fails_under_ci_and_is_skipped_elsewhere(tmp_path: Path
 
 
 def test_every_expected_difference_names_a_case() -> None:
-    require_corpus(CASES_DIR, ci=in_ci())
+    require_corpus(CASES_DIR, ci=on_ci())
     names = {p.name for p in CASES_DIR.iterdir() if (p / "case.json").is_file()}
     assert names
     assert set(EXPECTED_DIFFERENCES) <= names
@@ -342,7 +338,7 @@ def compare_requests(
 
 @pytest.mark.parametrize("case_dir", cases())
 async def test_case(case_dir: Path | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    require_corpus(CASES_DIR, ci=in_ci())
+    require_corpus(CASES_DIR, ci=on_ci())
     assert case_dir is not None
     case = json.loads((case_dir / "case.json").read_text())
     unknown = sorted({e for e in case["hook_order"] if e not in HOOK_EVENT_HOST_SUPPORT})

@@ -1,4 +1,7 @@
-"""The OpenAI-compatible model against a real chat-completions server on loopback."""
+"""The OpenAI-compatible model against a real chat-completions server on loopback.
+
+Every test runs over both transports: dsh's own (the default) and the openai SDK's.
+"""
 
 from __future__ import annotations
 
@@ -35,10 +38,15 @@ BASH = ToolSpec(
 )
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(autouse=True, params=["httpx", "openai-sdk"])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """No ambient credentials, and the backend under test picked as a user would."""
     for name in ("DSH_API_KEY", "OPENAI_API_KEY", "DSH_BASE_URL", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+    for name in ("OPENAI_ORG_ID", "OPENAI_PROJECT_ID"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DSH_MODEL_BACKEND", request.param)
+    return str(request.param)
 
 
 def simple(text: str = "hi") -> ModelRequest:

@@ -39,6 +39,7 @@ __all__ = ["HttpxChatTransport"]
 
 _CONNECTION_ERRORS = (httpx2.RequestError, httpx2.InvalidURL)
 _DRAIN_SECONDS = 0.1
+_EXCERPT_CHARS = 200
 
 
 @final
@@ -94,7 +95,8 @@ class HttpxChatTransport:
         try:
             return json.loads(response.content)
         except ValueError as e:
-            raise Malformed(f"the body is not JSON ({e}): {response.text[:200]!r}") from None
+            excerpt = response.text[:_EXCERPT_CHARS]
+            raise Malformed(f"the body is not JSON ({e}): {excerpt!r}") from None
 
     async def stream(self, body: Mapping[str, Any]) -> AsyncGenerator[object, None]:
         try:
@@ -104,6 +106,12 @@ class HttpxChatTransport:
                 if response.is_error:
                     await response.aread()
                     raise _status_error(response)
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    await response.aread()
+                    raise Malformed(
+                        "a JSON body, not an event stream, answered a streamed request:"
+                        f" {response.text[:_EXCERPT_CHARS]!r}"
+                    )
                 decoder = SSEDecoder()
                 pieces = response.aiter_bytes()
                 async for piece in pieces:

@@ -84,7 +84,7 @@ class SSEDecoder:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             raise SSEError(
-                f"line {self._line} is not UTF-8 (byte {e.start}: {raw[e.start : e.end]!r})"
+                f"line {self._line} is not UTF-8 (byte {e.start}: {bytes(raw[e.start : e.end])!r})"
             ) from None
         if self._line == 1 and line.startswith(_BOM):
             line = line[1:]

@@ -33,7 +33,6 @@ __all__ = [
 # Read by the openai SDK too, and sent as OpenAI-Organization and OpenAI-Project.
 ORGANIZATION_ENV_VAR = "OPENAI_ORG_ID"
 PROJECT_ENV_VAR = "OPENAI_PROJECT_ID"
-_EXCERPT_CHARS = 200
 
 
 class ChatTransport(Protocol):
@@ -127,8 +126,7 @@ def stream_value(event: ServerSentEvent) -> object:
     try:
         value = json.loads(event.data)
     except ValueError as e:
-        excerpt = event.data[:_EXCERPT_CHARS]
-        raise Malformed(f"an event's data is not JSON ({e}): {excerpt!r}") from None
+        raise Malformed(f"an event's data is not JSON ({e})") from None
     message = stream_error_message(value)
     if message is not None:
         raise ReplyError(message)

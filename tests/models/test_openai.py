@@ -53,7 +53,7 @@ def simple(text: str = "hi") -> ModelRequest:
     return ModelRequest((UserMessage(text),), (), system="Be brief.")
 
 
-def model_for(url: str, **options: Any) -> OpenAICompatibleModel:
+def model_for(url: str | None, **options: Any) -> OpenAICompatibleModel:
     options.setdefault("api_key", "test-key")
     options.setdefault("backoff_base", 0.001)
     options.setdefault("backoff_max", 0.01)
@@ -323,6 +323,17 @@ async def test_404_hints_at_the_model_name_and_base_url() -> None:
             with pytest.raises(
                 ModelError, match=r"HTTP 404: model not found\. Check the model name"
             ):
+                await model.complete(simple())
+
+
+async def test_404_names_where_the_base_url_came_from(monkeypatch: pytest.MonkeyPatch) -> None:
+    with serving(Reply(404, error_body("no such route")), Reply(404, {})) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        async with model_for(None) as model:
+            with pytest.raises(ModelError, match=r"base URL \(from \$OPENAI_BASE_URL; most"):
+                await model.complete(simple())
+        async with model_for(server.url) as model:
+            with pytest.raises(ModelError, match=r"base URL \(as passed; most"):
                 await model.complete(simple())
 
 

@@ -251,8 +251,9 @@ class OpenAICompatibleModel:
         if max_retries < 0:
             raise ValueError(f"max_retries must be 0 or more, not {max_retries}")
         self._model = model
-        self.base_url = (base_url or _first_env(BASE_URL_ENV_VARS) or DEFAULT_BASE_URL).rstrip("/")
-        self._api_key, self._key_source = _resolve_key(api_key)
+        url, self._url_source = _resolve_setting(base_url, BASE_URL_ENV_VARS)
+        self.base_url = (url or DEFAULT_BASE_URL).rstrip("/")
+        self._api_key, self._key_source = _resolve_setting(api_key, API_KEY_ENV_VARS)
         self.max_retries = max_retries
         self.stream = stream
         self.timeout = timeout
@@ -300,12 +301,13 @@ class OpenAICompatibleModel:
     async def complete(
         self, request: ModelRequest, *, on_text: TextCallback | None = None
     ) -> AssistantMessage:
+        body = chat_body(self._model, request, stream=self.stream, max_tokens=self.max_tokens)
         attempt = 0
         while True:
             attempt += 1
             state = _Attempt()
             try:
-                return await self._attempt(request, on_text, state)
+                return await self._attempt(body, on_text, state)
             except _Failure as failure:
                 error = failure.error
                 if not error.retryable or attempt > self.max_retries or state.streamed:
@@ -324,9 +326,8 @@ class OpenAICompatibleModel:
                 await asyncio.sleep(delay)
 
     async def _attempt(
-        self, request: ModelRequest, on_text: TextCallback | None, state: _Attempt
+        self, body: dict[str, Any], on_text: TextCallback | None, state: _Attempt
     ) -> AssistantMessage:
-        body = chat_body(self._model, request, stream=self.stream, max_tokens=self.max_tokens)
         transport = self._get_transport()
         try:
             if self.stream:
@@ -417,11 +418,18 @@ class OpenAICompatibleModel:
         elif status == 404:
             message += (
                 f". Check the model name ({self._model!r}) and the base URL"
-                " (most servers expect it to end in /v1)"
+                f" ({self._url_hint()}; most servers expect it to end in /v1)"
             )
         retryable = status in _RETRYABLE_STATUSES or status >= 500
         retry_after = _retry_after(e.headers, self.retry_after_max) if retryable else None
         return _Failure(ModelError(message, status=status, retryable=retryable), retry_after)
+
+    def _url_hint(self) -> str:
+        if self._url_source is None:
+            return f"the default; set {' or '.join(BASE_URL_ENV_VARS)}, or pass --base-url"
+        if self._url_source == "argument":
+            return "as passed"
+        return f"from ${self._url_source}"
 
     def _key_hint(self, status: int) -> str:
         problem = "missing or invalid" if status == 401 else "not allowed to use this model"
@@ -442,19 +450,11 @@ class _Failure(Exception):
         self.retry_after = retry_after
 
 
-def _first_env(names: Sequence[str]) -> str | None:
+def _resolve_setting(given: str | None, names: Sequence[str]) -> tuple[str | None, str | None]:
+    """The value and where it came from: ``"argument"``, the first set env var's name, or None."""
+    if given:
+        return given, "argument"
     for name in names:
-        value = os.environ.get(name)
-        if value:
-            return value
-    return None
-
-
-def _resolve_key(api_key: str | None) -> tuple[str | None, str | None]:
-    """The key and where it came from: ``"argument"``, an env var's name, or None."""
-    if api_key:
-        return api_key, "argument"
-    for name in API_KEY_ENV_VARS:
         value = os.environ.get(name)
         if value:
             return value, name

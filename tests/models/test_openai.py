@@ -308,6 +308,19 @@ async def test_401_with_a_key_from_the_environment_names_that_variable(
     assert "rejected the key from $OPENAI_API_KEY" in caught.value.message
 
 
+async def test_401_names_the_variable_a_passed_key_was_read_from(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "env-key")
+    with serving(Reply(401, error_body("no")), Reply(401, error_body("no"))) as server:
+        async with model_for(server.url, api_key="env-key") as model:  # as `dsh run` does
+            with pytest.raises(ModelError, match=r"rejected the key from \$OPENAI_API_KEY"):
+                await model.complete(simple())
+        async with model_for(server.url, api_key="other-key") as model:
+            with pytest.raises(ModelError, match="rejected the key that was passed"):
+                await model.complete(simple())
+
+
 async def test_dsh_api_key_wins_over_openai_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "openai-key")
     monkeypatch.setenv("DSH_API_KEY", "dsh-key")
@@ -332,6 +345,7 @@ async def test_404_names_where_the_base_url_came_from(monkeypatch: pytest.Monkey
         async with model_for(None) as model:
             with pytest.raises(ModelError, match=r"base URL \(from \$OPENAI_BASE_URL; most"):
                 await model.complete(simple())
+        monkeypatch.delenv("OPENAI_BASE_URL")
         async with model_for(server.url) as model:
             with pytest.raises(ModelError, match=r"base URL \(as passed; most"):
                 await model.complete(simple())

@@ -451,13 +451,17 @@ class _Failure(Exception):
 
 
 def _resolve_setting(given: str | None, names: Sequence[str]) -> tuple[str | None, str | None]:
-    """The value and where it came from: ``"argument"``, the first set env var's name, or None."""
-    if given:
-        return given, "argument"
+    """The value and where it came from: ``"argument"``, the first set env var's name, or None.
+
+    A value passed that is a variable's value counts as that variable's: the CLI reads
+    the environment itself, and the error should name what the user set.
+    """
     for name in names:
         value = os.environ.get(name)
-        if value:
+        if value and (given is None or given == value):
             return value, name
+    if given:
+        return given, "argument"
     return None, None
 
 

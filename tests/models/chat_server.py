@@ -35,10 +35,11 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: Any
+    peer: tuple[str, int] = ("", 0)  # the client's address: the same for a reused connection
 
 
 class ChatServer:
-    def __init__(self, replies: Sequence[Reply]) -> None:
+    def __init__(self, replies: Sequence[Reply], *, keep_alive: bool = False) -> None:
         self.replies = list(replies)
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
@@ -46,6 +47,9 @@ class ChatServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            # HTTP/1.1 keeps the connection open for the next request (Content-Length is sent).
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
@@ -58,6 +62,7 @@ class ChatServer:
                             self.path,
                             {k.lower(): v for k, v in self.headers.items()},
                             json.loads(raw),
+                            self.client_address[:2],
                         )
                     )
                     reply = (
@@ -116,8 +121,8 @@ class ChatServer:
 
 
 @contextmanager
-def serving(*replies: Reply) -> Iterator[ChatServer]:
-    server = ChatServer(replies)
+def serving(*replies: Reply, keep_alive: bool = False) -> Iterator[ChatServer]:
+    server = ChatServer(replies, keep_alive=keep_alive)
     server.start()
     try:
         yield server

@@ -103,6 +103,19 @@ async def test_a_failing_text_callback_closes_the_response(backend: ModelBackend
 
 
 @both
+async def test_a_finished_stream_leaves_its_connection_for_the_next_call(
+    backend: ModelBackend,
+) -> None:
+    replies = [Reply(chunks=[chunk({"content": "one"})]), Reply(chunks=[chunk({"content": "two"})])]
+    with serving(*replies, keep_alive=True) as server:
+        async with model_for(server.url + "/", backend) as model:
+            assert [(await model.complete(SIMPLE)).text for _ in replies] == ["one", "two"]
+    first, second = server.seen
+    assert first.path == second.path == "/v1/chat/completions"
+    assert first.peer == second.peer
+
+
+@both
 async def test_each_backend_is_the_one_that_sends(backend: ModelBackend) -> None:
     with serving(Reply(body=completion("ok"))) as server:
         async with model_for(server.url, backend, stream=False) as model:

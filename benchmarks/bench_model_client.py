@@ -8,7 +8,9 @@ For each backend (``httpx``, dsh's own transport over httpx2, the default; and
   the cumulative import time of what the backend adds once ``dsh.models`` is loaded;
 - first byte: wall time from spawning a process that makes one streamed call
   (``OpenAICompatibleModel(...).complete``) to a loopback mock receiving the first
-  byte of its request.
+  byte of its request;
+- ``dsh run`` first byte: the same for ``dsh run --model m --base-url URL "hi"``
+  (``$DSH_MODEL_BACKEND`` picks the backend), the whole command's start-up.
 
 Prints the medians and the ratio openai-sdk / httpx. dsh's bytecode is compiled
 first, as an install does.
@@ -21,12 +23,14 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from bench_claude_cases import compile_bytecode
@@ -90,15 +94,25 @@ def mock() -> Iterator[_Mock]:
         thread.join()
 
 
-def first_byte(server: _Mock, backend: str, env: dict[str, str]) -> float:
-    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+def first_byte(server: _Mock, argv: list[str], env: dict[str, str], cwd: Path) -> float:
     server.first_byte = None
     start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-c", CALL, url, backend], env=env, check=True, capture_output=True
-    )
+    subprocess.run(argv, env=env, cwd=cwd, check=True, capture_output=True)
     assert server.first_byte is not None, "the mock was never asked"
     return server.first_byte - start
+
+
+def call_argv(url: str, backend: str) -> list[str]:
+    return [sys.executable, "-c", CALL, url, backend]
+
+
+def run_argv(url: str, root: Path) -> list[str]:
+    project, sessions = root / "project", root / "sessions"
+    project.mkdir(exist_ok=True)
+    return [
+        *(sys.executable, "-m", "dsh", "run", "hi", "--model", "m", "--base-url", url),
+        *("--project", str(project), "--session-dir", str(sessions)),
+    ]
 
 
 def import_time(module: str, env: dict[str, str]) -> float:
@@ -123,24 +137,34 @@ def import_time(module: str, env: dict[str, str]) -> float:
 def main() -> None:
     compile_bytecode()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DSH_", "OPENAI_"))}
-    imports: dict[str, list[float]] = {b: [] for b in BACKENDS}
-    firsts: dict[str, list[float]] = {b: [] for b in BACKENDS}
-    with mock() as server:
+    env["NO_COLOR"] = "1"
+    samples: dict[str, dict[str, list[float]]] = {
+        b: {"import": [], "call": [], "run": []} for b in BACKENDS
+    }
+    with mock() as server, tempfile.TemporaryDirectory(prefix="dsh-bench-") as tmp:
+        root = Path(tmp)
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
         for backend in BACKENDS:  # warm the page cache once
-            first_byte(server, backend, env)
+            first_byte(server, call_argv(url, backend), env, root)
         for _ in range(RUNS):
             for backend, module in BACKENDS.items():
-                imports[backend].append(import_time(module, env))
-                firsts[backend].append(first_byte(server, backend, env))
-    print(f"{RUNS} interleaved runs per backend, medians")
-    print(f"{'backend':<12} {'import (s)':>11} {'first byte (s)':>15}")
-    med = {b: (statistics.median(imports[b]), statistics.median(firsts[b])) for b in BACKENDS}
-    for backend, (imp, first) in med.items():
-        print(f"{backend:<12} {imp:>11.4f} {first:>15.4f}")
-    (ours_imp, ours_first), (sdk_imp, sdk_first) = med["httpx"], med["openai-sdk"]
+                picked = {**env, "DSH_MODEL_BACKEND": backend}
+                runs = samples[backend]
+                runs["import"].append(import_time(module, env))
+                runs["call"].append(first_byte(server, call_argv(url, backend), env, root))
+                runs["run"].append(first_byte(server, run_argv(url, root), picked, root))
+    med = {b: {k: statistics.median(v) for k, v in s.items()} for b, s in samples.items()}
+    print(f"{RUNS} interleaved runs per backend, medians in seconds")
+    print(f"{'backend':<12} {'import':>8} {'call: first byte':>17} {'dsh run: first byte':>20}")
+    for backend, m in med.items():
+        print(f"{backend:<12} {m['import']:>8.4f} {m['call']:>17.4f} {m['run']:>20.4f}")
+    ours, sdk = med["httpx"], med["openai-sdk"]
     print(
-        f"openai-sdk / httpx: import {sdk_imp / ours_imp:.1f}x, first byte"
-        f" {sdk_first / ours_first:.2f}x ({(sdk_first - ours_first) * 1000:.0f} ms sooner)"
+        "openai-sdk / httpx: "
+        + ", ".join(
+            f"{k} {sdk[k] / ours[k]:.2f}x ({(sdk[k] - ours[k]) * 1000:+.0f} ms)"
+            for k in ("import", "call", "run")
+        )
     )
 
 

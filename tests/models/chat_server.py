@@ -13,13 +13,21 @@ from typing import Any
 
 @dataclass
 class Reply:
-    """One canned answer: a JSON body, or SSE chunks (then ``data: [DONE]`` unless ``cut``)."""
+    """One canned answer: a JSON body, or SSE chunks (then ``data: [DONE]`` unless ``cut``).
+
+    ``stream`` is a raw event-stream body instead of ``chunks``. ``hold`` keeps the
+    connection open after the body until the client closes it; ``stall`` sends
+    nothing at all until then. Either way the server's ``disconnected`` is set.
+    """
 
     status: int = 200
     body: Any = None
     chunks: Sequence[Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     cut: bool = False  # stop mid-body: promise more bytes than are sent, then close
+    stream: bytes | None = None
+    hold: bool = False
+    stall: bool = False
 
 
 @dataclass
@@ -27,16 +35,21 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: Any
+    peer: tuple[str, int] = ("", 0)  # the client's address: the same for a reused connection
 
 
 class ChatServer:
-    def __init__(self, replies: Sequence[Reply]) -> None:
+    def __init__(self, replies: Sequence[Reply], *, keep_alive: bool = False) -> None:
         self.replies = list(replies)
         self.seen: list[Seen] = []
         self._lock = threading.Lock()
+        self.disconnected = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            # HTTP/1.1 keeps the connection open for the next request (Content-Length is sent).
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
@@ -49,6 +62,7 @@ class ChatServer:
                             self.path,
                             {k.lower(): v for k, v in self.headers.items()},
                             json.loads(raw),
+                            self.client_address[:2],
                         )
                     )
                     reply = (
@@ -56,9 +70,15 @@ class ChatServer:
                         if server.replies
                         else Reply(500, {"error": {"message": "test server: no reply left"}})
                     )
-                if reply.chunks is not None:
+                if reply.stall:
+                    self._wait_for_close()
+                    return
+                if reply.stream is not None:
+                    payload = reply.stream
+                    content_type = "text/event-stream"
+                elif reply.chunks is not None:
                     payload = b"".join(f"data: {json.dumps(c)}\n\n".encode() for c in reply.chunks)
-                    if not reply.cut:
+                    if not (reply.cut or reply.hold):
                         payload += b"data: [DONE]\n\n"
                     content_type = "text/event-stream"
                 else:
@@ -66,12 +86,23 @@ class ChatServer:
                     content_type = "application/json"
                 self.send_response(reply.status)
                 self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(payload) + (1000 if reply.cut else 0)))
+                if not reply.hold:
+                    length = len(payload) + (1000 if reply.cut else 0)
+                    self.send_header("Content-Length", str(length))
                 for k, v in reply.headers.items():
                     self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(payload)
                 self.wfile.flush()
+                if reply.hold:
+                    self._wait_for_close()
+
+            def _wait_for_close(self) -> None:
+                # The client sends nothing more on this connection: EOF is its close.
+                try:
+                    self.rfile.read(1)
+                finally:
+                    server.disconnected.set()
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -90,8 +121,8 @@ class ChatServer:
 
 
 @contextmanager
-def serving(*replies: Reply) -> Iterator[ChatServer]:
-    server = ChatServer(replies)
+def serving(*replies: Reply, keep_alive: bool = False) -> Iterator[ChatServer]:
+    server = ChatServer(replies, keep_alive=keep_alive)
     server.start()
     try:
         yield server

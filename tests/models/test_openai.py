@@ -1,4 +1,7 @@
-"""The OpenAI-compatible model against a real chat-completions server on loopback."""
+"""The OpenAI-compatible model against a real chat-completions server on loopback.
+
+Every test runs over both transports: dsh's own (the default) and the openai SDK's.
+"""
 
 from __future__ import annotations
 
@@ -35,17 +38,22 @@ BASH = ToolSpec(
 )
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(autouse=True, params=["httpx", "openai-sdk"])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """No ambient credentials, and the backend under test picked as a user would."""
     for name in ("DSH_API_KEY", "OPENAI_API_KEY", "DSH_BASE_URL", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+    for name in ("OPENAI_ORG_ID", "OPENAI_PROJECT_ID"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DSH_MODEL_BACKEND", request.param)
+    return str(request.param)
 
 
 def simple(text: str = "hi") -> ModelRequest:
     return ModelRequest((UserMessage(text),), (), system="Be brief.")
 
 
-def model_for(url: str, **options: Any) -> OpenAICompatibleModel:
+def model_for(url: str | None, **options: Any) -> OpenAICompatibleModel:
     options.setdefault("api_key", "test-key")
     options.setdefault("backoff_base", 0.001)
     options.setdefault("backoff_max", 0.01)
@@ -300,6 +308,19 @@ async def test_401_with_a_key_from_the_environment_names_that_variable(
     assert "rejected the key from $OPENAI_API_KEY" in caught.value.message
 
 
+async def test_401_names_the_variable_a_passed_key_was_read_from(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "env-key")
+    with serving(Reply(401, error_body("no")), Reply(401, error_body("no"))) as server:
+        async with model_for(server.url, api_key="env-key") as model:  # as `dsh run` does
+            with pytest.raises(ModelError, match=r"rejected the key from \$OPENAI_API_KEY"):
+                await model.complete(simple())
+        async with model_for(server.url, api_key="other-key") as model:
+            with pytest.raises(ModelError, match="rejected the key that was passed"):
+                await model.complete(simple())
+
+
 async def test_dsh_api_key_wins_over_openai_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "openai-key")
     monkeypatch.setenv("DSH_API_KEY", "dsh-key")
@@ -315,6 +336,18 @@ async def test_404_hints_at_the_model_name_and_base_url() -> None:
             with pytest.raises(
                 ModelError, match=r"HTTP 404: model not found\. Check the model name"
             ):
+                await model.complete(simple())
+
+
+async def test_404_names_where_the_base_url_came_from(monkeypatch: pytest.MonkeyPatch) -> None:
+    with serving(Reply(404, error_body("no such route")), Reply(404, {})) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        async with model_for(None) as model:
+            with pytest.raises(ModelError, match=r"base URL \(from \$OPENAI_BASE_URL; most"):
+                await model.complete(simple())
+        monkeypatch.delenv("OPENAI_BASE_URL")
+        async with model_for(server.url) as model:
+            with pytest.raises(ModelError, match=r"base URL \(as passed; most"):
                 await model.complete(simple())
 
 

@@ -2,7 +2,8 @@
 
 ``ScriptedModel`` replays scripts in the conformance cases' ``model_script``
 vocabulary (tests, the demo, case replays); ``OpenAICompatibleModel`` talks to any
-chat-completions server; ``load_model`` picks one from a ``--model`` spec. The
+chat-completions server (over httpx2, or the openai SDK as an optional backend);
+``load_model`` picks one from a ``--model`` spec. The
 OpenAI-compatible names load on first use, so a scripted run never imports them.
 """
 
@@ -22,11 +23,13 @@ from dsh.models._types import (
 
 __all__ = [
     "API_KEY_ENV_VARS",
+    "BACKEND_ENV_VAR",
     "BASE_URL_ENV_VARS",
     "DEFAULT_BASE_URL",
     "SCRIPTED_PREFIX",
     "SUMMARY_PREFIX",
     "Model",
+    "ModelBackend",
     "ModelError",
     "ModelRequest",
     "OpenAICompatibleModel",
@@ -44,9 +47,11 @@ __all__ = [
 if TYPE_CHECKING:
     from dsh.models._openai import (
         API_KEY_ENV_VARS,
+        BACKEND_ENV_VAR,
         BASE_URL_ENV_VARS,
         DEFAULT_BASE_URL,
         SUMMARY_PREFIX,
+        ModelBackend,
         OpenAICompatibleModel,
         RetryNotice,
         to_chat_messages,
@@ -55,9 +60,11 @@ if TYPE_CHECKING:
 _OPENAI_NAMES = frozenset(
     {
         "API_KEY_ENV_VARS",
+        "BACKEND_ENV_VAR",
         "BASE_URL_ENV_VARS",
         "DEFAULT_BASE_URL",
         "SUMMARY_PREFIX",
+        "ModelBackend",
         "OpenAICompatibleModel",
         "RetryNotice",
         "to_chat_messages",

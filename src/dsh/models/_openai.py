@@ -1,21 +1,11 @@
 """The OpenAI-compatible chat-completions model (OpenAI, DeepSeek, vLLM, Ollama, llama.cpp servers).
 
-Owns the adaptation of dsh's messages to the chat-completions wire format, the
-streaming assembly of text and tool-call deltas, and the retry policy: the SDK's
-own retries are off (``max_retries=0``) so backoff is ours, observable and tested.
-
-Message mapping (what the model sees):
-- ``UserMessage`` → ``user`` (images become ``image_url`` parts with a data URL);
-- ``AssistantMessage`` → ``assistant`` with ``tool_calls``;
-- ``ToolResultMessage`` → ``tool`` with the content text verbatim (chat completions
-  has no error flag, and the text of a failure already says what went wrong); images
-  in tool results follow the results in a ``user`` message, since ``tool`` messages
-  are text only;
-- ``ContextMessage`` → ``system`` with the text;
-- ``SteeringMessage`` → ``user``;
-- ``SummaryMessage`` → ``user`` "Summary of the conversation so far:\\n<summary>".
-The tool results answering an assistant message stay right after it: any other
-message found among them is moved after the last of them.
+Owns the streaming assembly of text and tool-call deltas, the retry policy
+(backoff is ours, observable and tested: no transport retries on its own) and the
+wording of failures. The request body comes from ``_chat_request`` (the message
+mapping is described there); a ``ChatTransport`` sends it: by default dsh's own
+over httpx2 (``_http``), or the openai SDK's (``backend="openai-sdk"``, kept to
+compare behaviour), both giving back plain JSON.
 """
 
 from __future__ import annotations
@@ -27,36 +17,30 @@ import math
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, final
+from typing import Any, Literal, final, get_args
 
 from dsh._frozen import frozen
-from dsh.models._types import ModelError, ModelRequest, TextCallback, ToolSpec
-from dsh.session import (
-    AssistantMessage,
-    Content,
-    ContextMessage,
-    ImageBlock,
-    ModelMessage,
-    SteeringMessage,
-    SummaryMessage,
-    TextBlock,
-    ToolResultMessage,
-    ToolUse,
-    UserMessage,
-    freeze_json,
-    thaw_json,
+from dsh.models._chat_request import SUMMARY_PREFIX, chat_body, to_chat_messages
+from dsh.models._types import ModelError, ModelRequest, TextCallback
+from dsh.models._wire import (
+    ChatTransport,
+    Malformed,
+    ReplyError,
+    StatusError,
+    Unreachable,
 )
-
-if TYPE_CHECKING:
-    import openai
+from dsh.session import AssistantMessage, ToolUse, freeze_json
 
 __all__ = [
     "API_KEY_ENV_VARS",
+    "BACKEND_ENV_VAR",
     "BASE_URL_ENV_VARS",
     "DEFAULT_BASE_URL",
     "SUMMARY_PREFIX",
+    "ModelBackend",
     "OpenAICompatibleModel",
     "RetryNotice",
     "to_chat_messages",
@@ -66,7 +50,11 @@ API_KEY_ENV_VARS = ("DSH_API_KEY", "OPENAI_API_KEY")
 """Where the key comes from when none is passed, first found wins."""
 BASE_URL_ENV_VARS = ("DSH_BASE_URL", "OPENAI_BASE_URL")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-SUMMARY_PREFIX = "Summary of the conversation so far:\n"
+BACKEND_ENV_VAR = "DSH_MODEL_BACKEND"
+"""Picks the transport when none is passed: ``httpx`` (the default) or ``openai-sdk``."""
+
+ModelBackend = Literal["httpx", "openai-sdk"]
+"""How requests are sent: dsh's own client over httpx2, or the openai SDK."""
 
 # Sent when there is no key: local servers accept anything, and the SDK insists on one.
 _NO_KEY = "dsh-no-api-key"
@@ -82,123 +70,6 @@ class RetryNotice:
     attempt: int
     delay: float
     error: ModelError
-
-
-# --- request adaptation -------------------------------------------------------------------------
-
-
-def _image_part(block: ImageBlock) -> dict[str, Any]:
-    return {
-        "type": "image_url",
-        "image_url": {"url": f"data:{block.media_type};base64,{block.data}"},
-    }
-
-
-def _user_content(content: Content) -> str | list[dict[str, Any]]:
-    if isinstance(content, str):
-        return content
-    if all(isinstance(b, TextBlock) for b in content):
-        return "\n".join(b.text for b in content if isinstance(b, TextBlock))
-    return [
-        {"type": "text", "text": b.text} if isinstance(b, TextBlock) else _image_part(b)
-        for b in content
-    ]
-
-
-def _tool_result(message: ToolResultMessage) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The ``tool`` message, and image parts that must follow in a user message."""
-    content = message.content
-    if isinstance(content, str):
-        return {"role": "tool", "tool_call_id": message.tool_use_id, "content": content}, []
-    text = "\n".join(b.text for b in content if isinstance(b, TextBlock))
-    images = [_image_part(b) for b in content if isinstance(b, ImageBlock)]
-    return {"role": "tool", "tool_call_id": message.tool_use_id, "content": text}, images
-
-
-def _assistant(message: AssistantMessage) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": "assistant", "content": message.text}
-    if message.tool_calls:
-        out["content"] = message.text or None
-        out["tool_calls"] = [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": _arguments_json(call.arguments)},
-            }
-            for call in message.tool_calls
-        ]
-    return out
-
-
-def _arguments_json(arguments: Any) -> str:
-    # A call whose arguments did not parse keeps the model's raw text, sent back as it was.
-    if isinstance(arguments, str):
-        return arguments
-    return json.dumps(thaw_json(arguments), ensure_ascii=False)
-
-
-def _plain(message: ModelMessage) -> dict[str, Any]:
-    match message:
-        case UserMessage(content=content):
-            return {"role": "user", "content": _user_content(content)}
-        case ContextMessage(text=text):
-            return {"role": "system", "content": text}
-        case SteeringMessage(text=text):
-            return {"role": "user", "content": text}
-        case SummaryMessage(text=text):
-            return {"role": "user", "content": SUMMARY_PREFIX + text}
-    raise TypeError(f"not a plain message: {message!r}")  # pragma: no cover
-
-
-def to_chat_messages(request: ModelRequest) -> list[dict[str, Any]]:
-    """The request's messages in chat-completions form (see the module docstring)."""
-    out: list[dict[str, Any]] = []
-    if request.system:
-        out.append({"role": "system", "content": request.system})
-    pending: set[str] = set()  # tool call ids still awaiting their result
-    deferred: list[dict[str, Any]] = []  # messages held back until those results are in
-    images: list[dict[str, Any]] = []
-
-    def flush() -> None:
-        if images:
-            out.append({"role": "user", "content": list(images)})
-            images.clear()
-        out.extend(deferred)
-        deferred.clear()
-
-    for message in request.messages:
-        if isinstance(message, ToolResultMessage):
-            tool_message, tool_images = _tool_result(message)
-            out.append(tool_message)
-            images.extend(tool_images)
-            pending.discard(message.tool_use_id)
-            if not pending:
-                flush()
-            continue
-        if isinstance(message, AssistantMessage):
-            pending.clear()
-            flush()
-            out.append(_assistant(message))
-            pending = {c.id for c in message.tool_calls}
-            continue
-        if pending:
-            deferred.append(_plain(message))
-        else:
-            flush()
-            out.append(_plain(message))
-    flush()
-    return out
-
-
-def _tool_json(spec: ToolSpec) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": spec.name,
-            "description": spec.description,
-            "parameters": thaw_json(spec.input_schema),
-        },
-    }
 
 
 # --- reply assembly -----------------------------------------------------------------------------
@@ -226,6 +97,71 @@ class _Attempt:
     """What one attempt has done that a retry could not undo."""
 
     streamed: bool = False
+
+
+def _str(value: object) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+# A member that is absent reads as null, as in the SDK's reply objects (built unvalidated).
+def _member(value: object, name: str) -> object:
+    if not isinstance(value, dict):
+        raise TypeError(f"expected an object with {name!r}, got {type(value).__name__}")
+    return value.get(name)
+
+
+def _items(value: object, name: str) -> list[object]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TypeError(f"expected {name!r} to be a list, got {type(value).__name__}")
+    return value
+
+
+def _chunk_parts(chunk: object) -> tuple[str, list[tuple[int, str, str, str]]]:
+    """A streamed chunk's text delta and tool-call deltas ``(index, id, name, arguments)``."""
+    content = ""
+    deltas: list[tuple[int, str, str, str]] = []
+    for choice in _items(_member(chunk, "choices"), "choices"):
+        if _member(choice, "index") not in (0, None):
+            continue
+        delta = _member(choice, "delta")
+        if delta is None:
+            continue
+        content += _str(_member(delta, "content"))
+        for tc in _items(_member(delta, "tool_calls"), "tool_calls"):
+            function = _member(tc, "function")
+            name = _str(_member(function, "name")) if function is not None else ""
+            arguments = _str(_member(function, "arguments")) if function is not None else ""
+            index: Any = _member(tc, "index")
+            deltas.append((int(index or 0), _str(_member(tc, "id")), name, arguments))
+    return content, deltas
+
+
+def _completion_parts(completion: object) -> tuple[str, list[tuple[str, str, str]]]:
+    """A whole completion's text and tool calls ``(id, name, arguments)``."""
+    choices = _items(_member(completion, "choices"), "choices")
+    if not choices:
+        raise ValueError("the reply has no choices")
+    message = _member(choices[0], "message")
+    if message is None:
+        raise ValueError("the first choice has no message")
+    calls: list[tuple[str, str, str]] = []
+    for tc in _items(_member(message, "tool_calls"), "tool_calls"):
+        function = _member(tc, "function")
+        if function is not None:
+            calls.append(
+                (
+                    _str(_member(tc, "id")),
+                    _str(_member(function, "name")),
+                    _str(_member(function, "arguments")),
+                )
+            )
+    return _str(_member(message, "content")), calls
 
 
 # --- errors -------------------------------------------------------------------------------------
@@ -274,50 +210,8 @@ def _clamp(seconds: float, cap: float) -> float | None:
     return max(0.0, min(seconds, cap))
 
 
-def _str(value: object) -> str:
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {type(value).__name__}")
-    return value
-
-
-def _chunk_parts(chunk: Any) -> tuple[str, list[tuple[int, str, str, str]]]:
-    """A streamed chunk's text delta and tool-call deltas ``(index, id, name, arguments)``."""
-    content = ""
-    deltas: list[tuple[int, str, str, str]] = []
-    for choice in chunk.choices or ():
-        if getattr(choice, "index", 0) not in (0, None):
-            continue
-        delta = choice.delta
-        if delta is None:
-            continue
-        content += _str(delta.content)
-        for tc in delta.tool_calls or ():
-            function = tc.function
-            name = _str(function.name) if function is not None else ""
-            arguments = _str(function.arguments) if function is not None else ""
-            deltas.append((int(tc.index or 0), _str(tc.id), name, arguments))
-    return content, deltas
-
-
-def _completion_parts(completion: Any) -> tuple[str, list[tuple[str, str, str]]]:
-    """A whole completion's text and tool calls ``(id, name, arguments)``."""
-    if not completion.choices:
-        raise ValueError("the reply has no choices")
-    message = completion.choices[0].message
-    if message is None:
-        raise ValueError("the first choice has no message")
-    calls: list[tuple[str, str, str]] = []
-    for tc in message.tool_calls or ():
-        function = getattr(tc, "function", None)
-        if function is not None:
-            calls.append((_str(tc.id), _str(function.name), _str(function.arguments)))
-    return _str(message.content), calls
-
-
 class OpenAICompatibleModel:
-    """A chat-completions model on the ``openai`` SDK, for any OpenAI-compatible server.
+    """A chat-completions model for any OpenAI-compatible server.
 
     ``base_url`` defaults to ``$DSH_BASE_URL``, then ``$OPENAI_BASE_URL``, then
     OpenAI's; ``api_key`` to ``$DSH_API_KEY``, then ``$OPENAI_API_KEY`` (a server
@@ -329,6 +223,11 @@ class OpenAICompatibleModel:
     ``Retry-After`` asks, capped at ``retry_after_max``. A streamed reply that fails
     after text was already passed to ``on_text`` is not retried (the text cannot be
     taken back). ``on_retry`` hears of every retry before the wait.
+
+    ``backend`` picks the transport (default ``$DSH_MODEL_BACKEND``, then
+    ``httpx``): ``"httpx"`` is dsh's own client, ``"openai-sdk"`` the openai SDK's,
+    with the same requests, replies and errors. ``timeout`` bounds each phase of a
+    request (connecting, sending, each read), as the SDK's does.
     """
 
     def __init__(
@@ -345,14 +244,16 @@ class OpenAICompatibleModel:
         retry_after_max: float = 60.0,
         max_tokens: int | None = None,
         on_retry: Callable[[RetryNotice], None] | None = None,
+        backend: ModelBackend | None = None,
     ) -> None:
         if not model:
             raise ValueError("an OpenAI-compatible model needs a model name")
         if max_retries < 0:
             raise ValueError(f"max_retries must be 0 or more, not {max_retries}")
         self._model = model
-        self.base_url = (base_url or _first_env(BASE_URL_ENV_VARS) or DEFAULT_BASE_URL).rstrip("/")
-        self._api_key, self._key_source = _resolve_key(api_key)
+        url, self._url_source = _resolve_setting(base_url, BASE_URL_ENV_VARS)
+        self.base_url = (url or DEFAULT_BASE_URL).rstrip("/")
+        self._api_key, self._key_source = _resolve_setting(api_key, API_KEY_ENV_VARS)
         self.max_retries = max_retries
         self.stream = stream
         self.timeout = timeout
@@ -361,7 +262,8 @@ class OpenAICompatibleModel:
         self.retry_after_max = retry_after_max
         self.max_tokens = max_tokens
         self.on_retry = on_retry
-        self._client: openai.AsyncOpenAI | None = None
+        self.backend = _resolve_backend(backend)
+        self._transport: ChatTransport | None = None
 
     @property
     def name(self) -> str:
@@ -372,9 +274,9 @@ class OpenAICompatibleModel:
 
     async def aclose(self) -> None:
         """Close the HTTP connections (a later call opens new ones)."""
-        client, self._client = self._client, None
-        if client is not None:
-            await client.close()
+        transport, self._transport = self._transport, None
+        if transport is not None:
+            await transport.aclose()
 
     async def __aenter__(self) -> OpenAICompatibleModel:
         return self
@@ -382,28 +284,30 @@ class OpenAICompatibleModel:
     async def __aexit__(self, *_: object) -> None:
         await self.aclose()
 
-    def _get_client(self) -> openai.AsyncOpenAI:
-        if self._client is None:
-            # Imported here: the SDK takes ~0.4 s to import and scripted runs never need it.
-            import openai
+    def _get_transport(self) -> ChatTransport:
+        if self._transport is None:
+            # Imported here: scripted runs never need an HTTP client.
+            key = self._api_key or _NO_KEY
+            if self.backend == "openai-sdk":
+                from dsh.models._sdk import OpenAISDKChatTransport
 
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key or _NO_KEY,
-                base_url=self.base_url,
-                max_retries=0,
-                timeout=self.timeout,
-            )
-        return self._client
+                self._transport = OpenAISDKChatTransport(self.base_url, key, timeout=self.timeout)
+            else:
+                from dsh.models._http import HttpxChatTransport
+
+                self._transport = HttpxChatTransport(self.base_url, key, timeout=self.timeout)
+        return self._transport
 
     async def complete(
         self, request: ModelRequest, *, on_text: TextCallback | None = None
     ) -> AssistantMessage:
+        body = chat_body(self._model, request, stream=self.stream, max_tokens=self.max_tokens)
         attempt = 0
         while True:
             attempt += 1
             state = _Attempt()
             try:
-                return await self._attempt(request, on_text, state)
+                return await self._attempt(body, on_text, state)
             except _Failure as failure:
                 error = failure.error
                 if not error.retryable or attempt > self.max_retries or state.streamed:
@@ -422,49 +326,41 @@ class OpenAICompatibleModel:
                 await asyncio.sleep(delay)
 
     async def _attempt(
-        self, request: ModelRequest, on_text: TextCallback | None, state: _Attempt
+        self, body: dict[str, Any], on_text: TextCallback | None, state: _Attempt
     ) -> AssistantMessage:
-        params: dict[str, Any] = {
-            "model": self._model,
-            "messages": to_chat_messages(request),
-        }
-        if request.tools:
-            params["tools"] = [_tool_json(t) for t in request.tools]
-        if self.max_tokens is not None:
-            params["max_tokens"] = self.max_tokens
-        import openai
-
-        create: Any = self._get_client().chat.completions.create
+        transport = self._get_transport()
         try:
             if self.stream:
-                return await self._streamed(await create(**params, stream=True), on_text, state)
-            return self._whole(await create(**params), on_text)
-        except openai.APIStatusError as e:
+                return await self._streamed(transport.stream(body), on_text, state)
+            return self._whole(await transport.complete(body), on_text)
+        except StatusError as e:
             raise self._status_failure(e) from e
-        except openai.APIConnectionError as e:
-            detail = str(e.__cause__) if e.__cause__ is not None else e.message
+        except Unreachable as e:
+            message = f"{self._where()}: cannot get a reply from the server: {e.message}"
+            if e.detail is not None and e.detail != e.message:
+                message += f" ({e.detail})"
+            raise _Failure(ModelError(message, status=None, retryable=True)) from e
+        except ReplyError as e:
             raise _Failure(
-                ModelError(
-                    f"{self._where()}: cannot get a reply from the server: {e.message} ({detail})"
-                    if detail != e.message
-                    else f"{self._where()}: cannot get a reply from the server: {e.message}",
-                    status=None,
-                    retryable=True,
-                )
+                ModelError(f"{self._where()}: {e.message}", status=None, retryable=False)
             ) from e
-        except openai.OpenAIError as e:
-            raise _Failure(ModelError(f"{self._where()}: {e}", status=None, retryable=False)) from e
+        except Malformed as e:
+            raise self._malformed(e.detail) from e
 
     async def _streamed(
-        self, stream: Any, on_text: TextCallback | None, state: _Attempt
+        self,
+        stream: AsyncGenerator[object, None],
+        on_text: TextCallback | None,
+        state: _Attempt,
     ) -> AssistantMessage:
         text: list[str] = []
         partial: dict[int, _PartialCall] = {}
-        async with stream:
-            async for chunk in stream:
+        # aclosing: a failure here, or a cancellation, closes the response at once.
+        async with aclosing(stream) as chunks:
+            async for chunk in chunks:
                 try:
                     content, deltas = _chunk_parts(chunk)
-                except (AttributeError, TypeError, ValueError) as e:
+                except (TypeError, ValueError) as e:
                     raise self._malformed(f"a streamed chunk: {e}") from e
                 if content:
                     text.append(content)
@@ -479,10 +375,10 @@ class OpenAICompatibleModel:
         calls = [partial[i] for i in sorted(partial)]
         return self._message("".join(text), [(c.id, c.name, "".join(c.arguments)) for c in calls])
 
-    def _whole(self, completion: Any, on_text: TextCallback | None) -> AssistantMessage:
+    def _whole(self, completion: object, on_text: TextCallback | None) -> AssistantMessage:
         try:
             text, calls = _completion_parts(completion)
-        except (AttributeError, TypeError, ValueError, IndexError) as e:
+        except (TypeError, ValueError) as e:
             raise self._malformed(str(e)) from e
         if text and on_text is not None:
             on_text(text)
@@ -514,24 +410,26 @@ class OpenAICompatibleModel:
     def _where(self) -> str:
         return f"model {self._model!r} at {self.base_url}"
 
-    def _status_failure(self, e: openai.APIStatusError) -> _Failure:
-        status = e.status_code
-        response_text: str | None
-        try:
-            response_text = e.response.text
-        except Exception:  # a streamed body that was never read
-            response_text = None
-        message = f"{self._where()}: HTTP {status}: {_server_message(e.body, response_text)}"
+    def _status_failure(self, e: StatusError) -> _Failure:
+        status = e.status
+        message = f"{self._where()}: HTTP {status}: {_server_message(e.data, e.text)}"
         if status in (401, 403):
             message += f". {self._key_hint(status)}"
         elif status == 404:
             message += (
                 f". Check the model name ({self._model!r}) and the base URL"
-                " (most servers expect it to end in /v1)"
+                f" ({self._url_hint()}; most servers expect it to end in /v1)"
             )
         retryable = status in _RETRYABLE_STATUSES or status >= 500
-        retry_after = _retry_after(e.response.headers, self.retry_after_max) if retryable else None
+        retry_after = _retry_after(e.headers, self.retry_after_max) if retryable else None
         return _Failure(ModelError(message, status=status, retryable=retryable), retry_after)
+
+    def _url_hint(self) -> str:
+        if self._url_source is None:
+            return f"the default; set {' or '.join(BASE_URL_ENV_VARS)}, or pass --base-url"
+        if self._url_source == "argument":
+            return "as passed"
+        return f"from ${self._url_source}"
 
     def _key_hint(self, status: int) -> str:
         problem = "missing or invalid" if status == 401 else "not allowed to use this model"
@@ -552,20 +450,29 @@ class _Failure(Exception):
         self.retry_after = retry_after
 
 
-def _first_env(names: Sequence[str]) -> str | None:
+def _resolve_setting(given: str | None, names: Sequence[str]) -> tuple[str | None, str | None]:
+    """The value and where it came from: ``"argument"``, the first set env var's name, or None.
+
+    A value passed that is a variable's value counts as that variable's: the CLI reads
+    the environment itself, and the error should name what the user set.
+    """
     for name in names:
         value = os.environ.get(name)
-        if value:
-            return value
-    return None
-
-
-def _resolve_key(api_key: str | None) -> tuple[str | None, str | None]:
-    """The key and where it came from: ``"argument"``, an env var's name, or None."""
-    if api_key:
-        return api_key, "argument"
-    for name in API_KEY_ENV_VARS:
-        value = os.environ.get(name)
-        if value:
+        if value and (given is None or given == value):
             return value, name
+    if given:
+        return given, "argument"
     return None, None
+
+
+def _resolve_backend(backend: ModelBackend | None) -> ModelBackend:
+    known: tuple[ModelBackend, ...] = get_args(ModelBackend)
+    if backend is None:
+        chosen = os.environ.get(BACKEND_ENV_VAR) or "httpx"
+        for name in known:
+            if chosen == name:
+                return name
+        raise ValueError(f"${BACKEND_ENV_VAR} must be one of {', '.join(known)}, not {chosen!r}")
+    if backend not in known:
+        raise ValueError(f"backend must be one of {', '.join(known)}, not {backend!r}")
+    return backend

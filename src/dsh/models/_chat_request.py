@@ -1,0 +1,169 @@
+"""The request body of a chat-completions call: dsh's messages and tools in the wire format.
+
+One copy for every transport (they only send the body).
+
+Message mapping (what the model sees):
+- ``UserMessage`` → ``user`` (images become ``image_url`` parts with a data URL);
+- ``AssistantMessage`` → ``assistant`` with ``tool_calls``;
+- ``ToolResultMessage`` → ``tool`` with the content text verbatim (chat completions
+  has no error flag, and the text of a failure already says what went wrong); images
+  in tool results follow the results in a ``user`` message, since ``tool`` messages
+  are text only;
+- ``ContextMessage`` → ``system`` with the text;
+- ``SteeringMessage`` → ``user``;
+- ``SummaryMessage`` → ``user`` "Summary of the conversation so far:\\n<summary>".
+The tool results answering an assistant message stay right after it: any other
+message found among them is moved after the last of them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dsh.models._types import ModelRequest, ToolSpec
+from dsh.session import (
+    AssistantMessage,
+    Content,
+    ContextMessage,
+    ImageBlock,
+    ModelMessage,
+    SteeringMessage,
+    SummaryMessage,
+    TextBlock,
+    ToolResultMessage,
+    UserMessage,
+    thaw_json,
+)
+
+__all__ = ["SUMMARY_PREFIX", "chat_body", "to_chat_messages"]
+
+SUMMARY_PREFIX = "Summary of the conversation so far:\n"
+
+
+def _image_part(block: ImageBlock) -> dict[str, Any]:
+    return {
+        "type": "image_url",
+        "image_url": {"url": f"data:{block.media_type};base64,{block.data}"},
+    }
+
+
+def _user_content(content: Content) -> str | list[dict[str, Any]]:
+    if isinstance(content, str):
+        return content
+    if all(isinstance(b, TextBlock) for b in content):
+        return "\n".join(b.text for b in content if isinstance(b, TextBlock))
+    return [
+        {"type": "text", "text": b.text} if isinstance(b, TextBlock) else _image_part(b)
+        for b in content
+    ]
+
+
+def _tool_result(message: ToolResultMessage) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The ``tool`` message, and image parts that must follow in a user message."""
+    content = message.content
+    if isinstance(content, str):
+        return {"role": "tool", "tool_call_id": message.tool_use_id, "content": content}, []
+    text = "\n".join(b.text for b in content if isinstance(b, TextBlock))
+    images = [_image_part(b) for b in content if isinstance(b, ImageBlock)]
+    return {"role": "tool", "tool_call_id": message.tool_use_id, "content": text}, images
+
+
+def _assistant(message: AssistantMessage) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": "assistant", "content": message.text}
+    if message.tool_calls:
+        out["content"] = message.text or None
+        out["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": _arguments_json(call.arguments)},
+            }
+            for call in message.tool_calls
+        ]
+    return out
+
+
+def _arguments_json(arguments: Any) -> str:
+    # A call whose arguments did not parse keeps the model's raw text, sent back as it was.
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(thaw_json(arguments), ensure_ascii=False)
+
+
+def _plain(message: ModelMessage) -> dict[str, Any]:
+    match message:
+        case UserMessage(content=content):
+            return {"role": "user", "content": _user_content(content)}
+        case ContextMessage(text=text):
+            return {"role": "system", "content": text}
+        case SteeringMessage(text=text):
+            return {"role": "user", "content": text}
+        case SummaryMessage(text=text):
+            return {"role": "user", "content": SUMMARY_PREFIX + text}
+    raise TypeError(f"not a plain message: {message!r}")  # pragma: no cover
+
+
+def to_chat_messages(request: ModelRequest) -> list[dict[str, Any]]:
+    """The request's messages in chat-completions form (see the module docstring)."""
+    out: list[dict[str, Any]] = []
+    if request.system:
+        out.append({"role": "system", "content": request.system})
+    pending: set[str] = set()  # tool call ids still awaiting their result
+    deferred: list[dict[str, Any]] = []  # messages held back until those results are in
+    images: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        if images:
+            out.append({"role": "user", "content": list(images)})
+            images.clear()
+        out.extend(deferred)
+        deferred.clear()
+
+    for message in request.messages:
+        if isinstance(message, ToolResultMessage):
+            tool_message, tool_images = _tool_result(message)
+            out.append(tool_message)
+            images.extend(tool_images)
+            pending.discard(message.tool_use_id)
+            if not pending:
+                flush()
+            continue
+        if isinstance(message, AssistantMessage):
+            pending.clear()
+            flush()
+            out.append(_assistant(message))
+            pending = {c.id for c in message.tool_calls}
+            continue
+        if pending:
+            deferred.append(_plain(message))
+        else:
+            flush()
+            out.append(_plain(message))
+    flush()
+    return out
+
+
+def tool_json(spec: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": thaw_json(spec.input_schema),
+        },
+    }
+
+
+def chat_body(
+    model: str, request: ModelRequest, *, stream: bool, max_tokens: int | None
+) -> dict[str, Any]:
+    """The JSON body POSTed to ``chat/completions`` for ``request``."""
+    body: dict[str, Any] = {"model": model, "messages": to_chat_messages(request)}
+    if request.tools:
+        body["tools"] = [tool_json(t) for t in request.tools]
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
+    if stream:
+        body["stream"] = True
+    return body

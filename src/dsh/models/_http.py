@@ -1,0 +1,153 @@
+"""The default chat-completions transport: one POST over httpx2, JSON or an SSE stream back.
+
+What the openai SDK does on the wire, without its ~0.5 s import: the same
+headers that matter (``Authorization``, ``Accept``, ``Content-Type``, and
+``OpenAI-Organization``/``OpenAI-Project`` from the SDK's variables), one
+timeout for every phase, redirects followed, proxies and ``SSL_CERT_FILE``
+from the environment, and the SDK's reading of error bodies and ``[DONE]``.
+An ``http://`` endpoint (a local server) does not load the system's trust
+store (~40 ms): its TLS context verifies against no roots, so a redirect to
+``https://`` fails closed instead of going unverified.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import ssl
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from typing import Any, final
+
+import httpx2
+
+from dsh import __version__
+from dsh.models._sse import ServerSentEvent, SSEDecoder, SSEError
+from dsh.models._wire import (
+    DONE,
+    ORGANIZATION_ENV_VAR,
+    PROJECT_ENV_VAR,
+    Malformed,
+    StatusError,
+    Unreachable,
+    error_data,
+    stream_value,
+)
+
+__all__ = ["HttpxChatTransport"]
+
+_CONNECTION_ERRORS = (httpx2.RequestError, httpx2.InvalidURL)
+_DRAIN_SECONDS = 0.1
+_EXCERPT_CHARS = 200
+
+
+@final
+class HttpxChatTransport:
+    """``ChatTransport`` over an ``httpx2.AsyncClient`` made on the first request."""
+
+    def __init__(self, base_url: str, api_key: str, *, timeout: float) -> None:
+        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._timeout = timeout
+        self._headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+            "User-Agent": f"dsh/{__version__}",
+        }
+        for header, name in (
+            ("OpenAI-Organization", ORGANIZATION_ENV_VAR),
+            ("OpenAI-Project", PROJECT_ENV_VAR),
+        ):
+            if value := os.environ.get(name):
+                self._headers[header] = value
+        self._client: httpx2.AsyncClient | None = None
+
+    def _http(self) -> httpx2.AsyncClient:
+        if self._client is None:
+            verify: ssl.SSLContext | bool = True
+            if self._url.startswith("http://"):
+                verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            self._client = httpx2.AsyncClient(
+                timeout=httpx2.Timeout(self._timeout), follow_redirects=True, verify=verify
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    def _content(self, body: Mapping[str, Any]) -> bytes:
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+    async def complete(self, body: Mapping[str, Any]) -> object:
+        try:
+            response = await self._http().post(
+                self._url, content=self._content(body), headers=self._headers
+            )
+        except httpx2.TimeoutException as e:
+            raise Unreachable("Request timed out.", str(e)) from e
+        except _CONNECTION_ERRORS as e:
+            raise Unreachable("Connection error.", str(e)) from e
+        if response.is_error:
+            raise _status_error(response)
+        try:
+            return json.loads(response.content)
+        except ValueError as e:
+            excerpt = response.text[:_EXCERPT_CHARS]
+            raise Malformed(f"the body is not JSON ({e}): {excerpt!r}") from None
+
+    async def stream(self, body: Mapping[str, Any]) -> AsyncGenerator[object, None]:
+        try:
+            async with self._http().stream(
+                "POST", self._url, content=self._content(body), headers=self._headers
+            ) as response:
+                if response.is_error:
+                    await response.aread()
+                    raise _status_error(response)
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    await response.aread()
+                    raise Malformed(
+                        "a JSON body, not an event stream, answered a streamed request:"
+                        f" {response.text[:_EXCERPT_CHARS]!r}"
+                    )
+                decoder = SSEDecoder()
+                pieces = response.aiter_bytes()
+                async for piece in pieces:
+                    for event in _decoded(decoder, piece):
+                        value = stream_value(event)
+                        if value is DONE:
+                            if response.http_version == "HTTP/1.1":
+                                await _drain(pieces)
+                            return
+                        yield value
+                _decoded(decoder, None)
+        except httpx2.TimeoutException as e:
+            raise Unreachable("Request timed out.", str(e)) from e
+        except _CONNECTION_ERRORS as e:
+            raise Unreachable("Connection error.", str(e)) from e
+
+
+async def _drain(pieces: AsyncIterator[bytes]) -> None:
+    """As the SDK: read what follows ``[DONE]`` for a while, so the connection can be reused."""
+    with contextlib.suppress(TimeoutError, httpx2.RequestError, httpx2.StreamError):
+        async with asyncio.timeout(_DRAIN_SECONDS):
+            async for _ in pieces:
+                pass
+
+
+def _decoded(decoder: SSEDecoder, piece: bytes | None) -> list[ServerSentEvent]:
+    """The events ``piece`` completes (``None``: the end of the stream), or ``Malformed``."""
+    try:
+        if piece is None:
+            decoder.close()
+            return []
+        return decoder.feed(piece)
+    except SSEError as e:
+        raise Malformed(f"the event stream: {e}") from None
+
+
+def _status_error(response: httpx2.Response) -> StatusError:
+    text = response.text
+    return StatusError(response.status_code, error_data(text.strip()), text, response.headers)

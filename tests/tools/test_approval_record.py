@@ -18,7 +18,7 @@ from dsh.context import Next
 from dsh.session import JsonlSessionStore, ToolResultEvent
 from dsh.tools import APPROVAL_REQUEST, PRE_EXECUTE, PreToolDecision, ToolCall
 from tests.agent.support import bash, make_harness, of_type, replies, text
-from tests.tools.support import Host, echo
+from tests.tools.support import Host, echo, serve_approval
 
 
 def _ask(host: Host, reason: str = "needs a human") -> None:
@@ -28,6 +28,8 @@ def _ask(host: Host, reason: str = "needs a human") -> None:
 
 
 def _answer(host: Host, decision: ApprovalDecision) -> None:
+    serve_approval(host)  # the waterfall belongs to the approval service
+
     @host.ctx.on(APPROVAL_REQUEST)
     async def answer(
         call: ToolCall, req: ApprovalRequest, next: Next[ApprovalDecision]
@@ -98,6 +100,7 @@ async def test_nobody_to_answer_is_recorded_too() -> None:
 
 async def test_the_record_is_durable_in_the_tool_result_event(tmp_path: Path) -> None:
     h = make_harness(tmp_path, replies([bash("echo approved")], [text("done")]))
+    h.ctx.provide(APPROVAL, ApprovalBroker())
 
     @h.ctx.on(PRE_EXECUTE)
     async def ask(call: ToolCall, next: Next[PreToolDecision]) -> PreToolDecision:

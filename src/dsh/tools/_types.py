@@ -12,14 +12,14 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, final
+from typing import Any, Literal, Protocol, TypeAlias, final
 
 from pydantic import BaseModel, ValidationError
 
 from dsh._frozen import frozen, slotted
+from dsh.base import AbortSignal
 from dsh.context import Context
-from dsh.session import Content, FrozenDict, content_text, thaw_json
-from dsh.tools._signal import AbortSignal
+from dsh.session import AbortCause, Content, FrozenDict, content_text, thaw_json
 
 _logger = logging.getLogger("dsh.tools")
 
@@ -29,6 +29,7 @@ __all__ = [
     "OutputMismatchError",
     "OutputPresenter",
     "ToolBody",
+    "ToolCaller",
     "ToolDefinition",
     "ToolInvocation",
     "ToolResult",
@@ -149,6 +150,28 @@ class Workspace:
         return p if p.is_absolute() else self.cwd / p
 
 
+class ToolCaller(Protocol):
+    """What the registry, the tool bodies and the tool seams may read of a call's caller.
+
+    ``dsh.agent.Agent`` is one; ``dsh.agent.calling_agent(caller)`` gives a
+    seam the ``Agent`` itself when the caller is one.
+    """
+
+    @property
+    def session_id(self) -> str:
+        """The caller's session: what approval requests and remembered answers are keyed by."""
+        ...
+
+    @property
+    def workspace(self) -> Workspace:
+        """The workspace the call runs in unless the caller of ``run`` gives one."""
+        ...
+
+    def cancel(self, cause: AbortCause | str, when: Literal["now", "after_step"] = "now") -> None:
+        """End the caller's turn (an approval ``deny(interrupt=True)`` asks for ``after_step``)."""
+        ...
+
+
 @final
 @frozen
 class ToolInvocation:
@@ -158,7 +181,7 @@ class ToolInvocation:
     arguments: FrozenDict
     workspace: Workspace
     signal: AbortSignal | None = None
-    agent: Any = None
+    agent: ToolCaller | None = None
     token: Any = None
     ctx: Context | None = None
     """The registry's context: where a tool fires seams of its own (``TASK_CREATED``)."""

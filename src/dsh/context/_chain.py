@@ -68,7 +68,6 @@ async def run_waterfall(
     """
     failed: list[ListenerError] = []
     last = len(fns) - 1
-    expected = returns.__name__ if isinstance(returns, type) else "decision of that channel"
 
     async def run(index: int) -> D:
         fn = fns[index]
@@ -90,6 +89,7 @@ async def run_waterfall(
                 failed.append(ListenerError(fn, channel, exc))
             raise
         if returns is not None and not isinstance(decision, returns):
+            expected = returns.__name__ if isinstance(returns, type) else "decision of that channel"
             error = ChannelError(
                 f"listener {describe(fn)} on channel {channel} returned "
                 f"{type(decision).__name__}, not a {expected}"

@@ -108,7 +108,8 @@ class Dispatch:
             call.name, call.arguments, workspace, signal, call.agent, call.token, self.ctx
         )
         try:
-            raw = await race(definition.run(invocation), signal)
+            body = definition.run(invocation)
+            raw = await (body if signal is None else race(body, signal))
         except SignalAbortedError:
             return aborted(signal)
         except AbortedError as exc:

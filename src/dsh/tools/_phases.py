@@ -29,14 +29,16 @@ from dsh.tools._decisions import (
     PostToolBlock,
     PostToolDecision,
     PostToolVerdict,
+    PreToolAllow,
     PreToolDecision,
+    PreToolDeny,
     PreToolVerdict,
 )
 from dsh.tools._failures import aborted_before, denied, exc_text, listener_failed
 from dsh.tools._identity import ToolCall
 from dsh.tools._types import OutputMismatchError, ToolCaller, ToolResult
 
-__all__ = ["Guard", "ask", "post_execute", "pre_execute", "run_guard"]
+__all__ = ["Guard", "ask", "decide", "post_execute", "run_guard"]
 
 Guard = Callable[[ToolCall], GuardDenial | None]
 """A terminal policy: deny with a ``GuardDenial`` or abstain with ``None``."""
@@ -58,18 +60,28 @@ def _abstain() -> Any:
     return _ABSTAIN
 
 
-async def pre_execute(
-    fns: tuple[Callable[..., Awaitable[Any]], ...], call: ToolCall, signal: AbortSignal | None
-) -> PreToolVerdict | ToolResult:
-    """The ``tools/pre-execute`` decision, or the result that ends the call here."""
+async def decide(
+    ctx: Context,
+    fns: tuple[Callable[..., Awaitable[Any]], ...],
+    call: ToolCall,
+    signal: AbortSignal | None,
+) -> tuple[ToolResult | None, tuple[str, ...], FrozenDict | None]:
+    """Phases 2 and 3: ``None`` lets the call go on; the context it adds; how an ask was settled."""
     work = run_waterfall(PRE_EXECUTE.name, fns, (call,), _allow, PreToolDecision)
     try:
-        decision: PreToolVerdict = await race(work, signal)
+        decision: PreToolVerdict = await (work if signal is None else race(work, signal))
     except SignalAbortedError:
-        return aborted_before(signal)
+        return aborted_before(signal), (), None
     except ListenerError as failure:
-        return listener_failed("pre-execute", failure.listener, failure.error)
-    return decision
+        return listener_failed("pre-execute", failure.listener, failure.error), (), None
+    contexts = decision.additional_context
+    if isinstance(decision, PreToolAllow):
+        return None, contexts, None
+    if isinstance(decision, PreToolDeny):
+        extra = {"info": decision.info} if decision.info is not None else {}
+        return denied("pre-execute", decision.reason, **extra), contexts, None
+    result, approval = await ask(ctx, call, decision.reason, signal)
+    return result, contexts, approval
 
 
 # -- phase 3: approval --------------------------------------------------------------
@@ -203,7 +215,7 @@ async def post_execute(
     work = run_waterfall(POST_EXECUTE.name, fns, (call, result), _accept, PostToolDecision)
     racing = signal if signal is not None and not signal.aborted else None
     try:
-        decision: PostToolVerdict = await race(work, racing)
+        decision: PostToolVerdict = await (work if racing is None else race(work, racing))
     except SignalAbortedError:
         return result, ()
     except ListenerError as failure:

@@ -35,11 +35,10 @@ from dsh.base import AbortSignal, SignalAbortedError, race
 from dsh.context import Context, Disposer, ServiceKey, describe
 from dsh.session import FrozenDict, ToolUse
 from dsh.tools._channels import EXECUTE, POST_EXECUTE, PRE_EXECUTE, RESULT, REWRITE_INPUT
-from dsh.tools._decisions import PreToolAsk, PreToolDeny
 from dsh.tools._dispatch import Dispatch
-from dsh.tools._failures import aborted_before, denied, exc_text
+from dsh.tools._failures import aborted_before, exc_text
 from dsh.tools._identity import CallToken, ToolCall, ToolExecutionResult, ToolRequest
-from dsh.tools._phases import Guard, ask, post_execute, pre_execute, run_guard
+from dsh.tools._phases import Guard, decide, post_execute, run_guard
 from dsh.tools._schema import compile_validator
 from dsh.tools._seal import Entry, SealFailure, remember_validator, rewrite, seal_request
 from dsh.tools._types import ToolCaller, ToolDefinition, ToolResult, Workspace
@@ -184,7 +183,8 @@ class ToolRegistry:
         that is not a ``CallToken``, is a failure (``INVALID_ARGS``), not an
         exception.
         """
-        _check_signal(signal)
+        if signal is not None and type(signal) is not AbortSignal:
+            raise _bad_signal(signal)
         core = self._core
         call, failure = seal_request(core.entries, request, agent, parent)
         if failure is None and call.tool is not None:
@@ -210,7 +210,8 @@ class ToolRegistry:
         ``workspace`` defaults to the caller's (``call.agent.workspace``), then
         to a registry-wide one in the current directory.
         """
-        _check_signal(signal)
+        if signal is not None and type(signal) is not AbortSignal:
+            raise _bad_signal(signal)
         if type(sealed) is SealFailure:
             call, result = sealed.call, sealed.result
         elif type(sealed) is ToolCall:
@@ -227,7 +228,9 @@ class ToolRegistry:
             if result is None and signal is not None and signal.aborted:
                 result = aborted_before(signal)
             if result is None:
-                result, contexts, approval = await self._decide(call, signal)
+                fns = ctx.listeners(PRE_EXECUTE)
+                if fns:
+                    result, contexts, approval = await decide(ctx, fns, call, signal)
             if result is None:
                 result = self._guard(call)
             if result is None:
@@ -267,25 +270,6 @@ class ToolRegistry:
         sealed = await self.seal(request, agent=agent, parent=parent, signal=signal)
         return await self.run(sealed, signal=signal, workspace=workspace)
 
-    async def _decide(
-        self, call: ToolCall, signal: AbortSignal | None
-    ) -> tuple[ToolResult | None, tuple[str, ...], FrozenDict | None]:
-        """Phases 2 and 3: ``None`` lets the call go on; its context and approval record."""
-        fns = self._core.ctx.listeners(PRE_EXECUTE)
-        if not fns:
-            return None, (), None
-        decision = await pre_execute(fns, call, signal)
-        if isinstance(decision, ToolResult):
-            return decision, (), None
-        contexts = decision.additional_context
-        if isinstance(decision, PreToolDeny):
-            extra = {"info": decision.info} if decision.info is not None else {}
-            return denied("pre-execute", decision.reason, **extra), contexts, None
-        if isinstance(decision, PreToolAsk):
-            result, approval = await ask(self._core.ctx, call, decision.reason, signal)
-            return result, contexts, approval
-        return None, contexts, None
-
     def _guard(self, call: ToolCall) -> ToolResult | None:
         for guard in self._core.guards:
             result = run_guard(guard, call)
@@ -306,9 +290,8 @@ class ToolRegistry:
         return f"<ToolRegistry scope={self._scope.name!r} tools=[{names}]>"
 
 
-def _check_signal(signal: object) -> None:
-    if signal is not None and type(signal) is not AbortSignal:
-        raise TypeError(f"signal must be an AbortSignal or None, not {type(signal).__name__}")
+def _bad_signal(signal: object) -> TypeError:
+    return TypeError(f"signal must be an AbortSignal or None, not {type(signal).__name__}")
 
 
 def _bind(registry: ToolRegistry, scope: Context) -> ToolRegistry:

@@ -16,7 +16,7 @@ chain's end is the default decision. One semantics for a broken listener:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar, cast
 
 from dsh.context._channels import Next
@@ -46,6 +46,14 @@ class ListenerError(ChannelError):
         self.error = error
 
 
+def _expected(returns: object) -> str:
+    """What a listener should have answered: the type, or the closed union its variants share."""
+    if isinstance(returns, tuple) and returns:
+        shared = [c for c in returns[0].__mro__[1:] if all(issubclass(r, c) for r in returns)]
+        return shared[0].__name__ if shared and shared[0] is not object else "decision"
+    return returns.__name__ if isinstance(returns, type) else "decision of that channel"
+
+
 def describe(fn: object) -> str:
     """A listener's name for logs and errors: module-qualified when it has one."""
     name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
@@ -53,19 +61,22 @@ def describe(fn: object) -> str:
     return f"{module}.{name}" if module else str(name)
 
 
-async def run_waterfall(
+def run_waterfall(
     channel: str,
     fns: tuple[Callable[..., Awaitable[Any]], ...],
     args: tuple[Any, ...],
     default: Callable[[], D],
     returns: type | tuple[type, ...] | Any | None,
-) -> D:
-    """Run ``fns`` as a waterfall over ``args``; ``ListenerError`` for the first failure.
+) -> Coroutine[Any, Any, D]:
+    """The waterfall of ``fns`` over ``args``, to await; ``ListenerError`` for the first failure.
 
     ``default()`` builds the end of the chain's decision; ``returns`` (a type,
     a tuple or union of types, or ``None`` for no check) is what each
-    listener must answer.
+    listener must answer. The first listener's frame is the chain's own (no
+    wrapper coroutine): it turns the recorded failure into the one error.
     """
+    if not fns:
+        return _ended(default)
     failed: list[ListenerError] = []
     last = len(fns) - 1
 
@@ -87,24 +98,26 @@ async def run_waterfall(
         except Exception as exc:
             if not failed:
                 failed.append(ListenerError(fn, channel, exc))
+            if index == 0:
+                raise failed[0] from failed[0].error
             raise
         if returns is not None and not isinstance(decision, returns):
-            expected = returns.__name__ if isinstance(returns, type) else "decision of that channel"
             error = ChannelError(
                 f"listener {describe(fn)} on channel {channel} returned "
-                f"{type(decision).__name__}, not a {expected}"
+                f"{type(decision).__name__}, not a {_expected(returns)}"
             )
             if not failed:
                 failed.append(ListenerError(fn, channel, error))
+            if index == 0:
+                raise failed[0] from failed[0].error
             raise error
+        if index == 0 and failed:
+            # An outer listener answered over an inner one's failure: the failure stands.
+            raise failed[0] from failed[0].error
         return cast(D, decision)
 
-    try:
-        decision = await run(0)
-    except Exception:
-        if not failed:
-            raise
-        raise failed[0] from failed[0].error
-    if failed:
-        raise failed[0] from failed[0].error
-    return decision
+    return run(0)
+
+
+async def _ended(default: Callable[[], D]) -> D:
+    return default()

@@ -26,6 +26,7 @@ from dsh.session import AbortCause, FrozenDict, TextBlock
 from dsh.tools._channels import APPROVAL_REQUEST, POST_EXECUTE, PRE_EXECUTE
 from dsh.tools._decisions import (
     GuardDenial,
+    PostToolAccept,
     PostToolBlock,
     PostToolDecision,
     PostToolVerdict,
@@ -46,6 +47,9 @@ Guard = Callable[[ToolCall], GuardDenial | None]
 _ALLOW = PreToolDecision.allow()
 _ACCEPT = PostToolDecision.accept()
 _ABSTAIN = ApprovalDecision.abstain()
+# The variants themselves: ``isinstance`` against a tuple of final classes is an exact
+# type match, where the base's (legacy-call) metaclass would make it a slower lookup.
+_POST_VARIANTS = (PostToolAccept, PostToolBlock)
 
 
 def _allow() -> PreToolVerdict:
@@ -75,9 +79,10 @@ async def decide(
     except ListenerError as failure:
         return listener_failed("pre-execute", failure.listener, failure.error), (), None
     contexts = decision.additional_context
-    if isinstance(decision, PreToolAllow):
+    # ``type() is``, not ``isinstance``: the variants are final, and this runs per call.
+    if type(decision) is PreToolAllow:
         return None, contexts, None
-    if isinstance(decision, PreToolDeny):
+    if type(decision) is PreToolDeny:
         extra = {"info": decision.info} if decision.info is not None else {}
         return denied("pre-execute", decision.reason, **extra), contexts, None
     result, approval = await ask(ctx, call, decision.reason, signal)
@@ -212,7 +217,7 @@ async def post_execute(
         result.code,
         result.info,
     )
-    work = run_waterfall(POST_EXECUTE.name, fns, (call, result), _accept, PostToolDecision)
+    work = run_waterfall(POST_EXECUTE.name, fns, (call, result), _accept, _POST_VARIANTS)
     racing = signal if signal is not None and not signal.aborted else None
     try:
         decision: PostToolVerdict = await (work if racing is None else race(work, racing))
@@ -239,7 +244,7 @@ async def post_execute(
         output = decision.output
     if decision.content is not None:
         content = decision.content
-    if isinstance(decision, PostToolBlock) and decision.feedback:
+    if type(decision) is PostToolBlock and decision.feedback:
         feedback = decision.feedback
         if not content:
             content = feedback

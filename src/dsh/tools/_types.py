@@ -1,7 +1,7 @@
 """The values a tool is made of: its definition, what its body receives, what it returns.
 
-The registry pipeline (``_registry.py``) and the built-in tools (``builtin/``)
-both stand on these.
+The registry pipeline (``_registry.py`` and its phase modules) and the
+built-in tools (``builtin/``) both stand on these.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from typing import Any
 import psutil
 
 from dsh.agent import Agent
+from dsh.approval import APPROVAL, ApprovalBroker
 from dsh.context import Context
 from dsh.models import ScriptedModel
 from dsh.session import JsonlSessionStore, SessionEvent, SessionLog
@@ -67,10 +68,13 @@ class Harness:
         return [json.loads(line) for line in self.record.read_text().splitlines()]
 
 
-def make_harness(tmp_path: Path, script: dict[str, Any]) -> Harness:
+def make_harness(tmp_path: Path, script: dict[str, Any], *, approval: bool = True) -> Harness:
+    """``approval``: an ``APPROVAL`` service with no channel, as ``dsh run`` has."""
     ctx = Context()
     registry = ToolRegistry(ctx)
     ctx.provide(TOOLS, registry)
+    if approval:
+        ctx.provide(APPROVAL, ApprovalBroker())
     for definition in builtin_tools():
         registry.register(definition)
     project = tmp_path / "project"

@@ -22,9 +22,7 @@ def ask_for_bash(h: Harness) -> None:
 
 
 def decide(h: Harness, decision: ApprovalDecision) -> list[ApprovalRequest]:
-    """Answer ``decision``; the waterfall belongs to the service: one is provided (no channel)."""
     seen: list[ApprovalRequest] = []
-    h.ctx.provide(APPROVAL, ApprovalBroker())
 
     @h.ctx.on(APPROVAL_REQUEST)
     async def answer(

@@ -157,7 +157,7 @@ async def test_exit_2_is_not_honoured(tmp_path: Path, monkeypatch: pytest.Monkey
     # The flow is unchanged: nobody can answer the ask, so the call is denied with its reason.
     assert tool_results(r, 1) == [("CASE-ASK", True)]
     (logged,) = of_type(agent.events, ToolResultEvent)
-    assert logged.info["outcome"] == "no-service"
+    assert logged.info["outcome"] == "no-channel"  # the rig's service, like dsh run's, has none
     assert not [e for e in agent.events if isinstance(e, NoticeEvent) and "CASE-EXIT2" in e.text]
 
 

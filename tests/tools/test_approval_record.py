@@ -100,7 +100,6 @@ async def test_nobody_to_answer_is_recorded_too() -> None:
 
 async def test_the_record_is_durable_in_the_tool_result_event(tmp_path: Path) -> None:
     h = make_harness(tmp_path, replies([bash("echo approved")], [text("done")]))
-    h.ctx.provide(APPROVAL, ApprovalBroker())
 
     @h.ctx.on(PRE_EXECUTE)
     async def ask(call: ToolCall, next: Next[PreToolDecision]) -> PreToolDecision:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dsh.approval import APPROVAL, ApprovalBroker, ApprovalDecision, ApprovalRequest
+from dsh.approval import ApprovalDecision, ApprovalRequest
 from dsh.context import Next
 from dsh.session import ToolCallEvent, ToolResultEvent
 from dsh.tools import (
@@ -119,7 +119,7 @@ def ask_and_allow(h: Harness, *, agentless_only: bool = False) -> list[ApprovalR
 
 async def test_without_an_approval_service_the_call_is_denied_unasked(tmp_path: Path) -> None:
     marker = tmp_path / "project" / "ran.txt"
-    h = make_harness(tmp_path, replies([bash(f"touch {marker}")], [text("ok")]))
+    h = make_harness(tmp_path, replies([bash(f"touch {marker}")], [text("ok")]), approval=False)
     asked = ask_and_allow(h)
     agent = h.agent()
     agent.send("go")
@@ -135,7 +135,6 @@ async def test_without_an_approval_service_the_call_is_denied_unasked(tmp_path: 
 async def test_with_a_service_the_same_listener_is_asked_and_allows(tmp_path: Path) -> None:
     marker = tmp_path / "project" / "ran.txt"
     h = make_harness(tmp_path, replies([bash(f"touch {marker}")], [text("ok")]))
-    h.ctx.provide(APPROVAL, ApprovalBroker())
     asked = ask_and_allow(h)
     agent = h.agent()
     agent.send("go")
@@ -164,7 +163,6 @@ def nesting_tool(h: Harness, **nested: Any) -> list[ToolResult]:
 
 async def test_an_agentless_nested_call_is_denied_unasked(tmp_path: Path) -> None:
     h = make_harness(tmp_path, replies([tool("Nest")], [text("ok")]))
-    h.ctx.provide(APPROVAL, ApprovalBroker())
     asked = ask_and_allow(h, agentless_only=True)
     results: list[ToolResult] = []
 

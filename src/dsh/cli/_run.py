@@ -19,6 +19,7 @@ from typing import Literal
 
 from dsh._frozen import slotted
 from dsh.agent import Agent, SetupTrigger, TurnResult
+from dsh.approval import APPROVAL, ApprovalBroker
 from dsh.cli._render import TranscriptPrinter
 from dsh.context import Context
 from dsh.models import Model, ModelError, ModelRequest, TextCallback
@@ -142,6 +143,9 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     ctx = Context()
     registry = ToolRegistry(ctx)
     ctx.provide(TOOLS, registry)
+    # The approval/request waterfall (PermissionRequest hooks) belongs to the service;
+    # headless, nobody answers what the waterfall leaves open (no channel: denied).
+    ctx.provide(APPROVAL, ApprovalBroker())
     for tool in builtin_tools():
         registry.register(tool)
     for plugin in options.plugins:

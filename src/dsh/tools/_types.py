@@ -12,12 +12,15 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeAlias, final
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, final
 
 from pydantic import BaseModel, ValidationError
 
 from dsh._frozen import frozen, slotted
 from dsh.base import AbortSignal
+
+if TYPE_CHECKING:
+    from dsh.tools._identity import CallToken  # _identity stands on this module
 from dsh.context import Context
 from dsh.session import AbortCause, Content, FrozenDict, content_text, thaw_json
 
@@ -182,7 +185,7 @@ class ToolInvocation:
     workspace: Workspace
     signal: AbortSignal | None = None
     agent: ToolCaller | None = None
-    token: Any = None
+    token: CallToken | None = None
     ctx: Context | None = None
     """The registry's context: where a tool fires seams of its own (``TASK_CREATED``)."""
 

@@ -12,7 +12,7 @@ from typing import Any
 import psutil
 
 from dsh.agent import Agent
-from dsh.approval import ApprovalService
+from dsh.approval import ApprovalBroker, ApprovalService
 from dsh.context import Context
 from dsh.host import Assembly, HostOptions, assemble
 from dsh.models import ScriptedModel
@@ -84,8 +84,10 @@ class Harness:
 
 
 def make_harness(
-    tmp_path: Path, script: dict[str, Any], *, approval: ApprovalService | None = None
+    tmp_path: Path, script: dict[str, Any], *, approval: ApprovalService | bool = True
 ) -> Harness:
+    """``approval``: ``True`` an ``APPROVAL`` service with no channel (as ``dsh run`` has),
+    ``False`` none at all, or the service to provide."""
     project = tmp_path / "project"
     project.mkdir()
     record = tmp_path / "requests.jsonl"
@@ -94,7 +96,7 @@ def make_harness(
         project=project,
         model=model,
         store=JsonlSessionStore(tmp_path / "sessions"),
-        approval=approval,
+        approval=ApprovalBroker() if approval is True else approval or None,
     )
     return Harness(assembly=assemble(options), model=model, record=record)
 

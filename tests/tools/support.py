@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from dsh.approval import APPROVAL, ApprovalBroker, ApprovalReply, ScriptedChannel
 from dsh.context import Context
+from dsh.session import AbortCause
 from dsh.tools import (
     TOOLS,
     ToolDefinition,
@@ -49,10 +51,21 @@ class AddInput(BaseModel):
 
 @dataclass
 class FakeAgent:
-    """The parts of an agent the registry reads: a session id and a workspace."""
+    """A ``ToolCaller`` that is not an ``Agent``: a session id, a workspace, and its cancels."""
 
     session_id: str
     workspace: Workspace
+    cancels: list[tuple[AbortCause | str, str]] = field(default_factory=list)
+
+    def cancel(self, cause: AbortCause | str, when: Literal["now", "after_step"] = "now") -> None:
+        self.cancels.append((cause, when))
+
+
+def serve_approval(host: Host, *answers: ApprovalReply) -> ApprovalBroker:
+    """Provide an ``APPROVAL`` service whose channel gives ``answers`` (none: no channel)."""
+    broker = ApprovalBroker(ScriptedChannel(answers) if answers else None)
+    host.ctx.provide(APPROVAL, broker)
+    return broker
 
 
 class Host:

@@ -18,7 +18,7 @@ from dsh.context import Next
 from dsh.session import JsonlSessionStore, ToolResultEvent
 from dsh.tools import APPROVAL_REQUEST, PRE_EXECUTE, PreToolDecision, ToolCall
 from tests.agent.support import bash, make_harness, of_type, replies, text
-from tests.tools.support import Host, echo
+from tests.tools.support import Host, echo, serve_approval
 
 
 def _ask(host: Host, reason: str = "needs a human") -> None:
@@ -28,6 +28,8 @@ def _ask(host: Host, reason: str = "needs a human") -> None:
 
 
 def _answer(host: Host, decision: ApprovalDecision) -> None:
+    serve_approval(host)  # the waterfall belongs to the approval service
+
     @host.ctx.on(APPROVAL_REQUEST)
     async def answer(
         call: ToolCall, req: ApprovalRequest, next: Next[ApprovalDecision]

@@ -8,8 +8,11 @@ import pytest
 
 from dsh.approval import (
     APPROVAL,
+    ApprovalAbstain,
+    ApprovalAllow,
     ApprovalBroker,
     ApprovalDecision,
+    ApprovalDeny,
     ApprovalRequest,
     ScriptedChannel,
     by_tool,
@@ -23,12 +26,16 @@ from dsh.tools import (
     PreToolDecision,
     ToolCall,
 )
-from tests.tools.support import Host, echo
+from tests.tools.support import Host, echo, serve_approval
 
 Seen = list[tuple[str, ApprovalRequest]]
 
 
 def asking(host: Host, reason: str = "Echo needs a human") -> None:
+    """Ask for every call; the waterfall belongs to the approval service, so one is
+    provided (with no channel); a test that wants another provides it after."""
+    serve_approval(host)
+
     @host.ctx.on(PRE_EXECUTE)
     async def ask(call: ToolCall, next: Next[PreToolDecision]) -> PreToolDecision:
         return PreToolDecision.ask(reason)
@@ -68,16 +75,40 @@ async def test_an_abstention_still_ends_in_a_denial_when_nobody_can_answer() -> 
     answering(host, ApprovalDecision.abstain())
     res = await host.registry.execute(echo(), agent=host.agent())
     assert res.result.code == "DENIED"
-    assert res.result.info["outcome"] == "no-service"
+    assert res.result.info["outcome"] == "no-channel"
 
 
-async def test_allow_runs_the_call_with_no_service_or_channel_at_all() -> None:
+async def test_allow_runs_the_call_when_the_service_has_no_channel_that_answers() -> None:
     host = Host()
     asking(host)
     seen = answering(host, ApprovalDecision.allow(reason="trusted"))
     res = await host.registry.execute(echo("ran"), agent=host.agent())
     assert (res.result.content, res.result.is_error, res.dispatched) == ("ran", False, True)
     assert len(seen) == 1
+
+
+async def test_without_a_service_no_listener_is_asked_and_the_call_is_denied() -> None:
+    host = Host()
+    seen: Seen = []
+
+    @host.ctx.on(PRE_EXECUTE)
+    async def ask(call: ToolCall, next: Next[PreToolDecision]) -> PreToolDecision:
+        return PreToolDecision.ask("Echo needs a human")
+
+    @host.ctx.on(APPROVAL_REQUEST)
+    async def allow(
+        call: ToolCall, req: ApprovalRequest, next: Next[ApprovalDecision]
+    ) -> ApprovalDecision:
+        seen.append((call.name, req))
+        return ApprovalDecision.allow()
+
+    res = await host.registry.execute(echo("never"), agent=host.agent())
+    assert (res.result.code, res.result.info["outcome"], res.dispatched) == (
+        "DENIED",
+        "no-service",
+        False,
+    )
+    assert seen == []
 
 
 async def test_allow_skips_the_channel() -> None:
@@ -91,13 +122,18 @@ async def test_allow_skips_the_channel() -> None:
     assert channel.requests == []
 
 
-async def test_the_waterfall_fires_for_an_agentless_call_too() -> None:
+async def test_an_agentless_call_is_denied_without_asking_any_listener() -> None:
     host = Host()
     asking(host)
     seen = answering(host, ApprovalDecision.allow())
     res = await host.registry.execute(echo("bare"))
-    assert res.result.content == "bare"
-    assert [req.session_id for _, req in seen] == [None]
+    assert (res.result.code, res.result.info["outcome"], res.dispatched) == (
+        "DENIED",
+        "no-agent",
+        False,
+    )
+    assert res.approval == {"asked": "Echo needs a human", "outcome": "no-agent"}
+    assert seen == []
 
 
 async def test_always_is_remembered_for_the_session() -> None:
@@ -178,14 +214,15 @@ async def test_deny_is_a_denial_whose_content_is_the_reason() -> None:
 async def test_deny_with_interrupt_asks_the_agent_to_halt_after_the_step() -> None:
     cancels: list[tuple[object, str]] = []
 
+    host = Host()
+
     class Agent:
         session_id = "s1"
-        workspace = None
+        workspace = host.workspace
 
         def cancel(self, cause: object, when: str = "now") -> None:
             cancels.append((cause, when))
 
-    host = Host()
     asking(host)
     answering(host, ApprovalDecision.deny("STOP", interrupt=True))
     res = await host.registry.execute(echo(), agent=Agent())
@@ -289,14 +326,14 @@ async def test_an_abort_while_a_listener_waits_is_aborted_before_dispatch() -> N
 @pytest.mark.parametrize(
     ("build", "problem"),
     [
-        (lambda: ApprovalDecision("maybe"), "is not one of"),  # type: ignore[arg-type]
-        (lambda: ApprovalDecision("deny"), "needs a reason"),
+        (lambda: ApprovalDecision("maybe"), "named constructors"),  # type: ignore[call-arg]
+        (lambda: ApprovalDeny(""), "needs a reason"),
         (lambda: ApprovalDecision.deny(""), "needs a reason"),
-        (lambda: ApprovalDecision("abstain", "why"), "carries no reason"),
-        (lambda: ApprovalDecision("deny", "x", always=True), "allow only"),
-        (lambda: ApprovalDecision("allow", interrupt=True), "deny only"),
-        (lambda: ApprovalDecision("allow", always=1), "must be a bool"),  # type: ignore[arg-type]
-        (lambda: ApprovalDecision("allow", 3), "must be a str"),  # type: ignore[arg-type]
+        (lambda: ApprovalAbstain("why"), "takes no arguments|positional"),  # type: ignore[call-arg]
+        (lambda: ApprovalDeny("x", always=True), "always"),  # type: ignore[call-arg]
+        (lambda: ApprovalAllow(interrupt=True), "interrupt"),  # type: ignore[call-arg]
+        (lambda: ApprovalAllow(always=1), "must be a bool"),  # type: ignore[arg-type]
+        (lambda: ApprovalAllow(False, 3), "must be a str"),  # type: ignore[arg-type]
     ],
 )
 def test_a_malformed_decision_is_refused_with_its_problem(build: object, problem: str) -> None:
@@ -305,8 +342,18 @@ def test_a_malformed_decision_is_refused_with_its_problem(build: object, problem
 
 
 def test_the_named_constructors() -> None:
-    assert ApprovalDecision.abstain() == ApprovalDecision("abstain")
-    assert ApprovalDecision.allow(always=True, reason="ok") == ApprovalDecision("allow", "ok", True)
-    assert ApprovalDecision.deny("no", interrupt=True) == ApprovalDecision(
-        "deny", "no", False, True
-    )
+    assert ApprovalDecision.abstain() == ApprovalAbstain()
+    assert ApprovalDecision.allow(always=True, reason="ok") == ApprovalAllow(True, "ok")
+    assert ApprovalDecision.deny("no", interrupt=True) == ApprovalDeny("no", True)
+    assert [d.kind for d in (ApprovalAbstain(), ApprovalAllow(), ApprovalDeny("no"))] == [
+        "abstain",
+        "allow",
+        "deny",
+    ]
+
+
+def test_the_union_is_closed() -> None:
+    with pytest.raises(TypeError, match="closed union"):
+
+        class Maybe(ApprovalDecision):
+            pass

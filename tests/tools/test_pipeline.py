@@ -18,8 +18,12 @@ from dsh.tools import (
     AbortSignal,
     ExecuteNext,
     GuardDenial,
+    PostToolAccept,
+    PostToolBlock,
     PostToolDecision,
+    PreToolAllow,
     PreToolDecision,
+    PreToolDeny,
     ToolCall,
     ToolExecution,
     ToolExecutionResult,
@@ -159,7 +163,7 @@ async def test_any_guard_denial_wins_over_pre_execute_allow() -> None:
     [
         (lambda call: 1 / 0, "ZeroDivisionError: division by zero"),
         (lambda call: True, "guard returned bool"),
-        (lambda call: PreToolDecision.allow(), "guard returned PreToolDecision"),
+        (lambda call: PreToolDecision.allow(), "guard returned PreToolAllow"),
     ],
 )
 async def test_a_broken_guard_fails_closed(guard: Any, fragment: str) -> None:
@@ -641,13 +645,13 @@ def _log_record(res: ToolExecutionResult) -> dict[str, Any]:
 @pytest.mark.parametrize(
     "build",
     [
-        lambda: PostToolDecision("replace"),  # type: ignore[arg-type]
-        lambda: PostToolDecision("accept", content=[1]),  # type: ignore[arg-type]
-        lambda: PostToolDecision("block"),
-        lambda: PreToolDecision("deny"),
-        lambda: PreToolDecision("maybe"),  # type: ignore[arg-type]
-        lambda: PreToolDecision("allow", additional_context=("ok", 2)),  # type: ignore[arg-type]
-        lambda: PreToolDecision("deny", "no", info={1, 2}),
+        lambda: PostToolDecision("replace"),  # type: ignore[call-arg]
+        lambda: PostToolAccept(content=[1]),  # type: ignore[arg-type]
+        lambda: PostToolBlock(),  # type: ignore[call-arg]
+        lambda: PreToolDeny(),  # type: ignore[call-arg]
+        lambda: PreToolDecision("maybe"),  # type: ignore[call-arg]
+        lambda: PreToolAllow(additional_context=("ok", 2)),  # type: ignore[arg-type]
+        lambda: PreToolDeny("no", info={1, 2}),
     ],
 )
 def test_decisions_built_directly_are_checked_too(build: Any) -> None:

@@ -35,6 +35,7 @@ from dsh.tools import (
     AbortSignal,
     ExecuteNext,
     GuardDenial,
+    InputKeep,
     InputRewrite,
     PostToolDecision,
     PreToolDecision,
@@ -219,10 +220,10 @@ async def test_a_rewriter_building_a_non_json_input_fails_where_it_builds_it() -
         InputRewrite.replace({"when": object()})
     with pytest.raises(TypeError, match="must be a mapping"):
         InputRewrite.replace(["not", "a", "mapping"])  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="keep rewrite carries no arguments"):
-        InputRewrite("keep", FrozenDict(a=1))
-    with pytest.raises(ValueError, match="not keep or replace"):
-        InputRewrite("merge")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        InputKeep(FrozenDict(a=1))  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="named constructors"):
+        InputRewrite("merge")  # type: ignore[call-arg]
     assert InputRewrite.keep() is InputRewrite.keep()
     rewrite = InputRewrite.replace({"a": [1, {"b": 2}]}, reason="why")
     assert rewrite.arguments == {"a": (1, {"b": 2})}
@@ -279,7 +280,10 @@ async def test_every_later_phase_and_the_body_see_the_rewritten_input() -> None:
     host.ctx.on(EXECUTE, wrap)
     host.ctx.on(POST_EXECUTE, post)
     host.ctx.on(RESULT, observe)
-    res = await host.registry.execute(echo("model"), agent=host.agent(), on_sealed=sealed.append)
+    call = await host.registry.seal(echo("model"), agent=host.agent())
+    assert isinstance(call, ToolCall)
+    sealed.append(call)
+    res = await host.registry.run(call)
 
     effective = {"text": "rewritten"}
     assert sealed == [res.call]

@@ -20,6 +20,7 @@ from dsh.tools import (
     CallToken,
     PostToolDecision,
     PreToolDecision,
+    SealFailure,
     ToolCall,
     ToolRequest,
     ToolResult,
@@ -183,30 +184,39 @@ async def test_a_nested_call_records_only_its_parents_token() -> None:
     parent = await host.registry.execute(echo())
     child = await host.registry.execute(echo(), parent=parent.call.token)
     assert child.call.parent is parent.call.token
-    with pytest.raises(TypeError, match="parent must be a CallToken"):
-        await host.registry.execute(echo(), parent=str(parent.call.token))  # type: ignore[arg-type]
+    # An identity of the wrong shape is a JSON-safe error result with a stable code.
+    bad = await host.registry.execute(echo(), parent=str(parent.call.token))  # type: ignore[arg-type]
+    assert (bad.result.code, bad.result.info["identity"], bad.dispatched) == (
+        "INVALID_ARGS",
+        "parent",
+        False,
+    )
+    assert "parent must be a CallToken or None, not str" in bad.result.text
+    assert bad.call.parent is None
 
 
-async def test_on_sealed_sees_the_call_before_pre_execute() -> None:
+async def test_seal_gives_the_call_before_pre_execute_and_run_runs_that_call() -> None:
     host = Host()
     order: list[str] = []
-    sealed: list[ToolCall] = []
 
     @host.ctx.on(PRE_EXECUTE)
     async def pre(call: ToolCall, next: Next[PreToolDecision]) -> PreToolDecision:
         order.append("pre-execute")
         return await next()
 
-    def on_sealed(call: ToolCall) -> None:
-        order.append("sealed")
-        sealed.append(call)
-
-    res = await host.registry.execute(echo(), on_sealed=on_sealed)
-    assert order == ["sealed", "pre-execute"]
-    assert sealed == [res.call]
-    assert sealed[0] is res.call
-    failed = await host.registry.execute(ToolRequest("Nope", {}), on_sealed=on_sealed)
-    assert sealed[-1] is failed.call
+    sealed = await host.registry.seal(echo())
+    assert isinstance(sealed, ToolCall)
+    assert order == []
+    res = await host.registry.run(sealed)
+    assert order == ["pre-execute"]
+    assert res.call is sealed
+    # A sealing failure is a value too: run skips to post-execute with its result.
+    failed = await host.registry.seal(ToolRequest("Echo", {"text": 3}))
+    assert isinstance(failed, SealFailure)
+    assert failed.result.code == "INVALID_ARGS"
+    ran = await host.registry.run(failed)
+    assert (ran.call, ran.result, ran.dispatched) == (failed.call, failed.result, False)
+    assert order == ["pre-execute"]
 
 
 async def test_a_tool_use_is_accepted_as_a_request() -> None:

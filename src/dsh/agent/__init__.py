@@ -9,6 +9,7 @@ run that never mounts the ``Agent`` tool never builds its input model.
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent._agent import Agent, CancelWhen, TurnResult
+from dsh.agent._caller import calling_agent
 from dsh.agent._channels import (
     CWD_CHANGED,
     INSTRUCTIONS_LOADED,
@@ -122,6 +123,7 @@ __all__ = [
     "TurnResult",
     "TurnStop",
     "TurnStopDecision",
+    "calling_agent",
     "subagent_plugin",
 ]
 

@@ -20,7 +20,7 @@ import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal, NoReturn, TypeVar, final
+from typing import Any, Literal, NoReturn, TypeVar, cast, final
 
 from dsh._frozen import frozen
 from dsh.agent._channels import (
@@ -59,6 +59,7 @@ from dsh.agent._decisions import (
     SetupTrigger,
     SteeringSource,
 )
+from dsh.base import SignalAbortedError, race
 from dsh.context import Channel, Context
 from dsh.models import Model, ModelRequest, ToolSpec
 from dsh.session import (
@@ -94,10 +95,10 @@ from dsh.tools import (
     TOOLS,
     AbortSignal,
     CallToken,
+    SealFailure,
     ToolCall,
     ToolExecutionResult,
     ToolRegistry,
-    ToolRequest,
     Workspace,
 )
 
@@ -627,13 +628,16 @@ class Agent:
         turn = self._turn
         if turn is None or not self._ctx.listeners(channel):
             return await work
-        task = await _race(work, turn.signal)
+        try:
+            result = await race(work, turn.signal)
+        except Exception:
+            if not turn.signal.aborted:
+                raise
+            result = None  # the turn ends anyway
         if turn.signal.aborted:
-            if task.done() and not task.cancelled():
-                task.exception()  # retrieved: the turn ends anyway
             self._check_cancel()
             raise _EndTurn(_ABORTED, AbortCause(kind="user", reason="cancelled"))
-        return task.result()
+        return cast(T, result)
 
     async def _display(self, turn: _Turn, message: SessionEvent) -> None:
         """``agent/message-display`` for a root agent's text; a replacement is logged."""
@@ -703,16 +707,13 @@ class Agent:
     async def _call_model(self, request: ModelRequest, signal: AbortSignal) -> AssistantMessage:
         """The model call, raced against the turn's signal so ``cancel("now")`` ends it."""
         self._check_cancel()
-        call = await _race(self._model.complete(request, on_text=self._on_text), signal)
-        if call.cancelled() or not call.done():
+        try:
+            reply: object = await race(self._model.complete(request, on_text=self._on_text), signal)
+        except SignalAbortedError:
             self._check_cancel()
-            raise _EndTurn(_ABORTED, AbortCause(kind="user", reason="cancelled"))
-        exc = call.exception()
-        if exc is not None:
-            if isinstance(exc, Exception):
-                raise _EndTurn(_ERROR, None, exc)
-            raise exc
-        reply = call.result()
+            raise _EndTurn(_ABORTED, AbortCause(kind="user", reason="cancelled")) from None
+        except Exception as exc:
+            raise _EndTurn(_ERROR, None, exc) from exc
         if not isinstance(reply, AssistantMessage):
             raise _EndTurn(
                 _ERROR,
@@ -768,21 +769,12 @@ class Agent:
     async def _execute(
         self, use: ToolUse, signal: AbortSignal, *, log_result: bool
     ) -> ToolExecutionResult:
-        logged: list[ToolCall] = []
-
-        def on_sealed(call: ToolCall) -> None:
-            logged.append(call)
-            self._log_call(call)
-
-        res = await self._registry.execute(
-            ToolRequest(name=use.name, arguments=_plain(use.arguments), tool_use_id=use.id),
-            agent=self,
-            parent=self._parent_token,
-            signal=signal,
-            on_sealed=on_sealed,
+        # The model's arguments, frozen JSON already, are sealed as they are.
+        sealed = await self._registry.seal(
+            use, agent=self, parent=self._parent_token, signal=signal
         )
-        if not logged:
-            self._log_call(res.call)
+        self._log_call(sealed.call if isinstance(sealed, SealFailure) else sealed)
+        res = await self._registry.run(sealed, signal=signal)
         if log_result:
             self._log_result(res)
         return res
@@ -942,25 +934,6 @@ class Agent:
             )
         finally:
             self._turn = previous
-
-
-async def _race(work: Awaitable[T], signal: AbortSignal) -> asyncio.Future[T]:
-    """Run ``work`` until it ends or ``signal`` aborts (then it is cancelled); its task.
-
-    Whatever is still pending is cancelled and awaited before this returns, so
-    nothing the race started outlives it.
-    """
-    task = asyncio.ensure_future(work)
-    aborted = asyncio.ensure_future(signal.wait())
-    try:
-        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        pending = [t for t in (task, aborted) if not t.done()]
-        for t in pending:
-            t.cancel()
-        if pending:
-            await asyncio.wait(pending)
-    return task
 
 
 def _with_turn(event: SessionEvent, turn_id: str) -> SessionEvent:

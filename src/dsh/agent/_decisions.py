@@ -11,9 +11,10 @@ the named constructors (``PromptDecision.block(reason)``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Self, TypeAlias, final
+from typing import ClassVar, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
+from dsh.base import ClosedUnion
 from dsh.session import Content
 
 __all__ = [
@@ -115,31 +116,7 @@ def _optional_text(value: object, what: str) -> str | None:
     return value or None
 
 
-class _Decision:
-    """The root of the decision families: no fields, closed to other modules.
-
-    A family's base (``PromptDecision``) carries the named constructors and is
-    never built itself; its variants are the ``@final`` classes below, so the
-    union a listener can return is the one this module declares, at run time too.
-    """
-
-    __slots__ = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        if cls.__module__ != __name__:
-            raise TypeError(
-                f"{cls.__qualname__}: a decision's variants are closed; "
-                "build one with its named constructors"
-            )
-        super().__init_subclass__(**kwargs)
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
-        if cls is _Decision or _Decision in cls.__bases__:
-            raise TypeError(f"{cls.__name__} is built with its named constructors")
-        return super().__new__(cls)
-
-
-class PromptDecision(_Decision):
+class PromptDecision(ClosedUnion):
     """``agent/prompt-submit``'s answer: allow (maybe rewritten, maybe with context) or block."""
 
     __slots__ = ()
@@ -202,7 +179,7 @@ class PromptBlock(PromptDecision):
 PromptVerdict: TypeAlias = PromptAllow | PromptBlock
 
 
-class PostToolBatchDecision(_Decision):
+class PostToolBatchDecision(ClosedUnion):
     """``agent/post-tool-batch``'s answer: proceed to the next model call, or stop the turn."""
 
     __slots__ = ()
@@ -247,7 +224,7 @@ class PostToolBatchStop(PostToolBatchDecision):
 PostToolBatchVerdict: TypeAlias = PostToolBatchProceed | PostToolBatchStop
 
 
-class ContinuationDecision(_Decision):
+class ContinuationDecision(ClosedUnion):
     """``agent/turn-continuation``'s answer: end the turn (``ContinuationStop``) or keep it going.
 
     A ``continue_`` reason reaches the model as steering at the top of the next step.
@@ -334,7 +311,7 @@ class CompactRequest:
     instructions: str | None = None
 
 
-class PreCompactDecision(_Decision):
+class PreCompactDecision(ClosedUnion):
     """``agent/pre-compact``'s answer: let compaction run (``PreCompactProceed``), or veto it."""
 
     __slots__ = ()
@@ -389,7 +366,7 @@ class DisplayRequest:
     text: str
 
 
-class DisplayDecision(_Decision):
+class DisplayDecision(ClosedUnion):
     """``agent/message-display``'s answer: show the text as it is, or show another text.
 
     A replacement changes what the user sees only (logged as ``assistant/display``);

@@ -18,8 +18,12 @@ from dsh.approval._channels import (
 )
 from dsh.approval._decisions import (
     APPROVAL_DECISION_KINDS,
+    ApprovalAbstain,
+    ApprovalAllow,
     ApprovalDecision,
     ApprovalDecisionKind,
+    ApprovalDeny,
+    ApprovalVerdict,
 )
 from dsh.approval._types import (
     APPROVAL,
@@ -37,15 +41,19 @@ __all__ = [
     "APPROVAL",
     "APPROVAL_DECISION_KINDS",
     "APPROVAL_OUTCOMES",
+    "ApprovalAbstain",
+    "ApprovalAllow",
     "ApprovalAnswer",
     "ApprovalBroker",
     "ApprovalChannel",
     "ApprovalDecision",
     "ApprovalDecisionKind",
+    "ApprovalDeny",
     "ApprovalOutcome",
     "ApprovalReply",
     "ApprovalRequest",
     "ApprovalService",
+    "ApprovalVerdict",
     "PolicyAction",
     "PolicyChannel",
     "PolicyRule",

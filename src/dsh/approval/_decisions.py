@@ -1,25 +1,41 @@
 """``ApprovalDecision``: what an ``approval/request`` listener answers.
 
 The ``approval/request`` waterfall runs when a pre-execute policy asks, before
-the ``APPROVAL`` service: a listener may settle the question itself (allow,
-deny) or abstain and let the service and its channel answer as before.
+the ``APPROVAL`` service answers: a listener may settle the question itself
+(allow, deny) or abstain and let the service and its channel answer as before.
+
+A closed union: ``ApprovalDecision`` only carries the named constructors, each
+returning its precise variant (``ApprovalAbstain``, ``ApprovalAllow``,
+``ApprovalDeny``); ``ApprovalVerdict`` names the union for ``match``.
 """
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias, final, get_args
+from typing import ClassVar, Literal, TypeAlias, final, get_args
 
 from dsh._frozen import frozen
+from dsh.base import ClosedUnion
 
-__all__ = ["APPROVAL_DECISION_KINDS", "ApprovalDecision", "ApprovalDecisionKind"]
+__all__ = [
+    "APPROVAL_DECISION_KINDS",
+    "ApprovalAbstain",
+    "ApprovalAllow",
+    "ApprovalDecision",
+    "ApprovalDecisionKind",
+    "ApprovalDeny",
+    "ApprovalVerdict",
+]
 
 ApprovalDecisionKind: TypeAlias = Literal["abstain", "allow", "deny"]
 APPROVAL_DECISION_KINDS: tuple[ApprovalDecisionKind, ...] = get_args(ApprovalDecisionKind)
 
 
-@final
-@frozen
-class ApprovalDecision:
+def _flag(value: object, what: str) -> None:
+    if value is not True and value is not False:
+        raise TypeError(f"{what} must be a bool, not {type(value).__name__}")
+
+
+class ApprovalDecision(ClosedUnion):
     """An ``approval/request`` listener's answer; build it with the named constructors.
 
     ``abstain`` leaves the question to the ``APPROVAL`` service. ``allow`` lets
@@ -30,48 +46,69 @@ class ApprovalDecision:
     turn once the step's calls have finished.
     """
 
-    kind: ApprovalDecisionKind
-    reason: str | None = None
+    __slots__ = ()
+    kind: ClassVar[ApprovalDecisionKind]
+
+    @staticmethod
+    def abstain() -> ApprovalAbstain:
+        """No opinion: the ``APPROVAL`` service (memory, then its channel) decides."""
+        return _ABSTAIN
+
+    @staticmethod
+    def allow(*, always: bool = False, reason: str | None = None) -> ApprovalAllow:
+        """Let the call run; ``always`` remembers it for the session."""
+        return ApprovalAllow(always, reason)
+
+    @staticmethod
+    def deny(reason: str, *, interrupt: bool = False) -> ApprovalDeny:
+        """Refuse the call with ``reason`` (model-visible); ``interrupt`` also ends the turn."""
+        return ApprovalDeny(reason, interrupt)
+
+
+@final
+@frozen
+class ApprovalAbstain(ApprovalDecision):
+    """Leave the question to the ``APPROVAL`` service."""
+
+    kind: ClassVar[Literal["abstain"]] = "abstain"
+
+
+@final
+@frozen
+class ApprovalAllow(ApprovalDecision):
+    """Let the call run; ``always`` remembers the answer for the session."""
+
+    kind: ClassVar[Literal["allow"]] = "allow"
     always: bool = False
-    interrupt: bool = False
+    reason: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in APPROVAL_DECISION_KINDS:
-            raise ValueError(
-                f"approval decision kind {self.kind!r} is not one of "
-                f"{', '.join(APPROVAL_DECISION_KINDS)}"
-            )
+        _flag(self.always, "always")
         if self.reason is not None and not isinstance(self.reason, str):
             raise TypeError(
                 f"approval decision reason must be a str or None, not {type(self.reason).__name__}"
             )
-        if self.kind == "deny" and not self.reason:
+
+
+@final
+@frozen
+class ApprovalDeny(ApprovalDecision):
+    """Refuse the call with ``reason`` (model-visible); ``interrupt`` also ends the turn."""
+
+    kind: ClassVar[Literal["deny"]] = "deny"
+    reason: str
+    interrupt: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.reason, str):
+            raise TypeError(
+                f"approval decision reason must be a str, not {type(self.reason).__name__}"
+            )
+        if not self.reason:
             raise ValueError("a deny approval decision needs a reason (the model sees it)")
-        if self.kind == "abstain" and self.reason is not None:
-            raise ValueError("an abstaining approval decision carries no reason")
-        if self.always is not True and self.always is not False:
-            raise TypeError(f"always must be a bool, not {type(self.always).__name__}")
-        if self.interrupt is not True and self.interrupt is not False:
-            raise TypeError(f"interrupt must be a bool, not {type(self.interrupt).__name__}")
-        if self.always and self.kind != "allow":
-            raise ValueError(f"always applies to allow only, not to {self.kind}")
-        if self.interrupt and self.kind != "deny":
-            raise ValueError(f"interrupt applies to deny only, not to {self.kind}")
-
-    @classmethod
-    def abstain(cls) -> ApprovalDecision:
-        """No opinion: the ``APPROVAL`` service (memory, then its channel) decides."""
-        return _ABSTAIN
-
-    @classmethod
-    def allow(cls, *, always: bool = False, reason: str | None = None) -> ApprovalDecision:
-        """Let the call run; ``always`` remembers it for the session."""
-        return cls("allow", reason, always)
-
-    @classmethod
-    def deny(cls, reason: str, *, interrupt: bool = False) -> ApprovalDecision:
-        """Refuse the call with ``reason`` (model-visible); ``interrupt`` also ends the turn."""
-        return cls("deny", reason, False, interrupt)
+        _flag(self.interrupt, "interrupt")
 
 
-_ABSTAIN = ApprovalDecision("abstain")
+_ABSTAIN = ApprovalAbstain()
+
+ApprovalVerdict: TypeAlias = ApprovalAbstain | ApprovalAllow | ApprovalDeny

@@ -1,4 +1,9 @@
-"""The values every dsh package shares, one floor below them all: frozen JSON and the error root."""
+"""The floor every dsh package stands on: values with no dsh dependency.
+
+Frozen JSON values, the error root ``DshError``, the root of the closed
+decision unions ``ClosedUnion``, and ``AbortSignal`` with the
+one race against it (``race``), so the tool pipeline and the agent loop share them.
+"""
 
 from dsh.base._errors import DshError
 from dsh.base._json import (
@@ -10,14 +15,21 @@ from dsh.base._json import (
     freeze_loaded,
     thaw_json,
 )
+from dsh.base._signal import AbortedError, AbortSignal, SignalAbortedError, race
+from dsh.base._union import ClosedUnion
 
 __all__ = [
+    "AbortSignal",
+    "AbortedError",
+    "ClosedUnion",
     "DshError",
     "FrozenDict",
     "FrozenJSON",
     "JSONValue",
     "NotJSONError",
+    "SignalAbortedError",
     "freeze_json",
     "freeze_loaded",
+    "race",
     "thaw_json",
 ]

@@ -29,6 +29,8 @@ from dsh.models import ScriptedModel
 from dsh.tools import (
     POST_EXECUTE,
     PRE_EXECUTE,
+    PostToolAccept,
+    PostToolBlock,
     PostToolDecision,
     PreToolDecision,
     ToolCall,
@@ -138,6 +140,8 @@ def remind_after_write(ctx: Context) -> None:
     ) -> PostToolDecision:
         decision = await next()  # later listeners (the Claude Code hooks) see the call too
         if call.name != "Write" or result.is_error:
+            return decision
+        if not isinstance(decision, (PostToolAccept, PostToolBlock)):
             return decision
         context = ("Files changed: say what you did.", *decision.additional_context)
         return dataclasses.replace(decision, additional_context=context)

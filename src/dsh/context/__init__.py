@@ -4,6 +4,13 @@ Every seam of dsh is a channel constant owned by the package that fires it; a
 plugin is a function that receives a ``Context`` and subscribes to channels.
 """
 
+from dsh.context._chain import (
+    ChannelError,
+    ListenerError,
+    NextCalledTwiceError,
+    describe,
+    run_waterfall,
+)
 from dsh.context._channels import (
     Channel,
     ChannelKind,
@@ -14,15 +21,12 @@ from dsh.context._channels import (
     WaterfallChannel,
 )
 from dsh.context._context import (
-    ChannelError,
     Context,
     Disposer,
-    NextCalledTwiceError,
     Plugin,
     ScopeDisposedError,
     ServiceKey,
     ServiceNotFoundError,
-    describe,
 )
 
 __all__ = [
@@ -31,6 +35,7 @@ __all__ = [
     "ChannelKind",
     "Context",
     "Disposer",
+    "ListenerError",
     "Next",
     "NextCalledTwiceError",
     "NotifyChannel",
@@ -42,4 +47,5 @@ __all__ = [
     "SyncNotifyChannel",
     "WaterfallChannel",
     "describe",
+    "run_waterfall",
 ]

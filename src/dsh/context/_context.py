@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, Protocol, TypeVar, TypeVarTuple, cast, final, overload
 
 from dsh.base import DshError
+from dsh.context._chain import ListenerError, describe, run_waterfall
 from dsh.context._channels import (
     Channel,
-    Next,
     NotifyChannel,
     SerialChannel,
     SyncNotifyChannel,
@@ -26,10 +26,8 @@ from dsh.context._channels import (
 )
 
 __all__ = [
-    "ChannelError",
     "Context",
     "Disposer",
-    "NextCalledTwiceError",
     "Plugin",
     "ScopeDisposedError",
     "ServiceKey",
@@ -47,27 +45,12 @@ C = TypeVar("C")
 C_contra = TypeVar("C_contra", contravariant=True)
 
 
-class ChannelError(DshError, RuntimeError):
-    """A listener broke its channel's contract (wrong answer, ``next`` misuse)."""
-
-
-class NextCalledTwiceError(ChannelError):
-    """A waterfall listener called ``next`` more than once."""
-
-
 class ServiceNotFoundError(DshError, LookupError):
     """``ctx.require(KEY)`` found no provider for a service that must be there."""
 
 
 class ScopeDisposedError(DshError, RuntimeError):
     """Something was installed on a scope after it was disposed."""
-
-
-def describe(fn: object) -> str:
-    """A listener's name for logs and errors: module-qualified when it has one."""
-    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
-    module = getattr(fn, "__module__", None)
-    return f"{module}.{name}" if module else str(name)
 
 
 @final
@@ -424,41 +407,21 @@ class Context:
         return None
 
     async def waterfall(self, channel: WaterfallChannel[D, *Ts], *args: *Ts) -> D:
-        """Run the chain: each listener decides, or delegates with ``await next()``."""
+        """Run the chain: each listener decides, or delegates with ``await next()``.
+
+        A listener's failure propagates as the listener raised it (the first one,
+        even when an outer listener caught it); see ``run_waterfall``.
+        """
         fns = self._hub.fns.get(channel)
         if not fns:
             return channel.default(*args)
-        return await _run_chain(channel, fns, args, 0)
-
-
-async def _run_chain(
-    channel: WaterfallChannel[D, *Ts],
-    fns: tuple[Any, ...],
-    args: tuple[Any, ...],
-    index: int,
-) -> D:
-    if index == len(fns):
-        return channel.default(*args)
-    fn = fns[index]
-    called = False
-
-    async def next_() -> D:
-        nonlocal called
-        if called:
-            raise NextCalledTwiceError(
-                f"listener {describe(fn)} on channel {channel.name} called next() twice"
+        try:
+            return await run_waterfall(
+                channel.name, fns, args, lambda: channel.default(*args), channel.returns
             )
-        called = True
-        return await _run_chain(channel, fns, args, index + 1)
-
-    decision = await fn(*args, cast(Next[D], next_))
-    returns = channel.returns
-    if returns is not None and not isinstance(decision, returns):
-        raise ChannelError(
-            f"listener {describe(fn)} on channel {channel.name} returned "
-            f"{type(decision).__name__}, not a decision of that channel"
-        )
-    return cast(D, decision)
+        except ListenerError as failure:
+            # The listener's own error, as a caller of the seam expects it.
+            raise failure.error from None
 
 
 def _plugin_name(apply: object) -> str:

@@ -1,13 +1,14 @@
 """The tool registry, its five-phase pipeline, tool decisions and the built-in tools.
 
 ``ToolRegistry`` (the ``TOOLS`` service) seals each call (after the
-``tools/rewrite-input`` chain), runs the
+``tools/rewrite-input`` chain; ``seal``), then (``run``) runs the
 ``tools/pre-execute`` waterfall, the approval seam, the guards, the
 ``tools/execute`` wrappers around dispatch and the ``tools/post-execute``
 waterfall, normalizes every failure to a stable code, and hands the final
 result to the ``tools/result`` observers and the caller.
 """
 
+from dsh.base import AbortedError, AbortSignal
 from dsh.tools._channels import (
     APPROVAL_REQUEST,
     EXECUTE,
@@ -21,7 +22,22 @@ from dsh.tools._channels import (
     RewriteChannel,
     RewriteListener,
 )
-from dsh.tools._decisions import GuardDenial, InputRewrite, PostToolDecision, PreToolDecision
+from dsh.tools._decisions import (
+    GuardDenial,
+    InputKeep,
+    InputReplace,
+    InputRewrite,
+    InputRewriteVerdict,
+    PostToolAccept,
+    PostToolBlock,
+    PostToolDecision,
+    PostToolVerdict,
+    PreToolAllow,
+    PreToolAsk,
+    PreToolDecision,
+    PreToolDeny,
+    PreToolVerdict,
+)
 from dsh.tools._identity import (
     CallToken,
     ProposedCall,
@@ -30,21 +46,26 @@ from dsh.tools._identity import (
     ToolExecutionResult,
     ToolRequest,
 )
-from dsh.tools._registry import (
-    TOOLS,
-    Guard,
-    ToolRegistrationError,
-    ToolRegistry,
-    validate_arguments,
+from dsh.tools._phases import Guard
+from dsh.tools._registry import TOOLS, ToolRegistrationError, ToolRegistry
+from dsh.tools._seal import SealFailure, validate_arguments
+from dsh.tools._tasks import (
+    TASK_COMPLETED,
+    TASK_CREATED,
+    Task,
+    TaskAllow,
+    TaskBlock,
+    TaskDecision,
+    TaskStatus,
+    TaskVerdict,
 )
-from dsh.tools._signal import AbortedError, AbortSignal
-from dsh.tools._tasks import TASK_COMPLETED, TASK_CREATED, Task, TaskDecision, TaskStatus
 from dsh.tools._types import (
     FAILURE_CODES,
     FailureCode,
     OutputMismatchError,
     OutputPresenter,
     ToolBody,
+    ToolCaller,
     ToolDefinition,
     ToolInvocation,
     ToolResult,
@@ -90,19 +111,34 @@ __all__ = [
     "FailureCode",
     "Guard",
     "GuardDenial",
+    "InputKeep",
+    "InputReplace",
     "InputRewrite",
+    "InputRewriteVerdict",
     "OutputMismatchError",
     "OutputPresenter",
+    "PostToolAccept",
+    "PostToolBlock",
     "PostToolDecision",
+    "PostToolVerdict",
+    "PreToolAllow",
+    "PreToolAsk",
     "PreToolDecision",
+    "PreToolDeny",
+    "PreToolVerdict",
     "ProposedCall",
     "RewriteChannel",
     "RewriteListener",
+    "SealFailure",
     "Task",
+    "TaskAllow",
+    "TaskBlock",
     "TaskDecision",
     "TaskStatus",
+    "TaskVerdict",
     "ToolBody",
     "ToolCall",
+    "ToolCaller",
     "ToolDefinition",
     "ToolExecution",
     "ToolExecutionResult",

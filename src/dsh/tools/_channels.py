@@ -13,10 +13,10 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeAlias
 
 from dsh.approval import ApprovalDecision, ApprovalRequest
+from dsh.base import AbortSignal
 from dsh.context import Channel, SyncNotifyChannel, WaterfallChannel
 from dsh.tools._decisions import InputRewrite, PostToolDecision, PreToolDecision
 from dsh.tools._identity import ProposedCall, ToolCall, ToolExecution
-from dsh.tools._signal import AbortSignal
 from dsh.tools._types import ToolResult
 
 __all__ = [

@@ -1,23 +1,39 @@
 """The decisions a tool call's policies return: input rewrite, pre-execute, guard, post-execute.
 
-Each is a frozen value built with a named constructor that checks its
-arguments, so a listener that builds a bad decision fails at the place it
-does so (the pipeline reports that as ``LISTENER_ERROR``).
+Each decision is a closed union of variants. The public name
+(``PreToolDecision``) is an empty base that only carries the named
+constructors (``PreToolDecision.deny(reason)``), each returning its precise
+variant (``PreToolDeny``): a ``@final`` frozen class with exactly its own
+fields, checked when it is built, so a listener that builds a bad decision
+fails at the place it does so (the pipeline reports that as
+``LISTENER_ERROR``). No class outside this module can join a union; the
+``...Verdict`` aliases name each union for ``match`` narrowing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, cast, final
+from typing import Any, ClassVar, Literal, TypeAlias, cast, final
 
 from dsh._frozen import frozen
+from dsh.base import ClosedUnion
 from dsh.session import Content, FrozenDict, ImageBlock, TextBlock, freeze_json
 
 __all__ = [
     "GuardDenial",
+    "InputKeep",
+    "InputReplace",
     "InputRewrite",
+    "InputRewriteVerdict",
+    "PostToolAccept",
+    "PostToolBlock",
     "PostToolDecision",
+    "PostToolVerdict",
+    "PreToolAllow",
+    "PreToolAsk",
     "PreToolDecision",
+    "PreToolDeny",
+    "PreToolVerdict",
     "check_content",
 ]
 
@@ -64,10 +80,8 @@ def check_content(value: object, what: str = "content") -> Content:
     return value if isinstance(value, tuple) else tuple(value)
 
 
-@final
-@frozen
-class InputRewrite:
-    """A ``tools/rewrite-input`` listener's answer: keep the input, or replace all of it.
+class InputRewrite(ClosedUnion):
+    """A ``tools/rewrite-input`` listener's answer: ``keep()`` the input, or ``replace`` all of it.
 
     ``replace`` carries the WHOLE new input (include the unchanged fields),
     frozen and checked to be a JSON object when the answer is built; the
@@ -76,20 +90,41 @@ class InputRewrite:
     ``reason`` says why, for the logs.
     """
 
-    kind: Literal["keep", "replace"]
-    arguments: FrozenDict | None = None
+    __slots__ = ()
+    kind: ClassVar[Literal["keep", "replace"]]
+
+    @staticmethod
+    def keep() -> InputKeep:
+        return _KEEP
+
+    @staticmethod
+    def replace(arguments: Mapping[str, Any], *, reason: str | None = None) -> InputReplace:
+        """Replace the whole input with ``arguments`` (a JSON object)."""
+        # ``__post_init__`` checks and freezes it.
+        return InputReplace(cast(FrozenDict, arguments), reason)
+
+
+@final
+@frozen
+class InputKeep(InputRewrite):
+    """Keep the input as the previous listener left it."""
+
+    kind: ClassVar[Literal["keep"]] = "keep"
+
+
+@final
+@frozen
+class InputReplace(InputRewrite):
+    """Replace the whole input with ``arguments`` (frozen JSON, an object)."""
+
+    kind: ClassVar[Literal["replace"]] = "replace"
+    arguments: FrozenDict
     reason: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in ("keep", "replace"):
-            raise ValueError(f"InputRewrite kind {self.kind!r} is not keep or replace")
         if self.reason is not None:
             _reason(self.reason, "an input rewrite's reason")
-        if self.kind == "keep":
-            if self.arguments is not None:
-                raise ValueError("a keep rewrite carries no arguments; use InputRewrite.replace")
-            return
-        value = self.arguments
+        value: object = self.arguments
         if not isinstance(value, Mapping):
             raise TypeError(
                 "a replace rewrite's arguments must be a mapping (the whole new input),"
@@ -97,23 +132,13 @@ class InputRewrite:
             )
         object.__setattr__(self, "arguments", freeze_json(value, "$.arguments"))
 
-    @classmethod
-    def keep(cls) -> InputRewrite:
-        return _KEEP
 
-    @classmethod
-    def replace(cls, arguments: Mapping[str, Any], *, reason: str | None = None) -> InputRewrite:
-        """Replace the whole input with ``arguments`` (a JSON object)."""
-        # ``__post_init__`` checks and freezes it.
-        return cls("replace", cast(FrozenDict, arguments), reason)
+_KEEP = InputKeep()
+
+InputRewriteVerdict: TypeAlias = InputKeep | InputReplace
 
 
-_KEEP = InputRewrite("keep")
-
-
-@final
-@frozen
-class PreToolDecision:
+class PreToolDecision(ClosedUnion):
     """``tools/pre-execute``'s answer: allow, deny (skips guards and dispatch) or ask.
 
     ``additional_context`` becomes model-visible context after the step's
@@ -122,47 +147,80 @@ class PreToolDecision:
     it is built.
     """
 
-    kind: Literal["allow", "deny", "ask"]
-    reason: str | None = None
+    __slots__ = ()
+    kind: ClassVar[Literal["allow", "deny", "ask"]]
+
+    @staticmethod
+    def allow(*, additional_context: str | Iterable[str] | None = None) -> PreToolAllow:
+        if additional_context is None:
+            return _ALLOW
+        return PreToolAllow(_contexts(additional_context))
+
+    @staticmethod
+    def deny(
+        reason: str,
+        info: Any = None,
+        *,
+        additional_context: str | Iterable[str] | None = None,
+    ) -> PreToolDeny:
+        """Deny the call: ``reason`` is the model-visible content, ``info`` (JSON) the detail."""
+        return PreToolDeny(reason, info, _contexts(additional_context))
+
+    @staticmethod
+    def ask(reason: str, *, additional_context: str | Iterable[str] | None = None) -> PreToolAsk:
+        """Ask the approval service; only an allowed outcome lets the call go on."""
+        return PreToolAsk(reason, _contexts(additional_context))
+
+
+@final
+@frozen
+class PreToolAllow(PreToolDecision):
+    """Let the call go on to the guards and dispatch."""
+
+    kind: ClassVar[Literal["allow"]] = "allow"
+    additional_context: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.additional_context:
+            object.__setattr__(self, "additional_context", _contexts(self.additional_context))
+
+
+@final
+@frozen
+class PreToolDeny(PreToolDecision):
+    """Refuse the call: ``reason`` is its model-visible content, ``info`` (JSON) the detail."""
+
+    kind: ClassVar[Literal["deny"]] = "deny"
+    reason: str
     info: Any = None
     additional_context: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.kind not in ("allow", "deny", "ask"):
-            raise ValueError(f"PreToolDecision kind {self.kind!r} is not allow, deny or ask")
-        if self.kind != "allow" or self.reason is not None:
-            _reason(self.reason, f"a {self.kind} decision's reason")
+        _reason(self.reason, "a deny decision's reason")
         if self.info is not None:
             object.__setattr__(self, "info", freeze_json(self.info, "$.info"))
         if self.additional_context:
             object.__setattr__(self, "additional_context", _contexts(self.additional_context))
 
-    @classmethod
-    def allow(cls, *, additional_context: str | Iterable[str] | None = None) -> PreToolDecision:
-        if additional_context is None:
-            return _ALLOW
-        return cls("allow", additional_context=_contexts(additional_context))
 
-    @classmethod
-    def deny(
-        cls,
-        reason: str,
-        info: Any = None,
-        *,
-        additional_context: str | Iterable[str] | None = None,
-    ) -> PreToolDecision:
-        """Deny the call: ``reason`` is the model-visible content, ``info`` (JSON) the detail."""
-        return cls("deny", reason, info, _contexts(additional_context))
+@final
+@frozen
+class PreToolAsk(PreToolDecision):
+    """Ask the approval service, with ``reason`` as the question."""
 
-    @classmethod
-    def ask(
-        cls, reason: str, *, additional_context: str | Iterable[str] | None = None
-    ) -> PreToolDecision:
-        """Ask the approval service; only an allowed outcome lets the call go on."""
-        return cls("ask", reason, None, _contexts(additional_context))
+    kind: ClassVar[Literal["ask"]] = "ask"
+    reason: str
+    additional_context: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _reason(self.reason, "an ask decision's reason")
+        if self.additional_context:
+            object.__setattr__(self, "additional_context", _contexts(self.additional_context))
 
 
-_ALLOW = PreToolDecision("allow")
+_ALLOW = PreToolAllow()
+
+PreToolVerdict: TypeAlias = PreToolAllow | PreToolDeny | PreToolAsk
 
 
 @final
@@ -179,9 +237,7 @@ class GuardDenial:
             object.__setattr__(self, "info", freeze_json(self.info, "$.info"))
 
 
-@final
-@frozen
-class PostToolDecision:
+class PostToolDecision(ClosedUnion):
     """``tools/post-execute``'s answer, applied to the registry's own snapshot of the result.
 
     ``accept`` keeps the result; ``output`` replaces a successful call's
@@ -200,46 +256,71 @@ class PostToolDecision:
     ``LISTENER_ERROR``.
     """
 
-    kind: Literal["accept", "block"]
-    feedback: str | None = None
-    additional_context: tuple[str, ...] = ()
-    content: Content | None = None
-    output: Any = None
+    __slots__ = ()
+    kind: ClassVar[Literal["accept", "block"]]
 
-    def __post_init__(self) -> None:
-        if self.kind not in ("accept", "block"):
-            raise ValueError(f"PostToolDecision kind {self.kind!r} is not accept or block")
-        if self.kind == "block" or self.feedback is not None:
-            _reason(self.feedback, "a block's feedback")
-        if self.additional_context:
-            object.__setattr__(self, "additional_context", _contexts(self.additional_context))
-        if self.content is not None:
-            object.__setattr__(self, "content", check_content(self.content))
-        if self.output is not None:
-            object.__setattr__(self, "output", freeze_json(self.output, "$.output"))
-
-    @classmethod
+    @staticmethod
     def accept(
-        cls,
         additional_context: str | Iterable[str] | None = None,
         content: Content | None = None,
         *,
         output: Any = None,
-    ) -> PostToolDecision:
+    ) -> PostToolAccept:
         if additional_context is None and content is None and output is None:
             return _ACCEPT
-        return cls("accept", None, _contexts(additional_context), content, output)
+        return PostToolAccept(_contexts(additional_context), content, output)
 
-    @classmethod
+    @staticmethod
     def block(
-        cls,
         feedback: str,
         additional_context: str | Iterable[str] | None = None,
         content: Content | None = None,
         *,
         output: Any = None,
-    ) -> PostToolDecision:
-        return cls("block", feedback, _contexts(additional_context), content, output)
+    ) -> PostToolBlock:
+        return PostToolBlock(feedback, _contexts(additional_context), content, output)
 
 
-_ACCEPT = PostToolDecision("accept")
+@final
+@frozen
+class PostToolAccept(PostToolDecision):
+    """Keep the result, with any ``content`` or ``output`` replacement applied."""
+
+    kind: ClassVar[Literal["accept"]] = "accept"
+    additional_context: tuple[str, ...] = ()
+    content: Content | None = None
+    output: Any = None
+
+    def __post_init__(self) -> None:
+        _check_post(self)
+
+
+@final
+@frozen
+class PostToolBlock(PostToolDecision):
+    """Keep the result and append ``feedback`` for the model to read next."""
+
+    kind: ClassVar[Literal["block"]] = "block"
+    feedback: str
+    additional_context: tuple[str, ...] = ()
+    content: Content | None = None
+    output: Any = None
+
+    def __post_init__(self) -> None:
+        _reason(self.feedback, "a block's feedback")
+        _check_post(self)
+
+
+def _check_post(decision: PostToolAccept | PostToolBlock) -> None:
+    if decision.additional_context:
+        contexts = _contexts(decision.additional_context)
+        object.__setattr__(decision, "additional_context", contexts)
+    if decision.content is not None:
+        object.__setattr__(decision, "content", check_content(decision.content))
+    if decision.output is not None:
+        object.__setattr__(decision, "output", freeze_json(decision.output, "$.output"))
+
+
+_ACCEPT = PostToolAccept()
+
+PostToolVerdict: TypeAlias = PostToolAccept | PostToolBlock

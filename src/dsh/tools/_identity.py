@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import itertools
 import secrets
-from typing import TYPE_CHECKING, Any, NoReturn, final
+from typing import TYPE_CHECKING, NoReturn, final
 
 from dsh._frozen import frozen
+from dsh.base import AbortSignal
 from dsh.session import FrozenDict, ToolUse
-from dsh.tools._signal import AbortSignal
-from dsh.tools._types import ToolDefinition, ToolResult, Workspace
+from dsh.tools._types import ToolCaller, ToolDefinition, ToolResult, Workspace
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -99,7 +99,7 @@ class ProposedCall:
     original_arguments: FrozenDict
     tool_use_id: str | None
     tool: ToolDefinition
-    agent: Any = None
+    agent: ToolCaller | None = None
     parent: CallToken | None = None
 
 
@@ -123,7 +123,7 @@ class ToolCall:
     parent: CallToken | None = None
     tool_use_id: str | None = None
     tool: ToolDefinition | None = None
-    agent: Any = None
+    agent: ToolCaller | None = None
     original_arguments: FrozenDict | None = None
     rewritten_by: tuple[str, ...] = ()
 

@@ -9,13 +9,24 @@ a block fails the call with ``reason`` as its content and changes nothing.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias, final
+from typing import Any, ClassVar, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
+from dsh.base import ClosedUnion
 from dsh.context import WaterfallChannel
 from dsh.session import freeze_json
+from dsh.tools._types import ToolCaller
 
-__all__ = ["TASK_COMPLETED", "TASK_CREATED", "Task", "TaskDecision", "TaskStatus"]
+__all__ = [
+    "TASK_COMPLETED",
+    "TASK_CREATED",
+    "Task",
+    "TaskAllow",
+    "TaskBlock",
+    "TaskDecision",
+    "TaskStatus",
+    "TaskVerdict",
+]
 
 TaskStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
 
@@ -46,21 +57,39 @@ class Task:
             object.__setattr__(self, "metadata", freeze_json(self.metadata, "$.metadata"))
 
 
+class TaskDecision(ClosedUnion):
+    """A task seam listener's answer: ``allow()`` or ``block(reason)``."""
+
+    __slots__ = ()
+    kind: ClassVar[Literal["allow", "block"]]
+
+    @staticmethod
+    def allow() -> TaskAllow:
+        return _ALLOW
+
+    @staticmethod
+    def block(reason: str) -> TaskBlock:
+        """Refuse: the call fails with ``reason`` (a non-empty str) as its content."""
+        return TaskBlock(reason)
+
+
 @final
 @frozen
-class TaskDecision:
-    """A ``TASK_CREATED`` / ``TASK_COMPLETED`` listener's answer: allow, or block with a reason."""
+class TaskAllow(TaskDecision):
+    """Let the tool go on."""
 
-    kind: Literal["allow", "block"]
-    reason: str | None = None
+    kind: ClassVar[Literal["allow"]] = "allow"
+
+
+@final
+@frozen
+class TaskBlock(TaskDecision):
+    """Refuse: the call fails with ``reason`` as its content and changes nothing."""
+
+    kind: ClassVar[Literal["block"]] = "block"
+    reason: str
 
     def __post_init__(self) -> None:
-        if self.kind == "allow":
-            if self.reason is not None:
-                raise ValueError("an allow decision carries no reason; use TaskDecision.block")
-            return
-        if self.kind != "block":
-            raise ValueError(f"TaskDecision kind {self.kind!r} is not allow or block")
         if not isinstance(self.reason, str):
             raise TypeError(
                 f"a block decision's reason must be a str, not {type(self.reason).__name__}"
@@ -68,31 +97,28 @@ class TaskDecision:
         if not self.reason:
             raise ValueError("a block decision's reason must not be empty (the model reads it)")
 
-    @classmethod
-    def allow(cls) -> TaskDecision:
-        return _ALLOW
 
-    @classmethod
-    def block(cls, reason: str) -> TaskDecision:
-        """Refuse: the call fails with ``reason`` (a non-empty str) as its content."""
-        return cls("block", reason)
+_ALLOW = TaskAllow()
+
+TaskVerdict: TypeAlias = TaskAllow | TaskBlock
 
 
-_ALLOW = TaskDecision("allow")
+def _allow(agent: ToolCaller | None, task: Task) -> TaskVerdict:
+    return _ALLOW
 
 
-TASK_CREATED: WaterfallChannel[TaskDecision, Any, Task] = WaterfallChannel(
+TASK_CREATED: WaterfallChannel[TaskDecision, ToolCaller | None, Task] = WaterfallChannel(
     "tools/task-created",
-    default=lambda agent, task: _ALLOW,
+    default=_allow,
     returns=TaskDecision,
 )
 """While TaskCreate runs, with the task it would create (its id assigned): allow, or
 block(reason): the task is not kept (its id stays used) and the call fails with ``reason``
 as its content. Listener: ``async def fn(agent, task, next) -> TaskDecision``."""
 
-TASK_COMPLETED: WaterfallChannel[TaskDecision, Any, Task] = WaterfallChannel(
+TASK_COMPLETED: WaterfallChannel[TaskDecision, ToolCaller | None, Task] = WaterfallChannel(
     "tools/task-completed",
-    default=lambda agent, task: _ALLOW,
+    default=_allow,
     returns=TaskDecision,
 )
 """While TaskUpdate would mark a task completed, with the task as it is (status not yet

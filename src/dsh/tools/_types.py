@@ -1,7 +1,7 @@
 """The values a tool is made of: its definition, what its body receives, what it returns.
 
-The registry pipeline (``_registry.py``) and the built-in tools (``builtin/``)
-both stand on these.
+The registry pipeline (``_registry.py`` and its phase modules) and the
+built-in tools (``builtin/``) both stand on these.
 """
 
 from __future__ import annotations
@@ -12,15 +12,17 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, final
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, final
 
 from pydantic import BaseModel, ValidationError
 
 from dsh._frozen import frozen, slotted
-from dsh.base import DshError
+from dsh.base import AbortSignal, DshError
+
+if TYPE_CHECKING:
+    from dsh.tools._identity import CallToken  # _identity stands on this module
 from dsh.context import Context
-from dsh.session import Content, FrozenDict, content_text, thaw_json
-from dsh.tools._signal import AbortSignal
+from dsh.session import AbortCause, Content, FrozenDict, content_text, thaw_json
 
 _logger = logging.getLogger("dsh.tools")
 
@@ -30,6 +32,7 @@ __all__ = [
     "OutputMismatchError",
     "OutputPresenter",
     "ToolBody",
+    "ToolCaller",
     "ToolDefinition",
     "ToolInvocation",
     "ToolResult",
@@ -150,6 +153,28 @@ class Workspace:
         return p if p.is_absolute() else self.cwd / p
 
 
+class ToolCaller(Protocol):
+    """What the registry, the tool bodies and the tool seams may read of a call's caller.
+
+    ``dsh.agent.Agent`` is one; ``dsh.agent.calling_agent(caller)`` gives a
+    seam the ``Agent`` itself when the caller is one.
+    """
+
+    @property
+    def session_id(self) -> str:
+        """The caller's session: what approval requests and remembered answers are keyed by."""
+        ...
+
+    @property
+    def workspace(self) -> Workspace:
+        """The workspace the call runs in unless the caller of ``run`` gives one."""
+        ...
+
+    def cancel(self, cause: AbortCause | str, when: Literal["now", "after_step"] = "now") -> None:
+        """End the caller's turn (an approval ``deny(interrupt=True)`` asks for ``after_step``)."""
+        ...
+
+
 @final
 @frozen
 class ToolInvocation:
@@ -159,8 +184,8 @@ class ToolInvocation:
     arguments: FrozenDict
     workspace: Workspace
     signal: AbortSignal | None = None
-    agent: Any = None
-    token: Any = None
+    agent: ToolCaller | None = None
+    token: CallToken | None = None
     ctx: Context | None = None
     """The registry's context: where a tool fires seams of its own (``TASK_CREATED``)."""
 

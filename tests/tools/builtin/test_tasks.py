@@ -29,6 +29,8 @@ from dsh.tools import (
     TASK_CREATED,
     TOOLS,
     Task,
+    TaskAllow,
+    TaskBlock,
     TaskDecision,
     ToolInvocation,
     ToolRegistry,
@@ -570,17 +572,23 @@ async def test_a_listener_that_changes_the_task_meanwhile_voids_the_update(
 
 
 def test_task_decision_constructors() -> None:
-    assert TaskDecision.allow() == TaskDecision("allow")
-    assert TaskDecision.allow().reason is None
-    assert TaskDecision.block("r") == TaskDecision("block", "r")
+    assert TaskDecision.allow() == TaskAllow()
+    assert TaskDecision.allow().kind == "allow"
+    assert TaskDecision.block("r") == TaskBlock("r")
+    assert TaskDecision.block("r").reason == "r"
     with pytest.raises(ValueError, match="empty"):
         TaskDecision.block("")
     with pytest.raises(TypeError, match="str"):
         TaskDecision.block(None)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="allow or block"):
-        TaskDecision("deny", "r")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="no reason"):
-        TaskDecision("allow", "r")
+    with pytest.raises(TypeError, match="named constructors"):
+        TaskDecision("deny", "r")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        TaskAllow("r")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="closed union"):
+
+        class Later(TaskDecision):
+            pass
+
     assert TASK_CREATED.name == "tools/task-created"
     assert TASK_COMPLETED.name == "tools/task-completed"
 

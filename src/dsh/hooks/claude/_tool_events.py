@@ -9,13 +9,14 @@ answers into dsh's decision with Claude Code's precedence and wording.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Final, Literal
 
-from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed
-from dsh.approval import ApprovalDecision, ApprovalRequest
+from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed, calling_agent
+from dsh.approval import ApprovalAllow, ApprovalDecision, ApprovalDeny, ApprovalRequest
 from dsh.context import Next
 from dsh.hooks.claude._machinery import (
     SOURCE,
@@ -31,12 +32,18 @@ from dsh.hooks.claude._types import HookDeclaration
 from dsh.session import thaw_json
 from dsh.tools import (
     InputRewrite,
+    PostToolAccept,
+    PostToolBlock,
     PostToolDecision,
+    PreToolAllow,
+    PreToolAsk,
     PreToolDecision,
+    PreToolDeny,
     ProposedCall,
     Task,
     TaskDecision,
     ToolCall,
+    ToolCaller,
     ToolExecutionResult,
     ToolResult,
     validate_arguments,
@@ -109,9 +116,9 @@ class ToolEvents(BridgeBase):
     # for that call and applied when the same call reaches tools/pre-execute.
 
     async def _pre_tool_rewrite(self, proposed: ProposedCall) -> InputRewrite | None:
-        agent = proposed.agent
+        agent = calling_agent(proposed.agent)
         use_id = proposed.tool_use_id
-        if not isinstance(agent, Agent) or use_id is None:
+        if agent is None or use_id is None:
             return None  # no way to find the call again: pre-execute runs the hooks
         hooks = self.catalog.matching("PreToolUse", proposed.name)
         if not hooks:
@@ -171,8 +178,9 @@ class ToolEvents(BridgeBase):
         )
 
     async def _pre_tool(self, call: ToolCall, nxt: Next[PreToolDecision]) -> PreToolDecision:
-        agent = call.agent
-        if not isinstance(agent, Agent):
+        agent = calling_agent(call.agent)
+        if agent is None or call.tool is None:
+            # An unknown tool fires no PreToolUse: it never had a definition to run.
             return await nxt()
         state = self._state(agent)
         state.started[str(call.token)] = time.monotonic()
@@ -198,22 +206,20 @@ class ToolEvents(BridgeBase):
             info = {"hook_event": "PreToolUse"}
             return PreToolDecision.deny(reason, info, additional_context=contexts)
         decision = await nxt()
-        if decision.kind == "deny":
+        if not isinstance(decision, (PreToolAllow, PreToolDeny, PreToolAsk)):
+            return decision
+        merged_contexts = (*contexts, *decision.additional_context)
+        if isinstance(decision, PreToolDeny):
             return PreToolDecision.deny(
-                decision.reason or "denied",
-                decision.info,
-                additional_context=(*contexts, *decision.additional_context),
+                decision.reason, decision.info, additional_context=merged_contexts
             )
-        asks = outcome.asks
-        if asks or decision.kind == "ask":
-            reason = "\n".join(asks) if asks else (decision.reason or "approval needed")
-            return PreToolDecision.ask(
-                reason, additional_context=(*contexts, *decision.additional_context)
-            )
+        if outcome.asks:
+            reason = "\n".join(outcome.asks)
+            return PreToolDecision.ask(reason, additional_context=merged_contexts)
+        if isinstance(decision, PreToolAsk):
+            return PreToolDecision.ask(decision.reason, additional_context=merged_contexts)
         if contexts:
-            return PreToolDecision.allow(
-                additional_context=(*contexts, *decision.additional_context)
-            )
+            return PreToolDecision.allow(additional_context=merged_contexts)
         return decision
 
     # -- PermissionRequest ----------------------------------------------------------------
@@ -221,10 +227,10 @@ class ToolEvents(BridgeBase):
     async def _permission_request(
         self, call: ToolCall, req: ApprovalRequest, nxt: Next[ApprovalDecision]
     ) -> ApprovalDecision:
-        agent = call.agent
+        agent = calling_agent(call.agent)
         # Bypass mode shows no permission prompt, so Claude Code fires no PermissionRequest
         # there (the recorded `pretool-ask-json` case: an `ask` is denied without one).
-        if not isinstance(agent, Agent) or self.permission_mode == "bypassPermissions":
+        if agent is None or self.permission_mode == "bypassPermissions":
             return await nxt()
         hooks = self.catalog.matching("PermissionRequest", call.name)
         if not hooks:
@@ -266,10 +272,12 @@ class ToolEvents(BridgeBase):
         if denials:
             return ApprovalDecision.deny("\n".join(denials), interrupt=interrupt)
         decision = await nxt()
-        if not allowed or decision.kind == "deny":
+        if not allowed or isinstance(decision, ApprovalDeny):
             return decision
+        always = isinstance(decision, ApprovalAllow) and decision.always
+        reason = decision.reason if isinstance(decision, ApprovalAllow) else None
         return ApprovalDecision.allow(
-            always=decision.always, reason=decision.reason or "allowed by a PermissionRequest hook"
+            always=always, reason=reason or "allowed by a PermissionRequest hook"
         )
 
     def _not_applied(
@@ -312,8 +320,8 @@ class ToolEvents(BridgeBase):
     async def _post_tool(
         self, call: ToolCall, result: ToolResult, nxt: Next[PostToolDecision]
     ) -> PostToolDecision:
-        agent = call.agent
-        if not isinstance(agent, Agent) or result.code in _NO_POST_EVENT:
+        agent = calling_agent(call.agent)
+        if agent is None or result.code in _NO_POST_EVENT:
             return await nxt()
         started = self._state(agent).started.pop(str(call.token), None)
         duration_ms = int((time.monotonic() - started) * 1000) if started is not None else 0
@@ -362,12 +370,12 @@ class ToolEvents(BridgeBase):
         decision = await nxt()
         if not contexts and replacement is None:
             return decision
-        return PostToolDecision(
-            decision.kind,
-            decision.feedback,
-            (*contexts, *decision.additional_context),
-            decision.content,
-            replacement if replacement is not None else decision.output,
+        if not isinstance(decision, (PostToolAccept, PostToolBlock)):
+            return decision
+        return dataclasses.replace(
+            decision,
+            additional_context=(*contexts, *decision.additional_context),
+            output=replacement if replacement is not None else decision.output,
         )
 
     def _updated_output(self, agent: Agent, call: ToolCall, merged: Merged) -> Any:
@@ -392,20 +400,23 @@ class ToolEvents(BridgeBase):
 
     # -- TaskCreated / TaskCompleted -----------------------------------------------------
 
-    async def _task_created(self, agent: Any, task: Task, nxt: Next[TaskDecision]) -> TaskDecision:
-        return await self._task_event("TaskCreated", agent, task, nxt)
+    async def _task_created(
+        self, caller: ToolCaller | None, task: Task, nxt: Next[TaskDecision]
+    ) -> TaskDecision:
+        return await self._task_event("TaskCreated", caller, task, nxt)
 
     async def _task_completed(
-        self, agent: Any, task: Task, nxt: Next[TaskDecision]
+        self, caller: ToolCaller | None, task: Task, nxt: Next[TaskDecision]
     ) -> TaskDecision:
-        return await self._task_event("TaskCompleted", agent, task, nxt)
+        return await self._task_event("TaskCompleted", caller, task, nxt)
 
     async def _task_event(
-        self, event: str, agent: Any, task: Task, nxt: Next[TaskDecision]
+        self, event: str, caller: ToolCaller | None, task: Task, nxt: Next[TaskDecision]
     ) -> TaskDecision:
         """Exit 2 or ``decision: "block"`` refuses the change; the call fails with the reasons."""
         hooks = self.catalog.matching(event, None)
-        if not isinstance(agent, Agent) or not hooks:
+        agent = calling_agent(caller)
+        if agent is None or not hooks:
             return await nxt()
         payload = self._base(agent, event, permission=False, effort=False)
         payload["task_id"] = task.id

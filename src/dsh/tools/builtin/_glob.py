@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
+from dsh.base import AbortSignal
 from dsh.session import Content
-from dsh.tools._signal import AbortSignal
 from dsh.tools._types import ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,

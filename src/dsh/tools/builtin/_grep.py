@@ -26,8 +26,8 @@ from pydantic import Field, NonNegativeInt
 from pydantic.json_schema import SkipJsonSchema
 
 from dsh._frozen import frozen, slotted
+from dsh.base import AbortSignal
 from dsh.session import Content
-from dsh.tools._signal import AbortSignal
 from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     VCS_DIRS,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any, final
 
 from dsh._frozen import frozen
-from dsh.tools._signal import AbortSignal
+from dsh.base import AbortSignal
 
 __all__ = ["ProcessOutcome", "kill_group", "run_in_group"]
 

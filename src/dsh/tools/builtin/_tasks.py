@@ -45,8 +45,15 @@ from pydantic.json_schema import SkipJsonSchema
 
 from dsh.context import WaterfallChannel
 from dsh.session import Content, thaw_json
-from dsh.tools._tasks import TASK_COMPLETED, TASK_CREATED, Task, TaskDecision, TaskStatus
-from dsh.tools._types import ToolInvocation, ToolResult, Workspace
+from dsh.tools._tasks import (
+    TASK_COMPLETED,
+    TASK_CREATED,
+    Task,
+    TaskBlock,
+    TaskDecision,
+    TaskStatus,
+)
+from dsh.tools._types import ToolCaller, ToolInvocation, ToolResult, Workspace
 from dsh.tools.builtin._common import (
     ArgumentsError,
     ToolInput,
@@ -282,8 +289,13 @@ def _task_list(workspace: Workspace) -> _TaskList:
     return state
 
 
+_TaskSeam = WaterfallChannel[TaskDecision, ToolCaller | None, Task]
+
+
 async def _decide(
-    invocation: ToolInvocation, channel: WaterfallChannel[TaskDecision, Any, Task], task: Task
+    invocation: ToolInvocation,
+    channel: _TaskSeam,
+    task: Task,
 ) -> TaskDecision | ToolResult:
     """The seam's decision, or the failed call's result when a listener failed."""
     ctx = invocation.ctx
@@ -300,7 +312,7 @@ async def _decide(
         )
 
 
-def _blocked(channel: WaterfallChannel[TaskDecision, Any, Task], reason: str) -> ToolResult:
+def _blocked(channel: _TaskSeam, reason: str) -> ToolResult:
     return ToolResult.error(reason, info={"seam": channel.name, "reason": reason})
 
 
@@ -323,8 +335,8 @@ async def _run_create(invocation: ToolInvocation) -> ToolResult:
     decision = await _decide(invocation, TASK_CREATED, task)
     if isinstance(decision, ToolResult):
         return decision
-    if decision.kind == "block":
-        return _blocked(TASK_CREATED, decision.reason or "")
+    if isinstance(decision, TaskBlock):
+        return _blocked(TASK_CREATED, decision.reason)
     tasks.tasks[task.id] = task
     output = {"task": {"id": task.id, "subject": task.subject, "description": task.description}}
     return ToolResult.ok(present_task_create(output), output=output)
@@ -432,8 +444,8 @@ async def _run_update(invocation: ToolInvocation) -> ToolResult:
             decision = await _decide(invocation, TASK_COMPLETED, existing)
             if isinstance(decision, ToolResult):
                 return decision
-            if decision.kind == "block":
-                return _blocked(TASK_COMPLETED, decision.reason or "")
+            if isinstance(decision, TaskBlock):
+                return _blocked(TASK_COMPLETED, decision.reason)
             if tasks.tasks.get(task_id) is not existing or any(
                 linked not in tasks.tasks for linked in (*add_blocks, *add_blocked_by)
             ):

@@ -1,22 +1,26 @@
-"""The cancellation signal tool bodies honor (an AbortSignal, as in the seed).
+"""The cancellation signal (an AbortSignal, as in the seed) and the one race against it.
 
 A signal is aborted once, with a reason; callbacks run at that moment (or at
-once when added to an aborted signal). ``wait()`` lets async code race work
-against cancellation without polling.
+once when added to an aborted signal). ``race(work, signal)`` is how every
+layer (the tool pipeline, the agent loop) awaits work that an abort must cut
+short: the work runs in its own task, cancelled and awaited the moment the
+signal aborts, so nothing the race started outlives it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
-from typing import final
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TypeVar, final
 
-from dsh.base import DshError
+from dsh.base._errors import DshError
 
-__all__ = ["AbortSignal", "AbortedError"]
+__all__ = ["AbortSignal", "AbortedError", "SignalAbortedError", "race"]
 
-logger = logging.getLogger("dsh.tools")
+logger = logging.getLogger("dsh.base")
+
+T = TypeVar("T")
 
 
 class AbortedError(DshError):
@@ -25,6 +29,15 @@ class AbortedError(DshError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+@final
+class SignalAbortedError(AbortedError):
+    """Raised by ``race``: the signal aborted the awaited work (and only the signal did).
+
+    A subclass, so a caller can tell the race's abort from an ``AbortedError``
+    the work raised itself.
+    """
 
 
 @final
@@ -109,3 +122,31 @@ class AbortSignal:
     def __repr__(self) -> str:
         state = f"aborted: {self._reason!r}" if self._reason is not None else "live"
         return f"<AbortSignal {state}>"
+
+
+async def race(work: Awaitable[T], signal: AbortSignal | None) -> T:
+    """Await ``work``; ``SignalAbortedError`` when ``signal`` aborts first.
+
+    ``work`` runs in its own task, cancelled the moment the signal aborts (at
+    once when it already has) and awaited before this raises. Without a
+    signal it is simply awaited. A cancellation of the caller itself
+    propagates as ``CancelledError``; so does the work cancelling itself.
+    Work that finishes despite the cancellation returns its value.
+    """
+    if signal is None:
+        return await work
+    task = asyncio.ensure_future(work)
+
+    def cancel(_reason: str) -> None:
+        task.cancel()
+
+    remove = signal.on_abort(cancel)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if signal.aborted and (current is None or current.cancelling() == 0):
+            raise SignalAbortedError(signal.reason or "aborted") from None
+        raise
+    finally:
+        remove()

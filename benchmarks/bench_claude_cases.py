@@ -1,6 +1,6 @@
 """End-to-end wall time of ``dsh run`` on the recorded Claude Code cases, hooks as real processes.
 
-Run: .venv/bin/python benchmarks/bench_claude_cases.py [--repeats N] [CASE ...]
+Run: .venv/bin/python benchmarks/bench_claude_cases.py [--repeats N] [--baseline DIR] [CASE ...]
 
 For each case of the shared conformance corpus's ``claude/`` (issue 7's
 benchmark; found as the tests find it, ``tests/shared_paths.py``, so
@@ -133,7 +133,7 @@ class Case:
         }
         self.runs = 0
 
-    def run(self, *, hooks: bool = True) -> Sample:
+    def run(self, *, hooks: bool = True, dsh: Path = DSH) -> Sample:
         """One fresh project and session: every prompt of the case, each its own process."""
         self.runs += 1
         run_dir = self.root / f"run{self.runs}"
@@ -153,7 +153,7 @@ class Case:
         codes = []
         session_id: str | None = None
         for prompt in self.prompts:
-            argv = [str(DSH), "run", "--model", f"scripted:{script}", "--project", str(project)]
+            argv = [str(dsh), "run", "--model", f"scripted:{script}", "--project", str(project)]
             # The cases were recorded with permissions bypassed.
             argv += ["--session-dir", str(sessions), "--permission-mode", "bypassPermissions"]
             if session_id is not None:
@@ -178,13 +178,12 @@ class Case:
         return Sample(wall, union_length(intervals), len(intervals), tuple(codes))
 
 
-def compile_bytecode() -> None:
-    """Compile dsh's modules as ``pip install`` does, whatever PYTHONDONTWRITEBYTECODE says."""
-    import dsh
-
+def compile_bytecode(checkout: Path = ROOT) -> None:
+    """Compile a checkout's modules as ``pip install`` does (whatever PYTHONDONTWRITEBYTECODE)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    package = Path(dsh.__file__).parent
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], env=env, check=True)
+    python = checkout / ".venv" / "bin" / "python"
+    package = checkout / "src" / "dsh"
+    subprocess.run([str(python), "-m", "compileall", "-q", str(package)], env=env, check=True)
 
 
 def version_startup(root: Path) -> float:
@@ -221,8 +220,17 @@ def cases_dir() -> Path | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="runs per case (median)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout with its own .venv: every run is paired with one of its dsh,"
+        " interleaved, and the ratio of own times printed",
+    )
     parser.add_argument("cases", nargs="*", help="case names (default: every case)")
     args = parser.parse_args()
+    if args.baseline is not None:
+        paired(args.baseline, args.repeats, args.cases)
+        return
     cases = cases_dir()
     if cases is None:
         return
@@ -272,6 +280,42 @@ def main() -> None:
         f"hooks add {own_median - b_own:+.3f} s own time over the no-hooks baseline"
     )
     print(f"bench took {time.perf_counter() - began:.1f} s")
+
+
+def paired(baseline: Path, repeats: int, names: list[str]) -> None:
+    """Each case run with this checkout's and ``baseline``'s ``dsh`` in turn (ABBA order)."""
+    cases = cases_dir()
+    if cases is None:
+        return
+    other = baseline.resolve() / ".venv" / "bin" / "dsh"
+    if not other.is_file():
+        raise SystemExit(f"bench_claude_cases: no {other}; make its .venv first")
+    events = supported_events()
+    dirs = sorted(p for p in cases.iterdir() if (p / "case.json").is_file())
+    if names:
+        dirs = [d for d in dirs if d.name in names]
+    compile_bytecode()
+    compile_bytecode(baseline.resolve())
+    print(f"dsh run on {len(dirs)} cases, {repeats} ABBA-paired runs each")
+    print(f"this: {DSH}\nbaseline: {other}")
+    print(f"{'case':26} {'own s':>7} {'base s':>7} {'ratio':>6}")
+    mine: list[float] = []
+    theirs: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="dsh-bench-paired-") as tmp:
+        for case_dir in dirs:
+            case = Case(case_dir, Path(tmp), events)
+            a: list[Sample] = []
+            b: list[Sample] = []
+            for i in range(repeats):
+                order = [(a, DSH), (b, other)] if i % 2 == 0 else [(b, other), (a, DSH)]
+                for into, dsh in order:
+                    into.append(case.run(dsh=dsh))
+            own_a, own_b = median_sample(a)[2], median_sample(b)[2]
+            mine.append(own_a)
+            theirs.append(own_b)
+            print(f"{case.name:26} {own_a:7.3f} {own_b:7.3f} {own_a / own_b:6.2f}")
+    m, t = statistics.median(mine), statistics.median(theirs)
+    print(f"{'median over cases':26} {m:7.3f} {t:7.3f} {m / t:6.2f}")
 
 
 if __name__ == "__main__":

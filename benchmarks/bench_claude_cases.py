@@ -217,6 +217,17 @@ def cases_dir() -> Path | None:
     return None
 
 
+def runnable(dirs: list[Path]) -> list[Path]:
+    """The cases `dsh run` can replay; those driven through stdin (stream-json) are not yet."""
+    kept = []
+    for case_dir in dirs:
+        if json.loads((case_dir / "case.json").read_text()).get("prompt") is None:
+            print(f"skipped {case_dir.name}: driven through stream-json stdin, which dsh run lacks")
+        else:
+            kept.append(case_dir)
+    return kept
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="runs per case (median)")
@@ -238,6 +249,7 @@ def main() -> None:
     dirs = sorted(p for p in cases.iterdir() if (p / "case.json").is_file())
     if args.cases:
         dirs = [d for d in dirs if d.name in args.cases]
+    dirs = runnable(dirs)
     began = time.perf_counter()
     compile_bytecode()
     with tempfile.TemporaryDirectory(prefix="dsh-bench-cases-") as tmp:
@@ -294,6 +306,7 @@ def paired(baseline: Path, repeats: int, names: list[str]) -> None:
     dirs = sorted(p for p in cases.iterdir() if (p / "case.json").is_file())
     if names:
         dirs = [d for d in dirs if d.name in names]
+    dirs = runnable(dirs)
     compile_bytecode()
     compile_bytecode(baseline.resolve())
     print(f"dsh run on {len(dirs)} cases, {repeats} ABBA-paired runs each")

@@ -10,7 +10,8 @@ OpenAI-compatible names load on first use, so a scripted run never imports them.
 from typing import TYPE_CHECKING, Any
 
 from dsh.models._load import SCRIPTED_PREFIX, load_model
-from dsh.models._scripted import ScriptedModel, ScriptError
+from dsh.models._script import ScriptError
+from dsh.models._scripted import ScriptedModel
 from dsh.models._types import (
     Model,
     ModelError,

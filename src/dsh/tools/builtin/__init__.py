@@ -22,12 +22,7 @@ from dsh.tools.builtin._bash import (
 from dsh.tools.builtin._glob import GLOB_TOOL, MAX_GLOB_RESULTS, GlobInput, GlobOutput
 from dsh.tools.builtin._grep import GREP_TOOL, GrepInput, GrepOutput, grep_tool
 from dsh.tools.builtin._read import DEFAULT_READ_LIMIT, READ_TOOL, ReadInput, ReadOutput
-from dsh.tools.builtin._tasks import (
-    TASK_CREATE_TOOL,
-    TASK_GET_TOOL,
-    TASK_LIST_TOOL,
-    TASK_UPDATE_TOOL,
-    TASKS_STATE_KEY,
+from dsh.tools.builtin._task_io import (
     TaskCreateInput,
     TaskCreateOutput,
     TaskGetInput,
@@ -36,6 +31,13 @@ from dsh.tools.builtin._tasks import (
     TaskListOutput,
     TaskUpdateInput,
     TaskUpdateOutput,
+)
+from dsh.tools.builtin._tasks import (
+    TASK_CREATE_TOOL,
+    TASK_GET_TOOL,
+    TASK_LIST_TOOL,
+    TASK_UPDATE_TOOL,
+    TASKS_STATE_KEY,
 )
 from dsh.tools.builtin._write import (
     EDIT_TOOL,

@@ -35,31 +35,33 @@ Where dsh differs, on purpose:
   ``_internal``, its own bookkeeping) and no teammate/verification texts.
 """
 
-# No ``from __future__ import annotations``: pydantic then reads the models' annotations
-# as objects instead of evaluating strings, ~1 ms less of every start-up.
 import dataclasses
-from typing import Any, Literal
-
-from pydantic import Field
-from pydantic.json_schema import SkipJsonSchema
+from typing import Any
 
 from dsh.context import WaterfallChannel
-from dsh.session import Content, thaw_json
+from dsh.session import thaw_json
 from dsh.tools._tasks import (
     TASK_COMPLETED,
     TASK_CREATED,
     Task,
     TaskBlock,
     TaskDecision,
-    TaskStatus,
 )
 from dsh.tools._types import ToolCaller, ToolInvocation, ToolResult, Workspace
-from dsh.tools.builtin._common import (
-    ArgumentsError,
-    ToolInput,
-    ToolOutput,
-    builtin_tool,
-    parse_arguments,
+from dsh.tools.builtin._common import ArgumentsError, builtin_tool, parse_arguments
+from dsh.tools.builtin._task_io import (
+    TaskCreateInput,
+    TaskCreateOutput,
+    TaskGetInput,
+    TaskGetOutput,
+    TaskListInput,
+    TaskListOutput,
+    TaskUpdateInput,
+    TaskUpdateOutput,
+    present_task_create,
+    present_task_get,
+    present_task_list,
+    present_task_update,
 )
 
 __all__ = [
@@ -68,186 +70,10 @@ __all__ = [
     "TASK_GET_TOOL",
     "TASK_LIST_TOOL",
     "TASK_UPDATE_TOOL",
-    "TaskCreateInput",
-    "TaskCreateOutput",
-    "TaskGetInput",
-    "TaskGetOutput",
-    "TaskListInput",
-    "TaskListOutput",
-    "TaskUpdateInput",
-    "TaskUpdateOutput",
-    "present_task_create",
-    "present_task_get",
-    "present_task_list",
-    "present_task_update",
 ]
 
 TASKS_STATE_KEY = "dsh.tasks"
 """Where the task list lives in ``Workspace.session_state``."""
-
-_ACTIVE_FORM = 'Present continuous form shown in spinner when in_progress (e.g., "Running tests")'
-
-
-# Inputs -------------------------------------------------------------------------------
-
-
-class TaskCreateInput(ToolInput):
-    """Claude Code's TaskCreate input."""
-
-    subject: str = Field(description="A brief title for the task")
-    description: str = Field(description="What needs to be done")
-    activeForm: str | SkipJsonSchema[None] = Field(default=None, description=_ACTIVE_FORM)
-    metadata: dict[str, Any] | SkipJsonSchema[None] = Field(
-        default=None, description="Arbitrary metadata to attach to the task"
-    )
-
-
-class TaskGetInput(ToolInput):
-    """Claude Code's TaskGet input."""
-
-    taskId: str = Field(description="The ID of the task to retrieve")
-
-
-class TaskListInput(ToolInput):
-    """Claude Code's TaskList input: none."""
-
-
-class TaskUpdateInput(ToolInput):
-    """Claude Code's TaskUpdate input."""
-
-    taskId: str = Field(description="The ID of the task to update")
-    subject: str | SkipJsonSchema[None] = Field(
-        default=None, description="New subject for the task"
-    )
-    description: str | SkipJsonSchema[None] = Field(
-        default=None, description="New description for the task"
-    )
-    activeForm: str | SkipJsonSchema[None] = Field(default=None, description=_ACTIVE_FORM)
-    status: Literal["pending", "in_progress", "completed", "deleted"] | SkipJsonSchema[None] = (
-        Field(default=None, description="New status for the task")
-    )
-    addBlocks: list[str] | SkipJsonSchema[None] = Field(
-        default=None, description="Task IDs that this task blocks"
-    )
-    addBlockedBy: list[str] | SkipJsonSchema[None] = Field(
-        default=None, description="Task IDs that block this task"
-    )
-    owner: str | SkipJsonSchema[None] = Field(default=None, description="New owner for the task")
-    metadata: dict[str, Any] | SkipJsonSchema[None] = Field(
-        default=None,
-        description="Metadata keys to merge into the task. Set a key to null to delete it.",
-    )
-
-
-# Outputs and what the model sees of them ---------------------------------------------------
-
-
-class _CreatedTask(ToolOutput):
-    id: str
-    subject: str
-    description: str  # since Claude Code 2.1.332 (`task-tools`)
-
-
-class TaskCreateOutput(ToolOutput):
-    """A successful TaskCreate's output."""
-
-    task: _CreatedTask
-
-
-class _TaskDetail(ToolOutput):
-    id: str
-    subject: str
-    description: str
-    status: TaskStatus
-    blocks: list[str]
-    blockedBy: list[str]
-
-
-class TaskGetOutput(ToolOutput):
-    """A successful TaskGet's output (``task`` is ``null`` in Claude Code's for an unknown id)."""
-
-    task: _TaskDetail | None
-
-
-class _TaskSummary(ToolOutput):
-    id: str
-    subject: str
-    status: TaskStatus
-    owner: str | None = None
-    blockedBy: list[str]
-
-
-class TaskListOutput(ToolOutput):
-    """A successful TaskList's output: every task, in creation order."""
-
-    tasks: list[_TaskSummary]
-
-
-class _StatusChange(ToolOutput):
-    from_: str = Field(alias="from")
-    to: str
-
-
-class TaskUpdateOutput(ToolOutput):
-    """A successful TaskUpdate's output."""
-
-    success: bool
-    taskId: str
-    updatedFields: list[str]
-    error: str | None = None
-    statusChange: _StatusChange | None = None
-    verificationNudgeNeeded: bool | None = None
-
-
-def present_task_create(output: Any) -> Content:
-    """What the model sees of a successful TaskCreate (recorded)."""
-    task = output["task"]
-    return f"Task #{task['id']} created successfully: {task['subject']}"
-
-
-def _ids(ids: list[str]) -> str:
-    return ", ".join(f"#{i}" for i in ids)
-
-
-def present_task_get(output: Any) -> Content:
-    """What the model sees of a TaskGet: the task's subject, status, description and links."""
-    task = output["task"]
-    if task is None:
-        return "Task not found"
-    lines = [
-        f"Task #{task['id']}: {task['subject']}",
-        f"Status: {task['status']}",
-        f"Description: {task['description']}",
-    ]
-    if task["blockedBy"]:
-        lines.append(f"Blocked by: {_ids(task['blockedBy'])}")
-    if task["blocks"]:
-        lines.append(f"Blocks: {_ids(task['blocks'])}")
-    return "\n".join(lines)
-
-
-def present_task_list(output: Any) -> Content:
-    """What the model sees of a TaskList: one task a line, or ``No tasks found``."""
-    tasks = output["tasks"]
-    if not tasks:
-        return "No tasks found"
-    lines = []
-    for task in tasks:
-        owner = f" ({task['owner']})" if task.get("owner") else ""
-        blocked = f" [blocked by {_ids(task['blockedBy'])}]" if task["blockedBy"] else ""
-        lines.append(f"#{task['id']} [{task['status']}] {task['subject']}{owner}{blocked}")
-    return "\n".join(lines)
-
-
-def present_task_update(output: Any) -> Content:
-    """What the model sees of a TaskUpdate: ``Updated task #N`` and the updated fields.
-
-    As Claude Code's, the fields are joined after one space, so an update that
-    changed nothing reads ``Updated task #N `` (a trailing space).
-    """
-    if not output["success"]:
-        return output.get("error") or f"Task #{output['taskId']} not found"
-    return f"Updated task #{output['taskId']} {', '.join(output['updatedFields'])}"
 
 
 # The session's list -----------------------------------------------------------------------
@@ -275,6 +101,19 @@ class _TaskList:
                     blocks=tuple(i for i in other.blocks if i != task_id),
                     blocked_by=tuple(i for i in other.blocked_by if i != task_id),
                 )
+
+    def link_back(self, task_id: str, blocks: list[str], blocked_by: list[str]) -> None:
+        """The other side of ``task_id``'s new links to the tasks it blocks and is blocked by."""
+        for other_id in blocks:
+            other = self.tasks[other_id]
+            if task_id not in other.blocked_by:
+                self.tasks[other_id] = dataclasses.replace(
+                    other, blocked_by=(*other.blocked_by, task_id)
+                )
+        for other_id in blocked_by:
+            other = self.tasks[other_id]
+            if task_id not in other.blocks:
+                self.tasks[other_id] = dataclasses.replace(other, blocks=(*other.blocks, task_id))
 
 
 def _task_list(workspace: Workspace) -> _TaskList:
@@ -396,6 +235,44 @@ def _merge_metadata(current: Any, updates: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _field_changes(existing: Task, args: TaskUpdateInput) -> tuple[dict[str, Any], list[str]]:
+    """The changes of subject, description, activeForm, owner and metadata, and their names."""
+    changes: dict[str, Any] = {}
+    fields: list[str] = []
+    for name, attr, value in (
+        ("subject", "subject", args.subject),
+        ("description", "description", args.description),
+        ("activeForm", "active_form", args.activeForm),
+        ("owner", "owner", args.owner),
+    ):
+        if value is not None and value != getattr(existing, attr):
+            changes[attr] = value
+            fields.append(name)
+    if args.metadata is not None:
+        changes["metadata"] = _merge_metadata(existing.metadata, args.metadata)
+        fields.append("metadata")
+    return changes, fields
+
+
+async def _completion_refused(
+    invocation: ToolInvocation, tasks: _TaskList, existing: Task, links: list[str]
+) -> ToolResult | None:
+    """The failed call's result when the completion may not go ahead; None when it may."""
+    decision = await _decide(invocation, TASK_COMPLETED, existing)
+    if isinstance(decision, ToolResult):
+        return decision
+    if isinstance(decision, TaskBlock):
+        return _blocked(TASK_COMPLETED, decision.reason)
+    if tasks.tasks.get(existing.id) is not existing or any(
+        linked not in tasks.tasks for linked in links
+    ):
+        return ToolResult.error(
+            f"Task #{existing.id} was changed while the {TASK_COMPLETED.name} listeners"
+            " ran; this update was not applied"
+        )
+    return None
+
+
 async def _run_update(invocation: ToolInvocation) -> ToolResult:
     try:
         args = parse_arguments(TaskUpdateInput, invocation)
@@ -424,35 +301,15 @@ async def _run_update(invocation: ToolInvocation) -> ToolResult:
         }
         return ToolResult.ok(present_task_update(output), output=output)
 
-    changes: dict[str, Any] = {}
-    fields: list[str] = []
-    for name, attr, value in (
-        ("subject", "subject", args.subject),
-        ("description", "description", args.description),
-        ("activeForm", "active_form", args.activeForm),
-        ("owner", "owner", args.owner),
-    ):
-        if value is not None and value != getattr(existing, attr):
-            changes[attr] = value
-            fields.append(name)
-    if args.metadata is not None:
-        changes["metadata"] = _merge_metadata(existing.metadata, args.metadata)
-        fields.append("metadata")
+    changes, fields = _field_changes(existing, args)
     status_change = None
     if args.status is not None and args.status != existing.status:
         if args.status == "completed":
-            decision = await _decide(invocation, TASK_COMPLETED, existing)
-            if isinstance(decision, ToolResult):
-                return decision
-            if isinstance(decision, TaskBlock):
-                return _blocked(TASK_COMPLETED, decision.reason)
-            if tasks.tasks.get(task_id) is not existing or any(
-                linked not in tasks.tasks for linked in (*add_blocks, *add_blocked_by)
-            ):
-                return ToolResult.error(
-                    f"Task #{task_id} was changed while the {TASK_COMPLETED.name} listeners"
-                    " ran; this update was not applied"
-                )
+            refused = await _completion_refused(
+                invocation, tasks, existing, add_blocks + add_blocked_by
+            )
+            if refused is not None:
+                return refused
         changes["status"] = args.status
         fields.append("status")
         status_change = {"from": existing.status, "to": args.status}
@@ -467,17 +324,7 @@ async def _run_update(invocation: ToolInvocation) -> ToolResult:
         fields.append("blockedBy")
     if changes:
         tasks.tasks[task_id] = dataclasses.replace(existing, **changes)
-    # The other side of each new link.
-    for other_id in new_blocks:
-        other = tasks.tasks[other_id]
-        if task_id not in other.blocked_by:
-            tasks.tasks[other_id] = dataclasses.replace(
-                other, blocked_by=(*other.blocked_by, task_id)
-            )
-    for other_id in new_blocked_by:
-        other = tasks.tasks[other_id]
-        if task_id not in other.blocks:
-            tasks.tasks[other_id] = dataclasses.replace(other, blocks=(*other.blocks, task_id))
+    tasks.link_back(task_id, new_blocks, new_blocked_by)
 
     output = {"success": True, "taskId": task_id, "updatedFields": fields}
     if status_change is not None:

@@ -8,7 +8,7 @@ run that never mounts the ``Agent`` tool never builds its input model.
 
 from typing import TYPE_CHECKING, Any
 
-from dsh.agent._agent import Agent, CancelWhen, TurnResult
+from dsh.agent._agent import Agent
 from dsh.agent._caller import calling_agent
 from dsh.agent._channels import (
     CWD_CHANGED,
@@ -65,6 +65,7 @@ from dsh.agent._decisions import (
     TurnStop,
     TurnStopDecision,
 )
+from dsh.agent._turn import CancelWhen, TurnResult
 
 __all__ = [
     "AGENT_TOOL",

@@ -29,7 +29,8 @@ from dsh.context import NotifyChannel, SerialChannel, WaterfallChannel
 from dsh.session import Content
 
 if TYPE_CHECKING:
-    from dsh.agent._agent import Agent, TurnResult
+    from dsh.agent._agent import Agent
+    from dsh.agent._turn import TurnResult
     from dsh.tools import ToolExecutionResult
 
 __all__ = [

@@ -14,17 +14,21 @@ import uuid
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from dsh.agent._agent import Agent, TurnResult
+from dsh.agent._agent import Agent
 from dsh.agent._channels import SUBAGENT_END, SUBAGENT_START
+from dsh.agent._turn import ABORTED, COMPLETED, STOPPED, TurnResult
 from dsh.context import Context
-from dsh.session import AbortCause, SubagentEnd, SubagentStart, TurnEndReason
-from dsh.tools import TOOLS, ToolDefinition, ToolInvocation, ToolResult, Workspace
+from dsh.session import AbortCause, SessionLog, SessionStore, SubagentEnd, SubagentStart
+from dsh.tools import (
+    TOOLS,
+    CallToken,
+    ToolDefinition,
+    ToolInvocation,
+    ToolResult,
+    Workspace,
+)
 
 __all__ = ["AGENT_TOOL", "AgentToolInput", "subagent_plugin"]
-
-_COMPLETED = TurnEndReason("completed")
-_ABORTED = TurnEndReason("aborted")
-_STOPPED = TurnEndReason("stopped")
 
 DEFAULT_SUBAGENT_TYPE = "general-purpose"
 
@@ -62,13 +66,25 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
             "subagents need a session store; this agent was created without one"
         )
     args = AgentToolInput.model_validate(dict(inv.arguments))
-    session = store.create()
+    child = _child_agent(parent, store.create(), store, inv.token, args.subagent_type)
+    result = await _run_child(parent, child, inv, args)
+    return _tool_result(child, result)
+
+
+def _child_agent(
+    parent: Agent,
+    session: SessionLog,
+    store: SessionStore,
+    token: CallToken | None,
+    agent_type: str,
+) -> Agent:
+    """The child: the parent's context, model, registry and limits; a copy of its workspace."""
     workspace = Workspace(
         cwd=parent.workspace.cwd,
         env=dict(parent.workspace.env),
         project_dir=parent.workspace.project_dir,
     )
-    child = Agent(
+    return Agent(
         parent.ctx,
         model=parent.model,
         session=session,
@@ -82,10 +98,17 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
         compact_budget=parent.compact_budget,
         parallel_tools=parent.parallel_tools,
         parent=parent,
-        parent_token=inv.token,
+        parent_token=token,
         agent_id=_new_agent_id(),
-        agent_type=args.subagent_type,
+        agent_type=agent_type,
     )
+
+
+async def _run_child(
+    parent: Agent, child: Agent, inv: ToolInvocation, args: AgentToolInput
+) -> TurnResult:
+    """The child's turn between ``subagent/start`` and ``subagent/end``; then it is closed."""
+    session = child.session
     remove_abort = (
         inv.signal.on_abort(lambda reason: child.cancel(AbortCause(kind="user", reason=reason)))
         if inv.signal is not None
@@ -109,7 +132,7 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
         if remove_abort is not None:
             remove_abort()
         if result is None:
-            result = TurnResult(end_reason=_ABORTED)
+            result = TurnResult(end_reason=ABORTED)
         parent.append_event(
             SubagentEnd(
                 child_session_id=session.id,
@@ -121,14 +144,18 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
             await child.close("other")
         finally:
             session.close()
+    return result
+
+
+def _tool_result(child: Agent, result: TurnResult) -> ToolResult:
     output = {
         "agent_id": child.agent_id,
         "agent_type": child.agent_type,
-        "session_id": session.id,
+        "session_id": child.session_id,
         "end_reason": result.end_reason.value,
         "steps": result.steps,
     }
-    if result.end_reason in (_COMPLETED, _STOPPED):
+    if result.end_reason in (COMPLETED, STOPPED):
         return ToolResult.ok(result.final_text or "(the subagent gave no answer)", output=output)
     detail = result.error or (result.cause.reason if result.cause is not None else None)
     reason = f"the subagent ended {result.end_reason.value}"

@@ -1,0 +1,119 @@
+"""Compaction: ``agent/pre-compact`` (vetoable), ``compaction/start``, the summarization
+call, ``compaction/end``, then ``agent/session-start`` (``compact``) and ``agent/post-compact``;
+and the projected-context budget that triggers it before a model call."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from dsh.agent._channels import POST_COMPACT, PRE_COMPACT, SESSION_START
+from dsh.agent._core import AgentCore
+from dsh.agent._decisions import CompactRequest, CompactTrigger, PreCompactVeto
+from dsh.agent._turn import ERROR, EndTurn, error_text
+from dsh.models import ModelRequest
+from dsh.session import (
+    AssistantMessage,
+    CompactionEnd,
+    CompactionStart,
+    ModelMessage,
+    ToolResultMessage,
+    UserMessage,
+    content_text,
+    thaw_json,
+)
+from dsh.tools import AbortSignal
+
+__all__ = ["COMPACT_PROMPT", "COMPACT_SYSTEM", "compact", "compact_if_over_budget"]
+
+COMPACT_SYSTEM = (
+    "You summarize a conversation between a user and a coding agent so the agent can continue "
+    "from the summary alone."
+)
+COMPACT_PROMPT = (
+    "Summarize the conversation so far: the user's goals, what was done (files, commands, "
+    "results), decisions made, and what remains. Be concise and factual."
+)
+
+
+async def compact_if_over_budget(core: AgentCore) -> None:
+    budget = core.agent.compact_budget
+    if budget is not None and _estimate_chars(core.projection()) > budget:
+        await compact(core, "auto", None)
+        core.check_cancel()
+
+
+async def compact(core: AgentCore, trigger: CompactTrigger, instructions: str | None) -> str | None:
+    """Compact the history; the summary, or ``None`` when vetoed or when the summary failed."""
+    if core.compacting:
+        raise RuntimeError(f"{core.agent!r}: a compaction is already running")
+    core.compacting = True
+    try:
+        request = CompactRequest(trigger=trigger, instructions=instructions)
+        decision = await core.guarded(
+            PRE_COMPACT, core.ctx.waterfall(PRE_COMPACT, core.agent, request)
+        )
+        if isinstance(decision, PreCompactVeto):
+            core.notice(
+                f"compaction vetoed: {decision.reason}",
+                source="agent/pre-compact",
+                level="warning",
+            )
+            return None
+        summary = await _summarize(core, trigger, instructions)
+        if summary is None:
+            return None
+    finally:
+        core.compacting = False
+    # Claude Code's order: the re-seeding SessionStart (compact), then PostCompact.
+    await core.guarded(SESSION_START, core.ctx.emit(SESSION_START, core.agent, "compact"))
+    await core.guarded(POST_COMPACT, core.ctx.emit(POST_COMPACT, core.agent, summary))
+    core.flush_context()
+    return summary
+
+
+async def _summarize(
+    core: AgentCore, trigger: CompactTrigger, instructions: str | None
+) -> str | None:
+    """``compaction/start``, the summarization call, ``compaction/end``; ``None`` if it failed."""
+    history = core.projection()
+    core.append(CompactionStart(trigger=trigger, instructions=instructions))
+    prompt = COMPACT_PROMPT if not instructions else f"{COMPACT_PROMPT}\n\n{instructions}"
+    request = ModelRequest(
+        messages=(*history, UserMessage(content=prompt)), tools=(), system=COMPACT_SYSTEM
+    )
+    signal = core.turn.signal if core.turn is not None else AbortSignal()
+    try:
+        reply = await core.call_model(request, signal)
+    except EndTurn as end:
+        if end.reason != ERROR and core.turn is not None:
+            raise
+        what = error_text(end.error) if end.error is not None else end.reason.value
+        core.notice(f"compaction failed: {what}", source="agent", level="error")
+        return None
+    summary = reply.text.strip() or "(the summary was empty)"
+    core.append(CompactionEnd(summary=summary))
+    return summary
+
+
+def _estimate_chars(messages: Iterable[ModelMessage]) -> int:
+    """A cheap size estimate of a projection: its text plus its tool arguments as JSON."""
+    total = 0
+    for m in messages:
+        if isinstance(m, AssistantMessage):
+            total += len(m.text)
+            for use in m.tool_calls:
+                total += len(use.name) + len(json.dumps(_plain(use.arguments), default=str))
+        elif isinstance(m, UserMessage | ToolResultMessage):
+            total += len(content_text(m.content))
+        else:
+            total += len(m.text)
+    return total
+
+
+def _plain(arguments: Any) -> Any:
+    try:
+        return thaw_json(arguments)
+    except Exception:
+        return arguments

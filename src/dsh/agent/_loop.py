@@ -1,0 +1,230 @@
+"""The turn's body: its queued prompts through ``agent/prompt-submit``, then steps until
+something ends it, and its end (``agent/turn-error``, the log closed, the ``TurnResult``).
+
+A step: turn-stop (after the first), steering and context, compaction if over
+budget, the model call, ``agent/message-display`` for a root agent's text;
+then either the step's tool calls and ``agent/post-tool-batch``, or
+``agent/turn-continuation`` for a reply without tool calls. Everything that
+ends the turn raises ``EndTurn``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import NoReturn
+
+from dsh.agent._channels import (
+    MESSAGE_DISPLAY,
+    POST_TOOL_BATCH,
+    PROMPT_SUBMIT,
+    TURN_CONTINUATION,
+    TURN_ERROR,
+    TURN_STOP,
+)
+from dsh.agent._compaction import compact_if_over_budget
+from dsh.agent._core import AgentCore
+from dsh.agent._decisions import (
+    ContinuationContinue,
+    ContinuationDecision,
+    ContinuationState,
+    DisplayReplace,
+    DisplayRequest,
+    PostToolBatchProceed,
+    PostToolBatchStop,
+    PromptAllow,
+    PromptBlock,
+)
+from dsh.agent._tool_step import run_tool_calls
+from dsh.agent._turn import (
+    COMPLETED,
+    MAX_STEPS,
+    REJECTED,
+    STOPPED,
+    EndTurn,
+    TurnResult,
+    TurnState,
+    error_text,
+)
+from dsh.models import ModelRequest, ToolSpec
+from dsh.session import (
+    AbortCause,
+    AssistantDisplayEvent,
+    AssistantMessage,
+    AssistantMessageEvent,
+    ContextMessageEvent,
+    PromptBlockedEvent,
+    SessionEvent,
+    ToolUse,
+    TurnEndReason,
+    UserMessageEvent,
+)
+
+__all__ = ["drain_prompts", "end_turn", "run_steps"]
+
+logger = logging.getLogger("dsh.agent")
+
+
+async def drain_prompts(core: AgentCore) -> None:
+    """Each queued prompt through ``agent/prompt-submit``; a turn whose every prompt was
+    blocked ends ``rejected``."""
+    drained = 0
+    allowed = 0
+    while core.queue:
+        content, source = core.queue.popleft()
+        drained += 1
+        decision = await core.guarded(
+            PROMPT_SUBMIT, core.ctx.waterfall(PROMPT_SUBMIT, core.agent, content, source)
+        )
+        match decision:
+            case PromptBlock(reason=reason):
+                core.append(PromptBlockedEvent(prompt=content, reason=reason, source=source))
+                core.notice(reason, source="agent/prompt-submit", level="warning")
+            case PromptAllow(content=rewritten, additional_context=extra, source=by):
+                allowed += 1
+                final = rewritten if rewritten is not None else content
+                core.append(UserMessageEvent(content=final, source=source))
+                if extra:
+                    core.append(ContextMessageEvent(source=by or "agent/prompt-submit", text=extra))
+    if drained and not allowed:
+        raise EndTurn(REJECTED)
+    core.flush_context()
+
+
+async def run_steps(core: AgentCore, turn: TurnState) -> NoReturn:
+    """Step until something ends the turn (always by raising ``EndTurn``)."""
+    streak = 0
+    step = 0
+    while True:
+        step += 1
+        await _before_model_call(core, step)
+        reply = await _model_step(core, turn)
+        if reply.tool_calls:
+            await _tool_step(core, turn, reply.tool_calls)
+            streak = 0
+            continue
+        streak = await _continuation(core, step, streak, reply.text)
+
+
+async def _before_model_call(core: AgentCore, step: int) -> None:
+    """The step limit, ``agent/turn-stop`` after the first step, steering and context, and
+    compaction when over budget (the turn's first compaction precedes its prompts)."""
+    core.check_cancel()
+    max_steps = core.agent.max_steps
+    if step > max_steps:
+        core.notice(
+            f"stopped after {max_steps} steps (the step limit)", source="agent", level="warning"
+        )
+        raise EndTurn(MAX_STEPS)
+    if step > 1:
+        asked = core.ctx.serial(TURN_STOP, core.agent, step)
+        stop = await core.guarded(TURN_STOP, asked)
+        if stop is not None:
+            core.notice(stop.reason, source="agent/turn-stop", level="info")
+            raise EndTurn(STOPPED, AbortCause(kind="hook", reason=stop.reason))
+        core.check_cancel()
+    core.drain_steering()
+    core.flush_context()
+    if step > 1:
+        await compact_if_over_budget(core)
+
+
+async def _model_step(core: AgentCore, turn: TurnState) -> AssistantMessage:
+    """The model call, its reply logged, and shown through ``agent/message-display``."""
+    reply = await core.call_model(_request(core), turn.signal)
+    turn.steps += 1
+    turn.final_text = reply.text
+    message = core.append(AssistantMessageEvent(text=reply.text, tool_calls=reply.tool_calls))
+    if reply.text and core.agent.parent is None:
+        await _display(core, turn, message)
+    return reply
+
+
+def _request(core: AgentCore) -> ModelRequest:
+    specs = tuple(
+        ToolSpec(name=d.name, description=d.description, input_schema=d.input_schema)
+        for d in core.agent.registry.definitions()
+    )
+    return ModelRequest(messages=core.projection(), tools=specs, system=core.agent.system)
+
+
+async def _display(core: AgentCore, turn: TurnState, message: SessionEvent) -> None:
+    """``agent/message-display`` for a root agent's text; a replacement is logged."""
+    assert isinstance(message, AssistantMessageEvent)
+    request = DisplayRequest(turn_id=turn.id, message_id=message.id, text=message.text)
+    try:
+        decision = await core.guarded(
+            MESSAGE_DISPLAY, core.ctx.waterfall(MESSAGE_DISPLAY, core.agent, request)
+        )
+    except EndTurn:
+        raise
+    except Exception:
+        # Display is the user's view only: a broken listener shows the original.
+        logger.exception("%r: agent/message-display failed; the original text is shown", core.agent)
+        return
+    if isinstance(decision, DisplayReplace) and decision.text != message.text:
+        core.append(AssistantDisplayEvent(message_id=message.id, text=decision.text))
+
+
+async def _tool_step(core: AgentCore, turn: TurnState, uses: Sequence[ToolUse]) -> None:
+    """The step's tool calls, then ``agent/post-tool-batch``: proceed (with context) or stop."""
+    results = await run_tool_calls(core, uses, turn.signal)
+    core.check_cancel()
+    decision = await core.guarded(
+        POST_TOOL_BATCH, core.ctx.waterfall(POST_TOOL_BATCH, core.agent, tuple(results))
+    )
+    match decision:
+        case PostToolBatchStop(reason=reason):
+            core.notice(reason, source="agent/post-tool-batch", level="info")
+            raise EndTurn(STOPPED, AbortCause(kind="hook", reason=reason))
+        case PostToolBatchProceed(additional_context=extra, source=by) if extra:
+            core.append(ContextMessageEvent(source=by or "agent/post-tool-batch", text=extra))
+
+
+async def _continuation(core: AgentCore, step: int, streak: int, text: str) -> int:
+    """``agent/turn-continuation`` for a reply without tool calls: the turn completes, or it
+    continues (the streak of forced continuations, capped, is what this returns)."""
+    core.check_cancel()
+    incoming = ContinuationDecision.continue_() if core.steering else ContinuationDecision.stop()
+    state = ContinuationState(incoming, streak, step, text)
+    decision = await core.guarded(
+        TURN_CONTINUATION, core.ctx.waterfall(TURN_CONTINUATION, core.agent, state)
+    )
+    core.check_cancel()
+    if not isinstance(decision, ContinuationContinue):
+        raise EndTurn(COMPLETED)
+    if not incoming.continues:
+        cap = core.agent.continuation_cap
+        if streak >= cap:
+            core.notice(
+                f"continuation cap reached: {cap} forced continuations in a row; the turn ends",
+                source="agent/turn-continuation",
+                level="warning",
+            )
+            raise EndTurn(COMPLETED)
+        streak += 1
+    if decision.reason:
+        core.steering.append((decision.reason, "continuation"))
+    return streak
+
+
+async def end_turn(
+    core: AgentCore,
+    turn: TurnState,
+    reason: TurnEndReason,
+    cause: AbortCause | None,
+    error: Exception | None,
+) -> TurnResult:
+    """``agent/turn-error`` for an error, the log closed with ``turn/end``, the result."""
+    if error is not None:
+        await core.ctx.emit(TURN_ERROR, core.agent, error)
+    text = error_text(error) if error is not None else None
+    core.finish_log(turn, reason, cause, text)
+    return TurnResult(
+        end_reason=reason,
+        cause=cause,
+        steps=turn.steps,
+        final_text=turn.final_text,
+        notices=tuple(turn.notices),
+        error=text,
+    )

@@ -65,27 +65,10 @@ class _Field:
 
 
 def _analyse(owner: str, name: str, ann: object) -> _Field:
+    """How a field annotated ``ann`` is checked; ``TypeError`` when it cannot be logged."""
     origin = typing.get_origin(ann)
     if origin is typing.Union or origin is types.UnionType:
-        args = frozenset(typing.get_args(ann))
-        optional = type(None) in args
-        rest = args - {type(None)}
-        if rest == _CONTENT_ARGS:
-            inner = _content_field()
-        elif len(rest) == 1:
-            inner = _analyse(owner, name, next(iter(rest)))
-        elif all(a in _SCALARS for a in rest):
-            classes = tuple(
-                sorted({c for a in rest for c in _SCALARS[a]}, key=lambda c: c.__name__)
-            )
-            names = " or ".join(sorted(a.__name__ for a in rest if isinstance(a, type)))
-            inner = _Field(names, classes=classes, to_float=float in rest and int not in rest)
-        else:
-            raise _unsupported(owner, name, ann)
-        inner.optional = inner.optional or optional
-        if optional:
-            inner.expected += " or null"
-        return inner
+        return _union_field(owner, name, ann)
     if ann is Any:
         return _Field("JSON", decode=freeze_loaded)
     if ann in _SCALARS:
@@ -105,20 +88,7 @@ def _analyse(owner: str, name: str, ann: object) -> _Field:
             literal=frozenset(values),
         )
     if isinstance(ann, type) and issubclass(ann, enum.StrEnum):
-        enum_cls = ann
-
-        def dec_enum(v: object) -> object:
-            if v.__class__ is str:
-                try:
-                    return enum_cls(v)
-                except ValueError:
-                    pass
-            raise ValueError(f"one of {', '.join(m.value for m in enum_cls)}, got {short_json(v)}")
-
-        def norm_enum(v: object) -> object:
-            return v if isinstance(v, enum_cls) else enum_cls(typing.cast(str, v))
-
-        return _Field(enum_cls.__name__, decode=dec_enum, encode=str, normalize=norm_enum)
+        return _enum_field(ann)
     if ann is AbortCause:
         return _Field(
             "an abort cause", decode=decode_cause, encode=encode_cause, normalize=normalize_cause
@@ -126,23 +96,62 @@ def _analyse(owner: str, name: str, ann: object) -> _Field:
     if ann == _CONTENT_TUPLE:
         return _content_field()
     if origin is tuple:
-        targs = typing.get_args(ann)
-        if len(targs) == 2 and targs[1] is Ellipsis:
-            if targs[0] is ToolUse:
-                return _Field(
-                    "tool calls",
-                    decode=decode_tool_calls,
-                    encode=encode_tool_calls,
-                    normalize=normalize_tool_calls,
-                )
-            item = _analyse(owner, f"{name}[]", targs[0])
-            if item.classes is not None and item.decode is None and item.encode is None:
-                return _Field(
-                    f"a list of {item.expected}",
-                    decode=_tuple_decoder(item),
-                    normalize=_tuple_normalizer(owner, name, item),
-                )
+        return _tuple_field(owner, name, ann)
+    raise _unsupported(owner, name, ann)
+
+
+def _union_field(owner: str, name: str, ann: object) -> _Field:
+    args = frozenset(typing.get_args(ann))
+    optional = type(None) in args
+    rest = args - {type(None)}
+    if rest == _CONTENT_ARGS:
+        inner = _content_field()
+    elif len(rest) == 1:
+        inner = _analyse(owner, name, next(iter(rest)))
+    elif all(a in _SCALARS for a in rest):
+        classes = tuple(sorted({c for a in rest for c in _SCALARS[a]}, key=lambda c: c.__name__))
+        names = " or ".join(sorted(a.__name__ for a in rest if isinstance(a, type)))
+        inner = _Field(names, classes=classes, to_float=float in rest and int not in rest)
+    else:
         raise _unsupported(owner, name, ann)
+    inner.optional = inner.optional or optional
+    if optional:
+        inner.expected += " or null"
+    return inner
+
+
+def _enum_field(enum_cls: type[enum.StrEnum]) -> _Field:
+    def dec_enum(v: object) -> object:
+        if v.__class__ is str:
+            try:
+                return enum_cls(v)
+            except ValueError:
+                pass
+        raise ValueError(f"one of {', '.join(m.value for m in enum_cls)}, got {short_json(v)}")
+
+    def norm_enum(v: object) -> object:
+        return v if isinstance(v, enum_cls) else enum_cls(typing.cast(str, v))
+
+    return _Field(enum_cls.__name__, decode=dec_enum, encode=str, normalize=norm_enum)
+
+
+def _tuple_field(owner: str, name: str, ann: object) -> _Field:
+    targs = typing.get_args(ann)
+    if len(targs) == 2 and targs[1] is Ellipsis:
+        if targs[0] is ToolUse:
+            return _Field(
+                "tool calls",
+                decode=decode_tool_calls,
+                encode=encode_tool_calls,
+                normalize=normalize_tool_calls,
+            )
+        item = _analyse(owner, f"{name}[]", targs[0])
+        if item.classes is not None and item.decode is None and item.encode is None:
+            return _Field(
+                f"a list of {item.expected}",
+                decode=_tuple_decoder(item),
+                normalize=_tuple_normalizer(owner, name, item),
+            )
     raise _unsupported(owner, name, ann)
 
 
@@ -228,69 +237,24 @@ def compile_codec(cls: type[SessionEvent], tag: str, plan: Plan, *, reader: bool
     norm: list[str] = []  # restamp: check and normalize a Python value
     call_args: list[str] = []
     for i, (f, spec) in enumerate(plan):
-        key = repr(f.name)
         ns[f"_exp{i}"] = spec.expected
         ns[f"_fix{i}"] = _fixer(tag, f.name, spec)
         call_args.append(f"{f.name}=f{i}")
-        # encoder
-        if f.name == "session_id":
-            enc_items.append(f"{key}: sid")
-        elif f.name == "seq":
-            enc_items.append(f"{key}: seq")
-        elif spec.encode is None:
-            enc_items.append(f"{key}: e.{f.name}")
-        else:
-            ns[f"_enc{i}"] = spec.encode
-            if spec.optional:
-                value = f"(None if (v{i} := e.{f.name}) is None else _enc{i}(v{i}))"
-            else:
-                value = f"_enc{i}(e.{f.name})"
-            enc_items.append(f"{key}: {value}")
-        # decoders
+        enc_items.append(_encode_item(i, f.name, spec, ns))
+        # The restamp lines test the classes and literals the check lines put in ``ns``.
         body = _check_lines(i, f.name, spec, ns)
-        fast.append(f"v = d[{key}]")
-        fast.extend(body)
-        fast.append(f"f{i} = v")
-        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
-            if f.default is not dataclasses.MISSING:
-                ns[f"_dflt{i}"] = f.default
-                fallback = f"_dflt{i}"
-            else:
-                ns[f"_fac{i}"] = f.default_factory
-                fallback = f"_fac{i}()"
-            slow.append(f"v = d.get({key}, _MISSING)")
-            slow.append("if v is _MISSING:")
-            slow.append(f"    f{i} = {fallback}")
-            slow.append("else:")
-            slow.extend("    " + line for line in body)
-            slow.append(f"    f{i} = v")
-        else:
-            slow.append(f"if {key} not in d: _badc(_tag, {key}, ValueError('a value (missing)'))")
-            slow.append(f"v = d[{key}]")
-            slow.extend(body)
-            slow.append(f"f{i} = v")
-        # restamp
-        if f.name == "session_id":
-            norm.append(f"f{i} = sid")
-        elif f.name == "seq":
-            norm.append(f"f{i} = seq")
-        else:
-            norm.append(f"v = e.{f.name}")
-            norm.extend(_norm_lines(i, spec))
-            norm.append(f"f{i} = v")
+        fast.extend([f"v = d[{f.name!r}]", *body, f"f{i} = v"])
+        slow.extend(_slow_lines(i, f, body, ns))
+        norm.extend(_restamp_lines(i, f.name, spec))
     call = f"_cls({', '.join(call_args)})"
-
-    def block(lines: list[str]) -> str:
-        return "".join(f"    {line}\n" for line in lines)
-
     if reader:
         src = (
             "def decode_slow(d):\n"
-            f"{block(slow)}"
+            f"{_block(slow)}"
             f"    return {call}\n"
             "def decode(d):\n"
             "    try:\n"
-            f"{block(['    ' + line for line in fast])}"
+            f"{_block(['    ' + line for line in fast])}"
             "    except KeyError:\n"
             "        return decode_slow(d)\n"
             f"    return {call}\n"
@@ -300,11 +264,67 @@ def compile_codec(cls: type[SessionEvent], tag: str, plan: Plan, *, reader: bool
             "def encode(e, sid, seq):\n"
             f"    return {{{', '.join(enc_items)}}}\n"
             "def restamp(e, sid, seq):\n"
-            f"{block(norm)}"
+            f"{_block(norm)}"
             f"    return {call}\n"
         )
     exec(compile(src, f"<session codec {tag}>", "exec"), ns)
     return ns
+
+
+def _block(lines: list[str]) -> str:
+    return "".join(f"    {line}\n" for line in lines)
+
+
+def _encode_item(i: int, name: str, spec: _Field, ns: dict[str, Any]) -> str:
+    """The ``key: value`` the encoder's dict holds for one field (the store stamps two)."""
+    key = repr(name)
+    if name == "session_id":
+        return f"{key}: sid"
+    if name == "seq":
+        return f"{key}: seq"
+    if spec.encode is None:
+        return f"{key}: e.{name}"
+    ns[f"_enc{i}"] = spec.encode
+    if spec.optional:
+        return f"{key}: (None if (v{i} := e.{name}) is None else _enc{i}(v{i}))"
+    return f"{key}: _enc{i}(e.{name})"
+
+
+def _slow_lines(
+    i: int, f: dataclasses.Field[Any], body: list[str], ns: dict[str, Any]
+) -> list[str]:
+    """Decode statements for one field that may be absent: its default, or an error naming it."""
+    key = repr(f.name)
+    if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+        return [
+            f"if {key} not in d: _badc(_tag, {key}, ValueError('a value (missing)'))",
+            f"v = d[{key}]",
+            *body,
+            f"f{i} = v",
+        ]
+    if f.default is not dataclasses.MISSING:
+        ns[f"_dflt{i}"] = f.default
+        fallback = f"_dflt{i}"
+    else:
+        ns[f"_fac{i}"] = f.default_factory
+        fallback = f"_fac{i}()"
+    return [
+        f"v = d.get({key}, _MISSING)",
+        "if v is _MISSING:",
+        f"    f{i} = {fallback}",
+        "else:",
+        *("    " + line for line in body),
+        f"    f{i} = v",
+    ]
+
+
+def _restamp_lines(i: int, name: str, spec: _Field) -> list[str]:
+    """Restamp statements for one field: the store's two stamps, else a checked value."""
+    if name == "session_id":
+        return [f"f{i} = sid"]
+    if name == "seq":
+        return [f"f{i} = seq"]
+    return [f"v = e.{name}", *_norm_lines(i, spec), f"f{i} = v"]
 
 
 def _check_lines(i: int, name: str, spec: _Field, ns: dict[str, Any]) -> list[str]:

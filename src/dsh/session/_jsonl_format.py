@@ -51,14 +51,7 @@ def write_new_log(
     # Written whole under a temporary name, then renamed: a crash never
     # leaves a log without its header.
     tmp = data_dir / f".{session_id}.jsonl.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    _write_synced(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, data)
     os.rename(tmp, path)
     _fsync_dir(data_dir)
 
@@ -70,14 +63,7 @@ def recover_tail(
     tail = data[offset:]
     # Sidecar first: a crash between the two steps duplicates the tail
     # in the sidecar, it never loses it.
-    fd = os.open(sidecar, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        view = memoryview(tail)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    _write_synced(sidecar, os.O_WRONLY | os.O_APPEND | os.O_CREAT, tail)
     fd = os.open(path, os.O_WRONLY)
     try:
         os.ftruncate(fd, offset)
@@ -96,6 +82,18 @@ def recover_tail(
     return RecoveredTail(
         path=path, offset=offset, length=len(tail), sidecar=sidecar, problem=problem
     )
+
+
+def _write_synced(path: Path, flags: int, data: bytes) -> None:
+    """All of ``data`` written to ``path`` (opened with ``flags``, mode 0644) and fsynced."""
+    fd = os.open(path, flags, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -166,13 +164,7 @@ def _scan_unpaused(path: Path, data: bytes, session_id: str) -> Scan:
     header = parse_header(path, data[: first_nl + 1] if first_nl >= 0 else data, session_id)
     start = first_nl + 1
     # Fast path: decode the valid UTF-8 prefix once and split it into str lines.
-    try:
-        text = data[start:].decode("utf-8")
-        valid = len(data)
-    except UnicodeDecodeError as exc:
-        valid = data.rfind(b"\n", start, start + exc.start) + 1
-        valid = max(valid, start)
-        text = data[start:valid].decode("utf-8")
+    text, valid = _utf8_prefix(data, start)
     ascii_only = text.isascii()
     events: list[SessionEvent] = []
     append = events.append
@@ -212,10 +204,8 @@ def _scan_unpaused(path: Path, data: bytes, session_id: str) -> Scan:
     else:
         tail = None
     end = tail if tail is not None else len(data)
-    if tail is not None and end < len(data):
-        following = data[end:].count(b"\n") - 1
-        if following > 0:
-            problem += f" ({following} later line(s) are in the tail too)"
+    if tail is not None:
+        problem += _later_lines(data, tail)
     return Scan(
         forked_from=header["forked_from"],
         events=events,
@@ -223,6 +213,22 @@ def _scan_unpaused(path: Path, data: bytes, session_id: str) -> Scan:
         tail_offset=tail,
         problem=problem,
     )
+
+
+def _utf8_prefix(data: bytes, start: int) -> tuple[str, int]:
+    """``data[start:]`` decoded up to its first line that is not UTF-8, and where that begins."""
+    try:
+        return data[start:].decode("utf-8"), len(data)
+    except UnicodeDecodeError as exc:
+        valid = data.rfind(b"\n", start, start + exc.start) + 1
+        valid = max(valid, start)
+        return data[start:valid].decode("utf-8"), valid
+
+
+def _later_lines(data: bytes, tail: int) -> str:
+    """A note on how many lines after the tail's first one it takes along."""
+    following = data[tail:].count(b"\n") - 1
+    return f" ({following} later line(s) are in the tail too)" if following > 0 else ""
 
 
 def _decode_other(

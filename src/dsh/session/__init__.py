@@ -8,14 +8,8 @@ from dsh.base import (
     freeze_json,
     thaw_json,
 )
-from dsh.session._codec import (
-    EventDecodeError,
-    decode_event,
-    encode_event,
-    event_type_of,
-    register_event_type,
-    registered_event_types,
-)
+from dsh.session._codec import decode_event, encode_event
+from dsh.session._codec_values import EventDecodeError
 from dsh.session._event_base import (
     AbortCause,
     AbortKind,
@@ -23,6 +17,11 @@ from dsh.session._event_base import (
     SessionEvent,
     TurnEndReason,
     new_event_id,
+)
+from dsh.session._event_registry import (
+    event_type_of,
+    register_event_type,
+    registered_event_types,
 )
 from dsh.session._events import (
     CORE_EVENT_TYPES,
@@ -63,6 +62,9 @@ from dsh.session._store import (
     DATA_DIR_ENV,
     JsonlSessionLog,
     JsonlSessionStore,
+    default_data_dir,
+)
+from dsh.session._store_base import (
     RecoveredTail,
     SessionCorruptError,
     SessionError,
@@ -71,7 +73,6 @@ from dsh.session._store import (
     SessionLog,
     SessionNotFoundError,
     SessionStore,
-    default_data_dir,
 )
 
 __all__ = [

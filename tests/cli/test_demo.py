@@ -75,6 +75,7 @@ def demo_output(tmp_path_factory: pytest.TempPathFactory) -> str:
             }
         )
     )
+    (config / "CLAUDE.md").write_text("USER-CLAUDE-MD-LOADED: your own instructions\n")
     done = dsh(
         "demo",
         cwd=tmp,
@@ -137,6 +138,7 @@ def test_the_demo_keeps_its_native_plugins_beside_the_hooks(demo_output: str) ->
 
 def test_the_demo_loads_only_its_own_settings(demo_output: str) -> None:
     assert "USER-HOOK-RAN" not in demo_output
+    assert "USER-CLAUDE-MD-LOADED" not in demo_output  # nor your own CLAUDE.md
     assert "UserPromptSubmit operation blocked" not in demo_output
     shown = re.search(r"Claude Code hooks: .*\(a copy of (.+)\)", demo_output)
     assert shown is not None

@@ -186,6 +186,9 @@ def _claude_profile(state: Path) -> Profile:
         discover_installed_plugins=False,
         permission_mode="bypassPermissions",
         transcript_dir=state / "transcripts",
+        # The demo's own (empty) configuration: your ~/.claude/CLAUDE.md stays out of it.
+        instructions_config_dir=state / "home" / ".claude",
+        instructions_managed_dir=state / "managed",
     )
 
 

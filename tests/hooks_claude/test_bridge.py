@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,10 @@ def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
 
 def contexts(request: dict[str, Any]) -> list[str]:
     return [m["text"] for m in request["messages"] if m["role"] == "context"]
+
+
+def raw_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
 
 
 def pre_answer(**fields: Any) -> dict[str, Any]:
@@ -67,7 +72,12 @@ async def test_basic_payloads_env_and_cwd(tmp_path: Path, monkeypatch: pytest.Mo
         assert env["CLAUDE_CODE_ENTRYPOINT"] == "sdk-cli"
         assert env["CLAUDE_CODE_CHILD_SESSION"] == "1"
         assert env["CLAUDE_PROJECT_DIR"] == project
+        assert env["CLAUDE_PID"] == str(os.getpid())
+        assert env["CLAUDE_CODE_SESSION_ATTENDED"] == "0"
         assert ("CLAUDE_EFFORT" in env) == ("effort" in payload)
+        if "effort" in payload:
+            assert payload["effort"] == {"level": "medium"}
+            assert env["CLAUDE_EFFORT"] == "medium"
     assert list(entries["SessionStart"]["payload"]) == [
         "session_id",
         "transcript_path",
@@ -105,6 +115,43 @@ async def test_basic_payloads_env_and_cwd(tmp_path: Path, monkeypatch: pytest.Mo
     results = of_type(agent.events, HookResultEvent)
     assert len(invocations) == len(results) == 7
     assert {r.invocation_id for r in results} == {i.id for i in invocations}
+
+
+async def test_stdin_and_transcript_bytes_are_claude_codes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Real hooks grep these bytes (`"role":"assistant"`): compact, UTF-8 raw, one newline.
+    monkeypatch.setenv("CASE_HOOK_RAW", "1")
+    rig = make_rig(tmp_path, monkeypatch, run_then_done("echo hi"), ["UserPromptSubmit", "Stop"])
+    await rig.run("Grüße — run echo hi")
+    for entry in rig.entries():
+        raw = entry["stdin_text"]
+        assert raw == json.dumps(entry["payload"], separators=(",", ":"), ensure_ascii=False) + "\n"
+    prompt_raw = rig.entries()[0]["stdin_text"]
+    assert '"prompt":"Grüße — run echo hi"' in prompt_raw
+    (stop,) = rig.payloads("Stop")
+    transcript = raw_text(Path(stop["transcript_path"]))
+    assert '"role":"assistant"' in transcript
+    assert "Grüße" in transcript
+    for line in transcript.splitlines():
+        assert line == json.dumps(json.loads(line), separators=(",", ":"), ensure_ascii=False)
+
+
+async def test_effort_and_attended_are_bridge_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["PreToolUse"],
+        profile={"effort": "high", "attended": True},
+    )
+    await rig.run("Please run echo hi")
+    (entry,) = rig.entries()
+    assert entry["payload"]["effort"] == {"level": "high"}
+    assert entry["env"]["CLAUDE_EFFORT"] == "high"
+    assert entry["env"]["CLAUDE_CODE_SESSION_ATTENDED"] == "1"
 
 
 async def test_transcript_written_before_stop(

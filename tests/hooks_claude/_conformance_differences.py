@@ -98,14 +98,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
     "perm-denied-retry": f"{AUTO_MODE}; PermissionDenied `retry: true` adds a user text (issue 14)",
     "exit2-permission-denied": f"{AUTO_MODE}; PermissionDenied exit 2 (issue 14)",
     # Wordings (bridge).
-    "pretool-deny-json": (
-        "PreToolUse deny wording: 2.1.332's tool result and PostToolBatch `tool_response` are"
-        " `PreToolUse:Bash hook error: R`; dsh sends exactly R (issue 13)"
-    ),
-    "pretool-deny-noreason": (
-        "PreToolUse deny wording: 2.1.332 `PreToolUse:Bash hook error: Blocked by hook`; dsh"
-        " `Hook PreToolUse:Bash denied this tool` (2.1.197's) (issue 13)"
-    ),
     "stop-block-once": (
         "Stop block: 2.1.332 adds a system message `Stop hook blocking error from command:"
         ' "<command>": R` after the `<system-reminder>` feedback; dsh sends the feedback only'

@@ -200,11 +200,12 @@ async def test_pretool_deny_reason_is_the_error_result(
     await rig.run("go")
     assert not (rig.harness.project / "made.txt").exists()
     (result,) = tool_messages(rig.requests()[1])
-    assert result["content"] == "R-DENY"
+    # 2.1.332's wording (2.1.197 sent exactly the reason).
+    assert result["content"] == "PreToolUse:Bash hook error: R-DENY"
     assert result["is_error"] is True
     assert rig.order() == ["PreToolUse", "PostToolBatch"]  # no post-tool event for DENIED
     (batch,) = rig.payloads("PostToolBatch")
-    assert batch["tool_calls"][0]["tool_response"] == "R-DENY"
+    assert batch["tool_calls"][0]["tool_response"] == "PreToolUse:Bash hook error: R-DENY"
 
 
 async def test_pretool_deny_without_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -217,7 +218,7 @@ async def test_pretool_deny_without_reason(tmp_path: Path, monkeypatch: pytest.M
     )
     await rig.run("go")
     (result,) = tool_messages(rig.requests()[1])
-    assert result["content"] == "Hook PreToolUse:Bash denied this tool"
+    assert result["content"] == "PreToolUse:Bash hook error: Blocked by hook"
 
 
 async def test_pretool_ask_headless_is_a_denial(

@@ -136,7 +136,7 @@ async def test_updated_input_is_ignored_with_deny_and_defer(
     assert call.arguments == MODEL_INPUT
     assert call.original_arguments is None
     if decision == "deny":
-        assert tool_results(r) == [("CASE-DENY-REASON", True)]
+        assert tool_results(r) == [("PreToolUse:Bash hook error: CASE-DENY-REASON", True)]
         assert r.order() == ["PreA"]
     else:
         assert tool_results(r) == [("CASE-MODEL", False)]
@@ -306,5 +306,5 @@ async def test_a_call_that_skipped_rewriting_runs_the_hooks_on_pre_execute(
     assert r.order() == ["PreA"]
     assert res.call.original_arguments is None
     assert res.result.code == "DENIED"
-    assert res.result.content == "CASE-DENY-REASON"
+    assert res.result.content == "PreToolUse:Bash hook error: CASE-DENY-REASON"
     await agent.close("other")

@@ -181,7 +181,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "hooks run once per call, on `tools/rewrite-input` (before the call's identity);"
             " the merged decision is applied when the call reaches `tools/pre-execute`",
             '`permissionDecision: "deny"` and exit 2 refuse the call; the model sees an error'
-            " tool result whose content is the reason",
+            " tool result `PreToolUse:<Tool> hook error: R` (no reason: `Blocked by hook`;"
+            " exit 2: `[<command>]: S`), which is also PostToolBatch's `tool_response`",
             '`permissionDecision: "ask"` goes to the approval service (headless: a denial)',
             '`permissionDecision: "allow"` skips the approval prompt; guards still apply',
             "deprecated top-level `decision` (`approve`, `block`)",

@@ -103,7 +103,9 @@ def _denial(name: str, decl: HookDeclaration, answer: HookAnswer) -> str:
             f"PreToolUse:{name} hook error: [{decl.declared_command}]: "
             f"{answer.blocking_error.strip() or 'No stderr output'}"
         )
-    return answer.permission_reason or answer.reason or f"Hook PreToolUse:{name} denied this tool"
+    # 2.1.332's wording (2.1.197: the bare reason, or `Hook PreToolUse:<Tool> denied this tool`).
+    reason = answer.permission_reason or answer.reason or "Blocked by hook"
+    return f"PreToolUse:{name} hook error: {reason}"
 
 
 class ToolEvents(BridgeBase):

@@ -108,16 +108,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         " feedback:\n[<command>]: S`, and PostToolUse fires; dsh's is an error `TaskCompleted"
         " hook error: [<command>]: S` and PostToolUseFailure fires (issue 13)"
     ),
-    "api-error-auth": (
-        "API error text: 2.1.332's MessageDisplay `delta` and StopFailure"
-        " `last_assistant_message` are `Failed to authenticate. API Error: 401 <body>`; dsh's"
-        " `API Error: 401 <body>` (issue 13)"
-    ),
-    "api-error-rate-limit": (
-        "API error text: 2.1.332's MessageDisplay `delta` and StopFailure"
-        " `last_assistant_message` are `API Error: Request rejected (429) · <body>`; dsh's"
-        " `API Error: 429 <body>` (issue 13)"
-    ),
     # Payloads (bridge).
     "resume": f"{RESUME_KEYS} (issue 13)",
     "compact": f"{RESUME_KEYS} (issue 13)",

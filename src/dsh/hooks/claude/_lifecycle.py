@@ -381,17 +381,29 @@ def _error_kind(error: Exception) -> str:
         return "rate_limit"
     if status in (401, 403):
         return "authentication_failed"
+    if status == 529:  # the Anthropic API's "overloaded" status
+        return "overloaded"
     if isinstance(status, int) and status >= 500:
         return "server_error"
-    return "unknown"
+    return "unknown"  # 2.1.332 too: a 400 is `unknown`, not `invalid_request` (`api-error`)
 
 
 _HTTP_PREFIX = re.compile(r"^HTTP \d+ from [^:]*: ")
 
 
 def _api_error_text(error: Exception) -> str:
-    """Claude Code's synthetic last assistant message for a failed turn: ``API Error: 400 M``."""
+    """Claude Code's synthetic last assistant message for a failed turn, as 2.1.332 words it.
+
+    ``API Error: 400 M``; a 401 ``Failed to authenticate. API Error: 401 M``; a 429
+    ``API Error: Request rejected (429) · M`` (M: the error body's message).
+    """
     status = getattr(error, "status", None)
     message = str(getattr(error, "message", None) or error)
     message = _HTTP_PREFIX.sub("", message)
-    return f"API Error: {status} {message}" if status is not None else f"API Error: {message}"
+    if status is None:
+        return f"API Error: {message}"
+    if status == 401:
+        return f"Failed to authenticate. API Error: 401 {message}"
+    if status == 429:
+        return f"API Error: Request rejected (429) · {message}"
+    return f"API Error: {status} {message}"

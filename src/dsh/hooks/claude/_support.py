@@ -372,6 +372,11 @@ _TABLE: Final[dict[str, EventSupport]] = {
         applied=(
             "fires instead of `Stop` when a turn ends on a model API error, with `error` and"
             " `last_assistant_message`; output ignored, as in Claude Code",
+            "`error` from the HTTP status in Claude Code's vocabulary: `rate_limit` (429),"
+            " `authentication_failed` (401, 403), `overloaded` (529), `server_error` (other"
+            " 5xx), else `unknown`; `last_assistant_message` Claude Code's text (`API Error:"
+            " 400 M`, `Failed to authenticate. API Error: 401 M`, `API Error: Request rejected"
+            " (429) · M`)",
         ),
         limits=("`terminalSequence`: dsh runs hooks without a terminal of theirs",),
     ),

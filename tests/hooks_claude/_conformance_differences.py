@@ -98,11 +98,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
     "perm-denied-retry": f"{AUTO_MODE}; PermissionDenied `retry: true` adds a user text (issue 14)",
     "exit2-permission-denied": f"{AUTO_MODE}; PermissionDenied exit 2 (issue 14)",
     # Wordings (bridge).
-    "stop-block-once": (
-        "Stop block: 2.1.332 adds a system message `Stop hook blocking error from command:"
-        ' "<command>": R` after the `<system-reminder>` feedback; dsh sends the feedback only'
-        " (issue 13)"
-    ),
     "exit2-task-completed": (
         "TaskCompleted exit 2: 2.1.332's TaskUpdate result is not an error, `TaskCompleted hook"
         " feedback:\n[<command>]: S`, and PostToolUse fires; dsh's is an error `TaskCompleted"

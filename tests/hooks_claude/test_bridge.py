@@ -13,7 +13,7 @@ import pytest
 from dsh.hook_protocol import HookInvocationEvent, HookResultEvent
 from dsh.session import AbortCause, TurnEndReason
 from tests.agent.support import bash, of_type, replies, text
-from tests.hooks_claude.bridge_support import make_rig, read_jsonl
+from tests.hooks_claude.bridge_support import hook_command, make_rig, read_jsonl
 
 TOOL_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch"]
 
@@ -462,8 +462,41 @@ async def test_stop_block_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert second["stop_hook_active"] is True
     requests = rig.requests()
     assert len(requests) == 3
-    last = requests[2]["messages"][-1]
-    assert last == {"role": "steering", "text": "Stop hook feedback:\nR-STOP"}
+    feedback, named = requests[2]["messages"][-2:]
+    # 2.1.332: the feedback in its <system-reminder> framing, then the command as system text.
+    assert feedback["role"] == "steering"
+    assert feedback["text"].startswith("<system-reminder>\nThe text below is the output of a hook")
+    assert feedback["text"].endswith("\nStop hook feedback:\nR-STOP\n</system-reminder>")
+    assert named == {
+        "role": "context",
+        "source": "claude-hooks:Stop",
+        "text": f'Stop hook blocking error from command: "{hook_command("Stop")}": R-STOP',
+    }
+
+
+@pytest.mark.parametrize(
+    ("answer", "line"),
+    [
+        ({"exit": 2, "stderr": "S-STOP\n"}, "[{command}]: S-STOP"),
+        (
+            {"stdout": {"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "C"}}},
+            "C",
+        ),
+    ],
+    ids=["exit2", "context"],
+)
+async def test_stop_exit2_and_context_continue_without_a_system_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: dict[str, Any], line: str
+) -> None:
+    rig = make_rig(
+        tmp_path, monkeypatch, run_then_done("echo hi"), ["Stop"], {"Stop": {"times": 1, **answer}}
+    )
+    await rig.run("go")
+    last = rig.requests()[2]["messages"][-1]
+    assert last["role"] == "steering"
+    expected = line.format(command=hook_command("Stop"))
+    assert last["text"].endswith(f"\nStop hook feedback:\n{expected}\n</system-reminder>")
+    assert not contexts(rig.requests()[2])
 
 
 async def test_continue_false_halts_after_the_step(

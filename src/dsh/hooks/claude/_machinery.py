@@ -52,6 +52,7 @@ __all__ = [
     "additional_contexts",
     "blocking",
     "halting",
+    "shown_reason",
 ]
 
 PermissionMode: TypeAlias = Literal[
@@ -96,6 +97,17 @@ def additional_contexts(merged: Merged) -> list[str]:
 def blocking(merged: Merged) -> tuple[tuple[HookDeclaration, HookAnswer], ...]:
     """The answers that block (exit 2, ``decision: "block"``), with their declarations."""
     return merged.where(lambda a: a.blocks)
+
+
+def shown_reason(decl: HookDeclaration, answer: HookAnswer) -> str:
+    """A blocking answer's reason as Claude Code shows it: a JSON ``reason`` as it is, exit 2's
+    stderr after ``[<command>]: `` (how 2.1.332 names the hook that printed it)."""
+    if answer.decision == "block" and answer.reason:
+        return answer.reason
+    if answer.blocking_error is not None:
+        stderr = answer.blocking_error.strip() or "No stderr output"
+        return f"[{decl.declared_command}]: {stderr}"
+    return answer.reason or "blocked by hook"
 
 
 def halting(merged: Merged) -> HookAnswer | None:

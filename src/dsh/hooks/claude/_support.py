@@ -353,8 +353,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
         status="supported",
         applied=(
             '`decision: "block"` and exit 2 continue the turn with the reason as'
-            " `Stop hook feedback`",
-            "`additionalContext` continues the turn as non-error feedback",
+            " `Stop hook feedback` (exit 2: `[<command>]: S`) in a `<system-reminder>` steering"
+            " message framed as Claude Code frames it; a block also adds the context"
+            ' `Stop hook blocking error from command: "<command>": R` after it',
+            "`additionalContext` continues the turn as non-error feedback, framed the same",
             "`stop_hook_active` reports a forced continuation; at most 8 in a row"
             " (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`)",
             "`last_assistant_message` sent",

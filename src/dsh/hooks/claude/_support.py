@@ -189,7 +189,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`updatedInput` replaces the whole input before the call is sealed, so the log,"
             " the approval prompt, the tool and `PostToolUse`'s `tool_input` all see it; applied"
             " with `allow`, `ask` or no decision (the call then takes the normal path), ignored"
-            " with `deny` and `defer`; the model's history keeps its own call",
+            " with `deny` and `defer`; the model's history and PostToolBatch's"
+            " `tool_calls[].tool_input` keep its own call, as in Claude Code",
             "`updatedInput` that does not match the tool's input schema is not applied (the call"
             " runs with its input) and is shown to the user as a hook-error notice naming the"
             " hook",

@@ -451,10 +451,15 @@ class ToolEvents(BridgeBase):
         if not hooks:
             return await nxt()
         payload = self._base(agent, "PostToolBatch")
+        # `tool_input` is the model's own, as 2.1.332 sends it: not a PreToolUse `updatedInput`.
         payload["tool_calls"] = [
             {
                 "tool_name": r.call.name,
-                "tool_input": thaw_json(r.call.arguments),
+                "tool_input": thaw_json(
+                    r.call.original_arguments
+                    if r.call.original_arguments is not None
+                    else r.call.arguments
+                ),
                 "tool_use_id": r.call.tool_use_id,
                 "tool_response": r.result.text,
             }

@@ -112,11 +112,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         f"{RESUME_KEYS}; and a compaction answer without `<summary>` is retried once by 2.1.332"
         " (two compaction requests), not by dsh (issue 13)"
     ),
-    "file-path-write": (
-        "PreToolUse/PostToolUse `tool_input.file_path`: 2.1.332 sends it absolute and normalized"
-        " (`${PROJECT_DIR}/rel.txt`, `${HOME}/tilde.txt`, `${PROJECT_DIR}/dotdot.txt`); dsh"
-        " sends it as the model wrote it (issue 13)"
-    ),
     # Event order (bridge / instructions plugin).
     "claude-md": f"{INSTRUCTIONS_ORDER} (issue 13)",
     "exit2-session": f"{INSTRUCTIONS_ORDER}; its exit 2 has no effect on either (issue 13)",

@@ -64,6 +64,12 @@ _HALTS = (
     " (`stopReason` as the reason)"
 )
 _NOTICE = "`systemMessage` shown to the user as a notice"
+_FILE_PATHS = (
+    "a file tool's path in `tool_input` (`file_path` of Read, Write, Edit, MultiEdit;"
+    " NotebookEdit's `notebook_path`) absolute and normalized: `~` expanded, joined to the"
+    " session's current directory, `..` resolved; the tool, its result and PostToolBatch keep"
+    " the model's path"
+)
 
 _POST_SPLIT = (
     "Claude Code fires `PostToolUse` only after a successful call and `PostToolUseFailure` after a"
@@ -195,6 +201,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " runs with its input) and is shown to the user as a hook-error notice naming the"
             " hook",
             "`additionalContext` added after the step's tool results",
+            _FILE_PATHS,
             "several hooks: deny > ask > allow; every context delivered in declaration order",
             _NOTICE,
             "`continue: false` halts after the step's calls finish (`agent.cancel` with a"
@@ -255,6 +262,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " output, the log records it, and a block reason follows it; a tool without an"
             " output model takes any JSON and shows it as text (a string as is), as Claude Code"
             " shows an MCP tool's",
+            _FILE_PATHS,
             "several hooks' `updatedToolOutput`: the last valid one in declaration order wins;"
             " a failed call's output is never replaced (a suite that gets PostToolUse for it,"
             " having no PostToolUseFailure, is told so in a notice)",
@@ -275,6 +283,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
         status="supported",
         applied=(
             "fires after a call whose tool body ran and failed, with `error`",
+            _FILE_PATHS,
             '`additionalContext`, `decision: "block"` reason and exit 2 stderr reach the model',
             _NOTICE,
             _HALTS,

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import time
 from collections.abc import Hashable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Final, Literal
 
 from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed, calling_agent
@@ -66,6 +68,29 @@ _SEALED_INPUT: Final = (
 _NO_RULES: Final = "dsh keeps no permission rules or modes"
 
 _PENDING_MAX = 64
+
+# Claude Code's own file tools and their path fields, which PreToolUse/PostToolUse hooks get
+# absolute and normalized (`file-path-write`); the tool and PostToolBatch keep the model's.
+_PATH_FIELDS: Final[Mapping[str, str]] = {
+    "Read": "file_path",
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+
+
+def observable_input(name: str, arguments: Mapping[str, Any], cwd: Path) -> dict[str, Any]:
+    """A call's input as Claude Code shows it to tool hooks: a file tool's path made absolute
+    (``~`` expanded, joined to ``cwd``) and normalized (``..`` resolved), so a guard that
+    checks a path prefix cannot be bypassed by ``~/`` or ``sub/../``."""
+    shown: dict[str, Any] = thaw_json(arguments)
+    key = _PATH_FIELDS.get(name)
+    value = shown.get(key) if key is not None else None
+    if key is not None and isinstance(value, str) and value:
+        shown[key] = os.path.normpath(cwd / Path(value).expanduser())
+    return shown
+
 
 # PreToolUse's precedence: any denial wins, then any ask; else the call is allowed.
 _PRE_TOOL_PRECEDENCE: Final[tuple[Literal["deny", "ask"], ...]] = ("deny", "ask")
@@ -143,7 +168,7 @@ class ToolEvents(BridgeBase):
     ) -> Merged:
         payload = self._base(agent, "PreToolUse")
         payload["tool_name"] = name
-        payload["tool_input"] = thaw_json(arguments)
+        payload["tool_input"] = observable_input(name, arguments, agent.workspace.cwd)
         payload["tool_use_id"] = tool_use_id
         merged = await self._fire(agent, "PreToolUse", hooks, payload)
         # Shown and honoured now, even if a later rewriter refuses the call.
@@ -336,7 +361,7 @@ class ToolEvents(BridgeBase):
                 continue
             payload = self._base(agent, event)
             payload["tool_name"] = call.name
-            payload["tool_input"] = thaw_json(call.arguments)
+            payload["tool_input"] = observable_input(call.name, call.arguments, agent.workspace.cwd)
             if event == "PostToolUse":
                 payload["tool_response"] = _tool_response(result)
                 payload["tool_use_id"] = call.tool_use_id

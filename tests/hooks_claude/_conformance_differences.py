@@ -23,11 +23,6 @@ AUTO_MODE = (
     "needs Claude Code's auto mode: 2.1.332 denies the call (`Auto mode is unavailable: …`) and"
     " fires PermissionDenied (not supported by dsh); dsh runs `git push`, which fails"
 )
-RESUME_KEYS = (
-    "SessionStart `resume` (the `--continue` run): 2.1.332 adds `seconds_since_last_response`,"
-    " `context_tokens`, `prompt_cache_likely_expired`, `estimated_cache_write_usd`; dsh sends"
-    " none of them (bridge payload)"
-)
 INSTRUCTIONS_ORDER = (
     "InstructionsLoaded order: 2.1.332 fires it before UserPromptSubmit (after SessionStart, in"
     " either order); dsh fires it after UserPromptSubmit, when the instructions are loaded for"
@@ -103,13 +98,9 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         " feedback:\n[<command>]: S`, and PostToolUse fires; dsh's is an error `TaskCompleted"
         " hook error: [<command>]: S` and PostToolUseFailure fires (issue 13)"
     ),
-    # Payloads (bridge).
-    "resume": f"{RESUME_KEYS} (issue 13)",
-    "compact": f"{RESUME_KEYS} (issue 13)",
-    "exit2-precompact": f"{RESUME_KEYS} (issue 13)",
-    "exit2-postcompact": f"{RESUME_KEYS} (issue 13)",
+    # Compaction.
     "compact-bad-summary": (
-        f"{RESUME_KEYS}; and a compaction answer without `<summary>` is retried once by 2.1.332"
+        "compaction retry: a compaction answer without `<summary>` is retried once by 2.1.332"
         " (two compaction requests), not by dsh (issue 13)"
     ),
     # Event order (bridge / instructions plugin).

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ from dsh.hooks.claude._machinery import (
     halting,
     shown_reason,
 )
+from dsh.hooks.claude._resume import resume_fields
 from dsh.hooks.claude._transcript import write_transcript
 from dsh.session import AbortCause, Content, content_text
 
@@ -123,6 +125,8 @@ class LifecycleEvents(BridgeBase):
         payload["source"] = value
         if value == "compact":
             payload["model"] = agent.model.name
+        elif value == "resume":
+            payload.update(resume_fields(agent.events, system=agent.system, now=time.time()))
         merged = await self._fire(agent, "SessionStart", hooks, payload)
         self._inject_contexts(agent, "SessionStart", merged, plain_as=f"SessionStart:{value}")
         self._user_errors(agent, "SessionStart", merged)

@@ -95,6 +95,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
         status="partial",
         applied=(
             "sources `startup`, `resume`, `compact` (after a compaction) and `fork`",
+            "`resume` carries `seconds_since_last_response` (since the resumed log's last"
+            " assistant message), `context_tokens`, `prompt_cache_likely_expired` (over 5"
+            " minutes) and `estimated_cache_write_usd`; none before the log has a response",
             "`additionalContext` injected as context",
             "plain stdout on exit 0 injected as context",
             "exit 2 stderr shown to the user as a hook-error notice",
@@ -106,6 +109,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " skills or headless first-message seam",
             "`watchPaths`: no file watcher (`FileChanged` is not supported)",
             "`CLAUDE_ENV_FILE`: the Bash tool sources no per-session environment file",
+            "`context_tokens` is an estimate (about 4 characters a token of the system prompt"
+            " and the projected history): dsh records no token usage; `estimated_cache_write_usd`"
+            " prices it at 2.1.332's default model's rate (5 USD per million tokens), since dsh"
+            " knows no model prices",
         ),
     ),
     "Setup": EventSupport(

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from dsh.hook_protocol import HookInvocationEvent, HookResultEvent
-from dsh.session import AbortCause, TurnEndReason
+from dsh.session import AbortCause, NoticeEvent, TurnEndReason
 from tests.agent.support import bash, of_type, replies, text
 from tests.hooks_claude.bridge_support import hook_command, make_rig, read_jsonl
 
@@ -326,6 +326,46 @@ async def test_posttool_block_and_context_after_results(
     ]
 
 
+async def test_exit2_stderr_is_shown_after_its_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 2.1.332 puts `[<command>]: ` before a hook's stderr wherever it shows it.
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["PostToolUse", "SessionEnd"],
+        {
+            "PostToolUse": {"exit": 2, "stderr": "S-POST\n"},
+            "SessionEnd": {"exit": 2, "stderr": "S-END"},
+        },
+    )
+    agent, _ = await rig.run("go")
+    post, end = hook_command("PostToolUse"), hook_command("SessionEnd")
+    assert contexts(rig.requests()[1]) == [
+        f'PostToolUse:Bash hook blocking error from command: "{post}": [{post}]: S-POST'
+    ]
+    warnings = [e.text for e in of_type(agent.events, NoticeEvent) if e.level == "warning"]
+    assert warnings == [f"SessionEnd hook [{end}] failed: S-END"]
+
+
+async def test_post_tool_batch_exit2_stops_with_its_command_and_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["PostToolBatch"],
+        {"PostToolBatch": {"exit": 2, "stderr": "S-BATCH"}},
+    )
+    _, result = await rig.run("go")
+    assert len(rig.requests()) == 1
+    assert result.cause == AbortCause(
+        kind="hook", reason=f"[{hook_command('PostToolBatch')}]: S-BATCH"
+    )
+
+
 async def test_failed_bash_fires_post_tool_use_failure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -405,7 +445,11 @@ async def test_prompt_exit2_blocks_with_stderr(
     _, result = await rig.run("p")
     assert result.end_reason == TurnEndReason.REJECTED
     assert rig.requests() == []
-    assert any("S-UPS" in n.text for n in result.notices)
+    blocked = (
+        f"UserPromptSubmit operation blocked by hook:\n[{hook_command('UserPromptSubmit')}]: S-UPS"
+        "\n\nOriginal prompt: p"
+    )
+    assert any(n.text == blocked for n in result.notices), result.notices
 
 
 async def test_session_start_and_prompt_context(

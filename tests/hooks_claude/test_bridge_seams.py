@@ -47,7 +47,7 @@ from dsh.tools import (
     TASK_CREATED,
 )
 from tests.agent.support import bash, http_error, replies, text, tool
-from tests.hooks_claude.bridge_support import SCRIPT, make_rig, read_jsonl
+from tests.hooks_claude.bridge_support import SCRIPT, hook_command, make_rig, read_jsonl
 
 SUPPORTED = [e for e, row in HOOK_EVENT_HOST_SUPPORT.items() if row.status != "not-supported"]
 
@@ -113,7 +113,8 @@ async def test_pre_compact_block_vetoes(tmp_path: Path, monkeypatch: pytest.Monk
     assert payload["trigger"] == "manual"
     assert payload["custom_instructions"] == "keep it short"
     notices = [e.text for e in agent.events if isinstance(e, NoticeEvent)]
-    assert notices == ["compaction vetoed: NO-COMPACT"]
+    # 2.1.332 names the hook before its stderr (`exit2-precompact`).
+    assert notices == [f"compaction vetoed: [{hook_command('PreCompact')}]: NO-COMPACT"]
 
 
 async def test_post_compact_follows_session_start_compact(

@@ -151,7 +151,7 @@ class LifecycleEvents(BridgeBase):
         self._common_effects(agent, "UserPromptSubmit", merged)
         blocks = blocking(merged)
         if blocks:
-            reasons = "\n".join(a.block_reason for _, a in blocks)
+            reasons = "\n".join(shown_reason(d, a) for d, a in blocks)
             message = f"UserPromptSubmit operation blocked by hook:\n{reasons}"
             if not any(a.suppress_original_prompt for _, a in merged.answers):
                 message += f"\n\nOriginal prompt: {prompt}"
@@ -309,7 +309,7 @@ class LifecycleEvents(BridgeBase):
                 agent.notice(answer.system_message, source=f"{SOURCE}:PreCompact")
         blocks = blocking(merged)
         if blocks:
-            return PreCompactDecision.veto("\n".join(a.block_reason for _, a in blocks))
+            return PreCompactDecision.veto("\n".join(shown_reason(d, a) for d, a in blocks))
         return await nxt()
 
     async def _post_compact(self, agent: Agent, summary: str) -> None:

@@ -240,15 +240,17 @@ class BridgeBase:
             agent.cancel(AbortCause(kind="hook", reason=reason), when="after_step")
 
     def _user_errors(self, agent: Agent, event: str, merged: Merged) -> None:
-        """Exit 2 where it cannot block: stderr shown to the user as a hook-error notice."""
+        """Exit 2 where it cannot block: stderr shown to the user as a hook-error notice,
+        after ``[<command>]: `` as Claude Code shows it (SessionEnd: its own line)."""
         for decl, answer in merged:
-            if answer.blocking_error is not None:
-                text = answer.blocking_error.strip() or "(no stderr)"
-                agent.notice(
-                    f"{event} hook error ({decl.declared_command}): {text}",
-                    source=f"{SOURCE}:{event}",
-                    level="warning",
-                )
+            if answer.blocking_error is None:
+                continue
+            if event == "SessionEnd":
+                stderr = answer.blocking_error.strip() or "No stderr output"
+                text = f"SessionEnd hook [{decl.declared_command}] failed: {stderr}"
+            else:
+                text = f"{event} hook error: {shown_reason(decl, answer)}"
+            agent.notice(text, source=f"{SOURCE}:{event}", level="warning")
 
     def _inject_contexts(
         self, agent: Agent, event: str, merged: Merged, *, plain_as: str | None

@@ -262,7 +262,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
         applied=(
             "fires after a call whose tool body ran and succeeded; `tool_response` is the"
             " tool's structured output",
-            '`decision: "block"` and exit 2: the reason is added after the tool result',
+            '`decision: "block"` and exit 2: the reason is added after the tool result as'
+            ' `PostToolUse:<Tool> hook blocking error from command: "<command>": R` (exit 2:'
+            " `[<command>]: S` for R)",
             "`updatedToolOutput` replaces the output: it must match the tool's output model"
             " (each built-in tool has one), else it is not applied and a hook-error notice names"
             " the hook; the model sees the replacement rendered as the tool renders its own"

@@ -28,6 +28,7 @@ from dsh.hooks.claude._machinery import (
     additional_contexts,
     blocking,
     halting,
+    shown_reason,
 )
 from dsh.hooks.claude._outputs import HookAnswer
 from dsh.hooks.claude._types import HookDeclaration
@@ -124,10 +125,7 @@ def _pre_tool_outcome(name: str, merged: Merged) -> PreToolOutcome:
 
 def _denial(name: str, decl: HookDeclaration, answer: HookAnswer) -> str:
     if answer.blocking_error is not None:
-        return (
-            f"PreToolUse:{name} hook error: [{decl.declared_command}]: "
-            f"{answer.blocking_error.strip() or 'No stderr output'}"
-        )
+        return f"PreToolUse:{name} hook error: {shown_reason(decl, answer)}"
     # 2.1.332's wording (2.1.197: the bare reason, or `Hook PreToolUse:<Tool> denied this tool`).
     reason = answer.permission_reason or answer.reason or "Blocked by hook"
     return f"PreToolUse:{name} hook error: {reason}"
@@ -276,8 +274,7 @@ class ToolEvents(BridgeBase):
                     continue  # exit 2 is not honoured here: the flow is unchanged
                 # A failure of an `onFailure: "block"` hook blocks the permission request.
                 denials.append(
-                    f"PermissionRequest:{call.name} hook error: [{decl.declared_command}]: "
-                    f"{answer.blocking_error.strip() or 'No stderr output'}"
+                    f"PermissionRequest:{call.name} hook error: {shown_reason(decl, answer)}"
                 )
                 continue
             verdict = answer.permission_request
@@ -376,7 +373,7 @@ class ToolEvents(BridgeBase):
                 if answer.blocks:
                     contexts.append(
                         f"{event}:{call.name} hook blocking error from command: "
-                        f'"{decl.declared_command}": {answer.block_reason}'
+                        f'"{decl.declared_command}": {shown_reason(decl, answer)}'
                     )
             contexts.extend(
                 f"{event}:{call.name} hook additional context: {c}"
@@ -497,7 +494,7 @@ class ToolEvents(BridgeBase):
         halt = halting(merged)
         blocks = blocking(merged)
         if halt is not None or blocks:
-            reasons = [a.block_reason for _, a in blocks]
+            reasons = [shown_reason(d, a) for d, a in blocks]
             if halt is not None:
                 reasons.insert(0, halt.stop_reason or "PostToolBatch hook stopped the turn")
             return PostToolBatchDecision.stop("\n".join(reasons))

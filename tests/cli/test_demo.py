@@ -2,7 +2,7 @@
 
 The demo runs as a real process; the shipped ``.claude`` directory is checked with
 ``dsh hooks check`` and each hook script is run with ``python3`` (as the settings
-run it) on payloads shaped like the conformance recordings of Claude Code 2.1.197.
+run it) on payloads shaped like the conformance recordings of Claude Code 2.1.332.
 """
 
 from __future__ import annotations

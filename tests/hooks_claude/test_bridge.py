@@ -518,6 +518,22 @@ async def test_stop_block_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     }
 
 
+async def test_a_capped_stop_block_leaves_nothing_for_the_next_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = replies([text("one")], [text("two")], [text("three")])
+    block = {"Stop": {"stdout": {"decision": "block", "reason": "R-AGAIN"}}}
+    rig = make_rig(tmp_path, monkeypatch, script, ["Stop"], block)
+    agent = rig.harness.agent(continuation_cap=1)
+    agent.send("first")
+    await agent.run_turn()  # blocked once, then the cap ends the turn
+    agent.send("second")
+    await agent.run_turn()
+    await agent.close("other")
+    named = [c for c in contexts(rig.requests()[2]) if c.startswith("Stop hook blocking error")]
+    assert len(named) == 1  # the first block's; the capped one was never queued
+
+
 @pytest.mark.parametrize(
     ("answer", "line"),
     [

@@ -197,9 +197,11 @@ class LifecycleEvents(BridgeBase):
         if blocks:
             feedback = stop_feedback([shown_reason(d, a) for d, a in blocks])
             # 2.1.332: a JSON block (not exit 2) also names its command, as system text
-            # after the feedback (steering is drained before context at the next step).
+            # after the feedback (steering is drained before context at the next step);
+            # not when the continuation cap ends the turn, or it would reach the next one.
+            capped = state.streak >= agent.continuation_cap
             for decl, answer in blocks:
-                if answer.blocking_error is None:
+                if answer.blocking_error is None and not capped:
                     agent.inject(
                         f'Stop hook blocking error from command: "{decl.declared_command}":'
                         f" {answer.block_reason}",

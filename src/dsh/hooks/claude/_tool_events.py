@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import time
 from collections.abc import Hashable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, Final, Literal
 
 from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed, calling_agent
@@ -31,6 +29,7 @@ from dsh.hooks.claude._machinery import (
     shown_reason,
 )
 from dsh.hooks.claude._outputs import HookAnswer
+from dsh.hooks.claude._tool_input import observable_input
 from dsh.hooks.claude._types import HookDeclaration
 from dsh.session import thaw_json
 from dsh.tools import (
@@ -69,29 +68,6 @@ _SEALED_INPUT: Final = (
 _NO_RULES: Final = "dsh keeps no permission rules or modes"
 
 _PENDING_MAX = 64
-
-# Claude Code's own file tools and their path fields, which PreToolUse/PostToolUse hooks get
-# absolute and normalized (`file-path-write`); the tool and PostToolBatch keep the model's.
-_PATH_FIELDS: Final[Mapping[str, str]] = {
-    "Read": "file_path",
-    "Write": "file_path",
-    "Edit": "file_path",
-    "MultiEdit": "file_path",
-    "NotebookEdit": "notebook_path",
-}
-
-
-def observable_input(name: str, arguments: Mapping[str, Any], cwd: Path) -> dict[str, Any]:
-    """A call's input as Claude Code shows it to tool hooks: a file tool's path made absolute
-    (``~`` expanded, joined to ``cwd``) and normalized (``..`` resolved), so a guard that
-    checks a path prefix cannot be bypassed by ``~/`` or ``sub/../``."""
-    shown: dict[str, Any] = thaw_json(arguments)
-    key = _PATH_FIELDS.get(name)
-    value = shown.get(key) if key is not None else None
-    if key is not None and isinstance(value, str) and value:
-        shown[key] = os.path.normpath(cwd / Path(value).expanduser())
-    return shown
-
 
 # PreToolUse's precedence: any denial wins, then any ask; else the call is allowed.
 _PRE_TOOL_PRECEDENCE: Final[tuple[Literal["deny", "ask"], ...]] = ("deny", "ask")

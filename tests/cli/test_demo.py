@@ -2,7 +2,7 @@
 
 The demo runs as a real process; the shipped ``.claude`` directory is checked with
 ``dsh hooks check`` and each hook script is run with ``python3`` (as the settings
-run it) on payloads shaped like the conformance recordings of Claude Code 2.1.197.
+run it) on payloads shaped like the conformance recordings of Claude Code 2.1.332.
 """
 
 from __future__ import annotations
@@ -207,14 +207,14 @@ def test_each_shipped_script_imports_only_the_standard_library(shipped: Path, na
 
 
 def common(project: Path, event: str) -> dict[str, Any]:
-    """The common fields, as Claude Code 2.1.197 sent them (conformance case ``basic``)."""
+    """The common fields, as Claude Code 2.1.332 sends them (conformance case ``basic``)."""
     return {
         "session_id": SESSION,
         "transcript_path": f"/home/u/.claude/projects/-p/{SESSION}.jsonl",
         "cwd": str(project),
         "prompt_id": "c2c35348-a422-431d-9b59-d057b3361aba",
         "permission_mode": "bypassPermissions",
-        "effort": {"level": "high"},
+        "effort": {"level": "medium"},
         "hook_event_name": event,
     }
 
@@ -222,7 +222,8 @@ def common(project: Path, event: str) -> dict[str, Any]:
 def run_hook(project: Path, name: str, payload: dict[str, Any]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["python3", str(project / ".claude" / "hooks" / name)],
-        input=json.dumps(payload),
+        # Claude Code's stdin bytes: compact JSON, UTF-8 raw, one trailing newline.
+        input=json.dumps(payload, separators=(",", ":"), ensure_ascii=False) + "\n",
         cwd=project,
         env={**os.environ, "CLAUDE_PROJECT_DIR": str(project)},
         capture_output=True,

@@ -65,8 +65,10 @@ def make_rig(
     timeout: float | None = None,
     substitutions: dict[str, str] | None = None,
     permission_mode: PermissionMode = "bypassPermissions",
+    profile: dict[str, Any] | None = None,
 ) -> Rig:
-    """``events``: the events to register the recording hook on (event → matcher, or a list)."""
+    """``events``: the events to register the recording hook on (event → matcher, or a list);
+    ``profile``: more ``ClaudeCodeProfile`` settings (``effort``, ``attended``, ...)."""
     harness = make_harness(tmp_path, script)
     if substitutions:
         from dsh.models import ScriptedModel
@@ -83,7 +85,13 @@ def make_rig(
             group["matcher"] = matcher
         hooks[event] = [group]
     return mount_hooks(
-        tmp_path, monkeypatch, harness, hooks, answers, permission_mode=permission_mode
+        tmp_path,
+        monkeypatch,
+        harness,
+        hooks,
+        answers,
+        permission_mode=permission_mode,
+        profile=profile,
     )
 
 
@@ -95,6 +103,7 @@ def mount_hooks(
     answers: dict[str, Any] | None,
     *,
     permission_mode: PermissionMode = "bypassPermissions",
+    profile: dict[str, Any] | None = None,
 ) -> Rig:
     """Write ``hooks`` as the project's settings and mount the Claude Code profile on ``harness``.
 
@@ -122,11 +131,12 @@ def mount_hooks(
     transcripts = tmp_path / "transcripts"
     if harness.ctx.get(APPROVAL) is None:
         harness.ctx.provide(APPROVAL, ApprovalBroker())
-    profile = ClaudeCodeProfile(
+    mounted = ClaudeCodeProfile(
         catalog=catalog,
         permission_mode=permission_mode,
         transcript_dir=transcripts,
         instructions=False,
+        **(profile or {}),
     )
-    assert harness.assembly.mount_profile(profile) == ()
+    assert harness.assembly.mount_profile(mounted) == ()
     return Rig(harness=harness, catalog=catalog, log=log, transcripts=transcripts)

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dsh.hook_protocol import HookInvocationEvent, HookResultEvent
-from dsh.session import AbortCause, TurnEndReason
+from dsh.session import AbortCause, NoticeEvent, TurnEndReason
 from tests.agent.support import bash, of_type, replies, text
-from tests.hooks_claude.bridge_support import make_rig, read_jsonl
+from tests.hooks_claude.bridge_support import hook_command, make_rig, read_jsonl
 
 TOOL_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch"]
 
@@ -27,6 +28,10 @@ def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
 
 def contexts(request: dict[str, Any]) -> list[str]:
     return [m["text"] for m in request["messages"] if m["role"] == "context"]
+
+
+def raw_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
 
 
 def pre_answer(**fields: Any) -> dict[str, Any]:
@@ -67,7 +72,12 @@ async def test_basic_payloads_env_and_cwd(tmp_path: Path, monkeypatch: pytest.Mo
         assert env["CLAUDE_CODE_ENTRYPOINT"] == "sdk-cli"
         assert env["CLAUDE_CODE_CHILD_SESSION"] == "1"
         assert env["CLAUDE_PROJECT_DIR"] == project
+        assert env["CLAUDE_PID"] == str(os.getpid())
+        assert env["CLAUDE_CODE_SESSION_ATTENDED"] == "0"
         assert ("CLAUDE_EFFORT" in env) == ("effort" in payload)
+        if "effort" in payload:
+            assert payload["effort"] == {"level": "medium"}
+            assert env["CLAUDE_EFFORT"] == "medium"
     assert list(entries["SessionStart"]["payload"]) == [
         "session_id",
         "transcript_path",
@@ -105,6 +115,43 @@ async def test_basic_payloads_env_and_cwd(tmp_path: Path, monkeypatch: pytest.Mo
     results = of_type(agent.events, HookResultEvent)
     assert len(invocations) == len(results) == 7
     assert {r.invocation_id for r in results} == {i.id for i in invocations}
+
+
+async def test_stdin_and_transcript_bytes_are_claude_codes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Real hooks grep these bytes (`"role":"assistant"`): compact, UTF-8 raw, one newline.
+    monkeypatch.setenv("CASE_HOOK_RAW", "1")
+    rig = make_rig(tmp_path, monkeypatch, run_then_done("echo hi"), ["UserPromptSubmit", "Stop"])
+    await rig.run("Grüße — run echo hi")
+    for entry in rig.entries():
+        raw = entry["stdin_text"]
+        assert raw == json.dumps(entry["payload"], separators=(",", ":"), ensure_ascii=False) + "\n"
+    prompt_raw = rig.entries()[0]["stdin_text"]
+    assert '"prompt":"Grüße — run echo hi"' in prompt_raw
+    (stop,) = rig.payloads("Stop")
+    transcript = raw_text(Path(stop["transcript_path"]))
+    assert '"role":"assistant"' in transcript
+    assert "Grüße" in transcript
+    for line in transcript.splitlines():
+        assert line == json.dumps(json.loads(line), separators=(",", ":"), ensure_ascii=False)
+
+
+async def test_effort_and_attended_are_bridge_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["PreToolUse"],
+        profile={"effort": "high", "attended": True},
+    )
+    await rig.run("Please run echo hi")
+    (entry,) = rig.entries()
+    assert entry["payload"]["effort"] == {"level": "high"}
+    assert entry["env"]["CLAUDE_EFFORT"] == "high"
+    assert entry["env"]["CLAUDE_CODE_SESSION_ATTENDED"] == "1"
 
 
 async def test_transcript_written_before_stop(
@@ -153,11 +200,12 @@ async def test_pretool_deny_reason_is_the_error_result(
     await rig.run("go")
     assert not (rig.harness.project / "made.txt").exists()
     (result,) = tool_messages(rig.requests()[1])
-    assert result["content"] == "R-DENY"
+    # 2.1.332's wording (2.1.197 sent exactly the reason).
+    assert result["content"] == "PreToolUse:Bash hook error: R-DENY"
     assert result["is_error"] is True
     assert rig.order() == ["PreToolUse", "PostToolBatch"]  # no post-tool event for DENIED
     (batch,) = rig.payloads("PostToolBatch")
-    assert batch["tool_calls"][0]["tool_response"] == "R-DENY"
+    assert batch["tool_calls"][0]["tool_response"] == "PreToolUse:Bash hook error: R-DENY"
 
 
 async def test_pretool_deny_without_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -170,7 +218,7 @@ async def test_pretool_deny_without_reason(tmp_path: Path, monkeypatch: pytest.M
     )
     await rig.run("go")
     (result,) = tool_messages(rig.requests()[1])
-    assert result["content"] == "Hook PreToolUse:Bash denied this tool"
+    assert result["content"] == "PreToolUse:Bash hook error: Blocked by hook"
 
 
 async def test_pretool_ask_headless_is_a_denial(
@@ -278,6 +326,46 @@ async def test_posttool_block_and_context_after_results(
     ]
 
 
+async def test_exit2_stderr_is_shown_after_its_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 2.1.332 puts `[<command>]: ` before a hook's stderr wherever it shows it.
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["PostToolUse", "SessionEnd"],
+        {
+            "PostToolUse": {"exit": 2, "stderr": "S-POST\n"},
+            "SessionEnd": {"exit": 2, "stderr": "S-END"},
+        },
+    )
+    agent, _ = await rig.run("go")
+    post, end = hook_command("PostToolUse"), hook_command("SessionEnd")
+    assert contexts(rig.requests()[1]) == [
+        f'PostToolUse:Bash hook blocking error from command: "{post}": [{post}]: S-POST'
+    ]
+    warnings = [e.text for e in of_type(agent.events, NoticeEvent) if e.level == "warning"]
+    assert warnings == [f"SessionEnd hook [{end}] failed: S-END"]
+
+
+async def test_post_tool_batch_exit2_stops_with_its_command_and_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        run_then_done("echo hi"),
+        ["PostToolBatch"],
+        {"PostToolBatch": {"exit": 2, "stderr": "S-BATCH"}},
+    )
+    _, result = await rig.run("go")
+    assert len(rig.requests()) == 1
+    assert result.cause == AbortCause(
+        kind="hook", reason=f"[{hook_command('PostToolBatch')}]: S-BATCH"
+    )
+
+
 async def test_failed_bash_fires_post_tool_use_failure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -357,7 +445,11 @@ async def test_prompt_exit2_blocks_with_stderr(
     _, result = await rig.run("p")
     assert result.end_reason == TurnEndReason.REJECTED
     assert rig.requests() == []
-    assert any("S-UPS" in n.text for n in result.notices)
+    blocked = (
+        f"UserPromptSubmit operation blocked by hook:\n[{hook_command('UserPromptSubmit')}]: S-UPS"
+        "\n\nOriginal prompt: p"
+    )
+    assert any(n.text == blocked for n in result.notices), result.notices
 
 
 async def test_session_start_and_prompt_context(
@@ -414,8 +506,57 @@ async def test_stop_block_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert second["stop_hook_active"] is True
     requests = rig.requests()
     assert len(requests) == 3
-    last = requests[2]["messages"][-1]
-    assert last == {"role": "steering", "text": "Stop hook feedback:\nR-STOP"}
+    feedback, named = requests[2]["messages"][-2:]
+    # 2.1.332: the feedback in its <system-reminder> framing, then the command as system text.
+    assert feedback["role"] == "steering"
+    assert feedback["text"].startswith("<system-reminder>\nThe text below is the output of a hook")
+    assert feedback["text"].endswith("\nStop hook feedback:\nR-STOP\n</system-reminder>")
+    assert named == {
+        "role": "context",
+        "source": "claude-hooks:Stop",
+        "text": f'Stop hook blocking error from command: "{hook_command("Stop")}": R-STOP',
+    }
+
+
+async def test_a_capped_stop_block_leaves_nothing_for_the_next_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = replies([text("one")], [text("two")], [text("three")])
+    block = {"Stop": {"stdout": {"decision": "block", "reason": "R-AGAIN"}}}
+    rig = make_rig(tmp_path, monkeypatch, script, ["Stop"], block)
+    agent = rig.harness.agent(continuation_cap=1)
+    agent.send("first")
+    await agent.run_turn()  # blocked once, then the cap ends the turn
+    agent.send("second")
+    await agent.run_turn()
+    await agent.close("other")
+    named = [c for c in contexts(rig.requests()[2]) if c.startswith("Stop hook blocking error")]
+    assert len(named) == 1  # the first block's; the capped one was never queued
+
+
+@pytest.mark.parametrize(
+    ("answer", "line"),
+    [
+        ({"exit": 2, "stderr": "S-STOP\n"}, "[{command}]: S-STOP"),
+        (
+            {"stdout": {"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "C"}}},
+            "C",
+        ),
+    ],
+    ids=["exit2", "context"],
+)
+async def test_stop_exit2_and_context_continue_without_a_system_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: dict[str, Any], line: str
+) -> None:
+    rig = make_rig(
+        tmp_path, monkeypatch, run_then_done("echo hi"), ["Stop"], {"Stop": {"times": 1, **answer}}
+    )
+    await rig.run("go")
+    last = rig.requests()[2]["messages"][-1]
+    assert last["role"] == "steering"
+    expected = line.format(command=hook_command("Stop"))
+    assert last["text"].endswith(f"\nStop hook feedback:\n{expected}\n</system-reminder>")
+    assert not contexts(rig.requests()[2])
 
 
 async def test_continue_false_halts_after_the_step(

@@ -47,7 +47,7 @@ from dsh.tools import (
     TASK_CREATED,
 )
 from tests.agent.support import bash, http_error, replies, text, tool
-from tests.hooks_claude.bridge_support import SCRIPT, make_rig, read_jsonl
+from tests.hooks_claude.bridge_support import SCRIPT, hook_command, make_rig, read_jsonl
 
 SUPPORTED = [e for e, row in HOOK_EVENT_HOST_SUPPORT.items() if row.status != "not-supported"]
 
@@ -113,7 +113,8 @@ async def test_pre_compact_block_vetoes(tmp_path: Path, monkeypatch: pytest.Monk
     assert payload["trigger"] == "manual"
     assert payload["custom_instructions"] == "keep it short"
     notices = [e.text for e in agent.events if isinstance(e, NoticeEvent)]
-    assert notices == ["compaction vetoed: NO-COMPACT"]
+    # 2.1.332 names the hook before its stderr (`exit2-precompact`).
+    assert notices == [f"compaction vetoed: [{hook_command('PreCompact')}]: NO-COMPACT"]
 
 
 async def test_post_compact_follows_session_start_compact(
@@ -242,19 +243,32 @@ async def test_subagent_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     ]
 
 
-async def test_stop_failure_on_model_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("status", "kind", "text"),
+    [
+        # Claude Code 2.1.332's `error` and API error text (`api-error`, `-auth`, `-rate-limit`).
+        (400, "unknown", "API Error: 400 BAD"),
+        (401, "authentication_failed", "Failed to authenticate. API Error: 401 BAD"),
+        (429, "rate_limit", "API Error: Request rejected (429) · BAD"),
+        (529, "overloaded", "API Error: 529 BAD"),
+        (500, "server_error", "API Error: 500 BAD"),
+    ],
+)
+async def test_stop_failure_on_model_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, status: int, kind: str, text: str
+) -> None:
     rig = make_rig(
         tmp_path,
         monkeypatch,
-        replies([http_error(400, "BAD")]),
+        replies([http_error(status, "BAD")]),
         ["Stop", "StopFailure"],
     )
     _, result = await rig.run("go")
     assert result.end_reason == TurnEndReason.ERROR
     assert rig.order() == ["StopFailure"]
     (payload,) = rig.payloads("StopFailure")
-    assert payload["error"] == "unknown"
-    assert payload["last_assistant_message"] == "API Error: 400 BAD"
+    assert payload["error"] == kind
+    assert payload["last_assistant_message"] == text
 
 
 async def test_same_handler_in_two_settings_files_runs_once(

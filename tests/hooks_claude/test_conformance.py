@@ -60,6 +60,9 @@ VOLATILE = {
     "agent_id",
     "duration_ms",
     "seconds_since_last_response",
+    # The recording's is the mock server's usage report (120); dsh logs no usage and sends
+    # an estimate from the resumed log (tests/hooks_claude/test_resume.py checks it).
+    "context_tokens",
     "estimated_cache_write_usd",
     "model",
     "compact_summary",

@@ -17,7 +17,7 @@ import pytest
 from dsh.agent import SETUP, Agent
 from dsh.session import ContextMessageEvent, NoticeEvent, TurnEnd
 from tests.agent.support import make_harness, of_type, replies, text
-from tests.hooks_claude.bridge_support import Rig, make_rig
+from tests.hooks_claude.bridge_support import Rig, hook_command, make_rig
 
 
 def context_answer(event: str, value: str) -> dict[str, Any]:
@@ -107,8 +107,7 @@ async def test_plain_stdout_is_not_context_and_exit_2_is_a_notice(
     agent = await run_with_setup(r, "init")
     warnings = [n.text for n in of_type(agent.events, NoticeEvent) if n.level == "warning"]
     assert len(warnings) == 1
-    assert warnings[0].startswith("Setup hook error (")
-    assert warnings[0].endswith("): CASE-NO")
+    assert warnings == [f"Setup hook error: [{hook_command('Setup')}]: CASE-NO"]
     assert r.order() == ["Setup", "SessionStart", "UserPromptSubmit"]  # not blocked
     assert len(r.requests()) == 1
 

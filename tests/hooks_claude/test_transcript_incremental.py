@@ -45,7 +45,11 @@ EVENTS = ["UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"]
 
 
 def _encoded(lines: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in lines)
+    # Claude Code's layout: compact JSON, UTF-8 raw, one object per line.
+    return "".join(
+        json.dumps(line, separators=(",", ":"), ensure_ascii=False, default=str) + "\n"
+        for line in lines
+    )
 
 
 async def test_a_multi_turn_session_appends_and_ends_equal_to_a_full_projection(

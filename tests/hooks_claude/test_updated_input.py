@@ -117,6 +117,25 @@ async def test_allow_with_updated_input_runs_the_rewritten_call(
     assert assistant_calls(r)
 
 
+async def test_post_tool_batch_gets_the_models_input_and_the_rewritten_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 2.1.332 (`pretool-updated-input`): the batch lists the call as the model made it.
+    harness = make_harness(tmp_path, replies([bash("echo CASE-MODEL")], [text("done")]))
+    hooks = {
+        event: [{"hooks": [{"type": "command", "command": hook_command(event)}]}]
+        for event in ("PreToolUse", "PostToolUse", "PostToolBatch")
+    }
+    answers = {"PreToolUse": answer(decision="allow", updated=rewrite_to("NEW"))}
+    r = mount_hooks(tmp_path, monkeypatch, harness, hooks, answers)
+    await r.run("run it")
+    (post,) = r.payloads("PostToolUse")
+    assert post["tool_input"] == rewrite_to("NEW")
+    ((call,),) = [p["tool_calls"] for p in r.payloads("PostToolBatch")]
+    assert call["tool_input"] == MODEL_INPUT
+    assert call["tool_response"] == "NEW"
+
+
 async def test_no_decision_with_updated_input_is_applied(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -136,7 +155,7 @@ async def test_updated_input_is_ignored_with_deny_and_defer(
     assert call.arguments == MODEL_INPUT
     assert call.original_arguments is None
     if decision == "deny":
-        assert tool_results(r) == [("CASE-DENY-REASON", True)]
+        assert tool_results(r) == [("PreToolUse:Bash hook error: CASE-DENY-REASON", True)]
         assert r.order() == ["PreA"]
     else:
         assert tool_results(r) == [("CASE-MODEL", False)]
@@ -306,5 +325,5 @@ async def test_a_call_that_skipped_rewriting_runs_the_hooks_on_pre_execute(
     assert r.order() == ["PreA"]
     assert res.call.original_arguments is None
     assert res.result.code == "DENIED"
-    assert res.result.content == "CASE-DENY-REASON"
+    assert res.result.content == "PreToolUse:Bash hook error: CASE-DENY-REASON"
     await agent.close("other")

@@ -33,7 +33,7 @@ from dsh.agent import (
 )
 from dsh.context import Context
 from dsh.hooks.claude._lifecycle import LifecycleEvents
-from dsh.hooks.claude._machinery import PermissionMode
+from dsh.hooks.claude._machinery import EFFORT_LEVEL, PermissionMode
 from dsh.hooks.claude._support import HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude._tool_events import ToolEvents
 from dsh.hooks.claude._types import Catalog
@@ -116,12 +116,20 @@ def claude_hooks_plugin(
     *,
     permission_mode: PermissionMode = "bypassPermissions",
     transcript_dir: Path | None = None,
+    effort: str | None = EFFORT_LEVEL,
+    attended: bool = False,
 ) -> ClaudeHooksPlugin:
     """The plugin that runs ``catalog``'s hooks on dsh's seams: ``ctx.plugin(...)`` it.
 
     ``permission_mode`` is sent as Claude Code's ``permission_mode``;
-    ``transcript_dir`` is where transcripts are written (default: dsh's data dir).
+    ``transcript_dir`` is where transcripts are written (default: dsh's data dir);
+    ``effort`` is the payloads' ``effort.level`` and ``CLAUDE_EFFORT`` (``None``: neither);
+    ``attended`` whether a person is at the terminal (``CLAUDE_CODE_SESSION_ATTENDED``).
     """
     return ClaudeHooksPlugin(
-        catalog, permission_mode=permission_mode, transcript_dir=transcript_dir
+        catalog,
+        permission_mode=permission_mode,
+        transcript_dir=transcript_dir,
+        effort=effort,
+        attended=attended,
     )

@@ -12,7 +12,7 @@ too; the events themselves are ``_lifecycle`` and ``_tool_events``.
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
@@ -31,7 +31,12 @@ from dsh.hook_protocol import (
     root_session,
 )
 from dsh.hooks.claude._outputs import HookAnswer, decode_answer
-from dsh.hooks.claude._transcript import TranscriptWriter, default_transcript_dir, project_slug
+from dsh.hooks.claude._transcript import (
+    TranscriptWriter,
+    claude_json,
+    default_transcript_dir,
+    project_slug,
+)
 from dsh.hooks.claude._types import Catalog, HookDeclaration
 from dsh.session import AbortCause
 
@@ -47,6 +52,7 @@ __all__ = [
     "additional_contexts",
     "blocking",
     "halting",
+    "shown_reason",
 ]
 
 PermissionMode: TypeAlias = Literal[
@@ -54,7 +60,8 @@ PermissionMode: TypeAlias = Literal[
 ]
 
 ENTRYPOINT: Final = "sdk-cli"
-EFFORT_LEVEL: Final = "high"
+EFFORT_LEVEL: Final = "medium"
+"""The ``effort.level`` (and ``CLAUDE_EFFORT``) hooks get by default: 2.1.332's default model's."""
 
 SOURCE: Final = "claude-hooks"
 
@@ -92,6 +99,17 @@ def blocking(merged: Merged) -> tuple[tuple[HookDeclaration, HookAnswer], ...]:
     return merged.where(lambda a: a.blocks)
 
 
+def shown_reason(decl: HookDeclaration, answer: HookAnswer) -> str:
+    """A blocking answer's reason as Claude Code shows it: a JSON ``reason`` as it is, exit 2's
+    stderr after ``[<command>]: `` (how 2.1.332 names the hook that printed it)."""
+    if answer.decision == "block" and answer.reason:
+        return answer.reason
+    if answer.blocking_error is not None:
+        stderr = answer.blocking_error.strip() or "No stderr output"
+        return f"[{decl.declared_command}]: {stderr}"
+    return answer.reason or "blocked by hook"
+
+
 def halting(merged: Merged) -> HookAnswer | None:
     """The first ``continue: false`` answer."""
     return merged.first(lambda a: a.halt)
@@ -127,11 +145,13 @@ class BridgeBase:
         permission_mode: PermissionMode = "bypassPermissions",
         transcript_dir: Path | None = None,
         effort: str | None = EFFORT_LEVEL,
+        attended: bool = False,
     ) -> None:
         self.catalog = catalog
         self.permission_mode: PermissionMode = permission_mode
         self.transcript_dir = transcript_dir
         self.effort = effort
+        self.attended = attended
         # Per root agent, not per session id: a resumed session is a new process in
         # Claude Code, with no prompt id until its first prompt.
         self._state: SessionStates[Agent, AgentState] = SessionStates(AgentState)
@@ -198,8 +218,9 @@ class BridgeBase:
                 path, session_id=root.session_id, permission_mode=self.permission_mode
             )
         writer.sync(root.events, cwd=root.workspace.cwd)
-        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-        env = _claude_env(root, payload)
+        # As Claude Code writes it: compact JSON, UTF-8 raw, one trailing newline.
+        data = (claude_json(payload) + "\n").encode("utf-8")
+        env = _claude_env(root, payload, attended=self.attended)
         handlers = [(h, h.to_command(cwd=agent.workspace.cwd, env=env)) for h in hooks]
         # The running turn's signal: `agent.cancel(..., when="now")` ends the hooks'
         # process groups and their runs come back `cancelled` (no decision).
@@ -219,15 +240,17 @@ class BridgeBase:
             agent.cancel(AbortCause(kind="hook", reason=reason), when="after_step")
 
     def _user_errors(self, agent: Agent, event: str, merged: Merged) -> None:
-        """Exit 2 where it cannot block: stderr shown to the user as a hook-error notice."""
+        """Exit 2 where it cannot block: stderr shown to the user as a hook-error notice,
+        after ``[<command>]: `` as Claude Code shows it (SessionEnd: its own line)."""
         for decl, answer in merged:
-            if answer.blocking_error is not None:
-                text = answer.blocking_error.strip() or "(no stderr)"
-                agent.notice(
-                    f"{event} hook error ({decl.declared_command}): {text}",
-                    source=f"{SOURCE}:{event}",
-                    level="warning",
-                )
+            if answer.blocking_error is None:
+                continue
+            if event == "SessionEnd":
+                stderr = answer.blocking_error.strip() or "No stderr output"
+                text = f"SessionEnd hook [{decl.declared_command}] failed: {stderr}"
+            else:
+                text = f"{event} hook error: {shown_reason(decl, answer)}"
+            agent.notice(text, source=f"{SOURCE}:{event}", level="warning")
 
     def _inject_contexts(
         self, agent: Agent, event: str, merged: Merged, *, plain_as: str | None
@@ -243,13 +266,17 @@ class BridgeBase:
                 agent.inject(f"{plain_as} hook success: {answer.plain}", source=f"{SOURCE}:{event}")
 
 
-def _claude_env(root: Agent, payload: Mapping[str, Any]) -> dict[str, str]:
+def _claude_env(root: Agent, payload: Mapping[str, Any], *, attended: bool) -> dict[str, str]:
     """The variables Claude Code sets for its hooks (beside each hook's own)."""
     env = {
         "CLAUDECODE": "1",
         "CLAUDE_CODE_SESSION_ID": root.session_id,
         "CLAUDE_CODE_ENTRYPOINT": ENTRYPOINT,
         "CLAUDE_CODE_CHILD_SESSION": "1",
+        # Whether a person is at the terminal (`0` headless): hooks skip prompts when not.
+        "CLAUDE_CODE_SESSION_ATTENDED": "1" if attended else "0",
+        # The CLI's pid in Claude Code; dsh's own process is the host of the session.
+        "CLAUDE_PID": str(os.getpid()),
     }
     effort = payload.get("effort")
     if isinstance(effort, dict) and isinstance(effort.get("level"), str):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, final
 
 from dsh._frozen import frozen
+from dsh.hooks.claude._machinery import EFFORT_LEVEL
 
 if TYPE_CHECKING:
     from dsh.hooks.claude import Catalog, ClaudeHooksPlugin, PermissionMode, PluginRoot
@@ -49,7 +50,9 @@ class ClaudeCodeProfile:
     ``load_catalog``'s (default: the real ones). ``catalog``, when given, is used
     as it is, nothing discovered. ``permission_mode`` is what hooks are sent
     (``default`` fires PermissionRequest); ``transcript_dir`` is where the
-    transcripts hooks read are written (default: dsh's data dir).
+    transcripts hooks read are written (default: dsh's data dir). ``effort``
+    is the hooks' ``effort.level`` / ``CLAUDE_EFFORT``; ``attended`` says a
+    person is at the terminal (``CLAUDE_CODE_SESSION_ATTENDED=1``; headless: 0).
     ``instructions`` loads ``CLAUDE.md`` and its family into each root
     session's context, from ``instructions_config_dir`` and
     ``instructions_managed_dir`` (default: Claude Code's own).
@@ -64,6 +67,8 @@ class ClaudeCodeProfile:
     catalog: Catalog | None = None
     permission_mode: PermissionMode = "default"
     transcript_dir: Path | None = None
+    effort: str | None = EFFORT_LEVEL
+    attended: bool = False
     instructions: bool = True
     instructions_config_dir: Path | None = None
     instructions_managed_dir: Path | None = None
@@ -90,7 +95,11 @@ class ClaudeCodeProfile:
             )
         hooks = (
             claude_hooks_plugin(
-                catalog, permission_mode=self.permission_mode, transcript_dir=self.transcript_dir
+                catalog,
+                permission_mode=self.permission_mode,
+                transcript_dir=self.transcript_dir,
+                effort=self.effort,
+                attended=self.attended,
             )
             if catalog.all_hooks()
             else None

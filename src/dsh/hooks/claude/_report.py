@@ -126,6 +126,18 @@ Only `command` hooks run: in the shell form through `sh -c` (`bash -c` with
 default timeout is {default} s, 30 s for `UserPromptSubmit`; `SessionEnd` hooks share
 a 1.5 s budget raised to the highest timeout a settings file declares, at most 60 s.
 
+A hook gets its payload on stdin as Claude Code 2.1.332 writes it: compact JSON, UTF-8
+unescaped, one trailing newline; the transcript at `transcript_path` has its lines in the
+same layout. Its environment holds Claude Code's variables: `CLAUDE_PROJECT_DIR`,
+`CLAUDECODE=1`, `CLAUDE_CODE_SESSION_ID`, `CLAUDE_CODE_ENTRYPOINT=sdk-cli`,
+`CLAUDE_CODE_CHILD_SESSION=1`, `CLAUDE_CODE_SESSION_ATTENDED` (`0` headless, `1` when a
+person is at the terminal), `CLAUDE_PID` (dsh's process) and, where the payload has
+`effort`, `CLAUDE_EFFORT` (`medium` unless the session sets another). dsh sets no
+`CLAUDE_CODE_CHILD_NOTES_DIR`, `CLAUDE_CODE_MESSAGING_SOCKET` or
+`CLAUDE_CODE_MESSAGING_TOKEN`: it has no child-notes directory and no messaging socket.
+Wherever an exit-2 hook's stderr S is shown, to the model or to the user, it reads
+`[<command>]: S`, as in Claude Code.
+
 ## Diagnostics
 
 The catalog validates every declaration and admits only what this host runs;

@@ -64,6 +64,12 @@ _HALTS = (
     " (`stopReason` as the reason)"
 )
 _NOTICE = "`systemMessage` shown to the user as a notice"
+_FILE_PATHS = (
+    "a file tool's path in `tool_input` (`file_path` of Read, Write, Edit, MultiEdit;"
+    " NotebookEdit's `notebook_path`) absolute and normalized: `~` expanded, joined to the"
+    " session's current directory, `..` resolved; the tool, its result and PostToolBatch keep"
+    " the model's path"
+)
 
 _POST_SPLIT = (
     "Claude Code fires `PostToolUse` only after a successful call and `PostToolUseFailure` after a"
@@ -89,6 +95,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
         status="partial",
         applied=(
             "sources `startup`, `resume`, `compact` (after a compaction) and `fork`",
+            "`resume` carries `seconds_since_last_response` (since the resumed log's last"
+            " assistant message), `context_tokens`, `prompt_cache_likely_expired` (over 5"
+            " minutes) and `estimated_cache_write_usd`; none before the log has a response",
             "`additionalContext` injected as context",
             "plain stdout on exit 0 injected as context",
             "exit 2 stderr shown to the user as a hook-error notice",
@@ -100,6 +109,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " skills or headless first-message seam",
             "`watchPaths`: no file watcher (`FileChanged` is not supported)",
             "`CLAUDE_ENV_FILE`: the Bash tool sources no per-session environment file",
+            "`context_tokens` is an estimate (about 4 characters a token of the system prompt"
+            " and the projected history): dsh records no token usage; `estimated_cache_write_usd`"
+            " prices it at 2.1.332's default model's rate (5 USD per million tokens), since dsh"
+            " knows no model prices",
         ),
     ),
     "Setup": EventSupport(
@@ -181,18 +194,21 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "hooks run once per call, on `tools/rewrite-input` (before the call's identity);"
             " the merged decision is applied when the call reaches `tools/pre-execute`",
             '`permissionDecision: "deny"` and exit 2 refuse the call; the model sees an error'
-            " tool result whose content is the reason",
+            " tool result `PreToolUse:<Tool> hook error: R` (no reason: `Blocked by hook`;"
+            " exit 2: `[<command>]: S`), which is also PostToolBatch's `tool_response`",
             '`permissionDecision: "ask"` goes to the approval service (headless: a denial)',
             '`permissionDecision: "allow"` skips the approval prompt; guards still apply',
             "deprecated top-level `decision` (`approve`, `block`)",
             "`updatedInput` replaces the whole input before the call is sealed, so the log,"
             " the approval prompt, the tool and `PostToolUse`'s `tool_input` all see it; applied"
             " with `allow`, `ask` or no decision (the call then takes the normal path), ignored"
-            " with `deny` and `defer`; the model's history keeps its own call",
+            " with `deny` and `defer`; the model's history and PostToolBatch's"
+            " `tool_calls[].tool_input` keep its own call, as in Claude Code",
             "`updatedInput` that does not match the tool's input schema is not applied (the call"
             " runs with its input) and is shown to the user as a hook-error notice naming the"
             " hook",
             "`additionalContext` added after the step's tool results",
+            _FILE_PATHS,
             "several hooks: deny > ask > allow; every context delivered in declaration order",
             _NOTICE,
             "`continue: false` halts after the step's calls finish (`agent.cancel` with a"
@@ -246,13 +262,16 @@ _TABLE: Final[dict[str, EventSupport]] = {
         applied=(
             "fires after a call whose tool body ran and succeeded; `tool_response` is the"
             " tool's structured output",
-            '`decision: "block"` and exit 2: the reason is added after the tool result',
+            '`decision: "block"` and exit 2: the reason is added after the tool result as'
+            ' `PostToolUse:<Tool> hook blocking error from command: "<command>": R` (exit 2:'
+            " `[<command>]: S` for R)",
             "`updatedToolOutput` replaces the output: it must match the tool's output model"
             " (each built-in tool has one), else it is not applied and a hook-error notice names"
             " the hook; the model sees the replacement rendered as the tool renders its own"
             " output, the log records it, and a block reason follows it; a tool without an"
             " output model takes any JSON and shows it as text (a string as is), as Claude Code"
             " shows an MCP tool's",
+            _FILE_PATHS,
             "several hooks' `updatedToolOutput`: the last valid one in declaration order wins;"
             " a failed call's output is never replaced (a suite that gets PostToolUse for it,"
             " having no PostToolUseFailure, is told so in a notice)",
@@ -273,6 +292,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
         status="supported",
         applied=(
             "fires after a call whose tool body ran and failed, with `error`",
+            _FILE_PATHS,
             '`additionalContext`, `decision: "block"` reason and exit 2 stderr reach the model',
             _NOTICE,
             _HALTS,
@@ -352,8 +372,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
         status="supported",
         applied=(
             '`decision: "block"` and exit 2 continue the turn with the reason as'
-            " `Stop hook feedback`",
-            "`additionalContext` continues the turn as non-error feedback",
+            " `Stop hook feedback` (exit 2: `[<command>]: S`) in a `<system-reminder>` steering"
+            " message framed as Claude Code frames it; a block also adds the context"
+            ' `Stop hook blocking error from command: "<command>": R` after it',
+            "`additionalContext` continues the turn as non-error feedback, framed the same",
             "`stop_hook_active` reports a forced continuation; at most 8 in a row"
             " (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`)",
             "`last_assistant_message` sent",
@@ -371,6 +393,11 @@ _TABLE: Final[dict[str, EventSupport]] = {
         applied=(
             "fires instead of `Stop` when a turn ends on a model API error, with `error` and"
             " `last_assistant_message`; output ignored, as in Claude Code",
+            "`error` from the HTTP status in Claude Code's vocabulary: `rate_limit` (429),"
+            " `authentication_failed` (401, 403), `overloaded` (529), `server_error` (other"
+            " 5xx), else `unknown`; `last_assistant_message` Claude Code's text (`API Error:"
+            " 400 M`, `Failed to authenticate. API Error: 401 M`, `API Error: Request rejected"
+            " (429) · M`)",
         ),
         limits=("`terminalSequence`: dsh runs hooks without a terminal of theirs",),
     ),

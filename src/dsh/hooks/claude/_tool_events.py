@@ -26,8 +26,10 @@ from dsh.hooks.claude._machinery import (
     additional_contexts,
     blocking,
     halting,
+    shown_reason,
 )
 from dsh.hooks.claude._outputs import HookAnswer
+from dsh.hooks.claude._tool_input import observable_input
 from dsh.hooks.claude._types import HookDeclaration
 from dsh.session import thaw_json
 from dsh.tools import (
@@ -99,11 +101,10 @@ def _pre_tool_outcome(name: str, merged: Merged) -> PreToolOutcome:
 
 def _denial(name: str, decl: HookDeclaration, answer: HookAnswer) -> str:
     if answer.blocking_error is not None:
-        return (
-            f"PreToolUse:{name} hook error: [{decl.declared_command}]: "
-            f"{answer.blocking_error.strip() or 'No stderr output'}"
-        )
-    return answer.permission_reason or answer.reason or f"Hook PreToolUse:{name} denied this tool"
+        return f"PreToolUse:{name} hook error: {shown_reason(decl, answer)}"
+    # 2.1.332's wording (2.1.197: the bare reason, or `Hook PreToolUse:<Tool> denied this tool`).
+    reason = answer.permission_reason or answer.reason or "Blocked by hook"
+    return f"PreToolUse:{name} hook error: {reason}"
 
 
 class ToolEvents(BridgeBase):
@@ -141,7 +142,7 @@ class ToolEvents(BridgeBase):
     ) -> Merged:
         payload = self._base(agent, "PreToolUse")
         payload["tool_name"] = name
-        payload["tool_input"] = thaw_json(arguments)
+        payload["tool_input"] = observable_input(name, arguments, agent.workspace.cwd)
         payload["tool_use_id"] = tool_use_id
         merged = await self._fire(agent, "PreToolUse", hooks, payload)
         # Shown and honoured now, even if a later rewriter refuses the call.
@@ -249,8 +250,7 @@ class ToolEvents(BridgeBase):
                     continue  # exit 2 is not honoured here: the flow is unchanged
                 # A failure of an `onFailure: "block"` hook blocks the permission request.
                 denials.append(
-                    f"PermissionRequest:{call.name} hook error: [{decl.declared_command}]: "
-                    f"{answer.blocking_error.strip() or 'No stderr output'}"
+                    f"PermissionRequest:{call.name} hook error: {shown_reason(decl, answer)}"
                 )
                 continue
             verdict = answer.permission_request
@@ -334,7 +334,7 @@ class ToolEvents(BridgeBase):
                 continue
             payload = self._base(agent, event)
             payload["tool_name"] = call.name
-            payload["tool_input"] = thaw_json(call.arguments)
+            payload["tool_input"] = observable_input(call.name, call.arguments, agent.workspace.cwd)
             if event == "PostToolUse":
                 payload["tool_response"] = _tool_response(result)
                 payload["tool_use_id"] = call.tool_use_id
@@ -349,7 +349,7 @@ class ToolEvents(BridgeBase):
                 if answer.blocks:
                     contexts.append(
                         f"{event}:{call.name} hook blocking error from command: "
-                        f'"{decl.declared_command}": {answer.block_reason}'
+                        f'"{decl.declared_command}": {shown_reason(decl, answer)}'
                     )
             contexts.extend(
                 f"{event}:{call.name} hook additional context: {c}"
@@ -449,10 +449,15 @@ class ToolEvents(BridgeBase):
         if not hooks:
             return await nxt()
         payload = self._base(agent, "PostToolBatch")
+        # `tool_input` is the model's own, as 2.1.332 sends it: not a PreToolUse `updatedInput`.
         payload["tool_calls"] = [
             {
                 "tool_name": r.call.name,
-                "tool_input": thaw_json(r.call.arguments),
+                "tool_input": thaw_json(
+                    r.call.original_arguments
+                    if r.call.original_arguments is not None
+                    else r.call.arguments
+                ),
                 "tool_use_id": r.call.tool_use_id,
                 "tool_response": r.result.text,
             }
@@ -465,7 +470,7 @@ class ToolEvents(BridgeBase):
         halt = halting(merged)
         blocks = blocking(merged)
         if halt is not None or blocks:
-            reasons = [a.block_reason for _, a in blocks]
+            reasons = [shown_reason(d, a) for d, a in blocks]
             if halt is not None:
                 reasons.insert(0, halt.stop_reason or "PostToolBatch hook stopped the turn")
             return PostToolBatchDecision.stop("\n".join(reasons))

@@ -33,6 +33,7 @@ from dsh.session import (
 
 __all__ = [
     "TranscriptWriter",
+    "claude_json",
     "default_transcript_dir",
     "project_slug",
     "transcript_lines",
@@ -152,10 +153,17 @@ def transcript_lines(
     return _project(events, session_id=session_id, cwd=cwd, permission_mode=permission_mode)
 
 
+def claude_json(value: Any) -> str:
+    """``value`` as Claude Code writes JSON (hook stdin, transcript lines): compact, UTF-8 raw.
+
+    Real hooks grep these bytes (a Stop-loop plugin searches the transcript for
+    ``"role":"assistant"``), so the separators are part of the protocol.
+    """
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
 def _encode(lines: Iterable[dict[str, Any]]) -> bytes:
-    return "".join(
-        json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in lines
-    ).encode("utf-8")
+    return "".join(claude_json(line) + "\n" for line in lines).encode("utf-8")
 
 
 def write_transcript(

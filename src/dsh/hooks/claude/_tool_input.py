@@ -1,0 +1,39 @@
+"""A tool call's input as Claude Code shows it to tool hooks.
+
+Claude Code 2.1.332 gives PreToolUse and PostToolUse hooks a file tool's path
+absolute and normalized (the corpus's ``file-path-write``), while the tool,
+its result and PostToolBatch keep the path the model wrote.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from dsh.session import thaw_json
+
+__all__ = ["observable_input"]
+
+# Claude Code's own file tools and their path fields, which PreToolUse/PostToolUse hooks get
+# absolute and normalized (`file-path-write`); the tool and PostToolBatch keep the model's.
+_PATH_FIELDS: Final[Mapping[str, str]] = {
+    "Read": "file_path",
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+
+
+def observable_input(name: str, arguments: Mapping[str, Any], cwd: Path) -> dict[str, Any]:
+    """A call's input as Claude Code shows it to tool hooks: a file tool's path made absolute
+    (``~`` expanded, joined to ``cwd``) and normalized (``..`` resolved), so a guard that
+    checks a path prefix cannot be bypassed by ``~/`` or ``sub/../``."""
+    shown: dict[str, Any] = thaw_json(arguments)
+    key = _PATH_FIELDS.get(name)
+    value = shown.get(key) if key is not None else None
+    if key is not None and isinstance(value, str) and value:
+        shown[key] = os.path.normpath(cwd / Path(value).expanduser())
+    return shown

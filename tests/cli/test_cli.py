@@ -498,7 +498,7 @@ def test_run_loads_the_projects_claude_md_unless_told_not_to(
     if flag is None:
         assert len(contexts) == 1
         assert contexts[0].endswith(block)
-        assert record.read_text().splitlines() == ["UserPromptSubmit ", "InstructionsLoaded "]
+        assert record.read_text().splitlines() == ["InstructionsLoaded ", "UserPromptSubmit "]
     else:
         assert contexts == []
         assert record.read_text().splitlines() == ["UserPromptSubmit "]

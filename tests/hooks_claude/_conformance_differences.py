@@ -23,11 +23,6 @@ AUTO_MODE = (
     "needs Claude Code's auto mode: 2.1.332 denies the call (`Auto mode is unavailable: …`) and"
     " fires PermissionDenied (not supported by dsh); dsh runs `git push`, which fails"
 )
-INSTRUCTIONS_ORDER = (
-    "InstructionsLoaded order: 2.1.332 fires it before UserPromptSubmit (after SessionStart, in"
-    " either order); dsh fires it after UserPromptSubmit, when the instructions are loaded for"
-    " the first prompt"
-)
 ASYNC_REWAKE = (
     "`asyncRewake: true`: 2.1.332 waits for the handler in `-p` mode and applies its exit 2 as a"
     " synchronous one's; dsh drops the handler (catalog warning), so it never runs"
@@ -103,9 +98,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         "compaction retry: a compaction answer without `<summary>` is retried once by 2.1.332"
         " (two compaction requests), not by dsh (issue 13)"
     ),
-    # Event order (bridge / instructions plugin).
-    "claude-md": f"{INSTRUCTIONS_ORDER} (issue 13)",
-    "exit2-session": f"{INSTRUCTIONS_ORDER}; its exit 2 has no effect on either (issue 13)",
     # New behaviour (bridge, subagents, tools).
     "async-hook": (
         "`async: true` PostToolUse: 2.1.332 delivers `systemMessage` and `additionalContext` as"

@@ -1,10 +1,11 @@
 """``claude_instructions_plugin`` through the real loop: what the model reads, and when it fires.
 
 The files' text is queued at the session's start, so the model reads it
-before the first prompt; ``agent/instructions-loaded`` fires per file after
-the first prompt that goes through (as Claude Code fires InstructionsLoaded
-after UserPromptSubmit), again with ``compact`` after a compaction, never for
-a resumed session (its history holds the text) nor for a subagent.
+before the first prompt; ``agent/instructions-loaded`` fires per file then,
+before the first prompt's ``agent/prompt-submit`` (as Claude Code 2.1.332 fires
+InstructionsLoaded before UserPromptSubmit, whether the prompt goes through or
+not), again with ``compact`` after a compaction, never for a resumed session
+(its history holds the text) nor for a subagent.
 """
 
 from __future__ import annotations
@@ -56,26 +57,26 @@ async def test_the_model_reads_the_files_before_the_first_prompt(tmp_path: Path)
     ]
 
 
-async def test_a_blocked_first_prompt_defers_the_event_to_the_next_one(tmp_path: Path) -> None:
+async def test_the_event_fires_before_the_first_prompt_even_a_blocked_one(tmp_path: Path) -> None:
     h, seen = harness(tmp_path, "ok")
-    prompts: list[str] = []
+    loaded_at_prompt: list[int] = []
 
     @h.ctx.on(PROMPT_SUBMIT, prepend=True)
     async def block_first(
         agent: Agent, content: Content, source: str, nxt: Next[PromptDecision]
     ) -> PromptDecision:
-        prompts.append(str(content))
-        if len(prompts) == 1:
+        loaded_at_prompt.append(len(seen))
+        if len(loaded_at_prompt) == 1:
             return PromptDecision.block("not yet")
         return await nxt()
 
     agent = h.agent()
     agent.send("first")
     await agent.run_turn()
-    assert seen == []
     agent.send("second")
     await agent.run_turn()
     await agent.close("other")
+    assert loaded_at_prompt == [2, 2]
     assert [f.load_reason for f in seen] == ["session_start", "include"]
 
 

@@ -138,8 +138,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "fires for each instructions file that `dsh.instructions.claude_instructions_plugin`"
             " loads into the context (`dsh run` mounts it; `--no-claude-md` leaves it out):"
             " Claude Code's managed, user, project and local `CLAUDE.md` files and rules, with"
-            " `memory_type` and `load_reason` `session_start`, after the first prompt's"
-            " UserPromptSubmit as Claude Code fires it; an `@import` with `include` and"
+            " `memory_type` and `load_reason` `session_start`, at the session's start, before"
+            " the first UserPromptSubmit as Claude Code fires it; an `@import` with `include` and"
             " `parent_file_path`; after a compaction, `compact`",
             "matcher on `load_reason`",
             "exit code and output discarded, as in Claude Code (the session log keeps them);"

@@ -88,11 +88,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
     "perm-denied-retry": f"{AUTO_MODE}; PermissionDenied `retry: true` adds a user text (issue 14)",
     "exit2-permission-denied": f"{AUTO_MODE}; PermissionDenied exit 2 (issue 14)",
     # Wordings (bridge).
-    "exit2-task-completed": (
-        "TaskCompleted exit 2: 2.1.332's TaskUpdate result is not an error, `TaskCompleted hook"
-        " feedback:\n[<command>]: S`, and PostToolUse fires; dsh's is an error `TaskCompleted"
-        " hook error: [<command>]: S` and PostToolUseFailure fires (issue 13)"
-    ),
     # Compaction.
     "compact-bad-summary": (
         "compaction retry: a compaction answer without `<summary>` is retried once by 2.1.332"

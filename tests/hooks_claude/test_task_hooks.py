@@ -2,9 +2,10 @@
 
 TaskCreated fires while TaskCreate runs (the id assigned, the task not yet
 kept); TaskCompleted while TaskUpdate would mark a task completed. Exit 2 or
-``decision: "block"`` refuses the change and the model reads the reasons as
-the call's error result; ``systemMessage`` is a notice; ``continue: false``
-is ignored.
+``decision: "block"`` refuses the change and the model reads the reasons: as
+TaskCreate's error result, as TaskUpdate's non-error ``success: false`` result
+(Claude Code 2.1.332's); ``systemMessage`` is a notice; ``continue: false`` is
+ignored.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from dsh.session import NoticeEvent, ToolResultEvent
+from dsh.session import NoticeEvent, ToolResultEvent, thaw_json
 from tests.agent.support import of_type, replies, text, tool
 from tests.hooks_claude.bridge_support import Rig, hook_command, make_rig
 
@@ -88,11 +89,19 @@ async def test_a_blocked_completion_leaves_the_task_as_it_was(
     answers = {"TaskCompleted": {"exit": 2, "stderr": "CASE-TESTS-FAIL"}}
     r = rig(tmp_path, monkeypatch, answers, CREATE, COMPLETE)
     agent, _ = await r.run("track it")
+    feedback = f"TaskCompleted hook feedback:\n[{hook_command('TaskCompleted')}]: CASE-TESTS-FAIL"
     assert results(agent) == [
         ("Task #1 created successfully: Sample task", False),
-        (f"TaskCompleted hook error: [{hook_command('TaskCompleted')}]: CASE-TESTS-FAIL", True),
+        (feedback, False),
         ("#1 [pending] Sample task", False),
     ]
+    update = of_type(agent.events, ToolResultEvent)[1]
+    assert thaw_json(update.output) == {
+        "success": False,
+        "taskId": "1",
+        "updatedFields": [],
+        "error": feedback,
+    }
 
 
 async def test_a_system_message_is_a_notice_and_continue_false_is_ignored(

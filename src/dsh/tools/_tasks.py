@@ -4,7 +4,8 @@
 ``TaskUpdate`` fires ``TASK_COMPLETED`` with a task it would mark completed
 (Claude Code's ``TaskCreated`` and ``TaskCompleted`` hooks stand on these).
 Each listener answers ``TaskDecision.allow()`` or ``TaskDecision.block(reason)``;
-a block fails the call with ``reason`` as its content and changes nothing.
+a block changes nothing and the model reads ``reason`` (TaskCreate: as an error result;
+TaskUpdate: as its ``success: false`` result, not an error, as Claude Code answers).
 """
 
 from __future__ import annotations
@@ -123,5 +124,6 @@ TASK_COMPLETED: WaterfallChannel[TaskDecision, ToolCaller | None, Task] = Waterf
 )
 """While TaskUpdate would mark a task completed, with the task as it is (status not yet
 changed): block(reason) leaves it as it was (no field of the update is applied) and the call
-fails with ``reason`` as its content. Fired only for a change to ``completed`` from another
+answers, not as an error, ``reason`` as its content (output ``success: false``, ``error``
+``reason``), as Claude Code's TaskUpdate does. Fired only for a change to ``completed`` from another
 status. Listener: ``async def fn(agent, task, next) -> TaskDecision``."""

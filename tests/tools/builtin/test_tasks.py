@@ -472,7 +472,14 @@ async def test_a_blocked_completion_applies_no_field_of_the_update(session: Sess
         metadata={"k": 1},
         addBlocks=["2"],
     )
-    assert (result.is_error, result.code, result.content) == (True, "TOOL_ERROR", "tests fail")
+    # Claude Code's answer: not an error, success false, the reason as text and error.
+    assert (result.is_error, result.code, result.content) == (False, None, "tests fail")
+    assert out(result) == {
+        "success": False,
+        "taskId": "1",
+        "updatedFields": [],
+        "error": "tests fail",
+    }
     assert (out(await session.get("1")), await session.tasks()) == before
     assert out(await session.get("2"))["task"]["blockedBy"] == []
 
@@ -485,7 +492,7 @@ async def test_a_completion_blocked_once_can_complete_later(session: Session) ->
 
     session.ctx.on(TASK_COMPLETED, once)
     await session.call("TaskCreate", subject="a", description="")
-    assert (await session.call("TaskUpdate", taskId="1", status="completed")).is_error
+    assert out(await session.call("TaskUpdate", taskId="1", status="completed"))["success"] is False
     assert (await session.tasks())[0]["status"] == "pending"
     done = await session.call("TaskUpdate", taskId="1", status="completed", owner="me")
     assert out(done)["updatedFields"] == ["owner", "status"]
@@ -722,7 +729,8 @@ def test_any_sequence_of_calls_keeps_task_list_equal_to_the_model(
                 else:
                     ok = model.delete(op[1])
                     result = await session.call("TaskUpdate", taskId=op[1], status="deleted")
-                assert result.is_error is not ok, (op, result.text)
+                failed = result.is_error or (out(result) or {}).get("success") is False
+                assert failed is not ok, (op, result.text)
                 assert await session.tasks() == model.listed()
                 for task_id, task in model.tasks.items():
                     got = thaw_json((await session.get(task_id)).output)["task"]

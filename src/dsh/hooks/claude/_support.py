@@ -359,7 +359,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "fires while `TaskUpdate` would mark a task `completed` (from another status), with"
             " the task as it was",
             'exit 2 and `decision: "block"`: the task is not completed (no field of that update'
-            " is applied) and the model sees the reasons as the call's error result",
+            " is applied) and the call's result, not an error, is `TaskCompleted hook feedback:"
+            "\n[<command>]: R` (output `success: false` with it as `error`); PostToolUse fires",
             _NOTICE,
         ),
         limits=(

@@ -413,7 +413,7 @@ class ToolEvents(BridgeBase):
     async def _task_event(
         self, event: str, caller: ToolCaller | None, task: Task, nxt: Next[TaskDecision]
     ) -> TaskDecision:
-        """Exit 2 or ``decision: "block"`` refuses the change; the call fails with the reasons."""
+        """Exit 2 or ``decision: "block"`` refuses the change; the model reads the reasons."""
         hooks = self.catalog.matching(event, None)
         agent = calling_agent(caller)
         if agent is None or not hooks:
@@ -429,9 +429,13 @@ class ToolEvents(BridgeBase):
         # `continue: false` is ignored here, as Claude Code ignores it outside agent teams.
         blocks = blocking(merged)
         if blocks:
+            # 2.1.332's wordings: TaskCompleted's "feedback" (recorded), TaskCreated's "error".
+            lead = (
+                f"{event} hook feedback:\n" if event == "TaskCompleted" else f"{event} hook error: "
+            )
             return TaskDecision.block(
                 "\n".join(
-                    f"{event} hook error: [{decl.declared_command}]: {answer.block_reason}"
+                    f"{lead}[{decl.declared_command}]: {answer.block_reason}"
                     for decl, answer in blocks
                 )
             )

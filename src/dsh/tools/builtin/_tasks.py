@@ -6,6 +6,10 @@ reused (not after a blocked creation, not after a delete). The list lives as
 long as the session's workspace: a resumed session (``dsh run --resume``)
 starts with none, where Claude Code keeps tasks on disk. TaskCreate fires
 ``TASK_CREATED`` and TaskUpdate fires ``TASK_COMPLETED`` (``dsh.tools._tasks``).
+A blocked creation fails the call; a blocked completion is, as Claude Code
+2.1.332 records it (``exit2-task-completed``), not an error: TaskUpdate's
+output says ``success: false`` with the reason as its ``error``, the reason is
+the text, and the task is left as it was.
 
 Names, input fields, output shapes and result texts are Claude Code's. The
 recording (conformance case ``task-tools``) shows TaskCreate's and a status
@@ -27,8 +31,6 @@ Where dsh differs, on purpose:
 - TaskUpdate refuses an unknown id or the task's own id in
   ``addBlocks``/``addBlockedBy`` (Claude Code reports such a block as updated
   and links nothing);
-- a blocked TaskCompleted fails the call with the reason as its content
-  (Claude Code: a non-error result with the hook's message);
 - TaskCreate and TaskUpdate are not concurrency-safe: their listeners run
   between reading the list and changing it;
 - TaskList shows every task (Claude Code hides ones whose metadata has
@@ -155,6 +157,15 @@ def _blocked(channel: _TaskSeam, reason: str) -> ToolResult:
     return ToolResult.error(reason, info={"seam": channel.name, "reason": reason})
 
 
+def _completion_blocked(task_id: str, reason: str) -> ToolResult:
+    output = {"success": False, "taskId": task_id, "updatedFields": [], "error": reason}
+    return ToolResult(
+        content=present_task_update(output),
+        output=output,
+        info={"seam": TASK_COMPLETED.name, "reason": reason},
+    )
+
+
 # The tools -----------------------------------------------------------------------------------
 
 
@@ -257,12 +268,12 @@ def _field_changes(existing: Task, args: TaskUpdateInput) -> tuple[dict[str, Any
 async def _completion_refused(
     invocation: ToolInvocation, tasks: _TaskList, existing: Task, links: list[str]
 ) -> ToolResult | None:
-    """The failed call's result when the completion may not go ahead; None when it may."""
+    """The call's result when the completion may not go ahead; None when it may."""
     decision = await _decide(invocation, TASK_COMPLETED, existing)
     if isinstance(decision, ToolResult):
         return decision
     if isinstance(decision, TaskBlock):
-        return _blocked(TASK_COMPLETED, decision.reason)
+        return _completion_blocked(existing.id, decision.reason)
     if tasks.tasks.get(existing.id) is not existing or any(
         linked not in tasks.tasks for linked in links
     ):

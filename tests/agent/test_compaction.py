@@ -132,3 +132,34 @@ async def test_the_loop_compacts_when_the_projection_exceeds_the_budget(tmp_path
     model_saw = h.requests()[-1]["messages"]
     assert [m["role"] for m in model_saw] == ["summary", "user"]
     assert model_saw[1]["content"] == "NEW-PROMPT"
+
+
+def _summarizing(answer: str) -> dict[str, Any]:
+    return {
+        "rules": [{"no_tools": True, "responses": [[text(answer)]]}],
+        "responses": [[text("one")]],
+    }
+
+
+async def test_an_answer_without_summary_tags_is_asked_for_once_more(tmp_path: Path) -> None:
+    # Claude Code 2.1.332 retries such an answer once, then keeps it (compact-bad-summary).
+    h = make_harness(tmp_path, _summarizing("Done: printed hi."))
+    agent = h.agent()
+    agent.send("hello")
+    await agent.run_turn()
+    assert await agent.compact() == "Done: printed hi."
+    summarizing = [r for r in h.requests() if r["tools"] == []]
+    assert len(summarizing) == 2
+    assert summarizing[0] == summarizing[1]
+    assert "<summary></summary>" in summarizing[0]["messages"][-1]["content"]
+
+
+async def test_an_answer_with_summary_tags_is_kept_as_it_is(tmp_path: Path) -> None:
+    h = make_harness(tmp_path, _summarizing("<summary>CASE-SUMMARY</summary>"))
+    agent = h.agent()
+    agent.send("hello")
+    await agent.run_turn()
+    assert await agent.compact() == "<summary>CASE-SUMMARY</summary>"
+    assert len([r for r in h.requests() if r["tools"] == []]) == 1
+    (end,) = of_type(agent.events, CompactionEnd)
+    assert end.summary == "<summary>CASE-SUMMARY</summary>"

@@ -88,11 +88,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
     "perm-denied-retry": f"{AUTO_MODE}; PermissionDenied `retry: true` adds a user text (issue 14)",
     "exit2-permission-denied": f"{AUTO_MODE}; PermissionDenied exit 2 (issue 14)",
     # Wordings (bridge).
-    # Compaction.
-    "compact-bad-summary": (
-        "compaction retry: a compaction answer without `<summary>` is retried once by 2.1.332"
-        " (two compaction requests), not by dsh (issue 13)"
-    ),
     # New behaviour (bridge, subagents, tools).
     "async-hook": (
         "`async: true` PostToolUse: 2.1.332 delivers `systemMessage` and `additionalContext` as"

@@ -105,13 +105,29 @@ def settings_hooks(case: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]
     return hooks, back
 
 
+# The start of Claude Code's compaction prompt, which a script's rule keys on.
+CLAUDE_COMPACT_PROMPT = "Your task is to create a detailed summary"
+
+
 def adapted_script(case: dict[str, Any]) -> dict[str, Any]:
     """The case's ``model_script`` for dsh's tools: a rule the recording keyed on ToolSearch
     because 2.1.332 offers the task tools only deferred behind it (the README's "Harness
     changes") keys on the tool its replies call, which dsh offers directly, when the replies
-    never call ToolSearch itself."""
+    never call ToolSearch itself.
+
+    A case that compacts: 2.1.332's compaction request offers the session's tools (so a
+    ``has_tool`` rule answers it too) and carries Claude Code's prompt; dsh's offers none and
+    carries dsh's. So a rule keyed on that prompt keys on ``no_tools`` instead, and the
+    others drop ``has_tool``, answering dsh's compaction request as they answered 2.1.332's
+    (``compact-bad-summary``: without ``<summary>``, so it is asked for twice)."""
     script: dict[str, Any] = json.loads(json.dumps(case["model_script"]))
+    compacts = "/compact" in (case.get("then") or [])
     for rule in script.get("anthropic", script).get("rules", []):
+        if compacts and rule.get("contains") == CLAUDE_COMPACT_PROMPT:
+            del rule["contains"]
+            rule["no_tools"] = True
+        elif compacts:
+            rule.pop("has_tool", None)
         called = [
             block["name"]
             for reply in rule["responses"]

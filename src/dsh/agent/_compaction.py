@@ -1,6 +1,11 @@
 """Compaction: ``agent/pre-compact`` (vetoable), ``compaction/start``, the summarization
 call, ``compaction/end``, then ``agent/session-start`` (``compact``) and ``agent/post-compact``;
-and the projected-context budget that triggers it before a model call."""
+and the projected-context budget that triggers it before a model call.
+
+The summary is asked for inside ``<summary>`` tags; an answer without them is asked for
+once more, as Claude Code 2.1.332 retries it (conformance case ``compact-bad-summary``),
+and the second answer is the summary whatever it holds. The summary is the answer's
+text as it is, tags included (what Claude Code's PostCompact reports)."""
 
 from __future__ import annotations
 
@@ -25,7 +30,13 @@ from dsh.session import (
 )
 from dsh.tools import AbortSignal
 
-__all__ = ["COMPACT_PROMPT", "COMPACT_SYSTEM", "compact", "compact_if_over_budget"]
+__all__ = [
+    "COMPACT_PROMPT",
+    "COMPACT_SYSTEM",
+    "SUMMARY_TAG",
+    "compact",
+    "compact_if_over_budget",
+]
 
 COMPACT_SYSTEM = (
     "You summarize a conversation between a user and a coding agent so the agent can continue "
@@ -33,8 +44,12 @@ COMPACT_SYSTEM = (
 )
 COMPACT_PROMPT = (
     "Summarize the conversation so far: the user's goals, what was done (files, commands, "
-    "results), decisions made, and what remains. Be concise and factual."
+    "results), decisions made, and what remains. Be concise and factual. Write the summary "
+    "inside <summary></summary> tags."
 )
+SUMMARY_TAG = "<summary>"
+# How many times the summarization call is made when an answer lacks SUMMARY_TAG.
+_SUMMARY_ATTEMPTS = 2
 
 
 async def compact_if_over_budget(core: AgentCore) -> None:
@@ -84,15 +99,20 @@ async def _summarize(
         messages=(*history, UserMessage(content=prompt)), tools=(), system=COMPACT_SYSTEM
     )
     signal = core.turn.signal if core.turn is not None else AbortSignal()
-    try:
-        reply = await core.call_model(request, signal)
-    except EndTurn as end:
-        if end.reason != ERROR and core.turn is not None:
-            raise
-        what = error_text(end.error) if end.error is not None else end.reason.value
-        core.notice(f"compaction failed: {what}", source="agent", level="error")
-        return None
-    summary = reply.text.strip() or "(the summary was empty)"
+    text = ""
+    for _ in range(_SUMMARY_ATTEMPTS):
+        try:
+            reply = await core.call_model(request, signal)
+        except EndTurn as end:
+            if end.reason != ERROR and core.turn is not None:
+                raise
+            what = error_text(end.error) if end.error is not None else end.reason.value
+            core.notice(f"compaction failed: {what}", source="agent", level="error")
+            return None
+        text = reply.text.strip()
+        if SUMMARY_TAG in text:
+            break
+    summary = text or "(the summary was empty)"
     core.append(CompactionEnd(summary=summary))
     return summary
 

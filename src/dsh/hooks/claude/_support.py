@@ -338,6 +338,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
         limits=(
             '`decision: "block"` and exit 2 cannot keep the child running: `subagent/end`'
             " fires after the child has ended",
+            "Claude Code's compaction runs as an internal agent that fires SubagentStop with"
+            ' `agent_type: ""` for each summarization request; dsh summarizes in the agent'
+            " itself and fires none",
         ),
     ),
     "TaskCreated": EventSupport(
@@ -436,6 +439,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
         status="supported",
         applied=(
             "`trigger` and `compact_summary`; followed by `SessionStart` with source `compact`",
+            "`compact_summary` is the summarization answer as it is; one without `<summary>` is"
+            " asked for once more first, as Claude Code retries it",
             "exit 2 stderr shown to the user",
         ),
     ),

@@ -16,7 +16,7 @@ from dsh.agent import (
 )
 from dsh.context import Next
 from dsh.session import CompactionEnd, CompactionStart, SummaryMessage, TurnEndReason, project
-from tests.agent.support import make_harness, of_type, text, types
+from tests.agent.support import Harness, make_harness, of_type, text, types
 
 
 def _script() -> dict[str, Any]:
@@ -134,20 +134,23 @@ async def test_the_loop_compacts_when_the_projection_exceeds_the_budget(tmp_path
     assert model_saw[1]["content"] == "NEW-PROMPT"
 
 
-def _summarizing(answer: str) -> dict[str, Any]:
-    return {
+async def _compacted(tmp_path: Path, answer: str) -> tuple[Harness, Agent, str | None]:
+    """One turn, then a manual compaction whose summarization call is answered ``answer``."""
+    script = {
         "rules": [{"no_tools": True, "responses": [[text(answer)]]}],
         "responses": [[text("one")]],
     }
+    h = make_harness(tmp_path, script)
+    agent = h.agent()
+    agent.send("hello")
+    await agent.run_turn()
+    return h, agent, await agent.compact()
 
 
 async def test_an_answer_without_summary_tags_is_asked_for_once_more(tmp_path: Path) -> None:
     # Claude Code 2.1.332 retries such an answer once, then keeps it (compact-bad-summary).
-    h = make_harness(tmp_path, _summarizing("Done: printed hi."))
-    agent = h.agent()
-    agent.send("hello")
-    await agent.run_turn()
-    assert await agent.compact() == "Done: printed hi."
+    h, _, summary = await _compacted(tmp_path, "Done: printed hi.")
+    assert summary == "Done: printed hi."
     summarizing = [r for r in h.requests() if r["tools"] == []]
     assert len(summarizing) == 2
     assert summarizing[0] == summarizing[1]
@@ -155,11 +158,8 @@ async def test_an_answer_without_summary_tags_is_asked_for_once_more(tmp_path: P
 
 
 async def test_an_answer_with_summary_tags_is_kept_as_it_is(tmp_path: Path) -> None:
-    h = make_harness(tmp_path, _summarizing("<summary>CASE-SUMMARY</summary>"))
-    agent = h.agent()
-    agent.send("hello")
-    await agent.run_turn()
-    assert await agent.compact() == "<summary>CASE-SUMMARY</summary>"
+    h, agent, summary = await _compacted(tmp_path, "<summary>CASE-SUMMARY</summary>")
+    assert summary == "<summary>CASE-SUMMARY</summary>"
     assert len([r for r in h.requests() if r["tools"] == []]) == 1
     (end,) = of_type(agent.events, CompactionEnd)
     assert end.summary == "<summary>CASE-SUMMARY</summary>"

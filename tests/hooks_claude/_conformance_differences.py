@@ -124,10 +124,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         " `<system-reminder>` Stop feedback `[<command>]: S` and a second SubagentStop"
         " (`stop_hook_active: true`); dsh ends the subagent (issue 13)"
     ),
-    "env-file": (
-        "CLAUDE_ENV_FILE: 2.1.332's SessionStart hook exports `FOO=bar` for every later Bash"
-        " command; dsh gives hooks no env file, so Bash prints `FOO=` (issue 13)"
-    ),
     "if-filter": (
         "`if` filter: 2.1.332 runs the PreToolUse handler with `if: Bash(rm:*)` for `rm` only;"
         " dsh parses `if` but never evaluates it (a limit of the coverage table), so the"
@@ -138,11 +134,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
 _NO_CONCEPT = "dsh has no {what}: to be listed as a limit of the coverage table (issue 13)"
 
 EXPECTED_ENV_DIFFERENCES: dict[str, str] = {
-    "CLAUDE_ENV_FILE": (
-        "2.1.332 gives SessionStart, Setup and CwdChanged hooks"
-        " `$CLAUDE_CONFIG_DIR/session-env/<session>/<event>-hook-<n>.sh`, whose exports reach"
-        " later Bash commands; dsh sets none (issue 13)"
-    ),
     "CLAUDE_CODE_CHILD_NOTES_DIR": (
         "2.1.332 sets `/tmp/claude-<uid>/<slug>/<session>/started` for every hook; "
         + _NO_CONCEPT.format(what="child-notes directory")

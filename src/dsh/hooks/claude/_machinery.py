@@ -18,6 +18,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
 
+from dsh._data_dir import user_data_dir
 from dsh._frozen import frozen, slotted
 from dsh.agent import Agent
 from dsh.hook_protocol import (
@@ -43,6 +44,7 @@ from dsh.session import AbortCause
 __all__ = [
     "EFFORT_LEVEL",
     "ENTRYPOINT",
+    "ENV_FILE_EVENTS",
     "SOURCE",
     "AgentState",
     "BridgeBase",
@@ -64,6 +66,9 @@ EFFORT_LEVEL: Final = "medium"
 """The ``effort.level`` (and ``CLAUDE_EFFORT``) hooks get by default: 2.1.332's default model's."""
 
 SOURCE: Final = "claude-hooks"
+
+ENV_FILE_EVENTS: Final = frozenset({"SessionStart", "Setup", "CwdChanged"})
+"""The events whose hooks get a ``CLAUDE_ENV_FILE`` to export the session's Bash environment."""
 
 Merged: TypeAlias = MergedAnswers[HookDeclaration, HookAnswer]
 """Every decided answer of one event firing, in declaration order."""
@@ -221,7 +226,11 @@ class BridgeBase:
         # As Claude Code writes it: compact JSON, UTF-8 raw, one trailing newline.
         data = (claude_json(payload) + "\n").encode("utf-8")
         env = _claude_env(root, payload, attended=self.attended)
-        handlers = [(h, h.to_command(cwd=agent.workspace.cwd, env=env)) for h in hooks]
+        files = _env_files(root, event, len(hooks)) if event in ENV_FILE_EVENTS else None
+        handlers = []
+        for n, hook in enumerate(hooks):
+            own = env if files is None else {**env, "CLAUDE_ENV_FILE": str(files[n])}
+            handlers.append((hook, hook.to_command(cwd=agent.workspace.cwd, env=own)))
         # The running turn's signal: `agent.cancel(..., when="now")` ends the hooks'
         # process groups and their runs come back `cancelled` (no decision).
         sink: Agent | RoutedSink = agent
@@ -264,6 +273,18 @@ class BridgeBase:
                 )
             elif answer.plain and plain_as is not None:
                 agent.inject(f"{plain_as} hook success: {answer.plain}", source=f"{SOURCE}:{event}")
+
+
+def _env_files(root: Agent, event: str, count: int) -> list[Path]:
+    """One ``CLAUDE_ENV_FILE`` per hook, as 2.1.332 names them (``<event>-hook-<n>.sh``), in
+    dsh's data dir (session state of dsh's, not Claude Code's config dir); the file is the
+    hook's to create. Each is sourced before the session's later Bash commands, never hooks'."""
+    folder = user_data_dir() / "claude-session-env" / root.session_id
+    folder.mkdir(parents=True, exist_ok=True)
+    files = [folder / f"{event.lower()}-hook-{n}.sh" for n in range(count)]
+    for path in files:
+        root.workspace.add_env_script(path)
+    return files
 
 
 def _claude_env(root: Agent, payload: Mapping[str, Any], *, attended: bool) -> dict[str, str]:

@@ -61,10 +61,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         f"{SLASH}: the Skill tool and PreSkillShellCommand, an event missing from"
         " HOOK_EVENT_HOST_SUPPORT (issue 13)"
     ),
-    "plugin-hooks": (
-        "needs `--plugin-dir`: 2.1.332 runs the plugin's hooks with CLAUDE_PLUGIN_ROOT/"
-        "CLAUDE_PLUGIN_DATA substituted and set; `dsh run` has no `--plugin-dir` (issue 13)"
-    ),
     "task-tools-search": (
         "ToolSearch: 2.1.332 offers the task tools deferred and the model loads them with"
         " `select:TaskCreate,TaskUpdate` (result: `tool_reference` blocks); dsh has no ToolSearch"

@@ -226,6 +226,7 @@ class BridgeBase:
         # As Claude Code writes it: compact JSON, UTF-8 raw, one trailing newline.
         data = (claude_json(payload) + "\n").encode("utf-8")
         env = _claude_env(root, payload, attended=self.attended)
+        _make_plugin_data(hooks)
         files = _env_files(root, event, len(hooks)) if event in ENV_FILE_EVENTS else None
         handlers = []
         for n, hook in enumerate(hooks):
@@ -273,6 +274,13 @@ class BridgeBase:
                 )
             elif answer.plain and plain_as is not None:
                 agent.inject(f"{plain_as} hook success: {answer.plain}", source=f"{SOURCE}:{event}")
+
+
+def _make_plugin_data(hooks: Sequence[HookDeclaration]) -> None:
+    """Each plugin hook's ``CLAUDE_PLUGIN_DATA`` folder, there before the plugin's first hook
+    runs, as Claude Code makes it."""
+    for folder in {h.env.get("CLAUDE_PLUGIN_DATA", "") for h in hooks} - {""}:
+        Path(folder).mkdir(parents=True, exist_ok=True)
 
 
 def _env_files(root: Agent, event: str, count: int) -> list[Path]:

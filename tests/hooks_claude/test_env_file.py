@@ -34,7 +34,6 @@ def tool_results(rig: Rig) -> list[Any]:
 async def test_exports_reach_later_bash_commands_and_no_hook(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     rig = make_rig(tmp_path, monkeypatch, SCRIPT, EVENTS, ANSWERS)
     await rig.run("Please echo")
     results = [str(r) for r in tool_results(rig)]
@@ -46,7 +45,8 @@ async def test_exports_reach_later_bash_commands_and_no_hook(
     with_file = {e["event"]: e for e in entries if "CLAUDE_ENV_FILE" in e["env"]}
     assert sorted(with_file) == ["CwdChanged", "SessionStart"]
     session = entries[0]["payload"]["session_id"]
-    folder = tmp_path / "data" / "dsh" / "claude-session-env" / session
+    # Beside the transcripts (dsh's data dir by default), not in Claude Code's config dir.
+    folder = rig.transcripts.parent / "claude-session-env" / session
     start = with_file["SessionStart"]
     assert start["env"]["CLAUDE_ENV_FILE"] == str(folder / "sessionstart-hook-0.sh")
     # The hook's to create: it did not exist when the hook ran.
@@ -58,7 +58,6 @@ async def test_exports_reach_later_bash_commands_and_no_hook(
 async def test_without_an_env_file_hook_bash_sees_nothing_new(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     rig = make_rig(tmp_path, monkeypatch, SCRIPT, ["PreToolUse"], ANSWERS)
     await rig.run("Please echo")
     assert "A= B=" in str(tool_results(rig)[2])

@@ -18,7 +18,6 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
 
-from dsh._data_dir import user_data_dir
 from dsh._frozen import frozen, slotted
 from dsh.agent import Agent
 from dsh.hook_protocol import (
@@ -173,6 +172,12 @@ class BridgeBase:
         project = root.workspace.project_dir or root.workspace.cwd
         return base / project_slug(project) / f"{root.session_id}.jsonl"
 
+    def _session_env_dir(self) -> Path:
+        """Where the ``CLAUDE_ENV_FILE``s go: beside the transcripts, in dsh's data dir by
+        default (dsh's session state, so not Claude Code's config dir)."""
+        base = self.transcript_dir if self.transcript_dir is not None else default_transcript_dir()
+        return base.parent / "claude-session-env"
+
     def _base(
         self,
         agent: Agent,
@@ -227,7 +232,9 @@ class BridgeBase:
         data = (claude_json(payload) + "\n").encode("utf-8")
         env = _claude_env(root, payload, attended=self.attended)
         _make_plugin_data(hooks)
-        files = _env_files(root, event, len(hooks)) if event in ENV_FILE_EVENTS else None
+        files = None
+        if event in ENV_FILE_EVENTS:
+            files = _env_files(self._session_env_dir() / root.session_id, root, event, len(hooks))
         handlers = []
         for n, hook in enumerate(hooks):
             own = env if files is None else {**env, "CLAUDE_ENV_FILE": str(files[n])}
@@ -283,11 +290,10 @@ def _make_plugin_data(hooks: Sequence[HookDeclaration]) -> None:
         Path(folder).mkdir(parents=True, exist_ok=True)
 
 
-def _env_files(root: Agent, event: str, count: int) -> list[Path]:
-    """One ``CLAUDE_ENV_FILE`` per hook, as 2.1.332 names them (``<event>-hook-<n>.sh``), in
-    dsh's data dir (session state of dsh's, not Claude Code's config dir); the file is the
-    hook's to create. Each is sourced before the session's later Bash commands, never hooks'."""
-    folder = user_data_dir() / "claude-session-env" / root.session_id
+def _env_files(folder: Path, root: Agent, event: str, count: int) -> list[Path]:
+    """One ``CLAUDE_ENV_FILE`` per hook in ``folder``, as 2.1.332 names them
+    (``<event>-hook-<n>.sh``); the file is the hook's to create. Each is sourced before the
+    session's later Bash commands (``root``'s workspace), never in a hook."""
     folder.mkdir(parents=True, exist_ok=True)
     files = [folder / f"{event.lower()}-hook-{n}.sh" for n in range(count)]
     for path in files:

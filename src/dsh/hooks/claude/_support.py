@@ -65,9 +65,9 @@ _HALTS = (
 )
 _NOTICE = "`systemMessage` shown to the user as a notice"
 _ENV_FILE = (
-    "`CLAUDE_ENV_FILE` (`<event>-hook-<n>.sh`, under dsh's data dir, not Claude Code's config"
-    " dir): what the hook writes there is sourced before every later Bash command of the"
-    " session, never in another hook"
+    "`CLAUDE_ENV_FILE` (`claude-session-env/<session>/<event>-hook-<n>.sh` beside the"
+    " transcripts in dsh's data dir, not Claude Code's config dir): what the hook writes there"
+    " is sourced before every later Bash command of the session, never in another hook"
 )
 _FILE_PATHS = (
     "a file tool's path in `tool_input` (`file_path` of Read, Write, Edit, MultiEdit;"

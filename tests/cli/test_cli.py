@@ -502,3 +502,57 @@ def test_run_loads_the_projects_claude_md_unless_told_not_to(
     else:
         assert contexts == []
         assert record.read_text().splitlines() == ["UserPromptSubmit "]
+
+
+def write_plugin(root: Path, name: str) -> Path:
+    """A plugin whose PreToolUse hook logs its argv and plugin variables to ``log.jsonl``
+    beside the project, and writes a marker into its data folder."""
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": name}))
+    (root / "hooks").mkdir()
+    (root / "hooks" / "log.py").write_text(
+        "import json, os, pathlib, sys\n"
+        "pathlib.Path(sys.argv[2], 'marker').write_text('x')\n"
+        "env = {k: v for k, v in os.environ.items() if k.startswith('CLAUDE_PLUGIN')}\n"
+        "with open('log.jsonl', 'a') as f:\n"
+        "    f.write(json.dumps({'argv': sys.argv[1:], 'env': env}) + '\\n')\n"
+    )
+    command = f"{sys.executable} ${{CLAUDE_PLUGIN_ROOT}}/hooks/log.py ${{CLAUDE_PLUGIN_ROOT}}"
+    command += " ${CLAUDE_PLUGIN_DATA}"
+    group = {"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}
+    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [group]}}))
+    return root
+
+
+@pytest.mark.parametrize("claude_hooks", [True, False])
+def test_plugin_dir_runs_each_plugins_hooks_with_its_root_and_data(
+    tmp_path: Path, project: Path, claude_hooks: bool
+) -> None:
+    one = write_plugin(tmp_path / "one", "first")
+    two = write_plugin(tmp_path / "two", "second")
+    script = write_script(
+        tmp_path / "script.json",
+        [
+            [{"type": "tool_use", "name": "Bash", "input": {"command": "echo hi"}}],
+            [{"type": "text", "text": "done"}],
+        ],
+    )
+    config = tmp_path / "config"
+    args = ["--model", f"scripted:{script}", "--project", str(project)]
+    args += ["--session-dir", str(tmp_path / "sessions"), "--permission-mode", "bypassPermissions"]
+    args += ["--plugin-dir", str(one), "--plugin-dir", str(two)]
+    if not claude_hooks:
+        args.append("--no-claude-hooks")
+    env = {"CLAUDE_CONFIG_DIR": str(config), "XDG_DATA_HOME": str(tmp_path / "data")}
+    done = dsh("run", "say hi", *args, cwd=tmp_path, env_extra=env)
+    assert done.returncode == 0, done.stderr
+    entries = [json.loads(line) for line in (project / "log.jsonl").read_text().splitlines()]
+    data = {name: config / "plugins" / "data" / f"{name}-inline" for name in ("first", "second")}
+    assert entries == [
+        {
+            "argv": [str(root), str(data[name])],
+            "env": {"CLAUDE_PLUGIN_ROOT": str(root), "CLAUDE_PLUGIN_DATA": str(data[name])},
+        }
+        for root, name in ((one, "first"), (two, "second"))
+    ]
+    assert all((folder / "marker").is_file() for folder in data.values())

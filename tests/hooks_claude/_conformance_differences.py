@@ -56,10 +56,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         f"{SLASH}: the Skill tool and PreSkillShellCommand, an event missing from"
         " HOOK_EVENT_HOST_SUPPORT (issue 13)"
     ),
-    "plugin-hooks": (
-        "needs `--plugin-dir`: 2.1.332 runs the plugin's hooks with CLAUDE_PLUGIN_ROOT/"
-        "CLAUDE_PLUGIN_DATA substituted and set; `dsh run` has no `--plugin-dir` (issue 13)"
-    ),
     "task-tools-search": (
         "ToolSearch: 2.1.332 offers the task tools deferred and the model loads them with"
         " `select:TaskCreate,TaskUpdate` (result: `tool_reference` blocks); dsh has no ToolSearch"
@@ -106,10 +102,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         " `<system-reminder>` Stop feedback `[<command>]: S` and a second SubagentStop"
         " (`stop_hook_active: true`); dsh ends the subagent (issue 13)"
     ),
-    "env-file": (
-        "CLAUDE_ENV_FILE: 2.1.332's SessionStart hook exports `FOO=bar` for every later Bash"
-        " command; dsh gives hooks no env file, so Bash prints `FOO=` (issue 13)"
-    ),
     "if-filter": (
         "`if` filter: 2.1.332 runs the PreToolUse handler with `if: Bash(rm:*)` for `rm` only;"
         " dsh parses `if` but never evaluates it (a limit of the coverage table), so the"
@@ -120,11 +112,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
 _NO_CONCEPT = "dsh has no {what}: to be listed as a limit of the coverage table (issue 13)"
 
 EXPECTED_ENV_DIFFERENCES: dict[str, str] = {
-    "CLAUDE_ENV_FILE": (
-        "2.1.332 gives SessionStart, Setup and CwdChanged hooks"
-        " `$CLAUDE_CONFIG_DIR/session-env/<session>/<event>-hook-<n>.sh`, whose exports reach"
-        " later Bash commands; dsh sets none (issue 13)"
-    ),
     "CLAUDE_CODE_CHILD_NOTES_DIR": (
         "2.1.332 sets `/tmp/claude-<uid>/<slug>/<session>/started` for every hook; "
         + _NO_CONCEPT.format(what="child-notes directory")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -70,8 +71,6 @@ class Places:
 
 def needs(case: dict[str, Any]) -> list[str]:
     """The command-line features of Claude Code the case uses that dsh has none of yet."""
-    runs = case["cli_args"] if case["cli_args"] and isinstance(case["cli_args"][0], list) else []
-    args = [a for run in runs for a in run] if runs else case["cli_args"]
     missing = []
     if case.get("stdin"):
         kinds = sorted({line["request"]["subtype"] for line in case["stdin"] if "request" in line})
@@ -80,9 +79,20 @@ def needs(case: dict[str, Any]) -> list[str]:
     slash = [p.split()[0] for p in prompts if p.startswith("/") and p != "/compact"]
     if slash:
         missing.append(f"slash commands ({', '.join(slash)})")
-    if "--plugin-dir" in args:
-        missing.append("`--plugin-dir`")
     return missing
+
+
+def all_args(case: dict[str, Any]) -> list[str]:
+    """Every command-line argument of the case's runs (one run, or a list of them)."""
+    runs = case["cli_args"] if case["cli_args"] and isinstance(case["cli_args"][0], list) else []
+    return [a for run in runs for a in run] if runs else list(case["cli_args"])
+
+
+def plugin_dirs(case: dict[str, Any], places: Places) -> list[Path]:
+    """The case's ``--plugin-dir`` arguments, as ``dsh run --plugin-dir`` is given them."""
+    args = all_args(case)
+    dirs = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--plugin-dir"]
+    return [Path(places.theirs["${RUN_DIR}"] + d.removeprefix("${RUN_DIR}")) for d in dirs]
 
 
 def settings_hooks(case: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -181,8 +191,13 @@ def mount(
     settings = places.project / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"hooks": hooks}))
+    plugins = plugin_dirs(case, places)
+    if plugins:
+        # A plugin's hook runs `record_hook.py` from the session's directory, as recorded.
+        shutil.copy(SCRIPT, places.project / "record_hook.py")
     catalog = load_catalog(
         places.project,
+        plugin_roots=plugins,
         home=places.home,
         managed_path=places.run_dir / "no-managed.json",
         env={},

@@ -113,7 +113,9 @@ def test_plugin_hooks_get_their_root(machine: Machine) -> None:
     assert post.argv == ("sh", "-c", f"{root}/scripts/format.sh")
     assert post.declared_command == "${CLAUDE_PLUGIN_ROOT}/scripts/format.sh"
     assert post.env["CLAUDE_PLUGIN_ROOT"] == str(root)
-    assert post.env["CLAUDE_PLUGIN_DATA"].endswith("/plugins/data/formatter")
+    # A plugin loaded from its directory has Claude Code's `--plugin-dir` id, `<name>@inline`.
+    assert post.env["CLAUDE_PLUGIN_DATA"].endswith("/plugins/data/formatter-inline")
+    assert not Path(post.env["CLAUDE_PLUGIN_DATA"]).exists()  # created when a hook runs
     # Notification has no seam here: diagnosed, the rest of the plugin still mounts.
     (diag,) = catalog.warnings
     assert (diag.code, diag.event, diag.plugin) == (

@@ -70,6 +70,13 @@ def cli() -> None:
     help="An extra Claude Code settings file or inline JSON whose hooks run too.",
 )
 @click.option(
+    "--plugin-dir",
+    "plugin_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A Claude Code plugin directory whose hooks run too, as Claude Code's --plugin-dir.",
+)
+@click.option(
     "--no-claude-hooks",
     is_flag=True,
     help="Do not load the project's Claude Code hooks (--settings files still load).",
@@ -114,6 +121,7 @@ def run(
     resume: str | None,
     max_steps: int,
     settings_files: tuple[str, ...],
+    plugin_dirs: tuple[Path, ...],
     no_claude_hooks: bool,
     permission_mode: Literal["default", "bypassPermissions"],
     no_claude_md: bool,
@@ -172,11 +180,12 @@ def run(
         max_steps=max_steps,
         claude_hooks=not no_claude_hooks,
         settings_files=settings_files,
+        plugin_dirs=plugin_dirs,
         permission_mode=permission_mode,
         setup=setup,
         claude_md=not no_claude_md,
     )
-    if options.claude_hooks or options.settings_files:
+    if options.claude_hooks or options.settings_files or options.plugin_dirs:
         import dsh.hooks.claude
     if options.claude_md:
         import dsh.instructions  # noqa: F401  (likewise)

@@ -93,6 +93,8 @@ class RunOptions:
     """Load the project's Claude Code hooks (user, project, local, managed, plugins)."""
     settings_files: Sequence[str] = field(default_factory=tuple)
     """Extra Claude Code settings files or inline JSON, as Claude Code's ``--settings``."""
+    plugin_dirs: Sequence[Path] = field(default_factory=tuple)
+    """Claude Code plugin directories loaded as enabled, as Claude Code's ``--plugin-dir``."""
     permission_mode: Literal["default", "bypassPermissions"] = "default"
     """The ``permission_mode`` Claude Code hooks are sent; ``default`` fires PermissionRequest."""
     claude_md: bool = True
@@ -107,11 +109,12 @@ def host_options(options: RunOptions) -> HostOptions:
     """The host a ``dsh run`` command line describes."""
     plugins = tuple(options.plugins)
     profiles = tuple(options.profiles)
-    if options.claude_hooks or options.settings_files:
+    if options.claude_hooks or options.settings_files or options.plugin_dirs:
         from dsh.hooks.claude import ClaudeCodeProfile
 
         claude = ClaudeCodeProfile(
             settings_files=tuple(options.settings_files),
+            plugin_roots=tuple(options.plugin_dirs),
             permission_mode=options.permission_mode,
             instructions=options.claude_md,
         )

@@ -103,12 +103,16 @@ class Workspace:
     """Per-session state the tools share: the current directory and the environment.
 
     The Bash tool's ``cd`` and ``export`` persist here across calls; Claude
-    Code hooks run in ``cwd`` too.
+    Code hooks run in ``cwd`` too. ``env_scripts`` are shell files the Bash
+    tool sources before each command (one that does not exist yet is
+    skipped): how a session adds environment for its commands alone, without
+    touching the process's own (Claude Code's ``CLAUDE_ENV_FILE``).
     """
 
     cwd: Path
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     project_dir: Path | None = None
+    env_scripts: list[Path] = field(default_factory=list)
     session_state: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """What the session's tools keep between calls (the task list), by a key each tool owns."""
     _cleanups: list[Callable[[], None]] = field(
@@ -146,6 +150,11 @@ class Workspace:
                 cleanup()
             except Exception:
                 _logger.exception("workspace cleanup %r failed", cleanup)
+
+    def add_env_script(self, path: Path) -> None:
+        """Source ``path`` before every later Bash command (once, however often added)."""
+        if path not in self.env_scripts:
+            self.env_scripts.append(path)
 
     def resolve(self, path: str) -> Path:
         """``path`` made absolute against ``cwd`` (``~`` expanded)."""

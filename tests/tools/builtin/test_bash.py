@@ -299,3 +299,23 @@ def test_workspace_cleanups_run_last_first_and_all_of_them(tmp_path: Path) -> No
     assert ran == ["last", "failing", "first"]
     ws.close()  # nothing left to run
     assert ran == ["last", "failing", "first"]
+
+
+async def test_env_scripts_are_sourced_before_each_command(ws: Workspace, tmp_path: Path) -> None:
+    script = tmp_path / "session-env" / "start.sh"
+    ws.add_env_script(script)
+    ws.add_env_script(script)
+    assert ws.env_scripts == [script]
+    # Not written yet: skipped, and the command sees no arguments of the wrapper's.
+    first = await call(BASH_TOOL, ws, command='echo "${DSH_FROM_SCRIPT-unset}|$#"')
+    assert first.content == "unset|0"
+    script.parent.mkdir()
+    script.write_text("export DSH_FROM_SCRIPT=bar\n")
+    second = await call(BASH_TOOL, ws, command='echo "$DSH_FROM_SCRIPT|$#"')
+    assert second.content == "bar|0"
+    assert "DSH_FROM_SCRIPT" not in os.environ
+    background = await call(BASH_TOOL, ws, command="echo $DSH_FROM_SCRIPT", run_in_background=True)
+    shell = background_shell(background.output["backgroundTaskId"])
+    assert shell is not None
+    assert await shell.wait() == 0
+    assert shell.output() == "bar\n"

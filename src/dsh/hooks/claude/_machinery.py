@@ -43,6 +43,7 @@ from dsh.session import AbortCause
 __all__ = [
     "EFFORT_LEVEL",
     "ENTRYPOINT",
+    "ENV_FILE_EVENTS",
     "SOURCE",
     "AgentState",
     "BridgeBase",
@@ -64,6 +65,9 @@ EFFORT_LEVEL: Final = "medium"
 """The ``effort.level`` (and ``CLAUDE_EFFORT``) hooks get by default: 2.1.332's default model's."""
 
 SOURCE: Final = "claude-hooks"
+
+ENV_FILE_EVENTS: Final = frozenset({"SessionStart", "Setup", "CwdChanged"})
+"""The events whose hooks get a ``CLAUDE_ENV_FILE`` to export the session's Bash environment."""
 
 Merged: TypeAlias = MergedAnswers[HookDeclaration, HookAnswer]
 """Every decided answer of one event firing, in declaration order."""
@@ -168,6 +172,12 @@ class BridgeBase:
         project = root.workspace.project_dir or root.workspace.cwd
         return base / project_slug(project) / f"{root.session_id}.jsonl"
 
+    def _session_env_dir(self) -> Path:
+        """Where the ``CLAUDE_ENV_FILE``s go: beside the transcripts, in dsh's data dir by
+        default (dsh's session state, so not Claude Code's config dir)."""
+        base = self.transcript_dir if self.transcript_dir is not None else default_transcript_dir()
+        return base.parent / "claude-session-env"
+
     def _base(
         self,
         agent: Agent,
@@ -221,7 +231,14 @@ class BridgeBase:
         # As Claude Code writes it: compact JSON, UTF-8 raw, one trailing newline.
         data = (claude_json(payload) + "\n").encode("utf-8")
         env = _claude_env(root, payload, attended=self.attended)
-        handlers = [(h, h.to_command(cwd=agent.workspace.cwd, env=env)) for h in hooks]
+        _make_plugin_data(hooks)
+        files = None
+        if event in ENV_FILE_EVENTS:
+            files = _env_files(self._session_env_dir() / root.session_id, root, event, len(hooks))
+        handlers = []
+        for n, hook in enumerate(hooks):
+            own = env if files is None else {**env, "CLAUDE_ENV_FILE": str(files[n])}
+            handlers.append((hook, hook.to_command(cwd=agent.workspace.cwd, env=own)))
         # The running turn's signal: `agent.cancel(..., when="now")` ends the hooks'
         # process groups and their runs come back `cancelled` (no decision).
         sink: Agent | RoutedSink = agent
@@ -264,6 +281,24 @@ class BridgeBase:
                 )
             elif answer.plain and plain_as is not None:
                 agent.inject(f"{plain_as} hook success: {answer.plain}", source=f"{SOURCE}:{event}")
+
+
+def _make_plugin_data(hooks: Sequence[HookDeclaration]) -> None:
+    """Each plugin hook's ``CLAUDE_PLUGIN_DATA`` folder, there before the plugin's first hook
+    runs, as Claude Code makes it."""
+    for folder in {h.env.get("CLAUDE_PLUGIN_DATA", "") for h in hooks} - {""}:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+
+
+def _env_files(folder: Path, root: Agent, event: str, count: int) -> list[Path]:
+    """One ``CLAUDE_ENV_FILE`` per hook in ``folder``, as 2.1.332 names them
+    (``<event>-hook-<n>.sh``); the file is the hook's to create. Each is sourced before the
+    session's later Bash commands (``root``'s workspace), never in a hook."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = [folder / f"{event.lower()}-hook-{n}.sh" for n in range(count)]
+    for path in files:
+        root.workspace.add_env_script(path)
+    return files
 
 
 def _claude_env(root: Agent, payload: Mapping[str, Any], *, attended: bool) -> dict[str, str]:

@@ -57,7 +57,10 @@ def plugin_suite(
             )
     if name is None:
         name = manifest.name if manifest is not None and manifest.name else root.name
-    data_dir = config_dir / "plugins" / "data" / _PLUGIN_DATA_UNSAFE.sub("-", name)
+    # Claude Code's data folder is the plugin's id made safe; a plugin loaded from a
+    # directory (`--plugin-dir`) has the id `<name>@inline`.
+    data_id = plugin_id if plugin_id is not None else f"{name}@inline"
+    data_dir = config_dir / "plugins" / "data" / _PLUGIN_DATA_UNSAFE.sub("-", data_id)
     suite = Suite(
         kind="plugin",
         files=[],

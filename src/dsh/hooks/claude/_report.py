@@ -107,11 +107,14 @@ Hooks add up across every source; none replaces another. In the order they are l
 4. each `--settings` argument, a file or inline JSON;
 5. managed settings: `/etc/claude-code/managed-settings.json` and the
    `managed-settings.d/*.json` files beside it;
-6. plugins: each plugin directory given to dsh, then the plugins installed under the
-   config directory (`plugins/installed_plugins.json`) and enabled in `enabledPlugins`.
+6. plugins: each plugin directory given to dsh (`dsh run --plugin-dir`), then the
+   plugins installed under the config directory (`plugins/installed_plugins.json`) and
+   enabled in `enabledPlugins`.
    A plugin's hooks are `hooks/hooks.json` plus what its `.claude-plugin/plugin.json`
    names under `hooks`; `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` are
-   substituted in `command` and `args` and exported to the hook.
+   substituted in `command` and `args` and exported to the plugin's hooks (no other hook);
+   the data folder, `<config dir>/plugins/data/<plugin id>` (`<name>-inline` for a plugin
+   directory given to dsh), is created before the plugin's first hook runs.
 
 `${CLAUDE_PROJECT_DIR}` is substituted in every hook's `command` and `args`.
 `disableAllHooks` follows settings precedence (managed, `--settings`, local, project,

@@ -64,6 +64,11 @@ _HALTS = (
     " (`stopReason` as the reason)"
 )
 _NOTICE = "`systemMessage` shown to the user as a notice"
+_ENV_FILE = (
+    "`CLAUDE_ENV_FILE` (`claude-session-env/<session>/<event>-hook-<n>.sh` beside the"
+    " transcripts in dsh's data dir, not Claude Code's config dir): what the hook writes there"
+    " is sourced before every later Bash command of the session, never in another hook"
+)
 _FILE_PATHS = (
     "a file tool's path in `tool_input` (`file_path` of Read, Write, Edit, MultiEdit;"
     " NotebookEdit's `notebook_path`) absolute and normalized: `~` expanded, joined to the"
@@ -101,6 +106,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`additionalContext` injected as context",
             "plain stdout on exit 0 injected as context",
             "exit 2 stderr shown to the user as a hook-error notice",
+            _ENV_FILE,
             _NOTICE,
             _HALTS,
         ),
@@ -108,7 +114,6 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`initialUserMessage`, `sessionTitle`, `reloadSkills`: dsh has no session titles,"
             " skills or headless first-message seam",
             "`watchPaths`: no file watcher (`FileChanged` is not supported)",
-            "`CLAUDE_ENV_FILE`: the Bash tool sources no per-session environment file",
             "`context_tokens` is an estimate (about 4 characters a token of the system prompt"
             " and the projected history): dsh records no token usage; `estimated_cache_write_usd`"
             " prices it at 2.1.332's default model's rate (5 USD per million tokens), since dsh"
@@ -117,7 +122,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
     ),
     "Setup": EventSupport(
         seam="agent/setup",
-        status="partial",
+        status="supported",
         applied=(
             "fires only when asked, before `SessionStart`: `dsh run --init` and `--init-only`"
             " (trigger `init`; `--init-only` then starts and ends the session without a prompt)"
@@ -126,10 +131,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " plain stdout is not (Claude Code writes it to its debug log only; the session log"
             " keeps it)",
             "exit 2 cannot block: stderr shown to the user as a hook-error notice",
+            _ENV_FILE,
             _NOTICE,
             _HALTS,
         ),
-        limits=("`CLAUDE_ENV_FILE`: the Bash tool sources no per-session environment file",),
     ),
     "InstructionsLoaded": EventSupport(
         seam="agent/instructions-loaded",
@@ -415,12 +420,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " directory, after that call's post-tool hooks and before `PostToolBatch`, with"
             " `old_cwd` and `new_cwd`; the hook runs in the new directory",
             "exit 2 stderr shown to the user as a hook-error notice",
+            _ENV_FILE,
             f"{_NOTICE}; `continue` discarded, as in Claude Code",
         ),
-        limits=(
-            "`watchPaths`: no file watcher (`FileChanged` is not supported)",
-            "`CLAUDE_ENV_FILE`: the Bash tool sources no per-session environment file",
-        ),
+        limits=("`watchPaths`: no file watcher (`FileChanged` is not supported)",),
     ),
     "DirectoryAdded": _no("dsh has no `/add-dir`"),
     "FileChanged": _no("dsh has no file watcher"),

@@ -60,18 +60,30 @@ MAX_OUTPUT_CHARS = 30_000
 # Variables bash itself rewrites on every start; keeping them would drift.
 _VOLATILE_ENV = frozenset({"_", "SHLVL"})
 
-# $1: the state directory, $2: the command. Shell variables (not exported) so
-# they stay out of the recorded environment; `command -p` finds `env` even if
-# the command emptied PATH.
-_WRAPPER = r"""__dsh_state=$1
+# The workspace's env scripts, the positional arguments: sourced first, each
+# one that exists, then the arguments cleared so the command sees none.
+_SOURCE_ENV_SCRIPTS = r"""for __dsh_script in "$@"; do
+  if [ -f "$__dsh_script" ]; then . "$__dsh_script"; fi
+done
+set --
+"""
+
+# $1: the state directory, $2: the command, then the env scripts. Shell
+# variables (not exported) so they stay out of the recorded environment;
+# `command -p` finds `env` even if the command emptied PATH.
+_WRAPPER = (
+    r"""__dsh_state=$1
 __dsh_command=$2
 shift 2
-trap '__dsh_rc=$?
+"""
+    + _SOURCE_ENV_SCRIPTS
+    + r"""trap '__dsh_rc=$?
 pwd > "$__dsh_state/cwd" 2>/dev/null
 command -p env -0 > "$__dsh_state/env" 2>/dev/null
 exit $__dsh_rc' EXIT
 eval "$__dsh_command"
 """
+)
 
 _SILENT_COMMANDS = frozenset(
     {
@@ -234,12 +246,13 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
         return _start_background(args.command, workspace)
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
     bash = _bash_executable(workspace.env)
+    scripts = [str(p) for p in workspace.env_scripts]
     with tempfile.TemporaryDirectory(prefix="dsh-bash-") as state_dir:
         state = Path(state_dir)
         output_path = state / "output"
         with output_path.open("wb") as sink:
             outcome = await run_in_group(
-                [bash, "-c", _WRAPPER, "dsh-bash", state_dir, args.command],
+                [bash, "-c", _WRAPPER, "dsh-bash", state_dir, args.command, *scripts],
                 cwd=workspace.cwd,
                 env=workspace.env,
                 stdout=sink,
@@ -339,7 +352,13 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
     output_path = _background_output_path(shell_id)
     with output_path.open("wb") as sink:
         process = subprocess.Popen(
-            [_bash_executable(workspace.env), "-c", command],
+            [
+                _bash_executable(workspace.env),
+                "-c",
+                _SOURCE_ENV_SCRIPTS + command,
+                "dsh-bash",
+                *map(str, workspace.env_scripts),
+            ],
             cwd=workspace.cwd,
             env=dict(workspace.env),
             stdin=subprocess.DEVNULL,

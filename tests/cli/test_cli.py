@@ -546,7 +546,9 @@ def test_plugin_dir_runs_each_plugins_hooks_with_its_root_and_data(
     env = {"CLAUDE_CONFIG_DIR": str(config), "XDG_DATA_HOME": str(tmp_path / "data")}
     done = dsh("run", "say hi", *args, cwd=tmp_path, env_extra=env)
     assert done.returncode == 0, done.stderr
-    entries = [json.loads(line) for line in (project / "log.jsonl").read_text().splitlines()]
+    lines = (project / "log.jsonl").read_text().splitlines()
+    # The two plugins' hooks run in parallel: their lines come in either order.
+    entries = sorted((json.loads(line) for line in lines), key=lambda e: str(e["argv"]))
     data = {name: config / "plugins" / "data" / f"{name}-inline" for name in ("first", "second")}
     assert entries == [
         {

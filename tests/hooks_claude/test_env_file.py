@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.agent.support import bash, replies, text
+from dsh.agent import subagent_plugin
+from tests.agent.support import bash, replies, text, tool
 from tests.hooks_claude.bridge_support import Rig, make_rig
 
 EVENTS = ["SessionStart", "PreToolUse", "CwdChanged", "PostToolUse", "Stop"]
@@ -62,3 +63,33 @@ async def test_without_an_env_file_hook_bash_sees_nothing_new(
     await rig.run("Please echo")
     assert "A= B=" in str(tool_results(rig)[2])
     assert all("CLAUDE_ENV_FILE" not in e["env"] for e in rig.entries())
+
+
+async def test_a_subagents_bash_sees_the_sessions_exports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = {
+        "rules": [
+            {
+                "first_user_contains": "SUBTASK",
+                "responses": [[bash('echo "child A=$CLAUDE_CASE_A"')], [text("sub done")]],
+            },
+            {
+                "has_tool": "Agent",
+                "responses": [
+                    [tool("Agent", description="d", prompt="SUBTASK: echo", subagent_type="x")],
+                    [text("parent done")],
+                ],
+            },
+        ]
+    }
+    rig = make_rig(tmp_path, monkeypatch, script, ["SessionStart", "PreToolUse"], ANSWERS)
+    rig.harness.ctx.plugin(subagent_plugin)
+    await rig.run("delegate")
+
+    def first_user(request: dict[str, Any]) -> str:
+        return str(next(m["content"] for m in request["messages"] if m["role"] == "user"))
+
+    child = [r for r in rig.requests() if "SUBTASK" in first_user(r)][-1]
+    child_results = [m["content"] for m in child["messages"] if m["role"] == "tool"]
+    assert "child A=bar" in str(child_results)

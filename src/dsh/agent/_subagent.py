@@ -83,6 +83,8 @@ def _child_agent(
         cwd=parent.workspace.cwd,
         env=dict(parent.workspace.env),
         project_dir=parent.workspace.project_dir,
+        # The same list, not a copy: what the session's hooks export later reaches the child too.
+        env_scripts=parent.workspace.env_scripts,
     )
     return Agent(
         parent.ctx,

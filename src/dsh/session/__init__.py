@@ -57,6 +57,7 @@ from dsh.session._messages import (
     UserMessage,
     content_text,
 )
+from dsh.session._private_files import UnsafeSessionPathError
 from dsh.session._projection import INTERRUPTED_TOOL_RESULT, project
 from dsh.session._store import (
     DATA_DIR_ENV,
@@ -126,6 +127,7 @@ __all__ = [
     "TurnEnd",
     "TurnEndReason",
     "TurnStart",
+    "UnsafeSessionPathError",
     "UserMessage",
     "UserMessageEvent",
     "content_text",

@@ -184,7 +184,7 @@ def _scan_unpaused(path: Path, data: bytes, session_id: str) -> Scan:
         try:
             d = loads(line)
             decode = decoders[d["type"]]
-        except (ValueError, TypeError, KeyError, IndexError):
+        except (ValueError, TypeError, KeyError, IndexError, RecursionError):
             event = _decode_other(path, line, pos, text, start, ascii_only)
             if event is None:
                 tail_char, problem = pos, "a line that is not a JSON event"
@@ -238,7 +238,8 @@ def _decode_other(
     """A line the fast path refused: an unknown type (opaque), or None for a corrupt line."""
     try:
         d = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
+        # Nesting past the stack is no line dsh writes (freezing refuses it first).
         return None
     if not isinstance(d, dict) or not isinstance(d.get("type"), str):
         return None

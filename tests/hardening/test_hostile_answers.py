@@ -9,8 +9,6 @@ read it the same way), and every logged line must be valid UTF-8 JSON.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +17,7 @@ import pytest
 from dsh.hook_protocol import HookInvocationEvent, HookResultEvent
 from dsh.session import TurnEndReason
 from tests.agent.support import bash, make_harness, replies, text
+from tests.cli.test_cli import dsh
 from tests.hooks_claude.bridge_support import mount_hooks
 
 SCRIPT = Path(__file__).parent / "scripts" / "raw_hook.py"
@@ -51,19 +50,6 @@ HOSTILE: dict[str, bytes] = {
 }
 
 
-def dsh_log(session_id: str, sessions: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "dsh", "log", session_id, "--session-dir", str(sessions)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 async def test_a_hostile_answer_is_contained_logged_and_readable(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -92,7 +78,7 @@ async def test_a_hostile_answer_is_contained_logged_and_readable(
     for line in path.read_bytes().splitlines():
         json.loads(line.decode("utf-8"))  # strict UTF-8, and JSON
     agent.session.close()
-    shown = dsh_log(agent.session_id, harness.store.data_dir, tmp_path)
+    shown = dsh("log", agent.session_id, "--session-dir", str(harness.store.data_dir), cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert "Done." in shown.stdout
     # A resume reads the log the same way, finding nothing to recover.

@@ -22,7 +22,7 @@ from dsh.hook_protocol import (
 from dsh.session import (
     FrozenDict,
     JsonlSessionStore,
-    NotJSONError,
+    decode_event,
     encode_event,
     registered_event_types,
 )
@@ -114,10 +114,18 @@ async def test_timeouts_and_spawn_errors_are_recorded(tmp_path: Path) -> None:
     assert str(tmp_path / "x") in missing.reason
 
 
-async def test_a_decision_must_be_plain_json() -> None:
+async def test_a_decision_is_logged_as_plain_json_whatever_it_holds() -> None:
     outcome = hook_outcome(await run_hook(command(script("emit.py", "block")), b""), DECODE)
-    with pytest.raises(NotJSONError, match=r"hook/result\.decision"):
-        result_event(outcome, decision_json={"x": {1, 2}})
+    event = result_event(
+        outcome, decision_json={"x": {1, 2}, "n": float("inf"), "s": "\ud800", "big": 10**5000}
+    )
+    assert event.decision == {
+        "x": "{1, 2}",
+        "n": "Infinity",
+        "s": "\ufffd",
+        "big": "<integer of 16610 bits>",
+    }
+    assert decode_event(encode_event(event)) == event
 
 
 def test_unique_hooks_tells_a_bridge_what_will_run_before_logging() -> None:

@@ -2,7 +2,8 @@
 
 Frozen JSON values, the error root ``DshError``, the root of the closed
 decision unions ``ClosedUnion``, and ``AbortSignal`` with the
-one race against it (``race``), so the tool pipeline and the agent loop share them.
+one race against it (``race``), hostile JSON contained (``load_json``,
+``loggable_json``), so the tool pipeline and the agent loop share them.
 """
 
 from dsh.base._errors import DshError
@@ -15,10 +16,12 @@ from dsh.base._json import (
     freeze_loaded,
     thaw_json,
 )
+from dsh.base._safe_json import JSON_MAX_DEPTH, UnsafeJSONError, load_json, loggable_json
 from dsh.base._signal import AbortedError, AbortSignal, SignalAbortedError, race
 from dsh.base._union import ClosedUnion
 
 __all__ = [
+    "JSON_MAX_DEPTH",
     "AbortSignal",
     "AbortedError",
     "ClosedUnion",
@@ -28,8 +31,11 @@ __all__ = [
     "JSONValue",
     "NotJSONError",
     "SignalAbortedError",
+    "UnsafeJSONError",
     "freeze_json",
     "freeze_loaded",
+    "load_json",
+    "loggable_json",
     "race",
     "thaw_json",
 ]

@@ -2,7 +2,8 @@
 
 Shared by the Claude Code and Codex bridges (which never import each other).
 A bridge builds ``HookCommand``s from its tool's configuration (the
-environment through ``hook_environment``) and fires an event's hooks with
+environment through ``hook_environment``; no hook inherits the model API
+keys, ``SECRET_ENV_VARS``, unless ``$DSH_HOOK_PASS_ENV`` names them) and fires an event's hooks with
 ``fire_hooks``: it runs them concurrently, records ``hook/invocation`` and
 ``hook/result`` events in the bridge's ``HookSink`` (one fsync per group, a
 result for every invocation even when cancelled), turns each ``HookRun`` into
@@ -20,6 +21,7 @@ from dsh.hook_protocol._declarations import (
     exec_argv,
     shell_argv,
 )
+from dsh.hook_protocol._environment import PASS_ENV_SETTING, SECRET_ENV_VARS, spawn_environment
 from dsh.hook_protocol._events import (
     HOOK_STDERR_LOG_LIMIT,
     HookInvocationEvent,
@@ -61,6 +63,8 @@ __all__ = [
     "DEFAULT_KILL_GRACE",
     "FAILURE_REASONS",
     "HOOK_STDERR_LOG_LIMIT",
+    "PASS_ENV_SETTING",
+    "SECRET_ENV_VARS",
     "AnswerRules",
     "CancelSignal",
     "HookCommand",
@@ -89,5 +93,6 @@ __all__ = [
     "run_hook",
     "run_hooks",
     "shell_argv",
+    "spawn_environment",
     "unique_hooks",
 ]

@@ -73,7 +73,8 @@ class HookCommand:
     """One external command hook, ready to run.
 
     ``argv`` is spawned directly (no shell unless ``argv`` names one);
-    ``timeout`` is in seconds; ``env`` is added to the inherited environment;
+    ``timeout`` is in seconds; ``env`` is added to the inherited environment
+    (which lacks the model API keys: see ``spawn_environment``);
     ``cwd`` defaults to the host's current directory.
 
     ``dedup_key`` says which hooks count as "the same handler" when a bridge asks

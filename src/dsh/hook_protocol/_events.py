@@ -13,6 +13,7 @@ import hashlib
 from typing import Any, ClassVar, Final, Literal, final
 
 from dsh._frozen import frozen
+from dsh.base import loggable_json
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._outcome import HookOutcome, NoDecision
 from dsh.session import SessionEvent, freeze_json, register_event_type
@@ -130,7 +131,8 @@ def result_event(
 
     ``decision_json`` is the bridge's JSON form of ``outcome.decision`` (for
     example the hook's parsed output); it is recorded only when the outcome has
-    a decision, and must be plain JSON (``NotJSONError`` names the place).
+    a decision, made loggable first (``loggable_json``: what a hostile hook
+    put there that the session reader could not load back is replaced).
     ``invocation`` links the result to its logged ``hook/invocation``; its
     ``turn_id`` is reused unless ``turn_id`` is given.
     """
@@ -138,7 +140,9 @@ def result_event(
     o = run.command.origin
     stderr, cut = _bounded(run.stderr, HOOK_STDERR_LOG_LIMIT)
     decision = (
-        freeze_json(decision_json, "hook/result.decision") if outcome.decision is not None else None
+        freeze_json(loggable_json(decision_json), "hook/result.decision")
+        if outcome.decision is not None
+        else None
     )
     if turn_id is None and invocation is not None:
         turn_id = invocation.turn_id

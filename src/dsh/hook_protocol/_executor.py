@@ -22,6 +22,7 @@ from typing import Protocol
 
 from dsh._frozen import frozen
 from dsh.hook_protocol._declarations import HookCommand
+from dsh.hook_protocol._environment import spawn_environment
 
 __all__ = [
     "DEFAULT_CAPTURE_CAP",
@@ -281,7 +282,7 @@ async def run_hook(
     started = time.perf_counter()
     if signal is not None and signal.aborted:
         return _unstarted(cmd, started, error=None, cancelled=True)
-    env = None if cmd.env is None else {**os.environ, **cmd.env}
+    env = spawn_environment(cmd.env)
     spawn = asyncio.ensure_future(
         loop.subprocess_exec(
             lambda: _Capture(loop, stdout_cap, stderr_cap),

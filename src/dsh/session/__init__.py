@@ -57,6 +57,7 @@ from dsh.session._messages import (
     UserMessage,
     content_text,
 )
+from dsh.session._private_files import UnsafeSessionPathError, make_private_dir, open_private
 from dsh.session._projection import INTERRUPTED_TOOL_RESULT, project
 from dsh.session._store import (
     DATA_DIR_ENV,
@@ -126,6 +127,7 @@ __all__ = [
     "TurnEnd",
     "TurnEndReason",
     "TurnStart",
+    "UnsafeSessionPathError",
     "UserMessage",
     "UserMessageEvent",
     "content_text",
@@ -134,7 +136,9 @@ __all__ = [
     "encode_event",
     "event_type_of",
     "freeze_json",
+    "make_private_dir",
     "new_event_id",
+    "open_private",
     "project",
     "register_event_type",
     "registered_event_types",

@@ -21,6 +21,7 @@ from dsh.session._codec import decode_event_dict
 from dsh.session._codec_values import EventDecodeError
 from dsh.session._event_base import SessionEvent
 from dsh.session._event_registry import DECODERS, HEADER_TYPE
+from dsh.session._private_files import open_private
 from dsh.session._store_base import RecoveredTail, SessionCorruptError
 
 __all__ = ["FORMAT_VERSION", "Scan", "parse_header", "recover_tail", "scan_log", "write_new_log"]
@@ -64,7 +65,7 @@ def recover_tail(
     # Sidecar first: a crash between the two steps duplicates the tail
     # in the sidecar, it never loses it.
     _write_synced(sidecar, os.O_WRONLY | os.O_APPEND | os.O_CREAT, tail)
-    fd = os.open(path, os.O_WRONLY)
+    fd = open_private(path, os.O_WRONLY)
     try:
         os.ftruncate(fd, offset)
         os.fsync(fd)
@@ -85,8 +86,8 @@ def recover_tail(
 
 
 def _write_synced(path: Path, flags: int, data: bytes) -> None:
-    """All of ``data`` written to ``path`` (opened with ``flags``, mode 0644) and fsynced."""
-    fd = os.open(path, flags, 0o644)
+    """All of ``data`` written to ``path`` (``flags``, never through a link), fsynced."""
+    fd = open_private(path, flags)
     try:
         view = memoryview(data)
         while view:
@@ -183,7 +184,7 @@ def _scan_unpaused(path: Path, data: bytes, session_id: str) -> Scan:
         try:
             d = loads(line)
             decode = decoders[d["type"]]
-        except (ValueError, TypeError, KeyError, IndexError):
+        except (ValueError, TypeError, KeyError, IndexError, RecursionError):
             event = _decode_other(path, line, pos, text, start, ascii_only)
             if event is None:
                 tail_char, problem = pos, "a line that is not a JSON event"
@@ -237,7 +238,8 @@ def _decode_other(
     """A line the fast path refused: an unknown type (opaque), or None for a corrupt line."""
     try:
         d = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
+        # Nesting past the stack is no line dsh writes (freezing refuses it first).
         return None
     if not isinstance(d, dict) or not isinstance(d.get("type"), str):
         return None

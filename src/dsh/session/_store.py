@@ -6,6 +6,7 @@ and made durable with ``fsync`` before it returns; ``append_many`` is one
 group commit. A crash at any byte leaves at most one torn tail, which the next
 ``open`` moves to ``<id>.jsonl.corrupt`` (appending, never deleting) and
 reports. One writer per session, enforced with ``flock`` on ``<id>.lock``.
+Every file is 0600 in a 0700 directory and never opened through a symlink.
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ from typing import final
 from dsh._data_dir import user_data_dir
 from dsh.session._event_base import SessionEvent
 from dsh.session._jsonl_format import parse_header, recover_tail, scan_log, write_new_log
+from dsh.session._private_files import (
+    make_private_dir,
+    open_private,
+    read_private,
+    refuse_symlink,
+)
 from dsh.session._store_base import (
     RecoveredTail,
     SessionError,
@@ -63,7 +70,7 @@ class JsonlSessionLog(_LogBase):
         self._path = path
         self._lock_fd = lock_fd
         self._recovered = recovered
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        self._fd = open_private(path, os.O_WRONLY | os.O_APPEND)
         self._size = os.fstat(self._fd).st_size
         self._broken: str | None = None
 
@@ -141,7 +148,7 @@ class JsonlSessionStore:
         that another process is writing is read up to its last complete event.
         """
         path = self._existing(session_id)
-        scan = scan_log(path, path.read_bytes(), session_id)
+        scan = scan_log(path, read_private(path), session_id)
         return self._create(session_id, scan.body, scan.events)
 
     def open(self, session_id: str) -> JsonlSessionLog:
@@ -149,7 +156,7 @@ class JsonlSessionStore:
         path = self._existing(session_id)
         lock_fd = take_writer_lock(session_id, self.lock_path(session_id))
         try:
-            data = path.read_bytes()
+            data = read_private(path)
             scan = scan_log(path, data, session_id)
             recovered = None
             if scan.tail_offset is not None:
@@ -176,7 +183,7 @@ class JsonlSessionStore:
         A torn or corrupt tail is left where it is (a writer may be mid-append).
         """
         path = self._existing(session_id)
-        return tuple(scan_log(path, path.read_bytes(), session_id).events)
+        return tuple(scan_log(path, read_private(path), session_id).events)
 
     def list(self) -> list[SessionInfo]:
         """Every session under the data dir, oldest first (from each file's header)."""
@@ -185,7 +192,7 @@ class JsonlSessionStore:
         infos = []
         for path in self.data_dir.glob("*.jsonl"):
             try:
-                with path.open("rb") as f:
+                with os.fdopen(open_private(path, os.O_RDONLY), "rb") as f:
                     first = f.readline()
                     stat = os.fstat(f.fileno())
                 header = parse_header(path, first, path.name[: -len(".jsonl")])
@@ -209,6 +216,7 @@ class JsonlSessionStore:
 
     def _existing(self, session_id: str) -> Path:
         path = self.log_path(session_id)
+        refuse_symlink(path)
         if not path.is_file():
             raise SessionNotFoundError(session_id, str(self.data_dir))
         return path
@@ -216,7 +224,7 @@ class JsonlSessionStore:
     def _create(
         self, forked_from: str | None, body: bytes, events: Sequence[SessionEvent]
     ) -> JsonlSessionLog:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.data_dir)
         session_id = new_session_id()
         path = self.log_path(session_id)
         lock_fd = take_writer_lock(session_id, self.lock_path(session_id))

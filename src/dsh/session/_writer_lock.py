@@ -12,6 +12,7 @@ import fcntl
 import os
 from pathlib import Path
 
+from dsh.session._private_files import open_private
 from dsh.session._store_base import SessionLockedError
 
 __all__ = ["take_writer_lock"]
@@ -19,7 +20,7 @@ __all__ = ["take_writer_lock"]
 
 def take_writer_lock(session_id: str, lock_path: Path) -> int:
     """The descriptor holding ``session_id``'s lock; ``SessionLockedError`` if another holds it."""
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_private(lock_path, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -10,12 +10,12 @@ decides. ``hookSpecificOutput.hookEventName`` must name the event.
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any, Literal, final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dsh._frozen import frozen
+from dsh.base import UnsafeJSONError, load_json
 from dsh.hook_protocol import HookDecodeError, HookRun, WrongEvent
 
 __all__ = ["HookAnswer", "PermissionRequestAnswer", "decode_answer"]
@@ -141,8 +141,8 @@ def _parse_json(text: str) -> dict[str, Any] | None:
     if not (stripped.startswith("{") and stripped.endswith("}")):
         return None
     try:
-        data = json.loads(stripped)
-    except ValueError as exc:
+        data = load_json(stripped)
+    except UnsafeJSONError as exc:
         raise HookDecodeError(f"stdout looks like JSON but does not parse: {exc}") from exc
     if not isinstance(data, dict):  # pragma: no cover - braces make it an object
         raise HookDecodeError("stdout JSON is not an object")

@@ -28,6 +28,8 @@ from dsh.session import (
     ToolResultEvent,
     UserMessageEvent,
     content_text,
+    make_private_dir,
+    open_private,
     thaw_json,
 )
 
@@ -182,9 +184,11 @@ def write_transcript(
 
 
 def _replace(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # 0600 in 0700 directories, never through a planted link (the session store's rules).
+    make_private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
+    with os.fdopen(open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as f:
+        f.write(data)
     os.replace(tmp, path)
 
 
@@ -225,7 +229,7 @@ class TranscriptWriter:
             _replace(self.path, data)
             self._lines, self._size = 0, 0
         elif data:
-            with self.path.open("ab") as f:
+            with os.fdopen(open_private(self.path, os.O_WRONLY | os.O_APPEND), "ab") as f:
                 f.write(data)
         assert self._size is not None
         self._events = len(events)
@@ -239,6 +243,6 @@ class TranscriptWriter:
 
     def _intact(self) -> bool:
         try:
-            return self.path.stat().st_size == self._size
+            return self.path.lstat().st_size == self._size
         except OSError:
             return False

@@ -1,0 +1,74 @@
+"""Hooks do not inherit dsh's model API keys, through the real loop with real hook processes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh.hook_protocol import PASS_ENV_SETTING, SECRET_ENV_VARS, spawn_environment
+from dsh.session import TurnEndReason
+from tests.agent.support import bash, make_harness, replies, text
+from tests.hooks_claude.bridge_support import mount_hooks
+
+SCRIPT = Path(__file__).parent / "scripts" / "env_hook.py"
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd")
+
+
+async def hook_environments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[dict[str, Any]]:
+    harness = make_harness(tmp_path, replies([text("Running."), bash("echo hi")], [text("Done.")]))
+    hooks = {
+        event: [{"hooks": [{"type": "command", "command": f"{sys.executable} {SCRIPT} {event}"}]}]
+        for event in EVENTS
+    }
+    rig = mount_hooks(tmp_path, monkeypatch, harness, hooks, None)
+    log = tmp_path / "env.jsonl"
+    monkeypatch.setenv("ENV_HOOK_LOG", str(log))
+    _, result = await rig.run("Please run echo hi")
+    assert result.end_reason == TurnEndReason.COMPLETED
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["event"] for e in entries] == list(EVENTS)
+    return entries
+
+
+async def test_no_hook_sees_the_model_api_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DSH_API_KEY", "sk-dsh-secret")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-secret")
+    monkeypatch.setenv("HARDENING_PLAIN", "kept")
+    for entry in await hook_environments(tmp_path, monkeypatch):
+        env = entry["env"]
+        assert not {"DSH_API_KEY", "OPENAI_API_KEY"} & set(env), entry["event"]
+        assert env["HARDENING_PLAIN"] == "kept"
+        assert env["CLAUDE_PROJECT_DIR"]  # the bridge's own variables still arrive
+        assert not any("sk-" in value for value in env.values())
+
+
+async def test_the_pass_setting_passes_named_keys_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DSH_API_KEY", "sk-dsh-secret")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-secret")
+    monkeypatch.setenv(PASS_ENV_SETTING, "OPENAI_API_KEY")
+    for entry in await hook_environments(tmp_path, monkeypatch):
+        assert entry["env"]["OPENAI_API_KEY"] == "sk-openai-secret"
+        assert "DSH_API_KEY" not in entry["env"]
+
+
+def test_spawn_environment_withholds_only_the_secrets() -> None:
+    assert SECRET_ENV_VARS == ("DSH_API_KEY", "OPENAI_API_KEY")
+    inherited = {"PATH": "/bin", "DSH_API_KEY": "k", "OPENAI_API_KEY": "o"}
+    assert spawn_environment({"X": "1"}, inherited) == {"PATH": "/bin", "X": "1"}
+    # A declaration's own entry is the declaration's choice.
+    assert spawn_environment({"DSH_API_KEY": "mine"}, inherited) == {
+        "PATH": "/bin",
+        "DSH_API_KEY": "mine",
+    }
+    passed = {**inherited, PASS_ENV_SETTING: "DSH_API_KEY, OPENAI_API_KEY"}
+    assert spawn_environment(None, passed) == passed

@@ -19,7 +19,7 @@ TEXT = {"type": "text", "text": "x"}
 @pytest.mark.parametrize(
     ("script", "path", "problem"),
     [
-        ([], "$", "a model script must be a JSON object, not a list"),
+        ([], "$", "a model script must be a JSON object, not an array"),
         ({}, "$", "the script has no 'rules', 'responses' or 'default'"),
         ({"model_script": 3}, "$.model_script", "must be a JSON object, not a number"),
         ({"rules": {}}, "$.rules", "must be a list of rules, not an object"),
@@ -67,7 +67,7 @@ TEXT = {"type": "text", "text": "x"}
         (
             {"default": {"type": "tool_use", "name": "B", "input": []}},
             "$.default.input",
-            "must be a JSON object, not a list",
+            "must be a JSON object, not an array",
         ),
         (
             {"default": {"type": "function_call", "name": "f", "arguments": "{oops"}},
@@ -77,7 +77,7 @@ TEXT = {"type": "text", "text": "x"}
         (
             {"default": {"type": "function_call", "name": "f", "arguments": "[1]"}},
             "$.default.arguments",
-            "must be a JSON object, not a list",
+            "must be a JSON object, not an array",
         ),
         (
             {"default": {"type": "http_error", "status": 99}},
@@ -97,7 +97,7 @@ TEXT = {"type": "text", "text": "x"}
         (
             {"default": {"type": "auto_shell", "command": ["ls"]}},
             "$.default.command",
-            "must be a string, not a list",
+            "must be a string, not an array",
         ),
     ],
 )

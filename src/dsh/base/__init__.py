@@ -14,6 +14,7 @@ from dsh.base._json import (
     NotJSONError,
     freeze_json,
     freeze_loaded,
+    json_kind,
     thaw_json,
 )
 from dsh.base._safe_json import JSON_MAX_DEPTH, UnsafeJSONError, load_json, loggable_json
@@ -34,6 +35,7 @@ __all__ = [
     "UnsafeJSONError",
     "freeze_json",
     "freeze_loaded",
+    "json_kind",
     "load_json",
     "loggable_json",
     "race",

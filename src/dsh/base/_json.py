@@ -28,6 +28,7 @@ __all__ = [
     "NotJSONError",
     "freeze_json",
     "freeze_loaded",
+    "json_kind",
     "thaw_json",
 ]
 
@@ -176,3 +177,20 @@ def thaw_json(value: object) -> Any:
     if isinstance(value, list | tuple):
         return [thaw_json(v) for v in value]
     return value
+
+
+def json_kind(value: object) -> str:
+    """What JSON calls ``value``'s type, with its article, for error messages ("an array")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__

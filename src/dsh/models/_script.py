@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.base import DshError
+from dsh.base import DshError, json_kind
 from dsh.session import NotJSONError, freeze_json
 
 __all__ = [
@@ -123,12 +123,12 @@ class _Decoder:
 
     def mapping(self, value: object, path: str, what: str) -> Mapping[str, Any]:
         if not isinstance(value, Mapping):
-            raise self.fail(path, f"{what} must be a JSON object, not {_kind(value)}")
+            raise self.fail(path, f"{what} must be a JSON object, not {json_kind(value)}")
         return value
 
     def string(self, value: object, path: str) -> str:
         if not isinstance(value, str):
-            raise self.fail(path, f"must be a string, not {_kind(value)}")
+            raise self.fail(path, f"must be a string, not {json_kind(value)}")
         return value
 
     def known_keys(
@@ -175,7 +175,9 @@ class _Decoder:
         if "rules" in obj:
             raw_rules = obj["rules"]
             if not isinstance(raw_rules, list):
-                raise self.fail(f"{path}.rules", f"must be a list of rules, not {_kind(raw_rules)}")
+                raise self.fail(
+                    f"{path}.rules", f"must be a list of rules, not {json_kind(raw_rules)}"
+                )
             rules.extend(self.rule(r, f"{path}.rules[{i}]") for i, r in enumerate(raw_rules))
         if "responses" in obj:  # replies at top level: a rule that matches every request
             rules.append(Rule(responses=self.responses(obj["responses"], f"{path}.responses")))
@@ -192,7 +194,7 @@ class _Decoder:
         conditions = {k: self.string(obj[k], f"{path}.{k}") for k in _CONDITION_KEYS if k in obj}
         no_tools = obj.get("no_tools")
         if no_tools is not None and not isinstance(no_tools, bool):
-            raise self.fail(f"{path}.no_tools", f"must be true or false, not {_kind(no_tools)}")
+            raise self.fail(f"{path}.no_tools", f"must be true or false, not {json_kind(no_tools)}")
         return Rule(
             responses=self.responses(obj["responses"], f"{path}.responses"),
             no_tools=no_tools,
@@ -201,7 +203,7 @@ class _Decoder:
 
     def responses(self, value: object, path: str) -> tuple[Reply, ...]:
         if not isinstance(value, list):
-            raise self.fail(path, f"must be a list of replies, not {_kind(value)}")
+            raise self.fail(path, f"must be a list of replies, not {json_kind(value)}")
         if not value:
             raise self.fail(path, "must hold at least one reply")
         return tuple(self.reply(r, f"{path}[{i}]") for i, r in enumerate(value))
@@ -212,7 +214,7 @@ class _Decoder:
             return (self.block(value, path),)
         if not isinstance(value, list):
             raise self.fail(
-                path, f"a reply must be a list of blocks or one block, not {_kind(value)}"
+                path, f"a reply must be a list of blocks or one block, not {json_kind(value)}"
             )
         if not value:
             raise self.fail(path, "a reply needs at least one block")
@@ -276,27 +278,11 @@ class _Decoder:
             except json.JSONDecodeError as e:
                 raise self.fail(path, f"is a string but not valid JSON: {e.msg}") from None
         if not isinstance(value, Mapping):
-            raise self.fail(path, f"tool input must be a JSON object, not {_kind(value)}")
+            raise self.fail(path, f"tool input must be a JSON object, not {json_kind(value)}")
         try:
             return freeze_json(value, path)
         except NotJSONError as e:
             raise self.fail(e.path, e.problem) from None
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "an object"
-    return type(value).__name__
 
 
 def decode_script(data: object, source: str) -> Script:

@@ -14,6 +14,7 @@ import logging
 from typing import cast, final
 
 from dsh._frozen import frozen
+from dsh.base import json_kind
 from dsh.context import ChannelError, describe
 from dsh.session import FrozenDict, NotJSONError, ToolUse, freeze_json
 from dsh.tools._channels import REWRITE_INPUT, RewriteListener
@@ -95,7 +96,7 @@ def seal_request(
         return call, invalid_args(name, ({"path": "$", "message": "nested too deeply"},))
     if type(arguments) is not FrozenDict:
         call = ToolCall(name, _EMPTY, token, up, use_id, tool, agent)
-        problem = f"arguments must be a JSON object, not {_json_type(arguments)}"
+        problem = f"arguments must be a JSON object, not {json_kind(arguments)}"
         return call, invalid_args(name, ({"path": "$", "message": problem},))
     call = ToolCall(name, arguments, token, up, use_id, tool, agent)
     if entry is None:
@@ -235,18 +236,6 @@ def validate_arguments(tool: ToolDefinition, arguments: object) -> ArgumentError
     except RecursionError:
         return ({"path": "$", "message": "nested too deeply"},)
     if type(frozen) is not FrozenDict:
-        problem = f"arguments must be a JSON object, not {_json_type(frozen)}"
+        problem = f"arguments must be a JSON object, not {json_kind(frozen)}"
         return ({"path": "$", "message": problem},)
     return _check(validate, frozen)
-
-
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array"

@@ -16,7 +16,7 @@ import json
 import math
 import re
 import sys
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from dsh.base._errors import DshError
 
@@ -45,13 +45,20 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def load_json(data: str | bytes, *, max_depth: int = JSON_MAX_DEPTH) -> Any:
+def load_json(
+    data: str | bytes,
+    *,
+    max_depth: int = JSON_MAX_DEPTH,
+    lone_surrogates: Literal["replace", "refuse"] = "replace",
+) -> Any:
     """The JSON value of ``data``; ``UnsafeJSONError`` for anything dsh cannot carry.
 
     Refused: invalid JSON or UTF-8, ``NaN``/``Infinity`` and numbers that
     overflow to one, integers past the interpreter's digit limit, nesting deeper
-    than ``max_depth``. Lone surrogates in strings become U+FFFD. Duplicate keys
-    keep the last value, as JavaScript's ``JSON.parse`` does.
+    than ``max_depth``. Lone surrogates in strings become U+FFFD (or, with
+    ``lone_surrogates="refuse"``, are refused). Duplicate keys keep the last
+    value, as JavaScript's ``JSON.parse`` does. A syntax error's
+    ``json.JSONDecodeError`` is the ``__cause__``, for its line and column.
     """
     if isinstance(data, bytes | bytearray):
         try:
@@ -64,12 +71,14 @@ def load_json(data: str | bytes, *, max_depth: int = JSON_MAX_DEPTH) -> Any:
         raise
     except RecursionError:
         raise UnsafeJSONError(f"nested deeper than {max_depth}") from None
+    except json.JSONDecodeError as exc:
+        raise UnsafeJSONError(str(exc)) from exc
     except ValueError as exc:
         raise UnsafeJSONError(str(exc)) from None
-    return _checked(value, max_depth)
+    return _checked(value, max_depth, refuse_surrogates=lone_surrogates == "refuse")
 
 
-def _checked(value: Any, max_depth: int) -> Any:
+def _checked(value: Any, max_depth: int, *, refuse_surrogates: bool = False) -> Any:
     # Iterative, so a deep value is measured without using the stack it would exhaust.
     fixed = False
     stack: list[tuple[Any, int]] = [(value, 1)]
@@ -84,6 +93,8 @@ def _checked(value: Any, max_depth: int) -> Any:
                 fixed = fixed or any(_SURROGATE.search(k) for k in item)
         elif isinstance(item, str) and _SURROGATE.search(item):
             fixed = True
+        if fixed and refuse_surrogates:
+            raise UnsafeJSONError("a string holds a lone surrogate (not valid Unicode)")
     return _without_surrogates(value) if fixed else value
 
 

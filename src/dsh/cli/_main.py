@@ -273,7 +273,9 @@ def hooks_check(
     catalog = load_catalog(
         project.resolve(), settings_files=settings_files, plugin_roots=plugin_dirs
     )
-    click.echo(catalog.render_report(), nl=False)
+    from dsh.cli._render import terminal_safe
+
+    click.echo(terminal_safe(catalog.render_report()), nl=False)
     sys.exit(0 if catalog.ok else 1)
 
 

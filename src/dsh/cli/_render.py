@@ -5,18 +5,45 @@ It reads events by their ``type`` tag, so an event type it does not know
 An ``assistant/display`` event (an ``agent/message-display`` listener's
 replacement) is shown in place of its message's text: the user sees what the
 listener chose, the log keeps both.
+
+Every text from a hook, a tool or the model is made terminal-safe before it is
+printed (``terminal_safe``): a control character is shown as ``\\xNN``/``\\uNNNN``
+rather than sent, so no output can retitle the terminal or clear the screen,
+and rich markup in it is escaped.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["TranscriptPrinter"]
+__all__ = ["TranscriptPrinter", "plain_markup", "terminal_safe"]
+
+# C0 controls but newline and tab, DEL, C1 controls, and the bidi overrides that reorder a line.
+_CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _shown(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character shown as an escape instead of sent to the terminal."""
+    return _CONTROL.sub(_shown, text)
+
+
+def plain_markup(text: str) -> str:
+    """``text`` made terminal-safe and escaped for rich, so it prints as written."""
+    from rich.markup import escape
+
+    return escape(terminal_safe(text))
+
 
 _MAX_RESULT_LINES = 12
 
@@ -79,8 +106,7 @@ class TranscriptPrinter:
             self.print_event(event)
 
     def print_event(self, event: Any) -> None:
-        from rich.markup import escape
-
+        escape = plain_markup
         kind = getattr(event, "type", None)
         out = self.console.print
         if kind == "turn/start":
@@ -104,7 +130,8 @@ class TranscriptPrinter:
                 out(f"  [dim]↳ shown as:[/dim] {escape(event.text)}")
         elif kind == "tool/call":
             self._tool_names[event.tool_use_id or ""] = event.tool_name
-            out(f"[yellow]⏺ {event.tool_name}[/yellow]({escape(_brief_args(event.arguments))})")
+            name, args = escape(event.tool_name), escape(_brief_args(event.arguments))
+            out(f"[yellow]⏺ {name}[/yellow]({args})")
         elif kind == "tool/result":
             text = _indent(_clip(_text_of(event.content)))
             if event.is_error:

@@ -19,7 +19,7 @@ from typing import Literal
 
 from dsh._frozen import slotted
 from dsh.agent import Agent, SetupTrigger, TurnResult
-from dsh.cli._render import TranscriptPrinter
+from dsh.cli._render import TranscriptPrinter, plain_markup
 from dsh.context import Plugin
 from dsh.host import HostOptions, Profile, open_host
 from dsh.models import Model, ModelError, ModelRequest, TextCallback
@@ -186,7 +186,7 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
         async with open_host(host_options(options)) as host:
             session = host.session
             for diagnostic in host.diagnostics:
-                printer.console.print(f"[yellow]{diagnostic}[/yellow]")
+                printer.console.print(f"[yellow]{plain_markup(str(diagnostic))}[/yellow]")
             _import_in_background("rich.console", "rich.markup")
             code = await _run_prompts(host.agent, options, printed)
     finally:

@@ -5,12 +5,18 @@ A matcher is ``*``, empty or absent (everything); a plain-name list such as
 expression tested anywhere in the value (reference §1.4). Claude Code compiles
 JavaScript regexes; Python's ``re`` agrees on the patterns matchers use, and
 JavaScript's named groups (``(?<n>…)``, ``\\k<n>``) are translated.
+
+A matcher comes from files dsh did not write, so a regex is bounded before it
+is compiled: its length, its group nesting and its repeat counts, and a
+repeat nested in an unbounded repeat (``(a+)+``, the shape that backtracks
+exponentially) is refused; a NUL or a lone surrogate is refused anywhere.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
-from typing import Final, Literal, TypeAlias, final
+from typing import Any, Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import DshError
@@ -24,10 +30,88 @@ _EXACT_NARROW: Final = re.compile(r"[A-Za-z0-9_|]*")
 _SEPARATORS: Final = re.compile(r"[|,]")
 _JS_NAMED_GROUP: Final = re.compile(r"\(\?<(?=[A-Za-z_$])")
 _JS_BACKREF: Final = re.compile(r"\\k<([A-Za-z_$][\w$]*)>")
+_UNSAFE_CHAR: Final = re.compile("[\x00\ud800-\udfff]")
+
+MAX_PATTERN_LENGTH: Final = 2000
+"""The longest regex matcher accepted; Claude Code's matchers are tool names and short patterns."""
+MAX_GROUP_DEPTH: Final = 40
+MAX_REPEAT_COUNT: Final = 1000
+
+# The parser behind `re.compile`, used to inspect a pattern's shape; it has no public name or stubs.
+_SRE_PARSE: Any = importlib.import_module("re._parser")
 
 
 class MatcherError(DshError, ValueError):
     """A matcher or ``if`` rule that cannot be used; the message says why."""
+
+
+def unsafe_char_problem(text: str) -> str | None:
+    """Why ``text`` cannot be used (a NUL or a lone surrogate in it), or ``None``."""
+    m = _UNSAFE_CHAR.search(text)
+    if m is None:
+        return None
+    what = "a NUL" if m.group() == "\x00" else f"a lone surrogate U+{ord(m.group()):04X}"
+    return f"{what} at character {m.start()}"
+
+
+def _open_depth(pattern: str) -> int:
+    depth = deepest = 0
+    escaped = in_class = False
+    for ch in pattern:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth = max(0, depth - 1)
+    return deepest
+
+
+def _shape_problem(items: Any, in_unbounded: bool) -> str | None:
+    # Iterative over sibling lists, recursive only as deep as the (bounded) group nesting.
+    for op, arg in items:
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, high, body = arg
+            if max(low, 0 if high == _SRE_PARSE.MAXREPEAT else high) > MAX_REPEAT_COUNT:
+                return f"a repeat count over {MAX_REPEAT_COUNT}"
+            unbounded = high == _SRE_PARSE.MAXREPEAT or high > 1
+            if in_unbounded and unbounded:
+                return "a repeat nested in a repeat (it can take exponential time)"
+            found = _shape_problem(body, in_unbounded or high == _SRE_PARSE.MAXREPEAT)
+        elif name == "SUBPATTERN":
+            found = _shape_problem(arg[-1], in_unbounded)
+        elif name == "BRANCH":
+            found = next(
+                (p for b in arg[1] if (p := _shape_problem(b, in_unbounded)) is not None), None
+            )
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            found = _shape_problem(arg[1], in_unbounded)
+        else:
+            found = None
+        if found is not None:
+            return found
+    return None
+
+
+def _regex_problem(pattern: str) -> str | None:
+    """Why ``pattern`` is refused before compiling (too big, too deep, exponential), or ``None``."""
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        return f"it is {len(pattern)} characters long (at most {MAX_PATTERN_LENGTH})"
+    if _open_depth(pattern) > MAX_GROUP_DEPTH:
+        return f"its groups nest deeper than {MAX_GROUP_DEPTH}"
+    try:
+        parsed = _SRE_PARSE.parse(pattern)
+    except (re.error, OverflowError, RecursionError, ValueError) as exc:
+        return f"it does not compile: {exc}"
+    return _shape_problem(parsed, False)
 
 
 def _js_to_python(pattern: str) -> str:
@@ -59,17 +143,27 @@ class Matcher:
         """
         if declared is None or declared in ("", "*"):
             return cls(declared=declared, kind="all")
+        bad = unsafe_char_problem(declared)
+        if bad is not None:
+            raise MatcherError(f"matcher {_shown(declared)} has {bad}")
         exact = _EXACT_NARROW if narrow else _EXACT
         if exact.fullmatch(declared):
             parts = declared.split("|") if narrow else _SEPARATORS.split(declared)
             names = frozenset(p.strip() for p in parts if p.strip())
             return cls(declared=declared, kind="exact", names=names)
-        try:
-            pattern = re.compile(_js_to_python(declared))
-        except re.error as exc:
+        python = _js_to_python(declared)
+        problem = _regex_problem(python)
+        if problem is not None:
             raise MatcherError(
-                f"matcher {declared!r} is not a plain-name list, so it is a regular expression,"
-                f" and it does not compile: {exc}"
+                f"matcher {_shown(declared)} is not a plain-name list, so it is a regular"
+                f" expression, and it is refused: {problem}"
+            )
+        try:
+            pattern = re.compile(python)
+        except (re.error, OverflowError, RecursionError, ValueError) as exc:
+            raise MatcherError(
+                f"matcher {_shown(declared)} is not a plain-name list, so it is a regular"
+                f" expression, and it does not compile: {exc}"
             ) from None
         return cls(declared=declared, kind="regex", pattern=pattern)
 
@@ -94,6 +188,12 @@ class Matcher:
         if self.kind == "all":
             return "all" if self.declared is None else f"{self.declared!r} (all)"
         return f"{self.declared!r} ({self.kind})"
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """``text`` quoted for a diagnostic, cut to ``limit`` characters (a matcher may be huge)."""
+    cut = text if len(text) <= limit else text[:limit] + "…"
+    return _UNSAFE_CHAR.sub(lambda m: f"\\u{ord(m.group()):04x}", repr(cut))
 
 
 _RULE: Final = re.compile(r"\s*(?P<tool>[A-Za-z0-9_.*:\-]+)\s*(?:\((?P<pattern>.*)\))?\s*", re.S)

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Literal, final
+from typing import Annotated, Any, Final, Literal, final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dsh._frozen import frozen
+from dsh.base import UnsafeJSONError, load_json
 
 __all__ = [
+    "MAX_SETTINGS_BYTES",
     "CommandHandlerModel",
     "GroupModel",
     "JSONProblem",
@@ -39,23 +41,27 @@ class JSONProblem:
     column: int | None = None
 
 
-def _reject_constant(name: str) -> Any:
-    # Python's json accepts NaN and Infinity; JSON (and Claude Code's JSON.parse) does not.
-    raise ValueError(f"{name} is not valid JSON")
+MAX_SETTINGS_BYTES: Final = 8 * 1024 * 1024
+"""The largest hook file read (settings, plugin manifests, hooks.json): far above any real one."""
 
 
 def read_json_text(text: str) -> dict[str, Any] | JSONProblem:
-    """Parse ``text`` as one JSON object."""
-    try:
-        value = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
+    """Parse ``text`` as one JSON object, with ``load_json``'s bounds; lone surrogates refused."""
+    if len(text) > MAX_SETTINGS_BYTES:
         return JSONProblem(
-            f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-            "json-syntax",
-            exc.lineno,
-            exc.colno,
+            f"the file is {len(text)} characters long (at most {MAX_SETTINGS_BYTES})", "unreadable"
         )
-    except ValueError as exc:
+    try:
+        value = load_json(text, lone_surrogates="refuse")
+    except UnsafeJSONError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, json.JSONDecodeError):
+            return JSONProblem(
+                f"invalid JSON at line {cause.lineno}, column {cause.colno}: {cause.msg}",
+                "json-syntax",
+                cause.lineno,
+                cause.colno,
+            )
         return JSONProblem(f"invalid JSON: {exc}", "json-syntax")
     if not isinstance(value, dict):
         return JSONProblem(
@@ -67,9 +73,12 @@ def read_json_text(text: str) -> dict[str, Any] | JSONProblem:
 def read_json_file(path: Path) -> dict[str, Any] | JSONProblem:
     """Read and parse ``path`` as one JSON object (UTF-8, an optional BOM)."""
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as f:
+            raw = f.read(MAX_SETTINGS_BYTES + 1)
     except OSError as exc:
         return JSONProblem(f"cannot read the file: {exc.strerror or exc}", "unreadable")
+    if len(raw) > MAX_SETTINGS_BYTES:
+        return JSONProblem(f"the file is over {MAX_SETTINGS_BYTES} bytes", "unreadable")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from dsh._frozen import frozen, slotted
 from dsh.hook_protocol import exec_argv, shell_argv
 from dsh.hooks.claude._events import CLAUDE_HOOK_TYPES, EVENT_SPECS, EventSpec
-from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError
+from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, unsafe_char_problem
 from dsh.hooks.claude._parse import CommandHandlerModel, GroupModel, describe_validation_error
 from dsh.hooks.claude._support import ADMITTED_EVENTS, HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude._types import (
@@ -110,6 +110,15 @@ class _Collector:
         )
 
 
+def _texts_to_check(model: CommandHandlerModel) -> list[tuple[str, str]]:
+    """Every text of a handler that reaches a process or a rule (a NUL cannot reach either)."""
+    texts = [("`command`", model.command)]
+    texts += [(f"`args[{i}]`", a) for i, a in enumerate(model.args or ())]
+    if model.if_ is not None:
+        texts.append(("`if`", model.if_))
+    return texts
+
+
 def _substitute(text: str, values: Mapping[str, str]) -> str:
     for name, value in values.items():
         text = text.replace("${" + name + "}", value)
@@ -129,6 +138,10 @@ def validate_hooks(
     result = SuiteResult()
     out = _Collector(source, result)
     for event, groups in hooks.items():
+        bad = unsafe_char_problem(event)
+        if bad is not None:
+            out.add("error", "unknown-event", f"an event name has {bad}", event=event)
+            continue
         spec = EVENT_SPECS.get(event)
         if spec is None:
             out.add(
@@ -280,6 +293,11 @@ def _validate_handler(
     if not model.command.strip():
         add("error", "missing-command", "a command hook needs a non-empty `command`")
         return None
+    for what, text in _texts_to_check(model):
+        bad = unsafe_char_problem(text)
+        if bad is not None:
+            add("error", "bad-field", f"{what} has {bad}")
+            return None
 
     if_rule: IfRule | None = None
     if model.if_ is not None:

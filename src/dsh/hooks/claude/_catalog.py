@@ -112,11 +112,17 @@ def _settings_sources(
 
     def add_file(kind: SourceKind, path: Path, *, required: bool = False) -> None:
         source = HookSource(kind=kind, path=path)
-        if not path.is_file():
+        try:
+            # A hostile name (too long, a NUL) is an error of the name, not a crash.
+            is_file = path.is_file()
+            resolved = path.resolve() if is_file else path
+        except (OSError, ValueError) as exc:
+            diags.add(source, "error", "unreadable", f"cannot use the path: {exc}")
+            return
+        if not is_file:
             if required:
                 diags.add(source, "error", "unreadable", "`--settings` file not found")
             return
-        resolved = path.resolve()
         if resolved in seen:
             return
         seen.add(resolved)

@@ -25,43 +25,25 @@ def sessions(tmp_path: Path) -> Path:
     return tmp_path / "sessions"
 
 
+def run_in(
+    tmp_path: Path, sessions: Path, prompt: str, *extra: str
+) -> subprocess.CompletedProcess[str]:
+    """``dsh run PROMPT`` in ``tmp_path``, a scripted model answering in text."""
+    script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "hi"}]])
+    args = ["--model", f"scripted:{script}", "--project", str(tmp_path)]
+    return dsh("run", prompt, *args, "--session-dir", str(sessions), *extra, cwd=tmp_path)
+
+
 def make_session(tmp_path: Path, sessions: Path) -> str:
-    script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "hi"}]] * 3)
-    done = dsh(
-        "run",
-        "hello",
-        "--model",
-        f"scripted:{script}",
-        "--project",
-        str(tmp_path),
-        "--session-dir",
-        str(sessions),
-        cwd=tmp_path,
-    )
+    before = set(sessions.glob("*.jsonl"))
+    done = run_in(tmp_path, sessions, "hello")
     assert done.returncode == 0, done.stderr
-    [new] = {p.stem for p in sessions.glob("*.jsonl")} - {p.stem for p in _known}
-    _known.add(sessions / f"{new}.jsonl")
-    return new
-
-
-_known: set[Path] = set()
+    [new] = set(sessions.glob("*.jsonl")) - before
+    return new.stem
 
 
 def resume(tmp_path: Path, sessions: Path, session_id: str) -> subprocess.CompletedProcess[str]:
-    script = write_script(tmp_path / "again.json", [[{"type": "text", "text": "again"}]])
-    return dsh(
-        "run",
-        "more",
-        "--model",
-        f"scripted:{script}",
-        "--project",
-        str(tmp_path),
-        "--session-dir",
-        str(sessions),
-        "--resume",
-        session_id,
-        cwd=tmp_path,
-    )
+    return run_in(tmp_path, sessions, "more", "--resume", session_id)
 
 
 def test_an_unknown_session_id_exits_two_naming_the_id_and_the_dir(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-import traceback
 from pathlib import Path
 
 import click
@@ -66,6 +65,8 @@ def user_error_for(exc: BaseException) -> UserError | None:
 def internal_failure(exc: BaseException) -> int:
     """Report a failure of dsh itself: the traceback only under ``--debug``; returns 70."""
     if _debug:
+        import traceback
+
         traceback.print_exception(exc, file=sys.stderr)
     where = ""
     tb = exc.__traceback__

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -62,6 +61,8 @@ def check_base_url(url: str) -> None:
 def _check_not_mistyped_scripted(spec: str) -> None:
     # "script:x.json", "scripted x.json", "Scripted:x", "scripted=x": a file was meant,
     # and sending it to an endpoint as a model name would only fail after retries.
+    import difflib  # only for endpoint specs: a scripted run never pays its import
+
     head = spec.split(":", 1)[0] if ":" in spec else spec.split(maxsplit=1)[0]
     for sep in ("=", " "):
         head = head.split(sep, 1)[0]

@@ -105,7 +105,7 @@ def test_log_lists_sessions_and_shows_one(tmp_path: Path, project: Path) -> None
     assert "> hello" in shown.stdout
     assert "hi there" in shown.stdout
     missing = dsh("log", "no-such-session", "--session-dir", sessions, cwd=tmp_path)
-    assert missing.returncode == 1
+    assert missing.returncode == 2  # bad usage, as the README says
     assert "no-such-session" in missing.stderr
 
 

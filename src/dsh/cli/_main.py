@@ -24,6 +24,24 @@ T = TypeVar("T")
 
 _SESSION_DIR_HELP = "Where session logs live (default: $DSH_DATA_DIR or the user data dir)."
 
+CLAUDE_CODE_VERSION = "2.1.332"
+"""The Claude Code release whose hooks the bridge follows (its conformance corpus's)."""
+
+_VERSION = f"%(prog)s %(version)s (Claude Code hooks: {CLAUDE_CODE_VERSION}; Codex hooks: none yet)"
+
+
+def _debug_option(f: Any) -> Any:
+    from dsh.cli._errors import set_debug
+
+    return click.option(
+        "--debug",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=set_debug,
+        help="Show Python tracebacks of internal errors.",
+    )(f)
+
 
 def _session_dir(value: Path | None) -> Path:
     if value is not None:
@@ -34,7 +52,8 @@ def _session_dir(value: Path | None) -> Path:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="dsh")
+@click.version_option(__version__, prog_name="dsh", message=_VERSION)
+@_debug_option
 def cli() -> None:
     """dsh: an agent harness with a typed lifecycle interception surface."""
 
@@ -112,6 +131,7 @@ def cli() -> None:
     is_flag=True,
     help="Fire Setup hooks (trigger maintenance) before the session starts, then run PROMPT.",
 )
+@_debug_option
 def run(
     prompt: tuple[str, ...],
     model_spec: str | None,
@@ -142,6 +162,7 @@ def run(
     was halted by a hook; 1 the model API failed; 2 bad usage or input;
     3 the step limit was reached; 4 aborted (user, timeout, error); 70 dsh failed.
     """
+    from dsh.cli._errors import UserError, check_settings_args, resolve_session_id
     from dsh.cli._render import TranscriptPrinter
     from dsh.cli._run import NO_MODEL, ExitCode, RunOptions, run_session
     from dsh.models import Model, ModelError, load_model
@@ -164,18 +185,21 @@ def run(
             "no model: pass --model scripted:FILE or --model NAME --base-url URL"
         )
     else:
-        key = os.environ.get("DSH_API_KEY") or os.environ.get("OPENAI_API_KEY")
+        # The key and the base URL are left to dsh.models, which reads the environment
+        # itself: its errors then name the variable a value came from.
         try:
-            model = load_model(
-                spec, base_url=base_url or os.environ.get("DSH_BASE_URL"), api_key=key
-            )
+            model = load_model(spec, base_url=base_url)
         except (ModelError, OSError, ValueError) as exc:
-            raise click.UsageError(str(exc)) from exc
+            raise UserError(str(exc)) from exc
+    check_settings_args(settings_files)
+    sessions = _session_dir(session_dir)
+    if resume is not None:
+        resume = resolve_session_id(sessions, resume)
     options = RunOptions(
         prompts=(" ".join(prompt),) if prompt else (),
         model=model,
         project=project.resolve(),
-        session_dir=_session_dir(session_dir),
+        session_dir=sessions,
         resume=resume,
         max_steps=max_steps,
         claude_hooks=not no_claude_hooks,
@@ -195,6 +219,7 @@ def run(
 
 
 @cli.command()
+@_debug_option
 def demo() -> None:
     """Run a scripted session with native plugins in a temporary project."""
     from dsh.cli._demo import run_demo
@@ -212,8 +237,10 @@ def demo() -> None:
     "--session-dir", type=click.Path(path_type=Path), default=None, help=_SESSION_DIR_HELP
 )
 @click.option("--verbose", "-v", is_flag=True, help="Also show events with no transcript line.")
+@_debug_option
 def log_command(session_id: str | None, session_dir: Path | None, verbose: bool) -> None:
     """List sessions, or show one session's transcript."""
+    from dsh.cli._errors import resolve_session_id
     from dsh.cli._render import TranscriptPrinter
     from dsh.session import JsonlSessionStore
 
@@ -227,10 +254,7 @@ def log_command(session_id: str | None, session_dir: Path | None, verbose: bool)
         for info in infos:
             printer.console.print(str(info))
         return
-    try:
-        events = store.load(session_id)
-    except (KeyError, FileNotFoundError) as exc:
-        raise click.ClickException(f"no session {session_id!r} in {store}") from exc
+    events = store.load(resolve_session_id(store.data_dir, session_id))
     printer.print_events(events)
 
 
@@ -260,6 +284,7 @@ def hooks() -> None:
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     help="A Claude Code plugin root (its hooks/hooks.json is read).",
 )
+@_debug_option
 def hooks_check(
     project: Path, settings_files: tuple[str, ...], plugin_dirs: tuple[Path, ...]
 ) -> None:
@@ -282,7 +307,8 @@ def hooks_check(
 def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:
     """Run a coroutine; Ctrl-C exits 130, an unexpected failure is reported and exits 70."""
     import asyncio
-    import traceback
+
+    from dsh.cli._errors import internal_failure, user_error_for
 
     try:
         return asyncio.run(coro)
@@ -291,8 +317,10 @@ def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:
     except click.ClickException:
         raise
     except Exception as exc:
-        traceback.print_exc()
-        click.echo(f"dsh: internal error: {exc}", err=True)
+        error = user_error_for(exc)
+        if error is not None:
+            raise error from exc
+        internal_failure(exc)
         return internal
 
 
@@ -333,4 +361,18 @@ def main() -> None:
         status = 0
     except SystemExit as exc:
         status = _exit_status(exc.code)
+    except KeyboardInterrupt:
+        status = 130
+    except Exception as exc:  # a subcommand's own work failed: one line, not a traceback
+        status = _report(exc)
     _exit(status)
+
+
+def _report(exc: Exception) -> int:
+    from dsh.cli._errors import internal_failure, user_error_for
+
+    error = user_error_for(exc)
+    if error is None:
+        return internal_failure(exc)
+    error.show()
+    return error.exit_code

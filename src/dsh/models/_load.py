@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from dsh.models._scripted import ScriptedModel
 from dsh.models._types import Model
@@ -25,7 +26,8 @@ def load_model(
     ``case.json``; ``record_to`` records its requests). Anything else is a model name on
     an OpenAI-compatible endpoint (``base_url`` and ``api_key`` default to the
     environment, see ``OpenAICompatibleModel``). Raises ``ValueError`` for an empty
-    spec and ``ScriptError`` for a bad script.
+    spec, a spec that looks like a mistyped ``scripted:`` and a ``base_url`` that is not
+    an http(s) URL (before any request), and ``ScriptError`` for a bad script.
     """
     spec = spec.strip()
     if spec.startswith(SCRIPTED_PREFIX):
@@ -35,6 +37,39 @@ def load_model(
         return ScriptedModel.from_file(Path(path).expanduser(), record_to=record_to)
     if not spec:
         raise ValueError("empty model spec: give scripted:FILE or an endpoint model name")
+    _check_not_mistyped_scripted(spec)
+    if base_url is not None:
+        check_base_url(base_url)
     from dsh.models._openai import OpenAICompatibleModel
 
     return OpenAICompatibleModel(spec, base_url=base_url, api_key=api_key)
+
+
+def check_base_url(url: str) -> None:
+    """``ValueError`` unless ``url`` is an ``http://`` or ``https://`` URL with a host."""
+    try:
+        parts = urlsplit(url.strip())
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"base URL {url!r} is not an http:// or https:// URL (for example https://HOST/v1)"
+        )
+
+
+def _check_not_mistyped_scripted(spec: str) -> None:
+    # "script:x.json", "scripted x.json", "Scripted:x", "scripted=x": a file was meant,
+    # and sending it to an endpoint as a model name would only fail after retries.
+    import difflib  # only for endpoint specs: a scripted run never pays its import
+
+    head = spec.split(":", 1)[0] if ":" in spec else spec.split(maxsplit=1)[0]
+    for sep in ("=", " "):
+        head = head.split(sep, 1)[0]
+    word = head.lower()
+    near = difflib.SequenceMatcher(None, word, "scripted").ratio() >= 0.75
+    if word == "scripted" or near or spec.lower().startswith("scripted"):
+        raise ValueError(
+            f"model spec {spec!r} looks like a mistyped scripted model: "
+            "write scripted:FILE (no space), or give an endpoint model name"
+        )

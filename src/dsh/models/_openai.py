@@ -435,7 +435,7 @@ class OpenAICompatibleModel:
         problem = "missing or invalid" if status == 401 else "not allowed to use this model"
         where = " or ".join(API_KEY_ENV_VARS)
         if self._key_source is None:
-            return f"The API key is {problem}: no key was given (set {where}, or pass --api-key)"
+            return f"The API key is {problem}: no key was given (set {where})"
         if self._key_source == "argument":
             return f"The API key is {problem}: the server rejected the key that was passed"
         return f"The API key is {problem}: the server rejected the key from ${self._key_source}"

@@ -1,0 +1,127 @@
+"""What the ``dsh`` command tells a user when something goes wrong: a line, never a traceback.
+
+A user error (bad usage or an unusable input file) exits 2 naming the problem
+and its place; a failure of dsh itself exits 70 with one line and a hint to
+rerun with ``--debug``, which alone shows the traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+__all__ = [
+    "INTERNAL_EXIT",
+    "USAGE_EXIT",
+    "UserError",
+    "check_settings_args",
+    "internal_failure",
+    "resolve_session_id",
+    "set_debug",
+    "user_error_for",
+]
+
+USAGE_EXIT = 2
+INTERNAL_EXIT = 70
+
+_debug = False
+
+
+def set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """The ``--debug`` flag's callback (on the group and on every subcommand)."""
+    global _debug
+    _debug = _debug or value
+
+
+class UserError(click.ClickException):
+    """A user's mistake or an unusable input: ``dsh: MESSAGE``, exit 2."""
+
+    exit_code = USAGE_EXIT
+
+    def show(self, file: object = None) -> None:
+        click.echo(f"dsh: {self.format_message()}", err=True)
+
+
+def user_error_for(exc: BaseException) -> UserError | None:
+    """The user error a session-store failure is, else ``None`` (dsh itself failed)."""
+    from dsh.session import SessionCorruptError, SessionError, SessionLockedError
+
+    if isinstance(exc, SessionLockedError):
+        by = f"process {exc.holder}" if exc.holder else "another dsh process"
+        return UserError(
+            f"session {exc.session_id!r} is in use by {by} (lock file {exc.lock_path}); "
+            "wait for it to end, or start a new session"
+        )
+    if isinstance(exc, SessionCorruptError):
+        return UserError(f"session file {exc.path} is corrupt at byte {exc.offset}: {exc.problem}")
+    if isinstance(exc, SessionError):
+        return UserError(str(exc))
+    return None
+
+
+def internal_failure(exc: BaseException) -> int:
+    """Report a failure of dsh itself: the traceback only under ``--debug``; returns 70."""
+    if _debug:
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    where = ""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        where = f" (at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno})"
+    hint = "" if _debug else "; rerun with --debug for the traceback"
+    click.echo(f"dsh: internal error: {type(exc).__name__}: {exc}{where}{hint}", err=True)
+    return INTERNAL_EXIT
+
+
+def resolve_session_id(data_dir: Path, given: str) -> str:
+    """The one session ``given`` names in ``data_dir``: its full id or a unique prefix."""
+    names = (
+        sorted(p.name[: -len(".jsonl")] for p in data_dir.glob("*.jsonl"))
+        if data_dir.is_dir()
+        else []
+    )
+    if given in names:
+        return given
+    matches = [name for name in names if name.startswith(given)] if given else []
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise UserError(
+            f"no session {given!r} in {data_dir} ({len(names)} session(s) there; "
+            "`dsh log` lists them)"
+        )
+    shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
+    raise UserError(
+        f"session id {given!r} is ambiguous in {data_dir}: it begins {len(matches)} "
+        f"sessions ({shown}); give more of it"
+    )
+
+
+def check_settings_args(values: tuple[str, ...]) -> None:
+    """Every ``--settings`` argument readable JSON (inline, or a file's), as exit 2 promises."""
+    for value in values:
+        if value.lstrip().startswith("{"):
+            _check_json(value, "--settings (inline JSON)")
+            continue
+        path = Path(value).expanduser()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise UserError(f"--settings {value}: cannot read the file: {reason}") from exc
+        _check_json(text, f"--settings {value}")
+
+
+def _check_json(text: str, where: str) -> None:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(
+            f"{where}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from exc

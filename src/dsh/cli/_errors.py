@@ -121,6 +121,10 @@ def check_settings_args(values: tuple[str, ...]) -> None:
 def _check_json(text: str, where: str) -> None:
     try:
         json.loads(text)
+    except RecursionError:
+        # Well-formed as far as it was read, but nested past the stack: the catalog reads it
+        # with a depth bound and diagnoses it like any other unusable declaration.
+        return
     except json.JSONDecodeError as exc:
         raise UserError(
             f"{where}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"

@@ -318,13 +318,13 @@ def _validate_handler(
         )
         runnable = False
     if model.asyncRewake:
+        # dsh runs headless (`-p`), where 2.1.332 waits for such a hook like a synchronous one.
         add(
-            "warning",
-            "unsupported-field",
-            "`asyncRewake` is not supported by this host: nothing can wake the agent when a"
-            " background hook exits 2",
+            "info",
+            "ignored-field",
+            "`asyncRewake`: dsh waits for the hook like a synchronous one, as Claude Code does"
+            " in `-p` mode",
         )
-        runnable = False
     if model.shell == "powershell" and model.args is None:
         add(
             "warning",
@@ -377,7 +377,7 @@ def _validate_handler(
         argv=argv,
         timeout=float(model.timeout) if model.timeout is not None else spec.default_timeout,
         timeout_declared=model.timeout is not None,
-        run_async=model.async_,
+        run_async=model.async_ and not model.asyncRewake,
         on_failure=on_failure,
         status_message=model.statusMessage,
         env=FrozenDict(values),

@@ -13,9 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dsh.hook_protocol import HookInvocationEvent, HookResultEvent
-from dsh.hooks.claude import claude_hooks_plugin, load_catalog
 from tests.agent.support import Harness, bash, make_harness, of_type, replies, text, wait_for_file
+from tests.hooks_claude.bridge_support import mount_hooks
 
 # Answers (the first time only) with a systemMessage and a context, once `release` exists.
 GATED = """
@@ -42,26 +44,15 @@ sys.exit(2)
 """
 
 
-def _mount(tmp_path: Path, harness: Harness, event: str, script: str, **flags: Any) -> None:
+def _mount(
+    tmp_path: Path, mp: pytest.MonkeyPatch, harness: Harness, script: str, **flags: Any
+) -> None:
     path = tmp_path / "hook.py"
     path.write_text(script)
     handler = {"type": "command", "command": f"{sys.executable} {path} {tmp_path}", **flags}
-    settings = harness.project / ".claude" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    group: dict[str, Any] = {"hooks": [handler]}
-    if event == "PostToolUse":
-        group["matcher"] = "*"
-    settings.write_text(json.dumps({"hooks": {event: [group]}}))
-    (tmp_path / "home").mkdir(exist_ok=True)
-    catalog = load_catalog(
-        harness.project,
-        home=tmp_path / "home",
-        managed_path=tmp_path / "none.json",
-        env={},
-        discover_installed_plugins=False,
+    mount_hooks(
+        tmp_path, mp, harness, {"PostToolUse": [{"matcher": "*", "hooks": [handler]}]}, None
     )
-    assert not catalog.warnings, catalog.diagnostics
-    harness.ctx.plugin(claude_hooks_plugin(catalog, transcript_dir=tmp_path / "transcripts"))
 
 
 def _texts(request: dict[str, Any]) -> str:
@@ -69,13 +60,13 @@ def _texts(request: dict[str, Any]) -> str:
 
 
 async def test_an_async_hook_is_not_waited_for_and_answers_a_later_request(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     release, answered = tmp_path / "release", tmp_path / "answered"
     # The second call lets the hook answer, and lasts until it has.
     second = f"touch {release}; while [ ! -e {answered} ]; do sleep 0.02; done; sleep 0.5"
     harness = make_harness(tmp_path, replies([bash("echo hi")], [bash(second)], [text("done")]))
-    _mount(tmp_path, harness, "PostToolUse", GATED, **{"async": True})
+    _mount(tmp_path, monkeypatch, harness, GATED, **{"async": True})
     agent = harness.agent()
     agent.send("go")
     await agent.run_turn()
@@ -93,9 +84,11 @@ async def test_an_async_hook_is_not_waited_for_and_answers_a_later_request(
     assert sorted(r.invocation_id for r in results) == sorted(i.id for i in invocations)
 
 
-async def test_the_session_end_cancels_an_async_hook_and_logs_its_result(tmp_path: Path) -> None:
+async def test_the_session_end_cancels_an_async_hook_and_logs_its_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     harness = make_harness(tmp_path, replies([bash("echo hi")], [text("done")]))
-    _mount(tmp_path, harness, "PostToolUse", GATED, **{"async": True})
+    _mount(tmp_path, monkeypatch, harness, GATED, **{"async": True})
     agent = harness.agent()
     agent.send("go")
     await agent.run_turn()
@@ -109,9 +102,11 @@ async def test_the_session_end_cancels_an_async_hook_and_logs_its_result(tmp_pat
     assert "ASYNC-" not in json.dumps(harness.requests())
 
 
-async def test_an_async_rewake_hook_is_waited_for_and_its_exit_2_blocks(tmp_path: Path) -> None:
+async def test_an_async_rewake_hook_is_waited_for_and_its_exit_2_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     harness = make_harness(tmp_path, replies([bash("echo hi")], [text("done")]))
-    _mount(tmp_path, harness, "PostToolUse", EXIT2, asyncRewake=True)
+    _mount(tmp_path, monkeypatch, harness, EXIT2, asyncRewake=True)
     agent = harness.agent()
     agent.send("go")
     await agent.run_turn()

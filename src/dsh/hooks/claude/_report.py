@@ -159,8 +159,9 @@ handler indexes, and the reason (`dsh hooks check` prints them all).
   unknown field that is ignored. The rest of the suite runs.
 - **info**: a note on something ignored exactly as Claude Code ignores it (a matcher
   on an event without matcher support, `once` outside skill frontmatter, `onFailure`
-  where it does not apply, `asyncRewake`, which dsh waits for like a synchronous hook as
-  Claude Code does in `-p` mode), or a source turned off by `disableAllHooks` or policy.
+  where it does not apply), or a source turned off by `disableAllHooks` or policy.
+  An `asyncRewake` hook is waited for like a synchronous one, as Claude Code does in `-p`
+  mode, and its exit 2 applies as recorded.
   An `async: true` hook runs in the background: its invocation and result are logged,
   its `systemMessage` and `additionalContext` reach the first model request after it
   finished as one context message `M\nC`, and the session's end cancels one still running.

@@ -317,14 +317,6 @@ def _validate_handler(
             " events only",
         )
         runnable = False
-    if model.asyncRewake:
-        # dsh runs headless (`-p`), where 2.1.332 waits for such a hook like a synchronous one.
-        add(
-            "info",
-            "ignored-field",
-            "`asyncRewake`: dsh waits for the hook like a synchronous one, as Claude Code does"
-            " in `-p` mode",
-        )
     if model.shell == "powershell" and model.args is None:
         add(
             "warning",
@@ -377,6 +369,8 @@ def _validate_handler(
         argv=argv,
         timeout=float(model.timeout) if model.timeout is not None else spec.default_timeout,
         timeout_declared=model.timeout is not None,
+        # `asyncRewake`: headless (`-p`, dsh's only mode), 2.1.332 waits for it like a
+        # synchronous hook and applies its exit 2 as recorded.
         run_async=model.async_ and not model.asyncRewake,
         on_failure=on_failure,
         status_message=model.statusMessage,

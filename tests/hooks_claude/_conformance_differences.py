@@ -23,11 +23,6 @@ AUTO_MODE = (
     "needs Claude Code's auto mode: 2.1.332 denies the call (`Auto mode is unavailable: …`) and"
     " fires PermissionDenied (not supported by dsh); dsh runs `git push`, which fails"
 )
-ASYNC_REWAKE = (
-    "`asyncRewake: true`: 2.1.332 waits for the handler in `-p` mode and applies its exit 2 as a"
-    " synchronous one's; dsh drops the handler (catalog warning), so it never runs"
-)
-
 EXPECTED_DIFFERENCES: dict[str, str] = {
     # Command-line features dsh lacks (the case cannot even be driven).
     "dir-added-sdk": f"{STREAM_JSON} (`register_repo_root` → DirectoryAdded) (issue 13)",
@@ -85,13 +80,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
     "exit2-permission-denied": f"{AUTO_MODE}; PermissionDenied exit 2 (issue 14)",
     # Wordings (bridge).
     # New behaviour (bridge, subagents, tools).
-    "async-hook": (
-        "`async: true` PostToolUse: 2.1.332 delivers `systemMessage` and `additionalContext` as"
-        " one system message `M\nC` (no prefix) to the first request after the hook finished;"
-        " dsh delivers only `PostToolUse:Bash hook additional context: C` (issue 13)"
-    ),
-    "async-rewake-posttool": f"{ASYNC_REWAKE}: no PostToolUse, no feedback (issue 13)",
-    "async-rewake-stop": f"{ASYNC_REWAKE}: no Stop, no second turn (issue 13)",
     "subagent": (
         "background subagents: 2.1.332's Agent call returns at once (`async_launched`), the"
         " parent's turn ends, and a `<task-notification>` turn follows when the subagent stops;"

@@ -102,7 +102,8 @@ class ClaudeHooksPlugin(LifecycleEvents, ToolEvents):
             ctx.on(PRE_COMPACT, self._pre_compact)
         if d("PostCompact"):
             ctx.on(POST_COMPACT, self._post_compact)
-        if d("SessionEnd"):
+        # Also to cancel (and log as cancelled) the `async: true` hooks still running.
+        if d("SessionEnd") or any(h.run_async for hs in self.catalog.hooks.values() for h in hs):
             ctx.on(SESSION_END, self._session_end)
 
     async def _pre_tool_input(self, proposed: ProposedCall) -> InputRewrite | None:

@@ -388,6 +388,7 @@ class LifecycleEvents(BridgeBase):
     async def _session_end(self, agent: Agent, reason: SessionEndReason) -> None:
         if agent.parent is not None:
             return
+        await self._settle_background(agent)
         hooks = self.catalog.matching("SessionEnd", reason)
         if not hooks:
             return

@@ -12,8 +12,9 @@ too; the events themselves are ``_lifecycle`` and ``_tool_events``.
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
@@ -91,6 +92,8 @@ class AgentState:
     compact_trigger: str = "manual"
     # tool_use_id -> PreToolUse's outcome, from tools/rewrite-input to tools/pre-execute
     pre_tool: dict[str, PreToolOutcome] = field(default_factory=dict)
+    # `async: true` hooks still running; the session's end cancels what is left.
+    background: set[asyncio.Task[None]] = field(default_factory=set)
 
 
 def additional_contexts(merged: Merged) -> list[str]:
@@ -216,8 +219,17 @@ class BridgeBase:
         payload: Mapping[str, Any],
         *,
         log_to: Agent | None = None,
+        detached: bool = False,
     ) -> Merged:
-        """Run ``hooks`` with ``payload``; log them; return the decided answers in order."""
+        """Run ``hooks`` with ``payload``; log them; return the decided answers in order.
+
+        ``detached``: not cancelled by the running turn's signal (a background hook).
+        """
+        if not detached and any(h.run_async for h in hooks):
+            # Claude Code does not wait for `async: true` hooks: their answers come later.
+            background = [h for h in hooks if h.run_async]
+            self._fire_background(agent, event, background, payload, self._async_answers(agent))
+            hooks = [h for h in hooks if not h.run_async]
         if not hooks:
             return MergedAnswers()
         root = root_session(agent)
@@ -242,9 +254,57 @@ class BridgeBase:
         # The running turn's signal: `agent.cancel(..., when="now")` ends the hooks'
         # process groups and their runs come back `cancelled` (no decision).
         sink: Agent | RoutedSink = agent
-        if log_to is not None:
+        if detached:
+            sink = RoutedSink(agent, None)
+        elif log_to is not None:
             sink = RoutedSink(log_to, agent.signal if agent.signal is not None else log_to.signal)
         return await fire_hooks(handlers, data, sink=sink, rules=_ClaudeRules(event))
+
+    def _fire_background(
+        self,
+        agent: Agent,
+        event: str,
+        hooks: Sequence[HookDeclaration],
+        payload: Mapping[str, Any],
+        deliver: Callable[[Merged], None],
+    ) -> None:
+        """Run ``async: true`` hooks without waiting; ``deliver`` their answers when done.
+
+        Logged to ``agent`` like any firing, but not cancelled with its turn: only
+        ``_settle_background`` (the session's end) cancels them, closing their trail.
+        """
+        if not hooks:
+            return
+
+        async def run() -> None:
+            merged = await self._fire(agent, event, hooks, payload, detached=True)
+            deliver(merged)
+
+        tasks = self._state(agent).background
+        task = asyncio.get_running_loop().create_task(run(), name=f"claude-hooks:{event}:async")
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    def _async_answers(self, agent: Agent) -> Callable[[Merged], None]:
+        """How an ``async: true`` hook's answer reaches the model, as 2.1.332 delivers it: its
+        ``systemMessage`` and ``additionalContext`` as one context message ``M\\nC`` (no event
+        prefix) before the first model request after it finished; decisions have no effect."""
+
+        def deliver(merged: Merged) -> None:
+            for decl, answer in merged:
+                lines = [t for t in (answer.system_message, answer.additional_context) if t]
+                if lines:
+                    agent.inject("\n".join(lines), source=f"{SOURCE}:{decl.event}")
+
+        return deliver
+
+    async def _settle_background(self, agent: Agent) -> None:
+        """Cancel the session's ``async: true`` hooks still running and wait for them: each
+        invocation gets its (cancelled) ``hook/result`` before the session ends."""
+        tasks = list(self._state(agent).background)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def _common_effects(self, agent: Agent, event: str, merged: Merged) -> None:
         """``systemMessage`` as notices; ``continue: false`` halts after the step."""

@@ -154,12 +154,17 @@ handler indexes, and the reason (`dsh hooks check` prints them all).
   that is not a number of seconds above 0. The whole suite (one settings file, or one
   plugin) is skipped, never half-mounted, and a `suite-skipped` diagnostic says why.
 - **warning**: a well-formed declaration this host does not run (an event marked
-  not supported below; `http`, `mcp_tool`, `prompt` and `agent` hooks; `asyncRewake`;
+  not supported below; `http`, `mcp_tool`, `prompt` and `agent` hooks;
   PowerShell; an `if` on an event that is not a tool event, which never runs), or an
   unknown field that is ignored. The rest of the suite runs.
 - **info**: a note on something ignored exactly as Claude Code ignores it (a matcher
   on an event without matcher support, `once` outside skill frontmatter, `onFailure`
   where it does not apply), or a source turned off by `disableAllHooks` or policy.
+  An `asyncRewake` hook is waited for like a synchronous one, as Claude Code does in `-p`
+  mode, and its exit 2 applies as recorded.
+  An `async: true` hook runs in the background: its invocation and result are logged,
+  its `systemMessage` and `additionalContext` reach the first model request after it
+  finished as one context message `M\nC`, and the session's end cancels one still running.
 
 `dsh hooks check` exits non-zero when an error or a warning is diagnosed.
 

@@ -335,14 +335,6 @@ def _validate_handler(
             " events only",
         )
         runnable = False
-    if model.asyncRewake:
-        add(
-            "warning",
-            "unsupported-field",
-            "`asyncRewake` is not supported by this host: nothing can wake the agent when a"
-            " background hook exits 2",
-        )
-        runnable = False
     if model.shell == "powershell" and model.args is None:
         add(
             "warning",
@@ -395,7 +387,9 @@ def _validate_handler(
         argv=argv,
         timeout=float(model.timeout) if model.timeout is not None else spec.default_timeout,
         timeout_declared=model.timeout is not None,
-        run_async=model.async_,
+        # `asyncRewake`: headless (`-p`, dsh's only mode), 2.1.332 waits for it like a
+        # synchronous hook and applies its exit 2 as recorded.
+        run_async=model.async_ and not model.asyncRewake,
         on_failure=on_failure,
         status_message=model.statusMessage,
         env=FrozenDict(values),

@@ -24,6 +24,7 @@ def dsh(
         [sys.executable, "-m", "dsh", *args],
         cwd=cwd,
         env=env,
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=60,

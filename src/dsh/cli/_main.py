@@ -51,11 +51,19 @@ def _session_dir(value: Path | None) -> Path:
     return default_data_dir()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True
+)
 @click.version_option(__version__, prog_name="dsh", message=_VERSION)
 @_debug_option
-def cli() -> None:
-    """dsh: an agent harness with a typed lifecycle interception surface."""
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """dsh: an agent harness with a typed lifecycle interception surface.
+
+    With no command, `dsh` is `dsh run` with no prompt: interactive at a terminal.
+    """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(run)
 
 
 @cli.command()
@@ -149,7 +157,11 @@ def run(
     init_only: bool,
     maintenance: bool,
 ) -> None:
-    """Run PROMPT as one turn and print the transcript.
+    """Run PROMPT as one turn and print the transcript (live, at a terminal).
+
+    With no PROMPT: at a terminal, an interactive session (prompts until
+    Ctrl-D or /exit; /help lists the slash commands); otherwise the prompt is
+    read from standard input (`echo hi | dsh run`).
 
     `/compact [instructions]` compacts the session instead (with --resume, as
     Claude Code's slash command): PreCompact, the summary, SessionStart
@@ -163,16 +175,18 @@ def run(
     3 the step limit was reached; 4 aborted (user, timeout, error); 70 dsh failed.
     """
     from dsh.cli._errors import UserError, check_settings_args, resolve_session_id
-    from dsh.cli._render import TranscriptPrinter
-    from dsh.cli._run import NO_MODEL, ExitCode, RunOptions, run_session
+    from dsh.cli._run import NO_MODEL, ExitCode, RunOptions
     from dsh.models import Model, ModelError, load_model
 
     if setup_init + init_only + maintenance > 1:
         raise click.UsageError("--init, --init-only and --maintenance exclude each other")
     if init_only and prompt:
         raise click.UsageError("--init-only runs no prompt: drop PROMPT, or use --init")
+    from dsh.cli._terminal import prompt_from_stdin, session_runner
+
+    interactive = False
     if not init_only and not prompt:
-        raise click.UsageError("Missing argument 'PROMPT...'.")
+        interactive, prompt = prompt_from_stdin()
     setup: Literal["init", "maintenance"] | None = (
         "init" if setup_init or init_only else "maintenance" if maintenance else None
     )
@@ -214,7 +228,7 @@ def run(
     if options.claude_md:
         import dsh.instructions  # noqa: F401  (likewise)
     _started()
-    code = _run_async(run_session(options, TranscriptPrinter()), ExitCode.INTERNAL)
+    code = _run_async(session_runner(options, interactive=interactive), ExitCode.INTERNAL)
     sys.exit(int(code))
 
 

@@ -103,6 +103,8 @@ class RunOptions:
     """Fire ``agent/setup`` with this trigger before the session starts (``--init``...)."""
     profiles: Sequence[Profile] = field(default_factory=tuple)
     """Profiles mounted after ``plugins``, before the one ``claude_hooks`` asks for."""
+    attended: bool = False
+    """A person is at the terminal (Claude Code hooks see ``CLAUDE_CODE_SESSION_ATTENDED=1``)."""
 
 
 def host_options(options: RunOptions) -> HostOptions:
@@ -117,6 +119,7 @@ def host_options(options: RunOptions) -> HostOptions:
             plugin_roots=tuple(options.plugin_dirs),
             permission_mode=options.permission_mode,
             instructions=options.claude_md,
+            attended=options.attended,
         )
         profiles += (claude,)
     elif options.claude_md:

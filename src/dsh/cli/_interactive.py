@@ -1,0 +1,226 @@
+"""Interactive mode: ``dsh`` (or ``dsh run`` with no prompt) at a terminal.
+
+One session, prompts read with prompt_toolkit (line editing, a history file in
+dsh's data directory) until Ctrl-D, ``/exit`` or a second Ctrl-C. Each prompt
+is a turn shown live; slash commands are Claude Code's: ``/compact
+[instructions]``, ``/clear`` (SessionEnd ``clear``, a new session,
+SessionStart ``clear``), ``/hooks`` (what is mounted and from where),
+``/exit``, ``/help``; any other ``/word`` goes to the agent as a prompt, as
+``dsh run`` sends it. Ctrl-C during a turn cancels it (the running tool's
+process group is killed and the call logged ``ABORTED``); a second Ctrl-C, or
+one at an empty prompt after that, leaves. Leaving ends the session with
+Claude Code's ``prompt_input_exit``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Final
+
+from dsh.cli._render import TranscriptPrinter, plain_markup, terminal_safe
+from dsh.cli._run import ExitCode, RunOptions, compact_command
+from dsh.cli._terminal import TerminalHost, terminal_host
+from dsh.context import describe
+
+__all__ = ["history_path", "run_interactive"]
+
+HISTORY_FILE: Final = "prompt_history"
+_HELP: Final = (
+    "/compact [instructions]  compact the conversation (PreCompact, summary, PostCompact)\n"
+    "/clear                   end this session and start a new one (SessionEnd/Start clear)\n"
+    "/hooks                   what is mounted: plugins, profiles, hooks and their files\n"
+    "/exit                    leave (as Ctrl-D)\n"
+    "Ctrl-C cancels the running turn; a second Ctrl-C leaves."
+)
+
+
+def history_path() -> Path:
+    """The prompt history file: ``$DSH_DATA_DIR`` or dsh's user data dir, ``prompt_history``."""
+    from dsh._data_dir import user_data_dir
+
+    override = os.environ.get("DSH_DATA_DIR")
+    base = Path(override).expanduser() if override else user_data_dir()
+    return base / HISTORY_FILE
+
+
+def _open_history(path: Path) -> Any:
+    """A prompt_toolkit history on ``path`` (created 0600: prompts may hold secrets)."""
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600)
+        os.close(fd)
+    except OSError:
+        return InMemoryHistory()  # no history is better than no session
+    return FileHistory(str(path))
+
+
+class _Repl:
+    """The prompt loop of one interactive run."""
+
+    def __init__(self, term: TerminalHost, options: RunOptions, history: Path) -> None:
+        from prompt_toolkit import PromptSession
+
+        self.term = term
+        self.options = options
+        self.out = term.view.console.print
+        self.prompts: PromptSession[str] = PromptSession(history=_open_history(history))
+        self.interrupts = 0
+        self.work: asyncio.Future[Any] | None = None
+        self.leaving = False
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, self._sigint)
+        try:
+            if self.options.setup is not None:
+                await self.term.agent.setup(self.options.setup)
+            await self.term.agent.start()
+            self.out("[dim]dsh: /help for commands, Ctrl-D to leave[/dim]")
+            while not self.leaving:
+                text = await self._read()
+                if text is None:
+                    break
+                if text:
+                    await self._handle(text)
+            await self.term.agent.close("prompt_input_exit")
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+
+    async def _read(self) -> str | None:
+        """The next prompt (``""``: nothing to do), or ``None`` to leave."""
+        try:
+            line = await self.prompts.prompt_async("> ", handle_sigint=False)
+        except EOFError:
+            return None
+        except KeyboardInterrupt:
+            self.interrupts += 1
+            if self.interrupts >= 2:
+                return None
+            self.out("[dim](Ctrl-C again or Ctrl-D to leave)[/dim]")
+            return ""
+        self.interrupts = 0
+        return line.strip()
+
+    def _sigint(self) -> None:
+        """Ctrl-C while a turn (or compaction) runs: cancel it; a second one leaves."""
+        work = self.work
+        if work is None or work.done():
+            return
+        self.interrupts += 1
+        if self.interrupts == 1:
+            self.term.interrupt("interrupted by the user (Ctrl-C)")
+            self.out("[yellow]⏹ interrupted (Ctrl-C again to leave)[/yellow]")
+        else:
+            self.leaving = True
+            work.cancel()
+
+    async def _guarded(self, work: Awaitable[Any]) -> Any:
+        self.work = asyncio.ensure_future(work)
+        try:
+            return await self.work
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            return None
+        finally:
+            self.work = None
+
+    async def _handle(self, text: str) -> None:
+        word = text.split(maxsplit=1)[0]
+        command = _COMMANDS.get(word)
+        if command is not None:
+            await command(self, text[len(word) :].strip())
+            return
+        agent = self.term.agent
+        agent.send(text)
+        await self._guarded(agent.run_turn())
+
+    async def _compact(self, rest: str) -> None:
+        instructions = compact_command(f"/compact {rest}".strip())
+        summary = await self._guarded(self.term.agent.compact(instructions or None))
+        if summary is None:
+            self.out("[yellow]not compacted (vetoed, failed or interrupted)[/yellow]")
+
+    async def _clear(self, rest: str) -> None:
+        term, old = self.term, self.term.agent
+        await old.close("clear")
+        term.broker.forget(old.session_id)
+        host = term.host
+        session = host.store.create()
+        term.sessions.append(session)
+        term.agent = host.assembly.agent(session, source="clear")
+        term.view.session_hint = f"dsh log {session.id}"
+        self.out(f"[dim]cleared: new session {session.id}[/dim]")
+        await self._guarded(term.agent.start())
+
+    async def _hooks(self, rest: str) -> None:
+        self.out(plain_markup(mounted_report(self.term, self.options)), highlight=False)
+
+    async def _exit(self, rest: str) -> None:
+        self.leaving = True
+
+    async def _help(self, rest: str) -> None:
+        self.out(plain_markup(_HELP))
+
+
+_COMMANDS: Final[dict[str, Callable[[_Repl, str], Awaitable[None]]]] = {
+    "/compact": _Repl._compact,
+    "/clear": _Repl._clear,
+    "/hooks": _Repl._hooks,
+    "/exit": _Repl._exit,
+    "/quit": _Repl._exit,
+    "/help": _Repl._help,
+}
+
+
+def mounted_report(term: TerminalHost, options: RunOptions) -> str:
+    """What this session runs: the native plugins in order, each profile's sources and hooks."""
+    lines = [f"Project: {options.project}", "", "Native plugins (in mounting order):"]
+    plugins = term.host.assembly.options.plugins
+    lines += [f"  {describe(p)}" for p in plugins] or ["  (none)"]
+    for profile in term.profiles:
+        lines += ["", f"Profile {profile.name}:"]
+        mount = profile.mount
+        catalog = getattr(mount, "catalog", None)
+        report = getattr(catalog, "render_report", None)
+        if callable(report):
+            lines += ["  " + line for line in str(report()).splitlines()]
+        elif mount is not None:
+            lines.append(f"  hooks: {'mounted' if mount.hooks is not None else 'none'}")
+            lines += [f"  {d}" for d in mount.diagnostics]
+    if not term.profiles:
+        lines += ["", "No hook profile mounted (--no-claude-hooks)."]
+    diagnostics = term.host.diagnostics
+    if diagnostics:
+        lines += ["", "Diagnostics:", *(f"  {d}" for d in diagnostics)]
+    return terminal_safe("\n".join(lines))
+
+
+async def run_interactive(
+    options: RunOptions, printer: TranscriptPrinter, *, history: Path | None = None
+) -> ExitCode:
+    """Read prompts at the terminal until the user leaves; each is a turn, shown live.
+
+    Exits 0 however the turns ended: the person saw each of them.
+    """
+    async with terminal_host(options, printer, echo_prompts=False) as term:
+        try:
+            await _Repl(term, options, history or history_path()).run()
+        finally:
+            # The host closes its own agent; the ones /clear made are closed here.
+            if term.agent is not term.host.agent:
+                await term.agent.close("other")
+            for session in term.sessions:
+                with contextlib.suppress(Exception):
+                    session.close()
+        session = term.agent.session
+    printer.console.print(f"[dim]session {session.id} ({session.path})[/dim]")
+    return ExitCode.OK

@@ -1,0 +1,203 @@
+"""A host for a person at a terminal: live output, a permission prompt, ``dsh run`` shown live.
+
+``terminal_host`` opens the host ``RunOptions`` describe with the live view
+listening (``on_event``/``on_text``, the model client's retries) and, when
+standard input is a terminal too, the approval broker routed to the terminal
+prompt. ``run_live`` is ``dsh run PROMPT`` on a terminal: the same turns as
+``run_session``, shown as they happen instead of after each turn.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sys
+from collections.abc import AsyncIterator, Coroutine, Sequence
+from pathlib import Path
+from typing import Any
+
+from dsh.agent import MESSAGE_DISPLAY, Agent
+from dsh.approval import ApprovalBroker
+from dsh.cli._approval_prompt import TerminalApprovalPrompt
+from dsh.cli._live import LiveView
+from dsh.cli._render import TranscriptPrinter, plain_markup
+from dsh.cli._run import ExitCode, RunOptions, compact_command, exit_code_for, host_options
+from dsh.host import Host, Profile, ProfileMount, open_host
+from dsh.session import SessionLog
+
+__all__ = [
+    "RecordingProfile",
+    "TerminalHost",
+    "prompt_from_stdin",
+    "run_live",
+    "session_runner",
+    "stdin_is_terminal",
+    "terminal_host",
+]
+
+MAX_STDIN_PROMPT = 1_000_000
+"""Characters of a prompt read from standard input (more is a usage error, not a request)."""
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return stream is not None and bool(stream.isatty())
+    except (ValueError, OSError):
+        return False
+
+
+def stdin_is_terminal() -> bool:
+    return _isatty(sys.stdin)
+
+
+def stdout_is_terminal() -> bool:
+    return _isatty(sys.stdout)
+
+
+def prompt_from_stdin() -> tuple[bool, tuple[str, ...]]:
+    """For ``dsh run`` given no PROMPT: interactive (both ends a terminal), or stdin's prompt.
+
+    Returns ``(True, ())`` for interactive mode, else ``(False, (text,))``;
+    raises a usage error when there is neither.
+    """
+    import click
+
+    if stdin_is_terminal():
+        if stdout_is_terminal():
+            return True, ()
+        raise click.UsageError("Missing argument 'PROMPT...'.")
+    text = "" if sys.stdin is None else sys.stdin.read(MAX_STDIN_PROMPT + 1)
+    if len(text) > MAX_STDIN_PROMPT:
+        raise click.UsageError(
+            f"the prompt on standard input is over {MAX_STDIN_PROMPT} characters"
+        )
+    if not text.strip():
+        raise click.UsageError("Missing argument 'PROMPT...'.")
+    return False, (text.strip(),)
+
+
+def session_runner(options: RunOptions, *, interactive: bool) -> Coroutine[Any, Any, ExitCode]:
+    """How ``dsh run`` shows its session: interactive, live at a terminal, or plain lines."""
+    printer = TranscriptPrinter()
+    if interactive:
+        from dsh.cli._interactive import run_interactive
+
+        return run_interactive(dataclasses.replace(options, attended=True), printer)
+    if stdout_is_terminal():
+        return run_live(dataclasses.replace(options, attended=stdin_is_terminal()), printer)
+    from dsh.cli._run import run_session
+
+    return run_session(options, printer)
+
+
+class RecordingProfile:
+    """A profile that keeps what it mounted, so ``/hooks`` can say what runs and from where."""
+
+    __slots__ = ("inner", "mount")
+
+    def __init__(self, inner: Profile) -> None:
+        self.inner = inner
+        self.mount: ProfileMount | None = None
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def load(self, project: Path, /) -> ProfileMount:
+        self.mount = self.inner.load(project)
+        return self.mount
+
+
+class TerminalHost:
+    """An open host with its live view; ``agent`` is the current one (``/clear`` replaces it)."""
+
+    def __init__(
+        self,
+        host: Host,
+        view: LiveView,
+        broker: ApprovalBroker,
+        profiles: Sequence[RecordingProfile],
+    ) -> None:
+        self.host = host
+        self.view = view
+        self.broker = broker
+        self.profiles = tuple(profiles)
+        self.agent: Agent = host.agent
+        self.sessions: list[SessionLog] = []
+        """Sessions opened after the host's own (``/clear``); their owner closes them."""
+
+    def steer(self, text: str) -> None:
+        self.agent.steer(text)
+
+    def interrupt(self, reason: str) -> None:
+        if self.agent.running:
+            self.agent.cancel(reason)
+
+
+@contextlib.asynccontextmanager
+async def terminal_host(
+    options: RunOptions, printer: TranscriptPrinter, *, echo_prompts: bool = True
+) -> AsyncIterator[TerminalHost]:
+    """The host ``options`` describe, shown live on ``printer``'s terminal."""
+    view = LiveView(printer, project=options.project, echo_prompts=echo_prompts)
+    base = host_options(options)
+    profiles = tuple(RecordingProfile(p) for p in base.profiles)
+    broker = ApprovalBroker()
+    holder: list[TerminalHost] = []
+    if stdin_is_terminal():
+        prompt = TerminalApprovalPrompt(
+            view,
+            steer=lambda text: holder[0].steer(text),
+            interrupt=lambda reason: holder[0].interrupt(reason),
+        )
+        broker = ApprovalBroker(prompt)
+    _hear_retries(options.model, view)
+    hopts = dataclasses.replace(
+        base,
+        profiles=profiles,
+        approval=broker,
+        on_event=view.on_event,
+        on_text=view.on_text,
+    )
+    async with open_host(hopts) as host:
+        # A display listener may replace the reply once it is whole: show it then.
+        view.stream_text = not host.ctx.listeners(MESSAGE_DISPLAY)
+        view.session_hint = f"dsh log {host.session.id}"
+        term = TerminalHost(host, view, broker, profiles)
+        holder.append(term)
+        for diagnostic in host.diagnostics:
+            printer.console.print(f"[yellow]{plain_markup(str(diagnostic))}[/yellow]")
+        try:
+            yield term
+        finally:
+            view.close()
+    view.close()  # what closing the session showed (SessionEnd hooks)
+
+
+def _hear_retries(model: Any, view: LiveView) -> None:
+    """Show an OpenAI-compatible client's retries (cause and delay) unless it reports elsewhere."""
+    if hasattr(model, "on_retry") and getattr(model, "on_retry", None) is None:
+        model.on_retry = view.on_retry
+
+
+async def run_live(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
+    """``dsh run PROMPT...`` on a terminal: each prompt a turn (``/compact`` a compaction), live."""
+    code = ExitCode.OK
+    async with terminal_host(options, printer) as term:
+        agent = term.agent
+        if options.setup is not None:
+            await agent.setup(options.setup)
+        if not options.prompts:
+            await agent.start()
+        for prompt in options.prompts:
+            instructions = compact_command(prompt)
+            if instructions is not None:
+                await agent.compact(instructions or None)
+                continue
+            agent.send(prompt)
+            code = exit_code_for(await agent.run_turn())
+            if code != ExitCode.OK:
+                break
+        session = term.host.session
+    printer.console.print(f"[dim]session {session.id} ({session.path})[/dim]")
+    return code

@@ -100,7 +100,7 @@ def test_continuation_state_says_whether_a_stop_hook_is_active() -> None:
             "allow",
             ("content", "additional_context", "source"),
         ),
-        (PromptDecision.block("why"), PromptBlock, PromptDecision, "block", ("reason",)),
+        (PromptDecision.block("why"), PromptBlock, PromptDecision, "block", ("reason", "source")),
         (
             PostToolBatchDecision.proceed("c"),
             PostToolBatchProceed,

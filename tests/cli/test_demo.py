@@ -126,13 +126,16 @@ def test_the_demo_keeps_its_native_plugins_beside_the_hooks(demo_output: str) ->
     rules, rm, write, native, hook = lines_with(
         out,
         "context from plugin:project_rules: Project rule",
-        "error [DENIED]: rm outside the project is not allowed",
+        "error [DENIED] by plugin no_escape: rm outside the project is not allowed",
         "Write(CLEANED.md)",
         "Files changed: say what you did.",
         "check_edit.py: CLEANED.md",
     )
     assert rules < rm < write < native < hook
-    assert "prompt blocked (user): prompts must not contain passwords" in out
+    assert (
+        "prompt blocked by policy (plugin:prompt_policy): prompts must not contain passwords"
+        in out
+    )
     assert "turn ended: rejected" in out
 
 

@@ -143,9 +143,13 @@ class PromptDecision(ClosedUnion):
         )
 
     @staticmethod
-    def block(reason: str) -> PromptBlock:
-        """Drop the prompt; ``reason`` is logged with it and shown to the user."""
-        return PromptBlock(reason)
+    def block(reason: str, *, source: str | None = None) -> PromptBlock:
+        """Drop the prompt; ``reason`` is logged with it and shown to the user.
+
+        ``source`` names who blocked it (``plugin:<name>``), logged as the
+        ``prompt/blocked`` event's ``by``.
+        """
+        return PromptBlock(reason, source)
 
     @property
     def blocked(self) -> bool:
@@ -171,9 +175,11 @@ class PromptBlock(PromptDecision):
 
     kind: ClassVar[Literal["block"]] = "block"
     reason: str
+    source: str | None = None
 
     def __post_init__(self) -> None:
         _require_text(self.reason, "PromptDecision.block reason")
+        _optional_text(self.source, "PromptDecision.block source")
 
 
 PromptVerdict: TypeAlias = PromptAllow | PromptBlock

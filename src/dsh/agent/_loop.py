@@ -77,8 +77,8 @@ async def drain_prompts(core: AgentCore) -> None:
             PROMPT_SUBMIT, core.ctx.waterfall(PROMPT_SUBMIT, core.agent, content, source)
         )
         match decision:
-            case PromptBlock(reason=reason):
-                core.append(PromptBlockedEvent(prompt=content, reason=reason, source=source))
+            case PromptBlock(reason=reason, source=by):
+                core.append(PromptBlockedEvent(prompt=content, reason=reason, source=source, by=by))
                 core.notice(reason, source="agent/prompt-submit", level="warning")
             case PromptAllow(content=rewritten, additional_context=extra, source=by):
                 allowed += 1

@@ -23,6 +23,7 @@ from typing import Any
 from dsh.agent import PROMPT_SUBMIT, SESSION_START, Agent, PromptDecision, PromptSource
 from dsh.cli._render import TranscriptPrinter
 from dsh.cli._run import ExitCode, RunOptions, run_session
+from dsh.cli._terminal import run_live, stdout_is_terminal
 from dsh.context import Context, Next
 from dsh.host import Profile
 from dsh.models import ScriptedModel
@@ -116,7 +117,10 @@ def prompt_policy(ctx: Context) -> None:
         agent: Agent, content: Any, source: PromptSource, next: Next[PromptDecision]
     ) -> PromptDecision:
         if "password" in str(content).lower():
-            return PromptDecision.block("prompts must not contain passwords; use a secret store")
+            return PromptDecision.block(
+                "prompts must not contain passwords; use a secret store",
+                source="plugin:prompt_policy",
+            )
         return await next()
 
 
@@ -127,7 +131,9 @@ def no_escape(ctx: Context) -> None:
     async def deny_rm_outside(call: ToolCall, next: Next[PreToolDecision]) -> PreToolDecision:
         command = str(call.arguments.get("command", ""))
         if call.name == "Bash" and "rm -rf .." in command:
-            return PreToolDecision.deny("rm outside the project is not allowed")
+            return PreToolDecision.deny(
+                "rm outside the project is not allowed", {"plugin": "no_escape"}
+            )
         return await next()
 
 
@@ -143,7 +149,8 @@ def remind_after_write(ctx: Context) -> None:
             return decision
         if not isinstance(decision, (PostToolAccept, PostToolBlock)):
             return decision
-        context = ("Files changed: say what you did.", *decision.additional_context)
+        note = "remind_after_write plugin: Files changed: say what you did."
+        context = (note, *decision.additional_context)
         return dataclasses.replace(decision, additional_context=context)
 
 
@@ -200,26 +207,43 @@ def _make_project(root: Path) -> None:
     (root / "README").write_text("A tiny project for the dsh demo.\n")
 
 
-async def run_demo(printer: TranscriptPrinter) -> ExitCode:
+async def run_demo(printer: TranscriptPrinter, *, keep: bool = False) -> ExitCode:
+    """Run the demo in a new temporary directory; ``keep`` leaves it (and its session log)."""
+    if keep:
+        root = Path(tempfile.mkdtemp(prefix="dsh-demo-"))
+        code = await _run_in(root, printer, keep=True)
+        printer.console.print(f"[dim]kept the demo project and its session log in {root}[/dim]")
+        return code
     with tempfile.TemporaryDirectory(prefix="dsh-demo-") as tmp:
-        root = Path(tmp)
-        project = root / "project"
-        project.mkdir()
-        _make_project(project)
-        install_claude_settings(project)
-        printer.console.print(f"[bold]dsh demo[/bold]: a scripted session in {project}")
-        printer.console.print(
-            f"[dim]Claude Code hooks: {project / '.claude' / 'settings.json'} "
-            f"(a copy of {claude_settings_dir()})[/dim]"
-        )
-        options = RunOptions(
-            prompts=DEMO_PROMPTS,
-            model=ScriptedModel(DEMO_SCRIPT, source="dsh-demo"),
-            project=project,
-            session_dir=root / "sessions",
-            plugins=demo_plugins(),
-            profiles=(_claude_profile(root),),
-            claude_hooks=False,
-            claude_md=False,  # the demo's profile loads CLAUDE.md
-        )
-        return await run_session(options, printer)
+        code = await _run_in(Path(tmp), printer, keep=False)
+    printer.console.print(
+        "[dim]the demo's project and session log were deleted with its temporary directory "
+        "(dsh demo --keep keeps them)[/dim]"
+    )
+    return code
+
+
+async def _run_in(root: Path, printer: TranscriptPrinter, *, keep: bool) -> ExitCode:
+    project = root / "project"
+    project.mkdir()
+    _make_project(project)
+    install_claude_settings(project)
+    printer.console.print(f"[bold]dsh demo[/bold]: a scripted session in {project}")
+    printer.console.print(
+        f"[dim]Claude Code hooks: {project / '.claude' / 'settings.json'} "
+        f"(a copy of {claude_settings_dir()})[/dim]"
+    )
+    options = RunOptions(
+        prompts=DEMO_PROMPTS,
+        model=ScriptedModel(DEMO_SCRIPT, source="dsh-demo"),
+        project=project,
+        session_dir=root / "sessions",
+        plugins=demo_plugins(),
+        profiles=(_claude_profile(root),),
+        claude_hooks=False,
+        claude_md=False,  # the demo's profile loads CLAUDE.md
+        show_session=keep,  # the log outlives the run only with --keep
+    )
+    if stdout_is_terminal():
+        return await run_live(options, printer)
+    return await run_session(options, printer)

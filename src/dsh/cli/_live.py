@@ -21,11 +21,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh.cli._attribution import approval_denial_hint, decided_by
 from dsh.cli._live_blocks import (
     EDIT_TOOLS,
-    approval_denial_hint,
     command_text,
-    decided_by,
     file_diff,
     fold,
     hook_decision,
@@ -86,6 +85,7 @@ class LiveView:
         self._hooks: dict[str, str] = {}
         self._live: Live | None = None
         self._paused = 0
+        self._last_blocked: str | None = None
 
     # -- the callbacks ---------------------------------------------------------------
 
@@ -292,7 +292,8 @@ class LiveView:
             self._running.pop(f"hook:{key}", None)
         command = self._hooks.pop(key, event.source)
         decision = hook_decision(event)
-        status = "" if event.exit_code in (None, 0) else f", exit {event.exit_code}"
+        exited = event.exit_code not in (None, 0) and "exit" not in decision
+        status = f", exit {event.exit_code}" if exited else ""
         self.console.print(
             f"  [blue]⚙ {plain_markup(event.hook_event)} hook[/blue] "
             f"[dim]{plain_markup(command)} → {plain_markup(decision + status)} "
@@ -314,9 +315,15 @@ class LiveView:
             f"{plain_markup(_indent(text))}{tail}"
         )
 
+    def _blocked(self, event: Any) -> None:
+        self._last_blocked = str(event.reason)
+        self.printer.print_event(event)
+
     def _notice(self, event: Any) -> None:
         level = getattr(event, "level", "info")
-        if level == "info":
+        blocked, self._last_blocked = self._last_blocked, None
+        if level == "info" or event.text == blocked:
+            # The loop pairs each blocked prompt with a notice of its reason: shown once.
             self.printer.print_event(event)
             return
         style, mark = ("red", "✗") if level == "error" else ("yellow", "⚠")
@@ -337,6 +344,7 @@ _HANDLERS: Final = {
     "hook/result": LiveView._hook_result,
     "context/message": LiveView._context,
     "notice": LiveView._notice,
+    "prompt/blocked": LiveView._blocked,
 }
 
 

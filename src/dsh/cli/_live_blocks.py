@@ -21,9 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EDIT_TOOLS",
     "MAX_SNAPSHOT_BYTES",
-    "approval_denial_hint",
     "command_text",
-    "decided_by",
     "file_diff",
     "fold",
     "hook_decision",
@@ -159,36 +157,3 @@ def hook_failure(result: Any, command: str) -> str | None:
         why = str(getattr(result, "reason", "") or reason).strip()
         return f"{event} hook error: [{command}]: {why}"
     return None
-
-
-def decided_by(info: Any) -> str | None:
-    """Who refused a call, from a ``DENIED`` result's ``info``: a plugin, a hook, a policy."""
-    if not isinstance(info, Mapping):
-        return None
-    detail = info.get("info")
-    if isinstance(detail, Mapping):
-        for key, label in (("plugin", "plugin "), ("hook", "hook "), ("by", "")):
-            if isinstance(detail.get(key), str):
-                return label + str(detail[key])
-        if isinstance(detail.get("hook_event"), str):
-            return f"a {detail['hook_event']} hook"
-    by = info.get("by")
-    if by == "approval":
-        channel = info.get("channel")
-        return "a PermissionRequest hook" if channel == "approval/request" else "approval"
-    if by == "guard" and isinstance(info.get("guard"), str):
-        return f"guard {info['guard']}"
-    return f"the {by} policy" if isinstance(by, str) else None
-
-
-def approval_denial_hint(info: Any) -> str | None:
-    """For a call denied because nobody could approve it: why, and how to allow it."""
-    if not isinstance(info, Mapping) or info.get("by") != "approval":
-        return None
-    if info.get("outcome") not in ("no-channel", "no-service"):
-        return None
-    return (
-        "nobody could approve this call (no terminal to ask in this run); to allow it, "
-        "run dsh at a terminal and answer the prompt, or answer it with a "
-        "PermissionRequest hook (or a permission rule) that allows it"
-    )

@@ -51,9 +51,7 @@ def _session_dir(value: Path | None) -> Path:
     return default_data_dir()
 
 
-@click.group(
-    context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True
-)
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
 @click.version_option(__version__, prog_name="dsh", message=_VERSION)
 @_debug_option
 @click.pass_context
@@ -233,15 +231,16 @@ def run(
 
 
 @cli.command()
+@click.option("--keep", is_flag=True, help="Keep the demo's project and session log.")
 @_debug_option
-def demo() -> None:
+def demo(keep: bool) -> None:
     """Run a scripted session with native plugins in a temporary project."""
     from dsh.cli._demo import run_demo
     from dsh.cli._render import TranscriptPrinter
     from dsh.cli._run import ExitCode
 
     _started()
-    code = _run_async(run_demo(TranscriptPrinter()), ExitCode.INTERNAL)
+    code = _run_async(run_demo(TranscriptPrinter(), keep=keep), ExitCode.INTERNAL)
     sys.exit(int(code))
 
 

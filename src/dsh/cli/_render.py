@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh.cli._attribution import approval_denial_hint, decided_by
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -136,7 +138,12 @@ class TranscriptPrinter:
             text = _indent(_clip(_text_of(event.content)))
             if event.is_error:
                 code = f" [{event.code}]" if event.code else ""
+                who = decided_by(event.info) if event.code == "DENIED" else None
+                code += f" by {who}" if who else ""
                 out(f"  [red]⎿ error{escape(code)}: {escape(text)}[/red]")
+                hint = approval_denial_hint(event.info)
+                if hint is not None:
+                    out(f"    [yellow]{escape(hint)}[/yellow]")
             else:
                 out(f"  [dim]⎿ {escape(text)}[/dim]")
         elif kind == "context/message":
@@ -146,7 +153,9 @@ class TranscriptPrinter:
             out(f"  [magenta]↻ steering:[/magenta] {escape(_indent(event.text))}")
         elif kind == "prompt/blocked":
             self._last_blocked = event.reason
-            out(f"[red]✗ prompt blocked ({escape(event.source)}): {escape(event.reason)}[/red]")
+            by = getattr(event, "by", None)
+            who = f" ({escape(by)})" if by else ""
+            out(f"[red]✗ prompt blocked by policy{who}: {escape(event.reason)}[/red]")
         elif kind == "notice":
             # The loop pairs every blocked prompt with a notice of the same reason.
             if event.text != self._last_blocked:

@@ -103,6 +103,8 @@ class RunOptions:
     """Fire ``agent/setup`` with this trigger before the session starts (``--init``...)."""
     profiles: Sequence[Profile] = field(default_factory=tuple)
     """Profiles mounted after ``plugins``, before the one ``claude_hooks`` asks for."""
+    show_session: bool = True
+    """End with the session's id and log path (the demo, which deletes it, does not)."""
     attended: bool = False
     """A person is at the terminal (Claude Code hooks see ``CLAUDE_CODE_SESSION_ATTENDED=1``)."""
 
@@ -195,7 +197,8 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     finally:
         if session is not None:
             printed.catch_up(session.events)  # what closing the session added (SessionEnd)
-    printer.console.print(f"[dim]session {session.id} ({session.path})[/dim]")
+    if options.show_session:
+        printer.console.print(f"[dim]session {session.id} ({session.path})[/dim]")
     return code
 
 

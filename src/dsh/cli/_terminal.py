@@ -26,12 +26,14 @@ from dsh.host import Host, Profile, ProfileMount, open_host
 from dsh.session import SessionLog
 
 __all__ = [
+    "MAX_STDIN_PROMPT",
     "RecordingProfile",
     "TerminalHost",
     "prompt_from_stdin",
     "run_live",
     "session_runner",
     "stdin_is_terminal",
+    "stdout_is_terminal",
     "terminal_host",
 ]
 
@@ -199,5 +201,6 @@ async def run_live(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
             if code != ExitCode.OK:
                 break
         session = term.host.session
-    printer.console.print(f"[dim]session {session.id} ({session.path})[/dim]")
+    if options.show_session:
+        printer.console.print(f"[dim]session {session.id} ({session.path})[/dim]")
     return code

@@ -166,13 +166,14 @@ class SteeringMessageEvent(SessionEvent):
 @register_event_type
 @frozen(kw_only=True)
 class PromptBlockedEvent(SessionEvent):
-    """A prompt blocked by prompt-submit: never model-visible."""
+    """A prompt blocked by prompt-submit: never model-visible; ``by`` names the blocker if known."""
 
     type: ClassVar[str] = "prompt/blocked"
 
     prompt: Content
     reason: str
     source: str = "user"
+    by: str | None = None
 
 
 @final

@@ -1,0 +1,304 @@
+"""Interactive ``dsh`` in a pseudo-terminal: prompts, live output, Ctrl-C, approvals, slash cmds.
+
+Each test spawns ``python -m dsh`` under pexpect with a scripted model and a temp
+project; tools and hooks are real processes. A tool that must still be running
+when the test acts waits for a file the test creates, so nothing depends on timing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import psutil
+import pytest
+
+from tests.cli.test_cli import write_script
+
+PROMPT = "\x1b[?2004h"
+"""What prompt_toolkit writes as each prompt opens (bracketed paste on)."""
+
+
+class Session:
+    """A ``dsh`` process in a pseudo-terminal, with its project and session directory."""
+
+    def __init__(
+        self, tmp_path: Path, args: list[str], env_extra: dict[str, str], cwd: Path | None = None
+    ) -> None:
+        self.tmp = tmp_path
+        self.sessions = tmp_path / "sessions"
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("DSH_")},
+            "TERM": "xterm",
+            "NO_COLOR": "1",
+            "PROMPT_TOOLKIT_NO_CPR": "1",
+            "HOME": str(tmp_path / "home"),
+            "XDG_DATA_HOME": str(tmp_path / "xdg"),
+            "COLUMNS": "200",
+            **env_extra,
+        }
+        self.child = pexpect.spawn(
+            sys.executable,
+            ["-m", "dsh", *args],
+            cwd=str(cwd or tmp_path),
+            env=env,
+            encoding="utf-8",
+            timeout=60,
+            dimensions=(50, 200),
+        )
+
+    def prompt(self) -> None:
+        self.child.expect_exact(PROMPT)
+
+    def say(self, text: str) -> None:
+        self.prompt()
+        self.child.sendline(text)
+
+    def expect(self, text: str) -> None:
+        self.child.expect_exact(text)
+
+    def leave(self) -> int:
+        self.child.expect(pexpect.EOF)
+        self.child.close()
+        status = self.child.exitstatus
+        assert status is not None, f"dsh died of signal {self.child.signalstatus}"
+        return status
+
+    def events(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for log in sorted(self.sessions.glob("*.jsonl")):
+            out += [json.loads(line) for line in log.read_text().splitlines()]
+        return out
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (tmp_path / "home").mkdir()
+    return root
+
+
+@pytest.fixture
+def spawned() -> Iterator[list[Session]]:
+    sessions: list[Session] = []
+    yield sessions
+    for s in sessions:
+        if s.child.isalive():
+            s.child.terminate(force=True)
+
+
+def start(
+    spawned: list[Session],
+    tmp_path: Path,
+    project: Path,
+    responses: list[Any],
+    *extra: str,
+    command: tuple[str, ...] = ("run",),
+) -> Session:
+    script = write_script(tmp_path / "script.json", responses)
+    args = [*command, "--model", f"scripted:{script}", "--project", str(project)]
+    args += ["--session-dir", str(tmp_path / "sessions"), *extra]
+    session = Session(tmp_path, args, {})
+    spawned.append(session)
+    return session
+
+
+def bash(command: str) -> dict[str, Any]:
+    return {"type": "tool_use", "name": "Bash", "input": {"command": command}}
+
+
+def text(words: str) -> dict[str, Any]:
+    return {"type": "text", "text": words}
+
+
+def record_hooks(tmp_path: Path, project: Path, events: list[str], extra: Any = None) -> Path:
+    """Project settings whose hooks on ``events`` append ``<event> <source/reason/trigger>``."""
+    record = tmp_path / "order.txt"
+    hook = tmp_path / "record.py"
+    hook.write_text(
+        "import json, sys\n"
+        "p = json.load(sys.stdin)\n"
+        "extra = p.get('source') or p.get('reason') or p.get('trigger') or ''\n"
+        "open(sys.argv[1], 'a').write(f\"{p['hook_event_name']} {extra}\\n\")\n"
+    )
+    group = [{"hooks": [{"type": "command", "command": f"{sys.executable} {hook} {record}"}]}]
+    hooks: dict[str, Any] = dict.fromkeys(events, group)
+    hooks.update(extra or {})
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    return record
+
+
+def test_prompts_run_as_turns_shown_live_until_ctrl_d(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    gate = project / "go"
+    responses = [
+        [
+            text("Working on **it** now."),
+            bash(f"while [ ! -e {gate} ]; do sleep 0.05; done; echo RELEASED"),
+        ],
+        [text("FIRST-DONE")],
+        [text("SECOND-REPLY")],
+    ]
+    s = start(spawned, tmp_path, project, responses)
+    s.say("first prompt")
+    # The reply's text and the running tool are on screen before the tool has finished.
+    s.expect("Working on")
+    s.expect("Bash")
+    assert not gate.exists()
+    gate.touch()
+    s.expect("RELEASED")
+    s.expect("FIRST-DONE")
+    s.expect("turn ended: completed")
+    s.say("second prompt")
+    s.expect("SECOND-REPLY")
+    s.prompt()
+    s.child.sendeof()
+    assert s.leave() == 0
+    users = [e["content"] for e in s.events() if e["type"] == "user/message"]
+    assert users == ["first prompt", "second prompt"]
+    history = (tmp_path / "xdg" / "dsh" / "prompt_history").read_text()
+    assert "+first prompt" in history
+    assert "+second prompt" in history
+
+
+def test_ctrl_c_cancels_the_running_tool_and_a_second_leaves(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    pid_file = project / "pgid.txt"
+    responses = [[bash(f"echo $$ > {pid_file}; sleep 600")], [text("never reached")]]
+    s = start(spawned, tmp_path, project, responses)
+    s.say("run the slow thing")
+    s.expect("sleep 600")
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        s.child.expect([pexpect.TIMEOUT], timeout=0.1)
+    group = int(pid_file.read_text())
+    assert _group_alive(group)
+    s.child.sendintr()
+    s.expect("interrupted")
+    s.expect("turn ended: aborted")
+    assert not _group_alive(group)
+    [result] = [e for e in s.events() if e["type"] == "tool/result"]
+    assert result["code"] == "ABORTED"
+    assert [e["reason"] for e in s.events() if e["type"] == "turn/end"] == ["aborted"]
+    s.prompt()
+    s.child.sendintr()  # the second Ctrl-C: at the prompt, it leaves
+    assert s.leave() == 0
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a live (not zombie) process is still in process group ``pgid``."""
+    for proc in psutil.process_iter(["status"]):
+        try:
+            if os.getpgid(proc.pid) == pgid and proc.info["status"] != psutil.STATUS_ZOMBIE:
+                return True
+        except (ProcessLookupError, psutil.Error):
+            continue
+    return False
+
+
+ASK = (
+    "import json\n"
+    "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse',\n"
+    "    'permissionDecision': 'ask', 'permissionDecisionReason': 'CHECK-ME'}}))\n"
+)
+
+
+def _asking_project(tmp_path: Path, project: Path) -> None:
+    hook = tmp_path / "ask.py"
+    hook.write_text(ASK)
+    group = [{"hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}]
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": group}}))
+
+
+@pytest.mark.parametrize("answer", ["y", "a", "n"])
+def test_a_permission_prompt_answered_each_way(
+    spawned: list[Session], tmp_path: Path, project: Path, answer: str
+) -> None:
+    _asking_project(tmp_path, project)
+    responses = [[bash("echo x >> ran.txt")], [bash("echo x >> ran.txt")], [text("ALL-DONE")]]
+    s = start(spawned, tmp_path, project, responses)
+    s.say("touch it twice")
+    s.expect("CHECK-ME")
+    s.expect("Allow?")
+    s.child.sendline(answer)
+    if answer == "n":
+        s.expect("Reason")
+        s.child.sendline("use the other file")
+    if answer != "a":  # allowed always: the same call is not asked about again
+        s.expect("Allow?")
+        s.child.sendline(answer)
+        if answer == "n":
+            s.expect("Reason")
+            s.child.sendline("")
+    s.expect("ALL-DONE")
+    s.prompt()
+    s.child.sendline("/exit")
+    assert s.leave() == 0
+    ran = project / "ran.txt"
+    results = [e for e in s.events() if e["type"] == "tool/result"]
+    if answer == "n":
+        assert not ran.exists()
+        assert [r["code"] for r in results] == ["DENIED", "DENIED"]
+        steering = [e["text"] for e in s.events() if e["type"] == "steering/message"]
+        assert steering == ["I denied the Bash call: use the other file"]
+    else:
+        assert ran.read_text() == "x\nx\n"
+        outcomes = [r["approval"]["outcome"] for r in results]
+        expected = ["allowed-once"] * 2 if answer == "y" else ["allowed-always"] * 2
+        assert outcomes == expected
+
+
+def test_slash_commands_compact_clear_and_exit_fire_claude_codes_hooks(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    record = record_hooks(tmp_path, project, ["SessionStart", "PreCompact", "SessionEnd"])
+    responses = [[text("HELLO-BACK")]]
+    s = start(spawned, tmp_path, project, responses)
+    s.say("hello")
+    s.expect("HELLO-BACK")
+    s.say("/compact keep the greeting")
+    s.expect("compacted")
+    s.say("/hooks")
+    s.expect("Admitted hooks:")
+    s.expect(str(tmp_path / "record.py"))
+    s.say("/clear")
+    s.expect("new session")
+    s.say("/exit")
+    assert s.leave() == 0
+    assert record.read_text().splitlines() == [
+        "SessionStart startup",
+        "PreCompact manual",
+        "SessionStart compact",
+        "SessionEnd clear",
+        "SessionStart clear",
+        "SessionEnd prompt_input_exit",
+    ]
+    assert len(list((tmp_path / "sessions").glob("*.jsonl"))) == 2
+    starts = [e for e in s.events() if e["type"] == "compaction/start"]
+    assert [e["instructions"] for e in starts] == ["keep the greeting"]
+
+
+def test_bare_dsh_is_interactive_and_ctrl_d_ends_the_session(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    record = record_hooks(tmp_path, project, ["SessionEnd"])
+    script = write_script(tmp_path / "script.json", [[text("BARE-REPLY")]])
+    env = {"DSH_MODEL": f"scripted:{script}", "DSH_DATA_DIR": str(tmp_path / "sessions")}
+    s = Session(tmp_path, [], env, cwd=project)
+    spawned.append(s)
+    s.say("hi")
+    s.expect("BARE-REPLY")
+    s.prompt()
+    s.child.sendeof()
+    assert s.leave() == 0
+    assert record.read_text().splitlines() == ["SessionEnd prompt_input_exit"]
+    assert (tmp_path / "sessions" / "prompt_history").exists()

@@ -1,0 +1,221 @@
+"""The live view's output for each kind of event, on a terminal console, and the plain CLI paths.
+
+The view is fed real session events (as the agent's ``on_event`` would) and
+prints to a rich console that believes it is a terminal; what reaches it from
+hooks, tools and the model must arrive terminal-safe.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from dsh.cli._live import LiveView
+from dsh.cli._render import TranscriptPrinter
+from dsh.hook_protocol import HookInvocationEvent, HookResultEvent
+from dsh.models import ModelError, RetryNotice
+from dsh.session import (
+    AssistantMessageEvent,
+    ContextMessageEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    freeze_json,
+)
+from tests.cli.test_cli import dsh, write_script
+
+_CSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _plain(out: io.StringIO) -> str:
+    """What was written, without the styling and cursor sequences rich itself sends."""
+    return _CSI.sub("", out.getvalue())
+
+
+def _view(project: Path) -> tuple[LiveView, io.StringIO]:
+    out = io.StringIO()
+    console = Console(file=out, width=160, force_terminal=True, no_color=True, highlight=False)
+    return LiveView(TranscriptPrinter(console), project=project), out
+
+
+def _invocation(command: tuple[str, ...]) -> HookInvocationEvent:
+    return HookInvocationEvent(
+        hook_event="PreToolUse",
+        source="project",
+        group=0,
+        index=0,
+        command=command,
+        timeout=5.0,
+        payload_sha256="0" * 64,
+        payload_bytes=2,
+    )
+
+
+def _result(invocation: HookInvocationEvent, **fields: object) -> HookResultEvent:
+    return HookResultEvent(
+        invocation_id=invocation.id,
+        hook_event="PreToolUse",
+        source="project",
+        group=0,
+        index=0,
+        duration=0.25,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def test_hostile_text_from_a_hook_and_the_model_reaches_the_terminal_escaped(
+    tmp_path: Path,
+) -> None:
+    view, out = _view(tmp_path)
+    hostile = "\x1b]0;pwned\x07\x1b[2J"
+    call = _invocation(("sh", "-c", f"guard{hostile}.sh"))
+    view.on_event(call)
+    view.on_event(
+        _result(call, exit_code=1, no_decision="nonzero_exit", stderr=f"bad{hostile}\nmore")
+    )
+    view.on_text(f"streamed {hostile} text\n\nrest")
+    view.on_event(AssistantMessageEvent(text=f"streamed {hostile} text\n\nrest"))
+    view.close()
+    raw = out.getvalue()
+    assert "\x1b]0;pwned" not in raw
+    assert "\x07" not in raw
+    assert "\x1b[2J" not in raw
+    shown = _plain(out)
+    assert "\\x1b]0;pwned\\x07" in shown
+    # Claude Code's form of a non-blocking failure: the first stderr line only.
+    assert "PreToolUse hook error" in shown
+    assert "Failed with non-blocking status code: bad" in shown
+    assert "more" not in shown
+
+
+def test_each_hook_run_shows_its_event_command_decision_and_duration(tmp_path: Path) -> None:
+    view, out = _view(tmp_path)
+    call = _invocation(("sh", "-c", "python3 check.py"))
+    view.on_event(call)
+    decision = {"exit_code": 0, "output": {"hookSpecificOutput": {"permissionDecision": "deny"}}}
+    view.on_event(_result(call, exit_code=0, decision=freeze_json(decision)))
+    slow = _invocation(("sh", "-c", "sleep 99"))
+    view.on_event(slow)
+    view.on_event(_result(slow, timed_out=True, no_decision="timed_out"))
+    view.close()
+    shown = _plain(out)
+    assert "PreToolUse hook python3 check.py → deny · 250ms" in shown
+    assert "PreToolUse hook [sleep 99] timed out" in shown
+
+
+def test_a_write_is_shown_as_a_diff_of_the_file(tmp_path: Path) -> None:
+    view, out = _view(tmp_path)
+    target = tmp_path / "notes.txt"
+    target.write_text("keep\nold line\n")
+    args = freeze_json({"file_path": "notes.txt", "content": "keep\nnew line\n"})
+    view.on_event(ToolCallEvent(token="t1", tool_name="Write", arguments=args))
+    target.write_text("keep\nnew line\n")  # what the tool did
+    view.on_event(ToolResultEvent(token="t1", content="File written"))
+    view.close()
+    shown = _plain(out)
+    assert "Write(notes.txt)" in shown
+    assert "-old line" in shown
+    assert "+new line" in shown
+    assert "File written" not in shown
+
+
+def test_long_context_is_folded_and_retries_show_cause_and_delay(tmp_path: Path) -> None:
+    view, out = _view(tmp_path)
+    view.session_hint = "dsh log S1"
+    body = "\n".join(f"rule {i}" for i in range(30))
+    view.on_event(ContextMessageEvent(source="instructions:CLAUDE.md", text=body))
+    view.on_retry(RetryNotice(attempt=2, delay=4.0, error=ModelError("HTTP 503: overloaded")))
+    view.close()
+    shown = _plain(out)
+    assert "rule 3" in shown
+    assert "rule 4\n" not in shown
+    assert "26 more lines; the whole text: dsh log S1" in shown
+    assert "model request failed (attempt 2): HTTP 503: overloaded; retrying in 4.0s" in shown
+
+
+def test_markdown_is_printed_a_paragraph_at_a_time_as_it_streams(tmp_path: Path) -> None:
+    view, out = _view(tmp_path)
+    view.on_text("# Title\n\nfirst para")
+    assert "Title" in _plain(out)  # the finished paragraph, before the reply is whole
+    view.on_text("graph\n\n```\ncode\n\nmore code\n```\n\nend")
+    view.on_event(AssistantMessageEvent(text="whole text (already shown)"))
+    view.close()
+    shown = _plain(out)
+    assert "# Title" not in shown  # rendered, not echoed raw
+    assert "first paragraph" in shown
+    assert "more code" in shown
+    assert "already shown" not in shown
+
+
+def test_a_prompt_on_stdin_runs_as_one_turn(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "GOT-IT"}]])
+    args = ["run", "--model", f"scripted:{script}", "--project", str(project)]
+    args += ["--session-dir", str(tmp_path / "s")]
+    done = subprocess.run(
+        [sys.executable, "-m", "dsh", *args],
+        input="from stdin\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "> from stdin" in done.stdout
+    assert "GOT-IT" in done.stdout
+
+
+def test_a_headless_ask_says_nobody_could_approve_and_how_to_allow_it(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    hook = tmp_path / "ask.py"
+    hook.write_text(
+        "import json\nprint(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse',"
+        " 'permissionDecision': 'ask'}}))\n"
+    )
+    group = [{"hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}]
+    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": group}}))
+    script = write_script(
+        tmp_path / "script.json",
+        [
+            [{"type": "tool_use", "name": "Bash", "input": {"command": "true"}}],
+            [{"type": "text", "text": "ok"}],
+        ],
+    )
+    args = ["run", "go", "--model", f"scripted:{script}", "--project", str(project)]
+    done = dsh(*args, "--session-dir", str(tmp_path / "s"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "[DENIED] by approval" in done.stdout
+    assert "nobody could approve this call" in done.stdout
+    assert "PermissionRequest hook" in done.stdout
+
+
+def test_the_demo_names_who_decided_and_keeps_its_log_only_when_asked(tmp_path: Path) -> None:
+    done = dsh("demo", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "[DENIED] by plugin no_escape" in out
+    assert "[DENIED] by a PreToolUse hook" in out
+    assert "guard_bash.py" in out
+    assert "prompt blocked by policy (plugin:prompt_policy)" in out
+    assert "blocked (user)" not in out
+    assert "session log were deleted" in out
+    assert ".jsonl" not in out  # no pointer at a file that is gone
+    kept = dsh("demo", "--keep", cwd=tmp_path)
+    assert kept.returncode == 0, kept.stderr
+    root = Path(
+        kept.stdout.rsplit("kept the demo project and its session log in ", 1)[1].split()[0]
+    )
+    try:
+        [log] = (root / "sessions").glob("*.jsonl")
+        assert log.name in kept.stdout.replace("\n", "")
+    finally:
+        import shutil
+
+        shutil.rmtree(root, ignore_errors=True)

@@ -133,8 +133,7 @@ def test_the_demo_keeps_its_native_plugins_beside_the_hooks(demo_output: str) ->
     )
     assert rules < rm < write < native < hook
     assert (
-        "prompt blocked by policy (plugin:prompt_policy): prompts must not contain passwords"
-        in out
+        "prompt blocked by policy (plugin:prompt_policy): prompts must not contain passwords" in out
     )
     assert "turn ended: rejected" in out
 

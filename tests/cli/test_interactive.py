@@ -7,8 +7,10 @@ when the test acts waits for a file the test creates, so nothing depends on timi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -180,11 +182,15 @@ def test_ctrl_c_cancels_the_running_tool_and_a_second_leaves(
     while not pid_file.exists() or not pid_file.read_text().strip():
         s.child.expect([pexpect.TIMEOUT], timeout=0.1)
     group = int(pid_file.read_text())
-    assert _group_alive(group)
-    s.child.sendintr()
-    s.expect("interrupted")
-    s.expect("turn ended: aborted")
-    assert not _group_alive(group)
+    try:
+        assert _group_alive(group)
+        s.child.sendintr()
+        s.expect("interrupted")
+        s.expect("turn ended: aborted")
+        assert not _group_alive(group)
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)  # only if dsh failed to
     [result] = [e for e in s.events() if e["type"] == "tool/result"]
     assert result["code"] == "ABORTED"
     assert [e["reason"] for e in s.events() if e["type"] == "turn/end"] == ["aborted"]
@@ -302,3 +308,21 @@ def test_bare_dsh_is_interactive_and_ctrl_d_ends_the_session(
     assert s.leave() == 0
     assert record.read_text().splitlines() == ["SessionEnd prompt_input_exit"]
     assert (tmp_path / "sessions" / "prompt_history").exists()
+
+
+def test_ctrl_c_at_a_permission_prompt_cancels_the_call_and_the_turn(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    _asking_project(tmp_path, project)
+    responses = [[bash("echo x >> ran.txt")], [text("NOT-REACHED")]]
+    s = start(spawned, tmp_path, project, responses)
+    s.say("touch it")
+    s.expect("Allow?")
+    s.child.sendintr()
+    s.expect("turn ended: aborted")
+    s.say("/exit")
+    assert s.leave() == 0
+    assert not (project / "ran.txt").exists()
+    [result] = [e for e in s.events() if e["type"] == "tool/result"]
+    assert result["approval"]["outcome"] == "cancelled"
+    assert "NOT-REACHED" not in json.dumps(s.events())

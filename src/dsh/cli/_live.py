@@ -93,6 +93,10 @@ class LiveView:
         """A piece of the model's reply: whole paragraphs are printed, the rest shown live."""
         if not self.stream_text or not delta:
             return
+        with self._shielded("streamed text"):
+            self._stream(delta)
+
+    def _stream(self, delta: str) -> None:
         self._streamed = True
         with self._lock:
             self._text += delta
@@ -103,6 +107,10 @@ class LiveView:
 
     def on_retry(self, notice: Any) -> None:
         """The model client failed an attempt and will retry (``RetryNotice``)."""
+        with self._shielded("a retry"):
+            self._retry(notice)
+
+    def _retry(self, notice: Any) -> None:
         error = plain_markup(str(getattr(notice, "error", "error")))
         delay = float(getattr(notice, "delay", 0.0))
         attempt = getattr(notice, "attempt", "?")
@@ -113,6 +121,23 @@ class LiveView:
 
     def on_event(self, event: Any) -> None:
         """One session event, as it is appended."""
+        with self._shielded(f"a {getattr(event, 'type', '?')} event"):
+            self._show(event)
+
+    @contextlib.contextmanager
+    def _shielded(self, what: str) -> Iterator[None]:
+        """A failure to show something is one line: the session goes on, the log has it all."""
+        try:
+            yield
+        except Exception as exc:
+            self._stop_live()
+            with contextlib.suppress(Exception):
+                self.console.print(
+                    f"[red]dsh: could not show {plain_markup(what)}: "
+                    f"{plain_markup(type(exc).__name__)}: {plain_markup(str(exc)[:200])}[/red]"
+                )
+
+    def _show(self, event: Any) -> None:
         kind = getattr(event, "type", None)
         if self._held is not None and kind != "assistant/display":
             held, self._held = self._held, None

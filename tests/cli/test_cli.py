@@ -170,10 +170,15 @@ def test_the_demo_shows_every_plugin_decision(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "context from plugin:project_rules" in out
-    assert "DENIED" in out
-    assert "rm outside the project is not allowed" in out
+    assert "[DENIED] by plugin no_escape: rm outside the project is not allowed" in out
+    assert "[DENIED] by a PreToolUse hook" in out  # and its text names guard_bash.py
+    assert "guard_bash.py" in out
     assert "Files changed: say what you did." in out
-    assert "prompt blocked" in out
+    assert "prompt blocked by policy (plugin:prompt_policy)" in out
+    assert "blocked (user)" not in out
+    # The log is deleted with the demo's directory: nothing points at it.
+    assert "session log were deleted" in out
+    assert ".jsonl" not in out
     assert "turn ended: completed" in out
     assert "turn ended: rejected" in out
 

@@ -326,3 +326,24 @@ def test_ctrl_c_at_a_permission_prompt_cancels_the_call_and_the_turn(
     [result] = [e for e in s.events() if e["type"] == "tool/result"]
     assert result["approval"]["outcome"] == "cancelled"
     assert "NOT-REACHED" not in json.dumps(s.events())
+
+
+def test_a_run_at_a_terminal_streams_the_reply_and_shows_model_retries(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    from tests.models.chat_server import Reply, chunk, error_body, serving
+
+    busy = Reply(503, error_body("the server is busy"), headers={"retry-after-ms": "5"})
+    reply = Reply(chunks=[chunk({"content": "STREAMED-"}), chunk({"content": "REPLY"}, "stop")])
+    with serving(busy, reply) as server:
+        args = ["run", "hello", "--model", "test-model", "--base-url", server.url]
+        args += ["--project", str(project), "--session-dir", str(tmp_path / "sessions")]
+        s = Session(tmp_path, args, {"DSH_API_KEY": "test-key"})
+        spawned.append(s)
+        s.expect("model request failed (attempt 1)")
+        s.expect("the server is busy")
+        s.expect("retrying in 0.0s")
+        s.expect("STREAMED-REPLY")
+        s.expect("turn ended: completed")
+        assert s.leave() == 0
+        assert len(server.seen) == 2

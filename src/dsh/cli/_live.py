@@ -31,7 +31,7 @@ from dsh.cli._live_blocks import (
     hook_failure,
     read_snapshot,
 )
-from dsh.cli._render import TranscriptPrinter, plain_markup, terminal_safe
+from dsh.cli._render import TranscriptPrinter, plain_markup, terminal_safe, text_of
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -286,7 +286,7 @@ class LiveView:
             if diff is not None:
                 self.console.print(diff, end="")
                 return
-        text, more = fold(_text_of(event.content), _RESULT_LINES)
+        text, more = fold(text_of(event.content), _RESULT_LINES)
         tail = f"\n    … ({more} more lines)" if more else ""
         self.console.print(f"  [dim]⎿ {plain_markup(_indent(text))}{tail}[/dim]")
 
@@ -294,7 +294,7 @@ class LiveView:
         code = f" [{event.code}]" if event.code else ""
         who = decided_by(event.info) if event.code == "DENIED" else None
         by = f" by {who}" if who else ""
-        text, more = fold(_text_of(event.content), _RESULT_LINES)
+        text, more = fold(text_of(event.content), _RESULT_LINES)
         tail = f"\n    … ({more} more lines)" if more else ""
         self.console.print(
             f"  [red]⎿ error{plain_markup(code)}{plain_markup(by)}: "
@@ -411,14 +411,6 @@ def _brief(arguments: Mapping[str, Any]) -> str:
     import json
 
     return json.dumps(arguments, ensure_ascii=False, default=str)[:120]
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, (list, tuple)):
-        return "\n".join(str(getattr(b, "text", "")) for b in content)
-    return str(content)
 
 
 def _indent(text: str) -> str:

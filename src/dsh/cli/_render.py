@@ -24,7 +24,7 @@ from dsh.cli._attribution import approval_denial_hint, decided_by
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["TranscriptPrinter", "plain_markup", "terminal_safe"]
+__all__ = ["TranscriptPrinter", "plain_markup", "terminal_safe", "text_of"]
 
 # C0 controls but newline and tab, DEL, C1 controls, and the bidi overrides that reorder a line.
 _CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -62,7 +62,8 @@ def _indent(text: str, prefix: str = "    ") -> str:
     return text.replace("\n", "\n" + prefix)
 
 
-def _text_of(content: Any) -> str:
+def text_of(content: Any) -> str:
+    """The text of a message or result's content (a string, or blocks with ``text``)."""
     if isinstance(content, str):
         return content
     if isinstance(content, (list, tuple)):
@@ -114,7 +115,7 @@ class TranscriptPrinter:
         if kind == "turn/start":
             out("[dim]── turn ──[/dim]")
         elif kind == "user/message":
-            out(f"[bold cyan]> {escape(_text_of(event.content))}[/bold cyan]")
+            out(f"[bold cyan]> {escape(text_of(event.content))}[/bold cyan]")
         elif kind == "assistant/message":
             text = event.text
             if event.id in self._shown:
@@ -135,7 +136,7 @@ class TranscriptPrinter:
             name, args = escape(event.tool_name), escape(_brief_args(event.arguments))
             out(f"[yellow]⏺ {name}[/yellow]({args})")
         elif kind == "tool/result":
-            text = _indent(_clip(_text_of(event.content)))
+            text = _indent(_clip(text_of(event.content)))
             if event.is_error:
                 code = f" [{event.code}]" if event.code else ""
                 who = decided_by(event.info) if event.code == "DENIED" else None

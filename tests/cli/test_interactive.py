@@ -347,3 +347,29 @@ def test_a_run_at_a_terminal_streams_the_reply_and_shows_model_retries(
         s.expect("turn ended: completed")
         assert s.leave() == 0
         assert len(server.seen) == 2
+
+
+def test_hook_failures_are_shown_as_claude_code_shows_them(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    fail = tmp_path / "fail.py"
+    fail.write_text("import sys\nsys.stderr.write('OOPS-ONE\\nsecond line\\n')\nsys.exit(1)\n")
+    warn = tmp_path / "warn.py"
+    warn.write_text("import sys\nsys.stderr.write('START-WARNING\\n')\nsys.exit(2)\n")
+
+    def group(script: Path) -> list[dict[str, Any]]:
+        return [{"hooks": [{"type": "command", "command": f"{sys.executable} {script}"}]}]
+
+    hooks = {"PreToolUse": group(fail), "SessionStart": group(warn)}
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    s = start(spawned, tmp_path, project, [[bash("echo RAN-ANYWAY")], [text("FINE")]])
+    s.expect("SessionStart hook error")
+    s.expect("START-WARNING")
+    s.say("go")
+    s.expect("PreToolUse hook error")
+    s.expect("Failed with non-blocking status code 1: OOPS-ONE")
+    s.expect("RAN-ANYWAY")  # a non-blocking failure lets the call run
+    s.expect("FINE")
+    s.say("/exit")
+    assert s.leave() == 0

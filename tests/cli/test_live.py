@@ -105,7 +105,7 @@ def test_each_hook_run_shows_its_event_command_decision_and_duration(tmp_path: P
     view.close()
     shown = _plain(out)
     assert "PreToolUse hook python3 check.py → deny · 250ms" in shown
-    assert "PreToolUse hook [sleep 99] timed out" in shown
+    assert "PreToolUse hook error: [sleep 99] timed out" in shown
 
 
 def test_a_write_is_shown_as_a_diff_of_the_file(tmp_path: Path) -> None:

@@ -138,22 +138,28 @@ def _output_words(output: Mapping[str, Any]) -> list[str]:
 def hook_failure(result: Any, command: str) -> str | None:
     """A non-blocking failure as Claude Code shows it, or ``None`` (the hook did not fail).
 
-    Exit 2's stderr reaches the user through the bridge's own notice; this is
-    the rest: a timeout, a cancelled run, a hook that could not start, a
-    non-zero exit or output that did not decode.
+    ``<event> hook error`` and the detail: the bridge's reason when it gave
+    one (``Failed with non-blocking status code 1: ...``, ``timed out after
+    5s``), else one built from the run. Exit 2's stderr reaches the user
+    through the bridge's own notice, so it is not repeated here.
     """
     event = str(getattr(result, "hook_event", "hook"))
-    reason = getattr(result, "no_decision", None)
-    if getattr(result, "timed_out", False) or reason == "timed_out":
-        return f"{event} hook [{command}] timed out (its process group was killed)"
-    if getattr(result, "cancelled", False) or reason == "cancelled":
+    kind = getattr(result, "no_decision", None)
+    if getattr(result, "timed_out", False):
+        kind = "timed_out"
+    elif getattr(result, "cancelled", False):
+        kind = "cancelled"
+    if kind is None or kind == "abstained":
+        return None
+    if kind == "cancelled":
         return f"{event} hook [{command}]: Hook cancelled"
-    if reason == "nonzero_exit":
-        stderr = str(getattr(result, "stderr", "")).strip()
-        first = stderr.splitlines()[0] if stderr else ""
-        status = first or "No stderr output"
-        return f"{event} hook error\nFailed with non-blocking status code: {status}"
-    if reason in ("spawn_error", "killed", "undecodable", "wrong_event"):
-        why = str(getattr(result, "reason", "") or reason).strip()
-        return f"{event} hook error: [{command}]: {why}"
-    return None
+    given = str(getattr(result, "reason", "") or "").strip()
+    if kind == "nonzero_exit":
+        if not given.startswith("Failed with"):
+            stderr = str(getattr(result, "stderr", "")).strip()
+            first = stderr.splitlines()[0] if stderr else "No stderr output"
+            given = f"Failed with non-blocking status code: {first}"
+        return f"{event} hook error\n{given}"
+    if kind == "timed_out" and not given:
+        given = f"[{command}] timed out (its process group was killed)"
+    return f"{event} hook error: {given or str(kind).replace('_', ' ')}"

@@ -8,6 +8,7 @@ when the test acts waits for a file the test creates, so nothing depends on timi
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import signal
@@ -53,6 +54,8 @@ class Session:
             timeout=60,
             dimensions=(50, 200),
         )
+        self.transcript = io.StringIO()
+        self.child.logfile_read = self.transcript
 
     def prompt(self) -> None:
         self.child.expect_exact(PROMPT)
@@ -373,3 +376,25 @@ def test_hook_failures_are_shown_as_claude_code_shows_them(
     s.expect("FINE")
     s.say("/exit")
     assert s.leave() == 0
+
+
+def test_a_display_hooks_replacement_is_all_the_terminal_shows(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    from tests.cli.test_display import HIDE
+
+    hook = tmp_path / "hide.py"
+    hook.write_text(HIDE)
+    group = [{"hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}]
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"MessageDisplay": group}})
+    )
+    s = start(spawned, tmp_path, project, [[text("The key is SECRET-42.")]])
+    s.say("what is the key?")
+    s.expect("turn ended: completed")
+    s.say("/exit")
+    assert s.leave() == 0
+    shown = s.transcript.getvalue()
+    assert "The key is [hidden]." in shown
+    assert "SECRET-42" not in shown

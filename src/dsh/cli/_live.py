@@ -42,6 +42,8 @@ __all__ = ["LiveView"]
 _FOLD_LINES: Final = 4
 _RESULT_LINES: Final = 6
 _QUIET_EVENTS: Final = frozenset({"turn/start", "session/header"})
+# What comes between a reply and its replacement: the display hooks' own runs.
+_KEEP_HOLDING: Final = frozenset({"assistant/display", "hook/invocation", "hook/result"})
 
 
 class _Running:
@@ -139,7 +141,7 @@ class LiveView:
 
     def _show(self, event: Any) -> None:
         kind = getattr(event, "type", None)
-        if self._held is not None and kind != "assistant/display":
+        if self._held is not None and kind not in _KEEP_HOLDING:
             held, self._held = self._held, None
             self._assistant_text(held.text)
         handler = _HANDLERS.get(str(kind))

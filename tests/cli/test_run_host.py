@@ -75,3 +75,13 @@ def test_a_run_with_hooks_mounts_the_claude_code_profile(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     assert contexts(tmp_path) == ["claude-instructions"]
     assert "dsh.hooks.claude._profile" in imported(done)
+
+
+def test_a_piped_run_imports_neither_the_live_view_nor_prompt_toolkit(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    done = run(project, tmp_path, "--no-claude-hooks")
+    assert done.returncode == 0, done.stderr
+    modules = imported(done)
+    assert "dsh.cli._terminal" in modules  # the check that chose the plain path
+    assert not {"dsh.cli._live", "dsh.cli._approval_prompt", "prompt_toolkit"} & modules

@@ -14,16 +14,17 @@ import dataclasses
 import sys
 from collections.abc import AsyncIterator, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsh.agent import MESSAGE_DISPLAY, Agent
 from dsh.approval import ApprovalBroker
-from dsh.cli._approval_prompt import TerminalApprovalPrompt
-from dsh.cli._live import LiveView
 from dsh.cli._render import TranscriptPrinter, plain_markup
 from dsh.cli._run import ExitCode, RunOptions, compact_command, exit_code_for, host_options
 from dsh.host import Host, Profile, ProfileMount, open_host
 from dsh.session import SessionLog
+
+if TYPE_CHECKING:
+    from dsh.cli._live import LiveView
 
 __all__ = [
     "MAX_STDIN_PROMPT",
@@ -141,6 +142,10 @@ async def terminal_host(
     options: RunOptions, printer: TranscriptPrinter, *, echo_prompts: bool = True
 ) -> AsyncIterator[TerminalHost]:
     """The host ``options`` describe, shown live on ``printer``'s terminal."""
+    # Here, not at the top: a piped `dsh run` imports this module and needs neither.
+    from dsh.cli._approval_prompt import TerminalApprovalPrompt
+    from dsh.cli._live import LiveView
+
     view = LiveView(printer, project=options.project, echo_prompts=echo_prompts)
     base = host_options(options)
     profiles = tuple(RecordingProfile(p) for p in base.profiles)

@@ -115,8 +115,11 @@ class _Repl:
             return
         self.interrupts += 1
         if self.interrupts == 1:
-            self.term.interrupt("interrupted by the user (Ctrl-C)")
-            self.out("[yellow]⏹ interrupted (Ctrl-C again to leave)[/yellow]")
+            if self.term.agent.running:
+                self.term.interrupt("interrupted by the user (Ctrl-C)")
+                self.out("[yellow]⏹ interrupted (Ctrl-C again to leave)[/yellow]")
+            else:  # a compaction or a session start: it runs to its end unless you leave
+                self.out("[yellow]not a turn: it finishes on its own (Ctrl-C again to leave)[/]")
         else:
             self.leaving = True
             work.cancel()

@@ -169,7 +169,9 @@ def test_prompts_run_as_turns_shown_live_until_ctrl_d(
     assert s.leave() == 0
     users = [e["content"] for e in s.events() if e["type"] == "user/message"]
     assert users == ["first prompt", "second prompt"]
-    history = (tmp_path / "xdg" / "dsh" / "prompt_history").read_text()
+    history_file = tmp_path / "xdg" / "dsh" / "prompt_history"
+    assert history_file.stat().st_mode & 0o777 == 0o600  # prompts may hold secrets
+    history = history_file.read_text()
     assert "+first prompt" in history
     assert "+second prompt" in history
 

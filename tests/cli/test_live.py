@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 
 from dsh.cli._live import LiveView
@@ -209,3 +211,17 @@ def test_demo_keep_keeps_the_project_and_its_session_log(tmp_path: Path) -> None
         import shutil
 
         shutil.rmtree(root, ignore_errors=True)
+
+
+@given(st.lists(st.sampled_from(["para", "", "```", "code", "  ", "~~~"]), max_size=12))
+def test_streamed_text_is_cut_only_after_a_blank_line_outside_a_fence(lines: list[str]) -> None:
+    from dsh.cli._live import _split_paragraphs
+
+    text = "\n".join(lines) + "\n"
+    done, rest = _split_paragraphs(text)
+    assert done + rest == text
+    if done:
+        assert done.endswith("\n")
+        assert done.splitlines()[-1].strip() == ""
+        fences = sum(1 for line in done.splitlines() if line.lstrip().startswith(("```", "~~~")))
+        assert fences % 2 == 0  # never inside an open code block

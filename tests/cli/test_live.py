@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -225,3 +226,28 @@ def test_streamed_text_is_cut_only_after_a_blank_line_outside_a_fence(lines: lis
         assert done.splitlines()[-1].strip() == ""
         fences = sum(1 for line in done.splitlines() if line.lstrip().startswith(("```", "~~~")))
         assert fences % 2 == 0  # never inside an open code block
+
+
+def test_bare_dsh_reads_a_piped_prompt_and_says_what_to_do_without_one(tmp_path: Path) -> None:
+    script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "PIPED-OK"}]])
+    env = {**os.environ, "DSH_MODEL": f"scripted:{script}", "DSH_DATA_DIR": str(tmp_path / "d")}
+    env["NO_COLOR"] = "1"
+
+    def bare(stdin: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "dsh"],
+            input=stdin,
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    done = bare("hello from a pipe")
+    assert done.returncode == 0, done.stderr
+    assert "PIPED-OK" in done.stdout
+    empty = bare("")
+    assert empty.returncode == 2
+    assert "pipe one in on standard input, or run dsh at a terminal" in empty.stderr

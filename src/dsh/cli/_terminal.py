@@ -65,17 +65,21 @@ def prompt_from_stdin() -> tuple[bool, tuple[str, ...]]:
     """
     import click
 
+    missing = (
+        "Missing argument 'PROMPT...'. Give one, pipe one in on standard input, "
+        "or run dsh at a terminal for an interactive session."
+    )
     if stdin_is_terminal():
         if stdout_is_terminal():
             return True, ()
-        raise click.UsageError("Missing argument 'PROMPT...'.")
+        raise click.UsageError(missing)
     text = "" if sys.stdin is None else sys.stdin.read(MAX_STDIN_PROMPT + 1)
     if len(text) > MAX_STDIN_PROMPT:
         raise click.UsageError(
             f"the prompt on standard input is over {MAX_STDIN_PROMPT} characters"
         )
     if not text.strip():
-        raise click.UsageError("Missing argument 'PROMPT...'.")
+        raise click.UsageError(missing)
     return False, (text.strip(),)
 
 

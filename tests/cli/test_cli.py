@@ -16,15 +16,18 @@ from dsh.cli._run import compact_command
 
 
 def dsh(
-    *args: str, cwd: Path, env_extra: dict[str, str] | None = None
+    *args: str, cwd: Path, env_extra: dict[str, str] | None = None, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env_extra or {})}
+    """``python -m dsh ARGS`` in ``cwd``; ``stdin`` is its standard input (default: none)."""
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
     env.pop("DSH_MODEL", None)
+    env.update(env_extra or {})
+    feed: dict[str, Any] = {"stdin": subprocess.DEVNULL} if stdin is None else {"input": stdin}
     return subprocess.run(
         [sys.executable, "-m", "dsh", *args],
         cwd=cwd,
         env=env,
-        stdin=subprocess.DEVNULL,
+        **feed,
         capture_output=True,
         text=True,
         timeout=60,

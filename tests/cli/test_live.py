@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -160,15 +158,7 @@ def test_a_prompt_on_stdin_runs_as_one_turn(tmp_path: Path) -> None:
     project.mkdir()
     script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "GOT-IT"}]])
     args = ["run", "--model", f"scripted:{script}", "--project", str(project)]
-    args += ["--session-dir", str(tmp_path / "s")]
-    done = subprocess.run(
-        [sys.executable, "-m", "dsh", *args],
-        input="from stdin\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = dsh(*args, "--session-dir", str(tmp_path / "s"), cwd=tmp_path, stdin="from stdin\n")
     assert done.returncode == 0, done.stderr
     assert "> from stdin" in done.stdout
     assert "GOT-IT" in done.stdout
@@ -230,24 +220,10 @@ def test_streamed_text_is_cut_only_after_a_blank_line_outside_a_fence(lines: lis
 
 def test_bare_dsh_reads_a_piped_prompt_and_says_what_to_do_without_one(tmp_path: Path) -> None:
     script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "PIPED-OK"}]])
-    env = {**os.environ, "DSH_MODEL": f"scripted:{script}", "DSH_DATA_DIR": str(tmp_path / "d")}
-    env["NO_COLOR"] = "1"
-
-    def bare(stdin: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "dsh"],
-            input=stdin,
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-
-    done = bare("hello from a pipe")
+    env = {"DSH_MODEL": f"scripted:{script}", "DSH_DATA_DIR": str(tmp_path / "d")}
+    done = dsh(cwd=tmp_path, env_extra=env, stdin="hello from a pipe")
     assert done.returncode == 0, done.stderr
     assert "PIPED-OK" in done.stdout
-    empty = bare("")
+    empty = dsh(cwd=tmp_path, env_extra=env, stdin="")
     assert empty.returncode == 2
     assert "pipe one in on standard input, or run dsh at a terminal" in empty.stderr

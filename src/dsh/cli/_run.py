@@ -103,13 +103,21 @@ class RunOptions:
     """Fire ``agent/setup`` with this trigger before the session starts (``--init``...)."""
     profiles: Sequence[Profile] = field(default_factory=tuple)
     """Profiles mounted after ``plugins``, before the one ``claude_hooks`` asks for."""
+    hooks: Literal["claude", "codex", "both"] | None = None
+    """``--hooks``: the bridges to mount (``None``: what the project has; ``bridges_for``)."""
+    bypass_hook_trust: bool = False
+    """``--dangerously-bypass-hook-trust``: run Codex hooks that are not trusted."""
 
 
 def host_options(options: RunOptions) -> HostOptions:
     """The host a ``dsh run`` command line describes."""
+    from dsh.cli._codex import bridges_for
+
     plugins = tuple(options.plugins)
     profiles = tuple(options.profiles)
-    if options.claude_hooks or options.settings_files or options.plugin_dirs:
+    bridges = bridges_for(options.project, options.hooks)
+    claude_hooks = options.claude_hooks and "claude" in bridges
+    if claude_hooks or options.settings_files or options.plugin_dirs:
         from dsh.hooks.claude import ClaudeCodeProfile
 
         claude = ClaudeCodeProfile(
@@ -125,6 +133,11 @@ def host_options(options: RunOptions) -> HostOptions:
         from dsh.instructions import claude_instructions_plugin
 
         plugins += (claude_instructions_plugin(),)
+    if "codex" in bridges:
+        # Mounted after Claude Code's: with both, Claude Code's hooks run first on each seam.
+        from dsh.hooks.codex import CodexProfile
+
+        profiles += (CodexProfile(bypass_trust=options.bypass_hook_trust),)
     return HostOptions(
         project=options.project,
         model=options.model,

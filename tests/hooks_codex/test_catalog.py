@@ -90,7 +90,8 @@ def test_unknown_events_prompt_handlers_and_bad_matchers_are_ignored_but_said(
     assert [h.command for h in catalog.hooks] == ["y"]
     text = "\n".join(lines(catalog))
     assert "`Notification` is not a Codex hook event: ignored" in text
-    assert "PreToolUse[0]: invalid matcher '(a+)+'" in text and "group is skipped" in text
+    assert "PreToolUse[0]: invalid matcher '(a+)+'" in text
+    assert "group is skipped" in text
     assert "Stop[0][0]: `prompt` hooks are not supported yet" in text
     assert "Stop[0][1]: `command` is empty" in text
     assert all(d.severity == "warning" for d in catalog.diagnostics)
@@ -132,12 +133,14 @@ def test_layers_in_codex_order_and_display_numbering(tmp_path: Path) -> None:
 def test_the_project_layer_needs_project_trust(tmp_path: Path) -> None:
     write(tmp_path / "project/.codex/hooks.json", {"hooks": {"Stop": [{"hooks": [cmd("p")]}]}})
     catalog = load(tmp_path)
-    assert catalog.hooks == () and not catalog.project_trusted
+    assert catalog.hooks == ()
+    assert not catalog.project_trusted
     assert "the project is not trusted" in lines(catalog)[0]
     project = (tmp_path / "project").absolute()
     write(tmp_path / "home/config.toml", f'[projects."{project}"]\ntrust_level = "trusted"\n')
     trusted = load(tmp_path)
-    assert trusted.project_trusted and [h.command for h in trusted.hooks] == ["p"]
+    assert trusted.project_trusted
+    assert [h.command for h in trusted.hooks] == ["p"]
 
 
 def test_timeouts_follow_codex(tmp_path: Path) -> None:
@@ -164,7 +167,8 @@ def test_unreadable_sources_are_diagnostics(tmp_path: Path) -> None:
     write(tmp_path / "home/config.toml", "hooks = [")
     catalog = load(tmp_path)
     text = "\n".join(lines(catalog))
-    assert "not JSON" in text and "not valid TOML" in text
+    assert "not JSON" in text
+    assert "not valid TOML" in text
     write(tmp_path / "home/hooks.json", "[" * 100_000)
     write(tmp_path / "home/config.toml", "")
     assert "nested too deep" in "\n".join(lines(load(tmp_path))) or "not JSON" in "\n".join(
@@ -196,4 +200,5 @@ def test_no_hooks_json_makes_the_loader_raise(tmp_path_factory: Any, data: Any) 
     write(root / "home/hooks.json", {"hooks": data} if not isinstance(data, dict) else data)
     catalog = load(root)
     for hook in catalog.hooks:
-        assert hook.command.strip() and hook.timeout >= 1
+        assert hook.command.strip()
+        assert hook.timeout >= 1

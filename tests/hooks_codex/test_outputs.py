@@ -229,8 +229,10 @@ def test_the_decoder_never_raises_anything_else(
     try:
         answer = decode_codex_answer(_run(event, stdout, exit_code, stderr), event)
     except HookDecodeError as exc:
-        assert exc.reason
+        reason = exc.reason
+        assert reason
         return
     assert answer is None or isinstance(answer, CodexAnswer)
     if answer is not None and answer.block:
-        assert answer.reason and answer.reason.strip()
+        assert answer.reason is not None
+        assert answer.reason.strip()

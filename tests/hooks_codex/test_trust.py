@@ -42,14 +42,15 @@ def test_the_hash_of_a_known_config() -> None:
     # Stop ignores matchers, so the matcher is left out; non-ASCII goes in as UTF-8.
     stop = hook_hash("Stop", "anything", command="echo é", timeout=600, run_async=False)
     assert stop == "sha256:32c94b946eb34eea9d6c8c396ba68c7c2282e392adc5fd04853b8f89ecd30702"
+
     # additionalContextLimit is hashed only when it is not the default 2500.
-    base = dict(command="c", timeout=600, run_async=False)
-    assert hook_hash("Stop", None, **base, additional_context_limit=2500) == hook_hash(
-        "Stop", None, **base
-    )  # type: ignore[arg-type]
-    assert hook_hash("Stop", None, **base, additional_context_limit=10) != hook_hash(
-        "Stop", None, **base
-    )  # type: ignore[arg-type]
+    def stop_hash(limit: int | None) -> str:
+        return hook_hash(
+            "Stop", None, command="c", timeout=600, run_async=False, additional_context_limit=limit
+        )
+
+    assert stop_hash(2500) == stop_hash(None)
+    assert stop_hash(10) != stop_hash(None)
 
 
 def test_the_key_and_the_default_timeout_go_into_the_catalog(tmp_path: Path) -> None:
@@ -131,7 +132,8 @@ def test_a_changed_hook_is_untrusted_again_and_retrusting_rewrites_its_record(
     assert "changed since it was trusted" in profile.untrusted(tmp_path)[0]
     profile.trust(tmp_path)
     text = (home / "config.toml").read_text()
-    assert text.count("[hooks.state.") == 1 and text.count("trusted_hash") == 1
+    assert text.count("[hooks.state.") == 1
+    assert text.count("trusted_hash") == 1
     assert load_codex_catalog(tmp_path, home=home, system_dir=None).hooks[0].trust == "trusted"
 
 

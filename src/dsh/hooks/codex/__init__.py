@@ -21,6 +21,7 @@ from dsh.hooks.codex._machinery import CodexPermissionMode, codex_stdin, hook_ru
 from dsh.hooks.codex._matcher import CodexMatcher, CodexMatcherError
 from dsh.hooks.codex._outputs import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex._profile import CODEX_PROFILE_NAME, CodexMount, CodexProfile
+from dsh.hooks.codex._report import render_codex_coverage
 from dsh.hooks.codex._support import CODEX_EVENT_SUPPORT, CONFIG_LIMITS, CodexEventSupport
 from dsh.hooks.codex._trust import TrustError, hook_hash, hook_key, record_trust
 from dsh.hooks.codex._types import (
@@ -62,4 +63,5 @@ __all__ = [
     "hook_run_id",
     "load_codex_catalog",
     "record_trust",
+    "render_codex_coverage",
 ]

@@ -226,3 +226,36 @@ async def test_agents_md_loads_only_when_the_project_is_trusted(
         await agent.close("other")
         first = harness.requests()[0]
         assert ("CASE-AGENTS-MD" in str(first["messages"])) is trusted
+
+
+async def test_long_hook_context_is_spilled_to_a_file_with_a_preview(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long = "x" * 20_000 + "-END"
+    answers = {
+        "PostToolUse": {
+            "stdout": {
+                "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": long}
+            }
+        }
+    }
+    rig = make_codex_rig(tmp_path, monkeypatch, ECHO, ["PostToolUse"], answers)
+    await rig.run("go")
+    (context,) = [m["text"] for m in rig.requests()[1]["messages"] if m["role"] == "context"]
+    assert len(context) < 2500
+    assert context.startswith("x" * 2000)
+    assert spilled_text(context.rsplit(" are in ", 1)[1].rstrip("]")) == long
+
+
+def spilled_text(path: str) -> str:
+    return Path(path).read_text()
+
+
+def test_the_codex_profile_is_a_host_profile_with_trust() -> None:
+    from dsh.hooks.codex import CodexProfile
+    from dsh.host import Profile
+
+    profile: Profile = CodexProfile()
+    assert profile.name == "codex"
+    assert callable(getattr(profile, "trust", None))
+    assert callable(getattr(profile, "untrusted", None))

@@ -111,7 +111,8 @@ class LifecycleEvents(CodexBase):
         if _halt(merged, "") is not None:
             return ContinuationDecision.stop()  # wins over a block, as in Codex
         prompts = [
-            f'<hook_prompt hook_run_id="{hook_run_id(h)}">{a.reason}</hook_prompt>'
+            f'<hook_prompt hook_run_id="{hook_run_id(h)}">'
+            f"{self._bounded(agent, h, a.reason or '')}</hook_prompt>"
             for h, a in merged.where(lambda a: a.block)
         ]
         if prompts:

@@ -38,6 +38,7 @@ from dsh.hook_protocol import (
 )
 from dsh.hooks.codex._events import run_id_label
 from dsh.hooks.codex._outputs import CodexAnswer, decode_codex_answer
+from dsh.hooks.codex._trust import DEFAULT_CONTEXT_LIMIT
 from dsh.hooks.codex._types import CodexCatalog, CodexHook
 
 __all__ = [
@@ -55,6 +56,9 @@ CodexPermissionMode: TypeAlias = Literal["default", "bypassPermissions"]
 """The two modes Codex ever sends (``bypassPermissions`` is approval ``never``, as in exec)."""
 
 SOURCE: Final = "codex-hooks"
+
+_CHARS_PER_TOKEN: Final = 4
+_PREVIEW_CHARS: Final = 2000
 
 CodexMerged: TypeAlias = MergedAnswers[CodexHook, CodexAnswer]
 
@@ -204,10 +208,32 @@ class CodexBase:
 
     def _inject_contexts(self, agent: Agent, event: str, merged: CodexMerged) -> None:
         """Each ``additionalContext`` (or accepted plain stdout) as its own context message."""
-        for _, answer in merged:
+        for hook, answer in merged:
             text = answer.additional_context or answer.plain
             if text:
-                agent.inject(text, source=f"{SOURCE}:{event}")
+                agent.inject(self._bounded(agent, hook, text), source=f"{SOURCE}:{event}")
+
+    def _bounded(self, agent: Agent, hook: CodexHook, text: str) -> str:
+        """``text`` as the model may read it: over the hook's ``additionalContextLimit``
+        (about 4 characters a token; 2500 tokens unless set, 0 for no limit) it is written to a
+        file beside the session log and the model gets a preview and the path, as Codex spills."""
+        tokens = hook.additional_context_limit
+        limit = (DEFAULT_CONTEXT_LIMIT if tokens is None else tokens) * _CHARS_PER_TOKEN
+        if limit == 0 or len(text) <= limit:
+            return text
+        preview = text[:_PREVIEW_CHARS]
+        root = root_session(agent)
+        path = root.session.path
+        if path is None:
+            return f"{preview}\n[hook output truncated: {len(text)} characters in all]"
+        folder = path.with_name(f"{root.session_id}-hook-output")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            spill = folder / f"{uuid.uuid4().hex}.txt"
+            spill.write_text(text, encoding="utf-8", errors="backslashreplace")
+        except OSError:
+            return f"{preview}\n[hook output truncated: {len(text)} characters in all]"
+        return f"{preview}\n[hook output truncated: all {len(text)} characters are in {spill}]"
 
     def _settle(self, agent: Agent) -> asyncio.Future[list[Any]]:
         """Wait for the session's background firings (Interrupt hooks) to finish."""

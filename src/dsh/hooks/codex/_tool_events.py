@@ -65,10 +65,6 @@ def _blocked_text(name: str, arguments: Mapping[str, Any], reason: str) -> str:
     return f"Tool call blocked by PreToolUse hook: {reason}. Tool: {name}"
 
 
-def _contexts(merged: CodexMerged) -> tuple[str, ...]:
-    return tuple(a.additional_context for _, a in merged if a.additional_context)
-
-
 def _tool_response(result: ToolResult) -> Any:
     """What Codex sends as ``tool_response``: a shell call's output as a plain string."""
     output = thaw_json(result.output) if result.output is not None else None
@@ -94,11 +90,15 @@ class ToolEvents(CodexBase):
         payload["tool_use_id"] = use_id
         merged = await self._fire(agent, "PreToolUse", hooks, payload)
         # Any block wins; the reason is the first in configured order.
-        denial = merged.first(lambda a: a.block or a.permission == "deny")
+        denial = next(((h, a) for h, a in merged if a.block or a.permission == "deny"), None)
         text = None
-        if denial is not None and denial.reason:
-            text = _blocked_text(name, arguments, denial.reason)
-        return merged, PreToolOutcome(text, _contexts(merged))
+        if denial is not None and denial[1].reason:
+            reason = self._bounded(agent, denial[0], denial[1].reason)
+            text = _blocked_text(name, arguments, reason)
+        contexts = tuple(
+            self._bounded(agent, h, a.additional_context) for h, a in merged if a.additional_context
+        )
+        return merged, PreToolOutcome(text, contexts)
 
     async def _pre_tool_rewrite(self, proposed: ProposedCall) -> InputRewrite | None:
         agent = calling_agent(proposed.agent)
@@ -213,14 +213,17 @@ class ToolEvents(CodexBase):
         payload["tool_use_id"] = call.tool_use_id
         merged = await self._fire(agent, "PostToolUse", hooks, payload)
         replacement = None
-        block = merged.first(lambda a: a.block)
-        halt = merged.first(lambda a: a.halt)
+        block = next(((h, a) for h, a in merged if a.block), None)
+        halt = next(((h, a) for h, a in merged if a.halt), None)
         if block is not None:
-            replacement = block.reason
+            replacement = self._bounded(agent, block[0], block[1].reason or "")
         elif halt is not None:
             # Codex replaces the output and lets the turn go on.
-            replacement = halt.reason or halt.stop_reason or "PostToolUse hook stopped execution"
-        contexts = _contexts(merged)
+            text = halt[1].stop_reason or "PostToolUse hook stopped execution"
+            replacement = self._bounded(agent, halt[0], text)
+        contexts = tuple(
+            self._bounded(agent, h, a.additional_context) for h, a in merged if a.additional_context
+        )
         decision = await nxt()
         if replacement is None and not contexts:
             return decision

@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,25 +36,13 @@ from bench_claude_cases import (
     ROOT,
     Sample,
     compile_bytecode,
-    hook_intervals,
     median_sample,
-    union_length,
+    run_prompts,
 )
 
-EVENTS = (
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "PreCompact",
-    "PostCompact",
-    "SessionStart",
-    "SessionEnd",
-    "UserPromptSubmit",
-    "SubagentStart",
-    "SubagentStop",
-    "Stop",
-    "Interrupt",
-)
+from dsh.hooks.codex import CODEX_HOOK_EVENTS
+
+EVENTS = CODEX_HOOK_EVENTS
 
 
 class CodexCase:
@@ -101,32 +88,11 @@ class CodexCase:
             "BENCH_HOOK_ANSWERS": str(self.answers),
             "BENCH_HOOK_STATE": str(run_dir / "times"),
         }
-        wall = 0.0
-        codes = []
-        session_id: str | None = None
-        for prompt in self.prompts:
-            argv = [str(DSH), "run", "--model", f"scripted:{script}", "--project", str(project)]
-            argv += ["--session-dir", str(sessions), "--hooks", "codex" if hooks else "claude"]
-            if hooks and self.name != "no-trust-flag":
-                argv.append("--dangerously-bypass-hook-trust")
-            if session_id is not None:
-                argv += ["--resume", session_id]
-            argv += ["--", prompt]
-            start = time.perf_counter()
-            done = subprocess.run(argv, cwd=run_dir, env=env, capture_output=True, check=False)
-            wall += time.perf_counter() - start
-            codes.append(done.returncode)
-            if done.returncode in (2, 70):
-                raise RuntimeError(
-                    f"{self.name}: dsh run exited {done.returncode}:\n{done.stderr.decode()}"
-                )
-            logs = list(sessions.glob("*.jsonl"))
-            if len(logs) != 1:
-                raise RuntimeError(f"{self.name}: expected one session log, found {logs}")
-            session_id = logs[0].stem
-        assert session_id is not None
-        intervals = hook_intervals(sessions / f"{session_id}.jsonl")
-        return Sample(wall, union_length(intervals), len(intervals), tuple(codes))
+        argv = [str(DSH), "run", "--model", f"scripted:{script}", "--project", str(project)]
+        argv += ["--session-dir", str(sessions), "--hooks", "codex" if hooks else "claude"]
+        if hooks and self.name != "no-trust-flag":
+            argv.append("--dangerously-bypass-hook-trust")
+        return run_prompts(self.name, argv, self.prompts, run_dir=run_dir, env=env)
 
 
 def cases_dir() -> Path | None:

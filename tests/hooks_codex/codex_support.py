@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from dsh.agent import Agent, TurnResult
 from dsh.approval import APPROVAL, ApprovalBroker
 from dsh.hooks.codex import CODEX_HOOK_EVENTS, CodexPermissionMode, CodexProfile
 from tests.agent.support import Harness, make_harness
+from tests.hook_rig import RecordingRig
 from tests.shared_paths import ROOT
 
 SCRIPT = ROOT / "tests" / "hooks_claude" / "scripts" / "record_hook.py"
@@ -38,32 +38,9 @@ def recording_hooks(events: list[str] | None = None, matcher: str | None = "*") 
 
 
 @dataclass
-class CodexRig:
-    harness: Harness
+class CodexRig(RecordingRig):
     home: Path
-    log: Path
     diagnostics: tuple[str, ...]
-
-    def entries(self) -> list[dict[str, Any]]:
-        if not self.log.exists():
-            return []
-        return [json.loads(line) for line in self.log.read_text().splitlines()]
-
-    def order(self) -> list[str]:
-        return [e["event"] for e in self.entries()]
-
-    def payloads(self, event: str) -> list[dict[str, Any]]:
-        return [e["payload"] for e in self.entries() if e["event"] == event]
-
-    def requests(self) -> list[dict[str, Any]]:
-        return self.harness.requests()
-
-    async def run(self, prompt: str, **options: Any) -> tuple[Agent, TurnResult]:
-        agent = self.harness.agent(**options)
-        agent.send(prompt)
-        result = await agent.run_turn()
-        await agent.close("other")
-        return agent, result
 
 
 def mount_codex(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from tests.cli.test_cli import dsh as run_dsh
 
 DENY = (
     "import json; print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse',"
@@ -16,17 +17,8 @@ DENY = (
 
 
 def dsh(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", "HOME": str(home)}
-    env["CODEX_HOME"] = str(home / ".codex")
-    env.pop("DSH_MODEL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "dsh", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    return run_dsh(
+        *args, cwd=cwd, env_extra={"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
     )
 
 

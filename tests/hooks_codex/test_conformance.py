@@ -24,6 +24,7 @@ import pytest
 from dsh.hooks.codex import CODEX_EVENT_SUPPORT, CodexPermissionMode
 from dsh.models import ScriptedModel
 from tests.agent.support import make_harness
+from tests.hooks_claude._conformance_replay import recorded
 from tests.hooks_codex._codex_differences import EXPECTED_DIFFERENCES, RECORDING_ENV
 from tests.hooks_codex.codex_support import CodexRig, mount_codex, recording_hooks
 from tests.shared_paths import CONFORMANCE, on_ci
@@ -35,17 +36,6 @@ SUPPORTED = {e for e, row in CODEX_EVENT_SUPPORT.items() if row.status != "not-s
 VOLATILE = {"session_id", "turn_id", "tool_use_id", "agent_id", "transcript_path", "model"}
 # The recorded `Output:` of Codex's exec tool is the command's; dsh's Bash frames it its own way.
 _CODEX_EXEC = re.compile(r"^Chunk ID: \w+\nWall time: .*?\nOutput:\n", re.S)
-
-
-def recorded(case_dir: Path) -> list[dict[str, Any]]:
-    case = json.loads((case_dir / "case.json").read_text())
-    seen: dict[str, int] = {}
-    out = []
-    for event in case["hook_order"]:
-        n = seen[event] = seen.get(event, 0) + 1
-        name = f"{event}.json" if n == 1 else f"{event}-{n}.json"
-        out.append(json.loads((case_dir / name).read_text()))
-    return out
 
 
 def cases() -> list[Any]:

@@ -111,7 +111,6 @@ def test_dsh_hooks_trust_records_codex_trust_in_codex_format(tmp_path: Path) -> 
     assert state == {
         "trusted_hash": "sha256:32c94b946eb34eea9d6c8c396ba68c7c2282e392adc5fd04853b8f89ecd30702"
     }
-    assert stat.S_IMODE((home / "config.toml").stat().st_mode) == 0o600
     assert profile.untrusted(tmp_path) == ()
     assert [h.trust for h in load_codex_catalog(tmp_path, home=home, system_dir=None).hooks] == [
         "trusted"
@@ -183,7 +182,36 @@ def test_a_key_with_quotes_and_backslashes_round_trips(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     key = 'C:\\odd "dir"\\hooks.json:stop:0:0'
     record_trust(config, [(key, "sha256:abc")])
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600  # a new file: private
     record_trust(config, [(key, "sha256:def")])
     assert tomllib.loads(config.read_text())["hooks"]["state"][key] == {
         "trusted_hash": "sha256:def"
     }
+
+
+def test_trust_also_trusts_a_project_whose_codex_folder_codex_would_not_load(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "codex"
+    home.mkdir()
+    project = (tmp_path / "project").absolute()
+    source = write_json(
+        project / ".codex", {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}
+    )
+    profile = CodexProfile(home=home, system_dir=None)
+    assert profile.untrusted(project) == ()  # not even loaded: the project is not trusted
+    lines = profile.trust(project)
+    assert lines[0] == f"trusted the project {project} in {home / 'config.toml'}"
+    assert lines[1] == f"trusted {source}:stop:0:0 in {home / 'config.toml'}"
+    config = tomllib.loads((home / "config.toml").read_text())
+    assert config["projects"][str(project)] == {"trust_level": "trusted"}
+    (hook,) = load_codex_catalog(project, home=home, system_dir=None).hooks
+    assert hook.trust == "trusted"
+
+
+def test_recording_keeps_the_files_mode(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    config.chmod(0o640)
+    record_trust(config, [("k", "sha256:x")])
+    assert stat.S_IMODE(config.stat().st_mode) == 0o640

@@ -185,8 +185,10 @@ class LifecycleEvents(CodexBase):
     def _watch_interrupt(self, agent: Agent) -> None:
         """Fire Interrupt when this turn is aborted (``agent.cancel``, Esc/Ctrl-C in Codex)."""
         signal = agent.signal
-        if signal is None:
-            return
+        state = self._state(agent)
+        if signal is None or state.watched is signal:
+            return  # one watch a turn, however many prompts it drains
+        state.watched = signal
         turn_id = agent.turn_id
 
         def interrupted(_reason: str) -> None:

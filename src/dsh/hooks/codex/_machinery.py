@@ -79,6 +79,7 @@ class CodexState:
     compact_trigger: str = "manual"
     compact_session_start: bool = False
     background: set[asyncio.Task[None]] = field(default_factory=set)
+    watched: object = None  # the turn signal whose abort fires Interrupt
 
 
 def codex_stdin(payload: Mapping[str, Any]) -> bytes:

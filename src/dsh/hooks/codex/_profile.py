@@ -14,6 +14,7 @@ Codex trust in Codex's own format, ``[hooks.state."<key>"].trusted_hash`` in
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
 
@@ -123,14 +124,28 @@ class CodexProfile:
         return tuple(untrusted_line(h) for h in catalog.hooks if not h.runs)
 
     def trust(self, project: Path, /) -> Sequence[str]:
-        """Record Codex trust for every hook ``project`` declares now (not disabled ones)."""
+        """Record Codex trust for every hook ``project`` declares now (not disabled ones).
+
+        A project whose ``.codex/`` Codex would not load yet is trusted too
+        (``[projects."<path>"] trust_level = "trusted"``, as ``codex exec --trust``).
+        """
+        project = project.absolute()
         catalog = self._catalog(project, bypass=False)
+        lines: list[str] = []
+        projects: list[Path] = []
+        local = project / ".codex"
+        declares = (local / "hooks.json").is_file() or (local / "config.toml").is_file()
+        if declares and not catalog.project_trusted and self.trust_project is None:
+            projects.append(project)
+            catalog = replace(self, trust_project=True)._catalog(project, bypass=False)
         wanted = [h for h in catalog.hooks if h.trust in ("untrusted", "changed")]
-        if not wanted or catalog.codex_home is None:
+        if (not wanted and not projects) or catalog.codex_home is None:
             return ()
         config = catalog.codex_home / "config.toml"
         try:
-            record_trust(config, [(h.key, h.trusted_hash) for h in wanted])
+            record_trust(config, [(h.key, h.trusted_hash) for h in wanted], projects=projects)
         except TrustError as exc:
             return (f"not trusted: {exc}",)
-        return tuple(f"trusted {h.key} in {config}" for h in wanted)
+        lines.extend(f"trusted the project {p} in {config}" for p in projects)
+        lines.extend(f"trusted {h.key} in {config}" for h in wanted)
+        return tuple(lines)

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -129,9 +130,12 @@ def toml_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _header(key: str) -> re.Pattern[str]:
+def _header(prefix: tuple[str, ...], key: str) -> re.Pattern[str]:
+    dots = r"[ \t]*\.[ \t]*"
     return re.compile(
-        r"^[ \t]*\[[ \t]*hooks[ \t]*\.[ \t]*state[ \t]*\.[ \t]*"
+        r"^[ \t]*\[[ \t]*"
+        + dots.join(re.escape(p) for p in prefix)
+        + dots
         + re.escape(toml_string(key))
         + r"[ \t]*\][ \t]*(#.*)?$",
         re.M,
@@ -139,33 +143,46 @@ def _header(key: str) -> re.Pattern[str]:
 
 
 _TABLE_START: Final = re.compile(r"^[ \t]*\[", re.M)
-_HASH_LINE: Final = re.compile(r"^[ \t]*trusted_hash[ \t]*=.*$", re.M)
 
 
-def _with_record(text: str, key: str, digest: str, path: Path) -> str:
-    line = f"trusted_hash = {toml_string(digest)}"
-    header = _header(key).search(text)
+def _lookup(parsed: Mapping[str, Any], prefix: tuple[str, ...]) -> Any:
+    table: Any = parsed
+    for part in prefix:
+        table = table.get(part) if isinstance(table, dict) else None
+    return table
+
+
+def _with_value(
+    text: str, prefix: tuple[str, ...], key: str, field: str, value: str, path: Path
+) -> str:
+    """``text`` with ``[<prefix>."<key>"] <field> = "<value>"`` set, the rest as written."""
+    line = f"{field} = {toml_string(value)}"
+    header = _header(prefix, key).search(text)
     if header is None:
-        parsed = tomllib.loads(text) if text.strip() else {}
-        hooks = parsed.get("hooks")
-        state = hooks.get("state") if isinstance(hooks, dict) else None
-        if isinstance(state, dict) and key in state:
+        table = _lookup(tomllib.loads(text) if text.strip() else {}, prefix)
+        if isinstance(table, dict) and key in table:
             raise TrustError(
-                f'{path}: the record for {key} is not a [hooks.state."…"] table; edit it by hand'
+                f'{path}: the record for {key} is not a [{".".join(prefix)}."…"] table;'
+                " edit it by hand"
             )
         sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-        return f"{text}{sep}[hooks.state.{toml_string(key)}]\n{line}\n"
+        return f"{text}{sep}[{'.'.join(prefix)}.{toml_string(key)}]\n{line}\n"
     body_start = header.end() + 1
     nxt = _TABLE_START.search(text, body_start)
     body_end = nxt.start() if nxt is not None else len(text)
     body = text[body_start:body_end]
-    found = _HASH_LINE.search(body)
-    body = _HASH_LINE.sub(line, body, count=1) if found else f"{line}\n{body}"
+    existing = re.compile(rf"^[ \t]*{re.escape(field)}[ \t]*=.*$", re.M)
+    found = existing.search(body)
+    body = existing.sub(line, body, count=1) if found else f"{line}\n{body}"
     return text[:body_start] + body + text[body_end:]
 
 
-def record_trust(config_path: Path, records: Sequence[tuple[str, str]]) -> None:
-    """Write ``(key, hash)`` records into ``config_path`` as Codex's ``/hooks`` review does.
+def record_trust(
+    config_path: Path, records: Sequence[tuple[str, str]], *, projects: Sequence[Path] = ()
+) -> None:
+    """Write ``(key, hash)`` records into ``config_path`` as Codex's ``/hooks`` review does,
+    and ``[projects."<path>"] trust_level = "trusted"`` for each of ``projects`` (as
+    ``codex exec --trust`` does).
 
     The file is created if missing (mode 0600); an existing one keeps the rest
     of its text. The result must parse as TOML and hold every record, or
@@ -176,18 +193,26 @@ def record_trust(config_path: Path, records: Sequence[tuple[str, str]]) -> None:
         tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise TrustError(f"{config_path}: cannot be read as TOML: {exc}") from None
+    for project in projects:
+        text = _with_value(text, ("projects",), str(project), "trust_level", "trusted", config_path)
     for key, digest in records:
-        text = _with_record(text, key, digest, config_path)
+        text = _with_value(text, ("hooks", "state"), key, "trusted_hash", digest, config_path)
     try:
-        states = read_states(tomllib.loads(text))
+        parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise TrustError(f"{config_path}: recording trust would break the file: {exc}") from None
+    states = read_states(parsed)
     for key, digest in records:
         if states.get(key, HookState()).trusted_hash != digest:
             raise TrustError(f"{config_path}: could not record trust for {key}")
+    for project in projects:
+        entry = _lookup(parsed, ("projects", str(project)))
+        if not isinstance(entry, dict) or entry.get("trust_level") != "trusted":
+            raise TrustError(f"{config_path}: could not record trust for the project {project}")
     config_path.parent.mkdir(parents=True, exist_ok=True)
+    mode = stat.S_IMODE(config_path.stat().st_mode) if config_path.exists() else 0o600
     tmp = config_path.with_name(f".{config_path.name}.dsh-{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(text)
     os.replace(tmp, config_path)

@@ -101,6 +101,12 @@ def _user_shell() -> str:
     return "/bin/sh"
 
 
+def _context_only(answer: CodexAnswer) -> CodexAnswer:
+    return CodexAnswer(
+        additional_context=answer.additional_context, system_message=answer.system_message
+    )
+
+
 class _CodexRules:
     """Codex's answer rules for one firing; keeps each rejection to show the user."""
 
@@ -197,6 +203,11 @@ class CodexBase:
         elif log_to is not None:
             sink = RoutedSink(log_to, agent.signal if agent.signal is not None else log_to.signal)
         merged = await fire_hooks(handlers, codex_stdin(payload), sink=sink, rules=rules)
+        if any(h.run_async for h, _ in merged):
+            # Codex ignores an async hook's block, stop and feedback: only its context counts.
+            merged = MergedAnswers(
+                tuple((h, _context_only(a) if h.run_async else a) for h, a in merged.answers)
+            )
         notify = log_to if log_to is not None else agent
         for reason in rules.rejected:
             notify.notice(

@@ -190,7 +190,8 @@ CODEX_EVENT_SUPPORT: Final[Mapping[str, CodexEventSupport]] = MappingProxyType(
 CONFIG_LIMITS: Final = (
     "plugin hooks (`hooks/hooks.json` of an enabled plugin) are not discovered",
     "`mcp_tool` handlers are skipped with a diagnostic (dsh has no MCP client)",
-    "`async: true` handlers run synchronously (waited for)",
+    "`async: true` handlers are waited for, not run in the background; as in Codex, only"
+    " their `additionalContext` and `systemMessage` count (a block or stop is ignored)",
     "requirements.toml `managed_dir` is not read",
     "a Bash call's `tool_response` lacks the output's final newline: dsh's Bash tool trims it",
     "`transcript_path` is dsh's own session log (JSONL of dsh events), not a Codex rollout",

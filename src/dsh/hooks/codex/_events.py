@@ -95,6 +95,7 @@ TOOL_ALIASES: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
         # dsh's own file tools are Codex's apply_patch to a matcher; its Agent is spawn_agent.
         "Write": ("apply_patch", "Edit"),
         "Edit": ("apply_patch", "Write"),
+        "MultiEdit": ("apply_patch", "Write", "Edit"),
         "Agent": ("spawn_agent",),
     }
 )

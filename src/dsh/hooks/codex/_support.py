@@ -189,6 +189,9 @@ CODEX_EVENT_SUPPORT: Final[Mapping[str, CodexEventSupport]] = MappingProxyType(
 
 CONFIG_LIMITS: Final = (
     "plugin hooks (`hooks/hooks.json` of an enabled plugin) are not discovered",
+    "dsh's file tools (`Write`, `Edit`, `MultiEdit`) reach hooks under their own names with"
+    " their own inputs, not as `apply_patch` with a patch text (a matcher `apply_patch` still"
+    " selects them)",
     "`mcp_tool` handlers are skipped with a diagnostic (dsh has no MCP client)",
     "`async: true` handlers are waited for, not run in the background; as in Codex, only"
     " their `additionalContext` and `systemMessage` count (a block or stop is ignored)",

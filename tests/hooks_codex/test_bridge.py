@@ -9,6 +9,7 @@ coverage page, and ``AGENTS.md``.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -286,3 +287,37 @@ async def test_an_async_hook_cannot_block_but_its_context_counts(
     assert rig.order() == ["PreToolUse", "PostToolUse"]  # the call ran
     texts = [m.get("text") for m in rig.requests()[1]["messages"]]
     assert "CASE-ASYNC-CONTEXT" in texts
+
+
+async def test_an_enabled_plugins_hooks_run_with_its_root_and_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.hooks_codex.codex_support import SCRIPT
+
+    harness = make_harness(tmp_path, ECHO)
+    home = tmp_path / "home" / ".codex"
+    root = home / "plugins" / "cache" / "market" / "guard" / "1.10.0"
+    (home / "plugins" / "cache" / "market" / "guard" / "1.9.0").mkdir(parents=True)
+    (root / "hooks").mkdir(parents=True)
+    command = f"{sys.executable} {SCRIPT} PreToolUse ${{PLUGIN_ROOT}} ${{CLAUDE_PLUGIN_DATA}}"
+    hooks = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]}}
+    (root / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    config = '[plugins."guard@market"]\nenabled = true\n[plugins."gone@market"]\nenabled = true\n'
+    rig = mount_codex(tmp_path, monkeypatch, harness, None, config_toml=config, bypass_trust=False)
+    assert any("'gone@market' is enabled but not installed" in d for d in rig.diagnostics)
+    assert any("(plugin guard@market)" in d and "not trusted yet" in d for d in rig.diagnostics)
+    await rig.run("go")
+    assert rig.order() == []  # untrusted: it does not run
+    again = tmp_path / "again"
+    again.mkdir()
+    rig = mount_codex(tmp_path, monkeypatch, make_harness(again, ECHO), None, config_toml=config)
+    await rig.run("go")
+    (entry,) = rig.entries()
+    data = home / "plugins" / "data" / "guard@market"
+    assert entry["argv"][2:] == [str(root), str(data)]
+    assert entry["env"]["CLAUDE_PLUGIN_ROOT"] == str(root)
+    assert exists(data)
+
+
+def exists(path: Path) -> bool:
+    return path.is_dir()

@@ -36,6 +36,7 @@ from dsh.hooks.codex._events import (
     SHORT_TIMEOUT_EVENTS,
 )
 from dsh.hooks.codex._matcher import CodexMatcher, CodexMatcherError
+from dsh.hooks.codex._plugins import PluginHooks, enabled_plugins
 from dsh.hooks.codex._trust import HookState, hook_hash, hook_key, read_states
 from dsh.hooks.codex._types import (
     CodexCatalog,
@@ -135,11 +136,18 @@ class _Builder:
         self.diagnostics: list[CodexDiagnostic] = []
         self.order = 0
 
-    def add(self, source: Path, layer: CodexLayer, parsed: ParsedSource) -> None:
+    def add(
+        self,
+        source: Path,
+        layer: CodexLayer,
+        parsed: ParsedSource,
+        *,
+        plugin: PluginHooks | None = None,
+    ) -> None:
         self.diagnostics.extend(parsed.diagnostics)
         bad_groups: set[tuple[str, int]] = set()
         for declared in parsed.handlers:
-            hook = self._hook(source, layer, declared, bad_groups)
+            hook = self._hook(source, layer, declared, bad_groups, plugin)
             self.order += 1
             if hook is not None:
                 self.hooks.append(hook)
@@ -158,7 +166,12 @@ class _Builder:
         )
 
     def _hook(
-        self, source: Path, layer: CodexLayer, declared: DeclaredHandler, bad: set[tuple[str, int]]
+        self,
+        source: Path,
+        layer: CodexLayer,
+        declared: DeclaredHandler,
+        bad: set[tuple[str, int]],
+        plugin: PluginHooks | None,
     ) -> CodexHook | None:
         event, h = declared.event, declared.handler
         if (event, declared.group) in bad:
@@ -197,7 +210,9 @@ class _Builder:
             )
             timeout = SHORT_TIMEOUT_CAP
         run_async = h.run_async and event != "SessionEnd"
-        key = hook_key(source, event, declared.group, declared.index)
+        key = hook_key(
+            source if plugin is None else plugin.key_source, event, declared.group, declared.index
+        )
         digest = hook_hash(
             event,
             declared.matcher,
@@ -225,6 +240,8 @@ class _Builder:
             key=key,
             trusted_hash=digest,
             trust=self._trust(layer, key, digest),
+            plugin=None if plugin is None else plugin.plugin_id,
+            env=None if plugin is None else plugin.env,
         )
 
     def _trust(self, layer: CodexLayer, key: str, digest: str) -> TrustStatus:
@@ -337,6 +354,10 @@ def load_codex_catalog(
                 )
                 continue
             builder.add(path, layer, parsed)
+    if not managed_only:
+        for plugin in enabled_plugins(home, user_config, diagnostics):
+            sources.append(plugin.source)
+            builder.add(plugin.source, "plugin", plugin.parsed, plugin=plugin)
     return CodexCatalog(
         hooks=tuple(builder.hooks),
         diagnostics=(*diagnostics, *builder.diagnostics),

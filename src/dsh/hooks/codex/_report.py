@@ -31,8 +31,9 @@ declaration it did not load and every hook that does not run because it is not t
   (`/etc/codex/requirements.toml`; `allow_managed_hooks_only` ignores the others), then the
   system layer `/etc/codex/`, the user layer `$CODEX_HOME` (default `~/.codex`) and the
   project's `.codex/`, which loads only when the project is trusted
-  (`[projects."<path>"] trust_level = "trusted"` in the user's `config.toml`). In each layer
-  `hooks.json` comes before `config.toml`'s `[hooks]` (a warning when a layer has both).
+  (`[projects."<path>"] trust_level = "trusted"` in the user's `config.toml`), then enabled
+  plugins. In each layer `hooks.json` comes before `config.toml`'s `[hooks]` (a warning when a
+  layer has both).
 - Codex rejects a whole `hooks.json` for a root key other than `hooks` and `description`
   (`$schema` included), a handler `type` other than `command`, `mcp_tool`, `prompt`, `agent`
   (Claude Code's `http`), or a value of the wrong type anywhere: dsh loads nothing from it

@@ -188,7 +188,11 @@ CODEX_EVENT_SUPPORT: Final[Mapping[str, CodexEventSupport]] = MappingProxyType(
 """Every Codex event, in Codex's order, with how dsh runs it."""
 
 CONFIG_LIMITS: Final = (
-    "plugin hooks (`hooks/hooks.json` of an enabled plugin) are not discovered",
+    'plugin hooks: an enabled plugin (`[plugins."<name>@<marketplace>"] enabled = true`) is'
+    " read from `$CODEX_HOME/plugins/cache/<marketplace>/<name>/<version>/` (its manifest's"
+    " `hooks`, else `hooks/hooks.json`); its `PLUGIN_DATA` is `$CODEX_HOME/plugins/data/<id>`,"
+    " dsh's choice (the recordings show no plugin), and its trust hash is of the command as"
+    " declared, before `${PLUGIN_ROOT}` is filled in",
     "dsh's file tools (`Write`, `Edit`, `MultiEdit`) reach hooks under their own names with"
     " their own inputs, not as `apply_patch` with a patch text (a matcher `apply_patch` still"
     " selects them)",

@@ -27,8 +27,9 @@ __all__ = [
     "TrustStatus",
 ]
 
-CodexLayer: TypeAlias = Literal["managed", "system", "user", "project"]
-"""Where a hook came from: ``requirements.toml``, ``/etc/codex``, ``$CODEX_HOME``, ``.codex/``."""
+CodexLayer: TypeAlias = Literal["managed", "system", "user", "project", "plugin"]
+"""Where a hook came from: ``requirements.toml``, ``/etc/codex``, ``$CODEX_HOME``, ``.codex/``,
+an enabled plugin."""
 
 Severity: TypeAlias = Literal["error", "warning"]
 """``error``: hooks do not run (a rejected file); ``warning``: something was ignored."""
@@ -87,6 +88,8 @@ class CodexHook:
     key: str
     trusted_hash: str
     trust: TrustStatus = "trusted"
+    plugin: str | None = None
+    env: Mapping[str, str] | None = None
 
     @property
     def runs(self) -> bool:
@@ -95,7 +98,11 @@ class CodexHook:
 
     def origin(self) -> HookOrigin:
         return HookOrigin(
-            source=str(self.source), event=self.event, group=self.group, index=self.index
+            source=str(self.source),
+            plugin=self.plugin,
+            event=self.event,
+            group=self.group,
+            index=self.index,
         )
 
     def selects(self, value: str | None) -> bool:
@@ -114,12 +121,16 @@ class CodexHook:
     def to_command(
         self, *, shell: str, cwd: Path | None, env: Mapping[str, str] | None
     ) -> HookCommand:
-        """The ``HookCommand`` for one firing: ``<shell> -c <command>`` in the session's cwd."""
+        """The ``HookCommand`` for one firing: ``<shell> -c <command>`` in the session's cwd
+        (a plugin's ``${PLUGIN_ROOT}``-style placeholders filled in, and set in its env)."""
+        command = self.command
+        for name, value in (self.env or {}).items():
+            command = command.replace(f"${{{name}}}", value)
         return HookCommand(
-            argv=shell_argv(self.command, shell),
+            argv=shell_argv(command, shell),
             timeout=self.timeout,
             origin=self.origin(),
-            env=hook_environment(None, env),
+            env=hook_environment(self.env, env),
             cwd=cwd,
             # Codex does not deduplicate identical commands: every handler runs.
             dedup_key=("codex", self.key),

@@ -199,7 +199,8 @@ def test_trust_also_trusts_a_project_whose_codex_folder_codex_would_not_load(
         project / ".codex", {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}
     )
     profile = CodexProfile(home=home, system_dir=None)
-    assert profile.untrusted(project) == ()  # not even loaded: the project is not trusted
+    (line,) = profile.untrusted(project)  # not loaded: the project is not trusted
+    assert line.startswith(f"Stop[0][0] in {source} ('x'): the project is not trusted")
     lines = profile.trust(project)
     assert lines[0] == f"trusted the project {project} in {home / 'config.toml'}"
     assert lines[1] == f"trusted {source}:stop:0:0 in {home / 'config.toml'}"
@@ -207,6 +208,7 @@ def test_trust_also_trusts_a_project_whose_codex_folder_codex_would_not_load(
     assert config["projects"][str(project)] == {"trust_level": "trusted"}
     (hook,) = load_codex_catalog(project, home=home, system_dir=None).hooks
     assert hook.trust == "trusted"
+    assert profile.untrusted(project) == ()
 
 
 def test_recording_keeps_the_files_mode(tmp_path: Path) -> None:

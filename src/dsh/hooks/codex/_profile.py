@@ -119,9 +119,19 @@ class CodexProfile:
         return CodexMount(catalog, hooks, instructions, tuple(lines))
 
     def untrusted(self, project: Path, /) -> Sequence[str]:
-        """One line per declared hook that does not run because it is untrusted (with why)."""
+        """One line per declared hook that does not run because it is untrusted (with why):
+        not trusted, changed or disabled, or in the ``.codex/`` of a project not trusted."""
         catalog = self._catalog(project, bypass=False)
-        return tuple(untrusted_line(h) for h in catalog.hooks if not h.runs)
+        lines = [untrusted_line(h) for h in catalog.hooks if not h.runs]
+        if not catalog.project_trusted and self.trust_project is None and self.catalog is None:
+            widened = replace(self, trust_project=True)._catalog(project, bypass=False)
+            lines.extend(
+                f"{h.origin().describe()} ({h.command!r}): the project is not trusted, so its"
+                " .codex/ is not loaded (dsh hooks trust trusts it, as codex exec --trust)"
+                for h in widened.hooks
+                if h.layer == "project"
+            )
+        return tuple(lines)
 
     def trust(self, project: Path, /) -> Sequence[str]:
         """Record Codex trust for every hook ``project`` declares now (not disabled ones).

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from dsh._frozen import frozen
+from dsh.base import DshError
 from dsh.hooks.codex._events import EVENT_LABELS, MATCHER_FIELDS
 
 __all__ = [
@@ -42,7 +43,7 @@ DEFAULT_CONTEXT_LIMIT: Final = 2500
 """``additionalContextLimit`` when unset (approximate tokens); left out of the hash."""
 
 
-class TrustError(Exception):
+class TrustError(DshError, ValueError):
     """A trust record could not be written; the message names the file and why."""
 
 

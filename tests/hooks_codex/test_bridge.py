@@ -321,3 +321,24 @@ async def test_an_enabled_plugins_hooks_run_with_its_root_and_data(
 
 def exists(path: Path) -> bool:
     return path.is_dir()
+
+
+async def test_a_stop_halt_ends_the_turn_and_shows_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = {
+        "Stop": {
+            "stdout": {
+                "continue": False,
+                "stopReason": "CASE-HALT",
+                "decision": "block",
+                "reason": "CASE-BLOCK",
+            }
+        }
+    }
+    rig = make_codex_rig(tmp_path, monkeypatch, ECHO, ["Stop"], answers)
+    agent, result = await rig.run("go")
+    assert result.end_reason == TurnEndReason.COMPLETED
+    assert rig.order() == ["Stop"]  # continue: false wins over the block: no second Stop
+    assert len(rig.requests()) == 2
+    assert "Stop hook stopped: CASE-HALT" in notices(agent)

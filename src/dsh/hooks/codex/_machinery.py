@@ -224,6 +224,10 @@ class CodexBase:
         for _, answer in merged:
             if answer.system_message:
                 notify.notice(answer.system_message, source=f"{SOURCE}:{event}", level="warning")
+            if answer.halt and answer.stop_reason:
+                notify.notice(
+                    f"{event} hook stopped: {answer.stop_reason}", source=f"{SOURCE}:{event}"
+                )
         return merged
 
     def _inject_contexts(self, agent: Agent, event: str, merged: CodexMerged) -> None:

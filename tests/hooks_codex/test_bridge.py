@@ -210,7 +210,7 @@ def test_agents_md_global_then_root_down_with_overrides_and_a_budget(tmp_path: P
     assert [f.text for f in find_agents_files(tmp_path / "plain", codex_home=None)] == ["PLAIN"]
 
 
-async def test_agents_md_loads_only_when_the_project_is_trusted(
+async def test_the_projects_agents_md_loads_only_when_the_project_is_trusted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for trusted in (False, True):
@@ -218,6 +218,9 @@ async def test_agents_md_loads_only_when_the_project_is_trusted(
         run.mkdir()
         harness = make_harness(run, ECHO)
         (harness.project / "AGENTS.md").write_text("CASE-AGENTS-MD")
+        home = run / "home" / ".codex"
+        home.mkdir(parents=True)
+        (home / "AGENTS.md").write_text("CASE-GLOBAL")
         mount_codex(
             run, monkeypatch, harness, recording_hooks(["Stop"]), profile={"trust_project": trusted}
         )
@@ -227,6 +230,7 @@ async def test_agents_md_loads_only_when_the_project_is_trusted(
         await agent.close("other")
         first = harness.requests()[0]
         assert ("CASE-AGENTS-MD" in str(first["messages"])) is trusted
+        assert "CASE-GLOBAL" in str(first["messages"])  # the global file needs no project trust
 
 
 async def test_long_hook_context_is_spilled_to_a_file_with_a_preview(

@@ -80,9 +80,16 @@ def _repo_root(cwd: Path) -> Path:
 
 
 def find_agents_files(
-    cwd: Path, *, codex_home: Path | None, max_bytes: int = PROJECT_DOC_MAX_BYTES
+    cwd: Path,
+    *,
+    codex_home: Path | None,
+    max_bytes: int = PROJECT_DOC_MAX_BYTES,
+    project: bool = True,
 ) -> list[AgentsFile]:
-    """The ``AGENTS.md`` files Codex loads for ``cwd``, global first, never raising."""
+    """The ``AGENTS.md`` files Codex loads for ``cwd``, global first, never raising.
+
+    ``project``: also the repository's files (``False``: the global one only, for a project
+    that is not trusted)."""
     cwd = cwd.absolute()
     found: list[AgentsFile] = []
     if codex_home is not None:
@@ -90,6 +97,8 @@ def find_agents_files(
         read = _read(path, max_bytes) if path is not None else None
         if path is not None and read is not None and read[0].strip():
             found.append(AgentsFile(path=path, scope="global", text=read[0], truncated=read[1]))
+    if not project:
+        return found
     root = _repo_root(cwd)
     folders = [cwd, *cwd.parents]
     chain = list(reversed(folders[: folders.index(root) + 1]))
@@ -124,9 +133,16 @@ def render_agents(files: Sequence[AgentsFile], cwd: Path) -> str:
 class CodexInstructionsPlugin:
     """The plugin ``codex_instructions_plugin`` returns: ``ctx.plugin(plugin)`` mounts it."""
 
-    def __init__(self, *, codex_home: Path | None, max_bytes: int = PROJECT_DOC_MAX_BYTES) -> None:
+    def __init__(
+        self,
+        *,
+        codex_home: Path | None,
+        max_bytes: int = PROJECT_DOC_MAX_BYTES,
+        project: bool = True,
+    ) -> None:
         self.codex_home = codex_home
         self.max_bytes = max_bytes
+        self.project = project
 
     def apply(self, ctx: Context) -> None:
         ctx.on(SESSION_START, self._session_start)
@@ -135,13 +151,16 @@ class CodexInstructionsPlugin:
         if agent.parent is not None or source == "resume":
             return  # a resumed session's history already holds them
         cwd = agent.workspace.cwd
-        files = find_agents_files(cwd, codex_home=self.codex_home, max_bytes=self.max_bytes)
+        files = find_agents_files(
+            cwd, codex_home=self.codex_home, max_bytes=self.max_bytes, project=self.project
+        )
         if files:
             agent.inject(render_agents(files, cwd), source=_SOURCE)
 
 
 def codex_instructions_plugin(
-    *, codex_home: Path | None, max_bytes: int = PROJECT_DOC_MAX_BYTES
+    *, codex_home: Path | None, max_bytes: int = PROJECT_DOC_MAX_BYTES, project: bool = True
 ) -> CodexInstructionsPlugin:
-    """Load Codex's ``AGENTS.md`` files into each root session's context."""
-    return CodexInstructionsPlugin(codex_home=codex_home, max_bytes=max_bytes)
+    """Load Codex's ``AGENTS.md`` files into each root session's context (``project``: the
+    repository's too, not only the global one)."""
+    return CodexInstructionsPlugin(codex_home=codex_home, max_bytes=max_bytes, project=project)

@@ -2,8 +2,8 @@
 
 ``CodexProfile(...).load(project)`` reads the project's Codex hook catalog
 (``load_codex_catalog``) and hands back the bridge (when a hook runs), the
-``AGENTS.md`` loader (``dsh.instructions.codex_instructions_plugin``, behind
-project trust) and the diagnostics as lines: every rejected file, every
+``AGENTS.md`` loader (``dsh.instructions.codex_instructions_plugin``; the
+repository's files behind project trust) and the diagnostics as lines: every rejected file, every
 ignored declaration and every hook that does not run because it is not
 trusted (Codex skips those silently in ``exec``; dsh says so). ``trust`` and
 ``untrusted`` are ``dsh.host.TrustingProfile``'s: ``dsh hooks trust`` records
@@ -110,10 +110,13 @@ class CodexProfile:
             else None
         )
         instructions: Plugin | None = None
-        if self.instructions and catalog.project_trusted:
+        if self.instructions:
             from dsh.instructions import codex_instructions_plugin
 
-            instructions = codex_instructions_plugin(codex_home=catalog.codex_home)
+            # The global AGENTS.md always; the repository's only in a trusted project.
+            instructions = codex_instructions_plugin(
+                codex_home=catalog.codex_home, project=catalog.project_trusted
+            )
         lines = [d.describe() for d in catalog.diagnostics]
         lines.extend(untrusted_line(h) for h in catalog.hooks if not h.runs)
         return CodexMount(catalog, hooks, instructions, tuple(lines))

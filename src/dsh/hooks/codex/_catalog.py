@@ -288,6 +288,35 @@ def _layer_sources(
     return out
 
 
+def _layers(
+    project: Path,
+    home: Path,
+    system_dir: Path | None,
+    *,
+    trusted: bool,
+    into: list[CodexDiagnostic],
+) -> list[tuple[CodexLayer, Path]]:
+    """The config layers' folders, lowest precedence first; the project's only when trusted
+    (else a diagnostic, when it declares hooks)."""
+    layers: list[tuple[CodexLayer, Path]] = []
+    if system_dir is not None:
+        layers.append(("system", system_dir))
+    layers.append(("user", home))
+    project_dir = project / ".codex"
+    if trusted:
+        layers.append(("project", project_dir))
+    elif (project_dir / "hooks.json").is_file() or (project_dir / "config.toml").is_file():
+        into.append(
+            CodexDiagnostic(
+                source=str(project_dir),
+                reason="the project is not trusted, so its .codex/ hooks are not loaded (trust it"
+                f' in {home / "config.toml"} as Codex does: [projects."{project}"]'
+                ' trust_level = "trusted")',
+            )
+        )
+    return layers
+
+
 def load_codex_catalog(
     project: Path,
     *,
@@ -326,22 +355,7 @@ def load_codex_catalog(
         events = {k: v for k, v in table.items() if k not in _MANAGED_KEYS}
         sources.append(requirements)
         builder.add(requirements, "managed", parse_hooks_table(requirements, events, toml=False))
-    layers: list[tuple[CodexLayer, Path]] = []
-    if system_dir is not None:
-        layers.append(("system", system_dir))
-    layers.append(("user", home))
-    project_dir = project / ".codex"
-    if trusted_project:
-        layers.append(("project", project_dir))
-    elif (project_dir / "hooks.json").is_file() or (project_dir / "config.toml").is_file():
-        diagnostics.append(
-            CodexDiagnostic(
-                source=str(project_dir),
-                reason="the project is not trusted, so its .codex/ hooks are not loaded (trust it"
-                f' in {home / "config.toml"} as Codex does: [projects."{project}"]'
-                ' trust_level = "trusted")',
-            )
-        )
+    layers = _layers(project, home, system_dir, trusted=trusted_project, into=diagnostics)
     for layer, folder in layers:
         for path, parsed in _layer_sources(folder.absolute(), diagnostics):
             sources.append(path)

@@ -1,4 +1,6 @@
-"""What every bridge's test rig shares: the harness and the recording hook's log, read back."""
+"""What every bridge's test rig shares: the harness and the recording hook's log, read back,
+and the parameters of a corpus replay (one per recorded case, the expected differences as
+strict xfails)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from dsh.agent import Agent, TurnResult
 from tests.agent.support import Harness
@@ -38,3 +42,18 @@ class RecordingRig:
         result = await agent.run_turn()
         await agent.close("other")
         return agent, result
+
+
+def corpus_params(cases_dir: Path, expected: dict[str, str]) -> list[Any]:
+    """One ``pytest.param`` per case folder of ``cases_dir``; ``expected`` ones strict xfails."""
+    if not cases_dir.is_dir():
+        return [pytest.param(None, id="no-corpus")]
+    out = []
+    for path in sorted(cases_dir.iterdir()):
+        if not (path / "case.json").is_file():
+            continue
+        marks = []
+        if path.name in expected:
+            marks.append(pytest.mark.xfail(reason=expected[path.name], strict=True))
+        out.append(pytest.param(path, id=path.name, marks=marks))
+    return out

@@ -24,6 +24,7 @@ import pytest
 from dsh.hooks.codex import CODEX_EVENT_SUPPORT, CodexPermissionMode
 from dsh.models import ScriptedModel
 from tests.agent.support import make_harness
+from tests.hook_rig import corpus_params
 from tests.hooks_claude._conformance_replay import recorded
 from tests.hooks_codex._codex_differences import EXPECTED_DIFFERENCES, RECORDING_ENV
 from tests.hooks_codex.codex_support import CodexRig, mount_codex, recording_hooks
@@ -39,17 +40,7 @@ _CODEX_EXEC = re.compile(r"^Chunk ID: \w+\nWall time: .*?\nOutput:\n", re.S)
 
 
 def cases() -> list[Any]:
-    if not CASES_DIR.is_dir():
-        return [pytest.param(None, id="no-corpus")]
-    out = []
-    for path in sorted(CASES_DIR.iterdir()):
-        if not (path / "case.json").is_file():
-            continue
-        marks = []
-        if path.name in EXPECTED_DIFFERENCES:
-            marks.append(pytest.mark.xfail(reason=EXPECTED_DIFFERENCES[path.name], strict=True))
-        out.append(pytest.param(path, id=path.name, marks=marks))
-    return out
+    return corpus_params(CASES_DIR, EXPECTED_DIFFERENCES)
 
 
 def test_every_expected_difference_names_a_case() -> None:

@@ -109,6 +109,34 @@ def hook_intervals(log: Path) -> list[tuple[float, float]]:
     return out
 
 
+def run_prompts(
+    name: str, argv: list[str], prompts: list[str], *, run_dir: Path, env: dict[str, str]
+) -> Sample:
+    """Each prompt as its own ``dsh run`` process (``argv`` names ``--session-dir``; after the
+    first, ``--resume`` the session), timed from start to exit; the hook time from its log."""
+    sessions = Path(argv[argv.index("--session-dir") + 1])
+    wall = 0.0
+    codes = []
+    session_id: str | None = None
+    for prompt in prompts:
+        resume = ["--resume", session_id] if session_id is not None else []
+        start = time.perf_counter()
+        done = subprocess.run(
+            [*argv, *resume, "--", prompt], cwd=run_dir, env=env, capture_output=True, check=False
+        )
+        wall += time.perf_counter() - start
+        codes.append(done.returncode)
+        if done.returncode in (2, 70):
+            raise RuntimeError(f"{name}: dsh run exited {done.returncode}:\n{done.stderr.decode()}")
+        logs = list(sessions.glob("*.jsonl"))
+        if len(logs) != 1:
+            raise RuntimeError(f"{name}: expected one session log, found {logs}")
+        session_id = logs[0].stem
+    assert session_id is not None
+    intervals = hook_intervals(sessions / f"{session_id}.jsonl")
+    return Sample(wall, union_length(intervals), len(intervals), tuple(codes))
+
+
 def substitute(value: Any, project: Path) -> Any:
     return json.loads(json.dumps(value).replace("__PROJ__", str(project)))
 
@@ -149,33 +177,12 @@ class Case:
             "BENCH_HOOK_ANSWERS": str(self.answers),
             "BENCH_HOOK_STATE": str(run_dir / "times"),
         }
-        wall = 0.0
-        codes = []
-        session_id: str | None = None
-        for prompt in self.prompts:
-            argv = [str(dsh), "run", "--model", f"scripted:{script}", "--project", str(project)]
-            # The cases were recorded with permissions bypassed.
-            argv += ["--session-dir", str(sessions), "--permission-mode", "bypassPermissions"]
-            if session_id is not None:
-                argv += ["--resume", session_id]
-            if not hooks:
-                argv.append("--no-claude-hooks")
-            argv += ["--", prompt]
-            start = time.perf_counter()
-            done = subprocess.run(argv, cwd=run_dir, env=env, capture_output=True, check=False)
-            wall += time.perf_counter() - start
-            codes.append(done.returncode)
-            if done.returncode in (2, 70):
-                raise RuntimeError(
-                    f"{self.name}: dsh run exited {done.returncode}:\n{done.stderr.decode()}"
-                )
-            logs = list(sessions.glob("*.jsonl"))
-            if len(logs) != 1:
-                raise RuntimeError(f"{self.name}: expected one session log, found {logs}")
-            session_id = logs[0].stem
-        assert session_id is not None
-        intervals = hook_intervals(sessions / f"{session_id}.jsonl")
-        return Sample(wall, union_length(intervals), len(intervals), tuple(codes))
+        argv = [str(dsh), "run", "--model", f"scripted:{script}", "--project", str(project)]
+        # The cases were recorded with permissions bypassed.
+        argv += ["--session-dir", str(sessions), "--permission-mode", "bypassPermissions"]
+        if not hooks:
+            argv.append("--no-claude-hooks")
+        return run_prompts(self.name, argv, self.prompts, run_dir=run_dir, env=env)
 
 
 def compile_bytecode(checkout: Path = ROOT) -> None:

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from dsh.agent import Agent, TurnResult
 from dsh.approval import APPROVAL, ApprovalBroker
 from dsh.hooks.claude import Catalog, ClaudeCodeProfile, PermissionMode, load_catalog
 from tests.agent.support import Harness, make_harness
+from tests.hook_rig import RecordingRig
 
 SCRIPT = Path(__file__).parent / "scripts" / "record_hook.py"
 
@@ -27,32 +27,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 @dataclass
-class Rig:
-    harness: Harness
+class Rig(RecordingRig):
     catalog: Catalog
-    log: Path
     transcripts: Path
-
-    def entries(self) -> list[dict[str, Any]]:
-        if not self.log.exists():
-            return []
-        return [json.loads(line) for line in self.log.read_text().splitlines()]
-
-    def order(self) -> list[str]:
-        return [e["event"] for e in self.entries()]
-
-    def payloads(self, event: str) -> list[dict[str, Any]]:
-        return [e["payload"] for e in self.entries() if e["event"] == event]
-
-    def requests(self) -> list[dict[str, Any]]:
-        return self.harness.requests()
-
-    async def run(self, prompt: str, **options: Any) -> tuple[Agent, TurnResult]:
-        agent = self.harness.agent(**options)
-        agent.send(prompt)
-        result = await agent.run_turn()
-        await agent.close("other")
-        return agent, result
 
 
 def make_rig(

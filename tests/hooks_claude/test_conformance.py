@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT
+from tests.hook_rig import corpus_params
 from tests.hooks_claude.bridge_support import Rig
 from tests.shared_paths import on_ci
 
@@ -93,17 +94,7 @@ def require_corpus(cases_dir: Path, *, ci: bool) -> None:
 
 
 def cases() -> list[Any]:
-    if not CASES_DIR.is_dir():
-        return [pytest.param(None, id="no-corpus")]
-    out = []
-    for path in sorted(CASES_DIR.iterdir()):
-        if not (path / "case.json").is_file():
-            continue
-        marks = []
-        if path.name in EXPECTED_DIFFERENCES:
-            marks.append(pytest.mark.xfail(reason=EXPECTED_DIFFERENCES[path.name], strict=True))
-        out.append(pytest.param(path, id=path.name, marks=marks))
-    return out
+    return corpus_params(CASES_DIR, EXPECTED_DIFFERENCES)
 
 
 def test_a_missing_corpus_fails_under_ci_and_is_skipped_elsewhere(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ _SESSION_DIR_HELP = "Where session logs live (default: $DSH_DATA_DIR or the user
 CLAUDE_CODE_VERSION = "2.1.332"
 """The Claude Code release whose hooks the bridge follows (its conformance corpus's)."""
 
-_VERSION = f"%(prog)s %(version)s (Claude Code hooks: {CLAUDE_CODE_VERSION}; Codex hooks: none yet)"
+_VERSION = f"%(prog)s %(version)s (Claude Code hooks: {CLAUDE_CODE_VERSION}; Codex hooks: 0.171.0)"
 
 
 def _debug_option(f: Any) -> Any:
@@ -102,6 +102,20 @@ def cli(ctx: click.Context) -> None:
     help="A Claude Code plugin directory whose hooks run too, as Claude Code's --plugin-dir.",
 )
 @click.option(
+    "--hooks",
+    "hooks_choice",
+    type=click.Choice(["claude", "codex", "both"]),
+    default=None,
+    help="The hook bridges to run (default: what the project has: .codex/, .claude/ or both;"
+    " Claude Code's otherwise). With both, Claude Code's hooks run first on each seam.",
+)
+@click.option(
+    "--dangerously-bypass-hook-trust",
+    "bypass_hook_trust",
+    is_flag=True,
+    help="Run Codex hooks that are not trusted, as Codex's flag of that name.",
+)
+@click.option(
     "--no-claude-hooks",
     is_flag=True,
     help="Do not load the project's Claude Code hooks (--settings files still load).",
@@ -154,6 +168,8 @@ def run(
     setup_init: bool,
     init_only: bool,
     maintenance: bool,
+    hooks_choice: Literal["claude", "codex", "both"] | None = None,
+    bypass_hook_trust: bool = False,
 ) -> None:
     """Run PROMPT as one turn and print the transcript (live, at a terminal).
 
@@ -220,6 +236,8 @@ def run(
         permission_mode=permission_mode,
         setup=setup,
         claude_md=not no_claude_md,
+        hooks=hooks_choice,
+        bypass_hook_trust=bypass_hook_trust,
     )
     if options.claude_hooks or options.settings_files or options.plugin_dirs:
         import dsh.hooks.claude
@@ -282,7 +300,7 @@ def hooks() -> None:
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     default=Path("."),
     show_default=True,
-    help="The project whose .claude/ settings to read.",
+    help="The project whose .claude/ settings and .codex/ hooks to read.",
 )
 @click.option(
     "--settings",
@@ -314,7 +332,11 @@ def hooks_check(
     from dsh.cli._render import terminal_safe
 
     click.echo(terminal_safe(catalog.render_report()), nl=False)
-    sys.exit(0 if catalog.ok else 1)
+    from dsh.cli._codex import codex_check_report
+
+    codex, codex_ok = codex_check_report(project.resolve())
+    click.echo(terminal_safe(codex), nl=False)
+    sys.exit(0 if catalog.ok and codex_ok else 1)
 
 
 def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:

@@ -107,13 +107,21 @@ class RunOptions:
     """End with the session's id and log path (the demo, which deletes it, does not)."""
     attended: bool = False
     """A person is at the terminal (Claude Code hooks see ``CLAUDE_CODE_SESSION_ATTENDED=1``)."""
+    hooks: Literal["claude", "codex", "both"] | None = None
+    """``--hooks``: the bridges to mount (``None``: what the project has; ``bridges_for``)."""
+    bypass_hook_trust: bool = False
+    """``--dangerously-bypass-hook-trust``: run Codex hooks that are not trusted."""
 
 
 def host_options(options: RunOptions) -> HostOptions:
     """The host a ``dsh run`` command line describes."""
+    from dsh.cli._codex import bridges_for
+
     plugins = tuple(options.plugins)
     profiles = tuple(options.profiles)
-    if options.claude_hooks or options.settings_files or options.plugin_dirs:
+    bridges = bridges_for(options.project, options.hooks)
+    claude_hooks = options.claude_hooks and "claude" in bridges
+    if claude_hooks or options.settings_files or options.plugin_dirs:
         from dsh.hooks.claude import ClaudeCodeProfile
 
         claude = ClaudeCodeProfile(
@@ -130,6 +138,11 @@ def host_options(options: RunOptions) -> HostOptions:
         from dsh.instructions import claude_instructions_plugin
 
         plugins += (claude_instructions_plugin(),)
+    if "codex" in bridges:
+        # Mounted after Claude Code's: with both, Claude Code's hooks run first on each seam.
+        from dsh.hooks.codex import CodexProfile
+
+        profiles += (CodexProfile(bypass_trust=options.bypass_hook_trust),)
     return HostOptions(
         project=options.project,
         model=options.model,

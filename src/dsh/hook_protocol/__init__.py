@@ -10,7 +10,8 @@ result for every invocation even when cancelled), turns each ``HookRun`` into
 a ``HookOutcome`` with the bridge's ``AnswerRules`` and returns the decided
 answers as ``MergedAnswers``, which the bridge reads with its own precedence
 (``MergedAnswers.strongest``). ``SessionStates`` keeps the bridge's state per
-root session. The lower-level ``run_hooks`` and ``hook_outcome`` stay public
+root session; ``regex_problem`` bounds a matcher's regex before it is
+compiled. The lower-level ``run_hooks`` and ``hook_outcome`` stay public
 for a bridge with other needs. A native plugin needs none of this.
 """
 
@@ -55,6 +56,13 @@ from dsh.hook_protocol._outcome import (
     WrongEvent,
     hook_outcome,
 )
+from dsh.hook_protocol._regex import (
+    MAX_GROUP_DEPTH,
+    MAX_PATTERN_LENGTH,
+    MAX_REPEAT_COUNT,
+    regex_problem,
+    unsafe_char_problem,
+)
 from dsh.hook_protocol._sessions import Nested, SessionStates, hook_environment, root_session
 
 __all__ = [
@@ -63,6 +71,9 @@ __all__ = [
     "DEFAULT_KILL_GRACE",
     "FAILURE_REASONS",
     "HOOK_STDERR_LOG_LIMIT",
+    "MAX_GROUP_DEPTH",
+    "MAX_PATTERN_LENGTH",
+    "MAX_REPEAT_COUNT",
     "PASS_ENV_SETTING",
     "SECRET_ENV_VARS",
     "AnswerRules",
@@ -88,6 +99,7 @@ __all__ = [
     "hook_environment",
     "hook_outcome",
     "invocation_event",
+    "regex_problem",
     "result_event",
     "root_session",
     "run_hook",
@@ -95,4 +107,5 @@ __all__ = [
     "shell_argv",
     "spawn_environment",
     "unique_hooks",
+    "unsafe_char_problem",
 ]

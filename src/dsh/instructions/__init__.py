@@ -1,21 +1,35 @@
-"""Instructions files: Claude Code's ``CLAUDE.md`` family, read into a session's context.
+"""Instructions files: Claude Code's ``CLAUDE.md`` family and Codex's ``AGENTS.md``, in context.
 
 ``find_instructions(cwd, config_dir=...)`` finds the files Claude Code loads
 for a directory (managed, user, project and local ``CLAUDE.md`` files, rules,
 ``@imports``), in its order; ``render_instructions`` is the context text the
 model reads for them; ``claude_instructions_plugin()`` queues that text at
 each root session's start and fires ``agent/instructions-loaded`` per file.
+``codex_instructions_plugin(codex_home=...)`` does the same for Codex's
+``AGENTS.md`` files (``find_agents_files``, ``render_agents``).
 Kept apart from the hook bridge (``dsh.hooks.claude``) so a run without hooks
 does not load the bridge.
 """
 
+from dsh.instructions._agents_md import (
+    AgentsFile,
+    CodexInstructionsPlugin,
+    codex_instructions_plugin,
+    find_agents_files,
+    render_agents,
+)
 from dsh.instructions._claude_md import LoadedInstructions, find_instructions, render_instructions
 from dsh.instructions._plugin import ClaudeInstructionsPlugin, claude_instructions_plugin
 
 __all__ = [
+    "AgentsFile",
     "ClaudeInstructionsPlugin",
+    "CodexInstructionsPlugin",
     "LoadedInstructions",
     "claude_instructions_plugin",
+    "codex_instructions_plugin",
+    "find_agents_files",
     "find_instructions",
+    "render_agents",
     "render_instructions",
 ]

@@ -1,1 +1,67 @@
-"""The Codex bridge (to be built)."""
+"""The Codex bridge: Codex 0.171's hook sources, trust, strict answers, on dsh's seams.
+
+``load_codex_catalog(project)`` collects every Codex hook source (managed
+``requirements.toml``, ``/etc/codex``, ``$CODEX_HOME``, the project's ``.codex/``
+when the project is trusted; ``hooks.json`` and ``[hooks]`` in ``config.toml``)
+with Codex's whole-file rejections as diagnostics, and gives each hook its
+trust (``trusted_hash`` with Codex's recipe, ``hook_hash``).
+``codex_hooks_plugin(catalog)`` runs the hooks that run on dsh's seams with
+Codex's payloads, strict output parsing and model-visible wording;
+``CodexProfile`` is what a host mounts (``dsh run --hooks codex``), and records
+trust in Codex's own format. ``CODEX_EVENT_SUPPORT`` says which event runs
+where; ``docs/hooks-codex.md`` is rendered from it
+(``python -m dsh.hooks.codex coverage``). Nothing is imported from the Claude
+Code bridge: both stand on ``dsh.hook_protocol``.
+"""
+
+from dsh.hooks.codex._bridge import CodexHooksPlugin, codex_hooks_plugin
+from dsh.hooks.codex._catalog import DEFAULT_SYSTEM_DIR, codex_home, load_codex_catalog
+from dsh.hooks.codex._events import CODEX_HOOK_EVENTS, EVENT_LABELS, TOOL_ALIASES
+from dsh.hooks.codex._machinery import CodexPermissionMode, codex_stdin, hook_run_id
+from dsh.hooks.codex._matcher import CodexMatcher, CodexMatcherError
+from dsh.hooks.codex._outputs import CodexAnswer, decode_codex_answer
+from dsh.hooks.codex._profile import CODEX_PROFILE_NAME, CodexMount, CodexProfile
+from dsh.hooks.codex._report import render_codex_coverage
+from dsh.hooks.codex._support import CODEX_EVENT_SUPPORT, CONFIG_LIMITS, CodexEventSupport
+from dsh.hooks.codex._trust import TrustError, hook_hash, hook_key, record_trust
+from dsh.hooks.codex._types import (
+    CodexCatalog,
+    CodexDiagnostic,
+    CodexHook,
+    CodexLayer,
+    TrustStatus,
+)
+
+__all__ = [
+    "CODEX_EVENT_SUPPORT",
+    "CODEX_HOOK_EVENTS",
+    "CODEX_PROFILE_NAME",
+    "CONFIG_LIMITS",
+    "DEFAULT_SYSTEM_DIR",
+    "EVENT_LABELS",
+    "TOOL_ALIASES",
+    "CodexAnswer",
+    "CodexCatalog",
+    "CodexDiagnostic",
+    "CodexEventSupport",
+    "CodexHook",
+    "CodexHooksPlugin",
+    "CodexLayer",
+    "CodexMatcher",
+    "CodexMatcherError",
+    "CodexMount",
+    "CodexPermissionMode",
+    "CodexProfile",
+    "TrustError",
+    "TrustStatus",
+    "codex_home",
+    "codex_hooks_plugin",
+    "codex_stdin",
+    "decode_codex_answer",
+    "hook_hash",
+    "hook_key",
+    "hook_run_id",
+    "load_codex_catalog",
+    "record_trust",
+    "render_codex_coverage",
+]

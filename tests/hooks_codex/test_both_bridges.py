@@ -1,0 +1,115 @@
+"""A project with both `.claude/` and `.codex/` hooks: both suites run on one session.
+
+Through ``dsh run``'s own host options (``--hooks`` left to its default: what
+the project has), the real loop, the scripted model and real hook processes:
+each suite gets its own payloads (Claude Code's ``prompt_id``/``effort``;
+Codex's ``turn_id``/``model``, a ``{command}`` tool input and a plain-string
+``tool_response``), in the documented order (Claude Code's first on each seam),
+and Codex's hooks run without the bypass once ``trust`` recorded them.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh.cli._codex import bridges_for
+from dsh.cli._run import RunOptions, host_options
+from dsh.hooks.codex import CodexProfile
+from dsh.host import open_host
+from dsh.models import ScriptedModel
+from tests.hooks_codex.codex_support import SCRIPT
+
+SCRIPT_REPLIES = {
+    "rules": [],
+    "responses": [
+        [{"type": "tool_use", "name": "Bash", "input": {"command": "echo hi", "description": "d"}}],
+        [{"type": "text", "text": "done"}],
+    ],
+}
+
+
+def recorder(label: str) -> dict[str, Any]:
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(SCRIPT))} {label}"
+    return {"type": "command", "command": command}
+
+
+def write(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+
+
+async def test_both_suites_run_on_one_session_each_with_its_own_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = (tmp_path / "project").absolute()
+    home = tmp_path / "home"
+    codex_home = home / ".codex"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    log = tmp_path / "hooks.jsonl"
+    monkeypatch.setenv("CASE_HOOK_LOG", str(log))
+    events = ("PreToolUse", "PostToolUse", "Stop")
+    write(
+        project / ".claude/settings.json",
+        {"hooks": {e: [{"matcher": "*", "hooks": [recorder(f"claude:{e}")]}] for e in events}},
+    )
+    write(
+        project / ".codex/hooks.json",
+        {"hooks": {e: [{"matcher": "*", "hooks": [recorder(f"codex:{e}")]}] for e in events}},
+    )
+    write(codex_home / "config.toml", f'[projects."{project}"]\ntrust_level = "trusted"\n')
+    assert bridges_for(project, None) == {"claude", "codex"}
+    trusted = CodexProfile(system_dir=None).trust(project)
+    assert len(trusted) == 3
+
+    model = ScriptedModel(SCRIPT_REPLIES)
+    options = host_options(
+        RunOptions(prompts=("go",), model=model, project=project, session_dir=tmp_path / "s")
+    )
+    async with open_host(options) as host:
+        assert not [d for d in host.diagnostics if d.profile == "codex"], host.diagnostics
+        host.agent.send("go")
+        await host.agent.run_turn()
+
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["event"] for e in entries] == [
+        "claude:PreToolUse",
+        "codex:PreToolUse",
+        "claude:PostToolUse",
+        "codex:PostToolUse",
+        "claude:Stop",
+        "codex:Stop",
+    ]
+    by = {e["event"]: e for e in entries}
+    claude_pre, codex_pre = by["claude:PreToolUse"]["payload"], by["codex:PreToolUse"]["payload"]
+    assert "prompt_id" in claude_pre
+    assert "turn_id" not in claude_pre
+    assert {"turn_id", "model"} <= set(codex_pre)
+    assert "prompt_id" not in codex_pre
+    assert codex_pre["tool_input"] == {"command": "echo hi"}
+    assert claude_pre["tool_input"]["description"] == "d"
+    assert isinstance(by["claude:PostToolUse"]["payload"]["tool_response"], dict)
+    assert by["codex:PostToolUse"]["payload"]["tool_response"].strip() == "hi"
+    # Claude Code's stdin ends with a newline, Codex's does not.
+    assert by["claude:Stop"]["stdin_style"]["trailing_newline"] is True
+    assert by["codex:Stop"]["stdin_style"]["trailing_newline"] is False
+    assert "CLAUDE_PROJECT_DIR" in by["claude:Stop"]["env"]
+    assert "CLAUDE_PROJECT_DIR" not in by["codex:Stop"]["env"]
+    assert by["codex:Stop"]["env"]["CODEX_HOME"] == str(codex_home.absolute())
+
+
+def test_the_default_bridges_follow_the_project(tmp_path: Path) -> None:
+    assert bridges_for(tmp_path, None) == {"claude"}
+    (tmp_path / ".codex").mkdir()
+    assert bridges_for(tmp_path, None) == {"codex"}
+    (tmp_path / ".claude").mkdir()
+    assert bridges_for(tmp_path, None) == {"claude", "codex"}
+    assert bridges_for(tmp_path, "claude") == {"claude"}
+    assert bridges_for(tmp_path, "both") == {"claude", "codex"}

@@ -12,7 +12,7 @@ import contextlib
 import enum
 import importlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import field
 from pathlib import Path
 from typing import Literal
@@ -196,7 +196,15 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     return code
 
 
-async def _run_prompts(agent: Agent, options: RunOptions, printed: _Printed) -> ExitCode:
+async def _run_prompts(
+    agent: Agent,
+    options: RunOptions,
+    printed: _Printed | None,
+    *,
+    on_result: Callable[[TurnResult], None] | None = None,
+) -> ExitCode:
+    """Run ``options.prompts``; ``printed`` catches the transcript up after each, ``on_result``
+    is told each turn's result (``--output-format``)."""
     if options.setup is not None:
         await agent.setup(options.setup)
     if not options.prompts:
@@ -207,11 +215,15 @@ async def _run_prompts(agent: Agent, options: RunOptions, printed: _Printed) -> 
         if instructions is not None:
             # Claude Code's `/compact [instructions]`: a compaction, not a turn.
             await agent.compact(instructions or None)
-            printed.catch_up(agent.events)
+            if printed is not None:
+                printed.catch_up(agent.events)
             continue
         agent.send(prompt)
         result = await agent.run_turn()
-        printed.catch_up(agent.events)
+        if printed is not None:
+            printed.catch_up(agent.events)
+        if on_result is not None:
+            on_result(result)
         code = exit_code_for(result)
         if code != ExitCode.OK:
             break

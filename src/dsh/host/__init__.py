@@ -14,8 +14,15 @@ from dsh.host._assembly import AgentOptions, Assembly, assemble
 from dsh.host._host import Host, open_host
 from dsh.host._options import HostOptions
 from dsh.host._profile import Profile, ProfileDiagnostic, ProfileMount
+from dsh.host._system_prompt import (
+    DEFAULT_SYSTEM_PROMPT,
+    SystemPrompt,
+    environment_block,
+    is_git_repository,
+)
 
 __all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
     "AgentOptions",
     "Assembly",
     "Host",
@@ -23,6 +30,9 @@ __all__ = [
     "Profile",
     "ProfileDiagnostic",
     "ProfileMount",
+    "SystemPrompt",
     "assemble",
+    "environment_block",
+    "is_git_repository",
     "open_host",
 ]

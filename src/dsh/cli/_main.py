@@ -14,11 +14,12 @@ import os
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, Literal, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar, cast
 
 import click
 
 from dsh import __version__
+from dsh.cli._run_flags import io_options
 
 T = TypeVar("T")
 
@@ -80,7 +81,6 @@ def cli() -> None:
 @click.option(
     "--session-dir", type=click.Path(path_type=Path), default=None, help=_SESSION_DIR_HELP
 )
-@click.option("--resume", default=None, help="Continue the session with this id.")
 @click.option("--max-steps", type=click.IntRange(min=1), default=50, show_default=True)
 @click.option(
     "--settings",
@@ -131,6 +131,7 @@ def cli() -> None:
     is_flag=True,
     help="Fire Setup hooks (trigger maintenance) before the session starts, then run PROMPT.",
 )
+@io_options
 @_debug_option
 def run(
     prompt: tuple[str, ...],
@@ -138,7 +139,6 @@ def run(
     base_url: str | None,
     project: Path,
     session_dir: Path | None,
-    resume: str | None,
     max_steps: int,
     settings_files: tuple[str, ...],
     plugin_dirs: tuple[Path, ...],
@@ -148,6 +148,7 @@ def run(
     setup_init: bool,
     init_only: bool,
     maintenance: bool,
+    **io: Any,
 ) -> None:
     """Run PROMPT as one turn and print the transcript.
 
@@ -162,21 +163,25 @@ def run(
     was halted by a hook; 1 the model API failed; 2 bad usage or input;
     3 the step limit was reached; 4 aborted (user, timeout, error); 70 dsh failed.
     """
-    from dsh.cli._errors import UserError, check_settings_args, resolve_session_id
+    from dsh.cli._errors import UserError, check_settings_args
     from dsh.cli._render import TranscriptPrinter
     from dsh.cli._run import NO_MODEL, ExitCode, RunOptions, run_session
+    from dsh.cli._run_flags import settle, stream_prompts
     from dsh.models import Model, ModelError, load_model
 
     if setup_init + init_only + maintenance > 1:
         raise click.UsageError("--init, --init-only and --maintenance exclude each other")
     if init_only and prompt:
         raise click.UsageError("--init-only runs no prompt: drop PROMPT, or use --init")
-    if not init_only and not prompt:
+    prompts = stream_prompts(prompt, io)
+    if not init_only and not prompts:
         raise click.UsageError("Missing argument 'PROMPT...'.")
+    sessions = _session_dir(session_dir)
+    settled = settle(project=project.resolve(), session_dir=sessions, flags=_given(), io=io)
     setup: Literal["init", "maintenance"] | None = (
         "init" if setup_init or init_only else "maintenance" if maintenance else None
     )
-    spec = model_spec or os.environ.get("DSH_MODEL")
+    spec = settled.model_spec  # the flag, DSH_MODEL or a config file's
     model: Model
     if not spec and init_only:
         model = NO_MODEL  # no prompt, no model call: as `claude --init-only`, no model needed
@@ -188,24 +193,24 @@ def run(
         # The key and the base URL are left to dsh.models, which reads the environment
         # itself: its errors then name the variable a value came from.
         try:
-            model = load_model(spec, base_url=base_url)
+            model = load_model(spec, base_url=settled.base_url, api_key=settled.api_key)
         except (ModelError, OSError, ValueError) as exc:
             raise UserError(str(exc)) from exc
     check_settings_args(settings_files)
-    sessions = _session_dir(session_dir)
-    if resume is not None:
-        resume = resolve_session_id(sessions, resume)
     options = RunOptions(
-        prompts=(" ".join(prompt),) if prompt else (),
+        prompts=prompts,
         model=model,
-        project=project.resolve(),
+        project=settled.project,
         session_dir=sessions,
-        resume=resume,
+        resume=settled.resume,
+        plugins=settled.plugins,
+        system=settled.system,
         max_steps=max_steps,
         claude_hooks=not no_claude_hooks,
         settings_files=settings_files,
         plugin_dirs=plugin_dirs,
-        permission_mode=permission_mode,
+        # settle checked a configured mode against this flag's choices
+        permission_mode=cast(Any, settled.permission_mode or permission_mode),
         setup=setup,
         claude_md=not no_claude_md,
     )
@@ -214,8 +219,29 @@ def run(
     if options.claude_md:
         import dsh.instructions  # noqa: F401  (likewise)
     _started()
-    code = _run_async(run_session(options, TranscriptPrinter()), ExitCode.INTERNAL)
+    if settled.output_format is not None:
+        from dsh.cli._output_formats import run_machine
+
+        code = _run_async(run_machine(options, settled.output_format), ExitCode.INTERNAL)
+    else:
+        code = _run_async(run_session(options, TranscriptPrinter()), ExitCode.INTERNAL)
     sys.exit(int(code))
+
+
+def _given() -> dict[str, Any]:
+    """The configuration keys given as flags to the running command (not their defaults)."""
+    ctx = click.get_current_context()
+    keys = {
+        "model_spec": "model",
+        "base_url": "base_url",
+        "permission_mode": "permission_mode",
+        "project": "project",
+    }
+    given = {}
+    for param, key in keys.items():
+        if ctx.get_parameter_source(param) is not click.core.ParameterSource.DEFAULT:
+            given[key] = ctx.params[param]
+    return given
 
 
 @cli.command()

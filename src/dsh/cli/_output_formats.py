@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
@@ -65,6 +67,14 @@ def _timestamp(seconds: float) -> str:
     moment = datetime.fromtimestamp(seconds, UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
+
+_BLOCKED_LEAD = "UserPromptSubmit operation blocked by hook:\n"
+_ORIGINAL_PROMPT = "\n\nOriginal prompt: "
+_HTTP_STATUS = re.compile(r"\bHTTP (\d{3})\b")
+_API_ERRORS = {401: "authentication_failed", 403: "permission_denied", 429: "rate_limit"}
+
+# Claude Code's stop_reason by terminal_reason (an API error's synthetic message "stops").
+_STOP_REASONS = {"completed": "end_turn", "api_error": "stop_sequence"}
 
 # (subtype, is_error, terminal_reason) for each way a turn ends.
 _ENDINGS: dict[TurnEndReason, tuple[str, bool, str]] = {
@@ -139,7 +149,7 @@ class StreamJson:
             return [self._user({"type": "text", "text": event.text}, event, isSynthetic=True)]
         if isinstance(event, PromptBlockedEvent):
             return [self._prompt_blocked(event)]
-        if isinstance(event, NoticeEvent) and event.level != "info":
+        if isinstance(event, NoticeEvent) and event.level != "info" and event.text != self._blocked:
             return [
                 self._system(
                     "notification",
@@ -183,6 +193,11 @@ class StreamJson:
             agents=["general-purpose"],
             skills=[],
             plugins=[],
+            uuid=str(uuid.uuid4()),
+            sandbox_enabled=False,
+            memory_paths={},
+            original_cwd=self._cwd,
+            additional_directories=[],
         )
 
     def _hook_name(self) -> str:
@@ -225,10 +240,15 @@ class StreamJson:
         return [self._assistant_line(event, block) for block in blocks]
 
     def _assistant_line(self, event: SessionEvent, block: dict[str, Any]) -> dict[str, Any]:
+        return self._assistant_line_at(event.time, event.id, block)
+
+    def _assistant_line_at(
+        self, when: float, message: str, block: dict[str, Any]
+    ) -> dict[str, Any]:
         return {
             "type": "assistant",
             "message": {
-                "id": f"msg_{event.id[:20]}",
+                "id": f"msg_{message.replace('-', '')[:20]}",
                 "type": "message",
                 "role": "assistant",
                 "model": self._model,
@@ -240,8 +260,8 @@ class StreamJson:
             },
             "parent_tool_use_id": None,
             "session_id": self.session_id,
-            "uuid": event.id,
-            "timestamp": _timestamp(event.time),
+            "uuid": str(uuid.uuid4()),
+            "timestamp": _timestamp(when),
         }
 
     def _user(self, block: dict[str, Any], event: SessionEvent, **extra: Any) -> dict[str, Any]:
@@ -250,7 +270,7 @@ class StreamJson:
             "message": {"role": "user", "content": [block]},
             "parent_tool_use_id": None,
             "session_id": self.session_id,
-            "uuid": event.id,
+            "uuid": str(uuid.uuid4()),
             "timestamp": _timestamp(event.time),
             **extra,
         }
@@ -272,14 +292,18 @@ class StreamJson:
             "content": text,
             "is_error": event.is_error,
         }
-        output = _plain(event.output) if event.output is not None else text
+        # Claude Code's tool_use_result: the tool's structured output, or for a failed call
+        # the text the model read, after "Error: ".
+        if event.is_error:
+            output: Any = f"Error: {text}"
+        else:
+            output = _plain(event.output) if event.output is not None else text
         return self._user(block, event, tool_use_result=output)
 
     def _prompt_blocked(self, event: PromptBlockedEvent) -> dict[str, Any]:
-        prompt = content_text(event.prompt)
-        text = f"UserPromptSubmit operation blocked by hook:\n{event.reason}"
-        if prompt:
-            text += f"\n\nOriginal prompt: {prompt}"
+        # The bridge words the reason as Claude Code shows it (lead, reason, original prompt).
+        text = event.reason
+        reason = text.removeprefix(_BLOCKED_LEAD).split(_ORIGINAL_PROMPT, 1)[0]
         self._blocked = text
         return self._system(
             "informational",
@@ -289,10 +313,30 @@ class StreamJson:
             prompt_submit_outcome={
                 "kind": "blocked_by_hook",
                 "prompt_kept": False,
-                "reason": event.reason,
+                "reason": reason,
             },
             uuid=event.id,
         )
+
+    def api_error(self, turn: TurnResult) -> int | None:
+        """For a turn the model API ended: emit Claude Code's synthetic assistant error line;
+        returns the HTTP status the error names."""
+        if turn.end_reason != TurnEndReason.error:
+            return None
+        text = turn.error or "the model API failed"
+        found = _HTTP_STATUS.search(text)
+        status = int(found.group(1)) if found else None
+        line = self._assistant_line_at(
+            time.time(), str(uuid.uuid4()), {"type": "text", "text": text}
+        )
+        line["message"]["model"] = "<synthetic>"
+        line.update(
+            error=_API_ERRORS.get(status, "unknown") if status else "unknown",
+            is_api_error_message=True,
+            api_error_status=status,
+        )
+        self._send_after_init(line)
+        return status
 
     def result(self, turn: TurnResult, *, error_status: int | None = None) -> dict[str, Any]:
         """The ``result`` object of the turn that ended with ``turn``."""
@@ -317,7 +361,7 @@ class StreamJson:
             "duration_api_ms": 0,
             "num_turns": steps,
             "result": text,
-            "stop_reason": "end_turn" if terminal == "completed" else None,
+            "stop_reason": _STOP_REASONS.get(terminal),
             "session_id": self.session_id,
             "total_cost_usd": 0,
             "usage": _usage(),
@@ -325,7 +369,7 @@ class StreamJson:
             "permission_denials": list(self._denials),
             "terminal_reason": terminal,
             "api_error_status": error_status,
-            "uuid": f"{self.session_id}-{time.time_ns()}",
+            "uuid": str(uuid.uuid4()),
         }
         return obj
 
@@ -381,9 +425,11 @@ async def run_machine(
     )
 
     def on_result(turn: TurnResult) -> None:
-        obj = converter.result(turn)
+        status = converter.api_error(turn)
+        obj = converter.result(turn, error_status=status)
         results.append((turn, obj))
         if streaming:
+            converter.ensure_init()
             write(obj)
 
     base = host_options(options)

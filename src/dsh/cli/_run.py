@@ -21,7 +21,7 @@ from dsh._frozen import slotted
 from dsh.agent import Agent, SetupTrigger, TurnResult
 from dsh.cli._render import TranscriptPrinter, plain_markup
 from dsh.context import Plugin
-from dsh.host import HostOptions, Profile, open_host
+from dsh.host import HostOptions, Profile, SystemPrompt, open_host
 from dsh.models import Model, ModelError, ModelRequest, TextCallback
 from dsh.session import AssistantMessage, SessionEvent, TurnEndReason
 
@@ -103,6 +103,8 @@ class RunOptions:
     """Fire ``agent/setup`` with this trigger before the session starts (``--init``...)."""
     profiles: Sequence[Profile] = field(default_factory=tuple)
     """Profiles mounted after ``plugins``, before the one ``claude_hooks`` asks for."""
+    system: str | SystemPrompt | None = field(default_factory=SystemPrompt)
+    """The system prompt (``HostOptions.system``): dsh's with the environment block by default."""
 
 
 def host_options(options: RunOptions) -> HostOptions:
@@ -133,6 +135,7 @@ def host_options(options: RunOptions) -> HostOptions:
         plugins=plugins,
         profiles=profiles,
         max_steps=options.max_steps,
+        system=options.system,
     )
 
 
@@ -185,6 +188,14 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     try:
         async with open_host(host_options(options)) as host:
             session = host.session
+            if options.resume is not None:
+                from dsh.cli._sessions import resumed_summary
+
+                # A short line, not the whole history (`dsh log ID` shows that).
+                printer.console.print(
+                    f"[dim]{plain_markup(resumed_summary(session.id, session.events))}[/dim]"
+                )
+                printed.count = len(session.events)
             for diagnostic in host.diagnostics:
                 printer.console.print(f"[yellow]{plain_markup(str(diagnostic))}[/yellow]")
             _import_in_background("rich.console", "rich.markup")

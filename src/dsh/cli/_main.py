@@ -20,6 +20,7 @@ import click
 
 from dsh import __version__
 from dsh.cli._run_flags import io_options
+from dsh.cli._sessions_flags import hooks_test_options, log_options
 
 T = TypeVar("T")
 
@@ -262,26 +263,39 @@ def demo() -> None:
 @click.option(
     "--session-dir", type=click.Path(path_type=Path), default=None, help=_SESSION_DIR_HELP
 )
-@click.option("--verbose", "-v", is_flag=True, help="Also show events with no transcript line.")
+@log_options
 @_debug_option
-def log_command(session_id: str | None, session_dir: Path | None, verbose: bool) -> None:
-    """List sessions, or show one session's transcript."""
-    from dsh.cli._errors import resolve_session_id
-    from dsh.cli._render import TranscriptPrinter
-    from dsh.session import JsonlSessionStore
+def log_command(session_id: str | None, session_dir: Path | None, **flags: Any) -> None:
+    """List this project's sessions (a table), or show one session's timeline (ID or a prefix)."""
+    from dsh.cli._sessions import log_main
 
     _started()
-    store = JsonlSessionStore(_session_dir(session_dir))
-    printer = TranscriptPrinter(verbose=verbose)
-    if session_id is None:
-        infos = store.list()
-        if not infos:
-            printer.console.print("no sessions")
-        for info in infos:
-            printer.console.print(str(info))
-        return
-    events = store.load(resolve_session_id(store.data_dir, session_id))
-    printer.print_events(events)
+    log_main(session_id, _session_dir(session_dir), **flags)
+
+
+@cli.group()
+def config() -> None:
+    """dsh's configuration (user and project TOML files, DSH_* variables)."""
+
+
+@config.command(name="show")
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project whose .dsh/config.toml to read.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="One JSON object: each key's value and source."
+)
+@_debug_option
+def config_show(project: Path, as_json: bool) -> None:
+    """The effective values and where each came from (flags, when given to dsh run, win)."""
+    from dsh.cli._config_cmd import config_show as show
+
+    _started()
+    show(project.resolve(), as_json=as_json)
 
 
 @cli.group()
@@ -328,6 +342,34 @@ def hooks_check(
 
     click.echo(terminal_safe(catalog.render_report()), nl=False)
     sys.exit(0 if catalog.ok else 1)
+
+
+@hooks.command(name="test")
+@click.argument("event", required=False)
+@hooks_test_options
+@_debug_option
+def hooks_test_command(event: str | None, **flags: Any) -> None:
+    """Run EVENT's hooks (or --all) with a payload; show each run and what it decides.
+
+    The payload: --payload FILE (- for stdin), --case DIR (a recorded case's EVENT.json), or
+    generated (--tool NAME --input JSON, --prompt TEXT). Exits 1 when a hook failed.
+    """
+    from dsh.cli._hooks_test import hooks_test
+
+    _started()
+    flags["project"] = flags["project"].resolve()
+    sys.exit(hooks_test(event, **flags))
+
+
+@hooks.command(name="coverage")
+@click.argument("bridge", type=click.Choice(["claude", "codex"]), default="claude")
+@_debug_option
+def hooks_coverage(bridge: str) -> None:
+    """The coverage table: each hook event, where it runs in dsh, what applies."""
+    from dsh.cli._hooks_test import coverage_table
+
+    _started()
+    sys.exit(coverage_table(bridge))
 
 
 def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:

@@ -31,6 +31,7 @@ from dsh.session import (
 __all__ = [
     "SessionRow",
     "latest_session",
+    "log_main",
     "print_table",
     "print_timeline",
     "resumed_summary",
@@ -252,3 +253,33 @@ def print_timeline(
 def resolve(store: JsonlSessionStore, given: str) -> str:
     """``given`` as a full session id (a unique prefix allowed)."""
     return resolve_session_id(store.data_dir, given)
+
+
+def log_main(
+    session_id: str | None,
+    data_dir: Path,
+    *,
+    every: bool,
+    project: Path,
+    hooks_only: bool,
+    turn: int | None,
+    as_json: bool,
+    transcript: bool,
+    verbose: bool,
+) -> None:
+    """``dsh log [ID]``: the table, or one session's timeline (or transcript)."""
+    import click
+
+    store = JsonlSessionStore(data_dir)
+    if session_id is None:
+        if hooks_only or turn is not None or transcript:
+            raise UserError("--hooks, --turn and --transcript need a session ID")
+        print_table(store, project.resolve(), every=every, as_json=as_json, echo=click.echo)
+        return
+    events = store.load(resolve(store, session_id))
+    if transcript:
+        from dsh.cli._render import TranscriptPrinter
+
+        TranscriptPrinter(verbose=verbose).print_events(events)
+        return
+    print_timeline(events, hooks_only=hooks_only, turn=turn, as_json=as_json, echo=click.echo)

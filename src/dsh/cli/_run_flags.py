@@ -90,8 +90,8 @@ def io_options(f: Callable[..., Any]) -> Callable[..., Any]:
             "plugins",
             multiple=True,
             metavar="MODULE:FUNCTION",
-            help="Mount a native plugin (a function taking the Context); repeatable, added "
-            "to the config's plugins.",
+            help="Mount a native plugin (a function taking the Context); repeatable; replaces "
+            "the config's plugins. MODULE is imported from the current directory too.",
         ),
     ]
     for option in reversed(options):
@@ -117,7 +117,12 @@ class Settled:
 
 def load_plugin(spec: str, where: str) -> Plugin:
     """The native plugin ``module:function`` names; a ``UserError`` naming ``where`` if not."""
+    import sys
+
     module_name, _, name = spec.partition(":")
+    here = str(Path.cwd())
+    if here not in sys.path:  # a project's own plugin module, as `python -m` would find it
+        sys.path.insert(0, here)
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:
@@ -127,7 +132,23 @@ def load_plugin(spec: str, where: str) -> Plugin:
         raise UserError(f"{where} {spec}: module {module_name} has no {name!r}")
     if not callable(plugin):
         raise UserError(f"{where} {spec}: {name!r} is not callable (a plugin is a function)")
-    return plugin  # type: ignore[no-any-return]
+    return _guarded(plugin, f"{where} {spec}")
+
+
+def _guarded(plugin: Any, where: str) -> Plugin:
+    """``plugin``, with a failure while it mounts reported as the user's (exit 2, no traceback)."""
+    import functools
+
+    @functools.wraps(plugin)
+    def mount(ctx: Any) -> None:
+        try:
+            plugin(ctx)
+        except Exception as exc:
+            raise UserError(
+                f"{where}: the plugin failed to mount: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    return mount
 
 
 def _system(system_prompt: str | None, append: str | None) -> str | SystemPrompt:

@@ -94,7 +94,7 @@ def test_a_bad_project_file_names_the_file_and_the_key(
 ) -> None:
     (tmp_path / ".dsh").mkdir()
     (tmp_path / ".dsh" / "config.toml").write_text(text)
-    with pytest.raises(ConfigError, match="config.toml") as caught:
+    with pytest.raises(ConfigError, match=r"config\.toml") as caught:
         load_config(tmp_path, user_file=tmp_path / "none.toml")
     assert message in str(caught.value)
 

@@ -28,8 +28,12 @@ _SESSION_DIR_HELP = "Where session logs live (default: $DSH_DATA_DIR or the user
 
 CLAUDE_CODE_VERSION = "2.1.332"
 """The Claude Code release whose hooks the bridge follows (its conformance corpus's)."""
+CODEX_VERSION = "0.171"
+"""The Codex release whose hooks the Codex bridge follows."""
 
-_VERSION = f"%(prog)s %(version)s (Claude Code hooks: {CLAUDE_CODE_VERSION}; Codex hooks: none yet)"
+_VERSION = (
+    f"%(prog)s %(version)s (Claude Code hooks: {CLAUDE_CODE_VERSION}; Codex hooks: {CODEX_VERSION})"
+)
 
 
 def _debug_option(f: Any) -> Any:

@@ -190,17 +190,23 @@ def _numbered_turns(events: Sequence[SessionEvent]) -> list[int]:
     return out
 
 
-def _describe(event: SessionEvent) -> str:
+def _describe(event: SessionEvent, shown: dict[str, str]) -> str:
+    """One line of what ``event`` did; an assistant message's text is what the user was shown
+    (``shown``: an ``agent/message-display`` replacement by message id)."""
+
     def get(name: str) -> Any:
         return getattr(event, name, None)
 
     kind = event.type
+    if kind == "assistant/display":
+        return "(the user was shown the text above instead of the model's)"
     if kind == "user/message":
         return "> " + content_text(get("content") or "")
     if kind == "assistant/message":
         calls = get("tool_calls") or ()
         names = ", ".join(c.name for c in calls)
-        return (get("text") or "") + (f" [calls: {names}]" if names else "")
+        text = shown.get(event.id, get("text") or "")
+        return text + (f" [calls: {names}]" if names else "")
     if kind == "tool/call":
         return f"{get('tool_name')} {json.dumps(get('arguments'), default=str)}"
     if kind == "tool/result":
@@ -237,6 +243,11 @@ def print_timeline(
     if turn is not None and turn > max(turns, default=0):
         raise UserError(f"--turn {turn}: the session has {max(turns, default=0)} turn(s)")
     start = events[0].time if events else 0.0
+    shown = {
+        str(getattr(e, "message_id", "")): str(getattr(e, "text", ""))
+        for e in events
+        if e.type == "assistant/display"
+    }
     for event, number in zip(events, turns, strict=True):
         if hooks_only and not event.type.startswith("hook/"):
             continue
@@ -246,7 +257,7 @@ def print_timeline(
             echo(encode_event(event))
             continue
         where = f"turn {number}" if number else "session"
-        text = _clip(_describe(event), 100)
+        text = _clip(_describe(event, shown), 100)
         echo(terminal_safe(f"+{event.time - start:8.2f}s  {where:<8}  {event.type:<18}  {text}"))
 
 

@@ -26,6 +26,9 @@ if "rm " in p["tool_input"].get("command", ""):
 """
 
 
+HOOK_PATH = '"$CLAUDE_PROJECT_DIR/.claude/hooks/deny_rm.py"'
+
+
 def dsh(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_")}
     env.update({"NO_COLOR": "1", "HOME": str(cwd.parent / "home")})
@@ -56,7 +59,7 @@ def project(tmp_path: Path) -> Path:
                     "hooks": [
                         {
                             "type": "command",
-                            "command": f'{sys.executable} "$CLAUDE_PROJECT_DIR/.claude/hooks/deny_rm.py"',
+                            "command": f"{sys.executable} {HOOK_PATH}",
                         }
                     ],
                 }

@@ -10,6 +10,7 @@ what ``pipx install``/``uv tool install`` of the wheel do, less the network.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -24,6 +25,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_wheel_installs_a_dsh_command_that_names_the_versions(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
+    tree = tmp_path / "tree"  # a copy: a build writes build/ and *.egg-info beside its sources
+    skip = shutil.ignore_patterns("*.egg-info", "__pycache__")
+    shutil.copytree(ROOT / "src", tree / "src", ignore=skip)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, tree / name)
     built = subprocess.run(
         [
             sys.executable,
@@ -34,7 +40,7 @@ def test_the_wheel_installs_a_dsh_command_that_names_the_versions(tmp_path: Path
             "--no-build-isolation",
             "--wheel-dir",
             str(dist),
-            str(ROOT),
+            str(tree),
         ],
         capture_output=True,
         text=True,

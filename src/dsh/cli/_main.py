@@ -171,7 +171,7 @@ def run(
     from dsh.cli._errors import UserError, check_settings_args
     from dsh.cli._render import TranscriptPrinter
     from dsh.cli._run import NO_MODEL, ExitCode, RunOptions, run_session
-    from dsh.cli._run_flags import settle, stream_prompts
+    from dsh.cli._run_settle import settle, stream_prompts
     from dsh.models import Model, ModelError, load_model
 
     if setup_init + init_only + maintenance > 1:

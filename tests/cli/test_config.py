@@ -114,6 +114,9 @@ def test_a_file_that_is_not_utf8_or_too_big_is_refused(tmp_path: Path) -> None:
     bad.write_text("# " + "x" * 300_000 + "\n")
     with pytest.raises(ConfigError, match="over"):
         load_config(tmp_path, user_file=tmp_path / "none.toml")
+    bad.write_text("model = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ConfigError, match="nested too deep"):
+        load_config(tmp_path, user_file=tmp_path / "none.toml")
 
 
 # --- through the command ---------------------------------------------------------------

@@ -144,6 +144,8 @@ def _read_toml(path: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: the config file is not UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: values nested too deep") from None
 
 
 def _problem(exc: ValidationError, where: str, name: Any) -> ConfigError:

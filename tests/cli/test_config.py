@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsh.host import CONFIG_KEYS, ConfigError, load_config
+from tests.cli.support import run_dsh
 
 LAYERS = ("user", "project", "env", "flag")
 VALUES: dict[str, list[Any]] = {
@@ -123,17 +123,7 @@ def test_a_file_that_is_not_utf8_or_too_big_is_refused(tmp_path: Path) -> None:
 
 
 def dsh(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("DSH_")}
-    environ.update({"NO_COLOR": "1", "COLUMNS": "200", **env})
-    return subprocess.run(
-        [sys.executable, "-m", "dsh", *args],
-        cwd=cwd,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_dsh(*args, cwd=cwd, env=env)
 
 
 @pytest.fixture

@@ -8,13 +8,13 @@ reports which hooks answer, fail or time out.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli.support import run_dsh
 from tests.shared_paths import CONFORMANCE
 
 DENY_RM = """
@@ -30,18 +30,7 @@ HOOK_PATH = '"$CLAUDE_PROJECT_DIR/.claude/hooks/deny_rm.py"'
 
 
 def dsh(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_")}
-    env.update({"NO_COLOR": "1", "HOME": str(cwd.parent / "home")})
-    return subprocess.run(
-        [sys.executable, "-m", "dsh", *args],
-        cwd=cwd,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_dsh(*args, cwd=cwd, env={"HOME": str(cwd.parent / "home")}, stdin=stdin)
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT
+from tests.cli.support import run_dsh
 from tests.shared_paths import conformance_dir
 
 HOOK = Path(__file__).parents[1] / "hooks_claude" / "scripts" / "record_hook.py"
@@ -220,19 +221,7 @@ def test_stream_json_has_claude_codes_lines_and_fields(
 def dsh(
     *args: str, cwd: Path, stdin: str | None = None, **env: str
 ) -> subprocess.CompletedProcess[str]:
-    environ = {**os.environ, "NO_COLOR": "1", **env}
-    for key in ("DSH_MODEL", "DSH_OUTPUT_FORMAT", "DSH_BASE_URL", "DSH_PLUGINS"):
-        environ.pop(key, None)
-    return subprocess.run(
-        [sys.executable, "-m", "dsh", *args],
-        cwd=cwd,
-        env=environ,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_dsh(*args, cwd=cwd, env=env, stdin=stdin)
 
 
 def script(path: Path, *replies: list[dict[str, Any]]) -> str:

@@ -8,28 +8,17 @@ the current project's sessions and ``dsh log ID`` a timeline.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cli.support import run_dsh
+
 
 def dsh(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    environ = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **env}
-    for key in ("DSH_MODEL", "DSH_OUTPUT_FORMAT", "DSH_BASE_URL", "DSH_PLUGINS"):
-        environ.pop(key, None)
-    return subprocess.run(
-        [sys.executable, "-m", "dsh", *args],
-        cwd=cwd,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_dsh(*args, cwd=cwd, env=env)
 
 
 @pytest.fixture

@@ -97,6 +97,9 @@ def make_harness(
         model=model,
         store=JsonlSessionStore(tmp_path / "sessions"),
         approval=ApprovalBroker() if approval is True else approval or None,
+        # The rigs mount the Agent tool where a test wants it, and test no system prompt.
+        subagents=False,
+        system=None,
     )
     return Harness(assembly=assemble(options), model=model, record=record)
 

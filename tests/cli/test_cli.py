@@ -100,10 +100,11 @@ def test_log_lists_sessions_and_shows_one(tmp_path: Path, project: Path) -> None
         cwd=tmp_path,
     )
     assert run.returncode == 0, run.stderr
-    listing = dsh("log", "--session-dir", sessions, cwd=tmp_path)
+    listing = dsh("log", "--all", "--session-dir", sessions, cwd=tmp_path)
     assert listing.returncode == 0
     [session_id] = [p.stem for p in (tmp_path / "sessions").glob("*.jsonl")]
-    assert session_id in listing.stdout
+    assert session_id[:8] in listing.stdout  # the table shows short ids
+    assert "hello" in listing.stdout
     shown = dsh("log", session_id, "--session-dir", sessions, cwd=tmp_path)
     assert shown.returncode == 0
     assert "> hello" in shown.stdout

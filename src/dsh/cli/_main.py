@@ -14,11 +14,13 @@ import os
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, Literal, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar, cast
 
 import click
 
 from dsh import __version__
+from dsh.cli._run_flags import io_options
+from dsh.cli._sessions_flags import hooks_test_options, log_options
 
 T = TypeVar("T")
 
@@ -26,8 +28,12 @@ _SESSION_DIR_HELP = "Where session logs live (default: $DSH_DATA_DIR or the user
 
 CLAUDE_CODE_VERSION = "2.1.332"
 """The Claude Code release whose hooks the bridge follows (its conformance corpus's)."""
+CODEX_VERSION = "0.171"
+"""The Codex release whose hooks the Codex bridge follows."""
 
-_VERSION = f"%(prog)s %(version)s (Claude Code hooks: {CLAUDE_CODE_VERSION}; Codex hooks: 0.171.0)"
+_VERSION = (
+    f"%(prog)s %(version)s (Claude Code hooks: {CLAUDE_CODE_VERSION}; Codex hooks: {CODEX_VERSION})"
+)
 
 
 def _debug_option(f: Any) -> Any:
@@ -86,7 +92,6 @@ def cli(ctx: click.Context) -> None:
 @click.option(
     "--session-dir", type=click.Path(path_type=Path), default=None, help=_SESSION_DIR_HELP
 )
-@click.option("--resume", default=None, help="Continue the session with this id.")
 @click.option("--max-steps", type=click.IntRange(min=1), default=50, show_default=True)
 @click.option(
     "--settings",
@@ -151,6 +156,7 @@ def cli(ctx: click.Context) -> None:
     is_flag=True,
     help="Fire Setup hooks (trigger maintenance) before the session starts, then run PROMPT.",
 )
+@io_options
 @_debug_option
 def run(
     prompt: tuple[str, ...],
@@ -158,7 +164,6 @@ def run(
     base_url: str | None,
     project: Path,
     session_dir: Path | None,
-    resume: str | None,
     max_steps: int,
     settings_files: tuple[str, ...],
     plugin_dirs: tuple[Path, ...],
@@ -170,6 +175,7 @@ def run(
     maintenance: bool,
     hooks_choice: Literal["claude", "codex", "both"] | None = None,
     bypass_hook_trust: bool = False,
+    **io: Any,
 ) -> None:
     """Run PROMPT as one turn and print the transcript (live, at a terminal).
 
@@ -188,23 +194,27 @@ def run(
     was halted by a hook; 1 the model API failed; 2 bad usage or input;
     3 the step limit was reached; 4 aborted (user, timeout, error); 70 dsh failed.
     """
-    from dsh.cli._errors import UserError, check_settings_args, resolve_session_id
+    from dsh.cli._errors import UserError, check_settings_args
     from dsh.cli._run import NO_MODEL, ExitCode, RunOptions
+    from dsh.cli._run_settle import settle, stream_prompts
     from dsh.models import Model, ModelError, load_model
 
     if setup_init + init_only + maintenance > 1:
         raise click.UsageError("--init, --init-only and --maintenance exclude each other")
     if init_only and prompt:
         raise click.UsageError("--init-only runs no prompt: drop PROMPT, or use --init")
+    prompts = stream_prompts(prompt, io)
     from dsh.cli._terminal import prompt_from_stdin, session_runner
 
     interactive = False
-    if not init_only and not prompt:
-        interactive, prompt = prompt_from_stdin()
+    if not init_only and not prompts:
+        interactive, prompts = prompt_from_stdin()
+    sessions = _session_dir(session_dir)
+    settled = settle(project=project.resolve(), session_dir=sessions, flags=_given(), io=io)
     setup: Literal["init", "maintenance"] | None = (
         "init" if setup_init or init_only else "maintenance" if maintenance else None
     )
-    spec = model_spec or os.environ.get("DSH_MODEL")
+    spec = settled.model_spec  # the flag, DSH_MODEL or a config file's
     model: Model
     if not spec and init_only:
         model = NO_MODEL  # no prompt, no model call: as `claude --init-only`, no model needed
@@ -216,24 +226,24 @@ def run(
         # The key and the base URL are left to dsh.models, which reads the environment
         # itself: its errors then name the variable a value came from.
         try:
-            model = load_model(spec, base_url=base_url)
+            model = load_model(spec, base_url=settled.base_url, api_key=settled.api_key)
         except (ModelError, OSError, ValueError) as exc:
             raise UserError(str(exc)) from exc
     check_settings_args(settings_files)
-    sessions = _session_dir(session_dir)
-    if resume is not None:
-        resume = resolve_session_id(sessions, resume)
     options = RunOptions(
-        prompts=(" ".join(prompt),) if prompt else (),
+        prompts=prompts,
         model=model,
-        project=project.resolve(),
+        project=settled.project,
         session_dir=sessions,
-        resume=resume,
+        resume=settled.resume,
+        plugins=settled.plugins,
+        system=settled.system,
         max_steps=max_steps,
         claude_hooks=not no_claude_hooks,
         settings_files=settings_files,
         plugin_dirs=plugin_dirs,
-        permission_mode=permission_mode,
+        # settle checked a configured mode against this flag's choices
+        permission_mode=cast(Any, settled.permission_mode or permission_mode),
         setup=setup,
         claude_md=not no_claude_md,
         hooks=hooks_choice,
@@ -244,8 +254,29 @@ def run(
     if options.claude_md:
         import dsh.instructions  # noqa: F401  (likewise)
     _started()
-    code = _run_async(session_runner(options, interactive=interactive), ExitCode.INTERNAL)
+    if settled.output_format is not None:
+        from dsh.cli._output_formats import run_machine
+
+        code = _run_async(run_machine(options, settled.output_format), ExitCode.INTERNAL)
+    else:
+        code = _run_async(session_runner(options, interactive=interactive), ExitCode.INTERNAL)
     sys.exit(int(code))
+
+
+def _given() -> dict[str, Any]:
+    """The configuration keys given as flags to the running command (not their defaults)."""
+    ctx = click.get_current_context()
+    keys = {
+        "model_spec": "model",
+        "base_url": "base_url",
+        "permission_mode": "permission_mode",
+        "project": "project",
+    }
+    given = {}
+    for param, key in keys.items():
+        if ctx.get_parameter_source(param) is not click.core.ParameterSource.DEFAULT:
+            given[key] = ctx.params[param]
+    return given
 
 
 @cli.command()
@@ -267,26 +298,39 @@ def demo(keep: bool) -> None:
 @click.option(
     "--session-dir", type=click.Path(path_type=Path), default=None, help=_SESSION_DIR_HELP
 )
-@click.option("--verbose", "-v", is_flag=True, help="Also show events with no transcript line.")
+@log_options
 @_debug_option
-def log_command(session_id: str | None, session_dir: Path | None, verbose: bool) -> None:
-    """List sessions, or show one session's transcript."""
-    from dsh.cli._errors import resolve_session_id
-    from dsh.cli._render import TranscriptPrinter
-    from dsh.session import JsonlSessionStore
+def log_command(session_id: str | None, session_dir: Path | None, **flags: Any) -> None:
+    """List this project's sessions (a table), or show one session's timeline (ID or a prefix)."""
+    from dsh.cli._sessions import log_main
 
     _started()
-    store = JsonlSessionStore(_session_dir(session_dir))
-    printer = TranscriptPrinter(verbose=verbose)
-    if session_id is None:
-        infos = store.list()
-        if not infos:
-            printer.console.print("no sessions")
-        for info in infos:
-            printer.console.print(str(info))
-        return
-    events = store.load(resolve_session_id(store.data_dir, session_id))
-    printer.print_events(events)
+    log_main(session_id, _session_dir(session_dir), **flags)
+
+
+@cli.group()
+def config() -> None:
+    """dsh's configuration (user and project TOML files, DSH_* variables)."""
+
+
+@config.command(name="show")
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project whose .dsh/config.toml to read.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="One JSON object: each key's value and source."
+)
+@_debug_option
+def config_show(project: Path, as_json: bool) -> None:
+    """The effective values and where each came from (flags, when given to dsh run, win)."""
+    from dsh.cli._config_cmd import config_show as show
+
+    _started()
+    show(project.resolve(), as_json=as_json)
 
 
 @cli.group()
@@ -337,6 +381,34 @@ def hooks_check(
     codex, codex_ok = codex_check_report(project.resolve())
     click.echo(terminal_safe(codex), nl=False)
     sys.exit(0 if catalog.ok and codex_ok else 1)
+
+
+@hooks.command(name="test")
+@click.argument("event", required=False)
+@hooks_test_options
+@_debug_option
+def hooks_test_command(event: str | None, **flags: Any) -> None:
+    """Run EVENT's hooks (or --all) with a payload; show each run and what it decides.
+
+    The payload: --payload FILE (- for stdin), --case DIR (a recorded case's EVENT.json), or
+    generated (--tool NAME --input JSON, --prompt TEXT). Exits 1 when a hook failed.
+    """
+    from dsh.cli._hooks_test import hooks_test
+
+    _started()
+    flags["project"] = flags["project"].resolve()
+    sys.exit(hooks_test(event, **flags))
+
+
+@hooks.command(name="coverage")
+@click.argument("bridge", type=click.Choice(["claude", "codex"]), default="claude")
+@_debug_option
+def hooks_coverage(bridge: str) -> None:
+    """The coverage table: each hook event, where it runs in dsh, what applies."""
+    from dsh.cli._hooks_test import coverage_table
+
+    _started()
+    sys.exit(coverage_table(bridge))
 
 
 def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:

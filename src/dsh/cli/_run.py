@@ -12,7 +12,7 @@ import contextlib
 import enum
 import importlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import field
 from pathlib import Path
 from typing import Literal
@@ -21,7 +21,7 @@ from dsh._frozen import slotted
 from dsh.agent import Agent, SetupTrigger, TurnResult
 from dsh.cli._render import TranscriptPrinter, plain_markup
 from dsh.context import Plugin
-from dsh.host import HostOptions, Profile, open_host
+from dsh.host import HostOptions, Profile, SystemPrompt, open_host
 from dsh.models import Model, ModelError, ModelRequest, TextCallback
 from dsh.session import AssistantMessage, SessionEvent, TurnEndReason
 
@@ -111,6 +111,8 @@ class RunOptions:
     """``--hooks``: the bridges to mount (``None``: what the project has; ``bridges_for``)."""
     bypass_hook_trust: bool = False
     """``--dangerously-bypass-hook-trust``: run Codex hooks that are not trusted."""
+    system: str | SystemPrompt | None = field(default_factory=SystemPrompt)
+    """The system prompt (``HostOptions.system``): dsh's with the environment block by default."""
 
 
 def host_options(options: RunOptions) -> HostOptions:
@@ -151,6 +153,7 @@ def host_options(options: RunOptions) -> HostOptions:
         plugins=plugins,
         profiles=profiles,
         max_steps=options.max_steps,
+        system=options.system,
     )
 
 
@@ -203,6 +206,14 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     try:
         async with open_host(host_options(options)) as host:
             session = host.session
+            if options.resume is not None:
+                from dsh.cli._sessions import resumed_summary
+
+                # A short line, not the whole history (`dsh log ID` shows that).
+                printer.console.print(
+                    f"[dim]{plain_markup(resumed_summary(session.id, session.events))}[/dim]"
+                )
+                printed.count = len(session.events)
             for diagnostic in host.diagnostics:
                 printer.console.print(f"[yellow]{plain_markup(str(diagnostic))}[/yellow]")
             _import_in_background("rich.console", "rich.markup")
@@ -215,7 +226,15 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     return code
 
 
-async def _run_prompts(agent: Agent, options: RunOptions, printed: _Printed) -> ExitCode:
+async def _run_prompts(
+    agent: Agent,
+    options: RunOptions,
+    printed: _Printed | None,
+    *,
+    on_result: Callable[[TurnResult], None] | None = None,
+) -> ExitCode:
+    """Run ``options.prompts``; ``printed`` catches the transcript up after each, ``on_result``
+    is told each turn's result (``--output-format``)."""
     if options.setup is not None:
         await agent.setup(options.setup)
     if not options.prompts:
@@ -226,11 +245,15 @@ async def _run_prompts(agent: Agent, options: RunOptions, printed: _Printed) -> 
         if instructions is not None:
             # Claude Code's `/compact [instructions]`: a compaction, not a turn.
             await agent.compact(instructions or None)
-            printed.catch_up(agent.events)
+            if printed is not None:
+                printed.catch_up(agent.events)
             continue
         agent.send(prompt)
         result = await agent.run_turn()
-        printed.catch_up(agent.events)
+        if printed is not None:
+            printed.catch_up(agent.events)
+        if on_result is not None:
+            on_result(result)
         code = exit_code_for(result)
         if code != ExitCode.OK:
             break

@@ -12,11 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypedDict, Unpack
 
-from dsh.agent import Agent, SessionStartSource
+from dsh.agent import Agent, SessionStartSource, subagent_plugin
 from dsh.approval import APPROVAL, ApprovalService
 from dsh.context import Context, Plugin
 from dsh.host._options import HostOptions
 from dsh.host._profile import Profile, ProfileDiagnostic
+from dsh.host._system_prompt import SystemPrompt
 from dsh.models import Model
 from dsh.session import JsonlSessionStore, SessionEvent, SessionLog, SessionStore, default_data_dir
 from dsh.tools import TOOLS, ToolRegistry, Workspace, builtin_tools
@@ -55,6 +56,8 @@ class Assembly:
         if options.builtin_tools:
             for tool in builtin_tools():
                 self.registry.register(tool)
+            if options.subagents:
+                self.ctx.plugin(subagent_plugin, name="subagents")
         self.approval: ApprovalService | None = options.approval
         if options.approval is not None:
             self.ctx.provide(APPROVAL, options.approval)
@@ -107,7 +110,14 @@ class Assembly:
             return self.store.open(self.options.resume)
         if self.options.fork is not None:
             return self.store.fork(self.options.fork)
-        return self.store.create()
+        return self.store.create(project=str(self.project))
+
+    def system_prompt(self, model: Model | None = None) -> str | None:
+        """``options.system`` as an agent on ``model`` (default: the host's) is sent it."""
+        system = self.options.system
+        if isinstance(system, SystemPrompt):
+            return system.render(self.project, (model or self.model).name)
+        return system
 
     def agent(self, session: SessionLog, **overrides: Unpack[AgentOptions]) -> Agent:
         """An agent on ``session`` in a fresh workspace at the project; ``overrides`` win over
@@ -116,12 +126,13 @@ class Assembly:
         settings: AgentOptions = {
             "model": self.model,
             "max_steps": options.max_steps,
-            "system": options.system,
             "compact_budget": options.compact_budget,
             "on_event": options.on_event,
             "on_text": options.on_text,
         }
         settings.update(overrides)
+        if "system" not in overrides:
+            settings["system"] = self.system_prompt(settings["model"])
         return Agent(
             self.ctx,
             session=session,

@@ -11,6 +11,7 @@ from dsh._frozen import frozen
 from dsh.approval import ApprovalBroker, ApprovalService
 from dsh.context import Plugin
 from dsh.host._profile import Profile
+from dsh.host._system_prompt import SystemPrompt
 from dsh.models import Model
 from dsh.session import SessionEvent, SessionStore
 
@@ -26,7 +27,8 @@ class HostOptions:
     new session starting from a copy of that one) names one. ``store`` wins
     over ``session_dir`` (a JSONL store there; default: ``$DSH_DATA_DIR`` or
     the user data directory). ``plugins`` are mounted in order, then each of
-    ``profiles``. ``approval`` is the ``APPROVAL`` service: by default a broker
+    ``profiles``. The built-in tools come with the ``Agent`` tool unless
+    ``subagents`` is false. ``approval`` is the ``APPROVAL`` service: by default a broker
     with no channel (nobody can answer an ask, so it is denied, after the
     ``approval/request`` listeners, PermissionRequest hooks among them, had
     their say); ``None`` provides none. The rest configure the agent.
@@ -43,7 +45,11 @@ class HostOptions:
     builtin_tools: bool = True
     approval: ApprovalService | None = field(default_factory=ApprovalBroker)
     max_steps: int = 50
-    system: str | None = None
+    system: str | SystemPrompt | None = field(default_factory=SystemPrompt)
+    """A ``SystemPrompt`` (default: dsh's coding-agent prompt and the environment block,
+    rendered per agent), a string sent as it is, or ``None`` for no system prompt."""
+    subagents: bool = True
+    """Offer the ``Agent`` tool (subagents) with the built-in tools."""
     compact_budget: int | None = None
     on_event: Callable[[SessionEvent], None] | None = None
     on_text: Callable[[str], None] | None = None

@@ -9,7 +9,7 @@ OpenAI-compatible names load on first use, so a scripted run never imports them.
 
 from typing import TYPE_CHECKING, Any
 
-from dsh.models._load import SCRIPTED_PREFIX, load_model
+from dsh.models._load import SCRIPTED_PREFIX, check_base_url, load_model
 from dsh.models._script import ScriptError
 from dsh.models._scripted import ScriptedModel
 from dsh.models._types import (
@@ -39,6 +39,7 @@ __all__ = [
     "ScriptedModel",
     "TextCallback",
     "ToolSpec",
+    "check_base_url",
     "load_model",
     "request_text",
     "request_to_json",

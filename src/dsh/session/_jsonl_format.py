@@ -35,9 +35,17 @@ FORMAT_VERSION = 1
 
 
 def write_new_log(
-    path: Path, session_id: str, forked_from: str | None, body: bytes, copied: int
+    path: Path,
+    session_id: str,
+    forked_from: str | None,
+    body: bytes,
+    copied: int,
+    project: str | None = None,
 ) -> None:
-    """Write the log at ``path`` whole: its header, then ``body`` (``copied`` events of a fork)."""
+    """Write the log at ``path`` whole: its header, then ``body`` (``copied`` events of a fork).
+
+    ``project``, when given, is the directory the session runs in (a resume runs there too).
+    """
     data_dir = path.parent
     header: dict[str, Any] = {
         "type": HEADER_TYPE,
@@ -48,6 +56,8 @@ def write_new_log(
     }
     if forked_from is not None:
         header["forked_at"] = copied
+    if project is not None:
+        header["project"] = project
     data = json.dumps(header, separators=(",", ":")).encode() + b"\n" + body
     # Written whole under a temporary name, then renamed: a crash never
     # leaves a log without its header.

@@ -33,6 +33,7 @@ class _Stored:
     forked_from: str | None
     events: list[SessionEvent] = field(default_factory=list)
     writer: MemorySessionLog | None = None
+    project: str | None = None
 
 
 @final
@@ -65,10 +66,12 @@ class MemorySessionStore:
     def __repr__(self) -> str:
         return f"<MemorySessionStore, {len(self._sessions)} sessions>"
 
-    def create(self, *, forked_from: str | None = None) -> MemorySessionLog:
+    def create(
+        self, *, forked_from: str | None = None, project: str | None = None
+    ) -> MemorySessionLog:
         if forked_from is not None:
             check_session_id(forked_from)
-        return self._new(forked_from, ())
+        return self._new(forked_from, (), project)
 
     def fork(self, session_id: str) -> MemorySessionLog:
         return self._new(session_id, self.load(session_id))
@@ -89,7 +92,7 @@ class MemorySessionStore:
     def list(self) -> list[SessionInfo]:
         with self._mutex:
             infos = [
-                SessionInfo(id=sid, created=s.created, forked_from=s.forked_from)
+                SessionInfo(id=sid, created=s.created, forked_from=s.forked_from, project=s.project)
                 for sid, s in self._sessions.items()
             ]
         infos.sort(key=lambda i: (i.created, i.id))
@@ -102,9 +105,16 @@ class MemorySessionStore:
             raise SessionNotFoundError(session_id, "memory")
         return stored
 
-    def _new(self, forked_from: str | None, events: Sequence[SessionEvent]) -> MemorySessionLog:
+    def _new(
+        self,
+        forked_from: str | None,
+        events: Sequence[SessionEvent],
+        project: str | None = None,
+    ) -> MemorySessionLog:
         session_id = new_session_id()
-        stored = _Stored(created=time.time(), forked_from=forked_from, events=list(events))
+        stored = _Stored(
+            created=time.time(), forked_from=forked_from, events=list(events), project=project
+        )
         with self._mutex:
             self._sessions[session_id] = stored
             log = MemorySessionLog(self, session_id, stored)

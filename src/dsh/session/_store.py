@@ -52,6 +52,12 @@ def default_data_dir() -> Path:
     return user_data_dir() / "sessions"
 
 
+def _project(header: dict[str, object]) -> str | None:
+    """The header's ``project`` (older logs have none; a malformed one counts as none)."""
+    value = header.get("project")
+    return value if isinstance(value, str) and value and "\x00" not in value else None
+
+
 @final
 class JsonlSessionLog(_LogBase):
     """An open JSONL session, holding its writer lock until ``close()``."""
@@ -135,11 +141,13 @@ class JsonlSessionStore:
 
     # -- writers --
 
-    def create(self, *, forked_from: str | None = None) -> JsonlSessionLog:
-        """A new, empty session, open for writing."""
+    def create(
+        self, *, forked_from: str | None = None, project: str | None = None
+    ) -> JsonlSessionLog:
+        """A new, empty session, open for writing; its header records ``project`` if given."""
         if forked_from is not None:
             check_session_id(forked_from)
-        return self._create(forked_from, b"", ())
+        return self._create(forked_from, b"", (), project)
 
     def fork(self, session_id: str) -> JsonlSessionLog:
         """A new session holding a copy of ``session_id``'s history, remembered as its fork.
@@ -204,6 +212,7 @@ class JsonlSessionStore:
                     id=header["id"],
                     created=float(header["created"]),
                     forked_from=header.get("forked_from"),
+                    project=_project(header),
                     path=path,
                     modified=stat.st_mtime,
                     size=stat.st_size,
@@ -222,14 +231,18 @@ class JsonlSessionStore:
         return path
 
     def _create(
-        self, forked_from: str | None, body: bytes, events: Sequence[SessionEvent]
+        self,
+        forked_from: str | None,
+        body: bytes,
+        events: Sequence[SessionEvent],
+        project: str | None = None,
     ) -> JsonlSessionLog:
         make_private_dir(self.data_dir)
         session_id = new_session_id()
         path = self.log_path(session_id)
         lock_fd = take_writer_lock(session_id, self.lock_path(session_id))
         try:
-            write_new_log(path, session_id, forked_from, body, len(events))
+            write_new_log(path, session_id, forked_from, body, len(events), project)
             return JsonlSessionLog(
                 session_id=session_id,
                 path=path,

@@ -101,7 +101,11 @@ class RecoveredTail:
 @final
 @frozen
 class SessionInfo:
-    """One stored session, from its header (``path`` is None in memory)."""
+    """One stored session, from its header (``path`` is None in memory).
+
+    ``project`` is the directory it was created to run in (``None`` for a log
+    written before headers recorded it, or a store that records none).
+    """
 
     id: str
     created: float
@@ -109,6 +113,7 @@ class SessionInfo:
     path: Path | None = None
     modified: float | None = None
     size: int | None = None
+    project: str | None = None
 
 
 # --- protocols ----------------------------------------------------------------
@@ -144,7 +149,9 @@ class SessionLog(Protocol):
 
 
 class SessionStore(Protocol):
-    def create(self, *, forked_from: str | None = None) -> SessionLog: ...
+    def create(
+        self, *, forked_from: str | None = None, project: str | None = None
+    ) -> SessionLog: ...
     def open(self, session_id: str) -> SessionLog: ...
     def fork(self, session_id: str) -> SessionLog: ...
     def list(self) -> list[SessionInfo]: ...

@@ -20,6 +20,7 @@ from dsh.hooks.claude._events import (
     EventSpec,
     HandlerType,
 )
+from dsh.hooks.claude._machinery import shown_reason
 from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, MatcherKind
 from dsh.hooks.claude._outputs import HookAnswer, PermissionRequestAnswer, decode_answer
 from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
@@ -90,6 +91,7 @@ __all__ = [
     "load_catalog",
     "project_slug",
     "render_coverage_markdown",
+    "shown_reason",
     "transcript_lines",
     "write_transcript",
 ]

@@ -1,0 +1,45 @@
+"""``dsh config show``: the effective configuration and where each value came from.
+
+The same loader ``dsh run`` uses (``dsh.host.load_config``): the user file,
+the project file, ``DSH_*`` variables. A bad file or variable is the same
+``dsh: ...`` line and exit 2 as for ``dsh run``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from dsh.cli._errors import UserError
+from dsh.cli._render import terminal_safe
+
+__all__ = ["config_show"]
+
+
+def config_show(project: Path, *, as_json: bool) -> None:
+    from dsh.host import CONFIG_KEYS, ConfigError, load_config, project_config_file
+    from dsh.host import user_config_file as user_file
+
+    try:
+        config = load_config(project)
+    except ConfigError as exc:
+        raise UserError(str(exc)) from exc
+    if as_json:
+        values = {key: config.value(key) for key in CONFIG_KEYS}
+        shown = {
+            key: {"value": list(v) if isinstance(v, tuple) else v, "source": config.sources[key]}
+            for key, v in values.items()
+        }
+        click.echo(json.dumps(shown, ensure_ascii=False))
+        return
+    for key in CONFIG_KEYS:
+        value = config.value(key)
+        if isinstance(value, tuple):
+            value = ", ".join(value) if value else None
+        text = "(unset)" if value is None else str(value)
+        click.echo(terminal_safe(f"{key:<16} {text:<40} {config.sources[key]}"))
+    user, here = user_file(), project_config_file(project)
+    click.echo(f"user file:    {user}{'' if user.is_file() else ' (none)'}")
+    click.echo(f"project file: {here}{'' if here.is_file() else ' (none)'}")

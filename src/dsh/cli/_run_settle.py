@@ -1,0 +1,222 @@
+"""How ``dsh run``'s flags and the configuration settle a run.
+
+``settle`` turns the flags ``io_options`` declares, with the configuration
+(``dsh.host.load_config``: user file, project file, ``DSH_*``, flags over
+all), into what the run needs: the model spec and endpoint, the session to
+resume and the directory it runs in, the plugins, the system prompt and the
+output format. ``stream_prompts`` reads ``--input-format stream-json`` prompts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import click
+
+from dsh._frozen import frozen
+from dsh.cli._errors import UserError
+
+if TYPE_CHECKING:
+    from dsh.context import Plugin
+    from dsh.host import DshConfig, SystemPrompt
+
+__all__ = ["Settled", "load_plugin", "settle", "stream_prompts"]
+
+
+@frozen(kw_only=True)
+class Settled:
+    """What a run's flags and configuration settle."""
+
+    model_spec: str | None
+    base_url: str | None
+    api_key: str | None
+    project: Path
+    resume: str | None
+    plugins: tuple[Plugin, ...]
+    system: str | SystemPrompt
+    output_format: Literal["text", "json", "stream-json"] | None
+    permission_mode: str | None
+    config: DshConfig
+
+
+def load_plugin(spec: str, where: str) -> Plugin:
+    """The native plugin ``module:function`` names; a ``UserError`` naming ``where`` if not."""
+    import sys
+
+    module_name, _, name = spec.partition(":")
+    here = str(Path.cwd())
+    if here not in sys.path:  # a project's own plugin module, as `python -m` would find it
+        sys.path.insert(0, here)
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:
+        raise UserError(f"{where} {spec}: cannot import {module_name}: {exc}") from exc
+    plugin = getattr(module, name, None)
+    if plugin is None:
+        raise UserError(f"{where} {spec}: module {module_name} has no {name!r}")
+    if not callable(plugin):
+        raise UserError(f"{where} {spec}: {name!r} is not callable (a plugin is a function)")
+    return _guarded(plugin, f"{where} {spec}")
+
+
+def _guarded(plugin: Any, where: str) -> Plugin:
+    """``plugin``, with a failure while it mounts reported as the user's (exit 2, no traceback)."""
+    import functools
+
+    @functools.wraps(plugin)
+    def mount(ctx: Any) -> None:
+        try:
+            plugin(ctx)
+        except Exception as exc:
+            raise UserError(
+                f"{where}: the plugin failed to mount: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    return mount
+
+
+def _system(system_prompt: str | None, append: str | None) -> str | SystemPrompt:
+    from dsh.host import SystemPrompt
+
+    return SystemPrompt(base=system_prompt, append=append)
+
+
+def settle(
+    *,
+    project: Path,
+    session_dir: Path,
+    flags: Mapping[str, Any],
+    io: Mapping[str, Any],
+) -> Settled:
+    """Flags and configuration as one run's settings (every conflict a ``UserError``).
+
+    ``flags`` are the flags given on the command line (``model``, ``base_url``,
+    ``permission_mode``, ``project`` when given, not their defaults); ``io``
+    this module's flags. A resumed session runs in the directory its header
+    records unless ``--project`` is given.
+    """
+    flags = dict(flags)
+    project_given = flags.pop("project", None) is not None
+    from dsh.cli._sessions import latest_session, resolve, session_project
+    from dsh.host import ConfigError, load_config
+    from dsh.session import JsonlSessionStore
+
+    store = JsonlSessionStore(session_dir)
+    resume = _session_to_resume(store, project, io, latest_session, resolve)
+    if resume is not None and not project_given:
+        project = session_project(store, resume) or project
+    given = {**flags, "output_format": io.get("output_format")}
+    try:
+        config = load_config(project, flags=given)
+    except ConfigError as exc:
+        raise UserError(str(exc)) from exc
+    plugins: list[Plugin] = []
+    for spec in config.plugins if not io.get("plugins") else ():
+        plugins.append(load_plugin(spec, f"plugins (from {config.sources['plugins']})"))
+    for spec in io.get("plugins") or ():
+        _check_spec(spec)
+        plugins.append(load_plugin(spec, "--plugin"))
+    return Settled(
+        model_spec=config.model,
+        base_url=_base_url(config),
+        api_key=_api_key(config),
+        project=project,
+        resume=resume,
+        plugins=tuple(plugins),
+        system=_system(io.get("system_prompt"), io.get("append_system_prompt")),
+        output_format=config.output_format,
+        permission_mode=_permission_mode(config),
+        config=config,
+    )
+
+
+def _permission_mode(config: DshConfig) -> str | None:
+    """The configured mode, if ``dsh run --permission-mode`` accepts it."""
+    mode = config.permission_mode
+    if mode is None or config.sources["permission_mode"].startswith("flag"):
+        return mode
+    ctx = click.get_current_context(silent=True)
+    param = (
+        next((p for p in ctx.command.params if p.name == "permission_mode"), None) if ctx else None
+    )
+    choices = getattr(param.type, "choices", None) if param is not None else None
+    if choices is not None and mode not in choices:
+        raise UserError(
+            f"permission_mode {mode!r} (from {config.sources['permission_mode']}): "
+            f"dsh run takes {', '.join(map(str, choices))}"
+        )
+    return mode
+
+
+def stream_prompts(prompt: tuple[str, ...], io: Mapping[str, Any]) -> tuple[str, ...]:
+    """The prompts of the run: ``PROMPT`` as one, or with ``--input-format stream-json``
+    each user message on stdin."""
+    if io.get("input_format") != "stream-json":
+        return (" ".join(prompt),) if prompt else ()
+    if prompt:
+        raise click.UsageError(
+            "--input-format stream-json reads the prompts from stdin: drop PROMPT"
+        )
+    import sys
+
+    from dsh.cli._stream_input import StreamInputError, parse_stream_input
+
+    try:
+        prompts = parse_stream_input(sys.stdin).prompts
+    except StreamInputError as exc:
+        raise UserError(str(exc)) from exc
+    if not prompts:
+        raise UserError("--input-format stream-json: stdin held no user message")
+    return prompts
+
+
+def _check_spec(spec: str) -> None:
+    module, sep, function = spec.partition(":")
+    if not sep or not module or not function:
+        raise UserError(f"--plugin {spec!r} is not MODULE:FUNCTION")
+
+
+def _session_to_resume(
+    store: Any, project: Path, io: Mapping[str, Any], latest: Any, resolve: Any
+) -> str | None:
+    resume = io.get("resume")
+    if io.get("continue_session"):
+        if resume:
+            raise UserError("-c/--continue and --resume ID exclude each other")
+        return str(latest(store, project).id)
+    if resume is None:
+        return None
+    if resume == "":
+        return str(latest(store, project).id)
+    return str(resolve(store, resume))
+
+
+def _base_url(config: DshConfig) -> str | None:
+    """The base URL to pass on; one from ``DSH_BASE_URL`` is left to dsh.models, which reads
+    the variable itself (its errors then name it)."""
+    if config.base_url is None or config.sources["base_url"] == "env DSH_BASE_URL":
+        return None
+    from dsh.models import check_base_url
+
+    try:
+        check_base_url(config.base_url)
+    except ValueError as exc:
+        raise UserError(f"{exc} (from {config.sources['base_url']})") from exc
+    return config.base_url
+
+
+def _api_key(config: DshConfig) -> str | None:
+    name = config.api_key_env
+    if name is None:
+        return None
+    key = os.environ.get(name)
+    if not key:
+        raise UserError(
+            f"api_key_env names {name} (from {config.sources['api_key_env']}), "
+            "which is not set in the environment"
+        )
+    return key

@@ -1,0 +1,296 @@
+"""Sessions from the command line: ``-c``/``--resume``, and ``dsh log``'s table and timeline.
+
+A session's header records the directory it was created to run in
+(``SessionInfo.project``): ``-c`` picks the latest session of the current
+project, ``--resume`` runs a session there, ``dsh log`` lists the current
+project's sessions unless ``--all``. ``dsh log ID`` is a timeline of one
+session, one event a line, filtered by ``--hooks`` and ``--turn N``, or the
+events as JSON lines (``--json``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from dsh._frozen import frozen
+from dsh.cli._errors import UserError, resolve_session_id
+from dsh.cli._render import terminal_safe
+from dsh.session import (
+    JsonlSessionStore,
+    SessionError,
+    SessionEvent,
+    SessionInfo,
+    content_text,
+    encode_event,
+)
+
+__all__ = [
+    "SessionRow",
+    "latest_session",
+    "log_main",
+    "print_table",
+    "print_timeline",
+    "resumed_summary",
+    "session_project",
+    "session_rows",
+]
+
+_PROMPT_WIDTH = 48
+
+
+def _same_dir(a: str | None, b: Path) -> bool:
+    if a is None:
+        return False
+    try:
+        return Path(a).resolve() == b.resolve()
+    except (OSError, ValueError):
+        return False
+
+
+def latest_session(store: JsonlSessionStore, project: Path) -> SessionInfo:
+    """The most recently changed session created for ``project`` (``-c``/``--continue``)."""
+    mine = [i for i in store.list() if _same_dir(i.project, project)]
+    if not mine:
+        raise UserError(
+            f"no session of project {project} in {store.data_dir} to continue "
+            "(`dsh log --all` lists every session)"
+        )
+    return max(mine, key=lambda i: (i.modified or i.created, i.created))
+
+
+def session_project(store: JsonlSessionStore, session_id: str) -> Path | None:
+    """The directory the session's header records, checked to exist; ``None`` if none."""
+    info = next((i for i in store.list() if i.id == session_id), None)
+    if info is None or info.project is None:
+        return None
+    path = Path(info.project)
+    if not path.is_dir():
+        raise UserError(
+            f"session {session_id} ran in {path}, which is no longer a directory; "
+            "pass --project DIR to resume it elsewhere"
+        )
+    return path
+
+
+def _clip(text: str, width: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+@frozen
+class SessionRow:
+    """One line of ``dsh log``: a session's id, when, where, what was asked, how it ended."""
+
+    id: str
+    created: float
+    project: str | None
+    first_prompt: str
+    turns: int
+    end_reason: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "created": self.created,
+            "project": self.project,
+            "first_prompt": self.first_prompt,
+            "turns": self.turns,
+            "end_reason": self.end_reason,
+        }
+
+
+def _summary(events: Sequence[SessionEvent]) -> tuple[str, int, str]:
+    first = ""
+    turns = 0
+    reason = "-"
+    for event in events:
+        if event.type == "user/message" and not first:
+            first = content_text(getattr(event, "content", ""))
+        elif event.type == "turn/end":
+            turns += 1
+            reason = str(getattr(event, "reason", "?"))
+    return first, turns, reason
+
+
+def session_rows(store: JsonlSessionStore, infos: Iterable[SessionInfo]) -> list[SessionRow]:
+    rows = []
+    for info in infos:
+        try:
+            first, turns, reason = _summary(store.load(info.id))
+        except SessionError:
+            first, turns, reason = "", 0, "unreadable"
+        rows.append(SessionRow(info.id, info.created, info.project, first, turns, reason))
+    return rows
+
+
+def resumed_summary(session_id: str, events: Sequence[SessionEvent]) -> str:
+    """The line a resumed run prints instead of the whole history."""
+    first, turns, reason = _summary(events)
+    asked = f', first prompt "{_clip(first, _PROMPT_WIDTH)}"' if first else ""
+    ended = f", last turn {reason}" if turns else ""
+    return (
+        f"resumed session {session_id[:8]} ({turns} turn{'s' if turns != 1 else ''}{asked}"
+        f"{ended}; `dsh log {session_id[:8]}` shows it)"
+    )
+
+
+def _date(seconds: float) -> str:
+    return datetime.datetime.fromtimestamp(seconds).strftime("%Y-%m-%d %H:%M")
+
+
+def print_table(
+    store: JsonlSessionStore, project: Path, *, every: bool, as_json: bool, echo: Any
+) -> None:
+    """``dsh log``: the sessions of ``project`` (every one with ``every``), oldest first."""
+    infos = store.list()
+    if not every:
+        infos = [i for i in infos if _same_dir(i.project, project)]
+    rows = session_rows(store, infos)
+    if as_json:
+        for row in rows:
+            echo(json.dumps(row.as_json(), ensure_ascii=False))
+        return
+    if not rows:
+        where = "" if every else f" for {project} (--all lists every project's)"
+        echo(f"no sessions{where}")
+        return
+    header = f"{'ID':<8}  {'DATE':<16}  {'TURNS':>5}  {'END':<10}  {'PROJECT':<28}  FIRST PROMPT"
+    echo(header)
+    for row in rows:
+        place = _clip(_home(row.project) if row.project else "-", 28)
+        echo(
+            terminal_safe(
+                f"{row.id[:8]:<8}  {_date(row.created):<16}  {row.turns:>5}  "
+                f"{row.end_reason:<10}  {place:<28}  {_clip(row.first_prompt, _PROMPT_WIDTH)}"
+            )
+        )
+
+
+def _home(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
+
+
+# --- the timeline -----------------------------------------------------------------
+
+
+def _numbered_turns(events: Sequence[SessionEvent]) -> list[int]:
+    """Each event's turn number (0 before the first turn), by the order turns started."""
+    numbers: dict[str, int] = {}
+    out = []
+    for event in events:
+        turn = event.turn_id
+        if turn is not None and turn not in numbers:
+            numbers[turn] = len(numbers) + 1
+        out.append(numbers.get(turn, 0) if turn is not None else 0)
+    return out
+
+
+def _describe(event: SessionEvent, shown: dict[str, str]) -> str:
+    """One line of what ``event`` did; an assistant message's text is what the user was shown
+    (``shown``: an ``agent/message-display`` replacement by message id)."""
+
+    def get(name: str) -> Any:
+        return getattr(event, name, None)
+
+    kind = event.type
+    if kind == "assistant/display":
+        return "(the user was shown the text above instead of the model's)"
+    if kind == "user/message":
+        return "> " + content_text(get("content") or "")
+    if kind == "assistant/message":
+        calls = get("tool_calls") or ()
+        names = ", ".join(c.name for c in calls)
+        text = shown.get(event.id, get("text") or "")
+        return text + (f" [calls: {names}]" if names else "")
+    if kind == "tool/call":
+        return f"{get('tool_name')} {json.dumps(get('arguments'), default=str)}"
+    if kind == "tool/result":
+        mark = f"error {get('code')}: " if get("is_error") else ""
+        return mark + content_text(get("content") or "")
+    if kind == "hook/invocation":
+        return f"{get('hook_event')} {' '.join(get('command') or ())} ({get('source')})"
+    if kind == "hook/result":
+        outcome = f"exit {get('exit_code')}" if get("exit_code") is not None else "no exit"
+        if get("timed_out"):
+            outcome = "timed out"
+        decision = get("decision")
+        said = f" decision {json.dumps(decision, default=str)}" if decision is not None else ""
+        return f"{get('hook_event')} {outcome} in {get('duration') or 0:.2f}s{said}"
+    if kind == "turn/end":
+        return str(get("reason")) + (f" ({get('error')})" if get("error") else "")
+    for name in ("text", "summary", "reason", "prompt"):
+        value = get(name)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def print_timeline(
+    events: Sequence[SessionEvent],
+    *,
+    hooks_only: bool,
+    turn: int | None,
+    as_json: bool,
+    echo: Any,
+) -> None:
+    """``dsh log ID``: one line per event (time since the start, turn, type, what happened)."""
+    turns = _numbered_turns(events)
+    if turn is not None and turn > max(turns, default=0):
+        raise UserError(f"--turn {turn}: the session has {max(turns, default=0)} turn(s)")
+    start = events[0].time if events else 0.0
+    shown = {
+        str(getattr(e, "message_id", "")): str(getattr(e, "text", ""))
+        for e in events
+        if e.type == "assistant/display"
+    }
+    for event, number in zip(events, turns, strict=True):
+        if hooks_only and not event.type.startswith("hook/"):
+            continue
+        if turn is not None and number != turn:
+            continue
+        if as_json:
+            echo(encode_event(event))
+            continue
+        where = f"turn {number}" if number else "session"
+        text = _clip(_describe(event, shown), 100)
+        echo(terminal_safe(f"+{event.time - start:8.2f}s  {where:<8}  {event.type:<18}  {text}"))
+
+
+def resolve(store: JsonlSessionStore, given: str) -> str:
+    """``given`` as a full session id (a unique prefix allowed)."""
+    return resolve_session_id(store.data_dir, given)
+
+
+def log_main(
+    session_id: str | None,
+    data_dir: Path,
+    *,
+    every: bool,
+    project: Path,
+    hooks_only: bool,
+    turn: int | None,
+    as_json: bool,
+    transcript: bool,
+    verbose: bool,
+) -> None:
+    """``dsh log [ID]``: the table, or one session's timeline (or transcript)."""
+    import click
+
+    store = JsonlSessionStore(data_dir)
+    if session_id is None:
+        if hooks_only or turn is not None or transcript:
+            raise UserError("--hooks, --turn and --transcript need a session ID")
+        print_table(store, project.resolve(), every=every, as_json=as_json, echo=click.echo)
+        return
+    events = store.load(resolve(store, session_id))
+    if transcript:
+        from dsh.cli._render import TranscriptPrinter
+
+        TranscriptPrinter(verbose=verbose).print_events(events)
+        return
+    print_timeline(events, hooks_only=hooks_only, turn=turn, as_json=as_json, echo=click.echo)

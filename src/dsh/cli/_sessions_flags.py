@@ -1,0 +1,81 @@
+"""``dsh log``'s flags, declared with click alone (the command imports the rest when it runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+__all__ = ["log_options"]
+
+
+def log_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--all``, ``--project``, ``--hooks``, ``--turn N``, ``--json``, ``--transcript``, ``-v``."""
+    options = [
+        click.option("--all", "every", is_flag=True, help="List the sessions of every project."),
+        click.option(
+            "--project",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=Path("."),
+            show_default=True,
+            help="The project whose sessions to list.",
+        ),
+        click.option("--hooks", "hooks_only", is_flag=True, help="Timeline: hook runs only."),
+        click.option(
+            "--turn", type=click.IntRange(min=1), default=None, help="Timeline: turn N only."
+        ),
+        click.option(
+            "--json", "as_json", is_flag=True, help="JSON lines: one per session, or per event."
+        ),
+        click.option(
+            "--transcript", is_flag=True, help="Show the session as a transcript, not a timeline."
+        ),
+        click.option("--verbose", "-v", is_flag=True, help="Transcript: also events with no line."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def hooks_test_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``dsh hooks test``'s flags."""
+    options = [
+        click.option(
+            "--project",
+            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            default=Path("."),
+            show_default=True,
+            help="The project whose hooks to run (they run there).",
+        ),
+        click.option(
+            "--settings", "settings_files", multiple=True, help="An extra settings file or JSON."
+        ),
+        click.option(
+            "--plugin-dir",
+            "plugin_dirs",
+            multiple=True,
+            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            help="A Claude Code plugin root.",
+        ),
+        click.option(
+            "--hook", type=click.IntRange(min=0), default=None, help="Only the Nth hook of EVENT."
+        ),
+        click.option(
+            "--payload", "payload_file", default=None, help="A payload file, - for stdin."
+        ),
+        click.option(
+            "--case",
+            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            default=None,
+            help="A recorded case directory: its EVENT.json payload.",
+        ),
+        click.option("--tool", default=None, help="Generated payload: the tool name."),
+        click.option("--input", "tool_input", default=None, help="Generated: the tool input JSON."),
+        click.option("--prompt", default=None, help="Generated: the UserPromptSubmit prompt."),
+        click.option("--all", "every", is_flag=True, help="Run every declared hook; report each."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f

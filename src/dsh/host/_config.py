@@ -1,0 +1,239 @@
+"""dsh's configuration: a user file, a project file, ``DSH_*`` variables, flags over all.
+
+``load_config(project, flags=...)`` reads, lowest first: the user file
+(``$DSH_CONFIG_DIR/config.toml``, else the platform's user config dir
+``dsh/config.toml``), the project file (``<project>/.dsh/config.toml``), the
+``DSH_*`` environment variables (``DSH_MODEL``, ``DSH_BASE_URL``,
+``DSH_API_KEY_ENV``, ``DSH_PERMISSION_MODE``, ``DSH_PLUGINS``
+(comma-separated), ``DSH_OUTPUT_FORMAT``), then the flags given. Each layer
+is validated by pydantic-settings on its own, so a bad value is reported with
+the place it came from; the result, ``DshConfig``, is one typed value that
+says where each of its values came from (``sources``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, final
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from dsh._frozen import frozen
+from dsh.base import DshError
+
+__all__ = [
+    "CONFIG_DIR_ENV",
+    "CONFIG_KEYS",
+    "ConfigError",
+    "DshConfig",
+    "load_config",
+    "project_config_file",
+    "user_config_file",
+]
+
+CONFIG_DIR_ENV = "DSH_CONFIG_DIR"
+_MAX_CONFIG_BYTES = 256 * 1024
+
+PermissionModeName = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
+OutputFormatName = Literal["text", "json", "stream-json"]
+
+
+class ConfigError(DshError, ValueError):
+    """A configuration file or variable dsh cannot use; the message names it and the key."""
+
+
+class _Settings(BaseModel):
+    """The schema of every layer (each validated alone, so errors name their layer)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    permission_mode: PermissionModeName | None = None
+    plugins: tuple[str, ...] = ()
+    output_format: OutputFormatName | None = None
+
+    @field_validator("plugins", mode="before")
+    @classmethod
+    def _split_plugins(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("plugins")
+    @classmethod
+    def _check_plugins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for spec in value:
+            module, sep, function = spec.partition(":")
+            if not sep or not module or not function:
+                raise ValueError(f"plugin {spec!r} is not module:function")
+        return value
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _check_variable(cls, value: str | None) -> str | None:
+        if value is not None and (not value or "=" in value or "\x00" in value):
+            raise ValueError(f"{value!r} is not an environment variable name")
+        return value
+
+
+CONFIG_KEYS: tuple[str, ...] = tuple(_Settings.model_fields)
+"""The configuration's keys, as the files, ``DSH_<KEY>`` and ``dsh config show`` name them."""
+
+
+@final
+@frozen(kw_only=True)
+class DshConfig:
+    """The effective configuration; ``sources[key]`` says where each value came from.
+
+    A source is ``"default"``, ``"user file PATH"``, ``"project file PATH"``,
+    ``"env DSH_KEY"`` or ``"flag --key"``.
+    """
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    permission_mode: PermissionModeName | None = None
+    plugins: tuple[str, ...] = ()
+    output_format: OutputFormatName | None = None
+    sources: Mapping[str, str]
+    files: tuple[Path, ...] = ()
+
+    def value(self, key: str) -> Any:
+        if key not in CONFIG_KEYS:
+            raise KeyError(key)
+        return getattr(self, key)
+
+
+def user_config_file(env: Mapping[str, str] | None = None) -> Path:
+    """The user file: ``$DSH_CONFIG_DIR/config.toml``, else the user config dir's."""
+    environ = os.environ if env is None else env
+    override = environ.get(CONFIG_DIR_ENV)
+    if override:
+        return Path(override).expanduser() / "config.toml"
+    xdg = environ.get("XDG_CONFIG_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg) / "dsh" / "config.toml"
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("dsh", appauthor=False)) / "config.toml"
+
+
+def project_config_file(project: Path) -> Path:
+    return project / ".dsh" / "config.toml"
+
+
+def _read_toml(path: Path) -> dict[str, Any] | None:
+    try:
+        with path.open("rb") as f:
+            data = f.read(_MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file: {exc.strerror or exc}") from None
+    if len(data) > _MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: config file over {_MAX_CONFIG_BYTES} bytes")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: the config file is not UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: values nested too deep") from None
+
+
+def _problem(exc: ValidationError, where: str, name: Any) -> ConfigError:
+    error = exc.errors(include_url=False)[0]
+    key = ".".join(str(part) for part in error["loc"][:1]) or "?"
+    shown = name(key)
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = f"unknown key (known: {', '.join(CONFIG_KEYS)})"
+    return ConfigError(f"{where}: {shown}: {message}")
+
+
+def _validated(values: Mapping[str, Any], where: str, name: Any) -> dict[str, Any]:
+    """``values`` checked against the schema; only the keys it set."""
+    try:
+        settings = _Settings.model_validate(dict(values))
+    except ValidationError as exc:
+        raise _problem(exc, where, name) from None
+    return {key: getattr(settings, key) for key in settings.model_fields_set}
+
+
+def _file_layer(path: Path, label: str) -> dict[str, Any]:
+    data = _read_toml(path)
+    if data is None:
+        return {}
+    # Keys as written in TOML may use '-' (output-format) or '_' (output_format).
+    values = {str(k).replace("-", "_"): v for k, v in data.items()}
+    return _validated(values, f"{label} {path}", lambda key: key)
+
+
+@functools.cache
+def _env_settings() -> type[Any]:
+    """The schema as pydantic-settings reads it from ``DSH_<KEY>`` (imported when needed:
+    ~30 ms that a run with no ``DSH_*`` configuration variable does not pay)."""
+    from pydantic_settings import BaseSettings, SettingsConfigDict
+
+    class _EnvSettings(BaseSettings, _Settings):
+        # Values stay strings here (DSH_PLUGINS is comma-separated, not JSON); the
+        # layer is validated with the others' schema, so errors name the variable.
+        model_config = SettingsConfigDict(
+            env_prefix="DSH_", env_ignore_empty=True, extra="ignore", enable_decoding=False
+        )
+
+    return _EnvSettings
+
+
+def _env_layer() -> dict[str, Any]:
+    names = {f"DSH_{key.upper()}" for key in CONFIG_KEYS}
+    if not any(name.upper() in names for name in os.environ):
+        return {}
+    from pydantic_settings import EnvSettingsSource
+
+    # pydantic-settings' own environment source: DSH_<KEY>, case-insensitive, empty ignored.
+    values = EnvSettingsSource(_env_settings())()
+    return _validated(values, "environment", lambda key: f"DSH_{key.upper()}")
+
+
+def load_config(
+    project: Path,
+    *,
+    flags: Mapping[str, Any] | None = None,
+    user_file: Path | None = None,
+) -> DshConfig:
+    """The configuration for ``project``: user file < project file < ``DSH_*`` < ``flags``.
+
+    The environment is the process's (``os.environ``, read by pydantic-settings).
+    ``flags`` holds only the flags given (a key to its value, ``None`` values
+    ignored). Raises ``ConfigError`` naming the file or variable and the key.
+    """
+    user = user_file if user_file is not None else user_config_file()
+    project_file = project_config_file(project)
+    layers: list[tuple[str, dict[str, Any]]] = [
+        (f"user file {user}", _file_layer(user, "user config")),
+        (f"project file {project_file}", _file_layer(project_file, "project config")),
+    ]
+    layers.append(("env", _env_layer()))
+    given = {k: v for k, v in (flags or {}).items() if v is not None and v != ()}
+    layers.append(("flag", _validated(given, "command line", lambda key: f"--{key}")))
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = dict.fromkeys(CONFIG_KEYS, "default")
+    for label, layer in layers:
+        for key, value in layer.items():
+            values[key] = value
+            if label == "env":
+                sources[key] = f"env DSH_{key.upper()}"
+            elif label == "flag":
+                sources[key] = f"flag --{key.replace('_', '-')}"
+            else:
+                sources[key] = label
+    files = tuple(p for p in (user, project_file) if p.is_file())
+    return DshConfig(**values, sources=sources, files=files)

@@ -19,6 +19,7 @@ from typing import Any, Literal, NoReturn, TypeVar
 import click
 
 from dsh import __version__
+from dsh.cli._acp import acp_command
 
 T = TypeVar("T")
 
@@ -216,6 +217,9 @@ def run(
     _started()
     code = _run_async(run_session(options, TranscriptPrinter()), ExitCode.INTERNAL)
     sys.exit(int(code))
+
+
+cli.add_command(acp_command)
 
 
 @cli.command()

@@ -1,0 +1,124 @@
+"""``dsh acp``: serve the Agent Client Protocol on stdio, for editors such as Zed.
+
+The options are ``dsh run``'s that configure sessions (the model, where
+sessions live, the Claude Code profile); each session's project is the
+client's ``cwd``. stdout carries protocol messages only; logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Literal
+
+import click
+
+__all__ = ["acp_command"]
+
+
+@click.command(name="acp")
+@click.option(
+    "--model",
+    "model_spec",
+    default=None,
+    help="scripted:FILE for a scripted model, or a model name on an OpenAI-compatible endpoint "
+    "(default: $DSH_MODEL).",
+)
+@click.option(
+    "--base-url", default=None, help="OpenAI-compatible endpoint (default: $DSH_BASE_URL)."
+)
+@click.option(
+    "--session-dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Where session logs live (default: $DSH_DATA_DIR or the user data dir).",
+)
+@click.option("--max-steps", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option(
+    "--settings",
+    "settings_files",
+    multiple=True,
+    help="An extra Claude Code settings file or inline JSON whose hooks run too.",
+)
+@click.option(
+    "--plugin-dir",
+    "plugin_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A Claude Code plugin directory whose hooks run too, as Claude Code's --plugin-dir.",
+)
+@click.option(
+    "--no-claude-hooks", is_flag=True, help="Do not load the projects' Claude Code hooks."
+)
+@click.option(
+    "--permission-mode",
+    type=click.Choice(["default", "bypassPermissions"]),
+    default="default",
+    show_default=True,
+    help="What Claude Code hooks are told (permission_mode); in default mode an ask fires "
+    "PermissionRequest hooks, then asks the client (session/request_permission).",
+)
+@click.option("--no-claude-md", is_flag=True, help="Do not load Claude Code's instructions files.")
+@click.option("--verbose", "-v", is_flag=True, help="Log each session's opening and closing.")
+def acp_command(
+    model_spec: str | None,
+    base_url: str | None,
+    session_dir: Path | None,
+    max_steps: int,
+    settings_files: tuple[str, ...],
+    plugin_dirs: tuple[Path, ...],
+    no_claude_hooks: bool,
+    permission_mode: Literal["default", "bypassPermissions"],
+    no_claude_md: bool,
+    verbose: bool,
+) -> None:
+    """Serve the Agent Client Protocol on stdin/stdout (for Zed and other ACP clients).
+
+    Each ACP session is a dsh session in the client's cwd, with its Claude
+    Code hooks and CLAUDE.md as `dsh run --project CWD` would load them.
+    Closing stdin ends every session (session-end hooks fire) and exits 0.
+    """
+    import asyncio
+    import gc
+    import logging
+
+    from dsh.acp import AcpConfig, serve_stdio
+    from dsh.cli._errors import UserError, check_settings_args
+    from dsh.models import ModelError, load_model
+    from dsh.session import default_data_dir
+
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.INFO if verbose else logging.WARNING,
+        format="dsh acp: %(levelname)s: %(message)s",
+    )
+    spec = model_spec or os.environ.get("DSH_MODEL")
+    if not spec:
+        raise click.UsageError(
+            "no model: pass --model scripted:FILE or --model NAME --base-url URL"
+        )
+    try:
+        model = load_model(spec, base_url=base_url)
+    except (ModelError, OSError, ValueError) as exc:
+        raise UserError(str(exc)) from exc
+    check_settings_args(settings_files)
+    config = AcpConfig(
+        model=model,
+        session_dir=session_dir if session_dir is not None else default_data_dir(),
+        max_steps=max_steps,
+        claude_hooks=not no_claude_hooks,
+        settings_files=settings_files,
+        plugin_dirs=plugin_dirs,
+        permission_mode=permission_mode,
+        claude_md=not no_claude_md,
+    )
+    # Start-up is over (``dsh`` pauses the collector while it imports): a server runs long.
+    gc.freeze()
+    gc.enable()
+    try:
+        asyncio.run(serve_stdio(config))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError as exc:
+        raise UserError(str(exc)) from exc

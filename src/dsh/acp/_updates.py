@@ -48,6 +48,7 @@ from dsh.session import (
     ToolUse,
     TurnEnd,
     UserMessageEvent,
+    thaw_json,
 )
 
 __all__ = ["TASK_TOOLS", "Update", "UpdateTranslator", "call_id", "notice_update"]
@@ -87,6 +88,18 @@ def _user_blocks(content: Content) -> list[UserMessageChunk]:
         else:
             chunks.append(update_user_message(TextContentBlock(type="text", text=block.text)))
     return chunks
+
+
+def _approval_line(approval: object) -> str | None:
+    """How an ask that stopped the call was settled (``rejected: the user rejected ...``)."""
+    record = thaw_json(approval) if approval is not None else None
+    if not isinstance(record, dict):
+        return None
+    outcome = record.get("outcome")
+    if not isinstance(outcome, str) or outcome.startswith("allowed"):
+        return None
+    why = record.get("reason")
+    return f"approval {outcome}: {why}" if isinstance(why, str) and why else f"approval {outcome}"
 
 
 class UpdateTranslator:
@@ -217,6 +230,9 @@ class UpdateTranslator:
             use = self._asked.get(key)
             view = self._announce(key, use.name if use else "tool", use.arguments if use else {})
         text = result_content(event.content, None if event.is_error else event.output)
+        settled = _approval_line(event.approval)
+        if settled:
+            text = f"{settled}\n{text}" if text else settled
         content: list[ToolContent] = list(view.diffs) if view is not None else []
         if text:
             content.append(text_content(text))

@@ -28,10 +28,12 @@ from acp.connection import StreamEvent
 from acp.schema import (
     AgentMessageChunk,
     AllowedOutcome,
+    ContentToolCallContent,
     DeniedOutcome,
     Implementation,
     PermissionOption,
     RequestPermissionResponse,
+    TextContentBlock,
     ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
@@ -160,6 +162,15 @@ class RecordingClient:
         return [u.status for u in self.tool_updates(session_id) if u.tool_call_id == tool_call_id]
 
 
+def content_text(update: ToolCallStart | ToolCallProgress) -> str:
+    """The text of a tool update's content blocks (its diffs left out)."""
+    parts = []
+    for item in update.content or ():
+        if isinstance(item, ContentToolCallContent) and isinstance(item.content, TextContentBlock):
+            parts.append(item.content.text)
+    return "\n".join(parts)
+
+
 @dataclass
 class AgentProcess:
     conn: ClientSideConnection
@@ -248,6 +259,7 @@ __all__ = [
     "RecordingClient",
     "RequestError",
     "WireCheck",
+    "content_text",
     "dsh_env",
     "run_agent_process",
     "write_script",

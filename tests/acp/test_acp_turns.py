@@ -16,9 +16,9 @@ from typing import Any
 import psutil
 import pytest
 from acp import RequestError, text_block
-from acp.schema import AgentPlanUpdate, FileEditToolCallContent, ToolCallStart
+from acp.schema import AgentPlanUpdate, FileEditToolCallContent, McpServerStdio, ToolCallStart
 
-from tests.acp._harness import AgentProcess, run_agent_process, write_script
+from tests.acp._harness import AgentProcess, content_text, run_agent_process, write_script
 from tests.acp._hooks import install_hooks, pre_tool, seen
 
 
@@ -63,7 +63,7 @@ async def test_initialize_advertises_load_prompt_kinds_and_no_mcp(
         assert "mcp" in caps.field_meta["dsh"]
         assert init.agent_info.name == "dsh"
         # A session given MCP servers says, as a notice, that they are ignored.
-        stdio_server = {"name": "x", "command": "/bin/true", "args": [], "env": []}
+        stdio_server = McpServerStdio(name="x", command="/bin/true", args=[], env=[])
         new = await agent.conn.new_session(cwd=str(project), mcp_servers=[stdio_server])
         assert await prompt(agent, new.session_id, "hello") == "end_turn"
         assert "MCP" in agent.client.text(new.session_id, notices=True)
@@ -115,7 +115,7 @@ async def test_an_ask_is_a_permission_request_allowed_then_rejected(
         [start] = starts(agent, rejected)
         assert agent.client.statuses(rejected, start.tool_call_id) == ["pending", "failed"]
         [final] = [u for u in agent.client.tool_updates(rejected) if u.status == "failed"]
-        assert "rejected" in final.content[-1].content.text
+        assert "rejected" in content_text(final)
         assert agent.client.text(rejected) == "was refused"
     assert len(seen(hooks, "PreToolUse")) == 2
 
@@ -226,7 +226,7 @@ async def test_a_claude_code_deny_is_a_failed_tool_call_with_the_reason(
         [start] = starts(agent, session)
         assert agent.client.statuses(session, start.tool_call_id) == ["pending", "failed"]
         final = agent.client.tool_updates(session)[-1]
-        assert "rm is not allowed here" in final.content[-1].content.text
+        assert "rm is not allowed here" in content_text(final)
         assert agent.client.permissions == []
 
 
@@ -292,8 +292,8 @@ async def test_edits_show_locations_and_diffs_and_tasks_show_a_plan(
         assert [(e.content, e.status) for e in plan.entries] == [("Rename beta", "pending")]
         edit_start = next(u for u in starts(agent, session) if u.kind == "edit")
         assert edit_start.title == "Edit notes.txt"
-        assert [loc.path for loc in edit_start.locations] == [str(project / "notes.txt")]
-        [diff] = edit_start.content
+        assert [loc.path for loc in edit_start.locations or ()] == [str(project / "notes.txt")]
+        [diff] = edit_start.content or []
         assert isinstance(diff, FileEditToolCallContent)
         assert (diff.old_text, diff.new_text) == ("alpha\nbeta\n", "alpha\ngamma\n")
         assert (project / "notes.txt").read_text() == "alpha\ngamma\n"

@@ -250,6 +250,7 @@ async def run_agent_process(
         with contextlib.suppress(ConnectionError):  # a late answer to a closed process
             await conn.close()
     assert code == 0, agent.stderr
+    assert "Traceback" not in agent.stderr, agent.stderr
     assert not wire.errors, wire.errors
 
 

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import subprocess
+import sys
 from pathlib import Path
 
+import psutil
 import pytest
 from acp import RequestError, text_block
 from acp.schema import (
@@ -13,7 +19,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from tests.acp._harness import run_agent_process, write_script
+from tests.acp._harness import dsh_env, run_agent_process, write_script
 from tests.acp._hooks import install_hooks, seen
 
 
@@ -126,3 +132,61 @@ async def test_unknown_sessions_and_bad_requests_get_clear_errors(
         answer = await agent.conn.prompt(session_id=session, prompt=[text_block("x")])
         assert answer.stop_reason == "end_turn"
     assert "Traceback" not in agent.stderr
+
+
+async def test_closing_stdin_mid_turn_kills_the_tool_and_ends_the_session_once(
+    tmp_path: Path, project: Path
+) -> None:
+    hooks = install_hooks(project, {})
+    bash = {"type": "tool_use", "name": "Bash", "input": {"command": "echo $$ > pid.txt; sleep 60"}}
+    script = write_script(
+        tmp_path / "s.json", [{"responses": [[bash], [{"type": "text", "text": "x"}]]}]
+    )
+    running = asyncio.Event()
+    async with run_agent_process(tmp_path, script) as agent:
+        agent.client.on_update = lambda u: (
+            running.set() if getattr(u, "status", None) == "in_progress" else None
+        )
+        await agent.initialize()
+        session = await agent.new_session(project)
+        turn = asyncio.ensure_future(
+            agent.conn.prompt(session_id=session, prompt=[text_block("sleep")])
+        )
+        await running.wait()
+        while not (project / "pid.txt").exists() or not (project / "pid.txt").read_text().strip():
+            await asyncio.sleep(0.05)
+        pid = int((project / "pid.txt").read_text())
+    # The process exited 0 by itself (the harness checks): the turn was aborted, the tool
+    # killed, and session-end fired once.
+    turn.cancel()
+    with contextlib.suppress(asyncio.CancelledError, ConnectionError, RequestError):
+        await turn
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert [row["session_id"] for row in seen(hooks, "SessionEnd")] == [session]
+    [log] = (tmp_path / "sessions").glob("*.jsonl")
+    ends = [json.loads(x) for x in log.read_text().splitlines() if '"turn/end"' in x]
+    assert [e["reason"] for e in ends] == ["aborted"]
+
+
+def test_a_bad_input_line_is_skipped_with_one_log_line_and_no_traceback(tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.json", [{"responses": [[{"type": "text", "text": "ok"}]]}])
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": 1},
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "dsh", "acp", "--model", f"scripted:{script}"],
+        input="this is not json\n" + json.dumps(initialize) + "\n",
+        capture_output=True,
+        text=True,
+        env=dsh_env(tmp_path),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    [line] = done.stdout.splitlines()
+    assert json.loads(line)["result"]["agentInfo"]["name"] == "dsh"
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("dsh acp: ")

@@ -7,6 +7,7 @@ client's ``cwd``. stdout carries protocol messages only; logs go to stderr.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -15,6 +16,17 @@ from typing import Literal
 import click
 
 __all__ = ["acp_command"]
+
+
+class _OneLine(logging.Formatter):
+    """Log lines without tracebacks (the SDK logs one for a bad input line): the line names
+    the exception instead, so the editor's log shows no Python internals."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        error = record.exc_info[1] if record.exc_info else None
+        plain = logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None})
+        text = super().format(plain)
+        return f"{text} ({type(error).__name__}: {error})" if error is not None else text
 
 
 @click.command(name="acp")
@@ -81,18 +93,15 @@ def acp_command(
     """
     import asyncio
     import gc
-    import logging
 
     from dsh.acp import AcpConfig, serve_stdio
     from dsh.cli._errors import UserError, check_settings_args
     from dsh.models import ModelError, load_model
     from dsh.session import default_data_dir
 
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=logging.INFO if verbose else logging.WARNING,
-        format="dsh acp: %(levelname)s: %(message)s",
-    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine("dsh acp: %(levelname)s: %(message)s"))
+    logging.basicConfig(handlers=[handler], level=logging.INFO if verbose else logging.WARNING)
     spec = model_spec or os.environ.get("DSH_MODEL")
     if not spec:
         raise click.UsageError(

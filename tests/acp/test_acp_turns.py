@@ -230,16 +230,19 @@ async def test_a_claude_code_deny_is_a_failed_tool_call_with_the_reason(
         assert agent.client.permissions == []
 
 
-async def test_a_hook_system_message_is_a_notice_the_model_never_sees(
+async def test_hook_messages_and_errors_are_notices_the_model_never_sees(
     tmp_path: Path, project: Path
 ) -> None:
-    install_hooks(
-        project, {"PostToolUse": {"stdout": {"systemMessage": "lint: 3 warnings in out.txt"}}}
-    )
+    rules = {
+        "PostToolUse": {"stdout": {"systemMessage": "lint: 3 warnings in out.txt"}},
+        "SessionStart": {"exit": 2, "stderr": "env check failed"},  # a hook error
+    }
+    install_hooks(project, rules)
     script = write_script(
         tmp_path / "s.json",
         [
             {"contains": "lint: 3 warnings", "responses": [[text("LEAKED")]]},
+            {"contains": "env check failed", "responses": [[text("LEAKED")]]},
             {"responses": [[bash("echo x > out.txt")], [text("clean")]]},
         ],
     )
@@ -249,8 +252,12 @@ async def test_a_hook_system_message_is_a_notice_the_model_never_sees(
         assert await prompt(agent, session, "write") == "end_turn"
         assert "lint: 3 warnings in out.txt" in agent.client.text(session, notices=True)
         assert agent.client.text(session) == "clean"
-        [notice] = [u for u in agent.client.of(session) if u.field_meta]
-        assert notice.field_meta["dsh"]["notice"]["source"] == "claude-hooks:PostToolUse"
+        assert "SessionStart hook error" in agent.client.text(session, notices=True)
+        notices = [u.field_meta["dsh"]["notice"] for u in agent.client.of(session) if u.field_meta]
+        assert [(n["source"], n["level"]) for n in notices] == [
+            ("claude-hooks:SessionStart", "warning"),
+            ("claude-hooks:PostToolUse", "info"),
+        ]
 
 
 async def test_a_rewritten_input_is_what_the_client_is_shown(tmp_path: Path, project: Path) -> None:

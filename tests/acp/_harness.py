@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 import jsonschema
+import psutil
 from acp import PROTOCOL_VERSION, Client, RequestError, connect_to_agent
 from acp.client.connection import ClientSideConnection
 from acp.connection import StreamEvent
@@ -171,6 +172,27 @@ def content_text(update: ToolCallStart | ToolCallProgress) -> str:
     return "\n".join(parts)
 
 
+def _text_of(path: Path) -> str:
+    return path.read_text().strip() if path.exists() else ""
+
+
+async def written_pid(path: Path) -> int:
+    """The pid a tool wrote to ``path`` (``echo $$ > path``), once it is there."""
+    while True:
+        text = _text_of(path)
+        if text:
+            return int(text)
+        await asyncio.sleep(0.05)
+
+
+def gone(pid: int) -> bool:
+    """Whether the process ``pid`` has ended (reaped, or a zombie waiting to be)."""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
 @dataclass
 class AgentProcess:
     conn: ClientSideConnection
@@ -262,6 +284,8 @@ __all__ = [
     "WireCheck",
     "content_text",
     "dsh_env",
+    "gone",
     "run_agent_process",
     "write_script",
+    "written_pid",
 ]

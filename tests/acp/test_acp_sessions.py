@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import psutil
 import pytest
 from acp import RequestError, text_block
 from acp.schema import (
@@ -19,7 +18,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from tests.acp._harness import dsh_env, run_agent_process, write_script
+from tests.acp._harness import dsh_env, gone, run_agent_process, write_script, written_pid
 from tests.acp._hooks import install_hooks, seen
 
 
@@ -153,15 +152,13 @@ async def test_closing_stdin_mid_turn_kills_the_tool_and_ends_the_session_once(
             agent.conn.prompt(session_id=session, prompt=[text_block("sleep")])
         )
         await running.wait()
-        while not (project / "pid.txt").exists() or not (project / "pid.txt").read_text().strip():
-            await asyncio.sleep(0.05)
-        pid = int((project / "pid.txt").read_text())
+        pid = await written_pid(project / "pid.txt")
     # The process exited 0 by itself (the harness checks): the turn was aborted, the tool
     # killed, and session-end fired once.
     turn.cancel()
     with contextlib.suppress(asyncio.CancelledError, ConnectionError, RequestError):
         await turn
-    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert gone(pid)
     assert [row["session_id"] for row in seen(hooks, "SessionEnd")] == [session]
     [log] = (tmp_path / "sessions").glob("*.jsonl")
     ends = [json.loads(x) for x in log.read_text().splitlines() if '"turn/end"' in x]

@@ -13,12 +13,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 from acp import RequestError, text_block
 from acp.schema import AgentPlanUpdate, FileEditToolCallContent, McpServerStdio, ToolCallStart
 
-from tests.acp._harness import AgentProcess, content_text, run_agent_process, write_script
+from tests.acp._harness import (
+    AgentProcess,
+    content_text,
+    gone,
+    run_agent_process,
+    write_script,
+    written_pid,
+)
 from tests.acp._hooks import install_hooks, pre_tool, seen
 
 
@@ -158,9 +164,7 @@ async def test_cancel_mid_tool_kills_it_and_the_prompt_answers_cancelled(
         )
         turn = asyncio.ensure_future(prompt(agent, session, "sleep"))
         await running.wait()
-        while not (project / "pid.txt").exists() or not (project / "pid.txt").read_text().strip():
-            await asyncio.sleep(0.05)
-        pid = int((project / "pid.txt").read_text())
+        pid = await written_pid(project / "pid.txt")
         # A second prompt while this one runs is refused, clearly.
         with pytest.raises(RequestError) as refused:
             await prompt(agent, session, "another")
@@ -169,7 +173,7 @@ async def test_cancel_mid_tool_kills_it_and_the_prompt_answers_cancelled(
         assert await turn == "cancelled"
         [start] = starts(agent, session)
         assert agent.client.statuses(session, start.tool_call_id)[-1] == "failed"
-        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        assert gone(pid)
         assert not (project / "late.txt").exists()
         # The session goes on: the next prompt runs.
         assert await prompt(agent, session, "again") in ("end_turn", "cancelled")

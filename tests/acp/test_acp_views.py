@@ -147,3 +147,13 @@ def test_the_docs_show_a_zed_snippet_that_starts_dsh_acp() -> None:
     assert server["command"].endswith("/dsh")
     assert server["args"][0] == "acp"
     assert "[docs/acp.md](docs/acp.md)" in (ROOT / "README.md").read_text()
+
+
+def test_dsh_acp_takes_every_session_option_of_dsh_run() -> None:
+    from dsh.cli._acp import _SHARED
+    from dsh.cli._main import cli
+
+    acp_names = {p.name for p in cli.commands["acp"].params}
+    run_names = {p.name for p in cli.commands["run"].params}
+    assert set(_SHARED) <= acp_names & run_names
+    assert {"permission_mode", "verbose"} <= acp_names

@@ -29,64 +29,60 @@ class _OneLine(logging.Formatter):
         return f"{text} ({type(error).__name__}: {error})" if error is not None else text
 
 
-@click.command(name="acp")
-@click.option(
-    "--model",
+_SHARED = (
     "model_spec",
-    default=None,
-    help="scripted:FILE for a scripted model, or a model name on an OpenAI-compatible endpoint "
-    "(default: $DSH_MODEL).",
-)
-@click.option(
-    "--base-url", default=None, help="OpenAI-compatible endpoint (default: $DSH_BASE_URL)."
-)
-@click.option(
-    "--session-dir",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Where session logs live (default: $DSH_DATA_DIR or the user data dir).",
-)
-@click.option("--max-steps", type=click.IntRange(min=1), default=50, show_default=True)
-@click.option(
-    "--settings",
+    "base_url",
+    "session_dir",
+    "max_steps",
     "settings_files",
-    multiple=True,
-    help="An extra Claude Code settings file or inline JSON whose hooks run too.",
-)
-@click.option(
-    "--plugin-dir",
     "plugin_dirs",
-    multiple=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="A Claude Code plugin directory whose hooks run too, as Claude Code's --plugin-dir.",
+    "no_claude_hooks",
+    "no_claude_md",
 )
-@click.option(
-    "--no-claude-hooks", is_flag=True, help="Do not load the projects' Claude Code hooks."
+"""``dsh run``'s options that describe a session: ``dsh acp`` takes the very same ones."""
+
+_OWN: tuple[click.Parameter, ...] = (
+    click.Option(
+        ["--permission-mode"],
+        type=click.Choice(["default", "bypassPermissions"]),
+        default="default",
+        show_default=True,
+        help="What Claude Code hooks are told (permission_mode); in default mode an ask fires "
+        "PermissionRequest hooks, then asks the client (session/request_permission).",
+    ),
+    click.Option(["--verbose", "-v"], is_flag=True, help="Log each session's opening and closing."),
 )
-@click.option(
-    "--permission-mode",
-    type=click.Choice(["default", "bypassPermissions"]),
-    default="default",
-    show_default=True,
-    help="What Claude Code hooks are told (permission_mode); in default mode an ask fires "
-    "PermissionRequest hooks, then asks the client (session/request_permission).",
-)
-@click.option("--no-claude-md", is_flag=True, help="Do not load Claude Code's instructions files.")
-@click.option("--verbose", "-v", is_flag=True, help="Log each session's opening and closing.")
-def acp_command(
-    model_spec: str | None,
-    base_url: str | None,
-    session_dir: Path | None,
-    max_steps: int,
-    settings_files: tuple[str, ...],
-    plugin_dirs: tuple[Path, ...],
-    no_claude_hooks: bool,
-    permission_mode: Literal["default", "bypassPermissions"],
-    no_claude_md: bool,
-    verbose: bool,
+
+
+def acp_command(run: click.Command) -> click.Command:
+    """``dsh acp``, with ``run``'s session options (shared, so the two never drift apart)."""
+    # An option ``run`` no longer has is left out here rather than failing every start of
+    # ``dsh``; tests/acp checks that all are there.
+    shared = [p for p in run.params if p.name in _SHARED]
+    return click.Command(
+        "acp",
+        callback=_serve,
+        params=[*shared, *_OWN],
+        help=_serve.__doc__,
+        short_help="Serve the Agent Client Protocol on stdio (Zed and other editors).",
+    )
+
+
+def _serve(
+    model_spec: str | None = None,
+    base_url: str | None = None,
+    session_dir: Path | None = None,
+    max_steps: int = 50,
+    settings_files: tuple[str, ...] = (),
+    plugin_dirs: tuple[Path, ...] = (),
+    no_claude_hooks: bool = False,
+    permission_mode: Literal["default", "bypassPermissions"] = "default",
+    no_claude_md: bool = False,
+    verbose: bool = False,
 ) -> None:
     """Serve the Agent Client Protocol on stdin/stdout (for Zed and other ACP clients).
 
+    \b
     Each ACP session is a dsh session in the client's cwd, with its Claude
     Code hooks and CLAUDE.md as `dsh run --project CWD` would load them.
     Closing stdin ends every session (session-end hooks fire) and exits 0.

@@ -219,7 +219,7 @@ def run(
     sys.exit(int(code))
 
 
-cli.add_command(acp_command)
+cli.add_command(acp_command(run))
 
 
 @cli.command()

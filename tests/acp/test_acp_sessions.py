@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -187,3 +188,15 @@ def test_a_bad_input_line_is_skipped_with_one_log_line_and_no_traceback(tmp_path
     assert json.loads(line)["result"]["agentInfo"]["name"] == "dsh"
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("dsh acp: ")
+
+
+async def test_sigterm_ends_every_session_cleanly(tmp_path: Path, project: Path) -> None:
+    hooks = install_hooks(project, {})
+    script = write_script(tmp_path / "s.json", [{"responses": [[{"type": "text", "text": "ok"}]]}])
+    async with run_agent_process(tmp_path, script) as agent:
+        await agent.initialize()
+        session = await agent.new_session(project)
+        await agent.conn.prompt(session_id=session, prompt=[text_block("hi")])
+        agent.proc.send_signal(signal.SIGTERM)
+        assert await agent.proc.wait() == 0
+    assert [row["session_id"] for row in seen(hooks, "SessionEnd")] == [session]

@@ -157,3 +157,10 @@ def test_dsh_acp_takes_every_session_option_of_dsh_run() -> None:
     run_names = {p.name for p in cli.commands["run"].params}
     assert set(_SHARED) <= acp_names & run_names
     assert {"permission_mode", "verbose"} <= acp_names
+
+
+def test_raw_input_is_bounded(tmp_path: Path) -> None:
+    huge = "y" * (MAX_SHOWN * 3)
+    view = tool_view("Write", freeze_json({"file_path": "big.txt", "content": huge}), tmp_path)
+    assert len(view.raw_input["content"]) < MAX_SHOWN + 100
+    assert view.raw_input["file_path"] == "big.txt"

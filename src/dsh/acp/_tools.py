@@ -103,7 +103,19 @@ def tool_view(name: str, arguments: object, project: Path) -> ToolView:
         line = line if isinstance(line, int) and not isinstance(line, bool) and line > 0 else None
         locations = (ToolCallLocation(path=str(_absolute(project, where)), line=line),)
     diffs = _diffs(name, args, project) if path_arg is not None else ()
-    return ToolView(_title(name, args), kind, locations, diffs, raw)
+    return ToolView(_title(name, args), kind, locations, diffs, _bounded_json(raw))
+
+
+def _bounded_json(value: Any) -> Any:
+    """``value`` with every long string cut (a Write's content reaches the client once, as
+    its diff; ``rawInput`` need not carry megabytes again)."""
+    if isinstance(value, str):
+        return bounded(value)
+    if isinstance(value, Mapping):
+        return {k: _bounded_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_bounded_json(v) for v in value]
+    return value
 
 
 def _title(name: str, args: Mapping[str, Any]) -> str:

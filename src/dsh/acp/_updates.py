@@ -170,6 +170,7 @@ class UpdateTranslator:
             case NoticeEvent(text=text, level=level, source=source):
                 self._sink(notice_update(text, level=level, source=source, key=event.id))
             case TurnEnd():
+                self._streamed = False  # text streamed before a failed model call
                 self.flush()
 
     def flush(self) -> None:

@@ -29,7 +29,9 @@ sys.exit(rule.get("exit", 0))
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionEnd", "SessionStart")
 
 
-def install_hooks(project: Path, rules: dict[str, Any]) -> Path:
+def install_hooks(
+    project: Path, rules: dict[str, Any], *, events: tuple[str, ...] = EVENTS
+) -> Path:
     """Declare the test hook for every event in ``project/.claude/settings.json``; ``rules``
     (event -> ``{"stdout": obj, "stderr": str, "exit": int}``) says what it answers."""
     hooks_dir = project / ".claude" / "hooks"
@@ -41,7 +43,7 @@ def install_hooks(project: Path, rules: dict[str, Any]) -> Path:
     entry = [{"hooks": [{"type": "command", "command": command}]}]
     tool_entry = [{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]
     settings = {
-        "hooks": {event: tool_entry if event.endswith("ToolUse") else entry for event in EVENTS}
+        "hooks": {event: tool_entry if event.endswith("ToolUse") else entry for event in events}
     }
     (project / ".claude" / "settings.json").write_text(json.dumps(settings))
     return hooks_dir

@@ -200,3 +200,24 @@ async def test_sigterm_ends_every_session_cleanly(tmp_path: Path, project: Path)
         agent.proc.send_signal(signal.SIGTERM)
         assert await agent.proc.wait() == 0
     assert [row["session_id"] for row in seen(hooks, "SessionEnd")] == [session]
+
+
+async def test_a_display_hook_replaces_what_the_client_sees_live_and_on_load(
+    tmp_path: Path, project: Path
+) -> None:
+    shown = {"hookSpecificOutput": {"hookEventName": "MessageDisplay", "displayContent": "SHOWN"}}
+    install_hooks(project, {"MessageDisplay": {"stdout": shown}}, events=("MessageDisplay",))
+    script = write_script(
+        tmp_path / "s.json", [{"responses": [[{"type": "text", "text": "ORIGINAL"}]]}]
+    )
+    async with run_agent_process(tmp_path, script) as first:
+        await first.initialize()
+        session = await first.new_session(project)
+        await first.conn.prompt(session_id=session, prompt=[text_block("hi")])
+        assert first.client.text(session) == "SHOWN"
+    async with run_agent_process(tmp_path, script) as second:
+        await second.initialize()
+        await second.conn.load_session(cwd=str(project), session_id=session, mcp_servers=[])
+        assert second.client.text(session) == "SHOWN"
+    [log] = (tmp_path / "sessions").glob("*.jsonl")
+    assert '"text":"ORIGINAL"' in log.read_text().replace(" ", "")  # the history keeps it

@@ -172,6 +172,7 @@ class AcpSession:
             raise
         finally:
             self._turn = None
+        self.translator.flush()
         await self.flush()
         return PromptResponse(stop_reason=stop_reason_for(result, refused=self._refused))
 

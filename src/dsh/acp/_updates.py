@@ -61,6 +61,17 @@ Sink: TypeAlias = Callable[[Update], None]
 TASK_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
 """The tools that change the session's task list (the client's plan)."""
 
+_SHOWN = (
+    UserMessageEvent,
+    PromptBlockedEvent,
+    AssistantMessageEvent,
+    AssistantDisplayEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    NoticeEvent,
+    TurnEnd,
+)
+
 _ICONS = {"info": "ℹ", "warning": "⚠", "error": "✖"}
 
 
@@ -147,6 +158,8 @@ class UpdateTranslator:
     # -- events ----------------------------------------------------------------------
 
     def event(self, event: SessionEvent) -> None:
+        if not isinstance(event, _SHOWN):
+            return  # hook records, context...: nothing the client sees (held text stays held)
         if self._held is not None:
             held_id, held_text = self._held
             self._held = None

@@ -15,7 +15,13 @@ from typing import Any
 
 import pytest
 from acp import RequestError, text_block
-from acp.schema import AgentPlanUpdate, FileEditToolCallContent, McpServerStdio, ToolCallStart
+from acp.schema import (
+    AgentPlanUpdate,
+    FileEditToolCallContent,
+    ImageContentBlock,
+    McpServerStdio,
+    ToolCallStart,
+)
 
 from tests.acp._harness import (
     AgentProcess,
@@ -351,3 +357,25 @@ def test_stdout_carries_only_protocol_messages(tmp_path: Path) -> None:
     assert done.stdout == b'{"jsonrpc":"2.0"}\n'
     assert b"NOISE-PRINT" in done.stderr
     assert b"NOISE-CHILD" in done.stderr
+
+
+async def test_text_streams_in_chunks_and_images_reach_the_session(
+    tmp_path: Path, project: Path
+) -> None:
+    script = write_script(
+        tmp_path / "s.json", [{"responses": [[text("first part"), text("second")]]}]
+    )
+    async with run_agent_process(tmp_path, script, "--no-claude-hooks") as agent:
+        await agent.initialize()
+        session = await agent.new_session(project)
+        image = ImageContentBlock(type="image", data="iVBORw0KGgo=", mime_type="image/png")
+        answer = await agent.conn.prompt(
+            session_id=session, prompt=[text_block("what is this?"), image]
+        )
+        assert answer.stop_reason == "end_turn"
+        chunks = [u for u in agent.client.of(session) if u.session_update == "agent_message_chunk"]
+        assert [c.content.text for c in chunks] == ["first part", "\n\nsecond"]
+    [log] = (tmp_path / "sessions").glob("*.jsonl")
+    [user] = [json.loads(x) for x in log.read_text().splitlines() if '"user/message"' in x]
+    assert [b["type"] for b in user["content"]] == ["text", "image"]
+    assert user["content"][1]["media_type"] == "image/png"

@@ -7,7 +7,6 @@ client's ``cwd``. stdout carries protocol messages only; logs go to stderr.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from pathlib import Path
@@ -16,17 +15,6 @@ from typing import Literal
 import click
 
 __all__ = ["acp_command"]
-
-
-class _OneLine(logging.Formatter):
-    """Log lines without tracebacks (the SDK logs one for a bad input line): the line names
-    the exception instead, so the editor's log shows no Python internals."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        error = record.exc_info[1] if record.exc_info else None
-        plain = logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None})
-        text = super().format(plain)
-        return f"{text} ({type(error).__name__}: {error})" if error is not None else text
 
 
 _SHARED = (
@@ -95,9 +83,7 @@ def _serve(
     from dsh.models import ModelError, load_model
     from dsh.session import default_data_dir
 
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_OneLine("dsh acp: %(levelname)s: %(message)s"))
-    logging.basicConfig(handlers=[handler], level=logging.INFO if verbose else logging.WARNING)
+    _log_to_stderr(verbose)
     spec = model_spec or os.environ.get("DSH_MODEL")
     if not spec:
         raise click.UsageError(
@@ -127,3 +113,20 @@ def _serve(
         sys.exit(130)
     except OSError as exc:
         raise UserError(str(exc)) from exc
+
+
+def _log_to_stderr(verbose: bool) -> None:
+    """Log lines on stderr, without tracebacks (the SDK logs one for a bad input line): a
+    line names the exception instead, so the editor's log shows no Python internals."""
+    import logging
+
+    class OneLine(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            error = record.exc_info[1] if record.exc_info else None
+            plain = logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None})
+            text = super().format(plain)
+            return f"{text} ({type(error).__name__}: {error})" if error is not None else text
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(OneLine("dsh acp: %(levelname)s: %(message)s"))
+    logging.basicConfig(handlers=[handler], level=logging.INFO if verbose else logging.WARNING)

@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck imports pytest bench clean
+.PHONY: demo test lint typecheck imports pytest bench clean acp-node-client
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,11 +29,24 @@ typecheck: $(STAMP)
 imports: $(STAMP)
 	$(BIN)/lint-imports
 
-pytest: $(STAMP)
+# The independent ACP client of tests/acp (the TypeScript SDK), installed into that
+# directory only; without npm (or when the install fails) its test is skipped, saying why.
+ACP_NODE := tests/acp/node
+ACP_NODE_STAMP := $(ACP_NODE)/node_modules/.installed-stamp
+
+$(ACP_NODE_STAMP): $(ACP_NODE)/package.json $(ACP_NODE)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  (npm ci --prefix $(ACP_NODE) --no-audit --no-fund --silent && touch $@) \
+	    || echo "npm ci failed: the independent ACP client test will be skipped"; \
+	else echo "npm not found: the independent ACP client test will be skipped"; fi
+
+acp-node-client: $(ACP_NODE_STAMP)
+
+pytest: $(STAMP) $(ACP_NODE_STAMP)
 	$(BIN)/pytest
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .venv-* build *.egg-info src/*.egg-info
+	rm -rf $(VENV) .venv-* build *.egg-info src/*.egg-info $(ACP_NODE)/node_modules

@@ -19,6 +19,7 @@ from typing import Any, Literal, NoReturn, TypeVar, cast
 import click
 
 from dsh import __version__
+from dsh.cli._acp import acp_command
 from dsh.cli._run_flags import io_options
 from dsh.cli._sessions_flags import hooks_test_options, log_options
 
@@ -277,6 +278,9 @@ def _given() -> dict[str, Any]:
         if ctx.get_parameter_source(param) is not click.core.ParameterSource.DEFAULT:
             given[key] = ctx.params[param]
     return given
+
+
+cli.add_command(acp_command(run))
 
 
 @cli.command()

@@ -15,6 +15,7 @@ from dsh.models._scripted import ScriptedModel
 from dsh.models._types import (
     Model,
     ModelError,
+    ModelRefusal,
     ModelRequest,
     TextCallback,
     ToolSpec,
@@ -32,6 +33,7 @@ __all__ = [
     "Model",
     "ModelBackend",
     "ModelError",
+    "ModelRefusal",
     "ModelRequest",
     "OpenAICompatibleModel",
     "RetryNotice",

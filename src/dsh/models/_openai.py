@@ -24,7 +24,7 @@ from typing import Any, Literal, final, get_args
 
 from dsh._frozen import frozen
 from dsh.models._chat_request import SUMMARY_PREFIX, chat_body, to_chat_messages
-from dsh.models._types import ModelError, ModelRequest, TextCallback
+from dsh.models._types import ModelError, ModelRefusal, ModelRequest, TextCallback
 from dsh.models._wire import (
     ChatTransport,
     Malformed,
@@ -140,6 +140,16 @@ def _chunk_parts(chunk: object) -> tuple[str, list[tuple[int, str, str, str]]]:
             index: Any = _member(tc, "index")
             deltas.append((int(index or 0), _str(_member(tc, "id")), name, arguments))
     return content, deltas
+
+
+def _refusal(reply: object, part: Literal["delta", "message"]) -> str:
+    """The ``refusal`` text of the first choice's message or streamed delta (``""``: none)."""
+    words = ""
+    for choice in _items(_member(reply, "choices"), "choices"):
+        inner = _member(choice, part) if _member(choice, "index") in (0, None) else None
+        if inner is not None:
+            words += _str(_member(inner, "refusal"))
+    return words
 
 
 def _completion_parts(completion: object) -> tuple[str, list[tuple[str, str, str]]]:
@@ -354,12 +364,14 @@ class OpenAICompatibleModel:
         state: _Attempt,
     ) -> AssistantMessage:
         text: list[str] = []
+        refusal: list[str] = []
         partial: dict[int, _PartialCall] = {}
         # aclosing: a failure here, or a cancellation, closes the response at once.
         async with aclosing(stream) as chunks:
             async for chunk in chunks:
                 try:
                     content, deltas = _chunk_parts(chunk)
+                    refusal.append(_refusal(chunk, "delta"))
                 except (TypeError, ValueError) as e:
                     raise self._malformed(f"a streamed chunk: {e}") from e
                 if content:
@@ -373,16 +385,24 @@ class OpenAICompatibleModel:
                     call.name += name
                     call.arguments.append(arguments)
         calls = [partial[i] for i in sorted(partial)]
+        self._check_refusal("".join(refusal), text or calls)
         return self._message("".join(text), [(c.id, c.name, "".join(c.arguments)) for c in calls])
 
     def _whole(self, completion: object, on_text: TextCallback | None) -> AssistantMessage:
         try:
             text, calls = _completion_parts(completion)
+            refusal = _refusal(completion, "message")
         except (TypeError, ValueError) as e:
             raise self._malformed(str(e)) from e
+        self._check_refusal(refusal, text or calls)
         if text and on_text is not None:
             on_text(text)
         return self._message(text, calls)
+
+    def _check_refusal(self, refusal: str, answered: object) -> None:
+        """A reply that is only a ``refusal`` (no text, no call) is the model declining."""
+        if refusal and not answered:
+            raise _Failure(ModelRefusal(f"{self._where()}: the model refused: {refusal}"))
 
     def _malformed(self, detail: str) -> _Failure:
         return _Failure(

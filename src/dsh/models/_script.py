@@ -20,6 +20,7 @@ __all__ = [
     "Block",
     "CallBlock",
     "HttpErrorBlock",
+    "RefusalBlock",
     "Reply",
     "Rule",
     "Script",
@@ -75,7 +76,15 @@ class HttpErrorBlock:
     body: Any
 
 
-Block: TypeAlias = TextBlock | CallBlock | AutoShellBlock | HttpErrorBlock
+@final
+@frozen
+class RefusalBlock:
+    """The model declines to answer (``ModelRefusal``), with its words if any."""
+
+    text: str
+
+
+Block: TypeAlias = TextBlock | CallBlock | AutoShellBlock | HttpErrorBlock | RefusalBlock
 Reply: TypeAlias = tuple[Block, ...]
 
 
@@ -111,6 +120,7 @@ _BLOCK_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "function_call": (frozenset({"name", "arguments"}), frozenset({"call_id", "id"})),
     "auto_shell": (frozenset({"command"}), frozenset()),
     "http_error": (frozenset({"status"}), frozenset({"body"})),
+    "refusal": (frozenset(), frozenset({"text"})),
 }
 
 
@@ -221,10 +231,9 @@ class _Decoder:
         blocks = tuple(self.block(b, f"{path}[{i}]") for i, b in enumerate(value))
         if len(blocks) > 1:
             for i, b in enumerate(blocks):
-                if isinstance(b, HttpErrorBlock):
-                    raise self.fail(
-                        f"{path}[{i}]", "an http_error block must be alone in its reply"
-                    )
+                if isinstance(b, HttpErrorBlock | RefusalBlock):
+                    kind = "http_error" if isinstance(b, HttpErrorBlock) else "refusal"
+                    raise self.fail(f"{path}[{i}]", f"a {kind} block must be alone in its reply")
         return blocks
 
     def block(self, value: object, path: str) -> Block:
@@ -261,6 +270,8 @@ class _Decoder:
             )
         if kind == "auto_shell":
             return AutoShellBlock(self.string(obj["command"], f"{path}.command"))
+        if kind == "refusal":
+            return RefusalBlock(self.string(obj.get("text", ""), f"{path}.text"))
         status = obj["status"]
         if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
             raise self.fail(f"{path}.status", f"must be an HTTP status (100-599), not {status!r}")

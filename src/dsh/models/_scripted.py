@@ -20,6 +20,7 @@ from dsh.models._script import (
     AutoShellBlock,
     CallBlock,
     HttpErrorBlock,
+    RefusalBlock,
     Reply,
     ScriptError,
     TextBlock,
@@ -28,6 +29,7 @@ from dsh.models._script import (
 )
 from dsh.models._types import (
     ModelError,
+    ModelRefusal,
     ModelRequest,
     TextCallback,
     ToolSpec,
@@ -93,7 +95,8 @@ class ScriptedModel:
     or a JSON string); ``{"type": "auto_shell", "command"}`` (a call of the shell tool
     the request offers: ``Bash`` with ``command``, ``exec_command`` with ``cmd``, ...);
     ``{"type": "http_error", "status", "body"?}`` (raises ``ModelError``, retryable for
-    429 and 5xx; never retried here). Several text blocks join with a blank line.
+    429 and 5xx; never retried here); ``{"type": "refusal", "text"?}`` (raises
+    ``ModelRefusal``: the model declined to answer). Several text blocks join with a blank line.
     Tool call ids are ``toolu_<n>`` / ``call_<n>``, numbered after every such id in the
     request's history and every id this model has given, so they are deterministic and
     unique within a conversation even across a resume.
@@ -210,6 +213,12 @@ class ScriptedModel:
                         f"HTTP {status} from the scripted model: {_error_message(body)}",
                         status=status,
                         retryable=status == 429 or status >= 500,
+                    )
+                case RefusalBlock(text=text):
+                    raise ModelRefusal(
+                        f"the scripted model refused to answer: {text}"
+                        if text
+                        else "the scripted model refused to answer"
                     )
                 case TextBlock(text=text):
                     text = self._substitute(text)

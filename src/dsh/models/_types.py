@@ -29,6 +29,7 @@ from dsh.session import (
 __all__ = [
     "Model",
     "ModelError",
+    "ModelRefusal",
     "ModelRequest",
     "TextCallback",
     "ToolSpec",
@@ -74,6 +75,17 @@ class ModelError(DshError):
 
     def __repr__(self) -> str:
         return f"ModelError({self.message!r}, status={self.status!r}, retryable={self.retryable!r})"
+
+
+class ModelRefusal(ModelError):
+    """The model declined to answer (a safety refusal), so the turn ends without a reply.
+
+    A front end that has a word for it says so (ACP's ``refusal`` stop reason);
+    elsewhere it is a model failure like any other.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, status=None, retryable=False)
 
 
 @runtime_checkable

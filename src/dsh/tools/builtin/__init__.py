@@ -38,6 +38,7 @@ from dsh.tools.builtin._tasks import (
     TASK_LIST_TOOL,
     TASK_UPDATE_TOOL,
     TASKS_STATE_KEY,
+    session_tasks,
 )
 from dsh.tools.builtin._write import (
     EDIT_TOOL,
@@ -97,6 +98,7 @@ __all__ = [
     "background_shell",
     "builtin_tools",
     "grep_tool",
+    "session_tasks",
 ]
 
 

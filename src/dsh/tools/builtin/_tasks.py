@@ -72,6 +72,7 @@ __all__ = [
     "TASK_GET_TOOL",
     "TASK_LIST_TOOL",
     "TASK_UPDATE_TOOL",
+    "session_tasks",
 ]
 
 TASKS_STATE_KEY = "dsh.tasks"
@@ -128,6 +129,13 @@ def _task_list(workspace: Workspace) -> _TaskList:
             " not the task tools' task list"
         )
     return state
+
+
+def session_tasks(workspace: Workspace) -> tuple[Task, ...]:
+    """The session's task list as the task tools keep it, in creation order (for a front
+    end's plan view); empty before any ``TaskCreate``."""
+    state = workspace.session_state.get(TASKS_STATE_KEY)
+    return tuple(state.tasks.values()) if isinstance(state, _TaskList) else ()
 
 
 _TaskSeam = WaterfallChannel[TaskDecision, ToolCaller | None, Task]

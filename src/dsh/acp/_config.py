@@ -1,0 +1,99 @@
+"""What every ``dsh acp`` session is built from, and the one function that builds its host.
+
+``AcpConfig`` is the process's configuration (the model, where sessions live,
+the Claude Code profile's switches); ``session_host_options`` turns it, the
+client's ``cwd`` and the session's own seams (the ACP approval channel, the
+streaming observers, the session plugin) into the ``HostOptions`` of one
+session. It is the only place an ACP session's host is described, so the
+configuration loader can be wired in here alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import field
+from pathlib import Path
+from typing import Literal, final
+
+from dsh._frozen import frozen
+from dsh.approval import ApprovalService
+from dsh.context import Plugin
+from dsh.host import HostOptions, Profile
+from dsh.models import Model
+from dsh.session import SessionEvent
+
+__all__ = ["AcpConfig", "SessionSeams", "session_host_options"]
+
+PermissionMode = Literal["default", "bypassPermissions"]
+
+
+@final
+@frozen(kw_only=True)
+class AcpConfig:
+    """How ``dsh acp`` builds its sessions; the same switches as ``dsh run``'s.
+
+    ``claude_hooks`` loads the project's Claude Code hooks (user, project,
+    local, managed, plugins) as ``dsh run`` does, ``settings_files`` and
+    ``plugin_dirs`` add to them, ``claude_md`` loads its instructions files;
+    ``permission_mode`` is what hooks are told. ``plugins`` and ``profiles``
+    are mounted in every session, before the Claude Code profile.
+    """
+
+    model: Model
+    session_dir: Path
+    max_steps: int = 50
+    claude_hooks: bool = True
+    settings_files: Sequence[str] = ()
+    plugin_dirs: Sequence[Path] = ()
+    permission_mode: PermissionMode = "default"
+    claude_md: bool = True
+    plugins: Sequence[Plugin] = field(default_factory=tuple)
+    profiles: Sequence[Profile] = field(default_factory=tuple)
+
+
+@final
+@frozen(kw_only=True)
+class SessionSeams:
+    """What one ACP session plugs into its host: who answers asks, and who watches."""
+
+    approval: ApprovalService
+    plugin: Plugin
+    on_event: Callable[[SessionEvent], None]
+    on_text: Callable[[str], None]
+
+
+def session_host_options(
+    config: AcpConfig, project: Path, seams: SessionSeams, *, resume: str | None = None
+) -> HostOptions:
+    """The host of one ACP session: ``project`` is the client's ``cwd``; ``resume`` names the
+    session ``session/load`` continues. Hooks, instruction files and trust are those
+    ``dsh run --project PROJECT`` would apply."""
+    plugins: tuple[Plugin, ...] = (*config.plugins, seams.plugin)
+    profiles = tuple(config.profiles)
+    if config.claude_hooks or config.settings_files or config.plugin_dirs:
+        from dsh.hooks.claude import ClaudeCodeProfile
+
+        profiles += (
+            ClaudeCodeProfile(
+                settings_files=tuple(config.settings_files),
+                plugin_roots=tuple(config.plugin_dirs),
+                permission_mode=config.permission_mode,
+                instructions=config.claude_md,
+            ),
+        )
+    elif config.claude_md:
+        from dsh.instructions import claude_instructions_plugin
+
+        plugins += (claude_instructions_plugin(),)
+    return HostOptions(
+        project=project,
+        model=config.model,
+        session_dir=config.session_dir,
+        resume=resume,
+        plugins=plugins,
+        profiles=profiles,
+        approval=seams.approval,
+        max_steps=config.max_steps,
+        on_event=seams.on_event,
+        on_text=seams.on_text,
+    )

@@ -1,0 +1,186 @@
+"""``DshAgent``: the ACP agent side of ``dsh acp`` (the methods a client calls).
+
+Every session has its own host; the client's ``cwd`` is its project. Each
+handler answers with a result or a ``RequestError`` naming the problem: no
+exception escapes to the SDK (it would log a traceback), and a prompt always
+gets an answer, ``cancelled`` included. MCP servers are not supported: the
+capabilities say so, and a session given some says so as a notice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.interfaces import Client
+from acp.schema import (
+    AgentCapabilities,
+    ClientCapabilities,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+)
+
+from dsh import __version__
+from dsh.acp._config import AcpConfig
+from dsh.acp._prompt import AcpBlock, prompt_content
+from dsh.acp._session import AcpSession
+from dsh.session import SessionNotFoundError
+
+__all__ = ["MCP_NOTICE", "DshAgent"]
+
+logger = logging.getLogger("dsh.acp")
+
+MCP_NOTICE = "dsh does not connect to MCP servers: the mcpServers given to this session are ignored"
+
+
+class DshAgent:
+    """The ACP agent: sessions by id, each with its own host, all closed by ``close``."""
+
+    def __init__(self, config: AcpConfig) -> None:
+        self._config = config
+        self._client: Client | None = None
+        self._sessions: dict[str, AcpSession] = {}
+        self._closed = False
+
+    def on_connect(self, conn: Client) -> None:
+        self._client = conn
+
+    @property
+    def sessions(self) -> tuple[str, ...]:
+        return tuple(self._sessions)
+
+    # -- connection --------------------------------------------------------------------
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(
+                    image=True, audio=False, embedded_context=True
+                ),
+                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                field_meta={"dsh": {"mcp": "not supported: mcpServers are ignored"}},
+            ),
+            agent_info=Implementation(name="dsh", title="dsh", version=__version__),
+            auth_methods=[],
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        raise RequestError.invalid_params({"methodId": f"dsh has no authentication: {method_id}"})
+
+    # -- sessions ----------------------------------------------------------------------
+
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> NewSessionResponse:
+        session = await self._open(cwd, resume=None, mcp_servers=mcp_servers)
+        return NewSessionResponse(session_id=session.id)
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> LoadSessionResponse:
+        session = self._sessions.get(session_id)
+        if session is not None and session.running:
+            raise RequestError(
+                -32600, f"session {session_id} is answering a prompt; load it after that"
+            )
+        if session is None:
+            session = await self._open(cwd, resume=session_id, mcp_servers=mcp_servers)
+        await session.replay()
+        return LoadSessionResponse()
+
+    async def _open(
+        self, cwd: str, *, resume: str | None, mcp_servers: list[Any] | None
+    ) -> AcpSession:
+        if self._closed or self._client is None:
+            raise RequestError(-32600, "dsh acp is shutting down")
+        project = _project(cwd)
+        session = AcpSession(self._client, project)
+        notices = (MCP_NOTICE,) if mcp_servers else ()
+        try:
+            await session.open(self._config, resume=resume, notices=notices)
+        except SessionNotFoundError:
+            raise RequestError.resource_not_found(resume) from None
+        except Exception as exc:
+            logger.warning("could not open a session in %s: %s", project, exc)
+            raise RequestError(
+                -32603, f"could not open a session in {project}: {exc}", {"cwd": cwd}
+            ) from None
+        if self._closed:  # stdin closed while the host opened
+            await session.close()
+            raise RequestError(-32600, "dsh acp is shutting down")
+        self._sessions[session.id] = session
+        logger.info("session %s opened in %s", session.id, project)
+        return session
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise RequestError.resource_not_found(session_id)
+        return session
+
+    # -- prompts -----------------------------------------------------------------------
+
+    async def prompt(
+        self, session_id: str, prompt: list[AcpBlock], **kwargs: Any
+    ) -> PromptResponse:
+        session = self._session(session_id)
+        content = prompt_content(prompt)
+        try:
+            return await session.prompt(content)
+        except RequestError:
+            raise
+        except Exception as exc:
+            logger.exception("session %s: the prompt failed", session_id)
+            raise RequestError(-32603, f"dsh failed while answering: {exc}") from None
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self._sessions.get(session_id)
+        if session is not None:
+            session.cancel()
+
+    # -- shutdown ----------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """End every session, side by side (session-end fires once each)."""
+        self._closed = True
+        sessions, self._sessions = list(self._sessions.values()), {}
+        async with asyncio.TaskGroup() as group:
+            for session in sessions:
+                group.create_task(session.close())
+
+
+def _project(cwd: str) -> Path:
+    path = Path(cwd)
+    if not path.is_absolute():
+        raise RequestError.invalid_params({"cwd": f"must be an absolute path, not {cwd!r}"})
+    try:
+        if not path.is_dir():
+            raise RequestError.invalid_params({"cwd": f"{cwd} is not a directory"})
+        return path.resolve()
+    except OSError as exc:
+        raise RequestError.invalid_params({"cwd": f"{cwd}: {exc.strerror or exc}"}) from None

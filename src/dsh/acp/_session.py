@@ -1,0 +1,249 @@
+"""One ACP session: its own host (``open_host``), its outbox of updates, its running prompt.
+
+Updates go out in the order the loop produced them, through one sender task
+per session; before a prompt is answered or a permission asked, the outbox
+is drained, so the client has seen everything that came before. A session
+runs one prompt at a time; ``cancel`` aborts it as Ctrl-C does (the running
+model call, tools and hooks are killed through the turn's signal).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+from acp import RequestError, plan_entry, update_plan
+from acp.interfaces import Client
+from acp.schema import (
+    PermissionOption,
+    PlanEntryStatus,
+    PromptResponse,
+    RequestPermissionResponse,
+    StopReason,
+    ToolCallUpdate,
+)
+
+from dsh.acp._approval import AcpApprovalChannel
+from dsh.acp._config import AcpConfig, SessionSeams, session_host_options
+from dsh.acp._tools import tool_view
+from dsh.acp._updates import Update, UpdateTranslator, call_id, notice_update
+from dsh.agent import MESSAGE_DISPLAY, TURN_ERROR, Agent, TurnResult
+from dsh.approval import ApprovalBroker, ApprovalRequest
+from dsh.context import Context
+from dsh.host import Host, open_host
+from dsh.models import ModelRefusal
+from dsh.session import AbortCause, Content, SessionEvent, TurnEndReason
+from dsh.tools import EXECUTE, ExecuteNext, ToolExecution, ToolResult
+from dsh.tools.builtin import session_tasks
+
+__all__ = ["AcpSession", "stop_reason_for"]
+
+logger = logging.getLogger("dsh.acp")
+
+_STOP_REASONS: dict[TurnEndReason, StopReason] = {
+    TurnEndReason.completed: "end_turn",
+    TurnEndReason.stopped: "end_turn",  # a hook ended the turn; its reason was a notice
+    TurnEndReason.rejected: "cancelled",
+    TurnEndReason.aborted: "cancelled",
+    TurnEndReason.max_steps: "max_turn_requests",
+}
+
+
+def stop_reason_for(result: TurnResult, *, refused: bool) -> StopReason:
+    """ACP's stop reason for a turn's end; a model failure other than a refusal has none
+    (the prompt is answered with an error) and raises ``RequestError``."""
+    if result.end_reason == TurnEndReason.error:
+        if refused:
+            return "refusal"
+        raise RequestError(-32603, f"the turn failed: {result.error}", {"error": result.error})
+    return _STOP_REASONS.get(result.end_reason, "end_turn")
+
+
+class AcpSession:
+    """A dsh session driven by an ACP client; ``open`` it, ``prompt`` it, ``close`` it."""
+
+    __slots__ = (
+        "_client",
+        "_host",
+        "_notices",
+        "_outbox",
+        "_refused",
+        "_sender",
+        "_stack",
+        "_turn",
+        "id",
+        "project",
+        "translator",
+    )
+
+    def __init__(self, client: Client, project: Path) -> None:
+        self._client = client
+        self.project = project
+        self.id = ""
+        self.translator = UpdateTranslator(self._put, project)
+        self.translator.on_tasks = self._plan
+        self._outbox: asyncio.Queue[Update] = asyncio.Queue()
+        self._sender: asyncio.Task[None] | None = None
+        self._stack = contextlib.AsyncExitStack()
+        self._host: Host | None = None
+        self._turn: asyncio.Future[TurnResult] | None = None
+        self._refused = False
+        self._notices: list[str] = []
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def open(self, config: AcpConfig, *, resume: str | None, notices: Sequence[str]) -> None:
+        """Open the host; ``resume`` continues that session (``session/load``)."""
+        seams = SessionSeams(
+            approval=ApprovalBroker(AcpApprovalChannel(self._ask)),
+            plugin=self._plugin,
+            on_event=self._on_event,
+            on_text=self.translator.text,
+        )
+        options = session_host_options(config, self.project, seams, resume=resume)
+        self._host = await self._stack.enter_async_context(open_host(options))
+        self.id = self._host.session.id
+        self._notices = [*(str(d) for d in self._host.diagnostics), *notices]
+        self._sender = asyncio.create_task(self._send_all(), name=f"dsh-acp-send-{self.id}")
+
+    @property
+    def agent(self) -> Agent:
+        assert self._host is not None, "the session is not open"
+        return self._host.agent
+
+    @property
+    def running(self) -> bool:
+        return self._turn is not None
+
+    async def replay(self) -> None:
+        """The session's history as updates (``session/load``), all sent when this returns."""
+        replay = UpdateTranslator(self._put, self.project, replay=True)
+        for event in self.agent.events:
+            replay.event(event)
+        replay.flush()
+        await self.flush()
+
+    async def close(self) -> None:
+        """End the session: session-end fires once (its hooks run), then the host closes."""
+        if self._turn is not None:
+            self.agent.cancel(AbortCause(kind="user", reason="the ACP client went away"))
+        try:
+            await self._stack.aclose()
+        except Exception:
+            logger.exception("session %s: closing failed", self.id)
+        if self._sender is not None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                async with asyncio.timeout(2):
+                    await self._outbox.join()
+            self._sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sender
+
+    # -- the turn ----------------------------------------------------------------------
+
+    async def prompt(self, content: Content) -> PromptResponse:
+        if self._turn is not None:
+            raise RequestError(
+                -32600,
+                f"session {self.id} is already answering a prompt: wait for its answer, or "
+                "send session/cancel, before sending another",
+                {"sessionId": self.id},
+            )
+        assert self._host is not None
+        agent = self._host.agent
+        self.translator.stream_text = not self._host.ctx.listeners(MESSAGE_DISPLAY)
+        self._refused = False
+        for text in self._notices:
+            self._put(notice_update(text, level="warning", source="dsh", key=uuid.uuid4().hex))
+        self._notices = []
+        agent.send(content)
+        turn = self._turn = asyncio.ensure_future(agent.run_turn())
+        try:
+            result = await asyncio.shield(turn)
+        except asyncio.CancelledError:
+            # The connection is closing: the turn ends as aborted, its tools killed.
+            agent.cancel(AbortCause(kind="user", reason="the ACP client went away"))
+            with contextlib.suppress(Exception):
+                await turn
+            raise
+        finally:
+            self._turn = None
+        self.translator.flush()
+        await self.flush()
+        return PromptResponse(stop_reason=stop_reason_for(result, refused=self._refused))
+
+    def cancel(self) -> None:
+        """``session/cancel``: abort the running turn (nothing when none runs)."""
+        if self._turn is not None:
+            self.agent.cancel(
+                AbortCause(kind="user", reason="cancelled by the client (session/cancel)")
+            )
+
+    # -- the host's seams --------------------------------------------------------------
+
+    def _plugin(self, ctx: Context) -> None:
+        ctx.on(EXECUTE, self._execute)
+        ctx.on(TURN_ERROR, self._turn_error)
+
+    async def _execute(self, execution: ToolExecution, next: ExecuteNext) -> ToolResult:
+        call = execution.call
+        if call.agent is self.agent:
+            self.translator.started(call.tool_use_id, str(call.token))
+        return await next()
+
+    async def _turn_error(self, agent: Agent, error: Exception) -> None:
+        if agent is self.agent and isinstance(error, ModelRefusal):
+            self._refused = True
+
+    def _on_event(self, event: SessionEvent) -> None:
+        self.translator.event(event)
+
+    def _plan(self) -> None:
+        entries = []
+        for task in session_tasks(self.agent.workspace):
+            status: PlanEntryStatus = task.status
+            words = task.active_form if status == "in_progress" and task.active_form else None
+            entries.append(plan_entry(words or task.subject, priority="medium", status=status))
+        self._put(update_plan(entries))
+
+    async def _ask(
+        self, req: ApprovalRequest, options: list[PermissionOption]
+    ) -> RequestPermissionResponse:
+        self.translator.flush()
+        await self.flush()
+        key = call_id(req.tool_use_id, f"dsh-approval-{uuid.uuid4().hex}")
+        view = self.translator.view(key) or tool_view(req.tool_name, req.arguments, self.project)
+        call = ToolCallUpdate(
+            tool_call_id=key,
+            title=view.title,
+            kind=view.kind,
+            status="pending",
+            raw_input=view.raw_input,
+            locations=list(view.locations) or None,
+        )
+        return await self._client.request_permission(
+            session_id=self.id, tool_call=call, options=options
+        )
+
+    # -- the outbox --------------------------------------------------------------------
+
+    def _put(self, update: Update) -> None:
+        self._outbox.put_nowait(update)
+
+    async def flush(self) -> None:
+        """Wait until every update produced so far has been written to the client."""
+        await self._outbox.join()
+
+    async def _send_all(self) -> None:
+        while True:
+            update = await self._outbox.get()
+            try:
+                await self._client.session_update(session_id=self.id, update=update)
+            except Exception as exc:  # the client went away: the rest is dropped
+                logger.debug("session %s: update not sent: %s", self.id, exc)
+            finally:
+                self._outbox.task_done()

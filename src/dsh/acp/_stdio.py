@@ -1,0 +1,87 @@
+"""``serve_stdio``: ``dsh acp``'s process: the protocol on stdin/stdout, everything else on stderr.
+
+The protocol's two descriptors are duplicated away first; then standard
+input becomes ``/dev/null`` and standard output a copy of standard error, so
+nothing a tool, a hook process or a library writes (or reads) can corrupt the
+stream. Closing stdin (or SIGTERM) ends every session cleanly: session-end
+fires once for each, then the process exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+from typing import BinaryIO, cast
+
+from acp import run_agent
+from acp.interfaces import Agent
+
+from dsh.acp._config import AcpConfig
+from dsh.acp._server import DshAgent
+
+__all__ = ["serve_stdio"]
+
+logger = logging.getLogger("dsh.acp")
+
+_LINE_LIMIT = 50 * 1024 * 1024
+
+
+def _take_stdio() -> tuple[BinaryIO, BinaryIO]:
+    """The protocol's input and output, moved off descriptors 0 and 1."""
+    sys.stdout.flush()
+    proto_in = os.dup(0)
+    proto_out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(proto_in, "rb", buffering=0), os.fdopen(proto_out, "wb", buffering=0)
+
+
+async def _streams(
+    source: BinaryIO, sink: BinaryIO
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_LINE_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, sink)
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+async def serve_stdio(config: AcpConfig) -> None:
+    """Serve ACP on this process's stdin/stdout until stdin closes."""
+    source, sink = _take_stdio()
+    try:
+        reader, writer = await _streams(source, sink)
+    except (OSError, ValueError) as exc:
+        raise OSError(f"dsh acp needs pipes (or a terminal) on stdin and stdout: {exc}") from exc
+    agent = DshAgent(config)
+    serving = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    if serving is not None:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGTERM, serving.cancel)
+    logger.info("dsh acp: serving ACP on stdio (model %s)", config.model.name)
+    try:
+        # Not an ``acp.Agent`` subclass on purpose: the methods dsh does not implement
+        # then answer "Method not found" instead of the protocol stubs' null.
+        await run_agent(cast(Agent, agent), writer, reader)
+    except asyncio.CancelledError:
+        logger.info("dsh acp: terminated")
+    finally:
+        # Session-end hooks run even if a second signal arrives meanwhile.
+        closing = asyncio.ensure_future(agent.close())
+        while not closing.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(closing)
+        with contextlib.suppress(Exception):
+            closing.result()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGTERM)
+        writer.close()
+    logger.info("dsh acp: stdin closed, every session ended")

@@ -1,0 +1,108 @@
+// An independent ACP client (the TypeScript SDK, @agentclientprotocol/sdk 2.x) driving `dsh acp`.
+// usage: node client.mjs PROJECT_DIR AGENT_CMD [ARGS...]
+// The model script gives: "allow" -> a Bash call the project's hook asks about, then text;
+// "reject" -> the same, rejected; "sleep" -> a long Bash call, cancelled mid-tool.
+// Prints one line per check and exits non-zero if any failed.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+
+const [project, cmd, ...args] = process.argv.slice(2);
+const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"] });
+const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+
+const updates = [];
+let answerKind = "allow_once";
+let asked = 0;
+let onUpdate = () => {};
+
+const app = acp
+  .client({ name: "dsh-node-test-client" })
+  .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+    asked++;
+    const option = params.options.find((o) => o.kind === answerKind);
+    return { outcome: { outcome: "selected", optionId: option.optionId } };
+  })
+  .onNotification(acp.methods.client.session.update, ({ params }) => {
+    updates.push(params.update);
+    onUpdate(params.update);
+  });
+
+let failed = 0;
+const check = (ok, what) => {
+  console.log(`${ok ? "OK  " : "FAIL"} ${what}`);
+  if (!ok) failed++;
+};
+const statuses = () =>
+  updates.filter((u) => u.sessionUpdate.startsWith("tool_call")).map((u) => u.status);
+const said = () =>
+  updates
+    .filter((u) => u.sessionUpdate === "agent_message_chunk" && !u._meta)
+    .map((u) => u.content.text)
+    .join("");
+
+try {
+  await app.connectWith(stream, async (agent) => {
+    const init = await agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: { name: "dsh-node-test-client", version: "0.0.0" },
+    });
+    check(init.protocolVersion === 1 && init.agentInfo?.name === "dsh", "initialize");
+    check(init.agentCapabilities?.loadSession === true, "loadSession advertised");
+    const newSession = () =>
+      agent.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
+    const prompt = (sessionId, text) =>
+      agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text }],
+      });
+
+    let session = await newSession();
+    let r = await prompt(session.sessionId, "allow");
+    check(r.stopReason === "end_turn", `allowed: stopReason ${r.stopReason}`);
+    check(asked === 1, `allowed: one permission request (${asked})`);
+    check(
+      JSON.stringify(statuses()) === JSON.stringify(["pending", "in_progress", "completed"]),
+      `allowed: statuses ${statuses()}`,
+    );
+    check(existsSync(join(project, "allowed.txt")), "allowed: the tool ran");
+    check(said() === "done", `allowed: text ${JSON.stringify(said())}`);
+
+    updates.length = 0;
+    answerKind = "reject_once";
+    session = await newSession();
+    r = await prompt(session.sessionId, "reject");
+    check(r.stopReason === "end_turn", `rejected: stopReason ${r.stopReason}`);
+    check(
+      JSON.stringify(statuses()) === JSON.stringify(["pending", "failed"]),
+      `rejected: statuses ${statuses()}`,
+    );
+    check(!existsSync(join(project, "rejected.txt")), "rejected: the tool did not run");
+
+    updates.length = 0;
+    answerKind = "allow_once";
+    session = await newSession();
+    const running = new Promise((resolve) => {
+      onUpdate = (u) => u.status === "in_progress" && resolve();
+    });
+    const pending = prompt(session.sessionId, "sleep");
+    await running;
+    await agent.notify(acp.methods.agent.session.cancel, { sessionId: session.sessionId });
+    r = await pending;
+    check(r.stopReason === "cancelled", `cancel: stopReason ${r.stopReason}`);
+    check(statuses().at(-1) === "failed", `cancel: last status ${statuses().at(-1)}`);
+  });
+} catch (e) {
+  console.error("client error:", e);
+  failed++;
+} finally {
+  child.stdin.end();
+}
+const code =
+  child.exitCode ?? (await new Promise((resolve) => child.on("exit", (c) => resolve(c))));
+check(code === 0, `dsh acp exited ${code} after stdin closed`);
+console.log(failed ? `${failed} failed` : "node client: all checks passed");
+process.exit(failed ? 1 : 0);

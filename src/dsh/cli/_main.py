@@ -102,13 +102,22 @@ def cli() -> None:
 )
 @click.option(
     "--permission-mode",
-    type=click.Choice(["default", "bypassPermissions"]),
-    default="default",
-    show_default=True,
-    help="What Claude Code hooks are told (permission_mode). default: a call a policy asks "
-    "about fires PermissionRequest hooks, then the approval service (nobody to ask here: "
-    "denied); "
-    "bypassPermissions: no PermissionRequest, the ask is denied.",
+    type=click.Choice(
+        ["default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions", "manual"]
+    ),
+    default=None,
+    help="Claude Code's permission mode (default: the settings' defaultMode, else default): "
+    "default asks before a call changes files (headless: PermissionRequest hooks decide, else "
+    "denied); acceptEdits also runs file edits in the working directories; plan only reads; "
+    "dontAsk denies what would ask; bypassPermissions asks nothing. auto is refused (dsh has "
+    "no classifier). See docs/permissions.md.",
+)
+@click.option(
+    "--add-dir",
+    "add_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Another working directory the session may change files in, as Claude Code's --add-dir.",
 )
 @click.option(
     "--no-claude-md",
@@ -143,7 +152,8 @@ def run(
     settings_files: tuple[str, ...],
     plugin_dirs: tuple[Path, ...],
     no_claude_hooks: bool,
-    permission_mode: Literal["default", "bypassPermissions"],
+    permission_mode: str | None,
+    add_dirs: tuple[Path, ...],
     no_claude_md: bool,
     setup_init: bool,
     init_only: bool,
@@ -192,6 +202,10 @@ def run(
         except (ModelError, OSError, ValueError) as exc:
             raise UserError(str(exc)) from exc
     check_settings_args(settings_files)
+    if permission_mode == "auto":
+        from dsh.hooks.claude import AUTO_REFUSED
+
+        raise UserError(AUTO_REFUSED)
     sessions = _session_dir(session_dir)
     if resume is not None:
         resume = resolve_session_id(sessions, resume)
@@ -205,7 +219,8 @@ def run(
         claude_hooks=not no_claude_hooks,
         settings_files=settings_files,
         plugin_dirs=plugin_dirs,
-        permission_mode=permission_mode,
+        permission_mode="default" if permission_mode == "manual" else permission_mode,  # type: ignore[arg-type]
+        add_dirs=tuple(p.resolve() for p in add_dirs),
         setup=setup,
         claude_md=not no_claude_md,
     )

@@ -31,6 +31,7 @@ from dsh.hooks.claude._parse import (
     read_json_file,
     read_json_text,
 )
+from dsh.hooks.claude._permissions import read_permissions
 from dsh.hooks.claude._plugins import installed_plugins, plugin_suite
 from dsh.hooks.claude._sources import Diagnostics, ReadSettings, SourceFile, Suite
 from dsh.hooks.claude._types import (
@@ -263,6 +264,7 @@ def load_catalog(
 
     settings = _settings_sources(project, config_dir, settings_files, managed, diags)
     policy = _policy(settings, diags)
+    permissions = read_permissions(settings, project, home, diags)
     suites: list[Suite] = []
     for s in settings:
         suite = Suite(kind=s.file.source.kind, files=[s.file])
@@ -316,6 +318,7 @@ def load_catalog(
         hooks=FrozenDict({event: tuple(hooks) for event, hooks in final_hooks.items()}),
         diagnostics=tuple(diags.items),
         session_end_budget=budget,
+        permissions=permissions,
     )
 
 

@@ -89,7 +89,10 @@ def _pre_tool_outcome(name: str, merged: Merged) -> PreToolOutcome:
     )
     strongest = merged.strongest(_pre_tool_verdict, _PRE_TOOL_PRECEDENCE)
     if strongest is None:
-        return PreToolOutcome((), (), contexts)
+        allowed = any(
+            a.permission_decision == "allow" or a.decision == "approve" for _, a in merged.answers
+        )
+        return PreToolOutcome((), (), contexts, allowed)
     if strongest.verdict == "ask":
         asks = tuple(
             a.permission_reason or f"Hook PreToolUse:{name} asks for approval"
@@ -110,6 +113,17 @@ def _denial(name: str, decl: HookDeclaration, answer: HookAnswer) -> str:
 class ToolEvents(BridgeBase):
     """The listeners of the tool events (``ClaudeHooksPlugin.apply`` mounts them)."""
 
+    def _tool_hooks(
+        self, event: str, name: str, arguments: Mapping[str, Any], agent: Agent
+    ) -> tuple[HookDeclaration, ...]:
+        """The hooks of a tool event for this call: matcher, then ``if`` (as Claude Code)."""
+        cwd = agent.workspace.cwd
+        return tuple(
+            h
+            for h in self.catalog.matching(event, name)
+            if h.if_rule is None or h.if_rule.admits(name, arguments, cwd=cwd)
+        )
+
     # -- PreToolUse -------------------------------------------------------------------
 
     # PreToolUse hooks run once per call, on tools/rewrite-input (before the call's
@@ -121,7 +135,7 @@ class ToolEvents(BridgeBase):
         use_id = proposed.tool_use_id
         if agent is None or use_id is None:
             return None  # no way to find the call again: pre-execute runs the hooks
-        hooks = self.catalog.matching("PreToolUse", proposed.name)
+        hooks = self._tool_hooks("PreToolUse", proposed.name, proposed.arguments, agent)
         if not hooks:
             return None
         merged = await self._fire_pre_tool(agent, proposed.name, proposed.arguments, use_id, hooks)
@@ -188,7 +202,7 @@ class ToolEvents(BridgeBase):
         outcome = state.pre_tool.pop(call.tool_use_id, None) if call.tool_use_id else None
         if outcome is None:
             # The call skipped tools/rewrite-input (or the bridge's listener there).
-            hooks = self.catalog.matching("PreToolUse", call.name)
+            hooks = self._tool_hooks("PreToolUse", call.name, call.arguments, agent)
             if not hooks:
                 return await nxt()
             merged = await self._fire_pre_tool(
@@ -206,6 +220,8 @@ class ToolEvents(BridgeBase):
             reason = "\n".join(outcome.denials)
             info = {"hook_event": "PreToolUse"}
             return PreToolDecision.deny(reason, info, additional_context=contexts)
+        if outcome.allowed and self.permissions is not None:
+            self.permissions.hook_allowed(call)  # skips the mode's ask; rules still apply
         decision = await nxt()
         if not isinstance(decision, (PreToolAllow, PreToolDeny, PreToolAsk)):
             return decision
@@ -216,6 +232,11 @@ class ToolEvents(BridgeBase):
             )
         if outcome.asks:
             reason = "\n".join(outcome.asks)
+            if not self.attended:
+                # Headless, 2.1.332 refuses a hook's ask with its reason and fires no
+                # PermissionRequest, in every mode (`pretool-ask-json`, `perm-ask-default`).
+                info = {"hook_event": "PreToolUse", "ask": "no one to ask in this run"}
+                return PreToolDecision.deny(reason, info, additional_context=merged_contexts)
             return PreToolDecision.ask(reason, additional_context=merged_contexts)
         if isinstance(decision, PreToolAsk):
             return PreToolDecision.ask(decision.reason, additional_context=merged_contexts)
@@ -233,12 +254,15 @@ class ToolEvents(BridgeBase):
         # there (the recorded `pretool-ask-json` case: an `ask` is denied without one).
         if agent is None or self.permission_mode == "bypassPermissions":
             return await nxt()
-        hooks = self.catalog.matching("PermissionRequest", call.name)
+        hooks = self._tool_hooks("PermissionRequest", call.name, call.arguments, agent)
         if not hooks:
             return await nxt()
         payload = self._base(agent, "PermissionRequest")
         payload["tool_name"] = call.name
         payload["tool_input"] = thaw_json(call.arguments)
+        asked = self.permissions.asked(call) if self.permissions is not None else None
+        if asked is not None and asked.suggestions:
+            payload["permission_suggestions"] = [dict(s) for s in asked.suggestions]
         merged = await self._fire(agent, "PermissionRequest", hooks, payload)
         self._common_effects(agent, "PermissionRequest", merged)
         denials: list[str] = []
@@ -256,8 +280,6 @@ class ToolEvents(BridgeBase):
             verdict = answer.permission_request
             if verdict is None:
                 continue
-            if verdict.updated_permissions is not None:
-                self._not_applied(agent, call, decl, "updatedPermissions", _NO_RULES)
             if verdict.behavior == "deny":
                 denials.append(
                     verdict.message or f"Hook PermissionRequest:{call.name} denied this tool"
@@ -269,6 +291,8 @@ class ToolEvents(BridgeBase):
                 self._not_applied(agent, call, decl, "updatedInput", _SEALED_INPUT)
                 continue
             allowed = True
+            if verdict.updated_permissions is not None:
+                self._update_permissions(agent, call, decl, verdict.updated_permissions)
         if denials:
             return ApprovalDecision.deny("\n".join(denials), interrupt=interrupt)
         decision = await nxt()
@@ -279,6 +303,21 @@ class ToolEvents(BridgeBase):
         return ApprovalDecision.allow(
             always=always, reason=reason or "allowed by a PermissionRequest hook"
         )
+
+    def _update_permissions(
+        self, agent: Agent, call: ToolCall, decl: HookDeclaration, updates: Any
+    ) -> None:
+        """Apply an allow's ``updatedPermissions`` to the session (never to a settings file)."""
+        if self.permissions is None:
+            self._not_applied(agent, call, decl, "updatedPermissions", _NO_RULES)
+            return
+        for entry in updates if isinstance(updates, list) else [updates]:
+            try:
+                if not isinstance(entry, dict):
+                    raise ValueError("an entry is an object with a `type`")
+                self.permissions.apply_update(entry)
+            except ValueError as exc:
+                self._not_applied(agent, call, decl, "updatedPermissions", str(exc))
 
     def _not_applied(
         self, agent: Agent, call: ToolCall, decl: HookDeclaration, field: str, why: str
@@ -295,14 +334,17 @@ class ToolEvents(BridgeBase):
     def _suite(self, decl: HookDeclaration) -> Hashable:
         return ("plugin", decl.plugin) if decl.plugin is not None else ("file", decl.source.label)
 
-    def _post_hooks(self, name: str, failed: bool) -> list[tuple[str, HookDeclaration]]:
+    def _post_hooks(
+        self, call: ToolCall, agent: Agent, failed: bool
+    ) -> list[tuple[str, HookDeclaration]]:
         """The hooks a call's outcome runs, each with the event it runs as."""
+        name, args = call.name, call.arguments
         if not failed:
-            return [("PostToolUse", h) for h in self.catalog.matching("PostToolUse", name)]
-        failure = self.catalog.matching("PostToolUseFailure", name)
+            return [("PostToolUse", h) for h in self._tool_hooks("PostToolUse", name, args, agent)]
+        failure = self._tool_hooks("PostToolUseFailure", name, args, agent)
         declaring = {self._suite(h) for h in failure}
         chosen: list[tuple[str, HookDeclaration]] = [("PostToolUseFailure", h) for h in failure]
-        for h in self.catalog.matching("PostToolUse", name):
+        for h in self._tool_hooks("PostToolUse", name, args, agent):
             suite = self._suite(h)
             if suite in declaring:
                 continue
@@ -325,7 +367,7 @@ class ToolEvents(BridgeBase):
             return await nxt()
         started = self._state(agent).started.pop(str(call.token), None)
         duration_ms = int((time.monotonic() - started) * 1000) if started is not None else 0
-        chosen = self._post_hooks(call.name, result.is_error)
+        chosen = self._post_hooks(call, agent, result.is_error)
         contexts: list[str] = []
         replacement: Any = None
         for event in ("PostToolUseFailure", "PostToolUse"):

@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from dsh._frozen import frozen, slotted
 from dsh.agent import Agent
@@ -32,6 +32,7 @@ from dsh.hook_protocol import (
     root_session,
 )
 from dsh.hooks.claude._outputs import HookAnswer, decode_answer
+from dsh.hooks.claude._permissions_modes import PermissionMode
 from dsh.hooks.claude._transcript import (
     TranscriptWriter,
     claude_json,
@@ -60,9 +61,6 @@ __all__ = [
     "shown_reason",
 ]
 
-PermissionMode: TypeAlias = Literal[
-    "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"
-]
 
 ENTRYPOINT: Final = "sdk-cli"
 EFFORT_LEVEL: Final = "medium"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias, final, get_args
 
 from dsh._frozen import frozen
-from dsh.hooks.claude._machinery import PermissionMode
+from dsh.hooks.claude._permissions_modes import PermissionMode
 from dsh.hooks.claude._rules import PermissionRule, RuleError, parse_rule
 from dsh.hooks.claude._sources import Diagnostics, ReadSettings
 from dsh.hooks.claude._types import HookSource, SourceKind

@@ -10,9 +10,10 @@ docs/permissions.md lists them.
 
 from __future__ import annotations
 
+import os.path
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal, TypeAlias
 
 from dsh.hooks.claude._rules_bash import SimpleCommand
 
@@ -21,10 +22,16 @@ __all__ = [
     "NO_PERMISSION_TOOLS",
     "READ_ONLY_COMMANDS",
     "READ_ONLY_GIT",
+    "PermissionMode",
     "inside",
     "is_read_only",
     "written_paths",
 ]
+
+PermissionMode: TypeAlias = Literal[
+    "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"
+]
+"""Claude Code's permission modes, as hooks are sent them (``permission_mode``)."""
 
 READ_ONLY_COMMANDS: Final = frozenset(
     {
@@ -102,8 +109,6 @@ def _git_read_only(args: Sequence[str]) -> bool:
 
 def written_paths(command: SimpleCommand, cwd: Path) -> tuple[Path, ...]:
     """The files a simple command creates, changes or removes, as far as its words say."""
-    import os.path
-
     targets = list(command.writes)
     if command.words and command.words[0] in _WRITING_COMMANDS:
         targets.extend(a for a in command.words[1:] if not a.startswith("-"))

@@ -23,7 +23,6 @@ from typing import Any, Final
 
 from dsh.base import DshError
 from dsh.context import Context, Next
-from dsh.hooks.claude._machinery import PermissionMode
 from dsh.hooks.claude._permissions import (
     PERMISSION_MODES,
     PermissionSettings,
@@ -31,6 +30,7 @@ from dsh.hooks.claude._permissions import (
     WorkingDirectory,
     parse_mode,
 )
+from dsh.hooks.claude._permissions_modes import PermissionMode
 from dsh.hooks.claude._permissions_policy import PolicyVerdict, check_call
 from dsh.hooks.claude._rules import RuleError, parse_rule
 from dsh.tools import PRE_EXECUTE, PreToolAllow, PreToolDecision, ToolCall

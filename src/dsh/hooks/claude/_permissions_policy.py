@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any, Final, Literal, final
 
 from dsh._frozen import frozen
-from dsh.hooks.claude._machinery import PermissionMode
 from dsh.hooks.claude._permissions import RuleEntry
 from dsh.hooks.claude._permissions_modes import (
     FILE_COMMANDS,
     NO_PERMISSION_TOOLS,
+    PermissionMode,
     inside,
     is_read_only,
     written_paths,

@@ -108,9 +108,10 @@ async def test_read_only_commands_run_and_writes_ask_in_default_mode(
     calls = [bash("echo hi && ls | wc -l"), bash("echo hi > out.txt"), bash("git status")]
     r = rig(tmp_path, monkeypatch, calls)
     got = await results(r)
-    assert got[0] == ("hi\n0", False) or got[0][1] is False
+    assert got[0] == ("hi\n0", False)
     (written, denied) = got[1]
-    assert denied and f"echo in '{r.harness.project / 'out.txt'}' {NEEDS_APPROVAL}" in written
+    assert denied
+    assert f"echo in '{r.harness.project / 'out.txt'}' {NEEDS_APPROVAL}" in written
     assert not (r.harness.project / "out.txt").exists()
     (suggestions,) = [p["permission_suggestions"] for p in r.payloads("PermissionRequest")]
     assert suggestions[1] == {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
@@ -171,7 +172,8 @@ async def test_managed_rules_only_ignores_the_project_s_rules(
         managed={"permissions": {"allowManagedPermissionRulesOnly": True}},
     )
     ((content, is_error),) = await results(r)
-    assert is_error and NEEDS_APPROVAL in content
+    assert is_error
+    assert NEEDS_APPROVAL in content
 
 
 async def test_accept_edits_writes_inside_the_working_directories_only(
@@ -199,7 +201,8 @@ async def test_accept_edits_writes_inside_the_working_directories_only(
         f"Claude requested permissions to write to {outside / 'o.txt'}, but you haven't"
         " granted it yet."
     )
-    assert (extra / "e.txt").exists() and not (outside / "o.txt").exists()
+    assert (extra / "e.txt").exists()
+    assert not (outside / "o.txt").exists()
 
 
 async def test_add_dir_is_a_working_directory(
@@ -222,7 +225,8 @@ async def test_plan_mode_only_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     r = rig(tmp_path, monkeypatch, calls, mode="plan")
     (read, touched) = await results(r)
     assert read == ("{", False)
-    assert touched[1] and "running in plan mode" in touched[0]
+    assert touched[1]
+    assert "running in plan mode" in touched[0]
     assert "PermissionRequest" not in r.order()
 
 
@@ -299,7 +303,8 @@ async def test_a_native_plugin_sees_the_policy_s_decision(
 
     r.harness.ctx.on(PRE_EXECUTE, observer, prepend=True)
     ((content, is_error),) = await results(r)
-    assert is_error and "running in don't ask mode" in content
+    assert is_error
+    assert "running in don't ask mode" in content
     (decision,) = seen
     assert isinstance(decision, PreToolDeny)
     assert decision.info["permission"]["decided_by"] == "mode dontAsk"

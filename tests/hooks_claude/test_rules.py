@@ -283,3 +283,12 @@ def test_file_rules_match_as_the_reference(
     rule = parse_rule(f"Edit({pattern})")
     got = rule.matches("Edit", {"file_path": str(CWD / relative)}, cwd=CWD)
     assert got is reference_path(kind, arg, relative)
+
+
+def test_docs_list_the_read_only_commands_as_the_code_has_them() -> None:
+    from dsh.hooks.claude import READ_ONLY_COMMANDS, READ_ONLY_GIT
+
+    doc = (Path(__file__).parents[2] / "docs" / "permissions.md").read_text()
+    for names in (READ_ONLY_COMMANDS, READ_ONLY_GIT):
+        line = ", ".join(f"`{c}`" for c in sorted(names))
+        assert f"\n{line}\n" in doc

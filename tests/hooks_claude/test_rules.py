@@ -292,3 +292,16 @@ def test_docs_list_the_read_only_commands_as_the_code_has_them() -> None:
     for names in (READ_ONLY_COMMANDS, READ_ONLY_GIT):
         line = ", ".join(f"`{c}`" for c in sorted(names))
         assert f"\n{line}\n" in doc
+
+
+@given(st.text(max_size=80))
+def test_split_command_never_raises(command: str) -> None:
+    parts = split_command(command)
+    assert parts is None or all(isinstance(p.text, str) for p in parts)
+
+
+@given(st.text(alphabet="ab $()`'\"\\;&|<>\n", max_size=40))
+def test_an_if_on_any_command_decides_without_raising(command: str) -> None:
+    assert isinstance(
+        IfRule.parse("Bash(a b:*)").admits("Bash", {"command": command}, cwd=CWD), bool
+    )

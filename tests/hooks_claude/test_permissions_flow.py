@@ -15,7 +15,13 @@ import pytest
 
 from dsh.approval import APPROVAL, ApprovalBroker
 from dsh.context import Next
-from dsh.hooks.claude import ClaudeCodeProfile, PermissionMode, load_catalog
+from dsh.hooks.claude import (
+    AutoClassifier,
+    AutoDenial,
+    ClaudeCodeProfile,
+    PermissionMode,
+    load_catalog,
+)
 from dsh.session import ToolResultEvent
 from dsh.tools import PRE_EXECUTE, PreToolDecision, PreToolDeny, ToolCall
 from tests.agent.support import bash, make_harness, of_type, replies, text, tool
@@ -45,6 +51,7 @@ def rig(
     mode: PermissionMode | None = "default",
     add_dirs: tuple[Path, ...] = (),
     hooks: dict[str, Any] | None = None,
+    classifier: AutoClassifier | None = None,
 ) -> Rig:
     """One model turn per call in ``calls``, then ``done``."""
     harness = make_harness(tmp_path, replies(*([c] for c in calls), [text("done")]))
@@ -82,6 +89,7 @@ def rig(
         permission_mode=mode,
         add_dirs=add_dirs,
         home=home,
+        classifier=classifier,
         transcript_dir=tmp_path / "transcripts",
         instructions=False,
     )
@@ -346,3 +354,67 @@ def test_a_malformed_rule_is_a_warning_naming_the_file(tmp_path: Path) -> None:
     assert any("permissions.allow[0]" in r and "settings.json" in r for r in reasons)
     assert any("defaultMode" in r for r in reasons)
     assert [e.rule.declared for e in catalog.permissions.rules] == ["Read"]
+
+
+class Refuser:
+    """An auto-mode classifier for tests: refuses every call it is asked about."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def classify(self, call: ToolCall, /) -> AutoDenial | None:
+        self.asked.append(call.name)
+        return AutoDenial("[Test Refusal]", "CASE-AUTO-NO")
+
+
+@pytest.mark.parametrize("retry", [True, False])
+async def test_permission_denied_fires_after_the_classifier_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, retry: bool
+) -> None:
+    hooks = {
+        e: [{"hooks": [{"type": "command", "command": hook_command(e)}]}]
+        for e in ("PreToolUse", "PermissionDenied", "PermissionRequest")
+    }
+    retry_answer = {
+        "stdout": {"hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": retry}}
+    }
+    classifier = Refuser()
+    r = rig(
+        tmp_path,
+        monkeypatch,
+        [bash("echo fine"), bash("git push --force origin main")],
+        hooks=hooks,
+        answers={"PermissionDenied": retry_answer},
+        mode="auto",
+        classifier=classifier,
+    )
+    got = await results(r)
+    assert got == [("fine", False), ("CASE-AUTO-NO", True)]
+    assert classifier.asked == ["Bash"]  # read-only commands need no classifier
+    assert r.order() == ["PreToolUse", "PreToolUse", "PermissionDenied"]
+    (denied,) = r.payloads("PermissionDenied")
+    assert denied["reason"] == "[Test Refusal]"
+    assert denied["permission_mode"] == "auto"
+    assert denied["tool_input"]["command"] == "git push --force origin main"
+    assert isinstance(denied["tool_use_id"], str)
+    last = r.requests()[-1]["messages"]
+    reminders = [m for m in last if m["role"] == "steering" and "not final" in m["text"]]
+    assert len(reminders) == (1 if retry else 0)
+
+
+def test_auto_mode_without_a_classifier_falls_back_with_a_diagnostic(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    (project / ".claude").mkdir(parents=True)
+    settings = {"permissions": {"defaultMode": "auto"}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    catalog = load_catalog(
+        project,
+        home=tmp_path / "home",
+        managed_path=tmp_path / "none",
+        env={},
+        discover_installed_plugins=False,
+    )
+    loaded = ClaudeCodeProfile(catalog=catalog, instructions=False).load(project)
+    assert loaded.permissions is not None
+    assert loaded.permissions.state.mode == "default"
+    assert any("auto-mode safety classifier" in d for d in loaded.diagnostics)

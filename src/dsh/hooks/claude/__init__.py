@@ -30,9 +30,12 @@ from dsh.hooks.claude._permissions import (
     RuleEntry,
     WorkingDirectory,
 )
+from dsh.hooks.claude._permissions_events import RETRY_REMINDER
 from dsh.hooks.claude._permissions_modes import READ_ONLY_COMMANDS, READ_ONLY_GIT
 from dsh.hooks.claude._permissions_plugin import (
     AUTO_REFUSED,
+    AutoClassifier,
+    AutoDenial,
     ClaudePermissionsPlugin,
     PermissionModeError,
     PermissionState,
@@ -80,6 +83,9 @@ __all__ = [
     "PERMISSION_MODES",
     "READ_ONLY_COMMANDS",
     "READ_ONLY_GIT",
+    "RETRY_REMINDER",
+    "AutoClassifier",
+    "AutoDenial",
     "Catalog",
     "ClaudeCodeMount",
     "ClaudeCodeProfile",

@@ -81,6 +81,8 @@ class ClaudeHooksPlugin(LifecycleEvents, ToolEvents):
             ctx.on(REWRITE_INPUT, self._pre_tool_input)
         if d("PreToolUse") or d("PostToolUse") or d("PostToolUseFailure"):
             ctx.on(PRE_EXECUTE, self._pre_tool)
+        if d("PermissionDenied"):
+            ctx.on(PRE_EXECUTE, self._permission_denied)  # inner to PreToolUse's
         if d("PermissionRequest"):
             ctx.on(APPROVAL_REQUEST, self._permission_request)
         if d("PostToolUse") or d("PostToolUseFailure"):

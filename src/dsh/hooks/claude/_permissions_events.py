@@ -1,9 +1,13 @@
-"""The bridge's PermissionRequest listener, and the ``if``-aware hook selection of tool events.
+"""The bridge's PermissionRequest and PermissionDenied listeners, and the ``if``-aware hook
+selection of tool events.
 
 PermissionRequest runs on ``approval/request`` when a pre-execute answer is
 ``ask``: it sends the permission policy's ``permission_suggestions``, turns
 the hooks' answers into an ``ApprovalDecision`` and applies an allow's
-``updatedPermissions`` to the session's ``PermissionState``.
+``updatedPermissions`` to the session's ``PermissionState``. PermissionDenied
+runs on ``tools/pre-execute``, between PreToolUse and the permission policy,
+after the auto-mode classifier refused a call; ``retry: true`` tells the model
+it may try once more.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from dsh.agent import Agent, calling_agent
 from dsh.approval import ApprovalAllow, ApprovalDecision, ApprovalDeny, ApprovalRequest
 from dsh.context import Next
 from dsh.hooks.claude._machinery import SOURCE, BridgeBase, shown_reason
+from dsh.hooks.claude._tool_input import observable_input
 from dsh.hooks.claude._types import HookDeclaration
 from dsh.session import thaw_json
-from dsh.tools import ToolCall
+from dsh.tools import PreToolDecision, PreToolDeny, ToolCall
 
 __all__ = ["PermissionEvents"]
 
@@ -27,6 +32,13 @@ _SEALED_INPUT: Final = (
     " An allow for a different input counts as no decision"
 )
 _NO_RULES: Final = "no permission policy is mounted for this session"
+
+RETRY_REMINDER: Final = (
+    "<system-reminder>\nThe refusal above is not final for this call: the PermissionDenied"
+    " hook set up for this session allows one more try, so you may retry the call once if it"
+    " is still needed.\n</system-reminder>"
+)
+"""The user text a PermissionDenied ``retry: true`` adds (``perm-denied-retry``)."""
 
 
 class PermissionEvents(BridgeBase):
@@ -103,6 +115,30 @@ class PermissionEvents(BridgeBase):
             always=always, reason=reason or "allowed by a PermissionRequest hook"
         )
 
+    async def _permission_denied(
+        self, call: ToolCall, nxt: Next[PreToolDecision]
+    ) -> PreToolDecision:
+        decision = await nxt()
+        agent = calling_agent(call.agent)
+        info = decision.info if isinstance(decision, PreToolDeny) else None
+        permission = info.get("permission") if isinstance(info, Mapping) else None
+        reason = permission.get("auto_denied") if isinstance(permission, Mapping) else None
+        if agent is None or not isinstance(reason, str):
+            return decision  # only an auto-mode classifier's refusal fires it, as in Claude Code
+        hooks = self._tool_hooks("PermissionDenied", call.name, call.arguments, agent)
+        if not hooks:
+            return decision
+        payload = self._base(agent, "PermissionDenied")
+        payload["tool_name"] = call.name
+        payload["tool_input"] = observable_input(call.name, call.arguments, agent.workspace.cwd)
+        payload["tool_use_id"] = call.tool_use_id
+        payload["reason"] = reason
+        merged = await self._fire(agent, "PermissionDenied", hooks, payload)
+        # Exit codes and stderr are ignored here; only `retry` is read.
+        if any(_retry(answer.json) for _, answer in merged.answers):
+            agent.steer(RETRY_REMINDER)
+        return decision
+
     def _update_permissions(
         self, agent: Agent, call: ToolCall, decl: HookDeclaration, updates: Any
     ) -> None:
@@ -127,3 +163,8 @@ class PermissionEvents(BridgeBase):
             source=f"{SOURCE}:PermissionRequest",
             level="warning",
         )
+
+
+def _retry(output: Mapping[str, Any] | None) -> bool:
+    specific = output.get("hookSpecificOutput") if output is not None else None
+    return isinstance(specific, Mapping) and specific.get("retry") is True

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol, final
 
+from dsh._frozen import frozen
 from dsh.base import DshError
 from dsh.context import Context, Next
 from dsh.hooks.claude._permissions import (
@@ -36,6 +37,8 @@ from dsh.hooks.claude._rules import RuleError, parse_rule
 from dsh.tools import PRE_EXECUTE, PreToolAllow, PreToolDecision, ToolCall
 
 __all__ = [
+    "AutoClassifier",
+    "AutoDenial",
     "ClaudePermissionsPlugin",
     "PermissionModeError",
     "PermissionState",
@@ -53,10 +56,40 @@ class PermissionModeError(DshError, ValueError):
     """A permission mode dsh cannot run in (``auto``), or one the settings disable."""
 
 
+@final
+@frozen
+class AutoDenial:
+    """An auto-mode classifier's refusal: ``reason`` for PermissionDenied hooks (Claude
+    Code's ``Classifier unavailable``, ``[Data Exfiltration]``, ...), ``message`` for the model."""
+
+    reason: str
+    message: str
+
+
+class AutoClassifier(Protocol):
+    """What ``auto`` mode needs: a judge of the calls the mode would otherwise ask about.
+
+    dsh ships none; an embedding program that has one passes it to ``permission_state``.
+    """
+
+    async def classify(self, call: ToolCall, /) -> AutoDenial | None:
+        """``None``: the call may run; an ``AutoDenial``: it is refused."""
+        ...
+
+
 class PermissionState:
     """The permission mode, rules and working directories of one mounted profile."""
 
-    __slots__ = ("_asked", "_hook_allowed", "directories", "home", "mode", "rules", "settings")
+    __slots__ = (
+        "_asked",
+        "_hook_allowed",
+        "classifier",
+        "directories",
+        "home",
+        "mode",
+        "rules",
+        "settings",
+    )
 
     def __init__(
         self,
@@ -65,8 +98,10 @@ class PermissionState:
         mode: PermissionMode,
         directories: Sequence[WorkingDirectory],
         home: Path | None = None,
+        classifier: AutoClassifier | None = None,
     ) -> None:
         self.settings = settings
+        self.classifier = classifier
         self.mode: PermissionMode = mode
         self.rules: list[RuleEntry] = list(settings.rules)
         self.directories: list[WorkingDirectory] = list(directories)
@@ -109,7 +144,7 @@ class PermissionState:
         kind = entry.get("type")
         if kind == "setMode":
             mode = parse_mode(entry.get("mode"))
-            if mode is None or mode == "auto":
+            if mode is None or (mode == "auto" and self.classifier is None):
                 raise ValueError(f"setMode: {entry.get('mode')!r} is not a mode dsh runs in")
             if mode != "bypassPermissions" or self.mode == "bypassPermissions":
                 self.mode = mode  # bypass only if the session started in it (Claude Code's rule)
@@ -176,17 +211,18 @@ def permission_state(
     mode: PermissionMode | None = None,
     add_dirs: Sequence[Path] = (),
     home: Path | None = None,
+    classifier: AutoClassifier | None = None,
 ) -> PermissionState:
     """The state a session starts with: ``mode`` (else the settings' ``defaultMode``, else
     ``default``), the project, ``add_dirs`` (``--add-dir``) and ``additionalDirectories``.
 
-    Raises ``PermissionModeError`` for ``auto`` (dsh has no classifier) and for
+    Raises ``PermissionModeError`` for ``auto`` without a ``classifier`` and for
     ``bypassPermissions`` when a settings file disables it.
     """
     chosen: PermissionMode = mode or settings.default_mode or "default"
     if chosen not in PERMISSION_MODES:
         raise PermissionModeError(f"unknown permission mode {chosen!r}")
-    if chosen == "auto":
+    if chosen == "auto" and classifier is None:
         raise PermissionModeError(AUTO_REFUSED)
     if chosen == "bypassPermissions" and settings.bypass_disabled_by is not None:
         raise PermissionModeError(
@@ -201,7 +237,13 @@ def permission_state(
     unique: dict[Path, WorkingDirectory] = {}
     for d in dirs:
         unique.setdefault(d.path, d)
-    return PermissionState(settings, mode=chosen, directories=tuple(unique.values()), home=home)
+    return PermissionState(
+        settings,
+        mode=chosen,
+        directories=tuple(unique.values()),
+        home=home,
+        classifier=classifier,
+    )
 
 
 class ClaudePermissionsPlugin:
@@ -218,9 +260,18 @@ class ClaudePermissionsPlugin:
     async def _check(self, call: ToolCall, nxt: Next[PreToolDecision]) -> PreToolDecision:
         if call.tool is None:
             return await nxt()  # an unknown tool is refused by the registry anyway
-        verdict = self.state.check(call)
+        state = self.state
+        verdict = state.check(call)
         if verdict.kind == "deny":
             return PreToolDecision.deny(verdict.text, {"permission": verdict.info()})
+        if verdict.kind == "ask" and not verdict.forced and state.mode == "auto":
+            # Auto mode: the classifier judges what the mode would ask about.
+            assert state.classifier is not None  # permission_state refuses auto without one
+            denial = await state.classifier.classify(call)
+            if denial is not None:
+                info = {"decided_by": "auto-mode classifier", "auto_denied": denial.reason}
+                return PreToolDecision.deny(denial.message, {"permission": info})
+            return await nxt()
         decision = await nxt()
         if verdict.kind == "allow" or not isinstance(decision, PreToolAllow):
             return decision  # an inner deny or ask stands

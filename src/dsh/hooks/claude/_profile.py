@@ -17,7 +17,11 @@ from typing import TYPE_CHECKING, final
 
 from dsh._frozen import frozen
 from dsh.hooks.claude._machinery import EFFORT_LEVEL
-from dsh.hooks.claude._permissions_plugin import ClaudePermissionsPlugin, PermissionState
+from dsh.hooks.claude._permissions_plugin import (
+    AutoClassifier,
+    ClaudePermissionsPlugin,
+    PermissionState,
+)
 
 if TYPE_CHECKING:
     from dsh.hooks.claude import Catalog, ClaudeHooksPlugin, PermissionMode, PluginRoot
@@ -58,7 +62,8 @@ class ClaudeCodeProfile:
     mode (``None``: the settings' ``defaultMode``, else ``default``), what hooks
     are sent and, with ``permissions`` (the default), what the permission policy
     enforces with the settings' rules over the project and ``add_dirs``
-    (``--add-dir``) (docs/permissions.md); ``transcript_dir`` is where the
+    (``--add-dir``) (docs/permissions.md); ``auto`` needs a ``classifier``;
+    ``transcript_dir`` is where the
     transcripts hooks read are written (default: dsh's data dir). ``effort``
     is the hooks' ``effort.level`` / ``CLAUDE_EFFORT``; ``attended`` says a
     person is at the terminal (``CLAUDE_CODE_SESSION_ATTENDED=1``; headless: 0).
@@ -77,6 +82,7 @@ class ClaudeCodeProfile:
     permission_mode: PermissionMode | None = None
     add_dirs: Sequence[Path] = ()
     permissions: bool = True
+    classifier: AutoClassifier | None = None
     transcript_dir: Path | None = None
     effort: str | None = EFFORT_LEVEL
     attended: bool = False
@@ -146,6 +152,7 @@ class ClaudeCodeProfile:
                 mode=self.permission_mode,
                 add_dirs=self.add_dirs,
                 home=home,
+                classifier=self.classifier,
             )
         except PermissionModeError as exc:
             where = (

@@ -331,7 +331,24 @@ _TABLE: Final[dict[str, EventSupport]] = {
             _NOTICE,
         ),
     ),
-    "PermissionDenied": _no("dsh has no auto-mode classifier that denies calls"),
+    "PermissionDenied": EventSupport(
+        seam="tools/pre-execute",
+        status="partial",
+        applied=(
+            "fires after the auto-mode classifier refuses a call (between PreToolUse and the"
+            " permission policy), with `tool_name`, `tool_input`, `tool_use_id` and the"
+            " classifier's `reason`; not for deny rules, modes or hooks, as in Claude Code",
+            "`retry: true` (any hook) adds a user text telling the model it may try once more;"
+            " the denial stands",
+            "exit code and stderr ignored",
+            _IF_EVALUATED,
+        ),
+        limits=(
+            "dsh ships no auto-mode classifier: `auto` is refused (`dsh run --permission-mode"
+            " auto` exits 2) unless an embedding program passes an `AutoClassifier` to"
+            " `permission_state`, so PermissionDenied never fires in `dsh run`",
+        ),
+    ),
     "Notification": _no("dsh has no notification channel"),
     "SubagentStart": EventSupport(
         seam="subagent/start",

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from dsh.approval import APPROVAL, ApprovalBroker
 from dsh.context import Next
 from dsh.hooks.claude import (
     AutoClassifier,
     AutoDenial,
+    Catalog,
     ClaudeCodeProfile,
     PermissionMode,
     load_catalog,
@@ -25,7 +25,7 @@ from dsh.hooks.claude import (
 from dsh.session import ToolResultEvent
 from dsh.tools import PRE_EXECUTE, PreToolDecision, PreToolDeny, ToolCall
 from tests.agent.support import bash, make_harness, of_type, replies, text, tool
-from tests.hooks_claude.bridge_support import Rig, hook_command
+from tests.hooks_claude.bridge_support import Rig, hook_command, mount_hooks
 
 EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse")
 
@@ -57,44 +57,21 @@ def rig(
     harness = make_harness(tmp_path, replies(*([c] for c in calls), [text("done")]))
     if hooks is None:
         hooks = {e: [{"hooks": [{"type": "command", "command": hook_command(e)}]}] for e in EVENTS}
-    settings: dict[str, Any] = {"hooks": hooks}
-    if permissions is not None:
-        settings["permissions"] = permissions
-    claude = harness.project / ".claude"
-    claude.mkdir(parents=True)
-    (claude / "settings.json").write_text(json.dumps(settings))
-    home = tmp_path / "home"
-    (home / ".claude").mkdir(parents=True)
     if user_permissions is not None:
-        user = {"permissions": user_permissions}
-        (home / ".claude" / "settings.json").write_text(json.dumps(user))
-    managed_path = tmp_path / "managed.json"
-    if managed is not None:
-        managed_path.write_text(json.dumps(managed))
-    catalog = load_catalog(
-        harness.project,
-        home=home,
-        managed_path=managed_path,
-        env={},
-        discover_installed_plugins=False,
-    )
-    assert not catalog.errors, catalog.diagnostics
-    log, respond = tmp_path / "hooks.jsonl", tmp_path / "answers.json"
-    respond.write_text(json.dumps(answers))
-    monkeypatch.setenv("CASE_HOOK_LOG", str(log))
-    monkeypatch.setenv("CASE_HOOK_RESPOND", str(respond))
-    harness.ctx.provide(APPROVAL, ApprovalBroker())
-    profile = ClaudeCodeProfile(
-        catalog=catalog,
+        user = tmp_path / "home" / ".claude" / "settings.json"
+        user.parent.mkdir(parents=True)
+        user.write_text(json.dumps({"permissions": user_permissions}))
+    return mount_hooks(
+        tmp_path,
+        monkeypatch,
+        harness,
+        hooks,
+        answers,
         permission_mode=mode,
-        add_dirs=add_dirs,
-        home=home,
-        classifier=classifier,
-        transcript_dir=tmp_path / "transcripts",
-        instructions=False,
+        profile={"add_dirs": add_dirs, "home": tmp_path / "home", "classifier": classifier},
+        settings={"permissions": permissions} if permissions is not None else None,
+        managed=managed,
     )
-    harness.assembly.mount_profile(profile)
-    return Rig(harness=harness, catalog=catalog, log=log, transcripts=tmp_path / "transcripts")
 
 
 async def results(r: Rig) -> list[tuple[str, bool]]:
@@ -338,10 +315,11 @@ async def test_if_filters_post_tool_use_too(
     assert [p["tool_input"]["command"] for p in r.payloads("Post")] == ["git status"]
 
 
-def test_a_malformed_rule_is_a_warning_naming_the_file(tmp_path: Path) -> None:
+def project_catalog(tmp_path: Path, permissions: dict[str, Any]) -> tuple[Path, Catalog]:
+    """A project whose settings hold ``permissions`` only, and its catalog."""
     project = tmp_path / "p"
     (project / ".claude").mkdir(parents=True)
-    settings = {"permissions": {"allow": ["Bash(:*)", "Read"], "defaultMode": "sometimes"}}
+    settings = {"permissions": permissions}
     (project / ".claude" / "settings.json").write_text(json.dumps(settings))
     catalog = load_catalog(
         project,
@@ -349,6 +327,13 @@ def test_a_malformed_rule_is_a_warning_naming_the_file(tmp_path: Path) -> None:
         managed_path=tmp_path / "none",
         env={},
         discover_installed_plugins=False,
+    )
+    return project, catalog
+
+
+def test_a_malformed_rule_is_a_warning_naming_the_file(tmp_path: Path) -> None:
+    _, catalog = project_catalog(
+        tmp_path, {"allow": ["Bash(:*)", "Read"], "defaultMode": "sometimes"}
     )
     reasons = [d.describe() for d in catalog.warnings]
     assert any("permissions.allow[0]" in r and "settings.json" in r for r in reasons)
@@ -403,17 +388,7 @@ async def test_permission_denied_fires_after_the_classifier_refuses(
 
 
 def test_auto_mode_without_a_classifier_falls_back_with_a_diagnostic(tmp_path: Path) -> None:
-    project = tmp_path / "p"
-    (project / ".claude").mkdir(parents=True)
-    settings = {"permissions": {"defaultMode": "auto"}}
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
-    catalog = load_catalog(
-        project,
-        home=tmp_path / "home",
-        managed_path=tmp_path / "none",
-        env={},
-        discover_installed_plugins=False,
-    )
+    project, catalog = project_catalog(tmp_path, {"defaultMode": "auto"})
     loaded = ClaudeCodeProfile(catalog=catalog, instructions=False).load(project)
     assert loaded.permissions is not None
     assert loaded.permissions.state.mode == "default"

@@ -22,8 +22,8 @@ from typing import Any, Final, Literal, TypeAlias, final, get_args
 from dsh._frozen import frozen
 from dsh.hooks.claude._permissions_modes import PermissionMode
 from dsh.hooks.claude._rules import PermissionRule, RuleError, parse_rule
-from dsh.hooks.claude._sources import Diagnostics, ReadSettings
-from dsh.hooks.claude._types import HookSource, SourceKind
+from dsh.hooks.claude._sources import SCALAR_PRECEDENCE, Diagnostics, ReadSettings
+from dsh.hooks.claude._types import HookSource
 
 __all__ = [
     "PERMISSION_MODES",
@@ -40,15 +40,6 @@ Behavior: TypeAlias = Literal["allow", "deny", "ask"]
 BEHAVIORS: Final[tuple[Behavior, ...]] = ("deny", "ask", "allow")
 PERMISSION_MODES: Final[tuple[PermissionMode, ...]] = get_args(PermissionMode)
 MAX_RULES: Final = 10_000
-
-_PRECEDENCE: Final[Mapping[SourceKind, int]] = {
-    "managed": 0,
-    "cli": 1,
-    "local": 2,
-    "project": 3,
-    "user": 4,
-    "plugin": 5,
-}
 
 
 def parse_mode(value: object) -> PermissionMode | None:
@@ -148,7 +139,7 @@ def read_permissions(
                 )
             else:
                 # Highest precedence first; among equals (--settings files) the later wins.
-                rank = (_PRECEDENCE[source.kind], -index, parsed, source.label)
+                rank = (SCALAR_PRECEDENCE[source.kind], -index, parsed, source.label)
                 if mode is None or rank[:2] < mode[:2]:
                     mode = rank
         if raw.get("disableBypassPermissionsMode") == "disable":

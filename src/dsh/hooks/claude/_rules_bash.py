@@ -92,22 +92,12 @@ def _split(command: str, depth: int) -> list[str] | None:
             current.append(command[i : i + 2])
             i += 2
             continue
-        if ch == "$" and command.startswith("$(", i) and not command.startswith("$((", i):
-            end = _closing(command, i + 2)
-            if end is None:
-                return None
-            inner = _split(command[i + 2 : end], depth + 1)
-            if inner is None:
-                return None
-            nested.extend(inner)
-            current.append(command[i : end + 1])
-            i = end + 1
-            continue
-        if ch == "`":
-            end = command.find("`", i + 1)
+        substitution = _substitution(command, i)
+        if substitution is not None:
+            body_start, end = substitution
             if end < 0:
                 return None
-            inner = _split(command[i + 1 : end], depth + 1)
+            inner = _split(command[body_start:end], depth + 1)
             if inner is None:
                 return None
             nested.extend(inner)
@@ -137,6 +127,17 @@ def _split(command: str, depth: int) -> list[str] | None:
         return None
     parts.append("".join(current))
     return [p for p in (*parts, *nested) if p.strip()]
+
+
+def _substitution(command: str, i: int) -> tuple[int, int] | None:
+    """A ``$(...)`` or backtick substitution opening at ``i``: where its body starts and the
+    index of its closing character (-1: it never closes); ``None``: none opens here."""
+    if command.startswith("$(", i) and not command.startswith("$((", i):
+        end = _closing(command, i + 2)
+        return i + 2, -1 if end is None else end
+    if command[i] == "`":
+        return i + 1, command.find("`", i + 1)
+    return None
 
 
 def _operator(command: str, i: int) -> int:

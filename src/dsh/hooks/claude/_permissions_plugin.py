@@ -106,7 +106,8 @@ class PermissionState:
         self.rules: list[RuleEntry] = list(settings.rules)
         self.directories: list[WorkingDirectory] = list(directories)
         self.home = home
-        self._hook_allowed: dict[str, None] = {}
+        # Insertion-ordered so the oldest marks go first (`_keep`'s bound).
+        self._hook_allowed: dict[str, bool] = {}
         self._asked: dict[str, PolicyVerdict] = {}
 
     def paths(self) -> tuple[Path, ...]:
@@ -114,7 +115,7 @@ class PermissionState:
 
     def hook_allowed(self, call: ToolCall) -> None:
         """A PreToolUse hook allowed ``call``: the mode's ask is skipped (rules still apply)."""
-        _keep(self._hook_allowed, str(call.token), None)
+        _keep(self._hook_allowed, str(call.token), True)
 
     def asked(self, call: ToolCall) -> PolicyVerdict | None:
         """The policy's ask for ``call``, if it asked (for PermissionRequest)."""
@@ -132,7 +133,7 @@ class PermissionState:
             directories=self.paths(),
             cwd=cwd,
             home=self.home,
-            hook_allowed=self._hook_allowed.pop(str(call.token), "no") is None,
+            hook_allowed=self._hook_allowed.pop(str(call.token), False),
         )
         if verdict.kind == "ask":
             _keep(self._asked, str(call.token), verdict)

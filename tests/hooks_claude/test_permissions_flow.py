@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from dsh.approval import APPROVAL, ApprovalBroker, ScriptedChannel
 from dsh.context import Next
 from dsh.hooks.claude import (
     AutoClassifier,
@@ -393,3 +394,18 @@ def test_auto_mode_without_a_classifier_falls_back_with_a_diagnostic(tmp_path: P
     assert loaded.permissions is not None
     assert loaded.permissions.state.mode == "default"
     assert any("auto-mode safety classifier" in d for d in loaded.diagnostics)
+
+
+async def test_an_approval_channel_answers_the_policy_s_ask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The terminal and ACP channels sit behind the same broker: the policy's ask reaches
+    # them with Claude Code's text as the reason, after PermissionRequest hooks abstained.
+    channel = ScriptedChannel(["allowed-always"])
+    r = rig(tmp_path, monkeypatch, [bash("touch a.txt"), bash("touch a.txt")])
+    r.harness.ctx.provide(APPROVAL, ApprovalBroker(channel))
+    assert await results(r) == [(NO_OUTPUT, False), (NO_OUTPUT, False)]
+    (asked,) = channel.requests  # allowed always: the second, identical call is not asked
+    assert asked.tool_name == "Bash"
+    assert asked.reason.startswith(f"touch in '{r.harness.project / 'a.txt'}' needs approval.")
+    assert r.order().count("PermissionRequest") == 1

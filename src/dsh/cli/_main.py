@@ -219,7 +219,7 @@ def run(
         claude_hooks=not no_claude_hooks,
         settings_files=settings_files,
         plugin_dirs=plugin_dirs,
-        permission_mode="default" if permission_mode == "manual" else permission_mode,  # type: ignore[arg-type]
+        permission_mode=_permission_mode(permission_mode),
         add_dirs=tuple(p.resolve() for p in add_dirs),
         setup=setup,
         claude_md=not no_claude_md,
@@ -317,6 +317,22 @@ def hooks_check(
 
     click.echo(terminal_safe(catalog.render_report()), nl=False)
     sys.exit(0 if catalog.ok else 1)
+
+
+_RunMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
+_RUN_MODES: dict[str, _RunMode] = {
+    "default": "default",
+    "manual": "default",  # Claude Code's alias
+    "acceptEdits": "acceptEdits",
+    "plan": "plan",
+    "dontAsk": "dontAsk",
+    "bypassPermissions": "bypassPermissions",
+}
+
+
+def _permission_mode(name: str | None) -> _RunMode | None:
+    """``--permission-mode`` as ``RunOptions`` takes it (``auto`` was refused before)."""
+    return None if name is None else _RUN_MODES[name]
 
 
 def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:

@@ -211,7 +211,7 @@ def _reads_inside(
 ) -> bool:
     if tool in _SHELLS:
         parts = _parts(tool_input)
-        return bool(parts) and all(is_read_only(p) for p in parts)  # type: ignore[union-attr]
+        return parts is not None and bool(parts) and all(is_read_only(p) for p in parts)
     if tool in EDIT_TOOLS or not (read_only or tool in READ_TOOLS):
         return False
     path = tool_path(tool, tool_input, cwd)

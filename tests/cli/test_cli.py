@@ -72,6 +72,8 @@ def test_run_completes_a_turn_with_a_real_tool_and_exits_zero(
         str(project),
         "--session-dir",
         str(tmp_path / "sessions"),
+        "--permission-mode",
+        "acceptEdits",  # headless `default` mode would ask, and nobody can answer
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
@@ -278,14 +280,20 @@ def test_run_applies_the_projects_claude_code_hooks(tmp_path: Path, project: Pat
 
 
 @pytest.mark.parametrize(
-    ("mode", "runs"), [("default", True), (None, True), ("bypassPermissions", False)]
+    ("mode", "runs", "fired"),
+    [
+        ("default", True, 2),
+        (None, True, 2),
+        ("bypassPermissions", True, 1),
+        ("dontAsk", False, 1),
+    ],
 )
-def test_run_fires_permission_request_hooks_unless_bypassing(
-    tmp_path: Path, project: Path, mode: str | None, runs: bool
+def test_run_fires_permission_request_hooks_when_the_mode_asks(
+    tmp_path: Path, project: Path, mode: str | None, runs: bool, fired: int
 ) -> None:
-    # A PreToolUse hook asks; headless nobody can answer, so only a PermissionRequest
-    # hook's allow lets the call run, and bypass mode fires none (as Claude Code).
-    ask = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}
+    # `touch` asks in default mode (2.1.332's `perm-request-allow-touch`): headless nobody
+    # can answer, so only a PermissionRequest hook's allow lets it run. Bypass mode asks
+    # nothing (no PermissionRequest); dontAsk refuses without one.
     allow = {
         "hookSpecificOutput": {
             "hookEventName": "PermissionRequest",
@@ -294,7 +302,7 @@ def test_run_fires_permission_request_hooks_unless_bypassing(
     }
     hooks_dir = project / "hooks"
     hooks_dir.mkdir()
-    for name, answer in (("ask", ask), ("allow", allow)):
+    for name, answer in (("record", {}), ("allow", allow)):
         (hooks_dir / f"{name}.py").write_text(
             "import json, sys\n"
             "payload = json.load(sys.stdin)\n"
@@ -307,7 +315,9 @@ def test_run_fires_permission_request_hooks_unless_bypassing(
         command = f"{sys.executable} {hooks_dir / (name + '.py')} {seen}"
         return {"hooks": [{"type": "command", "command": command}]}
 
-    settings = {"hooks": {"PreToolUse": [handler("ask")], "PermissionRequest": [handler("allow")]}}
+    settings = {
+        "hooks": {"PreToolUse": [handler("record")], "PermissionRequest": [handler("allow")]}
+    }
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text(json.dumps(settings))
     script = write_script(
@@ -325,7 +335,16 @@ def test_run_fires_permission_request_hooks_unless_bypassing(
     assert done.returncode == 0, done.stderr
     assert (project / "ran.txt").exists() == runs
     expected = mode or "default"
-    assert seen.read_text().split() == [expected] * (2 if runs else 1)
+    assert seen.read_text().split() == [expected] * fired
+
+
+def test_run_refuses_auto_mode(tmp_path: Path, project: Path) -> None:
+    script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "hi"}]])
+    args = ["run", "go", "--model", f"scripted:{script}", "--project", str(project)]
+    done = dsh(*args, "--permission-mode", "auto", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "auto-mode safety classifier" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def record_order(tmp_path: Path, project: Path, events: list[str], then: str = "") -> Path:

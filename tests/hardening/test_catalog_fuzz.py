@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsh.hooks.claude import Catalog, load_catalog
+from dsh.hooks.claude import Catalog, ClaudeCodeProfile, load_catalog
 
 EXAMPLES = int(os.environ.get("DSH_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(
@@ -75,9 +75,24 @@ HOOKS = st.dictionaries(
     st.lists(GROUP, max_size=3) | VALUES,
     max_size=3,
 )
+RULE_TEXT = HOSTILE_TEXT | st.sampled_from(
+    ["Bash(rm:*)", "Bash(:*)", "Read(//etc/**)", "Edit(~/x)", "WebFetch(domain:a.b)", "mcp__s"]
+)
+PERMISSIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "allow": st.lists(RULE_TEXT, max_size=3) | VALUES,
+        "deny": st.lists(RULE_TEXT, max_size=3) | VALUES,
+        "ask": st.lists(RULE_TEXT, max_size=3) | VALUES,
+        "defaultMode": st.sampled_from(["auto", "plan", "manual", "bypassPermissions"]) | VALUES,
+        "additionalDirectories": st.lists(HOSTILE_TEXT, max_size=2) | VALUES,
+        "disableBypassPermissionsMode": st.just("disable") | VALUES,
+    },
+)
 SETTINGS_OBJECT = st.fixed_dictionaries(
     {"hooks": HOOKS | VALUES},
     optional={
+        "permissions": PERMISSIONS | VALUES,
         "disableAllHooks": VALUES,
         "allowManagedHooksOnly": VALUES,
         "enabledPlugins": VALUES,
@@ -125,6 +140,11 @@ def test_any_settings_are_loaded_without_raising(
             env={},
             discover_installed_plugins=False,
         )
+        # The permission policy is built from what was read, and reported, without raising.
+        mounted = ClaudeCodeProfile(catalog=catalog, home=root / "home", instructions=False)
+        loaded = mounted.load(project)
+        assert loaded.permissions is not None
+        catalog.render_report().encode("utf-8")
     assert isinstance(catalog, Catalog)
     for diagnostic in catalog.diagnostics:
         text = diagnostic.describe()

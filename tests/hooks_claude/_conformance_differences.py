@@ -15,13 +15,10 @@ STREAM_JSON = (
     " equivalent for"
 )
 SLASH = "needs slash commands (`.claude/commands`, `/model`) or skills, which dsh has none of"
-PERMISSIONS = (
-    "needs Claude Code's permission modes: 2.1.332 refuses or asks before the command runs"
-    " (the recorded tool result is its own refusal); dsh has no permission modes and runs it"
-)
 AUTO_MODE = (
     "needs Claude Code's auto mode: 2.1.332 denies the call (`Auto mode is unavailable: …`) and"
-    " fires PermissionDenied (not supported by dsh); dsh runs `git push`, which fails"
+    " fires PermissionDenied; dsh has no auto-mode classifier, so it refuses `auto`"
+    " (PermissionModeError) and the case cannot run"
 )
 EXPECTED_DIFFERENCES: dict[str, str] = {
     # Command-line features dsh lacks (the case cannot even be driven).
@@ -56,25 +53,7 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         " `select:TaskCreate,TaskUpdate` (result: `tool_reference` blocks); dsh has no ToolSearch"
         " tool, so the script's rule never matches (new feature) (issue 13)"
     ),
-    # Permission modes (the permission issue).
-    "perm-default-touch": f"{PERMISSIONS}: `default` mode, `touch` needs approval (issue 14)",
-    "perm-dontask-touch": f"{PERMISSIONS}: `dontAsk` mode denies Bash (issue 14)",
-    "perm-request-allow-touch": (
-        f"{PERMISSIONS}: 2.1.332 fires PermissionRequest for `touch` in `default` mode and the"
-        " hook's allow runs it; dsh fires none (issue 14)"
-    ),
-    "perm-request-deny-touch": (
-        f"{PERMISSIONS}: 2.1.332 fires PermissionRequest for `touch` in `default` mode and the"
-        " hook's deny message is the error result; dsh fires none and runs it (issue 14)"
-    ),
-    "exit2-permission-request": (
-        f"{PERMISSIONS}: PermissionRequest exit 2 is a denial (`touch in '…' needs approval`);"
-        " dsh fires no PermissionRequest and runs it (issue 14)"
-    ),
-    "perm-ask-default": (
-        "PreToolUse `ask` headless in `default` mode: 2.1.332 fires no PermissionRequest and"
-        " gives an error result with the reason; dsh fires PermissionRequest first (issue 14)"
-    ),
+    # Auto mode (the permission issue).
     "perm-denied-auto": f"{AUTO_MODE} (issue 14)",
     "perm-denied-retry": f"{AUTO_MODE}; PermissionDenied `retry: true` adds a user text (issue 14)",
     "exit2-permission-denied": f"{AUTO_MODE}; PermissionDenied exit 2 (issue 14)",
@@ -89,11 +68,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         "SubagentStop exit 2: 2.1.332 gives the subagent another request with the"
         " `<system-reminder>` Stop feedback `[<command>]: S` and a second SubagentStop"
         " (`stop_hook_active: true`); dsh ends the subagent (issue 13)"
-    ),
-    "if-filter": (
-        "`if` filter: 2.1.332 runs the PreToolUse handler with `if: Bash(rm:*)` for `rm` only;"
-        " dsh parses `if` but never evaluates it (a limit of the coverage table), so the"
-        " handler runs (and denies) `ls` too (issue 13)"
     ),
 }
 

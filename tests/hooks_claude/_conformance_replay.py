@@ -21,7 +21,13 @@ from typing import Any
 import pytest
 
 from dsh.agent import subagent_plugin
-from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT, claude_hooks_plugin, load_catalog
+from dsh.hooks.claude import (
+    HOOK_EVENT_HOST_SUPPORT,
+    ClaudePermissionsPlugin,
+    claude_hooks_plugin,
+    load_catalog,
+    permission_state,
+)
 from dsh.instructions import claude_instructions_plugin
 from dsh.models import ScriptedModel
 from tests.agent.support import make_harness
@@ -211,13 +217,20 @@ def mount(
     monkeypatch.setenv("CASE_HOOK_RESPOND", str(respond))
     transcripts = places.run_dir / "transcripts"
     modes = [e["payload"]["permission_mode"] for e in recorded_of(case) if has_mode(e)]
+    # The permission policy as `dsh run` mounts it, after the bridge; `auto` is refused
+    # (dsh has no classifier): PermissionModeError.
+    state = permission_state(
+        catalog.permissions,
+        places.project,
+        mode=modes[0] if modes else "bypassPermissions",
+        home=places.home,
+    )
     harness.ctx.plugin(
         claude_hooks_plugin(
-            catalog,
-            transcript_dir=transcripts,
-            permission_mode=modes[0] if modes else "bypassPermissions",
+            catalog, transcript_dir=transcripts, permission_mode=state.mode, permissions=state
         )
     )
+    harness.ctx.plugin(ClaudePermissionsPlugin(state))
     harness.ctx.plugin(subagent_plugin)
     # As `dsh run` mounts it (the files of `claude-md` hold a CLAUDE.md).
     harness.ctx.plugin(

@@ -79,23 +79,29 @@ def mount_hooks(
     hooks: dict[str, Any],
     answers: dict[str, Any] | None,
     *,
-    permission_mode: PermissionMode = "bypassPermissions",
+    permission_mode: PermissionMode | None = "bypassPermissions",
     profile: dict[str, Any] | None = None,
+    settings: dict[str, Any] | None = None,
+    managed: dict[str, Any] | None = None,
 ) -> Rig:
-    """Write ``hooks`` as the project's settings and mount the Claude Code profile on ``harness``.
+    """Write ``hooks`` (and the keys of ``settings``) as the project's settings, ``managed``
+    as managed settings, and mount the Claude Code profile on ``harness``.
 
     As in ``dsh run``: the harness gets an approval service nobody answers (unless it
     has one), so a PermissionRequest hook is asked before the ask is denied.
     """
-    settings = harness.project / ".claude" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text(json.dumps({"hooks": hooks}))
+    path = harness.project / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({**(settings or {}), "hooks": hooks}))
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
+    managed_path = tmp_path / "no-managed.json"
+    if managed is not None:
+        managed_path.write_text(json.dumps(managed))
     catalog = load_catalog(
         harness.project,
         home=home,
-        managed_path=tmp_path / "no-managed.json",
+        managed_path=managed_path,
         env={},
         discover_installed_plugins=False,
     )
@@ -115,5 +121,6 @@ def mount_hooks(
         instructions=False,
         **(profile or {}),
     )
-    assert harness.assembly.mount_profile(mounted) == ()
+    found = harness.assembly.mount_profile(mounted)
+    assert all(d.text.startswith("info: ") for d in found), found  # notes only
     return Rig(harness=harness, catalog=catalog, log=log, transcripts=transcripts)

@@ -1,7 +1,9 @@
 """PermissionRequest on ``approval/request``: real hook processes through the real loop.
 
-The recorded cases never fire PermissionRequest (bypass mode, headless), so these
-tests drive it with a PreToolUse ``ask`` in ``default`` permission mode.
+These tests drive it with a PreToolUse ``ask`` in ``default`` permission mode in an
+attended session (headless, 2.1.332 refuses a hook's ask without PermissionRequest:
+``perm-ask-default``; the mode's own asks are the ``perm-*-touch`` cases and
+``test_permissions_flow``).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ def rig(
         {"PreToolUse": "Bash", "PermissionRequest": matcher, "PostToolUse": None},
         {"PreToolUse": ASK, **answers},
         permission_mode=mode,
+        profile={"attended": True},
     )
 
 
@@ -217,9 +220,9 @@ async def test_an_allow_echoing_the_input_is_taken(
     agent, _ = await r.run("run it")
     ((content, is_error),) = tool_results(r, 1)
     assert (content.strip(), is_error) == ("CASE-RAN", False)
-    notices = [e.text for e in agent.events if isinstance(e, NoticeEvent)]
-    assert len(notices) == 1
-    assert "`updatedPermissions` is not applied" in notices[0]
+    # `updatedPermissions` is applied to the session: the mode is acceptEdits from now on.
+    assert [e.text for e in agent.events if isinstance(e, NoticeEvent)] == []
+    assert [p["permission_mode"] for p in r.payloads("PostToolUse")] == ["acceptEdits"]
 
 
 async def test_system_message_and_continue_false(
@@ -269,6 +272,7 @@ def custom_rig(
         hooks,
         {"PreToolUse": ASK, **answers},
         permission_mode="default",
+        profile={"attended": True},
     )
 
 

@@ -32,6 +32,7 @@ SEAMS = {
     "CwdChanged": "agent/cwd-changed",
     "PreToolUse": "tools/rewrite-input",
     "PermissionRequest": "approval/request",
+    "PermissionDenied": "tools/pre-execute",
     "PostToolUse": "tools/post-execute",
     "PostToolUseFailure": "tools/post-execute",
     "PostToolBatch": "agent/post-tool-batch",

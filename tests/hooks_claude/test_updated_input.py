@@ -56,8 +56,10 @@ def rig(
     labels: tuple[str, ...] = ("PreA",),
     script: dict[str, Any] | None = None,
     post: bool = True,
+    attended: bool = False,
 ) -> Rig:
-    """PreToolUse hooks labelled ``labels`` (in that declaration order), and PostToolUse."""
+    """PreToolUse hooks labelled ``labels`` (in that declaration order), and PostToolUse;
+    ``attended``: a person can answer an ask (headless, a hook's ask is refused)."""
     harness = make_harness(tmp_path, script or replies([bash("echo CASE-MODEL")], [text("done")]))
     hooks: dict[str, Any] = {
         "PreToolUse": [
@@ -69,7 +71,9 @@ def rig(
         hooks["PostToolUse"] = [
             {"hooks": [{"type": "command", "command": hook_command("PostToolUse")}]}
         ]
-    return mount_hooks(tmp_path, monkeypatch, harness, hooks, answers)
+    return mount_hooks(
+        tmp_path, monkeypatch, harness, hooks, answers, profile={"attended": attended}
+    )
 
 
 def tool_results(r: Rig) -> list[tuple[str, bool]]:
@@ -248,7 +252,8 @@ async def test_ask_shows_the_rewritten_input_to_the_approval_service(
             seen.append(req)
             return "allowed-once"
 
-    r = rig(tmp_path, monkeypatch, {"PreA": answer(decision="ask", updated=rewrite_to("ASKED"))})
+    asked = answer(decision="ask", updated=rewrite_to("ASKED"))
+    r = rig(tmp_path, monkeypatch, {"PreA": asked}, attended=True)
     r.harness.ctx.provide(APPROVAL, Recorder())
     await r.run("run it")
     (req,) = seen

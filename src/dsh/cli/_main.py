@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, Literal, NoReturn, TypeVar, cast
+from typing import Any, Literal, NoReturn, TypeVar
 
 import click
 
@@ -128,13 +128,22 @@ def cli(ctx: click.Context) -> None:
 )
 @click.option(
     "--permission-mode",
-    type=click.Choice(["default", "bypassPermissions"]),
-    default="default",
-    show_default=True,
-    help="What Claude Code hooks are told (permission_mode). default: a call a policy asks "
-    "about fires PermissionRequest hooks, then the approval service (nobody to ask here: "
-    "denied); "
-    "bypassPermissions: no PermissionRequest, the ask is denied.",
+    type=click.Choice(
+        ["default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions", "manual"]
+    ),
+    default=None,
+    help="Claude Code's permission mode (default: the settings' defaultMode, else default): "
+    "default asks before a call changes files (headless: PermissionRequest hooks decide, else "
+    "denied); acceptEdits also runs file edits in the working directories; plan only reads; "
+    "dontAsk denies what would ask; bypassPermissions asks nothing. auto is refused (dsh has "
+    "no classifier). See docs/permissions.md.",
+)
+@click.option(
+    "--add-dir",
+    "add_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Another working directory the session may change files in, as Claude Code's --add-dir.",
 )
 @click.option(
     "--no-claude-md",
@@ -169,7 +178,8 @@ def run(
     settings_files: tuple[str, ...],
     plugin_dirs: tuple[Path, ...],
     no_claude_hooks: bool,
-    permission_mode: Literal["default", "bypassPermissions"],
+    permission_mode: str | None,
+    add_dirs: tuple[Path, ...],
     no_claude_md: bool,
     setup_init: bool,
     init_only: bool,
@@ -231,6 +241,11 @@ def run(
         except (ModelError, OSError, ValueError) as exc:
             raise UserError(str(exc)) from exc
     check_settings_args(settings_files)
+    mode_name = settled.permission_mode or permission_mode
+    if mode_name == "auto":
+        from dsh.hooks.claude import AUTO_REFUSED
+
+        raise UserError(AUTO_REFUSED)
     options = RunOptions(
         prompts=prompts,
         model=model,
@@ -243,8 +258,8 @@ def run(
         claude_hooks=not no_claude_hooks,
         settings_files=settings_files,
         plugin_dirs=plugin_dirs,
-        # settle checked a configured mode against this flag's choices
-        permission_mode=cast(Any, settled.permission_mode or permission_mode),
+        permission_mode=_permission_mode(mode_name),
+        add_dirs=tuple(p.resolve() for p in add_dirs),
         setup=setup,
         claude_md=not no_claude_md,
         hooks=hooks_choice,
@@ -413,6 +428,22 @@ def hooks_coverage(bridge: str) -> None:
 
     _started()
     sys.exit(coverage_table(bridge))
+
+
+_RunMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
+_RUN_MODES: dict[str, _RunMode] = {
+    "default": "default",
+    "manual": "default",  # Claude Code's alias
+    "acceptEdits": "acceptEdits",
+    "plan": "plan",
+    "dontAsk": "dontAsk",
+    "bypassPermissions": "bypassPermissions",
+}
+
+
+def _permission_mode(name: str | None) -> _RunMode | None:
+    """``--permission-mode`` as ``RunOptions`` takes it (``auto`` was refused before)."""
+    return None if name is None else _RUN_MODES[name]
 
 
 def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:

@@ -419,7 +419,7 @@ async def run_machine(
         write if streaming else _ignore,
         cwd=str(options.project),
         model=options.model.name,
-        permission_mode=options.permission_mode,
+        permission_mode=options.permission_mode or "default",
         start_source="resume" if options.resume is not None else "startup",
         tools=tools,
     )

@@ -95,8 +95,12 @@ class RunOptions:
     """Extra Claude Code settings files or inline JSON, as Claude Code's ``--settings``."""
     plugin_dirs: Sequence[Path] = field(default_factory=tuple)
     """Claude Code plugin directories loaded as enabled, as Claude Code's ``--plugin-dir``."""
-    permission_mode: Literal["default", "bypassPermissions"] = "default"
-    """The ``permission_mode`` Claude Code hooks are sent; ``default`` fires PermissionRequest."""
+    permission_mode: (
+        Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"] | None
+    ) = None
+    """Claude Code's permission mode (``None``: the settings' ``defaultMode``, else default)."""
+    add_dirs: Sequence[Path] = field(default_factory=tuple)
+    """More working directories, as Claude Code's ``--add-dir``."""
     claude_md: bool = True
     """Load Claude Code's instructions files (``CLAUDE.md``...) into the session's context."""
     setup: SetupTrigger | None = None
@@ -130,6 +134,7 @@ def host_options(options: RunOptions) -> HostOptions:
             settings_files=tuple(options.settings_files),
             plugin_roots=tuple(options.plugin_dirs),
             permission_mode=options.permission_mode,
+            add_dirs=tuple(options.add_dirs),
             instructions=options.claude_md,
             attended=options.attended,
         )

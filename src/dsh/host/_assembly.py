@@ -93,6 +93,10 @@ class Assembly:
         self._diagnostics.extend(found)
         if loaded.hooks is not None:
             self.ctx.plugin(loaded.hooks, name=f"{profile.name}-hooks")
+        # A profile's permission policy, inner to its hooks (optional: not in ``ProfileMount``).
+        policy = getattr(loaded, "permissions", None)
+        if policy is not None:
+            self.ctx.plugin(policy, name=f"{profile.name}-permissions")
         if loaded.instructions is not None:
             self.ctx.plugin(loaded.instructions, name=f"{profile.name}-instructions")
         return found

@@ -38,7 +38,9 @@ __all__ = [
 CONFIG_DIR_ENV = "DSH_CONFIG_DIR"
 _MAX_CONFIG_BYTES = 256 * 1024
 
-PermissionModeName = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
+PermissionModeName = Literal[
+    "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "manual"
+]
 OutputFormatName = Literal["text", "json", "stream-json"]
 
 

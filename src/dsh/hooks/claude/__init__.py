@@ -7,7 +7,9 @@ admits the ``command`` hooks this host runs; everything else gets a
 seam, what applies and what does not; ``docs/hooks-claude.md`` is rendered from
 it (``python -m dsh.hooks.claude coverage``). ``claude_hooks_plugin(catalog)`` runs the
 admitted hooks on the agent's seams, with Claude Code's payloads, exit codes, JSON
-answers and model-visible wording. (Claude Code's instructions files, ``CLAUDE.md``,
+answers and model-visible wording; ``ClaudePermissionsPlugin`` (``permission_state``)
+enforces Claude Code's permission rules and modes (``parse_rule``, ``check_call``) on
+``tools/pre-execute``. (Claude Code's instructions files, ``CLAUDE.md``,
 are ``dsh.instructions``.)
 """
 
@@ -23,8 +25,27 @@ from dsh.hooks.claude._events import (
 from dsh.hooks.claude._machinery import shown_reason
 from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, MatcherKind
 from dsh.hooks.claude._outputs import HookAnswer, PermissionRequestAnswer, decode_answer
+from dsh.hooks.claude._permissions import (
+    PERMISSION_MODES,
+    PermissionSettings,
+    RuleEntry,
+    WorkingDirectory,
+)
+from dsh.hooks.claude._permissions_events import RETRY_REMINDER
+from dsh.hooks.claude._permissions_modes import READ_ONLY_COMMANDS, READ_ONLY_GIT
+from dsh.hooks.claude._permissions_plugin import (
+    AUTO_REFUSED,
+    AutoClassifier,
+    AutoDenial,
+    ClaudePermissionsPlugin,
+    PermissionModeError,
+    PermissionState,
+    permission_state,
+)
+from dsh.hooks.claude._permissions_policy import PolicyVerdict, check_call
 from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
 from dsh.hooks.claude._report import render_coverage_markdown
+from dsh.hooks.claude._rules import PermissionRule, RuleError, RuleKind, parse_rule
 from dsh.hooks.claude._support import (
     ADMITTED_EVENTS,
     HOOK_EVENT_HOST_SUPPORT,
@@ -53,16 +74,24 @@ from dsh.hooks.claude._types import (
 
 __all__ = [
     "ADMITTED_EVENTS",
+    "AUTO_REFUSED",
     "CLAUDE_HOOK_EVENTS",
     "CLAUDE_HOOK_TYPES",
     "CLAUDE_PROFILE_NAME",
     "DEFAULT_MANAGED_SETTINGS",
     "EVENT_SPECS",
     "HOOK_EVENT_HOST_SUPPORT",
+    "PERMISSION_MODES",
+    "READ_ONLY_COMMANDS",
+    "READ_ONLY_GIT",
+    "RETRY_REMINDER",
+    "AutoClassifier",
+    "AutoDenial",
     "Catalog",
     "ClaudeCodeMount",
     "ClaudeCodeProfile",
     "ClaudeHooksPlugin",
+    "ClaudePermissionsPlugin",
     "Diagnostic",
     "DiagnosticCode",
     "EventSpec",
@@ -77,18 +106,30 @@ __all__ = [
     "MatcherKind",
     "OnFailureMode",
     "PermissionMode",
+    "PermissionModeError",
     "PermissionRequestAnswer",
+    "PermissionRule",
+    "PermissionSettings",
+    "PermissionState",
     "PluginRoot",
+    "PolicyVerdict",
+    "RuleEntry",
+    "RuleError",
+    "RuleKind",
     "Severity",
     "SourceEntry",
     "SourceKind",
     "SourceStatus",
     "SupportStatus",
     "TranscriptWriter",
+    "WorkingDirectory",
+    "check_call",
     "claude_hooks_plugin",
     "decode_answer",
     "default_transcript_dir",
     "load_catalog",
+    "parse_rule",
+    "permission_state",
     "project_slug",
     "render_coverage_markdown",
     "shown_reason",

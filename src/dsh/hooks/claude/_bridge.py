@@ -34,6 +34,7 @@ from dsh.agent import (
 from dsh.context import Context
 from dsh.hooks.claude._lifecycle import LifecycleEvents
 from dsh.hooks.claude._machinery import EFFORT_LEVEL, PermissionMode
+from dsh.hooks.claude._permissions_plugin import PermissionState
 from dsh.hooks.claude._support import HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude._tool_events import ToolEvents
 from dsh.hooks.claude._types import Catalog
@@ -80,6 +81,8 @@ class ClaudeHooksPlugin(LifecycleEvents, ToolEvents):
             ctx.on(REWRITE_INPUT, self._pre_tool_input)
         if d("PreToolUse") or d("PostToolUse") or d("PostToolUseFailure"):
             ctx.on(PRE_EXECUTE, self._pre_tool)
+        if d("PermissionDenied"):
+            ctx.on(PRE_EXECUTE, self._permission_denied)  # inner to PreToolUse's
         if d("PermissionRequest"):
             ctx.on(APPROVAL_REQUEST, self._permission_request)
         if d("PostToolUse") or d("PostToolUseFailure"):
@@ -119,13 +122,16 @@ def claude_hooks_plugin(
     transcript_dir: Path | None = None,
     effort: str | None = EFFORT_LEVEL,
     attended: bool = False,
+    permissions: PermissionState | None = None,
 ) -> ClaudeHooksPlugin:
     """The plugin that runs ``catalog``'s hooks on dsh's seams: ``ctx.plugin(...)`` it.
 
     ``permission_mode`` is sent as Claude Code's ``permission_mode``;
     ``transcript_dir`` is where transcripts are written (default: dsh's data dir);
     ``effort`` is the payloads' ``effort.level`` and ``CLAUDE_EFFORT`` (``None``: neither);
-    ``attended`` whether a person is at the terminal (``CLAUDE_CODE_SESSION_ATTENDED``).
+    ``attended`` whether a person is at the terminal (``CLAUDE_CODE_SESSION_ATTENDED``);
+    ``permissions`` the permission policy's state, shared with ``ClaudePermissionsPlugin``
+    (its mode is then what hooks are sent, and PermissionRequest applies to it).
     """
     return ClaudeHooksPlugin(
         catalog,
@@ -133,4 +139,5 @@ def claude_hooks_plugin(
         transcript_dir=transcript_dir,
         effort=effort,
         attended=attended,
+        permissions=permissions,
     )

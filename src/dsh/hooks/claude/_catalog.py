@@ -31,8 +31,15 @@ from dsh.hooks.claude._parse import (
     read_json_file,
     read_json_text,
 )
+from dsh.hooks.claude._permissions import read_permissions
 from dsh.hooks.claude._plugins import installed_plugins, plugin_suite
-from dsh.hooks.claude._sources import Diagnostics, ReadSettings, SourceFile, Suite
+from dsh.hooks.claude._sources import (
+    SCALAR_PRECEDENCE,
+    Diagnostics,
+    ReadSettings,
+    SourceFile,
+    Suite,
+)
 from dsh.hooks.claude._types import (
     Catalog,
     Diagnostic,
@@ -162,21 +169,13 @@ class _Policy:
         return self.enabled_plugins.get(plugin_id) is True or self.forced(plugin_id)
 
 
-_PRECEDENCE: Final[Mapping[SourceKind, int]] = {
-    "managed": 0,
-    "cli": 1,
-    "local": 2,
-    "project": 3,
-    "user": 4,
-}
-
-
 def _policy(settings: list[ReadSettings], diags: Diagnostics) -> _Policy:
     policy = _Policy()
     readable = [s for s in settings if s.model is not None]
     # Highest precedence first; among `--settings` files (and managed drop-ins) the later wins.
     ranked = sorted(
-        enumerate(readable), key=lambda item: (_PRECEDENCE[item[1].file.source.kind], -item[0])
+        enumerate(readable),
+        key=lambda item: (SCALAR_PRECEDENCE[item[1].file.source.kind], -item[0]),
     )
     for _, s in ranked:
         assert s.model is not None
@@ -263,6 +262,7 @@ def load_catalog(
 
     settings = _settings_sources(project, config_dir, settings_files, managed, diags)
     policy = _policy(settings, diags)
+    permissions = read_permissions(settings, project, home, diags)
     suites: list[Suite] = []
     for s in settings:
         suite = Suite(kind=s.file.source.kind, files=[s.file])
@@ -316,6 +316,7 @@ def load_catalog(
         hooks=FrozenDict({event: tuple(hooks) for event, hooks in final_hooks.items()}),
         diagnostics=tuple(diags.items),
         session_end_budget=budget,
+        permissions=permissions,
     )
 
 

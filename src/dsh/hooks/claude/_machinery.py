@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Final, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from dsh._frozen import frozen, slotted
 from dsh.agent import Agent
@@ -32,6 +32,7 @@ from dsh.hook_protocol import (
     root_session,
 )
 from dsh.hooks.claude._outputs import HookAnswer, decode_answer
+from dsh.hooks.claude._permissions_modes import PermissionMode
 from dsh.hooks.claude._transcript import (
     TranscriptWriter,
     claude_json,
@@ -40,6 +41,9 @@ from dsh.hooks.claude._transcript import (
 )
 from dsh.hooks.claude._types import Catalog, HookDeclaration
 from dsh.session import AbortCause
+
+if TYPE_CHECKING:
+    from dsh.hooks.claude._permissions_plugin import PermissionState
 
 __all__ = [
     "EFFORT_LEVEL",
@@ -57,9 +61,6 @@ __all__ = [
     "shown_reason",
 ]
 
-PermissionMode: TypeAlias = Literal[
-    "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"
-]
 
 ENTRYPOINT: Final = "sdk-cli"
 EFFORT_LEVEL: Final = "medium"
@@ -81,6 +82,7 @@ class PreToolOutcome:
     denials: tuple[str, ...]
     asks: tuple[str, ...]
     contexts: tuple[str, ...]
+    allowed: bool = False
 
 
 @slotted
@@ -153,9 +155,11 @@ class BridgeBase:
         transcript_dir: Path | None = None,
         effort: str | None = EFFORT_LEVEL,
         attended: bool = False,
+        permissions: PermissionState | None = None,
     ) -> None:
         self.catalog = catalog
-        self.permission_mode: PermissionMode = permission_mode
+        self._permission_mode: PermissionMode = permission_mode
+        self.permissions = permissions
         self.transcript_dir = transcript_dir
         self.effort = effort
         self.attended = attended
@@ -164,6 +168,11 @@ class BridgeBase:
         self._state: SessionStates[Agent, AgentState] = SessionStates(AgentState)
         self._transcripts: dict[Path, TranscriptWriter] = {}
         self._legacy_warned: set[Hashable] = set()
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """The mode hooks are sent: the permission policy's current one, when it is mounted."""
+        return self.permissions.mode if self.permissions is not None else self._permission_mode
 
     def declared(self, event: str) -> bool:
         return bool(self.catalog.for_event(event))

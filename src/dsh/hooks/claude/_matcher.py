@@ -15,7 +15,9 @@ exponentially) is refused; a NUL or a lone surrogate is refused anywhere.
 from __future__ import annotations
 
 import re
-from typing import Final, Literal, TypeAlias, final
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import DshError
@@ -26,6 +28,8 @@ from dsh.hook_protocol import (
     regex_problem,
     unsafe_char_problem,
 )
+from dsh.hooks.claude._rules import PermissionRule, RuleError, parse_rule
+from dsh.hooks.claude._rules_bash import has_expansion, split_command
 
 __all__ = [
     "MAX_GROUP_DEPTH",
@@ -134,31 +138,47 @@ def _shown(text: str, limit: int = 80) -> str:
     return _UNSAFE_CHAR.sub(lambda m: f"\\u{ord(m.group()):04x}", repr(cut))
 
 
-_RULE: Final = re.compile(r"\s*(?P<tool>[A-Za-z0-9_.*:\-]+)\s*(?:\((?P<pattern>.*)\))?\s*", re.S)
-# `Bash(a) && Edit(b)` parses as one rule whose pattern is `a) && Edit(b`: refuse that shape.
-_JOINED: Final = re.compile(r"\)\s*(?:&&|\|\||,|;)\s*[A-Za-z0-9_.*:\-]+\s*\(")
-
-
 @final
 @frozen(kw_only=True)
 class IfRule:
     """A hook's ``if`` filter: one permission rule, ``Tool`` or ``Tool(pattern)``.
 
     Claude Code evaluates it only on tool events, with permission-rule semantics
-    (Bash subcommands, path globs); ``pattern`` is ``None`` for a bare tool name.
+    (``_rules``: Bash subcommands, path globs); ``pattern`` is ``None`` for a bare
+    tool name, ``rule`` the parsed rule.
     """
 
     declared: str
     tool: str
     pattern: str | None
+    rule: PermissionRule | None = None
 
     @classmethod
     def parse(cls, declared: str) -> IfRule:
         """Parse one rule; raises ``MatcherError`` for anything else (lists, ``&&``, ``||``)."""
-        m = _RULE.fullmatch(declared)
-        if m is None or (m["pattern"] is not None and _JOINED.search(m["pattern"])):
+        try:
+            rule = parse_rule(declared)
+        except RuleError as exc:
             raise MatcherError(
-                f"`if` must be one permission rule such as `Bash(git *)` or `Edit(*.ts)`,"
-                f" got {declared!r} (no lists, `&&` or `||`)"
-            )
-        return cls(declared=declared, tool=m["tool"], pattern=m["pattern"])
+                f"`if` must be one permission rule such as `Bash(git *)` or `Edit(*.ts)`: {exc}"
+            ) from exc
+        return cls(declared=declared, tool=rule.tool, pattern=rule.specifier, rule=rule)
+
+    def admits(
+        self, tool_name: str, tool_input: Mapping[str, Any], *, cwd: Path, home: Path | None = None
+    ) -> bool:
+        """Whether the hook runs for this call. A Bash command that cannot be parsed, or whose
+        words a shell would compute (``$()``, backticks, ``$VAR``) against a pattern that names
+        more than the command, runs the hook (Claude Code fails open here)."""
+        rule = self.rule
+        if rule is None:
+            return True
+        if not rule.applies_to(tool_name):
+            return False
+        command = tool_input.get("command")
+        if rule.kind in ("prefix", "wildcard", "exact") and isinstance(command, str):
+            if split_command(command) is None:
+                return True
+            if rule.needs_words() and has_expansion(command):
+                return True
+        return rule.matches(tool_name, tool_input, cwd=cwd, home=home)

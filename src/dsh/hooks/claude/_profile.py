@@ -17,6 +17,11 @@ from typing import TYPE_CHECKING, final
 
 from dsh._frozen import frozen
 from dsh.hooks.claude._machinery import EFFORT_LEVEL
+from dsh.hooks.claude._permissions_plugin import (
+    AutoClassifier,
+    ClaudePermissionsPlugin,
+    PermissionState,
+)
 
 if TYPE_CHECKING:
     from dsh.hooks.claude import Catalog, ClaudeHooksPlugin, PermissionMode, PluginRoot
@@ -31,12 +36,17 @@ CLAUDE_PROFILE_NAME = "claude"
 @final
 @frozen
 class ClaudeCodeMount:
-    """What the profile found for one project: the catalog, and the plugins to mount."""
+    """What the profile found for one project: the catalog, and the plugins to mount.
+
+    ``permissions`` is the permission policy (mounted after ``hooks`` by the host,
+    so PreToolUse hooks run before the permission check).
+    """
 
     catalog: Catalog
     hooks: ClaudeHooksPlugin | None
     instructions: ClaudeInstructionsPlugin | None
     diagnostics: tuple[str, ...]
+    permissions: ClaudePermissionsPlugin | None = None
 
 
 @final
@@ -48,8 +58,12 @@ class ClaudeCodeProfile:
     ``plugin_roots`` plugin directories loaded as enabled; ``home``,
     ``managed_path``, ``env`` and ``discover_installed_plugins`` are
     ``load_catalog``'s (default: the real ones). ``catalog``, when given, is used
-    as it is, nothing discovered. ``permission_mode`` is what hooks are sent
-    (``default`` fires PermissionRequest); ``transcript_dir`` is where the
+    as it is, nothing discovered. ``permission_mode`` is Claude Code's permission
+    mode (``None``: the settings' ``defaultMode``, else ``default``), what hooks
+    are sent and, with ``permissions`` (the default), what the permission policy
+    enforces with the settings' rules over the project and ``add_dirs``
+    (``--add-dir``) (docs/permissions.md); ``auto`` needs a ``classifier``;
+    ``transcript_dir`` is where the
     transcripts hooks read are written (default: dsh's data dir). ``effort``
     is the hooks' ``effort.level`` / ``CLAUDE_EFFORT``; ``attended`` says a
     person is at the terminal (``CLAUDE_CODE_SESSION_ATTENDED=1``; headless: 0).
@@ -65,7 +79,10 @@ class ClaudeCodeProfile:
     env: Mapping[str, str] | None = None
     discover_installed_plugins: bool = True
     catalog: Catalog | None = None
-    permission_mode: PermissionMode = "default"
+    permission_mode: PermissionMode | None = None
+    add_dirs: Sequence[Path] = ()
+    permissions: bool = True
+    classifier: AutoClassifier | None = None
     transcript_dir: Path | None = None
     effort: str | None = EFFORT_LEVEL
     attended: bool = False
@@ -93,13 +110,17 @@ class ClaudeCodeProfile:
                 env=self.env,
                 discover_installed_plugins=self.discover_installed_plugins,
             )
+        notes: list[str] = []
+        state = self._permission_state(catalog, project, notes) if self.permissions else None
+        mode = state.mode if state is not None else (self.permission_mode or "default")
         hooks = (
             claude_hooks_plugin(
                 catalog,
-                permission_mode=self.permission_mode,
+                permission_mode=mode,
                 transcript_dir=self.transcript_dir,
                 effort=self.effort,
                 attended=self.attended,
+                permissions=state,
             )
             if catalog.all_hooks()
             else None
@@ -112,5 +133,36 @@ class ClaudeCodeProfile:
                 config_dir=self.instructions_config_dir,
                 managed_dir=self.instructions_managed_dir,
             )
-        diagnostics = tuple(d.describe() for d in catalog.diagnostics)
-        return ClaudeCodeMount(catalog, hooks, instructions, diagnostics)
+        diagnostics = (*(d.describe() for d in catalog.diagnostics), *notes)
+        policy = ClaudePermissionsPlugin(state) if state is not None else None
+        return ClaudeCodeMount(catalog, hooks, instructions, diagnostics, policy)
+
+    def _permission_state(
+        self, catalog: Catalog, project: Path, notes: list[str]
+    ) -> PermissionState:
+        """The session's permission state; a mode dsh cannot run in falls back to ``default``
+        with a diagnostic (``dsh run`` refuses an explicit ``auto`` before it gets here)."""
+        from dsh.hooks.claude._permissions_plugin import PermissionModeError, permission_state
+
+        home = self.home
+        try:
+            return permission_state(
+                catalog.permissions,
+                catalog.project_dir,
+                mode=self.permission_mode,
+                add_dirs=self.add_dirs,
+                home=home,
+                classifier=self.classifier,
+            )
+        except PermissionModeError as exc:
+            where = (
+                catalog.permissions.default_mode_source if self.permission_mode is None else None
+            )
+            notes.append(f"{where or 'permission mode'}: {exc}; running in default mode")
+            return permission_state(
+                catalog.permissions,
+                catalog.project_dir,
+                mode="default",
+                add_dirs=self.add_dirs,
+                home=home,
+            )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dsh.hooks.claude._events import COMMAND_DEFAULT_TIMEOUT, EVENT_SPECS
+from dsh.hooks.claude._permissions_report import permission_lines
 from dsh.hooks.claude._support import HOOK_EVENT_HOST_SUPPORT
 
 if TYPE_CHECKING:
@@ -55,6 +56,8 @@ def render_report(catalog: Catalog) -> str:
             lines.append(f"    [{h.group_index}][{h.hook_index}] {h.source.label}")
             lines.append(f"        {' '.join(h.argv)!s}")
             lines.append(f"        {', '.join(extras)}")
+
+    lines += permission_lines(catalog.permissions, catalog.project_dir)
 
     lines += ["", "Diagnostics:"]
     if not catalog.diagnostics:

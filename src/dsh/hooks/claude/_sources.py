@@ -7,14 +7,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
-from typing import Any
+from typing import Any, Final
 
 from dsh._frozen import slotted
 from dsh.hooks.claude._parse import JSONProblem, SettingsModel
 from dsh.hooks.claude._types import Diagnostic, DiagnosticCode, HookSource, Severity, SourceKind
 from dsh.hooks.claude._validate import SuiteContext
 
-__all__ = ["Diagnostics", "ReadSettings", "SourceFile", "Suite"]
+__all__ = ["SCALAR_PRECEDENCE", "Diagnostics", "ReadSettings", "SourceFile", "Suite"]
+
+SCALAR_PRECEDENCE: Final[Mapping[SourceKind, int]] = {
+    "managed": 0,
+    "cli": 1,
+    "local": 2,
+    "project": 3,
+    "user": 4,
+    "plugin": 5,
+}
+"""Settings precedence for a scalar key (``disableAllHooks``, ``defaultMode``): lower wins."""
 
 
 @slotted

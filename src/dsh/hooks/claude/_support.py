@@ -84,9 +84,11 @@ _POST_SPLIT = (
     " split, so no call runs a suite twice."
 )
 
-_IF_NOT_EVALUATED = (
-    "`if` (a permission rule such as `Bash(rm:*)`) is parsed and checked at load time but not"
-    " evaluated: the handler runs on every call its matcher admits (conformance `if-filter`)"
+_IF_EVALUATED = (
+    "`if` (one permission rule such as `Bash(rm:*)`, docs/permissions.md) is parsed at load"
+    " time and evaluated per call: the handler runs only for calls its rule matches (a"
+    " compound command when any part does; an unparseable command, or `$()`/backticks/`$VAR`"
+    " against a pattern naming more than the command, runs it) (conformance `if-filter`)"
 )
 
 _NO_POST_EVENT = (
@@ -201,8 +203,11 @@ _TABLE: Final[dict[str, EventSupport]] = {
             '`permissionDecision: "deny"` and exit 2 refuse the call; the model sees an error'
             " tool result `PreToolUse:<Tool> hook error: R` (no reason: `Blocked by hook`;"
             " exit 2: `[<command>]: S`), which is also PostToolBatch's `tool_response`",
-            '`permissionDecision: "ask"` goes to the approval service (headless: a denial)',
-            '`permissionDecision: "allow"` skips the approval prompt; guards still apply',
+            '`permissionDecision: "ask"` goes to the approval seam when a person is there'
+            " (attended); headless it is refused with exactly the reason and no"
+            " PermissionRequest, in every mode (`perm-ask-default`); a deny rule still wins",
+            '`permissionDecision: "allow"` skips the permission mode\'s ask; deny and ask'
+            " rules still apply, and guards (`pretool-allow-touch`)",
             "deprecated top-level `decision` (`approve`, `block`)",
             "`updatedInput` replaces the whole input before the call is sealed, so the log,"
             " the approval prompt, the tool and `PostToolUse`'s `tool_input` all see it; applied"
@@ -218,11 +223,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
             _NOTICE,
             "`continue: false` halts after the step's calls finish (`agent.cancel` with a"
             " hook cause)",
+            _IF_EVALUATED,
         ),
-        limits=(
-            '`permissionDecision: "defer"`: no pause-and-resume arm on `PreToolDecision`',
-            _IF_NOT_EVALUATED,
-        ),
+        limits=('`permissionDecision: "defer"`: no pause-and-resume arm on `PreToolDecision`',),
         difference=(
             "Several hooks' `updatedInput`: the last valid one in declaration order wins, where"
             " Claude Code takes the last hook to finish (non-deterministic); a hook that"
@@ -233,10 +236,20 @@ _TABLE: Final[dict[str, EventSupport]] = {
         seam="approval/request",
         status="partial",
         applied=(
-            "fires when a pre-execute answer is `ask` (a PreToolUse `ask`, or a native"
-            " policy), before the approval service and whether or not anyone could answer;"
-            " not in `bypassPermissions` mode (the bridge's default), where Claude Code shows"
-            " no permission prompt",
+            "fires when a pre-execute answer is `ask` (the permission mode or an `ask` rule,"
+            " docs/permissions.md; an attended PreToolUse `ask`; a native policy), before the"
+            " approval service and whether or not anyone could answer; not in"
+            " `bypassPermissions` mode, where Claude Code shows no permission prompt; headless"
+            " and unanswered, the call is denied with Claude Code's text (`touch in '…' needs"
+            " approval. …`, `perm-default-touch`)",
+            "`permission_suggestions` as 2.1.332 sends them: `addDirectories` + `setMode"
+            " acceptEdits` for a shell command writing a file, `setMode acceptEdits` for an"
+            " edit tool, an `addRules` prefix rule for other commands",
+            "`decision.updatedPermissions` is applied to the session: `addRules`,"
+            " `replaceRules`, `removeRules`, `setMode` (later hooks are sent the new mode;"
+            " `bypassPermissions` only if the session started in it), `addDirectories`,"
+            " `removeDirectories`; every `destination` counts for this session only (dsh writes"
+            " no settings file)",
             "not fired again for a call the session already allowed always",
             "payload `tool_name`, `tool_input` (no `tool_use_id`), `permission_mode`",
             '`decision.behavior: "allow"` runs the call without asking the approval channel;'
@@ -250,15 +263,14 @@ _TABLE: Final[dict[str, EventSupport]] = {
             ' `onFailure: "block"` hook denies',
             _NOTICE,
             _HALTS,
+            _IF_EVALUATED,
         ),
         limits=(
             "`decision.updatedInput`: not applied, the call's identity (and input) is sealed"
             " before approval (rewrite input in PreToolUse); an allow whose `updatedInput`"
             " differs from the call's input counts as no decision, with a warning notice",
-            "`decision.updatedPermissions`: not applied, dsh keeps no permission rules or"
-            " modes (warning notice)",
-            "`permission_suggestions` is never sent: dsh has no permission rules to suggest",
-            _IF_NOT_EVALUATED,
+            "DirectoryAdded does not fire for a directory `addDirectories` adds (it is"
+            " not supported by this host)",
         ),
     ),
     "PostToolUse": EventSupport(
@@ -284,11 +296,11 @@ _TABLE: Final[dict[str, EventSupport]] = {
             _NOTICE,
             _HALTS,
             _NO_POST_EVENT,
+            _IF_EVALUATED,
         ),
         limits=(
             "`updatedMCPToolOutput`: dsh has no MCP tools",
             "`classifierContext`: dsh has no auto-mode classifier",
-            _IF_NOT_EVALUATED,
         ),
         difference=_POST_SPLIT,
     ),
@@ -302,11 +314,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
             _NOTICE,
             _HALTS,
             _NO_POST_EVENT,
+            _IF_EVALUATED,
         ),
-        limits=(
-            "`is_interrupt` is never sent: cancelling a running tool fires no event",
-            _IF_NOT_EVALUATED,
-        ),
+        limits=("`is_interrupt` is never sent: cancelling a running tool fires no event",),
         difference=_POST_SPLIT,
     ),
     "PostToolBatch": EventSupport(
@@ -321,7 +331,24 @@ _TABLE: Final[dict[str, EventSupport]] = {
             _NOTICE,
         ),
     ),
-    "PermissionDenied": _no("dsh has no auto-mode classifier that denies calls"),
+    "PermissionDenied": EventSupport(
+        seam="tools/pre-execute",
+        status="partial",
+        applied=(
+            "fires after the auto-mode classifier refuses a call (between PreToolUse and the"
+            " permission policy), with `tool_name`, `tool_input`, `tool_use_id` and the"
+            " classifier's `reason`; not for deny rules, modes or hooks, as in Claude Code",
+            "`retry: true` (any hook) adds a user text telling the model it may try once more;"
+            " the denial stands",
+            "exit code and stderr ignored",
+            _IF_EVALUATED,
+        ),
+        limits=(
+            "dsh ships no auto-mode classifier: `auto` is refused (`dsh run --permission-mode"
+            " auto` exits 2) unless an embedding program passes an `AutoClassifier` to"
+            " `permission_state`, so PermissionDenied never fires in `dsh run`",
+        ),
+    ),
     "Notification": _no("dsh has no notification channel"),
     "SubagentStart": EventSupport(
         seam="subagent/start",

@@ -1,10 +1,12 @@
-"""The bridge's tool events: PreToolUse, PermissionRequest, PostToolUse(Failure), tasks, batches.
+"""The bridge's tool events: PreToolUse, PostToolUse(Failure), tasks, batches.
 
 Each listener sits on a tool seam of dsh (``tools/rewrite-input``,
 ``tools/pre-execute``, ``tools/approval-request``, ``tools/post-execute``,
 the task channels, ``agent/post-tool-batch``), builds Claude Code's payload for
 the call, fires the matching hooks (``BridgeBase._fire``) and turns the
 answers into dsh's decision with Claude Code's precedence and wording.
+PermissionRequest, and the ``if``-aware choice of a tool event's hooks, are
+``_permissions_events``'s.
 """
 
 from __future__ import annotations
@@ -16,11 +18,9 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Final, Literal
 
 from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed, calling_agent
-from dsh.approval import ApprovalAllow, ApprovalDecision, ApprovalDeny, ApprovalRequest
 from dsh.context import Next
 from dsh.hooks.claude._machinery import (
     SOURCE,
-    BridgeBase,
     Merged,
     PreToolOutcome,
     additional_contexts,
@@ -29,6 +29,7 @@ from dsh.hooks.claude._machinery import (
     shown_reason,
 )
 from dsh.hooks.claude._outputs import HookAnswer
+from dsh.hooks.claude._permissions_events import PermissionEvents
 from dsh.hooks.claude._tool_input import observable_input
 from dsh.hooks.claude._types import HookDeclaration
 from dsh.session import thaw_json
@@ -60,12 +61,6 @@ _NO_POST_EVENT: Final = frozenset(
     {"UNKNOWN_TOOL", "INVALID_ARGS", "DENIED", "ABORTED_BEFORE_DISPATCH", "ABORTED"}
 )
 
-# Why PermissionRequest's rewrites are not applied (the coverage table's limits).
-_SEALED_INPUT: Final = (
-    "the call's input is sealed before approval; rewrite it in PreToolUse."
-    " An allow for a different input counts as no decision"
-)
-_NO_RULES: Final = "dsh keeps no permission rules or modes"
 
 _PENDING_MAX = 64
 
@@ -89,7 +84,10 @@ def _pre_tool_outcome(name: str, merged: Merged) -> PreToolOutcome:
     )
     strongest = merged.strongest(_pre_tool_verdict, _PRE_TOOL_PRECEDENCE)
     if strongest is None:
-        return PreToolOutcome((), (), contexts)
+        allowed = any(
+            a.permission_decision == "allow" or a.decision == "approve" for _, a in merged.answers
+        )
+        return PreToolOutcome((), (), contexts, allowed)
     if strongest.verdict == "ask":
         asks = tuple(
             a.permission_reason or f"Hook PreToolUse:{name} asks for approval"
@@ -107,7 +105,7 @@ def _denial(name: str, decl: HookDeclaration, answer: HookAnswer) -> str:
     return f"PreToolUse:{name} hook error: {reason}"
 
 
-class ToolEvents(BridgeBase):
+class ToolEvents(PermissionEvents):
     """The listeners of the tool events (``ClaudeHooksPlugin.apply`` mounts them)."""
 
     # -- PreToolUse -------------------------------------------------------------------
@@ -121,7 +119,7 @@ class ToolEvents(BridgeBase):
         use_id = proposed.tool_use_id
         if agent is None or use_id is None:
             return None  # no way to find the call again: pre-execute runs the hooks
-        hooks = self.catalog.matching("PreToolUse", proposed.name)
+        hooks = self._tool_hooks("PreToolUse", proposed.name, proposed.arguments, agent)
         if not hooks:
             return None
         merged = await self._fire_pre_tool(agent, proposed.name, proposed.arguments, use_id, hooks)
@@ -188,7 +186,7 @@ class ToolEvents(BridgeBase):
         outcome = state.pre_tool.pop(call.tool_use_id, None) if call.tool_use_id else None
         if outcome is None:
             # The call skipped tools/rewrite-input (or the bridge's listener there).
-            hooks = self.catalog.matching("PreToolUse", call.name)
+            hooks = self._tool_hooks("PreToolUse", call.name, call.arguments, agent)
             if not hooks:
                 return await nxt()
             merged = await self._fire_pre_tool(
@@ -206,6 +204,8 @@ class ToolEvents(BridgeBase):
             reason = "\n".join(outcome.denials)
             info = {"hook_event": "PreToolUse"}
             return PreToolDecision.deny(reason, info, additional_context=contexts)
+        if outcome.allowed and self.permissions is not None:
+            self.permissions.hook_allowed(call)  # skips the mode's ask; rules still apply
         decision = await nxt()
         if not isinstance(decision, (PreToolAllow, PreToolDeny, PreToolAsk)):
             return decision
@@ -216,6 +216,11 @@ class ToolEvents(BridgeBase):
             )
         if outcome.asks:
             reason = "\n".join(outcome.asks)
+            if not self.attended:
+                # Headless, 2.1.332 refuses a hook's ask with its reason and fires no
+                # PermissionRequest, in every mode (`pretool-ask-json`, `perm-ask-default`).
+                info = {"hook_event": "PreToolUse", "ask": "no one to ask in this run"}
+                return PreToolDecision.deny(reason, info, additional_context=merged_contexts)
             return PreToolDecision.ask(reason, additional_context=merged_contexts)
         if isinstance(decision, PreToolAsk):
             return PreToolDecision.ask(decision.reason, additional_context=merged_contexts)
@@ -223,86 +228,22 @@ class ToolEvents(BridgeBase):
             return PreToolDecision.allow(additional_context=merged_contexts)
         return decision
 
-    # -- PermissionRequest ----------------------------------------------------------------
-
-    async def _permission_request(
-        self, call: ToolCall, req: ApprovalRequest, nxt: Next[ApprovalDecision]
-    ) -> ApprovalDecision:
-        agent = calling_agent(call.agent)
-        # Bypass mode shows no permission prompt, so Claude Code fires no PermissionRequest
-        # there (the recorded `pretool-ask-json` case: an `ask` is denied without one).
-        if agent is None or self.permission_mode == "bypassPermissions":
-            return await nxt()
-        hooks = self.catalog.matching("PermissionRequest", call.name)
-        if not hooks:
-            return await nxt()
-        payload = self._base(agent, "PermissionRequest")
-        payload["tool_name"] = call.name
-        payload["tool_input"] = thaw_json(call.arguments)
-        merged = await self._fire(agent, "PermissionRequest", hooks, payload)
-        self._common_effects(agent, "PermissionRequest", merged)
-        denials: list[str] = []
-        interrupt = False
-        allowed = False
-        for decl, answer in merged.answers:
-            if answer.blocking_error is not None:
-                if answer.exit_code == 2:
-                    continue  # exit 2 is not honoured here: the flow is unchanged
-                # A failure of an `onFailure: "block"` hook blocks the permission request.
-                denials.append(
-                    f"PermissionRequest:{call.name} hook error: {shown_reason(decl, answer)}"
-                )
-                continue
-            verdict = answer.permission_request
-            if verdict is None:
-                continue
-            if verdict.updated_permissions is not None:
-                self._not_applied(agent, call, decl, "updatedPermissions", _NO_RULES)
-            if verdict.behavior == "deny":
-                denials.append(
-                    verdict.message or f"Hook PermissionRequest:{call.name} denied this tool"
-                )
-                interrupt = interrupt or verdict.interrupt
-                continue
-            if verdict.updated_input is not None and verdict.updated_input != payload["tool_input"]:
-                # The hook approved a different call than the one that would run.
-                self._not_applied(agent, call, decl, "updatedInput", _SEALED_INPUT)
-                continue
-            allowed = True
-        if denials:
-            return ApprovalDecision.deny("\n".join(denials), interrupt=interrupt)
-        decision = await nxt()
-        if not allowed or isinstance(decision, ApprovalDeny):
-            return decision
-        always = isinstance(decision, ApprovalAllow) and decision.always
-        reason = decision.reason if isinstance(decision, ApprovalAllow) else None
-        return ApprovalDecision.allow(
-            always=always, reason=reason or "allowed by a PermissionRequest hook"
-        )
-
-    def _not_applied(
-        self, agent: Agent, call: ToolCall, decl: HookDeclaration, field: str, why: str
-    ) -> None:
-        agent.notice(
-            f"PermissionRequest:{call.name} hook ({decl.declared_command}): `{field}` is not"
-            f" applied ({why})",
-            source=f"{SOURCE}:PermissionRequest",
-            level="warning",
-        )
-
     # -- PostToolUse / PostToolUseFailure -------------------------------------------------
 
     def _suite(self, decl: HookDeclaration) -> Hashable:
         return ("plugin", decl.plugin) if decl.plugin is not None else ("file", decl.source.label)
 
-    def _post_hooks(self, name: str, failed: bool) -> list[tuple[str, HookDeclaration]]:
+    def _post_hooks(
+        self, call: ToolCall, agent: Agent, failed: bool
+    ) -> list[tuple[str, HookDeclaration]]:
         """The hooks a call's outcome runs, each with the event it runs as."""
+        name, args = call.name, call.arguments
         if not failed:
-            return [("PostToolUse", h) for h in self.catalog.matching("PostToolUse", name)]
-        failure = self.catalog.matching("PostToolUseFailure", name)
+            return [("PostToolUse", h) for h in self._tool_hooks("PostToolUse", name, args, agent)]
+        failure = self._tool_hooks("PostToolUseFailure", name, args, agent)
         declaring = {self._suite(h) for h in failure}
         chosen: list[tuple[str, HookDeclaration]] = [("PostToolUseFailure", h) for h in failure]
-        for h in self.catalog.matching("PostToolUse", name):
+        for h in self._tool_hooks("PostToolUse", name, args, agent):
             suite = self._suite(h)
             if suite in declaring:
                 continue
@@ -325,7 +266,7 @@ class ToolEvents(BridgeBase):
             return await nxt()
         started = self._state(agent).started.pop(str(call.token), None)
         duration_ms = int((time.monotonic() - started) * 1000) if started is not None else 0
-        chosen = self._post_hooks(call.name, result.is_error)
+        chosen = self._post_hooks(call, agent, result.is_error)
         contexts: list[str] = []
         replacement: Any = None
         for event in ("PostToolUseFailure", "PostToolUse"):

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Literal, TypeAlias, final
+from typing import TYPE_CHECKING, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.hook_protocol import HookCommand, HookOrigin, hook_environment
 from dsh.hooks.claude._matcher import IfRule, Matcher
 from dsh.hooks.claude._report import render_report
 from dsh.session import FrozenDict
+
+if TYPE_CHECKING:
+    from dsh.hooks.claude._permissions import PermissionSettings
 
 __all__ = [
     "Catalog",
@@ -47,6 +50,7 @@ DiagnosticCode: TypeAlias = Literal[
     "ignored-matcher",
     "bad-if",
     "if-never-runs",
+    "bad-rule",
     "missing-type",
     "unknown-type",
     "type-not-allowed",
@@ -245,7 +249,8 @@ class Catalog:
     ``hooks`` maps each event with admitted hooks to them, in declaration order
     (sources in discovery order: user, project, local, ``--settings`` files,
     managed, plugins). ``session_end_budget`` is the shared SessionEnd budget in
-    seconds. ``ok`` is false when an error or a warning was diagnosed.
+    seconds; ``permissions`` the settings' ``permissions`` blocks, merged. ``ok`` is
+    false when an error or a warning was diagnosed.
     """
 
     project_dir: Path
@@ -253,6 +258,7 @@ class Catalog:
     hooks: Mapping[str, tuple[HookDeclaration, ...]]
     diagnostics: tuple[Diagnostic, ...]
     session_end_budget: float
+    permissions: PermissionSettings = field(default_factory=lambda: _no_permissions())
 
     @property
     def ok(self) -> bool:
@@ -280,3 +286,9 @@ class Catalog:
     def render_report(self) -> str:
         """A plain-text report for ``dsh hooks check``."""
         return render_report(self)
+
+
+def _no_permissions() -> PermissionSettings:
+    from dsh.hooks.claude._permissions import PermissionSettings
+
+    return PermissionSettings()

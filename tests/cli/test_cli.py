@@ -16,10 +16,16 @@ from dsh.cli._run import compact_command
 
 
 def dsh(
-    *args: str, cwd: Path, env_extra: dict[str, str] | None = None
+    *args: str, cwd: Path, env_extra: dict[str, str] | None = None, trust: bool = True
 ) -> subprocess.CompletedProcess[str]:
+    """``dsh ARGS`` in ``cwd``, its data directory under ``cwd``; a ``dsh run`` trusts the
+    project's hooks (``--trust-project``: as a user who accepted the trust prompt) unless
+    ``trust`` is false."""
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env_extra or {})}
+    env.setdefault("XDG_DATA_HOME", str(cwd / "xdg-data"))
     env.pop("DSH_MODEL", None)
+    if trust and args[:1] == ("run",):
+        args = ("run", "--trust-project", *args[1:])
     return subprocess.run(
         [sys.executable, "-m", "dsh", *args],
         cwd=cwd,

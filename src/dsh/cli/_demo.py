@@ -189,6 +189,9 @@ def _claude_profile(state: Path) -> Profile:
         # The demo's own (empty) configuration: your ~/.claude/CLAUDE.md stays out of it.
         instructions_config_dir=state / "home" / ".claude",
         instructions_managed_dir=state / "managed",
+        # The demo trusts its own copy of the shipped settings (as `--trust-project`),
+        # recorded in its temporary directory, never in your data directory.
+        trust_dir=state / "trust",
     )
 
 
@@ -221,5 +224,6 @@ async def run_demo(printer: TranscriptPrinter) -> ExitCode:
             profiles=(_claude_profile(root),),
             claude_hooks=False,
             claude_md=False,  # the demo's profile loads CLAUDE.md
+            trust_project=True,
         )
         return await run_session(options, printer)

@@ -19,6 +19,7 @@ from typing import Any, Literal, NoReturn, TypeVar
 import click
 
 from dsh import __version__
+from dsh.cli._trust import hooks_trust, trust_project_option
 
 T = TypeVar("T")
 
@@ -131,6 +132,7 @@ def cli() -> None:
     is_flag=True,
     help="Fire Setup hooks (trigger maintenance) before the session starts, then run PROMPT.",
 )
+@trust_project_option
 @_debug_option
 def run(
     prompt: tuple[str, ...],
@@ -148,6 +150,7 @@ def run(
     setup_init: bool,
     init_only: bool,
     maintenance: bool,
+    trust_project: bool,
 ) -> None:
     """Run PROMPT as one turn and print the transcript.
 
@@ -208,6 +211,7 @@ def run(
         permission_mode=permission_mode,
         setup=setup,
         claude_md=not no_claude_md,
+        trust_project=trust_project,
     )
     if options.claude_hooks or options.settings_files or options.plugin_dirs:
         import dsh.hooks.claude
@@ -291,7 +295,10 @@ def hooks_check(
     """Every hook source found, every declaration admitted or diagnosed, the support per event.
 
     Exits 1 when a declaration is diagnosed (an error or a hook this host will not run).
+    Project hooks not trusted yet are listed last (see `dsh hooks trust`); they do not
+    change the exit code.
     """
+    from dsh.cli._trust import untrusted_report
     from dsh.hooks.claude import load_catalog
 
     _started()
@@ -301,7 +308,11 @@ def hooks_check(
     from dsh.cli._render import terminal_safe
 
     click.echo(terminal_safe(catalog.render_report()), nl=False)
+    click.echo(untrusted_report(project.resolve(), settings_files, plugin_dirs), nl=False)
     sys.exit(0 if catalog.ok else 1)
+
+
+hooks.add_command(hooks_trust)
 
 
 def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:

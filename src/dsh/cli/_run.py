@@ -103,6 +103,8 @@ class RunOptions:
     """Fire ``agent/setup`` with this trigger before the session starts (``--init``...)."""
     profiles: Sequence[Profile] = field(default_factory=tuple)
     """Profiles mounted after ``plugins``, before the one ``claude_hooks`` asks for."""
+    trust_project: bool = False
+    """Trust the project's own hooks before loading (``--trust-project``: accepting the prompt)."""
 
 
 def host_options(options: RunOptions) -> HostOptions:
@@ -182,8 +184,14 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     printed = _Printed(printer)
     code = ExitCode.OK
     session = None
+    host_opts = host_options(options)
+    if options.trust_project:
+        from dsh.cli._trust import trust_profiles
+
+        for line in trust_profiles(host_opts.profiles, options.project):
+            printer.console.print(f"[dim]{plain_markup(line)}[/dim]")
     try:
-        async with open_host(host_options(options)) as host:
+        async with open_host(host_opts) as host:
             session = host.session
             for diagnostic in host.diagnostics:
                 printer.console.print(f"[yellow]{plain_markup(str(diagnostic))}[/yellow]")

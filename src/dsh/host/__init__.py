@@ -13,7 +13,7 @@ program of your own. The host imports no bridge: a bridge comes in as a
 from dsh.host._assembly import AgentOptions, Assembly, assemble
 from dsh.host._host import Host, open_host
 from dsh.host._options import HostOptions
-from dsh.host._profile import Profile, ProfileDiagnostic, ProfileMount
+from dsh.host._profile import Profile, ProfileDiagnostic, ProfileMount, TrustingProfile
 
 __all__ = [
     "AgentOptions",
@@ -23,6 +23,7 @@ __all__ = [
     "Profile",
     "ProfileDiagnostic",
     "ProfileMount",
+    "TrustingProfile",
     "assemble",
     "open_host",
 ]

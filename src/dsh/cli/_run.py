@@ -181,6 +181,9 @@ class _Printed:
 
 async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
     """Run every prompt as one turn of a single session; returns the last turn's exit code."""
+    from dsh.base import become_subreaper
+
+    become_subreaper()  # what escapes a hook's group comes back to dsh, ended at session end
     printed = _Printed(printer)
     code = ExitCode.OK
     session = None

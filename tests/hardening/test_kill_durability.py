@@ -40,7 +40,7 @@ def bash(n: int) -> list[dict[str, object]]:
 
 
 @pytest.fixture
-def rig(tmp_path: Path) -> tuple[Path, list[str]]:
+def rig(tmp_path: Path) -> list[str]:
     project = tmp_path / "project"
     (project / ".claude").mkdir(parents=True)
     (tmp_path / "home").mkdir()
@@ -51,7 +51,7 @@ def rig(tmp_path: Path) -> tuple[Path, list[str]]:
     (tmp_path / "script.json").write_text(json.dumps({"anthropic": {"responses": replies}}))
     assert dsh(tmp_path, "hooks", "trust", "--project", str(project)).returncode == 0
     model = f"scripted:{tmp_path / 'script.json'}"
-    return project, ["--model", model, "--project", str(project)]
+    return ["--model", model, "--project", str(project)]
 
 
 def leftovers(tmp_path: Path) -> list[int]:
@@ -76,9 +76,9 @@ def settle(tmp_path: Path) -> list[int]:
 
 
 def test_a_session_killed_at_any_point_stays_readable_and_resumable(
-    tmp_path: Path, rig: tuple[Path, list[str]]
+    tmp_path: Path, rig: list[str]
 ) -> None:
-    project, args = rig
+    args = rig
     env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data")}
     env.pop("DSH_MODEL", None)
     started = time.monotonic()

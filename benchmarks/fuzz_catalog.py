@@ -28,6 +28,7 @@ from tests.hardening.test_catalog_fuzz import FILE_BYTES, FILE_TEXT, check_setti
 def main() -> int:
     examples = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     ran = 0
+    start = time.perf_counter()
 
     @settings(
         max_examples=examples,
@@ -39,9 +40,10 @@ def main() -> int:
     def prop(project_file: bytes, cli_file: bytes, inline: str) -> None:
         nonlocal ran
         ran += 1
+        if ran % 5000 == 0:  # a long run on a loaded machine: show how far it got
+            print(f"... {ran} examples, {time.perf_counter() - start:.0f} s", flush=True)
         check_settings(project_file, cli_file, inline)
 
-    start = time.perf_counter()
     failed = 0
     try:
         prop()

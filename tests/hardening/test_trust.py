@@ -16,30 +16,23 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from dsh.cli._trust import ask_to_trust
 from dsh.hooks.claude import ClaudeCodeProfile
 from dsh.host import TrustingProfile
+from tests.cli.test_cli import dsh as cli_dsh
 
 SCRIPT = "import json, sys, os\nopen(os.environ['MARK'], 'a').write('ran\\n')\n"
 
 
 def dsh(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "400", "HOME": str(tmp_path / "home")}
-    env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    """``dsh ARGS`` with its home and data directory in ``tmp_path``, trusting nothing itself."""
+    env = {"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data")}
     env["MARK"] = str(tmp_path / "mark.txt")
-    env.pop("DSH_MODEL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "dsh", *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return cli_dsh(*args, cwd=tmp_path, env_extra=env, trust=False)
 
 
 def settings(command: str) -> str:
@@ -194,17 +187,22 @@ def test_a_hostile_trust_record_trusts_nothing_and_crashes_nothing(
         assert (tmp_path / "elsewhere.json").read_text() == trusted
 
 
-def test_the_profile_is_a_trusting_profile_and_the_prompt_seam_records_consent(
-    tmp_path: Path, project: Path
-) -> None:
-    claude = ClaudeCodeProfile(
+def own_settings_only(tmp_path: Path, **options: Any) -> ClaudeCodeProfile:
+    """The profile over the project's own settings (no user, managed or plugin hooks)."""
+    return ClaudeCodeProfile(
         home=tmp_path / "home",
         managed_path=tmp_path / "none.json",
         env={},
         discover_installed_plugins=False,
         instructions=False,
-        trust_dir=tmp_path / "trust",
+        **options,
     )
+
+
+def test_the_profile_is_a_trusting_profile_and_the_prompt_seam_records_consent(
+    tmp_path: Path, project: Path
+) -> None:
+    claude = own_settings_only(tmp_path, trust_dir=tmp_path / "trust")
     assert isinstance(claude, TrustingProfile)
     assert claude.load(project).catalog.all_hooks() == ()
     shown: list[Sequence[str]] = []
@@ -222,13 +220,5 @@ def test_the_profile_is_a_trusting_profile_and_the_prompt_seam_records_consent(
     assert len(claude.load(project).catalog.all_hooks()) == 1
     assert ask_to_trust((claude,), project, decline) is True  # nothing left to ask
     assert len(shown) == 1
-    unguarded = ClaudeCodeProfile(
-        home=tmp_path / "home",
-        managed_path=tmp_path / "none.json",
-        env={},
-        discover_installed_plugins=False,
-        instructions=False,
-        trust_dir=tmp_path / "other-trust",
-        require_trust=False,
-    )
+    unguarded = own_settings_only(tmp_path, trust_dir=tmp_path / "other-trust", require_trust=False)
     assert len(unguarded.load(project).catalog.all_hooks()) == 1

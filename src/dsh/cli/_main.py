@@ -19,7 +19,7 @@ from typing import Any, Literal, NoReturn, TypeVar
 import click
 
 from dsh import __version__
-from dsh.cli._trust import hooks_trust, trust_project_option
+from dsh.cli._trust import hook_source_options, hooks_trust, trust_project_option
 
 T = TypeVar("T")
 
@@ -268,26 +268,7 @@ def hooks() -> None:
 
 
 @hooks.command(name="check")
-@click.option(
-    "--project",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The project whose .claude/ settings to read.",
-)
-@click.option(
-    "--settings",
-    "settings_files",
-    multiple=True,
-    help="An extra settings file or inline JSON, as Claude Code's --settings.",
-)
-@click.option(
-    "--plugin-dir",
-    "plugin_dirs",
-    multiple=True,
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    help="A Claude Code plugin root (its hooks/hooks.json is read).",
-)
+@hook_source_options("The project whose .claude/ settings to read.")
 @_debug_option
 def hooks_check(
     project: Path, settings_files: tuple[str, ...], plugin_dirs: tuple[Path, ...]

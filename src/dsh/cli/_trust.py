@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ask_to_trust",
+    "hook_source_options",
     "hooks_trust",
     "run_profiles",
     "trust_profiles",
@@ -64,28 +65,27 @@ def run_profiles(
     return tuple(host_options(options).profiles)
 
 
-def untrusted_lines(profiles: Sequence[Profile], project: Path) -> list[str]:
-    """``<profile> hooks: <line>`` for every hook a run would leave out as untrusted."""
+def _each_trusting(
+    profiles: Sequence[Profile], project: Path, ask: Callable[[Any, Path], Sequence[str]]
+) -> list[str]:
     from dsh.host import TrustingProfile
 
     return [
         f"{p.name} hooks: {line}"
         for p in profiles
         if isinstance(p, TrustingProfile)
-        for line in p.untrusted(project)
+        for line in ask(p, project)
     ]
+
+
+def untrusted_lines(profiles: Sequence[Profile], project: Path) -> list[str]:
+    """``<profile> hooks: <line>`` for every hook a run would leave out as untrusted."""
+    return _each_trusting(profiles, project, lambda p, root: p.untrusted(root))
 
 
 def trust_profiles(profiles: Sequence[Profile], project: Path) -> list[str]:
     """Trust every hook the profiles' project declares now; one line per hook trusted."""
-    from dsh.host import TrustingProfile
-
-    return [
-        f"{p.name} hooks: {line}"
-        for p in profiles
-        if isinstance(p, TrustingProfile)
-        for line in p.trust(project)
-    ]
+    return _each_trusting(profiles, project, lambda p, root: p.trust(root))
 
 
 def untrusted_report(
@@ -120,27 +120,36 @@ def ask_to_trust(
     return True
 
 
+def hook_source_options(project_help: str) -> Callable[[Any], Any]:
+    """``--project``, ``--settings`` and ``--plugin-dir``, as ``dsh hooks`` commands take them."""
+
+    def decorate(f: Any) -> Any:
+        f = click.option(
+            "--plugin-dir",
+            "plugin_dirs",
+            multiple=True,
+            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            help="A Claude Code plugin root (its hooks/hooks.json is read), as --plugin-dir.",
+        )(f)
+        f = click.option(
+            "--settings",
+            "settings_files",
+            multiple=True,
+            help="An extra settings file or inline JSON, as Claude Code's --settings.",
+        )(f)
+        return click.option(
+            "--project",
+            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            default=Path("."),
+            show_default=True,
+            help=project_help,
+        )(f)
+
+    return decorate
+
+
 @click.command(name="trust")
-@click.option(
-    "--project",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The project whose own hooks to trust.",
-)
-@click.option(
-    "--settings",
-    "settings_files",
-    multiple=True,
-    help="An extra settings file or inline JSON, as `dsh run --settings` (always trusted).",
-)
-@click.option(
-    "--plugin-dir",
-    "plugin_dirs",
-    multiple=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="A plugin directory, as `dsh run --plugin-dir` (always trusted).",
-)
+@hook_source_options("The project whose own hooks to trust.")
 def hooks_trust(
     project: Path, settings_files: tuple[str, ...], plugin_dirs: tuple[Path, ...]
 ) -> None:

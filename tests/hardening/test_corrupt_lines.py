@@ -31,9 +31,8 @@ def log(tmp_path: Path) -> Path:
 
 def run_args(tmp_path: Path) -> list[str]:
     model = f"scripted:{tmp_path / 'script.json'}"
-    return ["run", "--model", model, "--project", str(tmp_path / "project"), "--session-dir"] + [
-        str(tmp_path / "s")
-    ]
+    project, sessions = str(tmp_path / "project"), str(tmp_path / "s")
+    return ["run", "--model", model, "--project", project, "--session-dir", sessions]
 
 
 def test_a_mid_file_line_that_is_not_json_starts_a_tail_that_a_resume_keeps(

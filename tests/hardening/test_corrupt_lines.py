@@ -10,6 +10,7 @@ clear error naming the file and the line, with no traceback.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -35,13 +36,20 @@ def run_args(tmp_path: Path) -> list[str]:
     return ["run", "--model", model, "--project", project, "--session-dir", sessions]
 
 
+def corrupted(
+    tmp_path: Path, log: Path, at: int, line: bytes
+) -> tuple[list[bytes], subprocess.CompletedProcess[str]]:
+    """``line`` put into ``log`` before its line ``at`` (0-based); what ``dsh log`` then says."""
+    lines = log.read_bytes().splitlines(keepends=True)
+    lines.insert(at, line)
+    log.write_bytes(b"".join(lines))
+    return lines, dsh(tmp_path, "log", log.stem, "--session-dir", str(tmp_path / "s"))
+
+
 def test_a_mid_file_line_that_is_not_json_starts_a_tail_that_a_resume_keeps(
     tmp_path: Path, log: Path
 ) -> None:
-    lines = log.read_bytes().splitlines(keepends=True)
-    lines.insert(3, b"\x00garbage{\n")
-    log.write_bytes(b"".join(lines))
-    shown = dsh(tmp_path, "log", log.stem, "--session-dir", str(tmp_path / "s"))
+    lines, shown = corrupted(tmp_path, log, 3, b"\x00garbage{\n")
     assert shown.returncode == 0, shown.stderr
     resumed = dsh(tmp_path, *run_args(tmp_path), "--resume", log.stem, "again")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
@@ -53,10 +61,7 @@ def test_a_mid_file_line_that_is_not_json_starts_a_tail_that_a_resume_keeps(
 def test_a_known_line_that_does_not_decode_is_an_error_naming_file_and_line(
     tmp_path: Path, log: Path
 ) -> None:
-    lines = log.read_bytes().splitlines(keepends=True)
-    lines.insert(2, b'{"type":"turn/end","reason":"sideways"}\n')
-    log.write_bytes(b"".join(lines))
-    shown = dsh(tmp_path, "log", log.stem, "--session-dir", str(tmp_path / "s"))
+    _lines, shown = corrupted(tmp_path, log, 2, b'{"type":"turn/end","reason":"sideways"}\n')
     assert shown.returncode != 0
     assert f"session file {log} is corrupt at line 3, byte" in shown.stderr
     assert "Traceback" not in shown.stderr

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from dsh.instructions import find_instructions
 from dsh.instructions._claude_md import MAX_INSTRUCTIONS_BYTES
-from tests.hardening.test_trust import dsh
+from tests.hardening.test_trust import run
 
 
 def loaded(project: Path, config: Path, refused: list[str] | None = None) -> dict[str, str]:
@@ -73,18 +73,7 @@ def test_dsh_run_names_the_refused_link_and_keeps_it_from_the_model(tmp_path: Pa
     (project / "CLAUDE.md").symlink_to(tmp_path / "secret.md")
     script = {"anthropic": {"responses": [[{"type": "text", "text": "ok"}]]}}
     (tmp_path / "script.json").write_text(json.dumps(script))
-    done = dsh(
-        tmp_path,
-        "run",
-        "hi",
-        "--model",
-        f"scripted:{tmp_path / 'script.json'}",
-        "--project",
-        str(project),
-        "--session-dir",
-        str(tmp_path / "s"),
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = run(tmp_path, project)
     assert "instructions files not loaded (a symlink out of the project)" in done.stdout
     [log] = (tmp_path / "s").glob("*.jsonl")
     assert "PRIVATE KEY" not in log.read_text()

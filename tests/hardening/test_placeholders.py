@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hardening.test_trust import dsh
+from tests.hardening.test_trust import run
 
 ECHO = "import sys; open(sys.argv[1], 'a').write(repr(sys.argv[2:]) + '\\n')"
 HOSTILE_NAMES = ['p"$(touch pwned)"q', "p'$(touch pwned)'q", "p`touch pwned`q", "p;touch pwned"]
@@ -52,21 +52,7 @@ def test_a_hostile_project_or_plugin_directory_is_passed_as_a_value(
     )
     script = {"anthropic": {"rules": [{"responses": [[{"type": "text", "text": "ok"}]]}]}}
     (tmp_path / "script.json").write_text(json.dumps(script))
-    done = dsh(
-        tmp_path,
-        "run",
-        "hi",
-        "--model",
-        f"scripted:{tmp_path / 'script.json'}",
-        "--project",
-        str(project),
-        "--plugin-dir",
-        str(plugin),
-        "--session-dir",
-        str(tmp_path / "s"),
-        "--trust-project",
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    run(tmp_path, project, "--plugin-dir", str(plugin), "--trust-project")
     assert not list(tmp_path.rglob("pwned"))
     seen = sorted(out.read_text().splitlines())
     p, r = str(project), str(plugin)

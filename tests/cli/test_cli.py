@@ -16,13 +16,22 @@ from dsh.cli._run import compact_command
 
 
 def dsh(
-    *args: str, cwd: Path, env_extra: dict[str, str] | None = None, stdin: str | None = None
+    *args: str,
+    cwd: Path,
+    env_extra: dict[str, str] | None = None,
+    stdin: str | None = None,
+    trust: bool = True,
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m dsh ARGS`` in ``cwd``; ``stdin`` is its standard input (default: none)."""
+    """``dsh ARGS`` in ``cwd``, its data directory under ``cwd``; ``stdin`` is its standard
+    input (default: none); a ``dsh run`` trusts the project's hooks (``--trust-project``: as a
+    user who accepted the trust prompt) unless ``trust`` is false."""
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    env.setdefault("XDG_DATA_HOME", str(cwd / "xdg-data"))
     env.pop("DSH_MODEL", None)
     env.update(env_extra or {})
     feed: dict[str, Any] = {"stdin": subprocess.DEVNULL} if stdin is None else {"input": stdin}
+    if trust and args[:1] == ("run",):
+        args = ("run", "--trust-project", *args[1:])
     return subprocess.run(
         [sys.executable, "-m", "dsh", *args],
         cwd=cwd,

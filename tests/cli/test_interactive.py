@@ -109,6 +109,8 @@ def start(
     script = write_script(tmp_path / "script.json", responses)
     args = [*command, "--model", f"scripted:{script}", "--project", str(project)]
     args += ["--session-dir", str(tmp_path / "sessions"), *extra]
+    if command == ("run",):
+        args.append("--trust-project")  # as a user who accepted the trust question
     session = Session(tmp_path, args, {})
     spawned.append(session)
     return session
@@ -306,6 +308,9 @@ def test_bare_dsh_is_interactive_and_ctrl_d_ends_the_session(
     env = {"DSH_MODEL": f"scripted:{script}", "DSH_DATA_DIR": str(tmp_path / "sessions")}
     s = Session(tmp_path, [], env, cwd=project)
     spawned.append(s)
+    s.expect("not trusted yet")  # the project's SessionEnd hook: asked once, then recorded
+    s.expect("Trust this project's hooks and run them?")
+    s.child.sendline("y")
     s.say("hi")
     s.expect("BARE-REPLY")
     s.prompt()

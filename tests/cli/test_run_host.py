@@ -19,7 +19,7 @@ def run(project: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProce
     env["CLAUDE_CONFIG_DIR"] = str(tmp_path / "cfg")
     argv = [sys.executable, "-X", "importtime", "-m", "dsh", "run", "say hello"]
     argv += ["--model", f"scripted:{script}", "--project", str(project)]
-    argv += ["--session-dir", str(tmp_path / "sessions"), *extra]
+    argv += ["--session-dir", str(tmp_path / "sessions"), "--trust-project", *extra]
     return subprocess.run(
         argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False
     )

@@ -50,7 +50,7 @@ def test_plugin_copies_stay_separate(machine: Machine) -> None:
     machine.write(one / "hooks" / "hooks.json", template)
     machine.write(two / "hooks" / "hooks.json", template)
     # A plugin and a settings file declaring the literal same command stay apart too.
-    machine.write(machine.user_settings, settings("Stop", command(f"{one}/run.sh")))
+    machine.write(machine.user_settings, settings("Stop", command("${CLAUDE_PLUGIN_ROOT}/run.sh")))
 
     hooks = machine.load(plugin_roots=[one, two]).for_event("Stop")
 

@@ -76,7 +76,8 @@ def test_project_fixture_loads_with_placeholders_substituted(machine: Machine) -
     assert catalog.ok, catalog.render_report()
     edit, bash = catalog.for_event("PreToolUse")
     project = str(machine.project)
-    assert edit.argv == ("sh", "-c", f'"{project}"/.claude/hooks/check-edit.sh')
+    # The shell expands the placeholder from the hook's environment (never spliced in).
+    assert edit.argv == ("sh", "-c", '"${CLAUDE_PROJECT_DIR}"/.claude/hooks/check-edit.sh')
     assert edit.timeout == 5.0
     assert edit.env["CLAUDE_PROJECT_DIR"] == project
     assert bash.argv == ("python3", f"{project}/hooks/guard.py", "--strict")
@@ -110,7 +111,7 @@ def test_plugin_hooks_get_their_root(machine: Machine) -> None:
 
     (post,) = catalog.for_event("PostToolUse")
     assert post.plugin == "formatter"
-    assert post.argv == ("sh", "-c", f"{root}/scripts/format.sh")
+    assert post.argv == ("sh", "-c", "${CLAUDE_PLUGIN_ROOT}/scripts/format.sh")
     assert post.declared_command == "${CLAUDE_PLUGIN_ROOT}/scripts/format.sh"
     assert post.env["CLAUDE_PLUGIN_ROOT"] == str(root)
     # A plugin loaded from its directory has Claude Code's `--plugin-dir` id, `<name>@inline`.

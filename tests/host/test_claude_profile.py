@@ -32,6 +32,7 @@ def profile(tmp_path: Path, *, instructions: bool = True) -> ClaudeCodeProfile:
         instructions_config_dir=tmp_path / "home" / ".claude",
         instructions=instructions,
         instructions_managed_dir=tmp_path / "no-managed",
+        trust_dir=tmp_path / "trust",
     )
 
 
@@ -48,6 +49,7 @@ def project(tmp_path: Path) -> Path:
     bad = {"NoSuchEvent": [{"hooks": [{"type": "command", "command": "true"}]}]}
     (root / ".claude" / "settings.local.json").write_text(json.dumps({"hooks": bad}))
     (root / "CLAUDE.md").write_text("Always answer in haiku.\n")
+    profile(tmp_path).trust(root)  # as a user who trusted the project once
     return root
 
 

@@ -3,9 +3,18 @@
 Frozen JSON values, the error root ``DshError``, the root of the closed
 decision unions ``ClosedUnion``, and ``AbortSignal`` with the
 one race against it (``race``), hostile JSON contained (``load_json``,
-``loggable_json``), so the tool pipeline and the agent loop share them.
+``loggable_json``), and the containment of the processes dsh starts
+(``contain_process``, ``end_process_tree``, ``sweep_processes``), so the tool
+pipeline, the hook runtime and the agent loop share them.
 """
 
+from dsh.base._containment import (
+    become_subreaper,
+    contain_process,
+    end_process_tree,
+    release_process,
+    sweep_processes,
+)
 from dsh.base._errors import DshError
 from dsh.base._json import (
     FrozenDict,
@@ -33,11 +42,16 @@ __all__ = [
     "NotJSONError",
     "SignalAbortedError",
     "UnsafeJSONError",
+    "become_subreaper",
+    "contain_process",
+    "end_process_tree",
     "freeze_json",
     "freeze_loaded",
     "json_kind",
     "load_json",
     "loggable_json",
     "race",
+    "release_process",
+    "sweep_processes",
     "thaw_json",
 ]

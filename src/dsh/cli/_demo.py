@@ -196,6 +196,9 @@ def _claude_profile(state: Path) -> Profile:
         # The demo's own (empty) configuration: your ~/.claude/CLAUDE.md stays out of it.
         instructions_config_dir=state / "home" / ".claude",
         instructions_managed_dir=state / "managed",
+        # The demo trusts its own copy of the shipped settings (as `--trust-project`),
+        # recorded in its temporary directory, never in your data directory.
+        trust_dir=state / "trust",
     )
 
 
@@ -242,6 +245,7 @@ async def _run_in(root: Path, printer: TranscriptPrinter, *, keep: bool) -> Exit
         profiles=(_claude_profile(root),),
         claude_hooks=False,
         claude_md=False,  # the demo's profile loads CLAUDE.md
+        trust_project=True,  # the demo's own copy of the settings
         show_session=keep,  # the log outlives the run only with --keep
     )
     if stdout_is_terminal():

@@ -56,7 +56,10 @@ def user_error_for(exc: BaseException) -> UserError | None:
             "wait for it to end, or start a new session"
         )
     if isinstance(exc, SessionCorruptError):
-        return UserError(f"session file {exc.path} is corrupt at byte {exc.offset}: {exc.problem}")
+        line = f"line {exc.line}, " if exc.line is not None else ""
+        return UserError(
+            f"session file {exc.path} is corrupt at {line}byte {exc.offset}: {exc.problem}"
+        )
     if isinstance(exc, SessionError):
         return UserError(str(exc))
     return None

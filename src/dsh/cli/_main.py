@@ -22,6 +22,7 @@ from dsh import __version__
 from dsh.cli._acp import acp_command
 from dsh.cli._run_flags import io_options
 from dsh.cli._sessions_flags import hooks_test_options, log_options
+from dsh.cli._trust import hook_source_options, hooks_trust, trust_project_option
 
 T = TypeVar("T")
 
@@ -167,6 +168,7 @@ def cli(ctx: click.Context) -> None:
     help="Fire Setup hooks (trigger maintenance) before the session starts, then run PROMPT.",
 )
 @io_options
+@trust_project_option
 @_debug_option
 def run(
     prompt: tuple[str, ...],
@@ -186,6 +188,7 @@ def run(
     maintenance: bool,
     hooks_choice: Literal["claude", "codex", "both"] | None = None,
     bypass_hook_trust: bool = False,
+    trust_project: bool = False,
     **io: Any,
 ) -> None:
     """Run PROMPT as one turn and print the transcript (live, at a terminal).
@@ -264,6 +267,7 @@ def run(
         claude_md=not no_claude_md,
         hooks=hooks_choice,
         bypass_hook_trust=bypass_hook_trust,
+        trust_project=trust_project,
     )
     if options.claude_hooks or options.settings_files or options.plugin_dirs:
         import dsh.hooks.claude
@@ -358,26 +362,7 @@ def hooks() -> None:
 
 
 @hooks.command(name="check")
-@click.option(
-    "--project",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The project whose .claude/ settings and .codex/ hooks to read.",
-)
-@click.option(
-    "--settings",
-    "settings_files",
-    multiple=True,
-    help="An extra settings file or inline JSON, as Claude Code's --settings.",
-)
-@click.option(
-    "--plugin-dir",
-    "plugin_dirs",
-    multiple=True,
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    help="A Claude Code plugin root (its hooks/hooks.json is read).",
-)
+@hook_source_options("The project whose .claude/ settings and .codex/ hooks to read.")
 @_debug_option
 def hooks_check(
     project: Path, settings_files: tuple[str, ...], plugin_dirs: tuple[Path, ...]
@@ -385,7 +370,10 @@ def hooks_check(
     """Every hook source found, every declaration admitted or diagnosed, the support per event.
 
     Exits 1 when a declaration is diagnosed (an error or a hook this host will not run).
+    Project hooks not trusted yet are listed last (see `dsh hooks trust`); they do not
+    change the exit code.
     """
+    from dsh.cli._trust import untrusted_report
     from dsh.hooks.claude import load_catalog
 
     _started()
@@ -399,6 +387,7 @@ def hooks_check(
 
     codex, codex_ok = codex_check_report(project.resolve())
     click.echo(terminal_safe(codex), nl=False)
+    click.echo(untrusted_report(project.resolve(), settings_files, plugin_dirs), nl=False)
     sys.exit(0 if catalog.ok and codex_ok else 1)
 
 
@@ -444,6 +433,9 @@ _RUN_MODES: dict[str, _RunMode] = {
 def _permission_mode(name: str | None) -> _RunMode | None:
     """``--permission-mode`` as ``RunOptions`` takes it (``auto`` was refused before)."""
     return None if name is None else _RUN_MODES[name]
+
+
+hooks.add_command(hooks_trust)
 
 
 def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:

@@ -29,7 +29,7 @@ from typing import Any, Literal, TextIO
 
 from dsh import __version__
 from dsh.agent import TurnResult
-from dsh.cli._run import ExitCode, RunOptions, _run_prompts, host_options
+from dsh.cli._run import ExitCode, RunOptions, _run_prompts, prepared_host_options
 from dsh.host import open_host
 from dsh.session import (
     AssistantMessageEvent,
@@ -432,7 +432,7 @@ async def run_machine(
             converter.ensure_init()
             write(obj)
 
-    base = host_options(options)
+    base = prepared_host_options(options, lambda line: print(f"dsh: {line}", file=sys.stderr))
     async with open_host(dataclasses.replace(base, on_event=converter.feed)) as host:
         holder.append(host)
         converter.session_id = host.session.id

@@ -117,6 +117,8 @@ class RunOptions:
     """``--dangerously-bypass-hook-trust``: run Codex hooks that are not trusted."""
     system: str | SystemPrompt | None = field(default_factory=SystemPrompt)
     """The system prompt (``HostOptions.system``): dsh's with the environment block by default."""
+    trust_project: bool = False
+    """Trust the project's own hooks before loading (``--trust-project``: accepting the prompt)."""
 
 
 def host_options(options: RunOptions) -> HostOptions:
@@ -203,13 +205,41 @@ class _Printed:
         self.count = len(events)
 
 
+def prepared_host_options(
+    options: RunOptions,
+    say: Callable[[str], None],
+    *,
+    ask_trust: Callable[[Sequence[str]], bool] | None = None,
+) -> HostOptions:
+    """``host_options`` for a run that starts now: dsh becomes the subreaper of what its
+    hooks leave behind, and the project's hooks are trusted if ``--trust-project`` (or a
+    person asked through ``ask_trust``) says so; ``say`` shows what was trusted."""
+    from dsh.base import become_subreaper
+
+    become_subreaper()  # what escapes a hook's group comes back to dsh, ended at session end
+    host_opts = host_options(options)
+    if options.trust_project:
+        from dsh.cli._trust import trust_profiles
+
+        for line in trust_profiles(host_opts.profiles, options.project):
+            say(line)
+    elif ask_trust is not None:
+        from dsh.cli._trust import ask_to_trust
+
+        ask_to_trust(host_opts.profiles, options.project, ask_trust)
+    return host_opts
+
+
 async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
     """Run every prompt as one turn of a single session; returns the last turn's exit code."""
     printed = _Printed(printer)
     code = ExitCode.OK
     session = None
+    host_opts = prepared_host_options(
+        options, lambda line: printer.console.print(f"[dim]{plain_markup(line)}[/dim]")
+    )
     try:
-        async with open_host(host_options(options)) as host:
+        async with open_host(host_opts) as host:
             session = host.session
             if options.resume is not None:
                 from dsh.cli._sessions import resumed_summary

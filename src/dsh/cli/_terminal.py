@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any
 from dsh.agent import MESSAGE_DISPLAY, Agent
 from dsh.approval import ApprovalBroker
 from dsh.cli._render import TranscriptPrinter, plain_markup
-from dsh.cli._run import ExitCode, RunOptions, compact_command, exit_code_for, host_options
+from dsh.cli._run import (
+    ExitCode,
+    RunOptions,
+    compact_command,
+    exit_code_for,
+    prepared_host_options,
+)
 from dsh.host import Host, Profile, ProfileMount, open_host
 from dsh.session import SessionLog
 
@@ -141,6 +147,19 @@ class TerminalHost:
             self.agent.cancel(reason)
 
 
+def _ask_trust(printer: TranscriptPrinter, lines: Sequence[str]) -> bool:
+    """Claude Code's workspace-trust question, before anything of the project runs."""
+    import click
+
+    printer.console.print("[bold]This project declares hooks that are not trusted yet:[/bold]")
+    for line in lines:
+        printer.console.print(f"  {plain_markup(line)}")
+    try:
+        return click.confirm("Trust this project's hooks and run them?", default=False)
+    except click.Abort:  # Ctrl-C or Ctrl-D at the question: not trusted
+        return False
+
+
 @contextlib.asynccontextmanager
 async def terminal_host(
     options: RunOptions, printer: TranscriptPrinter, *, echo_prompts: bool = True
@@ -151,7 +170,11 @@ async def terminal_host(
     from dsh.cli._live import LiveView
 
     view = LiveView(printer, project=options.project, echo_prompts=echo_prompts)
-    base = host_options(options)
+    base = prepared_host_options(
+        options,
+        lambda line: printer.console.print(f"[dim]{plain_markup(line)}[/dim]"),
+        ask_trust=(lambda lines: _ask_trust(printer, lines)) if stdin_is_terminal() else None,
+    )
     profiles = tuple(RecordingProfile(p) for p in base.profiles)
     broker = ApprovalBroker()
     holder: list[TerminalHost] = []

@@ -2,7 +2,9 @@
 
 Every hook runs in its own process group (``start_new_session=True``), so a
 timeout or a cancellation can end everything the hook started, not just its
-first process. Output is read through a bare ``SubprocessProtocol`` rather than
+first process; ``dsh.base``'s containment also ends what left the group
+(``setsid``), and every hook's group when dsh itself dies. Output is read through a
+bare ``SubprocessProtocol`` rather than
 stream readers: each chunk is kept up to the cap and the rest dropped as it
 arrives, so memory stays bounded whatever a hook prints, and the child's exit
 is seen at once even while a grandchild keeps the pipes open (Python 3.11's
@@ -21,6 +23,7 @@ from collections.abc import Callable, Coroutine, Hashable, Sequence
 from typing import Protocol
 
 from dsh._frozen import frozen
+from dsh.base import contain_process, end_process_tree, release_process
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._environment import spawn_environment
 
@@ -169,8 +172,8 @@ async def _terminate_group(pgid: int, capture: _Capture, grace: float, eof_grace
     if not (capture.exited.done() and capture.output_closed.done()):
         await asyncio.wait((capture.exited, capture.output_closed), timeout=grace)
     # Unconditional: a member that ignored SIGTERM, or detached its stdio, is
-    # still the hook's and must not outlive the run.
-    _killpg(pgid, _signal.SIGKILL)
+    # still the hook's and must not outlive the run; nor one that left the group.
+    end_process_tree(pgid)
     await _wait_for(capture.exited, _REAP_BOUND)
     # Only a process that left the group (setsid) can still hold the pipes now.
     await _wait_for(capture.output_closed, eof_grace)
@@ -230,7 +233,7 @@ async def _end_spawned(
         return
     except Exception:
         return  # nothing started
-    _killpg(transport.get_pid(), _signal.SIGKILL)
+    end_process_tree(transport.get_pid())
     await _wait_for(capture.exited, _REAP_BOUND)
     transport.close()
 
@@ -241,7 +244,7 @@ def _kill_when_spawned(
     if spawn.cancelled() or spawn.exception() is not None:
         return
     transport, _capture = spawn.result()
-    _killpg(transport.get_pid(), _signal.SIGKILL)
+    end_process_tree(transport.get_pid())
     transport.close()
 
 
@@ -307,6 +310,7 @@ async def run_hook(
         return _unstarted(cmd, started, error=_spawn_error_text(cmd, exc), cancelled=False)
 
     pid = transport.get_pid()
+    contain_process(pid)  # ended with dsh, however dsh ends
     stdin_pipe = transport.get_pipe_transport(0)
     abort: asyncio.Future[None] | None = None
     remove_abort: Callable[[], None] | None = None
@@ -356,11 +360,11 @@ async def run_hook(
             cancelled=cancelled,
         )
     except asyncio.CancelledError:
-        _killpg(pid, _signal.SIGKILL)
+        end_process_tree(pid)
         await _wait_for(capture.exited, _REAP_BOUND)
         raise
     except Exception as exc:
-        _killpg(pid, _signal.SIGKILL)
+        end_process_tree(pid)
         await _wait_for(capture.exited, _REAP_BOUND)
         return _finish(
             cmd,
@@ -381,6 +385,7 @@ async def run_hook(
         if isinstance(stdin_pipe, asyncio.WriteTransport) and stdin_pipe.get_write_buffer_size():
             stdin_pipe.abort()
         transport.close()
+        release_process(pid)  # kept while something it started still runs (session end)
 
 
 def unique_hooks(

@@ -21,7 +21,7 @@ from dsh.host._config import (
 )
 from dsh.host._host import Host, open_host
 from dsh.host._options import HostOptions
-from dsh.host._profile import Profile, ProfileDiagnostic, ProfileMount
+from dsh.host._profile import Profile, ProfileDiagnostic, ProfileMount, TrustingProfile
 from dsh.host._system_prompt import (
     DEFAULT_SYSTEM_PROMPT,
     SystemPrompt,
@@ -42,6 +42,7 @@ __all__ = [
     "ProfileDiagnostic",
     "ProfileMount",
     "SystemPrompt",
+    "TrustingProfile",
     "assemble",
     "environment_block",
     "is_git_repository",

@@ -18,6 +18,7 @@ from typing import final
 from dsh._frozen import frozen
 from dsh.agent import Agent
 from dsh.approval import ApprovalService
+from dsh.base import sweep_processes
 from dsh.context import Context
 from dsh.host._assembly import Assembly
 from dsh.host._options import HostOptions
@@ -77,6 +78,8 @@ async def open_host(options: HostOptions) -> AsyncIterator[Host]:
             session.close()
     finally:
         await assembly.dispose()
+        # What hooks and commands left running, and what escaped their groups, ends here.
+        sweep_processes()
 
 
 async def _close(agent: Agent) -> None:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, final
+from typing import Protocol, final, runtime_checkable
 
 from dsh._frozen import frozen
 from dsh.context import Plugin
 
-__all__ = ["Profile", "ProfileDiagnostic", "ProfileMount"]
+__all__ = ["Profile", "ProfileDiagnostic", "ProfileMount", "TrustingProfile"]
 
 
 class ProfileMount(Protocol):
@@ -51,6 +51,24 @@ class Profile(Protocol):
 
     def load(self, project: Path, /) -> ProfileMount:
         """Read ``project``'s declarations; never raises for bad input (that is a diagnostic)."""
+        ...
+
+
+@runtime_checkable
+class TrustingProfile(Profile, Protocol):
+    """A profile whose project-declared hooks run only once the user trusted them.
+
+    ``dsh hooks trust`` calls ``trust`` on every profile of a run that is one,
+    ``dsh hooks check`` lists ``untrusted``; ``dsh run --trust-project`` (the
+    equivalent of accepting the trust prompt) calls ``trust`` before loading.
+    """
+
+    def trust(self, project: Path, /) -> Sequence[str]:
+        """Record trust for every hook `project` declares now; one line per hook or file trusted."""
+        ...
+
+    def untrusted(self, project: Path, /) -> Sequence[str]:
+        """One line per declared hook that would not run because it is untrusted (with why)."""
         ...
 
 

@@ -62,6 +62,7 @@ are read as text.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import final
@@ -79,6 +80,8 @@ __all__ = ["LoadedInstructions", "find_instructions", "render_instructions"]
 
 _DEFAULT_MANAGED_DIR = Path("/etc/claude-code")
 _MAX_INCLUDE_DEPTH = 5
+MAX_INSTRUCTIONS_BYTES = 1 << 20
+"""Bytes of one instructions file read (1 MiB); the rest is cut, and the cut said."""
 
 _MEMORY_INSTRUCTION_PROMPT = (
     "Codebase and user instructions are shown below. Be sure to adhere to these "
@@ -226,12 +229,15 @@ def find_instructions(
     config_dir: Path,
     managed_dir: Path | None = None,
     load_reason: InstructionsLoadReason = "session_start",
+    refused: list[str] | None = None,
 ) -> list[LoadedInstructions]:
     """Every instructions file Claude Code loads at session start for ``cwd``, in its order.
 
     ``config_dir`` is ``$CLAUDE_CONFIG_DIR`` or ``~/.claude`` (the caller
     decides); ``managed_dir`` defaults to ``/etc/claude-code``. Top-level files
-    carry ``load_reason``; the files they import carry ``include``.
+    carry ``load_reason``; the files they import carry ``include``. A Project or
+    Local file that is a symlink out of the directory it was found in is not loaded
+    (as an import leaving ``cwd``); ``refused``, when given, gets a line for each.
     """
     loader = _Loader(load_reason, Path(os.path.realpath(cwd)))
     managed = _DEFAULT_MANAGED_DIR if managed_dir is None else managed_dir
@@ -240,10 +246,12 @@ def find_instructions(
     loader.load_file(absolute(config_dir / "CLAUDE.md"), "User")
     loader.load_rules(absolute(config_dir / "rules"), "User")
     for directory in _walk_down_to(absolute(cwd)):
-        loader.load_file(directory / "CLAUDE.md", "Project")
-        loader.load_file(directory / ".claude" / "CLAUDE.md", "Project")
-        loader.load_rules(directory / ".claude" / "rules", "Project")
-        loader.load_file(directory / "CLAUDE.local.md", "Local")
+        loader.load_file(directory / "CLAUDE.md", "Project", within=directory)
+        loader.load_file(directory / ".claude" / "CLAUDE.md", "Project", within=directory)
+        loader.load_rules(directory / ".claude" / "rules", "Project", within=directory)
+        loader.load_file(directory / "CLAUDE.local.md", "Local", within=directory)
+    if refused is not None:
+        refused.extend(loader.refused)
     return loader.loaded
 
 
@@ -271,11 +279,14 @@ class _Loader:
         self.load_reason: InstructionsLoadReason = load_reason
         self.cwd = cwd
         self.loaded: list[LoadedInstructions] = []
+        self.refused: list[str] = []
         self._seen: set[str] = set()
 
-    def load_rules(self, rules_dir: Path, scope: InstructionsScope) -> None:
+    def load_rules(
+        self, rules_dir: Path, scope: InstructionsScope, *, within: Path | None = None
+    ) -> None:
         for path in _rule_files(rules_dir, set()):
-            self.load_file(path, scope, rule=True)
+            self.load_file(path, scope, rule=True, within=within)
 
     def load_file(
         self,
@@ -285,12 +296,18 @@ class _Loader:
         rule: bool = False,
         parent: Path | None = None,
         depth: int = 0,
+        within: Path | None = None,
     ) -> None:
         key = str(path)
         real = os.path.realpath(path)
         if depth >= _MAX_INCLUDE_DEPTH or key in self._seen or real in self._seen:
             return
         self._seen.update((key, real))
+        if within is not None and not _inside(real, within) and os.path.lexists(path):
+            # A project's file that is a symlink out of its directory is an import that
+            # leaves it: not followed in a run nobody approved it in (as `@` imports).
+            self.refused.append(f"{path} (a link to {real}, outside {within})")
+            return
         if path.suffix and path.suffix.lower() not in _TEXT_EXTENSIONS:
             return
         raw = _read_text(path)
@@ -356,9 +373,26 @@ def _rule_files(rules_dir: Path, visited: set[str]) -> Iterator[Path]:
             yield path
 
 
+def _inside(real: str, directory: Path) -> bool:
+    return Path(real).is_relative_to(os.path.realpath(directory))
+
+
 def _read_text(path: Path) -> str | None:
+    """A regular file's text, its first ``MAX_INSTRUCTIONS_BYTES`` (a FIFO or device: None)."""
     try:
-        # As Claude Code: bad bytes become U+FFFD, the file still loads.
-        return path.read_bytes().decode("utf-8", errors="replace")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError:
         return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            size = os.fstat(f.fileno())
+            if not stat.S_ISREG(size.st_mode):
+                return None  # never block on a FIFO, never read a device
+            data = f.read(MAX_INSTRUCTIONS_BYTES + 1)
+    except OSError:
+        return None
+    # As Claude Code: bad bytes become U+FFFD, the file still loads.
+    text = data[:MAX_INSTRUCTIONS_BYTES].decode("utf-8", errors="replace")
+    if len(data) > MAX_INSTRUCTIONS_BYTES:
+        text += f"\n[truncated: {size.st_size:,} bytes, the first {MAX_INSTRUCTIONS_BYTES:,} read]"
+    return text

@@ -52,12 +52,21 @@ class ClaudeInstructionsPlugin:
         if agent.parent is not None or source == "resume":
             return
         reason: InstructionsLoadReason = "compact" if source == "compact" else "session_start"
+        refused: list[str] = []
         loaded = find_instructions(
             agent.workspace.cwd,
             config_dir=self._config(),
             managed_dir=self.managed_dir,
             load_reason=reason,
+            refused=refused,
         )
+        if refused:
+            agent.notice(
+                "instructions files not loaded (a symlink out of the project): "
+                + "; ".join(refused),
+                source=_SOURCE,
+                level="warning",
+            )
         if not loaded:
             return
         agent.inject(render_instructions(loaded), source=_SOURCE)

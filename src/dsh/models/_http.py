@@ -23,6 +23,7 @@ from typing import Any, final
 import httpx2
 
 from dsh import __version__
+from dsh.base import UnsafeJSONError, load_json
 from dsh.models._sse import ServerSentEvent, SSEDecoder, SSEError
 from dsh.models._wire import (
     DONE,
@@ -93,8 +94,9 @@ class HttpxChatTransport:
         if response.is_error:
             raise _status_error(response)
         try:
-            return json.loads(response.content)
-        except ValueError as e:
+            # Bounded: nesting past JSON_MAX_DEPTH, NaN or a 5000-digit number is malformed.
+            return load_json(response.content)
+        except UnsafeJSONError as e:
             excerpt = response.text[:_EXCERPT_CHARS]
             raise Malformed(f"the body is not JSON ({e}): {excerpt!r}") from None
 

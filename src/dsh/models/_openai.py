@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, final, get_args
 
 from dsh._frozen import frozen
+from dsh.base import UnsafeJSONError, load_json
 from dsh.models._chat_request import SUMMARY_PREFIX, chat_body, to_chat_messages
 from dsh.models._types import ModelError, ModelRefusal, ModelRequest, TextCallback
 from dsh.models._wire import (
@@ -60,6 +61,7 @@ ModelBackend = Literal["httpx", "openai-sdk"]
 _NO_KEY = "dsh-no-api-key"
 _RETRYABLE_STATUSES = frozenset({408, 409, 429})
 _MAX_BODY_CHARS = 500
+_MAX_RAW_ARGUMENTS = 10_000
 
 
 @final
@@ -76,12 +78,18 @@ class RetryNotice:
 
 
 def _parse_arguments(raw: str) -> Any:
-    """Frozen JSON arguments; text that is not JSON stays a raw string (the registry rejects it)."""
+    """Frozen JSON arguments; text that is not JSON stays a raw string (the registry rejects it).
+
+    Arguments nested past ``JSON_MAX_DEPTH``, or holding ``NaN`` or a huge number, are not
+    JSON dsh carries: they stay text too, cut at ``_MAX_RAW_ARGUMENTS`` characters.
+    """
     if not raw.strip():
         return freeze_json({})
     try:
-        return freeze_json(json.loads(raw))
-    except (json.JSONDecodeError, TypeError, ValueError):
+        return freeze_json(load_json(raw))
+    except (UnsafeJSONError, TypeError, ValueError, RecursionError):
+        if len(raw) > _MAX_RAW_ARGUMENTS:
+            return f"{raw[:_MAX_RAW_ARGUMENTS]}... [{len(raw):,} characters, cut]"
         return raw
 
 

@@ -9,10 +9,10 @@ the model reports them the same way for every backend.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any, Protocol
 
+from dsh.base import UnsafeJSONError, load_json
 from dsh.models._sse import ServerSentEvent
 
 __all__ = [
@@ -94,8 +94,8 @@ class Malformed(WireError):
 def error_data(text: str) -> object:
     """An error body as the SDK gives it: its ``error`` member, else the JSON, else the text."""
     try:
-        body = json.loads(text)
-    except ValueError:
+        body = load_json(text)
+    except UnsafeJSONError:
         return text
     return body.get("error", body) if isinstance(body, dict) else body
 
@@ -124,8 +124,8 @@ def stream_value(event: ServerSentEvent) -> object:
     if event.data.startswith("[DONE]"):
         return DONE
     try:
-        value = json.loads(event.data)
-    except ValueError as e:
+        value = load_json(event.data)
+    except UnsafeJSONError as e:
         raise Malformed(f"an event's data is not JSON ({e})") from None
     message = stream_error_message(value)
     if message is not None:

@@ -195,9 +195,9 @@ def _scan_unpaused(path: Path, data: bytes, session_id: str) -> Scan:
             d = loads(line)
             decode = decoders[d["type"]]
         except (ValueError, TypeError, KeyError, IndexError, RecursionError):
-            event = _decode_other(path, line, pos, text, start, ascii_only)
+            event = _decode_other(path, line, pos, text, start, ascii_only, i + 2)
             if event is None:
-                tail_char, problem = pos, "a line that is not a JSON event"
+                tail_char, problem = pos, f"line {i + 2} is not a JSON event"
                 break
             append(event)
         else:
@@ -205,7 +205,7 @@ def _scan_unpaused(path: Path, data: bytes, session_id: str) -> Scan:
                 append(decode(d))
             except EventDecodeError as exc:
                 raise SessionCorruptError(
-                    path, _byte_offset(text, pos, start, ascii_only), str(exc)
+                    path, _byte_offset(text, pos, start, ascii_only), str(exc), line=i + 2
                 ) from None
         pos += len(line) + 1
     if tail_char is not None:
@@ -243,7 +243,7 @@ def _later_lines(data: bytes, tail: int) -> str:
 
 
 def _decode_other(
-    path: Path, line: str, pos: int, text: str, start: int, ascii_only: bool
+    path: Path, line: str, pos: int, text: str, start: int, ascii_only: bool, number: int
 ) -> SessionEvent | None:
     """A line the fast path refused: an unknown type (opaque), or None for a corrupt line."""
     try:
@@ -257,7 +257,7 @@ def _decode_other(
         return decode_event_dict(d, line.encode("utf-8"))
     except EventDecodeError as exc:
         raise SessionCorruptError(
-            path, _byte_offset(text, pos, start, ascii_only), str(exc)
+            path, _byte_offset(text, pos, start, ascii_only), str(exc), line=number
         ) from None
 
 

@@ -79,11 +79,13 @@ class SessionLockedError(SessionError):
 class SessionCorruptError(SessionError):
     """A log line that is not a torn tail cannot be read: the log is not guessed at."""
 
-    def __init__(self, path: Path, offset: int, problem: str) -> None:
-        super().__init__(f"{path}: at byte {offset}: {problem}")
+    def __init__(self, path: Path, offset: int, problem: str, *, line: int | None = None) -> None:
+        where = f"line {line}, at byte {offset}" if line is not None else f"at byte {offset}"
+        super().__init__(f"{path}: {where}: {problem}")
         self.path = path
         self.offset = offset
         self.problem = problem
+        self.line = line
 
 
 @final

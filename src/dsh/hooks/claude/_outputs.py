@@ -211,7 +211,19 @@ def _answer(exit_code: int, model: _OutputModel | None, data: dict[str, Any] | N
 
 
 def decode_answer(run: HookRun, event: str) -> HookAnswer | WrongEvent | None:
-    """What ``run`` says for ``event``; ``None`` when it ran fine and said nothing."""
+    """What ``run`` says for ``event``; ``None`` when it ran fine and said nothing.
+
+    Every text of the answer is capped at Claude Code's 10,000 characters (``_output_caps``).
+    """
+    answer = _decode(run, event)
+    if isinstance(answer, HookAnswer):
+        from dsh.hooks.claude._output_caps import cap_answer
+
+        return cap_answer(answer, run)
+    return answer
+
+
+def _decode(run: HookRun, event: str) -> HookAnswer | WrongEvent | None:
     code = run.exit_code
     assert code is not None  # hook_outcome decodes only runs that exited
     if code == 2:
@@ -245,5 +257,7 @@ def _with_block(answer: HookAnswer, stderr: str) -> HookAnswer:
 
 
 def _nonzero(run: HookRun) -> str:
+    from dsh.hooks.claude._output_caps import cap_text
+
     first = run.stderr.strip().splitlines()[0] if run.stderr.strip() else "No stderr output"
-    return f"Failed with non-blocking status code {run.exit_code}: {first}"
+    return f"Failed with non-blocking status code {run.exit_code}: {cap_text(first)}"

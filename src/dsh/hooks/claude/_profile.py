@@ -69,7 +69,9 @@ class ClaudeCodeProfile:
     person is at the terminal (``CLAUDE_CODE_SESSION_ATTENDED=1``; headless: 0).
     ``instructions`` loads ``CLAUDE.md`` and its family into each root
     session's context, from ``instructions_config_dir`` and
-    ``instructions_managed_dir`` (default: Claude Code's own).
+    ``instructions_managed_dir`` (default: Claude Code's own). ``require_trust``:
+    the project's own hooks run only once trusted, as recorded under ``trust_dir``
+    (default: dsh's data directory, see ``dsh.hooks.claude._trust``).
     """
 
     settings_files: Sequence[str | Path] = ()
@@ -89,27 +91,65 @@ class ClaudeCodeProfile:
     instructions: bool = True
     instructions_config_dir: Path | None = None
     instructions_managed_dir: Path | None = None
+    require_trust: bool = True
+    trust_dir: Path | None = None
 
     @property
     def name(self) -> str:
         return CLAUDE_PROFILE_NAME
 
-    def load(self, project: Path, /) -> ClaudeCodeMount:
-        """The project's catalog and what to mount for it; bad settings are diagnostics."""
-        # By their public names, once the package is loaded (it imports this module).
-        from dsh.hooks.claude import claude_hooks_plugin, load_catalog
+    def _discover(self, project: Path) -> Catalog:
+        from dsh.hooks.claude import load_catalog
 
-        catalog = self.catalog
-        if catalog is None:
-            catalog = load_catalog(
-                project,
-                settings_files=self.settings_files,
-                plugin_roots=self.plugin_roots,
-                home=self.home,
-                managed_path=self.managed_path,
-                env=self.env,
-                discover_installed_plugins=self.discover_installed_plugins,
-            )
+        if self.catalog is not None:
+            return self.catalog
+        return load_catalog(
+            project,
+            settings_files=self.settings_files,
+            plugin_roots=self.plugin_roots,
+            home=self.home,
+            managed_path=self.managed_path,
+            env=self.env,
+            discover_installed_plugins=self.discover_installed_plugins,
+        )
+
+    def trust(self, project: Path, /) -> Sequence[str]:
+        """Trust every project hook declared now (``dsh hooks trust``); one line per hook."""
+        from dsh.hooks.claude._trust import record_trust
+
+        catalog = self._discover(project)
+        return tuple(
+            f"trusted: {h.describe(catalog.project_dir)}"
+            for h in record_trust(catalog, self.trust_dir)
+        )
+
+    def untrusted(self, project: Path, /) -> Sequence[str]:
+        """One line per project hook a run leaves out because it is not trusted, and why."""
+        from dsh.hooks.claude._trust import hook_trust
+
+        catalog = self._discover(project)
+        hooks, problem = hook_trust(catalog, self.trust_dir)
+        lines = [f"{h.state}: {h.describe(catalog.project_dir)}" for h in hooks if not h.trusted]
+        return (*lines, problem) if problem is not None and lines else tuple(lines)
+
+    def load(self, project: Path, /) -> ClaudeCodeMount:
+        """The project's catalog and what to mount for it; bad settings are diagnostics.
+
+        Unless ``require_trust`` is off (or ``catalog`` was given), project hooks
+        run only when trusted (``dsh hooks trust``); the others are named in one
+        diagnostic line and left out.
+        """
+        # By their public names, once the package is loaded (it imports this module).
+        from dsh.hooks.claude import claude_hooks_plugin
+
+        catalog = self._discover(project)
+        notice = None
+        if self.catalog is None and self.require_trust:
+            from dsh.hooks.claude._trust import hook_trust, trust_notice, trusted_catalog
+
+            hooks_trust, problem = hook_trust(catalog, self.trust_dir)
+            notice = trust_notice(catalog.project_dir, hooks_trust, problem)
+            catalog = trusted_catalog(catalog, hooks_trust)
         notes: list[str] = []
         state = self._permission_state(catalog, project, notes) if self.permissions else None
         mode = state.mode if state is not None else (self.permission_mode or "default")
@@ -134,6 +174,8 @@ class ClaudeCodeProfile:
                 managed_dir=self.instructions_managed_dir,
             )
         diagnostics = (*(d.describe() for d in catalog.diagnostics), *notes)
+        if notice is not None:
+            diagnostics += (notice,)
         policy = ClaudePermissionsPlugin(state) if state is not None else None
         return ClaudeCodeMount(catalog, hooks, instructions, diagnostics, policy)
 

@@ -157,9 +157,11 @@ class Diagnostic:
 class HookDeclaration:
     """One admitted command hook, ready for the runtime.
 
-    ``command`` and ``args`` have the ``${CLAUDE_PROJECT_DIR}``,
+    In the exec form, ``command`` and ``args`` have the ``${CLAUDE_PROJECT_DIR}``,
     ``${CLAUDE_PLUGIN_ROOT}`` and ``${CLAUDE_PLUGIN_DATA}`` placeholders
-    substituted (``declared_command`` is as written, for messages that quote it);
+    substituted; a shell ``command`` keeps them for the shell to expand from ``env``
+    (nothing a project controls becomes command text); ``declared_command`` is as
+    written, for messages that quote it;
     ``argv`` is what to spawn (``sh -c command``, ``bash -c command`` with
     ``shell: "bash"``, or the exec form ``command *args``); ``timeout`` is in
     seconds (the declared one, else the event's default; a SessionEnd hook's is

@@ -355,7 +355,11 @@ def _validate_handler(
         return None
 
     values = context.placeholders()
-    command = _substitute(model.command, values)
+    # A shell command keeps its `${CLAUDE_PROJECT_DIR}`-style placeholders: the variables are
+    # in the hook's environment and the shell expands them, so a directory named
+    # `p"$(touch x)"q` is a value, never command text. The exec form has no shell to inject
+    # into: each placeholder is substituted in its own argv element.
+    command = model.command if model.args is None else _substitute(model.command, values)
     args = None if model.args is None else tuple(_substitute(a, values) for a in model.args)
     if args is not None:
         if re.search(r"\s", command):

@@ -31,6 +31,7 @@ from typing import Annotated, Any, final
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
+from dsh.base import contain_process, release_process
 from dsh.session import Content
 from dsh.tools._types import ToolInvocation, ToolResult, Workspace
 from dsh.tools.builtin._common import (
@@ -302,9 +303,13 @@ class BackgroundShell:
 
     def __post_init__(self) -> None:
         self._reaper = threading.Thread(
-            target=self.process.wait, name=f"dsh-{self.id}-reaper", daemon=True
+            target=self._reap, name=f"dsh-{self.id}-reaper", daemon=True
         )
         self._reaper.start()
+
+    def _reap(self) -> None:
+        self.process.wait()
+        release_process(self.process.pid)  # what it left running ends with the session
 
     @property
     def pid(self) -> int:
@@ -366,6 +371,7 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+    contain_process(process.pid)
     shell = BackgroundShell(shell_id, command, output_path, process)
     _BACKGROUND[shell_id] = shell
 

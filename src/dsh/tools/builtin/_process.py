@@ -7,15 +7,12 @@ awaiting task is cancelled, and the child is reaped on every path.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import signal as _signal
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, final
 
 from dsh._frozen import frozen
-from dsh.base import AbortSignal
+from dsh.base import AbortSignal, contain_process, end_process_tree, release_process
 
 __all__ = ["ProcessOutcome", "kill_group", "run_in_group"]
 
@@ -37,9 +34,8 @@ class ProcessOutcome:
 
 
 def kill_group(pid: int) -> None:
-    """SIGKILL every process in the group led by ``pid`` (gone already is fine)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, _signal.SIGKILL)
+    """SIGKILL every process in the group led by ``pid``, and what left it (gone is fine)."""
+    end_process_tree(pid)
 
 
 async def run_in_group(
@@ -62,6 +58,7 @@ async def run_in_group(
         stderr=stderr,
         start_new_session=True,
     )
+    contain_process(proc.pid)
     work = asyncio.ensure_future(proc.communicate())
     aborted = asyncio.ensure_future(signal.wait()) if signal is not None else None
     try:
@@ -88,3 +85,4 @@ async def run_in_group(
             work.cancel()
             # Shielded so a second cancellation still leaves the reap running.
             await asyncio.shield(proc.wait())
+        release_process(proc.pid)

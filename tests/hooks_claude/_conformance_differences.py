@@ -31,26 +31,8 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
     "model-switch-deny": f"{STREAM_JSON} (`set_model` → PreModelSwitch deny) (issue 13)",
     "exit2-model-switch": f"{STREAM_JSON} (`set_model` → PreModelSwitch exit 2) (issue 13)",
     "exit2-post-model-switch": f"{STREAM_JSON} (`set_model` → PostModelSwitch) (issue 13)",
-    "slash-command": f"{SLASH}: `/sample-cmd` and UserPromptExpansion (issue 13)",
-    "exit2-expansion": f"{SLASH}: `/sample-cmd` and UserPromptExpansion exit 2 (issue 13)",
     "model-switch-slash": f"{SLASH}: `/model sonnet` and PreModelSwitch (issue 13)",
     "model-switch-slash-deny": f"{SLASH}: `/model sonnet` and PreModelSwitch deny (issue 13)",
-    "skill-shell-command": (
-        f"{SLASH}: a command's `!`-command and PreSkillShellCommand, an event missing from"
-        " HOOK_EVENT_HOST_SUPPORT (issue 13)"
-    ),
-    "skill-shell-deny": (
-        f"{SLASH}: PreSkillShellCommand deny, an event missing from HOOK_EVENT_HOST_SUPPORT"
-        " (issue 13)"
-    ),
-    "exit2-skill-shell": (
-        f"{SLASH}: PreSkillShellCommand exit 2, an event missing from HOOK_EVENT_HOST_SUPPORT"
-        " (issue 13)"
-    ),
-    "skill-shell-skill": (
-        f"{SLASH}: the Skill tool and PreSkillShellCommand, an event missing from"
-        " HOOK_EVENT_HOST_SUPPORT (issue 13)"
-    ),
     "task-tools-search": (
         "ToolSearch: 2.1.332 offers the task tools deferred and the model loads them with"
         " `select:TaskCreate,TaskUpdate` (result: `tool_reference` blocks); dsh has no ToolSearch"

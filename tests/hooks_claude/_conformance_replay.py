@@ -21,7 +21,12 @@ from typing import Any
 import pytest
 
 from dsh.agent import subagent_plugin
-from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT, claude_hooks_plugin, load_catalog
+from dsh.hooks.claude import (
+    HOOK_EVENT_HOST_SUPPORT,
+    claude_hooks_plugin,
+    load_catalog,
+    load_commands,
+)
 from dsh.instructions import claude_instructions_plugin
 from dsh.models import ScriptedModel
 from tests.agent.support import make_harness
@@ -76,7 +81,13 @@ def needs(case: dict[str, Any]) -> list[str]:
         kinds = sorted({line["request"]["subtype"] for line in case["stdin"] if "request" in line})
         missing.append(f"stream-json input with control requests ({', '.join(kinds)})")
     prompts = [case["prompt"] or "", *(case["then"] or [])]
-    slash = [p.split()[0] for p in prompts if p.startswith("/") and p != "/compact"]
+    files = (case.get("files") or {}).get("files") or {}
+    known = {"/compact"} | {
+        "/" + name.removeprefix(".claude/commands/").removesuffix(".md")
+        for name in files
+        if name.startswith(".claude/commands/")
+    }
+    slash = [p.split()[0] for p in prompts if p.startswith("/") and p.split()[0] not in known]
     if slash:
         missing.append(f"slash commands ({', '.join(slash)})")
     return missing
@@ -216,6 +227,7 @@ def mount(
             catalog,
             transcript_dir=transcripts,
             permission_mode=modes[0] if modes else "bypassPermissions",
+            commands=load_commands(places.project, home=places.home, plugin_roots=plugins),
         )
     )
     harness.ctx.plugin(subagent_plugin)

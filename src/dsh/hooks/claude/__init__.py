@@ -13,6 +13,7 @@ are ``dsh.instructions``.)
 
 from dsh.hooks.claude._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
 from dsh.hooks.claude._catalog import DEFAULT_MANAGED_SETTINGS, PluginRoot, load_catalog
+from dsh.hooks.claude._commands import CommandSet, CustomCommand, load_commands
 from dsh.hooks.claude._events import (
     CLAUDE_HOOK_EVENTS,
     CLAUDE_HOOK_TYPES,
@@ -62,6 +63,8 @@ __all__ = [
     "ClaudeCodeMount",
     "ClaudeCodeProfile",
     "ClaudeHooksPlugin",
+    "CommandSet",
+    "CustomCommand",
     "Diagnostic",
     "DiagnosticCode",
     "EventSpec",
@@ -88,6 +91,7 @@ __all__ = [
     "decode_answer",
     "default_transcript_dir",
     "load_catalog",
+    "load_commands",
     "project_slug",
     "render_coverage_markdown",
     "transcript_lines",

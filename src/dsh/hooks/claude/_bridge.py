@@ -14,6 +14,7 @@ over the shared ``_machinery``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from dsh.agent import (
     CWD_CHANGED,
@@ -32,6 +33,8 @@ from dsh.agent import (
     TURN_ERROR,
 )
 from dsh.context import Context
+from dsh.hooks.claude._commands import CommandSet
+from dsh.hooks.claude._commands_events import CommandEvents
 from dsh.hooks.claude._lifecycle import LifecycleEvents
 from dsh.hooks.claude._machinery import EFFORT_LEVEL, PermissionMode
 from dsh.hooks.claude._support import HOOK_EVENT_HOST_SUPPORT
@@ -51,8 +54,14 @@ from dsh.tools import (
 __all__ = ["ClaudeHooksPlugin", "PermissionMode", "claude_hooks_plugin"]
 
 
-class ClaudeHooksPlugin(LifecycleEvents, ToolEvents):
+class ClaudeHooksPlugin(LifecycleEvents, ToolEvents, CommandEvents):
     """The plugin ``claude_hooks_plugin`` returns: ``ctx.plugin(plugin)`` mounts it."""
+
+    def __init__(
+        self, catalog: Catalog, *, commands: CommandSet | None = None, **settings: Any
+    ) -> None:
+        super().__init__(catalog, **settings)
+        self.commands = commands if commands is not None else CommandSet()
 
     def seams(self) -> dict[str, str]:
         """Event → seam of every event this plugin registers a listener for."""
@@ -72,6 +81,8 @@ class ClaudeHooksPlugin(LifecycleEvents, ToolEvents):
             ctx.on(INSTRUCTIONS_LOADED, self._instructions_loaded)
         # Always: it mints the `prompt_id` every later event of the turn carries.
         ctx.on(PROMPT_SUBMIT, self._prompt_submit)
+        if self.commands.commands:  # after UserPromptSubmit: 2.1.332 expands after it fires
+            self._mount_commands(ctx)
         if d("MessageDisplay"):
             ctx.on(MESSAGE_DISPLAY, self._message_display)
         if d("CwdChanged"):
@@ -119,13 +130,15 @@ def claude_hooks_plugin(
     transcript_dir: Path | None = None,
     effort: str | None = EFFORT_LEVEL,
     attended: bool = False,
+    commands: CommandSet | None = None,
 ) -> ClaudeHooksPlugin:
     """The plugin that runs ``catalog``'s hooks on dsh's seams: ``ctx.plugin(...)`` it.
 
     ``permission_mode`` is sent as Claude Code's ``permission_mode``;
     ``transcript_dir`` is where transcripts are written (default: dsh's data dir);
     ``effort`` is the payloads' ``effort.level`` and ``CLAUDE_EFFORT`` (``None``: neither);
-    ``attended`` whether a person is at the terminal (``CLAUDE_CODE_SESSION_ATTENDED``).
+    ``attended`` whether a person is at the terminal (``CLAUDE_CODE_SESSION_ATTENDED``);
+    ``commands`` the custom commands and skills (``load_commands``) prompts may expand.
     """
     return ClaudeHooksPlugin(
         catalog,
@@ -133,4 +146,5 @@ def claude_hooks_plugin(
         transcript_dir=transcript_dir,
         effort=effort,
         attended=attended,
+        commands=commands,
     )

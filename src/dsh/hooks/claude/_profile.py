@@ -80,7 +80,7 @@ class ClaudeCodeProfile:
     def load(self, project: Path, /) -> ClaudeCodeMount:
         """The project's catalog and what to mount for it; bad settings are diagnostics."""
         # By their public names, once the package is loaded (it imports this module).
-        from dsh.hooks.claude import claude_hooks_plugin, load_catalog
+        from dsh.hooks.claude import claude_hooks_plugin, load_catalog, load_commands
 
         catalog = self.catalog
         if catalog is None:
@@ -93,6 +93,9 @@ class ClaudeCodeProfile:
                 env=self.env,
                 discover_installed_plugins=self.discover_installed_plugins,
             )
+        commands = load_commands(
+            project, home=self.home, plugin_roots=_plugin_dirs(self.plugin_roots, catalog)
+        )
         hooks = (
             claude_hooks_plugin(
                 catalog,
@@ -100,8 +103,9 @@ class ClaudeCodeProfile:
                 transcript_dir=self.transcript_dir,
                 effort=self.effort,
                 attended=self.attended,
+                commands=commands,
             )
-            if catalog.all_hooks()
+            if catalog.all_hooks() or commands.commands
             else None
         )
         instructions = None
@@ -113,4 +117,15 @@ class ClaudeCodeProfile:
                 managed_dir=self.instructions_managed_dir,
             )
         diagnostics = tuple(d.describe() for d in catalog.diagnostics)
+        diagnostics += tuple(f"warning: {line}" for line in commands.diagnostics)
         return ClaudeCodeMount(catalog, hooks, instructions, diagnostics)
+
+
+def _plugin_dirs(given: Sequence[Path | str | PluginRoot], catalog: Catalog) -> list[Path]:
+    """The plugin folders commands and skills come from: those given, then the catalog's."""
+    dirs = [Path(p) if isinstance(p, Path | str) else p.root for p in given]
+    for entry in catalog.sources:
+        root = entry.source.plugin_root
+        if root is not None and entry.status == "loaded" and root not in dirs:
+            dirs.append(root)
+    return dirs

@@ -170,7 +170,29 @@ _TABLE: Final[dict[str, EventSupport]] = {
         ),
         limits=("`sessionTitle`: dsh has no session titles",),
     ),
-    "UserPromptExpansion": _no("dsh has no slash commands or prompt expansion"),
+    "UserPromptExpansion": EventSupport(
+        seam="agent/prompt-submit",
+        status="partial",
+        applied=(
+            "fires after UserPromptSubmit for `/name args` naming a custom command or skill"
+            " (`.claude/commands`, `.claude/skills`; user, project and plugin scope)",
+            '`decision: "block"` and exit 2 drop the prompt with Claude Code\'s wording',
+            "`additionalContext` and plain stdout on exit 0 injected as context",
+            _NOTICE,
+            _HALTS,
+        ),
+        limits=("`expansion_type: mcp_prompt`: dsh has no MCP client",),
+    ),
+    "PreSkillShellCommand": EventSupport(
+        seam="agent/prompt-submit",
+        status="supported",
+        applied=(
+            "fires for each shell command of a command expanded from a prompt"
+            " (`invoked_by: user`) or of a skill the `Skill` tool loads (`invoked_by: claude`)",
+            "`permissionDecision: deny` and exit 2 leave `[not run: blocked by hook: R]` in"
+            " the text instead of the output; `updatedInput` is never applied, as in 2.1.332",
+        ),
+    ),
     "MessageDisplay": EventSupport(
         seam="agent/message-display",
         status="partial",

@@ -136,7 +136,7 @@ def mount_hooks(
         permission_mode=permission_mode,
         transcript_dir=transcripts,
         instructions=False,
-        **(profile or {}),
+        **{"home": home, **(profile or {})},  # commands and skills from this home only
     )
     assert harness.assembly.mount_profile(mounted) == ()
     return Rig(harness=harness, catalog=catalog, log=log, transcripts=transcripts)

@@ -360,7 +360,7 @@ async def test_case(case_dir: Path | None, tmp_path: Path, monkeypatch: pytest.M
     assert not missing, f"needs what dsh has no equivalent for yet: {'; '.join(missing)}"
     places = Places(tmp_path)
     rig, back = mount(case, places, monkeypatch)
-    await replay(case, rig)
+    await replay(case, rig, places)
     problems: list[str] = []
     compare_invocations(case_dir, rig, places, back, problems)
     compare_requests(case, rig, places, back, problems)

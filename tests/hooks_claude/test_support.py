@@ -48,6 +48,9 @@ SEAMS = {
     "PreCompact": "agent/pre-compact",
     "PostCompact": "agent/post-compact",
     "SessionEnd": "agent/session-end",
+    "DirectoryAdded": "agent/directory-added",
+    "PreModelSwitch": "agent/model-switch",
+    "PostModelSwitch": "agent/model-switched",
 }
 
 

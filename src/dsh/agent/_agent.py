@@ -34,6 +34,15 @@ from dsh.agent._decisions import (
     SetupTrigger,
 )
 from dsh.agent._loop import drain_prompts, end_turn, run_steps
+from dsh.agent._switching import (
+    MODEL_SWITCHED,
+    DirectorySource,
+    ModelSwitchRequest,
+    ModelSwitchSource,
+    ModelSwitchVerdict,
+    add_directory,
+    switch_model,
+)
 from dsh.agent._turn import (
     ABORTED,
     ERROR,
@@ -116,6 +125,8 @@ class Agent:
         self._parent_token = parent_token
         self._agent_id = agent_id
         self._agent_type = agent_type
+        self._directories: tuple[Path, ...] = ()
+        self._switches: list[ModelSwitchRequest] = []
         self._started = False
         self._closed = False
         self._core = AgentCore(self, ctx, session, on_event=on_event, on_text=on_text)
@@ -129,6 +140,28 @@ class Agent:
     @property
     def model(self) -> Model:
         return self._model
+
+    @property
+    def directories(self) -> tuple[Path, ...]:
+        """The working directories added to the session (``add_directory``), in order."""
+        return self._directories
+
+    def _set_model(self, model: Model, request: ModelSwitchRequest) -> None:
+        self._model = model
+        self._switches.append(request)  # `agent/model-switched` fires as the next turn begins
+
+    def _add_directory(self, path: Path) -> None:
+        self._directories += (path,)
+
+    async def switch_model(
+        self, model: Model, *, requested: str, source: ModelSwitchSource = "sdk"
+    ) -> ModelSwitchVerdict:
+        """Switch to ``model`` between turns, unless ``agent/model-switch`` denies it."""
+        return await switch_model(self, model, requested=requested, source=source)
+
+    async def add_directory(self, directory: Path, *, source: DirectorySource) -> Path:
+        """Add a working directory (``agent/directory-added``); returns it, absolute."""
+        return await add_directory(self, directory, source=source)
 
     @property
     def registry(self) -> ToolRegistry:
@@ -347,6 +380,8 @@ class Agent:
         if self._closed:
             raise RuntimeError(f"{self!r} is closed")
         await self.start()
+        while self._switches:
+            await self._ctx.emit(MODEL_SWITCHED, self, self._switches.pop(0))
         core = self._core
         turn = TurnState(new_turn_id())
         core.turn = turn

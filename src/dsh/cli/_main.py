@@ -12,11 +12,14 @@ import contextlib
 import gc
 import os
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Literal, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from dsh.models import Model
 
 from dsh import __version__
 
@@ -131,6 +134,13 @@ def cli() -> None:
     is_flag=True,
     help="Fire Setup hooks (trigger maintenance) before the session starts, then run PROMPT.",
 )
+@click.option(
+    "--input-format",
+    type=click.Choice(["text", "stream-json"]),
+    default="text",
+    help="stream-json: user messages and control requests (set_model, register_repo_root)"
+    " on stdin, one JSON object a line, as Claude Code's --input-format stream-json.",
+)
 @_debug_option
 def run(
     prompt: tuple[str, ...],
@@ -148,6 +158,7 @@ def run(
     setup_init: bool,
     init_only: bool,
     maintenance: bool,
+    input_format: Literal["text", "stream-json"],
 ) -> None:
     """Run PROMPT as one turn and print the transcript.
 
@@ -165,13 +176,16 @@ def run(
     from dsh.cli._errors import UserError, check_settings_args, resolve_session_id
     from dsh.cli._render import TranscriptPrinter
     from dsh.cli._run import NO_MODEL, ExitCode, RunOptions, run_session
-    from dsh.models import Model, ModelError, load_model
+    from dsh.models import ModelError, load_model
 
     if setup_init + init_only + maintenance > 1:
         raise click.UsageError("--init, --init-only and --maintenance exclude each other")
     if init_only and prompt:
         raise click.UsageError("--init-only runs no prompt: drop PROMPT, or use --init")
-    if not init_only and not prompt:
+    streamed = input_format == "stream-json"
+    if streamed and (prompt or init_only):
+        raise click.UsageError("--input-format stream-json reads the prompts from stdin")
+    if not init_only and not prompt and not streamed:
         raise click.UsageError("Missing argument 'PROMPT...'.")
     setup: Literal["init", "maintenance"] | None = (
         "init" if setup_init or init_only else "maintenance" if maintenance else None
@@ -208,6 +222,8 @@ def run(
         permission_mode=permission_mode,
         setup=setup,
         claude_md=not no_claude_md,
+        stream_input=sys.stdin if streamed else None,
+        resolve_model=_model_resolver(spec, base_url),
     )
     if options.claude_hooks or options.settings_files or options.plugin_dirs:
         import dsh.hooks.claude
@@ -302,6 +318,19 @@ def hooks_check(
 
     click.echo(terminal_safe(catalog.render_report()), nl=False)
     sys.exit(0 if catalog.ok else 1)
+
+
+def _model_resolver(spec: str | None, base_url: str | None) -> Callable[[str], Model]:
+    """What ``/model NAME`` and ``set_model`` select: NAME on the run's endpoint; a scripted
+    run keeps its script (there is no other model to switch to)."""
+    from dsh.models import load_model
+
+    def resolve(name: str) -> Model:
+        if spec and spec.strip().startswith("scripted:"):
+            return load_model(spec)
+        return load_model(name, base_url=base_url)
+
+    return resolve
 
 
 def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:

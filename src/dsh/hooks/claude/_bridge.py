@@ -35,6 +35,7 @@ from dsh.agent import (
 from dsh.context import Context
 from dsh.hooks.claude._commands import CommandSet
 from dsh.hooks.claude._commands_events import CommandEvents
+from dsh.hooks.claude._commands_session import SessionCommandEvents
 from dsh.hooks.claude._lifecycle import LifecycleEvents
 from dsh.hooks.claude._machinery import EFFORT_LEVEL, PermissionMode
 from dsh.hooks.claude._support import HOOK_EVENT_HOST_SUPPORT
@@ -54,7 +55,7 @@ from dsh.tools import (
 __all__ = ["ClaudeHooksPlugin", "PermissionMode", "claude_hooks_plugin"]
 
 
-class ClaudeHooksPlugin(LifecycleEvents, ToolEvents, CommandEvents):
+class ClaudeHooksPlugin(LifecycleEvents, ToolEvents, CommandEvents, SessionCommandEvents):
     """The plugin ``claude_hooks_plugin`` returns: ``ctx.plugin(plugin)`` mounts it."""
 
     def __init__(
@@ -83,6 +84,7 @@ class ClaudeHooksPlugin(LifecycleEvents, ToolEvents, CommandEvents):
         ctx.on(PROMPT_SUBMIT, self._prompt_submit)
         if self.commands.commands:  # after UserPromptSubmit: 2.1.332 expands after it fires
             self._mount_commands(ctx)
+        self._mount_session_commands(ctx)  # PreModelSwitch, PostModelSwitch, DirectoryAdded
         if d("MessageDisplay"):
             ctx.on(MESSAGE_DISPLAY, self._message_display)
         if d("CwdChanged"):

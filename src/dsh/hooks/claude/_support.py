@@ -76,6 +76,15 @@ _FILE_PATHS = (
     " the model's path"
 )
 
+_MODEL_NAMES = (
+    "`from_model`/`to_model` are the host's model names (`--model`), not Claude Code's catalog"
+    " ids; `requested_model` is what was asked for"
+)
+_NO_PRICES = (
+    "`context_tokens` and `estimated_cache_write_usd` are estimates from the session log (dsh"
+    " records no usage and knows no prices), at the rate of 2.1.332's default model"
+)
+
 _POST_SPLIT = (
     "Claude Code fires `PostToolUse` only after a successful call and `PostToolUseFailure` after a"
     " failed one. A suite that predates the split (it declares no `PostToolUseFailure` group"
@@ -447,7 +456,16 @@ _TABLE: Final[dict[str, EventSupport]] = {
         ),
         limits=("`watchPaths`: no file watcher (`FileChanged` is not supported)",),
     ),
-    "DirectoryAdded": _no("dsh has no `/add-dir`"),
+    "DirectoryAdded": EventSupport(
+        seam="agent/directory-added",
+        status="partial",
+        applied=(
+            "fires when a directory joins the session (`agent.add_directory`; a stream-json"
+            " `register_repo_root`), with `directory` absolute and `source`",
+            "exit 2 stderr and `systemMessage` reach the user; the directory is added anyway",
+        ),
+        limits=("`source: slash_command`: dsh has no `/add-dir`",),
+    ),
     "FileChanged": _no("dsh has no file watcher"),
     "WorktreeCreate": _no("dsh does not manage worktrees"),
     "WorktreeRemove": _no("dsh does not manage worktrees"),
@@ -469,8 +487,30 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "exit 2 stderr shown to the user",
         ),
     ),
-    "PreModelSwitch": _no("dsh has no mid-session model switch"),
-    "PostModelSwitch": _no("dsh has no mid-session model switch"),
+    "PreModelSwitch": EventSupport(
+        seam="agent/model-switch",
+        status="partial",
+        applied=(
+            "fires before `agent.switch_model` (`/model NAME`: `source: command`; a stream-json"
+            " `set_model`: `source: sdk`), between turns",
+            "`permissionDecision: deny` (and `ask`, headless), `decision: block` and exit 2 keep"
+            " the model, with Claude Code's `Model switch … blocked by a PreModelSwitch hook`",
+        ),
+        limits=(_MODEL_NAMES, _NO_PRICES),
+    ),
+    "PostModelSwitch": EventSupport(
+        seam="agent/model-switched",
+        status="partial",
+        applied=(
+            "fires after a switch; `additionalContext` (and plain stdout) reach the next request"
+            " as context; exit 2 and `systemMessage` reach the user, the switch stands",
+        ),
+        limits=(
+            _MODEL_NAMES,
+            _NO_PRICES,
+            "`source` `auto`, `resume`, `picker`: dsh switches models only when asked",
+        ),
+    ),
     "Elicitation": _no("dsh has no MCP client"),
     "ElicitationResult": _no("dsh has no MCP client"),
     "SessionEnd": EventSupport(

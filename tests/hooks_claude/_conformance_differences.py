@@ -59,11 +59,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         " parent's turn ends, and a `<task-notification>` turn follows when the subagent stops;"
         " dsh runs the subagent in the foreground (issue 13)"
     ),
-    "exit2-subagent": (
-        "SubagentStop exit 2: 2.1.332 gives the subagent another request with the"
-        " `<system-reminder>` Stop feedback `[<command>]: S` and a second SubagentStop"
-        " (`stop_hook_active: true`); dsh ends the subagent (issue 13)"
-    ),
     "if-filter": (
         "`if` filter: 2.1.332 runs the PreToolUse handler with `if: Bash(rm:*)` for `rm` only;"
         " dsh parses `if` but never evaluates it (a limit of the coverage table), so the"

@@ -44,7 +44,7 @@ SEAMS = {
     "Stop": "agent/turn-continuation",
     "StopFailure": "agent/turn-error",
     "SubagentStart": "subagent/start",
-    "SubagentStop": "subagent/end",
+    "SubagentStop": "agent/turn-continuation",
     "PreCompact": "agent/pre-compact",
     "PostCompact": "agent/post-compact",
     "SessionEnd": "agent/session-end",

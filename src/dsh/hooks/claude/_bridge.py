@@ -103,7 +103,7 @@ class ClaudeHooksPlugin(LifecycleEvents, ToolEvents, CommandEvents, SessionComma
             ctx.on(TASK_CREATED, self._task_created)
         if d("TaskCompleted"):
             ctx.on(TASK_COMPLETED, self._task_completed)
-        if d("Stop"):
+        if d("Stop") or d("SubagentStop"):
             ctx.on(TURN_CONTINUATION, self._stop)
         if d("StopFailure") or d("MessageDisplay"):
             ctx.on(TURN_ERROR, self._turn_error)

@@ -94,6 +94,8 @@ class AgentState:
     pre_tool: dict[str, PreToolOutcome] = field(default_factory=dict)
     # `async: true` hooks still running; the session's end cancels what is left.
     background: set[asyncio.Task[None]] = field(default_factory=set)
+    # the subagents whose SubagentStop fired on their continuation seam (by agent id)
+    subagents_stopped: set[str] = field(default_factory=set)
 
 
 def additional_contexts(merged: Merged) -> list[str]:

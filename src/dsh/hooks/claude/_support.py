@@ -365,15 +365,18 @@ _TABLE: Final[dict[str, EventSupport]] = {
         ),
     ),
     "SubagentStop": EventSupport(
-        seam="subagent/end",
+        seam="agent/turn-continuation",
         status="partial",
         applied=(
-            "fires when a child agent ends (the child fires no `Stop`), with `agent_id`,"
-            " `agent_type` and `last_assistant_message`",
+            "fires when a child agent's turn would end, on the child's own continuation seam"
+            " (the child fires no `Stop`), with `agent_id`, `agent_type`,"
+            " `last_assistant_message` and `stop_hook_active`",
+            '`decision: "block"` and exit 2 keep the child running: its next request carries'
+            " the reason in 2.1.332's `Stop hook feedback:` framing",
+            "a child that ends otherwise (aborted, step limit, error) fires it on"
+            " `subagent/end`",
         ),
         limits=(
-            '`decision: "block"` and exit 2 cannot keep the child running: `subagent/end`'
-            " fires after the child has ended",
             "Claude Code's compaction runs as an internal agent that fires SubagentStop with"
             ' `agent_type: ""` for each summarization request; dsh summarizes in the agent'
             " itself and fires none",

@@ -11,6 +11,7 @@ plain values.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, final
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from dsh.instructions import ClaudeInstructionsPlugin
 
 __all__ = ["CLAUDE_PROFILE_NAME", "ClaudeCodeMount", "ClaudeCodeProfile"]
+
+logger = logging.getLogger("dsh.hooks.claude")
 
 CLAUDE_PROFILE_NAME = "claude"
 """The profile's name: its scopes are ``claude-hooks`` and ``claude-instructions``."""
@@ -45,7 +48,7 @@ class ClaudeCodeProfile:
     """Claude Code's hooks and instructions files, as ``dsh run`` loads them.
 
     ``settings_files`` are ``--settings`` arguments (a path or inline JSON) and
-    ``plugin_roots`` plugin directories loaded as enabled; ``home``,
+    ``plugin_roots`` plugin directories loaded as enabled (hooks, commands, skills); ``home``,
     ``managed_path``, ``env`` and ``discover_installed_plugins`` are
     ``load_catalog``'s (default: the real ones). ``catalog``, when given, is used
     as it is, nothing discovered. ``permission_mode`` is what hooks are sent
@@ -116,8 +119,13 @@ class ClaudeCodeProfile:
                 config_dir=self.instructions_config_dir,
                 managed_dir=self.instructions_managed_dir,
             )
-        diagnostics = tuple(d.describe() for d in catalog.diagnostics)
-        diagnostics += tuple(f"warning: {line}" for line in commands.diagnostics)
+        # Only what skips a suite is shown on a run: what dsh merely notes (a field it
+        # ignores, an event it lacks) goes to the log and to `dsh hooks check`.
+        diagnostics = tuple(d.describe() for d in catalog.diagnostics if d.severity == "error")
+        for note in (d.describe() for d in catalog.diagnostics if d.severity != "error"):
+            logger.info("claude hooks: %s (dsh hooks check lists it)", note)
+        for line in commands.diagnostics:
+            logger.info("claude commands: %s", line)
         return ClaudeCodeMount(catalog, hooks, instructions, diagnostics)
 
 

@@ -373,8 +373,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " `last_assistant_message` and `stop_hook_active`",
             '`decision: "block"` and exit 2 keep the child running: its next request carries'
             " the reason in 2.1.332's `Stop hook feedback:` framing",
-            "a child that ends otherwise (aborted, step limit, error) fires it on"
-            " `subagent/end`",
+            "a child that ends otherwise (aborted, step limit, error) fires it on `subagent/end`",
         ),
         limits=(
             "Claude Code's compaction runs as an internal agent that fires SubagentStop with"

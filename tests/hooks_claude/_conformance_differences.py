@@ -66,7 +66,10 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
     ),
 }
 
-_NO_CONCEPT = "dsh has no {what}: to be listed as a limit of the coverage table (issue 13)"
+_NO_CONCEPT = (
+    "dsh has no {what}, so it sets none (a limit the coverage page states in its hook"
+    " environment paragraph) (issue 13)"
+)
 
 EXPECTED_ENV_DIFFERENCES: dict[str, str] = {
     "CLAUDE_CODE_CHILD_NOTES_DIR": (

@@ -120,8 +120,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             _HALTS,
         ),
         limits=(
-            "`initialUserMessage`, `sessionTitle`, `reloadSkills`: dsh has no session titles,"
-            " skills or headless first-message seam",
+            "`initialUserMessage`, `sessionTitle`, `reloadSkills`: dsh has no session titles"
+            " or headless first-message seam, and reads skills once when the session starts",
             "`watchPaths`: no file watcher (`FileChanged` is not supported)",
             "`context_tokens` is an estimate (about 4 characters a token of the system prompt"
             " and the projected history): dsh records no token usage; `estimated_cache_write_usd`"

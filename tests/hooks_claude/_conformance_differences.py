@@ -10,11 +10,6 @@ does, what dsh does, and the issue that changes it.
 from __future__ import annotations
 
 # The named reasons; a case's entry is one of them, with the case's own particulars.
-STREAM_JSON = (
-    "needs `--input-format stream-json` with control requests, which `dsh run` has no"
-    " equivalent for"
-)
-SLASH = "needs slash commands (`.claude/commands`, `/model`) or skills, which dsh has none of"
 PERMISSIONS = (
     "needs Claude Code's permission modes: 2.1.332 refuses or asks before the command runs"
     " (the recorded tool result is its own refusal); dsh has no permission modes and runs it"
@@ -24,11 +19,13 @@ AUTO_MODE = (
     " fires PermissionDenied (not supported by dsh); dsh runs `git push`, which fails"
 )
 EXPECTED_DIFFERENCES: dict[str, str] = {
-    # Command-line features dsh lacks (the case cannot even be driven).
+    # New behaviour (tools).
     "task-tools-search": (
         "ToolSearch: 2.1.332 offers the task tools deferred and the model loads them with"
-        " `select:TaskCreate,TaskUpdate` (result: `tool_reference` blocks); dsh has no ToolSearch"
-        " tool, so the script's rule never matches (new feature) (issue 13)"
+        " `select:TaskCreate,TaskUpdate`, whose result is `tool_reference` content blocks (and"
+        " whose PreToolUse `tool_input` carries the default `max_results: 5`); dsh offers every"
+        " tool directly and its content blocks are text and images only, so it has no ToolSearch"
+        " tool and the script's rule never matches (a new content-block type) (issue 13)"
     ),
     # Permission modes (the permission issue).
     "perm-default-touch": f"{PERMISSIONS}: `default` mode, `touch` needs approval (issue 14)",
@@ -52,12 +49,14 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
     "perm-denied-auto": f"{AUTO_MODE} (issue 14)",
     "perm-denied-retry": f"{AUTO_MODE}; PermissionDenied `retry: true` adds a user text (issue 14)",
     "exit2-permission-denied": f"{AUTO_MODE}; PermissionDenied exit 2 (issue 14)",
-    # Wordings (bridge).
-    # New behaviour (bridge, subagents, tools).
+    # New behaviour (subagents).
     "subagent": (
-        "background subagents: 2.1.332's Agent call returns at once (`async_launched`), the"
-        " parent's turn ends, and a `<task-notification>` turn follows when the subagent stops;"
-        " dsh runs the subagent in the foreground (issue 13)"
+        "background subagents: 2.1.332's Agent call returns at once (`async_launched`, a result"
+        " text naming the agent id and its `/tmp/claude-<uid>/…/tasks/<id>.output` file), the"
+        " parent's turn ends with the agent in Stop's `background_tasks`, and a"
+        " `<task-notification>` turn (its UserPromptSubmit `prompt` carrying ids, token usage"
+        " and duration) follows when the subagent stops; dsh runs every subagent in the"
+        " foreground, as `run_in_background: false` (`subagent-foreground` passes) (issue 13)"
     ),
     "if-filter": (
         "`if` filter: 2.1.332 runs the PreToolUse handler with `if: Bash(rm:*)` for `rm` only;"

@@ -50,6 +50,13 @@ def test_commands_are_found_in_project_user_and_plugin_scope(tmp_path: Path) -> 
     assert found.diagnostics == ()
 
 
+def test_the_user_scope_is_the_config_directory_when_given(tmp_path: Path) -> None:
+    write(tmp_path / "cfg/commands/mine.md", "Mine\n")
+    write(tmp_path / "h/.claude/commands/other.md", "Not read\n")
+    found = load_commands(tmp_path / "p", home=tmp_path / "h", config_dir=tmp_path / "cfg")
+    assert [(c.name, c.source) for c in found.commands] == [("mine", "userSettings")]
+
+
 def test_bad_command_files_are_skipped_with_a_line_each(tmp_path: Path) -> None:
     project = tmp_path / "p"
     write(project / ".claude/commands/ok.md", "fine\n")

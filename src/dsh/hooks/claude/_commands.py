@@ -110,13 +110,16 @@ def load_commands(
     *,
     home: Path | None = None,
     plugin_roots: Iterable[Path] = (),
+    config_dir: Path | None = None,
 ) -> CommandSet:
-    """Every command and skill of ``project``, ``home`` (default: the user's) and the plugins:
-    project first, then user, then plugins (Claude Code's precedence for a shared name)."""
-    home = home if home is not None else Path.home()
+    """Every command and skill of ``project``, the user's config directory (``config_dir``,
+    default ``<home>/.claude``, ``home`` defaulting to the user's) and the plugins: project
+    first, then user, then plugins (Claude Code's precedence for a shared name)."""
+    if config_dir is None:
+        config_dir = (home if home is not None else Path.home()) / ".claude"
     places: list[tuple[Path, CommandSource]] = [
         (project / ".claude", "projectSettings"),
-        (home / ".claude", "userSettings"),
+        (config_dir, "userSettings"),
     ]
     places.extend((Path(root), "plugin") for root in plugin_roots)
     found: list[CustomCommand] = []

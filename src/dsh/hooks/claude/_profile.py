@@ -12,6 +12,7 @@ plain values.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, final
@@ -96,8 +97,13 @@ class ClaudeCodeProfile:
                 env=self.env,
                 discover_installed_plugins=self.discover_installed_plugins,
             )
+        env = self.env if self.env is not None else os.environ
+        configured = env.get("CLAUDE_CONFIG_DIR")
         commands = load_commands(
-            project, home=self.home, plugin_roots=_plugin_dirs(self.plugin_roots, catalog)
+            project,
+            home=self.home,
+            plugin_roots=_plugin_dirs(self.plugin_roots, catalog),
+            config_dir=Path(configured).expanduser() if configured else None,
         )
         hooks = (
             claude_hooks_plugin(

@@ -38,6 +38,15 @@ def dsh(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[s
     )
 
 
+def streamed(
+    project: Path, tmp_path: Path, script: Path, stdin: str
+) -> subprocess.CompletedProcess[str]:
+    """``dsh run --input-format stream-json`` on ``project`` with ``stdin``."""
+    args = ["--model", f"scripted:{script}", "--project", str(project)]
+    args += ["--session-dir", str(tmp_path / "sessions")]
+    return dsh("run", "--input-format", "stream-json", *args, cwd=project, stdin=stdin)
+
+
 def test_lines_are_parsed_as_claude_code_writes_them() -> None:
     user = parse_stream_line(json.dumps({"type": "user", "message": {"content": "hi"}}), 1)
     assert user == UserLine("hi", 1)
@@ -141,19 +150,7 @@ def test_stream_json_runs_turns_and_answers_control_requests(tmp_path: Path) -> 
         {"type": "control_request", "request_id": "r3", "request": {"subtype": "interrupt"}},
         {"type": "user", "message": {"role": "user", "content": "two"}},
     ]
-    done = dsh(
-        "run",
-        "--input-format",
-        "stream-json",
-        "--model",
-        f"scripted:{script}",
-        "--project",
-        str(project),
-        "--session-dir",
-        str(tmp_path / "sessions"),
-        cwd=project,
-        stdin="".join(json.dumps(line) + "\n" for line in lines),
-    )
+    done = streamed(project, tmp_path, script, "".join(json.dumps(x) + "\n" for x in lines))
     assert done.returncode == 0, done.stderr
     assert "first" in done.stdout
     assert "second" in done.stdout
@@ -185,19 +182,7 @@ def test_a_bad_stream_line_ends_the_run_with_a_usage_error(tmp_path: Path) -> No
     project = tmp_path / "project"
     project.mkdir()
     script = _script(tmp_path, [[{"type": "text", "text": "never"}]])
-    done = dsh(
-        "run",
-        "--input-format",
-        "stream-json",
-        "--model",
-        f"scripted:{script}",
-        "--project",
-        str(project),
-        "--session-dir",
-        str(tmp_path / "sessions"),
-        cwd=project,
-        stdin="not json\n",
-    )
+    done = streamed(project, tmp_path, script, "not json\n")
     assert done.returncode == 2
     assert "dsh: stdin line 1: not JSON" in done.stderr
     assert "Traceback" not in done.stderr

@@ -26,7 +26,12 @@ from dsh.hooks.claude._commands import (
     parse_invocation,
     shell_spans,
 )
-from dsh.hooks.claude._machinery import SOURCE, BridgeBase, blocking, shown_reason
+from dsh.hooks.claude._machinery import (
+    SOURCE,
+    BridgeBase,
+    blocked_prompt_message,
+    prompt_context_lines,
+)
 from dsh.session import (
     Content,
     ContextMessageEvent,
@@ -99,20 +104,10 @@ class CommandEvents(BridgeBase):
             payload["prompt"] = prompt
             merged = await self._fire(agent, "UserPromptExpansion", hooks, payload)
             self._common_effects(agent, "UserPromptExpansion", merged)
-            blocks = blocking(merged)
-            if blocks:
-                reasons = "\n".join(shown_reason(d, a) for d, a in blocks)
-                message = f"UserPromptExpansion operation blocked by hook:\n{reasons}"
-                if not any(a.suppress_original_prompt for _, a in merged.answers):
-                    message += f"\n\nOriginal prompt: {prompt}"
+            message = blocked_prompt_message("UserPromptExpansion", merged, prompt)
+            if message is not None:
                 return PromptDecision.block(message)
-            for _, answer in merged.answers:
-                if answer.additional_context:
-                    contexts.append(
-                        f"UserPromptExpansion hook additional context: {answer.additional_context}"
-                    )
-                elif answer.plain:
-                    contexts.append(f"UserPromptExpansion hook success: {answer.plain}")
+            contexts = prompt_context_lines("UserPromptExpansion", merged)
         text = await self._expand(agent, command, args, invoked_by="user")
         head = (
             f"<command-message>{command.name}</command-message>\n"

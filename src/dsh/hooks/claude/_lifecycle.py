@@ -38,8 +38,10 @@ from dsh.context import Next
 from dsh.hooks.claude._machinery import (
     SOURCE,
     additional_contexts,
+    blocked_prompt_message,
     blocking,
     halting,
+    prompt_context_lines,
     shown_reason,
 )
 from dsh.hooks.claude._resume import resume_fields
@@ -147,21 +149,10 @@ class LifecycleEvents(SubagentEvents):
         payload["prompt"] = prompt
         merged = await self._fire(agent, "UserPromptSubmit", hooks, payload)
         self._common_effects(agent, "UserPromptSubmit", merged)
-        blocks = blocking(merged)
-        if blocks:
-            reasons = "\n".join(shown_reason(d, a) for d, a in blocks)
-            message = f"UserPromptSubmit operation blocked by hook:\n{reasons}"
-            if not any(a.suppress_original_prompt for _, a in merged.answers):
-                message += f"\n\nOriginal prompt: {prompt}"
+        message = blocked_prompt_message("UserPromptSubmit", merged, prompt)
+        if message is not None:
             return PromptDecision.block(message)
-        lines: list[str] = []
-        for _, answer in merged.answers:
-            if answer.additional_context:
-                lines.append(
-                    f"UserPromptSubmit hook additional context: {answer.additional_context}"
-                )
-            elif answer.plain:
-                lines.append(f"UserPromptSubmit hook success: {answer.plain}")
+        lines = prompt_context_lines("UserPromptSubmit", merged)
         decision = await nxt()
         if not isinstance(decision, PromptAllow) or not lines:
             return decision

@@ -52,8 +52,10 @@ __all__ = [
     "PermissionMode",
     "PreToolOutcome",
     "additional_contexts",
+    "blocked_prompt_message",
     "blocking",
     "halting",
+    "prompt_context_lines",
     "shown_reason",
 ]
 
@@ -117,6 +119,30 @@ def shown_reason(decl: HookDeclaration, answer: HookAnswer) -> str:
         stderr = answer.blocking_error.strip() or "No stderr output"
         return f"[{decl.declared_command}]: {stderr}"
     return answer.reason or "blocked by hook"
+
+
+def blocked_prompt_message(event: str, merged: Merged, prompt: str) -> str | None:
+    """A prompt event's block as Claude Code shows it (``<Event> operation blocked by
+    hook:``, the reasons, the original prompt unless suppressed), or ``None``."""
+    blocks = blocking(merged)
+    if not blocks:
+        return None
+    reasons = "\n".join(shown_reason(d, a) for d, a in blocks)
+    message = f"{event} operation blocked by hook:\n{reasons}"
+    if not any(a.suppress_original_prompt for _, a in merged.answers):
+        message += f"\n\nOriginal prompt: {prompt}"
+    return message
+
+
+def prompt_context_lines(event: str, merged: Merged) -> list[str]:
+    """Each answer's ``additionalContext`` (else its plain stdout), in Claude Code's wording."""
+    lines: list[str] = []
+    for _, answer in merged.answers:
+        if answer.additional_context:
+            lines.append(f"{event} hook additional context: {answer.additional_context}")
+        elif answer.plain:
+            lines.append(f"{event} hook success: {answer.plain}")
+    return lines
 
 
 def halting(merged: Merged) -> HookAnswer | None:

@@ -16,7 +16,7 @@ from dsh.cli._run import compact_command
 
 
 def dsh(
-    *args: str, cwd: Path, env_extra: dict[str, str] | None = None
+    *args: str, cwd: Path, env_extra: dict[str, str] | None = None, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env_extra or {})}
     env.pop("DSH_MODEL", None)
@@ -24,6 +24,7 @@ def dsh(
         [sys.executable, "-m", "dsh", *args],
         cwd=cwd,
         env=env,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=60,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,21 +20,7 @@ from dsh.cli._stream_input import (
     parse_stream_line,
 )
 from dsh.session import TextBlock
-
-
-def dsh(*args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-    env.pop("DSH_MODEL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "dsh", *args],
-        cwd=cwd,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+from tests.cli.test_cli import dsh
 
 
 def streamed(

@@ -17,7 +17,13 @@ from dsh.hooks.claude._commands import (
     parse_invocation,
     shell_spans,
 )
-from dsh.session import PromptBlockedEvent, SteeringMessageEvent, UserMessageEvent, content_text
+from dsh.session import (
+    ContextMessageEvent,
+    PromptBlockedEvent,
+    SteeringMessageEvent,
+    UserMessageEvent,
+    content_text,
+)
 from tests.agent.support import make_harness, replies, text, tool
 from tests.hooks_claude.bridge_support import Rig, hook_command, mount_hooks
 
@@ -245,3 +251,24 @@ async def test_the_skill_tool_loads_a_skill_for_the_model(
         ("Launching skill: oracle", False),
         ("Unknown skill: nothing", True),
     ]
+
+
+async def test_the_skill_list_reaches_the_model_once_a_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = command_rig(
+        tmp_path,
+        monkeypatch,
+        replies([text("one")], [text("two")]),
+        ["UserPromptSubmit"],
+        files={".claude/commands/greet.md": "---\ndescription: Says hi\n---\nHi\n"},
+    )
+    agent = rig.harness.agent()
+    for prompt in ("hello", "/greet x"):
+        agent.send(prompt)
+        await agent.run_turn()
+    await agent.close("other")
+    contexts = [e for e in agent.events if isinstance(e, ContextMessageEvent)]
+    listed = [e for e in contexts if "- greet: Says hi" in e.text]
+    assert len(listed) == 1
+    assert listed[0].text.startswith("The following skills are available")

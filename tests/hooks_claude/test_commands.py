@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from dsh.hooks.claude import load_commands
 from dsh.hooks.claude._commands import (
     MAX_COMMAND_BYTES,
+    MAX_SHELL_COMMANDS,
     expand_arguments,
     parse_invocation,
     shell_spans,
@@ -219,6 +220,26 @@ async def test_a_denied_shell_command_leaves_its_reason(
     (prompt,) = user_texts(agent.events)
     assert prompt.endswith("A [not run: blocked by hook: NO-SHELL] B\n")
     assert not marker.exists()
+
+
+async def test_an_expansion_runs_a_bounded_number_of_shell_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    many = " ".join(f"!`echo {n}`" for n in range(MAX_SHELL_COMMANDS + 2))
+    rig = command_rig(
+        tmp_path,
+        monkeypatch,
+        replies([text("ok")]),
+        ["PreSkillShellCommand"],
+        files={".claude/commands/many.md": f"---\ndescription: {'d' * 400}\n---\n{many}\n"},
+    )
+    agent, _ = await rig.run("/many")
+    assert len(rig.payloads("PreSkillShellCommand")) == MAX_SHELL_COMMANDS
+    (prompt,) = user_texts(agent.events)
+    assert prompt.count(f"[not run: more than {MAX_SHELL_COMMANDS} shell commands]") == 2
+    assert f" {MAX_SHELL_COMMANDS - 1} [not run" in prompt
+    (listing,) = [line for line in json.dumps(rig.requests()).split("\\n") if "- many:" in line]
+    assert len(listing) < 300
 
 
 async def test_the_skill_tool_loads_a_skill_for_the_model(

@@ -22,6 +22,8 @@ from dsh._frozen import frozen
 
 __all__ = [
     "MAX_COMMAND_BYTES",
+    "MAX_DESCRIPTION_CHARS",
+    "MAX_SHELL_COMMANDS",
     "CommandKind",
     "CommandSet",
     "CommandSource",
@@ -40,6 +42,12 @@ CommandKind: TypeAlias = Literal["command", "skill"]
 
 MAX_COMMAND_BYTES: Final = 256 * 1024
 """A command or skill file larger than this is skipped (it would flood the prompt)."""
+
+MAX_SHELL_COMMANDS: Final = 32
+"""The shell commands one expansion runs; any further one is left unrun, saying so."""
+
+MAX_DESCRIPTION_CHARS: Final = 250
+"""A description is cut to this in the skill list the model gets."""
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
@@ -184,10 +192,14 @@ def _read(
         source=source,
         path=path,
         body=body,
-        description=fields.get("description") or first,
+        description=_cut(fields.get("description") or first),
         base_dir=base_dir,
         model_invocable=fields.get("disable-model-invocation", "").lower() != "true",
     )
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_DESCRIPTION_CHARS else text[: MAX_DESCRIPTION_CHARS - 1] + "…"
 
 
 def _split(raw: str) -> tuple[dict[str, str], str]:

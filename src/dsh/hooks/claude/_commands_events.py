@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource, calling_agent
 from dsh.context import Context, Next
 from dsh.hooks.claude._commands import (
+    MAX_SHELL_COMMANDS,
     CommandSet,
     CustomCommand,
     expand_arguments,
@@ -180,6 +181,9 @@ class CommandEvents(BridgeBase):
         base = call_id or f"{uuid.uuid4()}:inner"
         outputs: list[str] = []
         for n, span in enumerate(spans):
+            if n >= MAX_SHELL_COMMANDS:
+                outputs.append(f"[not run: more than {MAX_SHELL_COMMANDS} shell commands]")
+                continue
             blocked = await self._pre_skill_shell(
                 agent, command, span.command, f"{base}:preamble-{n}", invoked_by
             )

@@ -11,10 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final, Literal, TypeAlias, final
+from typing import Final
 
-from dsh._frozen import frozen
 from dsh.hooks.claude._events import CLAUDE_HOOK_EVENTS
+from dsh.hooks.claude._support_commands import (
+    DIRECTORY_ADDED,
+    POST_MODEL_SWITCH,
+    PRE_MODEL_SWITCH,
+    PRE_SKILL_SHELL_COMMAND,
+    USER_PROMPT_EXPANSION,
+)
+from dsh.hooks.claude._support_row import HALTS, NOTICE, EventSupport, SupportStatus, not_supported
 
 __all__ = [
     "ADMITTED_EVENTS",
@@ -23,47 +30,6 @@ __all__ = [
     "SupportStatus",
 ]
 
-SupportStatus: TypeAlias = Literal["supported", "partial", "not-supported"]
-
-
-@final
-@frozen(kw_only=True)
-class EventSupport:
-    """How this host runs one Claude Code event.
-
-    ``seam`` is the dsh channel the event runs on (empty when not supported);
-    ``applied`` lists the output fields and behaviours that take effect;
-    ``limits`` what does not, each with why; ``difference`` a deliberate
-    difference from Claude Code, if any.
-    """
-
-    seam: str
-    status: SupportStatus
-    applied: tuple[str, ...] = ()
-    limits: tuple[str, ...] = ()
-    difference: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.status == "not-supported":
-            if self.seam or self.applied:
-                raise ValueError("a not-supported event has no seam and applies nothing")
-            if not self.limits:
-                raise ValueError("a not-supported event must say why in `limits`")
-        elif not self.seam:
-            raise ValueError(f"a {self.status} event must name its seam")
-        if self.status == "partial" and not self.limits:
-            raise ValueError("a partial event must list what it does not apply")
-
-
-def _no(reason: str) -> EventSupport:
-    return EventSupport(seam="", status="not-supported", limits=(reason,))
-
-
-_HALTS = (
-    "`continue: false` halts the turn through `agent.cancel` with a hook cause"
-    " (`stopReason` as the reason)"
-)
-_NOTICE = "`systemMessage` shown to the user as a notice"
 _ENV_FILE = (
     "`CLAUDE_ENV_FILE` (`claude-session-env/<session>/<event>-hook-<n>.sh` beside the"
     " transcripts in dsh's data dir, not Claude Code's config dir): what the hook writes there"
@@ -74,15 +40,6 @@ _FILE_PATHS = (
     " NotebookEdit's `notebook_path`) absolute and normalized: `~` expanded, joined to the"
     " session's current directory, `..` resolved; the tool, its result and PostToolBatch keep"
     " the model's path"
-)
-
-_MODEL_NAMES = (
-    "`from_model`/`to_model` are the host's model names (`--model`), not Claude Code's catalog"
-    " ids; `requested_model` is what was asked for"
-)
-_NO_PRICES = (
-    "`context_tokens` and `estimated_cache_write_usd` are estimates from the session log (dsh"
-    " records no usage and knows no prices), at the rate of 2.1.332's default model"
 )
 
 _POST_SPLIT = (
@@ -116,8 +73,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "plain stdout on exit 0 injected as context",
             "exit 2 stderr shown to the user as a hook-error notice",
             _ENV_FILE,
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
         ),
         limits=(
             "`initialUserMessage`, `sessionTitle`, `reloadSkills`: dsh has no session titles"
@@ -141,8 +98,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " keeps it)",
             "exit 2 cannot block: stderr shown to the user as a hook-error notice",
             _ENV_FILE,
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
         ),
     ),
     "InstructionsLoaded": EventSupport(
@@ -174,34 +131,13 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`suppressOriginalPrompt` leaves the prompt out of the block message",
             "`additionalContext` and plain stdout on exit 0 injected as context",
             "30-second default timeout",
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
         ),
         limits=("`sessionTitle`: dsh has no session titles",),
     ),
-    "UserPromptExpansion": EventSupport(
-        seam="agent/prompt-submit",
-        status="partial",
-        applied=(
-            "fires after UserPromptSubmit for `/name args` naming a custom command or skill"
-            " (`.claude/commands`, `.claude/skills`; user, project and plugin scope)",
-            '`decision: "block"` and exit 2 drop the prompt with Claude Code\'s wording',
-            "`additionalContext` and plain stdout on exit 0 injected as context",
-            _NOTICE,
-            _HALTS,
-        ),
-        limits=("`expansion_type: mcp_prompt`: dsh has no MCP client",),
-    ),
-    "PreSkillShellCommand": EventSupport(
-        seam="agent/prompt-submit",
-        status="supported",
-        applied=(
-            "fires for each shell command of a command expanded from a prompt"
-            " (`invoked_by: user`) or of a skill the `Skill` tool loads (`invoked_by: claude`)",
-            "`permissionDecision: deny` and exit 2 leave `[not run: blocked by hook: R]` in"
-            " the text instead of the output; `updatedInput` is never applied, as in 2.1.332",
-        ),
-    ),
+    "UserPromptExpansion": USER_PROMPT_EXPANSION,
+    "PreSkillShellCommand": PRE_SKILL_SHELL_COMMAND,
     "MessageDisplay": EventSupport(
         seam="agent/message-display",
         status="partial",
@@ -246,7 +182,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`additionalContext` added after the step's tool results",
             _FILE_PATHS,
             "several hooks: deny > ask > allow; every context delivered in declaration order",
-            _NOTICE,
+            NOTICE,
             "`continue: false` halts after the step's calls finish (`agent.cancel` with a"
             " hook cause)",
         ),
@@ -279,8 +215,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " declaration order",
             "exit 2 is not honoured (the flow is unchanged), as in Claude Code; a failing"
             ' `onFailure: "block"` hook denies',
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
         ),
         limits=(
             "`decision.updatedInput`: not applied, the call's identity (and input) is sealed"
@@ -312,8 +248,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " a failed call's output is never replaced (a suite that gets PostToolUse for it,"
             " having no PostToolUseFailure, is told so in a notice)",
             "`additionalContext` added after the step's tool results",
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
             _NO_POST_EVENT,
         ),
         limits=(
@@ -330,8 +266,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "fires after a call whose tool body ran and failed, with `error`",
             _FILE_PATHS,
             '`additionalContext`, `decision: "block"` reason and exit 2 stderr reach the model',
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
             _NO_POST_EVENT,
         ),
         limits=(
@@ -349,11 +285,11 @@ _TABLE: Final[dict[str, EventSupport]] = {
             '`decision: "block"`, exit 2 and `continue: false` stop the loop before the next'
             " model call, with the reason",
             "`additionalContext` injected once before the next model call",
-            _NOTICE,
+            NOTICE,
         ),
     ),
-    "PermissionDenied": _no("dsh has no auto-mode classifier that denies calls"),
-    "Notification": _no("dsh has no notification channel"),
+    "PermissionDenied": not_supported("dsh has no auto-mode classifier that denies calls"),
+    "Notification": not_supported("dsh has no notification channel"),
     "SubagentStart": EventSupport(
         seam="subagent/start",
         status="supported",
@@ -389,7 +325,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " is kept: `task_id`, `task_subject`, `task_description`",
             'exit 2 and `decision: "block"`: the task is not created (its id stays used) and the'
             " model sees the reasons as the call's error result",
-            _NOTICE,
+            NOTICE,
             "`continue: false` ignored, as in Claude Code",
         ),
     ),
@@ -402,7 +338,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             'exit 2 and `decision: "block"`: the task is not completed (no field of that update'
             " is applied) and the call's result, not an error, is `TaskCompleted hook feedback:"
             "\n[<command>]: R` (output `success: false` with it as `error`); PostToolUse fires",
-            _NOTICE,
+            NOTICE,
         ),
         limits=(
             "a teammate ending its turn with tasks in progress, and `continue: false` stopping"
@@ -421,8 +357,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`stop_hook_active` reports a forced continuation; at most 8 in a row"
             " (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`)",
             "`last_assistant_message` sent",
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
         ),
         limits=(
             "`background_tasks` and `session_crons` are always empty lists: dsh has no"
@@ -443,8 +379,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
         ),
         limits=("`terminalSequence`: dsh runs hooks without a terminal of theirs",),
     ),
-    "TeammateIdle": _no("dsh has no agent teams"),
-    "ConfigChange": _no("settings are read when the session starts; no settings watcher"),
+    "TeammateIdle": not_supported("dsh has no agent teams"),
+    "ConfigChange": not_supported("settings are read when the session starts; no settings watcher"),
     "CwdChanged": EventSupport(
         seam="agent/cwd-changed",
         status="partial",
@@ -454,23 +390,14 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " `old_cwd` and `new_cwd`; the hook runs in the new directory",
             "exit 2 stderr shown to the user as a hook-error notice",
             _ENV_FILE,
-            f"{_NOTICE}; `continue` discarded, as in Claude Code",
+            f"{NOTICE}; `continue` discarded, as in Claude Code",
         ),
         limits=("`watchPaths`: no file watcher (`FileChanged` is not supported)",),
     ),
-    "DirectoryAdded": EventSupport(
-        seam="agent/directory-added",
-        status="partial",
-        applied=(
-            "fires when a directory joins the session (`agent.add_directory`; a stream-json"
-            " `register_repo_root`), with `directory` absolute and `source`",
-            "exit 2 stderr and `systemMessage` reach the user; the directory is added anyway",
-        ),
-        limits=("`source: slash_command`: dsh has no `/add-dir`",),
-    ),
-    "FileChanged": _no("dsh has no file watcher"),
-    "WorktreeCreate": _no("dsh does not manage worktrees"),
-    "WorktreeRemove": _no("dsh does not manage worktrees"),
+    "DirectoryAdded": DIRECTORY_ADDED,
+    "FileChanged": not_supported("dsh has no file watcher"),
+    "WorktreeCreate": not_supported("dsh does not manage worktrees"),
+    "WorktreeRemove": not_supported("dsh does not manage worktrees"),
     "PreCompact": EventSupport(
         seam="agent/pre-compact",
         status="supported",
@@ -489,32 +416,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "exit 2 stderr shown to the user",
         ),
     ),
-    "PreModelSwitch": EventSupport(
-        seam="agent/model-switch",
-        status="partial",
-        applied=(
-            "fires before `agent.switch_model` (`/model NAME`: `source: command`; a stream-json"
-            " `set_model`: `source: sdk`), between turns",
-            "`permissionDecision: deny` (and `ask`, headless), `decision: block` and exit 2 keep"
-            " the model, with Claude Code's `Model switch … blocked by a PreModelSwitch hook`",
-        ),
-        limits=(_MODEL_NAMES, _NO_PRICES),
-    ),
-    "PostModelSwitch": EventSupport(
-        seam="agent/model-switched",
-        status="partial",
-        applied=(
-            "fires after a switch; `additionalContext` (and plain stdout) reach the next request"
-            " as context; exit 2 and `systemMessage` reach the user, the switch stands",
-        ),
-        limits=(
-            _MODEL_NAMES,
-            _NO_PRICES,
-            "`source` `auto`, `resume`, `picker`: dsh switches models only when asked",
-        ),
-    ),
-    "Elicitation": _no("dsh has no MCP client"),
-    "ElicitationResult": _no("dsh has no MCP client"),
+    "PreModelSwitch": PRE_MODEL_SWITCH,
+    "PostModelSwitch": POST_MODEL_SWITCH,
+    "Elicitation": not_supported("dsh has no MCP client"),
+    "ElicitationResult": not_supported("dsh has no MCP client"),
     "SessionEnd": EventSupport(
         seam="agent/session-end",
         status="supported",

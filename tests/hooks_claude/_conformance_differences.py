@@ -51,12 +51,12 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
     "exit2-permission-denied": f"{AUTO_MODE}; PermissionDenied exit 2 (issue 14)",
     # New behaviour (subagents).
     "subagent": (
-        "background subagents: 2.1.332's Agent call returns at once (`async_launched`, a result"
-        " text naming the agent id and its `/tmp/claude-<uid>/…/tasks/<id>.output` file), the"
-        " parent's turn ends with the agent in Stop's `background_tasks`, and a"
-        " `<task-notification>` turn (its UserPromptSubmit `prompt` carrying ids, token usage"
-        " and duration) follows when the subagent stops; dsh runs every subagent in the"
-        " foreground, as `run_in_background: false` (`subagent-foreground` passes) (issue 13)"
+        "background subagents by default: 2.1.332 runs an Agent call without"
+        " `run_in_background` in the background; dsh runs it in the foreground unless the call"
+        " says `run_in_background: true` (then it returns `async_launched` and a"
+        " `<task-notification>` turn follows, `tests/agent/test_background_subagent.py`), and"
+        " its result text and notification prompt carry neither 2.1.332's output-file path nor"
+        " its token usage and duration (issue 13)"
     ),
     "if-filter": (
         "`if` filter: 2.1.332 runs the PreToolUse handler with `if: Bash(rm:*)` for `rm` only;"

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from dsh.agent import subagent_plugin
+from dsh.agent import run_notifications, subagent_plugin
 from dsh.cli._model_command import model_command, run_model_command
 from dsh.cli._stream_input import run_stream
 from dsh.hooks.claude import (
@@ -291,6 +291,7 @@ async def replay(case: dict[str, Any], rig: Rig, places: Places) -> None:
     else:
         agent.send(case["prompt"])
         await agent.run_turn()
+        await run_notifications(agent)  # background subagents' turns, as `claude -p` runs them
     await agent.close("other")
     for prompt in case["then"] or []:
         session = agent.session

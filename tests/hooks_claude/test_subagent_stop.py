@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh.agent import subagent_plugin
+from dsh.agent import run_notifications, subagent_plugin
 from dsh.session import TurnEndReason
 from tests.agent.support import bash, text, tool
 from tests.hooks_claude.bridge_support import make_rig
@@ -56,3 +56,42 @@ async def test_a_json_block_gives_the_subagent_another_step(
     assert last["role"] == "steering"
     assert "Stop hook feedback:\nKEEP-GOING" in last["text"]
     assert rig.payloads("Stop")[0]["last_assistant_message"] == "parent done"
+
+
+async def test_stop_lists_a_running_background_subagent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = tmp_path / "gate"
+    launch = tool("Agent", description="Run echo", prompt="SUBTASK: x", run_in_background=True)
+    script = {
+        "rules": [
+            {
+                "first_user_contains": "SUBTASK",
+                "responses": [
+                    [bash(f"while [ ! -e {gate} ]; do sleep 0.05; done")],
+                    [text("sub done")],
+                ],
+            },
+            {"has_tool": "Agent", "responses": [[launch], [text("launched")], [text("told")]]},
+        ]
+    }
+    rig = make_rig(tmp_path, monkeypatch, script, ["Stop", "SubagentStop", "UserPromptSubmit"])
+    rig.harness.ctx.plugin(subagent_plugin)
+    agent = rig.harness.agent()
+    agent.send("delegate")
+    await agent.run_turn()
+    (stop,) = rig.payloads("Stop")
+    (task,) = stop["background_tasks"]
+    assert (task["type"], task["status"], task["description"]) == (
+        "subagent",
+        "running",
+        "Run echo",
+    )
+    gate.write_text("go")
+    await run_notifications(agent)
+    await agent.close("other")
+    assert rig.order() == ["UserPromptSubmit", "Stop", "SubagentStop", "UserPromptSubmit", "Stop"]
+    (sub_stop,) = rig.payloads("SubagentStop")
+    assert sub_stop["agent_id"] == task["id"]
+    assert rig.payloads("UserPromptSubmit")[1]["prompt"].startswith("<task-notification>")
+    assert rig.payloads("Stop")[1]["background_tasks"] == []

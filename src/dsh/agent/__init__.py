@@ -9,6 +9,7 @@ run that never mounts the ``Agent`` tool never builds its input model.
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent._agent import Agent
+from dsh.agent._background import BackgroundSubagent, background_subagents, run_notifications
 from dsh.agent._caller import calling_agent
 from dsh.agent._channels import (
     CWD_CHANGED,
@@ -101,6 +102,7 @@ __all__ = [
     "TURN_STOP",
     "Agent",
     "AgentToolInput",
+    "BackgroundSubagent",
     "CancelWhen",
     "CompactRequest",
     "CompactTrigger",
@@ -146,7 +148,9 @@ __all__ = [
     "TurnResult",
     "TurnStop",
     "TurnStopDecision",
+    "background_subagents",
     "calling_agent",
+    "run_notifications",
     "subagent_plugin",
 ]
 

@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from dsh.agent._background import settle_background
 from dsh.agent._channels import SESSION_END, SESSION_START, SETUP
 from dsh.agent._compaction import compact, compact_if_over_budget
 from dsh.agent._core import AgentCore, text_arg
@@ -360,6 +361,7 @@ class Agent:
         if self._core.turn is not None:
             self.cancel(AbortCause(kind="user", reason=f"session closed ({reason})"))
         try:
+            await settle_background(self)  # a background subagent ends with its parent
             await self._ctx.emit(SESSION_END, self, reason)
         finally:
             # After the session-end hooks (which may still look at them): what the

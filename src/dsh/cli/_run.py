@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from dsh._frozen import slotted
-from dsh.agent import Agent, SetupTrigger, TurnResult
+from dsh.agent import Agent, SetupTrigger, TurnResult, run_notifications
 from dsh.cli._model_command import model_command, run_model_command
 from dsh.cli._render import TranscriptPrinter, plain_markup
 from dsh.context import Plugin
@@ -229,6 +229,8 @@ async def _run_prompts(agent: Agent, options: RunOptions, printed: _Printed) -> 
             continue
         agent.send(prompt)
         result = await agent.run_turn()
+        # As `claude -p`: each background subagent that finishes starts a notification turn.
+        result = await run_notifications(agent) or result
         printed.catch_up(agent.events)
         code = exit_code_for(result)
         if code != ExitCode.OK:

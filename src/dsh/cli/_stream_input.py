@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any, Final, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.agent import Agent, ModelSwitchDeny, TurnResult
+from dsh.agent import Agent, ModelSwitchDeny, TurnResult, run_notifications
 from dsh.base import DshError
 from dsh.models import Model
 from dsh.session import Content, TextBlock
@@ -178,6 +178,7 @@ async def run_stream(
         if isinstance(item, UserLine):
             agent.send(item.content)
             last = await agent.run_turn()
+            last = await run_notifications(agent) or last
             if after_turn is not None and not after_turn(last):
                 return last
         elif isinstance(item, ControlLine):

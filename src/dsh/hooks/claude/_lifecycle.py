@@ -38,6 +38,7 @@ from dsh.context import Next
 from dsh.hooks.claude._machinery import (
     SOURCE,
     additional_contexts,
+    background_tasks,
     blocked_prompt_message,
     blocking,
     halting,
@@ -178,7 +179,7 @@ class LifecycleEvents(SubagentEvents):
         payload = self._base(agent, "Stop")
         payload["stop_hook_active"] = state.stop_hook_active
         payload["last_assistant_message"] = state.final_text
-        payload["background_tasks"] = []
+        payload["background_tasks"] = background_tasks(agent)
         payload["session_crons"] = []
         merged = await self._fire(agent, "Stop", hooks, payload)
         self._common_effects(agent, "Stop", merged)

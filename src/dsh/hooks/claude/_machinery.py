@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias
 
 from dsh._frozen import frozen, slotted
-from dsh.agent import Agent
+from dsh.agent import Agent, background_subagents
 from dsh.hook_protocol import (
     HookOutcome,
     HookRun,
@@ -52,6 +52,7 @@ __all__ = [
     "PermissionMode",
     "PreToolOutcome",
     "additional_contexts",
+    "background_tasks",
     "blocked_prompt_message",
     "blocking",
     "halting",
@@ -143,6 +144,21 @@ def prompt_context_lines(event: str, merged: Merged) -> list[str]:
         elif answer.plain:
             lines.append(f"{event} hook success: {answer.plain}")
     return lines
+
+
+def background_tasks(agent: Agent) -> list[dict[str, str]]:
+    """Stop's and SubagentStop's ``background_tasks``: the session's background subagents
+    still running, as 2.1.332 lists them."""
+    return [
+        {
+            "id": b.agent_id,
+            "type": "subagent",
+            "status": "running",
+            "description": b.description,
+            "agent_type": b.agent_type,
+        }
+        for b in background_subagents(root_session(agent))
+    ]
 
 
 def halting(merged: Merged) -> HookAnswer | None:

@@ -151,7 +151,11 @@ run in the session's Bash and replaced by its output. The `Skill` tool loads a s
 same way for the model (`invoked_by: claude`); the session's first prompt carries the
 skill list. `/model NAME` switches the model between turns (PreModelSwitch, no model
 request), as does a `set_model` control request of `dsh run --input-format stream-json`,
-whose `register_repo_root` adds a working directory (DirectoryAdded).
+whose `register_repo_root` adds a working directory (DirectoryAdded). An `Agent` call with
+`run_in_background: true` returns at once (`async_launched`); when the subagent finishes,
+a parent turn starts with a `<task-notification>` prompt, as in Claude Code. dsh's default
+stays the foreground (2.1.332's is the background), so a host that runs no notification
+turns never leaves a subagent's answer behind.
 
 ## Diagnostics
 

@@ -14,7 +14,14 @@ from pathlib import Path
 from dsh.agent import Agent, ContinuationDecision, ContinuationState
 from dsh.context import Next
 from dsh.hook_protocol import root_session
-from dsh.hooks.claude._machinery import SOURCE, BridgeBase, Merged, blocking, shown_reason
+from dsh.hooks.claude._machinery import (
+    SOURCE,
+    BridgeBase,
+    Merged,
+    background_tasks,
+    blocking,
+    shown_reason,
+)
 from dsh.hooks.claude._transcript import write_transcript
 
 __all__ = ["SubagentEvents"]
@@ -63,7 +70,7 @@ class SubagentEvents(BridgeBase):
             / f"agent-{child.agent_id}.jsonl"
         )
         payload["last_assistant_message"] = final_text
-        payload["background_tasks"] = []
+        payload["background_tasks"] = background_tasks(parent)
         payload["session_crons"] = []
         write_transcript(
             Path(payload["agent_transcript_path"]),

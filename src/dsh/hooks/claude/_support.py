@@ -356,7 +356,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`additionalContext` continues the turn as non-error feedback, framed the same",
             "`stop_hook_active` reports a forced continuation; at most 8 in a row"
             " (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`)",
-            "`last_assistant_message` sent",
+            "`last_assistant_message` sent; `background_tasks` lists the background subagents"
+            " still running (an `Agent` call with `run_in_background: true`)",
             NOTICE,
             HALTS,
         ),

@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsh.cli._stream_input import StreamInputError, parse_stream_input
+from dsh.cli._stream_input import ControlLine, StreamInputError, UserLine, parse_stream_line
 from dsh.host import ConfigError, DshConfig, load_config
 
 JSONISH = st.recursive(
@@ -37,14 +37,13 @@ USERISH = st.fixed_dictionaries(
     st.lists(st.text(max_size=60) | USERISH.map(json.dumps) | JSONISH.map(json.dumps), max_size=6)
 )
 def test_stream_input_is_prompts_or_an_error_naming_the_line(lines: list[str]) -> None:
-    problem = ""
-    try:
-        parsed = parse_stream_input(lines)
-    except StreamInputError as exc:
-        problem = str(exc)
-    else:
-        assert all(isinstance(p, str) for p in parsed.prompts)
-    assert not problem or problem.startswith("stdin")
+    for n, line in enumerate(lines, 1):
+        try:
+            parsed = parse_stream_line(line, n)
+        except StreamInputError as exc:
+            assert str(exc).startswith(f"stdin line {n}: ")
+        else:
+            assert parsed is None or isinstance(parsed, UserLine | ControlLine)
 
 
 @settings(max_examples=200, deadline=None)

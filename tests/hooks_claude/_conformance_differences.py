@@ -10,68 +10,39 @@ does, what dsh does, and the issue that changes it.
 from __future__ import annotations
 
 # The named reasons; a case's entry is one of them, with the case's own particulars.
-STREAM_JSON = (
-    "needs `--input-format stream-json` with control requests, which `dsh run` has no"
-    " equivalent for"
-)
-SLASH = "needs slash commands (`.claude/commands`, `/model`) or skills, which dsh has none of"
 AUTO_MODE = (
     "needs Claude Code's auto mode: 2.1.332 denies the call (`Auto mode is unavailable: …`) and"
     " fires PermissionDenied; dsh has no auto-mode classifier, so it refuses `auto`"
     " (PermissionModeError) and the case cannot run"
 )
 EXPECTED_DIFFERENCES: dict[str, str] = {
-    # Command-line features dsh lacks (the case cannot even be driven).
-    "dir-added-sdk": f"{STREAM_JSON} (`register_repo_root` → DirectoryAdded) (issue 13)",
-    "exit2-dir-added": f"{STREAM_JSON} (`register_repo_root` → DirectoryAdded) (issue 13)",
-    "model-switch-sdk": f"{STREAM_JSON} (`set_model` → Pre/PostModelSwitch) (issue 13)",
-    "model-switch-deny": f"{STREAM_JSON} (`set_model` → PreModelSwitch deny) (issue 13)",
-    "exit2-model-switch": f"{STREAM_JSON} (`set_model` → PreModelSwitch exit 2) (issue 13)",
-    "exit2-post-model-switch": f"{STREAM_JSON} (`set_model` → PostModelSwitch) (issue 13)",
-    "slash-command": f"{SLASH}: `/sample-cmd` and UserPromptExpansion (issue 13)",
-    "exit2-expansion": f"{SLASH}: `/sample-cmd` and UserPromptExpansion exit 2 (issue 13)",
-    "model-switch-slash": f"{SLASH}: `/model sonnet` and PreModelSwitch (issue 13)",
-    "model-switch-slash-deny": f"{SLASH}: `/model sonnet` and PreModelSwitch deny (issue 13)",
-    "skill-shell-command": (
-        f"{SLASH}: a command's `!`-command and PreSkillShellCommand, an event missing from"
-        " HOOK_EVENT_HOST_SUPPORT (issue 13)"
-    ),
-    "skill-shell-deny": (
-        f"{SLASH}: PreSkillShellCommand deny, an event missing from HOOK_EVENT_HOST_SUPPORT"
-        " (issue 13)"
-    ),
-    "exit2-skill-shell": (
-        f"{SLASH}: PreSkillShellCommand exit 2, an event missing from HOOK_EVENT_HOST_SUPPORT"
-        " (issue 13)"
-    ),
-    "skill-shell-skill": (
-        f"{SLASH}: the Skill tool and PreSkillShellCommand, an event missing from"
-        " HOOK_EVENT_HOST_SUPPORT (issue 13)"
-    ),
+    # New behaviour (tools).
     "task-tools-search": (
         "ToolSearch: 2.1.332 offers the task tools deferred and the model loads them with"
-        " `select:TaskCreate,TaskUpdate` (result: `tool_reference` blocks); dsh has no ToolSearch"
-        " tool, so the script's rule never matches (new feature) (issue 13)"
+        " `select:TaskCreate,TaskUpdate`, whose result is `tool_reference` content blocks (and"
+        " whose PreToolUse `tool_input` carries the default `max_results: 5`); dsh offers every"
+        " tool directly and its content blocks are text and images only, so it has no ToolSearch"
+        " tool and the script's rule never matches (a new content-block type) (issue 13)"
     ),
     # Auto mode (the permission issue).
     "perm-denied-auto": f"{AUTO_MODE} (issue 14)",
     "perm-denied-retry": f"{AUTO_MODE}; PermissionDenied `retry: true` adds a user text (issue 14)",
     "exit2-permission-denied": f"{AUTO_MODE}; PermissionDenied exit 2 (issue 14)",
-    # Wordings (bridge).
-    # New behaviour (bridge, subagents, tools).
+    # New behaviour (subagents).
     "subagent": (
-        "background subagents: 2.1.332's Agent call returns at once (`async_launched`), the"
-        " parent's turn ends, and a `<task-notification>` turn follows when the subagent stops;"
-        " dsh runs the subagent in the foreground (issue 13)"
-    ),
-    "exit2-subagent": (
-        "SubagentStop exit 2: 2.1.332 gives the subagent another request with the"
-        " `<system-reminder>` Stop feedback `[<command>]: S` and a second SubagentStop"
-        " (`stop_hook_active: true`); dsh ends the subagent (issue 13)"
+        "background subagents by default: 2.1.332 runs an Agent call without"
+        " `run_in_background` in the background; dsh runs it in the foreground unless the call"
+        " says `run_in_background: true` (then it returns `async_launched` and a"
+        " `<task-notification>` turn follows, `tests/agent/test_background_subagent.py`), and"
+        " its result text and notification prompt carry neither 2.1.332's output-file path nor"
+        " its token usage and duration (issue 13)"
     ),
 }
 
-_NO_CONCEPT = "dsh has no {what}: to be listed as a limit of the coverage table (issue 13)"
+_NO_CONCEPT = (
+    "dsh has no {what}, so it sets none (a limit the coverage page states in its hook"
+    " environment paragraph) (issue 13)"
+)
 
 EXPECTED_ENV_DIFFERENCES: dict[str, str] = {
     "CLAUDE_CODE_CHILD_NOTES_DIR": (
@@ -90,4 +61,13 @@ EXPECTED_ENV_DIFFERENCES: dict[str, str] = {
 
 EXPECTED_STYLE_DIFFERENCES: dict[str, str] = {}
 
-EXPECTED_VALUE_DIFFERENCES: dict[str, str] = {}
+_MODEL_NAMES = (
+    "2.1.332 sends its catalog's model ids (`claude-opus-5-5`, `claude-sonnet-5-5` for"
+    " `sonnet`); dsh sends its own model's name (`--model`; the replay's scripted models are"
+    " `scripted:…`), `requested_model` being the same in both (a limit of the coverage table)"
+    " (issue 13)"
+)
+EXPECTED_VALUE_DIFFERENCES: dict[str, str] = {
+    "from_model": _MODEL_NAMES,
+    "to_model": _MODEL_NAMES,
+}

@@ -10,26 +10,31 @@ placeholders. (``bridge_support.mount_hooks`` asserts a clean catalog, which a r
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dsh.agent import subagent_plugin
+from dsh.agent import run_notifications, subagent_plugin
+from dsh.cli._model_command import model_command, run_model_command
+from dsh.cli._stream_input import run_stream
 from dsh.hooks.claude import (
     HOOK_EVENT_HOST_SUPPORT,
     ClaudePermissionsPlugin,
     claude_hooks_plugin,
     load_catalog,
+    load_commands,
     permission_state,
 )
 from dsh.instructions import claude_instructions_plugin
-from dsh.models import ScriptedModel
+from dsh.models import Model, ScriptedModel
 from tests.agent.support import make_harness
 from tests.hooks_claude.bridge_support import SCRIPT, Rig
 from tests.shared_paths import CONFORMANCE
@@ -75,14 +80,26 @@ class Places:
         return json.loads(text)
 
 
+# The control requests `dsh run --input-format stream-json` handles (dsh.cli._stream_input).
+CONTROL_REQUESTS = {"set_model", "register_repo_root"}
+# The slash commands `dsh run` runs itself (`/compact`, `/model NAME`), besides custom ones.
+BUILTIN_COMMANDS = {"/compact", "/model"}
+
+
 def needs(case: dict[str, Any]) -> list[str]:
     """The command-line features of Claude Code the case uses that dsh has none of yet."""
     missing = []
-    if case.get("stdin"):
-        kinds = sorted({line["request"]["subtype"] for line in case["stdin"] if "request" in line})
-        missing.append(f"stream-json input with control requests ({', '.join(kinds)})")
+    kinds = {line["request"]["subtype"] for line in case.get("stdin") or [] if "request" in line}
+    if kinds - CONTROL_REQUESTS:
+        missing.append(f"control requests ({', '.join(sorted(kinds - CONTROL_REQUESTS))})")
     prompts = [case["prompt"] or "", *(case["then"] or [])]
-    slash = [p.split()[0] for p in prompts if p.startswith("/") and p != "/compact"]
+    files = (case.get("files") or {}).get("files") or {}
+    known = BUILTIN_COMMANDS | {
+        "/" + name.removeprefix(".claude/commands/").removesuffix(".md")
+        for name in files
+        if name.startswith(".claude/commands/")
+    }
+    slash = [p.split()[0] for p in prompts if p.startswith("/") and p.split()[0] not in known]
     if slash:
         missing.append(f"slash commands ({', '.join(slash)})")
     return missing
@@ -227,7 +244,11 @@ def mount(
     )
     harness.ctx.plugin(
         claude_hooks_plugin(
-            catalog, transcript_dir=transcripts, permission_mode=state.mode, permissions=state
+            catalog,
+            transcript_dir=transcripts,
+            permission_mode=state.mode,
+            permissions=state,
+            commands=load_commands(places.project, home=places.home, plugin_roots=plugins),
         )
     )
     harness.ctx.plugin(ClaudePermissionsPlugin(state))
@@ -249,17 +270,40 @@ def has_mode(entry: dict[str, Any]) -> bool:
     return "permission_mode" in (entry["payload"] or {})
 
 
-async def replay(case: dict[str, Any], rig: Rig) -> None:
-    """Run the case's prompt and follow-ups (``--continue``) as ``dsh run`` runs them."""
+def model_resolver(case: dict[str, Any], rig: Rig, places: Places) -> Callable[[str], Model]:
+    """What a switch to ``name`` selects in the replay: the case's script under that name."""
+    script = adapted_script(case)
+
+    def resolve(name: str) -> Model:
+        record = rig.harness.record
+        return ScriptedModel(script, record_to=record, substitutions=places.theirs, source=name)
+
+    return resolve
+
+
+async def replay(case: dict[str, Any], rig: Rig, places: Places) -> None:
+    """Run the case's prompt and follow-ups (``--continue``) as ``dsh run`` runs them; a case
+    driven through stdin as ``dsh run --input-format stream-json`` reads it."""
     harness = rig.harness
     first_args = case["cli_args"][0] if isinstance(case["cli_args"][0], list) else case["cli_args"]
     agent = harness.agent()
-    if "--init-only" in first_args:
+    if case.get("stdin"):
+        lines = "".join(json.dumps(line) + "\n" for line in case["stdin"])
+        for placeholder, path in places.theirs.items():
+            lines = lines.replace(placeholder, path)
+        await run_stream(
+            agent,
+            io.StringIO(lines),
+            resolve_model=model_resolver(case, rig, places),
+            respond=lambda _response: None,  # the corpus records no control responses
+        )
+    elif "--init-only" in first_args:
         await agent.setup("init")
         await agent.start()
     else:
         agent.send(case["prompt"])
         await agent.run_turn()
+        await run_notifications(agent)  # background subagents' turns, as `claude -p` runs them
     await agent.close("other")
     for prompt in case["then"] or []:
         session = agent.session
@@ -268,6 +312,11 @@ async def replay(case: dict[str, Any], rig: Rig) -> None:
         if prompt == "/compact":
             await agent.start()
             await agent.compact()
+        elif model_command(prompt) is not None:
+            await agent.start()
+            await run_model_command(
+                agent, prompt, resolve_model=model_resolver(case, rig, places), say=print
+            )
         else:
             agent.send(prompt)
             await agent.run_turn()

@@ -119,7 +119,7 @@ def mount_hooks(
         permission_mode=permission_mode,
         transcript_dir=transcripts,
         instructions=False,
-        **(profile or {}),
+        **{"home": home, **(profile or {})},  # commands and skills from this home only
     )
     found = harness.assembly.mount_profile(mounted)
     assert all(d.text.startswith("info: ") for d in found), found  # notes only

@@ -13,8 +13,11 @@ from hypothesis import strategies as st
 
 from dsh.agent import (
     CWD_CHANGED,
+    DIRECTORY_ADDED,
     INSTRUCTIONS_LOADED,
     MESSAGE_DISPLAY,
+    MODEL_SWITCH,
+    MODEL_SWITCHED,
     POST_COMPACT,
     POST_TOOL_BATCH,
     PRE_COMPACT,
@@ -74,6 +77,9 @@ CHANNELS: dict[str, Any] = {
         CWD_CHANGED,
         TASK_CREATED,
         TASK_COMPLETED,
+        MODEL_SWITCH,
+        MODEL_SWITCHED,
+        DIRECTORY_ADDED,
     )
 }
 

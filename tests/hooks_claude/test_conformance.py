@@ -243,10 +243,20 @@ def hook_items(request: dict[str, Any], back: dict[str, str]) -> list[dict[str, 
             if isinstance(content, str):
                 content = with_recorded_commands(content, back)
             items.append({"tool_result": content, "is_error": m["is_error"]})
-        elif m["role"] in ("context", "steering"):
-            text = with_recorded_commands(m["text"], back)
-            items.extend({"line": line, "as": m["role"]} for line in text.split("\n") if line)
+        elif m["role"] in ("context", "steering", "user"):
+            # A prompt is user text too (an expanded command's, with its shell output).
+            text = m["text"] if "text" in m else content_lines(m["content"])
+            text = with_recorded_commands(text, back)
+            kind = "steering" if m["role"] == "user" else m["role"]
+            items.extend({"line": line, "as": kind} for line in text.split("\n") if line)
     return items
+
+
+def content_lines(content: Any) -> str:
+    """A recorded message's content as text: a string, or its text blocks' texts."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(b["text"] for b in content if b.get("type") == "text")
 
 
 _REPORT = re.compile(r"The report follows:\n(.*?)\nagentId: ", re.S)
@@ -341,7 +351,7 @@ async def test_case(case_dir: Path | None, tmp_path: Path, monkeypatch: pytest.M
     assert not missing, f"needs what dsh has no equivalent for yet: {'; '.join(missing)}"
     places = Places(tmp_path)
     rig, back = mount(case, places, monkeypatch)
-    await replay(case, rig)
+    await replay(case, rig, places)
     problems: list[str] = []
     compare_invocations(case_dir, rig, places, back, problems)
     compare_requests(case, rig, places, back, problems)

@@ -97,7 +97,8 @@ def test_the_profile_loads_without_a_host(tmp_path: Path, project: Path) -> None
     assert [h.event for h in found.catalog.all_hooks()] == ["SessionEnd"]
     assert found.hooks is not None
     assert found.instructions is None
-    assert found.diagnostics == tuple(d.describe() for d in found.catalog.diagnostics)
+    errors = found.catalog.errors
+    assert found.diagnostics == tuple(d.describe() for d in errors)
     assert found.diagnostics
 
 

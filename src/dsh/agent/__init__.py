@@ -9,6 +9,7 @@ run that never mounts the ``Agent`` tool never builds its input model.
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent._agent import Agent
+from dsh.agent._background import BackgroundSubagent, background_subagents, run_notifications
 from dsh.agent._caller import calling_agent
 from dsh.agent._channels import (
     CWD_CHANGED,
@@ -65,13 +66,28 @@ from dsh.agent._decisions import (
     TurnStop,
     TurnStopDecision,
 )
+from dsh.agent._switching import (
+    DIRECTORY_ADDED,
+    MODEL_SWITCH,
+    MODEL_SWITCHED,
+    DirectorySource,
+    ModelSwitchAllow,
+    ModelSwitchDecision,
+    ModelSwitchDeny,
+    ModelSwitchRequest,
+    ModelSwitchSource,
+    ModelSwitchVerdict,
+)
 from dsh.agent._turn import CancelWhen, TurnResult
 
 __all__ = [
     "AGENT_TOOL",
     "CWD_CHANGED",
+    "DIRECTORY_ADDED",
     "INSTRUCTIONS_LOADED",
     "MESSAGE_DISPLAY",
+    "MODEL_SWITCH",
+    "MODEL_SWITCHED",
     "POST_COMPACT",
     "POST_TOOL_BATCH",
     "PRE_COMPACT",
@@ -86,6 +102,7 @@ __all__ = [
     "TURN_STOP",
     "Agent",
     "AgentToolInput",
+    "BackgroundSubagent",
     "CancelWhen",
     "CompactRequest",
     "CompactTrigger",
@@ -94,6 +111,7 @@ __all__ = [
     "ContinuationState",
     "ContinuationStop",
     "ContinuationVerdict",
+    "DirectorySource",
     "DisplayDecision",
     "DisplayReplace",
     "DisplayRequest",
@@ -102,6 +120,12 @@ __all__ = [
     "InstructionsFile",
     "InstructionsLoadReason",
     "InstructionsScope",
+    "ModelSwitchAllow",
+    "ModelSwitchDecision",
+    "ModelSwitchDeny",
+    "ModelSwitchRequest",
+    "ModelSwitchSource",
+    "ModelSwitchVerdict",
     "Notice",
     "NoticeLevel",
     "PostToolBatchDecision",
@@ -124,7 +148,9 @@ __all__ = [
     "TurnResult",
     "TurnStop",
     "TurnStopDecision",
+    "background_subagents",
     "calling_agent",
+    "run_notifications",
     "subagent_plugin",
 ]
 

@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from dsh.agent._background import settle_background
 from dsh.agent._channels import SESSION_END, SESSION_START, SETUP
 from dsh.agent._compaction import compact, compact_if_over_budget
 from dsh.agent._core import AgentCore, text_arg
@@ -34,6 +35,15 @@ from dsh.agent._decisions import (
     SetupTrigger,
 )
 from dsh.agent._loop import drain_prompts, end_turn, run_steps
+from dsh.agent._switching import (
+    MODEL_SWITCHED,
+    DirectorySource,
+    ModelSwitchRequest,
+    ModelSwitchSource,
+    ModelSwitchVerdict,
+    add_directory,
+    switch_model,
+)
 from dsh.agent._turn import (
     ABORTED,
     ERROR,
@@ -116,6 +126,8 @@ class Agent:
         self._parent_token = parent_token
         self._agent_id = agent_id
         self._agent_type = agent_type
+        self._directories: tuple[Path, ...] = ()
+        self._switches: list[ModelSwitchRequest] = []
         self._started = False
         self._closed = False
         self._core = AgentCore(self, ctx, session, on_event=on_event, on_text=on_text)
@@ -129,6 +141,28 @@ class Agent:
     @property
     def model(self) -> Model:
         return self._model
+
+    @property
+    def directories(self) -> tuple[Path, ...]:
+        """The working directories added to the session (``add_directory``), in order."""
+        return self._directories
+
+    def _set_model(self, model: Model, request: ModelSwitchRequest) -> None:
+        self._model = model
+        self._switches.append(request)  # `agent/model-switched` fires as the next turn begins
+
+    def _add_directory(self, path: Path) -> None:
+        self._directories += (path,)
+
+    async def switch_model(
+        self, model: Model, *, requested: str, source: ModelSwitchSource = "sdk"
+    ) -> ModelSwitchVerdict:
+        """Switch to ``model`` between turns, unless ``agent/model-switch`` denies it."""
+        return await switch_model(self, model, requested=requested, source=source)
+
+    async def add_directory(self, directory: Path, *, source: DirectorySource) -> Path:
+        """Add a working directory (``agent/directory-added``); returns it, absolute."""
+        return await add_directory(self, directory, source=source)
 
     @property
     def registry(self) -> ToolRegistry:
@@ -327,6 +361,7 @@ class Agent:
         if self._core.turn is not None:
             self.cancel(AbortCause(kind="user", reason=f"session closed ({reason})"))
         try:
+            await settle_background(self)  # a background subagent ends with its parent
             await self._ctx.emit(SESSION_END, self, reason)
         finally:
             # After the session-end hooks (which may still look at them): what the
@@ -347,6 +382,8 @@ class Agent:
         if self._closed:
             raise RuntimeError(f"{self!r} is closed")
         await self.start()
+        while self._switches:
+            await self._ctx.emit(MODEL_SWITCHED, self, self._switches.pop(0))
         core = self._core
         turn = TurnState(new_turn_id())
         core.turn = turn

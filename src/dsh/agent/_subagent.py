@@ -10,11 +10,14 @@ the token of the parent's ``Agent`` call. The parent's log records
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import uuid
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from dsh.agent._agent import Agent
+from dsh.agent._background import launch_background
 from dsh.agent._channels import SUBAGENT_END, SUBAGENT_START
 from dsh.agent._turn import ABORTED, COMPLETED, STOPPED, TurnResult
 from dsh.context import Context
@@ -49,6 +52,11 @@ class AgentToolInput(BaseModel):
     subagent_type: str = Field(
         default=DEFAULT_SUBAGENT_TYPE, description="The type of specialized agent to use"
     )
+    run_in_background: bool = Field(
+        default=False,
+        description="Run the agent in the background: the call returns at once, and a"
+        " notification arrives when it finishes",
+    )
 
 
 def _new_agent_id() -> str:
@@ -67,8 +75,35 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
         )
     args = AgentToolInput.model_validate(dict(inv.arguments))
     child = _child_agent(parent, store.create(), store, inv.token, args.subagent_type)
+    if args.run_in_background:
+        return _launch(parent, child, inv, args)
     result = await _run_child(parent, child, inv, args)
     return _tool_result(child, result)
+
+
+def _launch(parent: Agent, child: Agent, inv: ToolInvocation, args: AgentToolInput) -> ToolResult:
+    """Start ``child`` as a background subagent; the call's result says so (2.1.332's)."""
+    agent_id = child.agent_id or _new_agent_id()
+    # Not tied to this call's signal: the call ends now; the parent's close cancels the child.
+    run = asyncio.get_running_loop().create_task(
+        _run_child(parent, child, dataclasses.replace(inv, signal=None), args),
+        name=f"subagent:{agent_id}",
+    )
+    launch_background(parent, child, args.description, args.subagent_type, run)
+    output = {
+        "isAsync": True,
+        "status": "async_launched",
+        "agentId": agent_id,
+        "description": args.description,
+        "prompt": args.prompt,
+    }
+    return ToolResult.ok(
+        "Async agent launched successfully.\n"
+        f"agentId: {agent_id}\n"
+        "The agent is working in the background. You will be notified automatically when it"
+        " completes.",
+        output=output,
+    )
 
 
 def _child_agent(

@@ -12,11 +12,14 @@ import contextlib
 import gc
 import os
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Literal, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from dsh.models import Model
 
 from dsh import __version__
 from dsh.cli._acp import acp_command
@@ -217,11 +220,14 @@ def run(
         raise click.UsageError("--init, --init-only and --maintenance exclude each other")
     if init_only and prompt:
         raise click.UsageError("--init-only runs no prompt: drop PROMPT, or use --init")
-    prompts = stream_prompts(prompt, io)
+    streamed = io.get("input_format") == "stream-json"
+    if streamed and (prompt or init_only):
+        raise click.UsageError("--input-format stream-json reads the prompts from stdin")
+    prompts = () if streamed else stream_prompts(prompt, io)
     from dsh.cli._terminal import prompt_from_stdin, session_runner
 
     interactive = False
-    if not init_only and not prompts:
+    if not init_only and not prompts and not streamed:
         interactive, prompts = prompt_from_stdin()
     sessions = _session_dir(session_dir)
     settled = settle(project=project.resolve(), session_dir=sessions, flags=_given(), io=io)
@@ -268,6 +274,8 @@ def run(
         hooks=hooks_choice,
         bypass_hook_trust=bypass_hook_trust,
         trust_project=trust_project,
+        stream_input=sys.stdin if streamed else None,
+        resolve_model=_model_resolver(spec, settled.base_url),
     )
     if options.claude_hooks or options.settings_files or options.plugin_dirs:
         import dsh.hooks.claude
@@ -436,6 +444,19 @@ def _permission_mode(name: str | None) -> _RunMode | None:
 
 
 hooks.add_command(hooks_trust)
+
+
+def _model_resolver(spec: str | None, base_url: str | None) -> Callable[[str], Model]:
+    """What ``/model NAME`` and ``set_model`` select: NAME on the run's endpoint; a scripted
+    run keeps its script (there is no other model to switch to)."""
+    from dsh.models import load_model
+
+    def resolve(name: str) -> Model:
+        if spec and spec.strip().startswith("scripted:"):
+            return load_model(spec)
+        return load_model(name, base_url=base_url)
+
+    return resolve
 
 
 def _run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:

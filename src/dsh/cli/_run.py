@@ -11,14 +11,16 @@ from __future__ import annotations
 import contextlib
 import enum
 import importlib
+import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Literal
+from typing import IO, Any, Literal
 
 from dsh._frozen import slotted
-from dsh.agent import Agent, SetupTrigger, TurnResult
+from dsh.agent import Agent, SetupTrigger, TurnResult, run_notifications
+from dsh.cli._model_command import model_command, run_model_command
 from dsh.cli._render import TranscriptPrinter, plain_markup
 from dsh.context import Plugin
 from dsh.host import HostOptions, Profile, SystemPrompt, open_host
@@ -119,6 +121,10 @@ class RunOptions:
     """The system prompt (``HostOptions.system``): dsh's with the environment block by default."""
     trust_project: bool = False
     """Trust the project's own hooks before loading (``--trust-project``: accepting the prompt)."""
+    stream_input: IO[str] | None = None
+    """``--input-format stream-json``: the turns and control requests come from here."""
+    resolve_model: Callable[[str], Model] | None = None
+    """The model ``/model NAME`` or a ``set_model`` selects (``None``: the run's own)."""
 
 
 def host_options(options: RunOptions) -> HostOptions:
@@ -200,6 +206,9 @@ class _Printed:
         self.printer = printer
         self.count = 0
 
+    def say(self, text: str) -> None:
+        self.printer.console.print(plain_markup(text))
+
     def catch_up(self, events: tuple[SessionEvent, ...]) -> None:
         self.printer.print_events(events[self.count :])
         self.count = len(events)
@@ -274,8 +283,21 @@ async def _run_prompts(
         await agent.setup(options.setup)
     if not options.prompts:
         await agent.start()  # `--init-only`: the session starts and ends, with no turn
+    if options.stream_input is not None:
+        return await _run_stream(agent, options, printed, on_result)
     code = ExitCode.OK
     for prompt in options.prompts:
+        if model_command(prompt) is not None:
+            await agent.start()
+            await run_model_command(
+                agent,
+                prompt,
+                resolve_model=_resolver(options),
+                say=printed.say if printed is not None else _quiet,
+            )
+            if printed is not None:
+                printed.catch_up(agent.events)
+            continue
         instructions = compact_command(prompt)
         if instructions is not None:
             # Claude Code's `/compact [instructions]`: a compaction, not a turn.
@@ -285,6 +307,8 @@ async def _run_prompts(
             continue
         agent.send(prompt)
         result = await agent.run_turn()
+        # As `claude -p`: each background subagent that finishes starts a notification turn.
+        result = await run_notifications(agent) or result
         if printed is not None:
             printed.catch_up(agent.events)
         if on_result is not None:
@@ -293,3 +317,50 @@ async def _run_prompts(
         if code != ExitCode.OK:
             break
     return code
+
+
+def _resolver(options: RunOptions) -> Callable[[str], Model]:
+    return options.resolve_model or (lambda _name: options.model)
+
+
+def _quiet(_text: str) -> None:
+    """Where ``/model`` says what it did in machine output: nowhere (stdout is the protocol)."""
+
+
+async def _run_stream(
+    agent: Agent,
+    options: RunOptions,
+    printed: _Printed | None,
+    on_result: Callable[[TurnResult], None] | None = None,
+) -> ExitCode:
+    """``--input-format stream-json``: each user line a turn, control requests answered."""
+    from dsh.cli._errors import UserError
+    from dsh.cli._stream_input import StreamInputError, run_stream
+
+    assert options.stream_input is not None
+    codes = [ExitCode.OK]
+
+    def after_turn(result: TurnResult) -> bool:
+        if printed is not None:
+            printed.catch_up(agent.events)
+        if on_result is not None:
+            on_result(result)
+        codes.append(exit_code_for(result))
+        return codes[-1] == ExitCode.OK
+
+    def respond(line: Mapping[str, Any]) -> None:
+        print(json.dumps(line, ensure_ascii=False), flush=True)
+
+    try:
+        await run_stream(
+            agent,
+            options.stream_input,
+            resolve_model=_resolver(options),
+            respond=respond,
+            after_turn=after_turn,
+        )
+    except StreamInputError as exc:
+        raise UserError(str(exc)) from None
+    if printed is not None:
+        printed.catch_up(agent.events)
+    return codes[-1]

@@ -153,25 +153,11 @@ def _permission_mode(config: DshConfig) -> str | None:
 
 
 def stream_prompts(prompt: tuple[str, ...], io: Mapping[str, Any]) -> tuple[str, ...]:
-    """The prompts of the run: ``PROMPT`` as one, or with ``--input-format stream-json``
-    each user message on stdin."""
-    if io.get("input_format") != "stream-json":
-        return (" ".join(prompt),) if prompt else ()
-    if prompt:
-        raise click.UsageError(
-            "--input-format stream-json reads the prompts from stdin: drop PROMPT"
-        )
-    import sys
-
-    from dsh.cli._stream_input import StreamInputError, parse_stream_input
-
-    try:
-        prompts = parse_stream_input(sys.stdin).prompts
-    except StreamInputError as exc:
-        raise UserError(str(exc)) from exc
-    if not prompts:
-        raise UserError("--input-format stream-json: stdin held no user message")
-    return prompts
+    """The prompts of the run given on the command line: ``PROMPT`` as one (none with
+    ``--input-format stream-json``, whose turns ``dsh.cli._stream_input`` reads as they come)."""
+    if io.get("input_format") == "stream-json":
+        return ()
+    return (" ".join(prompt),) if prompt else ()
 
 
 def _check_spec(spec: str) -> None:

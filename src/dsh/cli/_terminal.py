@@ -92,6 +92,10 @@ def prompt_from_stdin() -> tuple[bool, tuple[str, ...]]:
 def session_runner(options: RunOptions, *, interactive: bool) -> Coroutine[Any, Any, ExitCode]:
     """How ``dsh run`` shows its session: interactive, live at a terminal, or plain lines."""
     printer = TranscriptPrinter()
+    if options.stream_input is not None:  # the lines on stdin drive it: plain output
+        from dsh.cli._run import run_session
+
+        return run_session(options, printer)
     if interactive:
         from dsh.cli._interactive import run_interactive
 

@@ -15,6 +15,7 @@ are ``dsh.instructions``.)
 
 from dsh.hooks.claude._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
 from dsh.hooks.claude._catalog import DEFAULT_MANAGED_SETTINGS, PluginRoot, load_catalog
+from dsh.hooks.claude._commands import CommandSet, CustomCommand, load_commands
 from dsh.hooks.claude._events import (
     CLAUDE_HOOK_EVENTS,
     CLAUDE_HOOK_TYPES,
@@ -92,6 +93,8 @@ __all__ = [
     "ClaudeCodeProfile",
     "ClaudeHooksPlugin",
     "ClaudePermissionsPlugin",
+    "CommandSet",
+    "CustomCommand",
     "Diagnostic",
     "DiagnosticCode",
     "EventSpec",
@@ -130,6 +133,7 @@ __all__ = [
     "load_catalog",
     "parse_rule",
     "permission_state",
+    "load_commands",
     "project_slug",
     "render_coverage_markdown",
     "shown_reason",

@@ -14,6 +14,7 @@ over the shared ``_machinery``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from dsh.agent import (
     CWD_CHANGED,
@@ -32,6 +33,9 @@ from dsh.agent import (
     TURN_ERROR,
 )
 from dsh.context import Context
+from dsh.hooks.claude._commands import CommandSet
+from dsh.hooks.claude._commands_events import CommandEvents
+from dsh.hooks.claude._commands_session import SessionCommandEvents
 from dsh.hooks.claude._lifecycle import LifecycleEvents
 from dsh.hooks.claude._machinery import EFFORT_LEVEL, PermissionMode
 from dsh.hooks.claude._permissions_plugin import PermissionState
@@ -52,8 +56,14 @@ from dsh.tools import (
 __all__ = ["ClaudeHooksPlugin", "PermissionMode", "claude_hooks_plugin"]
 
 
-class ClaudeHooksPlugin(LifecycleEvents, ToolEvents):
+class ClaudeHooksPlugin(LifecycleEvents, ToolEvents, CommandEvents, SessionCommandEvents):
     """The plugin ``claude_hooks_plugin`` returns: ``ctx.plugin(plugin)`` mounts it."""
+
+    def __init__(
+        self, catalog: Catalog, *, commands: CommandSet | None = None, **settings: Any
+    ) -> None:
+        super().__init__(catalog, **settings)
+        self.commands = commands if commands is not None else CommandSet()
 
     def seams(self) -> dict[str, str]:
         """Event → seam of every event this plugin registers a listener for."""
@@ -73,6 +83,9 @@ class ClaudeHooksPlugin(LifecycleEvents, ToolEvents):
             ctx.on(INSTRUCTIONS_LOADED, self._instructions_loaded)
         # Always: it mints the `prompt_id` every later event of the turn carries.
         ctx.on(PROMPT_SUBMIT, self._prompt_submit)
+        if self.commands.commands:  # after UserPromptSubmit: 2.1.332 expands after it fires
+            self._mount_commands(ctx)
+        self._mount_session_commands(ctx)  # PreModelSwitch, PostModelSwitch, DirectoryAdded
         if d("MessageDisplay"):
             ctx.on(MESSAGE_DISPLAY, self._message_display)
         if d("CwdChanged"):
@@ -93,7 +106,7 @@ class ClaudeHooksPlugin(LifecycleEvents, ToolEvents):
             ctx.on(TASK_CREATED, self._task_created)
         if d("TaskCompleted"):
             ctx.on(TASK_COMPLETED, self._task_completed)
-        if d("Stop"):
+        if d("Stop") or d("SubagentStop"):
             ctx.on(TURN_CONTINUATION, self._stop)
         if d("StopFailure") or d("MessageDisplay"):
             ctx.on(TURN_ERROR, self._turn_error)
@@ -123,6 +136,7 @@ def claude_hooks_plugin(
     effort: str | None = EFFORT_LEVEL,
     attended: bool = False,
     permissions: PermissionState | None = None,
+    commands: CommandSet | None = None,
 ) -> ClaudeHooksPlugin:
     """The plugin that runs ``catalog``'s hooks on dsh's seams: ``ctx.plugin(...)`` it.
 
@@ -131,7 +145,8 @@ def claude_hooks_plugin(
     ``effort`` is the payloads' ``effort.level`` and ``CLAUDE_EFFORT`` (``None``: neither);
     ``attended`` whether a person is at the terminal (``CLAUDE_CODE_SESSION_ATTENDED``);
     ``permissions`` the permission policy's state, shared with ``ClaudePermissionsPlugin``
-    (its mode is then what hooks are sent, and PermissionRequest applies to it).
+    (its mode is then what hooks are sent, and PermissionRequest applies to it);
+    ``commands`` the custom commands and skills (``load_commands``) prompts may expand.
     """
     return ClaudeHooksPlugin(
         catalog,
@@ -140,4 +155,5 @@ def claude_hooks_plugin(
         effort=effort,
         attended=attended,
         permissions=permissions,
+        commands=commands,
     )

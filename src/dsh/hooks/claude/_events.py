@@ -70,6 +70,8 @@ _SPECS: Final[dict[str, EventSpec]] = {
     "InstructionsLoaded": EventSpec(matcher_field="load_reason", handler_types=_NO_LLM),
     "UserPromptSubmit": EventSpec(matcher_field=None, default_timeout=30.0),
     "UserPromptExpansion": EventSpec(matcher_field="command_name"),
+    # 2.1.332: a custom command's or skill's shell command, before it runs.
+    "PreSkillShellCommand": EventSpec(matcher_field="command_name", handler_types=_NO_LLM),
     "MessageDisplay": EventSpec(matcher_field=None, handler_types=_NO_LLM, default_timeout=10.0),
     "PreToolUse": _TOOL,
     "PermissionRequest": _TOOL,
@@ -103,6 +105,6 @@ _SPECS: Final[dict[str, EventSpec]] = {
 }
 
 EVENT_SPECS: Final[Mapping[str, EventSpec]] = MappingProxyType(_SPECS)
-"""Every Claude Code hook event of the reference (33), by its case-sensitive name."""
+"""Every Claude Code hook event (the reference's 33 and 2.1.332's PreSkillShellCommand)."""
 
 CLAUDE_HOOK_EVENTS: Final[tuple[str, ...]] = tuple(_SPECS)

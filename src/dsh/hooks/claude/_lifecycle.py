@@ -35,17 +35,18 @@ from dsh.agent import (
     TurnResult,
 )
 from dsh.context import Next
-from dsh.hook_protocol import root_session
 from dsh.hooks.claude._machinery import (
     SOURCE,
-    BridgeBase,
     additional_contexts,
+    background_tasks,
+    blocked_prompt_message,
     blocking,
     halting,
+    prompt_context_lines,
     shown_reason,
 )
 from dsh.hooks.claude._resume import resume_fields
-from dsh.hooks.claude._transcript import write_transcript
+from dsh.hooks.claude._subagents import SubagentEvents
 from dsh.session import AbortCause, Content, content_text
 
 __all__ = ["STOP_FEEDBACK_LEAD", "LifecycleEvents", "stop_feedback"]
@@ -70,7 +71,7 @@ def stop_feedback(reasons: list[str]) -> str:
     )
 
 
-class LifecycleEvents(BridgeBase):
+class LifecycleEvents(SubagentEvents):
     """The listeners of the lifecycle events (``ClaudeHooksPlugin.apply`` mounts them)."""
 
     # -- Setup -----------------------------------------------------------------------
@@ -149,21 +150,10 @@ class LifecycleEvents(BridgeBase):
         payload["prompt"] = prompt
         merged = await self._fire(agent, "UserPromptSubmit", hooks, payload)
         self._common_effects(agent, "UserPromptSubmit", merged)
-        blocks = blocking(merged)
-        if blocks:
-            reasons = "\n".join(shown_reason(d, a) for d, a in blocks)
-            message = f"UserPromptSubmit operation blocked by hook:\n{reasons}"
-            if not any(a.suppress_original_prompt for _, a in merged.answers):
-                message += f"\n\nOriginal prompt: {prompt}"
+        message = blocked_prompt_message("UserPromptSubmit", merged, prompt)
+        if message is not None:
             return PromptDecision.block(message)
-        lines: list[str] = []
-        for _, answer in merged.answers:
-            if answer.additional_context:
-                lines.append(
-                    f"UserPromptSubmit hook additional context: {answer.additional_context}"
-                )
-            elif answer.plain:
-                lines.append(f"UserPromptSubmit hook success: {answer.plain}")
+        lines = prompt_context_lines("UserPromptSubmit", merged)
         decision = await nxt()
         if not isinstance(decision, PromptAllow) or not lines:
             return decision
@@ -179,15 +169,17 @@ class LifecycleEvents(BridgeBase):
     async def _stop(
         self, agent: Agent, state: ContinuationState, nxt: Next[ContinuationDecision]
     ) -> ContinuationDecision:
-        if agent.parent is not None or state.decision.continues:
-            return await nxt()  # a child fires SubagentStop; queued steering continues anyway
+        if agent.parent is not None:  # a child fires SubagentStop, which may keep it running
+            return await self._subagent_continuation(agent, state, nxt)
+        if state.decision.continues:
+            return await nxt()  # queued steering continues anyway
         hooks = self.catalog.matching("Stop", None)
         if not hooks:
             return await nxt()
         payload = self._base(agent, "Stop")
         payload["stop_hook_active"] = state.stop_hook_active
         payload["last_assistant_message"] = state.final_text
-        payload["background_tasks"] = []
+        payload["background_tasks"] = background_tasks(agent)
         payload["session_crons"] = []
         merged = await self._fire(agent, "Stop", hooks, payload)
         self._common_effects(agent, "Stop", merged)
@@ -262,31 +254,9 @@ class LifecycleEvents(BridgeBase):
             )
 
     async def _subagent_stop(self, parent: Agent, child: Agent, result: TurnResult) -> None:
-        hooks = self.catalog.matching("SubagentStop", child.agent_type)
-        if not hooks:
-            return
-        payload = self._base(child, "SubagentStop")
-        payload["stop_hook_active"] = False
-        # Claude Code's layout: <session>/subagents/agent-<id>.jsonl beside the transcript.
-        payload["agent_transcript_path"] = str(
-            self.transcript_path(parent).with_suffix("")
-            / "subagents"
-            / f"agent-{child.agent_id}.jsonl"
-        )
-        payload["last_assistant_message"] = result.final_text
-        payload["background_tasks"] = []
-        payload["session_crons"] = []
-        write_transcript(
-            Path(payload["agent_transcript_path"]),
-            child.events,
-            session_id=root_session(parent).session_id,
-            cwd=child.workspace.cwd,
-            permission_mode=self.permission_mode,
-        )
-        merged = await self._fire(child, "SubagentStop", hooks, payload, log_to=parent)
-        for _, answer in merged.answers:
-            if answer.system_message:
-                parent.notice(answer.system_message, source=f"{SOURCE}:SubagentStop")
+        # A child that ended without its continuation seam (aborted, step limit, error).
+        if not self._subagent_stop_fired(child):
+            await self._fire_subagent_stop(parent, child, result.final_text, active=False)
 
     # -- compaction -------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from dsh._frozen import frozen, slotted
-from dsh.agent import Agent
+from dsh.agent import Agent, background_subagents
 from dsh.hook_protocol import (
     HookOutcome,
     HookRun,
@@ -56,8 +56,11 @@ __all__ = [
     "PermissionMode",
     "PreToolOutcome",
     "additional_contexts",
+    "background_tasks",
+    "blocked_prompt_message",
     "blocking",
     "halting",
+    "prompt_context_lines",
     "shown_reason",
 ]
 
@@ -96,6 +99,8 @@ class AgentState:
     pre_tool: dict[str, PreToolOutcome] = field(default_factory=dict)
     # `async: true` hooks still running; the session's end cancels what is left.
     background: set[asyncio.Task[None]] = field(default_factory=set)
+    # the subagents whose SubagentStop fired on their continuation seam (by agent id)
+    subagents_stopped: set[str] = field(default_factory=set)
 
 
 def additional_contexts(merged: Merged) -> list[str]:
@@ -117,6 +122,45 @@ def shown_reason(decl: HookDeclaration, answer: HookAnswer) -> str:
         stderr = answer.blocking_error.strip() or "No stderr output"
         return f"[{decl.declared_command}]: {stderr}"
     return answer.reason or "blocked by hook"
+
+
+def blocked_prompt_message(event: str, merged: Merged, prompt: str) -> str | None:
+    """A prompt event's block as Claude Code shows it (``<Event> operation blocked by
+    hook:``, the reasons, the original prompt unless suppressed), or ``None``."""
+    blocks = blocking(merged)
+    if not blocks:
+        return None
+    reasons = "\n".join(shown_reason(d, a) for d, a in blocks)
+    message = f"{event} operation blocked by hook:\n{reasons}"
+    if not any(a.suppress_original_prompt for _, a in merged.answers):
+        message += f"\n\nOriginal prompt: {prompt}"
+    return message
+
+
+def prompt_context_lines(event: str, merged: Merged) -> list[str]:
+    """Each answer's ``additionalContext`` (else its plain stdout), in Claude Code's wording."""
+    lines: list[str] = []
+    for _, answer in merged.answers:
+        if answer.additional_context:
+            lines.append(f"{event} hook additional context: {answer.additional_context}")
+        elif answer.plain:
+            lines.append(f"{event} hook success: {answer.plain}")
+    return lines
+
+
+def background_tasks(agent: Agent) -> list[dict[str, str]]:
+    """Stop's and SubagentStop's ``background_tasks``: the session's background subagents
+    still running, as 2.1.332 lists them."""
+    return [
+        {
+            "id": b.agent_id,
+            "type": "subagent",
+            "status": "running",
+            "description": b.description,
+            "agent_type": b.agent_type,
+        }
+        for b in background_subagents(root_session(agent))
+    ]
 
 
 def halting(merged: Merged) -> HookAnswer | None:

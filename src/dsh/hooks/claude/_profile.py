@@ -11,6 +11,8 @@ plain values.
 
 from __future__ import annotations
 
+import logging
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, final
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from dsh.instructions import ClaudeInstructionsPlugin
 
 __all__ = ["CLAUDE_PROFILE_NAME", "ClaudeCodeMount", "ClaudeCodeProfile"]
+
+logger = logging.getLogger("dsh.hooks.claude")
 
 CLAUDE_PROFILE_NAME = "claude"
 """The profile's name: its scopes are ``claude-hooks`` and ``claude-instructions``."""
@@ -55,7 +59,7 @@ class ClaudeCodeProfile:
     """Claude Code's hooks and instructions files, as ``dsh run`` loads them.
 
     ``settings_files`` are ``--settings`` arguments (a path or inline JSON) and
-    ``plugin_roots`` plugin directories loaded as enabled; ``home``,
+    ``plugin_roots`` plugin directories loaded as enabled (hooks, commands, skills); ``home``,
     ``managed_path``, ``env`` and ``discover_installed_plugins`` are
     ``load_catalog``'s (default: the real ones). ``catalog``, when given, is used
     as it is, nothing discovered. ``permission_mode`` is Claude Code's permission
@@ -140,7 +144,7 @@ class ClaudeCodeProfile:
         diagnostic line and left out.
         """
         # By their public names, once the package is loaded (it imports this module).
-        from dsh.hooks.claude import claude_hooks_plugin
+        from dsh.hooks.claude import claude_hooks_plugin, load_commands
 
         catalog = self._discover(project)
         notice = None
@@ -153,6 +157,14 @@ class ClaudeCodeProfile:
         notes: list[str] = []
         state = self._permission_state(catalog, project, notes) if self.permissions else None
         mode = state.mode if state is not None else (self.permission_mode or "default")
+        env = self.env if self.env is not None else os.environ
+        configured = env.get("CLAUDE_CONFIG_DIR")
+        commands = load_commands(
+            project,
+            home=self.home,
+            plugin_roots=_plugin_dirs(self.plugin_roots, catalog),
+            config_dir=Path(configured).expanduser() if configured else None,
+        )
         hooks = (
             claude_hooks_plugin(
                 catalog,
@@ -161,8 +173,9 @@ class ClaudeCodeProfile:
                 effort=self.effort,
                 attended=self.attended,
                 permissions=state,
+                commands=commands,
             )
-            if catalog.all_hooks()
+            if catalog.all_hooks() or commands.commands
             else None
         )
         instructions = None
@@ -173,9 +186,14 @@ class ClaudeCodeProfile:
                 config_dir=self.instructions_config_dir,
                 managed_dir=self.instructions_managed_dir,
             )
-        diagnostics = (*(d.describe() for d in catalog.diagnostics), *notes)
-        if notice is not None:
-            diagnostics += (notice,)
+        # Only what skips a suite is shown on a run: what dsh merely notes (a field it
+        # ignores, an event it lacks) goes to the log and to `dsh hooks check`.
+        diagnostics = tuple(d.describe() for d in catalog.diagnostics if d.severity == "error")
+        for note in (d.describe() for d in catalog.diagnostics if d.severity != "error"):
+            logger.info("claude hooks: %s (dsh hooks check lists it)", note)
+        for line in commands.diagnostics:
+            logger.info("claude commands: %s", line)
+        diagnostics += (*notes, *(() if notice is None else (notice,)))
         policy = ClaudePermissionsPlugin(state) if state is not None else None
         return ClaudeCodeMount(catalog, hooks, instructions, diagnostics, policy)
 
@@ -208,3 +226,13 @@ class ClaudeCodeProfile:
                 add_dirs=self.add_dirs,
                 home=home,
             )
+
+
+def _plugin_dirs(given: Sequence[Path | str | PluginRoot], catalog: Catalog) -> list[Path]:
+    """The plugin folders commands and skills come from: those given, then the catalog's."""
+    dirs = [Path(p) if isinstance(p, Path | str) else p.root for p in given]
+    for entry in catalog.sources:
+        root = entry.source.plugin_root
+        if root is not None and entry.status == "loaded" and root not in dirs:
+            dirs.append(root)
+    return dirs

@@ -144,6 +144,22 @@ person is at the terminal), `CLAUDE_PID` (dsh's process) and, where the payload 
 Wherever an exit-2 hook's stderr S is shown, to the model or to the user, it reads
 `[<command>]: S`, as in Claude Code.
 
+Custom commands (`.claude/commands/*.md`, `sub/name.md` is `/sub:name`) and skills
+(`.claude/skills/<name>/SKILL.md`) are read from the user's config directory, the project
+and each plugin. A prompt `/name args` expands after UserPromptSubmit fired: frontmatter
+dropped, `$ARGUMENTS`, `$ARGUMENTS[N]` and `$N` (0-based) filled in (with no placeholder
+the arguments follow as `ARGUMENTS: …`), UserPromptExpansion fired, then each shell
+command (an exclamation mark before a backticked command) gated by PreSkillShellCommand,
+run in the session's Bash and replaced by its output. The `Skill` tool loads a skill the
+same way for the model (`invoked_by: claude`); the session's first prompt carries the
+skill list. `/model NAME` switches the model between turns (PreModelSwitch, no model
+request), as does a `set_model` control request of `dsh run --input-format stream-json`,
+whose `register_repo_root` adds a working directory (DirectoryAdded). An `Agent` call with
+`run_in_background: true` returns at once (`async_launched`); when the subagent finishes,
+a parent turn starts with a `<task-notification>` prompt, as in Claude Code. dsh's default
+stays the foreground (2.1.332's is the background), so a host that runs no notification
+turns never leaves a subagent's answer behind.
+
 ## Diagnostics
 
 The catalog validates every declaration and admits only what this host runs;
@@ -169,6 +185,7 @@ handler indexes, and the reason (`dsh hooks check` prints them all).
   its `systemMessage` and `additionalContext` reach the first model request after it
   finished as one context message `M\nC`, and the session's end cancels one still running.
 
+`dsh run` shows only errors (a suite skipped); warnings and notes go to the log, and
 `dsh hooks check` exits non-zero when an error or a warning is diagnosed.
 
 Matchers follow Claude Code: `*`, empty or absent matches everything; a value made only

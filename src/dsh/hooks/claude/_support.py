@@ -11,10 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final, Literal, TypeAlias, final
+from typing import Final
 
-from dsh._frozen import frozen
 from dsh.hooks.claude._events import CLAUDE_HOOK_EVENTS
+from dsh.hooks.claude._support_commands import (
+    DIRECTORY_ADDED,
+    POST_MODEL_SWITCH,
+    PRE_MODEL_SWITCH,
+    PRE_SKILL_SHELL_COMMAND,
+    USER_PROMPT_EXPANSION,
+)
+from dsh.hooks.claude._support_row import HALTS, NOTICE, EventSupport, SupportStatus, not_supported
 
 __all__ = [
     "ADMITTED_EVENTS",
@@ -23,47 +30,6 @@ __all__ = [
     "SupportStatus",
 ]
 
-SupportStatus: TypeAlias = Literal["supported", "partial", "not-supported"]
-
-
-@final
-@frozen(kw_only=True)
-class EventSupport:
-    """How this host runs one Claude Code event.
-
-    ``seam`` is the dsh channel the event runs on (empty when not supported);
-    ``applied`` lists the output fields and behaviours that take effect;
-    ``limits`` what does not, each with why; ``difference`` a deliberate
-    difference from Claude Code, if any.
-    """
-
-    seam: str
-    status: SupportStatus
-    applied: tuple[str, ...] = ()
-    limits: tuple[str, ...] = ()
-    difference: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.status == "not-supported":
-            if self.seam or self.applied:
-                raise ValueError("a not-supported event has no seam and applies nothing")
-            if not self.limits:
-                raise ValueError("a not-supported event must say why in `limits`")
-        elif not self.seam:
-            raise ValueError(f"a {self.status} event must name its seam")
-        if self.status == "partial" and not self.limits:
-            raise ValueError("a partial event must list what it does not apply")
-
-
-def _no(reason: str) -> EventSupport:
-    return EventSupport(seam="", status="not-supported", limits=(reason,))
-
-
-_HALTS = (
-    "`continue: false` halts the turn through `agent.cancel` with a hook cause"
-    " (`stopReason` as the reason)"
-)
-_NOTICE = "`systemMessage` shown to the user as a notice"
 _ENV_FILE = (
     "`CLAUDE_ENV_FILE` (`claude-session-env/<session>/<event>-hook-<n>.sh` beside the"
     " transcripts in dsh's data dir, not Claude Code's config dir): what the hook writes there"
@@ -109,12 +75,12 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "plain stdout on exit 0 injected as context",
             "exit 2 stderr shown to the user as a hook-error notice",
             _ENV_FILE,
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
         ),
         limits=(
-            "`initialUserMessage`, `sessionTitle`, `reloadSkills`: dsh has no session titles,"
-            " skills or headless first-message seam",
+            "`initialUserMessage`, `sessionTitle`, `reloadSkills`: dsh has no session titles"
+            " or headless first-message seam, and reads skills once when the session starts",
             "`watchPaths`: no file watcher (`FileChanged` is not supported)",
             "`context_tokens` is an estimate (about 4 characters a token of the system prompt"
             " and the projected history): dsh records no token usage; `estimated_cache_write_usd`"
@@ -134,8 +100,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " keeps it)",
             "exit 2 cannot block: stderr shown to the user as a hook-error notice",
             _ENV_FILE,
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
         ),
     ),
     "InstructionsLoaded": EventSupport(
@@ -167,12 +133,13 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`suppressOriginalPrompt` leaves the prompt out of the block message",
             "`additionalContext` and plain stdout on exit 0 injected as context",
             "30-second default timeout",
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
         ),
         limits=("`sessionTitle`: dsh has no session titles",),
     ),
-    "UserPromptExpansion": _no("dsh has no slash commands or prompt expansion"),
+    "UserPromptExpansion": USER_PROMPT_EXPANSION,
+    "PreSkillShellCommand": PRE_SKILL_SHELL_COMMAND,
     "MessageDisplay": EventSupport(
         seam="agent/message-display",
         status="partial",
@@ -220,7 +187,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`additionalContext` added after the step's tool results",
             _FILE_PATHS,
             "several hooks: deny > ask > allow; every context delivered in declaration order",
-            _NOTICE,
+            NOTICE,
             "`continue: false` halts after the step's calls finish (`agent.cancel` with a"
             " hook cause)",
             _IF_EVALUATED,
@@ -261,8 +228,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " declaration order",
             "exit 2 is not honoured (the flow is unchanged), as in Claude Code; a failing"
             ' `onFailure: "block"` hook denies',
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
             _IF_EVALUATED,
         ),
         limits=(
@@ -293,8 +260,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " a failed call's output is never replaced (a suite that gets PostToolUse for it,"
             " having no PostToolUseFailure, is told so in a notice)",
             "`additionalContext` added after the step's tool results",
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
             _NO_POST_EVENT,
             _IF_EVALUATED,
         ),
@@ -311,8 +278,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "fires after a call whose tool body ran and failed, with `error`",
             _FILE_PATHS,
             '`additionalContext`, `decision: "block"` reason and exit 2 stderr reach the model',
-            _NOTICE,
-            _HALTS,
+            NOTICE,
+            HALTS,
             _NO_POST_EVENT,
             _IF_EVALUATED,
         ),
@@ -328,7 +295,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             '`decision: "block"`, exit 2 and `continue: false` stop the loop before the next'
             " model call, with the reason",
             "`additionalContext` injected once before the next model call",
-            _NOTICE,
+            NOTICE,
         ),
     ),
     "PermissionDenied": EventSupport(
@@ -349,7 +316,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " `permission_state`, so PermissionDenied never fires in `dsh run`",
         ),
     ),
-    "Notification": _no("dsh has no notification channel"),
+    "Notification": not_supported("dsh has no notification channel"),
     "SubagentStart": EventSupport(
         seam="subagent/start",
         status="supported",
@@ -361,15 +328,17 @@ _TABLE: Final[dict[str, EventSupport]] = {
         ),
     ),
     "SubagentStop": EventSupport(
-        seam="subagent/end",
+        seam="agent/turn-continuation",
         status="partial",
         applied=(
-            "fires when a child agent ends (the child fires no `Stop`), with `agent_id`,"
-            " `agent_type` and `last_assistant_message`",
+            "fires when a child agent's turn would end, on the child's own continuation seam"
+            " (the child fires no `Stop`), with `agent_id`, `agent_type`,"
+            " `last_assistant_message` and `stop_hook_active`",
+            '`decision: "block"` and exit 2 keep the child running: its next request carries'
+            " the reason in 2.1.332's `Stop hook feedback:` framing",
+            "a child that ends otherwise (aborted, step limit, error) fires it on `subagent/end`",
         ),
         limits=(
-            '`decision: "block"` and exit 2 cannot keep the child running: `subagent/end`'
-            " fires after the child has ended",
             "Claude Code's compaction runs as an internal agent that fires SubagentStop with"
             ' `agent_type: ""` for each summarization request; dsh summarizes in the agent'
             " itself and fires none",
@@ -383,7 +352,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " is kept: `task_id`, `task_subject`, `task_description`",
             'exit 2 and `decision: "block"`: the task is not created (its id stays used) and the'
             " model sees the reasons as the call's error result",
-            _NOTICE,
+            NOTICE,
             "`continue: false` ignored, as in Claude Code",
         ),
     ),
@@ -396,7 +365,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             'exit 2 and `decision: "block"`: the task is not completed (no field of that update'
             " is applied) and the call's result, not an error, is `TaskCompleted hook feedback:"
             "\n[<command>]: R` (output `success: false` with it as `error`); PostToolUse fires",
-            _NOTICE,
+            NOTICE,
         ),
         limits=(
             "a teammate ending its turn with tasks in progress, and `continue: false` stopping"
@@ -414,9 +383,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`additionalContext` continues the turn as non-error feedback, framed the same",
             "`stop_hook_active` reports a forced continuation; at most 8 in a row"
             " (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`)",
-            "`last_assistant_message` sent",
-            _NOTICE,
-            _HALTS,
+            "`last_assistant_message` sent; `background_tasks` lists the background subagents"
+            " still running (an `Agent` call with `run_in_background: true`)",
+            NOTICE,
+            HALTS,
         ),
         limits=(
             "`background_tasks` and `session_crons` are always empty lists: dsh has no"
@@ -437,8 +407,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
         ),
         limits=("`terminalSequence`: dsh runs hooks without a terminal of theirs",),
     ),
-    "TeammateIdle": _no("dsh has no agent teams"),
-    "ConfigChange": _no("settings are read when the session starts; no settings watcher"),
+    "TeammateIdle": not_supported("dsh has no agent teams"),
+    "ConfigChange": not_supported("settings are read when the session starts; no settings watcher"),
     "CwdChanged": EventSupport(
         seam="agent/cwd-changed",
         status="partial",
@@ -448,14 +418,14 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " `old_cwd` and `new_cwd`; the hook runs in the new directory",
             "exit 2 stderr shown to the user as a hook-error notice",
             _ENV_FILE,
-            f"{_NOTICE}; `continue` discarded, as in Claude Code",
+            f"{NOTICE}; `continue` discarded, as in Claude Code",
         ),
         limits=("`watchPaths`: no file watcher (`FileChanged` is not supported)",),
     ),
-    "DirectoryAdded": _no("dsh has no `/add-dir`"),
-    "FileChanged": _no("dsh has no file watcher"),
-    "WorktreeCreate": _no("dsh does not manage worktrees"),
-    "WorktreeRemove": _no("dsh does not manage worktrees"),
+    "DirectoryAdded": DIRECTORY_ADDED,
+    "FileChanged": not_supported("dsh has no file watcher"),
+    "WorktreeCreate": not_supported("dsh does not manage worktrees"),
+    "WorktreeRemove": not_supported("dsh does not manage worktrees"),
     "PreCompact": EventSupport(
         seam="agent/pre-compact",
         status="supported",
@@ -474,10 +444,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "exit 2 stderr shown to the user",
         ),
     ),
-    "PreModelSwitch": _no("dsh has no mid-session model switch"),
-    "PostModelSwitch": _no("dsh has no mid-session model switch"),
-    "Elicitation": _no("dsh has no MCP client"),
-    "ElicitationResult": _no("dsh has no MCP client"),
+    "PreModelSwitch": PRE_MODEL_SWITCH,
+    "PostModelSwitch": POST_MODEL_SWITCH,
+    "Elicitation": not_supported("dsh has no MCP client"),
+    "ElicitationResult": not_supported("dsh has no MCP client"),
     "SessionEnd": EventSupport(
         seam="agent/session-end",
         status="supported",

@@ -1,0 +1,89 @@
+"""SubagentStop on the child's own continuation seam, so it can keep the subagent running.
+
+When a subagent's turn would end, SubagentStop fires on the child's
+``agent/turn-continuation`` (``stop_hook_active`` from the child's streak): a block or
+exit 2 gives the child another step with the reason in 2.1.332's Stop framing
+(``exit2-subagent``). A child whose turn ends otherwise (aborted, step limit, error) gets
+its SubagentStop on ``subagent/end``, once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dsh.agent import Agent, ContinuationDecision, ContinuationState
+from dsh.context import Next
+from dsh.hook_protocol import root_session
+from dsh.hooks.claude._machinery import (
+    SOURCE,
+    BridgeBase,
+    Merged,
+    background_tasks,
+    blocking,
+    shown_reason,
+)
+from dsh.hooks.claude._transcript import write_transcript
+
+__all__ = ["SubagentEvents"]
+
+
+class SubagentEvents(BridgeBase):
+    """SubagentStop's firing (``_lifecycle`` calls it from both seams)."""
+
+    async def _subagent_continuation(
+        self, child: Agent, state: ContinuationState, nxt: Next[ContinuationDecision]
+    ) -> ContinuationDecision:
+        parent = child.parent
+        if parent is None or state.decision.continues:
+            return await nxt()
+        merged = await self._fire_subagent_stop(
+            parent, child, state.final_text, active=state.stop_hook_active
+        )
+        if merged is None:
+            return await nxt()
+        blocks = blocking(merged)
+        if blocks:
+            # Local import: _lifecycle stands on this module.
+            from dsh.hooks.claude._lifecycle import stop_feedback
+
+            return ContinuationDecision.continue_(
+                stop_feedback([shown_reason(d, a) for d, a in blocks])
+            )
+        return await nxt()
+
+    async def _fire_subagent_stop(
+        self, parent: Agent, child: Agent, final_text: str, *, active: bool
+    ) -> Merged | None:
+        """Fire SubagentStop for ``child`` (``None``: nothing matched); marks it fired."""
+        stopped = self._state(child).subagents_stopped
+        if child.agent_id is not None:
+            stopped.add(child.agent_id)
+        hooks = self.catalog.matching("SubagentStop", child.agent_type)
+        if not hooks:
+            return None
+        payload = self._base(child, "SubagentStop")
+        payload["stop_hook_active"] = active
+        # Claude Code's layout: <session>/subagents/agent-<id>.jsonl beside the transcript.
+        payload["agent_transcript_path"] = str(
+            self.transcript_path(parent).with_suffix("")
+            / "subagents"
+            / f"agent-{child.agent_id}.jsonl"
+        )
+        payload["last_assistant_message"] = final_text
+        payload["background_tasks"] = background_tasks(parent)
+        payload["session_crons"] = []
+        write_transcript(
+            Path(payload["agent_transcript_path"]),
+            child.events,
+            session_id=root_session(parent).session_id,
+            cwd=child.workspace.cwd,
+            permission_mode=self.permission_mode,
+        )
+        merged = await self._fire(child, "SubagentStop", hooks, payload, log_to=parent)
+        for _, answer in merged.answers:
+            if answer.system_message:
+                parent.notice(answer.system_message, source=f"{SOURCE}:SubagentStop")
+        return merged
+
+    def _subagent_stop_fired(self, child: Agent) -> bool:
+        return child.agent_id is not None and child.agent_id in self._state(child).subagents_stopped

@@ -214,7 +214,7 @@ def run(
     from dsh.cli._errors import UserError, check_settings_args
     from dsh.cli._run import NO_MODEL, ExitCode, RunOptions
     from dsh.cli._run_settle import settle, stream_prompts
-    from dsh.models import Model, ModelError, load_model
+    from dsh.models import ModelError, load_model
 
     if setup_init + init_only + maintenance > 1:
         raise click.UsageError("--init, --init-only and --maintenance exclude each other")

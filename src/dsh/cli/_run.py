@@ -12,6 +12,7 @@ import contextlib
 import enum
 import importlib
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import field
 from pathlib import Path
@@ -23,7 +24,7 @@ from dsh.cli._render import TranscriptPrinter, plain_markup
 from dsh.context import Plugin
 from dsh.host import HostOptions, Profile, open_host
 from dsh.models import Model, ModelError, ModelRequest, TextCallback
-from dsh.session import AssistantMessage, SessionEvent, TurnEndReason
+from dsh.session import AssistantMessage, SessionEvent, TurnEnd, TurnEndReason
 
 __all__ = [
     "ExitCode",
@@ -176,15 +177,31 @@ class _Printed:
         self.printer.print_events(events[self.count :])
         self.count = len(events)
 
+    def summarize_earlier(self, events: tuple[SessionEvent, ...], before: float) -> None:
+        """A resumed session's history as one line, not reprinted (this run's events still are)."""
+        earlier = 0
+        while earlier < len(events) and events[earlier].time < before:
+            earlier += 1
+        if earlier:
+            turns = sum(1 for e in events[:earlier] if isinstance(e, TurnEnd))
+            self.printer.console.print(
+                f"[dim]resumed: {earlier} earlier events ({turns} turns) not shown;"
+                " `dsh log` shows them[/dim]"
+            )
+        self.count = earlier
+
 
 async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
     """Run every prompt as one turn of a single session; returns the last turn's exit code."""
     printed = _Printed(printer)
     code = ExitCode.OK
     session = None
+    opened = time.time()
     try:
         async with open_host(host_options(options)) as host:
             session = host.session
+            if options.resume is not None:
+                printed.summarize_earlier(session.events, opened)
             for diagnostic in host.diagnostics:
                 printer.console.print(f"[yellow]{plain_markup(str(diagnostic))}[/yellow]")
             _import_in_background("rich.console", "rich.markup")

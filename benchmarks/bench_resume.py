@@ -1,0 +1,167 @@
+"""Resuming a long session: time to the first request, and the peak memory, of `dsh run --resume`.
+
+Run: .venv/bin/python benchmarks/bench_resume.py [--events 1000,10000,100000] [--rounds 5]
+
+Each session is a JSONL log of a realistic mix written through the store: turns
+of ten steps, each step an assistant message with one tool call, its
+``tool/call`` and a ~300-character ``tool/result`` (with structured output),
+the turn's prompt, start and end. For each size, ``dsh run --resume ID
+--no-claude-hooks next`` runs against a loopback OpenAI-compatible server
+(in this process, answering one short text); the figure is the wall time
+from spawning the command to the server receiving the first request, and
+the command's peak RSS (``wait4``'s ``ru_maxrss``). The baseline, measured
+interleaved in the same rounds, is the same command resuming a session with
+no events: what the run costs before the history is involved. Medians over
+rounds; the targets (issue 19) are ≤ 2 s and ≤ 100 MiB at 100k events.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from dsh.session import (
+    AssistantMessageEvent,
+    JsonlSessionStore,
+    SessionEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    ToolUse,
+    TurnEnd,
+    TurnEndReason,
+    TurnStart,
+    UserMessageEvent,
+)
+
+DSH = str(Path(sys.executable).with_name("dsh"))
+REPLY = (
+    b'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"ok"}}]}\n\n'
+    b"data: [DONE]\n\n"
+)
+
+
+def history(n: int) -> list[SessionEvent]:
+    out: list[SessionEvent] = []
+    step = 0
+    while len(out) < n:
+        turn = f"turn{len(out)}"
+        out += [TurnStart(turn_id=turn), UserMessageEvent(turn_id=turn, content=f"task {step}")]
+        for _ in range(10):
+            step += 1
+            use = ToolUse(f"call{step}", "Read", {"file_path": f"/src/file{step}.py"})
+            out.append(AssistantMessageEvent(turn_id=turn, text="", tool_calls=(use,)))
+            out.append(
+                ToolCallEvent(
+                    turn_id=turn,
+                    token=f"tok{step}",
+                    tool_use_id=use.id,
+                    tool_name="Read",
+                    arguments=use.arguments,
+                )
+            )
+            out.append(
+                ToolResultEvent(
+                    turn_id=turn,
+                    token=f"tok{step}",
+                    tool_use_id=use.id,
+                    content=f"{step}: " + "line of source code\n" * 15,
+                    output={"lines": 15, "truncated": False},
+                )
+            )
+        out += [
+            AssistantMessageEvent(turn_id=turn, text=f"done {step}"),
+            TurnEnd(turn_id=turn, reason=TurnEndReason("completed")),
+        ]
+    return out[:n]
+
+
+class Server:
+    """Answers every request with a short text; records when each one arrived."""
+
+    def __init__(self) -> None:
+        self.arrivals: list[float] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                server.arrivals.append(time.perf_counter())
+                self.rfile.read(int(self.headers["Content-Length"]))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(REPLY)))
+                self.end_headers()
+                self.wfile.write(REPLY)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+
+def resume(server: Server, data: Path, session_id: str, project: Path) -> tuple[float, float]:
+    """Seconds from spawn to the first request, and the peak RSS in MiB."""
+    argv = [DSH, "run", "--resume", session_id, "--session-dir", str(data)]
+    argv += ["--project", str(project), "--no-claude-hooks"]
+    argv += ["--model", "m", "--base-url", server.url, "next"]
+    env = {**os.environ, "DSH_API_KEY": "k"}
+    before = len(server.arrivals)
+    start = time.perf_counter()
+    pid = os.posix_spawn(DSH, argv, env, file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+    _, status, usage = os.wait4(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0 or len(server.arrivals) == before:
+        raise RuntimeError(f"dsh run --resume failed: status {status}")
+    return server.arrivals[before] - start, usage.ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--events", default="1000,10000,100000")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    sizes = [int(n) for n in args.events.split(",")]
+    server = Server()
+    with tempfile.TemporaryDirectory(prefix="bench-resume-") as tmp:
+        project = Path(tmp) / "project"
+        project.mkdir()
+        store = JsonlSessionStore(Path(tmp) / "data")
+        ids: dict[int, str] = {}
+        for n in [0, *sizes]:
+            events = history(n) if n else []
+            with store.create() as log:
+                for i in range(0, len(events), 1000):
+                    log.append_many(events[i : i + 1000])
+                ids[n] = log.id
+        results: dict[int, list[tuple[float, float]]] = {n: [] for n in ids}
+        for r in range(args.rounds):
+            order = list(ids) if r % 2 == 0 else list(reversed(ids))
+            for n in order:
+                results[n].append(resume(server, store.data_dir, ids[n], project))
+                # The run appended its own turn: put the log back as it was for the next round.
+        base_t = statistics.median(t for t, _ in results[0])
+        base_m = statistics.median(m for _, m in results[0])
+        print("events   first request s  (x no-history)  peak RSS MiB  (x no-history)")
+        for n in ids:
+            t = statistics.median(t for t, _ in results[n])
+            m = statistics.median(m for _, m in results[n])
+            print(f"{n:7,}  {t:14.3f}  {t / base_t:14.2f}  {m:12.1f}  {m / base_m:14.2f}")
+        size = store.log_path(ids[sizes[-1]]).stat().st_size / 2**20
+        print(f"(the {sizes[-1]:,}-event log: {size:.1f} MiB; medians of {args.rounds} rounds)")
+    print(json.dumps({"targets": "<= 2 s and <= 100 MiB at 100k events"}))
+
+
+if __name__ == "__main__":
+    main()

@@ -120,7 +120,8 @@ def resume(server: Server, data: Path, session_id: str, project: Path) -> tuple[
     env = {**os.environ, "DSH_API_KEY": "k"}
     before = len(server.arrivals)
     start = time.perf_counter()
-    pid = os.posix_spawn(DSH, argv, env, file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+    quiet = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]
+    pid = os.posix_spawn(DSH, argv, env, file_actions=quiet)
     _, status, usage = os.wait4(pid, 0)
     if os.waitstatus_to_exitcode(status) != 0 or len(server.arrivals) == before:
         raise RuntimeError(f"dsh run --resume failed: status {status}")
@@ -150,7 +151,6 @@ def main() -> None:
             order = list(ids) if r % 2 == 0 else list(reversed(ids))
             for n in order:
                 results[n].append(resume(server, store.data_dir, ids[n], project))
-                # The run appended its own turn: put the log back as it was for the next round.
         base_t = statistics.median(t for t, _ in results[0])
         base_m = statistics.median(m for _, m in results[0])
         print("events   first request s  (x no-history)  peak RSS MiB  (x no-history)")

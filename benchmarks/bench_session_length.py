@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import statistics
 import subprocess
 import sys
@@ -165,7 +166,7 @@ async def one_session(root: Path, model: Any, calls: int, full: bool) -> list[fl
     agent.session.close()
     assert result.steps == calls + 1, result
     marks = timed.marks
-    return [b - a for a, b in zip(marks, marks[1:], strict=False)]
+    return [b - a for a, b in itertools.pairwise(marks)]
 
 
 def ends(steps: list[float]) -> tuple[float, float]:

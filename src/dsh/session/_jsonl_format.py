@@ -112,9 +112,16 @@ def _fsync_dir(directory: Path) -> None:
 class Scan:
     forked_from: str | None
     events: list[SessionEvent]
-    body: bytes  # the complete event lines, as stored
+    data: bytes  # the whole file as read
+    start: int  # where the event lines begin in it
+    end: int  # where the complete event lines end
     tail_offset: int | None  # where a torn or corrupt tail begins
     problem: str
+
+    @property
+    def body(self) -> bytes:
+        """The complete event lines, as stored (copied only when asked for: a fork)."""
+        return self.data[self.start : self.end]
 
 
 def parse_header(path: Path, line: bytes, expected_id: str) -> dict[str, Any]:
@@ -164,42 +171,41 @@ def _scan_unpaused(path: Path, data: bytes, session_id: str) -> Scan:
     first_nl = data.find(b"\n")
     header = parse_header(path, data[: first_nl + 1] if first_nl >= 0 else data, session_id)
     start = first_nl + 1
-    # Fast path: decode the valid UTF-8 prefix once and split it into str lines.
+    # Fast path: decode the valid UTF-8 prefix once and split it into str lines; each
+    # line is dropped once decoded, so the events reuse its memory (a resume's peak).
     text, valid = _utf8_prefix(data, start)
-    ascii_only = text.isascii()
+    lines = text.split("\n")
+    del text
     events: list[SessionEvent] = []
     append = events.append
     loads = json.loads
     decoders = DECODERS
-    pos = 0  # char offset in text
-    tail_char: int | None = None
+    tail_line: int | None = None
     problem = ""
-    lines = text.split("\n")
     last = len(lines) - 1  # lines[last] is "" when text ends with a newline
-    for i, line in enumerate(lines):
+    for i in range(len(lines)):
+        line = lines[i]
+        lines[i] = ""
         if i == last:
             if line:
-                tail_char, problem = pos, "a torn last line (no newline)"
+                tail_line, problem = i, "a torn last line (no newline)"
             break
         try:
             d = loads(line)
             decode = decoders[d["type"]]
         except (ValueError, TypeError, KeyError, IndexError, RecursionError):
-            event = _decode_other(path, line, pos, text, start, ascii_only)
+            event = _decode_other(path, line, data, start, i)
             if event is None:
-                tail_char, problem = pos, "a line that is not a JSON event"
+                tail_line, problem = i, "a line that is not a JSON event"
                 break
             append(event)
         else:
             try:
                 append(decode(d))
             except EventDecodeError as exc:
-                raise SessionCorruptError(
-                    path, _byte_offset(text, pos, start, ascii_only), str(exc)
-                ) from None
-        pos += len(line) + 1
-    if tail_char is not None:
-        tail = _byte_offset(text, tail_char, start, ascii_only)
+                raise SessionCorruptError(path, _line_offset(data, start, i), str(exc)) from None
+    if tail_line is not None:
+        tail: int | None = _line_offset(data, start, tail_line)
     elif valid < len(data):
         tail, problem = valid, "a line that is not UTF-8"
     else:
@@ -210,7 +216,9 @@ def _scan_unpaused(path: Path, data: bytes, session_id: str) -> Scan:
     return Scan(
         forked_from=header["forked_from"],
         events=events,
-        body=data[start:end],
+        data=data,
+        start=start,
+        end=end,
         tail_offset=tail,
         problem=problem,
     )
@@ -233,7 +241,7 @@ def _later_lines(data: bytes, tail: int) -> str:
 
 
 def _decode_other(
-    path: Path, line: str, pos: int, text: str, start: int, ascii_only: bool
+    path: Path, line: str, data: bytes, start: int, index: int
 ) -> SessionEvent | None:
     """A line the fast path refused: an unknown type (opaque), or None for a corrupt line."""
     try:
@@ -246,12 +254,12 @@ def _decode_other(
     try:
         return decode_event_dict(d, line.encode("utf-8"))
     except EventDecodeError as exc:
-        raise SessionCorruptError(
-            path, _byte_offset(text, pos, start, ascii_only), str(exc)
-        ) from None
+        raise SessionCorruptError(path, _line_offset(data, start, index), str(exc)) from None
 
 
-def _byte_offset(text: str, char_pos: int, start: int, ascii_only: bool) -> int:
-    if ascii_only:
-        return start + char_pos
-    return start + len(text[:char_pos].encode("utf-8"))
+def _line_offset(data: bytes, start: int, index: int) -> int:
+    """Where event line ``index`` begins in ``data`` (only for a report: one pass)."""
+    pos = start
+    for _ in range(index):
+        pos = data.index(b"\n", pos) + 1
+    return pos

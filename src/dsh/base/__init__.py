@@ -6,6 +6,7 @@ one race against it (``race``), hostile JSON contained (``load_json``,
 ``loggable_json``), so the tool pipeline and the agent loop share them.
 """
 
+from dsh.base._child_watcher import use_pidfd_child_watcher
 from dsh.base._errors import DshError
 from dsh.base._json import (
     FrozenDict,
@@ -40,4 +41,5 @@ __all__ = [
     "loggable_json",
     "race",
     "thaw_json",
+    "use_pidfd_child_watcher",
 ]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any, final
 
 from dsh._frozen import frozen
-from dsh.base import AbortSignal
+from dsh.base import AbortSignal, use_pidfd_child_watcher
 
 __all__ = ["ProcessOutcome", "kill_group", "run_in_group"]
 
@@ -53,6 +53,7 @@ async def run_in_group(
     timeout: float | None,
 ) -> ProcessOutcome:
     """Run ``argv`` in a new session; return when it exits, times out or is aborted."""
+    use_pidfd_child_watcher()
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,

@@ -104,20 +104,24 @@ class AgentCore:
 
     # -- the log ------------------------------------------------------------------
 
-    def append(self, event: SessionEvent) -> SessionEvent:
+    def append(self, event: SessionEvent, *, durable: bool = True) -> SessionEvent:
+        """Log ``event``; ``durable=False`` leaves its fsync to the next durable append
+        (for what follows an effect, never what precedes one: see docs/session-log.md)."""
         turn = self.turn
         if turn is not None and event.turn_id is None:
             event = _with_turn(event, turn.id)
-        stamped = self.session.append(event)
+        stamped = self.session.append(event, durable=durable)
         self.projector.add(stamped)
         self._tell(stamped)
         return stamped
 
-    def append_many(self, events: Sequence[SessionEvent]) -> tuple[SessionEvent, ...]:
+    def append_many(
+        self, events: Sequence[SessionEvent], *, durable: bool = True
+    ) -> tuple[SessionEvent, ...]:
         turn = self.turn
         if turn is not None:
             events = [e if e.turn_id is not None else _with_turn(e, turn.id) for e in events]
-        stamped = self.session.append_many(events)
+        stamped = self.session.append_many(events, durable=durable)
         self.projector.extend(stamped)
         for event in stamped:
             self._tell(event)

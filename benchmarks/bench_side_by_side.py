@@ -30,12 +30,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from _loopback import LoopbackServer
 
 DSH = str(Path(sys.executable).with_name("dsh"))
 DENY = json.dumps(
@@ -90,30 +90,15 @@ class Mock:
 
     def __init__(self) -> None:
         self.replies: list[dict[str, Any]] = []
-        mock = self
+        self.server = LoopbackServer(self.answer)
+        self.url = self.server.url
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                turns = sum(1 for m in body["messages"] if m.get("role") == "assistant")
-                delta = {"role": "assistant", **mock.replies[min(turns, len(mock.replies) - 1)]}
-                chunk = {"choices": [{"index": 0, "delta": delta}]}
-                data = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+    def answer(self, raw: bytes) -> bytes:
+        body = json.loads(raw)
+        turns = sum(1 for m in body["messages"] if m.get("role") == "assistant")
+        delta = {"role": "assistant", **self.replies[min(turns, len(self.replies) - 1)]}
+        chunk = {"choices": [{"index": 0, "delta": delta}]}
+        return f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
 
 
 def project_for(root: Path, case: Case) -> Path:

@@ -91,19 +91,24 @@ class ChatBodyEncoder:
                 self._out_at.append(len(layout.out))
         layout.flush()
         self._messages = messages
-        listed = b",".join(layout.out)
+        wire = list(layout.out)
         if request.system:
-            system = compact_json({"role": "system", "content": request.system})
-            listed = system + b"," + listed if listed else system
-        parts = [b'{"model":', self._model, b',"messages":[', listed, b"]"]
+            wire.insert(0, compact_json({"role": "system", "content": request.system}))
+        head = b'{"model":' + self._model + b',"messages":['
+        tail = [b"]"]
         if request.tools:
-            parts += [b',"tools":', self._tools_for(request.tools)]
+            tail += [b',"tools":', self._tools_for(request.tools)]
         if max_tokens is not None:
-            parts += [b',"max_tokens":', compact_json(max_tokens)]
+            tail += [b',"max_tokens":', compact_json(max_tokens)]
         if stream:
-            parts.append(b',"stream":true')
-        parts.append(b"}")
-        return EncodedBody(b"".join(parts))
+            tail.append(b',"stream":true')
+        tail.append(b"}")
+        if not wire:
+            return EncodedBody(head + b"".join(tail))
+        # The history is copied once: the head and the tail ride on its first and last pieces.
+        wire[0] = head + wire[0]
+        wire[-1] = wire[-1] + b"".join(tail)
+        return EncodedBody(b",".join(wire))
 
     def _tools_for(self, tools: tuple[ToolSpec, ...]) -> bytes:
         if tools != self._tools:

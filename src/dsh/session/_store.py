@@ -163,20 +163,21 @@ class JsonlSessionStore:
         that another process is writing is read up to its last complete event.
         """
         path = self._existing(session_id)
-        scan = scan_log(path, read_private(path), session_id)
-        return self._create(session_id, scan.body, scan.events)
+        scan = scan_log(path, session_id)
+        # The complete lines as they were scanned: a log is only ever appended to before them.
+        body = read_private(path)[scan.start : scan.end]
+        return self._create(session_id, body, scan.events)
 
     def open(self, session_id: str) -> JsonlSessionLog:
         """An existing session, open for writing: takes its lock, recovers a torn tail."""
         path = self._existing(session_id)
         lock_fd = take_writer_lock(session_id, self.lock_path(session_id))
         try:
-            data = read_private(path)
-            scan = scan_log(path, data, session_id)
+            scan = scan_log(path, session_id)
             recovered = None
             if scan.tail_offset is not None:
                 recovered = recover_tail(
-                    path, self.sidecar_path(session_id), data, scan.tail_offset, scan.problem
+                    path, self.sidecar_path(session_id), scan.tail, scan.tail_offset, scan.problem
                 )
             return JsonlSessionLog(
                 session_id=session_id,
@@ -198,7 +199,7 @@ class JsonlSessionStore:
         A torn or corrupt tail is left where it is (a writer may be mid-append).
         """
         path = self._existing(session_id)
-        return tuple(scan_log(path, read_private(path), session_id).events)
+        return tuple(scan_log(path, session_id).events)
 
     def list(self) -> list[SessionInfo]:
         """Every session under the data dir, oldest first (from each file's header)."""

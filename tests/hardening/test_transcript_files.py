@@ -61,7 +61,9 @@ def test_a_planted_link_is_replaced_or_refused_never_written_through(tmp_path: P
     assert victim.read_bytes() == before
     assert mode(path) == 0o600
     assert path.read_text().count("\n") == 2
-    # A link planted at the temporary name is refused.
+    # A link planted at the temporary name is refused (when a new writer rewrites the file
+    # whole: one holding this log's transcript would be taken up and appended to instead).
+    path.write_text("not this history\n")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.symlink_to(victim)
     with pytest.raises(UnsafeSessionPathError):

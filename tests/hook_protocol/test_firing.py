@@ -62,7 +62,7 @@ class JournalSink:
         self.signal = signal
         self.groups: list[tuple[SessionEvent, ...]] = []
 
-    def append_events(self, events: Sequence[SessionEvent], /) -> object:
+    def append_events(self, events: Sequence[SessionEvent], /, *, durable: bool = True) -> object:
         logged = tuple(self.log.append_many(events))
         self.groups.append(logged)
         return logged

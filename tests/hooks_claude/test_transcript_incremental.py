@@ -165,3 +165,37 @@ def test_each_line_keeps_the_directory_of_its_moment(tmp_path: Path) -> None:
     writer.sync([first, AssistantMessageEvent(text="b")], cwd=Path("/project/sub"))
     cwds = [json.loads(line)["cwd"] for line in path.read_text().splitlines()]
     assert cwds == ["/project", "/project/sub"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(kinds=st.lists(st.integers(0, 4), max_size=30), cut=st.integers(0, 30))
+def test_a_resumed_writer_takes_up_the_file_where_it_ends(
+    tmp_path_factory: Any, kinds: list[int], cut: int
+) -> None:
+    """A new writer (a resumed session) appends to a current file instead of rewriting it."""
+    path = tmp_path_factory.mktemp("t") / "s.jsonl"
+    events = [_event(k, n) for n, k in enumerate(kinds)]
+    cwd = Path("/project")
+    cut = min(cut, len(events))
+    TranscriptWriter(path, session_id="s", permission_mode="default").sync(events[:cut], cwd=cwd)
+    before = transcript_lines(events[:cut], session_id="s", cwd=cwd, permission_mode="default")
+    inode = os.stat(path).st_ino
+    resumed = TranscriptWriter(path, session_id="s", permission_mode="default")
+    written = resumed.sync(events, cwd=cwd)
+    full = transcript_lines(events, session_id="s", cwd=cwd, permission_mode="default")
+    assert path.read_text(encoding="utf-8") == _encoded(full)
+    if before:  # a non-empty file was taken up: appended to, only the new lines written
+        assert os.stat(path).st_ino == inode
+        assert written == len(full) - len(before)
+
+
+def test_a_file_of_another_history_is_rewritten_whole(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    cwd = Path("/project")
+    mine = [UserMessageEvent(content="a"), AssistantMessageEvent(text="b")]
+    other = [UserMessageEvent(content="x")]
+    TranscriptWriter(path, session_id="s", permission_mode="default").sync(other, cwd=cwd)
+    resumed = TranscriptWriter(path, session_id="s", permission_mode="default")
+    assert resumed.sync(mine, cwd=cwd) == 2
+    full = transcript_lines(mine, session_id="s", cwd=cwd, permission_mode="default")
+    assert path.read_text(encoding="utf-8") == _encoded(full)

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from dsh.session import JsonlSessionStore, NoticeEvent
 
 CHILD = Path(__file__).with_name("writer_child.py")
@@ -20,10 +22,13 @@ REPO = Path(__file__).resolve().parents[2]
 SHAPES = [(1, 10), (7, 40), (1, 300_000), (3, 120_000), (1, 2_000), (25, 10)]
 
 
-def run_and_kill(store: JsonlSessionStore, sid: str, start: int, rng: random.Random) -> list[int]:
+def run_and_kill(
+    store: JsonlSessionStore, sid: str, start: int, rng: random.Random, mode: str
+) -> list[int]:
     batch, pad = rng.choice(SHAPES)
+    argv = [sys.executable, str(CHILD), str(store.data_dir), sid, str(start), str(batch), str(pad)]
     proc = subprocess.Popen(
-        [sys.executable, str(CHILD), str(store.data_dir), sid, str(start), str(batch), str(pad)],
+        [*argv, mode],
         stdout=subprocess.PIPE,
         text=True,
         start_new_session=True,
@@ -48,9 +53,12 @@ def run_and_kill(store: JsonlSessionStore, sid: str, start: int, rng: random.Ran
     return acked
 
 
+@pytest.mark.parametrize("mode", ["durable", "deferred"])
 def test_every_acknowledged_event_survives_sigkill_and_no_partial_one_is_read(
-    tmp_path: Path,
+    tmp_path: Path, mode: str
 ) -> None:
+    """``deferred``: every other batch written with ``durable=False``, which a killed
+    process loses no more of than of durable ones (the kernel has the bytes)."""
     rng = random.Random(20240611)
     store = JsonlSessionStore(tmp_path)
     log = store.create()
@@ -59,7 +67,7 @@ def test_every_acknowledged_event_survives_sigkill_and_no_partial_one_is_read(
     all_acked: set[int] = set()
     count = 0
     for _ in range(14):
-        all_acked.update(run_and_kill(store, sid, count, rng))
+        all_acked.update(run_and_kill(store, sid, count, rng, mode))
         with store.open(sid) as reopened:
             events = reopened.events
             if reopened.recovered is not None:

@@ -1,7 +1,9 @@
 """A writer process for the crash tests: appends numbered events forever.
 
-Usage: writer_child.py DATA_DIR SESSION_ID START BATCH PAD
-Prints each acknowledged (durable) counter on its own line, after append returns.
+Usage: writer_child.py DATA_DIR SESSION_ID START BATCH PAD [deferred]
+Prints each acknowledged counter on its own line, after append returns. With
+``deferred``, every other batch is appended with ``durable=False`` (written, not
+fsynced): a SIGKILL must lose none of those either.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dsh.session import JsonlSessionStore, NoticeEvent
 
 def main() -> None:
     data_dir, session_id, start, batch, pad = sys.argv[1:6]
+    deferred = sys.argv[6:] == ["deferred"]
     store = JsonlSessionStore(Path(data_dir))
     log = store.open(session_id)
     n = int(start)
@@ -23,7 +26,7 @@ def main() -> None:
         events = [
             NoticeEvent(text=f"{n + i}:{filler}", source="crash-test") for i in range(int(batch))
         ]
-        log.append_many(events)
+        log.append_many(events, durable=not (deferred and n // int(batch) % 2))
         for i in range(int(batch)):
             out.write(f"{n + i}\n")
         out.flush()

@@ -317,13 +317,17 @@ class Agent:
         """
         return self._core.append(event)
 
-    def append_events(self, events: Sequence[SessionEvent]) -> tuple[SessionEvent, ...]:
+    def append_events(
+        self, events: Sequence[SessionEvent], *, durable: bool = True
+    ) -> tuple[SessionEvent, ...]:
         """Append several events together, as ``append_event`` each: one write, one fsync.
 
         For events produced together (the ``hook/invocation`` events of hooks
         fired at once); each is durable when this returns, as with ``append_event``.
+        ``durable=False`` (a record of what already happened, like ``hook/result``)
+        writes them and leaves the fsync to the next durable append or the close.
         """
-        return self._core.append_many(events)
+        return self._core.append_many(events, durable=durable)
 
     # -- lifecycle ------------------------------------------------------------
 

@@ -9,24 +9,15 @@ text as it is, tags included (what Claude Code's PostCompact reports)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
-from typing import Any
-
 from dsh.agent._channels import POST_COMPACT, PRE_COMPACT, SESSION_START
 from dsh.agent._core import AgentCore
 from dsh.agent._decisions import CompactRequest, CompactTrigger, PreCompactVeto
 from dsh.agent._turn import ERROR, EndTurn, error_text
 from dsh.models import ModelRequest
 from dsh.session import (
-    AssistantMessage,
     CompactionEnd,
     CompactionStart,
-    ModelMessage,
-    ToolResultMessage,
     UserMessage,
-    content_text,
-    thaw_json,
 )
 from dsh.tools import AbortSignal
 
@@ -54,7 +45,7 @@ _SUMMARY_ATTEMPTS = 2
 
 async def compact_if_over_budget(core: AgentCore) -> None:
     budget = core.agent.compact_budget
-    if budget is not None and _estimate_chars(core.projection()) > budget:
+    if budget is not None and core.history_size.chars(core.projection()) > budget:
         await compact(core, "auto", None)
         core.check_cancel()
 
@@ -115,25 +106,3 @@ async def _summarize(
     summary = text or "(the summary was empty)"
     core.append(CompactionEnd(summary=summary))
     return summary
-
-
-def _estimate_chars(messages: Iterable[ModelMessage]) -> int:
-    """A cheap size estimate of a projection: its text plus its tool arguments as JSON."""
-    total = 0
-    for m in messages:
-        if isinstance(m, AssistantMessage):
-            total += len(m.text)
-            for use in m.tool_calls:
-                total += len(use.name) + len(json.dumps(_plain(use.arguments), default=str))
-        elif isinstance(m, UserMessage | ToolResultMessage):
-            total += len(content_text(m.content))
-        else:
-            total += len(m.text)
-    return total
-
-
-def _plain(arguments: Any) -> Any:
-    try:
-        return thaw_json(arguments)
-    except Exception:
-        return arguments

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from dsh.agent._decisions import Notice, NoticeLevel, PromptSource, SteeringSource
+from dsh.agent._history_size import HistorySize
 from dsh.agent._turn import (
     ABORTED,
     ERROR,
@@ -34,13 +35,13 @@ from dsh.session import (
     ContextMessageEvent,
     ModelMessage,
     NoticeEvent,
+    Projection,
     SessionEvent,
     SessionLog,
     SteeringMessageEvent,
     TurnEnd,
     TurnEndReason,
     TurnStart,
-    project,
 )
 from dsh.tools import AbortSignal
 
@@ -66,9 +67,11 @@ class AgentCore:
         "cancel",
         "compacting",
         "ctx",
+        "history_size",
         "on_event",
         "on_text",
         "pending_context",
+        "projector",
         "queue",
         "session",
         "steering",
@@ -87,6 +90,9 @@ class AgentCore:
         self.agent = agent
         self.ctx = ctx
         self.session = session
+        # The model view, kept current as events are logged (every append goes through here).
+        self.projector = Projection(session.events)
+        self.history_size = HistorySize()
         self.on_event = on_event
         self.on_text = on_text
         self.queue: deque[tuple[Content, PromptSource]] = deque()
@@ -98,19 +104,25 @@ class AgentCore:
 
     # -- the log ------------------------------------------------------------------
 
-    def append(self, event: SessionEvent) -> SessionEvent:
+    def append(self, event: SessionEvent, *, durable: bool = True) -> SessionEvent:
+        """Log ``event``; ``durable=False`` leaves its fsync to the next durable append
+        (for what follows an effect, never what precedes one: see docs/session-log.md)."""
         turn = self.turn
         if turn is not None and event.turn_id is None:
             event = _with_turn(event, turn.id)
-        stamped = self.session.append(event)
+        stamped = self.session.append(event, durable=durable)
+        self.projector.add(stamped)
         self._tell(stamped)
         return stamped
 
-    def append_many(self, events: Sequence[SessionEvent]) -> tuple[SessionEvent, ...]:
+    def append_many(
+        self, events: Sequence[SessionEvent], *, durable: bool = True
+    ) -> tuple[SessionEvent, ...]:
         turn = self.turn
         if turn is not None:
             events = [e if e.turn_id is not None else _with_turn(e, turn.id) for e in events]
-        stamped = self.session.append_many(events)
+        stamped = self.session.append_many(events, durable=durable)
+        self.projector.extend(stamped)
         for event in stamped:
             self._tell(event)
         return stamped
@@ -140,7 +152,7 @@ class AgentCore:
             self.append(SteeringMessageEvent(text=text, source=source))
 
     def projection(self) -> tuple[ModelMessage, ...]:
-        return tuple(project(self.session.events))
+        return self.projector.messages()
 
     def turn_events(self, turn_id: str) -> list[SessionEvent]:
         return [e for e in self.session.events if e.turn_id == turn_id]

@@ -90,6 +90,8 @@ def _log_call(core: AgentCore, call: ToolCall) -> None:
 
 
 def _log_result(core: AgentCore, res: ToolExecutionResult) -> None:
+    # A record of what happened: durable with the next write-ahead record (a tool call,
+    # a hook's invocation) or the turn's end, whichever comes first.
     r = res.result
     core.append(
         ToolResultEvent(
@@ -102,5 +104,6 @@ def _log_result(core: AgentCore, res: ToolExecutionResult) -> None:
             info=r.info,
             dispatched=res.dispatched,
             approval=res.approval,
-        )
+        ),
+        durable=False,
     )

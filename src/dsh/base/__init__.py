@@ -8,6 +8,7 @@ one race against it (``race``), hostile JSON contained (``load_json``,
 pipeline, the hook runtime and the agent loop share them.
 """
 
+from dsh.base._child_watcher import use_pidfd_child_watcher
 from dsh.base._containment import (
     become_subreaper,
     contain_process,
@@ -54,4 +55,5 @@ __all__ = [
     "release_process",
     "sweep_processes",
     "thaw_json",
+    "use_pidfd_child_watcher",
 ]

@@ -23,7 +23,7 @@ from collections.abc import Callable, Coroutine, Hashable, Sequence
 from typing import Protocol
 
 from dsh._frozen import frozen
-from dsh.base import contain_process, end_process_tree, release_process
+from dsh.base import contain_process, end_process_tree, release_process, use_pidfd_child_watcher
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._environment import spawn_environment
 
@@ -286,6 +286,7 @@ async def run_hook(
     if signal is not None and signal.aborted:
         return _unstarted(cmd, started, error=None, cancelled=True)
     env = spawn_environment(cmd.env)
+    use_pidfd_child_watcher()
     spawn = asyncio.ensure_future(
         loop.subprocess_exec(
             lambda: _Capture(loop, stdout_cap, stderr_cap),

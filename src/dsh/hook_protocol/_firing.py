@@ -47,10 +47,13 @@ class HookSink(Protocol):
     """Where a firing's ``hook/*`` events are appended, and the signal that cancels its hooks.
 
     A ``dsh.agent.Agent`` is one: ``append_events`` writes a group with one
-    fsync; ``signal`` is its running turn's abort signal (``None`` between turns).
+    fsync (``durable=False``: written, the fsync left to the next durable
+    append); ``signal`` is its running turn's abort signal (``None`` between turns).
     """
 
-    def append_events(self, events: Sequence[SessionEvent], /) -> object: ...
+    def append_events(
+        self, events: Sequence[SessionEvent], /, *, durable: bool = True
+    ) -> object: ...
 
     @property
     def signal(self) -> CancelSignal | None: ...
@@ -68,8 +71,8 @@ class RoutedSink:
     events_to: HookSink
     signal: CancelSignal | None
 
-    def append_events(self, events: Sequence[SessionEvent], /) -> object:
-        return self.events_to.append_events(events)
+    def append_events(self, events: Sequence[SessionEvent], /, *, durable: bool = True) -> object:
+        return self.events_to.append_events(events, durable=durable)
 
 
 class AnswerRules(Protocol[A]):
@@ -173,6 +176,8 @@ async def fire_hooks(
         _close_trail(cmds, selected, invocations, time.perf_counter() - started, sink, rules)
         raise
     outcomes = [hook_outcome(run, rules.decode) for run in runs]
+    # The results record what already happened: the next write-ahead record (a tool
+    # call, the next hooks' invocations) or the turn's end makes them durable.
     sink.append_events(
         [
             result_event(
@@ -183,7 +188,8 @@ async def fire_hooks(
                 else None,
             )
             for outcome, inv in zip(outcomes, invocations, strict=True)
-        ]
+        ],
+        durable=False,
     )
     merged: list[tuple[H, A]] = []
     for i, outcome in zip(selected, outcomes, strict=True):

@@ -19,7 +19,8 @@ message found among them is moved after the last of them.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from dsh.models._types import ModelRequest, ToolSpec
 from dsh.session import (
@@ -36,7 +37,9 @@ from dsh.session import (
     thaw_json,
 )
 
-__all__ = ["SUMMARY_PREFIX", "chat_body", "to_chat_messages"]
+__all__ = ["SUMMARY_PREFIX", "ChatLayout", "chat_body", "to_chat_messages"]
+
+T = TypeVar("T")
 
 SUMMARY_PREFIX = "Summary of the conversation so far:\n"
 
@@ -104,44 +107,77 @@ def _plain(message: ModelMessage) -> dict[str, Any]:
     raise TypeError(f"not a plain message: {message!r}")  # pragma: no cover
 
 
-def to_chat_messages(request: ModelRequest) -> list[dict[str, Any]]:
-    """The request's messages in chat-completions form (see the module docstring)."""
-    out: list[dict[str, Any]] = []
-    if request.system:
-        out.append({"role": "system", "content": request.system})
-    pending: set[str] = set()  # tool call ids still awaiting their result
-    deferred: list[dict[str, Any]] = []  # messages held back until those results are in
-    images: list[dict[str, Any]] = []
+class ChatLayout(Generic[T]):
+    """The chat-completions message list, built one message at a time.
 
-    def flush() -> None:
-        if images:
-            out.append({"role": "user", "content": list(images)})
-            images.clear()
-        out.extend(deferred)
-        deferred.clear()
+    Each wire message goes through ``encode`` as it is placed (a dict as it is,
+    or its JSON for a request body built once per message). ``settled`` says no
+    message is held back, so the output so far stands whatever follows: an
+    encoder resumes from such a point.
+    """
 
-    for message in request.messages:
+    __slots__ = ("deferred", "encode", "images", "out", "pending")
+
+    def __init__(self, encode: Callable[[dict[str, Any]], T]) -> None:
+        self.encode = encode
+        self.out: list[T] = []
+        self.pending: set[str] = set()  # tool call ids still awaiting their result
+        self.deferred: list[T] = []  # messages held back until those results are in
+        self.images: list[dict[str, Any]] = []
+
+    @property
+    def settled(self) -> bool:
+        return not (self.pending or self.deferred or self.images)
+
+    def reset(self, length: int) -> None:
+        """Back to a settled point where ``out`` had ``length`` items."""
+        del self.out[length:]
+        self.pending.clear()
+        self.deferred.clear()
+        self.images.clear()
+
+    def flush(self) -> None:
+        if self.images:
+            self.out.append(self.encode({"role": "user", "content": list(self.images)}))
+            self.images.clear()
+        self.out.extend(self.deferred)
+        self.deferred.clear()
+
+    def add(self, message: ModelMessage) -> None:
         if isinstance(message, ToolResultMessage):
             tool_message, tool_images = _tool_result(message)
-            out.append(tool_message)
-            images.extend(tool_images)
-            pending.discard(message.tool_use_id)
-            if not pending:
-                flush()
-            continue
+            self.out.append(self.encode(tool_message))
+            self.images.extend(tool_images)
+            self.pending.discard(message.tool_use_id)
+            if not self.pending:
+                self.flush()
+            return
         if isinstance(message, AssistantMessage):
-            pending.clear()
-            flush()
-            out.append(_assistant(message))
-            pending = {c.id for c in message.tool_calls}
-            continue
-        if pending:
-            deferred.append(_plain(message))
+            self.pending.clear()
+            self.flush()
+            self.out.append(self.encode(_assistant(message)))
+            self.pending = {c.id for c in message.tool_calls}
+            return
+        if self.pending:
+            self.deferred.append(self.encode(_plain(message)))
         else:
-            flush()
-            out.append(_plain(message))
-    flush()
-    return out
+            self.flush()
+            self.out.append(self.encode(_plain(message)))
+
+
+def _as_is(message: dict[str, Any]) -> dict[str, Any]:
+    return message
+
+
+def to_chat_messages(request: ModelRequest) -> list[dict[str, Any]]:
+    """The request's messages in chat-completions form (see the module docstring)."""
+    layout = ChatLayout(_as_is)
+    if request.system:
+        layout.out.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        layout.add(message)
+    layout.flush()
+    return layout.out
 
 
 def tool_json(spec: ToolSpec) -> dict[str, Any]:

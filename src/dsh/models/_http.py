@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import ssl
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
@@ -24,6 +23,7 @@ import httpx2
 
 from dsh import __version__
 from dsh.base import UnsafeJSONError, load_json
+from dsh.models._chat_body import EncodedBody, compact_json
 from dsh.models._sse import ServerSentEvent, SSEDecoder, SSEError
 from dsh.models._wire import (
     DONE,
@@ -80,7 +80,9 @@ class HttpxChatTransport:
             await client.aclose()
 
     def _content(self, body: Mapping[str, Any]) -> bytes:
-        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        if isinstance(body, EncodedBody):
+            return body.data
+        return compact_json(body)
 
     async def complete(self, body: Mapping[str, Any]) -> object:
         try:

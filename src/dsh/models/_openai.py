@@ -17,14 +17,15 @@ import math
 import os
 import random
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Literal, final, get_args
 
 from dsh._frozen import frozen
 from dsh.base import UnsafeJSONError, load_json
-from dsh.models._chat_request import SUMMARY_PREFIX, chat_body, to_chat_messages
+from dsh.models._chat_body import ChatBodyEncoder
+from dsh.models._chat_request import SUMMARY_PREFIX, to_chat_messages
 from dsh.models._types import ModelError, ModelRefusal, ModelRequest, TextCallback
 from dsh.models._wire import (
     ChatTransport,
@@ -282,6 +283,7 @@ class OpenAICompatibleModel:
         self.on_retry = on_retry
         self.backend = _resolve_backend(backend)
         self._transport: ChatTransport | None = None
+        self._encoder: ChatBodyEncoder | None = None  # the history's JSON, kept across requests
 
     @property
     def name(self) -> str:
@@ -319,7 +321,9 @@ class OpenAICompatibleModel:
     async def complete(
         self, request: ModelRequest, *, on_text: TextCallback | None = None
     ) -> AssistantMessage:
-        body = chat_body(self._model, request, stream=self.stream, max_tokens=self.max_tokens)
+        if self._encoder is None:
+            self._encoder = ChatBodyEncoder(self._model)
+        body = self._encoder.encode(request, stream=self.stream, max_tokens=self.max_tokens)
         attempt = 0
         while True:
             attempt += 1
@@ -344,7 +348,7 @@ class OpenAICompatibleModel:
                 await asyncio.sleep(delay)
 
     async def _attempt(
-        self, body: dict[str, Any], on_text: TextCallback | None, state: _Attempt
+        self, body: Mapping[str, Any], on_text: TextCallback | None, state: _Attempt
     ) -> AssistantMessage:
         transport = self._get_transport()
         try:

@@ -58,7 +58,7 @@ from dsh.session._messages import (
     content_text,
 )
 from dsh.session._private_files import UnsafeSessionPathError, make_private_dir, open_private
-from dsh.session._projection import INTERRUPTED_TOOL_RESULT, project
+from dsh.session._projection import INTERRUPTED_TOOL_RESULT, Projection, project, shared_prefix
 from dsh.session._store import (
     DATA_DIR_ENV,
     JsonlSessionLog,
@@ -104,6 +104,7 @@ __all__ = [
     "NotJSONError",
     "NoticeEvent",
     "OpaqueEvent",
+    "Projection",
     "PromptBlockedEvent",
     "RecoveredTail",
     "SessionCorruptError",
@@ -142,5 +143,6 @@ __all__ = [
     "project",
     "register_event_type",
     "registered_event_types",
+    "shared_prefix",
     "thaw_json",
 ]

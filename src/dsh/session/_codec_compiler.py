@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import sys
 import types
 import typing
 from collections.abc import Callable
@@ -327,6 +328,9 @@ def _restamp_lines(i: int, name: str, spec: _Field) -> list[str]:
     return [f"v = e.{name}", *_norm_lines(i, spec), f"f{i} = v"]
 
 
+_SHARED_STRINGS = frozenset({"session_id", "turn_id"})
+
+
 def _check_lines(i: int, name: str, spec: _Field, ns: dict[str, Any]) -> list[str]:
     """Decode statements that check and convert ``v`` (a value json.loads gave)."""
     lines: list[str] = []
@@ -346,6 +350,10 @@ def _check_lines(i: int, name: str, spec: _Field, ns: dict[str, Any]) -> list[st
             ns[f"_lit{i}"] = spec.literal
             cond += f" or v not in _lit{i}"
         lines.append(f"{pad}if {cond}: _bad(_tag, {name!r}, _exp{i}, v)")
+        if name in _SHARED_STRINGS and spec.classes == (str,):
+            # One string object for all the events that repeat it (a reload's memory).
+            ns["_intern"] = sys.intern
+            lines.append(f"{pad}v = _intern(v)")
     elif spec.decode is not None:
         ns[f"_dec{i}"] = spec.decode
         if spec.decode is freeze_loaded:

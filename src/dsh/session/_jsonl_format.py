@@ -14,7 +14,7 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from dsh._frozen import slotted
 from dsh.session._codec import decode_event_dict
@@ -68,10 +68,9 @@ def write_new_log(
 
 
 def recover_tail(
-    path: Path, sidecar: Path, data: bytes, offset: int, problem: str
+    path: Path, sidecar: Path, tail: bytes, offset: int, problem: str
 ) -> RecoveredTail:
-    """Move the log's bytes from ``offset`` on (``data`` is its content) to ``sidecar``."""
-    tail = data[offset:]
+    """Move the log's bytes from ``offset`` on (``tail``, as the scan read them) to ``sidecar``."""
     # Sidecar first: a crash between the two steps duplicates the tail
     # in the sidecar, it never loses it.
     _write_synced(sidecar, os.O_WRONLY | os.O_APPEND | os.O_CREAT, tail)
@@ -122,8 +121,10 @@ def _fsync_dir(directory: Path) -> None:
 class Scan:
     forked_from: str | None
     events: list[SessionEvent]
-    body: bytes  # the complete event lines, as stored
+    start: int  # where the event lines begin (after the header)
+    end: int  # where the complete event lines end
     tail_offset: int | None  # where a torn or corrupt tail begins
+    tail: bytes  # the log's bytes from tail_offset on (b"" without a tail)
     problem: str
 
 
@@ -151,100 +152,85 @@ def parse_header(path: Path, line: bytes, expected_id: str) -> dict[str, Any]:
     return header
 
 
-def scan_log(path: Path, data: bytes, session_id: str) -> Scan:
-    # A reload allocates a few objects per event and frees none: the cyclic
-    # collector would re-walk the growing list over and over (about a third of
-    # the time), so it pauses for the scan.
+def scan_log(path: Path, session_id: str) -> Scan:
+    """Read the log at ``path`` (never through a link): header, then events up to the
+    first torn or corrupt line.
+
+    Read a buffer at a time and decoded line by line, so a reload holds its
+    events and one buffer, not the file and its lines as well. A reload
+    allocates a few objects per event and frees none: the cyclic collector
+    would re-walk the growing list over and over (about a third of the time),
+    so it pauses for the scan.
+    """
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _scan_unpaused(path, data, session_id)
+        with os.fdopen(open_private(path, os.O_RDONLY), "rb", buffering=_BUFFER) as f:
+            return _scan(path, f, session_id)
     finally:
         if paused:
             gc.enable()
 
 
-def _scan_unpaused(path: Path, data: bytes, session_id: str) -> Scan:
-    """Decode a whole log: header, then events up to the first torn or corrupt line.
+_BUFFER = 1 << 20
 
-    A line that is not JSON, or not terminated, starts the tail (a crash
+
+def _scan(path: Path, f: BinaryIO, session_id: str) -> Scan:
+    """A line that is not UTF-8, not JSON, or not terminated starts the tail (a crash
     artifact). A JSON line whose known type does not decode is not a crash
     artifact: that raises ``SessionCorruptError``.
     """
-    first_nl = data.find(b"\n")
-    header = parse_header(path, data[: first_nl + 1] if first_nl >= 0 else data, session_id)
-    start = first_nl + 1
-    # Fast path: decode the valid UTF-8 prefix once and split it into str lines.
-    text, valid = _utf8_prefix(data, start)
-    ascii_only = text.isascii()
+    first = f.readline()
+    header = parse_header(path, first, session_id)
+    start = pos = len(first)
     events: list[SessionEvent] = []
     append = events.append
     loads = json.loads
     decoders = DECODERS
-    pos = 0  # char offset in text
-    tail_char: int | None = None
+    tail: bytes | None = None
     problem = ""
-    lines = text.split("\n")
-    last = len(lines) - 1  # lines[last] is "" when text ends with a newline
-    for i, line in enumerate(lines):
-        if i == last:
-            if line:
-                tail_char, problem = pos, "a torn last line (no newline)"
+    for number, raw in enumerate(f, 2):  # the header is line 1
+        complete = raw.endswith(b"\n")
+        try:
+            line = (raw[:-1] if complete else raw).decode("utf-8")
+        except UnicodeDecodeError:
+            tail, problem = raw, "a line that is not UTF-8"
+            break
+        if not complete:
+            tail, problem = raw, "a torn last line (no newline)"
             break
         try:
             d = loads(line)
             decode = decoders[d["type"]]
         except (ValueError, TypeError, KeyError, IndexError, RecursionError):
-            event = _decode_other(path, line, pos, text, start, ascii_only, i + 2)
+            event = _decode_other(path, line, pos, number)
             if event is None:
-                tail_char, problem = pos, f"line {i + 2} is not a JSON event"
+                tail, problem = raw, f"line {number} is not a JSON event"
                 break
             append(event)
         else:
             try:
                 append(decode(d))
             except EventDecodeError as exc:
-                raise SessionCorruptError(
-                    path, _byte_offset(text, pos, start, ascii_only), str(exc), line=i + 2
-                ) from None
-        pos += len(line) + 1
-    if tail_char is not None:
-        tail = _byte_offset(text, tail_char, start, ascii_only)
-    elif valid < len(data):
-        tail, problem = valid, "a line that is not UTF-8"
-    else:
-        tail = None
-    end = tail if tail is not None else len(data)
+                raise SessionCorruptError(path, pos, str(exc), line=number) from None
+        pos += len(raw)
     if tail is not None:
-        problem += _later_lines(data, tail)
+        tail += f.read()
+        following = tail.count(b"\n") - 1
+        if following > 0:
+            problem += f" ({following} later line(s) are in the tail too)"
     return Scan(
         forked_from=header["forked_from"],
         events=events,
-        body=data[start:end],
-        tail_offset=tail,
+        start=start,
+        end=pos,
+        tail_offset=pos if tail is not None else None,
+        tail=tail or b"",
         problem=problem,
     )
 
 
-def _utf8_prefix(data: bytes, start: int) -> tuple[str, int]:
-    """``data[start:]`` decoded up to its first line that is not UTF-8, and where that begins."""
-    try:
-        return data[start:].decode("utf-8"), len(data)
-    except UnicodeDecodeError as exc:
-        valid = data.rfind(b"\n", start, start + exc.start) + 1
-        valid = max(valid, start)
-        return data[start:valid].decode("utf-8"), valid
-
-
-def _later_lines(data: bytes, tail: int) -> str:
-    """A note on how many lines after the tail's first one it takes along."""
-    following = data[tail:].count(b"\n") - 1
-    return f" ({following} later line(s) are in the tail too)" if following > 0 else ""
-
-
-def _decode_other(
-    path: Path, line: str, pos: int, text: str, start: int, ascii_only: bool, number: int
-) -> SessionEvent | None:
+def _decode_other(path: Path, line: str, pos: int, number: int) -> SessionEvent | None:
     """A line the fast path refused: an unknown type (opaque), or None for a corrupt line."""
     try:
         d = json.loads(line)
@@ -256,12 +242,4 @@ def _decode_other(
     try:
         return decode_event_dict(d, line.encode("utf-8"))
     except EventDecodeError as exc:
-        raise SessionCorruptError(
-            path, _byte_offset(text, pos, start, ascii_only), str(exc), line=number
-        ) from None
-
-
-def _byte_offset(text: str, char_pos: int, start: int, ascii_only: bool) -> int:
-    if ascii_only:
-        return start + char_pos
-    return start + len(text[:char_pos].encode("utf-8"))
+        raise SessionCorruptError(path, pos, str(exc), line=number) from None

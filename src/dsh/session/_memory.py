@@ -47,7 +47,7 @@ class MemorySessionLog(_LogBase):
     def path(self) -> None:
         return None
 
-    def _commit(self, lines: list[bytes], stamped: list[SessionEvent]) -> None:
+    def _commit(self, lines: list[bytes], stamped: list[SessionEvent], durable: bool) -> None:
         with self._store._mutex:
             self._stored.events.extend(stamped)
 

@@ -5,6 +5,10 @@ repairs so the history stays valid for chat-completion APIs: an assistant tool
 call left without a result (a crash mid-step) gets an error result
 ``INTERRUPTED_TOOL_RESULT``, and a model-visible message logged while an
 assistant's tool calls were still unanswered is placed after their results.
+
+``Projection`` keeps that view up to date one event at a time (the agent feeds
+it every event it logs), so a step costs what its new events cost, not what the
+whole history does; ``project`` is the same fold over a whole log.
 """
 
 from __future__ import annotations
@@ -31,9 +35,109 @@ from dsh.session._messages import (
     UserMessage,
 )
 
-__all__ = ["INTERRUPTED_TOOL_RESULT", "project"]
+__all__ = ["INTERRUPTED_TOOL_RESULT", "Projection", "project", "shared_prefix"]
 
 INTERRUPTED_TOOL_RESULT = "interrupted: the session stopped before this tool call returned a result"
+
+
+class Projection:
+    """The model view of a log, folded one event at a time.
+
+    ``messages()`` is what ``project`` gives for every event added so far. The
+    settled part (``_out``) only grows, except at a compaction's end; calls
+    still unanswered and the messages held behind them are settled only in the
+    returned view, so a later result still lands in its place.
+    """
+
+    __slots__ = ("_count", "_held", "_mark", "_out", "_pending", "_view")
+
+    def __init__(self, events: Iterable[SessionEvent] = ()) -> None:
+        self._out: list[ModelMessage] = []
+        self._pending: dict[str, None] = {}  # unanswered tool_use ids of the latest assistant
+        self._held: list[ModelMessage] = []  # messages logged while calls were pending
+        self._mark: int | None = None  # len(_out) at the open compaction's start
+        self._count = 0
+        self._view: tuple[ModelMessage, ...] | None = ()
+        self.extend(events)
+
+    @property
+    def count(self) -> int:
+        """How many events have been added."""
+        return self._count
+
+    def extend(self, events: Iterable[SessionEvent]) -> None:
+        for event in events:
+            self.add(event)
+
+    def add(self, event: SessionEvent) -> None:
+        """Fold one more event into the view."""
+        self._count += 1
+        if isinstance(event, ToolResultEvent):
+            self._result(event)
+            return
+        message: ModelMessage
+        if isinstance(event, UserMessageEvent):
+            message = UserMessage(event.content)
+        elif isinstance(event, ContextMessageEvent):
+            message = ContextMessage(event.source, event.text)
+        elif isinstance(event, SteeringMessageEvent):
+            message = SteeringMessage(event.text)
+        elif isinstance(event, AssistantMessageEvent):
+            self._settle()
+            self._out.append(AssistantMessage(event.text, event.tool_calls))
+            for call in event.tool_calls:
+                self._pending[call.id] = None
+            return
+        elif isinstance(event, CompactionStart):
+            self._settle()
+            self._mark = len(self._out)
+            return
+        elif isinstance(event, CompactionEnd):
+            self._settle()
+            kept = self._out[self._mark :] if self._mark is not None else []
+            self._out = [SummaryMessage(event.summary), *kept]
+            self._mark = None
+            return
+        else:
+            return  # not model-visible: nothing changes
+        self._view = None
+        if self._pending:
+            self._held.append(message)
+        else:
+            self._out.append(message)
+
+    def _result(self, event: ToolResultEvent) -> None:
+        tool_use_id = event.tool_use_id
+        if tool_use_id is None or tool_use_id not in self._pending:
+            return  # not a model's call (or already answered): no place in the history
+        self._view = None
+        del self._pending[tool_use_id]
+        self._out.append(ToolResultMessage(tool_use_id, event.content, event.is_error))
+        if not self._pending:
+            self._out.extend(self._held)
+            self._held.clear()
+
+    def _settle(self) -> None:
+        # Answer what is still pending, then release what waited for it.
+        self._view = None
+        self._out.extend(_interrupted(self._pending))
+        self._pending.clear()
+        self._out.extend(self._held)
+        self._held.clear()
+
+    def messages(self) -> tuple[ModelMessage, ...]:
+        """The model-visible messages so far, unanswered calls answered as interrupted."""
+        view = self._view
+        if view is None:
+            view = tuple(self._out)
+            if self._pending or self._held:
+                view = (*view, *_interrupted(self._pending), *self._held)
+            self._view = view
+        return view
+
+
+def _interrupted(pending: Iterable[str]) -> list[ModelMessage]:
+    return [ToolResultMessage(i, INTERRUPTED_TOOL_RESULT, is_error=True) for i in pending]
 
 
 def project(events: Iterable[SessionEvent]) -> list[ModelMessage]:
@@ -45,58 +149,24 @@ def project(events: Iterable[SessionEvent]) -> list[ModelMessage]:
     model-visible. A ``CompactionEnd`` replaces everything before its
     ``CompactionStart`` with one ``SummaryMessage``.
     """
-    out: list[ModelMessage] = []
-    pending: dict[str, None] = {}  # unanswered tool_use ids of the latest assistant, in order
-    held: list[ModelMessage] = []  # messages logged while calls were pending
-    compaction_mark: int | None = None
+    return list(Projection(events).messages())
 
-    def settle() -> None:
-        # Answer what is still pending, then release what waited for it.
-        for tool_use_id in pending:
-            out.append(ToolResultMessage(tool_use_id, INTERRUPTED_TOOL_RESULT, is_error=True))
-        pending.clear()
-        out.extend(held)
-        held.clear()
 
-    for event in events:
-        if isinstance(event, ToolResultEvent):
-            tool_use_id = event.tool_use_id
-            if tool_use_id is not None and tool_use_id in pending:
-                del pending[tool_use_id]
-                out.append(ToolResultMessage(tool_use_id, event.content, event.is_error))
-                if not pending:
-                    out.extend(held)
-                    held.clear()
-            # Otherwise not a model's call (or already answered): no place in the history.
-            continue
-        message: ModelMessage
-        if isinstance(event, UserMessageEvent):
-            message = UserMessage(event.content)
-        elif isinstance(event, ContextMessageEvent):
-            message = ContextMessage(event.source, event.text)
-        elif isinstance(event, SteeringMessageEvent):
-            message = SteeringMessage(event.text)
-        elif isinstance(event, AssistantMessageEvent):
-            settle()
-            out.append(AssistantMessage(event.text, event.tool_calls))
-            for call in event.tool_calls:
-                pending[call.id] = None
-            continue
-        elif isinstance(event, CompactionStart):
-            settle()
-            compaction_mark = len(out)
-            continue
-        elif isinstance(event, CompactionEnd):
-            settle()
-            kept = out[compaction_mark:] if compaction_mark is not None else []
-            out[:] = [SummaryMessage(event.summary), *kept]
-            compaction_mark = None
-            continue
+def shared_prefix(a: tuple[object, ...], b: tuple[object, ...]) -> int:
+    """How many leading items ``a`` and ``b`` share (identical or equal).
+
+    Sized for one view against the next: the common case (``a`` a prefix of
+    ``b``, item for item the same objects) is one C-level comparison, and a
+    changed history (a compaction) is a binary search over slices.
+    """
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n - 1  # a[:lo] == b[:lo] holds; a[:hi + 1] != b[:hi + 1]
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
         else:
-            continue
-        if pending:
-            held.append(message)
-        else:
-            out.append(message)
-    settle()
-    return out
+            hi = mid - 1
+    return lo

@@ -2,8 +2,9 @@
 
 One file per session, ``<data_dir>/<id>.jsonl``: a header line, then one line
 per event (see docs/session-log.md). An append is written with one ``write``
-and made durable with ``fsync`` before it returns; ``append_many`` is one
-group commit. A crash at any byte leaves at most one torn tail, which the next
+and made durable with ``fsync`` before it returns (``durable=False``: the
+next durable append's ``fsync`` covers it); ``append_many`` is one group
+commit. A crash at any byte leaves at most one torn tail, which the next
 ``open`` moves to ``<id>.jsonl.corrupt`` (appending, never deleting) and
 reports. One writer per session, enforced with ``flock`` on ``<id>.lock``.
 Every file is 0600 in a 0700 directory and never opened through a symlink.
@@ -79,12 +80,13 @@ class JsonlSessionLog(_LogBase):
         self._fd = open_private(path, os.O_WRONLY | os.O_APPEND)
         self._size = os.fstat(self._fd).st_size
         self._broken: str | None = None
+        self._unsynced = False  # lines written with durable=False and not fsynced since
 
     @property
     def path(self) -> Path:
         return self._path
 
-    def _commit(self, lines: list[bytes], stamped: list[SessionEvent]) -> None:
+    def _commit(self, lines: list[bytes], stamped: list[SessionEvent], durable: bool) -> None:
         if self._broken is not None:
             raise SessionError(
                 f"{self._path}: not writable after an earlier failure: {self._broken}"
@@ -99,13 +101,20 @@ class JsonlSessionLog(_LogBase):
         except BaseException as exc:
             self._undo_partial_write(exc)
             raise
+        self._size += len(data)
+        self._unsynced = True
+        if durable:
+            self._sync()
+
+    def _sync(self) -> None:
+        # One fsync makes every line written before it durable: deferred ones too.
         try:
             os.fsync(self._fd)
         except BaseException as exc:
             # After a failed fsync the page cache state is unknown: stop writing.
             self._broken = f"fsync failed: {exc!r}"
             raise
-        self._size += len(data)
+        self._unsynced = False
 
     def _undo_partial_write(self, exc: BaseException) -> None:
         # A partial line would sit under the next append: cut back to the last commit.
@@ -116,8 +125,14 @@ class JsonlSessionLog(_LogBase):
             self._broken = f"write failed ({exc!r}) and could not be undone ({undo_exc!r})"
 
     def _release(self) -> None:
-        os.close(self._fd)
-        os.close(self._lock_fd)
+        try:
+            if self._unsynced and self._broken is None:
+                self._sync()
+        except OSError as exc:
+            log.warning("%s: the last deferred lines may not be durable: %s", self._path, exc)
+        finally:
+            os.close(self._fd)
+            os.close(self._lock_fd)
 
 
 @final
@@ -156,20 +171,21 @@ class JsonlSessionStore:
         that another process is writing is read up to its last complete event.
         """
         path = self._existing(session_id)
-        scan = scan_log(path, read_private(path), session_id)
-        return self._create(session_id, scan.body, scan.events)
+        scan = scan_log(path, session_id)
+        # The complete lines as they were scanned: a log is only ever appended to before them.
+        body = read_private(path)[scan.start : scan.end]
+        return self._create(session_id, body, scan.events)
 
     def open(self, session_id: str) -> JsonlSessionLog:
         """An existing session, open for writing: takes its lock, recovers a torn tail."""
         path = self._existing(session_id)
         lock_fd = take_writer_lock(session_id, self.lock_path(session_id))
         try:
-            data = read_private(path)
-            scan = scan_log(path, data, session_id)
+            scan = scan_log(path, session_id)
             recovered = None
             if scan.tail_offset is not None:
                 recovered = recover_tail(
-                    path, self.sidecar_path(session_id), data, scan.tail_offset, scan.problem
+                    path, self.sidecar_path(session_id), scan.tail, scan.tail_offset, scan.problem
                 )
             return JsonlSessionLog(
                 session_id=session_id,
@@ -191,7 +207,7 @@ class JsonlSessionStore:
         A torn or corrupt tail is left where it is (a writer may be mid-append).
         """
         path = self._existing(session_id)
-        return tuple(scan_log(path, read_private(path), session_id).events)
+        return tuple(scan_log(path, session_id).events)
 
     def list(self) -> list[SessionInfo]:
         """Every session under the data dir, oldest first (from each file's header)."""

@@ -138,8 +138,10 @@ class SessionLog(Protocol):
     @property
     def closed(self) -> bool: ...
 
-    def append(self, event: SessionEvent) -> SessionEvent: ...
-    def append_many(self, events: Iterable[SessionEvent]) -> tuple[SessionEvent, ...]: ...
+    def append(self, event: SessionEvent, *, durable: bool = True) -> SessionEvent: ...
+    def append_many(
+        self, events: Iterable[SessionEvent], *, durable: bool = True
+    ) -> tuple[SessionEvent, ...]: ...
     def close(self) -> None: ...
     def __enter__(self) -> Self: ...
     def __exit__(
@@ -223,25 +225,34 @@ class _LogBase:
     def closed(self) -> bool:
         return self._closed
 
-    def append(self, event: SessionEvent) -> SessionEvent:
+    def append(self, event: SessionEvent, *, durable: bool = True) -> SessionEvent:
         """Stamp ``event`` and make it durable; returns the stamped event."""
-        return self.append_many((event,))[0]
+        return self.append_many((event,), durable=durable)[0]
 
-    def append_many(self, events: Iterable[SessionEvent]) -> tuple[SessionEvent, ...]:
-        """Stamp and commit several events together (one write, one fsync)."""
+    def append_many(
+        self, events: Iterable[SessionEvent], *, durable: bool = True
+    ) -> tuple[SessionEvent, ...]:
+        """Stamp and commit several events together (one write, one fsync).
+
+        ``durable=False`` writes them (a crash of this process loses nothing
+        written) but leaves the fsync to the next durable append, or to
+        ``close``: for records whose loss in a machine crash costs nothing the
+        next durable append would not also cover (see docs/session-log.md).
+        """
         with self._mutex:
             if self._closed:
                 raise SessionError(f"session {self._id!r} is closed")
             lines, stamped = stamp_events(events, self._id, len(self._events))
             if not stamped:
                 return ()
-            self._commit(lines, stamped)
+            self._commit(lines, stamped, durable)
             self._events.extend(stamped)
             self._snapshot = None
             return tuple(stamped)
 
-    def _commit(self, lines: list[bytes], stamped: list[SessionEvent]) -> None:
-        """Make ``lines`` durable (they are ``stamped``), or raise having stored none."""
+    def _commit(self, lines: list[bytes], stamped: list[SessionEvent], durable: bool) -> None:
+        """Store ``lines`` (they are ``stamped``), durably unless told not to, or raise
+        having stored none."""
         raise NotImplementedError
 
     def close(self) -> None:

@@ -26,6 +26,7 @@ from dsh.session import (
     SessionEvent,
     SteeringMessageEvent,
     ToolResultEvent,
+    UnsafeSessionPathError,
     UserMessageEvent,
     content_text,
     make_private_dir,
@@ -192,13 +193,18 @@ def _replace(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+_ADOPT_SEARCH = 10_000  # how far back from the log's end a resumed file's last event is looked for
+
+
 class TranscriptWriter:
     """Keeps one session's transcript file current by appending the lines of new events.
 
     The first ``sync`` (and any ``sync`` that finds the file not as it left it:
-    missing, or another size) writes the whole transcript atomically; later ones
-    append only the lines of the events logged since. Each line carries the
-    working directory of the moment it was written, as Claude Code's do.
+    missing, or another size) writes the whole transcript atomically, unless the
+    file already holds the transcript of a prefix of the log (a resumed
+    session's, see ``_adopt``); later ones append only the lines of the events
+    logged since. Each line carries the working directory of the moment it was
+    written, as Claude Code's do.
     """
 
     __slots__ = ("_events", "_lines", "_parent", "_size", "path", "permission_mode", "session_id")
@@ -214,6 +220,8 @@ class TranscriptWriter:
 
     def sync(self, events: Sequence[SessionEvent], *, cwd: Path) -> int:
         """Bring the file up to ``events`` (the whole log so far); returns the lines written."""
+        if self._size is None:
+            self._adopt(events)
         whole = self._size is None or len(events) < self._events or not self._intact()
         start = 0 if whole else self._events
         lines = _project(
@@ -240,6 +248,31 @@ class TranscriptWriter:
         elif whole:
             self._parent = None
         return len(lines)
+
+    def _adopt(self, events: Sequence[SessionEvent]) -> None:
+        """Take up a file written for a prefix of ``events`` (a resumed session's) where it ends.
+
+        Its last line's id names the event and the line number it was made for
+        (``uuid5`` of both), so a match among the last events means the file is
+        that prefix's transcript: the next lines are appended, not the whole
+        history rewritten. Anything else leaves the file to be rewritten whole.
+        """
+        try:
+            with os.fdopen(open_private(self.path, os.O_RDONLY), "rb") as f:
+                data = f.read()
+            cut = data.rfind(b"\n", 0, len(data) - 1) + 1
+            last = json.loads(data[cut:]) if data.endswith(b"\n") else None
+        except (OSError, ValueError, UnsafeSessionPathError):
+            return
+        if not isinstance(last, dict) or last.get("sessionId") != self.session_id:
+            return
+        count = data.count(b"\n")
+        wanted = last.get("uuid")
+        for i in range(len(events) - 1, max(-1, len(events) - _ADOPT_SEARCH), -1):
+            if str(uuid.uuid5(uuid.NAMESPACE_OID, f"{events[i].id}/{count - 1}")) == wanted:
+                self._events, self._lines, self._size = i + 1, count, len(data)
+                self._parent = last["uuid"]
+                return
 
     def _intact(self) -> bool:
         try:

@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import IO, Any, final
 
 from dsh._frozen import frozen
-from dsh.base import AbortSignal, contain_process, end_process_tree, release_process
+from dsh.base import (
+    AbortSignal,
+    contain_process,
+    end_process_tree,
+    release_process,
+    use_pidfd_child_watcher,
+)
 
 __all__ = ["ProcessOutcome", "kill_group", "run_in_group"]
 
@@ -49,6 +55,7 @@ async def run_in_group(
     timeout: float | None,
 ) -> ProcessOutcome:
     """Run ``argv`` in a new session; return when it exits, times out or is aborted."""
+    use_pidfd_child_watcher()
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,

@@ -1,0 +1,95 @@
+"""The incremental request body equals the body built from scratch, request after request.
+
+A sequence of requests grows, shrinks, is compacted (a summary in place of its
+start) and changes its system prompt and tools, as a session's do; every body
+``ChatBodyEncoder`` gives must be byte for byte what encoding ``chat_body``
+gives, and read as a mapping it is that body.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dsh.models import ModelRequest, ToolSpec
+from dsh.models._chat_body import ChatBodyEncoder, EncodedBody, compact_json
+from dsh.models._chat_request import chat_body
+from dsh.session import (
+    AssistantMessage,
+    ContextMessage,
+    ImageBlock,
+    ModelMessage,
+    SteeringMessage,
+    SummaryMessage,
+    TextBlock,
+    ToolResultMessage,
+    ToolUse,
+    UserMessage,
+    freeze_json,
+)
+
+ids = st.sampled_from(["a", "b", "c"])
+text = st.text(max_size=6)
+blocks = st.builds(TextBlock, text) | st.builds(ImageBlock, st.just("image/png"), text)
+content = text | st.lists(blocks, max_size=3).map(tuple)
+arguments = text | st.dictionaries(text, st.integers() | text, max_size=2).map(freeze_json)
+messages: st.SearchStrategy[ModelMessage] = st.one_of(
+    st.builds(UserMessage, content),
+    st.builds(
+        AssistantMessage,
+        text,
+        st.lists(st.builds(ToolUse, ids, text, arguments), max_size=2).map(tuple),
+    ),
+    st.builds(ToolResultMessage, ids, content, st.booleans()),
+    st.builds(ToolResultMessage, ids, text),
+    st.builds(ContextMessage, text, text),
+    st.builds(SteeringMessage, text),
+    st.builds(SummaryMessage, text),
+)
+tools = st.lists(
+    st.builds(ToolSpec, st.sampled_from(["Read", "Bash"]), text, st.just(freeze_json({}))),
+    max_size=2,
+).map(tuple)
+# What the next request does to the history: grow, cut back, or compact.
+edits = st.one_of(
+    st.tuples(st.just("grow"), st.lists(messages, max_size=6)),
+    st.tuples(st.just("cut"), st.integers(0, 8)),
+    st.tuples(st.just("compact"), st.integers(0, 8)),
+)
+requests = st.tuples(edits, st.none() | st.sampled_from(["sys", "other"]), tools, st.booleans())
+
+
+@settings(max_examples=200)
+@given(st.lists(requests, min_size=1, max_size=12), st.none() | st.integers(1, 100))
+def test_every_body_equals_one_built_from_scratch(
+    steps: list[tuple[tuple[str, object], str | None, tuple[ToolSpec, ...], bool]],
+    max_tokens: int | None,
+) -> None:
+    encoder = ChatBodyEncoder("m")
+    history: tuple[ModelMessage, ...] = ()
+    for (kind, arg), system, offered, stream in steps:
+        if kind == "grow":
+            assert isinstance(arg, list)
+            history = (*history, *arg)
+        elif kind == "cut":
+            assert isinstance(arg, int)
+            history = history[: max(0, len(history) - arg)]
+        else:
+            assert isinstance(arg, int)
+            history = (SummaryMessage("s"), *history[arg:])
+        request = ModelRequest(messages=history, tools=offered, system=system)
+        body = encoder.encode(request, stream=stream, max_tokens=max_tokens)
+        expected = chat_body("m", request, stream=stream, max_tokens=max_tokens)
+        assert body.data == compact_json(expected)
+        assert dict(body) == expected
+
+
+def test_the_mapping_view_decodes_once_and_reads_as_the_body() -> None:
+    body = EncodedBody(b'{"model":"m","messages":[],"stream":true}')
+    assert repr(body) == "EncodedBody(41 bytes)"
+    assert list(body) == ["model", "messages", "stream"]
+    assert len(body) == 3
+    assert body["stream"] is True
+    assert {**body} == json.loads(body.data)

@@ -1,0 +1,176 @@
+"""The incremental ``Projection`` equals a full re-projection after every event.
+
+The reference is the whole-log fold as ``project`` was written before the
+projection became incremental (kept here verbatim in behaviour), so a change
+to ``Projection`` cannot pass by agreeing with itself. Sequences mix every
+model-visible kind with compactions (nested starts, ends without a start),
+results for the pending calls, for stray ids and repeated ones, and events
+that are not model-visible; a log is also reloaded (resume) and forked from a
+random point and continued.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dsh.session import (
+    INTERRUPTED_TOOL_RESULT,
+    AssistantMessage,
+    AssistantMessageEvent,
+    CompactionEnd,
+    CompactionStart,
+    ContextMessage,
+    ContextMessageEvent,
+    JsonlSessionStore,
+    MemorySessionStore,
+    ModelMessage,
+    NoticeEvent,
+    Projection,
+    SessionEvent,
+    SteeringMessage,
+    SteeringMessageEvent,
+    SummaryMessage,
+    ToolResultEvent,
+    ToolResultMessage,
+    ToolUse,
+    TurnStart,
+    UserMessage,
+    UserMessageEvent,
+    project,
+    shared_prefix,
+)
+
+from .strategies import content
+
+IDS = ["a", "b", "c"]
+ids = st.sampled_from(IDS)
+short = st.text(max_size=5)
+
+events: st.SearchStrategy[SessionEvent] = st.one_of(
+    st.builds(AssistantMessageEvent, text=short),
+    st.builds(UserMessageEvent, content=content),
+    st.builds(ContextMessageEvent, source=short, text=short),
+    st.builds(SteeringMessageEvent, text=short),
+    st.builds(
+        AssistantMessageEvent,
+        text=short,
+        tool_calls=st.lists(
+            st.builds(ToolUse, ids, st.just("Read"), st.just(None)),
+            min_size=1,
+            max_size=2,
+            unique_by=lambda u: u.id,
+        ).map(tuple),
+    ),
+    st.builds(ToolResultEvent, token=st.just("t"), tool_use_id=ids, content=short),
+    st.builds(ToolResultEvent, token=st.just("t"), tool_use_id=ids | st.none(), content=content),
+    st.builds(CompactionStart, trigger=st.sampled_from(["auto", "manual"])),
+    st.builds(CompactionEnd, summary=short),
+    st.builds(NoticeEvent, text=short),
+    st.builds(TurnStart),
+)
+logs = st.lists(events, min_size=4, max_size=40)
+
+
+def reference(evs: list[SessionEvent]) -> list[ModelMessage]:
+    """The whole-log fold, as it was before the projection was kept incrementally."""
+    out: list[ModelMessage] = []
+    pending: dict[str, None] = {}
+    held: list[ModelMessage] = []
+    mark: int | None = None
+
+    def settle() -> None:
+        for i in pending:
+            out.append(ToolResultMessage(i, INTERRUPTED_TOOL_RESULT, is_error=True))
+        pending.clear()
+        out.extend(held)
+        held.clear()
+
+    for ev in evs:
+        if isinstance(ev, ToolResultEvent):
+            if ev.tool_use_id is not None and ev.tool_use_id in pending:
+                del pending[ev.tool_use_id]
+                out.append(ToolResultMessage(ev.tool_use_id, ev.content, ev.is_error))
+                if not pending:
+                    out.extend(held)
+                    held.clear()
+            continue
+        message: ModelMessage
+        if isinstance(ev, UserMessageEvent):
+            message = UserMessage(ev.content)
+        elif isinstance(ev, ContextMessageEvent):
+            message = ContextMessage(ev.source, ev.text)
+        elif isinstance(ev, SteeringMessageEvent):
+            message = SteeringMessage(ev.text)
+        elif isinstance(ev, AssistantMessageEvent):
+            settle()
+            out.append(AssistantMessage(ev.text, ev.tool_calls))
+            pending.update(dict.fromkeys(c.id for c in ev.tool_calls))
+            continue
+        elif isinstance(ev, CompactionStart):
+            settle()
+            mark = len(out)
+            continue
+        elif isinstance(ev, CompactionEnd):
+            settle()
+            out[:] = [SummaryMessage(ev.summary), *(out[mark:] if mark is not None else [])]
+            mark = None
+            continue
+        else:
+            continue
+        (held if pending else out).append(message)
+    settle()
+    return out
+
+
+@settings(max_examples=300)
+@given(logs)
+def test_every_prefix_matches_a_full_reprojection(evs: list[SessionEvent]) -> None:
+    projection = Projection()
+    assert projection.messages() == ()
+    for n, ev in enumerate(evs, 1):
+        projection.add(ev)
+        assert projection.count == n
+        assert list(projection.messages()) == reference(evs[:n])
+    assert project(evs) == reference(evs)
+
+
+@given(logs, st.integers(min_value=0, max_value=40))
+def test_built_from_a_prefix_then_fed_matches(evs: list[SessionEvent], cut: int) -> None:
+    projection = Projection(evs[:cut])
+    projection.messages()  # a view taken mid-way must not disturb what follows
+    projection.extend(evs[cut:])
+    assert list(projection.messages()) == reference(evs)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(logs, logs, st.integers(min_value=0, max_value=40))
+def test_resume_and_fork_continue_the_same_view(
+    tmp_path: Path, first: list[SessionEvent], then: list[SessionEvent], cut: int
+) -> None:
+    store = JsonlSessionStore(tmp_path / "data")
+    with store.create() as log:
+        log.append_many(first)
+        sid = log.id
+    with store.open(sid) as resumed:  # resume: the view rebuilt from the reloaded log
+        projection = Projection(resumed.events)
+        projection.extend(resumed.append_many(then))
+        assert list(projection.messages()) == reference([*first, *then])
+        assert projection.messages() == tuple(project(resumed.events))
+    memory = MemorySessionStore()
+    with memory.create() as src:
+        src.append_many([*first, *then][:cut])
+    with memory.fork(src.id) as fork:  # fork: a copy of the history, then its own events
+        projection = Projection(fork.events)
+        projection.extend(fork.append_many(then))
+        assert list(projection.messages()) == reference([*[*first, *then][:cut], *then])
+
+
+@given(st.lists(st.integers(0, 3), max_size=12), st.lists(st.integers(0, 3), max_size=12))
+def test_shared_prefix(a: list[int], b: list[int]) -> None:
+    expected = 0
+    while expected < min(len(a), len(b)) and a[expected] == b[expected]:
+        expected += 1
+    assert shared_prefix(tuple(a), tuple(b)) == expected

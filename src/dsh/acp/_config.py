@@ -13,18 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Literal, final
+from typing import final
 
 from dsh._frozen import frozen
 from dsh.approval import ApprovalService
 from dsh.context import Plugin
+from dsh.hooks import HookSelection, mount_bridges
 from dsh.host import HostOptions, Profile
 from dsh.models import Model
 from dsh.session import SessionEvent
 
 __all__ = ["AcpConfig", "SessionSeams", "session_host_options"]
-
-PermissionMode = Literal["default", "bypassPermissions"]
 
 
 @final
@@ -32,21 +31,16 @@ PermissionMode = Literal["default", "bypassPermissions"]
 class AcpConfig:
     """How ``dsh acp`` builds its sessions; the same switches as ``dsh run``'s.
 
-    ``claude_hooks`` loads the project's Claude Code hooks (user, project,
-    local, managed, plugins) as ``dsh run`` does, ``settings_files`` and
-    ``plugin_dirs`` add to them, ``claude_md`` loads its instructions files;
-    ``permission_mode`` is what hooks are told. ``plugins`` and ``profiles``
-    are mounted in every session, before the Claude Code profile.
+    ``hooks`` says which bridges and instruction files load and how, exactly as
+    ``dsh run``'s flags do (``dsh.hooks.mount_bridges``, shared by both); a person
+    is at the editor, so it is ``attended``. ``plugins`` and ``profiles`` are
+    mounted in every session, before the bridges.
     """
 
     model: Model
     session_dir: Path
     max_steps: int = 50
-    claude_hooks: bool = True
-    settings_files: Sequence[str] = ()
-    plugin_dirs: Sequence[Path] = ()
-    permission_mode: PermissionMode = "default"
-    claude_md: bool = True
+    hooks: HookSelection = field(default_factory=lambda: HookSelection(attended=True))
     plugins: Sequence[Plugin] = field(default_factory=tuple)
     profiles: Sequence[Profile] = field(default_factory=tuple)
 
@@ -68,30 +62,14 @@ def session_host_options(
     """The host of one ACP session: ``project`` is the client's ``cwd``; ``resume`` names the
     session ``session/load`` continues. Hooks, instruction files and trust are those
     ``dsh run --project PROJECT`` would apply."""
-    plugins: tuple[Plugin, ...] = (*config.plugins, seams.plugin)
-    profiles = tuple(config.profiles)
-    if config.claude_hooks or config.settings_files or config.plugin_dirs:
-        from dsh.hooks.claude import ClaudeCodeProfile
-
-        profiles += (
-            ClaudeCodeProfile(
-                settings_files=tuple(config.settings_files),
-                plugin_roots=tuple(config.plugin_dirs),
-                permission_mode=config.permission_mode,
-                instructions=config.claude_md,
-            ),
-        )
-    elif config.claude_md:
-        from dsh.instructions import claude_instructions_plugin
-
-        plugins += (claude_instructions_plugin(),)
+    bridges = mount_bridges(project, config.hooks)
     return HostOptions(
         project=project,
         model=config.model,
         session_dir=config.session_dir,
         resume=resume,
-        plugins=plugins,
-        profiles=profiles,
+        plugins=(*config.plugins, *bridges.plugins, seams.plugin),
+        profiles=(*config.profiles, *bridges.profiles),
         approval=seams.approval,
         max_steps=config.max_steps,
         on_event=seams.on_event,

@@ -7,10 +7,9 @@ client's ``cwd``. stdout carries protocol messages only; logs go to stderr.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, cast
 
 import click
 
@@ -26,18 +25,15 @@ _SHARED = (
     "plugin_dirs",
     "no_claude_hooks",
     "no_claude_md",
+    "permission_mode",
+    "add_dirs",
+    "hooks_choice",
+    "bypass_hook_trust",
+    "plugins",
 )
 """``dsh run``'s options that describe a session: ``dsh acp`` takes the very same ones."""
 
 _OWN: tuple[click.Parameter, ...] = (
-    click.Option(
-        ["--permission-mode"],
-        type=click.Choice(["default", "bypassPermissions"]),
-        default="default",
-        show_default=True,
-        help="What Claude Code hooks are told (permission_mode); in default mode an ask fires "
-        "PermissionRequest hooks, then asks the client (session/request_permission).",
-    ),
     click.Option(["--verbose", "-v"], is_flag=True, help="Log each session's opening and closing."),
 )
 
@@ -64,15 +60,21 @@ def _serve(
     settings_files: tuple[str, ...] = (),
     plugin_dirs: tuple[Path, ...] = (),
     no_claude_hooks: bool = False,
-    permission_mode: Literal["default", "bypassPermissions"] = "default",
     no_claude_md: bool = False,
+    permission_mode: str | None = None,
+    add_dirs: tuple[Path, ...] = (),
+    hooks_choice: Literal["claude", "codex", "both"] | None = None,
+    bypass_hook_trust: bool = False,
+    plugins: tuple[str, ...] = (),
     verbose: bool = False,
 ) -> None:
     """Serve the Agent Client Protocol on stdin/stdout (for Zed and other ACP clients).
 
     \b
-    Each ACP session is a dsh session in the client's cwd, with its Claude
-    Code hooks and CLAUDE.md as `dsh run --project CWD` would load them.
+    Each ACP session is a dsh session in the client's cwd, with its hooks
+    (Claude Code's, Codex's), permission rules and instruction files as
+    `dsh run --project CWD` would load them; the model, base URL, permission
+    mode and plugins come from the same configuration (`dsh config show`).
     Closing stdin ends every session (session-end hooks fire) and exits 0.
     """
     import asyncio
@@ -80,29 +82,50 @@ def _serve(
 
     from dsh.acp import AcpConfig, serve_stdio
     from dsh.cli._errors import UserError, check_settings_args
+    from dsh.cli._run_settle import settle
+    from dsh.hooks import HookSelection
     from dsh.models import ModelError, load_model
     from dsh.session import default_data_dir
 
     _log_to_stderr(verbose)
-    spec = model_spec or os.environ.get("DSH_MODEL")
-    if not spec:
+    sessions = session_dir if session_dir is not None else default_data_dir()
+    given = {"model": model_spec, "base_url": base_url, "permission_mode": permission_mode}
+    settled = settle(
+        project=Path.cwd(),
+        session_dir=sessions,
+        flags={k: v for k, v in given.items() if v is not None},
+        io={"plugins": plugins},
+    )
+    if not settled.model_spec:
         raise click.UsageError(
             "no model: pass --model scripted:FILE or --model NAME --base-url URL"
         )
+    mode = settled.permission_mode or permission_mode
+    if mode == "auto":
+        from dsh.hooks.claude import AUTO_REFUSED
+
+        raise UserError(AUTO_REFUSED)
     try:
-        model = load_model(spec, base_url=base_url)
+        model = load_model(settled.model_spec, base_url=settled.base_url, api_key=settled.api_key)
     except (ModelError, OSError, ValueError) as exc:
         raise UserError(str(exc)) from exc
     check_settings_args(settings_files)
     config = AcpConfig(
         model=model,
-        session_dir=session_dir if session_dir is not None else default_data_dir(),
+        session_dir=sessions,
         max_steps=max_steps,
-        claude_hooks=not no_claude_hooks,
-        settings_files=settings_files,
-        plugin_dirs=plugin_dirs,
-        permission_mode=permission_mode,
-        claude_md=not no_claude_md,
+        plugins=settled.plugins,
+        hooks=HookSelection(
+            hooks=hooks_choice,
+            claude_hooks=not no_claude_hooks,
+            settings_files=settings_files,
+            plugin_dirs=plugin_dirs,
+            permission_mode=cast(Any, "default" if mode == "manual" else mode),
+            add_dirs=tuple(p.resolve() for p in add_dirs),
+            claude_md=not no_claude_md,
+            attended=True,  # a person is at the editor: asks reach them
+            bypass_hook_trust=bypass_hook_trust,
+        ),
     )
     # Start-up is over (``dsh`` pauses the collector while it imports): a server runs long.
     gc.freeze()

@@ -11,25 +11,10 @@ untrusted Codex hooks, as Codex's flag of that name.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final, Literal, TypeAlias
+
+from dsh.hooks import BRIDGE_CHOICES, HooksChoice, bridges_for
 
 __all__ = ["BRIDGE_CHOICES", "HooksChoice", "bridges_for", "codex_check_report"]
-
-HooksChoice: TypeAlias = Literal["claude", "codex", "both"]
-BRIDGE_CHOICES: Final = ("claude", "codex", "both")
-
-
-def bridges_for(project: Path, choice: HooksChoice | None) -> frozenset[str]:
-    """The bridges to mount: ``choice``'s, else the ones the project has folders for."""
-    if choice == "both":
-        return frozenset({"claude", "codex"})
-    if choice is not None:
-        return frozenset({choice})
-    has_codex = (project / ".codex").is_dir()
-    has_claude = (project / ".claude").is_dir()
-    if has_codex and has_claude:
-        return frozenset({"claude", "codex"})
-    return frozenset({"codex"}) if has_codex else frozenset({"claude"})
 
 
 def codex_check_report(project: Path, *, bypass_trust: bool = False) -> tuple[str, bool]:

@@ -129,35 +129,24 @@ class RunOptions:
 
 def host_options(options: RunOptions) -> HostOptions:
     """The host a ``dsh run`` command line describes."""
-    from dsh.cli._codex import bridges_for
+    from dsh.hooks import HookSelection, mount_bridges
 
-    plugins = tuple(options.plugins)
-    profiles = tuple(options.profiles)
-    bridges = bridges_for(options.project, options.hooks)
-    claude_hooks = options.claude_hooks and "claude" in bridges
-    if claude_hooks or options.settings_files or options.plugin_dirs:
-        from dsh.hooks.claude import ClaudeCodeProfile
-
-        claude = ClaudeCodeProfile(
+    bridges = mount_bridges(
+        options.project,
+        HookSelection(
+            hooks=options.hooks,
+            claude_hooks=options.claude_hooks,
             settings_files=tuple(options.settings_files),
-            plugin_roots=tuple(options.plugin_dirs),
+            plugin_dirs=tuple(options.plugin_dirs),
             permission_mode=options.permission_mode,
             add_dirs=tuple(options.add_dirs),
-            instructions=options.claude_md,
+            claude_md=options.claude_md,
             attended=options.attended,
-        )
-        profiles += (claude,)
-    elif options.claude_md:
-        # The profile lives in the bridge's package: a run with no hooks loads
-        # CLAUDE.md without importing the bridge (~16 ms of start-up).
-        from dsh.instructions import claude_instructions_plugin
-
-        plugins += (claude_instructions_plugin(),)
-    if "codex" in bridges:
-        # Mounted after Claude Code's: with both, Claude Code's hooks run first on each seam.
-        from dsh.hooks.codex import CodexProfile
-
-        profiles += (CodexProfile(bypass_trust=options.bypass_hook_trust),)
+            bypass_hook_trust=options.bypass_hook_trust,
+        ),
+    )
+    plugins = (*options.plugins, *bridges.plugins)
+    profiles = (*options.profiles, *bridges.profiles)
     return HostOptions(
         project=options.project,
         model=options.model,

@@ -1,0 +1,112 @@
+"""Which hook bridges a session mounts, and how: the one place ``dsh run`` and ``dsh acp`` share.
+
+``hooks`` picks the bridges (``claude``, ``codex``, ``both``); without it,
+whatever the project has: ``.codex/`` alone means Codex's, ``.claude/`` and
+``.codex/`` both, otherwise Claude Code's. With both, the Claude Code bridge is
+mounted first, so on every seam its hooks run before Codex's; each suite keeps
+its own rules, payloads and wording. The bridges are imported only when
+mounted: a run without hooks never pays for importing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import field
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
+
+from dsh._frozen import frozen
+from dsh.context import Plugin
+
+if TYPE_CHECKING:
+    from dsh.hooks.claude import ClaudeCodeProfile, PermissionMode
+    from dsh.hooks.codex import CodexProfile
+
+__all__ = [
+    "BRIDGE_CHOICES",
+    "BridgeMounts",
+    "HookSelection",
+    "HooksChoice",
+    "bridges_for",
+    "mount_bridges",
+]
+
+HooksChoice: TypeAlias = Literal["claude", "codex", "both"]
+BRIDGE_CHOICES: Final = ("claude", "codex", "both")
+
+
+def bridges_for(project: Path, choice: HooksChoice | None) -> frozenset[str]:
+    """The bridges to mount: ``choice``'s, else the ones the project has folders for."""
+    if choice == "both":
+        return frozenset({"claude", "codex"})
+    if choice is not None:
+        return frozenset({choice})
+    has_codex = (project / ".codex").is_dir()
+    has_claude = (project / ".claude").is_dir()
+    if has_codex and has_claude:
+        return frozenset({"claude", "codex"})
+    return frozenset({"codex"}) if has_codex else frozenset({"claude"})
+
+
+@final
+@frozen(kw_only=True)
+class HookSelection:
+    """What a session's command line (or an ACP server's) says about hooks and instructions.
+
+    ``claude_hooks`` off leaves Claude Code's discovered hooks out (``--settings``
+    files and ``plugin_dirs`` still load); ``permission_mode`` ``None`` means the
+    settings' ``defaultMode``; ``attended`` says a person can answer (a PreToolUse
+    ``ask`` then fires PermissionRequest); ``bypass_hook_trust`` runs untrusted
+    Codex hooks, as Codex's ``--dangerously-bypass-hook-trust``.
+    """
+
+    hooks: HooksChoice | None = None
+    claude_hooks: bool = True
+    settings_files: Sequence[str] = ()
+    plugin_dirs: Sequence[Path] = ()
+    permission_mode: PermissionMode | None = None
+    add_dirs: Sequence[Path] = field(default_factory=tuple)
+    claude_md: bool = True
+    attended: bool = False
+    bypass_hook_trust: bool = False
+
+
+@final
+@frozen
+class BridgeMounts:
+    """The profiles to mount (Claude Code's first), and plugins mounted without a bridge."""
+
+    profiles: tuple[ClaudeCodeProfile | CodexProfile, ...]
+    plugins: tuple[Plugin, ...]
+
+
+def mount_bridges(project: Path, selection: HookSelection) -> BridgeMounts:
+    """The bridges ``selection`` asks for in ``project``, as profiles a host mounts."""
+    bridges = bridges_for(project, selection.hooks)
+    profiles: list[ClaudeCodeProfile | CodexProfile] = []
+    plugins: list[Plugin] = []
+    claude = selection.claude_hooks and "claude" in bridges
+    if claude or selection.settings_files or selection.plugin_dirs:
+        from dsh.hooks.claude import ClaudeCodeProfile
+
+        profiles.append(
+            ClaudeCodeProfile(
+                settings_files=tuple(selection.settings_files),
+                plugin_roots=tuple(selection.plugin_dirs),
+                permission_mode=selection.permission_mode,
+                add_dirs=tuple(selection.add_dirs),
+                instructions=selection.claude_md,
+                attended=selection.attended,
+            )
+        )
+    elif selection.claude_md:
+        # The profile lives in the bridge's package: a run with no hooks loads
+        # CLAUDE.md without importing the bridge (~16 ms of start-up).
+        from dsh.instructions import claude_instructions_plugin
+
+        plugins.append(claude_instructions_plugin())
+    if "codex" in bridges:
+        from dsh.hooks.codex import CodexProfile
+
+        profiles.append(CodexProfile(bypass_trust=selection.bypass_hook_trust))
+    return BridgeMounts(tuple(profiles), tuple(plugins))

@@ -21,7 +21,7 @@ import pexpect
 import psutil
 import pytest
 
-from tests.cli.test_cli import write_script
+from tests.cli.test_cli import dsh, write_script
 
 PROMPT = "\x1b[?2004h"
 """What prompt_toolkit writes as each prompt opens (bracketed paste on)."""
@@ -405,3 +405,52 @@ def test_a_display_hooks_replacement_is_all_the_terminal_shows(
     shown = s.transcript.getvalue()
     assert "The key is [hidden]." in shown
     assert "SECRET-42" not in shown
+
+
+def test_a_bare_resume_at_a_terminal_lists_the_sessions_and_resumes_the_one_picked(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    sessions = tmp_path / "sessions"
+    for word in ("FIRST-TOPIC", "SECOND-TOPIC"):
+        script = write_script(tmp_path / f"{word}.json", [[text(f"{word}-REPLY")]])
+        done = dsh(
+            "run", "--model", f"scripted:{script}", "--project", str(project),
+            "--session-dir", str(sessions), word, cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    first = next(p.stem for p in sessions.glob("*.jsonl") if "FIRST-TOPIC" in p.read_text())
+    script = write_script(tmp_path / "again.json", [[text("AGAIN-REPLY")]])
+    args = ["run", "--model", f"scripted:{script}", "--project", str(project)]
+    args += ["--session-dir", str(sessions), "AGAIN", "--resume"]
+    s = Session(tmp_path, args, {})
+    spawned.append(s)
+    s.expect("newest first")
+    s.expect("SECOND-TOPIC")  # the newest is listed first
+    s.expect("FIRST-TOPIC")
+    s.expect("Resume which session?")
+    s.child.sendline("2")
+    s.expect("AGAIN-REPLY")
+    assert s.leave() == 0
+    assert "AGAIN-REPLY" in (sessions / f"{first}.jsonl").read_text()
+    others = [p.read_text() for p in sessions.glob("*.jsonl") if p.stem != first]
+    assert len(others) == 1  # the picked session was resumed: no new one
+    assert "AGAIN" not in others[0]
+
+
+def test_the_resume_picker_refuses_nonsense_and_a_closed_terminal_resumes_nothing(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    sessions = tmp_path / "sessions"
+    script = write_script(tmp_path / "one.json", [[text("ONE-REPLY")]])
+    base = ["--model", f"scripted:{script}", "--project", str(project)]
+    base += ["--session-dir", str(sessions)]
+    assert dsh("run", *base, "ONE", cwd=tmp_path).returncode == 0
+    s = Session(tmp_path, ["run", *base, "TWO", "--resume"], {})
+    spawned.append(s)
+    s.expect("Resume which session?")
+    s.child.sendline("zzzz-not-an-id")
+    s.expect("zzzz-not-an-id")  # the error names what was given
+    s.expect("Resume which session?")
+    s.child.sendeof()
+    s.expect("no session chosen: nothing resumed")
+    assert s.leave() == 2

@@ -70,7 +70,8 @@ def io_options(f: Callable[..., Any]) -> Callable[..., Any]:
             default=None,
             metavar="[ID]",
             help="Continue the session with this id (a unique prefix will do); with no ID, "
-            "the latest of this project. It runs in the directory it was created in.",
+            "pick one of this project's sessions at a terminal, else the latest. It runs in "
+            "the directory it was created in.",
         ),
         click.option(
             "--plugin",

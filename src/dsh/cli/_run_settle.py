@@ -177,8 +177,19 @@ def _session_to_resume(
     if resume is None:
         return None
     if resume == "":
+        if _at_terminal():
+            from dsh.cli._resume_picker import pick_session
+
+            return pick_session(store, project)
         return str(latest(store, project).id)
     return str(resolve(store, resume))
+
+
+def _at_terminal() -> bool:
+    """Whether a person can pick (both ends of the run are a terminal)."""
+    import sys
+
+    return sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def _base_url(config: DshConfig) -> str | None:

@@ -127,6 +127,21 @@ def session_rows(store: JsonlSessionStore, infos: Iterable[SessionInfo]) -> list
     return rows
 
 
+def project_sessions(store: JsonlSessionStore, project: Path) -> list[SessionInfo]:
+    """The sessions created for ``project``, most recently changed first."""
+    mine = [i for i in store.list() if _same_dir(i.project, project)]
+    return sorted(mine, key=lambda i: (i.modified or i.created, i.created), reverse=True)
+
+
+def summary_line(row: SessionRow) -> str:
+    """A session in one line, as the ``--resume`` picker lists it."""
+    turns = f"{row.turns} turn{'s' if row.turns != 1 else ''}"
+    return (
+        f"{row.id[:8]}  {_date(row.created)}  {turns:>9}  {row.end_reason:<10}  "
+        f"{_clip(row.first_prompt, _PROMPT_WIDTH)}"
+    )
+
+
 def resumed_summary(session_id: str, events: Sequence[SessionEvent]) -> str:
     """The line a resumed run prints instead of the whole history."""
     first, turns, reason = _summary(events)

@@ -238,11 +238,21 @@ def _log_file(path: Path) -> BinaryIO:
 
 @contextlib.asynccontextmanager
 async def run_agent_process(
-    tmp_path: Path, script: Path, *extra: str, client: RecordingClient | None = None
+    tmp_path: Path,
+    script: Path,
+    *extra: str,
+    client: RecordingClient | None = None,
+    trust: bool = True,
 ) -> AsyncIterator[AgentProcess]:
     """``dsh acp`` on ``script``; on exit its stdin is closed and it must exit 0 by itself."""
     stderr_path = tmp_path / f"acp-stderr-{next(_RUNS)}.log"
     args = ["--model", f"scripted:{script}", "--session-dir", str(tmp_path / "sessions"), *extra]
+    # As a user who trusted the test project and lets its tools run: the tests' asks come
+    # from PreToolUse hooks, which ask in every mode.
+    if trust:
+        args.append("--trust-project")
+    if "--permission-mode" not in extra:
+        args += ["--permission-mode", "bypassPermissions"]
     with _log_file(stderr_path) as stderr:
         proc = await asyncio.create_subprocess_exec(
             sys.executable,

@@ -240,6 +240,24 @@ async def test_a_claude_code_deny_is_a_failed_tool_call_with_the_reason(
         assert agent.client.permissions == []
 
 
+async def test_untrusted_project_hooks_are_left_out_with_a_notice_naming_the_remedy(
+    tmp_path: Path, project: Path
+) -> None:
+    install_hooks(project, {"PreToolUse": pre_tool("deny", "rm is not allowed here")})
+    script = write_script(
+        tmp_path / "s.json", [{"responses": [[bash("echo kept")], [text("ran it")]]}]
+    )
+    async with run_agent_process(tmp_path, script, trust=False) as agent:
+        await agent.initialize()
+        session = await agent.new_session(project)
+        assert await prompt(agent, session, "go") == "end_turn"
+        [start] = starts(agent, session)
+        assert agent.client.statuses(session, start.tool_call_id)[-1] == "completed"
+        notices = agent.client.text(session, notices=True)
+        assert "dsh hooks trust" in notices
+        assert "rm is not allowed here" not in agent.client.text(session, notices=None)
+
+
 async def test_hook_messages_and_errors_are_notices_the_model_never_sees(
     tmp_path: Path, project: Path
 ) -> None:

@@ -19,7 +19,7 @@ from dsh._frozen import frozen
 from dsh.approval import ApprovalService
 from dsh.context import Plugin
 from dsh.hooks import HookSelection, mount_bridges
-from dsh.host import HostOptions, Profile
+from dsh.host import HostOptions, Profile, TrustingProfile
 from dsh.models import Model
 from dsh.session import SessionEvent
 
@@ -41,6 +41,10 @@ class AcpConfig:
     session_dir: Path
     max_steps: int = 50
     hooks: HookSelection = field(default_factory=lambda: HookSelection(attended=True))
+    trust_projects: bool = False
+    """``--trust-project``: trust each session's project hooks as it opens (as accepting
+    Claude Code's trust question for it); otherwise untrusted ones are left out, with a
+    notice naming ``dsh hooks trust``."""
     plugins: Sequence[Plugin] = field(default_factory=tuple)
     profiles: Sequence[Profile] = field(default_factory=tuple)
 
@@ -63,6 +67,10 @@ def session_host_options(
     session ``session/load`` continues. Hooks, instruction files and trust are those
     ``dsh run --project PROJECT`` would apply."""
     bridges = mount_bridges(project, config.hooks)
+    if config.trust_projects:
+        for profile in bridges.profiles:
+            if isinstance(profile, TrustingProfile):
+                profile.trust(project)
     return HostOptions(
         project=project,
         model=config.model,

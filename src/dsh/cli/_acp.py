@@ -34,6 +34,12 @@ _SHARED = (
 """``dsh run``'s options that describe a session: ``dsh acp`` takes the very same ones."""
 
 _OWN: tuple[click.Parameter, ...] = (
+    click.Option(
+        ["--trust-project"],
+        is_flag=True,
+        help="Trust the project hooks of every session's directory as it opens (as accepting "
+        "the trust question there); without it, untrusted ones are left out with a notice.",
+    ),
     click.Option(["--verbose", "-v"], is_flag=True, help="Log each session's opening and closing."),
 )
 
@@ -66,6 +72,7 @@ def _serve(
     hooks_choice: Literal["claude", "codex", "both"] | None = None,
     bypass_hook_trust: bool = False,
     plugins: tuple[str, ...] = (),
+    trust_project: bool = False,
     verbose: bool = False,
 ) -> None:
     """Serve the Agent Client Protocol on stdin/stdout (for Zed and other ACP clients).
@@ -115,6 +122,7 @@ def _serve(
         session_dir=sessions,
         max_steps=max_steps,
         plugins=settled.plugins,
+        trust_projects=trust_project,
         hooks=HookSelection(
             hooks=hooks_choice,
             claude_hooks=not no_claude_hooks,

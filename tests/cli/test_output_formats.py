@@ -247,6 +247,21 @@ def test_json_is_the_result_object_alone(tmp_path: Path, home: dict[str, str]) -
     assert set(result["usage"]) >= {"input_tokens", "output_tokens"}
 
 
+def test_a_claude_p_command_line_with_verbose_runs_unchanged(
+    tmp_path: Path, home: dict[str, str]
+) -> None:
+    model = script(tmp_path / "s.json", [{"type": "text", "text": "streamed"}])
+    args = ["q"]
+    done = dsh(
+        "run", *args, "--model", model, "--output-format", "stream-json", "--verbose",
+        cwd=tmp_path, **home,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[-1]["type"] == "result"
+    assert lines[-1]["result"] == "streamed"
+
+
 def test_text_is_the_final_answer_alone(tmp_path: Path, home: dict[str, str]) -> None:
     model = script(tmp_path / "s.json", [{"type": "text", "text": "just this"}])
     done = dsh("run", "q", "--model", model, "--output-format", "text", cwd=tmp_path, **home)

@@ -24,6 +24,7 @@ IO_KEYS = (
     "continue_session",
     "resume",
     "plugins",
+    "verbose",
 )
 
 
@@ -37,6 +38,12 @@ def io_options(f: Callable[..., Any]) -> Callable[..., Any]:
             help="Claude Code's -p output: text (the final answer), json (the result object) "
             "or stream-json (one event a line). Default: the transcript (or output_format "
             "from the config).",
+        ),
+        click.option(
+            "--verbose",
+            is_flag=True,
+            help="Accepted as claude -p takes it (scripts pass it with --output-format "
+            "stream-json); dsh's stream-json always carries every event.",
         ),
         click.option(
             "--input-format",

@@ -111,6 +111,9 @@ def start(
     args += ["--session-dir", str(tmp_path / "sessions"), *extra]
     if command == ("run",):
         args.append("--trust-project")  # as a user who accepted the trust question
+    if "--permission-mode" not in extra:
+        # The tests' own asks come from PreToolUse hooks, which ask in every mode.
+        args += ["--permission-mode", "bypassPermissions"]
     session = Session(tmp_path, args, {})
     spawned.append(session)
     return session

@@ -8,9 +8,7 @@ hooks, tools and the model must arrive terminal-safe.
 from __future__ import annotations
 
 import io
-import json
 import re
-import sys
 from pathlib import Path
 
 from hypothesis import given
@@ -165,19 +163,15 @@ def test_a_prompt_on_stdin_runs_as_one_turn(tmp_path: Path) -> None:
 
 
 def test_a_headless_ask_says_nobody_could_approve_and_how_to_allow_it(tmp_path: Path) -> None:
+    # `touch` changes files: in `default` mode the permission policy asks, and headless
+    # nobody can answer (a PreToolUse hook's own `ask` is refused before that, with its
+    # reason, as 2.1.332 does: tests/hooks_claude, case perm-ask-default).
     project = tmp_path / "project"
-    (project / ".claude").mkdir(parents=True)
-    hook = tmp_path / "ask.py"
-    hook.write_text(
-        "import json\nprint(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse',"
-        " 'permissionDecision': 'ask'}}))\n"
-    )
-    group = [{"hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}]
-    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": group}}))
+    project.mkdir()
     script = write_script(
         tmp_path / "script.json",
         [
-            [{"type": "tool_use", "name": "Bash", "input": {"command": "true"}}],
+            [{"type": "tool_use", "name": "Bash", "input": {"command": "touch made"}}],
             [{"type": "text", "text": "ok"}],
         ],
     )
@@ -187,6 +181,7 @@ def test_a_headless_ask_says_nobody_could_approve_and_how_to_allow_it(tmp_path: 
     assert "[DENIED] by approval" in done.stdout
     assert "nobody could approve this call" in done.stdout
     assert "PermissionRequest hook" in done.stdout
+    assert not (project / "made").exists()
 
 
 def test_demo_keep_keeps_the_project_and_its_session_log(tmp_path: Path) -> None:

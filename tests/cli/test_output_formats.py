@@ -331,10 +331,13 @@ def test_stream_json_input_runs_each_user_message_as_a_turn(
     ("stdin", "message"),
     [
         ("not json\n", "stdin line 1: not JSON"),
-        ("[1]\n", "stdin line 1: not a JSON object"),
-        ('{"type": "control_request"}\n', "unsupported line type 'control_request'"),
-        ('{"type": "user", "message": {"role": "assistant", "content": "x"}}\n', "role must be"),
-        ("\n", "held no user message"),
+        ("[1]\n", "stdin line 1: a JSON object is expected"),
+        ('{"type": "control_request"}\n', "a control_request needs a request with a subtype"),
+        (
+            '{"type": "user", "message": {"role": "assistant", "content": "x"}}\n',
+            "a user line needs a message with role user",
+        ),
+        ("\n", "held no user message or control request"),
     ],
 )
 def test_bad_stream_json_input_is_a_usage_error_naming_the_line(

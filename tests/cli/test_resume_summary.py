@@ -25,7 +25,7 @@ def test_a_resumed_run_summarizes_the_history_and_prints_only_its_own_turn(
     again = dsh("run", "--resume", log.stem, *base, "SECOND-PROMPT", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert f"resumed session {log.stem[:8]} (1 turn" in again.stdout
-    assert "FIRST-PROMPT" not in again.stdout
+    assert "> FIRST-PROMPT" not in again.stdout  # named in the summary line only
     assert "FIRST-ANSWER" not in again.stdout
     assert "SECOND-PROMPT" in again.stdout
     assert "SECOND-ANSWER" in again.stdout

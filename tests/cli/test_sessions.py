@@ -95,7 +95,10 @@ def test_a_resumed_session_runs_where_it_was_created_and_prints_a_summary_line(
     m = f"scripted:{script}"
     assert dsh("run", "remember this", "--model", m, cwd=alpha, env=env).returncode == 0
     [sid] = session_ids(tmp_path)
-    done = dsh("run", "write where", "--resume", sid[:6], "--model", m, cwd=beta, env=env)
+    done = dsh(
+        "run", "write where", "--resume", sid[:6], "--model", m,
+        "--permission-mode", "bypassPermissions", cwd=beta, env=env,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert (alpha / "where.txt").read_text().strip() == str(alpha.resolve())
     assert not (beta / "where.txt").exists()
@@ -170,7 +173,8 @@ def test_log_id_is_a_timeline_with_filters(tmp_path: Path, env: dict[str, str]) 
         json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "exit 0"}]}]}})
     )
     m = model(tmp_path, "one", "two")
-    assert dsh("run", "first", "--model", m, cwd=alpha, env=env).returncode == 0
+    first = dsh("run", "first", "--model", m, "--trust-project", cwd=alpha, env=env)
+    assert first.returncode == 0, first.stderr
     [sid] = session_ids(tmp_path)
     assert dsh("run", "second", "-c", "--model", m, cwd=alpha, env=env).returncode == 0
     timeline = dsh("log", sid[:5], cwd=alpha, env=env)

@@ -137,6 +137,7 @@ def test_the_bash_tools_escapees_end_on_timeout_and_at_the_sessions_end(tmp_path
         [{"type": "tool_use", "name": "Bash", "input": {"command": "sleep 1"}}],
     )
     args = ["run", "go", "--model", spec, "--project", str(project)]
+    args += ["--permission-mode", "bypassPermissions"]  # the command writes a file
     done = dsh(tmp_path, *args, "--session-dir", str(tmp_path / "s"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "timed out" in done.stdout

@@ -141,7 +141,7 @@ def test_trust_project_is_accepting_the_prompt_and_is_remembered(
     done = run(tmp_path, project, "--trust-project")
     assert ran(tmp_path) == 1
     assert notices(done) == []
-    assert "claude hooks: trusted: UserPromptSubmit[0][0]" in done.stdout
+    assert f"trusted 1 project hook(s) of {project} (--trust-project)" in done.stdout
     assert notices(run(tmp_path, project)) == []
     assert ran(tmp_path) == 1
 

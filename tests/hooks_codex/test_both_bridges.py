@@ -21,7 +21,7 @@ import pytest
 from dsh.cli._codex import bridges_for
 from dsh.cli._run import RunOptions, host_options
 from dsh.hooks.codex import CodexProfile
-from dsh.host import open_host
+from dsh.host import TrustingProfile, open_host
 from dsh.models import ScriptedModel
 from tests.hooks_codex.codex_support import SCRIPT
 
@@ -53,6 +53,7 @@ async def test_both_suites_run_on_one_session_each_with_its_own_rules(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    monkeypatch.setenv("DSH_DATA_DIR", str(tmp_path / "data"))  # Claude Code trust records
     log = tmp_path / "hooks.jsonl"
     monkeypatch.setenv("CASE_HOOK_LOG", str(log))
     events = ("PreToolUse", "PostToolUse", "Stop")
@@ -73,6 +74,9 @@ async def test_both_suites_run_on_one_session_each_with_its_own_rules(
     options = host_options(
         RunOptions(prompts=("go",), model=model, project=project, session_dir=tmp_path / "s")
     )
+    for profile in options.profiles:  # as `dsh hooks trust` (Codex's was trusted above)
+        if isinstance(profile, TrustingProfile) and profile.name == "claude":
+            assert profile.trust(project)
     async with open_host(options) as host:
         assert not [d for d in host.diagnostics if d.profile == "codex"], host.diagnostics
         host.agent.send("go")

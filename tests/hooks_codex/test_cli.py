@@ -17,9 +17,9 @@ DENY = (
 
 
 def dsh(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    return run_dsh(
-        *args, cwd=cwd, env_extra={"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
-    )
+    """``dsh ARGS`` with no ``--trust-project`` (which would trust the Codex hooks too)."""
+    env = {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+    return run_dsh(*args, cwd=cwd, env_extra=env, trust=False)
 
 
 def setup(tmp_path: Path) -> tuple[Path, Path, Path]:

@@ -219,8 +219,9 @@ def prepared_host_options(
     if options.trust_project:
         from dsh.cli._trust import trust_profiles
 
-        for line in trust_profiles(host_opts.profiles, options.project):
-            say(line)
+        trusted = trust_profiles(host_opts.profiles, options.project)
+        if trusted:  # one line, not one per hook: `dsh hooks check` lists them
+            say(f"trusted {len(trusted)} project hook(s) of {options.project} (--trust-project)")
     elif ask_trust is not None:
         from dsh.cli._trust import ask_to_trust
 

@@ -165,16 +165,20 @@ async def run_stream(
     request answered through ``respond``. ``after_turn`` returns ``False`` to stop early.
     Returns the last turn's result (``None`` when no turn ran)."""
     last: TurnResult | None = None
+    acted = False
     await agent.start()  # as Claude Code: SessionStart before the first line is read
     for n in range(1, MAX_LINES + 2):
         text = await asyncio.to_thread(stream.readline, MAX_LINE_BYTES + 1)
         if not text:
+            if not acted:  # as an empty prompt is: a usage error, not a silent success
+                raise StreamInputError("stdin held no user message or control request")
             return last
         if n > MAX_LINES:
             raise StreamInputError(f"stdin line {n}: more than {MAX_LINES} lines")
         if len(text.encode("utf-8", "surrogatepass")) > MAX_LINE_BYTES:
             raise StreamInputError(f"stdin line {n}: longer than {MAX_LINE_BYTES} bytes")
         item = parse_stream_line(text, n)
+        acted = acted or item is not None
         if isinstance(item, UserLine):
             agent.send(item.content)
             last = await agent.run_turn()

@@ -39,7 +39,7 @@ CONFIG_DIR_ENV = "DSH_CONFIG_DIR"
 _MAX_CONFIG_BYTES = 256 * 1024
 
 PermissionModeName = Literal[
-    "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "manual"
+    "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk", "manual"
 ]
 OutputFormatName = Literal["text", "json", "stream-json"]
 

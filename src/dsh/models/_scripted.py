@@ -24,6 +24,7 @@ from dsh.models._script import (
     Reply,
     ScriptError,
     TextBlock,
+    UsageBlock,
     Wire,
     decode_script,
 )
@@ -36,7 +37,14 @@ from dsh.models._types import (
     request_text,
     request_to_json,
 )
-from dsh.session import AssistantMessage, ToolUse, UserMessage, content_text, freeze_json
+from dsh.session import (
+    AssistantMessage,
+    ToolUse,
+    Usage,
+    UserMessage,
+    content_text,
+    freeze_json,
+)
 
 __all__ = ["ScriptedModel"]
 
@@ -206,6 +214,7 @@ class ScriptedModel:
     ) -> AssistantMessage:
         texts: list[str] = []
         calls: list[ToolUse] = []
+        usage: Usage | None = None
         for block in reply:
             match block:
                 case HttpErrorBlock(status=status, body=body):
@@ -232,7 +241,9 @@ class ScriptedModel:
                 case AutoShellBlock(command=command):
                     name, args = _shell_call(self._substitute(command), request.tools)
                     calls.append(ToolUse(self._next_id("call_", request), name, freeze_json(args)))
-        return AssistantMessage(text="\n\n".join(texts), tool_calls=tuple(calls))
+                case UsageBlock(usage=counts):
+                    usage = counts if usage is None else usage + counts
+        return AssistantMessage(text="\n\n".join(texts), tool_calls=tuple(calls), usage=usage)
 
     def _substitute(self, value: Any) -> Any:
         if not self._substitutions:

@@ -104,7 +104,10 @@ class ScriptedModel:
     the request offers: ``Bash`` with ``command``, ``exec_command`` with ``cmd``, ...);
     ``{"type": "http_error", "status", "body"?}`` (raises ``ModelError``, retryable for
     429 and 5xx; never retried here); ``{"type": "refusal", "text"?}`` (raises
-    ``ModelRefusal``: the model declined to answer). Several text blocks join with a blank line.
+    ``ModelRefusal``: the model declined to answer); ``{"type": "usage", "input_tokens"?,
+    "output_tokens"?, "cache_read_input_tokens"?, "cache_creation_input_tokens"?}`` (the
+    reply's ``AssistantMessage.usage``, several summed; a count that is not one is 0).
+    Several text blocks join with a blank line.
     Tool call ids are ``toolu_<n>`` / ``call_<n>``, numbered after every such id in the
     request's history and every id this model has given, so they are deterministic and
     unique within a conversation even across a resume.

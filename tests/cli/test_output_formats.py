@@ -44,7 +44,7 @@ NOT_PRODUCED: dict[str, str] = {
     "first_content_frame_ms": "likewise",
     "queued_turn_count": "dsh queues no turns",
     "result_index": "dsh queues no turns",
-    "model_usage_since_last_result": "the model seam reports no usage",
+    "model_usage_since_last_result": "dsh sums usage per result only",
     "api_error_type": "dsh's model errors carry the status, not the vendor's error type",
     "messaging_socket_path": "Claude Code's messaging socket",
     "per_turn_effort_active": "Claude Code's effort setting",
@@ -357,3 +357,75 @@ def test_bad_stream_json_input_is_a_usage_error_naming_the_line(
     assert done.returncode == 2
     assert message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_usage_is_each_replys_on_its_lines_and_the_turns_sum_in_the_result(
+    tmp_path: Path, home: dict[str, str]
+) -> None:
+    first: list[dict[str, Any]] = [
+        {"type": "tool_use", "name": "NoSuchTool", "input": {}},
+        {"type": "usage", "input_tokens": 100, "output_tokens": 7, "cache_read_input_tokens": 30},
+    ]
+    second: list[dict[str, Any]] = [
+        {"type": "text", "text": "done"},
+        {"type": "usage", "input_tokens": 140, "output_tokens": 3},
+        {"type": "usage", "cache_creation_input_tokens": 5},
+    ]
+    model = script(tmp_path / "s.json", first, second)
+    done = dsh("run", "q", "--model", model, "--output-format", "stream-json", cwd=tmp_path, **home)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assistant = [line["message"]["usage"] for line in lines if line["type"] == "assistant"]
+    assert assistant == [
+        {
+            "input_tokens": 100,
+            "output_tokens": 7,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 30,
+        },
+        {
+            "input_tokens": 140,
+            "output_tokens": 3,
+            "cache_creation_input_tokens": 5,
+            "cache_read_input_tokens": 0,
+        },
+    ]
+    [result] = [line for line in lines if line["type"] == "result"]
+    assert result["usage"] == {
+        "input_tokens": 240,
+        "output_tokens": 10,
+        "cache_creation_input_tokens": 5,
+        "cache_read_input_tokens": 30,
+    }
+
+
+def test_scripted_usage_reaches_json_and_hostile_counts_are_ignored(
+    tmp_path: Path, home: dict[str, str]
+) -> None:
+    reply: list[dict[str, Any]] = [
+        {"type": "text", "text": "hi"},
+        {
+            "type": "usage",
+            "input_tokens": 12,
+            "output_tokens": -4,
+            "cache_read_input_tokens": 10**40,
+            "cache_creation_input_tokens": "9",
+        },
+    ]
+    model = script(tmp_path / "s.json", reply)
+    done = dsh("run", "q", "--model", model, "--output-format", "json", cwd=tmp_path, **home)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["usage"] == {
+        "input_tokens": 12,
+        "output_tokens": 0,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+
+
+def test_a_model_that_reports_no_usage_counts_zeros(tmp_path: Path, home: dict[str, str]) -> None:
+    model = script(tmp_path / "s.json", [{"type": "text", "text": "hi"}])
+    done = dsh("run", "q", "--model", model, "--output-format", "json", cwd=tmp_path, **home)
+    assert done.returncode == 0, done.stderr
+    assert set(json.loads(done.stdout)["usage"].values()) == {0}

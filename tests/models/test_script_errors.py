@@ -95,6 +95,11 @@ TEXT = {"type": "text", "text": "x"}
             "must be alone in its reply",
         ),
         (
+            {"default": [TEXT, {"type": "usage", "tokens": 3}]},
+            "$.default[1].tokens",
+            "unknown key 'tokens' in a usage block",
+        ),
+        (
             {"default": {"type": "auto_shell", "command": ["ls"]}},
             "$.default.command",
             "must be a string, not an array",

@@ -25,6 +25,7 @@ from dsh.session import (
     TextBlock,
     ToolResultMessage,
     ToolUse,
+    Usage,
     UserMessage,
     freeze_json,
 )
@@ -422,3 +423,22 @@ async def test_substitutions_fill_the_recorded_placeholders(tmp_path: Path) -> N
     write = tool("Write")
     (call,) = (await model.complete(request(UserMessage("write it"), tools=(write,)))).tool_calls
     assert call.arguments == {"file_path": f"{tmp_path}/hello.txt", "content": "hello\n"}
+
+
+async def test_usage_blocks_give_the_replys_usage_summed() -> None:
+    script = {
+        "responses": [
+            [
+                {"type": "usage", "input_tokens": 10, "output_tokens": 2},
+                {"type": "text", "text": "hi"},
+                {"type": "usage", "output_tokens": 3, "cache_read_input_tokens": -7},
+            ],
+            {"type": "text", "text": "again"},
+        ]
+    }
+    model = ScriptedModel(script, source="usage.json")
+    first = await model.complete(ModelRequest((UserMessage("q"),)))
+    assert first == AssistantMessage("hi", usage=Usage(input_tokens=10, output_tokens=5))
+    history = (UserMessage("q"), first, UserMessage("more"))
+    second = await model.complete(ModelRequest(history))
+    assert second.usage is None

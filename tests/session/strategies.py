@@ -11,12 +11,14 @@ from typing import Any
 from hypothesis import strategies as st
 
 from dsh.session import (
+    MAX_USAGE_TOKENS,
     AbortCause,
     Content,
     ImageBlock,
     SessionEvent,
     TextBlock,
     ToolUse,
+    Usage,
     freeze_json,
 )
 
@@ -39,6 +41,9 @@ tool_uses = st.builds(ToolUse, st.text(), st.text(), json_values)
 abort_causes = st.builds(
     AbortCause, st.sampled_from(["user", "hook", "timeout", "error"]), st.text()
 )
+
+token_counts = st.integers(min_value=0, max_value=MAX_USAGE_TOKENS)
+usages = st.builds(Usage, token_counts, token_counts, token_counts, token_counts)
 
 
 def for_type(ann: Any) -> st.SearchStrategy[Any]:
@@ -66,6 +71,8 @@ def for_type(ann: Any) -> st.SearchStrategy[Any]:
         return st.sampled_from(list(ann))
     if ann is AbortCause:
         return abort_causes
+    if ann is Usage:
+        return usages
     if ann == typing.get_args(Content)[1]:
         return st.lists(blocks, max_size=3).map(tuple)
     if origin is tuple and args[0] is ToolUse:

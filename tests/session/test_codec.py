@@ -16,12 +16,14 @@ from dsh.session import (
     AssistantMessageEvent,
     EventDecodeError,
     FrozenDict,
+    MemorySessionStore,
     OpaqueEvent,
     SessionEvent,
     TextBlock,
     ToolUse,
     TurnEnd,
     TurnEndReason,
+    Usage,
     UserMessageEvent,
     decode_event,
     encode_event,
@@ -184,3 +186,47 @@ def test_encoding_refuses_unregistered_classes() -> None:
 
     with pytest.raises(TypeError, match="not a registered session event type"):
         encode_event(Stray())
+
+
+def test_an_assistant_events_usage_round_trips_and_an_older_line_has_none() -> None:
+    usage = Usage(input_tokens=20, output_tokens=9, cache_read_input_tokens=100)
+    event = AssistantMessageEvent(text="hi", usage=usage)
+    obj = json.loads(encode_event(event))
+    assert obj["usage"] == {
+        "input_tokens": 20,
+        "output_tokens": 9,
+        "cache_read_input_tokens": 100,
+        "cache_creation_input_tokens": 0,
+    }
+    assert decode_event(encode_event(event)) == event
+    old = '{"type": "assistant/message", "id": "e1", "seq": 1, "text": "hi", "tool_calls": []}'
+    back = decode_event(old)
+    assert isinstance(back, AssistantMessageEvent)
+    assert back.usage is None
+    partial = decode_event(old[:-1] + ', "usage": {"output_tokens": 3}}')
+    assert isinstance(partial, AssistantMessageEvent)
+    assert partial.usage == Usage(output_tokens=3)
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        '{"input_tokens": -1}',
+        '{"input_tokens": 1.5}',
+        '{"tokens": 1}',
+        "[1]",
+        '{"output_tokens": 1e400}',
+    ],
+)
+def test_a_bad_usage_in_a_log_line_names_the_field(usage: str) -> None:
+    line = f'{{"type": "assistant/message", "id": "e1", "seq": 1, "text": "", "usage": {usage}}}'
+    with pytest.raises(EventDecodeError, match="field 'usage'"):
+        decode_event(line)
+
+
+@pytest.mark.parametrize("count", [-1, 10**13, True])
+def test_a_usage_that_cannot_be_logged_is_refused(count: int) -> None:
+    with MemorySessionStore().create() as log:
+        log.append(AssistantMessageEvent(text="", usage=Usage(output_tokens=5)))
+        with pytest.raises(TypeError, match="field 'usage'"):
+            log.append(AssistantMessageEvent(text="", usage=Usage(input_tokens=count)))

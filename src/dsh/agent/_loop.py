@@ -137,7 +137,8 @@ async def _model_step(core: AgentCore, turn: TurnState) -> AssistantMessage:
     # Not fsynced on its own: whatever the reply leads to (a hook, a tool call, the turn's
     # end) is logged durably before it happens, and that fsync covers this line too.
     message = core.append(
-        AssistantMessageEvent(text=reply.text, tool_calls=reply.tool_calls), durable=False
+        AssistantMessageEvent(text=reply.text, tool_calls=reply.tool_calls, usage=reply.usage),
+        durable=False,
     )
     if reply.text and core.agent.parent is None:
         await _display(core, turn, message)

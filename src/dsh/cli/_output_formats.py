@@ -10,8 +10,10 @@ continuation, ``system`` ``informational`` for a blocked prompt and
 ``notification`` for a warning, and a final ``result`` per turn. ``json`` is
 that last ``result`` object alone; ``text`` its ``result`` text alone.
 
-What dsh does not measure is reported as Claude Code reports an empty value:
-costs and token usage are zeros (the model seam reports no usage), and a hook's
+Token usage is what the model reported for each call (``AssistantMessage.usage``):
+an ``assistant`` line carries its reply's, a ``result`` the sum over its turn's
+replies; a model that reports none counts zeros. What dsh does not measure is
+reported as Claude Code reports an empty value: costs are zeros, and a hook's
 stdout, which the session log does not keep, is empty.
 """
 
@@ -40,6 +42,7 @@ from dsh.session import (
     ToolCallEvent,
     ToolResultEvent,
     TurnEndReason,
+    Usage,
     content_text,
 )
 
@@ -59,8 +62,10 @@ _USAGE_KEYS = (
 )
 
 
-def _usage() -> dict[str, int]:
-    return dict.fromkeys(_USAGE_KEYS, 0)
+def _usage(usage: Usage | None = None) -> dict[str, int]:
+    if usage is None:
+        return dict.fromkeys(_USAGE_KEYS, 0)
+    return {key: getattr(usage, key) for key in _USAGE_KEYS}
 
 
 def _timestamp(seconds: float) -> str:
@@ -118,6 +123,7 @@ class StreamJson:
         self._denials: list[dict[str, Any]] = []
         self._blocked: str | None = None
         self._turn_started = time.monotonic()
+        self._turn_usage = Usage()
 
     # -- events as they come --
 
@@ -134,11 +140,14 @@ class StreamJson:
             self._turn_started = time.monotonic()
             self._denials = []
             self._blocked = None
+            self._turn_usage = Usage()
         for obj in self._objects(event):
             self._send_after_init(obj)
 
     def _objects(self, event: SessionEvent) -> list[dict[str, Any]]:
         if isinstance(event, AssistantMessageEvent):
+            if event.usage is not None:
+                self._turn_usage += event.usage
             return self._assistant(event)
         if isinstance(event, ToolCallEvent):
             self._calls[event.token] = event
@@ -237,13 +246,11 @@ class StreamJson:
             {"type": "tool_use", "id": call.id, "name": call.name, "input": _plain(call.arguments)}
             for call in event.tool_calls
         )
-        return [self._assistant_line(event, block) for block in blocks]
-
-    def _assistant_line(self, event: SessionEvent, block: dict[str, Any]) -> dict[str, Any]:
-        return self._assistant_line_at(event.time, event.id, block)
+        usage = event.usage
+        return [self._assistant_line_at(event.time, event.id, b, usage) for b in blocks]
 
     def _assistant_line_at(
-        self, when: float, message: str, block: dict[str, Any]
+        self, when: float, message: str, block: dict[str, Any], usage: Usage | None = None
     ) -> dict[str, Any]:
         return {
             "type": "assistant",
@@ -255,7 +262,7 @@ class StreamJson:
                 "content": [block],
                 "stop_reason": None,
                 "stop_sequence": None,
-                "usage": _usage(),
+                "usage": _usage(usage),
                 "context_management": None,
             },
             "parent_tool_use_id": None,
@@ -364,7 +371,7 @@ class StreamJson:
             "stop_reason": _STOP_REASONS.get(terminal),
             "session_id": self.session_id,
             "total_cost_usd": 0,
-            "usage": _usage(),
+            "usage": _usage(self._turn_usage),
             "modelUsage": {},
             "permission_denials": list(self._denials),
             "terminal_reason": terminal,

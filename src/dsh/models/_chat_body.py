@@ -101,7 +101,7 @@ class ChatBodyEncoder:
         if max_tokens is not None:
             tail += [b',"max_tokens":', compact_json(max_tokens)]
         if stream:
-            tail.append(b',"stream":true')
+            tail.append(b',"stream":true,"stream_options":{"include_usage":true}')
         tail.append(b"}")
         if not wire:
             return EncodedBody(head + b"".join(tail))

@@ -201,5 +201,7 @@ def chat_body(
     if max_tokens is not None:
         body["max_tokens"] = max_tokens
     if stream:
+        # The usage comes in a last chunk, with no choices, only when asked for.
         body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
     return body

@@ -27,6 +27,7 @@ from dsh.base import UnsafeJSONError, load_json
 from dsh.models._chat_body import ChatBodyEncoder
 from dsh.models._chat_request import SUMMARY_PREFIX, to_chat_messages
 from dsh.models._types import ModelError, ModelRefusal, ModelRequest, TextCallback
+from dsh.models._usage import chat_usage
 from dsh.models._wire import (
     ChatTransport,
     Malformed,
@@ -34,7 +35,7 @@ from dsh.models._wire import (
     StatusError,
     Unreachable,
 )
-from dsh.session import AssistantMessage, ToolUse, freeze_json
+from dsh.session import AssistantMessage, ToolUse, Usage, freeze_json
 
 __all__ = [
     "API_KEY_ENV_VARS",
@@ -378,12 +379,14 @@ class OpenAICompatibleModel:
         text: list[str] = []
         refusal: list[str] = []
         partial: dict[int, _PartialCall] = {}
+        usage: Usage | None = None  # the last chunk's, asked for with stream_options
         # aclosing: a failure here, or a cancellation, closes the response at once.
         async with aclosing(stream) as chunks:
             async for chunk in chunks:
                 try:
                     content, deltas = _chunk_parts(chunk)
                     refusal.append(_refusal(chunk, "delta"))
+                    usage = chat_usage(chunk) or usage
                 except (TypeError, ValueError) as e:
                     raise self._malformed(f"a streamed chunk: {e}") from e
                 if content:
@@ -398,7 +401,8 @@ class OpenAICompatibleModel:
                     call.arguments.append(arguments)
         calls = [partial[i] for i in sorted(partial)]
         self._check_refusal("".join(refusal), text or calls)
-        return self._message("".join(text), [(c.id, c.name, "".join(c.arguments)) for c in calls])
+        parts = [(c.id, c.name, "".join(c.arguments)) for c in calls]
+        return self._message("".join(text), parts, usage)
 
     def _whole(self, completion: object, on_text: TextCallback | None) -> AssistantMessage:
         try:
@@ -409,7 +413,7 @@ class OpenAICompatibleModel:
         self._check_refusal(refusal, text or calls)
         if text and on_text is not None:
             on_text(text)
-        return self._message(text, calls)
+        return self._message(text, calls, chat_usage(completion))
 
     def _check_refusal(self, refusal: str, answered: object) -> None:
         """A reply that is only a ``refusal`` (no text, no call) is the model declining."""
@@ -421,7 +425,9 @@ class OpenAICompatibleModel:
             ModelError(f"{self._where()}: malformed reply from the server: {detail}", status=None)
         )
 
-    def _message(self, text: str, calls: Sequence[tuple[str, str, str]]) -> AssistantMessage:
+    def _message(
+        self, text: str, calls: Sequence[tuple[str, str, str]], usage: Usage | None
+    ) -> AssistantMessage:
         uses: list[ToolUse] = []
         for n, (call_id, name, arguments) in enumerate(calls):
             if not name:
@@ -437,7 +443,7 @@ class OpenAICompatibleModel:
                     call_id or f"call_{n}_{os.urandom(6).hex()}", name, _parse_arguments(arguments)
                 )
             )
-        return AssistantMessage(text=text, tool_calls=tuple(uses))
+        return AssistantMessage(text=text, tool_calls=tuple(uses), usage=usage)
 
     def _where(self) -> str:
         return f"model {self._model!r} at {self.base_url}"

@@ -13,7 +13,8 @@ from typing import Any, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import DshError, json_kind
-from dsh.session import NotJSONError, freeze_json
+from dsh.models._usage import scripted_usage
+from dsh.session import NotJSONError, Usage, freeze_json
 
 __all__ = [
     "AutoShellBlock",
@@ -26,6 +27,7 @@ __all__ = [
     "Script",
     "ScriptError",
     "TextBlock",
+    "UsageBlock",
     "Wire",
     "decode_script",
 ]
@@ -84,7 +86,17 @@ class RefusalBlock:
     text: str
 
 
-Block: TypeAlias = TextBlock | CallBlock | AutoShellBlock | HttpErrorBlock | RefusalBlock
+@final
+@frozen
+class UsageBlock:
+    """The tokens the reply reports it used (counts that are not sane are left at 0)."""
+
+    usage: Usage
+
+
+Block: TypeAlias = (
+    TextBlock | CallBlock | AutoShellBlock | HttpErrorBlock | RefusalBlock | UsageBlock
+)
 Reply: TypeAlias = tuple[Block, ...]
 
 
@@ -121,6 +133,17 @@ _BLOCK_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "auto_shell": (frozenset({"command"}), frozenset()),
     "http_error": (frozenset({"status"}), frozenset({"body"})),
     "refusal": (frozenset(), frozenset({"text"})),
+    "usage": (
+        frozenset(),
+        frozenset(
+            {
+                "input_tokens",
+                "output_tokens",
+                "cache_read_input_tokens",
+                "cache_creation_input_tokens",
+            }
+        ),
+    ),
 }
 
 
@@ -272,6 +295,8 @@ class _Decoder:
             return AutoShellBlock(self.string(obj["command"], f"{path}.command"))
         if kind == "refusal":
             return RefusalBlock(self.string(obj.get("text", ""), f"{path}.text"))
+        if kind == "usage":
+            return UsageBlock(scripted_usage(obj) or Usage())
         status = obj["status"]
         if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
             raise self.fail(f"{path}.status", f"must be an HTTP status (100-599), not {status!r}")

@@ -24,6 +24,7 @@ from dsh.models._script import (
     Reply,
     ScriptError,
     TextBlock,
+    UsageBlock,
     Wire,
     decode_script,
 )
@@ -36,7 +37,14 @@ from dsh.models._types import (
     request_text,
     request_to_json,
 )
-from dsh.session import AssistantMessage, ToolUse, UserMessage, content_text, freeze_json
+from dsh.session import (
+    AssistantMessage,
+    ToolUse,
+    Usage,
+    UserMessage,
+    content_text,
+    freeze_json,
+)
 
 __all__ = ["ScriptedModel"]
 
@@ -96,7 +104,10 @@ class ScriptedModel:
     the request offers: ``Bash`` with ``command``, ``exec_command`` with ``cmd``, ...);
     ``{"type": "http_error", "status", "body"?}`` (raises ``ModelError``, retryable for
     429 and 5xx; never retried here); ``{"type": "refusal", "text"?}`` (raises
-    ``ModelRefusal``: the model declined to answer). Several text blocks join with a blank line.
+    ``ModelRefusal``: the model declined to answer); ``{"type": "usage", "input_tokens"?,
+    "output_tokens"?, "cache_read_input_tokens"?, "cache_creation_input_tokens"?}`` (the
+    reply's ``AssistantMessage.usage``, several summed; a count that is not one is 0).
+    Several text blocks join with a blank line.
     Tool call ids are ``toolu_<n>`` / ``call_<n>``, numbered after every such id in the
     request's history and every id this model has given, so they are deterministic and
     unique within a conversation even across a resume.
@@ -206,6 +217,7 @@ class ScriptedModel:
     ) -> AssistantMessage:
         texts: list[str] = []
         calls: list[ToolUse] = []
+        usage: Usage | None = None
         for block in reply:
             match block:
                 case HttpErrorBlock(status=status, body=body):
@@ -232,7 +244,9 @@ class ScriptedModel:
                 case AutoShellBlock(command=command):
                     name, args = _shell_call(self._substitute(command), request.tools)
                     calls.append(ToolUse(self._next_id("call_", request), name, freeze_json(args)))
-        return AssistantMessage(text="\n\n".join(texts), tool_calls=tuple(calls))
+                case UsageBlock(usage=counts):
+                    usage = counts if usage is None else usage + counts
+        return AssistantMessage(text="\n\n".join(texts), tool_calls=tuple(calls), usage=usage)
 
     def _substitute(self, value: Any) -> Any:
         if not self._substitutions:

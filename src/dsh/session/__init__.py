@@ -43,6 +43,7 @@ from dsh.session._events import (
 )
 from dsh.session._memory import MemorySessionLog, MemorySessionStore
 from dsh.session._messages import (
+    MAX_USAGE_TOKENS,
     AssistantMessage,
     Content,
     ContentBlock,
@@ -54,8 +55,10 @@ from dsh.session._messages import (
     TextBlock,
     ToolResultMessage,
     ToolUse,
+    Usage,
     UserMessage,
     content_text,
+    token_count,
 )
 from dsh.session._private_files import UnsafeSessionPathError, make_private_dir, open_private
 from dsh.session._projection import INTERRUPTED_TOOL_RESULT, Projection, project, shared_prefix
@@ -80,6 +83,7 @@ __all__ = [
     "CORE_EVENT_TYPES",
     "DATA_DIR_ENV",
     "INTERRUPTED_TOOL_RESULT",
+    "MAX_USAGE_TOKENS",
     "AbortCause",
     "AbortKind",
     "AssistantDisplayEvent",
@@ -129,6 +133,7 @@ __all__ = [
     "TurnEndReason",
     "TurnStart",
     "UnsafeSessionPathError",
+    "Usage",
     "UserMessage",
     "UserMessageEvent",
     "content_text",
@@ -145,4 +150,5 @@ __all__ = [
     "registered_event_types",
     "shared_prefix",
     "thaw_json",
+    "token_count",
 ]

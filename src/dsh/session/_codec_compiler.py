@@ -26,16 +26,19 @@ from dsh.session._codec_values import (
     decode_cause,
     decode_content,
     decode_tool_calls,
+    decode_usage,
     encode_cause,
     encode_content,
     encode_tool_calls,
+    encode_usage,
     normalize_cause,
     normalize_content,
     normalize_tool_calls,
+    normalize_usage,
     short_json,
 )
 from dsh.session._event_base import AbortCause, SessionEvent
-from dsh.session._messages import Content, ToolUse
+from dsh.session._messages import Content, ToolUse, Usage
 
 __all__ = ["Plan", "compile_codec", "plan_of"]
 
@@ -93,6 +96,10 @@ def _analyse(owner: str, name: str, ann: object) -> _Field:
     if ann is AbortCause:
         return _Field(
             "an abort cause", decode=decode_cause, encode=encode_cause, normalize=normalize_cause
+        )
+    if ann is Usage:
+        return _Field(
+            "a usage", decode=decode_usage, encode=encode_usage, normalize=normalize_usage
         )
     if ann == _CONTENT_TUPLE:
         return _content_field()
@@ -196,7 +203,7 @@ def _unsupported(owner: str, name: str, ann: object) -> TypeError:
     return TypeError(
         f"register_event_type: {owner}.{name}: field type {ann!r} is not supported "
         "(use str, int, float, bool, None, a Literal of strings, a StrEnum, a tuple of "
-        "scalars, Content, tuple[ToolUse, ...], AbortCause, or Any holding JSON)"
+        "scalars, Content, tuple[ToolUse, ...], AbortCause, Usage, or Any holding JSON)"
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from dsh.base import DshError, FrozenDict, freeze_json, freeze_loaded
 from dsh.session._event_base import AbortCause, AbortKind
-from dsh.session._messages import Content, ImageBlock, TextBlock, ToolUse
+from dsh.session._messages import Content, ImageBlock, TextBlock, ToolUse, Usage, token_count
 
 __all__ = [
     "EventDecodeError",
@@ -24,12 +24,15 @@ __all__ = [
     "decode_cause",
     "decode_content",
     "decode_tool_calls",
+    "decode_usage",
     "encode_cause",
     "encode_content",
     "encode_tool_calls",
+    "encode_usage",
     "normalize_cause",
     "normalize_content",
     "normalize_tool_calls",
+    "normalize_usage",
     "short_json",
 ]
 
@@ -79,6 +82,18 @@ def encode_tool_calls(calls: tuple[ToolUse, ...]) -> list[dict[str, Any]]:
 
 def encode_cause(c: AbortCause) -> dict[str, Any]:
     return {"kind": c.kind, "reason": c.reason}
+
+
+_USAGE_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+def encode_usage(u: Usage) -> dict[str, int]:
+    return {name: getattr(u, name) for name in _USAGE_FIELDS}
 
 
 # --- decoding ---------------------------------------------------------------
@@ -136,6 +151,18 @@ def decode_cause(v: object) -> AbortCause:
     )
 
 
+def decode_usage(v: object) -> Usage:
+    if v.__class__ is dict:
+        d = typing.cast("dict[str, Any]", v)
+        counts = [token_count(d.get(name, 0)) for name in _USAGE_FIELDS]
+        if all(c is not None for c in counts) and set(d) <= set(_USAGE_FIELDS):
+            return Usage(*typing.cast("list[int]", counts))
+    raise ValueError(
+        "a usage {input_tokens, output_tokens, cache_read_input_tokens,"
+        f" cache_creation_input_tokens}} of counts from 0, got {short_json(v)}"
+    )
+
+
 # --- normalizing a caller's value -------------------------------------------
 
 
@@ -176,5 +203,11 @@ def _is_frozen(v: object) -> bool:
 
 def normalize_cause(v: object) -> AbortCause:
     if isinstance(v, AbortCause) and v.kind in _ABORT_KINDS and isinstance(v.reason, str):
+        return v
+    raise TypeError(v)
+
+
+def normalize_usage(v: object) -> Usage:
+    if isinstance(v, Usage) and all(token_count(getattr(v, n)) is not None for n in _USAGE_FIELDS):
         return v
     raise TypeError(v)

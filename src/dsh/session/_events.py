@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal, final
 from dsh._frozen import frozen
 from dsh.session._event_base import AbortCause, SessionEvent, TurnEndReason
 from dsh.session._event_registry import register_event_type
-from dsh.session._messages import Content, ToolUse
+from dsh.session._messages import Content, ToolUse, Usage
 
 __all__ = [
     "CORE_EVENT_TYPES",
@@ -71,10 +71,13 @@ class UserMessageEvent(SessionEvent):
 @register_event_type
 @frozen(kw_only=True)
 class AssistantMessageEvent(SessionEvent):
+    """A model reply; ``usage`` the tokens its call used (None: not reported, or an older log)."""
+
     type: ClassVar[str] = "assistant/message"
 
     text: str
     tool_calls: tuple[ToolUse, ...] = ()
+    usage: Usage | None = None
 
 
 @final

@@ -13,6 +13,7 @@ from typing import Any, Literal, TypeAlias, final
 from dsh._frozen import frozen
 
 __all__ = [
+    "MAX_USAGE_TOKENS",
     "AssistantMessage",
     "Content",
     "ContentBlock",
@@ -24,8 +25,10 @@ __all__ = [
     "TextBlock",
     "ToolResultMessage",
     "ToolUse",
+    "Usage",
     "UserMessage",
     "content_text",
+    "token_count",
 ]
 
 
@@ -74,11 +77,48 @@ class UserMessage:
     role: Literal["user"] = "user"
 
 
+MAX_USAGE_TOKENS = 10**12
+"""The most tokens one model call is believed to have used: a larger count is hostile."""
+
+
+@final
+@frozen
+class Usage:
+    """The tokens one model call used, as the API reported them (Claude Code's ``usage`` words).
+
+    ``input_tokens`` excludes the prompt tokens read from or written to a cache,
+    which are counted apart. Each count is an ``int`` from 0 to ``MAX_USAGE_TOKENS``.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+        )
+
+
+def token_count(value: object) -> int | None:
+    """``value`` as a token count, or None when it is not one (negative, huge, not an int)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 0 <= value <= MAX_USAGE_TOKENS else None
+
+
 @final
 @frozen
 class AssistantMessage:
+    """A model reply; ``usage`` is what the call cost, when the model reported it."""
+
     text: str
     tool_calls: tuple[ToolUse, ...] = field(default=())
+    usage: Usage | None = None
     role: Literal["assistant"] = "assistant"
 
 

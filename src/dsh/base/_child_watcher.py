@@ -46,7 +46,13 @@ def use_pidfd_child_watcher() -> None:
             asyncio.set_child_watcher(_PidfdWatcher())
 
 
-class _PidfdWatcher(asyncio.AbstractChildWatcher):
+if sys.version_info < (3, 12):
+    _WatcherBase = asyncio.AbstractChildWatcher
+else:  # deprecated in 3.12 and gone in 3.14, where the loop waits on pidfds itself
+    _WatcherBase = object
+
+
+class _PidfdWatcher(_WatcherBase):
     """3.12's ``PidfdChildWatcher``: any running loop, no thread (3.11's is bound to one loop)."""
 
     def add_child_handler(

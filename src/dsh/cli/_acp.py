@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Literal
 
 import click
 
@@ -107,11 +107,6 @@ def _serve(
         raise click.UsageError(
             "no model: pass --model scripted:FILE or --model NAME --base-url URL"
         )
-    mode = settled.permission_mode or permission_mode
-    if mode == "auto":
-        from dsh.hooks.claude import AUTO_REFUSED
-
-        raise UserError(AUTO_REFUSED)
     try:
         model = load_model(settled.model_spec, base_url=settled.base_url, api_key=settled.api_key)
     except (ModelError, OSError, ValueError) as exc:
@@ -128,7 +123,7 @@ def _serve(
             claude_hooks=not no_claude_hooks,
             settings_files=settings_files,
             plugin_dirs=plugin_dirs,
-            permission_mode=cast(Any, "default" if mode == "manual" else mode),
+            permission_mode=settled.permission_mode,
             add_dirs=tuple(p.resolve() for p in add_dirs),
             claude_md=not no_claude_md,
             attended=True,  # a person is at the editor: asks reach them

@@ -250,11 +250,6 @@ def run(
         except (ModelError, OSError, ValueError) as exc:
             raise UserError(str(exc)) from exc
     check_settings_args(settings_files)
-    mode_name = settled.permission_mode or permission_mode
-    if mode_name == "auto":
-        from dsh.hooks.claude import AUTO_REFUSED
-
-        raise UserError(AUTO_REFUSED)
     options = RunOptions(
         prompts=prompts,
         model=model,
@@ -267,7 +262,7 @@ def run(
         claude_hooks=not no_claude_hooks,
         settings_files=settings_files,
         plugin_dirs=plugin_dirs,
-        permission_mode=_permission_mode(mode_name),
+        permission_mode=settled.permission_mode,
         add_dirs=tuple(p.resolve() for p in add_dirs),
         setup=setup,
         claude_md=not no_claude_md,
@@ -425,22 +420,6 @@ def hooks_coverage(bridge: str) -> None:
 
     _started()
     sys.exit(coverage_table(bridge))
-
-
-_RunMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
-_RUN_MODES: dict[str, _RunMode] = {
-    "default": "default",
-    "manual": "default",  # Claude Code's alias
-    "acceptEdits": "acceptEdits",
-    "plan": "plan",
-    "dontAsk": "dontAsk",
-    "bypassPermissions": "bypassPermissions",
-}
-
-
-def _permission_mode(name: str | None) -> _RunMode | None:
-    """``--permission-mode`` as ``RunOptions`` takes it (``auto`` was refused before)."""
-    return None if name is None else _RUN_MODES[name]
 
 
 hooks.add_command(hooks_trust)

@@ -14,7 +14,6 @@ from pathlib import Path
 from dsh.cli._errors import UserError
 from dsh.cli._render import terminal_safe
 from dsh.cli._sessions import (
-    latest_session,
     project_sessions,
     resolve,
     session_rows,
@@ -36,7 +35,6 @@ def pick_session(
     say: Callable[[str], None] = print,
 ) -> str:
     """The id of the session a person picks among ``project``'s (newest first)."""
-    latest_session(store, project)  # none at all: the error `-c` gives
     rows = session_rows(store, project_sessions(store, project)[:MAX_LISTED])
     say(f"Sessions of {project} (newest first):")
     for n, row in enumerate(rows, 1):

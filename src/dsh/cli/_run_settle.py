@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import click
-
 from dsh._frozen import frozen
 from dsh.cli._errors import UserError
 
@@ -39,7 +37,7 @@ class Settled:
     plugins: tuple[Plugin, ...]
     system: str | SystemPrompt
     output_format: Literal["text", "json", "stream-json"] | None
-    permission_mode: str | None
+    permission_mode: RunMode | None
     config: DshConfig
 
 
@@ -134,22 +132,26 @@ def settle(
     )
 
 
-def _permission_mode(config: DshConfig) -> str | None:
-    """The configured mode, if ``dsh run --permission-mode`` accepts it."""
+RunMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
+_RUN_MODES: dict[str, RunMode] = {
+    "default": "default",
+    "manual": "default",  # Claude Code's alias
+    "acceptEdits": "acceptEdits",
+    "plan": "plan",
+    "dontAsk": "dontAsk",
+    "bypassPermissions": "bypassPermissions",
+}
+
+
+def _permission_mode(config: DshConfig) -> RunMode | None:
+    """The mode the run enforces (the flag's, else the configured one; ``None``: the settings'
+    ``defaultMode``); ``auto`` is refused, from a flag or a file alike (dsh has no classifier)."""
     mode = config.permission_mode
-    if mode is None or config.sources["permission_mode"].startswith("flag"):
-        return mode
-    ctx = click.get_current_context(silent=True)
-    param = (
-        next((p for p in ctx.command.params if p.name == "permission_mode"), None) if ctx else None
-    )
-    choices = getattr(param.type, "choices", None) if param is not None else None
-    if choices is not None and mode not in choices:
-        raise UserError(
-            f"permission_mode {mode!r} (from {config.sources['permission_mode']}): "
-            f"dsh run takes {', '.join(map(str, choices))}"
-        )
-    return mode
+    if mode == "auto":
+        from dsh.hooks.claude import AUTO_REFUSED
+
+        raise UserError(AUTO_REFUSED)
+    return None if mode is None else _RUN_MODES[mode]
 
 
 def stream_prompts(prompt: tuple[str, ...], io: Mapping[str, Any]) -> tuple[str, ...]:

@@ -53,13 +53,7 @@ def _same_dir(a: str | None, b: Path) -> bool:
 
 def latest_session(store: JsonlSessionStore, project: Path) -> SessionInfo:
     """The most recently changed session created for ``project`` (``-c``/``--continue``)."""
-    mine = [i for i in store.list() if _same_dir(i.project, project)]
-    if not mine:
-        raise UserError(
-            f"no session of project {project} in {store.data_dir} to continue "
-            "(`dsh log --all` lists every session)"
-        )
-    return max(mine, key=lambda i: (i.modified or i.created, i.created))
+    return project_sessions(store, project)[0]
 
 
 def session_project(store: JsonlSessionStore, session_id: str) -> Path | None:
@@ -128,8 +122,13 @@ def session_rows(store: JsonlSessionStore, infos: Iterable[SessionInfo]) -> list
 
 
 def project_sessions(store: JsonlSessionStore, project: Path) -> list[SessionInfo]:
-    """The sessions created for ``project``, most recently changed first."""
+    """The sessions created for ``project``, most recently changed first; none is an error."""
     mine = [i for i in store.list() if _same_dir(i.project, project)]
+    if not mine:
+        raise UserError(
+            f"no session of project {project} in {store.data_dir} to continue "
+            "(`dsh log --all` lists every session)"
+        )
     return sorted(mine, key=lambda i: (i.modified or i.created, i.created), reverse=True)
 
 

@@ -4,8 +4,10 @@ A model switch (``/model NAME``, a stream-json ``set_model``) runs on ``agent/mo
 PreModelSwitch's deny, block or exit 2 keeps the model (the caller words the refusal as Claude
 Code does: ``Model switch blocked by a PreModelSwitch hook: R``); after the switch,
 PostModelSwitch fires on ``agent/model-switched`` and its context reaches the next request. A
-directory joining the session (a stream-json ``register_repo_root``) fires DirectoryAdded on
-``agent/directory-added``; its exit 2 only reaches the user (the directory is added).
+directory joining the session fires DirectoryAdded on ``agent/directory-added``: for a
+stream-json ``register_repo_root`` its ``systemMessage`` and exit 2 only reach the user; for
+``slash_command`` (``/add-dir``, and a PermissionRequest's ``addDirectories``) its
+``systemMessage`` reaches Claude, as 2.1.332 queues it (the directory is added either way).
 """
 
 from __future__ import annotations
@@ -106,6 +108,21 @@ class SessionCommandEvents(BridgeBase):
         payload["directory"] = str(directory)
         payload["source"] = source
         merged = await self._fire(agent, "DirectoryAdded", hooks, payload)
+        if source == "slash_command":
+            # 2.1.332 queues these for Claude (a meta notification read on the next request).
+            lines = [
+                f"DirectoryAdded hook: {a.system_message}" for _, a in merged if a.system_message
+            ]
+            failed = sum(1 for _, a in merged if a.blocking_error is not None)
+            if failed:
+                hooks_word = "hook" if failed == 1 else "hooks"
+                lines.append(
+                    f"{failed} DirectoryAdded {hooks_word} failed; output is in the debug log,"
+                    " not shown here"
+                )
+            if lines:
+                agent.inject("\n".join(lines), source=f"{SOURCE}:DirectoryAdded")
+            return
         for _, answer in merged:
             if answer.system_message:
                 agent.notice(answer.system_message, source=f"{SOURCE}:DirectoryAdded")

@@ -154,10 +154,11 @@ class IfRule:
     rule: PermissionRule | None = None
 
     @classmethod
-    def parse(cls, declared: str) -> IfRule:
-        """Parse one rule; raises ``MatcherError`` for anything else (lists, ``&&``, ``||``)."""
+    def parse(cls, declared: str, *, root: Path | None = None) -> IfRule:
+        """Parse one rule; raises ``MatcherError`` for anything else (lists, ``&&``, ``||``).
+        ``root`` is what a ``/path`` pattern is relative to (the settings file's root)."""
         try:
-            rule = parse_rule(declared)
+            rule = parse_rule(declared, root=root)
         except RuleError as exc:
             raise MatcherError(
                 f"`if` must be one permission rule such as `Bash(git *)` or `Edit(*.ts)`: {exc}"

@@ -21,7 +21,7 @@ from typing import Any, Final, Literal, TypeAlias, final, get_args
 
 from dsh._frozen import frozen
 from dsh.hooks.claude._permissions_modes import PermissionMode
-from dsh.hooks.claude._rules import PermissionRule, RuleError, parse_rule
+from dsh.hooks.claude._rules import PermissionRule, RuleError, parse_rule, rule_root
 from dsh.hooks.claude._sources import SCALAR_PRECEDENCE, Diagnostics, ReadSettings
 from dsh.hooks.claude._types import HookSource
 
@@ -93,10 +93,7 @@ class PermissionSettings:
 def settings_root(source: HookSource, fallback: Path) -> Path:
     """What a ``/path`` rule is relative to: the directory holding the file's ``.claude``
     (the project for project and local settings), else the file's own directory."""
-    if source.path is None:
-        return fallback
-    parent = source.path.parent
-    return parent.parent if parent.name == ".claude" else parent
+    return rule_root(source.path, fallback)
 
 
 def read_permissions(

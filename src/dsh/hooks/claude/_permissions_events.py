@@ -4,7 +4,11 @@ selection of tool events.
 PermissionRequest runs on ``approval/request`` when a pre-execute answer is
 ``ask``: it sends the permission policy's ``permission_suggestions``, turns
 the hooks' answers into an ``ApprovalDecision`` and applies an allow's
-``updatedPermissions`` to the session's ``PermissionState``. PermissionDenied
+``updatedPermissions`` to the session's ``PermissionState`` (and to the settings
+file an entry's ``destination`` names); a directory it adds joins the session
+through ``agent.add_directory`` (DirectoryAdded, ``source: "slash_command"``:
+2.1.332's vocabulary has no source for it, and this is the closest, a directory
+added mid-session on a person's say). PermissionDenied
 runs on ``tools/pre-execute``, between PreToolUse and the permission policy,
 after the auto-mode classifier refused a call; ``retry: true`` tells the model
 it may try once more.
@@ -13,6 +17,7 @@ it may try once more.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Final
 
 from dsh.agent import Agent, calling_agent
@@ -103,7 +108,7 @@ class PermissionEvents(BridgeBase):
                 continue
             allowed = True
             if verdict.updated_permissions is not None:
-                self._update_permissions(agent, call, decl, verdict.updated_permissions)
+                await self._update_permissions(agent, call, decl, verdict.updated_permissions)
         if denials:
             return ApprovalDecision.deny("\n".join(denials), interrupt=interrupt)
         decision = await nxt()
@@ -139,20 +144,34 @@ class PermissionEvents(BridgeBase):
             agent.steer(RETRY_REMINDER)
         return decision
 
-    def _update_permissions(
+    async def _update_permissions(
         self, agent: Agent, call: ToolCall, decl: HookDeclaration, updates: Any
     ) -> None:
-        """Apply an allow's ``updatedPermissions`` to the session (never to a settings file)."""
-        if self.permissions is None:
+        """Apply an allow's ``updatedPermissions`` to the session, write each entry with a
+        settings ``destination`` to that file, and fire DirectoryAdded for new directories."""
+        state = self.permissions
+        if state is None:
             self._not_applied(agent, call, decl, "updatedPermissions", _NO_RULES)
             return
         for entry in updates if isinstance(updates, list) else [updates]:
             try:
                 if not isinstance(entry, dict):
                     raise ValueError("an entry is an object with a `type`")
-                self.permissions.apply_update(entry)
+                added = state.apply_update(entry)
             except ValueError as exc:
                 self._not_applied(agent, call, decl, "updatedPermissions", str(exc))
+                continue
+            problem = state.persist(entry)
+            if problem is not None:
+                agent.notice(
+                    f"PermissionRequest:{call.name} hook ({decl.declared_command}):"
+                    f" `updatedPermissions` not saved to {entry.get('destination')} ({problem});"
+                    " it applies for this session only",
+                    source=f"{SOURCE}:PermissionRequest",
+                    level="warning",
+                )
+            for directory in added:
+                await agent.add_directory(Path(directory), source="slash_command")
 
     def _not_applied(
         self, agent: Agent, call: ToolCall, decl: HookDeclaration, field: str, why: str

@@ -11,8 +11,11 @@ decision through ``next()``.
 
 ``PermissionState`` is what the bridge and the policy share for one mount: the
 mode (``setMode`` changes it), the session's rules and directories (what a
-PermissionRequest ``updatedPermissions`` adds), the calls a PreToolUse hook
-allowed and the asks the policy made (for ``permission_suggestions``).
+PermissionRequest ``updatedPermissions`` adds, and what ``/add-dir`` or a
+``register_repo_root`` adds: ``agent/directory-added``), the calls a PreToolUse
+hook allowed and the asks the policy made (for ``permission_suggestions``). An
+update whose ``destination`` is a settings file is also written there
+(``persist``, ``_permissions_persist``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol, final
 
 from dsh._frozen import frozen
+from dsh.agent import DIRECTORY_ADDED, Agent, DirectorySource
 from dsh.base import DshError
 from dsh.context import Context, Next
 from dsh.hooks.claude._permissions import (
@@ -32,8 +36,15 @@ from dsh.hooks.claude._permissions import (
     parse_mode,
 )
 from dsh.hooks.claude._permissions_modes import PermissionMode
+from dsh.hooks.claude._permissions_persist import (
+    PERSISTED,
+    SCOPE_OF,
+    SettingsTargets,
+    persist_update,
+    rule_text,
+)
 from dsh.hooks.claude._permissions_policy import PolicyVerdict, check_call
-from dsh.hooks.claude._rules import RuleError, parse_rule
+from dsh.hooks.claude._rules import RuleError, parse_rule, rule_root
 from dsh.tools import PRE_EXECUTE, PreToolAllow, PreToolDecision, ToolCall
 
 __all__ = [
@@ -89,6 +100,7 @@ class PermissionState:
         "mode",
         "rules",
         "settings",
+        "targets",
     )
 
     def __init__(
@@ -99,8 +111,10 @@ class PermissionState:
         directories: Sequence[WorkingDirectory],
         home: Path | None = None,
         classifier: AutoClassifier | None = None,
+        targets: SettingsTargets | None = None,
     ) -> None:
         self.settings = settings
+        self.targets = targets
         self.classifier = classifier
         self.mode: PermissionMode = mode
         self.rules: list[RuleEntry] = list(settings.rules)
@@ -112,6 +126,26 @@ class PermissionState:
 
     def paths(self) -> tuple[Path, ...]:
         return tuple(d.path for d in self.directories)
+
+    def add_directory(self, path: Path, source: str) -> bool:
+        """``path`` joins the working directories (once); whether it was new."""
+        if path in self.paths():
+            return False
+        self.directories.append(WorkingDirectory(path=path, source=source))
+        return True
+
+    def persist(self, entry: Mapping[str, Any]) -> str | None:
+        """Write an applied update to the settings file its ``destination`` names; why not,
+        when it stays a session update (``None``: written, or nothing to write)."""
+        destination = entry.get("destination")
+        if destination not in PERSISTED:
+            return None
+        if self.targets is None:
+            return "no settings file is known for this session"
+        file = self.targets.file(destination)
+        if entry.get("type") == "addRules" and self.settings.managed_rules_only:
+            return f"{file}: managed settings allow only managed permission rules"
+        return persist_update(entry, self.targets)
 
     def hook_allowed(self, call: ToolCall) -> None:
         """A PreToolUse hook allowed ``call``: the mode's ask is skipped (rules still apply)."""
@@ -158,9 +192,8 @@ class PermissionState:
             if kind == "removeDirectories":
                 self.directories = [d for d in self.directories if d.path not in paths]
                 return ()
-            known = set(self.paths())
-            added = [p for p in paths if p.is_absolute() and p not in known]
-            self.directories.extend(WorkingDirectory(path=p, source="session") for p in added)
+            where = self._where(entry)[1]
+            added = [p for p in paths if p.is_absolute() and self.add_directory(p, where)]
             return tuple(str(p) for p in added)
         if kind in ("addRules", "replaceRules", "removeRules"):
             self._rules_update(kind, entry)
@@ -173,18 +206,16 @@ class PermissionState:
         if behavior not in ("allow", "deny", "ask") or not isinstance(listed, list):
             raise ValueError(f"{kind}: needs `behavior` allow|deny|ask and a `rules` list")
         parsed: list[RuleEntry] = []
+        scope, source = self._where(entry)
+        root = self._root(entry)
         for item in listed:
             if not isinstance(item, dict) or not isinstance(item.get("toolName"), str):
                 raise ValueError(f"{kind}: each rule is {{toolName, ruleContent?}}")
-            content = item.get("ruleContent")
-            text = item["toolName"] if content is None else f"{item['toolName']}({content})"
             try:
-                rule = parse_rule(text)
+                rule = parse_rule(rule_text(item), root=root)
             except RuleError as exc:
                 raise ValueError(f"{kind}: {exc}") from exc
-            parsed.append(
-                RuleEntry(rule=rule, behavior=behavior, source="session", scope="session")
-            )
+            parsed.append(RuleEntry(rule=rule, behavior=behavior, source=source, scope=scope))
         declared = {p.rule.declared for p in parsed}
         if kind == "removeRules":
             self.rules = [
@@ -193,10 +224,26 @@ class PermissionState:
                 if not (r.behavior == behavior and r.rule.declared in declared)
             ]
         elif kind == "replaceRules":
-            self.rules = [r for r in self.rules if r.behavior != behavior or r.scope != "session"]
+            self.rules = [r for r in self.rules if r.behavior != behavior or r.scope != scope]
             self.rules.extend(parsed)
         else:
             self.rules.extend(parsed)
+
+    def _where(self, entry: Mapping[str, Any]) -> tuple[str, str]:
+        """The scope and source an update's rules and directories are listed with."""
+        destination = entry.get("destination")
+        if destination in PERSISTED and self.targets is not None:
+            return SCOPE_OF[destination], str(self.targets.file(destination))
+        return "session", "session"
+
+    def _root(self, entry: Mapping[str, Any]) -> Path:
+        """What an update's ``/path`` rules are relative to: its settings file's root; the
+        project for a session update (never the directory the session has moved to)."""
+        project = self.paths()[0]
+        destination = entry.get("destination")
+        if destination in PERSISTED and self.targets is not None:
+            return rule_root(self.targets.file(destination), project)
+        return project
 
 
 def _keep(store: dict[str, Any], key: str, value: Any) -> None:
@@ -213,6 +260,7 @@ def permission_state(
     add_dirs: Sequence[Path] = (),
     home: Path | None = None,
     classifier: AutoClassifier | None = None,
+    targets: SettingsTargets | None = None,
 ) -> PermissionState:
     """The state a session starts with: ``mode`` (else the settings' ``defaultMode``, else
     ``default``), the project, ``add_dirs`` (``--add-dir``) and ``additionalDirectories``.
@@ -244,6 +292,7 @@ def permission_state(
         directories=tuple(unique.values()),
         home=home,
         classifier=classifier,
+        targets=targets,
     )
 
 
@@ -257,6 +306,12 @@ class ClaudePermissionsPlugin:
 
     def apply(self, ctx: Context) -> None:
         ctx.on(PRE_EXECUTE, self._check)
+        ctx.on(DIRECTORY_ADDED, self._directory_added)
+
+    async def _directory_added(self, agent: Agent, path: Path, source: DirectorySource) -> None:
+        # `/add-dir`, `register_repo_root`: a working directory for the checks too.
+        if agent.parent is None:
+            self.state.add_directory(path, source)
 
     async def _check(self, call: ToolCall, nxt: Next[PreToolDecision]) -> PreToolDecision:
         if call.tool is None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, final
 
 from dsh._frozen import frozen
 from dsh.hooks.claude._machinery import EFFORT_LEVEL
+from dsh.hooks.claude._permissions_persist import SettingsTargets
 from dsh.hooks.claude._permissions_plugin import (
     AutoClassifier,
     ClaudePermissionsPlugin,
@@ -205,6 +206,7 @@ class ClaudeCodeProfile:
         from dsh.hooks.claude._permissions_plugin import PermissionModeError, permission_state
 
         home = self.home
+        targets = self._settings_targets(catalog.project_dir)
         try:
             return permission_state(
                 catalog.permissions,
@@ -213,6 +215,7 @@ class ClaudeCodeProfile:
                 add_dirs=self.add_dirs,
                 home=home,
                 classifier=self.classifier,
+                targets=targets,
             )
         except PermissionModeError as exc:
             where = (
@@ -225,7 +228,19 @@ class ClaudeCodeProfile:
                 mode="default",
                 add_dirs=self.add_dirs,
                 home=home,
+                targets=targets,
             )
+
+    def _settings_targets(self, project: Path) -> SettingsTargets:
+        """The files ``updatedPermissions`` destinations are written to: where discovery
+        reads them (``_catalog``)."""
+        from dsh.hooks.claude._catalog import _config_dir, _git_root
+
+        env = self.env if self.env is not None else os.environ
+        config_dir = _config_dir(self.home or Path.home(), env)
+        return SettingsTargets(
+            project=project, local_root=_git_root(project), config_dir=config_dir
+        )
 
 
 def _plugin_dirs(given: Sequence[Path | str | PluginRoot], catalog: Catalog) -> list[Path]:

@@ -41,6 +41,7 @@ __all__ = [
     "RuleError",
     "RuleKind",
     "parse_rule",
+    "rule_root",
     "tool_path",
 ]
 
@@ -161,6 +162,16 @@ class PermissionRule:
         if "/" not in rest and not pattern.startswith(("/", "~", "./")):
             rest = f"**/{rest}"  # gitignore: a name without a slash matches at any depth
         return _glob(rest).fullmatch(relative.as_posix()) is not None
+
+
+def rule_root(settings_file: Path | None, fallback: Path) -> Path:
+    """What a ``/path`` rule written in ``settings_file`` is relative to: the directory
+    holding the file's ``.claude`` (the project for project and local settings), else the
+    file's own directory; ``fallback`` (the project) for inline JSON and plugin hooks."""
+    if settings_file is None:
+        return fallback
+    parent = settings_file.parent
+    return parent.parent if parent.name == ".claude" else parent
 
 
 def parse_rule(text: object, *, root: Path | None = None) -> PermissionRule:

@@ -23,6 +23,7 @@ from dsh.hook_protocol import exec_argv, shell_argv
 from dsh.hooks.claude._events import CLAUDE_HOOK_TYPES, EVENT_SPECS, EventSpec
 from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, unsafe_char_problem
 from dsh.hooks.claude._parse import CommandHandlerModel, GroupModel, describe_validation_error
+from dsh.hooks.claude._rules import rule_root
 from dsh.hooks.claude._support import ADMITTED_EVENTS, HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude._types import (
     Diagnostic,
@@ -302,7 +303,7 @@ def _validate_handler(
     if_rule: IfRule | None = None
     if model.if_ is not None:
         try:
-            if_rule = IfRule.parse(model.if_)
+            if_rule = IfRule.parse(model.if_, root=_if_root(out.source, context))
         except MatcherError as exc:
             add("error", "bad-if", str(exc))
             return None
@@ -439,3 +440,10 @@ def _note_fields(
 
 def _types_text() -> str:
     return ", ".join(f"`{t}`" for t in CLAUDE_HOOK_TYPES)
+
+
+def _if_root(source: HookSource, context: SuiteContext) -> Path:
+    """What an ``if`` rule's ``/path`` is relative to: a settings file's root (the project for
+    project settings, wherever the session's directory is), the project for plugin hooks."""
+    path = source.path if source.is_settings_file else None
+    return rule_root(path, context.project_dir)

@@ -5,6 +5,7 @@ dsh's data directory) until Ctrl-D, ``/exit`` or a second Ctrl-C. Each prompt
 is a turn shown live; slash commands are Claude Code's: ``/compact
 [instructions]``, ``/clear`` (SessionEnd ``clear``, a new session,
 SessionStart ``clear``), ``/hooks`` (what is mounted and from where),
+``/add-dir DIR`` (a working directory: DirectoryAdded ``slash_command``),
 ``/exit``, ``/help``; any other ``/word`` goes to the agent as a prompt, as
 ``dsh run`` sends it. Ctrl-C during a turn cancels it (the running tool's
 process group is killed and the call logged ``ABORTED``); a second Ctrl-C, or
@@ -34,6 +35,7 @@ _HELP: Final = (
     "/compact [instructions]  compact the conversation (PreCompact, summary, PostCompact)\n"
     "/clear                   end this session and start a new one (SessionEnd/Start clear)\n"
     "/hooks                   what is mounted: plugins, profiles, hooks and their files\n"
+    "/add-dir DIR             add a working directory for this session (DirectoryAdded)\n"
     "/exit                    leave (as Ctrl-D)\n"
     "Ctrl-C cancels the running turn; a second Ctrl-C leaves."
 )
@@ -167,6 +169,12 @@ class _Repl:
     async def _hooks(self, rest: str) -> None:
         self.out(plain_markup(mounted_report(self.term, self.options)), highlight=False)
 
+    async def _add_dir(self, rest: str) -> None:
+        from dsh.cli._add_dir import add_dir_interactive
+
+        line = await add_dir_interactive(self.term.agent, self.term.profiles, rest)
+        self.out(terminal_safe(line), markup=False, highlight=False)
+
     async def _exit(self, rest: str) -> None:
         self.leaving = True
 
@@ -178,6 +186,7 @@ _COMMANDS: Final[dict[str, Callable[[_Repl, str], Awaitable[None]]]] = {
     "/compact": _Repl._compact,
     "/clear": _Repl._clear,
     "/hooks": _Repl._hooks,
+    "/add-dir": _Repl._add_dir,
     "/exit": _Repl._exit,
     "/quit": _Repl._exit,
     "/help": _Repl._help,

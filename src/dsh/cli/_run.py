@@ -20,6 +20,7 @@ from typing import IO, Any, Literal
 
 from dsh._frozen import slotted
 from dsh.agent import Agent, SetupTrigger, TurnResult, run_notifications
+from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command
 from dsh.cli._model_command import model_command, run_model_command
 from dsh.cli._render import TranscriptPrinter, plain_markup
 from dsh.context import Plugin
@@ -277,6 +278,16 @@ async def _run_prompts(
         return await _run_stream(agent, options, printed, on_result)
     code = ExitCode.OK
     for prompt in options.prompts:
+        if add_dir_command(prompt) is not None:  # Claude Code's `-p` answer, no turn
+            await agent.start()
+            if printed is not None:
+                printed.catch_up(agent.events)
+                printed.say(ADD_DIR_UNAVAILABLE)
+            if on_result is not None:
+                on_result(
+                    TurnResult(end_reason=TurnEndReason.completed, final_text=ADD_DIR_UNAVAILABLE)
+                )
+            continue
         if model_command(prompt) is not None:
             await agent.start()
             await run_model_command(

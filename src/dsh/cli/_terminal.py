@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from dsh.agent import MESSAGE_DISPLAY, Agent
 from dsh.approval import ApprovalBroker
+from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command
 from dsh.cli._render import TranscriptPrinter, plain_markup
 from dsh.cli._run import (
     ExitCode,
@@ -228,6 +229,10 @@ async def run_live(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
         if not options.prompts:
             await agent.start()
         for prompt in options.prompts:
+            if add_dir_command(prompt) is not None:  # a `dsh run` prompt is Claude Code's `-p`
+                await agent.start()
+                printer.console.print(ADD_DIR_UNAVAILABLE, markup=False, highlight=False)
+                continue
             instructions = compact_command(prompt)
             if instructions is not None:
                 await agent.compact(instructions or None)

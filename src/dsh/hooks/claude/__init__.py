@@ -32,6 +32,7 @@ from dsh.hooks.claude._permissions import (
     RuleEntry,
     WorkingDirectory,
 )
+from dsh.hooks.claude._permissions_add_dir import add_working_directory
 from dsh.hooks.claude._permissions_events import RETRY_REMINDER
 from dsh.hooks.claude._permissions_modes import READ_ONLY_COMMANDS, READ_ONLY_GIT
 from dsh.hooks.claude._permissions_plugin import (
@@ -126,6 +127,7 @@ __all__ = [
     "SupportStatus",
     "TranscriptWriter",
     "WorkingDirectory",
+    "add_working_directory",
     "check_call",
     "claude_hooks_plugin",
     "decode_answer",

@@ -215,8 +215,11 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`decision.updatedPermissions` is applied to the session: `addRules`,"
             " `replaceRules`, `removeRules`, `setMode` (later hooks are sent the new mode;"
             " `bypassPermissions` only if the session started in it), `addDirectories`,"
-            " `removeDirectories`; every `destination` counts for this session only (dsh writes"
-            " no settings file)",
+            " `removeDirectories`; a `localSettings`, `projectSettings` or `userSettings`"
+            " `destination` is also merged into that settings file (atomically, never through"
+            " a symbolic link; a malformed file is left as it is, with a warning), `session`"
+            " stays in memory; each directory added fires DirectoryAdded (`source:"
+            " slash_command`)",
             "not fired again for a call the session already allowed always",
             "payload `tool_name`, `tool_input` (no `tool_use_id`), `permission_mode`",
             '`decision.behavior: "allow"` runs the call without asking the approval channel;'
@@ -236,8 +239,6 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`decision.updatedInput`: not applied, the call's identity (and input) is sealed"
             " before approval (rewrite input in PreToolUse); an allow whose `updatedInput`"
             " differs from the call's input counts as no decision, with a warning notice",
-            "DirectoryAdded does not fire for a directory `addDirectories` adds (it is"
-            " not supported by this host)",
         ),
     ),
     "PostToolUse": EventSupport(

@@ -54,11 +54,19 @@ DIRECTORY_ADDED = EventSupport(
     seam="agent/directory-added",
     status="partial",
     applied=(
-        "fires when a directory joins the session (`agent.add_directory`; a stream-json"
-        " `register_repo_root`), with `directory` absolute and `source`",
-        "exit 2 stderr and `systemMessage` reach the user; the directory is added anyway",
+        "fires when a directory joins the session (`agent.add_directory`), with `directory`"
+        " absolute and `source`: `register_repo_root` for a stream-json control request,"
+        " `slash_command` for `/add-dir DIR` in the interactive terminal and for a"
+        " PermissionRequest answer's `addDirectories` (2.1.332 has no source for that one)",
+        "`slash_command`: each `systemMessage` reaches Claude as `DirectoryAdded hook: M`"
+        " with the next request, and exit-2 failures are counted there, as 2.1.332 queues"
+        " them; `register_repo_root`: exit 2 stderr and `systemMessage` reach the user only;"
+        " the directory is added anyway",
+        "not fired for `--add-dir` or `additionalDirectories` (working directories from the"
+        " start, as recorded), nor for a directory already added; `/add-dir` in a `dsh run`"
+        " prompt answers `/add-dir isn't available in this environment.`, as `claude -p` does",
     ),
-    limits=("`source: slash_command`: dsh has no `/add-dir`",),
+    limits=("the hook is awaited before the session goes on (2.1.332 runs it in the background)",),
 )
 
 PRE_MODEL_SWITCH = EventSupport(

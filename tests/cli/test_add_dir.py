@@ -86,6 +86,12 @@ def test_add_dir_at_the_terminal_adds_a_working_directory_and_fires_directory_ad
     s.expect(f"Added {extra} as a working directory for this session")
     s.say(f"/add-dir {extra}/")
     s.expect(f"{extra}/ is already added as a working directory.")
+    s.say("/hooks")  # the session's permissions now, each with where it came from
+    s.expect("Permissions (this session):")
+    s.expect("mode: acceptEdits (--permission-mode or dsh's configuration)")
+    s.expect(f"{project} (project)")
+    s.expect(f"{early} (--add-dir)")
+    s.expect(f"{extra} (added: slash_command)")
     s.say("touch a file there")
     s.expect("TOUCHED")  # acceptEdits runs it unasked: extra is a working directory now
     s.say("/exit")

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from dsh.hooks.claude import load_catalog
+from dsh.hooks.claude import load_catalog, permission_state
+from dsh.hooks.claude._permissions_persist import SettingsTargets
 from dsh.hooks.claude._trust import hook_trust, record_trust
 from dsh.session import ContextMessageEvent, NoticeEvent
 from tests.agent.support import bash, of_type, tool
@@ -240,4 +241,35 @@ async def test_a_session_rule_s_path_is_relative_to_the_project(
     assert [a.get("file_path", a.get("command")) for a in asked] == [
         "mkdir -p sub/src src && cd sub",
         str(project / "sub" / "src" / "b.txt"),
+    ]
+
+
+def test_the_session_report_names_where_each_rule_directory_and_mode_came_from(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["Read(.env)"], "defaultMode": "plan"}})
+    )
+    catalog = load_catalog(project, home=tmp_path, env={}, discover_installed_plugins=False)
+    targets = SettingsTargets(project=project, local_root=project, config_dir=tmp_path / "cfg")
+    state = permission_state(catalog.permissions, project, home=tmp_path, targets=targets)
+    settings_file = project / ".claude" / "settings.json"
+    assert state.report()[1] == f"  mode: plan (defaultMode in {settings_file})"
+    state.apply_update(touch_rule("localSettings")[0])
+    state.apply_update({"type": "setMode", "mode": "acceptEdits", "destination": "session"})
+    state.apply_update(
+        {"type": "addDirectories", "directories": [str(tmp_path)], "destination": "session"}
+    )
+    local = project / ".claude" / "settings.local.json"
+    assert state.report() == [
+        "Permissions (this session):",
+        "  mode: acceptEdits (setMode by a PermissionRequest hook (session))",
+        "  working directories:",
+        f"    {project} (project)",
+        f"    {tmp_path} (session)",
+        "  rules (deny, then ask, then allow, then the mode):",
+        f"    deny  Read(.env)  [project: {settings_file}]",
+        f"    allow Bash(touch:*)  [local: {local}]",
     ]

@@ -205,6 +205,11 @@ def mounted_report(term: TerminalHost, options: RunOptions) -> str:
         report = getattr(catalog, "render_report", None)
         if callable(report):
             lines += ["  " + line for line in str(report()).splitlines()]
+        session = getattr(
+            getattr(getattr(mount, "permissions", None), "state", None), "report", None
+        )
+        if callable(session):  # what the session runs with now (modes and rules it changed)
+            lines += ["", *("  " + line for line in session())]
         elif mount is not None:
             lines.append(f"  hooks: {'mounted' if mount.hooks is not None else 'none'}")
             lines += [f"  {d}" for d in mount.diagnostics]

@@ -98,6 +98,7 @@ class PermissionState:
         "directories",
         "home",
         "mode",
+        "mode_source",
         "rules",
         "settings",
         "targets",
@@ -112,9 +113,11 @@ class PermissionState:
         home: Path | None = None,
         classifier: AutoClassifier | None = None,
         targets: SettingsTargets | None = None,
+        mode_source: str = "set for this run",
     ) -> None:
         self.settings = settings
         self.targets = targets
+        self.mode_source = mode_source
         self.classifier = classifier
         self.mode: PermissionMode = mode
         self.rules: list[RuleEntry] = list(settings.rules)
@@ -146,6 +149,12 @@ class PermissionState:
         if entry.get("type") == "addRules" and self.settings.managed_rules_only:
             return f"{file}: managed settings allow only managed permission rules"
         return persist_update(entry, self.targets)
+
+    def report(self) -> list[str]:
+        """The session's mode, working directories and rules, each with its source."""
+        from dsh.hooks.claude._permissions_report import session_lines
+
+        return session_lines(self)
 
     def hook_allowed(self, call: ToolCall) -> None:
         """A PreToolUse hook allowed ``call``: the mode's ask is skipped (rules still apply)."""
@@ -183,6 +192,7 @@ class PermissionState:
                 raise ValueError(f"setMode: {entry.get('mode')!r} is not a mode dsh runs in")
             if mode != "bypassPermissions" or self.mode == "bypassPermissions":
                 self.mode = mode  # bypass only if the session started in it (Claude Code's rule)
+                self.mode_source = f"setMode by a PermissionRequest hook ({self._where(entry)[1]})"
             return ()
         if kind in ("addDirectories", "removeDirectories"):
             listed = entry.get("directories")
@@ -269,6 +279,12 @@ def permission_state(
     ``bypassPermissions`` when a settings file disables it.
     """
     chosen: PermissionMode = mode or settings.default_mode or "default"
+    if mode is not None:
+        source = "--permission-mode or dsh's configuration"
+    elif settings.default_mode is not None:
+        source = f"defaultMode in {settings.default_mode_source}"
+    else:
+        source = "nothing set"
     if chosen not in PERMISSION_MODES:
         raise PermissionModeError(f"unknown permission mode {chosen!r}")
     if chosen == "auto" and classifier is None:
@@ -293,6 +309,7 @@ def permission_state(
         home=home,
         classifier=classifier,
         targets=targets,
+        mode_source=source,
     )
 
 

@@ -1,8 +1,12 @@
-"""The ``Permissions:`` section of ``dsh hooks check``: the effective mode, rules and directories.
+"""The ``Permissions:`` section of ``dsh hooks check`` and of ``/hooks``: mode, rules, directories.
 
 Every rule is listed with its behaviour and the file it came from, in the order
-Claude Code applies them (deny, then ask, then allow); the mode is the settings'
-``defaultMode`` (what ``dsh run`` uses without ``--permission-mode``).
+Claude Code applies them (deny, then ask, then allow). ``dsh hooks check``
+shows the settings' (``permission_lines``: the mode is their ``defaultMode``,
+what ``dsh run`` uses without ``--permission-mode``); ``/hooks`` shows the
+running session's (``session_lines``: the mode in force and who set it, every
+working directory and rule with where it came from, the updates a
+PermissionRequest answer made included).
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from dsh.hooks.claude._permissions import PermissionSettings
+    from dsh.hooks.claude._permissions_plugin import PermissionState
 
-__all__ = ["permission_lines"]
+__all__ = ["permission_lines", "session_lines"]
 
 
 def permission_lines(settings: PermissionSettings, project: Path) -> list[str]:
@@ -42,3 +47,28 @@ def permission_lines(settings: PermissionSettings, project: Path) -> list[str]:
             for e in settings.of(behavior)
         ]
     return lines
+
+
+def session_lines(state: PermissionState) -> list[str]:
+    """The running session's permissions: what ``/hooks`` shows."""
+    lines = ["Permissions (this session):", f"  mode: {state.mode} ({state.mode_source})"]
+    lines.append("  working directories:")
+    lines += [f"    {d.path} ({_directory_source(d.source)})" for d in state.directories]
+    lines.append("  rules (deny, then ask, then allow, then the mode):")
+    if not state.rules:
+        lines.append("    (none)")
+    for behavior in ("deny", "ask", "allow"):
+        lines += [
+            f"    {e.behavior:<5} {e.rule.declared}  [{e.scope}: {e.source}]"
+            for e in state.rules
+            if e.behavior == behavior
+        ]
+    return lines
+
+
+def _directory_source(source: str) -> str:
+    if source in ("project", "--add-dir", "session"):
+        return source
+    if source in ("slash_command", "register_repo_root"):
+        return f"added: {source}"
+    return f"additionalDirectories in {source}"

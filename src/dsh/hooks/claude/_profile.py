@@ -222,7 +222,7 @@ class ClaudeCodeProfile:
                 catalog.permissions.default_mode_source if self.permission_mode is None else None
             )
             notes.append(f"{where or 'permission mode'}: {exc}; running in default mode")
-            return permission_state(
+            state = permission_state(
                 catalog.permissions,
                 catalog.project_dir,
                 mode="default",
@@ -230,6 +230,8 @@ class ClaudeCodeProfile:
                 home=home,
                 targets=targets,
             )
+            state.mode_source = f"{where or 'the mode asked for'} refused: {exc}"
+            return state
 
     def _settings_targets(self, project: Path) -> SettingsTargets:
         """The files ``updatedPermissions`` destinations are written to: where discovery

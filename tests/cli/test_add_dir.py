@@ -35,7 +35,11 @@ def directory_hook(tmp_path: Path, project: Path) -> Path:
     command = f"{sys.executable} {hook} {record}"
     hooks = {"DirectoryAdded": [{"hooks": [{"type": "command", "command": command}]}]}
     (project / ".claude").mkdir(exist_ok=True)
-    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    # `additionalDirectories` are working directories from the start: no DirectoryAdded.
+    permissions = {"additionalDirectories": [str(tmp_path / "listed")]}
+    (tmp_path / "listed").mkdir()
+    settings = {"hooks": hooks, "permissions": permissions}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
     return record
 
 
@@ -80,6 +84,8 @@ def test_add_dir_at_the_terminal_adds_a_working_directory_and_fires_directory_ad
     )
     s.say(f"/add-dir {early}")
     s.expect(f"{early} is already added as a working directory.")
+    s.say(f"/add-dir {tmp_path / 'listed'}/sub/..")
+    s.expect("is already added as a working directory.")
     s.say("/add-dir nowhere")
     s.expect(f"Path {project / 'nowhere'} was not found.")
     s.say(f"/add-dir {extra}")

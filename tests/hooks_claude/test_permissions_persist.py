@@ -273,3 +273,37 @@ def test_the_session_report_names_where_each_rule_directory_and_mode_came_from(
         f"    deny  Read(.env)  [project: {settings_file}]",
         f"    allow Bash(touch:*)  [local: {local}]",
     ]
+
+
+async def test_managed_rules_only_saves_no_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r = rig(
+        tmp_path,
+        monkeypatch,
+        [bash("touch a.txt")],
+        answers=once(touch_rule("localSettings")),
+        managed={"permissions": {"allowManagedPermissionRulesOnly": True}},
+    )
+    agent, _ = await r.run("go")
+    assert not (r.harness.project / ".claude" / "settings.local.json").exists()
+    (warning,) = warnings(agent)
+    assert "managed settings allow only managed permission rules" in warning
+
+
+async def test_a_registered_repo_root_is_a_working_directory_for_the_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    hooks = {"DirectoryAdded": [{"hooks": [{"type": "command", "command": hook_command("DA")}]}]}
+    r = rig(tmp_path, monkeypatch, [bash(f"touch {extra}/a.txt")], hooks=hooks, mode="acceptEdits")
+    agent = r.harness.agent()
+    await agent.add_directory(extra, source="register_repo_root")
+    agent.send("go")
+    await agent.run_turn()
+    await agent.close("other")
+    assert (extra / "a.txt").exists()  # acceptEdits: inside a working directory, unasked
+    assert [(p["directory"], p["source"]) for p in r.payloads("DA")] == [
+        (str(extra), "register_repo_root")
+    ]

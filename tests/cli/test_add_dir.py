@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from tests.cli import test_interactive as pty
 from tests.cli.test_cli import dsh, write_script
 from tests.cli.test_interactive import Session, bash, start, text
+
+project = pty.project  # the pseudo-terminal tests' fixtures
+spawned = pty.spawned
 
 UNAVAILABLE = "/add-dir isn't available in this environment."
 NOTE = (
@@ -45,23 +46,6 @@ def directory_hook(tmp_path: Path, project: Path) -> Path:
 
 def payloads(record: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in record.read_text().splitlines()] if record.exists() else []
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (tmp_path / "home").mkdir()
-    return root
-
-
-@pytest.fixture
-def spawned() -> Iterator[list[Session]]:
-    sessions: list[Session] = []
-    yield sessions
-    for s in sessions:
-        if s.child.isalive():
-            s.child.terminate(force=True)
 
 
 def test_add_dir_at_the_terminal_adds_a_working_directory_and_fires_directory_added(

@@ -75,6 +75,12 @@ def rig(
     )
 
 
+def if_group(matcher: str, name: str, rule: str) -> list[dict[str, Any]]:
+    """One matcher group whose recording hook ``name`` has ``"if": rule``."""
+    hook = {"type": "command", "command": hook_command(name), "if": rule}
+    return [{"matcher": matcher, "hooks": [hook]}]
+
+
 async def results(r: Rig) -> list[tuple[str, bool]]:
     agent, _ = await r.run("go")
     out = []
@@ -299,12 +305,7 @@ async def test_a_native_plugin_sees_the_policy_s_decision(
 async def test_if_filters_post_tool_use_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    post = [
-        {
-            "matcher": "Bash",
-            "hooks": [{"type": "command", "command": hook_command("Post"), "if": "Bash(git *)"}],
-        }
-    ]
+    post = if_group("Bash", "Post", "Bash(git *)")
     r = rig(
         tmp_path,
         monkeypatch,

@@ -22,7 +22,13 @@ from dsh.hooks.claude._trust import hook_trust, record_trust
 from dsh.session import ContextMessageEvent, NoticeEvent
 from tests.agent.support import bash, of_type, tool
 from tests.hooks_claude.bridge_support import hook_command
-from tests.hooks_claude.test_permissions_flow import NO_OUTPUT, allow_answer, results, rig
+from tests.hooks_claude.test_permissions_flow import (
+    NO_OUTPUT,
+    allow_answer,
+    if_group,
+    results,
+    rig,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -193,12 +199,7 @@ async def test_a_session_update_writes_no_file(
 async def test_an_if_path_is_relative_to_the_settings_root_not_the_current_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pre = [
-        {
-            "matcher": "Write",
-            "hooks": [{"type": "command", "command": hook_command("Pre"), "if": "Write(/src/**)"}],
-        }
-    ]
+    pre = if_group("Write", "Pre", "Write(/src/**)")
     project = tmp_path / "project"
     calls = [
         bash("mkdir -p sub/src src && cd sub"),

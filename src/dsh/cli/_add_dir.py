@@ -24,12 +24,9 @@ ADD_DIR_UNAVAILABLE: Final = "/add-dir isn't available in this environment."
 
 def add_dir_command(prompt: str) -> str | None:
     """The directory a ``/add-dir [DIR]`` prompt names (``""`` for none), else ``None``."""
-    text = prompt.strip()
-    if text == "/add-dir":
-        return ""
-    if text.startswith("/add-dir") and text[len("/add-dir")].isspace():
-        return text[len("/add-dir") :].strip()
-    return None
+    from dsh.cli._model_command import slash_argument
+
+    return slash_argument(prompt, "/add-dir")
 
 
 async def add_dir_interactive(

@@ -14,17 +14,23 @@ from dsh.agent import Agent, ModelSwitchDeny
 from dsh.base import DshError
 from dsh.models import Model
 
-__all__ = ["model_command", "run_model_command"]
+__all__ = ["model_command", "run_model_command", "slash_argument"]
+
+
+def slash_argument(prompt: str, command: str) -> str | None:
+    """What follows ``command`` (``/model``, ``/compact``, ...) in a prompt that is that
+    command (``""`` for nothing), else ``None``."""
+    text = prompt.strip()
+    if text == command:
+        return ""
+    if text.startswith(command) and text[len(command)].isspace():
+        return text[len(command) :].strip()
+    return None
 
 
 def model_command(prompt: str) -> str | None:
     """The model a ``/model [NAME]`` prompt names (``""`` for none), else ``None``."""
-    text = prompt.strip()
-    if text == "/model":
-        return ""
-    if text.startswith("/model") and text[len("/model")].isspace():
-        return text[len("/model") :].strip()
-    return None
+    return slash_argument(prompt, "/model")
 
 
 async def run_model_command(

@@ -21,7 +21,7 @@ from typing import IO, Any, Literal
 from dsh._frozen import slotted
 from dsh.agent import Agent, SetupTrigger, TurnResult, run_notifications
 from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command
-from dsh.cli._model_command import model_command, run_model_command
+from dsh.cli._model_command import model_command, run_model_command, slash_argument
 from dsh.cli._render import TranscriptPrinter, plain_markup
 from dsh.context import Plugin
 from dsh.host import HostOptions, Profile, SystemPrompt, open_host
@@ -162,12 +162,7 @@ def host_options(options: RunOptions) -> HostOptions:
 
 def compact_command(prompt: str) -> str | None:
     """The instructions of a ``/compact [instructions]`` prompt (``""`` for none), else ``None``."""
-    text = prompt.strip()
-    if text == "/compact":
-        return ""
-    if text.startswith("/compact") and text[len("/compact")].isspace():
-        return text[len("/compact") :].strip()
-    return None
+    return slash_argument(prompt, "/compact")
 
 
 def _import_in_background(*modules: str) -> None:

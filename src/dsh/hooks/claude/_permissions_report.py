@@ -11,11 +11,12 @@ PermissionRequest answer made included).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dsh.hooks.claude._permissions import PermissionSettings
+    from dsh.hooks.claude._permissions import PermissionSettings, RuleEntry
     from dsh.hooks.claude._permissions_plugin import PermissionState
 
 __all__ = ["permission_lines", "session_lines"]
@@ -38,15 +39,7 @@ def permission_lines(settings: PermissionSettings, project: Path) -> list[str]:
     lines.append("  working directories:")
     lines.append(f"    {project} (project)")
     lines += [f"    {d.path} (additionalDirectories in {d.source})" for d in settings.directories]
-    lines.append("  rules (deny, then ask, then allow, then the mode):")
-    if not settings.rules:
-        lines.append("    (none)")
-    for behavior in ("deny", "ask", "allow"):
-        lines += [
-            f"    {e.behavior:<5} {e.rule.declared}  [{e.scope}: {e.source}]"
-            for e in settings.of(behavior)
-        ]
-    return lines
+    return lines + _rule_lines(settings.rules)
 
 
 def session_lines(state: PermissionState) -> list[str]:
@@ -54,13 +47,17 @@ def session_lines(state: PermissionState) -> list[str]:
     lines = ["Permissions (this session):", f"  mode: {state.mode} ({state.mode_source})"]
     lines.append("  working directories:")
     lines += [f"    {d.path} ({_directory_source(d.source)})" for d in state.directories]
-    lines.append("  rules (deny, then ask, then allow, then the mode):")
-    if not state.rules:
+    return lines + _rule_lines(state.rules)
+
+
+def _rule_lines(rules: Sequence[RuleEntry]) -> list[str]:
+    lines = ["  rules (deny, then ask, then allow, then the mode):"]
+    if not rules:
         lines.append("    (none)")
     for behavior in ("deny", "ask", "allow"):
         lines += [
             f"    {e.behavior:<5} {e.rule.declared}  [{e.scope}: {e.source}]"
-            for e in state.rules
+            for e in rules
             if e.behavior == behavior
         ]
     return lines

@@ -308,3 +308,31 @@ async def test_a_registered_repo_root_is_a_working_directory_for_the_policy(
     assert [(p["directory"], p["source"]) for p in r.payloads("DA")] == [
         (str(extra), "register_repo_root")
     ]
+
+
+async def test_an_allow_that_another_hook_denies_saves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deny = {"behavior": "deny", "message": "CASE-NO"}
+    answers = {
+        "PermA": allow_answer(updatedPermissions=touch_rule("localSettings")),
+        "PermB": {
+            "stdout": {
+                "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": deny}
+            }
+        },
+    }
+    groups = [
+        {"hooks": [{"type": "command", "command": hook_command(n)}]} for n in ("PermA", "PermB")
+    ]
+    r = rig(
+        tmp_path,
+        monkeypatch,
+        [bash("touch a.txt"), bash("touch b.txt")],
+        answers=answers,
+        hooks={"PermissionRequest": groups},
+    )
+    assert await results(r) == [("CASE-NO", True), ("CASE-NO", True)]
+    # Asked twice: the allow's rule was not added for the session either (hooks run at once).
+    assert sorted(r.order()) == ["PermA", "PermA", "PermB", "PermB"]
+    assert not (r.harness.project / ".claude" / "settings.local.json").exists()

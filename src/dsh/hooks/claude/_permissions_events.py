@@ -84,6 +84,7 @@ class PermissionEvents(BridgeBase):
         denials: list[str] = []
         interrupt = False
         allowed = False
+        updates: list[tuple[HookDeclaration, Any]] = []
         for decl, answer in merged.answers:
             if answer.blocking_error is not None:
                 if answer.exit_code == 2:
@@ -108,9 +109,11 @@ class PermissionEvents(BridgeBase):
                 continue
             allowed = True
             if verdict.updated_permissions is not None:
-                await self._update_permissions(agent, call, decl, verdict.updated_permissions)
-        if denials:
+                updates.append((decl, verdict.updated_permissions))
+        if denials:  # a denied call changes no permission (and no settings file)
             return ApprovalDecision.deny("\n".join(denials), interrupt=interrupt)
+        for decl, update in updates:
+            await self._update_permissions(agent, call, decl, update)
         decision = await nxt()
         if not allowed or isinstance(decision, ApprovalDeny):
             return decision

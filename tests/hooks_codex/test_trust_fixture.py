@@ -10,9 +10,11 @@ timeouts, non-ASCII, the same hook in JSON and TOML), and Codex's own
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 from dsh.hooks.codex import CodexHook, load_codex_catalog
+from dsh.hooks.codex._trust import read_states
 from tests.hooks_codex.codex_trust_fixture import (
     FIXTURE,
     HOME,
@@ -61,6 +63,17 @@ def test_dsh_hooks_trust_writes_the_records_codex_accepted(tmp_path: Path) -> No
         want = "trusted" if entry["enabled"] else "untrusted"
         assert entry["trustStatus"] == want, entry["key"]
         assert codex_status(mine[entry["key"]]) == want, entry["key"]
+
+
+def test_dsh_trusts_what_codex_itself_trusted(tmp_path: Path) -> None:
+    # config-codex-trusted.toml: what Codex's own TUI review wrote ("Trust all and continue").
+    home, project = materialize(tmp_path, config="config-codex-trusted.toml")
+    states = read_states(tomllib.loads((home / "config.toml").read_text(encoding="utf-8")))
+    mine = load_codex_catalog(project, home=home, system_dir=None).hooks
+    assert len(mine) == len(recorded("hooks-list.json")["hooks"])
+    for hook in mine:
+        assert states[hook.key].trusted_hash == hook.trusted_hash, hook.key
+        assert hook.trust == ("disabled" if hook.event == "Interrupt" else "trusted"), hook.key
 
 
 def test_dsh_says_what_codex_warns_about(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ __all__ = [
     "MockError",
     "ResponsesMock",
     "Script",
+    "is_side_request",
     "model_responses",
     "shell_call",
     "side_script",
@@ -148,6 +149,15 @@ def side_script(case: SideCase) -> Script:
             {"responses": responses},
         ]
     }
+
+
+def is_side_request(body: Mapping[str, Any]) -> bool:
+    """A request that is not one of the agent's turns: a compaction (it offers no tools) or
+    the automatic approval reviewer's (``--approve-for-me``: it asks for a JSON-schema answer).
+    Codex 0.171's ``exec`` was seen to make no other (no title or summary requests)."""
+    text = body.get("text")
+    form = text.get("format") if isinstance(text, dict) else None
+    return not body.get("tools") or (isinstance(form, dict) and form.get("type") == "json_schema")
 
 
 def _event(kind: str, **fields: Any) -> bytes:
@@ -273,8 +283,8 @@ class ResponsesMock:
             self._httpd = None
 
     def main_requests(self) -> list[dict[str, Any]]:
-        """The requests that offered tools (Codex's turns, not compaction or side requests)."""
-        return [r for r in self.requests if r.get("tools")]
+        """The requests of Codex's own turns (not side requests: ``is_side_request``)."""
+        return [r for r in self.requests if not is_side_request(r)]
 
     def answer(self, raw: bytes) -> tuple[int, str, bytes]:
         """``(status, content type, body)`` for one ``POST /v1/responses``."""

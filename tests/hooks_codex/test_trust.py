@@ -43,14 +43,16 @@ def test_the_hash_of_a_known_config() -> None:
     stop = hook_hash("Stop", "anything", command="echo é", timeout=600, run_async=False)
     assert stop == "sha256:32c94b946eb34eea9d6c8c396ba68c7c2282e392adc5fd04853b8f89ecd30702"
 
-    # additionalContextLimit is hashed only when it is not the default 2500.
-    def stop_hash(limit: int | None) -> str:
+    # additionalContextLimit is hashed only when it is not the default 2500, and only on an
+    # event whose output may carry additionalContext (Codex ignores it on Stop, and says so).
+    def limited(event: str, limit: int | None) -> str:
         return hook_hash(
-            "Stop", None, command="c", timeout=600, run_async=False, additional_context_limit=limit
+            event, None, command="c", timeout=600, run_async=False, additional_context_limit=limit
         )
 
-    assert stop_hash(2500) == stop_hash(None)
-    assert stop_hash(10) != stop_hash(None)
+    assert limited("UserPromptSubmit", 2500) == limited("UserPromptSubmit", None)
+    assert limited("UserPromptSubmit", 10) != limited("UserPromptSubmit", None)
+    assert limited("Stop", 10) == limited("Stop", None)
 
 
 def test_the_key_and_the_default_timeout_go_into_the_catalog(tmp_path: Path) -> None:

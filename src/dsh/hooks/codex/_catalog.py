@@ -29,6 +29,7 @@ from dsh.hooks.codex._config import (
     parse_hooks_table,
 )
 from dsh.hooks.codex._events import (
+    CONTEXT_LIMIT_EVENTS,
     DEFAULT_TIMEOUT,
     MATCHER_FIELDS,
     SHORT_TIMEOUT_CAP,
@@ -210,6 +211,15 @@ class _Builder:
             )
             timeout = SHORT_TIMEOUT_CAP
         run_async = h.run_async and event != "SessionEnd"
+        context_limit = h.additional_context_limit
+        if context_limit is not None and event not in CONTEXT_LIMIT_EVENTS:
+            self._warn(
+                source,
+                declared,
+                f"ignoring additionalContextLimit for {event}: this event cannot emit"
+                " additionalContext (as Codex does)",
+            )
+            context_limit = None
         key = hook_key(
             source if plugin is None else plugin.key_source, event, declared.group, declared.index
         )
@@ -220,7 +230,7 @@ class _Builder:
             timeout=timeout,
             run_async=h.run_async,
             status_message=h.status_message,
-            additional_context_limit=h.additional_context_limit,
+            additional_context_limit=context_limit,
         )
         if timeout > MAX_RUN_TIMEOUT:
             self._warn(source, declared, f"timeout {timeout}s is cut to {MAX_RUN_TIMEOUT}s")
@@ -235,7 +245,7 @@ class _Builder:
             timeout=min(timeout, MAX_RUN_TIMEOUT),
             run_async=run_async,
             status_message=h.status_message,
-            additional_context_limit=h.additional_context_limit,
+            additional_context_limit=context_limit,
             display_order=self.order,
             key=key,
             trusted_hash=digest,

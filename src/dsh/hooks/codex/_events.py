@@ -15,6 +15,7 @@ from typing import Final
 
 __all__ = [
     "CODEX_HOOK_EVENTS",
+    "CONTEXT_LIMIT_EVENTS",
     "DEFAULT_TIMEOUT",
     "EVENT_LABELS",
     "EXIT2_EVENTS",
@@ -79,6 +80,13 @@ EXIT2_EVENTS: Final = frozenset(
     {"PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop"}
 )
 """Where exit 2 with non-empty stderr means block/deny/feedback; elsewhere it is a failure."""
+
+CONTEXT_LIMIT_EVENTS: Final = frozenset(
+    {"PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "SubagentStart"}
+)
+"""Where ``additionalContextLimit`` means something: the events whose output may carry
+``additionalContext``. Elsewhere Codex 0.171 ignores it (with a warning) and leaves it out
+of the trust hash (checked with the real binary: tests/hooks_codex/fixtures/codex-trust)."""
 
 DEFAULT_TIMEOUT: Final = 600
 """Seconds a handler may run unless it says otherwise (at least 1)."""

@@ -55,10 +55,14 @@ hooks always run; `enabled = false` turns one off. The key is
 `<absolute source path>:<event label>:<group>:<handler>`; the hash is `sha256:` and the hex
 SHA-256 of the compact, key-sorted JSON of `{"event_name", "matcher" (for events that test
 one), "hooks": [{"type", "command", "timeout", "async", "statusMessage"?,
-"additionalContextLimit"? (when not 2500)}]}`, so a hook trusted by Codex is trusted by dsh
-and the other way round. `dsh hooks trust` writes those records in Codex's format;
-`dsh hooks check` lists every hook that would not run and why (Codex skips them silently in
-`codex exec`).
+"additionalContextLimit"? (when not 2500, on PreToolUse, PostToolUse, SessionStart,
+UserPromptSubmit and SubagentStart only: elsewhere Codex ignores it, and dsh says so)}]}`, so
+a hook trusted by Codex is trusted by dsh and the other way round (checked against hashes the
+real Codex 0.171.0 computed and accepted: `tests/hooks_codex/fixtures/codex-trust`). A plugin's
+hook has the same hash; a `trusted_content_hash` Codex may record beside it (its fingerprint
+of the plugin's files) is not checked by dsh. `dsh hooks trust` writes those records in
+Codex's format; `dsh hooks check` lists every hook that would not run and why (Codex skips
+them silently in `codex exec`).
 """
 
 

@@ -6,10 +6,13 @@ user's ``config.toml`` equals the hook's hash (reference §1.2, verified on
 the hash is ``sha256:`` and the hex SHA-256 of the compact JSON (keys sorted at
 every level, UTF-8 as is) of ``{"event_name", "matcher"?, "hooks": [handler]}``,
 the handler normalized (``type``, ``command``, effective ``timeout``, ``async``,
-``statusMessage`` if set, ``additionalContextLimit`` if set and not 2500;
-``commandWindows`` dropped). So a hook trusted here is trusted by Codex and the
-other way round. ``record_trust`` writes the records into ``config.toml`` in
-Codex's own layout, editing the file's text so the rest stays as written.
+``statusMessage`` if set, ``additionalContextLimit`` if set, not 2500 and on an
+event that may emit ``additionalContext``; ``commandWindows`` dropped). So a hook
+trusted here is trusted by Codex and the other way round: the recipe is checked
+against hashes the real Codex 0.171 computed and accepted
+(``tests/hooks_codex/fixtures/codex-trust``). ``record_trust`` writes the records
+into ``config.toml`` in Codex's own layout, editing the file's text so the rest
+stays as written.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any, Final
 
 from dsh._frozen import frozen
 from dsh.base import DshError
-from dsh.hooks.codex._events import EVENT_LABELS, MATCHER_FIELDS
+from dsh.hooks.codex._events import CONTEXT_LIMIT_EVENTS, EVENT_LABELS, MATCHER_FIELDS
 
 __all__ = [
     "DEFAULT_CONTEXT_LIMIT",
@@ -79,7 +82,11 @@ def hook_hash(
     }
     if status_message is not None:
         handler["statusMessage"] = status_message
-    if additional_context_limit is not None and additional_context_limit != DEFAULT_CONTEXT_LIMIT:
+    if (
+        additional_context_limit is not None
+        and additional_context_limit != DEFAULT_CONTEXT_LIMIT
+        and event in CONTEXT_LIMIT_EVENTS
+    ):
         handler["additionalContextLimit"] = additional_context_limit
     identity: dict[str, Any] = {"event_name": EVENT_LABELS[event], "hooks": [handler]}
     if matcher is not None and event in MATCHER_FIELDS:

@@ -43,6 +43,7 @@ from dsh.hooks.codex._types import (
     CodexDiagnostic,
     CodexHook,
     CodexLayer,
+    CodexPermissionMode,
     TrustStatus,
 )
 
@@ -317,6 +318,26 @@ def _layers(
     return layers
 
 
+def _permission_mode(
+    layers: list[tuple[CodexLayer, Path]], user_config: Mapping[str, Any] | None
+) -> CodexPermissionMode:
+    """The approval policy a headless Codex run takes from the layers (the highest that sets
+    a key wins): ``codex exec`` honours ``on-request`` only with the automatic reviewer
+    (``approvals_reviewer = "auto_review"``, seen with the 0.171 binary), else it is ``never``."""
+    settings: dict[str, Any] = {}
+    for layer, folder in layers:
+        config = user_config if layer == "user" else read_toml(folder / "config.toml", [])
+        for key in ("approval_policy", "approvals_reviewer"):
+            if isinstance(config, Mapping) and key in config:
+                settings[key] = config[key]
+    asks = settings.get("approval_policy") == "on-request"
+    return (
+        "default"
+        if asks and settings.get("approvals_reviewer") == "auto_review"
+        else ("bypassPermissions")
+    )
+
+
 def load_codex_catalog(
     project: Path,
     *,
@@ -378,4 +399,5 @@ def load_codex_catalog(
         sources=tuple(sources),
         project_trusted=trusted_project,
         codex_home=home,
+        permission_mode=_permission_mode(layers, user_config),
     )

@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from dsh._frozen import frozen, slotted
 from dsh.agent import Agent
@@ -40,7 +40,7 @@ from dsh.hook_protocol import (
 from dsh.hooks.codex._events import run_id_label
 from dsh.hooks.codex._outputs import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex._trust import DEFAULT_CONTEXT_LIMIT
-from dsh.hooks.codex._types import CodexCatalog, CodexHook
+from dsh.hooks.codex._types import CodexCatalog, CodexHook, CodexPermissionMode
 
 __all__ = [
     "SOURCE",
@@ -52,9 +52,6 @@ __all__ = [
     "codex_stdin",
     "hook_run_id",
 ]
-
-CodexPermissionMode: TypeAlias = Literal["default", "bypassPermissions"]
-"""The two modes Codex ever sends (``bypassPermissions`` is approval ``never``, as in exec)."""
 
 SOURCE: Final = "codex-hooks"
 

@@ -266,33 +266,6 @@ def test_the_codex_profile_is_a_host_profile_with_trust() -> None:
     assert callable(getattr(profile, "untrusted", None))
 
 
-async def test_an_async_hook_cannot_block_but_its_context_counts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from tests.hooks_codex.codex_support import hook_command
-
-    answers = {
-        "PreToolUse": {
-            "stdout": {
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": "CASE-ASYNC-DENY",
-                    "additionalContext": "CASE-ASYNC-CONTEXT",
-                }
-            }
-        }
-    }
-    harness = make_harness(tmp_path, ECHO)
-    handler = {"type": "command", "command": hook_command("PreToolUse"), "async": True}
-    hooks = {"PreToolUse": [{"hooks": [handler]}], "PostToolUse": recording_hooks()["PostToolUse"]}
-    rig = mount_codex(tmp_path, monkeypatch, harness, hooks, answers)
-    await rig.run("go")
-    assert rig.order() == ["PreToolUse", "PostToolUse"]  # the call ran
-    texts = [m.get("text") for m in rig.requests()[1]["messages"]]
-    assert "CASE-ASYNC-CONTEXT" in texts
-
-
 async def test_an_enabled_plugins_hooks_run_with_its_root_and_data(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -215,8 +215,6 @@ CONFIG_LIMITS: Final = (
     " their own inputs, not as `apply_patch` with a patch text (a matcher `apply_patch` still"
     " selects them)",
     "`mcp_tool` handlers are skipped with a diagnostic (dsh has no MCP client)",
-    "`async: true` handlers are waited for, not run in the background; as in Codex, only"
-    " their `additionalContext` and `systemMessage` count (a block or stop is ignored)",
     "requirements.toml `managed_dir` is not read",
     "a Bash call's `tool_response` lacks the output's final newline: dsh's Bash tool trims it",
     "`transcript_path` is dsh's own session log (JSONL of dsh events), not a Codex rollout",

@@ -290,10 +290,14 @@ async def test_an_enabled_plugins_hooks_run_with_its_root_and_data(
     rig = mount_codex(tmp_path, monkeypatch, make_harness(again, ECHO), None, config_toml=config)
     await rig.run("go")
     (entry,) = rig.entries()
-    data = home / "plugins" / "data" / "guard@market"
+    # Where the real Codex 0.171 points a plugin's data (the id with `-` for `@`), and, as
+    # Codex, dsh does not make the folder: the plugin does (codexreal's check of the binary).
+    data = home / "plugins" / "data" / "guard-market"
     assert entry["argv"][2:] == [str(root), str(data)]
     assert entry["env"]["CLAUDE_PLUGIN_ROOT"] == str(root)
-    assert exists(data)
+    seen = entry["env_paths"]["CLAUDE_PLUGIN_DATA"]
+    assert seen == {"path": str(data), "exists": False, "is_dir": False}
+    assert not exists(data)
 
 
 def exists(path: Path) -> bool:

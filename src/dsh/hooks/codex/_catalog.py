@@ -211,6 +211,10 @@ class _Builder:
             )
             timeout = SHORT_TIMEOUT_CAP
         run_async = h.run_async and event != "SessionEnd"
+        if h.run_async and not run_async:
+            self._warn(
+                source, declared, "running async SessionEnd hook synchronously (as Codex does)"
+            )
         key = hook_key(
             source if plugin is None else plugin.key_source, event, declared.group, declared.index
         )

@@ -22,7 +22,6 @@ import os
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import field
-from pathlib import Path
 from typing import Any, Final, TypeAlias
 
 from dsh._frozen import frozen, slotted
@@ -102,12 +101,6 @@ def _user_shell() -> str:
     if os.path.isabs(shell) and os.access(shell, os.X_OK):
         return shell
     return "/bin/sh"
-
-
-def _make_plugin_data(hooks: Sequence[CodexHook]) -> None:
-    """A plugin's data folder, there before its first hook runs."""
-    for folder in {(h.env or {}).get("PLUGIN_DATA", "") for h in hooks} - {""}:
-        Path(folder).mkdir(parents=True, exist_ok=True)
 
 
 def _context_only(answer: CodexAnswer) -> CodexAnswer:
@@ -208,7 +201,6 @@ class CodexBase:
         if not hooks:
             return MergedAnswers()
         env = self._env()
-        _make_plugin_data(hooks)
         handlers = [
             (h, h.to_command(shell=self._shell, cwd=agent.workspace.cwd, env=env)) for h in hooks
         ]

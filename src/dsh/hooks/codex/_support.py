@@ -208,8 +208,9 @@ CONFIG_LIMITS: Final = (
     " output at about 4 characters a token",
     'plugin hooks: an enabled plugin (`[plugins."<name>@<marketplace>"] enabled = true`) is'
     " read from `$CODEX_HOME/plugins/cache/<marketplace>/<name>/<version>/` (its manifest's"
-    " `hooks`, else `hooks/hooks.json`); its `PLUGIN_DATA` is `$CODEX_HOME/plugins/data/<id>`,"
-    " dsh's choice (the recordings show no plugin), and its trust hash is of the command as"
+    " `hooks`, else `hooks/hooks.json`); its `PLUGIN_DATA` is"
+    " `$CODEX_HOME/plugins/data/<name>-<marketplace>`, where the 0.171 binary points it, not"
+    " created (Codex does not create it either), and its trust hash is of the command as"
     " declared, before `${PLUGIN_ROOT}` is filled in",
     "dsh's file tools (`Write`, `Edit`, `MultiEdit`) reach hooks under their own names with"
     " their own inputs, not as `apply_patch` with a patch text (a matcher `apply_patch` still"

@@ -26,7 +26,12 @@ from dsh.hooks.codex._shell_policy import (
     rust_debug,
 )
 from tests.agent.support import make_harness, text
-from tests.hooks_codex.codex_support import make_codex_rig, mount_codex, recording_hooks
+from tests.hooks_codex.codex_support import (
+    CodexRig,
+    make_codex_rig,
+    mount_codex,
+    recording_hooks,
+)
 
 _FRAME = re.compile(
     r"^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code (\d+)\n"
@@ -67,6 +72,14 @@ PERM_ANSWER = {
     }
 }
 EVENTS = ["PreToolUse", "PermissionRequest", "PostToolUse"]
+
+
+def escalation_rig(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answers: Any = None, **options: Any
+) -> CodexRig:
+    """The recording hook on the tool events; the model asks to ``touch made.txt`` escalated."""
+    chosen = script(escalated("touch made.txt"))
+    return make_codex_rig(tmp_path, monkeypatch, chosen, EVENTS, answers, **options)
 
 
 async def test_exec_command_runs_and_reads_as_codex_frames_it(
@@ -112,7 +125,7 @@ async def test_a_workdir_and_a_plain_shell(tmp_path: Path, monkeypatch: pytest.M
 async def test_an_escalation_under_approval_never_is_refused_as_codex_refuses_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rig = make_codex_rig(tmp_path, monkeypatch, script(escalated("touch made.txt")), EVENTS)
+    rig = escalation_rig(tmp_path, monkeypatch)
     await rig.run("go")
     assert tool_outputs(rig.requests()[1]) == [NEVER_REJECTION]
     # PreToolUse fires first (Codex's order, seen with the binary); nothing else does.
@@ -123,13 +136,7 @@ async def test_an_escalation_under_approval_never_is_refused_as_codex_refuses_it
 async def test_an_escalation_headless_with_no_answer_is_declined(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rig = make_codex_rig(
-        tmp_path,
-        monkeypatch,
-        script(escalated("touch made.txt")),
-        EVENTS,
-        permission_mode="default",
-    )
+    rig = escalation_rig(tmp_path, monkeypatch, permission_mode="default")
     await rig.run("go")
     assert tool_outputs(rig.requests()[1]) == [codex_rejection(HEADLESS_DECLINE)]
     assert rig.order() == ["PreToolUse", "PermissionRequest"]
@@ -141,14 +148,7 @@ async def test_an_escalation_headless_with_no_answer_is_declined(
 async def test_a_permission_request_denial_reads_as_codex_words_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rig = make_codex_rig(
-        tmp_path,
-        monkeypatch,
-        script(escalated("touch made.txt")),
-        EVENTS,
-        PERM_ANSWER,
-        permission_mode="default",
-    )
+    rig = escalation_rig(tmp_path, monkeypatch, PERM_ANSWER, permission_mode="default")
     await rig.run("go")
     # Rust's Debug twice over: the message inside Rejected(..), that inside the struct.
     want = (
@@ -254,14 +254,7 @@ def test_rust_debug_round_trips_through_an_escape_reader(value: str) -> None:
 async def test_the_approval_policy_comes_from_codex_config_as_exec_settles_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, mode: str
 ) -> None:
-    rig = make_codex_rig(
-        tmp_path,
-        monkeypatch,
-        script(escalated("touch made.txt")),
-        EVENTS,
-        permission_mode=None,
-        config_toml=config,
-    )
+    rig = escalation_rig(tmp_path, monkeypatch, permission_mode=None, config_toml=config)
     await rig.run("go")
     assert rig.payloads("PreToolUse")[0]["permission_mode"] == mode
     (output,) = tool_outputs(rig.requests()[1])

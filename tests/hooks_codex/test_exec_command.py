@@ -122,6 +122,20 @@ async def test_a_workdir_and_a_plain_shell(tmp_path: Path, monkeypatch: pytest.M
     assert "does not exist" in tool_outputs(missing.requests()[1])[0]
 
 
+@pytest.mark.parametrize(
+    "call",
+    [exec_call("echo a\0b"), exec_call("true", shell="/no/such/shell")],
+    ids=["nul", "no-shell"],
+)
+async def test_a_command_that_cannot_start_is_an_error_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: dict[str, Any]
+) -> None:
+    rig = make_codex_rig(tmp_path, monkeypatch, script(call), [])
+    await rig.run("go")
+    (output,) = tool_outputs(rig.requests()[1])
+    assert output.startswith("exec_command failed: cannot start")
+
+
 async def test_an_escalation_under_approval_never_is_refused_as_codex_refuses_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -124,14 +124,17 @@ async def _run_exec(invocation: ToolInvocation) -> ToolResult:
     shell = args.get("shell") or _user_shell(workspace.env)
     login = args.get("login", True) is not False
     budget = _token_budget(args.get("max_output_tokens"))
-    run = await run_shell(
-        [shell, "-lc" if login else "-c", args["cmd"]],
-        cwd=cwd,
-        env=workspace.env,
-        signal=invocation.signal,
-        timeout=_TIMEOUT_S,
-        max_chars=budget * _CHARS_PER_TOKEN,
-    )
+    try:
+        run = await run_shell(
+            [shell, "-lc" if login else "-c", args["cmd"]],
+            cwd=cwd,
+            env=workspace.env,
+            signal=invocation.signal,
+            timeout=_TIMEOUT_S,
+            max_chars=budget * _CHARS_PER_TOKEN,
+        )
+    except (OSError, ValueError) as exc:  # no such shell, a NUL in the command line
+        return ToolResult.error(f"exec_command failed: cannot start {shell}: {exc}")
     text = exec_output_text(run.output, run.returncode, run.seconds, run.truncated)
     output = {"output": run.output, "exit_code": run.returncode, "wall_time": run.seconds}
     if run.aborted is not None:

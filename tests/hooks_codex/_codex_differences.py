@@ -10,16 +10,10 @@ from typing import Final
 
 EXPECTED_DIFFERENCES: Final[dict[str, str]] = {
     "perm-onrequest-escalate": (
-        "Codex's exec_command with sandbox_permissions require_escalated: dsh has no exec_command"
-        " tool and no sandbox, so the call is an unknown tool, not an escalation (issue 16)"
-    ),
-    "perm-request-allow": (
-        "PermissionRequest fires on Codex's sandbox escalation of exec_command, which dsh has no"
-        " equivalent for (no sandbox; the call is an unknown tool) (issue 16)"
-    ),
-    "perm-request-deny": (
-        "PermissionRequest fires on Codex's sandbox escalation of exec_command, which dsh has no"
-        " equivalent for (no sandbox; the call is an unknown tool) (issue 16)"
+        "no PermissionRequest answer: headless Codex hands the escalation to its automatic"
+        " reviewer (Guardian, a second model conversation whose four requests the recording"
+        " shows, and whose invalid answer rejects the call); dsh has no such reviewer and declines"
+        " the escalation at once (same hooks and payloads, two model requests) (issue 16)"
     ),
 }
 

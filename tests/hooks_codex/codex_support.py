@@ -51,7 +51,7 @@ def mount_codex(
     answers: dict[str, Any] | None = None,
     *,
     bypass_trust: bool = True,
-    permission_mode: CodexPermissionMode = "bypassPermissions",
+    permission_mode: CodexPermissionMode | None = "bypassPermissions",
     config_toml: str | None = None,
     profile: dict[str, Any] | None = None,
 ) -> CodexRig:

@@ -202,3 +202,16 @@ def test_no_hooks_json_makes_the_loader_raise(tmp_path_factory: Any, data: Any) 
     for hook in catalog.hooks:
         assert hook.command.strip()
         assert hook.timeout >= 1
+
+
+def test_an_async_session_end_hook_runs_synchronously_with_a_warning(tmp_path: Path) -> None:
+    hooks = {
+        "SessionEnd": [{"hooks": [cmd("a", **{"async": True})]}],
+        "Stop": [{"hooks": [cmd("b", **{"async": True})]}],
+    }
+    write(tmp_path / "home/hooks.json", {"hooks": hooks})
+    catalog = load(tmp_path)
+    assert {h.command: h.run_async for h in catalog.hooks} == {"a": False, "b": True}
+    (line,) = [x for x in lines(catalog) if "async" in x]
+    assert "SessionEnd[0][0]" in line
+    assert "running async SessionEnd hook synchronously" in line

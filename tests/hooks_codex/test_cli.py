@@ -75,3 +75,32 @@ def test_hooks_check_reports_codex_sources_and_untrusted_hooks(tmp_path: Path) -
     rejected = dsh("hooks", "check", "--project", str(project), cwd=tmp_path, home=home)
     assert rejected.returncode == 1
     assert "unknown field `$schema`; Codex rejects the whole file" in rejected.stdout
+
+
+def test_run_offers_exec_command_and_settles_escalations_from_codex_config(tmp_path: Path) -> None:
+    home, project, script = setup(tmp_path)
+    (project / ".codex" / "hooks.json").unlink()
+    escalate = {
+        "type": "function_call",
+        "name": "exec_command",
+        "arguments": {
+            "cmd": "touch made.txt",
+            "sandbox_permissions": "require_escalated",
+            "justification": "CASE-WHY",
+        },
+    }
+    replies = [[escalate], [{"type": "text", "text": "ok"}]]
+    script.write_text(json.dumps({"openai": {"rules": [{"responses": replies}]}}))
+    args: tuple[str, ...] = ("run", "--model", f"scripted:{script}", "--project", str(project))
+    args += ("--hooks", "codex", "--session-dir", str(tmp_path / "s"), "--", "go")
+    never = dsh(*args, cwd=tmp_path, home=home)
+    assert never.returncode == 0, never.stderr
+    assert "approval policy is Never; reject command" in never.stdout
+    config = home / ".codex" / "config.toml"
+    config.write_text(
+        'approval_policy = "on-request"\napprovals_reviewer = "auto_review"\n' + config.read_text()
+    )
+    asked = dsh(*args, cwd=tmp_path, home=home)
+    assert asked.returncode == 0, asked.stderr
+    assert "escalation declined" in asked.stdout  # headless, no hook answered
+    assert not (project / "made.txt").exists()

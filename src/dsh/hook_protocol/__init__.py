@@ -9,12 +9,15 @@ keys, ``SECRET_ENV_VARS``, unless ``$DSH_HOOK_PASS_ENV`` names them) and fires a
 result for every invocation even when cancelled), turns each ``HookRun`` into
 a ``HookOutcome`` with the bridge's ``AnswerRules`` and returns the decided
 answers as ``MergedAnswers``, which the bridge reads with its own precedence
-(``MergedAnswers.strongest``). ``SessionStates`` keeps the bridge's state per
+(``MergedAnswers.strongest``); ``BackgroundFirings`` runs the firings a
+protocol does not wait for (async hooks), bounded, until the session's end
+cancels them. ``SessionStates`` keeps the bridge's state per
 root session; ``regex_problem`` bounds a matcher's regex before it is
 compiled. The lower-level ``run_hooks`` and ``hook_outcome`` stay public
 for a bridge with other needs. A native plugin needs none of this.
 """
 
+from dsh.hook_protocol._background import BackgroundFirings
 from dsh.hook_protocol._declarations import (
     HookCommand,
     HookOrigin,
@@ -77,6 +80,7 @@ __all__ = [
     "PASS_ENV_SETTING",
     "SECRET_ENV_VARS",
     "AnswerRules",
+    "BackgroundFirings",
     "CancelSignal",
     "HookCommand",
     "HookDecodeError",

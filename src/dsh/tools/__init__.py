@@ -81,7 +81,9 @@ from dsh.tools.builtin import (
     MULTI_EDIT_TOOL,
     READ_TOOL,
     WRITE_TOOL,
+    ShellRun,
     builtin_tools,
+    run_shell,
 )
 
 __all__ = [
@@ -130,6 +132,7 @@ __all__ = [
     "RewriteChannel",
     "RewriteListener",
     "SealFailure",
+    "ShellRun",
     "Task",
     "TaskAllow",
     "TaskBlock",
@@ -149,5 +152,6 @@ __all__ = [
     "ToolResult",
     "Workspace",
     "builtin_tools",
+    "run_shell",
     "validate_arguments",
 ]

@@ -17,7 +17,7 @@ Code bridge: both stand on ``dsh.hook_protocol``.
 from dsh.hooks.codex._bridge import CodexHooksPlugin, codex_hooks_plugin
 from dsh.hooks.codex._catalog import DEFAULT_SYSTEM_DIR, codex_home, load_codex_catalog
 from dsh.hooks.codex._events import CODEX_HOOK_EVENTS, EVENT_LABELS, TOOL_ALIASES
-from dsh.hooks.codex._machinery import CodexPermissionMode, codex_stdin, hook_run_id
+from dsh.hooks.codex._machinery import codex_stdin, hook_run_id
 from dsh.hooks.codex._matcher import CodexMatcher, CodexMatcherError
 from dsh.hooks.codex._outputs import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex._profile import CODEX_PROFILE_NAME, CodexMount, CodexProfile
@@ -29,6 +29,7 @@ from dsh.hooks.codex._types import (
     CodexDiagnostic,
     CodexHook,
     CodexLayer,
+    CodexPermissionMode,
     TrustStatus,
 )
 

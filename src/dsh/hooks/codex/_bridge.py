@@ -71,7 +71,8 @@ class CodexHooksPlugin(LifecycleEvents, ToolEvents):
             ctx.on(PRE_COMPACT, self._pre_compact)
         if d("PreCompact") or d("PostCompact") or d("SessionStart"):
             ctx.on(POST_COMPACT, self._post_compact)
-        if d("SessionEnd") or d("Interrupt"):
+        # Also to kill (and log as cancelled) the `async: true` hooks still running.
+        if d("SessionEnd") or d("Interrupt") or any(h.run_async for h in self.catalog.running()):
             ctx.on(SESSION_END, self._session_end)
 
     async def _pre_tool_input(self, proposed: ProposedCall) -> InputRewrite | None:

@@ -44,6 +44,7 @@ from dsh.hooks.codex._types import (
     CodexDiagnostic,
     CodexHook,
     CodexLayer,
+    CodexPermissionMode,
     TrustStatus,
 )
 
@@ -220,6 +221,10 @@ class _Builder:
                 " additionalContext (as Codex does)",
             )
             context_limit = None
+        if h.run_async and not run_async:
+            self._warn(
+                source, declared, "running async SessionEnd hook synchronously (as Codex does)"
+            )
         key = hook_key(
             source if plugin is None else plugin.key_source, event, declared.group, declared.index
         )
@@ -327,6 +332,26 @@ def _layers(
     return layers
 
 
+def _permission_mode(
+    layers: list[tuple[CodexLayer, Path]], user_config: Mapping[str, Any] | None
+) -> CodexPermissionMode:
+    """The approval policy a headless Codex run takes from the layers (the highest that sets
+    a key wins): ``codex exec`` honours ``on-request`` only with the automatic reviewer
+    (``approvals_reviewer = "auto_review"``, seen with the 0.171 binary), else it is ``never``."""
+    settings: dict[str, Any] = {}
+    for layer, folder in layers:
+        config = user_config if layer == "user" else read_toml(folder / "config.toml", [])
+        for key in ("approval_policy", "approvals_reviewer"):
+            if isinstance(config, Mapping) and key in config:
+                settings[key] = config[key]
+    asks = settings.get("approval_policy") == "on-request"
+    return (
+        "default"
+        if asks and settings.get("approvals_reviewer") == "auto_review"
+        else ("bypassPermissions")
+    )
+
+
 def load_codex_catalog(
     project: Path,
     *,
@@ -388,4 +413,5 @@ def load_codex_catalog(
         sources=tuple(sources),
         project_trusted=trusted_project,
         codex_home=home,
+        permission_mode=_permission_mode(layers, user_config),
     )

@@ -219,6 +219,7 @@ class LifecycleEvents(CodexBase):
     async def _session_end(self, agent: Agent, reason: SessionEndReason) -> None:
         if agent.parent is not None:
             return
+        await self._state(agent).async_runs.cancel()
         await self._settle(agent)
         # Codex's SessionEnd reason is always "other".
         hooks = self.catalog.matching("SessionEnd", "other")

@@ -22,12 +22,12 @@ import os
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import field
-from pathlib import Path
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from dsh._frozen import frozen, slotted
 from dsh.agent import Agent
 from dsh.hook_protocol import (
+    BackgroundFirings,
     HookDecodeError,
     HookOutcome,
     HookRun,
@@ -40,7 +40,7 @@ from dsh.hook_protocol import (
 from dsh.hooks.codex._events import run_id_label
 from dsh.hooks.codex._outputs import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex._trust import DEFAULT_CONTEXT_LIMIT
-from dsh.hooks.codex._types import CodexCatalog, CodexHook
+from dsh.hooks.codex._types import CodexCatalog, CodexHook, CodexPermissionMode
 
 __all__ = [
     "SOURCE",
@@ -53,12 +53,11 @@ __all__ = [
     "hook_run_id",
 ]
 
-CodexPermissionMode: TypeAlias = Literal["default", "bypassPermissions"]
-"""The two modes Codex ever sends (``bypassPermissions`` is approval ``never``, as in exec)."""
-
 SOURCE: Final = "codex-hooks"
 
 _CHARS_PER_TOKEN: Final = 4
+ASYNC_LIMIT: Final = 8
+"""Codex's bound on a session's ``async: true`` firings running at once."""
 _PREVIEW_CHARS: Final = 2000
 
 CodexMerged: TypeAlias = MergedAnswers[CodexHook, CodexAnswer]
@@ -81,6 +80,8 @@ class CodexState:
     compact_session_start: bool = False
     background: set[asyncio.Task[None]] = field(default_factory=set)
     watched: object = None  # the turn signal whose abort fires Interrupt
+    # `async: true` hooks still running: the session's end cancels them (Codex kills them).
+    async_runs: BackgroundFirings = field(default_factory=lambda: BackgroundFirings(ASYNC_LIMIT))
 
 
 def codex_stdin(payload: Mapping[str, Any]) -> bytes:
@@ -102,15 +103,11 @@ def _user_shell() -> str:
     return "/bin/sh"
 
 
-def _make_plugin_data(hooks: Sequence[CodexHook]) -> None:
-    """A plugin's data folder, there before its first hook runs."""
-    for folder in {(h.env or {}).get("PLUGIN_DATA", "") for h in hooks} - {""}:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-
-
 def _context_only(answer: CodexAnswer) -> CodexAnswer:
     return CodexAnswer(
-        additional_context=answer.additional_context, system_message=answer.system_message
+        additional_context=answer.additional_context,
+        system_message=answer.system_message,
+        plain=answer.plain,
     )
 
 
@@ -195,19 +192,22 @@ class CodexBase:
         """Run ``hooks`` with ``payload``; log them; show what was rejected; return the answers.
 
         ``log_to``: the session whose log gets the events (a subagent's parent);
-        ``detached``: not cancelled by the running turn's signal.
+        ``detached``: not cancelled by the running turn's signal. The ``async: true``
+        hooks among ``hooks`` are not waited for (``_fire_async``).
         """
+        if not detached and any(h.run_async for h in hooks):
+            self._fire_async(agent, event, [h for h in hooks if h.run_async], payload, log_to)
+            hooks = [h for h in hooks if not h.run_async]
         if not hooks:
             return MergedAnswers()
         env = self._env()
-        _make_plugin_data(hooks)
         handlers = [
             (h, h.to_command(shell=self._shell, cwd=agent.workspace.cwd, env=env)) for h in hooks
         ]
         rules = _CodexRules(event)
         sink: Agent | RoutedSink = agent
         if detached:
-            sink = RoutedSink(agent, None)
+            sink = RoutedSink(log_to if log_to is not None else agent, None)
         elif log_to is not None:
             sink = RoutedSink(log_to, agent.signal if agent.signal is not None else log_to.signal)
         merged = await fire_hooks(handlers, codex_stdin(payload), sink=sink, rules=rules)
@@ -229,6 +229,32 @@ class CodexBase:
                     f"{event} hook stopped: {answer.stop_reason}", source=f"{SOURCE}:{event}"
                 )
         return merged
+
+    def _fire_async(
+        self,
+        agent: Agent,
+        event: str,
+        hooks: Sequence[CodexHook],
+        payload: Mapping[str, Any],
+        log_to: Agent | None,
+    ) -> None:
+        """Start ``async: true`` hooks in the background, as Codex 0.171 runs them (checked with
+        the binary): the turn goes on at once; when they are done, each one's
+        ``additionalContext`` (or accepted plain stdout) reaches the model before the next
+        request, ``systemMessage`` and rejections are shown, and a block, a stop or feedback
+        counts for nothing. At most ``ASYNC_LIMIT`` run at once; the session's end kills
+        what is still running."""
+
+        runs = self._state(agent).async_runs
+        for hook in hooks:  # each on its own: the bound counts hooks, each delivers when done
+
+            async def run(hook: CodexHook = hook) -> None:
+                merged = await self._fire(
+                    agent, event, [hook], payload, log_to=log_to, detached=True
+                )
+                self._inject_contexts(agent, event, merged)
+
+            runs.start(run, name=f"codex-hooks:{event}:async")
 
     def _inject_contexts(self, agent: Agent, event: str, merged: CodexMerged) -> None:
         """Each ``additionalContext`` (or accepted plain stdout) as its own context message."""

@@ -8,8 +8,9 @@ plugin, or the hooks inline), else ``hooks/hooks.json``. Its trust keys start
 with the plugin id instead of a path (``<id>:hooks/hooks.json:stop:0:0``), and
 its commands get ``${PLUGIN_ROOT}``, ``${CLAUDE_PLUGIN_ROOT}``, ``${PLUGIN_DATA}``
 and ``${CLAUDE_PLUGIN_DATA}`` filled in and set in their environment.
-``PLUGIN_DATA`` is ``$CODEX_HOME/plugins/data/<id>`` (made on first use); the
-reference does not record Codex's own choice, so the coverage table lists it.
+``PLUGIN_DATA`` is ``$CODEX_HOME/plugins/data/<name>-<marketplace>``, where the
+real Codex 0.171 points it (the id with ``-`` for ``@``), and, as Codex, dsh does
+not create the folder: a plugin that keeps data makes it.
 """
 
 from __future__ import annotations
@@ -24,9 +25,14 @@ from dsh._frozen import frozen
 from dsh.hooks.codex._config import MAX_SOURCE_BYTES, ParsedSource, parse_hooks_json
 from dsh.hooks.codex._types import CodexDiagnostic
 
-__all__ = ["PluginHooks", "enabled_plugins"]
+__all__ = ["PluginHooks", "enabled_plugins", "plugin_data_name"]
 
 _ID: Final = re.compile(r"([A-Za-z0-9._-]+)@([A-Za-z0-9._-]+)")
+
+
+def plugin_data_name(plugin_id: str) -> str:
+    """The folder under ``$CODEX_HOME/plugins/data`` Codex gives ``<name>@<marketplace>``."""
+    return plugin_id.replace("@", "-")
 
 
 @frozen(kw_only=True)
@@ -109,7 +115,7 @@ def enabled_plugins(
             diagnostics.append(found)
             continue
         source, key_source, data = found
-        data_dir = home / "plugins" / "data" / plugin_id
+        data_dir = home / "plugins" / "data" / plugin_data_name(plugin_id)
         env = {
             "PLUGIN_ROOT": str(root),
             "CLAUDE_PLUGIN_ROOT": str(root),

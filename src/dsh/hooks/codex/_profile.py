@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, Final, final
 
 from dsh._frozen import frozen
 from dsh.hooks.codex._catalog import DEFAULT_SYSTEM_DIR, load_codex_catalog
-from dsh.hooks.codex._machinery import CodexPermissionMode
 from dsh.hooks.codex._trust import TrustError, record_trust
-from dsh.hooks.codex._types import CodexCatalog, CodexHook
+from dsh.hooks.codex._types import CodexCatalog, CodexHook, CodexPermissionMode
 
 if TYPE_CHECKING:
     from dsh.context import Plugin
@@ -57,6 +56,9 @@ class CodexMount:
     hooks: CodexHooksPlugin | None
     instructions: Plugin | None
     diagnostics: tuple[str, ...]
+    permissions: Plugin | None = None
+    """Codex's shell tool (``exec_command``) and its escalation policy, mounted inner to the
+    hooks (``dsh.host`` mounts a mount's ``permissions`` after its ``hooks``)."""
 
 
 @final
@@ -69,7 +71,11 @@ class CodexProfile:
     requirements (``None`` for none); ``trust_project`` overrides the project
     trust the user's ``config.toml`` records; ``bypass_trust`` is
     ``--dangerously-bypass-hook-trust``. ``catalog``, when given, is used as it
-    is. ``instructions`` loads ``AGENTS.md`` files (when the project is trusted).
+    is. ``permission_mode`` is Codex's approval policy (``None``: what the config
+    layers say, ``CodexCatalog.permission_mode``). ``instructions`` loads
+    ``AGENTS.md`` files (when the project is trusted);
+    ``shell_tool`` offers Codex's ``exec_command`` beside dsh's tools, with the
+    escalation policy ``permission_mode`` stands for (``_shell_policy``).
     """
 
     home: Path | None = None
@@ -79,8 +85,9 @@ class CodexProfile:
     trust_project: bool | None = None
     bypass_trust: bool = False
     catalog: CodexCatalog | None = None
-    permission_mode: CodexPermissionMode = "bypassPermissions"
+    permission_mode: CodexPermissionMode | None = None
     instructions: bool = True
+    shell_tool: bool = True
 
     @property
     def name(self) -> str:
@@ -104,11 +111,8 @@ class CodexProfile:
         from dsh.hooks.codex._bridge import codex_hooks_plugin
 
         catalog = self._catalog(project)
-        hooks = (
-            codex_hooks_plugin(catalog, permission_mode=self.permission_mode)
-            if catalog.running()
-            else None
-        )
+        mode = self.permission_mode or catalog.permission_mode
+        hooks = codex_hooks_plugin(catalog, permission_mode=mode) if catalog.running() else None
         instructions: Plugin | None = None
         if self.instructions:
             from dsh.instructions import codex_instructions_plugin
@@ -117,9 +121,14 @@ class CodexProfile:
             instructions = codex_instructions_plugin(
                 codex_home=catalog.codex_home, project=catalog.project_trusted
             )
+        shell: Plugin | None = None
+        if self.shell_tool:
+            from dsh.hooks.codex._shell_policy import CodexShellPlugin
+
+            shell = CodexShellPlugin(mode)
         lines = [d.describe() for d in catalog.diagnostics]
         lines.extend(untrusted_line(h) for h in catalog.hooks if not h.runs)
-        return CodexMount(catalog, hooks, instructions, tuple(lines))
+        return CodexMount(catalog, hooks, instructions, tuple(lines), shell)
 
     def untrusted(self, project: Path, /) -> Sequence[str]:
         """One line per declared hook that does not run because it is untrusted (with why):

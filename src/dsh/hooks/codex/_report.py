@@ -9,6 +9,7 @@ this rendering.
 from __future__ import annotations
 
 from dsh.hooks.codex._events import DEFAULT_TIMEOUT, SHORT_TIMEOUT_CAP, SHORT_TIMEOUT_DEFAULT
+from dsh.hooks.codex._machinery import ASYNC_LIMIT
 from dsh.hooks.codex._support import CODEX_EVENT_SUPPORT, CONFIG_LIMITS
 
 __all__ = ["render_codex_coverage"]
@@ -74,6 +75,12 @@ def _wire() -> str:
   `$SHELL -c <command>` (non-login) in the session's working directory, with the
   environment dsh was started with (model API keys withheld) and `CODEX_HOME`; there is no
   project-dir variable.
+- `async: true` handlers run in the background, as Codex 0.171 runs them (checked with the
+  binary): the turn does not wait; each one's `additionalContext` (or plain stdout where that
+  is context) reaches the model before the first request after it finished, and its
+  `systemMessage` is shown; its block, stop or feedback counts for nothing; at most
+  {ASYNC_LIMIT} run at once (the others wait for a slot); the session's end kills those still
+  running. SessionEnd handlers always run synchronously.
 - Timeouts in seconds: {DEFAULT_TIMEOUT} by default, at least 1; SessionEnd and Interrupt
   {SHORT_TIMEOUT_DEFAULT} s by default, clamped to {SHORT_TIMEOUT_CAP} s.
 - Payloads carry `turn_id` (turn events) and `model` (all but SessionEnd); `permission_mode`

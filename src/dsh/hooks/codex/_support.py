@@ -98,14 +98,20 @@ _TABLE: Final[dict[str, CodexEventSupport]] = {
         seam="tools/approval-request",
         status="partial",
         applied=(
-            "fires when a call asks for approval in dsh; `decision.behavior` `allow` approves,"
-            " `deny` denies with `message` (default `PermissionRequest hook denied approval`);"
-            " exit 2 denies; any deny wins",
+            'fires on an `exec_command` call with `sandbox_permissions: "require_escalated"`'
+            " under approval `on-request` (permission mode `default`), as Codex does:"
+            ' `tool_name: "Bash"`, `tool_input` `{command, description}` (the justification), no'
+            " `tool_use_id`; also wherever another dsh policy asks for approval",
+            "`decision.behavior` `allow` runs the call; `deny` refuses it with `message` (default"
+            " `PermissionRequest hook denied approval`), which the model reads as Codex shows it:"
+            ' `exec_command failed: CreateProcess { message: "Rejected(\\"M\\")" }`; exit 2'
+            " denies; any deny wins",
             "`updatedInput`, `updatedPermissions`, `interrupt` inside `decision` void the answer",
         ),
         limits=(
-            "Codex fires it for sandbox escalation (`sandbox_permissions: require_escalated`);"
-            " dsh has no sandbox, so it fires where dsh's approval asks instead",
+            "no answer: headless Codex asks its automatic reviewer (Guardian, a second model"
+            " conversation); dsh has none, so the escalation goes to whoever the host asks (a"
+            " person at the terminal, an ACP client) and, with no one to ask, is declined",
         ),
     ),
     "PostToolUse": CodexEventSupport(
@@ -188,17 +194,28 @@ CODEX_EVENT_SUPPORT: Final[Mapping[str, CodexEventSupport]] = MappingProxyType(
 """Every Codex event, in Codex's order, with how dsh runs it."""
 
 CONFIG_LIMITS: Final = (
+    "the shell tool: a Codex session offers `exec_command` (Codex's name, fields and output"
+    " frame: `Chunk ID`, `Wall time`, `Process exited with code N`, `Original token count`,"
+    " `Output:`) beside dsh's own tools; dsh has **no sandbox**, so an unescalated call runs as"
+    " `Bash` does, under dsh's permission policy, and `require_escalated` is a question of"
+    " approval only: under approval `never` (`bypassPermissions`) it is refused with Codex's"
+    " text (`approval policy is Never; reject command — …`), under `on-request` (`default`) it"
+    " goes through PermissionRequest and the approval seam. The policy is the config layers',"
+    " settled as `codex exec` settles it (checked with the 0.171 binary): `on-request` only"
+    ' with `approvals_reviewer = "auto_review"`, else `never`. Each call runs to its'
+    " end (at most 10 minutes) on pipes: no PTY (`tty`), no session left running for"
+    " `write_stdin` (`yield_time_ms`), no remembered `prefix_rule`; `max_output_tokens` cuts the"
+    " output at about 4 characters a token",
     'plugin hooks: an enabled plugin (`[plugins."<name>@<marketplace>"] enabled = true`) is'
     " read from `$CODEX_HOME/plugins/cache/<marketplace>/<name>/<version>/` (its manifest's"
-    " `hooks`, else `hooks/hooks.json`); its `PLUGIN_DATA` is `$CODEX_HOME/plugins/data/<id>`,"
-    " dsh's choice (the recordings show no plugin), and its trust hash is of the command as"
+    " `hooks`, else `hooks/hooks.json`); its `PLUGIN_DATA` is"
+    " `$CODEX_HOME/plugins/data/<name>-<marketplace>`, where the 0.171 binary points it, not"
+    " created (Codex does not create it either), and its trust hash is of the command as"
     " declared, before `${PLUGIN_ROOT}` is filled in",
     "dsh's file tools (`Write`, `Edit`, `MultiEdit`) reach hooks under their own names with"
     " their own inputs, not as `apply_patch` with a patch text (a matcher `apply_patch` still"
     " selects them)",
     "`mcp_tool` handlers are skipped with a diagnostic (dsh has no MCP client)",
-    "`async: true` handlers are waited for, not run in the background; as in Codex, only"
-    " their `additionalContext` and `systemMessage` count (a block or stop is ignored)",
     "requirements.toml `managed_dir` is not read",
     "a Bash call's `tool_response` lacks the output's final newline: dsh's Bash tool trims it",
     "`transcript_path` is dsh's own session log (JSONL of dsh events), not a Codex rollout",

@@ -8,7 +8,9 @@ shell call (``Tool call blocked by PreToolUse hook: R. Tool: <name>`` for
 others). PermissionRequest answers ``approval/request`` with
 ``decision.behavior``. PostToolUse fires after every call that ran, failed
 ones too (Codex has no failure event); a block replaces the output with the
-reason. A shell call is ``tool_name: "Bash"`` with ``{command}`` and a
+reason. A shell call, dsh's ``Bash`` or Codex's ``exec_command``, is
+``tool_name: "Bash"`` with ``{command}`` (PermissionRequest adds
+exec_command's ``justification`` as ``description``) and a
 plain-string ``tool_response``.
 """
 
@@ -38,9 +40,11 @@ from dsh.tools import (
     validate_arguments,
 )
 
-__all__ = ["ToolEvents", "codex_tool_input"]
+__all__ = ["ToolEvents", "codex_tool_input", "hook_tool_name"]
 
 SHELL_TOOL: Final = "Bash"
+# dsh's tool name -> the field holding the command line: both are Codex's `Bash` to a hook.
+_SHELL_COMMAND: Final = {SHELL_TOOL: "command", "exec_command": "cmd"}
 
 # Calls that never ran fire no PostToolUse (blocked, refused, malformed, never dispatched).
 _NO_POST_EVENT: Final = frozenset(
@@ -49,27 +53,41 @@ _NO_POST_EVENT: Final = frozenset(
 _PENDING_MAX = 64
 
 
-def codex_tool_input(name: str, arguments: Mapping[str, Any]) -> Any:
-    """``tool_input`` as Codex sends it: a shell call's ``{command}`` only, else the arguments."""
+def hook_tool_name(name: str) -> str:
+    """The name a hook sees and a matcher selects: ``Bash`` for either shell tool."""
+    return SHELL_TOOL if name in _SHELL_COMMAND else name
+
+
+def _command(name: str, arguments: Mapping[str, Any]) -> str:
+    value = arguments.get(_SHELL_COMMAND.get(name, "command"), "")
+    return value if isinstance(value, str) else ""
+
+
+def codex_tool_input(name: str, arguments: Mapping[str, Any], *, description: bool = False) -> Any:
+    """``tool_input`` as Codex sends it: a shell call's ``{command}`` only (``description``:
+    with exec_command's justification, as PermissionRequest has it), else the arguments."""
     args = thaw_json(arguments)
-    if name == SHELL_TOOL and isinstance(args, dict):
-        return {"command": args.get("command", "")}
-    return args
+    if name not in _SHELL_COMMAND or not isinstance(args, dict):
+        return args
+    shown: dict[str, Any] = {"command": _command(name, args)}
+    why = args.get("justification")
+    if description and isinstance(why, str) and why:
+        shown["description"] = why
+    return shown
 
 
 def _blocked_text(name: str, arguments: Mapping[str, Any], reason: str) -> str:
-    if name == SHELL_TOOL:
-        return (
-            f"Command blocked by PreToolUse hook: {reason}. Command: {arguments.get('command', '')}"
-        )
+    if name in _SHELL_COMMAND:
+        return f"Command blocked by PreToolUse hook: {reason}. Command: {_command(name, arguments)}"
     return f"Tool call blocked by PreToolUse hook: {reason}. Tool: {name}"
 
 
 def _tool_response(result: ToolResult) -> Any:
     """What Codex sends as ``tool_response``: a shell call's output as a plain string."""
     output = thaw_json(result.output) if result.output is not None else None
-    if isinstance(output, dict) and isinstance(output.get("stdout"), str):
-        return output["stdout"]
+    for key in ("stdout", "output"):  # Bash's, exec_command's
+        if isinstance(output, dict) and isinstance(output.get(key), str):
+            return output[key]
     return output if output is not None else result.text
 
 
@@ -81,11 +99,11 @@ class ToolEvents(CodexBase):
     async def _fire_pre_tool(
         self, agent: Agent, name: str, arguments: Mapping[str, Any], use_id: str | None
     ) -> tuple[CodexMerged, PreToolOutcome] | None:
-        hooks = self.catalog.matching("PreToolUse", name)
+        hooks = self.catalog.matching("PreToolUse", hook_tool_name(name))
         if not hooks:
             return None
         payload = self._base(agent, "PreToolUse")
-        payload["tool_name"] = name
+        payload["tool_name"] = hook_tool_name(name)
         payload["tool_input"] = codex_tool_input(name, arguments)
         payload["tool_use_id"] = use_id
         merged = await self._fire(agent, "PreToolUse", hooks, payload)
@@ -126,11 +144,12 @@ class ToolEvents(CodexBase):
             update = answer.updated_input
             if answer.permission != "allow" or not isinstance(update, dict):
                 continue
-            if proposed.name == SHELL_TOOL:
+            field = _SHELL_COMMAND.get(proposed.name)
+            if field is not None:
                 if set(update) != {"command"} or not isinstance(update["command"], str):
                     self._not_applied(agent, hook.command, 'for Bash it must be {"command": "…"}')
                     continue
-                candidate = {**thaw_json(proposed.arguments), "command": update["command"]}
+                candidate = {**thaw_json(proposed.arguments), field: update["command"]}
             else:
                 candidate = update
             errors = validate_arguments(proposed.tool, candidate)
@@ -179,12 +198,13 @@ class ToolEvents(CodexBase):
         self, call: ToolCall, req: ApprovalRequest, nxt: Next[ApprovalDecision]
     ) -> ApprovalDecision:
         agent = calling_agent(call.agent)
-        hooks = self.catalog.matching("PermissionRequest", call.name) if agent else []
+        name = hook_tool_name(call.name)
+        hooks = self.catalog.matching("PermissionRequest", name) if agent else []
         if agent is None or not hooks:
             return await nxt()
         payload = self._base(agent, "PermissionRequest")
-        payload["tool_name"] = call.name
-        payload["tool_input"] = codex_tool_input(call.name, call.arguments)
+        payload["tool_name"] = name
+        payload["tool_input"] = codex_tool_input(call.name, call.arguments, description=True)
         merged = await self._fire(agent, "PermissionRequest", hooks, payload)
         # Any deny wins (exit 2's stderr is a deny); else allow if any hook allowed.
         deny = merged.first(lambda a: a.behavior == "deny" or a.exit2)
@@ -203,11 +223,11 @@ class ToolEvents(CodexBase):
         agent = calling_agent(call.agent)
         if agent is None or result.code in _NO_POST_EVENT:
             return await nxt()
-        hooks = self.catalog.matching("PostToolUse", call.name)
+        hooks = self.catalog.matching("PostToolUse", hook_tool_name(call.name))
         if not hooks:
             return await nxt()
         payload = self._base(agent, "PostToolUse")
-        payload["tool_name"] = call.name
+        payload["tool_name"] = hook_tool_name(call.name)
         payload["tool_input"] = codex_tool_input(call.name, call.arguments)
         payload["tool_response"] = _tool_response(result)
         payload["tool_use_id"] = call.tool_use_id

@@ -18,11 +18,15 @@ from dsh.hook_protocol import HookCommand, HookOrigin, hook_environment, shell_a
 from dsh.hooks.codex._events import MATCHER_FIELDS, TOOL_ALIASES
 from dsh.hooks.codex._matcher import CodexMatcher
 
+CodexPermissionMode: TypeAlias = Literal["default", "bypassPermissions"]
+"""The two modes Codex ever sends (``bypassPermissions`` is approval ``never``, as in exec)."""
+
 __all__ = [
     "CodexCatalog",
     "CodexDiagnostic",
     "CodexHook",
     "CodexLayer",
+    "CodexPermissionMode",
     "Severity",
     "TrustStatus",
 ]
@@ -144,7 +148,10 @@ class CodexCatalog:
 
     ``hooks`` holds every admitted handler, whether it runs or not (``trust``);
     ``sources`` the files read; ``project_trusted`` whether the project's
-    ``.codex/`` was loaded.
+    ``.codex/`` was loaded; ``permission_mode`` the approval policy the config
+    layers give a headless run, as ``codex exec`` settles it (``default``:
+    ``approval_policy = "on-request"`` with ``approvals_reviewer = "auto_review"``;
+    otherwise ``bypassPermissions``, approval ``never``).
     """
 
     hooks: tuple[CodexHook, ...] = ()
@@ -152,6 +159,7 @@ class CodexCatalog:
     sources: tuple[Path, ...] = ()
     project_trusted: bool = False
     codex_home: Path | None = None
+    permission_mode: CodexPermissionMode = "bypassPermissions"
 
     def running(self) -> tuple[CodexHook, ...]:
         return tuple(h for h in self.hooks if h.runs)

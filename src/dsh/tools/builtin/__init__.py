@@ -22,6 +22,7 @@ from dsh.tools.builtin._bash import (
 from dsh.tools.builtin._glob import GLOB_TOOL, MAX_GLOB_RESULTS, GlobInput, GlobOutput
 from dsh.tools.builtin._grep import GREP_TOOL, GrepInput, GrepOutput, grep_tool
 from dsh.tools.builtin._read import DEFAULT_READ_LIMIT, READ_TOOL, ReadInput, ReadOutput
+from dsh.tools.builtin._shell import ShellRun, run_shell
 from dsh.tools.builtin._task_io import (
     TaskCreateInput,
     TaskCreateOutput,
@@ -85,6 +86,7 @@ __all__ = [
     "MultiEditOutput",
     "ReadInput",
     "ReadOutput",
+    "ShellRun",
     "TaskCreateInput",
     "TaskCreateOutput",
     "TaskGetInput",
@@ -98,6 +100,7 @@ __all__ = [
     "background_shell",
     "builtin_tools",
     "grep_tool",
+    "run_shell",
     "session_tasks",
 ]
 

@@ -61,9 +61,10 @@ class SideCase:
 
 @dataclass(frozen=True)
 class Expect:
-    """What a correct run leaves behind: shell commands run, hook runs per event."""
+    """What a correct run leaves behind: shell commands run, main-loop model requests, hook runs."""
 
     tools: int
+    requests: int
     hooks: Mapping[str, int] = field(default_factory=dict)
 
 
@@ -123,11 +124,11 @@ def _counts(user: int, pre: int, post: int, stop: int) -> Mapping[str, int]:
 
 
 EXPECT: Mapping[str, Expect] = {
-    "no-hooks": Expect(0, _counts(0, 0, 0, 0)),
-    "one-bash": Expect(1, _counts(1, 1, 1, 1)),
-    "pretool-deny": Expect(0, _counts(1, 1, 0, 1)),
-    "posttool-block": Expect(1, _counts(1, 1, 1, 1)),
-    "stop-block-once": Expect(0, _counts(1, 0, 0, 2)),
-    "prompt-block": Expect(0, _counts(1, 0, 0, 0)),
-    "three-tools": Expect(3, _counts(1, 3, 3, 1)),
+    "no-hooks": Expect(0, 1, _counts(0, 0, 0, 0)),
+    "one-bash": Expect(1, 2, _counts(1, 1, 1, 1)),
+    "pretool-deny": Expect(0, 2, _counts(1, 1, 0, 1)),
+    "posttool-block": Expect(1, 2, _counts(1, 1, 1, 1)),
+    "stop-block-once": Expect(0, 2, _counts(1, 0, 0, 2)),
+    "prompt-block": Expect(0, 0, _counts(1, 0, 0, 0)),
+    "three-tools": Expect(3, 4, _counts(1, 3, 3, 1)),
 }

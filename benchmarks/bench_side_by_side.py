@@ -141,6 +141,14 @@ def codex_tool(module: ModuleType, mock: Any, root: Path) -> Tool:
     return Tool("codex", mock, invocation)
 
 
+def main_requests(mock: Any) -> int | None:
+    """The mock's count of agent-loop requests: an int, or a method listing them (Codex's)."""
+    count = getattr(mock, "main_requests", None)
+    if callable(count):
+        count = len(count())
+    return count if isinstance(count, int) else None
+
+
 def problems(
     case: SideCase, workdir: Path, done: subprocess.CompletedProcess[bytes], mock: Any
 ) -> list[str]:
@@ -158,9 +166,11 @@ def problems(
     steps = len(tools.read_text().split()) if tools.exists() else 0
     if steps != expect.tools:
         found.append(f"{steps} shell commands ran, expected {expect.tools}")
-    requests = getattr(mock, "main_requests", None)
-    if isinstance(requests, int) and requests != expect.requests:
+    requests = main_requests(mock)
+    if requests is not None and requests != expect.requests:
         found.append(f"{requests} model requests, expected {expect.requests}")
+    if errors := getattr(mock, "errors", None):
+        found.append(f"the mock could not answer: {errors}")
     if found:
         tail = (done.stdout[-300:] + b" | " + done.stderr[-600:]).decode(errors="replace")
         found.append(f"output tail: {tail!r}")
@@ -236,12 +246,20 @@ def ratio(a: float | None, b: float | None, target: float) -> str:
     return f"{a / b:.2f} {'met' if a / b <= target else 'not met'}"
 
 
+Times = dict[tuple[str, str], list[float]]  # (case, tool) -> seconds per run
+
+
 def report(
-    cases: list[SideCase], tools: list[Tool], times: dict[tuple[str, str], list[float]], md: bool
+    cases: list[SideCase], tools: list[Tool], times: Times, failed: set[tuple[str, str]], md: bool
 ) -> None:
+    """The medians and ratios; a case that failed for a tool shows ``fail``, no figure."""
+
     def median(case: SideCase, tool: str) -> float | None:
         got = times.get((case.name, tool))
-        return statistics.median(got) if got else None
+        return statistics.median(got) if got and (case.name, tool) not in failed else None
+
+    def cell(case: SideCase, tool: str, m: float | None) -> str:
+        return "fail" if (case.name, tool) in failed else "-" if m is None else f"{m:.3f}"
 
     names = [t.name for t in tools]
     header = ["case", *(f"{n} s" for n in names)]
@@ -249,7 +267,7 @@ def report(
     rows = []
     for case in cases:
         medians = {n: median(case, n) for n in names}
-        row = [case.name, *("fail" if (m := medians[n]) is None else f"{m:.3f}" for n in names)]
+        row = [case.name, *(cell(case, n, medians[n]) for n in names)]
         row += [
             ratio(medians.get("dsh"), medians[n], 0.5 if n == "claude" else 1.0)
             for n in names
@@ -288,8 +306,9 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     args = parser.parse_args()
     cases = [c for c in CASES if c.name in args.cases.split(",")]
-    times: dict[tuple[str, str], list[float]] = {}
+    times: Times = {}
     failures: list[str] = []
+    failed: set[tuple[str, str]] = set()
     bare: list[float] = []
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-sbs-") as tmp, ExitStack() as stack:
@@ -306,10 +325,11 @@ def main() -> None:
             if found:
                 failures.append(f"ERROR {case.name} / {tool.name}: " + "; ".join(found))
                 print(failures[-1], file=sys.stderr, flush=True)
+                failed.add((case.name, tool.name))
             elif r >= 0:
                 times.setdefault((case.name, tool.name), []).append(elapsed)
     print(summary(args.rounds, (load_before, os.getloadavg()[0]), bare or [0.0]))
-    report(cases, tools, times, args.markdown)
+    report(cases, tools, times, failed, args.markdown)
     if failures:
         print(f"{len(failures)} runs did not do what their case says (ERROR lines): not counted")
         sys.exit(1)

@@ -81,13 +81,13 @@ def test_a_run_that_did_not_do_its_case_is_reported(tmp_path: Path) -> None:
     """The check is what keeps the benchmark from timing a failing run: ``true`` does nothing."""
     with AnthropicMock() as mock:
         tool = Tool("nothing", mock, lambda case, workdir: (["true"], dict(os.environ)))
-        _, found = run_once(tool, BY_NAME["pretool-deny"], tmp_path)
+        *_, found = run_once(tool, BY_NAME["pretool-deny"], tmp_path)
     assert "PreToolUse hook ran 0 times, expected 1" in found
     assert "0 model requests, expected 2" in found
     (tmp_path / TOOL_LOG).write_text("1\n")
     with AnthropicMock() as mock:
         tool = Tool("nothing", mock, lambda case, workdir: (["false"], dict(os.environ)))
-        _, found = run_once(tool, BY_NAME["no-hooks"], tmp_path)
+        *_, found = run_once(tool, BY_NAME["no-hooks"], tmp_path)
     assert "exit status 1" in found
     assert not (tmp_path / TOOL_LOG).exists()  # a run starts from a clean work directory
 
@@ -104,5 +104,5 @@ def test_the_real_claude_code_does_the_case_against_the_mock(name: str, tmp_path
             return claude_invocation(case, workdir, tmp_path / "config", mock.url, program)
 
         (tmp_path / "project").mkdir()
-        _, found = run_once(Tool("claude", mock, invocation), BY_NAME[name], tmp_path / "project")
+        *_, found = run_once(Tool("claude", mock, invocation), BY_NAME[name], tmp_path / "project")
     assert found == []

@@ -10,7 +10,8 @@ side requests: a title, a quota probe) gets a short text and is counted apart,
 so it never shifts the script. Every other endpoint (token counting, model
 lists, telemetry) gets a harmless JSON answer.
 
-``main_requests`` and ``side_requests`` count what came in since ``load``;
+``main_requests`` and ``side_requests`` count what came in since ``load``
+(``bodies``: the main-loop requests as sent);
 ``unknown`` lists the paths of requests the mock had no real answer for.
 """
 
@@ -123,6 +124,7 @@ class AnthropicMock:
         self.replies: tuple[Reply, ...] = (Reply(text="done"),)
         self.main_requests = 0
         self.side_requests = 0
+        self.bodies: list[bytes] = []
         self.unknown: list[str] = []
         self._lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -148,6 +150,7 @@ class AnthropicMock:
             self.replies = case.replies
             self.main_requests = 0
             self.side_requests = 0
+            self.bodies = []
             self.unknown = []
 
     def answer(self, path: str, raw: bytes) -> tuple[str, bytes]:
@@ -168,6 +171,7 @@ class AnthropicMock:
             turn = assistant_turns(body)
             with self._lock:
                 self.main_requests += 1
+                self.bodies.append(raw)
                 reply = self.replies[min(turn, len(self.replies) - 1)]
         else:
             turn = 99

@@ -75,17 +75,20 @@ class ChatMock:
     def __init__(self) -> None:
         self.replies: tuple[Reply, ...] = ()
         self.main_requests = 0
+        self.bodies: list[bytes] = []
         self.server = LoopbackServer(self.answer)
         self.url = self.server.url
 
     def load(self, case: SideCase) -> None:
         self.replies = case.replies
         self.main_requests = 0
+        self.bodies = []
 
     def answer(self, raw: bytes) -> bytes:
         body = json.loads(raw)
         turn = sum(1 for m in body["messages"] if m.get("role") == "assistant")
         self.main_requests += 1
+        self.bodies.append(raw)
         delta = chat_delta(self.replies[min(turn, len(self.replies) - 1)], turn)
         chunk = {"choices": [{"index": 0, "delta": delta}]}
         return f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
@@ -98,6 +101,7 @@ class Tool:
     name: str
     mock: Any  # ChatMock, AnthropicMock or _codex_side.ResponsesMock: load(case), url
     invocation: Callable[[SideCase, Path], tuple[list[str], dict[str, str]]]
+    check: Callable[[SideCase, Path], list[str]] | None = None  # the tool's own, beyond problems()
 
 
 def dsh_tool(mock: ChatMock, root: Path) -> Tool:
@@ -109,7 +113,7 @@ def dsh_tool(mock: ChatMock, root: Path) -> Tool:
         write_project_settings(case, workdir)
         if workdir not in trusted:
             trust = [DSH, "hooks", "trust", "--project", str(workdir)]
-            subprocess.run(trust, env=env, capture_output=True, check=True)
+            subprocess.run(trust, env=env, capture_output=True, check=False)  # the run check tells
             trusted.add(workdir)
         argv = [DSH, "run", "--model", "m", "--base-url", mock.url, "--project", str(workdir)]
         argv += ["--session-dir", str(root / "dsh-sessions")]
@@ -139,7 +143,12 @@ def codex_tool(module: ModuleType, mock: Any, root: Path) -> Tool:
         argv, env = module.codex_invocation(case, workdir, root / "codex-home", mock.url)
         return list(argv), dict(env)
 
-    return Tool("codex", mock, invocation)
+    own = getattr(module, "check_side_run", None)  # codexreal's: e.g. the wording Codex sent
+
+    def check(case: SideCase, workdir: Path) -> list[str]:
+        return [f"Codex check: {p}" for p in own(case, workdir, mock)] if callable(own) else []
+
+    return Tool("codex", mock, invocation, check)
 
 
 def main_requests(mock: Any) -> int | None:
@@ -148,6 +157,15 @@ def main_requests(mock: Any) -> int | None:
     if callable(count):
         count = len(count())
     return count if isinstance(count, int) else None
+
+
+def model_saw(mock: Any) -> str | None:
+    """Every agent-loop request the mock got, as one text (None: the mock keeps none)."""
+    bodies = getattr(mock, "bodies", None)
+    if isinstance(bodies, list):
+        return b"\n".join(bodies).decode(errors="replace")
+    requests = getattr(mock, "requests", None)  # Codex's ResponsesMock: the parsed bodies
+    return json.dumps(requests, ensure_ascii=False) if isinstance(requests, list) else None
 
 
 def problems(
@@ -170,6 +188,8 @@ def problems(
     requests = main_requests(mock)
     if requests is not None and requests != expect.requests:
         found.append(f"{requests} model requests, expected {expect.requests}")
+    if expect.seen and (saw := model_saw(mock)) is not None and expect.seen not in saw:
+        found.append(f"the model never saw the hook's answer {expect.seen!r}")
     if errors := getattr(mock, "errors", None):
         found.append(f"the mock could not answer: {errors}")
     if found:
@@ -197,7 +217,8 @@ def run_once(tool: Tool, case: SideCase, workdir: Path) -> tuple[float, float, l
     except subprocess.TimeoutExpired:
         return time.perf_counter() - start, 0.0, [f"no exit within {TIMEOUT:.0f} s"]
     elapsed, cpu = time.perf_counter() - start, children_cpu() - cpu
-    return elapsed, cpu, problems(case, workdir, done, tool.mock)
+    found = problems(case, workdir, done, tool.mock)
+    return elapsed, cpu, (tool.check(case, workdir) if tool.check else []) + found
 
 
 def bare_python() -> float:

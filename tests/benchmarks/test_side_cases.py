@@ -15,7 +15,7 @@ import pytest
 from _anthropic_mock import AnthropicMock
 from _claude_side import claude_invocation
 from _side_cases import CASES, EVENTS, EXPECT, HOOK_LOG, TOOL_LOG, SideCase
-from bench_side_by_side import Tool, run_once
+from bench_side_by_side import ChatMock, Tool, problems, run_once
 
 BY_NAME = {case.name: case for case in CASES}
 
@@ -48,6 +48,7 @@ def test_a_case_is_consistent_with_its_expectation(case: SideCase) -> None:
     assert expect.requests == (0 if prompt_blocked else len(case.replies))
     if not prompt_blocked and hooked:
         assert expect.hooks["PreToolUse"] == len(commands)
+    assert expect.seen in "".join(case.hooks.values())
 
 
 def sh(command: str, cwd: Path) -> str:
@@ -92,12 +93,25 @@ def test_a_run_that_did_not_do_its_case_is_reported(tmp_path: Path) -> None:
     assert not (tmp_path / TOOL_LOG).exists()  # a run starts from a clean work directory
 
 
+def test_a_run_whose_model_never_saw_the_hooks_answer_is_reported(tmp_path: Path) -> None:
+    case = BY_NAME["posttool-block"]
+    (tmp_path / HOOK_LOG).write_text("\n".join(EVENTS))
+    (tmp_path / TOOL_LOG).write_text("1\n")
+    mock = ChatMock()
+    mock.main_requests, mock.bodies = 2, [b'{"messages": []}', b'{"messages": ["done"]}']
+    done = subprocess.CompletedProcess[bytes](["dsh"], 0, b"", b"")
+    found = problems(case, tmp_path, done, mock)
+    assert found[0] == "the model never saw the hook's answer 'blocked by the case'"
+    mock.bodies.append(b'{"messages": ["blocked by the case"]}')
+    assert problems(case, tmp_path, done, mock) == []
+
+
 @pytest.mark.skipif(
     not os.environ.get("DSH_CLAUDE"), reason="set DSH_CLAUDE to the claude CLI to run"
 )
 @pytest.mark.parametrize("name", ["pretool-deny", "stop-block-once"])
 def test_the_real_claude_code_does_the_case_against_the_mock(name: str, tmp_path: Path) -> None:
-    program = os.environ["DSH_CLAUDE"]
+    program = str(Path(os.environ["DSH_CLAUDE"]).absolute())
     with AnthropicMock() as mock:
 
         def invocation(case: SideCase, workdir: Path) -> tuple[list[str], dict[str, str]]:

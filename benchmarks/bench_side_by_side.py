@@ -13,13 +13,16 @@ process, answering from the case's script by the number of assistant turns in
 the request: dsh an OpenAI-compatible chat-completions mock, Claude Code an
 Anthropic Messages mock (``_anthropic_mock``), Codex a Responses mock
 (``_codex_side``). Runs are interleaved (case by case, tool by tool, in a
-rotating order, round by round) after one warm-up run each; medians per case;
+rotating order, round by round) after one warm-up run each; medians per case of
+the wall clock and of the CPU time (the tool and every child it waited for);
 ratios dsh / Claude Code (target <= 0.5) and dsh / Codex (target <= 1).
 
 Every run is checked, not just timed: the exit status, how often each hook ran
-(its log), how many shell commands ran (theirs), and how many main-loop model
-requests came in. A run that did not do what its case says is reported as an
-error naming the case, the tool and what differed, and the script exits 1.
+(its log), how many shell commands ran (theirs), how many main-loop model
+requests came in, whether a deny or block reason reached the model, and for
+Codex ``_codex_side.check_side_run``. A run that did not do what its case says
+is reported as an error naming the case, the tool and what differed, it is left
+out of the medians, and the script exits 1.
 
 Claude Code and Codex are found through ``$DSH_CLAUDE`` / ``$DSH_CODEX``, PATH,
 or ``.bench-tools/node_modules/.bin`` (``make bench-tools`` installs both there);
@@ -94,7 +97,7 @@ class ChatMock:
         return f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Tool:
     """One contender: its mock, and how to start one run of a case in a work directory."""
 

@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck imports pytest bench clean acp-node-client
+.PHONY: demo test lint typecheck imports pytest bench bench-tools clean acp-node-client
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,14 @@ pytest: $(STAMP) $(ACP_NODE_STAMP)
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+
+# The real Claude Code and Codex that benchmarks/bench_side_by_side.py measures dsh against,
+# installed with npm into .bench-tools/ only (gitignored); never part of `make test` or CI.
+BENCH_TOOLS := .bench-tools
+bench-tools:
+	mkdir -p $(BENCH_TOOLS)
+	npm install --prefix $(BENCH_TOOLS) --no-audit --no-fund \
+	  @anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0
 
 clean:
 	rm -rf $(VENV) .venv-* build *.egg-info src/*.egg-info $(ACP_NODE)/node_modules

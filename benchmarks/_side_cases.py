@@ -61,10 +61,13 @@ class SideCase:
 
 @dataclass(frozen=True)
 class Expect:
-    """What a correct run leaves behind: shell commands run, hook runs per event."""
+    """What a correct run leaves behind: shell commands run, main-loop model requests, hook runs,
+    and the text the hook's answer puts before the model ("": none)."""
 
     tools: int
+    requests: int
     hooks: Mapping[str, int] = field(default_factory=dict)
+    seen: str = ""
 
 
 def _step(n: int) -> str:
@@ -123,11 +126,11 @@ def _counts(user: int, pre: int, post: int, stop: int) -> Mapping[str, int]:
 
 
 EXPECT: Mapping[str, Expect] = {
-    "no-hooks": Expect(0, _counts(0, 0, 0, 0)),
-    "one-bash": Expect(1, _counts(1, 1, 1, 1)),
-    "pretool-deny": Expect(0, _counts(1, 1, 0, 1)),
-    "posttool-block": Expect(1, _counts(1, 1, 1, 1)),
-    "stop-block-once": Expect(0, _counts(1, 0, 0, 2)),
-    "prompt-block": Expect(0, _counts(1, 0, 0, 0)),
-    "three-tools": Expect(3, _counts(1, 3, 3, 1)),
+    "no-hooks": Expect(0, 1, _counts(0, 0, 0, 0)),
+    "one-bash": Expect(1, 2, _counts(1, 1, 1, 1)),
+    "pretool-deny": Expect(0, 2, _counts(1, 1, 0, 1), "denied by the case"),
+    "posttool-block": Expect(1, 2, _counts(1, 1, 1, 1), "blocked by the case"),
+    "stop-block-once": Expect(0, 2, _counts(1, 0, 0, 2), "blocked by the case"),
+    "prompt-block": Expect(0, 0, _counts(1, 0, 0, 0)),
+    "three-tools": Expect(3, 4, _counts(1, 3, 3, 1)),
 }

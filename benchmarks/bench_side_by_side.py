@@ -1,130 +1,232 @@
-"""The same small cases through `dsh run` and, when installed, Claude Code and Codex, side by side.
+"""The same small cases through `dsh run`, the real Claude Code and the real Codex, side by side.
 
 Run: .venv/bin/python benchmarks/bench_side_by_side.py [--rounds 7] [--cases a,b]
+     [--tools dsh,claude,codex] [--markdown]
 
-Cases (issue 19): no hooks; one Bash call; PreToolUse deny; PostToolUse block;
-Stop block once; prompt block; three tool calls. Every case but the first has
-one tiny shell hook on each of UserPromptSubmit, PreToolUse, PostToolUse and
-Stop (``exit 0``, or the case's blocking answer). The model is a loopback
-OpenAI-compatible server in this process that answers from the case's script
-by the number of assistant messages in the request (as dsh's scripted model
-does), streaming. Runs are interleaved (case by case, tool by tool, round by
-round); medians per case.
+Cases (``_side_cases.CASES``, issue 19): no hooks; one Bash call; PreToolUse
+deny; PostToolUse block; Stop block once; prompt block; three tool calls. Every
+case but the first has one tiny hook on each of UserPromptSubmit, PreToolUse,
+PostToolUse and Stop, the same shell command for every tool (``sh -c``: append
+the event's name to a log, print the case's answer if any; no interpreter,
+nothing compiled). Each tool talks to a loopback mock of its own API in this
+process, answering from the case's script by the number of assistant turns in
+the request: dsh an OpenAI-compatible chat-completions mock, Claude Code an
+Anthropic Messages mock (``_anthropic_mock``), Codex a Responses mock
+(``_codex_side``). Runs are interleaved (case by case, tool by tool, in a
+rotating order, round by round) after one warm-up run each; medians per case of
+the wall clock and of the CPU time (the tool and every child it waited for);
+ratios dsh / Claude Code (target <= 0.5) and dsh / Codex (target <= 1).
 
-Claude Code and Codex: ``npm install -g @anthropic-ai/claude-code`` and
-``npm install -g @openai/codex`` put ``claude`` and ``codex`` on PATH. Neither
-is installed on the machine these figures were taken on, and this script has
-no Anthropic Messages or Responses API mock yet, so each is reported as
-skipped, with the reason; the ratio printed for every case is then
-dsh / dsh's own no-hooks case, and the interpreter's bare start-up
-(``python -c pass``, same rounds) is printed beside it.
+Every run is checked, not just timed: the exit status, how often each hook ran
+(its log), how many shell commands ran (theirs), how many main-loop model
+requests came in, whether a deny or block reason reached the model, and for
+Codex ``_codex_side.check_side_run``. A run that did not do what its case says
+is reported as an error naming the case, the tool and what differed, it is left
+out of the medians, and the script exits 1.
+
+Claude Code and Codex are found through ``$DSH_CLAUDE`` / ``$DSH_CODEX``, PATH,
+or ``.bench-tools/node_modules/.bin`` (``make bench-tools`` installs both there);
+a tool that is absent is skipped, saying how to install it.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
-import shutil
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+from _anthropic_mock import AnthropicMock
+from _claude_side import CLAUDE_INSTALL, claude_invocation, claude_path, write_project_settings
 from _loopback import LoopbackServer
+from _side_cases import CASES, EVENTS, EXPECT, HOOK_LOG, TOOL_LOG, Reply, SideCase
 
 DSH = str(Path(sys.executable).with_name("dsh"))
-DENY = json.dumps(
-    {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": "denied by the case",
-        }
-    }
-)
-BLOCK = json.dumps({"decision": "block", "reason": "blocked by the case"})
-EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+CODEX_INSTALL = "make bench-tools (npm install of @openai/codex@0.171.0 into .bench-tools/)"
+SEARCHED = "$DSH_{}, PATH, .bench-tools/node_modules/.bin"
+TIMEOUT = 180.0
 
 
-def text(t: str) -> dict[str, Any]:
-    return {"content": t}
+def chat_delta(reply: Reply, turn: int) -> dict[str, Any]:
+    if not reply.bash:
+        return {"role": "assistant", "content": reply.text}
+    calls = []
+    for j, command in enumerate(reply.bash):
+        arguments = json.dumps({"command": command, "description": f"step {turn}.{j}"})
+        function = {"name": "Bash", "arguments": arguments}
+        calls.append(
+            {"index": j, "id": f"call{turn}_{j}", "type": "function", "function": function}
+        )
+    return {"role": "assistant", "content": reply.text or None, "tool_calls": calls}
 
 
-def bash(n: int) -> dict[str, Any]:
-    arguments = json.dumps({"command": "true", "description": f"step {n}"})
-    call = {"index": 0, "id": f"call{n}", "type": "function"}
-    call["function"] = {"name": "Bash", "arguments": arguments}
-    return {"tool_calls": [call]}
-
-
-@dataclass
-class Case:
-    name: str
-    replies: list[dict[str, Any]]
-    hooks: bool = True
-    answers: dict[str, str] = field(default_factory=dict)  # event -> the hook's shell body
-
-
-CASES = [
-    Case("no hooks", [text("done")], hooks=False),
-    Case("one Bash call", [bash(1), text("done")]),
-    Case("PreToolUse deny", [bash(1), text("done")], answers={"PreToolUse": f"echo '{DENY}'"}),
-    Case("PostToolUse block", [bash(1), text("done")], answers={"PostToolUse": f"echo '{BLOCK}'"}),
-    Case(
-        "Stop block once",
-        [text("first"), text("done")],
-        answers={"Stop": f"[ -e stopped ] || {{ touch stopped; echo '{BLOCK}'; }}"},
-    ),
-    Case("prompt block", [text("never")], answers={"UserPromptSubmit": f"echo '{BLOCK}'"}),
-    Case("three tool calls", [bash(1), bash(2), bash(3), text("done")]),
-]
-
-
-class Mock:
-    """Chat completions, streamed: reply ``i`` answers a history with ``i`` assistant messages."""
+class ChatMock:
+    """Chat completions, streamed, for dsh: reply ``i`` answers ``i`` assistant messages."""
 
     def __init__(self) -> None:
-        self.replies: list[dict[str, Any]] = []
+        self.replies: tuple[Reply, ...] = ()
+        self.main_requests = 0
+        self.bodies: list[bytes] = []
         self.server = LoopbackServer(self.answer)
         self.url = self.server.url
 
+    def load(self, case: SideCase) -> None:
+        self.replies = case.replies
+        self.main_requests = 0
+        self.bodies = []
+
     def answer(self, raw: bytes) -> bytes:
         body = json.loads(raw)
-        turns = sum(1 for m in body["messages"] if m.get("role") == "assistant")
-        delta = {"role": "assistant", **self.replies[min(turns, len(self.replies) - 1)]}
+        turn = sum(1 for m in body["messages"] if m.get("role") == "assistant")
+        self.main_requests += 1
+        self.bodies.append(raw)
+        delta = chat_delta(self.replies[min(turn, len(self.replies) - 1)], turn)
         chunk = {"choices": [{"index": 0, "delta": delta}]}
         return f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
 
 
-def project_for(root: Path, case: Case) -> Path:
-    project = root / case.name.replace(" ", "-")
-    (project / ".claude").mkdir(parents=True, exist_ok=True)
-    hooks: dict[str, Any] = {}
-    if case.hooks:
-        for event in EVENTS:
-            body = case.answers.get(event, "exit 0")
-            hooks[event] = [{"matcher": "", "hooks": [{"type": "command", "command": body}]}]
-    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
-    return project
+@dataclass(frozen=True)
+class Tool:
+    """One contender: its mock, and how to start one run of a case in a work directory."""
+
+    name: str
+    mock: Any  # ChatMock, AnthropicMock or _codex_side.ResponsesMock: load(case), url
+    invocation: Callable[[SideCase, Path], tuple[list[str], dict[str, str]]]
+    check: Callable[[SideCase, Path], list[str]] | None = None  # the tool's own, beyond problems()
 
 
-def run_dsh(mock: Mock, case: Case, project: Path, sessions: Path) -> float:
-    mock.replies = case.replies
-    (project / "stopped").unlink(missing_ok=True)
-    argv = [DSH, "run", "--model", "m", "--base-url", mock.url, "--project", str(project)]
-    argv += ["--session-dir", str(sessions), "--permission-mode", "bypassPermissions", "go"]
-    env = {**os.environ, "DSH_API_KEY": "k"}
-    start = time.perf_counter()
-    done = subprocess.run(argv, env=env, cwd=project, capture_output=True, check=False)
-    elapsed = time.perf_counter() - start
-    if done.returncode not in (0,):
-        raise RuntimeError(f"{case.name}: dsh run exited {done.returncode}: {done.stderr[-500:]!r}")
-    return elapsed
+def dsh_tool(mock: ChatMock, root: Path) -> Tool:
+    """dsh with its own data directory; a project's hooks are trusted once, as a user would.
+
+    ``PYTHONDONTWRITEBYTECODE`` is dropped: an installed dsh has its bytecode, and
+    with the variable inherited every run would compile dsh's sources again (0.3 s).
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env |= {"DSH_API_KEY": "k", "DSH_DATA_DIR": str(root / "dsh-data")}
+    trusted: set[Path] = set()
+
+    def invocation(case: SideCase, workdir: Path) -> tuple[list[str], dict[str, str]]:
+        write_project_settings(case, workdir)
+        if workdir not in trusted:
+            trust = [DSH, "hooks", "trust", "--project", str(workdir)]
+            subprocess.run(trust, env=env, capture_output=True, check=False)  # the run check tells
+            trusted.add(workdir)
+        argv = [DSH, "run", "--model", "m", "--base-url", mock.url, "--project", str(workdir)]
+        argv += ["--session-dir", str(root / "dsh-sessions")]
+        return [*argv, "--permission-mode", "bypassPermissions", case.prompt], env
+
+    return Tool("dsh", mock, invocation)
+
+
+def claude_tool(mock: AnthropicMock, root: Path, program: str) -> Tool:
+    def invocation(case: SideCase, workdir: Path) -> tuple[list[str], dict[str, str]]:
+        return claude_invocation(case, workdir, root / "claude-config", mock.url, program)
+
+    return Tool("claude", mock, invocation)
+
+
+def codex_module() -> ModuleType | None:
+    try:
+        return importlib.import_module("_codex_side")
+    except ModuleNotFoundError as error:
+        if error.name != "_codex_side":
+            raise
+        return None
+
+
+def codex_tool(module: ModuleType, mock: Any, root: Path) -> Tool:
+    def invocation(case: SideCase, workdir: Path) -> tuple[list[str], dict[str, str]]:
+        argv, env = module.codex_invocation(case, workdir, root / "codex-home", mock.url)
+        return list(argv), dict(env)
+
+    own = getattr(module, "check_side_run", None)  # codexreal's: e.g. the wording Codex sent
+
+    def check(case: SideCase, workdir: Path) -> list[str]:
+        return [f"Codex check: {p}" for p in own(case, workdir, mock)] if callable(own) else []
+
+    return Tool("codex", mock, invocation, check)
+
+
+def main_requests(mock: Any) -> int | None:
+    """The mock's count of agent-loop requests: an int, or a method listing them (Codex's)."""
+    count = getattr(mock, "main_requests", None)
+    if callable(count):
+        count = len(count())
+    return count if isinstance(count, int) else None
+
+
+def model_saw(mock: Any) -> str | None:
+    """Every agent-loop request the mock got, as one text (None: the mock keeps none)."""
+    bodies = getattr(mock, "bodies", None)
+    if isinstance(bodies, list):
+        return b"\n".join(bodies).decode(errors="replace")
+    requests = getattr(mock, "requests", None)  # Codex's ResponsesMock: the parsed bodies
+    return json.dumps(requests, ensure_ascii=False) if isinstance(requests, list) else None
+
+
+def problems(
+    case: SideCase, workdir: Path, done: subprocess.CompletedProcess[bytes], mock: Any
+) -> list[str]:
+    """How this run differs from what the case says (empty: it did what it should)."""
+    expect = EXPECT[case.name]
+    found = []
+    if done.returncode != 0:
+        found.append(f"exit status {done.returncode}")
+    log = workdir / HOOK_LOG
+    ran = log.read_text().split() if log.exists() else []
+    for event in EVENTS:
+        if (n := ran.count(event)) != expect.hooks.get(event, 0):
+            found.append(f"{event} hook ran {n} times, expected {expect.hooks.get(event, 0)}")
+    tools = workdir / TOOL_LOG
+    steps = len(tools.read_text().split()) if tools.exists() else 0
+    if steps != expect.tools:
+        found.append(f"{steps} shell commands ran, expected {expect.tools}")
+    requests = main_requests(mock)
+    if requests is not None and requests != expect.requests:
+        found.append(f"{requests} model requests, expected {expect.requests}")
+    if expect.seen and (saw := model_saw(mock)) is not None and expect.seen not in saw:
+        found.append(f"the model never saw the hook's answer {expect.seen!r}")
+    if errors := getattr(mock, "errors", None):
+        found.append(f"the mock could not answer: {errors}")
+    if found:
+        tail = (done.stdout[-300:] + b" | " + done.stderr[-600:]).decode(errors="replace")
+        found.append(f"output tail: {tail!r}")
+    return found
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_once(tool: Tool, case: SideCase, workdir: Path) -> tuple[float, float, list[str]]:
+    """Wall-clock seconds, CPU seconds (the tool and every child it waited for), problems."""
+    for leftover in (HOOK_LOG, TOOL_LOG, "stopped"):
+        (workdir / leftover).unlink(missing_ok=True)
+    argv, env = tool.invocation(case, workdir)
+    tool.mock.load(case)
+    cpu, start = children_cpu(), time.perf_counter()
+    try:
+        done = subprocess.run(
+            argv, env=env, cwd=workdir, capture_output=True, timeout=TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return time.perf_counter() - start, 0.0, [f"no exit within {TIMEOUT:.0f} s"]
+    elapsed, cpu = time.perf_counter() - start, children_cpu() - cpu
+    found = problems(case, workdir, done, tool.mock)
+    return elapsed, cpu, (tool.check(case, workdir) if tool.check else []) + found
 
 
 def bare_python() -> float:
@@ -133,48 +235,145 @@ def bare_python() -> float:
     return time.perf_counter() - start
 
 
-def others() -> list[str]:
-    lines = []
-    for tool, package in (("claude", "@anthropic-ai/claude-code"), ("codex", "@openai/codex")):
-        if shutil.which(tool) is None:
-            lines.append(f"skipped {tool}: not installed (npm install -g {package})")
+def rotations(items: list[Any], r: int) -> list[Any]:
+    k = r % len(items)
+    return items[k:] + items[:k]
+
+
+def schedule(
+    cases: list[SideCase], tools: list[Tool], rounds: int
+) -> Iterator[tuple[int, SideCase, Tool]]:
+    """Warm-up (round -1), then every round: cases forward or backward, tools rotating."""
+    for r in range(-1, rounds):
+        for case in cases if r % 2 == 0 else list(reversed(cases)):
+            for tool in rotations(tools, r + cases.index(case)):
+                yield r, case, tool
+
+
+def contenders(stack: ExitStack, root: Path, wanted: set[str]) -> tuple[list[Tool], list[str]]:
+    """The tools to run, each with its mock started, and a line per tool skipped (with why)."""
+    tools = [dsh_tool(ChatMock(), root)] if "dsh" in wanted else []
+    skipped = []
+    if "claude" in wanted:
+        if program := claude_path():
+            tools.append(claude_tool(stack.enter_context(AnthropicMock()), root, program))
         else:
-            lines.append(
-                f"skipped {tool}: installed, but this script has no mock of its API yet"
-                " (Claude Code: Anthropic Messages; Codex: Responses)"
+            skipped.append(
+                f"skipped Claude Code: not found ({SEARCHED.format('CLAUDE')}); {CLAUDE_INSTALL}"
             )
-    return lines
+    if "codex" in wanted:
+        module = codex_module()
+        if module is None:
+            skipped.append(
+                "skipped Codex: benchmarks/_codex_side.py (its mock and invocation) is not here"
+            )
+        elif module.codex_path() is None:
+            skipped.append(
+                f"skipped Codex: not found ({SEARCHED.format('CODEX')}); {CODEX_INSTALL}"
+            )
+        else:
+            tools.append(codex_tool(module, stack.enter_context(module.ResponsesMock()), root))
+    return tools, skipped
+
+
+def ratio(a: float | None, b: float | None, target: float) -> str:
+    if a is None or b is None:
+        return "-"
+    return f"{a / b:.2f} {'met' if a / b <= target else 'not met'}"
+
+
+Times = dict[tuple[str, str], list[float]]  # (case, tool) -> seconds per run
+
+
+def report(
+    cases: list[SideCase], tools: list[Tool], times: Times, failed: set[tuple[str, str]], md: bool
+) -> None:
+    """The medians and ratios; a case that failed for a tool shows ``fail``, no figure."""
+
+    def median(case: SideCase, tool: str) -> float | None:
+        got = times.get((case.name, tool))
+        return statistics.median(got) if got and (case.name, tool) not in failed else None
+
+    def cell(case: SideCase, tool: str, m: float | None) -> str:
+        return "fail" if (case.name, tool) in failed else "-" if m is None else f"{m:.3f}"
+
+    names = [t.name for t in tools]
+    header = ["case", *(f"{n} s" for n in names)]
+    header += [f"dsh/{n} (target {'0.5' if n == 'claude' else '1'})" for n in names if n != "dsh"]
+    rows = []
+    for case in cases:
+        medians = {n: median(case, n) for n in names}
+        row = [case.name, *(cell(case, n, medians[n]) for n in names)]
+        row += [
+            ratio(medians.get("dsh"), medians[n], 0.5 if n == "claude" else 1.0)
+            for n in names
+            if n != "dsh"
+        ]
+        rows.append(row)
+    if md:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+        return
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print(
+            "  ".join(
+                cell.ljust(w) if i == 0 else cell.rjust(w)
+                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
+
+
+def summary(rounds: int, load: tuple[float, float], bare: list[float]) -> str:
+    return (
+        f"medians of {rounds} interleaved rounds, seconds per run; "
+        f"{os.cpu_count()} CPUs, load average {load[0]:.1f} before, {load[1]:.1f} after; "
+        f"python -c pass: {statistics.median(bare) * 1e3:.0f} ms"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--cases", default=",".join(c.name for c in CASES))
+    parser.add_argument("--tools", default="dsh,claude,codex")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     args = parser.parse_args()
     cases = [c for c in CASES if c.name in args.cases.split(",")]
-    mock = Mock()
-    times: dict[str, list[float]] = {c.name: [] for c in cases}
+    times: Times = {}
+    cpu: Times = {}
+    failures: list[str] = []
+    failed: set[tuple[str, str]] = set()
     bare: list[float] = []
-    with tempfile.TemporaryDirectory(prefix="bench-sbs-") as tmp:
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="bench-sbs-") as tmp, ExitStack() as stack:
         root = Path(tmp)
-        projects = {c.name: project_for(root, c) for c in cases}
-        for c in cases:  # warm-up: bytecode, page cache
-            run_dsh(mock, c, projects[c.name], root / "sessions")
-        for r in range(args.rounds):
-            for c in cases if r % 2 == 0 else list(reversed(cases)):
-                times[c.name].append(run_dsh(mock, c, projects[c.name], root / "sessions"))
-            bare.append(bare_python())
-    for line in others():
-        print(line)
-    base = statistics.median(times[cases[0].name])
-    print(
-        f"`dsh run`, medians of {args.rounds} interleaved rounds (python -c pass: "
-        f"{statistics.median(bare) * 1e3:.0f} ms)"
-    )
-    print(f"{'case':20} {'dsh s':>7} {'/ ' + cases[0].name:>14}")
-    for c in cases:
-        t = statistics.median(times[c.name])
-        print(f"{c.name:20} {t:7.3f} {t / base:14.2f}")
+        tools, skipped = contenders(stack, root, set(args.tools.split(",")))
+        for line in skipped:
+            print(line, flush=True)
+        for r, case, tool in schedule(cases, tools, args.rounds):
+            if r >= len(bare):  # once a round, between two runs
+                bare.append(bare_python())
+            workdir = root / tool.name / case.name
+            workdir.mkdir(parents=True, exist_ok=True)
+            elapsed, used, found = run_once(tool, case, workdir)
+            if found:
+                failures.append(f"ERROR {case.name} / {tool.name}: " + "; ".join(found))
+                print(failures[-1], file=sys.stderr, flush=True)
+                failed.add((case.name, tool.name))
+            elif r >= 0:
+                times.setdefault((case.name, tool.name), []).append(elapsed)
+                cpu.setdefault((case.name, tool.name), []).append(used)
+    print(summary(args.rounds, (load_before, os.getloadavg()[0]), bare or [0.0]))
+    print("\nwall clock, start to exit (what the targets are about):")
+    report(cases, tools, times, failed, args.markdown)
+    print("\nCPU time of the tool and the children it waited for (less hurt by a loaded machine):")
+    report(cases, tools, cpu, failed, args.markdown)
+    if failures:
+        print(f"{len(failures)} runs did not do what their case says (ERROR lines): not counted")
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -195,7 +195,11 @@ async def test_subagent_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
                 "responses": [
                     [
                         tool(
-                            "Agent", description="d", prompt="SUBTASK: echo", subagent_type="helper"
+                            "Agent",
+                            description="d",
+                            prompt="SUBTASK: echo",
+                            subagent_type="helper",
+                            run_in_background=False,
                         )
                     ],
                     [text("parent done")],

@@ -77,7 +77,15 @@ async def test_a_subagents_bash_sees_the_sessions_exports(
             {
                 "has_tool": "Agent",
                 "responses": [
-                    [tool("Agent", description="d", prompt="SUBTASK: echo", subagent_type="x")],
+                    [
+                        tool(
+                            "Agent",
+                            description="d",
+                            prompt="SUBTASK: echo",
+                            subagent_type="x",
+                            run_in_background=False,
+                        )
+                    ],
                     [text("parent done")],
                 ],
             },

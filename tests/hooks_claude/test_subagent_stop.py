@@ -25,7 +25,15 @@ async def test_a_json_block_gives_the_subagent_another_step(
             {
                 "has_tool": "Agent",
                 "responses": [
-                    [tool("Agent", description="d", prompt="SUBTASK: echo", subagent_type="x")],
+                    [
+                        tool(
+                            "Agent",
+                            description="d",
+                            prompt="SUBTASK: echo",
+                            subagent_type="x",
+                            run_in_background=False,
+                        )
+                    ],
                     [text("parent done")],
                 ],
             },

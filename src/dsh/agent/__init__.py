@@ -9,7 +9,13 @@ run that never mounts the ``Agent`` tool never builds its input model.
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent._agent import Agent
-from dsh.agent._background import BackgroundSubagent, background_subagents, run_notifications
+from dsh.agent._background import (
+    BackgroundSubagent,
+    background_subagents,
+    run_notifications,
+    run_ready_notifications,
+    watch_background,
+)
 from dsh.agent._caller import calling_agent
 from dsh.agent._channels import (
     CWD_CHANGED,
@@ -151,7 +157,9 @@ __all__ = [
     "background_subagents",
     "calling_agent",
     "run_notifications",
+    "run_ready_notifications",
     "subagent_plugin",
+    "watch_background",
 ]
 
 if TYPE_CHECKING:

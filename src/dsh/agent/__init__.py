@@ -12,6 +12,7 @@ from dsh.agent._agent import Agent
 from dsh.agent._background import (
     BackgroundSubagent,
     background_subagents,
+    notifications_ready,
     run_notifications,
     run_ready_notifications,
     watch_background,
@@ -156,6 +157,7 @@ __all__ = [
     "TurnStopDecision",
     "background_subagents",
     "calling_agent",
+    "notifications_ready",
     "run_notifications",
     "run_ready_notifications",
     "subagent_plugin",

@@ -34,6 +34,7 @@ __all__ = [
     "background_subagents",
     "launch_background",
     "notification_prompt",
+    "notifications_ready",
     "run_notifications",
     "run_ready_notifications",
     "settle_background",
@@ -187,6 +188,11 @@ def notification_prompt(entry: BackgroundSubagent, result: TurnResult) -> str:
 
 def _ready(parent: Agent) -> list[BackgroundSubagent]:
     return [b for b in _registry(parent).values() if b.task.done() and not b.notified]
+
+
+def notifications_ready(parent: Agent) -> bool:
+    """Whether a background subagent of ``parent`` finished and awaits its notification turn."""
+    return bool(_ready(parent))
 
 
 async def run_ready_notifications(parent: Agent) -> TurnResult | None:

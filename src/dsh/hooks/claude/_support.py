@@ -384,13 +384,15 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`stop_hook_active` reports a forced continuation; at most 8 in a row"
             " (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`)",
             "`last_assistant_message` sent; `background_tasks` lists the background subagents"
-            " still running (an `Agent` call with `run_in_background: true`)",
+            " still running (an `Agent` call, in the background unless it says"
+            " `run_in_background: false`)",
             NOTICE,
             HALTS,
         ),
         limits=(
-            "`background_tasks` and `session_crons` are always empty lists: dsh has no"
-            " background tasks or session crons",
+            "`background_tasks` lists no background shell of the Bash tool"
+            " (`run_in_background`), only subagents; `session_crons` is always an empty list:"
+            " dsh has no session crons",
         ),
     ),
     "StopFailure": EventSupport(

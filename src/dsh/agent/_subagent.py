@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from dsh.agent._agent import Agent
 from dsh.agent._background import launch_background
 from dsh.agent._channels import SUBAGENT_END, SUBAGENT_START
-from dsh.agent._task_output import TaskOutput, output_path
+from dsh.agent._task_output import TaskOutput, open_output
 from dsh.agent._turn import ABORTED, COMPLETED, STOPPED, TurnResult
 from dsh.context import Context
 from dsh.session import (
@@ -87,8 +87,7 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
     args = AgentToolInput.model_validate(dict(inv.arguments))
     agent_id = _new_agent_id()
     if _in_background(parent, args):
-        path = output_path(parent, agent_id)
-        output = TaskOutput(path) if path is not None else None
+        output = open_output(parent, agent_id)
         on_event = output.write if output is not None else None
         child = _child_agent(parent, store.create(), store, inv, args, agent_id, on_event)
         return _launch(parent, child, inv, args, output)

@@ -18,12 +18,18 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
 
-from dsh.session import SessionEvent, encode_event, make_private_dir, open_private
+from dsh.session import (
+    SessionError,
+    SessionEvent,
+    encode_event,
+    make_private_dir,
+    open_private,
+)
 
 if TYPE_CHECKING:
     from dsh.agent._agent import Agent
 
-__all__ = ["MAX_OUTPUT_BYTES", "TaskOutput", "output_path"]
+__all__ = ["MAX_OUTPUT_BYTES", "TaskOutput", "open_output", "output_path"]
 
 logger = logging.getLogger("dsh.agent")
 
@@ -42,6 +48,15 @@ def output_path(parent: Agent, agent_id: str) -> Path | None:
     return log_path.parent / root.session_id / "tasks" / f"{agent_id}.output"
 
 
+def open_output(parent: Agent, agent_id: str) -> TaskOutput | None:
+    """``agent_id``'s output file, created; ``None`` when there is none or it cannot be."""
+    path = output_path(parent, agent_id)
+    if path is None:
+        return None
+    output = TaskOutput(path)
+    return output if output.opened else None
+
+
 @final
 class TaskOutput:
     """The output file of one background subagent, written as the child's log grows."""
@@ -55,8 +70,13 @@ class TaskOutput:
         try:
             make_private_dir(path.parent)
             self._fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
-        except OSError as exc:  # UnsafeSessionPathError is one
+        except (OSError, SessionError) as exc:  # a planted link: UnsafeSessionPathError
             logger.warning("subagent output %s cannot be written: %s", path, exc)
+
+    @property
+    def opened(self) -> bool:
+        """Whether the file is open for writing (not refused, not closed)."""
+        return self._fd is not None
 
     def write(self, event: SessionEvent) -> None:
         """Append ``event``'s line (the ``on_event`` of the child)."""

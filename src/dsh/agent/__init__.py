@@ -19,6 +19,7 @@ from dsh.agent._background import (
 )
 from dsh.agent._caller import calling_agent
 from dsh.agent._channels import (
+    COMPACTION_REPLY,
     CWD_CHANGED,
     INSTRUCTIONS_LOADED,
     MESSAGE_DISPLAY,
@@ -89,6 +90,7 @@ from dsh.agent._turn import CancelWhen, TurnResult
 
 __all__ = [
     "AGENT_TOOL",
+    "COMPACTION_REPLY",
     "CWD_CHANGED",
     "DIRECTORY_ADDED",
     "INSTRUCTIONS_LOADED",

@@ -337,11 +337,13 @@ _TABLE: Final[dict[str, EventSupport]] = {
             '`decision: "block"` and exit 2 keep the child running: its next request carries'
             " the reason in 2.1.332's `Stop hook feedback:` framing",
             "a child that ends otherwise (aborted, step limit, error) fires it on `subagent/end`",
+            "a compaction fires it after each answer of its summarization call"
+            " (`agent/compaction-reply`), as 2.1.332's compaction agent does: a new `agent_id`,"
+            ' `agent_type: ""`, the answer as `last_assistant_message`',
         ),
         limits=(
-            "Claude Code's compaction runs as an internal agent that fires SubagentStop with"
-            ' `agent_type: ""` for each summarization request; dsh summarizes in the agent'
-            " itself and fires none",
+            "a block or exit 2 on a compaction's SubagentStop has no effect: dsh summarizes in"
+            " the agent itself, with no agent to keep running (the corpus shows none)",
         ),
     ),
     "TaskCreated": EventSupport(

@@ -26,6 +26,7 @@ from dsh.agent import (
     watch_background,
 )
 from dsh.session import (
+    NoticeEvent,
     SubagentEnd,
     SubagentStart,
     ToolCallEvent,
@@ -238,3 +239,34 @@ def test_without_an_output_file_the_result_is_2_1_332s_other_wording() -> None:
     )
     offered = launch_text("a0123456789abcdef", None, can_continue=True)
     assert "Use SendMessage with to: 'a0123456789abcdef', summary: '<5-10 word recap>'" in offered
+
+
+@pytest.mark.parametrize("waiting", [True, False])
+async def test_a_chain_of_notification_turns_stops_at_its_bound(
+    tmp_path: Path, waiting: bool
+) -> None:
+    # The model launches another subagent from every notification turn.
+    launch = tool("Agent", description="Again", prompt=SUB)
+    script = {
+        "rules": [
+            {"first_user_contains": "SUBTASK-MARKER", "responses": [[text("sub")]]},
+            {"first_user_contains": "delegate", "responses": [[launch], [text("ok")]] * 10},
+        ]
+    }
+    h = make_harness(tmp_path, script)
+    h.ctx.plugin(subagent_plugin)
+    agent = h.agent()
+    agent.send("delegate")
+    await agent.run_turn()
+    if waiting:
+        await run_notifications(agent, max_turns=3)
+    else:
+        for entry in background_subagents(agent):
+            await entry.task
+        assert notifications_ready(agent)
+        await run_ready_notifications(agent, max_turns=3)
+    (warning,) = [e.text for e in of_type(agent.events, NoticeEvent)]
+    assert "3 such turns ran without a prompt in between" in warning
+    assert len(of_type(agent.events, UserMessageEvent)) == 4  # the prompt, 3 notifications
+    assert not notifications_ready(agent)
+    await agent.close()

@@ -45,6 +45,9 @@ logger = logging.getLogger("dsh.agent")
 
 _KEY: Final = "dsh.agent.background"
 MAX_NOTIFICATION_RESULT: Final = 20_000
+MAX_NOTIFICATION_TURNS: Final = 100
+"""The most notification turns one call of ``run_notifications`` (or ``run_ready_notifications``)
+runs: the bound on a chain of them no prompt interrupts."""
 # 2.1.332's note for an agent that stopped with no background children of its own.
 _NOTE: Final = (
     "A task-notification fires each time this agent stops with no live background children"
@@ -195,13 +198,25 @@ def notifications_ready(parent: Agent) -> bool:
     return bool(_ready(parent))
 
 
-async def run_ready_notifications(parent: Agent) -> TurnResult | None:
+async def run_ready_notifications(
+    parent: Agent, *, max_turns: int = MAX_NOTIFICATION_TURNS
+) -> TurnResult | None:
     """Run a notification turn for each background subagent that finished and has not been
-    notified (waiting for none); the last such turn's result, ``None`` for none."""
+    notified (waiting for none); the last such turn's result, ``None`` for none. At most
+    ``max_turns`` turns (``_drop``: what is left is never notified)."""
+    last, _ = await _run_ready(parent, max_turns)
+    return last
+
+
+async def _run_ready(parent: Agent, budget: int) -> tuple[TurnResult | None, int]:
     last: TurnResult | None = None
+    turns = 0
     while not parent.closed:
         ready = _ready(parent)
         if not ready:
+            break
+        if turns >= budget:
+            _drop(parent, ready, budget)
             break
         entry = ready[0]
         entry.notified = True
@@ -209,19 +224,43 @@ async def run_ready_notifications(parent: Agent) -> TurnResult | None:
             continue
         parent.send(notification_prompt(entry, entry.task.result()))
         last = await parent.run_turn()
-    return last
+        turns += 1
+    return last, turns
 
 
-async def run_notifications(parent: Agent) -> TurnResult | None:
+def _drop(parent: Agent, entries: list[BackgroundSubagent], budget: int) -> None:
+    """A model that launches another subagent from every notification turn would keep the
+    session turning for ever: past the bound, the rest are never notified (those still
+    running end with the session)."""
+    for entry in entries:
+        entry.notified = True
+    parent.notice(
+        f"{len(entries)} background subagent(s) get no notification turn: {budget} such turns"
+        " ran without a prompt in between",
+        source="agent",
+        level="warning",
+    )
+
+
+async def run_notifications(
+    parent: Agent, *, max_turns: int = MAX_NOTIFICATION_TURNS
+) -> TurnResult | None:
     """Wait for the parent's background subagents; run one notification turn per finished
-    one (while more finish). Returns the last such turn's result, ``None`` for none."""
+    one (while more finish), at most ``max_turns``. Returns the last such turn's result,
+    ``None`` for none."""
     last: TurnResult | None = None
+    budget = max_turns
     while not parent.closed:
         pending = [b for b in _registry(parent).values() if not b.notified]
         if not pending:
             break
+        if budget <= 0:
+            _drop(parent, pending, max_turns)
+            break
         await asyncio.wait([b.task for b in pending], return_when=asyncio.FIRST_COMPLETED)
-        last = await run_ready_notifications(parent) or last
+        ran, turns = await _run_ready(parent, budget)
+        last = ran or last
+        budget -= turns
     return last
 
 

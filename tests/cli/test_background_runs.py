@@ -96,6 +96,16 @@ def _project(tmp_path: Path) -> Path:
     return project
 
 
+def _spawn(spawned: list[Session], tmp_path: Path, *prompts: str) -> tuple[Session, Path]:
+    """``dsh run [PROMPTS]`` in a pseudo-terminal (none: interactive); the child's gate."""
+    project = _project(tmp_path)
+    gate = tmp_path / "gate"
+    script = _script(tmp_path, gate)
+    session = Session(tmp_path, ["run", *_args(tmp_path, project, script), *prompts], {})
+    spawned.append(session)
+    return session, gate
+
+
 def test_a_plain_run_waits_for_the_child_and_runs_its_notification_turn(tmp_path: Path) -> None:
     project = _project(tmp_path)
     gate = tmp_path / "gate"
@@ -127,11 +137,7 @@ def test_stream_json_input_runs_the_notification_turn_after_the_users(tmp_path: 
 def test_a_live_run_at_a_terminal_runs_the_notification_turn(
     spawned: list[Session], tmp_path: Path
 ) -> None:
-    project = _project(tmp_path)
-    gate = tmp_path / "gate"
-    script = _script(tmp_path, gate)
-    s = Session(tmp_path, ["run", *_args(tmp_path, project, script), "delegate"], {})
-    spawned.append(s)
+    s, gate = _spawn(spawned, tmp_path, "delegate")
     s.expect("LAUNCHED")
     gate.touch()
     s.expect("NOTIFIED")
@@ -142,11 +148,7 @@ def test_a_live_run_at_a_terminal_runs_the_notification_turn(
 def test_at_the_prompt_a_finished_child_starts_its_turn_and_the_typed_line_is_kept(
     spawned: list[Session], tmp_path: Path
 ) -> None:
-    project = _project(tmp_path)
-    gate = tmp_path / "gate"
-    script = _script(tmp_path, gate)
-    s = Session(tmp_path, ["run", *_args(tmp_path, project, script)], {})
-    spawned.append(s)
+    s, gate = _spawn(spawned, tmp_path)
     s.say("delegate")
     s.expect("LAUNCHED")
     s.prompt()

@@ -129,9 +129,26 @@ def test_stream_json_input_runs_the_notification_turn_after_the_users(tmp_path: 
     assert done.returncode == 0, done.stderr
     out = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
     results = [x["result"] for x in out if x.get("type") == "result"]
-    # The user's line is answered once its notification turns have run: the last one's.
-    assert results == ["NOTIFIED"]
+    # One `result` per turn, the notification's too, as the real 2.1.332 prints them
+    # (checked with `claude -p … --output-format stream-json` against a loopback model).
+    assert results == ["LAUNCHED", "NOTIFIED"]
     _check_notification(tmp_path / "sessions")
+
+
+def test_stream_json_output_gives_a_result_per_turn_and_json_the_last(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    gate = tmp_path / "gate"
+    gate.touch()
+    script = _script(tmp_path, gate)
+    args = [*_args(tmp_path, project, script), "--output-format", "stream-json", "--verbose"]
+    done = dsh("run", *args, "delegate", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
+    assert [x["result"] for x in out if x.get("type") == "result"] == ["LAUNCHED", "NOTIFIED"]
+    args = [*_args(tmp_path, project, script), "--output-format", "json"]
+    done = dsh("run", *args, "delegate", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == "NOTIFIED"
 
 
 def test_a_live_run_at_a_terminal_runs_the_notification_turn(

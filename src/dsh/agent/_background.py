@@ -19,7 +19,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import field
-from typing import TYPE_CHECKING, Final, final
+from typing import TYPE_CHECKING, Final, TypeAlias, final
 
 from dsh._frozen import frozen, slotted
 from dsh.agent._task_output import TaskOutput
@@ -198,17 +198,23 @@ def notifications_ready(parent: Agent) -> bool:
     return bool(_ready(parent))
 
 
+OnTurn: TypeAlias = Callable[["TurnResult"], None]
+"""Told each notification turn's result as it ends (``dsh run`` prints one ``result`` each)."""
+
+
 async def run_ready_notifications(
-    parent: Agent, *, max_turns: int = MAX_NOTIFICATION_TURNS
+    parent: Agent, *, max_turns: int = MAX_NOTIFICATION_TURNS, on_turn: OnTurn | None = None
 ) -> TurnResult | None:
     """Run a notification turn for each background subagent that finished and has not been
     notified (waiting for none); the last such turn's result, ``None`` for none. At most
     ``max_turns`` turns (``_drop``: what is left is never notified)."""
-    last, _ = await _run_ready(parent, max_turns)
+    last, _ = await _run_ready(parent, max_turns, on_turn)
     return last
 
 
-async def _run_ready(parent: Agent, budget: int) -> tuple[TurnResult | None, int]:
+async def _run_ready(
+    parent: Agent, budget: int, on_turn: OnTurn | None
+) -> tuple[TurnResult | None, int]:
     last: TurnResult | None = None
     turns = 0
     while not parent.closed:
@@ -225,6 +231,8 @@ async def _run_ready(parent: Agent, budget: int) -> tuple[TurnResult | None, int
         parent.send(notification_prompt(entry, entry.task.result()))
         last = await parent.run_turn()
         turns += 1
+        if on_turn is not None:
+            on_turn(last)
     return last, turns
 
 
@@ -243,7 +251,7 @@ def _drop(parent: Agent, entries: list[BackgroundSubagent], budget: int) -> None
 
 
 async def run_notifications(
-    parent: Agent, *, max_turns: int = MAX_NOTIFICATION_TURNS
+    parent: Agent, *, max_turns: int = MAX_NOTIFICATION_TURNS, on_turn: OnTurn | None = None
 ) -> TurnResult | None:
     """Wait for the parent's background subagents; run one notification turn per finished
     one (while more finish), at most ``max_turns``. Returns the last such turn's result,
@@ -258,7 +266,7 @@ async def run_notifications(
             _drop(parent, pending, max_turns)
             break
         await asyncio.wait([b.task for b in pending], return_when=asyncio.FIRST_COMPLETED)
-        ran, turns = await _run_ready(parent, budget)
+        ran, turns = await _run_ready(parent, budget, on_turn)
         last = ran or last
         budget -= turns
     return last

@@ -42,7 +42,15 @@ def test_the_typescript_sdk_client_drives_dsh_acp(tmp_path: Path) -> None:
     def bash(command: str) -> dict[str, object]:
         return {"type": "tool_use", "name": "Bash", "input": {"command": command}}
 
-    done_text = [{"type": "text", "text": "done"}]
+    def text(words: str) -> dict[str, object]:
+        return {"type": "text", "text": words}
+
+    done_text = [text("done")]
+    launch = {
+        "type": "tool_use",
+        "name": "Agent",
+        "input": {"description": "Say hello", "prompt": "SUBTASK: say hello"},
+    }
     script = write_script(
         tmp_path / "s.json",
         [
@@ -55,6 +63,11 @@ def test_the_typescript_sdk_client_drives_dsh_acp(tmp_path: Path) -> None:
                 "responses": [[bash("echo n > rejected.txt")], done_text],
             },
             {"first_user_contains": "sleep", "responses": [[bash("sleep 60")], done_text]},
+            {"first_user_contains": "SUBTASK", "responses": [[text("child result")]]},
+            {
+                "first_user_contains": "delegate",
+                "responses": [[launch], [text("launched")], [text("notified")]],
+            },
         ],
     )
     agent = [sys.executable, "-m", "dsh", "acp", "--model", f"scripted:{script}"]

@@ -28,6 +28,11 @@ def tool(name: str, **arguments: Any) -> dict[str, Any]:
     return {"type": "tool_use", "name": name, "input": arguments}
 
 
+def foreground_agent(prompt: str, **fields: Any) -> dict[str, Any]:
+    """An ``Agent`` call that waits for its subagent (``run_in_background: false``)."""
+    return tool("Agent", description="d", prompt=prompt, run_in_background=False, **fields)
+
+
 def bash(command: str) -> dict[str, Any]:
     return tool("Bash", command=command, description="run it")
 

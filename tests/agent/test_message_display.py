@@ -137,6 +137,7 @@ async def test_a_subagents_text_is_never_offered(tmp_path: Path) -> None:
                             description="d",
                             subagent_type="general-purpose",
                             prompt="SUBTASK: do it",
+                            run_in_background=False,
                         ),
                     ],
                     [text("Subagent finished.")],

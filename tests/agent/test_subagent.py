@@ -63,6 +63,7 @@ def _script() -> dict[str, Any]:
                             description="Run echo",
                             subagent_type="general-purpose",
                             prompt=SUB_PROMPT,
+                            run_in_background=False,
                         )
                     ],
                     [text("Subagent finished.")],

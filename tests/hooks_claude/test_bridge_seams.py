@@ -140,6 +140,37 @@ async def test_post_compact_follows_session_start_compact(
     assert post["trigger"] == "manual"
 
 
+async def test_each_compaction_answer_fires_subagent_stop_with_no_agent_type(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 2.1.332's compaction agent (`compact`, `compact-bad-summary`): one SubagentStop per
+    # summarization answer, `agent_type: ""`; a block changes nothing (dsh's compaction is
+    # no agent of its own).
+    script = {
+        # Both requests are alike, so both answers lack the tags: the second is the summary.
+        "rules": [{"no_tools": True, "responses": [[text("no tags")]]}],
+        "responses": [[text("hello")]],
+    }
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        script,
+        ["PreCompact", "SubagentStop", "PostCompact"],
+        {"SubagentStop": {"stdout": {"decision": "block", "reason": "again"}}},
+    )
+    agent = rig.harness.agent()
+    assert await agent.compact() == "no tags"
+    assert rig.order() == ["PreCompact", "SubagentStop", "SubagentStop", "PostCompact"]
+    first, second = rig.payloads("SubagentStop")
+    assert first["last_assistant_message"] == second["last_assistant_message"] == "no tags"
+    for stop in (first, second):
+        assert stop["agent_type"] == ""
+        assert stop["stop_hook_active"] is False
+        assert stop["background_tasks"] == []
+        assert Path(stop["agent_transcript_path"]).name == f"agent-{stop['agent_id']}.jsonl"
+    assert first["agent_id"] != second["agent_id"]
+
+
 async def test_post_tool_batch_block_stops_before_next_call(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -195,7 +226,11 @@ async def test_subagent_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
                 "responses": [
                     [
                         tool(
-                            "Agent", description="d", prompt="SUBTASK: echo", subagent_type="helper"
+                            "Agent",
+                            description="d",
+                            prompt="SUBTASK: echo",
+                            subagent_type="helper",
+                            run_in_background=False,
                         )
                     ],
                     [text("parent done")],

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from dsh.agent import subagent_plugin
-from tests.agent.support import bash, replies, text, tool
+from tests.agent.support import bash, foreground_agent, replies, text
 from tests.hooks_claude.bridge_support import Rig, make_rig
 
 EVENTS = ["SessionStart", "PreToolUse", "CwdChanged", "PostToolUse", "Stop"]
@@ -77,7 +77,7 @@ async def test_a_subagents_bash_sees_the_sessions_exports(
             {
                 "has_tool": "Agent",
                 "responses": [
-                    [tool("Agent", description="d", prompt="SUBTASK: echo", subagent_type="x")],
+                    [foreground_agent("SUBTASK: echo", subagent_type="x")],
                     [text("parent done")],
                 ],
             },

@@ -9,7 +9,7 @@ import pytest
 
 from dsh.agent import run_notifications, subagent_plugin
 from dsh.session import TurnEndReason
-from tests.agent.support import bash, text, tool
+from tests.agent.support import bash, foreground_agent, text, tool
 from tests.hooks_claude.bridge_support import make_rig
 
 
@@ -25,7 +25,7 @@ async def test_a_json_block_gives_the_subagent_another_step(
             {
                 "has_tool": "Agent",
                 "responses": [
-                    [tool("Agent", description="d", prompt="SUBTASK: echo", subagent_type="x")],
+                    [foreground_agent("SUBTASK: echo", subagent_type="x")],
                     [text("parent done")],
                 ],
             },

@@ -134,7 +134,15 @@ async def test_subagent_start_context_and_payloads(
             {
                 "has_tool": "Agent",
                 "responses": [
-                    [tool("Agent", description="d", prompt="SUBTASK: x", subagent_type="helper")],
+                    [
+                        tool(
+                            "Agent",
+                            description="d",
+                            prompt="SUBTASK: x",
+                            subagent_type="helper",
+                            run_in_background=False,
+                        )
+                    ],
                     [text("parent done")],
                 ],
             },

@@ -5,6 +5,14 @@ per session; before a prompt is answered or a permission asked, the outbox
 is drained, so the client has seen everything that came before. A session
 runs one prompt at a time; ``cancel`` aborts it as Ctrl-C does (the running
 model call, tools and hooks are killed through the turn's signal).
+
+A background subagent (an ``Agent`` call, in the background by default as in
+2.1.332) that finishes gets its notification turn, as Claude Code's ACP adapter
+runs it: a turn the client did not prompt, streamed as ``session/update``s after
+the prompt that launched it was answered, its ``<task-notification>`` prompt
+shown as a user message. Turns never overlap: one that finishes while a prompt
+runs waits for it to be answered, and a prompt that arrives during a
+notification turn waits for that turn to end.
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from acp import RequestError, plan_entry, update_plan
@@ -31,7 +39,15 @@ from dsh.acp._approval import AcpApprovalChannel
 from dsh.acp._config import AcpConfig, SessionSeams, session_host_options
 from dsh.acp._tools import tool_view
 from dsh.acp._updates import Update, UpdateTranslator, call_id, notice_update
-from dsh.agent import MESSAGE_DISPLAY, TURN_ERROR, Agent, TurnResult
+from dsh.agent import (
+    MESSAGE_DISPLAY,
+    TURN_ERROR,
+    Agent,
+    TurnResult,
+    notifications_ready,
+    run_ready_notifications,
+    watch_background,
+)
 from dsh.approval import ApprovalBroker, ApprovalRequest
 from dsh.context import Context
 from dsh.host import Host, open_host
@@ -53,6 +69,12 @@ _STOP_REASONS: dict[TurnEndReason, StopReason] = {
 }
 
 
+async def _notification_turns(agent: Agent) -> TurnResult:
+    """The ready notification turns (at least one is ready), the last one's result."""
+    last = await run_ready_notifications(agent)
+    return last if last is not None else TurnResult(end_reason=TurnEndReason.completed)
+
+
 def stop_reason_for(result: TurnResult, *, refused: bool) -> StopReason:
     """ACP's stop reason for a turn's end; a model failure other than a refusal has none
     (the prompt is answered with an error) and raises ``RequestError``."""
@@ -68,13 +90,17 @@ class AcpSession:
 
     __slots__ = (
         "_client",
+        "_delivery",
         "_host",
         "_notices",
         "_outbox",
+        "_prompting",
         "_refused",
         "_sender",
         "_stack",
         "_turn",
+        "_turns",
+        "_unwatch",
         "id",
         "project",
         "translator",
@@ -93,6 +119,10 @@ class AcpSession:
         self._turn: asyncio.Future[TurnResult] | None = None
         self._refused = False
         self._notices: list[str] = []
+        self._turns = asyncio.Lock()  # one turn at a time: the client's or a notification's
+        self._prompting = False
+        self._delivery: asyncio.Task[None] | None = None
+        self._unwatch: Callable[[], None] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -109,6 +139,7 @@ class AcpSession:
         self.id = self._host.session.id
         self._notices = [*(str(d) for d in self._host.diagnostics), *notices]
         self._sender = asyncio.create_task(self._send_all(), name=f"dsh-acp-send-{self.id}")
+        self._unwatch = watch_background(self._host.agent, self._background_finished)
 
     @property
     def agent(self) -> Agent:
@@ -117,7 +148,7 @@ class AcpSession:
 
     @property
     def running(self) -> bool:
-        return self._turn is not None
+        return self._turn is not None or self._prompting
 
     async def replay(self) -> None:
         """The session's history as updates (``session/load``), all sent when this returns."""
@@ -129,8 +160,14 @@ class AcpSession:
 
     async def close(self) -> None:
         """End the session: session-end fires once (its hooks run), then the host closes."""
+        if self._unwatch is not None:
+            self._unwatch()
         if self._turn is not None:
             self.agent.cancel(AbortCause(kind="user", reason="the ACP client went away"))
+        if self._delivery is not None:
+            self._delivery.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._delivery
         try:
             await self._stack.aclose()
         except Exception:
@@ -146,22 +183,38 @@ class AcpSession:
     # -- the turn ----------------------------------------------------------------------
 
     async def prompt(self, content: Content) -> PromptResponse:
-        if self._turn is not None:
+        if self._prompting:
             raise RequestError(
                 -32600,
                 f"session {self.id} is already answering a prompt: wait for its answer, or "
                 "send session/cancel, before sending another",
                 {"sessionId": self.id},
             )
+        self._prompting = True
+        try:
+            async with self._turns:  # after a notification turn that is running
+                result = await self._run(content)
+        finally:
+            self._prompting = False
+        return PromptResponse(stop_reason=stop_reason_for(result, refused=self._refused))
+
+    async def _run(self, content: Content | None) -> TurnResult:
+        """One turn (``content`` the client's prompt; ``None``: the ready notifications'),
+        all its updates sent when it returns."""
         assert self._host is not None
         agent = self._host.agent
         self.translator.stream_text = not self._host.ctx.listeners(MESSAGE_DISPLAY)
+        self.translator.show_prompts = content is None
         self._refused = False
         for text in self._notices:
             self._put(notice_update(text, level="warning", source="dsh", key=uuid.uuid4().hex))
         self._notices = []
-        agent.send(content)
-        turn = self._turn = asyncio.ensure_future(agent.run_turn())
+        if content is not None:
+            agent.send(content)
+            work = agent.run_turn()
+        else:
+            work = _notification_turns(agent)
+        turn = self._turn = asyncio.ensure_future(work)
         try:
             result = await asyncio.shield(turn)
         except asyncio.CancelledError:
@@ -172,9 +225,26 @@ class AcpSession:
             raise
         finally:
             self._turn = None
+            self.translator.show_prompts = False
         self.translator.flush()
         await self.flush()
-        return PromptResponse(stop_reason=stop_reason_for(result, refused=self._refused))
+        return result
+
+    # -- background subagents' notification turns -------------------------------------
+
+    def _background_finished(self) -> None:
+        """A background subagent finished: its notification turn runs once no turn does."""
+        if self._delivery is None or self._delivery.done():
+            self._delivery = asyncio.create_task(self._deliver(), name=f"dsh-acp-notify-{self.id}")
+
+    async def _deliver(self) -> None:
+        try:
+            while notifications_ready(self.agent) and not self.agent.closed:
+                async with self._turns:
+                    if notifications_ready(self.agent):
+                        await self._run(None)
+        except Exception:  # never a crash of the connection: the session's log has it
+            logger.exception("session %s: a notification turn failed", self.id)
 
     def cancel(self) -> None:
         """``session/cancel``: abort the running turn (nothing when none runs)."""

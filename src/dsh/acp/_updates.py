@@ -132,6 +132,7 @@ class UpdateTranslator:
         "_streamed",
         "_views",
         "on_tasks",
+        "show_prompts",
         "stream_text",
     )
 
@@ -141,6 +142,9 @@ class UpdateTranslator:
         self._replay = replay
         self.stream_text = not replay
         self.on_tasks: Callable[[], None] | None = None
+        # A turn the client did not prompt (a background subagent's notification) shows its
+        # prompt, so the client sees what the agent answers.
+        self.show_prompts = False
         self._streamed = False
         self._held: tuple[str, str] | None = None
         self._asked: dict[str, ToolUse] = {}
@@ -168,7 +172,7 @@ class UpdateTranslator:
                 return
             self._sink(update_agent_message_text(held_text))
         match event:
-            case UserMessageEvent(content=content) if self._replay:
+            case UserMessageEvent(content=content) if self._replay or self.show_prompts:
                 for chunk in _user_blocks(content):
                     self._sink(chunk)
             case PromptBlockedEvent(prompt=prompt) if self._replay:

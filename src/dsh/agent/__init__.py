@@ -9,9 +9,17 @@ run that never mounts the ``Agent`` tool never builds its input model.
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent._agent import Agent
-from dsh.agent._background import BackgroundSubagent, background_subagents, run_notifications
+from dsh.agent._background import (
+    BackgroundSubagent,
+    background_subagents,
+    notifications_ready,
+    run_notifications,
+    run_ready_notifications,
+    watch_background,
+)
 from dsh.agent._caller import calling_agent
 from dsh.agent._channels import (
+    COMPACTION_REPLY,
     CWD_CHANGED,
     INSTRUCTIONS_LOADED,
     MESSAGE_DISPLAY,
@@ -82,6 +90,7 @@ from dsh.agent._turn import CancelWhen, TurnResult
 
 __all__ = [
     "AGENT_TOOL",
+    "COMPACTION_REPLY",
     "CWD_CHANGED",
     "DIRECTORY_ADDED",
     "INSTRUCTIONS_LOADED",
@@ -150,8 +159,11 @@ __all__ = [
     "TurnStopDecision",
     "background_subagents",
     "calling_agent",
+    "notifications_ready",
     "run_notifications",
+    "run_ready_notifications",
     "subagent_plugin",
+    "watch_background",
 ]
 
 if TYPE_CHECKING:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from dsh.tools import ToolExecutionResult
 
 __all__ = [
+    "COMPACTION_REPLY",
     "CWD_CHANGED",
     "INSTRUCTIONS_LOADED",
     "MESSAGE_DISPLAY",
@@ -130,6 +131,10 @@ PRE_COMPACT: WaterfallChannel[PreCompactDecision, Agent, CompactRequest] = Water
     "agent/pre-compact", default=_proceed_compact, returns=PreCompactDecision
 )
 """Before a compaction (manual or automatic): proceed, or veto with a reason."""
+
+COMPACTION_REPLY: NotifyChannel[Agent, str] = NotifyChannel("agent/compaction-reply")
+"""``(agent, text)``: each answer of a compaction's summarization call, as it came (an answer
+without ``<summary>`` is followed by a second call); Claude Code's compaction agent stops."""
 
 POST_COMPACT: NotifyChannel[Agent, str] = NotifyChannel("agent/post-compact")
 """After ``compaction/end`` and the ``agent/session-start`` (source ``compact``) that follows it."""

@@ -1,5 +1,6 @@
 """Compaction: ``agent/pre-compact`` (vetoable), ``compaction/start``, the summarization
-call, ``compaction/end``, then ``agent/session-start`` (``compact``) and ``agent/post-compact``;
+call (``agent/compaction-reply`` after each answer), ``compaction/end``, then
+``agent/session-start`` (``compact``) and ``agent/post-compact``;
 and the projected-context budget that triggers it before a model call.
 
 The summary is asked for inside ``<summary>`` tags; an answer without them is asked for
@@ -9,7 +10,7 @@ text as it is, tags included (what Claude Code's PostCompact reports)."""
 
 from __future__ import annotations
 
-from dsh.agent._channels import POST_COMPACT, PRE_COMPACT, SESSION_START
+from dsh.agent._channels import COMPACTION_REPLY, POST_COMPACT, PRE_COMPACT, SESSION_START
 from dsh.agent._core import AgentCore
 from dsh.agent._decisions import CompactRequest, CompactTrigger, PreCompactVeto
 from dsh.agent._turn import ERROR, EndTurn, error_text
@@ -101,6 +102,7 @@ async def _summarize(
             core.notice(f"compaction failed: {what}", source="agent", level="error")
             return None
         text = reply.text.strip()
+        await core.guarded(COMPACTION_REPLY, core.ctx.emit(COMPACTION_REPLY, core.agent, text))
         if SUMMARY_TAG in text:
             break
     summary = text or "(the summary was empty)"

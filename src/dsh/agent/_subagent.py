@@ -13,18 +13,27 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import uuid
+from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from dsh.agent._agent import Agent
 from dsh.agent._background import launch_background
 from dsh.agent._channels import SUBAGENT_END, SUBAGENT_START
+from dsh.agent._task_output import TaskOutput, open_output
 from dsh.agent._turn import ABORTED, COMPLETED, STOPPED, TurnResult
 from dsh.context import Context
-from dsh.session import AbortCause, SessionLog, SessionStore, SubagentEnd, SubagentStart
+from dsh.session import (
+    AbortCause,
+    SessionEvent,
+    SessionLog,
+    SessionStore,
+    SubagentEnd,
+    SubagentStart,
+    ToolCallEvent,
+)
 from dsh.tools import (
     TOOLS,
-    CallToken,
     ToolDefinition,
     ToolInvocation,
     ToolResult,
@@ -34,6 +43,8 @@ from dsh.tools import (
 __all__ = ["AGENT_TOOL", "AgentToolInput", "subagent_plugin"]
 
 DEFAULT_SUBAGENT_TYPE = "general-purpose"
+SEND_MESSAGE = "SendMessage"
+"""2.1.332's tool that continues an agent; a launch offers it only when the registry has it."""
 
 _DESCRIPTION = (
     "Launch a subagent to handle a task on its own. It works in a fresh conversation with the "
@@ -52,10 +63,10 @@ class AgentToolInput(BaseModel):
     subagent_type: str = Field(
         default=DEFAULT_SUBAGENT_TYPE, description="The type of specialized agent to use"
     )
-    run_in_background: bool = Field(
-        default=False,
-        description="Run the agent in the background: the call returns at once, and a"
-        " notification arrives when it finishes",
+    run_in_background: bool | None = Field(
+        default=None,
+        description="Run the agent in the background (the default): the call returns at"
+        " once, and a notification arrives when it finishes; false waits for its answer",
     )
 
 
@@ -74,35 +85,106 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
             "subagents need a session store; this agent was created without one"
         )
     args = AgentToolInput.model_validate(dict(inv.arguments))
-    child = _child_agent(parent, store.create(), store, inv.token, args.subagent_type)
-    if args.run_in_background:
-        return _launch(parent, child, inv, args)
+    agent_id = _new_agent_id()
+    if _in_background(parent, args):
+        output = open_output(parent, agent_id)
+        on_event = output.write if output is not None else None
+        child = _child_agent(parent, store.create(), store, inv, args, agent_id, on_event)
+        return _launch(parent, child, inv, args, output)
+    child = _child_agent(parent, store.create(), store, inv, args, agent_id, None)
     result = await _run_child(parent, child, inv, args)
     return _tool_result(child, result)
 
 
-def _launch(parent: Agent, child: Agent, inv: ToolInvocation, args: AgentToolInput) -> ToolResult:
+def _in_background(parent: Agent, args: AgentToolInput) -> bool:
+    """2.1.332's default is the background; a subagent's own Agent calls stay in the
+    foreground unless asked (dsh runs no notification turn for a subagent)."""
+    if args.run_in_background is not None:
+        return args.run_in_background
+    return parent.parent is None
+
+
+def _launch(
+    parent: Agent,
+    child: Agent,
+    inv: ToolInvocation,
+    args: AgentToolInput,
+    output: TaskOutput | None,
+) -> ToolResult:
     """Start ``child`` as a background subagent; the call's result says so (2.1.332's)."""
     agent_id = child.agent_id or _new_agent_id()
     # Not tied to this call's signal: the call ends now; the parent's close cancels the child.
     run = asyncio.get_running_loop().create_task(
-        _run_child(parent, child, dataclasses.replace(inv, signal=None), args),
+        _run_child(parent, child, dataclasses.replace(inv, signal=None), args, output),
         name=f"subagent:{agent_id}",
     )
-    launch_background(parent, child, args.description, args.subagent_type, run)
-    output = {
+    tool_use_id = _tool_use_id(parent, inv)
+    launch_background(
+        parent,
+        child,
+        args.description,
+        args.subagent_type,
+        run,
+        tool_use_id=tool_use_id,
+        output=output,
+    )
+    # dsh has no tool that messages a running agent (2.1.332's SendMessage), so, by 2.1.332's
+    # own rule for a caller without one, the result does not offer to continue the agent.
+    can_continue = SEND_MESSAGE in {d.name for d in parent.registry.definitions()}
+    result = {
         "isAsync": True,
         "status": "async_launched",
         "agentId": agent_id,
         "description": args.description,
+        "resolvedModel": parent.model.name,
         "prompt": args.prompt,
+        "outputFile": str(output.path) if output is not None else "",
+        "canReadOutputFile": output is not None,
+        "canContinueAgent": can_continue,
     }
-    return ToolResult.ok(
-        "Async agent launched successfully.\n"
-        f"agentId: {agent_id}\n"
+    return ToolResult.ok(launch_text(agent_id, output, can_continue=can_continue), output=result)
+
+
+def _tool_use_id(parent: Agent, inv: ToolInvocation) -> str | None:
+    """The model's id of this call (the ``<tool-use-id>`` of its notification)."""
+    token = str(inv.token) if inv.token is not None else None
+    for event in reversed(parent.events):
+        if isinstance(event, ToolCallEvent) and event.token == token:
+            return event.tool_use_id
+    return None
+
+
+def launch_text(agent_id: str, output: TaskOutput | None, *, can_continue: bool) -> str:
+    """2.1.332's result of a background launch, word for word."""
+    cont = (
+        f" Use {SEND_MESSAGE} with to: '{agent_id}', summary: '<5-10 word recap>' to continue"
+        " this agent."
+        if can_continue
+        else ""
+    )
+    head = (
+        "Async agent launched successfully. (This tool result is internal metadata \u2014"
+        " never quote or paste any part of it, including the agentId below, into a user-facing"
+        " reply.)\n"
+        f"agentId: {agent_id} (internal ID - do not mention to user.{cont})\n"
         "The agent is working in the background. You will be notified automatically when it"
-        " completes.",
-        output=output,
+        " completes. You know nothing about its results until that notification arrives \u2014"
+        " do not report, assume, or predict them; continue other work or respond to the user in"
+        " the meantime."
+    )
+    if output is None:
+        return (
+            f"{head}\nIn your own words, briefly tell the user what you launched \u2014 do not"
+            " echo this tool result. Agent results will arrive in a subsequent message. If the"
+            " user asks for progress, say the agent is still running."
+        )
+    return (
+        f"{head}\nDo not duplicate this agent's work \u2014 avoid working with the same files"
+        " or topics it is using.\n"
+        f"output_file: {output.path}\n"
+        "Do NOT Read or tail this file via the shell tool \u2014 it is the full subagent JSONL"
+        " transcript and reading it will overflow your context. If the user asks for progress,"
+        " say the agent is still running; you'll get a completion notification."
     )
 
 
@@ -110,8 +192,10 @@ def _child_agent(
     parent: Agent,
     session: SessionLog,
     store: SessionStore,
-    token: CallToken | None,
-    agent_type: str,
+    inv: ToolInvocation,
+    args: AgentToolInput,
+    agent_id: str,
+    on_event: Callable[[SessionEvent], None] | None,
 ) -> Agent:
     """The child: the parent's context, model, registry and limits; a copy of its workspace."""
     workspace = Workspace(
@@ -134,15 +218,20 @@ def _child_agent(
         store=store,
         compact_budget=parent.compact_budget,
         parallel_tools=parent.parallel_tools,
+        on_event=on_event,
         parent=parent,
-        parent_token=token,
-        agent_id=_new_agent_id(),
-        agent_type=agent_type,
+        parent_token=inv.token,
+        agent_id=agent_id,
+        agent_type=args.subagent_type,
     )
 
 
 async def _run_child(
-    parent: Agent, child: Agent, inv: ToolInvocation, args: AgentToolInput
+    parent: Agent,
+    child: Agent,
+    inv: ToolInvocation,
+    args: AgentToolInput,
+    output: TaskOutput | None = None,
 ) -> TurnResult:
     """The child's turn between ``subagent/start`` and ``subagent/end``; then it is closed."""
     session = child.session
@@ -181,6 +270,8 @@ async def _run_child(
             await child.close("other")
         finally:
             session.close()
+            if output is not None:
+                output.close()
     return result
 
 

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Final
 
+from dsh.agent import notifications_ready, run_ready_notifications, watch_background
 from dsh.cli._render import TranscriptPrinter, plain_markup, terminal_safe
 from dsh.cli._run import ExitCode, RunOptions, compact_command
 from dsh.cli._terminal import TerminalHost, terminal_host
@@ -31,6 +32,8 @@ from dsh.context import describe
 __all__ = ["history_path", "run_interactive"]
 
 HISTORY_FILE: Final = "prompt_history"
+_WOKEN: Final = "\x00dsh-background-finished"
+"""What a read returns when a background subagent's finishing ended it (never typed)."""
 _HELP: Final = (
     "/compact [instructions]  compact the conversation (PreCompact, summary, PostCompact)\n"
     "/clear                   end this session and start a new one (SessionEnd/Start clear)\n"
@@ -76,6 +79,7 @@ class _Repl:
         self.interrupts = 0
         self.work: asyncio.Future[Any] | None = None
         self.leaving = False
+        self.draft = ""
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -86,6 +90,10 @@ class _Repl:
             await self.term.agent.start()
             self.out("[dim]dsh: /help for commands, Ctrl-D to leave[/dim]")
             while not self.leaving:
+                # A background subagent that finished gets its notification turn (2.1.332's).
+                await self._guarded(run_ready_notifications(self.term.agent))
+                if self.leaving:
+                    break
                 text = await self._read()
                 if text is None:
                     break
@@ -96,9 +104,14 @@ class _Repl:
             loop.remove_signal_handler(signal.SIGINT)
 
     async def _read(self) -> str | None:
-        """The next prompt (``""``: nothing to do), or ``None`` to leave."""
+        """The next prompt (``""``: nothing to do), or ``None`` to leave. A background
+        subagent finishing ends the read with ``""``, what was typed kept for the next one."""
+        remove = watch_background(self.term.agent, self._wake)
+        if notifications_ready(self.term.agent):  # one finished before the watch began
+            remove()
+            return ""
         try:
-            line = await self.prompts.prompt_async("> ", handle_sigint=False)
+            line = await self.prompts.prompt_async("> ", handle_sigint=False, default=self.draft)
         except EOFError:
             return None
         except KeyboardInterrupt:
@@ -107,8 +120,22 @@ class _Repl:
                 return None
             self.out("[dim](Ctrl-C again or Ctrl-D to leave)[/dim]")
             return ""
+        finally:
+            remove()
+        if line == _WOKEN:
+            return ""
+        self.draft = ""
         self.interrupts = 0
         return line.strip()
+
+    def _wake(self) -> None:
+        """A background subagent finished while the prompt is open: end the read (its
+        notification turn runs next), keeping the line being typed."""
+        app = self.prompts.app
+        if not app.is_running or app.future is None or app.future.done():
+            return
+        self.draft = self.prompts.default_buffer.text
+        app.exit(result=_WOKEN)
 
     def _sigint(self) -> None:
         """Ctrl-C while a turn (or compaction) runs: cancel it; a second one leaves."""

@@ -302,13 +302,18 @@ async def _run_prompts(
                 printed.catch_up(agent.events)
             continue
         agent.send(prompt)
+
+        def report(result: TurnResult) -> None:
+            if printed is not None:
+                printed.catch_up(agent.events)
+            if on_result is not None:
+                on_result(result)
+
         result = await agent.run_turn()
-        # As `claude -p`: each background subagent that finishes starts a notification turn.
-        result = await run_notifications(agent) or result
-        if printed is not None:
-            printed.catch_up(agent.events)
-        if on_result is not None:
-            on_result(result)
+        report(result)
+        # As `claude -p`: each background subagent that finishes starts a notification turn,
+        # which ends with a result of its own.
+        result = await run_notifications(agent, on_turn=report) or result
         code = exit_code_for(result)
         if code != ExitCode.OK:
             break

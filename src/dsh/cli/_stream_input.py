@@ -182,9 +182,27 @@ async def run_stream(
         if isinstance(item, UserLine):
             agent.send(item.content)
             last = await agent.run_turn()
-            last = await run_notifications(agent) or last
             if after_turn is not None and not after_turn(last):
+                return last
+            notified, go_on = await _notification_turns(agent, after_turn)
+            last = notified or last
+            if not go_on:
                 return last
         elif isinstance(item, ControlLine):
             respond(await handle_control(agent, item, resolve_model=resolve_model))
     return last
+
+
+async def _notification_turns(
+    agent: Agent, after_turn: Callable[[TurnResult], bool] | None
+) -> tuple[TurnResult | None, bool]:
+    """Each background subagent that finishes starts a turn, told to ``after_turn`` as the
+    user's are (a result of its own); the last one, and whether the input goes on."""
+    failed: list[TurnResult] = []
+
+    def told(result: TurnResult) -> None:
+        if after_turn is not None and not failed and not after_turn(result):
+            failed.append(result)
+
+    last = await run_notifications(agent, on_turn=told)
+    return (failed[0], False) if failed else (last, True)

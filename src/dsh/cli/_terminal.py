@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dsh.agent import MESSAGE_DISPLAY, Agent
+from dsh.agent import MESSAGE_DISPLAY, Agent, run_notifications
 from dsh.approval import ApprovalBroker
 from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command
 from dsh.cli._render import TranscriptPrinter, plain_markup
@@ -238,7 +238,9 @@ async def run_live(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
                 await agent.compact(instructions or None)
                 continue
             agent.send(prompt)
-            code = exit_code_for(await agent.run_turn())
+            result = await agent.run_turn()
+            # As `claude -p`: each background subagent that finishes starts a notification turn.
+            code = exit_code_for(await run_notifications(agent) or result)
             if code != ExitCode.OK:
                 break
         session = term.host.session

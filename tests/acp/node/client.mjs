@@ -1,7 +1,8 @@
 // An independent ACP client (the TypeScript SDK, @agentclientprotocol/sdk 2.x) driving `dsh acp`.
 // usage: node client.mjs PROJECT_DIR AGENT_CMD [ARGS...]
 // The model script gives: "allow" -> a Bash call the project's hook asks about, then text;
-// "reject" -> the same, rejected; "sleep" -> a long Bash call, cancelled mid-tool.
+// "reject" -> the same, rejected; "sleep" -> a long Bash call, cancelled mid-tool;
+// "delegate" -> an Agent call (in the background), then "launched", then "notified".
 // Prints one line per check and exits non-zero if any failed.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -94,6 +95,26 @@ try {
     r = await pending;
     check(r.stopReason === "cancelled", `cancel: stopReason ${r.stopReason}`);
     check(statuses().at(-1) === "failed", `cancel: last status ${statuses().at(-1)}`);
+
+    // A background subagent (an Agent call's default): its notification turn arrives as
+    // session/update notifications after the prompt was answered.
+    updates.length = 0;
+    session = await newSession();
+    const notified = new Promise((resolve) => {
+      onUpdate = () => said().includes("notified") && resolve(true);
+    });
+    r = await prompt(session.sessionId, "delegate");
+    check(r.stopReason === "end_turn", `background: stopReason ${r.stopReason}`);
+    check(said() === "launched", `background: answered ${JSON.stringify(said())}`);
+    const late = await Promise.race([
+      notified,
+      new Promise((resolve) => setTimeout(() => resolve(false), 60000)),
+    ]);
+    check(late === true, "background: the notification turn's reply arrived");
+    const shown = updates.filter(
+      (u) => u.sessionUpdate === "user_message_chunk" && u.content.text.startsWith("<task-notification>"),
+    );
+    check(shown.length === 1, `background: the notification prompt shown (${shown.length})`);
   });
 } catch (e) {
   console.error("client error:", e);

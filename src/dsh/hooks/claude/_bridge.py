@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dsh.agent import (
+    COMPACTION_REPLY,
     CWD_CHANGED,
     INSTRUCTIONS_LOADED,
     MESSAGE_DISPLAY,
@@ -114,6 +115,7 @@ class ClaudeHooksPlugin(LifecycleEvents, ToolEvents, CommandEvents, SessionComma
             ctx.on(SUBAGENT_START, self._subagent_start)
         if d("SubagentStop"):
             ctx.on(SUBAGENT_END, self._subagent_stop)
+            ctx.on(COMPACTION_REPLY, self._compaction_reply)
         if d("PreCompact") or d("PostCompact"):
             ctx.on(PRE_COMPACT, self._pre_compact)
         if d("PostCompact"):

@@ -154,11 +154,15 @@ run in the session's Bash and replaced by its output. The `Skill` tool loads a s
 same way for the model (`invoked_by: claude`); the session's first prompt carries the
 skill list. `/model NAME` switches the model between turns (PreModelSwitch, no model
 request), as does a `set_model` control request of `dsh run --input-format stream-json`,
-whose `register_repo_root` adds a working directory (DirectoryAdded). An `Agent` call with
-`run_in_background: true` returns at once (`async_launched`); when the subagent finishes,
-a parent turn starts with a `<task-notification>` prompt, as in Claude Code. dsh's default
-stays the foreground (2.1.332's is the background), so a host that runs no notification
-turns never leaves a subagent's answer behind.
+whose `register_repo_root` adds a working directory (DirectoryAdded). An `Agent` call runs
+its subagent in the background, as 2.1.332's default: it returns at once (`async_launched`,
+2.1.332's text, with the subagent's output file: its events as JSONL, private and bounded,
+in `<session dir>/<session>/tasks/<agent>.output`), the parent's turn ends with the
+subagent in Stop's `background_tasks`, and when the subagent finishes a parent turn starts
+with a `<task-notification>` prompt (its result, output file, tool uses and duration), in
+every `dsh run` mode and in `dsh acp` (a turn the client did not prompt, streamed as
+`session/update`s). `run_in_background: false` waits for the answer, as does a subagent's
+own `Agent` call. dsh has no SendMessage tool, so the result does not offer one.
 
 ## Diagnostics
 

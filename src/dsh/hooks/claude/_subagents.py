@@ -5,10 +5,17 @@ When a subagent's turn would end, SubagentStop fires on the child's
 exit 2 gives the child another step with the reason in 2.1.332's Stop framing
 (``exit2-subagent``). A child whose turn ends otherwise (aborted, step limit, error) gets
 its SubagentStop on ``subagent/end``, once.
+
+A compaction fires SubagentStop too, as 2.1.332's does (its summarization runs as an
+internal agent): after each answer of the summarization call (``agent/compaction-reply``),
+with a new ``agent_id``, ``agent_type: ""`` and the answer as ``last_assistant_message``
+(``compact``, ``compact-bad-summary``); dsh's compaction is no agent of its own, so a block
+or exit 2 there has no effect (the corpus shows none).
 """
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 from dsh.agent import Agent, ContinuationDecision, ContinuationState
@@ -87,3 +94,35 @@ class SubagentEvents(BridgeBase):
 
     def _subagent_stop_fired(self, child: Agent) -> bool:
         return child.agent_id is not None and child.agent_id in self._state(child).subagents_stopped
+
+    async def _compaction_reply(self, agent: Agent, text: str) -> None:
+        """2.1.332's SubagentStop for its compaction agent (``agent_type: ""``)."""
+        hooks = self.catalog.matching("SubagentStop", "")
+        if not hooks:
+            return
+        agent_id = "a" + uuid.uuid4().hex[:16]  # Claude Code's shape, as a subagent's
+        base = self._base(agent, "SubagentStop", agent_fields=False, effort=False)
+        base.pop("hook_event_name")
+        payload = {**base, "agent_id": agent_id, "agent_type": ""}
+        if self.effort is not None:
+            payload["effort"] = {"level": self.effort}
+        transcript = self.transcript_path(agent).with_suffix("") / "subagents"
+        payload |= {
+            "hook_event_name": "SubagentStop",
+            "stop_hook_active": False,
+            "agent_transcript_path": str(transcript / f"agent-{agent_id}.jsonl"),
+            "last_assistant_message": text,
+            "background_tasks": background_tasks(agent),
+            "session_crons": [],
+        }
+        write_transcript(
+            Path(payload["agent_transcript_path"]),
+            (),  # no agent of its own: no lines
+            session_id=root_session(agent).session_id,
+            cwd=agent.workspace.cwd,
+            permission_mode=self.permission_mode,
+        )
+        merged = await self._fire(agent, "SubagentStop", hooks, payload)
+        for _, answer in merged.answers:
+            if answer.system_message:
+                agent.notice(answer.system_message, source=f"{SOURCE}:SubagentStop")

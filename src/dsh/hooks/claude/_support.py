@@ -338,11 +338,13 @@ _TABLE: Final[dict[str, EventSupport]] = {
             '`decision: "block"` and exit 2 keep the child running: its next request carries'
             " the reason in 2.1.332's `Stop hook feedback:` framing",
             "a child that ends otherwise (aborted, step limit, error) fires it on `subagent/end`",
+            "a compaction fires it after each answer of its summarization call"
+            " (`agent/compaction-reply`), as 2.1.332's compaction agent does: a new `agent_id`,"
+            ' `agent_type: ""`, the answer as `last_assistant_message`',
         ),
         limits=(
-            "Claude Code's compaction runs as an internal agent that fires SubagentStop with"
-            ' `agent_type: ""` for each summarization request; dsh summarizes in the agent'
-            " itself and fires none",
+            "a block or exit 2 on a compaction's SubagentStop has no effect: dsh summarizes in"
+            " the agent itself, with no agent to keep running (the corpus shows none)",
         ),
     ),
     "TaskCreated": EventSupport(
@@ -385,13 +387,15 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`stop_hook_active` reports a forced continuation; at most 8 in a row"
             " (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`)",
             "`last_assistant_message` sent; `background_tasks` lists the background subagents"
-            " still running (an `Agent` call with `run_in_background: true`)",
+            " still running (an `Agent` call, in the background unless it says"
+            " `run_in_background: false`)",
             NOTICE,
             HALTS,
         ),
         limits=(
-            "`background_tasks` and `session_crons` are always empty lists: dsh has no"
-            " background tasks or session crons",
+            "`background_tasks` lists no background shell of the Bash tool"
+            " (`run_in_background`), only subagents; `session_crons` is always an empty list:"
+            " dsh has no session crons",
         ),
     ),
     "StopFailure": EventSupport(

@@ -1,8 +1,8 @@
 """The session commands' events: PreModelSwitch, PostModelSwitch and DirectoryAdded.
 
 A model switch (``/model NAME``, a stream-json ``set_model``) runs on ``agent/model-switch``:
-PreModelSwitch's deny, block or exit 2 keeps the model (the caller words the refusal as Claude
-Code does: ``Model switch blocked by a PreModelSwitch hook: R``); after the switch,
+PreModelSwitch's deny, block, exit 2 or timeout keeps the model (the caller words the refusal
+as Claude Code does: ``Model switch blocked by a PreModelSwitch hook: R``); after the switch,
 PostModelSwitch fires on ``agent/model-switched`` and its context reaches the next request. A
 directory joining the session (a stream-json ``register_repo_root``) fires DirectoryAdded on
 ``agent/directory-added``; its exit 2 only reaches the user (the directory is added).
@@ -75,6 +75,12 @@ class SessionCommandEvents(BridgeBase):
             if answer.system_message:
                 agent.notice(answer.system_message, source=f"{SOURCE}:PreModelSwitch")
         reasons = [shown_reason(d, a) for d, a in blocking(merged)]
+        # A PreModelSwitch hook that times out blocks the switch (2.1.251+), unlike any other.
+        reasons += [
+            f"[{decl.declared_command}] timed out after {outcome.run.command.timeout:g}s"
+            for decl, outcome in merged.failed
+            if outcome.no_decision == "timed_out"
+        ]
         for _, answer in merged:
             # Headless, nobody can be asked: an `ask` keeps the model too.
             if answer.blocking_error is None and answer.permission_decision in ("deny", "ask"):

@@ -1,6 +1,6 @@
 """``dsh run --output-format stream-json`` with a ToolSearch call: the ``user`` line's
 ``tool_result`` carries the ``tool_reference`` blocks as Claude Code writes them, and the
-tool loaded runs next."""
+tool loaded runs next; the text view names what was loaded."""
 
 from __future__ import annotations
 
@@ -42,3 +42,19 @@ def test_the_result_line_carries_the_references(tmp_path: Path) -> None:
     }
     assert second["content"] == "Task #1 created successfully: s"
     assert lines[-1]["result"] == "tracked"
+
+
+def test_the_text_view_names_what_was_loaded(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    model = write_script(
+        tmp_path / "script.json",
+        [
+            [{"type": "tool_use", "name": "ToolSearch", "input": {"query": "+task list"}}],
+            [{"type": "text", "text": "ok"}],
+        ],
+    )
+    args = ["--model", f"scripted:{model}", "--project", str(project)]
+    done = dsh("run", "go", *args, "--session-dir", str(tmp_path / "sessions"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "loaded TaskList" in done.stdout

@@ -1,6 +1,7 @@
 """PreModelSwitch's one rule of its own: a hook that times out blocks the switch (the
 reference: "a timeout blocks the switch"), with a real sleeping hook and a short timeout; a
-hook that merely fails (exit 1) lets the switch go on, as for any other event."""
+hook that merely fails (exit 1) is reported and lets the switch go on. The wordings are the
+real 2.1.332's, seen against a loopback Messages API (a stream-json ``set_model``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from dsh.agent import ModelSwitchAllow, ModelSwitchDeny
 from dsh.models import ScriptedModel
+from dsh.session import NoticeEvent
 from tests.agent.support import make_harness, replies, text
 from tests.hooks_claude.bridge_support import mount_hooks
 
@@ -32,7 +34,9 @@ async def test_a_hook_that_times_out_keeps_the_model(
     other = ScriptedModel(replies([text("new")]), source="other")
     decision = await agent.switch_model(other, requested="sonnet", source="sdk")
     assert isinstance(decision, ModelSwitchDeny)
-    assert decision.reason == f"[{command}] timed out after 0.3s"
+    # 2.1.332's words (seen against the real one), with dsh's model name.
+    name = f"PreModelSwitch:{other.name}"
+    assert decision.reason == f"PreModelSwitch hook {name} did not respond before its timeout"
     assert agent.model is harness.model
     await agent.close()
 
@@ -50,4 +54,9 @@ async def test_a_hook_that_fails_lets_the_switch_go_on(
     decision = await agent.switch_model(other, requested="sonnet", source="sdk")
     assert isinstance(decision, ModelSwitchAllow)
     assert agent.model is other
+    notices = [e.text for e in agent.session.events if isinstance(e, NoticeEvent)]
+    assert notices == [
+        f"PreModelSwitch hook PreModelSwitch:{other.name} failed:"
+        " Failed with non-blocking status code: nope"
+    ]
     await agent.close()

@@ -381,7 +381,7 @@ def test_hook_failures_are_shown_as_claude_code_shows_them(
     s.expect("START-WARNING")
     s.say("go")
     s.expect("PreToolUse hook error")
-    s.expect("Failed with non-blocking status code 1: OOPS-ONE")
+    s.expect("Failed with non-blocking status code: OOPS-ONE")
     s.expect("RAN-ANYWAY")  # a non-blocking failure lets the call run
     s.expect("FINE")
     s.say("/exit")

@@ -16,14 +16,6 @@ AUTO_MODE = (
     " (PermissionModeError) and the case cannot run"
 )
 EXPECTED_DIFFERENCES: dict[str, str] = {
-    # New behaviour (tools).
-    "task-tools-search": (
-        "ToolSearch: 2.1.332 offers the task tools deferred and the model loads them with"
-        " `select:TaskCreate,TaskUpdate`, whose result is `tool_reference` content blocks (and"
-        " whose PreToolUse `tool_input` carries the default `max_results: 5`); dsh offers every"
-        " tool directly and its content blocks are text and images only, so it has no ToolSearch"
-        " tool and the script's rule never matches (a new content-block type) (issue 13)"
-    ),
     # Auto mode (the permission issue).
     "perm-denied-auto": f"{AUTO_MODE} (issue 14)",
     "perm-denied-retry": f"{AUTO_MODE}; PermissionDenied `retry: true` adds a user text (issue 14)",

@@ -143,10 +143,9 @@ CLAUDE_COMPACT_PROMPT = "Your task is to create a detailed summary"
 
 
 def adapted_script(case: dict[str, Any]) -> dict[str, Any]:
-    """The case's ``model_script`` for dsh's tools: a rule the recording keyed on ToolSearch
-    because 2.1.332 offers the task tools only deferred behind it (the README's "Harness
-    changes") keys on the tool its replies call, which dsh offers directly, when the replies
-    never call ToolSearch itself.
+    """The case's ``model_script`` for dsh's requests. A rule keyed on ToolSearch (2.1.332
+    offers the task tools only deferred behind it, the README's "Harness changes") stands as
+    recorded: dsh offers ToolSearch too, while a tool is deferred.
 
     A case that compacts: 2.1.332's compaction request offers the session's tools (so a
     ``has_tool`` rule answers it too) and carries Claude Code's prompt; dsh's offers none and
@@ -161,14 +160,6 @@ def adapted_script(case: dict[str, Any]) -> dict[str, Any]:
             rule["no_tools"] = True
         elif compacts:
             rule.pop("has_tool", None)
-        called = [
-            block["name"]
-            for reply in rule["responses"]
-            for block in reply
-            if block.get("type") == "tool_use"
-        ]
-        if rule.get("has_tool") == "ToolSearch" and called and "ToolSearch" not in called:
-            rule["has_tool"] = called[0]
     return script
 
 

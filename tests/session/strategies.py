@@ -17,6 +17,7 @@ from dsh.session import (
     ImageBlock,
     SessionEvent,
     TextBlock,
+    ToolReferenceBlock,
     ToolUse,
     Usage,
     freeze_json,
@@ -35,7 +36,11 @@ json_values = st.recursive(
     max_leaves=12,
 ).map(freeze_json)
 
-blocks = st.builds(TextBlock, st.text()) | st.builds(ImageBlock, st.text(), st.text())
+blocks = (
+    st.builds(TextBlock, st.text())
+    | st.builds(ImageBlock, st.text(), st.text())
+    | st.builds(ToolReferenceBlock, st.text())
+)
 content: st.SearchStrategy[Content] = st.text() | st.lists(blocks, max_size=3).map(tuple)
 tool_uses = st.builds(ToolUse, st.text(), st.text(), json_values)
 abort_causes = st.builds(

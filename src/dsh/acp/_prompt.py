@@ -22,7 +22,7 @@ from acp.schema import (
     TextResourceContents,
 )
 
-from dsh.session import Content, ContentBlock, ImageBlock, TextBlock
+from dsh.session import Content, ImageBlock, TextBlock
 
 __all__ = ["AcpBlock", "prompt_content"]
 
@@ -42,7 +42,7 @@ def _refuse(index: int, problem: str) -> RequestError:
     return RequestError.invalid_params({"prompt": f"block {index}: {problem}"})
 
 
-def _block(index: int, block: AcpBlock) -> ContentBlock:
+def _block(index: int, block: AcpBlock) -> TextBlock | ImageBlock:
     match block:
         case TextContentBlock(text=text):
             return TextBlock(text)

@@ -43,6 +43,7 @@ from dsh.session import (
     NoticeEvent,
     PromptBlockedEvent,
     SessionEvent,
+    TextBlock,
     ToolCallEvent,
     ToolResultEvent,
     ToolUse,
@@ -96,7 +97,7 @@ def _user_blocks(content: Content) -> list[UserMessageChunk]:
         if isinstance(block, ImageBlock):
             image = ImageContentBlock(type="image", data=block.data, mime_type=block.media_type)
             chunks.append(update_user_message(image))
-        else:
+        elif isinstance(block, TextBlock):
             chunks.append(update_user_message(TextContentBlock(type="text", text=block.text)))
     return chunks
 

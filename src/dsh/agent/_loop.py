@@ -59,6 +59,7 @@ from dsh.session import (
     TurnEndReason,
     UserMessageEvent,
 )
+from dsh.tools import deferred_announcement, offered_tools
 
 __all__ = ["drain_prompts", "end_turn", "run_steps"]
 
@@ -146,11 +147,19 @@ async def _model_step(core: AgentCore, turn: TurnState) -> AssistantMessage:
 
 
 def _request(core: AgentCore) -> ModelRequest:
+    """The projection, the tools it offers (a deferred one once a ToolSearch result loaded it)
+    and the system prompt, naming the deferred tools when there are any."""
+    messages = core.projection()
+    definitions = core.agent.registry.definitions()
+    system = core.agent.system
+    announcement = deferred_announcement(definitions)
+    if announcement is not None:
+        system = f"{system}\n\n{announcement}" if system else announcement
     specs = tuple(
         ToolSpec(name=d.name, description=d.description, input_schema=d.input_schema)
-        for d in core.agent.registry.definitions()
+        for d in offered_tools(definitions, messages)
     )
-    return ModelRequest(messages=core.projection(), tools=specs, system=core.agent.system)
+    return ModelRequest(messages=messages, tools=specs, system=system)
 
 
 async def _display(core: AgentCore, turn: TurnState, message: SessionEvent) -> None:

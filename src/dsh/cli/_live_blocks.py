@@ -139,7 +139,7 @@ def hook_failure(result: Any, command: str) -> str | None:
     """A non-blocking failure as Claude Code shows it, or ``None`` (the hook did not fail).
 
     ``<event> hook error`` and the detail: the bridge's reason when it gave
-    one (``Failed with non-blocking status code 1: ...``, ``timed out after
+    one (``Failed with non-blocking status code: ...``, ``timed out after
     5s``), else one built from the run. Exit 2's stderr reaches the user
     through the bridge's own notice, so it is not repeated here.
     """

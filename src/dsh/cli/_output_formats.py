@@ -44,6 +44,7 @@ from dsh.session import (
     TurnEndReason,
     Usage,
     content_text,
+    referenced_tools,
 )
 
 __all__ = ["MACHINE_FORMATS", "OutputFormat", "StreamJson", "run_machine"]
@@ -293,10 +294,16 @@ class StreamJson:
                 }
             )
         text = content_text(event.content)
+        content: Any = text
+        if referenced_tools(event.content):
+            # A ToolSearch result: Claude Code writes its `tool_reference` blocks.
+            from dsh.hooks.claude import claude_content
+
+            content = claude_content(event.content)
         block = {
             "tool_use_id": event.tool_use_id,
             "type": "tool_result",
-            "content": text,
+            "content": content,
             "is_error": event.is_error,
         }
         # Claude Code's tool_use_result: the tool's structured output, or for a failed call

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh.cli._attribution import approval_denial_hint, decided_by
+from dsh.session import ToolReferenceBlock
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -63,11 +64,17 @@ def _indent(text: str, prefix: str = "    ") -> str:
 
 
 def text_of(content: Any) -> str:
-    """The text of a message or result's content (a string, or blocks with ``text``)."""
+    """The text of a message or result's content (a string, or blocks with ``text``; a
+    ToolSearch result's tool references as ``loaded NAME``)."""
     if isinstance(content, str):
         return content
     if isinstance(content, (list, tuple)):
-        return "\n".join(str(getattr(b, "text", "")) for b in content)
+        return "\n".join(
+            f"loaded {b.tool_name}"
+            if isinstance(b, ToolReferenceBlock)
+            else str(getattr(b, "text", ""))
+            for b in content
+        )
     return str(content)
 
 

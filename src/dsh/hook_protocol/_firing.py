@@ -24,7 +24,7 @@ from dsh._frozen import frozen
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._events import HookInvocationEvent, invocation_event, result_event
 from dsh.hook_protocol._executor import CancelSignal, HookRun, run_hooks, unique_hooks
-from dsh.hook_protocol._outcome import HookOutcome, WrongEvent, hook_outcome
+from dsh.hook_protocol._outcome import FAILURE_REASONS, HookOutcome, WrongEvent, hook_outcome
 from dsh.session import SessionEvent
 
 __all__ = [
@@ -106,10 +106,14 @@ class MergedAnswers(Generic[H, A]):
     """Every decided answer of one firing with its handler, in declaration order.
 
     Handlers that abstained, failed open or were cancelled have no entry; a
-    handler that failed closed has the answer its bridge synthesized.
+    handler that failed closed has the answer its bridge synthesized. ``failed``
+    holds each handler that failed open (no decision for a reason in
+    ``FAILURE_REASONS``: it could not start, exited non-zero without an answer,
+    timed out, ...) with its outcome, for a bridge that reports such failures.
     """
 
     answers: tuple[tuple[H, A], ...] = ()
+    failed: tuple[tuple[H, HookOutcome[A]], ...] = ()
 
     def __iter__(self) -> Iterator[tuple[H, A]]:
         return iter(self.answers)
@@ -192,16 +196,19 @@ async def fire_hooks(
         durable=False,
     )
     merged: list[tuple[H, A]] = []
+    failed: list[tuple[H, HookOutcome[A]]] = []
     for i, outcome in zip(selected, outcomes, strict=True):
         answer = outcome.decision
         if answer is None:
             if outcome.no_decision not in (None, "abstained"):
                 logger.info("%s", outcome.reason)
             if not outcome.failed_closed:
+                if outcome.no_decision in FAILURE_REASONS:
+                    failed.append((handlers[i][0], outcome))
                 continue
             answer = rules.fail_closed(outcome)
         merged.append((handlers[i][0], answer))
-    return MergedAnswers(tuple(merged))
+    return MergedAnswers(tuple(merged), tuple(failed))
 
 
 def _close_trail(

@@ -62,6 +62,8 @@ class ChatBodyEncoder:
     Settled points of the layout are remembered as (messages placed, wire
     messages out); a request resumes from the last one inside the prefix it
     shares with the request before (a compaction shares none, and starts over).
+    A change of the tools offered starts over too: a ``tool_reference`` block is
+    rendered from them.
     """
 
     __slots__ = ("_at", "_layout", "_messages", "_model", "_out_at", "_tools", "_tools_json")
@@ -77,6 +79,11 @@ class ChatBodyEncoder:
 
     def encode(self, request: ModelRequest, *, stream: bool, max_tokens: int | None) -> EncodedBody:
         messages = request.messages
+        if request.tools != self._tools:
+            self._layout.tools = {t.name: t for t in request.tools}
+            self._messages = ()
+            self._tools = request.tools
+            self._tools_json = compact_json([tool_json(t) for t in request.tools])
         point = bisect_right(self._at, shared_prefix(self._messages, messages)) - 1
         start = self._at[point]
         del self._at[point + 1 :]
@@ -97,7 +104,7 @@ class ChatBodyEncoder:
         head = b'{"model":' + self._model + b',"messages":['
         tail = [b"]"]
         if request.tools:
-            tail += [b',"tools":', self._tools_for(request.tools)]
+            tail += [b',"tools":', self._tools_json]
         if max_tokens is not None:
             tail += [b',"max_tokens":', compact_json(max_tokens)]
         if stream:
@@ -109,9 +116,3 @@ class ChatBodyEncoder:
         wire[0] = head + wire[0]
         wire[-1] = wire[-1] + b"".join(tail)
         return EncodedBody(b",".join(wire))
-
-    def _tools_for(self, tools: tuple[ToolSpec, ...]) -> bytes:
-        if tools != self._tools:
-            self._tools_json = compact_json([tool_json(t) for t in tools])
-            self._tools = tools
-        return self._tools_json

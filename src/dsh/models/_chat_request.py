@@ -8,7 +8,12 @@ Message mapping (what the model sees):
 - ``ToolResultMessage`` → ``tool`` with the content text verbatim (chat completions
   has no error flag, and the text of a failure already says what went wrong); images
   in tool results follow the results in a ``user`` message, since ``tool`` messages
-  are text only;
+  are text only; ``tool_reference`` blocks (a ToolSearch result) become the
+  ``<functions>`` block ToolSearch's description promises, one
+  ``<function>{"description", "name", "parameters"}</function>`` line per tool
+  the request offers (a tool no longer registered: its name alone), since
+  chat completions has no such block and the tools so loaded are offered in
+  ``tools`` from this request on;
 - ``ContextMessage`` → ``system`` with the text;
 - ``SteeringMessage`` → ``user``;
 - ``SummaryMessage`` → ``user`` "Summary of the conversation so far:\\n<summary>".
@@ -19,7 +24,7 @@ message found among them is moved after the last of them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 from dsh.models._types import ModelRequest, ToolSpec
@@ -32,6 +37,7 @@ from dsh.session import (
     SteeringMessage,
     SummaryMessage,
     TextBlock,
+    ToolReferenceBlock,
     ToolResultMessage,
     UserMessage,
     thaw_json,
@@ -51,23 +57,57 @@ def _image_part(block: ImageBlock) -> dict[str, Any]:
     }
 
 
-def _user_content(content: Content) -> str | list[dict[str, Any]]:
+def _function_line(name: str, tools: Mapping[str, ToolSpec]) -> str:
+    spec = tools.get(name)
+    if spec is None:
+        return f"<function>{json.dumps({'name': name}, ensure_ascii=False)}</function>"
+    definition = {
+        "description": spec.description,
+        "name": spec.name,
+        "parameters": thaw_json(spec.input_schema),
+    }
+    return f"<function>{json.dumps(definition, ensure_ascii=False)}</function>"
+
+
+def _texts(content: Iterable[object], tools: Mapping[str, ToolSpec]) -> list[str]:
+    """The text pieces of some blocks: each text block, and each run of tool references as
+    one ``<functions>`` block (images are left to the caller)."""
+    pieces: list[str] = []
+    run: list[str] = []
+    for block in (*content, None):
+        if isinstance(block, ToolReferenceBlock):
+            run.append(_function_line(block.tool_name, tools))
+            continue
+        if run:
+            pieces.append("<functions>\n" + "\n".join(run) + "\n</functions>")
+            run = []
+        if isinstance(block, TextBlock):
+            pieces.append(block.text)
+    return pieces
+
+
+def _user_content(content: Content, tools: Mapping[str, ToolSpec]) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
-    if all(isinstance(b, TextBlock) for b in content):
-        return "\n".join(b.text for b in content if isinstance(b, TextBlock))
-    return [
-        {"type": "text", "text": b.text} if isinstance(b, TextBlock) else _image_part(b)
-        for b in content
-    ]
+    if not any(isinstance(b, ImageBlock) for b in content):
+        return "\n".join(_texts(content, tools))
+    parts: list[dict[str, Any]] = []
+    for b in content:
+        if isinstance(b, ImageBlock):
+            parts.append(_image_part(b))
+        else:
+            parts.extend({"type": "text", "text": text} for text in _texts((b,), tools))
+    return parts
 
 
-def _tool_result(message: ToolResultMessage) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _tool_result(
+    message: ToolResultMessage, tools: Mapping[str, ToolSpec]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The ``tool`` message, and image parts that must follow in a user message."""
     content = message.content
     if isinstance(content, str):
         return {"role": "tool", "tool_call_id": message.tool_use_id, "content": content}, []
-    text = "\n".join(b.text for b in content if isinstance(b, TextBlock))
+    text = "\n".join(_texts(content, tools))
     images = [_image_part(b) for b in content if isinstance(b, ImageBlock)]
     return {"role": "tool", "tool_call_id": message.tool_use_id, "content": text}, images
 
@@ -94,10 +134,10 @@ def _arguments_json(arguments: Any) -> str:
     return json.dumps(thaw_json(arguments), ensure_ascii=False)
 
 
-def _plain(message: ModelMessage) -> dict[str, Any]:
+def _plain(message: ModelMessage, tools: Mapping[str, ToolSpec]) -> dict[str, Any]:
     match message:
         case UserMessage(content=content):
-            return {"role": "user", "content": _user_content(content)}
+            return {"role": "user", "content": _user_content(content, tools)}
         case ContextMessage(text=text):
             return {"role": "system", "content": text}
         case SteeringMessage(text=text):
@@ -113,13 +153,17 @@ class ChatLayout(Generic[T]):
     Each wire message goes through ``encode`` as it is placed (a dict as it is,
     or its JSON for a request body built once per message). ``settled`` says no
     message is held back, so the output so far stands whatever follows: an
-    encoder resumes from such a point.
+    encoder resumes from such a point. ``tools`` are the request's, by name: what
+    a ``tool_reference`` block is rendered from.
     """
 
-    __slots__ = ("deferred", "encode", "images", "out", "pending")
+    __slots__ = ("deferred", "encode", "images", "out", "pending", "tools")
 
-    def __init__(self, encode: Callable[[dict[str, Any]], T]) -> None:
+    def __init__(
+        self, encode: Callable[[dict[str, Any]], T], tools: Iterable[ToolSpec] = ()
+    ) -> None:
         self.encode = encode
+        self.tools: Mapping[str, ToolSpec] = {t.name: t for t in tools}
         self.out: list[T] = []
         self.pending: set[str] = set()  # tool call ids still awaiting their result
         self.deferred: list[T] = []  # messages held back until those results are in
@@ -145,7 +189,7 @@ class ChatLayout(Generic[T]):
 
     def add(self, message: ModelMessage) -> None:
         if isinstance(message, ToolResultMessage):
-            tool_message, tool_images = _tool_result(message)
+            tool_message, tool_images = _tool_result(message, self.tools)
             self.out.append(self.encode(tool_message))
             self.images.extend(tool_images)
             self.pending.discard(message.tool_use_id)
@@ -159,10 +203,10 @@ class ChatLayout(Generic[T]):
             self.pending = {c.id for c in message.tool_calls}
             return
         if self.pending:
-            self.deferred.append(self.encode(_plain(message)))
+            self.deferred.append(self.encode(_plain(message, self.tools)))
         else:
             self.flush()
-            self.out.append(self.encode(_plain(message)))
+            self.out.append(self.encode(_plain(message, self.tools)))
 
 
 def _as_is(message: dict[str, Any]) -> dict[str, Any]:
@@ -171,7 +215,7 @@ def _as_is(message: dict[str, Any]) -> dict[str, Any]:
 
 def to_chat_messages(request: ModelRequest) -> list[dict[str, Any]]:
     """The request's messages in chat-completions form (see the module docstring)."""
-    layout = ChatLayout(_as_is)
+    layout = ChatLayout(_as_is, request.tools)
     if request.system:
         layout.out.append({"role": "system", "content": request.system})
     for message in request.messages:

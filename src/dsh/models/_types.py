@@ -20,6 +20,7 @@ from dsh.session import (
     SteeringMessage,
     SummaryMessage,
     TextBlock,
+    ToolReferenceBlock,
     ToolResultMessage,
     UserMessage,
     content_text,
@@ -112,6 +113,8 @@ def _content_json(content: Content) -> str | list[dict[str, str]]:
     for block in content:
         if isinstance(block, TextBlock):
             out.append({"type": "text", "text": block.text})
+        elif isinstance(block, ToolReferenceBlock):
+            out.append({"type": "tool_reference", "tool_name": block.tool_name})
         else:
             out.append({"type": "image", "media_type": block.media_type, "data": block.data})
     return out
@@ -149,7 +152,8 @@ def request_to_json(request: ModelRequest) -> dict[str, Any]:
     """The request as plain JSON: ``{"system", "tools": [...], "messages": [...]}``.
 
     Messages keep dsh's own roles (``user``, ``assistant``, ``tool``, ``context``,
-    ``steering``, ``summary``), not any wire format's; images keep their base64 data.
+    ``steering``, ``summary``), not any wire format's; images keep their base64 data, and
+    tool references stay ``{"type": "tool_reference", "tool_name"}`` blocks.
     """
     return {
         "system": request.system,

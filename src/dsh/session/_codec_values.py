@@ -1,6 +1,6 @@
 """The codecs of the structured values an event field may hold, and decode errors.
 
-Content (text and image blocks), tool calls and abort causes each have an
+Content (text, image and tool-reference blocks), tool calls and abort causes each have an
 encoder (Python value to JSON), a decoder (what ``json.loads`` gave to the
 Python value, raising ``ValueError`` with what it expected) and a normalizer
 (a caller's value checked as it will be logged, raising ``TypeError``). The
@@ -15,7 +15,16 @@ from typing import Any
 
 from dsh.base import DshError, FrozenDict, freeze_json, freeze_loaded
 from dsh.session._event_base import AbortCause, AbortKind
-from dsh.session._messages import Content, ImageBlock, TextBlock, ToolUse, Usage, token_count
+from dsh.session._messages import (
+    Content,
+    ContentBlock,
+    ImageBlock,
+    TextBlock,
+    ToolReferenceBlock,
+    ToolUse,
+    Usage,
+    token_count,
+)
 
 __all__ = [
     "EventDecodeError",
@@ -67,7 +76,9 @@ def _enc_block(b: object) -> dict[str, Any]:
         return {"type": "text", "text": b.text}
     if isinstance(b, ImageBlock):
         return {"type": "image", "media_type": b.media_type, "data": b.data}
-    raise TypeError(f"content block {b!r} is not a TextBlock or an ImageBlock")
+    if isinstance(b, ToolReferenceBlock):
+        return {"type": "tool_reference", "tool_name": b.tool_name}
+    raise TypeError(f"content block {b!r} is not a TextBlock, ImageBlock or ToolReferenceBlock")
 
 
 def encode_content(c: Content) -> object:
@@ -99,7 +110,7 @@ def encode_usage(u: Usage) -> dict[str, int]:
 # --- decoding ---------------------------------------------------------------
 
 
-def _dec_block(b: object) -> TextBlock | ImageBlock:
+def _dec_block(b: object) -> ContentBlock:
     if b.__class__ is dict:
         d = typing.cast("dict[str, Any]", b)
         kind = d.get("type")
@@ -111,7 +122,9 @@ def _dec_block(b: object) -> TextBlock | ImageBlock:
             and d.get("data").__class__ is str
         ):
             return ImageBlock(d["media_type"], d["data"])
-    raise ValueError(f"a text or image block, got {short_json(b)}")
+        if kind == "tool_reference" and d.get("tool_name").__class__ is str:
+            return ToolReferenceBlock(d["tool_name"])
+    raise ValueError(f"a text, image or tool_reference block, got {short_json(b)}")
 
 
 def decode_content(v: object) -> Content:
@@ -171,7 +184,7 @@ def normalize_content(v: object) -> Content:
         return v
     if isinstance(v, tuple | list):
         for b in v:
-            if not isinstance(b, TextBlock | ImageBlock):
+            if not isinstance(b, TextBlock | ImageBlock | ToolReferenceBlock):
                 raise TypeError(b)
         return tuple(v)
     raise TypeError(v)

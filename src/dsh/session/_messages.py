@@ -23,11 +23,13 @@ __all__ = [
     "SteeringMessage",
     "SummaryMessage",
     "TextBlock",
+    "ToolReferenceBlock",
     "ToolResultMessage",
     "ToolUse",
     "Usage",
     "UserMessage",
     "content_text",
+    "referenced_tools",
     "token_count",
 ]
 
@@ -49,7 +51,20 @@ class ImageBlock:
     type: Literal["image"] = "image"
 
 
-ContentBlock: TypeAlias = TextBlock | ImageBlock
+@final
+@frozen
+class ToolReferenceBlock:
+    """A reference to a tool by name, as a ToolSearch result gives it (Claude Code's
+    ``tool_reference``): the tool it names is loaded, so later requests offer it.
+
+    It has no text; each model adapter renders it in its wire format.
+    """
+
+    tool_name: str
+    type: Literal["tool_reference"] = "tool_reference"
+
+
+ContentBlock: TypeAlias = TextBlock | ImageBlock | ToolReferenceBlock
 Content: TypeAlias = str | tuple[ContentBlock, ...]
 
 
@@ -58,6 +73,13 @@ def content_text(content: Content) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(b.text for b in content if isinstance(b, TextBlock))
+
+
+def referenced_tools(content: Content) -> tuple[str, ...]:
+    """The names of the tools some content references (its ``tool_reference`` blocks)."""
+    if isinstance(content, str):
+        return ()
+    return tuple(b.tool_name for b in content if isinstance(b, ToolReferenceBlock))
 
 
 @final

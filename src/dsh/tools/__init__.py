@@ -38,6 +38,12 @@ from dsh.tools._decisions import (
     PreToolDeny,
     PreToolVerdict,
 )
+from dsh.tools._deferred import (
+    TOOL_SEARCH,
+    deferred_announcement,
+    loaded_tools,
+    offered_tools,
+)
 from dsh.tools._identity import (
     CallToken,
     ProposedCall,
@@ -103,6 +109,7 @@ __all__ = [
     "TASK_COMPLETED",
     "TASK_CREATED",
     "TOOLS",
+    "TOOL_SEARCH",
     "WRITE_TOOL",
     "AbortSignal",
     "AbortedError",
@@ -152,6 +159,9 @@ __all__ = [
     "ToolResult",
     "Workspace",
     "builtin_tools",
+    "deferred_announcement",
+    "loaded_tools",
+    "offered_tools",
     "run_shell",
     "validate_arguments",
 ]

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal, TypeAlias, cast, final
 
 from dsh._frozen import frozen
 from dsh.base import ClosedUnion
-from dsh.session import Content, FrozenDict, ImageBlock, TextBlock, freeze_json
+from dsh.session import Content, FrozenDict, ImageBlock, TextBlock, ToolReferenceBlock, freeze_json
 
 __all__ = [
     "GuardDenial",
@@ -57,7 +57,8 @@ def _contexts(value: str | Iterable[str] | None) -> tuple[str, ...]:
 
 
 def check_content(value: object, what: str = "content") -> Content:
-    """``value`` as model-visible content (a str, or a tuple of text and image blocks).
+    """``value`` as model-visible content (a str, or a tuple of text, image and tool-reference
+    blocks).
 
     A list of blocks is accepted and becomes a tuple; anything else is a
     ``TypeError`` naming the offending place.
@@ -75,8 +76,14 @@ def check_content(value: object, what: str = "content") -> Content:
         elif isinstance(block, ImageBlock):
             if not isinstance(block.media_type, str) or not isinstance(block.data, str):
                 raise TypeError(f"{what}[{i}] must have str media_type and data")
+        elif isinstance(block, ToolReferenceBlock):
+            if not isinstance(block.tool_name, str):
+                raise TypeError(f"{what}[{i}].tool_name must be a str")
         else:
-            raise TypeError(f"{what}[{i}] is {type(block).__name__}, not a TextBlock or ImageBlock")
+            raise TypeError(
+                f"{what}[{i}] is {type(block).__name__},"
+                " not a TextBlock, ImageBlock or ToolReferenceBlock"
+            )
     return value if isinstance(value, tuple) else tuple(value)
 
 

@@ -225,6 +225,10 @@ class ToolDefinition:
     post-execute decision can replace the output (Claude Code's
     ``updatedToolOutput``) and the model sees the replacement rendered as the
     tool renders its own.
+
+    ``deferred``: the model is offered the tool only once a ToolSearch result has
+    loaded it (a ``tool_reference`` naming it in the history), as Claude Code
+    defers its rarer tools; a call made before that still runs it.
     """
 
     name: str
@@ -236,6 +240,7 @@ class ToolDefinition:
     input_model: type[BaseModel] | None = None
     output_model: type[BaseModel] | None = None
     present: OutputPresenter | None = None
+    deferred: bool = False
 
     @classmethod
     def from_model(
@@ -249,6 +254,7 @@ class ToolDefinition:
         concurrency_safe: bool = False,
         output_model: type[BaseModel] | None = None,
         present: OutputPresenter | None = None,
+        deferred: bool = False,
     ) -> ToolDefinition:
         return cls(
             name=name,
@@ -260,6 +266,7 @@ class ToolDefinition:
             input_model=model,
             output_model=output_model,
             present=present,
+            deferred=deferred,
         )
 
     def present_output(self, output: Any) -> Content:

@@ -33,9 +33,13 @@ def test_names_and_flags() -> None:
     tools = {t.name: t for t in builtin_tools()}
     assert list(tools) == [
         "Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep",
+        "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch",
+    ]  # fmt: skip
+    # 2.1.332 offers the task tools deferred, loaded with ToolSearch.
+    assert [n for n, t in tools.items() if t.deferred] == [
         "TaskCreate", "TaskGet", "TaskList", "TaskUpdate",
     ]  # fmt: skip
-    for name in ("Read", "Glob", "Grep", "TaskGet", "TaskList"):
+    for name in ("Read", "Glob", "Grep", "TaskGet", "TaskList", "ToolSearch"):
         assert tools[name].read_only
         assert tools[name].concurrency_safe
     for name in ("Bash", "Write", "Edit", "MultiEdit", "TaskCreate", "TaskUpdate"):

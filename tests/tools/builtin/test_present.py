@@ -47,6 +47,7 @@ from dsh.tools.builtin import (
     TaskGetOutput,
     TaskListOutput,
     TaskUpdateOutput,
+    ToolSearchOutput,
     WriteOutput,
     background_shell,
     builtin_tools,
@@ -130,6 +131,7 @@ def test_every_builtin_tool_has_an_output_model_and_a_presenter() -> None:
         "TaskGet": TaskGetOutput,
         "TaskList": TaskListOutput,
         "TaskUpdate": TaskUpdateOutput,
+        "ToolSearch": ToolSearchOutput,
     }
     without = {t.name for t in builtin_tools() if t.present is None}
     assert without == set()

@@ -16,6 +16,7 @@ are ``dsh.instructions``.)
 from dsh.hooks.claude._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
 from dsh.hooks.claude._catalog import DEFAULT_MANAGED_SETTINGS, PluginRoot, load_catalog
 from dsh.hooks.claude._commands import CommandSet, CustomCommand, load_commands
+from dsh.hooks.claude._content import claude_content
 from dsh.hooks.claude._events import (
     CLAUDE_HOOK_EVENTS,
     CLAUDE_HOOK_TYPES,
@@ -129,6 +130,7 @@ __all__ = [
     "WorkingDirectory",
     "add_working_directory",
     "check_call",
+    "claude_content",
     "claude_hooks_plugin",
     "decode_answer",
     "default_transcript_dir",

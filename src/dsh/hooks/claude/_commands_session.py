@@ -1,8 +1,8 @@
 """The session commands' events: PreModelSwitch, PostModelSwitch and DirectoryAdded.
 
 A model switch (``/model NAME``, a stream-json ``set_model``) runs on ``agent/model-switch``:
-PreModelSwitch's deny, block or exit 2 keeps the model (the caller words the refusal as Claude
-Code does: ``Model switch blocked by a PreModelSwitch hook: R``); after the switch,
+PreModelSwitch's deny, block, exit 2 or timeout keeps the model (the caller words the refusal
+as Claude Code does: ``Model switch blocked by a PreModelSwitch hook: R``); after the switch,
 PostModelSwitch fires on ``agent/model-switched`` and its context reaches the next request. A
 directory joining the session fires DirectoryAdded on ``agent/directory-added``: for a
 stream-json ``register_repo_root`` its ``systemMessage`` and exit 2 only reach the user; for
@@ -77,6 +77,16 @@ class SessionCommandEvents(BridgeBase):
             if answer.system_message:
                 agent.notice(answer.system_message, source=f"{SOURCE}:PreModelSwitch")
         reasons = [shown_reason(d, a) for d, a in blocking(merged)]
+        # A PreModelSwitch hook that times out blocks the switch (2.1.251+), unlike any other;
+        # one that fails otherwise is reported and the switch goes on (2.1.332's words, seen
+        # against the real one: its hook name is `PreModelSwitch:<to_model>`).
+        name = f"PreModelSwitch hook PreModelSwitch:{request.to_model}"
+        for _, outcome in merged.failed:
+            if outcome.no_decision == "timed_out":
+                reasons.append(f"{name} did not respond before its timeout")
+            else:
+                failure = f"{name} failed: {outcome.reason}"
+                agent.notice(failure, source=f"{SOURCE}:PreModelSwitch", level="warning")
         for _, answer in merged:
             # Headless, nobody can be asked: an `ask` keeps the model too.
             if answer.blocking_error is None and answer.permission_decision in ("deny", "ask"):

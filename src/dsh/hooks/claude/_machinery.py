@@ -31,6 +31,7 @@ from dsh.hook_protocol import (
     fire_hooks,
     root_session,
 )
+from dsh.hooks.claude._no_verdict import no_verdict_notice
 from dsh.hooks.claude._outputs import HookAnswer, decode_answer
 from dsh.hooks.claude._permissions_modes import PermissionMode
 from dsh.hooks.claude._transcript import (
@@ -311,7 +312,11 @@ class BridgeBase:
             sink = RoutedSink(agent, None)
         elif log_to is not None:
             sink = RoutedSink(log_to, agent.signal if agent.signal is not None else log_to.signal)
-        return await fire_hooks(handlers, data, sink=sink, rules=_ClaudeRules(event))
+        merged = await fire_hooks(handlers, data, sink=sink, rules=_ClaudeRules(event))
+        warning = no_verdict_notice(event, merged)
+        if warning is not None:
+            agent.notice(warning, source=f"{SOURCE}:{event}", level="warning")
+        return merged
 
     def _fire_background(
         self,

@@ -260,4 +260,5 @@ def _nonzero(run: HookRun) -> str:
     from dsh.hooks.claude._output_caps import cap_text
 
     first = run.stderr.strip().splitlines()[0] if run.stderr.strip() else "No stderr output"
-    return f"Failed with non-blocking status code {run.exit_code}: {cap_text(first)}"
+    # 2.1.332's words, as its transcript records them: the exit code is not in them.
+    return f"Failed with non-blocking status code: {cap_text(first)}"

@@ -190,6 +190,13 @@ _TABLE: Final[dict[str, EventSupport]] = {
             NOTICE,
             "`continue: false` halts after the step's calls finish (`agent.cancel` with a"
             " hook cause)",
+            "a hook that gives no usable answer (its script cannot start: missing, not"
+            " executable, a bad interpreter; a non-zero exit without JSON; a timeout) lets the"
+            ' call run and warns the user once, as 2.1.332 does: `A hook of the "<plugin>"'
+            " plugin gave no usable answer, so it didn't check this action.` (a settings"
+            " file's: `A hook gave no usable answer, ...`)",
+            "ToolSearch calls fire it like any tool, `tool_input` with the default"
+            " `max_results: 5` filled in (`task-tools-search`)",
             _IF_EVALUATED,
         ),
         limits=('`permissionDecision: "defer"`: no pause-and-resume arm on `PreToolDecision`',),
@@ -293,6 +300,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
         applied=(
             "fires once after a step's tool results, before the next model call; denied calls"
             " included, with the reason as `tool_response`",
+            "`tool_response` is the result's text, or Claude Code's block list when it holds"
+            " `tool_reference` blocks (a ToolSearch result, `task-tools-search`); `tool_input`"
+            " is the model's own",
             '`decision: "block"`, exit 2 and `continue: false` stop the loop before the next'
             " model call, with the reason",
             "`additionalContext` injected once before the next model call",

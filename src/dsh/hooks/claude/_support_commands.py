@@ -77,6 +77,10 @@ PRE_MODEL_SWITCH = EventSupport(
         " `set_model`: `source: sdk`), between turns",
         "`permissionDecision: deny` (and `ask`, headless), `decision: block` and exit 2 keep"
         " the model, with Claude Code's `Model switch … blocked by a PreModelSwitch hook`",
+        "a hook that times out (default 30 s) keeps the model too (the one event where a"
+        " timeout blocks): `PreModelSwitch hook PreModelSwitch:<model> did not respond before"
+        " its timeout`; any other failure is shown to the user (`… failed: Failed with"
+        " non-blocking status code: <stderr>`) and the switch goes on",
     ),
     limits=(_MODEL_NAMES, _NO_PRICES),
 )

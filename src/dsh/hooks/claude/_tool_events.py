@@ -19,6 +19,7 @@ from typing import Any, Final, Literal
 
 from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed, calling_agent
 from dsh.context import Next
+from dsh.hooks.claude._content import claude_content
 from dsh.hooks.claude._machinery import (
     SOURCE,
     Merged,
@@ -404,7 +405,7 @@ class ToolEvents(PermissionEvents):
                     else r.call.arguments
                 ),
                 "tool_use_id": r.call.tool_use_id,
-                "tool_response": r.result.text,
+                "tool_response": claude_content(r.result.content),
             }
             for r in results
         ]

@@ -2,7 +2,9 @@
 
 Claude Code 2.1.332 gives PreToolUse and PostToolUse hooks a file tool's path
 absolute and normalized (the corpus's ``file-path-write``), while the tool,
-its result and PostToolBatch keep the path the model wrote.
+its result and PostToolBatch keep the path the model wrote. They also get the
+input as the tool parsed it, its defaults filled in: ToolSearch's
+``max_results: 5`` (``task-tools-search``), which PostToolBatch's lacks.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from dsh.session import thaw_json
+from dsh.tools import TOOL_SEARCH
+from dsh.tools.builtin import DEFAULT_MAX_RESULTS
 
 __all__ = ["observable_input"]
 
@@ -25,13 +29,20 @@ _PATH_FIELDS: Final[Mapping[str, str]] = {
     "MultiEdit": "file_path",
     "NotebookEdit": "notebook_path",
 }
+# The defaults 2.1.332's input parsing fills in before PreToolUse/PostToolUse see the input.
+_DEFAULTS: Final[Mapping[str, Mapping[str, Any]]] = {
+    TOOL_SEARCH: {"max_results": DEFAULT_MAX_RESULTS},
+}
 
 
 def observable_input(name: str, arguments: Mapping[str, Any], cwd: Path) -> dict[str, Any]:
     """A call's input as Claude Code shows it to tool hooks: a file tool's path made absolute
     (``~`` expanded, joined to ``cwd``) and normalized (``..`` resolved), so a guard that
-    checks a path prefix cannot be bypassed by ``~/`` or ``sub/../``."""
+    checks a path prefix cannot be bypassed by ``~/`` or ``sub/../``; the defaults Claude
+    Code's parsing fills in, filled in."""
     shown: dict[str, Any] = thaw_json(arguments)
+    for field, default in _DEFAULTS.get(name, {}).items():
+        shown.setdefault(field, default)
     key = _PATH_FIELDS.get(name)
     value = shown.get(key) if key is not None else None
     if key is not None and isinstance(value, str) and value:

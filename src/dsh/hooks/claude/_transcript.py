@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from dsh._data_dir import user_data_dir
+from dsh.hooks.claude._content import claude_content
 from dsh.session import (
     AssistantMessageEvent,
     ContextMessageEvent,
@@ -138,7 +139,7 @@ def _project(
                         {
                             "tool_use_id": ev.tool_use_id,
                             "type": "tool_result",
-                            "content": content_text(ev.content),
+                            "content": claude_content(ev.content),
                             "is_error": ev.is_error,
                         }
                     ],

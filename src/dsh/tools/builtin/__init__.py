@@ -1,7 +1,8 @@
 """The built-in tools, with Claude Code's tool names and input field names.
 
 ``Bash``, ``Read``, ``Write``, ``Edit``, ``MultiEdit``, ``Glob``, ``Grep`` and
-the task tools (``TaskCreate``, ``TaskGet``, ``TaskList``, ``TaskUpdate``),
+the task tools (``TaskCreate``, ``TaskGet``, ``TaskList``, ``TaskUpdate``, deferred) and
+``ToolSearch``, which loads deferred tools,
 each a ``ToolDefinition`` whose ``output`` has the shape Claude Code hooks
 receive as ``tool_response``, described by its ``output_model`` (``BashOutput``,
 ...) and rendered as the model sees it by its ``present``. Paths resolve against the invocation's
@@ -41,6 +42,13 @@ from dsh.tools.builtin._tasks import (
     TASKS_STATE_KEY,
     session_tasks,
 )
+from dsh.tools.builtin._tool_search import (
+    DEFAULT_MAX_RESULTS,
+    TOOL_SEARCH_TOOL,
+    ToolSearchInput,
+    ToolSearchOutput,
+    search_tools,
+)
 from dsh.tools.builtin._write import (
     EDIT_TOOL,
     MULTI_EDIT_TOOL,
@@ -56,6 +64,7 @@ from dsh.tools.builtin._write import (
 
 __all__ = [
     "BASH_TOOL",
+    "DEFAULT_MAX_RESULTS",
     "DEFAULT_READ_LIMIT",
     "DEFAULT_TIMEOUT_MS",
     "EDIT_TOOL",
@@ -71,6 +80,7 @@ __all__ = [
     "TASK_GET_TOOL",
     "TASK_LIST_TOOL",
     "TASK_UPDATE_TOOL",
+    "TOOL_SEARCH_TOOL",
     "WRITE_TOOL",
     "BackgroundShell",
     "BashInput",
@@ -95,18 +105,22 @@ __all__ = [
     "TaskListOutput",
     "TaskUpdateInput",
     "TaskUpdateOutput",
+    "ToolSearchInput",
+    "ToolSearchOutput",
     "WriteInput",
     "WriteOutput",
     "background_shell",
     "builtin_tools",
     "grep_tool",
     "run_shell",
+    "search_tools",
     "session_tasks",
 ]
 
 
 def builtin_tools() -> tuple[ToolDefinition, ...]:
-    """Bash, Read, Write, Edit, MultiEdit, Glob, Grep, TaskCreate, TaskGet, TaskList, TaskUpdate."""
+    """Bash, Read, Write, Edit, MultiEdit, Glob, Grep, TaskCreate, TaskGet, TaskList, TaskUpdate
+    (the task tools deferred) and ToolSearch."""
     return (
         BASH_TOOL,
         READ_TOOL,
@@ -119,4 +133,5 @@ def builtin_tools() -> tuple[ToolDefinition, ...]:
         TASK_GET_TOOL,
         TASK_LIST_TOOL,
         TASK_UPDATE_TOOL,
+        TOOL_SEARCH_TOOL,
     )

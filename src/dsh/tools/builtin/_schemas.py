@@ -255,4 +255,20 @@ INPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
         "required": ["taskId"],
         "type": "object",
     },
+    "ToolSearch": {
+        "additionalProperties": False,
+        "properties": {
+            "query": {
+                "description": 'Query to find deferred tools. Use "select:<tool_name>" for direct selection, or keywords to search.',
+                "type": "string",
+            },
+            "max_results": {
+                "default": 5,
+                "description": "Maximum number of results to return (default: 5)",
+                "type": "integer",
+            },
+        },
+        "required": ["query"],
+        "type": "object",
+    },
 }

@@ -11,6 +11,10 @@ A blocked creation fails the call; a blocked completion is, as Claude Code
 output says ``success: false`` with the reason as its ``error``, the reason is
 the text, and the task is left as it was.
 
+The four are deferred (``ToolDefinition.deferred``), as 2.1.332 offers them:
+the model loads them with ToolSearch (``select:TaskCreate,TaskUpdate``), and a
+call made before that still runs.
+
 Names, input fields, output shapes and result texts are Claude Code's. The
 recording (conformance case ``task-tools``) shows TaskCreate's and a status
 TaskUpdate's. The rest is taken from a public copy of Claude Code 2.1's
@@ -359,6 +363,7 @@ TASK_CREATE_TOOL = builtin_tool(
     _run_create,
     output_model=TaskCreateOutput,
     present=present_task_create,
+    deferred=True,
 )
 
 TASK_GET_TOOL = builtin_tool(
@@ -369,6 +374,7 @@ TASK_GET_TOOL = builtin_tool(
     _run_get,
     output_model=TaskGetOutput,
     present=present_task_get,
+    deferred=True,
     read_only=True,
     concurrency_safe=True,
 )
@@ -381,6 +387,7 @@ TASK_LIST_TOOL = builtin_tool(
     _run_list,
     output_model=TaskListOutput,
     present=present_task_list,
+    deferred=True,
     read_only=True,
     concurrency_safe=True,
 )
@@ -394,4 +401,5 @@ TASK_UPDATE_TOOL = builtin_tool(
     _run_update,
     output_model=TaskUpdateOutput,
     present=present_task_update,
+    deferred=True,
 )

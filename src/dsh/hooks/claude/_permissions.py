@@ -68,10 +68,12 @@ class RuleEntry:
 @final
 @frozen(kw_only=True)
 class WorkingDirectory:
-    """A directory the session may work in besides the project, and who added it."""
+    """A directory the session may work in besides the project, and who added it
+    (``scope``: the settings kind of the file that listed it, ``""`` for any other way)."""
 
     path: Path
     source: str
+    scope: str = ""
 
 
 @final
@@ -220,5 +222,6 @@ def _directories(
         path = Path(home / text[2:]) if text == "~" or text.startswith("~/") else Path(text)
         if not path.is_absolute():
             path = root / path
-        out.append(WorkingDirectory(path=Path(os.path.normpath(path)), source=source.label))
+        normal = Path(os.path.normpath(path))
+        out.append(WorkingDirectory(path=normal, source=source.label, scope=source.kind))
     return out

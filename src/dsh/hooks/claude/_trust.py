@@ -10,6 +10,10 @@ per project under dsh's data directory (``trust/claude/``), 0600 in 0700
 directories, never read or written through a symlink. Changing a hook, or a
 script it runs, changes its fingerprint: it needs trust again. User,
 ``--settings``, managed and plugin hooks are the user's own and always run.
+The record also holds a fingerprint of the project's widening permission
+entries (``_permissions_trust``: ``permissions.allow`` and
+``additionalDirectories`` of ``.claude/settings.json``), which count only
+while it matches (``permissions_trust``).
 
 Limits: a file a script reads or imports indirectly is not in the
 fingerprint, only the files its command line names.
@@ -32,6 +36,11 @@ from typing import Final, Literal, TypeAlias, final
 from dsh._data_dir import user_data_dir
 from dsh._frozen import frozen
 from dsh.base import UnsafeJSONError, load_json
+from dsh.hooks.claude._permissions_trust import (
+    GatedEntry,
+    gated_entries,
+    permissions_fingerprint,
+)
 from dsh.hooks.claude._types import Catalog, HookDeclaration
 from dsh.session import FrozenDict, SessionError, make_private_dir, open_private
 
@@ -41,6 +50,7 @@ __all__ = [
     "TrustState",
     "default_trust_dir",
     "hook_trust",
+    "permissions_trust",
     "record_trust",
     "trust_notice",
     "trusted_catalog",
@@ -178,6 +188,8 @@ class _Record:
     fingerprints: Mapping[str, str]
     """Fingerprint to where the hook was when trusted (``Event[g][i] in file``)."""
     problem: str | None = None
+    permissions: str | None = None
+    """The fingerprint of the widening permission entries trusted, if any."""
 
 
 def _read_record(path: Path) -> _Record:
@@ -200,6 +212,7 @@ def _read_record(path: Path) -> _Record:
     if not isinstance(parsed, dict) or parsed.get("format") != TRUST_FORMAT:
         return _Record(FrozenDict(), f"trust record {path} is not a {TRUST_FORMAT} record")
     entries = hooks if isinstance(hooks, list) else []
+    permissions = parsed.get("permissions")
     return _Record(
         FrozenDict(
             {
@@ -207,7 +220,8 @@ def _read_record(path: Path) -> _Record:
                 for e in entries
                 if isinstance(e, dict) and isinstance(e.get("fingerprint"), str)
             }
-        )
+        ),
+        permissions=permissions if isinstance(permissions, str) else None,
     )
 
 
@@ -239,6 +253,21 @@ def hook_trust(
     return tuple(result), record.problem
 
 
+def permissions_trust(
+    catalog: Catalog, trust_dir: Path | None = None
+) -> tuple[TrustState | None, tuple[GatedEntry, ...]]:
+    """Whether the project's widening permission entries may apply (``None``: it has none),
+    and those entries."""
+    entries = gated_entries(catalog.permissions)
+    wanted = permissions_fingerprint(entries)
+    if wanted is None:
+        return None, ()
+    record = _read_record(_record_path(trust_dir or default_trust_dir(), catalog.project_dir))
+    if record.permissions == wanted:
+        return "trusted", entries
+    return ("not trusted yet" if record.permissions is None else "changed since trusted"), entries
+
+
 def _place(hook: HookDeclaration, project: Path) -> str:
     where = hook.origin()
     return f"{hook.event}[{where.group}][{where.index}] in {_relative(Path(where.source), project)}"
@@ -263,6 +292,9 @@ def record_trust(catalog: Catalog, trust_dir: Path | None = None) -> tuple[HookT
             for h in hooks
         ],
     }
+    permissions = permissions_fingerprint(gated_entries(catalog.permissions))
+    if permissions is not None:
+        record["permissions"] = permissions
     path = _record_path(directory, project)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with contextlib.suppress(FileNotFoundError):

@@ -9,7 +9,7 @@ real ``dsh run`` with a scripted model and the real Bash tool: the untrusted
 project's ``allow: ["Bash(touch:*)"]`` does not let a ``touch`` run in default
 mode (headless, it is denied as without the rule) and the notice is shown;
 ``--trust-project``, ``dsh hooks trust`` or the trust prompt let it run; a
-changed entry needs trust again.
+new entry needs trust while the trusted ones keep applying.
 """
 
 from __future__ import annotations
@@ -75,6 +75,8 @@ def ignored(done: subprocess.CompletedProcess[str]) -> list[str]:
 def touched(project: Path) -> bool:
     made = project / "made"
     found = made.exists()
+    if made.is_dir():
+        made.rmdir()
     made.unlink(missing_ok=True)
     return found
 
@@ -107,7 +109,7 @@ def test_the_same_project_trusted_runs_the_allowed_command(tmp_path: Path, proje
     assert "Untrusted" not in check.stdout
 
 
-def test_a_trust_record_lets_it_run_and_a_new_entry_needs_trust_again(
+def test_a_trust_record_lets_it_run_and_a_new_entry_needs_trust(
     tmp_path: Path, project: Path
 ) -> None:
     trusted = dsh(tmp_path, "hooks", "trust", "--project", str(project))
@@ -117,10 +119,17 @@ def test_a_trust_record_lets_it_run_and_a_new_entry_needs_trust_again(
     assert touched(project)
     write_settings(project, {"allow": ["Bash(touch:*)", "Bash(*)"]})
     done = run(tmp_path, project, "touch made")
-    assert not touched(project)  # the trusted entry does not carry the new one in
+    assert touched(project)  # the trusted entry keeps applying
     [notice] = ignored(done)
-    assert "Ignoring 2 permissions.allow entries from .claude/settings.json" in notice
-    assert "changed since it was trusted" in notice
+    assert IGNORED in notice  # one entry: the new one
+    run(tmp_path, project, "mkdir made")
+    assert not touched(project)  # `Bash(*)` is not trusted: mkdir asks, headless denied
+    check = dsh(tmp_path, "hooks", "check", "--project", str(project))
+    assert "not trusted yet: permissions.allow Bash(*) in .claude/settings.json" in check.stdout
+    assert "Bash(touch:*) in" not in check.stdout.split("Untrusted")[-1]
+    assert dsh(tmp_path, "hooks", "trust", "--project", str(project)).returncode == 0
+    run(tmp_path, project, "mkdir made")
+    assert (project / "made").is_dir()
 
 
 def test_additional_directories_wait_for_trust_too(tmp_path: Path, project: Path) -> None:

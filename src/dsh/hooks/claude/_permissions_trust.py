@@ -10,9 +10,10 @@ real 2.1.332). It keeps what only restricts (``deny``, ``ask``), the
 ``defaultMode`` (``acceptEdits`` applies untrusted; ``bypassPermissions`` from
 a project file never applies, trusted or not) and everything of
 ``.claude/settings.local.json`` (the user's own file, which Claude Code itself
-writes when a prompt is answered "always"). dsh gates the same entries: they
-count once the project's trust record (``_trust``) holds their fingerprint,
-so an entry added later needs trust again, as a changed hook does.
+writes when a prompt is answered "always"). dsh gates the same entries: each
+counts once the project's trust record (``_trust``) holds its fingerprint, so
+an entry added later needs trust, as a new hook does, and the trusted ones keep
+applying.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ __all__ = [
     "GatedEntry",
     "gated_entries",
     "ignored_notices",
-    "permissions_fingerprint",
     "without_gated",
 ]
 
@@ -54,6 +54,12 @@ class GatedEntry:
     def describe(self, project: Path) -> str:
         return f"permissions.{self.key} {self.text} in {_relative(self.source, project)}"
 
+    @property
+    def fingerprint(self) -> str:
+        """What a trust record keeps of the entry."""
+        text = json.dumps([self.key, self.text], ensure_ascii=True)
+        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
 
 def gated_entries(settings: PermissionSettings) -> tuple[GatedEntry, ...]:
     """The entries of ``settings`` that apply only once the project is trusted."""
@@ -70,23 +76,25 @@ def gated_entries(settings: PermissionSettings) -> tuple[GatedEntry, ...]:
     return (*rules, *directories)
 
 
-def permissions_fingerprint(entries: Sequence[GatedEntry]) -> str | None:
-    """What a trust record keeps of ``entries`` (``None``: nothing to trust)."""
-    if not entries:
-        return None
-    listed = sorted([e.key, e.text] for e in entries)
-    text = json.dumps(listed, ensure_ascii=True)
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+def without_gated(settings: PermissionSettings, trusted: frozenset[str]) -> PermissionSettings:
+    """``settings`` with the widening entries whose fingerprint is not in ``trusted`` left out."""
 
+    def kept(key: GatedKey, text: str, source: str, scope: str) -> bool:
+        entry = GatedEntry(key=key, text=text, source=source)
+        return scope not in GATED_KINDS or entry.fingerprint in trusted
 
-def without_gated(settings: PermissionSettings) -> PermissionSettings:
-    """``settings`` as an untrusted project gets them: its widening entries left out."""
     return dataclasses.replace(
         settings,
         rules=tuple(
-            e for e in settings.rules if e.behavior != "allow" or e.scope not in GATED_KINDS
+            e
+            for e in settings.rules
+            if e.behavior != "allow" or kept("allow", e.rule.declared, e.source, e.scope)
         ),
-        directories=tuple(d for d in settings.directories if d.scope not in GATED_KINDS),
+        directories=tuple(
+            d
+            for d in settings.directories
+            if kept("additionalDirectories", str(d.path), d.source, d.scope)
+        ),
     )
 
 

@@ -140,9 +140,9 @@ class ClaudeCodeProfile:
         root = catalog.project_dir
         hooks, problem = hook_trust(catalog, self.trust_dir)
         lines = [f"{h.state}: {h.describe(root)}" for h in hooks if not h.trusted]
-        state, entries = permissions_trust(catalog, self.trust_dir)
-        if state is not None and state != "trusted":
-            lines += [f"{state}: {e.describe(root)}" for e in entries]
+        _trusted, entries = permissions_trust(catalog, self.trust_dir)
+        if entries:
+            lines += [f"not trusted yet: {e.describe(root)}" for e in entries]
             lines += ignored_notices(entries, root)
         return (*lines, problem) if problem is not None and lines else tuple(lines)
 
@@ -277,18 +277,16 @@ def _trusted_permissions(
     from dsh.hooks.claude._permissions_trust import ignored_notices, without_gated
     from dsh.hooks.claude._trust import permissions_trust
 
-    state, entries = permissions_trust(catalog, trust_dir)
-    if state is None or state == "trusted":
+    trusted, entries = permissions_trust(catalog, trust_dir)
+    if not entries:
         return catalog, ()
     quoted = shlex.quote(str(catalog.project_dir))
     how = (
         f". Review them with `dsh hooks check --project {quoted}`, trust them with"
         f" `dsh hooks trust --project {quoted}`, or run with --trust-project"
     )
-    if state == "changed since trusted":
-        how = f" (they changed since it was trusted){how}"
     notices = tuple(
         f"warning: {line}{how}" for line in ignored_notices(entries, catalog.project_dir)
     )
-    gated = dataclasses.replace(catalog, permissions=without_gated(catalog.permissions))
+    gated = dataclasses.replace(catalog, permissions=without_gated(catalog.permissions, trusted))
     return gated, notices

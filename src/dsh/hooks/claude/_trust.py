@@ -10,10 +10,10 @@ per project under dsh's data directory (``trust/claude/``), 0600 in 0700
 directories, never read or written through a symlink. Changing a hook, or a
 script it runs, changes its fingerprint: it needs trust again. User,
 ``--settings``, managed and plugin hooks are the user's own and always run.
-The record also holds a fingerprint of the project's widening permission
-entries (``_permissions_trust``: ``permissions.allow`` and
-``additionalDirectories`` of ``.claude/settings.json``), which count only
-while it matches (``permissions_trust``).
+The record also holds the fingerprints of the project's widening permission
+entries trusted (``_permissions_trust``: ``permissions.allow`` and
+``additionalDirectories`` of ``.claude/settings.json``); only those apply
+(``permissions_trust``).
 
 Limits: a file a script reads or imports indirectly is not in the
 fingerprint, only the files its command line names.
@@ -36,11 +36,7 @@ from typing import Final, Literal, TypeAlias, final
 from dsh._data_dir import user_data_dir
 from dsh._frozen import frozen
 from dsh.base import UnsafeJSONError, load_json
-from dsh.hooks.claude._permissions_trust import (
-    GatedEntry,
-    gated_entries,
-    permissions_fingerprint,
-)
+from dsh.hooks.claude._permissions_trust import GatedEntry, gated_entries
 from dsh.hooks.claude._types import Catalog, HookDeclaration
 from dsh.session import FrozenDict, SessionError, make_private_dir, open_private
 
@@ -188,8 +184,8 @@ class _Record:
     fingerprints: Mapping[str, str]
     """Fingerprint to where the hook was when trusted (``Event[g][i] in file``)."""
     problem: str | None = None
-    permissions: str | None = None
-    """The fingerprint of the widening permission entries trusted, if any."""
+    permissions: frozenset[str] = frozenset()
+    """The fingerprints of the widening permission entries trusted."""
 
 
 def _read_record(path: Path) -> _Record:
@@ -221,7 +217,9 @@ def _read_record(path: Path) -> _Record:
                 if isinstance(e, dict) and isinstance(e.get("fingerprint"), str)
             }
         ),
-        permissions=permissions if isinstance(permissions, str) else None,
+        permissions=frozenset(
+            p for p in (permissions if isinstance(permissions, list) else ()) if isinstance(p, str)
+        ),
     )
 
 
@@ -255,17 +253,14 @@ def hook_trust(
 
 def permissions_trust(
     catalog: Catalog, trust_dir: Path | None = None
-) -> tuple[TrustState | None, tuple[GatedEntry, ...]]:
-    """Whether the project's widening permission entries may apply (``None``: it has none),
-    and those entries."""
+) -> tuple[frozenset[str], tuple[GatedEntry, ...]]:
+    """The fingerprints of the project's widening permission entries trusted, and the
+    entries not trusted yet."""
     entries = gated_entries(catalog.permissions)
-    wanted = permissions_fingerprint(entries)
-    if wanted is None:
-        return None, ()
+    if not entries:
+        return frozenset(), ()
     record = _read_record(_record_path(trust_dir or default_trust_dir(), catalog.project_dir))
-    if record.permissions == wanted:
-        return "trusted", entries
-    return ("not trusted yet" if record.permissions is None else "changed since trusted"), entries
+    return record.permissions, tuple(e for e in entries if e.fingerprint not in record.permissions)
 
 
 def _place(hook: HookDeclaration, project: Path) -> str:
@@ -292,9 +287,9 @@ def record_trust(catalog: Catalog, trust_dir: Path | None = None) -> tuple[HookT
             for h in hooks
         ],
     }
-    permissions = permissions_fingerprint(gated_entries(catalog.permissions))
-    if permissions is not None:
-        record["permissions"] = permissions
+    entries = gated_entries(catalog.permissions)
+    if entries:
+        record["permissions"] = sorted({e.fingerprint for e in entries})
     path = _record_path(directory, project)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with contextlib.suppress(FileNotFoundError):

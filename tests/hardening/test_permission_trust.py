@@ -195,3 +195,22 @@ def test_the_trust_prompt_shows_the_entries_and_accepting_applies_them(
     mounted = claude.load(project)
     assert [e.rule.declared for e in mounted.catalog.permissions.of("allow")] == ["Bash(touch:*)"]
     assert not any("permissions." in line for line in mounted.diagnostics)
+
+
+@pytest.mark.parametrize("name", ["settings", "settings.local"])
+def test_a_projects_bypass_mode_never_applies_and_the_users_does(
+    tmp_path: Path, project: Path, name: str
+) -> None:
+    # Claude Code 2.1.332 never takes bypassPermissions from a project file, trusted or not.
+    (project / ".claude" / "settings.json").unlink()
+    write_settings(project, {"defaultMode": "bypassPermissions"}, name=name)
+    run(tmp_path, project, "touch made", "--trust-project")
+    assert not touched(project)
+    check = dsh(tmp_path, "hooks", "check", "--project", str(project))
+    assert "bypassPermissions is not applied from a project's settings" in check.stdout
+    user = tmp_path / "home" / ".claude"
+    user.mkdir(parents=True)
+    bypass = {"permissions": {"defaultMode": "bypassPermissions"}}
+    (user / "settings.json").write_text(json.dumps(bypass))
+    run(tmp_path, project, "touch made")
+    assert touched(project)

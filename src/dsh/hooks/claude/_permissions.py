@@ -5,7 +5,9 @@ local, ``--settings``, managed) and returns ``PermissionSettings``: every
 ``allow``, ``deny`` and ``ask`` rule with the file it came from (rules add up
 across scopes; ``deny`` wins over ``ask`` over ``allow`` whatever the scope),
 ``defaultMode`` by settings precedence (managed, command line, local, project,
-user), ``additionalDirectories`` from every scope, and the managed-only keys:
+user; a project's or local file's ``bypassPermissions`` is never applied, as
+Claude Code never applies it), ``additionalDirectories`` from every scope,
+and the managed-only keys:
 ``allowManagedPermissionRulesOnly`` (only managed rules count) and
 ``disableBypassPermissionsMode: "disable"`` (honoured from any scope, as Claude
 Code does). A malformed rule or value is a warning naming the file; the rest
@@ -40,6 +42,12 @@ Behavior: TypeAlias = Literal["allow", "deny", "ask"]
 BEHAVIORS: Final[tuple[Behavior, ...]] = ("deny", "ask", "allow")
 PERMISSION_MODES: Final[tuple[PermissionMode, ...]] = get_args(PermissionMode)
 MAX_RULES: Final = 10_000
+_PROJECT_KINDS: Final = frozenset({"project", "local"})
+_PROJECT_BYPASS: Final = (
+    "`permissions.defaultMode` bypassPermissions is not applied from a project's settings"
+    " (as Claude Code 2.1.332, trusted or not); set it in user settings or pass"
+    " --permission-mode bypassPermissions"
+)
 
 
 def parse_mode(value: object) -> PermissionMode | None:
@@ -136,6 +144,8 @@ def read_permissions(
                     f"`permissions.defaultMode` {declared!r} is not one of"
                     f" {', '.join(PERMISSION_MODES)}; ignored",
                 )
+            elif parsed == "bypassPermissions" and source.kind in _PROJECT_KINDS:
+                diags.add(source, "info", "policy", _PROJECT_BYPASS)
             else:
                 # Highest precedence first; among equals (--settings files) the later wins.
                 rank = (SCALAR_PRECEDENCE[source.kind], -index, parsed, source.label)

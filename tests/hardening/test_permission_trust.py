@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -214,3 +215,38 @@ def test_a_projects_bypass_mode_never_applies_and_the_users_does(
     (user / "settings.json").write_text(json.dumps(bypass))
     run(tmp_path, project, "touch made")
     assert touched(project)
+
+
+ANSWER_ONCE = """\
+import json, os, sys
+json.load(sys.stdin)
+marker = os.path.join(os.path.dirname(__file__), "answered")
+if not os.path.exists(marker):
+    open(marker, "w").close()
+    rule = {"toolName": "Bash", "ruleContent": "touch:*"}
+    update = {"type": "addRules", "rules": [rule], "behavior": "allow",
+              "destination": "projectSettings"}
+    decision = {"behavior": "allow", "updatedPermissions": [update]}
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                             "decision": decision}}))
+"""
+
+
+def test_a_rule_saved_into_the_project_settings_stays_trusted(
+    tmp_path: Path, project: Path
+) -> None:
+    # A trusted project's PermissionRequest hook answers "always allow" into
+    # .claude/settings.json once; the next run applies the saved rule with no notice.
+    hook = project / ".claude" / "answer.py"
+    hook.write_text(ANSWER_ONCE)
+    command = f'{sys.executable} "$CLAUDE_PROJECT_DIR"/.claude/answer.py'
+    handler = {"type": "command", "command": command}
+    settings = {"hooks": {"PermissionRequest": [{"hooks": [handler]}]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    run(tmp_path, project, "touch made", "--trust-project")
+    assert touched(project)  # the hook's allow
+    saved = json.loads((project / ".claude" / "settings.json").read_text())
+    assert saved["permissions"]["allow"] == ["Bash(touch:*)"]
+    done = run(tmp_path, project, "touch made")
+    assert touched(project)  # the saved rule: the hook answers nothing now
+    assert ignored(done) == []

@@ -33,6 +33,7 @@ __all__ = [
     "PermissionSettings",
     "RuleEntry",
     "WorkingDirectory",
+    "directory_path",
     "parse_mode",
     "read_permissions",
     "settings_root",
@@ -229,9 +230,15 @@ def _directories(
         if "\x00" in text:
             diags.add(source, "warning", "bad-rule", "a NUL in `additionalDirectories`; ignored")
             continue
-        path = Path(home / text[2:]) if text == "~" or text.startswith("~/") else Path(text)
-        if not path.is_absolute():
-            path = root / path
-        normal = Path(os.path.normpath(path))
+        normal = directory_path(text, root, home)
         out.append(WorkingDirectory(path=normal, source=source.label, scope=source.kind))
     return out
+
+
+def directory_path(text: str, root: Path, home: Path) -> Path:
+    """An ``additionalDirectories`` entry as a path: ``~/`` from ``home``, a relative one
+    from the settings file's ``root``, normalised."""
+    path = Path(home / text[2:]) if text == "~" or text.startswith("~/") else Path(text)
+    if not path.is_absolute():
+        path = root / path
+    return Path(os.path.normpath(path))

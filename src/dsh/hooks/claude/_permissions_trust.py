@@ -21,12 +21,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Final, Literal, TypeAlias, final
+from typing import Any, Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.hooks.claude._permissions import PermissionSettings
+from dsh.hooks.claude._permissions import PermissionSettings, directory_path
+from dsh.hooks.claude._permissions_persist import rule_text
 
 __all__ = [
     "GATED_KINDS",
@@ -34,6 +35,7 @@ __all__ = [
     "gated_entries",
     "ignored_notices",
     "without_gated",
+    "written_entries",
 ]
 
 GATED_KINDS: Final = frozenset({"project"})
@@ -96,6 +98,25 @@ def without_gated(settings: PermissionSettings, trusted: frozenset[str]) -> Perm
             if kept("additionalDirectories", str(d.path), d.source, d.scope)
         ),
     )
+
+
+def written_entries(
+    entry: Mapping[str, Any], file: Path, project: Path, home: Path
+) -> tuple[GatedEntry, ...]:
+    """The widening entries an ``updatedPermissions`` entry writes into the project's
+    ``file`` (as ``gated_entries`` reads them back on the next run)."""
+    kind = entry.get("type")
+    listed = entry.get("rules") if kind in ("addRules", "replaceRules") else None
+    if isinstance(listed, list) and entry.get("behavior") == "allow":
+        texts = [rule_text(r).strip() for r in listed if isinstance(r, dict) and "toolName" in r]
+        return tuple(GatedEntry(key="allow", text=t, source=str(file)) for t in texts)
+    directories = entry.get("directories") if kind == "addDirectories" else None
+    if isinstance(directories, list):
+        paths = [directory_path(str(d), project, home) for d in directories if d]
+        return tuple(
+            GatedEntry(key="additionalDirectories", text=str(p), source=str(file)) for p in paths
+        )
+    return ()
 
 
 def ignored_notices(entries: Sequence[GatedEntry], project: Path) -> tuple[str, ...]:

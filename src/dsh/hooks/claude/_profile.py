@@ -15,7 +15,7 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
 from dsh.hooks.claude._machinery import EFFORT_LEVEL
@@ -250,9 +250,25 @@ class ClaudeCodeProfile:
         from dsh.hooks.claude._catalog import _config_dir, _git_root
 
         env = self.env if self.env is not None else os.environ
-        config_dir = _config_dir(self.home or Path.home(), env)
+        home = self.home or Path.home()
+        config_dir = _config_dir(home, env)
+        trust_dir = self.trust_dir
+        file = project / ".claude" / "settings.json"
+
+        def written(entry: Mapping[str, Any]) -> None:
+            # What a trusted hook or the user saved is theirs: it stays trusted.
+            from dsh.hooks.claude._permissions_trust import written_entries
+            from dsh.hooks.claude._trust import trust_permission_entries
+
+            trust_permission_entries(
+                project, written_entries(entry, file, project, home), trust_dir
+            )
+
         return SettingsTargets(
-            project=project, local_root=_git_root(project), config_dir=config_dir
+            project=project,
+            local_root=_git_root(project),
+            config_dir=config_dir,
+            written=written if self.require_trust and self.catalog is None else None,
         )
 
 

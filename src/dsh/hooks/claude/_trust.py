@@ -49,6 +49,7 @@ __all__ = [
     "permissions_trust",
     "record_trust",
     "trust_notice",
+    "trust_permission_entries",
     "trusted_catalog",
 ]
 
@@ -186,6 +187,8 @@ class _Record:
     problem: str | None = None
     permissions: frozenset[str] = frozenset()
     """The fingerprints of the widening permission entries trusted."""
+    raw: Mapping[str, object] | None = None
+    """The record as read, when it is a valid one."""
 
 
 def _read_record(path: Path) -> _Record:
@@ -220,6 +223,7 @@ def _read_record(path: Path) -> _Record:
         permissions=frozenset(
             p for p in (permissions if isinstance(permissions, list) else ()) if isinstance(p, str)
         ),
+        raw=parsed,
     )
 
 
@@ -290,7 +294,30 @@ def record_trust(catalog: Catalog, trust_dir: Path | None = None) -> tuple[HookT
     entries = gated_entries(catalog.permissions)
     if entries:
         record["permissions"] = sorted({e.fingerprint for e in entries})
+    _write_record(_record_path(directory, project), record)
+    return tuple(dataclasses.replace(h, state="trusted") for h in hooks)
+
+
+def trust_permission_entries(
+    project: Path, entries: Sequence[GatedEntry], trust_dir: Path | None = None
+) -> None:
+    """Add ``entries`` to the project's record, keeping what it trusts (for entries dsh
+    itself wrote into the project's settings on a PermissionRequest answer: the user's or
+    a trusted hook's decision). A record dsh cannot read is left as it is."""
+    if not entries:
+        return
+    directory = trust_dir or default_trust_dir()
     path = _record_path(directory, project)
+    record = _read_record(path)
+    if record.problem is not None:
+        return
+    base = dict(record.raw or {"format": TRUST_FORMAT, "project": str(project), "hooks": []})
+    base["permissions"] = sorted(record.permissions | {e.fingerprint for e in entries})
+    make_private_dir(directory)
+    _write_record(path, base)
+
+
+def _write_record(path: Path, record: Mapping[str, object]) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(temporary)
@@ -300,7 +327,6 @@ def record_trust(catalog: Catalog, trust_dir: Path | None = None) -> tuple[HookT
         f.flush()
         os.fsync(f.fileno())
     os.replace(temporary, path)  # replaces a planted link, never writes through it
-    return tuple(dataclasses.replace(h, state="trusted") for h in hooks)
 
 
 def trusted_catalog(catalog: Catalog, hooks: Iterable[HookTrust]) -> Catalog:

@@ -312,7 +312,7 @@ def test_bare_dsh_is_interactive_and_ctrl_d_ends_the_session(
     s = Session(tmp_path, [], env, cwd=project)
     spawned.append(s)
     s.expect("not trusted yet")  # the project's SessionEnd hook: asked once, then recorded
-    s.expect("Trust this project's hooks and run them?")
+    s.expect("Trust this project's hooks and permissions, and run them?")
     s.child.sendline("y")
     s.say("hi")
     s.expect("BARE-REPLY")

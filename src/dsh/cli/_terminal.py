@@ -156,11 +156,15 @@ def _ask_trust(printer: TranscriptPrinter, lines: Sequence[str]) -> bool:
     """Claude Code's workspace-trust question, before anything of the project runs."""
     import click
 
-    printer.console.print("[bold]This project declares hooks that are not trusted yet:[/bold]")
+    printer.console.print(
+        "[bold]This project declares hooks or permissions that are not trusted yet:[/bold]"
+    )
     for line in lines:
         printer.console.print(f"  {plain_markup(line)}")
     try:
-        return click.confirm("Trust this project's hooks and run them?", default=False)
+        return click.confirm(
+            "Trust this project's hooks and permissions, and run them?", default=False
+        )
     except click.Abort:  # Ctrl-C or Ctrl-D at the question: not trusted
         return False
 

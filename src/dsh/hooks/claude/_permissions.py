@@ -5,7 +5,9 @@ local, ``--settings``, managed) and returns ``PermissionSettings``: every
 ``allow``, ``deny`` and ``ask`` rule with the file it came from (rules add up
 across scopes; ``deny`` wins over ``ask`` over ``allow`` whatever the scope),
 ``defaultMode`` by settings precedence (managed, command line, local, project,
-user), ``additionalDirectories`` from every scope, and the managed-only keys:
+user; a project's or local file's ``bypassPermissions`` is never applied, as
+Claude Code never applies it), ``additionalDirectories`` from every scope,
+and the managed-only keys:
 ``allowManagedPermissionRulesOnly`` (only managed rules count) and
 ``disableBypassPermissionsMode: "disable"`` (honoured from any scope, as Claude
 Code does). A malformed rule or value is a warning naming the file; the rest
@@ -31,6 +33,7 @@ __all__ = [
     "PermissionSettings",
     "RuleEntry",
     "WorkingDirectory",
+    "directory_path",
     "parse_mode",
     "read_permissions",
     "settings_root",
@@ -40,6 +43,12 @@ Behavior: TypeAlias = Literal["allow", "deny", "ask"]
 BEHAVIORS: Final[tuple[Behavior, ...]] = ("deny", "ask", "allow")
 PERMISSION_MODES: Final[tuple[PermissionMode, ...]] = get_args(PermissionMode)
 MAX_RULES: Final = 10_000
+_PROJECT_KINDS: Final = frozenset({"project", "local"})
+_PROJECT_BYPASS: Final = (
+    "`permissions.defaultMode` bypassPermissions is not applied from a project's settings"
+    " (as Claude Code 2.1.332, trusted or not); set it in user settings or pass"
+    " --permission-mode bypassPermissions"
+)
 
 
 def parse_mode(value: object) -> PermissionMode | None:
@@ -68,10 +77,12 @@ class RuleEntry:
 @final
 @frozen(kw_only=True)
 class WorkingDirectory:
-    """A directory the session may work in besides the project, and who added it."""
+    """A directory the session may work in besides the project, and who added it
+    (``scope``: the settings kind of the file that listed it, ``""`` for any other way)."""
 
     path: Path
     source: str
+    scope: str = ""
 
 
 @final
@@ -134,6 +145,8 @@ def read_permissions(
                     f"`permissions.defaultMode` {declared!r} is not one of"
                     f" {', '.join(PERMISSION_MODES)}; ignored",
                 )
+            elif parsed == "bypassPermissions" and source.kind in _PROJECT_KINDS:
+                diags.add(source, "info", "policy", _PROJECT_BYPASS)
             else:
                 # Highest precedence first; among equals (--settings files) the later wins.
                 rank = (SCALAR_PRECEDENCE[source.kind], -index, parsed, source.label)
@@ -217,8 +230,15 @@ def _directories(
         if "\x00" in text:
             diags.add(source, "warning", "bad-rule", "a NUL in `additionalDirectories`; ignored")
             continue
-        path = Path(home / text[2:]) if text == "~" or text.startswith("~/") else Path(text)
-        if not path.is_absolute():
-            path = root / path
-        out.append(WorkingDirectory(path=Path(os.path.normpath(path)), source=source.label))
+        normal = directory_path(text, root, home)
+        out.append(WorkingDirectory(path=normal, source=source.label, scope=source.kind))
     return out
+
+
+def directory_path(text: str, root: Path, home: Path) -> Path:
+    """An ``additionalDirectories`` entry as a path: ``~/`` from ``home``, a relative one
+    from the settings file's ``root``, normalised."""
+    path = Path(home / text[2:]) if text == "~" or text.startswith("~/") else Path(text)
+    if not path.is_absolute():
+        path = root / path
+    return Path(os.path.normpath(path))

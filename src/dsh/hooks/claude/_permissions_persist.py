@@ -27,7 +27,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final, Literal, TypeAlias, final
 
@@ -65,6 +65,8 @@ class SettingsTargets:
     project: Path
     local_root: Path
     config_dir: Path
+    written: Callable[[Mapping[str, Any]], None] | None = None
+    """Told each entry written into the project's ``settings.json`` (its trust seam)."""
 
     def file(self, destination: Destination) -> Path:
         if destination == "userSettings":
@@ -95,9 +97,12 @@ def persist_update(entry: Mapping[str, Any], targets: SettingsTargets) -> str | 
     except OSError as exc:
         return f"{path.parent}: {_why(exc)}"
     try:
-        return _merge_into(directory, path, entry)
+        why = _merge_into(directory, path, entry)
     finally:
         os.close(directory)
+    if why is None and dest == "projectSettings" and targets.written is not None:
+        targets.written(entry)
+    return why
 
 
 def _open_directory(targets: SettingsTargets, destination: Destination) -> int:

@@ -15,7 +15,7 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
 from dsh.hooks.claude._machinery import EFFORT_LEVEL
@@ -119,22 +119,31 @@ class ClaudeCodeProfile:
         )
 
     def trust(self, project: Path, /) -> Sequence[str]:
-        """Trust every project hook declared now (``dsh hooks trust``); one line per hook."""
+        """Trust every project hook and widening permission entry declared now
+        (``dsh hooks trust``); one line per hook or entry."""
+        from dsh.hooks.claude._permissions_trust import gated_entries
         from dsh.hooks.claude._trust import record_trust
 
         catalog = self._discover(project)
-        return tuple(
-            f"trusted: {h.describe(catalog.project_dir)}"
-            for h in record_trust(catalog, self.trust_dir)
-        )
+        root = catalog.project_dir
+        hooks = [f"trusted: {h.describe(root)}" for h in record_trust(catalog, self.trust_dir)]
+        entries = gated_entries(catalog.permissions)
+        return (*hooks, *(f"trusted: {e.describe(root)}" for e in entries))
 
     def untrusted(self, project: Path, /) -> Sequence[str]:
-        """One line per project hook a run leaves out because it is not trusted, and why."""
-        from dsh.hooks.claude._trust import hook_trust
+        """One line per project hook or permission entry a run leaves out because it is
+        not trusted, and why; then Claude Code's notice for the entries."""
+        from dsh.hooks.claude._permissions_trust import ignored_notices
+        from dsh.hooks.claude._trust import hook_trust, permissions_trust
 
         catalog = self._discover(project)
+        root = catalog.project_dir
         hooks, problem = hook_trust(catalog, self.trust_dir)
-        lines = [f"{h.state}: {h.describe(catalog.project_dir)}" for h in hooks if not h.trusted]
+        lines = [f"{h.state}: {h.describe(root)}" for h in hooks if not h.trusted]
+        _trusted, entries = permissions_trust(catalog, self.trust_dir)
+        if entries:
+            lines += [f"not trusted yet: {e.describe(root)}" for e in entries]
+            lines += ignored_notices(entries, root)
         return (*lines, problem) if problem is not None and lines else tuple(lines)
 
     def load(self, project: Path, /) -> ClaudeCodeMount:
@@ -149,12 +158,14 @@ class ClaudeCodeProfile:
 
         catalog = self._discover(project)
         notice = None
+        ignored: tuple[str, ...] = ()
         if self.catalog is None and self.require_trust:
             from dsh.hooks.claude._trust import hook_trust, trust_notice, trusted_catalog
 
             hooks_trust, problem = hook_trust(catalog, self.trust_dir)
             notice = trust_notice(catalog.project_dir, hooks_trust, problem)
             catalog = trusted_catalog(catalog, hooks_trust)
+            catalog, ignored = _trusted_permissions(catalog, self.trust_dir)
         notes: list[str] = []
         state = self._permission_state(catalog, project, notes) if self.permissions else None
         mode = state.mode if state is not None else (self.permission_mode or "default")
@@ -194,7 +205,7 @@ class ClaudeCodeProfile:
             logger.info("claude hooks: %s (dsh hooks check lists it)", note)
         for line in commands.diagnostics:
             logger.info("claude commands: %s", line)
-        diagnostics += (*notes, *(() if notice is None else (notice,)))
+        diagnostics += (*notes, *(() if notice is None else (notice,)), *ignored)
         policy = ClaudePermissionsPlugin(state) if state is not None else None
         return ClaudeCodeMount(catalog, hooks, instructions, diagnostics, policy)
 
@@ -239,9 +250,25 @@ class ClaudeCodeProfile:
         from dsh.hooks.claude._catalog import _config_dir, _git_root
 
         env = self.env if self.env is not None else os.environ
-        config_dir = _config_dir(self.home or Path.home(), env)
+        home = self.home or Path.home()
+        config_dir = _config_dir(home, env)
+        trust_dir = self.trust_dir
+        file = project / ".claude" / "settings.json"
+
+        def written(entry: Mapping[str, Any]) -> None:
+            # What a trusted hook or the user saved is theirs: it stays trusted.
+            from dsh.hooks.claude._permissions_trust import written_entries
+            from dsh.hooks.claude._trust import trust_permission_entries
+
+            trust_permission_entries(
+                project, written_entries(entry, file, project, home), trust_dir
+            )
+
         return SettingsTargets(
-            project=project, local_root=_git_root(project), config_dir=config_dir
+            project=project,
+            local_root=_git_root(project),
+            config_dir=config_dir,
+            written=written if self.require_trust and self.catalog is None else None,
         )
 
 
@@ -253,3 +280,29 @@ def _plugin_dirs(given: Sequence[Path | str | PluginRoot], catalog: Catalog) -> 
         if root is not None and entry.status == "loaded" and root not in dirs:
             dirs.append(root)
     return dirs
+
+
+def _trusted_permissions(
+    catalog: Catalog, trust_dir: Path | None
+) -> tuple[Catalog, tuple[str, ...]]:
+    """``catalog`` without the project's widening permission entries unless they are
+    trusted, and Claude Code's notice for each kind left out (with how to trust)."""
+    import dataclasses
+    import shlex
+
+    from dsh.hooks.claude._permissions_trust import ignored_notices, without_gated
+    from dsh.hooks.claude._trust import permissions_trust
+
+    trusted, entries = permissions_trust(catalog, trust_dir)
+    if not entries:
+        return catalog, ()
+    quoted = shlex.quote(str(catalog.project_dir))
+    how = (
+        f". Review them with `dsh hooks check --project {quoted}`, trust them with"
+        f" `dsh hooks trust --project {quoted}`, or run with --trust-project"
+    )
+    notices = tuple(
+        f"warning: {line}{how}" for line in ignored_notices(entries, catalog.project_dir)
+    )
+    gated = dataclasses.replace(catalog, permissions=without_gated(catalog.permissions, trusted))
+    return gated, notices

@@ -10,6 +10,10 @@ per project under dsh's data directory (``trust/claude/``), 0600 in 0700
 directories, never read or written through a symlink. Changing a hook, or a
 script it runs, changes its fingerprint: it needs trust again. User,
 ``--settings``, managed and plugin hooks are the user's own and always run.
+The record also holds the fingerprints of the project's widening permission
+entries trusted (``_permissions_trust``: ``permissions.allow`` and
+``additionalDirectories`` of ``.claude/settings.json``); only those apply
+(``permissions_trust``).
 
 Limits: a file a script reads or imports indirectly is not in the
 fingerprint, only the files its command line names.
@@ -32,6 +36,7 @@ from typing import Final, Literal, TypeAlias, final
 from dsh._data_dir import user_data_dir
 from dsh._frozen import frozen
 from dsh.base import UnsafeJSONError, load_json
+from dsh.hooks.claude._permissions_trust import GatedEntry, gated_entries
 from dsh.hooks.claude._types import Catalog, HookDeclaration
 from dsh.session import FrozenDict, SessionError, make_private_dir, open_private
 
@@ -41,8 +46,10 @@ __all__ = [
     "TrustState",
     "default_trust_dir",
     "hook_trust",
+    "permissions_trust",
     "record_trust",
     "trust_notice",
+    "trust_permission_entries",
     "trusted_catalog",
 ]
 
@@ -178,6 +185,10 @@ class _Record:
     fingerprints: Mapping[str, str]
     """Fingerprint to where the hook was when trusted (``Event[g][i] in file``)."""
     problem: str | None = None
+    permissions: frozenset[str] = frozenset()
+    """The fingerprints of the widening permission entries trusted."""
+    raw: Mapping[str, object] | None = None
+    """The record as read, when it is a valid one."""
 
 
 def _read_record(path: Path) -> _Record:
@@ -200,6 +211,7 @@ def _read_record(path: Path) -> _Record:
     if not isinstance(parsed, dict) or parsed.get("format") != TRUST_FORMAT:
         return _Record(FrozenDict(), f"trust record {path} is not a {TRUST_FORMAT} record")
     entries = hooks if isinstance(hooks, list) else []
+    permissions = parsed.get("permissions")
     return _Record(
         FrozenDict(
             {
@@ -207,7 +219,11 @@ def _read_record(path: Path) -> _Record:
                 for e in entries
                 if isinstance(e, dict) and isinstance(e.get("fingerprint"), str)
             }
-        )
+        ),
+        permissions=frozenset(
+            p for p in (permissions if isinstance(permissions, list) else ()) if isinstance(p, str)
+        ),
+        raw=parsed,
     )
 
 
@@ -239,6 +255,18 @@ def hook_trust(
     return tuple(result), record.problem
 
 
+def permissions_trust(
+    catalog: Catalog, trust_dir: Path | None = None
+) -> tuple[frozenset[str], tuple[GatedEntry, ...]]:
+    """The fingerprints of the project's widening permission entries trusted, and the
+    entries not trusted yet."""
+    entries = gated_entries(catalog.permissions)
+    if not entries:
+        return frozenset(), ()
+    record = _read_record(_record_path(trust_dir or default_trust_dir(), catalog.project_dir))
+    return record.permissions, tuple(e for e in entries if e.fingerprint not in record.permissions)
+
+
 def _place(hook: HookDeclaration, project: Path) -> str:
     where = hook.origin()
     return f"{hook.event}[{where.group}][{where.index}] in {_relative(Path(where.source), project)}"
@@ -263,7 +291,33 @@ def record_trust(catalog: Catalog, trust_dir: Path | None = None) -> tuple[HookT
             for h in hooks
         ],
     }
+    entries = gated_entries(catalog.permissions)
+    if entries:
+        record["permissions"] = sorted({e.fingerprint for e in entries})
+    _write_record(_record_path(directory, project), record)
+    return tuple(dataclasses.replace(h, state="trusted") for h in hooks)
+
+
+def trust_permission_entries(
+    project: Path, entries: Sequence[GatedEntry], trust_dir: Path | None = None
+) -> None:
+    """Add ``entries`` to the project's record, keeping what it trusts (for entries dsh
+    itself wrote into the project's settings on a PermissionRequest answer: the user's or
+    a trusted hook's decision). A record dsh cannot read is left as it is."""
+    if not entries:
+        return
+    directory = trust_dir or default_trust_dir()
     path = _record_path(directory, project)
+    record = _read_record(path)
+    if record.problem is not None:
+        return
+    base = dict(record.raw or {"format": TRUST_FORMAT, "project": str(project), "hooks": []})
+    base["permissions"] = sorted(record.permissions | {e.fingerprint for e in entries})
+    make_private_dir(directory)
+    _write_record(path, base)
+
+
+def _write_record(path: Path, record: Mapping[str, object]) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(temporary)
@@ -273,7 +327,6 @@ def record_trust(catalog: Catalog, trust_dir: Path | None = None) -> tuple[HookT
         f.flush()
         os.fsync(f.fileno())
     os.replace(temporary, path)  # replaces a planted link, never writes through it
-    return tuple(dataclasses.replace(h, state="trusted") for h in hooks)
 
 
 def trusted_catalog(catalog: Catalog, hooks: Iterable[HookTrust]) -> Catalog:

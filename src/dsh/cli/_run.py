@@ -221,12 +221,21 @@ def prepared_host_options(
 
         trusted = trust_profiles(host_opts.profiles, options.project)
         if trusted:  # one line, not one per hook: `dsh hooks check` lists them
-            say(f"trusted {len(trusted)} project hook(s) of {options.project} (--trust-project)")
+            say(f"trusted {trusted_summary(trusted)} of {options.project} (--trust-project)")
     elif ask_trust is not None:
         from dsh.cli._trust import ask_to_trust
 
         ask_to_trust(host_opts.profiles, options.project, ask_trust)
     return host_opts
+
+
+def trusted_summary(lines: Sequence[str]) -> str:
+    """``3 project hook(s), 1 plugin(s), 2 instructions file(s)`` for the lines of a trust."""
+    files = sum(": trusted: instructions file " in line for line in lines)
+    plugins = sum(": trusted: plugin " in line for line in lines)
+    text = f"{len(lines) - files - plugins} project hook(s)"
+    text += f", {plugins} plugin(s)" if plugins else ""
+    return text + (f", {files} instructions file(s)" if files else "")
 
 
 async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:

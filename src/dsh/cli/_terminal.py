@@ -155,7 +155,10 @@ def _ask_trust(printer: TranscriptPrinter, lines: Sequence[str]) -> bool:
     """Claude Code's workspace-trust question, before anything of the project runs."""
     import click
 
-    printer.console.print("[bold]This project declares hooks that are not trusted yet:[/bold]")
+    printer.console.print(
+        "[bold]This project declares hooks (or plugins, instructions files) that are not"
+        " trusted yet:[/bold]"
+    )
     for line in lines:
         printer.console.print(f"  {plain_markup(line)}")
     try:

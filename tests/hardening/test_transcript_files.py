@@ -69,3 +69,27 @@ def test_a_planted_link_is_replaced_or_refused_never_written_through(tmp_path: P
     with pytest.raises(UnsafeSessionPathError):
         TranscriptWriter(path, session_id="s", permission_mode="default").sync(events, cwd=tmp_path)
     assert victim.read_bytes() == before
+
+
+@pytest.mark.parametrize("umask", [0o000, 0o022])
+async def test_the_env_file_folders_are_private_whatever_the_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, umask: int
+) -> None:
+    """A script planted in a ``CLAUDE_ENV_FILE`` folder would be sourced before every Bash
+    command: the folders are 0700, as the transcripts' are."""
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        replies([text("Running."), bash("echo hi")], [text("Done.")]),
+        ["SessionStart", "Stop"],
+    )
+    old = os.umask(umask)
+    try:
+        _, result = await rig.run("Please run echo hi")
+    finally:
+        os.umask(old)
+    assert result.end_reason == TurnEndReason.COMPLETED
+    folders = [p for p in rig.transcripts.parent.rglob("*") if p.is_dir()]
+    env_folders = [p for p in folders if "claude-session-env" in p.parts]
+    assert env_folders, folders
+    assert all(mode(p) == 0o700 for p in env_folders), [(p, oct(mode(p))) for p in env_folders]

@@ -1,6 +1,7 @@
 """Project trust on the command line: `dsh hooks trust`, `--trust-project`, the prompt's seam.
 
-A project's own hooks run only once the user trusted them (each profile that
+What a project controls (its own hooks, its instructions files, the plugins only its
+settings enable) runs only once the user trusted it (each profile that
 is a ``dsh.host.TrustingProfile`` keeps its records). ``dsh hooks trust``
 shows every hook it trusts and records it; ``dsh hooks check`` lists what is
 not trusted; a headless ``dsh run`` leaves untrusted hooks out with one
@@ -41,9 +42,9 @@ def trust_project_option(f: Any) -> Any:
     return click.option(
         "--trust-project",
         is_flag=True,
-        help="Trust the project's own hooks as they are now (recorded, as accepting the trust "
-        "prompt; see `dsh hooks trust`), then run. Without it a run leaves untrusted "
-        "project hooks out.",
+        help="Trust the project's own hooks, instructions files and the plugins its settings "
+        "enable, as they are now (recorded, as accepting the trust prompt; see `dsh hooks "
+        "trust`), then run. Without it a run leaves untrusted ones out.",
     )(f)
 
 

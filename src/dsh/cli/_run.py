@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import enum
 import importlib
-import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
@@ -348,7 +347,9 @@ async def _run_stream(
         return codes[-1] == ExitCode.OK
 
     def respond(line: Mapping[str, Any]) -> None:
-        print(json.dumps(line, ensure_ascii=False), flush=True)
+        from dsh.cli._render import json_line
+
+        print(json_line(line), flush=True)
 
     try:
         await run_stream(

@@ -259,3 +259,40 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return fields[0] != "Z"
+
+
+CODEX_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "Stop",
+    "SessionEnd",
+)
+
+
+def run_codex_case(run_dir: Path, mode: str, answer: bytes = b"{}") -> Outcome:
+    """One ``dsh run --hooks codex`` with the hostile hook on the Codex events a Bash turn fires
+    (the project's ``.codex/hooks.json``, trusted by ``--trust-project``)."""
+    project = run_dir / "project"
+    (project / ".codex").mkdir(parents=True)
+    (project / ".git").mkdir()
+    (run_dir / "home" / ".codex").mkdir(parents=True)
+    command = f"{sys.executable} {SCRIPT} {mode} {run_dir}"
+    handler = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
+    hooks = {event: [{"hooks": [handler]}] for event in CODEX_EVENTS}
+    (project / ".codex" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    (run_dir / "answer.bin").write_bytes(answer)
+    replies = [[_text("Working."), _bash("echo hi")], [_text("All done.")]]
+    (run_dir / "script.json").write_text(json.dumps({"openai": {"responses": replies}}))
+    args = ["go", "--hooks", "codex", "--trust-project", "--model"]
+    args += [f"scripted:{run_dir / 'script.json'}", "--project", str(project)]
+    code, output, rss = _dsh(run_dir, [*args, "--session-dir", str(run_dir / "sessions")], "")
+    ran = run_dir / "ran.txt"
+    return Outcome(
+        codes=[code],
+        outputs=[output],
+        peak_rss_kib=rss,
+        session=_main_session(output),
+        ran=ran.read_text().split() if ran.exists() else [],
+    )

@@ -14,7 +14,9 @@ through a session that fires all of them (``_hostile_rig``), then checks:
   a hook writing 1 GiB included;
 * no hook saw the model API keys (``DSH_API_KEY``, ``OPENAI_API_KEY``).
 
-The default run takes ``CI_CASES``; ``DSH_HOSTILE_FULL=1`` runs them all, and
+A few cases run through Codex's bridge too (``CODEX_CASES``, the project's
+``.codex/hooks.json`` at the six events a Bash turn fires). The default run takes
+``CI_CASES`` (and one Codex case); ``DSH_HOSTILE_FULL=1`` runs them all, and
 ``DSH_HOSTILE_REPORT=FILE`` appends one JSON line of figures per case.
 """
 
@@ -30,7 +32,14 @@ import pytest
 from dsh.hook_protocol import HookInvocationEvent, HookResultEvent
 from dsh.session import JsonlSessionStore
 from tests.cli.test_cli import dsh
-from tests.hardening._hostile_rig import EVENTS, SECRET, leftovers, run_case
+from tests.hardening._hostile_rig import (
+    CODEX_EVENTS,
+    EVENTS,
+    SECRET,
+    leftovers,
+    run_case,
+    run_codex_case,
+)
 from tests.hardening.test_hostile_answers import HOSTILE
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")
@@ -168,3 +177,36 @@ def test_a_hostile_hook_at_every_event_is_contained(case: str, tmp_path: Path) -
         },
     )
     assert growth <= RSS_BOUND_MIB, f"peak RSS {rss_mib:.1f} MiB, {growth:.1f} MiB over quiet"
+
+
+CODEX_CASES = ("answer: NaN", "answer: 100,000 deep", "double-fork-daemon", "exit2-escapes")
+
+
+@pytest.mark.parametrize("case", CODEX_CASES if FULL else CODEX_CASES[:1])
+def test_a_hostile_codex_hook_is_contained(case: str, tmp_path: Path) -> None:
+    mode, answer = _mode(case)
+    outcome = run_codex_case(tmp_path, mode, answer)
+    [output] = outcome.outputs
+    assert "Traceback" not in output, output[-4000:]
+    assert outcome.codes == [0], output[-4000:]
+    assert "\x1b" not in output
+    assert "\x9b" not in output
+    assert outcome.session is not None
+    invocations, results, events = _check_logs(tmp_path / "sessions")
+    blocks = case.startswith("exit2")  # exit 2 at UserPromptSubmit: no model call, no tools
+    turn = {"PreToolUse", "PostToolUse", "Stop"}
+    assert events == set(CODEX_EVENTS) - (turn if blocks else set())
+    assert SECRET not in output
+    left = leftovers(tmp_path)
+    assert left == [], f"processes left alive: {left}"
+    _report(
+        f"codex {case}",
+        {
+            "codes": outcome.codes,
+            "invocations": invocations,
+            "results": results,
+            "events": len(events),
+            "leaked": len(left),
+            "peak_rss_mib": round(outcome.peak_rss_kib / 1024, 1),
+        },
+    )

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dsh.hooks.claude import Catalog, ClaudeCodeProfile, load_catalog
+from dsh.hooks.claude._trust_review import review_trust
 
 EXAMPLES = int(os.environ.get("DSH_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(
@@ -95,7 +96,7 @@ SETTINGS_OBJECT = st.fixed_dictionaries(
         "permissions": PERMISSIONS | VALUES,
         "disableAllHooks": VALUES,
         "allowManagedHooksOnly": VALUES,
-        "enabledPlugins": VALUES,
+        "enabledPlugins": st.dictionaries(HOSTILE_TEXT, st.just(True) | VALUES) | VALUES,
         "strictPluginOnlyCustomization": VALUES,
     },
 )
@@ -142,6 +143,11 @@ def check_settings(project_file: bytes, cli_file: bytes, inline: str) -> None:
         loaded = mounted.load(project)
         assert loaded.permissions is not None
         catalog.render_report().encode("utf-8")
+        # So is the trust review of what the project controls (its hooks, the plugins it
+        # enables), its lines and its notice.
+        review = review_trust(catalog, root / "trust")
+        for line in [*review.lines(every=True), review.notice() or ""]:
+            line.encode("utf-8")
     assert isinstance(catalog, Catalog)
     for diagnostic in catalog.diagnostics:
         text = diagnostic.describe()

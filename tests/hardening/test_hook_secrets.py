@@ -72,3 +72,40 @@ def test_spawn_environment_withholds_only_the_secrets() -> None:
     }
     passed = {**inherited, PASS_ENV_SETTING: "DSH_API_KEY, OPENAI_API_KEY"}
     assert spawn_environment(None, passed) == passed
+
+
+@pytest.mark.parametrize("where", ["environment", "config file"])
+def test_the_key_variable_the_config_names_is_withheld_too(tmp_path: Path, where: str) -> None:
+    """``api_key_env`` names the variable the model key is read from: through the real
+    ``dsh run``, no hook inherits it (``DSH_API_KEY_ENV``, or a config file's setting)."""
+    from tests.cli.test_cli import dsh
+
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    handler = {"type": "command", "command": f"{sys.executable} {SCRIPT} UserPromptSubmit"}
+    hooks = {"hooks": {"UserPromptSubmit": [{"hooks": [handler]}]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(hooks))
+    script = {"anthropic": {"responses": [[{"type": "text", "text": "ok"}]]}}
+    (tmp_path / "script.json").write_text(json.dumps(script))
+    log = tmp_path / "env.jsonl"
+    env = {
+        "HOME": str(tmp_path / "home"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "DSH_CONFIG_DIR": str(tmp_path / "config"),
+        "ENV_HOOK_LOG": str(log),
+        "MY_PROVIDER_KEY": "sk-provider-secret",
+    }
+    if where == "environment":
+        env["DSH_API_KEY_ENV"] = "MY_PROVIDER_KEY"
+    else:
+        (tmp_path / "config").mkdir()
+        (tmp_path / "config" / "config.toml").write_text('api_key_env = "MY_PROVIDER_KEY"\n')
+    model = f"scripted:{tmp_path / 'script.json'}"
+    done = dsh(
+        "run", "hi", "--model", model, "--project", str(project),
+        "--session-dir", str(tmp_path / "s"), cwd=tmp_path, env_extra=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    [entry] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert "MY_PROVIDER_KEY" not in entry["env"]
+    assert not any("sk-provider" in value for value in entry["env"].values())

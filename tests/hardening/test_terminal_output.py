@@ -71,3 +71,15 @@ def _quoted(text: str) -> str:
 def test_terminal_safe_keeps_newlines_tabs_and_text() -> None:
     assert _render.terminal_safe("a\tb\nc é ⏺") == "a\tb\nc é ⏺"
     assert _render.terminal_safe("\x1b[2J\x00\x7f\u202e") == "\\x1b[2J\\x00\\x7f\\u202e"
+
+
+def test_json_lines_carry_no_raw_terminal_controls() -> None:
+    """stream-json lines (and control responses) keep hostile text as JSON escapes: JSON
+    leaves DEL, C1 controls (U+009B is CSI) and bidi overrides raw unless told."""
+    from dsh.cli._render import json_line
+
+    hostile = {"m": "a\x1b]0;t\x07b\x7f\x9b2J\u202eevil\u2028é"}
+    line = json_line(hostile, separators=(",", ":"))
+    assert json.loads(line) == hostile
+    assert not any(0x7F <= ord(c) <= 0x9F or c in "\u202e\u2028" for c in line)
+    assert "é" in line  # other text stays as it is

@@ -14,22 +14,22 @@ import pytest
 from dsh.hooks.claude import TranscriptWriter
 from dsh.session import TurnEndReason, UnsafeSessionPathError, UserMessageEvent
 from tests.agent.support import bash, replies, text
-from tests.hooks_claude.bridge_support import make_rig
+from tests.hooks_claude.bridge_support import Rig, make_rig
 
 
 def mode(path: Path) -> int:
     return stat.S_IMODE(os.lstat(path).st_mode)
 
 
-@pytest.mark.parametrize("umask", [0o000, 0o022, 0o277])
-async def test_the_transcript_is_private_whatever_the_umask(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, umask: int
-) -> None:
+async def run_under_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, umask: int, events: list[str]
+) -> Rig:
+    """A completed turn running a Bash call, with hooks at ``events``, under ``umask``."""
     rig = make_rig(
         tmp_path,
         monkeypatch,
         replies([text("Running."), bash("echo hi")], [text("Done.")]),
-        ["PreToolUse", "Stop"],
+        events,
     )
     old = os.umask(umask)
     try:
@@ -37,6 +37,14 @@ async def test_the_transcript_is_private_whatever_the_umask(
     finally:
         os.umask(old)
     assert result.end_reason == TurnEndReason.COMPLETED
+    return rig
+
+
+@pytest.mark.parametrize("umask", [0o000, 0o022, 0o277])
+async def test_the_transcript_is_private_whatever_the_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, umask: int
+) -> None:
+    rig = await run_under_umask(tmp_path, monkeypatch, umask, ["PreToolUse", "Stop"])
     (transcript,) = rig.transcripts.rglob("*.jsonl")
     assert [e["event"] for e in rig.entries()] == ["PreToolUse", "Stop"]
     assert mode(transcript) == 0o600
@@ -69,3 +77,16 @@ def test_a_planted_link_is_replaced_or_refused_never_written_through(tmp_path: P
     with pytest.raises(UnsafeSessionPathError):
         TranscriptWriter(path, session_id="s", permission_mode="default").sync(events, cwd=tmp_path)
     assert victim.read_bytes() == before
+
+
+@pytest.mark.parametrize("umask", [0o000, 0o022])
+async def test_the_env_file_folders_are_private_whatever_the_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, umask: int
+) -> None:
+    """A script planted in a ``CLAUDE_ENV_FILE`` folder would be sourced before every Bash
+    command: the folders are 0700, as the transcripts' are."""
+    rig = await run_under_umask(tmp_path, monkeypatch, umask, ["SessionStart", "Stop"])
+    folders = [p for p in rig.transcripts.parent.rglob("*") if p.is_dir()]
+    env_folders = [p for p in folders if "claude-session-env" in p.parts]
+    assert env_folders, folders
+    assert all(mode(p) == 0o700 for p in env_folders), [(p, oct(mode(p))) for p in env_folders]

@@ -407,7 +407,9 @@ def _as_plain(value: Any) -> Any:
 
 def _write_line(out: TextIO) -> Callable[[dict[str, Any]], None]:
     def write(obj: dict[str, Any]) -> None:
-        out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+        from dsh.cli._render import json_line
+
+        out.write(json_line(obj, separators=(",", ":")) + "\n")
         out.flush()
 
     return write

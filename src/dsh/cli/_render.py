@@ -25,7 +25,7 @@ from dsh.session import ToolReferenceBlock
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["TranscriptPrinter", "plain_markup", "terminal_safe", "text_of"]
+__all__ = ["TranscriptPrinter", "json_line", "plain_markup", "terminal_safe", "text_of"]
 
 # C0 controls but newline and tab, DEL, C1 controls, and the bidi overrides that reorder a line.
 _CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -39,6 +39,18 @@ def _shown(m: re.Match[str]) -> str:
 def terminal_safe(text: str) -> str:
     """``text`` with every control character shown as an escape instead of sent to the terminal."""
     return _CONTROL.sub(_shown, text)
+
+
+# What JSON leaves raw in a string but a terminal may act on: DEL, C1 controls (U+009B is
+# CSI), the line separators and the bidi overrides. Outside strings JSON is ASCII.
+_JSON_UNSAFE: Final = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_line(value: Any, *, separators: tuple[str, str] | None = None) -> str:
+    """``value`` as one JSON line (UTF-8 text as is) with nothing a terminal acts on: C0
+    controls are JSON escapes already, the other controls become ``\\uNNNN`` too."""
+    text = json.dumps(value, ensure_ascii=False, separators=separators)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def plain_markup(text: str) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import enum
 import importlib
-import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
@@ -217,12 +216,21 @@ def prepared_host_options(
 
         trusted = trust_profiles(host_opts.profiles, options.project)
         if trusted:  # one line, not one per hook: `dsh hooks check` lists them
-            say(f"trusted {len(trusted)} project hook(s) of {options.project} (--trust-project)")
+            say(f"trusted {trusted_summary(trusted)} of {options.project} (--trust-project)")
     elif ask_trust is not None:
         from dsh.cli._trust import ask_to_trust
 
         ask_to_trust(host_opts.profiles, options.project, ask_trust)
     return host_opts
+
+
+def trusted_summary(lines: Sequence[str]) -> str:
+    """``3 project hook(s), 1 plugin(s), 2 instructions file(s)`` for the lines of a trust."""
+    files = sum(": trusted: instructions file " in line for line in lines)
+    plugins = sum(": trusted: plugin " in line for line in lines)
+    text = f"{len(lines) - files - plugins} project hook(s)"
+    text += f", {plugins} plugin(s)" if plugins else ""
+    return text + (f", {files} instructions file(s)" if files else "")
 
 
 async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
@@ -350,7 +358,9 @@ async def _run_stream(
         return codes[-1] == ExitCode.OK
 
     def respond(line: Mapping[str, Any]) -> None:
-        print(json.dumps(line, ensure_ascii=False), flush=True)
+        from dsh.cli._render import json_line
+
+        print(json_line(line), flush=True)
 
     try:
         await run_stream(

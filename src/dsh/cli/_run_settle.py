@@ -212,6 +212,9 @@ def _api_key(config: DshConfig) -> str | None:
     name = config.api_key_env
     if name is None:
         return None
+    from dsh.hook_protocol import withhold_variable
+
+    withhold_variable(name)  # the key it names is a secret: no hook inherits it
     key = os.environ.get(name)
     if not key:
         raise UserError(

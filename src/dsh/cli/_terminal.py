@@ -157,7 +157,8 @@ def _ask_trust(printer: TranscriptPrinter, lines: Sequence[str]) -> bool:
     import click
 
     printer.console.print(
-        "[bold]This project declares hooks or permissions that are not trusted yet:[/bold]"
+        "[bold]This project declares hooks, permissions, plugins or instructions files that"
+        " are not trusted yet:[/bold]"
     )
     for line in lines:
         printer.console.print(f"  {plain_markup(line)}")

@@ -1,6 +1,7 @@
 """Project trust on the command line: `dsh hooks trust`, `--trust-project`, the prompt's seam.
 
-A project's own hooks run only once the user trusted them (each profile that
+What a project controls (its own hooks, its instructions files, the plugins only its
+settings enable) runs only once the user trusted it (each profile that
 is a ``dsh.host.TrustingProfile`` keeps its records). ``dsh hooks trust``
 shows every hook it trusts and records it; ``dsh hooks check`` lists what is
 not trusted; a headless ``dsh run`` leaves untrusted hooks out with one
@@ -41,9 +42,9 @@ def trust_project_option(f: Any) -> Any:
     return click.option(
         "--trust-project",
         is_flag=True,
-        help="Trust the project's own hooks as they are now (recorded, as accepting the trust "
-        "prompt; see `dsh hooks trust`), then run. Without it a run leaves untrusted "
-        "project hooks out.",
+        help="Trust the project's own hooks, instructions files and the plugins its settings "
+        "enable, as they are now (recorded, as accepting the trust prompt; see `dsh hooks "
+        "trust`), then run. Without it a run leaves untrusted ones out.",
     )(f)
 
 
@@ -60,7 +61,7 @@ def run_profiles(
         session_dir=project,  # unused: no host is opened
         settings_files=tuple(settings_files),
         plugin_dirs=tuple(plugin_dirs),
-        claude_md=False,
+        claude_md=True,  # so the review covers the instructions files a run loads
     )
     return tuple(host_options(options).profiles)
 
@@ -153,11 +154,14 @@ def hook_source_options(project_help: str) -> Callable[[Any], Any]:
 def hooks_trust(
     project: Path, settings_files: tuple[str, ...], plugin_dirs: tuple[Path, ...]
 ) -> None:
-    """Trust the project's own hooks as they are now, showing each one trusted.
+    """Trust what the project controls as it is now, showing each item trusted.
 
-    Trust is recorded under dsh's data directory with a fingerprint of each hook's
-    declaration and the project scripts its command names: a change to either
-    needs trust again. User, --settings, managed and plugin hooks always run.
+    That is its own hooks, the installed plugins only its settings enable, and its
+    instructions files (CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md, .claude/rules,
+    their imports). Trust is recorded under dsh's data directory with a fingerprint
+    of each: a hook's declaration and the project scripts its command names, a
+    plugin's root and hooks, a file's text; a change needs trust again. User,
+    --settings, managed and --plugin-dir sources always run.
     """
     from dsh.cli._main import _started
     from dsh.cli._render import terminal_safe
@@ -172,5 +176,8 @@ def hooks_trust(
         changed = " (changed since last trust)" if "changed since" in before.get(key, "") else ""
         click.echo(terminal_safe(line + changed))
     if not lines:
-        click.echo(f"{terminal_safe(str(root))}: the project declares no hooks of its own")
+        click.echo(
+            f"{terminal_safe(str(root))}: the project declares no hooks, plugins or"
+            " instructions files of its own"
+        )
     sys.stdout.flush()

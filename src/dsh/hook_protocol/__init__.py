@@ -25,7 +25,12 @@ from dsh.hook_protocol._declarations import (
     exec_argv,
     shell_argv,
 )
-from dsh.hook_protocol._environment import PASS_ENV_SETTING, SECRET_ENV_VARS, spawn_environment
+from dsh.hook_protocol._environment import (
+    PASS_ENV_SETTING,
+    SECRET_ENV_VARS,
+    spawn_environment,
+    withhold_variable,
+)
 from dsh.hook_protocol._events import (
     HOOK_STDERR_LOG_LIMIT,
     HookInvocationEvent,
@@ -112,4 +117,5 @@ __all__ = [
     "spawn_environment",
     "unique_hooks",
     "unsafe_char_problem",
+    "withhold_variable",
 ]

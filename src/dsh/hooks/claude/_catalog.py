@@ -6,7 +6,9 @@ Sources, in the order their hooks are listed: user settings
 the project's git root, else the project), each ``--settings`` file or inline
 JSON, managed settings (``/etc/claude-code/managed-settings.json`` and the
 ``managed-settings.d/*.json`` beside it), then plugins (the roots given, then
-plugins installed under the config directory and enabled in ``enabledPlugins``).
+plugins installed under the config directory and enabled in ``enabledPlugins``;
+one that only the project's settings enable is recorded in ``project_plugins``,
+since whether it runs is then the project's choice and needs its trust).
 Hooks add up across sources; ``disableAllHooks`` follows settings precedence,
 ``allowManagedHooksOnly`` and ``strictPluginOnlyCustomization`` are honoured from
 managed settings only.
@@ -159,6 +161,16 @@ class _Policy:
     plugin_only: bool = False
     enabled_plugins: dict[str, bool] = field(default_factory=dict)
     managed_enabled: dict[str, bool] = field(default_factory=dict)
+    user_enabled: set[str] = field(default_factory=set)
+    """Plugins a source the user controls (user, ``--settings``, managed) enables."""
+    project_enabled: dict[str, str] = field(default_factory=dict)
+    """Plugins a project settings file enables: the file's label."""
+
+    def project_choice(self, plugin_id: str) -> str | None:
+        """The project settings file that alone enables ``plugin_id`` (trust decides), or None."""
+        if plugin_id in self.user_enabled or self.forced(plugin_id):
+            return None
+        return self.project_enabled.get(plugin_id)
 
     def forced(self, plugin_id: str | None) -> bool:
         """A plugin force-enabled by managed ``enabledPlugins`` (full ``plugin@marketplace``)."""
@@ -187,8 +199,13 @@ def _policy(settings: list[ReadSettings], diags: Diagnostics) -> _Policy:
         assert s.model is not None
         for plugin_id, value in (s.model.enabledPlugins or {}).items():
             policy.enabled_plugins[plugin_id] = value is True
-            if s.file.source.kind == "managed":
+            kind = s.file.source.kind
+            if kind == "managed":
                 policy.managed_enabled[plugin_id] = value is True
+            if value is True and kind in ("project", "local"):
+                policy.project_enabled[plugin_id] = s.file.source.label
+            elif value is True:
+                policy.user_enabled.add(plugin_id)
     for s in readable:
         assert s.model is not None
         source = s.file.source
@@ -283,6 +300,11 @@ def load_catalog(
         else []
     )
     seen_roots: set[Path] = set()
+    project_plugins: dict[str, str] = {}
+    for _root, installed_id in installed:
+        chosen_by = policy.project_choice(installed_id)
+        if chosen_by is not None:
+            project_plugins[installed_id] = chosen_by
     for root, plugin_id in [*explicit, *installed]:
         resolved = root.expanduser().resolve()
         if resolved in seen_roots:
@@ -317,6 +339,7 @@ def load_catalog(
         diagnostics=tuple(diags.items),
         session_end_budget=budget,
         permissions=permissions,
+        project_plugins=FrozenDict(project_plugins),
     )
 
 

@@ -41,7 +41,7 @@ from dsh.hooks.claude._transcript import (
     project_slug,
 )
 from dsh.hooks.claude._types import Catalog, HookDeclaration
-from dsh.session import AbortCause
+from dsh.session import AbortCause, make_private_dir
 
 if TYPE_CHECKING:
     from dsh.hooks.claude._permissions_plugin import PermissionState
@@ -411,8 +411,9 @@ def _make_plugin_data(hooks: Sequence[HookDeclaration]) -> None:
 def _env_files(folder: Path, root: Agent, event: str, count: int) -> list[Path]:
     """One ``CLAUDE_ENV_FILE`` per hook in ``folder``, as 2.1.332 names them
     (``<event>-hook-<n>.sh``); the file is the hook's to create. Each is sourced before the
-    session's later Bash commands (``root``'s workspace), never in a hook."""
-    folder.mkdir(parents=True, exist_ok=True)
+    session's later Bash commands (``root``'s workspace), never in a hook. The folder is
+    0700, whatever the umask: a script planted there would run before every command."""
+    make_private_dir(folder)
     files = [folder / f"{event.lower()}-hook-{n}.sh" for n in range(count)]
     for path in files:
         root.workspace.add_env_script(path)

@@ -28,7 +28,8 @@ from dsh.hooks.claude._permissions_plugin import (
 
 if TYPE_CHECKING:
     from dsh.hooks.claude import Catalog, ClaudeHooksPlugin, PermissionMode, PluginRoot
-    from dsh.instructions import ClaudeInstructionsPlugin
+    from dsh.hooks.claude._trust_review import TrustReview
+    from dsh.instructions import ClaudeInstructionsPlugin, InstructionsGate, LoadedInstructions
 
 __all__ = ["CLAUDE_PROFILE_NAME", "ClaudeCodeMount", "ClaudeCodeProfile"]
 
@@ -75,8 +76,9 @@ class ClaudeCodeProfile:
     ``instructions`` loads ``CLAUDE.md`` and its family into each root
     session's context, from ``instructions_config_dir`` and
     ``instructions_managed_dir`` (default: Claude Code's own). ``require_trust``:
-    the project's own hooks run only once trusted, as recorded under ``trust_dir``
-    (default: dsh's data directory, see ``dsh.hooks.claude._trust``).
+    what the project controls (its own hooks, the plugins only its settings enable,
+    its instructions files) runs or loads only once trusted, as recorded under
+    ``trust_dir`` (default: dsh's data directory, see ``dsh.hooks.claude._trust_review``).
     """
 
     settings_files: Sequence[str | Path] = ()
@@ -118,40 +120,51 @@ class ClaudeCodeProfile:
             discover_installed_plugins=self.discover_installed_plugins,
         )
 
-    def trust(self, project: Path, /) -> Sequence[str]:
-        """Trust every project hook and widening permission entry declared now
-        (``dsh hooks trust``); one line per hook or entry."""
-        from dsh.hooks.claude._permissions_trust import gated_entries
-        from dsh.hooks.claude._trust import record_trust
+    def _instructions_files(self, project: Path) -> list[LoadedInstructions]:
+        """The project's own instructions files a run would load (none when not loading)."""
+        if not self.instructions:
+            return []
+        from dsh.hooks.claude._trust_review import project_instructions
+        from dsh.instructions import instructions_config_dir
+
+        return project_instructions(
+            project.absolute(),
+            config_dir=instructions_config_dir(self.instructions_config_dir),
+            managed_dir=self.instructions_managed_dir,
+        )
+
+    def review(self, project: Path, /) -> TrustReview:
+        """What the project controls (hooks, plugins its settings enable, instructions files)
+        and whether each is trusted."""
+        from dsh.hooks.claude._trust_review import review_trust
 
         catalog = self._discover(project)
-        root = catalog.project_dir
-        hooks = [f"trusted: {h.describe(root)}" for h in record_trust(catalog, self.trust_dir)]
-        entries = gated_entries(catalog.permissions)
-        return (*hooks, *(f"trusted: {e.describe(root)}" for e in entries))
+        return review_trust(catalog, self.trust_dir, self._instructions_files(project))
+
+    def trust(self, project: Path, /) -> Sequence[str]:
+        """Trust everything the project controls now (``dsh hooks trust``); one line per item."""
+        from dsh.hooks.claude._trust_review import record_review
+
+        catalog = self._discover(project)
+        review = record_review(catalog, self.trust_dir, self._instructions_files(project))
+        return tuple(review.lines(every=True))
 
     def untrusted(self, project: Path, /) -> Sequence[str]:
-        """One line per project hook or permission entry a run leaves out because it is
-        not trusted, and why; then Claude Code's notice for the entries."""
+        """One line per item a run leaves out because it is not trusted, and why."""
         from dsh.hooks.claude._permissions_trust import ignored_notices
-        from dsh.hooks.claude._trust import hook_trust, permissions_trust
 
-        catalog = self._discover(project)
-        root = catalog.project_dir
-        hooks, problem = hook_trust(catalog, self.trust_dir)
-        lines = [f"{h.state}: {h.describe(root)}" for h in hooks if not h.trusted]
-        _trusted, entries = permissions_trust(catalog, self.trust_dir)
-        if entries:
-            lines += [f"not trusted yet: {e.describe(root)}" for e in entries]
-            lines += ignored_notices(entries, root)
-        return (*lines, problem) if problem is not None and lines else tuple(lines)
+        review = self.review(project)
+        lines = review.lines()
+        lines += ignored_notices(review.untrusted_permissions(), review.project)
+        return (*lines, review.problem) if review.problem is not None and lines else tuple(lines)
 
     def load(self, project: Path, /) -> ClaudeCodeMount:
         """The project's catalog and what to mount for it; bad settings are diagnostics.
 
-        Unless ``require_trust`` is off (or ``catalog`` was given), project hooks
-        run only when trusted (``dsh hooks trust``); the others are named in one
-        diagnostic line and left out.
+        Unless ``require_trust`` is off (or ``catalog`` was given), project hooks,
+        project-enabled plugins and project instructions files run or load only when
+        trusted (``dsh hooks trust``); the others are named in one diagnostic line
+        and left out.
         """
         # By their public names, once the package is loaded (it imports this module).
         from dsh.hooks.claude import claude_hooks_plugin, load_commands
@@ -159,12 +172,20 @@ class ClaudeCodeProfile:
         catalog = self._discover(project)
         notice = None
         ignored: tuple[str, ...] = ()
+        gate: InstructionsGate | None = None
         if self.catalog is None and self.require_trust:
-            from dsh.hooks.claude._trust import hook_trust, trust_notice, trusted_catalog
+            from dsh.hooks.claude._trust_review import TrustGate, review_trust, trusted_catalog
+            from dsh.instructions import shown_path
 
-            hooks_trust, problem = hook_trust(catalog, self.trust_dir)
-            notice = trust_notice(catalog.project_dir, hooks_trust, problem)
-            catalog = trusted_catalog(catalog, hooks_trust)
+            review = review_trust(catalog, self.trust_dir, self._instructions_files(project))
+            notice = review.notice()
+            catalog = trusted_catalog(catalog, review)
+            refused = [f.item.file.path for f in review.files if not f.trusted]
+            gate = TrustGate(
+                catalog.project_dir,
+                self.trust_dir,
+                [shown_path(path, catalog.project_dir) for path in refused],
+            )
             catalog, ignored = _trusted_permissions(catalog, self.trust_dir)
         notes: list[str] = []
         state = self._permission_state(catalog, project, notes) if self.permissions else None
@@ -197,6 +218,7 @@ class ClaudeCodeProfile:
             instructions = claude_instructions_plugin(
                 config_dir=self.instructions_config_dir,
                 managed_dir=self.instructions_managed_dir,
+                gate=gate,
             )
         # Only what skips a suite is shown on a run: what dsh merely notes (a field it
         # ignores, an event it lacks) goes to the log and to `dsh hooks check`.

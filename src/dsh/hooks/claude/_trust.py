@@ -1,6 +1,9 @@
-"""Project trust for Claude Code hooks: what a cloned repository may run, once the user said so.
+"""Project trust for Claude Code hooks: the fingerprints, and the records that keep them.
 
-A hook declared by the project itself (``.claude/settings.json``, and
+What a project controls runs only once the user trusted it (see
+``dsh.hooks.claude._trust_review`` for the review as a whole: the project's
+hooks, the plugins its settings enable and its instructions files). A hook
+declared by the project itself (``.claude/settings.json``, and
 ``.claude/settings.local.json`` at its git root) runs only once the user
 trusted it. Each such hook has a fingerprint: a SHA-256 over its declaration
 as written (event, matcher, ``if``, command, args, shell, timeout, ...) and
@@ -9,7 +12,8 @@ runs). A trust record holds the fingerprints the user trusted, one JSON file
 per project under dsh's data directory (``trust/claude/``), 0600 in 0700
 directories, never read or written through a symlink. Changing a hook, or a
 script it runs, changes its fingerprint: it needs trust again. User,
-``--settings``, managed and plugin hooks are the user's own and always run.
+``--settings``, managed and plugin hooks are the user's own and always run
+(a plugin that only the project's settings enable is the project's choice).
 The record also holds the fingerprints of the project's widening permission
 entries trusted (``_permissions_trust``: ``permissions.allow`` and
 ``additionalDirectories`` of ``.claude/settings.json``); only those apply
@@ -22,13 +26,12 @@ fingerprint, only the files its command line names.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import json
 import os
 import shlex
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, Literal, TypeAlias, final
@@ -41,16 +44,24 @@ from dsh.hooks.claude._types import Catalog, HookDeclaration
 from dsh.session import FrozenDict, SessionError, make_private_dir, open_private
 
 __all__ = [
+    "PROJECT_KINDS",
+    "RECORD_SECTIONS",
     "TRUST_FORMAT",
     "HookTrust",
+    "TrustRecord",
     "TrustState",
     "default_trust_dir",
+    "hook_entry",
+    "hook_fingerprint",
     "hook_trust",
+    "permission_entry",
     "permissions_trust",
-    "record_trust",
-    "trust_notice",
+    "place",
+    "read_record",
+    "shown",
+    "state_of",
     "trust_permission_entries",
-    "trusted_catalog",
+    "write_record",
 ]
 
 TRUST_FORMAT: Final = "dsh-claude-trust/1"
@@ -61,8 +72,10 @@ _MAX_HASHED_BYTES: Final = 16 << 20
 _MAX_TOKENS: Final = 64
 
 
-TrustState: TypeAlias = Literal["trusted", "not trusted yet", "changed since trusted"]
-"""Whether a project hook may run, and why not."""
+TrustState: TypeAlias = Literal[
+    "trusted", "not trusted yet", "changed since trusted", "imported by a file not trusted"
+]
+"""Whether a project hook (or instructions file) may run, and why not."""
 
 
 def default_trust_dir() -> Path:
@@ -89,13 +102,13 @@ class HookTrust:
         where = self.hook.origin()
         source = _relative(Path(where.source), project)
         text = f"{self.hook.event}[{where.group}][{where.index}] in {source}: "
-        text += _shown(self.hook)
+        text += shown(self.hook)
         if self.files:
             text += f" (runs {', '.join(self.files)})"
         return text
 
 
-def _shown(hook: HookDeclaration) -> str:
+def shown(hook: HookDeclaration) -> str:
     if hook.args is None:
         return hook.declared_command
     return shlex.join([hook.declared_command, *hook.args])
@@ -131,28 +144,39 @@ def _file_digest(path: Path) -> str | None:
         return f"{h.hexdigest()}:{st.st_size}"
 
 
-def _named_files(hook: HookDeclaration, project: Path) -> dict[str, str]:
-    """The project files the hook's command line names, with their digests."""
+def _named_files(
+    hook: HookDeclaration, project: Path, plugin_root: Path | None = None
+) -> dict[str, str]:
+    """The project (or plugin) files the hook's command line names, with their digests.
+
+    A file inside the plugin's root is named ``plugin:<path in it>``."""
     try:
         tokens = shlex.split(hook.declared_command)
     except ValueError:
         tokens = hook.declared_command.split()
     tokens += list(hook.args or ())
     found: dict[str, str] = {}
-    root = project.resolve()
+    roots = [("", project.resolve())]
+    places = {"CLAUDE_PROJECT_DIR": str(project)}
+    if plugin_root is not None:
+        roots.insert(0, ("plugin:", plugin_root.resolve()))
+        places["CLAUDE_PLUGIN_ROOT"] = str(plugin_root)
     for token in tokens[:_MAX_TOKENS]:
-        for name in ("${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR"):
-            token = token.replace(name, str(project))
+        for name, value in places.items():
+            token = token.replace("${" + name + "}", value).replace("$" + name, value)
         if not token or "\x00" in token:
             continue
         try:
             resolved = (project / token).resolve()
-            rel = resolved.relative_to(root)
         except (OSError, ValueError, RuntimeError):
             continue
-        digest = _file_digest(resolved) if resolved != root else None
-        if digest is not None:
-            found[str(rel)] = digest
+        for prefix, root in roots:
+            if resolved == root or not resolved.is_relative_to(root):
+                continue
+            digest = _file_digest(resolved)
+            if digest is not None:
+                found[prefix + str(resolved.relative_to(root))] = digest
+            break
     return found
 
 
@@ -179,26 +203,28 @@ def _fingerprint(hook: HookDeclaration, project: Path, files: dict[str, str]) ->
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+RECORD_SECTIONS: Final = ("hooks", "plugins", "instructions", "permissions")
+"""The lists of a trust record: each entry a ``fingerprint`` and the ``where`` it was."""
+
+
 @final
 @frozen
-class _Record:
+class TrustRecord:
     fingerprints: Mapping[str, str]
     """Fingerprint to where the hook was when trusted (``Event[g][i] in file``)."""
     problem: str | None = None
-    permissions: frozenset[str] = frozenset()
-    """The fingerprints of the widening permission entries trusted."""
-    raw: Mapping[str, object] | None = None
-    """The record as read, when it is a valid one."""
+    sections: Mapping[str, tuple[Mapping[str, str], ...]] = FrozenDict()
+    """The record's valid entries per section, as read (kept when entries are added)."""
 
 
-def _read_record(path: Path) -> _Record:
+def _read_record(path: Path) -> TrustRecord:
     try:
         # Non-blocking: a FIFO planted for the record must not hang the run.
         fd = open_private(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
-        return _Record(FrozenDict())
+        return TrustRecord(FrozenDict())
     except (OSError, SessionError) as exc:
-        return _Record(FrozenDict(), f"trust record {path} unreadable: {exc}")
+        return TrustRecord(FrozenDict(), f"trust record {path} unreadable: {exc}")
     with os.fdopen(fd, "rb") as f:
         data = f.read(_MAX_RECORD_BYTES + 1)
     try:
@@ -206,24 +232,22 @@ def _read_record(path: Path) -> _Record:
             raise UnsafeJSONError("larger than 4 MiB")
         parsed = load_json(data)
     except UnsafeJSONError as exc:
-        return _Record(FrozenDict(), f"trust record {path} unreadable: {exc}")
-    hooks = parsed.get("hooks") if isinstance(parsed, dict) else None
+        return TrustRecord(FrozenDict(), f"trust record {path} unreadable: {exc}")
     if not isinstance(parsed, dict) or parsed.get("format") != TRUST_FORMAT:
-        return _Record(FrozenDict(), f"trust record {path} is not a {TRUST_FORMAT} record")
-    entries = hooks if isinstance(hooks, list) else []
-    permissions = parsed.get("permissions")
-    return _Record(
-        FrozenDict(
-            {
-                str(e["fingerprint"]): str(e.get("where", ""))
-                for e in entries
-                if isinstance(e, dict) and isinstance(e.get("fingerprint"), str)
-            }
-        ),
-        permissions=frozenset(
-            p for p in (permissions if isinstance(permissions, list) else ()) if isinstance(p, str)
-        ),
-        raw=parsed,
+        return TrustRecord(FrozenDict(), f"trust record {path} is not a {TRUST_FORMAT} record")
+    sections = {
+        section: tuple(
+            {str(k): str(v) for k, v in e.items()}
+            for e in listed
+            if isinstance(e, dict) and isinstance(e.get("fingerprint"), str)
+        )
+        for section in RECORD_SECTIONS
+        if isinstance(listed := parsed.get(section), list)
+    }
+    entries = [entry for listed in sections.values() for entry in listed]
+    return TrustRecord(
+        FrozenDict({e["fingerprint"]: e.get("where", "") for e in entries}),
+        sections=FrozenDict(sections),
     )
 
 
@@ -231,93 +255,64 @@ def _project_hooks(catalog: Catalog) -> list[HookDeclaration]:
     return [h for h in catalog.all_hooks() if h.source.kind in PROJECT_KINDS]
 
 
+def read_record(project: Path, trust_dir: Path | None = None) -> TrustRecord:
+    """The project's trust record (empty, with the problem said, when it cannot be used)."""
+    return _read_record(_record_path(trust_dir or default_trust_dir(), project))
+
+
+def state_of(fingerprint: str, place: str, record: TrustRecord) -> TrustState:
+    """Trusted, or why not: a place trusted with another fingerprint changed since."""
+    if fingerprint in record.fingerprints:
+        return "trusted"
+    if place in set(record.fingerprints.values()):
+        return "changed since trusted"
+    return "not trusted yet"
+
+
+def hook_fingerprint(
+    hook: HookDeclaration, project: Path, plugin_root: Path | None = None
+) -> tuple[str, dict[str, str]]:
+    """A hook's fingerprint and the files of the project (or plugin) its command names."""
+    files = _named_files(hook, project, plugin_root)
+    return _fingerprint(hook, project, files), files
+
+
 def hook_trust(
-    catalog: Catalog, trust_dir: Path | None = None
+    catalog: Catalog, trust_dir: Path | None = None, record: TrustRecord | None = None
 ) -> tuple[tuple[HookTrust, ...], str | None]:
     """Every project hook of ``catalog`` with its trust state, and a problem with the record."""
     project = catalog.project_dir
-    record = _read_record(_record_path(trust_dir or default_trust_dir(), project))
-    known_places = set(record.fingerprints.values())
+    if record is None:
+        record = read_record(project, trust_dir)
     result: list[HookTrust] = []
     for hook in _project_hooks(catalog):
-        files = _named_files(hook, project)
-        fingerprint = _fingerprint(hook, project, files)
-        state: TrustState
-        if fingerprint in record.fingerprints:
-            state = "trusted"
-        elif _place(hook, project) in known_places:
-            state = "changed since trusted"
-        else:
-            state = "not trusted yet"
+        fingerprint, files = hook_fingerprint(hook, project)
+        state = state_of(fingerprint, place(hook, project), record)
         result.append(
             HookTrust(hook=hook, fingerprint=fingerprint, files=tuple(files), state=state)
         )
     return tuple(result), record.problem
 
 
-def permissions_trust(
-    catalog: Catalog, trust_dir: Path | None = None
-) -> tuple[frozenset[str], tuple[GatedEntry, ...]]:
-    """The fingerprints of the project's widening permission entries trusted, and the
-    entries not trusted yet."""
-    entries = gated_entries(catalog.permissions)
-    if not entries:
-        return frozenset(), ()
-    record = _read_record(_record_path(trust_dir or default_trust_dir(), catalog.project_dir))
-    return record.permissions, tuple(e for e in entries if e.fingerprint not in record.permissions)
-
-
-def _place(hook: HookDeclaration, project: Path) -> str:
+def place(hook: HookDeclaration, project: Path) -> str:
     where = hook.origin()
     return f"{hook.event}[{where.group}][{where.index}] in {_relative(Path(where.source), project)}"
 
 
-def record_trust(catalog: Catalog, trust_dir: Path | None = None) -> tuple[HookTrust, ...]:
-    """Trust every project hook ``catalog`` declares now (the record holds exactly those)."""
-    project = catalog.project_dir
-    hooks, _problem = hook_trust(catalog, trust_dir)
+def write_record(
+    project: Path, trust_dir: Path | None, sections: Mapping[str, Sequence[Mapping[str, str]]]
+) -> None:
+    """Replace the project's record with ``sections`` (each entry a ``fingerprint`` and
+    ``where``), 0600 in 0700 directories, through a temporary file renamed over it."""
     directory = trust_dir or default_trust_dir()
     make_private_dir(directory)
-    record = {
+    record: dict[str, object] = {
         "format": TRUST_FORMAT,
         "project": str(project),
         "trusted_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "hooks": [
-            {
-                "fingerprint": h.fingerprint,
-                "where": _place(h.hook, project),
-                "command": _shown(h.hook),
-            }
-            for h in hooks
-        ],
+        **{name: [dict(e) for e in sections.get(name, ())] for name in RECORD_SECTIONS},
     }
-    entries = gated_entries(catalog.permissions)
-    if entries:
-        record["permissions"] = sorted({e.fingerprint for e in entries})
-    _write_record(_record_path(directory, project), record)
-    return tuple(dataclasses.replace(h, state="trusted") for h in hooks)
-
-
-def trust_permission_entries(
-    project: Path, entries: Sequence[GatedEntry], trust_dir: Path | None = None
-) -> None:
-    """Add ``entries`` to the project's record, keeping what it trusts (for entries dsh
-    itself wrote into the project's settings on a PermissionRequest answer: the user's or
-    a trusted hook's decision). A record dsh cannot read is left as it is."""
-    if not entries:
-        return
-    directory = trust_dir or default_trust_dir()
     path = _record_path(directory, project)
-    record = _read_record(path)
-    if record.problem is not None:
-        return
-    base = dict(record.raw or {"format": TRUST_FORMAT, "project": str(project), "hooks": []})
-    base["permissions"] = sorted(record.permissions | {e.fingerprint for e in entries})
-    make_private_dir(directory)
-    _write_record(path, base)
-
-
-def _write_record(path: Path, record: Mapping[str, object]) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(temporary)
@@ -329,28 +324,44 @@ def _write_record(path: Path, record: Mapping[str, object]) -> None:
     os.replace(temporary, path)  # replaces a planted link, never writes through it
 
 
-def trusted_catalog(catalog: Catalog, hooks: Iterable[HookTrust]) -> Catalog:
-    """``catalog`` without the project hooks that are not trusted."""
-    refused = {id(h.hook) for h in hooks if not h.trusted}
-    if not refused:
-        return catalog
-    kept = {
-        event: tuple(h for h in declared if id(h) not in refused)
-        for event, declared in catalog.hooks.items()
-    }
-    return dataclasses.replace(catalog, hooks=FrozenDict({e: h for e, h in kept.items() if h}))
+def hook_entry(h: HookTrust, project: Path) -> dict[str, str]:
+    """A trusted hook as its record keeps it."""
+    return {"fingerprint": h.fingerprint, "where": place(h.hook, project), "command": shown(h.hook)}
 
 
-def trust_notice(project: Path, hooks: Sequence[HookTrust], problem: str | None) -> str | None:
-    """The one notice of a run that leaves untrusted project hooks out, or ``None``."""
-    refused = [h for h in hooks if not h.trusted]
-    if not refused:
-        return None
-    listed = "; ".join(f"{_place(h.hook, project)} ({h.state})" for h in refused)
-    quoted = shlex.quote(str(project))
-    text = (
-        f"warning: {len(refused)} hook(s) of the untrusted project {project} not run: {listed}."
-        f" Review them with `dsh hooks check --project {quoted}`, trust them with"
-        f" `dsh hooks trust --project {quoted}`, or run with --trust-project"
-    )
-    return text if problem is None else f"{text} ({problem})"
+def permission_entry(entry: GatedEntry, project: Path) -> dict[str, str]:
+    """A trusted widening permission entry as its record keeps it."""
+    return {"fingerprint": entry.fingerprint, "where": entry.describe(project)}
+
+
+def permissions_trust(
+    catalog: Catalog, trust_dir: Path | None = None, record: TrustRecord | None = None
+) -> tuple[frozenset[str], tuple[GatedEntry, ...]]:
+    """The fingerprints of the project's widening permission entries trusted, and the
+    entries not trusted yet."""
+    entries = gated_entries(catalog.permissions)
+    if not entries:
+        return frozenset(), ()
+    if record is None:
+        record = read_record(catalog.project_dir, trust_dir)
+    trusted = frozenset(e.fingerprint for e in entries if e.fingerprint in record.fingerprints)
+    return trusted, tuple(e for e in entries if e.fingerprint not in trusted)
+
+
+def trust_permission_entries(
+    project: Path, entries: Sequence[GatedEntry], trust_dir: Path | None = None
+) -> None:
+    """Add ``entries`` to the project's record, keeping what it trusts (for entries dsh
+    itself wrote into the project's settings on a PermissionRequest answer: the user's or
+    a trusted hook's decision). A record dsh cannot read is left as it is."""
+    if not entries:
+        return
+    record = read_record(project, trust_dir)
+    if record.problem is not None:
+        return
+    sections = {name: list(record.sections.get(name, ())) for name in RECORD_SECTIONS}
+    known = {e["fingerprint"] for e in sections["permissions"]}
+    sections["permissions"] += [
+        permission_entry(e, project) for e in entries if e.fingerprint not in known
+    ]
+    write_record(project, trust_dir, sections)

@@ -251,7 +251,8 @@ class Catalog:
     ``hooks`` maps each event with admitted hooks to them, in declaration order
     (sources in discovery order: user, project, local, ``--settings`` files,
     managed, plugins). ``session_end_budget`` is the shared SessionEnd budget in
-    seconds; ``permissions`` the settings' ``permissions`` blocks, merged. ``ok`` is
+    seconds; ``permissions`` the settings' ``permissions`` blocks, merged;
+    ``project_plugins`` the plugins whose running is the project's choice. ``ok`` is
     false when an error or a warning was diagnosed.
     """
 
@@ -261,6 +262,8 @@ class Catalog:
     diagnostics: tuple[Diagnostic, ...]
     session_end_budget: float
     permissions: PermissionSettings = field(default_factory=lambda: _no_permissions())
+    project_plugins: Mapping[str, str] = field(default_factory=FrozenDict)
+    """Installed plugins enabled only by the project's settings: plugin id to that file."""
 
     @property
     def ok(self) -> bool:

@@ -128,7 +128,23 @@ class CodexProfile:
             shell = CodexShellPlugin(mode)
         lines = [d.describe() for d in catalog.diagnostics]
         lines.extend(untrusted_line(h) for h in catalog.hooks if not h.runs)
+        if not catalog.project_trusted:
+            left_out = self._project_agents(project)
+            if left_out:
+                lines.append(
+                    f"{len(left_out)} AGENTS.md file(s) of the untrusted project not loaded: "
+                    + "; ".join(str(path) for path in left_out)
+                    + " (dsh hooks trust trusts the project, as codex exec --trust)"
+                )
         return CodexMount(catalog, hooks, instructions, tuple(lines), shell)
+
+    def _project_agents(self, project: Path) -> list[Path]:
+        """The repository's ``AGENTS.md`` files a trusted project would load (if loading them)."""
+        if not self.instructions:
+            return []
+        from dsh.instructions import find_agents_files
+
+        return [f.path for f in find_agents_files(project, codex_home=None)]
 
     def untrusted(self, project: Path, /) -> Sequence[str]:
         """One line per declared hook that does not run because it is untrusted (with why):
@@ -142,6 +158,11 @@ class CodexProfile:
                 " .codex/ is not loaded (dsh hooks trust trusts it, as codex exec --trust)"
                 for h in widened.hooks
                 if h.layer == "project"
+            )
+            lines.extend(
+                f"{path}: the project is not trusted, so its AGENTS.md files are not loaded"
+                " (dsh hooks trust trusts it, as codex exec --trust)"
+                for path in self._project_agents(project)
             )
         return tuple(lines)
 
@@ -157,6 +178,7 @@ class CodexProfile:
         projects: list[Path] = []
         local = project / ".codex"
         declares = (local / "hooks.json").is_file() or (local / "config.toml").is_file()
+        declares = declares or bool(self._project_agents(project))
         if declares and not catalog.project_trusted and self.trust_project is None:
             projects.append(project)
             catalog = replace(self, trust_project=True)._catalog(project, bypass=False)

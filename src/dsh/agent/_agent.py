@@ -257,7 +257,7 @@ class Agent:
         return self._parallel_tools
 
     @property
-    def events(self) -> tuple[SessionEvent, ...]:
+    def events(self) -> Sequence[SessionEvent]:
         return self._session.events
 
     def __repr__(self) -> str:

@@ -37,34 +37,38 @@ def compact_json(value: object) -> bytes:
 class EncodedBody(Mapping[str, Any]):
     """A request body already encoded; as a mapping it is that JSON, decoded when first read.
 
-    The body is its pieces joined with commas (a long history's messages, as the
-    encoder keeps them): ``chunks`` sends it without ever joining it whole, and
-    ``data`` joins it on demand.
+    The body is ``head``, then ``pieces`` joined with commas (a long history's
+    messages, as the encoder keeps them), then ``tail``: ``chunks`` sends it
+    without ever joining it whole, and ``data`` joins it on demand.
     """
 
-    __slots__ = ("_parts", "_value", "length")
+    __slots__ = ("_head", "_pieces", "_tail", "_value", "length")
 
-    def __init__(self, data: bytes, *more: bytes) -> None:
-        self._parts = (data, *more)  # the body is b",".join(self._parts)
-        self.length = sum(map(len, self._parts)) + len(self._parts) - 1
+    def __init__(self, head: bytes, pieces: tuple[bytes, ...] = (), tail: bytes = b"") -> None:
+        self._head = head
+        self._pieces = pieces
+        self._tail = tail
+        commas = max(len(pieces) - 1, 0)
+        self.length = len(head) + sum(map(len, pieces)) + commas + len(tail)
         self._value: dict[str, Any] | None = None
 
     @property
     def data(self) -> bytes:
-        return b",".join(self._parts)
+        return self._head + b",".join(self._pieces) + self._tail
 
-    def chunks(self, size: int = 1 << 20) -> Iterator[bytes]:
+    def chunks(self, size: int = 1 << 18) -> Iterator[bytes]:
         """The body's bytes, about ``size`` at a time (a long history is never copied whole)."""
-        parts = self._parts
-        group: list[bytes] = []
-        held = 0
-        for i, part in enumerate(parts):
-            group.append(part)
-            held += len(part)
-            if held >= size or i == len(parts) - 1:
-                yield (b"," if i + 1 > len(group) else b"") + b",".join(group)
-                group = []
-                held = 0
+        pieces = self._pieces
+        if not pieces:
+            yield self._head + self._tail
+            return
+        lead, start, held, last = self._head, 0, 0, len(pieces) - 1
+        for i, piece in enumerate(pieces):
+            held += len(piece)
+            if held >= size or i == last:
+                chunk = lead + b",".join(pieces[start : i + 1])
+                yield chunk + self._tail if i == last else chunk
+                lead, start, held = b",", i + 1, 0
 
     def _decoded(self) -> dict[str, Any]:
         if self._value is None:
@@ -122,10 +126,11 @@ class ChatBodyEncoder:
                 self._out_at.append(len(layout.out))
         layout.flush()
         self._messages = messages
-        wire = list(layout.out)
-        if request.system:
-            wire.insert(0, compact_json({"role": "system", "content": request.system}))
         head = b'{"model":' + self._model + b',"messages":['
+        if request.system:
+            head += compact_json({"role": "system", "content": request.system})
+            if layout.out:
+                head += b","
         tail = [b"]"]
         if request.tools:
             tail += [b',"tools":', self._tools_for(request.tools)]
@@ -134,12 +139,8 @@ class ChatBodyEncoder:
         if stream:
             tail.append(b',"stream":true,"stream_options":{"include_usage":true}')
         tail.append(b"}")
-        if not wire:
-            return EncodedBody(head + b"".join(tail))
-        # Never joined whole: the head and the tail ride on the first and last pieces.
-        wire[0] = head + wire[0]
-        wire[-1] = wire[-1] + b"".join(tail)
-        return EncodedBody(*wire)
+        # Never joined whole: the pieces as they are (a tuple, as later requests change the list).
+        return EncodedBody(head, tuple(layout.out), b"".join(tail))
 
     def _tools_for(self, tools: tuple[ToolSpec, ...]) -> bytes:
         if tools != self._tools:

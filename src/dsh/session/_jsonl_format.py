@@ -44,8 +44,9 @@ def write_new_log(
     body: bytes,
     copied: int,
     project: str | None = None,
-) -> None:
-    """Write the log at ``path`` whole: its header, then ``body`` (``copied`` events of a fork).
+) -> int:
+    """Write the log at ``path`` whole: its header, then ``body`` (``copied`` events of a fork);
+    returns where ``body`` begins.
 
     ``project``, when given, is the directory the session runs in (a resume runs there too).
     """
@@ -61,13 +62,15 @@ def write_new_log(
         header["forked_at"] = copied
     if project is not None:
         header["project"] = project
-    data = json.dumps(header, separators=(",", ":")).encode() + b"\n" + body
+    head = json.dumps(header, separators=(",", ":")).encode() + b"\n"
+    data = head + body
     # Written whole under a temporary name, then renamed: a crash never
     # leaves a log without its header.
     tmp = data_dir / f".{session_id}.jsonl.tmp"
     _write_synced(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, data)
     os.rename(tmp, path)
     _fsync_dir(data_dir)
+    return len(head)
 
 
 def recover_tail(
@@ -190,7 +193,7 @@ def _scan(path: Path, f: BinaryIO, session_id: str, light: bool) -> Scan:
     header = parse_header(path, first, session_id)
     start = pos = len(first)
     events: list[SessionEvent] = []
-    stored = StoredEventsBuilder() if light else None
+    stored = StoredEventsBuilder(path, start) if light else None
     projection = Projection() if light else None
     keep: Callable[[bytes, SessionEvent], None] = (
         _keeper(stored, projection) if stored and projection else _collector(events)
@@ -231,7 +234,7 @@ def _scan(path: Path, f: BinaryIO, session_id: str, light: bool) -> Scan:
             problem += f" ({following} later line(s) are in the tail too)"
     return Scan(
         forked_from=header["forked_from"],
-        events=stored.finish(decode_stored_line) if stored is not None else events,
+        events=events if stored is None else stored.finish(decode_stored_line, _corrupt(path)),
         projection=projection,
         start=start,
         end=pos,
@@ -258,9 +261,16 @@ def _keeper(
 
     def keep(raw: bytes, event: SessionEvent) -> None:
         fold(event)
-        add_line(raw[:-1], event.type)
+        add_line(raw, event.type)
 
     return keep
+
+
+def _corrupt(path: Path) -> Callable[[int, int, str], Exception]:
+    def error(offset: int, line: int, problem: str) -> Exception:
+        return SessionCorruptError(path, offset, problem, line=line)
+
+    return error
 
 
 def _decode_other(path: Path, line: str, pos: int, number: int) -> SessionEvent | None:

@@ -37,6 +37,7 @@ from dsh.session._store_base import (
     check_session_id,
     new_session_id,
 )
+from dsh.session._stored_events import StoredEvents
 from dsh.session._writer_lock import take_writer_lock
 
 __all__ = ["DATA_DIR_ENV", "JsonlSessionLog", "JsonlSessionStore", "default_data_dir"]
@@ -176,7 +177,9 @@ class JsonlSessionStore:
         scan = scan_log(path, session_id, light=True)
         # The complete lines as they were scanned: a log is only ever appended to before them.
         body = read_private(path)[scan.start : scan.end]
-        return self._create(session_id, body, scan.events, projection=scan.projection)
+        return self._create(
+            session_id, body, scan.events, projection=scan.projection, body_start=scan.start
+        )
 
     def open(self, session_id: str) -> JsonlSessionLog:
         """An existing session, open for writing: takes its lock, recovers a torn tail."""
@@ -257,13 +260,16 @@ class JsonlSessionStore:
         project: str | None = None,
         *,
         projection: Projection | None = None,
+        body_start: int = 0,
     ) -> JsonlSessionLog:
         make_private_dir(self.data_dir)
         session_id = new_session_id()
         path = self.log_path(session_id)
         lock_fd = take_writer_lock(session_id, self.lock_path(session_id))
         try:
-            write_new_log(path, session_id, forked_from, body, len(events), project)
+            start = write_new_log(path, session_id, forked_from, body, len(events), project)
+            if isinstance(events, StoredEvents):  # the copy's lines, where the copy has them
+                events = events.moved(path, start - body_start)
             return JsonlSessionLog(
                 session_id=session_id,
                 path=path,

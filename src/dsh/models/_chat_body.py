@@ -54,7 +54,13 @@ class EncodedBody(Mapping[str, Any]):
 
     @property
     def data(self) -> bytes:
-        return self._head + b",".join(self._pieces) + self._tail
+        """The body whole: the history copied once (the head and tail ride on its ends)."""
+        pieces = self._pieces
+        if not pieces:
+            return self._head + self._tail
+        ends = [self._head + pieces[0], *pieces[1:]]
+        ends[-1] += self._tail
+        return b",".join(ends)
 
     def chunks(self, size: int = 1 << 18) -> Iterator[bytes]:
         """The body's bytes, about ``size`` at a time (a long history is never copied whole)."""

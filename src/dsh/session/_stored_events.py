@@ -91,8 +91,7 @@ class StoredEvents(Sequence[SessionEvent]):
         self._types = types
         self._decode = decode
         self._corrupt = corrupt
-        self._cached_at = -1
-        self._cached: list[bytes] = []
+        self._cached: tuple[int, list[bytes]] = (-1, [])
 
     def moved(self, path: Path, shift: int) -> StoredEvents:
         """The same lines, now ``shift`` bytes further on in ``path`` (a fork's copy)."""
@@ -127,10 +126,13 @@ class StoredEvents(Sequence[SessionEvent]):
         return lines
 
     def _lines(self, block: int) -> list[bytes]:
-        if block != self._cached_at:
-            self._cached = self._read(block)
-            self._cached_at = block
-        return self._cached
+        # One assignment of (block, lines): readers in two threads never pair one's block
+        # number with the other's lines.
+        at, lines = self._cached
+        if at != block:
+            lines = self._read(block)
+            self._cached = (block, lines)
+        return lines
 
     @overload
     def __getitem__(self, index: int) -> SessionEvent: ...

@@ -67,7 +67,6 @@ class StoredEvents(Sequence[SessionEvent]):
 
     __slots__ = (
         "_cached",
-        "_cached_at",
         "_corrupt",
         "_crcs",
         "_decode",

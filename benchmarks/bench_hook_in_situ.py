@@ -9,7 +9,10 @@ the difference of the median step (wall time between model calls) with and
 without it; the baseline, in the same process and rounds, is a bare
 ``asyncio.create_subprocess_exec("true")`` + ``wait``. Printed too: dsh's own
 CPU time per step (this process; the hook's exec is in the child) and fsyncs
-per step, with and without the hook.
+per step, with and without the hook. A third mode, ``setsid``, runs the same
+hook with a session of its own forced (what the executor does where dsh has a
+terminal, and did everywhere before): the difference to ``hook`` is what the
+session costs at spawn.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 
 from dsh.approval import APPROVAL, ApprovalBroker
 from dsh.base import use_pidfd_child_watcher
+from dsh.hook_protocol import _executor as executor
 from dsh.hooks.claude import ClaudeCodeProfile, load_catalog
 from dsh.host import HostOptions, assemble
 from dsh.models import ModelRequest, TextCallback
@@ -76,6 +80,19 @@ def counting_fsyncs() -> Iterator[list[int]]:
         yield count
     finally:
         os.fsync = real
+
+
+@contextmanager
+def sessions_forced(on: bool) -> Iterator[None]:
+    """Every hook given a session of its own (``setsid``) while the block runs, if ``on``."""
+    names = vars(executor)  # the executor's own reference to ``own_session``
+    saved = names["own_session"]
+    if on:
+        names["own_session"] = lambda: True
+    try:
+        yield
+    finally:
+        names["own_session"] = saved
 
 
 async def session(root: Path, steps: int, hooks: bool) -> tuple[float, float, float]:
@@ -131,15 +148,16 @@ async def bare_spawns(n: int) -> float:
 
 
 async def main_async(steps: int, rounds: int) -> None:
-    got: dict[str, list[tuple[float, float, float]]] = {"hook": [], "none": []}
+    got: dict[str, list[tuple[float, float, float]]] = {"hook": [], "none": [], "setsid": []}
     bare: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench-hook-") as tmp:
         for r in range(rounds + 1):  # round 0 warms up and is dropped
-            order = ("hook", "none") if r % 2 else ("none", "hook")
+            order = ("hook", "setsid", "none") if r % 2 else ("none", "setsid", "hook")
             for mode in order:
                 root = Path(tmp) / f"{mode}{r}"
                 root.mkdir()
-                sample = await session(root, steps, mode == "hook")
+                with sessions_forced(mode == "setsid"):
+                    sample = await session(root, steps, mode != "none")
                 if r:
                     got[mode].append(sample)
             if r:
@@ -152,9 +170,13 @@ async def main_async(steps: int, rounds: int) -> None:
     print(f"  step with PreToolUse    {med['hook'][0] * 1e3:7.3f} ms wall")
     print(f"  the hook's cost in situ {cost * 1e3:7.3f} ms  ({cost / b:.2f}x a bare spawn)")
     print(f"  bare spawn of `true`    {b * 1e3:7.3f} ms")
-    for m in ("none", "hook"):
+    forced = med["setsid"][0] - med["none"][0]
+    print(
+        f"  the same hook, setsid   {forced * 1e3:7.3f} ms  ({forced / cost:.2f}x the hook's cost)"
+    )
+    for m in ("none", "hook", "setsid"):
         cpu, fsyncs = med[m][1] * 1e3, med[m][2]
-        print(f"  {m:5} dsh CPU per step {cpu:7.3f} ms, fsyncs per step {fsyncs:.2f}")
+        print(f"  {m:6} dsh CPU per step {cpu:7.3f} ms, fsyncs per step {fsyncs:.2f}")
 
 
 def main() -> None:

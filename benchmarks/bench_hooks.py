@@ -9,7 +9,12 @@ Prints:
   overhead (target <= 0.5 ms);
 - 16 hooks that each sleep 100 ms run together, against one (target: the 16
   together within 150 ms);
-- peak RSS growth while one hook writes 1 GiB to stdout (target <= 20 MiB).
+- peak RSS growth while one hook writes 1 GiB to stdout (target <= 20 MiB);
+- what the executor's ``start_new_session=True`` costs at spawn: a bare
+  spawn of ``true`` with it, with ``process_group=0``, with neither, and with
+  a ``preexec_fn`` (which makes CPython fork instead of vfork: the cost a
+  setsid would have if it forced a fork), interleaved, with 256 MiB held
+  in this process so that a fork's page-table copy shows.
 """
 
 from __future__ import annotations
@@ -22,9 +27,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import psutil
 
+from dsh.base import use_pidfd_child_watcher
 from dsh.hook_protocol import HookCommand, HookOrigin, run_hook, run_hooks, shell_argv
 
 ORIGIN = HookOrigin(source="bench", event="PreToolUse")
@@ -122,6 +129,38 @@ async def rss_while_flooding() -> None:
     )
 
 
+def _no_op() -> None:
+    pass
+
+
+SPAWN_FLAGS: dict[str, dict[str, Any]] = {
+    "no flags": {},
+    "start_new_session": {"start_new_session": True},
+    "process_group=0": {"process_group": 0},
+    "preexec_fn (fork)": {"preexec_fn": _no_op},
+}
+
+
+async def spawn_flags(rounds: int) -> None:
+    held = [bytes(MiB) for _ in range(256)]  # a heap a fork must copy the page tables of
+    times: dict[str, list[float]] = {k: [] for k in SPAWN_FLAGS}
+    for i in range(rounds):
+        order = list(SPAWN_FLAGS) if i % 2 == 0 else list(reversed(SPAWN_FLAGS))
+        for label in order:
+            start = time.perf_counter()
+            proc = await asyncio.create_subprocess_exec(
+                "true", stdin=subprocess.PIPE, stdout=subprocess.PIPE, **SPAWN_FLAGS[label]
+            )
+            spawned = time.perf_counter() - start
+            await proc.communicate()
+            times[label].append(spawned)
+    base = statistics.median(times["no flags"])
+    for label, ts in times.items():
+        m = statistics.median(ts)
+        print(f"  {label:<18} spawn {m * 1e3:7.3f} ms   x no flags {m / base:5.2f}")
+    print(f"  [median of {rounds}, {len(held)} MiB held]")
+
+
 async def main() -> None:
     print(f"python {sys.version.split()[0]}, {psutil.cpu_count()} cpus")
     print("executor overhead over bare create_subprocess_exec + communicate:")
@@ -134,6 +173,9 @@ async def main() -> None:
     await parallel()
     print("memory while a hook writes 1 GiB:")
     await rss_while_flooding()
+    print("spawn cost of the executor's process-group flags (bare create_subprocess_exec):")
+    use_pidfd_child_watcher()
+    await spawn_flags(200)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,11 +110,11 @@ def make_harness(
     return Harness(assembly=assemble(options), model=model, record=record)
 
 
-def types(events: tuple[SessionEvent, ...] | list[SessionEvent]) -> list[str]:
+def types(events: Sequence[SessionEvent]) -> list[str]:
     return [e.type for e in events]
 
 
-def of_type(events: tuple[SessionEvent, ...], cls: type[Any]) -> list[Any]:
+def of_type(events: Sequence[SessionEvent], cls: type[Any]) -> list[Any]:
     return [e for e in events if isinstance(e, cls)]
 
 

@@ -75,7 +75,10 @@ async def test_requests_equal_a_full_reprojection_through_compaction_resume_and_
     first.session.close()
 
     resumed = _agent(h, model, h.store.open(first.session_id))
+    # The view the scan built, handed to the agent: what projecting the reloaded log gives.
+    assert resumed.messages() == tuple(project(h.store.load(first.session_id)))
     await _turns(resumed, "resumed")
+    assert resumed.messages() == tuple(project(resumed.events))
     await resumed.close("other")
     resumed.session.close()
 

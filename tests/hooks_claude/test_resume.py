@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dsh.hooks.claude._resume import resume_fields
-from dsh.session import AssistantMessageEvent, UserMessageEvent
+from dsh.session import AssistantMessageEvent, UserMessageEvent, project
 from tests.agent.support import replies, text
 from tests.hooks_claude.bridge_support import make_rig
 
@@ -52,3 +52,14 @@ def test_the_figures_come_from_the_last_response_and_the_projection() -> None:
 
 def test_a_session_without_a_response_has_no_figures() -> None:
     assert resume_fields([UserMessageEvent(content="hi")], system=None, now=0.0) == {}
+
+
+def test_the_agents_view_gives_the_same_figures_as_projecting_the_log() -> None:
+    events = [
+        UserMessageEvent(content="x" * 40),
+        AssistantMessageEvent(text="y" * 40, time=1000.0),
+        UserMessageEvent(content="z" * 12),
+    ]
+    given = resume_fields(events, system="s", now=1100.0, messages=project(events))
+    assert given == resume_fields(events, system="s", now=1100.0)
+    assert resume_fields(events, system="s", now=1100.0, messages=())["context_tokens"] == 1

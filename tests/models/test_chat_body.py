@@ -93,3 +93,19 @@ def test_the_mapping_view_decodes_once_and_reads_as_the_body() -> None:
     assert len(body) == 3
     assert body["stream"] is True
     assert {**body} == json.loads(body.data)
+
+
+@given(
+    st.binary(max_size=5),
+    st.lists(st.binary(max_size=9), max_size=30),
+    st.binary(max_size=5),
+    st.integers(1, 40),
+)
+def test_the_chunks_are_the_body(head: bytes, pieces: list[bytes], tail: bytes, size: int) -> None:
+    body = EncodedBody(head, tuple(pieces), tail)
+    assert body.data == head + b",".join(pieces) + tail
+    assert body.length == len(body.data)
+    chunks = list(body.chunks(size))
+    assert b"".join(chunks) == body.data
+    assert all(chunks) or not body.data  # no empty write
+    assert len(chunks) <= max(len(pieces), 1)

@@ -21,6 +21,8 @@ from dsh.models import (
     ModelRequest,
     OpenAICompatibleModel,
 )
+from dsh.models._chat_body import compact_json
+from dsh.models._chat_request import chat_body
 from dsh.session import UserMessage
 from tests.models.chat_server import Reply, chunk, completion, serving
 
@@ -187,3 +189,23 @@ def test_the_default_backend_sends_without_loading_the_sdk() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["ok", "[]"]
+
+
+async def test_a_long_history_is_sent_in_chunks_with_its_length_and_resent_on_a_retry() -> None:
+    # Over 1 MiB of history: the body goes out a chunk at a time, never joined whole; the
+    # server still gets one Content-Length body, and a retry sends the same bytes again.
+    history = tuple(UserMessage(f"{i}: " + "x" * 2000) for i in range(600))
+    request = ModelRequest(history, system="be brief")
+    replies = [
+        Reply(status=500, body={"error": {"message": "again"}}),
+        Reply(body=completion("ok")),
+    ]
+    with serving(*replies) as server:
+        async with model_for(server.url, "httpx", stream=False, max_retries=1) as model:
+            assert (await model.complete(request)).text == "ok"
+    expected = chat_body("test-model", request, stream=False, max_tokens=None)
+    assert len(server.seen) == 2
+    for seen in server.seen:
+        assert seen.body == expected
+        assert int(seen.headers["content-length"]) == len(compact_json(expected))
+        assert "transfer-encoding" not in seen.headers

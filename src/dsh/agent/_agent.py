@@ -58,6 +58,7 @@ from dsh.models import Model
 from dsh.session import (
     AbortCause,
     Content,
+    ModelMessage,
     SessionEvent,
     SessionLog,
     SessionStore,
@@ -257,8 +258,13 @@ class Agent:
         return self._parallel_tools
 
     @property
-    def events(self) -> tuple[SessionEvent, ...]:
+    def events(self) -> Sequence[SessionEvent]:
         return self._session.events
+
+    def messages(self) -> tuple[ModelMessage, ...]:
+        """The model view of the history so far: ``project(self.events)``, kept as events are
+        logged (reading it decodes no part of a reopened history)."""
+        return self._core.projection()
 
     def __repr__(self) -> str:
         kind = f" {self._agent_type}" if self._agent_type else ""

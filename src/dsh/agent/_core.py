@@ -35,13 +35,13 @@ from dsh.session import (
     ContextMessageEvent,
     ModelMessage,
     NoticeEvent,
-    Projection,
     SessionEvent,
     SessionLog,
     SteeringMessageEvent,
     TurnEnd,
     TurnEndReason,
     TurnStart,
+    projection_of,
 )
 from dsh.tools import AbortSignal
 
@@ -91,7 +91,7 @@ class AgentCore:
         self.ctx = ctx
         self.session = session
         # The model view, kept current as events are logged (every append goes through here).
-        self.projector = Projection(session.events)
+        self.projector = projection_of(session)
         self.history_size = HistorySize()
         self.on_event = on_event
         self.on_text = on_text
@@ -155,7 +155,15 @@ class AgentCore:
         return self.projector.messages()
 
     def turn_events(self, turn_id: str) -> list[SessionEvent]:
-        return [e for e in self.session.events if e.turn_id == turn_id]
+        # Backwards to the turn's start: a long history before it is never read.
+        found: list[SessionEvent] = []
+        for e in reversed(self.session.events):
+            if e.turn_id == turn_id:
+                found.append(e)
+                if isinstance(e, TurnStart):
+                    break
+        found.reverse()
+        return found
 
     def close_tool_calls(self, turn_id: str, reason: str) -> None:
         """Give every tool call of the turn that has no result an ``ABORTED`` one."""

@@ -27,6 +27,7 @@ from dsh.base._json import (
     json_kind,
     thaw_json,
 )
+from dsh.base._process_group import own_session
 from dsh.base._safe_json import JSON_MAX_DEPTH, UnsafeJSONError, load_json, loggable_json
 from dsh.base._signal import AbortedError, AbortSignal, SignalAbortedError, race
 from dsh.base._union import ClosedUnion
@@ -51,6 +52,7 @@ __all__ = [
     "json_kind",
     "load_json",
     "loggable_json",
+    "own_session",
     "race",
     "release_process",
     "sweep_processes",

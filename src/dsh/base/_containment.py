@@ -1,6 +1,7 @@
 """No process dsh starts outlives its owner: process trees contained, on Linux.
 
-Every hook and Bash process is a session (and group) leader; the executor and
+Every hook and Bash process is a group leader (and a session leader where dsh
+has a terminal: ``own_session``); the executor and
 the Bash tool ``contain_process`` it right after the spawn and ``end_process_tree`` it on a
 timeout, an abort or a cancellation: that SIGKILLs its group, every process
 still under it (found through ``/proc``, read before the kill) and their groups,

@@ -193,7 +193,7 @@ class _Printed:
     def say(self, text: str) -> None:
         self.printer.console.print(plain_markup(text))
 
-    def catch_up(self, events: tuple[SessionEvent, ...]) -> None:
+    def catch_up(self, events: Sequence[SessionEvent]) -> None:
         self.printer.print_events(events[self.count :])
         self.count = len(events)
 

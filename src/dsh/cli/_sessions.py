@@ -26,6 +26,7 @@ from dsh.session import (
     SessionInfo,
     content_text,
     encode_event,
+    event_types,
 )
 
 __all__ = [
@@ -98,15 +99,18 @@ class SessionRow:
 
 
 def _summary(events: Sequence[SessionEvent]) -> tuple[str, int, str]:
+    # From the type tags: only the first prompt and the last turn end are decoded.
+    types = event_types(events)
     first = ""
-    turns = 0
+    for i in (i for i, t in enumerate(types) if t == "user/message"):
+        first = content_text(getattr(events[i], "content", ""))
+        if first:
+            break
+    turns = types.count("turn/end")
     reason = "-"
-    for event in events:
-        if event.type == "user/message" and not first:
-            first = content_text(getattr(event, "content", ""))
-        elif event.type == "turn/end":
-            turns += 1
-            reason = str(getattr(event, "reason", "?"))
+    if turns:
+        last = len(types) - 1 - types[::-1].index("turn/end")
+        reason = str(getattr(events[last], "reason", "?"))
     return first, turns, reason
 
 

@@ -1,9 +1,10 @@
 """The executor: spawns hook commands, feeds their payload, captures their output, ends them.
 
-Every hook runs in its own process group (``start_new_session=True``), so a
-timeout or a cancellation can end everything the hook started, not just its
-first process; ``dsh.base``'s containment also ends what left the group
-(``setsid``), and every hook's group when dsh itself dies. Output is read through a
+Every hook runs in its own process group (and, where dsh has a terminal, its
+own session: ``dsh.base.own_session``), so a timeout or a cancellation can end
+everything the hook started, not just its first process; ``dsh.base``'s
+containment also ends what left the group (``setsid``), and every hook's group
+when dsh itself dies. Output is read through a
 bare ``SubprocessProtocol`` rather than
 stream readers: each chunk is kept up to the cap and the rest dropped as it
 arrives, so memory stays bounded whatever a hook prints, and the child's exit
@@ -23,7 +24,13 @@ from collections.abc import Callable, Coroutine, Hashable, Sequence
 from typing import Protocol
 
 from dsh._frozen import frozen
-from dsh.base import contain_process, end_process_tree, release_process, use_pidfd_child_watcher
+from dsh.base import (
+    contain_process,
+    end_process_tree,
+    own_session,
+    release_process,
+    use_pidfd_child_watcher,
+)
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._environment import spawn_environment
 
@@ -294,7 +301,8 @@ async def run_hook(
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            start_new_session=True,
+            start_new_session=own_session(),
+            process_group=None if own_session() else 0,
             env=env,
             cwd=cmd.cwd,
         )

@@ -127,11 +127,15 @@ def _assistant(message: AssistantMessage) -> dict[str, Any]:
     return out
 
 
+# json.dumps(..., ensure_ascii=False) builds an encoder per call; one made once writes the same.
+_ARGUMENTS = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _arguments_json(arguments: Any) -> str:
     # A call whose arguments did not parse keeps the model's raw text, sent back as it was.
     if isinstance(arguments, str):
         return arguments
-    return json.dumps(thaw_json(arguments), ensure_ascii=False)
+    return _ARGUMENTS(thaw_json(arguments))
 
 
 def _plain(message: ModelMessage, tools: Mapping[str, ToolSpec]) -> dict[str, Any]:

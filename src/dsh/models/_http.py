@@ -41,6 +41,21 @@ __all__ = ["HttpxChatTransport"]
 _CONNECTION_ERRORS = (httpx2.RequestError, httpx2.InvalidURL)
 _DRAIN_SECONDS = 0.1
 _EXCERPT_CHARS = 200
+_WHOLE_UP_TO = 1 << 20  # a longer body is sent a chunk at a time (Content-Length still set)
+
+
+@final
+class _Chunks:
+    """An encoded body as request content: iterable again for a redirect's resend."""
+
+    __slots__ = ("_body",)
+
+    def __init__(self, body: EncodedBody) -> None:
+        self._body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self._body.chunks():
+            yield chunk
 
 
 @final
@@ -79,16 +94,18 @@ class HttpxChatTransport:
         if client is not None:
             await client.aclose()
 
-    def _content(self, body: Mapping[str, Any]) -> bytes:
+    def _content(self, body: Mapping[str, Any]) -> tuple[bytes | _Chunks, dict[str, str]]:
         if isinstance(body, EncodedBody):
-            return body.data
-        return compact_json(body)
+            if body.length <= _WHOLE_UP_TO:
+                return body.data, self._headers
+            # A long history goes out a chunk at a time, never joined whole.
+            return _Chunks(body), {**self._headers, "Content-Length": str(body.length)}
+        return compact_json(body), self._headers
 
     async def complete(self, body: Mapping[str, Any]) -> object:
+        content, headers = self._content(body)
         try:
-            response = await self._http().post(
-                self._url, content=self._content(body), headers=self._headers
-            )
+            response = await self._http().post(self._url, content=content, headers=headers)
         except httpx2.TimeoutException as e:
             raise Unreachable("Request timed out.", str(e)) from e
         except _CONNECTION_ERRORS as e:
@@ -103,9 +120,10 @@ class HttpxChatTransport:
             raise Malformed(f"the body is not JSON ({e}): {excerpt!r}") from None
 
     async def stream(self, body: Mapping[str, Any]) -> AsyncGenerator[object, None]:
+        content, headers = self._content(body)
         try:
             async with self._http().stream(
-                "POST", self._url, content=self._content(body), headers=self._headers
+                "POST", self._url, content=content, headers=headers
             ) as response:
                 if response.is_error:
                     await response.aread()

@@ -79,7 +79,9 @@ from dsh.session._store_base import (
     SessionLog,
     SessionNotFoundError,
     SessionStore,
+    projection_of,
 )
+from dsh.session._stored_events import EventsView, event_types
 
 __all__ = [
     "CORE_EVENT_TYPES",
@@ -98,6 +100,7 @@ __all__ = [
     "ContextMessage",
     "ContextMessageEvent",
     "EventDecodeError",
+    "EventsView",
     "FrozenDict",
     "FrozenJSON",
     "ImageBlock",
@@ -144,11 +147,13 @@ __all__ = [
     "default_data_dir",
     "encode_event",
     "event_type_of",
+    "event_types",
     "freeze_json",
     "make_private_dir",
     "new_event_id",
     "open_private",
     "project",
+    "projection_of",
     "referenced_tools",
     "register_event_type",
     "registered_event_types",

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic_core import from_json
+
 from dsh.base import freeze_json, freeze_loaded
 from dsh.session._codec_values import EventDecodeError, short_json
 from dsh.session._event_base import OpaqueEvent, SessionEvent
@@ -19,8 +21,10 @@ from dsh.session._event_registry import DECODERS, entry_of
 __all__ = [
     "decode_event",
     "decode_event_dict",
+    "decode_stored_line",
     "encode_event",
     "encode_line",
+    "fast_loads",
     "restamp",
 ]
 
@@ -118,3 +122,27 @@ def decode_event(line: str | bytes) -> SessionEvent:
     except ValueError as exc:
         raise EventDecodeError(f"not JSON: {exc}") from None
     return decode_event_dict(d, raw)
+
+
+def fast_loads(text: str) -> Any:
+    """``json.loads(text)``, through the Rust parser pydantic ships (2-3x faster) when it can.
+
+    Where the two differ (a lone surrogate escape, nesting past its limit) that
+    parser refuses, and ``json.loads`` decides, so the result is always what
+    ``json.loads`` gives, a ``ValueError`` included.
+    """
+    try:
+        return from_json(text, cache_strings="keys")
+    except ValueError:
+        return json.loads(text)
+
+
+def decode_stored_line(line: bytes) -> SessionEvent:
+    """The event of a log line a scan already accepted (its bytes, without the newline)."""
+    text = line.decode("utf-8")
+    d = fast_loads(text)
+    tag = d.get("type") if d.__class__ is dict else None
+    decode = DECODERS.get(tag) if tag.__class__ is str else None
+    if decode is None:
+        return decode_event_dict(d, line)
+    return decode(d)

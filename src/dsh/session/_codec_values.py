@@ -10,6 +10,7 @@ compiled event codecs call these for such fields.
 from __future__ import annotations
 
 import json
+import sys
 import typing
 from typing import Any
 
@@ -147,7 +148,8 @@ def decode_tool_calls(v: object) -> tuple[ToolUse, ...]:
             or "arguments" not in d
         ):
             raise ValueError(f"a tool call {{id, name, arguments}}, got {short_json(u)}")
-        out.append(ToolUse(d["id"], d["name"], freeze_loaded(d["arguments"])))
+        # A tool's name repeats across a session: one string for all its calls.
+        out.append(ToolUse(d["id"], sys.intern(d["name"]), freeze_loaded(d["arguments"])))
     return tuple(out)
 
 

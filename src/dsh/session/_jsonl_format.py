@@ -13,16 +13,19 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from dsh._frozen import slotted
-from dsh.session._codec import decode_event_dict
+from dsh.session._codec import decode_event_dict, decode_stored_line, fast_loads
 from dsh.session._codec_values import EventDecodeError
 from dsh.session._event_base import SessionEvent
 from dsh.session._event_registry import DECODERS, HEADER_TYPE
 from dsh.session._private_files import open_private
+from dsh.session._projection import Projection
 from dsh.session._store_base import RecoveredTail, SessionCorruptError
+from dsh.session._stored_events import StoredEventsBuilder
 
 __all__ = ["FORMAT_VERSION", "Scan", "parse_header", "recover_tail", "scan_log", "write_new_log"]
 
@@ -41,8 +44,9 @@ def write_new_log(
     body: bytes,
     copied: int,
     project: str | None = None,
-) -> None:
-    """Write the log at ``path`` whole: its header, then ``body`` (``copied`` events of a fork).
+) -> int:
+    """Write the log at ``path`` whole: its header, then ``body`` (``copied`` events of a fork);
+    returns where ``body`` begins.
 
     ``project``, when given, is the directory the session runs in (a resume runs there too).
     """
@@ -58,13 +62,15 @@ def write_new_log(
         header["forked_at"] = copied
     if project is not None:
         header["project"] = project
-    data = json.dumps(header, separators=(",", ":")).encode() + b"\n" + body
+    head = json.dumps(header, separators=(",", ":")).encode() + b"\n"
+    data = head + body
     # Written whole under a temporary name, then renamed: a crash never
     # leaves a log without its header.
     tmp = data_dir / f".{session_id}.jsonl.tmp"
     _write_synced(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, data)
     os.rename(tmp, path)
     _fsync_dir(data_dir)
+    return len(head)
 
 
 def recover_tail(
@@ -120,7 +126,8 @@ def _fsync_dir(directory: Path) -> None:
 @slotted
 class Scan:
     forked_from: str | None
-    events: list[SessionEvent]
+    events: Sequence[SessionEvent]  # a list, or ``StoredEvents`` for a light scan
+    projection: Projection | None  # the model view of ``events`` (a light scan's only)
     start: int  # where the event lines begin (after the header)
     end: int  # where the complete event lines end
     tail_offset: int | None  # where a torn or corrupt tail begins
@@ -152,12 +159,14 @@ def parse_header(path: Path, line: bytes, expected_id: str) -> dict[str, Any]:
     return header
 
 
-def scan_log(path: Path, session_id: str) -> Scan:
+def scan_log(path: Path, session_id: str, *, light: bool = False) -> Scan:
     """Read the log at ``path`` (never through a link): header, then events up to the
     first torn or corrupt line.
 
     Read a buffer at a time and decoded line by line, so a reload holds its
-    events and one buffer, not the file and its lines as well. A reload
+    events and one buffer, not the file and its lines as well. ``light``: each
+    event, once decoded and checked, is folded into the scan's projection and
+    kept only as its line (``StoredEvents``), not as an object. A reload
     allocates a few objects per event and frees none: the cyclic collector
     would re-walk the growing list over and over (about a third of the time),
     so it pauses for the scan.
@@ -166,7 +175,7 @@ def scan_log(path: Path, session_id: str) -> Scan:
     gc.disable()
     try:
         with os.fdopen(open_private(path, os.O_RDONLY), "rb", buffering=_BUFFER) as f:
-            return _scan(path, f, session_id)
+            return _scan(path, f, session_id, light)
     finally:
         if paused:
             gc.enable()
@@ -175,7 +184,7 @@ def scan_log(path: Path, session_id: str) -> Scan:
 _BUFFER = 1 << 20
 
 
-def _scan(path: Path, f: BinaryIO, session_id: str) -> Scan:
+def _scan(path: Path, f: BinaryIO, session_id: str, light: bool) -> Scan:
     """A line that is not UTF-8, not JSON, or not terminated starts the tail (a crash
     artifact). A JSON line whose known type does not decode is not a crash
     artifact: that raises ``SessionCorruptError``.
@@ -184,8 +193,12 @@ def _scan(path: Path, f: BinaryIO, session_id: str) -> Scan:
     header = parse_header(path, first, session_id)
     start = pos = len(first)
     events: list[SessionEvent] = []
-    append = events.append
-    loads = json.loads
+    stored = StoredEventsBuilder(path, start) if light else None
+    projection = Projection() if light else None
+    keep: Callable[[bytes, SessionEvent], None] = (
+        _keeper(stored, projection) if stored and projection else _collector(events)
+    )
+    loads = fast_loads
     decoders = DECODERS
     tail: bytes | None = None
     problem = ""
@@ -207,12 +220,12 @@ def _scan(path: Path, f: BinaryIO, session_id: str) -> Scan:
             if event is None:
                 tail, problem = raw, f"line {number} is not a JSON event"
                 break
-            append(event)
         else:
             try:
-                append(decode(d))
+                event = decode(d)
             except EventDecodeError as exc:
                 raise SessionCorruptError(path, pos, str(exc), line=number) from None
+        keep(raw, event)
         pos += len(raw)
     if tail is not None:
         tail += f.read()
@@ -221,13 +234,43 @@ def _scan(path: Path, f: BinaryIO, session_id: str) -> Scan:
             problem += f" ({following} later line(s) are in the tail too)"
     return Scan(
         forked_from=header["forked_from"],
-        events=events,
+        events=events if stored is None else stored.finish(decode_stored_line, _corrupt(path)),
+        projection=projection,
         start=start,
         end=pos,
         tail_offset=pos if tail is not None else None,
         tail=tail or b"",
         problem=problem,
     )
+
+
+def _collector(events: list[SessionEvent]) -> Callable[[bytes, SessionEvent], None]:
+    append = events.append
+
+    def keep(raw: bytes, event: SessionEvent) -> None:
+        append(event)
+
+    return keep
+
+
+def _keeper(
+    stored: StoredEventsBuilder, projection: Projection
+) -> Callable[[bytes, SessionEvent], None]:
+    add_line = stored.add
+    fold = projection.add
+
+    def keep(raw: bytes, event: SessionEvent) -> None:
+        fold(event)
+        add_line(raw, event.type)
+
+    return keep
+
+
+def _corrupt(path: Path) -> Callable[[int, int, str], Exception]:
+    def error(offset: int, line: int, problem: str) -> Exception:
+        return SessionCorruptError(path, offset, problem, line=line)
+
+    return error
 
 
 def _decode_other(path: Path, line: str, pos: int, number: int) -> SessionEvent | None:

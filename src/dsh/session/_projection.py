@@ -53,7 +53,9 @@ class Projection:
 
     def __init__(self, events: Iterable[SessionEvent] = ()) -> None:
         self._out: list[ModelMessage] = []
-        self._pending: dict[str, None] = {}  # unanswered tool_use ids of the latest assistant
+        # Unanswered tool_use ids of the latest assistant, each mapped to itself: a result's
+        # message takes the call's own string (a long history holds each id once, not twice).
+        self._pending: dict[str, str] = {}
         self._held: list[ModelMessage] = []  # messages logged while calls were pending
         self._mark: int | None = None  # len(_out) at the open compaction's start
         self._count = 0
@@ -86,7 +88,7 @@ class Projection:
             self._settle()
             self._out.append(AssistantMessage(event.text, event.tool_calls))
             for call in event.tool_calls:
-                self._pending[call.id] = None
+                self._pending[call.id] = call.id
             return
         elif isinstance(event, CompactionStart):
             self._settle()
@@ -111,8 +113,8 @@ class Projection:
         if tool_use_id is None or tool_use_id not in self._pending:
             return  # not a model's call (or already answered): no place in the history
         self._view = None
-        del self._pending[tool_use_id]
-        self._out.append(ToolResultMessage(tool_use_id, event.content, event.is_error))
+        call_id = self._pending.pop(tool_use_id)
+        self._out.append(ToolResultMessage(call_id, event.content, event.is_error))
         if not self._pending:
             self._out.extend(self._held)
             self._held.clear()

@@ -27,6 +27,7 @@ from dsh.session._private_files import (
     read_private,
     refuse_symlink,
 )
+from dsh.session._projection import Projection
 from dsh.session._store_base import (
     RecoveredTail,
     SessionError,
@@ -36,6 +37,7 @@ from dsh.session._store_base import (
     check_session_id,
     new_session_id,
 )
+from dsh.session._stored_events import StoredEvents
 from dsh.session._writer_lock import take_writer_lock
 
 __all__ = ["DATA_DIR_ENV", "JsonlSessionLog", "JsonlSessionStore", "default_data_dir"]
@@ -72,8 +74,9 @@ class JsonlSessionLog(_LogBase):
         events: Sequence[SessionEvent],
         lock_fd: int,
         recovered: RecoveredTail | None = None,
+        projection: Projection | None = None,
     ) -> None:
-        super().__init__(session_id, forked_from, events)
+        super().__init__(session_id, forked_from, events, projection)
         self._path = path
         self._lock_fd = lock_fd
         self._recovered = recovered
@@ -171,17 +174,19 @@ class JsonlSessionStore:
         that another process is writing is read up to its last complete event.
         """
         path = self._existing(session_id)
-        scan = scan_log(path, session_id)
+        scan = scan_log(path, session_id, light=True)
         # The complete lines as they were scanned: a log is only ever appended to before them.
         body = read_private(path)[scan.start : scan.end]
-        return self._create(session_id, body, scan.events)
+        return self._create(
+            session_id, body, scan.events, projection=scan.projection, body_start=scan.start
+        )
 
     def open(self, session_id: str) -> JsonlSessionLog:
         """An existing session, open for writing: takes its lock, recovers a torn tail."""
         path = self._existing(session_id)
         lock_fd = take_writer_lock(session_id, self.lock_path(session_id))
         try:
-            scan = scan_log(path, session_id)
+            scan = scan_log(path, session_id, light=True)
             recovered = None
             if scan.tail_offset is not None:
                 recovered = recover_tail(
@@ -194,6 +199,7 @@ class JsonlSessionStore:
                 events=scan.events,
                 lock_fd=lock_fd,
                 recovered=recovered,
+                projection=scan.projection,
             )
         except BaseException:
             os.close(lock_fd)
@@ -252,19 +258,25 @@ class JsonlSessionStore:
         body: bytes,
         events: Sequence[SessionEvent],
         project: str | None = None,
+        *,
+        projection: Projection | None = None,
+        body_start: int = 0,
     ) -> JsonlSessionLog:
         make_private_dir(self.data_dir)
         session_id = new_session_id()
         path = self.log_path(session_id)
         lock_fd = take_writer_lock(session_id, self.lock_path(session_id))
         try:
-            write_new_log(path, session_id, forked_from, body, len(events), project)
+            start = write_new_log(path, session_id, forked_from, body, len(events), project)
+            if isinstance(events, StoredEvents):  # the copy's lines, where the copy has them
+                events = events.moved(path, start - body_start)
             return JsonlSessionLog(
                 session_id=session_id,
                 path=path,
                 forked_from=forked_from,
                 events=events,
                 lock_fd=lock_fd,
+                projection=projection,
             )
         except BaseException:
             os.close(lock_fd)

@@ -20,6 +20,8 @@ from dsh._frozen import frozen
 from dsh.base import DshError
 from dsh.session._codec import encode_line, restamp
 from dsh.session._event_base import OpaqueEvent, SessionEvent
+from dsh.session._projection import Projection
+from dsh.session._stored_events import EventsView, StoredEvents
 
 __all__ = [
     "RecoveredTail",
@@ -32,6 +34,7 @@ __all__ = [
     "SessionStore",
     "check_session_id",
     "new_session_id",
+    "projection_of",
     "stamp_events",
 ]
 
@@ -132,7 +135,7 @@ class SessionLog(Protocol):
     @property
     def forked_from(self) -> str | None: ...
     @property
-    def events(self) -> tuple[SessionEvent, ...]: ...
+    def events(self) -> Sequence[SessionEvent]: ...
     @property
     def recovered(self) -> RecoveredTail | None: ...
     @property
@@ -188,16 +191,34 @@ def stamp_events(
     return lines, stamped
 
 
+def projection_of(session: SessionLog) -> Projection:
+    """The model view of ``session``'s events so far, for the caller to keep up to date.
+
+    A log reopened from disk hands over the projection its scan built (the
+    first caller gets it; later ones fold the events afresh).
+    """
+    if isinstance(session, _LogBase):
+        return session.take_projection()
+    return Projection(session.events)
+
+
 class _LogBase:
     """The bookkeeping every log shares; subclasses make a batch durable in ``_commit``."""
 
     def __init__(
-        self, session_id: str, forked_from: str | None, events: Sequence[SessionEvent]
+        self,
+        session_id: str,
+        forked_from: str | None,
+        events: Sequence[SessionEvent],
+        projection: Projection | None = None,
     ) -> None:
         self._id = session_id
         self._forked_from = forked_from
-        self._events: list[SessionEvent] = list(events)
-        self._snapshot: tuple[SessionEvent, ...] | None = None
+        # A reopened history in its light form stays as it is; appended events are kept whole.
+        self._history = events if isinstance(events, StoredEvents) else None
+        self._events: list[SessionEvent] = [] if self._history is not None else list(events)
+        self._projection = projection
+        self._snapshot: EventsView | None = None
         self._mutex = threading.Lock()
         self._closed = False
         self._recovered: RecoveredTail | None = None
@@ -211,11 +232,30 @@ class _LogBase:
         return self._forked_from
 
     @property
-    def events(self) -> tuple[SessionEvent, ...]:
+    def events(self) -> EventsView:
+        """Every event so far: equal to their tuple, decoded when read where the log keeps
+        its history light (``StoredEvents``)."""
         snap = self._snapshot
         if snap is None:
-            snap = self._snapshot = tuple(self._events)
+            snap = self._snapshot = EventsView(self._history, tuple(self._events))
         return snap
+
+    def _count(self) -> int:
+        return len(self._events) + (len(self._history) if self._history is not None else 0)
+
+    def take_projection(self) -> Projection:
+        """The model view of every event so far, for one owner to keep up to date.
+
+        A reopened log hands over the projection its scan built (once); otherwise
+        the events are folded afresh.
+        """
+        with self._mutex:
+            projection, self._projection = self._projection, None
+            events = self.events
+        if projection is None:
+            return Projection(events)
+        projection.extend(events[projection.count :])
+        return projection
 
     @property
     def recovered(self) -> RecoveredTail | None:
@@ -242,7 +282,7 @@ class _LogBase:
         with self._mutex:
             if self._closed:
                 raise SessionError(f"session {self._id!r} is closed")
-            lines, stamped = stamp_events(events, self._id, len(self._events))
+            lines, stamped = stamp_events(events, self._id, self._count())
             if not stamped:
                 return ()
             self._commit(lines, stamped, durable)
@@ -277,4 +317,4 @@ class _LogBase:
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"
-        return f"<{type(self).__name__} {self._id} {state}, {len(self._events)} events>"
+        return f"<{type(self).__name__} {self._id} {state}, {self._count()} events>"

@@ -55,7 +55,9 @@ class SessionCommandEvents(BridgeBase):
         payload["requested_model"] = request.requested
         payload["source"] = request.source
         # dsh records no usage and knows no prices: the resume estimate (`_resume`).
-        figures = resume_fields(agent.events, system=agent.system, now=time.time())
+        figures = resume_fields(
+            agent.events, system=agent.system, now=time.time(), messages=agent.messages()
+        )
         payload["context_tokens"] = figures.get("context_tokens", 0)
         payload["prompt_cache_warm"] = figures.get("prompt_cache_likely_expired") is False
         payload["cache_ttl"] = CACHE_TTL

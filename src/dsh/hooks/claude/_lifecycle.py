@@ -127,7 +127,11 @@ class LifecycleEvents(SubagentEvents):
         if value == "compact":
             payload["model"] = agent.model.name
         elif value == "resume":
-            payload.update(resume_fields(agent.events, system=agent.system, now=time.time()))
+            payload.update(
+                resume_fields(
+                    agent.events, system=agent.system, now=time.time(), messages=agent.messages()
+                )
+            )
         merged = await self._fire(agent, "SessionStart", hooks, payload)
         self._inject_contexts(agent, "SessionStart", merged, plain_as=f"SessionStart:{value}")
         self._user_errors(agent, "SessionStart", merged)

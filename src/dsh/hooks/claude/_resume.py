@@ -41,14 +41,22 @@ CHARS_PER_TOKEN: Final = 4
 
 
 def resume_fields(
-    events: Sequence[SessionEvent], *, system: str | None, now: float
+    events: Sequence[SessionEvent],
+    *,
+    system: str | None,
+    now: float,
+    messages: Sequence[ModelMessage] | None = None,
 ) -> dict[str, Any]:
-    """The four keys for a session resumed with ``events`` (none before any response)."""
+    """The four keys for a session resumed with ``events`` (none before any response).
+
+    ``messages``, when given, is ``project(events)`` already at hand (the agent's view).
+    """
     last = next((e for e in reversed(events) if isinstance(e, AssistantMessageEvent)), None)
     if last is None:
         return {}
     seconds = max(0, int(now - last.time))
-    chars = len(system or "") + sum(_chars(m) for m in project(events))
+    view = project(events) if messages is None else messages
+    chars = len(system or "") + sum(_chars(m) for m in view)
     tokens = math.ceil(chars / CHARS_PER_TOKEN)
     return {
         "seconds_since_last_response": seconds,

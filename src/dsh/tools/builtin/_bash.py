@@ -31,7 +31,7 @@ from typing import Annotated, Any, final
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from dsh.base import contain_process, release_process
+from dsh.base import contain_process, own_session, release_process
 from dsh.session import Content
 from dsh.tools._types import ToolInvocation, ToolResult, Workspace
 from dsh.tools.builtin._common import (
@@ -369,7 +369,8 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
             stdin=subprocess.DEVNULL,
             stdout=sink,
             stderr=subprocess.STDOUT,
-            start_new_session=True,
+            start_new_session=own_session(),
+            process_group=None if own_session() else 0,
         )
     contain_process(process.pid)
     shell = BackgroundShell(shell_id, command, output_path, process)

@@ -16,6 +16,7 @@ from dsh.base import (
     AbortSignal,
     contain_process,
     end_process_tree,
+    own_session,
     release_process,
     use_pidfd_child_watcher,
 )
@@ -63,7 +64,8 @@ async def run_in_group(
         stdin=asyncio.subprocess.DEVNULL,
         stdout=stdout,
         stderr=stderr,
-        start_new_session=True,
+        start_new_session=own_session(),
+        process_group=None if own_session() else 0,
     )
     contain_process(proc.pid)
     work = asyncio.ensure_future(proc.communicate())

@@ -19,6 +19,7 @@ from dsh.agent import Agent, calling_agent, subagent_plugin
 from dsh.context import Next
 from dsh.hooks.codex import (
     CODEX_EVENT_SUPPORT,
+    CODEX_HOOK_EVENTS,
     CodexHooksPlugin,
     load_codex_catalog,
     render_codex_coverage,
@@ -170,7 +171,8 @@ async def test_subagent_start_context_and_payloads(
 def test_the_listeners_are_the_supported_rows(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    (home / "hooks.json").write_text(json.dumps({"hooks": recording_hooks()}))
+    every = recording_hooks(list(CODEX_HOOK_EVENTS))
+    (home / "hooks.json").write_text(json.dumps({"hooks": every}))
     catalog = load_codex_catalog(tmp_path, home=home, system_dir=None, bypass_trust=True)
     plugin = CodexHooksPlugin(catalog)
     assert plugin.seams() == {

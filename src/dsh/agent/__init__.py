@@ -66,6 +66,13 @@ from dsh.agent._decisions import (
     TurnStop,
     TurnStopDecision,
 )
+from dsh.agent._model_calls import (
+    MODEL_REQUEST,
+    MODEL_RESPONSE,
+    ModelCall,
+    ModelCallEnd,
+    ModelCallStatus,
+)
 from dsh.agent._switching import (
     DIRECTORY_ADDED,
     MODEL_SWITCH,
@@ -86,6 +93,8 @@ __all__ = [
     "DIRECTORY_ADDED",
     "INSTRUCTIONS_LOADED",
     "MESSAGE_DISPLAY",
+    "MODEL_REQUEST",
+    "MODEL_RESPONSE",
     "MODEL_SWITCH",
     "MODEL_SWITCHED",
     "POST_COMPACT",
@@ -120,6 +129,9 @@ __all__ = [
     "InstructionsFile",
     "InstructionsLoadReason",
     "InstructionsScope",
+    "ModelCall",
+    "ModelCallEnd",
+    "ModelCallStatus",
     "ModelSwitchAllow",
     "ModelSwitchDecision",
     "ModelSwitchDeny",

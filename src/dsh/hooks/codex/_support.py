@@ -45,7 +45,43 @@ _STRICT = (
 )
 _CONTEXT = "`additionalContext` (and plain stdout) as its own developer-role context message"
 
+_IGNORED_OUTPUT = (
+    "output ignored, as Codex 0.171 ignores it (checked with the binary): it cannot block the"
+    " request, add context (`additionalContext`, plain stdout) or stop the turn; a non-zero exit"
+    " (2 included) is a failed run, shown as a warning notice, and the request goes on"
+)
+
 _TABLE: Final[dict[str, CodexEventSupport]] = {
+    "PreModelRequest": CodexEventSupport(
+        seam="agent/model-request",
+        status="supported",
+        applied=(
+            "fires before every model call of every agent (a step's request), matcher ignored;"
+            ' payload `kind: "sampling"`, a fresh `request_id`, `attempt_number` 1, `session_id`,'
+            " `thread_id` (the agent's own session), `turn_id`, `cwd`, `transcript_path`,"
+            " `model`, `hook_event_name`; no `permission_mode`",
+            _IGNORED_OUTPUT,
+        ),
+    ),
+    "PostModelRequest": CodexEventSupport(
+        seam="agent/model-response",
+        status="partial",
+        applied=(
+            "fires after every model call, matcher ignored; PreModelRequest's payload plus"
+            " `status` (`completed`, or `failed` with `error` the error's text and `token_usage`"
+            " and `response_id` null), `token_usage` (`input_tokens` counting cached prompt"
+            " tokens, `cached_input_tokens`, `cache_write_input_tokens`, `output_tokens`,"
+            " `total_tokens`) and `response_id` (the logged reply's event id)",
+            _IGNORED_OUTPUT,
+        ),
+        limits=(
+            "an aborted request (the turn cancelled mid-call) fires none: Codex's payload for it"
+            " was not observed",
+            "`reasoning_output_tokens` is 0 (dsh's models report no reasoning tokens apart);"
+            " `error` is dsh's error text (`ModelError: …`), not Codex's wording; dsh's model"
+            " client retries inside one request, so `attempt_number` is always 1",
+        ),
+    ),
     "SessionStart": CodexEventSupport(
         seam="agent/session-start",
         status="supported",

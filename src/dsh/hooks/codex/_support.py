@@ -247,7 +247,8 @@ CONFIG_LIMITS: Final = (
     " `hooks`, else `hooks/hooks.json`); its `PLUGIN_DATA` is"
     " `$CODEX_HOME/plugins/data/<name>-<marketplace>`, where the 0.171 binary points it, not"
     " created (Codex does not create it either), and its trust hash is of the command as"
-    " declared, before `${PLUGIN_ROOT}` is filled in",
+    " declared, before `${PLUGIN_ROOT}` is filled in; a plugin whose marketplace name has a `.`"
+    " is not loaded (the 0.171 binary skips it without a word; dsh says so)",
     "dsh's file tools (`Write`, `Edit`, `MultiEdit`) reach hooks under their own names with"
     " their own inputs, not as `apply_patch` with a patch text (a matcher `apply_patch` still"
     " selects them)",

@@ -225,6 +225,12 @@ class ToolDefinition:
     post-execute decision can replace the output (Claude Code's
     ``updatedToolOutput``) and the model sees the replacement rendered as the
     tool renders its own.
+
+    ``shell_command`` marks a tool that runs a shell command line: the name of
+    the input field holding it (``Bash``'s ``command``, Codex's
+    ``exec_command``'s ``cmd``). A policy that knows shell calls (the Claude
+    Code bridge's permission rules) treats any such call as one, whatever the
+    tool's name, without knowing the tool.
     """
 
     name: str
@@ -236,6 +242,7 @@ class ToolDefinition:
     input_model: type[BaseModel] | None = None
     output_model: type[BaseModel] | None = None
     present: OutputPresenter | None = None
+    shell_command: str | None = None
 
     @classmethod
     def from_model(

@@ -241,7 +241,10 @@ CONFIG_LIMITS: Final = (
     ' with `approvals_reviewer = "auto_review"`, else `never`. Each call runs to its'
     " end (at most 10 minutes) on pipes: no PTY (`tty`), no session left running for"
     " `write_stdin` (`yield_time_ms`), no remembered `prefix_rule`; `max_output_tokens` cuts the"
-    " output at about 4 characters a token",
+    " output at about 4 characters a token. With both bridges mounted (`--hooks both`), Claude"
+    " Code's permission rules judge an `exec_command` call as `Bash` with `{command}` (it"
+    " declares the tools floor's `shell_command` trait); Claude Code's hooks still see it as"
+    " `exec_command` with `{cmd}`",
     'plugin hooks: an enabled plugin (`[plugins."<name>@<marketplace>"] enabled = true`) is'
     " read from `$CODEX_HOME/plugins/cache/<marketplace>/<name>/<version>/` (its manifest's"
     " `hooks`, else `hooks/hooks.json`); its `PLUGIN_DATA` is"

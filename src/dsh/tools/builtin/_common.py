@@ -93,6 +93,7 @@ def builtin_tool(
     concurrency_safe: bool = False,
     output_model: type[BaseModel] | None = None,
     present: OutputPresenter | None = None,
+    shell_command: str | None = None,
 ) -> ToolDefinition:
     """``ToolDefinition.from_model`` with the schema generated ahead of time (``_schemas.py``)."""
     return ToolDefinition(
@@ -105,6 +106,7 @@ def builtin_tool(
         input_model=model,
         output_model=output_model,
         present=present,
+        shell_command=shell_command,
     )
 
 

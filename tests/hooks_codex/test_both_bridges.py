@@ -44,16 +44,23 @@ def write(path: Path, data: Any) -> None:
     path.write_text(data if isinstance(data, str) else json.dumps(data))
 
 
-async def test_both_suites_run_on_one_session_each_with_its_own_rules(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """The project and ``$CODEX_HOME``, with ``HOME``, the Claude config dir and dsh's data
+    dir (Claude Code trust records) under ``tmp_path``."""
     project = (tmp_path / "project").absolute()
     home = tmp_path / "home"
     codex_home = home / ".codex"
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
-    monkeypatch.setenv("DSH_DATA_DIR", str(tmp_path / "data"))  # Claude Code trust records
+    monkeypatch.setenv("DSH_DATA_DIR", str(tmp_path / "data"))
+    return project, codex_home
+
+
+async def test_both_suites_run_on_one_session_each_with_its_own_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project, codex_home = homes(tmp_path, monkeypatch)
     log = tmp_path / "hooks.jsonl"
     monkeypatch.setenv("CASE_HOOK_LOG", str(log))
     events = ("PreToolUse", "PostToolUse", "Stop")
@@ -125,13 +132,7 @@ async def test_claude_codes_rules_see_codexs_exec_command_as_bash(
     """`exec_command` declares the tools floor's `shell_command` trait, so Claude Code's
     permission rules judge it as `Bash` with `{command}`: `Bash(echo:*)` allows `echo hi`,
     and `touch made` is asked (nobody answers: declined) as a Bash call would be."""
-    project = (tmp_path / "project").absolute()
-    home = tmp_path / "home"
-    codex_home = home / ".codex"
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
-    monkeypatch.setenv("DSH_DATA_DIR", str(tmp_path / "data"))
+    project, codex_home = homes(tmp_path, monkeypatch)
     write(project / ".claude/settings.json", {"permissions": {"allow": ["Bash(echo:*)"]}})
     write(project / ".codex/hooks.json", {"hooks": {}})
     write(codex_home / "config.toml", f'[projects."{project}"]\ntrust_level = "trusted"\n')

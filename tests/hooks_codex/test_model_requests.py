@@ -150,3 +150,29 @@ def test_trust_keys_hashes_and_order_are_the_real_codexs(tmp_path: Path) -> None
     codex_ignored = [w for w in listing["warnings"] if "additionalContextLimit" in w]
     assert len(ignored) == len(codex_ignored)
     assert any("PreModelRequest" in d for d in ignored)
+
+
+async def test_a_compactions_request_is_foreground_compaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Codex 0.171 fires the pair for its compaction's request too (``kind:
+    "foreground_compaction"``, seen with the binary); dsh for its summary request."""
+    from tests.agent.support import make_harness
+    from tests.hooks_codex.codex_support import mount_codex, recording_hooks
+
+    summary = [text("<summary>S</summary>")]
+    harness = make_harness(tmp_path, replies([text("one")], summary, [text("two")]))
+    rig = mount_codex(tmp_path, monkeypatch, harness, recording_hooks(PAIR))
+    agent = harness.agent()
+    agent.send("go")
+    await agent.run_turn()
+    await agent.compact()
+    kinds = [(p["hook_event_name"], p["kind"]) for p in rig.payloads("PostModelRequest")]
+    assert kinds == [
+        ("PostModelRequest", "sampling"),
+        ("PostModelRequest", "foreground_compaction"),
+    ]
+    post = rig.payloads("PostModelRequest")[1]
+    assert post["status"] == "completed"
+    assert post["response_id"] is None
+    assert rig.order() == PAIR * 2

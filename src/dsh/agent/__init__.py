@@ -71,6 +71,7 @@ from dsh.agent._model_calls import (
     MODEL_RESPONSE,
     ModelCall,
     ModelCallEnd,
+    ModelCallKind,
     ModelCallStatus,
 )
 from dsh.agent._switching import (
@@ -131,6 +132,7 @@ __all__ = [
     "InstructionsScope",
     "ModelCall",
     "ModelCallEnd",
+    "ModelCallKind",
     "ModelCallStatus",
     "ModelSwitchAllow",
     "ModelSwitchDecision",

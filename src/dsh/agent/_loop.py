@@ -35,11 +35,10 @@ from dsh.agent._decisions import (
     PromptAllow,
     PromptBlock,
 )
-from dsh.agent._model_calls import MODEL_REQUEST, MODEL_RESPONSE, ModelCall, ModelCallEnd
+from dsh.agent._model_calls import observed_call
 from dsh.agent._tool_step import run_tool_calls
 from dsh.agent._turn import (
     COMPLETED,
-    ERROR,
     MAX_STEPS,
     REJECTED,
     STOPPED,
@@ -132,42 +131,25 @@ async def _before_model_call(core: AgentCore, step: int) -> None:
 
 
 async def _model_step(core: AgentCore, turn: TurnState) -> AssistantMessage:
-    """The model call between ``agent/model-request`` and ``agent/model-response``, its reply
-    logged, and shown through ``agent/message-display``."""
-    observed = bool(core.ctx.listeners(MODEL_REQUEST) or core.ctx.listeners(MODEL_RESPONSE))
-    call = ModelCall.new(core.agent.model.name)
-    if observed:
-        await core.guarded(MODEL_REQUEST, core.ctx.emit(MODEL_REQUEST, core.agent, call))
-    try:
-        reply = await core.call_model(_request(core), turn.signal)
-    except EndTurn as end:
-        if observed:
-            await _model_call_ended(core, call, end)
-        raise
-    turn.steps += 1
-    turn.final_text = reply.text
-    # Not fsynced on its own: whatever the reply leads to (a hook, a tool call, the turn's
-    # end) is logged durably before it happens, and that fsync covers this line too.
-    message = core.append(
-        AssistantMessageEvent(text=reply.text, tool_calls=reply.tool_calls, usage=reply.usage),
-        durable=False,
-    )
-    if observed:
-        done = ModelCallEnd.completed(call, reply.usage, message.id)
-        await core.guarded(MODEL_RESPONSE, core.ctx.emit(MODEL_RESPONSE, core.agent, done))
+    """The model call (``observed_call``: between ``agent/model-request`` and
+    ``agent/model-response``), its reply logged, and shown through ``agent/message-display``."""
+    logged: list[SessionEvent] = []
+
+    def log(reply: AssistantMessage) -> str:
+        turn.steps += 1
+        turn.final_text = reply.text
+        # Not fsynced on its own: whatever the reply leads to (a hook, a tool call, the turn's
+        # end) is logged durably before it happens, and that fsync covers this line too.
+        event = AssistantMessageEvent(
+            text=reply.text, tool_calls=reply.tool_calls, usage=reply.usage
+        )
+        logged.append(core.append(event, durable=False))
+        return logged[-1].id
+
+    reply = await observed_call(core, _request(core), turn.signal, logged=log)
     if reply.text and core.agent.parent is None:
-        await _display(core, turn, message)
+        await _display(core, turn, logged[-1])
     return reply
-
-
-async def _model_call_ended(core: AgentCore, call: ModelCall, end: EndTurn) -> None:
-    """``agent/model-response`` for a call that ended the turn: failed, or aborted (then not
-    raced against the already aborted signal; its listeners' own timeouts bound them)."""
-    if end.reason == ERROR:
-        failed = ModelCallEnd.failed(call, error_text(end.error))
-        await core.guarded(MODEL_RESPONSE, core.ctx.emit(MODEL_RESPONSE, core.agent, failed))
-    else:
-        await core.ctx.emit(MODEL_RESPONSE, core.agent, ModelCallEnd.aborted(call))
 
 
 def _request(core: AgentCore) -> ModelRequest:

@@ -1,6 +1,7 @@
 """The Codex bridge's model-request events: ``PreModelRequest`` and ``PostModelRequest``.
 
-Codex 0.171 fires them around every model request, matcher ignored, and
+Codex 0.171 fires them around every model request (a turn's, ``kind:
+"sampling"``; a compaction's, ``"foreground_compaction"``), matcher ignored, and
 ignores what they print (checked with the binary: a block, ``continue:
 false``, ``additionalContext``, plain stdout, an unknown key all leave the
 request as it was; a non-zero exit, 2 included, marks the run failed and the
@@ -11,7 +12,7 @@ failed run as a warning notice (``_machinery``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from dsh.agent import Agent, ModelCall, ModelCallEnd
 from dsh.hook_protocol import root_session
@@ -19,6 +20,9 @@ from dsh.hooks.codex._machinery import CodexBase
 from dsh.session import Usage
 
 __all__ = ["ModelEvents", "token_usage"]
+
+# dsh's compaction holds up the turn, as Codex's foreground (not remote) compaction does.
+_KINDS: Final = {"sampling": "sampling", "compaction": "foreground_compaction"}
 
 
 def token_usage(usage: Usage | None) -> dict[str, int] | None:
@@ -45,7 +49,7 @@ class ModelEvents(CodexBase):
         root = root_session(agent)
         path = root.session.path
         return {
-            "kind": "sampling",
+            "kind": _KINDS[call.kind],
             "request_id": call.request_id,
             "attempt_number": call.attempt,
             "session_id": root.session_id,

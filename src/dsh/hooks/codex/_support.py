@@ -56,8 +56,10 @@ _TABLE: Final[dict[str, CodexEventSupport]] = {
         seam="agent/model-request",
         status="supported",
         applied=(
-            "fires before every model call of every agent (a step's request), matcher ignored;"
-            ' payload `kind: "sampling"`, a fresh `request_id`, `attempt_number` 1, `session_id`,'
+            "fires before every model call of every agent, matcher ignored: a step's request"
+            ' (`kind: "sampling"`) and a compaction\'s summary request'
+            ' (`"foreground_compaction"`, as Codex 0.171 sends for its own compaction); payload'
+            " `kind`, a fresh `request_id`, `attempt_number`, `session_id`,"
             " `thread_id` (the agent's own session), `turn_id`, `cwd`, `transcript_path`,"
             " `model`, `hook_event_name`; no `permission_mode`",
             _IGNORED_OUTPUT,
@@ -71,7 +73,8 @@ _TABLE: Final[dict[str, CodexEventSupport]] = {
             " `status` (`completed`, or `failed` with `error` the error's text and `token_usage`"
             " and `response_id` null), `token_usage` (`input_tokens` counting cached prompt"
             " tokens, `cached_input_tokens`, `cache_write_input_tokens`, `output_tokens`,"
-            " `total_tokens`) and `response_id` (the logged reply's event id)",
+            " `total_tokens`) and `response_id` (the logged reply's event id; null for a"
+            " compaction's, which dsh logs as its summary)",
             _IGNORED_OUTPUT,
         ),
         limits=(
@@ -79,7 +82,8 @@ _TABLE: Final[dict[str, CodexEventSupport]] = {
             " was not observed",
             "`reasoning_output_tokens` is 0 (dsh's models report no reasoning tokens apart);"
             " `error` is dsh's error text (`ModelError: …`), not Codex's wording; dsh's model"
-            " client retries inside one request, so `attempt_number` is always 1",
+            " client retries inside one request, so `attempt_number` is 1 but for a compaction"
+            " asked again for its summary",
         ),
     ),
     "SessionStart": CodexEventSupport(

@@ -62,7 +62,8 @@ from bench_claude_cases import (
 
 from dsh.hooks.codex import CODEX_HOOK_EVENTS
 
-EVENTS = CODEX_HOOK_EVENTS
+# The events the recorded cases declare hooks on (not the later model-request pair).
+EVENTS = tuple(e for e in CODEX_HOOK_EVENTS if not e.endswith("ModelRequest"))
 # The answering hook, which also appends its event to $BENCH_HOOK_LOG (both tools run it).
 LOG_LINE = 'with open(os.environ["BENCH_HOOK_LOG"], "a") as log:\n    log.write(label + "\\n")\n'
 assert "sys.stdin.read()\n" in HOOK_SCRIPT

@@ -18,6 +18,9 @@ from tests.hook_rig import RecordingRig
 from tests.shared_paths import ROOT
 
 SCRIPT = ROOT / "tests" / "hooks_claude" / "scripts" / "record_hook.py"
+MODEL_REQUEST_EVENTS = ("PreModelRequest", "PostModelRequest")
+CORPUS_EVENTS = tuple(e for e in CODEX_HOOK_EVENTS if e not in MODEL_REQUEST_EVENTS)
+"""The events the corpus's recordings declared hooks on (the model-request pair came later)."""
 
 
 def hook_command(event: str) -> str:
@@ -25,9 +28,10 @@ def hook_command(event: str) -> str:
 
 
 def recording_hooks(events: list[str] | None = None, matcher: str | None = "*") -> dict[str, Any]:
-    """``hooks.json``'s ``hooks``: the recording hook on ``events`` (default all), Codex's order."""
+    """``hooks.json``'s ``hooks``: the recording hook on ``events`` (default: the corpus's),
+    Codex's order."""
     hooks: dict[str, Any] = {}
-    for event in CODEX_HOOK_EVENTS:
+    for event in CODEX_HOOK_EVENTS if events is not None else CORPUS_EVENTS:
         if events is not None and event not in events:
             continue
         group: dict[str, Any] = {"hooks": [{"type": "command", "command": hook_command(event)}]}

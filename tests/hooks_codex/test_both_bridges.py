@@ -44,16 +44,23 @@ def write(path: Path, data: Any) -> None:
     path.write_text(data if isinstance(data, str) else json.dumps(data))
 
 
-async def test_both_suites_run_on_one_session_each_with_its_own_rules(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """The project and ``$CODEX_HOME``, with ``HOME``, the Claude config dir and dsh's data
+    dir (Claude Code trust records) under ``tmp_path``."""
     project = (tmp_path / "project").absolute()
     home = tmp_path / "home"
     codex_home = home / ".codex"
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
-    monkeypatch.setenv("DSH_DATA_DIR", str(tmp_path / "data"))  # Claude Code trust records
+    monkeypatch.setenv("DSH_DATA_DIR", str(tmp_path / "data"))
+    return project, codex_home
+
+
+async def test_both_suites_run_on_one_session_each_with_its_own_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project, codex_home = homes(tmp_path, monkeypatch)
     log = tmp_path / "hooks.jsonl"
     monkeypatch.setenv("CASE_HOOK_LOG", str(log))
     events = ("PreToolUse", "PostToolUse", "Stop")
@@ -117,3 +124,56 @@ def test_the_default_bridges_follow_the_project(tmp_path: Path) -> None:
     assert bridges_for(tmp_path, None) == {"claude", "codex"}
     assert bridges_for(tmp_path, "claude") == {"claude"}
     assert bridges_for(tmp_path, "both") == {"claude", "codex"}
+
+
+async def test_claude_codes_rules_see_codexs_exec_command_as_bash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`exec_command` declares the tools floor's `shell_command` trait, so Claude Code's
+    permission rules judge it as `Bash` with `{command}`: `Bash(echo:*)` allows `echo hi`,
+    and `touch made` is asked (nobody answers: declined) as a Bash call would be."""
+    project, codex_home = homes(tmp_path, monkeypatch)
+    write(project / ".claude/settings.json", {"permissions": {"allow": ["Bash(echo:*)"]}})
+    write(project / ".codex/hooks.json", {"hooks": {}})
+    write(codex_home / "config.toml", f'[projects."{project}"]\ntrust_level = "trusted"\n')
+    exec_call = "exec_command"
+    script = {
+        "rules": [],
+        "responses": [
+            [{"type": "tool_use", "name": exec_call, "input": {"cmd": "echo CASE-RAN"}}],
+            [{"type": "tool_use", "name": exec_call, "input": {"cmd": "touch made"}}],
+            [{"type": "text", "text": "done"}],
+        ],
+    }
+    model = ScriptedModel(script, record_to=tmp_path / "requests.jsonl")
+    options = host_options(
+        RunOptions(
+            prompts=("go",), model=model, project=project, session_dir=tmp_path / "s", hooks="both"
+        )
+    )
+    for profile in options.profiles:
+        if isinstance(profile, TrustingProfile) and profile.name == "claude":
+            profile.trust(project)
+    async with open_host(options) as host:
+        host.agent.send("go")
+        await host.agent.run_turn()
+    requests = (tmp_path / "requests.jsonl").read_text()
+    assert "Process exited with code 0" in requests  # it ran: Bash(echo:*) allowed it
+    assert not (project / "made").exists()
+    last = json.loads(requests.splitlines()[-1])["messages"][-1]
+    assert last["is_error"]
+    assert "no one can be asked" in last["content"]
+
+
+def test_every_shell_tool_declares_the_field_codex_hooks_read_as_command() -> None:
+    """The trait Claude Code's rules read and the field Codex's hooks read agree."""
+    from dsh.hooks.codex._exec_tool import EXEC_COMMAND_TOOL
+    from dsh.hooks.codex._tool_events import codex_tool_input, hook_tool_name
+    from dsh.tools.builtin import builtin_tools
+
+    shells = [t for t in (*builtin_tools(), EXEC_COMMAND_TOOL) if t.shell_command is not None]
+    assert {t.name for t in shells} == {"Bash", "exec_command"}
+    for tool in shells:
+        assert tool.shell_command is not None
+        assert hook_tool_name(tool.name) == "Bash"
+        assert codex_tool_input(tool.name, {tool.shell_command: "ls"}) == {"command": "ls"}

@@ -19,6 +19,7 @@ from dsh.agent import Agent, calling_agent, subagent_plugin
 from dsh.context import Next
 from dsh.hooks.codex import (
     CODEX_EVENT_SUPPORT,
+    CODEX_HOOK_EVENTS,
     CodexHooksPlugin,
     load_codex_catalog,
     render_codex_coverage,
@@ -27,7 +28,12 @@ from dsh.instructions import find_agents_files, render_agents
 from dsh.session import NoticeEvent, TurnEndReason
 from dsh.tools import PRE_EXECUTE, PreToolDecision, ToolCall
 from tests.agent.support import bash, make_harness, text, tool
-from tests.hooks_codex.codex_support import make_codex_rig, mount_codex, recording_hooks
+from tests.hooks_codex.codex_support import (
+    hook_command,
+    make_codex_rig,
+    mount_codex,
+    recording_hooks,
+)
 from tests.shared_paths import ROOT
 
 ECHO = {"rules": [], "responses": [[bash("echo hi")], [text("done")]]}
@@ -178,7 +184,8 @@ async def test_subagent_start_context_and_payloads(
 def test_the_listeners_are_the_supported_rows(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    (home / "hooks.json").write_text(json.dumps({"hooks": recording_hooks()}))
+    every = recording_hooks(list(CODEX_HOOK_EVENTS))
+    (home / "hooks.json").write_text(json.dumps({"hooks": every}))
     catalog = load_codex_catalog(tmp_path, home=home, system_dir=None, bypass_trust=True)
     plugin = CodexHooksPlugin(catalog)
     assert plugin.seams() == {
@@ -310,6 +317,29 @@ async def test_an_enabled_plugins_hooks_run_with_its_root_and_data(
 
 def exists(path: Path) -> bool:
     return path.is_dir()
+
+
+async def test_a_plugin_from_a_marketplace_with_a_dot_is_not_loaded_and_dsh_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the 0.171 binary: `x@mk.t` is skipped (silently there); `My.Plug@mkt` loads."""
+    home = tmp_path / "home" / ".codex"
+    config = ""
+    for name, market in (("My.Plug", "mkt"), ("guard", "mk.t")):
+        root = home / "plugins" / "cache" / market / name / "1.0.0"
+        (root / "hooks").mkdir(parents=True)
+        command = f"{hook_command('PreToolUse')} {name}"
+        hooks = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]}}
+        (root / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+        config += f'[plugins."{name}@{market}"]\nenabled = true\n'
+    harness = make_harness(tmp_path, ECHO)
+    rig = mount_codex(tmp_path, monkeypatch, harness, None, config_toml=config)
+    (skipped,) = [d for d in rig.diagnostics if "guard@mk.t" in d]
+    assert "marketplace name 'mk.t' has a `.`" in skipped
+    assert "hooks do not run" in skipped
+    assert not [d for d in rig.diagnostics if "My.Plug" in d]
+    await rig.run("go")
+    assert [e["argv"][2:] for e in rig.entries()] == [["My.Plug"]]
 
 
 async def test_a_stop_halt_ends_the_turn_and_shows_its_reason(

@@ -74,6 +74,14 @@ from dsh.agent._decisions import (
     TurnStop,
     TurnStopDecision,
 )
+from dsh.agent._model_calls import (
+    MODEL_REQUEST,
+    MODEL_RESPONSE,
+    ModelCall,
+    ModelCallEnd,
+    ModelCallKind,
+    ModelCallStatus,
+)
 from dsh.agent._switching import (
     DIRECTORY_ADDED,
     MODEL_SWITCH,
@@ -95,6 +103,8 @@ __all__ = [
     "DIRECTORY_ADDED",
     "INSTRUCTIONS_LOADED",
     "MESSAGE_DISPLAY",
+    "MODEL_REQUEST",
+    "MODEL_RESPONSE",
     "MODEL_SWITCH",
     "MODEL_SWITCHED",
     "POST_COMPACT",
@@ -129,6 +139,10 @@ __all__ = [
     "InstructionsFile",
     "InstructionsLoadReason",
     "InstructionsScope",
+    "ModelCall",
+    "ModelCallEnd",
+    "ModelCallKind",
+    "ModelCallStatus",
     "ModelSwitchAllow",
     "ModelSwitchDecision",
     "ModelSwitchDeny",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dsh.agent._channels import COMPACTION_REPLY, POST_COMPACT, PRE_COMPACT, SESSION_START
 from dsh.agent._core import AgentCore
 from dsh.agent._decisions import CompactRequest, CompactTrigger, PreCompactVeto
+from dsh.agent._model_calls import observed_call
 from dsh.agent._turn import ERROR, EndTurn, error_text
 from dsh.models import ModelRequest
 from dsh.session import (
@@ -92,9 +93,9 @@ async def _summarize(
     )
     signal = core.turn.signal if core.turn is not None else AbortSignal()
     text = ""
-    for _ in range(_SUMMARY_ATTEMPTS):
+    for attempt in range(1, _SUMMARY_ATTEMPTS + 1):
         try:
-            reply = await core.call_model(request, signal)
+            reply = await observed_call(core, request, signal, kind="compaction", attempt=attempt)
         except EndTurn as end:
             if end.reason != ERROR and core.turn is not None:
                 raise

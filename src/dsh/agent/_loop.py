@@ -35,6 +35,7 @@ from dsh.agent._decisions import (
     PromptAllow,
     PromptBlock,
 )
+from dsh.agent._model_calls import observed_call
 from dsh.agent._tool_step import run_tool_calls
 from dsh.agent._turn import (
     COMPLETED,
@@ -131,18 +132,24 @@ async def _before_model_call(core: AgentCore, step: int) -> None:
 
 
 async def _model_step(core: AgentCore, turn: TurnState) -> AssistantMessage:
-    """The model call, its reply logged, and shown through ``agent/message-display``."""
-    reply = await core.call_model(_request(core), turn.signal)
-    turn.steps += 1
-    turn.final_text = reply.text
-    # Not fsynced on its own: whatever the reply leads to (a hook, a tool call, the turn's
-    # end) is logged durably before it happens, and that fsync covers this line too.
-    message = core.append(
-        AssistantMessageEvent(text=reply.text, tool_calls=reply.tool_calls, usage=reply.usage),
-        durable=False,
-    )
+    """The model call (``observed_call``: between ``agent/model-request`` and
+    ``agent/model-response``), its reply logged, and shown through ``agent/message-display``."""
+    logged: list[SessionEvent] = []
+
+    def log(reply: AssistantMessage) -> str:
+        turn.steps += 1
+        turn.final_text = reply.text
+        # Not fsynced on its own: whatever the reply leads to (a hook, a tool call, the turn's
+        # end) is logged durably before it happens, and that fsync covers this line too.
+        event = AssistantMessageEvent(
+            text=reply.text, tool_calls=reply.tool_calls, usage=reply.usage
+        )
+        logged.append(core.append(event, durable=False))
+        return logged[-1].id
+
+    reply = await observed_call(core, _request(core), turn.signal, logged=log)
     if reply.text and core.agent.parent is None:
-        await _display(core, turn, message)
+        await _display(core, turn, logged[-1])
     return reply
 
 

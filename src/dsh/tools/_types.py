@@ -229,6 +229,12 @@ class ToolDefinition:
     ``deferred``: the model is offered the tool only once a ToolSearch result has
     loaded it (a ``tool_reference`` naming it in the history), as Claude Code
     defers its rarer tools; a call made before that still runs it.
+
+    ``shell_command`` marks a tool that runs a shell command line: the name of
+    the input field holding it (``Bash``'s ``command``, Codex's
+    ``exec_command``'s ``cmd``). A policy that knows shell calls (the Claude
+    Code bridge's permission rules) treats any such call as one, whatever the
+    tool's name, without knowing the tool.
     """
 
     name: str
@@ -241,6 +247,7 @@ class ToolDefinition:
     output_model: type[BaseModel] | None = None
     present: OutputPresenter | None = None
     deferred: bool = False
+    shell_command: str | None = None
 
     @classmethod
     def from_model(

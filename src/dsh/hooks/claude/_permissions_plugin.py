@@ -167,9 +167,10 @@ class PermissionState:
     def check(self, call: ToolCall) -> PolicyVerdict:
         agent = call.agent
         cwd = agent.workspace.cwd if agent is not None else self.paths()[0]
+        name, arguments = _as_claude_sees(call)
         verdict = check_call(
-            call.name,
-            call.arguments,
+            name,
+            arguments,
             read_only=call.tool is not None and call.tool.read_only,
             mode=self.mode,
             rules=self.rules,
@@ -254,6 +255,16 @@ class PermissionState:
         if destination in PERSISTED and self.targets is not None:
             return rule_root(self.targets.file(destination), project)
         return project
+
+
+def _as_claude_sees(call: ToolCall) -> tuple[str, Mapping[str, Any]]:
+    """``call``'s tool name and input for the rules: another shell tool (one declaring
+    ``shell_command``, as Codex's ``exec_command`` does) is ``Bash`` with ``{command}``."""
+    field = call.tool.shell_command if call.tool is not None else None
+    if field is None or call.name == "Bash":
+        return call.name, call.arguments
+    command = call.arguments.get(field)
+    return "Bash", {"command": command if isinstance(command, str) else ""}
 
 
 def _keep(store: dict[str, Any], key: str, value: Any) -> None:

@@ -2,13 +2,16 @@
 
 One listener per seam for the events the catalog's running hooks declare
 (``CODEX_EVENT_SUPPORT`` names the seam): the lifecycle listeners
-(``_lifecycle``) and the tool listeners (``_tool_events``) over the shared
+(``_lifecycle``), the tool listeners (``_tool_events``) and the model-request
+listeners (``_model_events``) over the shared
 ``_machinery``, with Codex's payloads, strict answers and model-visible wording.
 """
 
 from __future__ import annotations
 
 from dsh.agent import (
+    MODEL_REQUEST,
+    MODEL_RESPONSE,
     POST_COMPACT,
     PRE_COMPACT,
     PROMPT_SUBMIT,
@@ -21,6 +24,7 @@ from dsh.agent import (
 from dsh.context import Context
 from dsh.hooks.codex._lifecycle import LifecycleEvents
 from dsh.hooks.codex._machinery import CodexPermissionMode
+from dsh.hooks.codex._model_events import ModelEvents
 from dsh.hooks.codex._tool_events import ToolEvents
 from dsh.hooks.codex._types import CodexCatalog
 from dsh.tools import (
@@ -35,7 +39,7 @@ from dsh.tools import (
 __all__ = ["CodexHooksPlugin", "codex_hooks_plugin"]
 
 
-class CodexHooksPlugin(LifecycleEvents, ToolEvents):
+class CodexHooksPlugin(LifecycleEvents, ToolEvents, ModelEvents):
     """The plugin ``codex_hooks_plugin`` returns: ``ctx.plugin(plugin)`` mounts it."""
 
     def seams(self) -> dict[str, str]:
@@ -50,6 +54,10 @@ class CodexHooksPlugin(LifecycleEvents, ToolEvents):
 
     def apply(self, ctx: Context) -> None:
         d = self.declared
+        if d("PreModelRequest"):
+            ctx.on(MODEL_REQUEST, self._model_request)
+        if d("PostModelRequest"):
+            ctx.on(MODEL_RESPONSE, self._model_response)
         if d("SessionStart"):
             ctx.on(SESSION_START, self._session_start)
         if d("UserPromptSubmit") or d("Interrupt"):

@@ -1,7 +1,8 @@
 """Codex 0.171's hook events: names, trust labels, matcher fields, timeouts, tool aliases.
 
 One place for the vocabulary the catalog, the trust hash and the runtime share
-(reference §1.2, §1.3, §1.5): the twelve event keys in Codex's own order (the
+(reference §1.2, §1.3, §1.5; the model-request pair from the 0.171 binary): the
+fourteen event keys in Codex's own order (the
 order its engine numbers handlers in, so a ``hook_run_id`` comes out as
 Codex's), the snake-case label each one has in a trust key, which events test
 a matcher and against what, and the timeout rules.
@@ -20,6 +21,7 @@ __all__ = [
     "EVENT_LABELS",
     "EXIT2_EVENTS",
     "MATCHER_FIELDS",
+    "OUTPUT_IGNORED_EVENTS",
     "SHORT_TIMEOUT_CAP",
     "SHORT_TIMEOUT_DEFAULT",
     "SHORT_TIMEOUT_EVENTS",
@@ -28,6 +30,8 @@ __all__ = [
 ]
 
 CODEX_HOOK_EVENTS: Final = (
+    "PreModelRequest",
+    "PostModelRequest",
     "PreToolUse",
     "PermissionRequest",
     "PostToolUse",
@@ -41,10 +45,13 @@ CODEX_HOOK_EVENTS: Final = (
     "Stop",
     "Interrupt",
 )
-"""The event keys of ``hooks.json`` and ``[hooks]``, in Codex's order (``HookEventsToml``)."""
+"""The event keys of ``hooks.json`` and ``[hooks]``, in Codex's order (``HookEventsToml``;
+the model-request pair first, as the 0.171 binary's ``hooks/list`` numbers them)."""
 
 EVENT_LABELS: Final[Mapping[str, str]] = MappingProxyType(
     {
+        "PreModelRequest": "pre_model_request",
+        "PostModelRequest": "post_model_request",
         "PreToolUse": "pre_tool_use",
         "PermissionRequest": "permission_request",
         "PostToolUse": "post_tool_use",
@@ -87,6 +94,10 @@ CONTEXT_LIMIT_EVENTS: Final = frozenset(
 """Where ``additionalContextLimit`` means something: the events whose output may carry
 ``additionalContext``. Elsewhere Codex 0.171 ignores it (with a warning) and leaves it out
 of the trust hash (checked with the real binary: tests/hooks_codex/fixtures/codex-trust)."""
+
+OUTPUT_IGNORED_EVENTS: Final = frozenset({"SessionEnd", "PreModelRequest", "PostModelRequest"})
+"""Whose stdout Codex 0.171 ignores whatever it says (JSON, plain text, unknown keys): only a
+non-zero exit counts, as a failed run (checked with the binary for the model-request pair)."""
 
 DEFAULT_TIMEOUT: Final = 600
 """Seconds a handler may run unless it says otherwise (at least 1)."""

@@ -155,4 +155,5 @@ EXEC_COMMAND_TOOL: Final = ToolDefinition(
     ),
     input_schema=_SCHEMA,
     run=_run_exec,
+    shell_command="cmd",  # so another bridge's shell policy sees it as a shell call
 )

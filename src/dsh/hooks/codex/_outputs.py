@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dsh._frozen import frozen
 from dsh.hook_protocol import HookDecodeError, HookRun
-from dsh.hooks.codex._events import EXIT2_EVENTS
+from dsh.hooks.codex._events import EXIT2_EVENTS, OUTPUT_IGNORED_EVENTS
 
 __all__ = ["CodexAnswer", "decode_codex_answer"]
 
@@ -182,7 +182,7 @@ def decode_codex_answer(run: HookRun, event: str) -> CodexAnswer | None:
             kind="nonzero_exit",
         )
     text = run.stdout.strip()
-    if event == "SessionEnd" or not text:
+    if event in OUTPUT_IGNORED_EVENTS or not text:
         return None
     if not text.startswith(("{", "[")):
         if event in _PLAIN_CONTEXT:

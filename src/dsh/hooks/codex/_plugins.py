@@ -10,7 +10,10 @@ its commands get ``${PLUGIN_ROOT}``, ``${CLAUDE_PLUGIN_ROOT}``, ``${PLUGIN_DATA}
 and ``${CLAUDE_PLUGIN_DATA}`` filled in and set in their environment.
 ``PLUGIN_DATA`` is ``$CODEX_HOME/plugins/data/<name>-<marketplace>``, where the
 real Codex 0.171 points it (the id with ``-`` for ``@``), and, as Codex, dsh does
-not create the folder: a plugin that keeps data makes it.
+not create the folder: a plugin that keeps data makes it. A plugin whose
+marketplace name has a ``.`` is not loaded at all by the 0.171 binary (its
+``hooks/list`` is empty, without a word; a ``.`` in the plugin's own name is
+fine): dsh does not load it either, and says so.
 """
 
 from __future__ import annotations
@@ -98,6 +101,16 @@ def enabled_plugins(
         if not isinstance(entry, dict) or entry.get("enabled") is not True:
             continue
         match = _ID.fullmatch(plugin_id)
+        if match and "." in match[2]:
+            diagnostics.append(
+                CodexDiagnostic(
+                    source=str(home / "config.toml"),
+                    reason=f"plugin {plugin_id!r}: its marketplace name {match[2]!r} has a `.`,"
+                    " so Codex does not load the plugin (silently) and neither does dsh: its"
+                    " hooks do not run",
+                )
+            )
+            continue
         root = _root(home, match[1], match[2]) if match else None
         if root is None:
             diagnostics.append(

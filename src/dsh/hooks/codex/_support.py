@@ -45,7 +45,47 @@ _STRICT = (
 )
 _CONTEXT = "`additionalContext` (and plain stdout) as its own developer-role context message"
 
+_IGNORED_OUTPUT = (
+    "output ignored, as Codex 0.171 ignores it (checked with the binary): it cannot block the"
+    " request, add context (`additionalContext`, plain stdout) or stop the turn; a non-zero exit"
+    " (2 included) is a failed run, shown as a warning notice, and the request goes on"
+)
+
 _TABLE: Final[dict[str, CodexEventSupport]] = {
+    "PreModelRequest": CodexEventSupport(
+        seam="agent/model-request",
+        status="supported",
+        applied=(
+            "fires before every model call of every agent, matcher ignored: a step's request"
+            ' (`kind: "sampling"`) and a compaction\'s summary request'
+            ' (`"foreground_compaction"`, as Codex 0.171 sends for its own compaction); payload'
+            " `kind`, a fresh `request_id`, `attempt_number`, `session_id`,"
+            " `thread_id` (the agent's own session), `turn_id`, `cwd`, `transcript_path`,"
+            " `model`, `hook_event_name`; no `permission_mode`",
+            _IGNORED_OUTPUT,
+        ),
+    ),
+    "PostModelRequest": CodexEventSupport(
+        seam="agent/model-response",
+        status="partial",
+        applied=(
+            "fires after every model call, matcher ignored; PreModelRequest's payload plus"
+            " `status` (`completed`, or `failed` with `error` the error's text and `token_usage`"
+            " and `response_id` null), `token_usage` (`input_tokens` counting cached prompt"
+            " tokens, `cached_input_tokens`, `cache_write_input_tokens`, `output_tokens`,"
+            " `total_tokens`) and `response_id` (the logged reply's event id; null for a"
+            " compaction's, which dsh logs as its summary)",
+            _IGNORED_OUTPUT,
+        ),
+        limits=(
+            "an aborted request (the turn cancelled mid-call) fires none: Codex's payload for it"
+            " was not observed",
+            "`reasoning_output_tokens` is 0 (dsh's models report no reasoning tokens apart);"
+            " `error` is dsh's error text (`ModelError: …`), not Codex's wording; dsh's model"
+            " client retries inside one request, so `attempt_number` is 1 but for a compaction"
+            " asked again for its summary",
+        ),
+    ),
     "SessionStart": CodexEventSupport(
         seam="agent/session-start",
         status="supported",
@@ -205,13 +245,17 @@ CONFIG_LIMITS: Final = (
     ' with `approvals_reviewer = "auto_review"`, else `never`. Each call runs to its'
     " end (at most 10 minutes) on pipes: no PTY (`tty`), no session left running for"
     " `write_stdin` (`yield_time_ms`), no remembered `prefix_rule`; `max_output_tokens` cuts the"
-    " output at about 4 characters a token",
+    " output at about 4 characters a token. With both bridges mounted (`--hooks both`), Claude"
+    " Code's permission rules judge an `exec_command` call as `Bash` with `{command}` (it"
+    " declares the tools floor's `shell_command` trait); Claude Code's hooks still see it as"
+    " `exec_command` with `{cmd}`",
     'plugin hooks: an enabled plugin (`[plugins."<name>@<marketplace>"] enabled = true`) is'
     " read from `$CODEX_HOME/plugins/cache/<marketplace>/<name>/<version>/` (its manifest's"
     " `hooks`, else `hooks/hooks.json`); its `PLUGIN_DATA` is"
     " `$CODEX_HOME/plugins/data/<name>-<marketplace>`, where the 0.171 binary points it, not"
     " created (Codex does not create it either), and its trust hash is of the command as"
-    " declared, before `${PLUGIN_ROOT}` is filled in",
+    " declared, before `${PLUGIN_ROOT}` is filled in; a plugin whose marketplace name has a `.`"
+    " is not loaded (the 0.171 binary skips it without a word; dsh says so)",
     "dsh's file tools (`Write`, `Edit`, `MultiEdit`) reach hooks under their own names with"
     " their own inputs, not as `apply_patch` with a patch text (a matcher `apply_patch` still"
     " selects them)",

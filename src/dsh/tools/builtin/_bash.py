@@ -396,4 +396,5 @@ BASH_TOOL = builtin_tool(
     _run_bash,
     output_model=BashOutput,
     present=present_bash,
+    shell_command="command",
 )

@@ -94,6 +94,7 @@ def builtin_tool(
     output_model: type[BaseModel] | None = None,
     present: OutputPresenter | None = None,
     deferred: bool = False,
+    shell_command: str | None = None,
 ) -> ToolDefinition:
     """``ToolDefinition.from_model`` with the schema generated ahead of time (``_schemas.py``)."""
     return ToolDefinition(
@@ -107,6 +108,7 @@ def builtin_tool(
         output_model=output_model,
         present=present,
         deferred=deferred,
+        shell_command=shell_command,
     )
 
 

@@ -11,6 +11,10 @@ Measured, interleaved (trees in alternating order each round): ``python -c pass`
 ``import dsh.cli``, ``dsh --version``, and ``dsh run`` of a one-reply turn with no
 hooks against a loopback OpenAI-compatible mock (``_loopback.LoopbackServer``).
 Printed: the median wall time and CPU time (user + system of the process) of each.
+
+``--breakdown`` prints instead where this tree's ``dsh run`` start-up CPU goes: the
+process CPU time of each import step, in the order the run takes them (each step
+counts only what the steps before it did not load), medians of ``--runs`` processes.
 """
 
 from __future__ import annotations
@@ -70,12 +74,59 @@ def cases(url: str, root: Path) -> dict[str, list[str]]:
     }
 
 
+# The import steps of `dsh run` on an endpoint, in its order (pydantic's first model
+# includes its plugin scan, which imports importlib.metadata: httpx2 needs it too).
+STEPS = (
+    ("click", "import click"),
+    ("dsh.cli (the command's definition)", "import dsh.cli"),
+    ("asyncio", "import asyncio"),
+    ("pydantic and its first model", "import pydantic\nclass M(pydantic.BaseModel):\n x: int"),
+    ("dsh.cli._run: agent, tools, host, session", "import dsh.cli._run, dsh.cli._run_settle"),
+    ("dsh.cli._terminal (the headless runner)", "import dsh.cli._terminal"),
+    ("dsh.hooks.claude (the bridge)", "import dsh.hooks.claude"),
+    ("dsh.instructions", "import dsh.instructions"),
+    ("httpx2 and dsh.models._http", "import dsh.models._http"),
+    ("rich.console (the transcript's printer)", "import rich.console, rich.markup"),
+)
+_STEP_PROBE = """
+import sys, time
+out = []
+for name, code in eval(sys.argv[1]):
+    cpu = time.process_time()
+    exec(code, {})
+    out.append(time.process_time() - cpu)
+print(repr(out))
+"""
+
+
+def breakdown(env: dict[str, str], runs: int) -> None:
+    argv = [sys.executable, "-c", _STEP_PROBE, repr(STEPS)]
+    rows = []
+    for _ in range(runs):
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+        rows.append([float(x) for x in done.stdout.strip().strip("[]").split(",")])
+    total = 0.0
+    print(f"CPU ms per import step, medians of {runs} processes")
+    print("| step | CPU ms |")
+    print("| --- | ---: |")
+    for i, (name, _code) in enumerate(STEPS):
+        ms = statistics.median(r[i] for r in rows) * 1000
+        total += ms
+        print(f"| {name} | {ms:.1f} |")
+    print(f"| total | {total:.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--before", type=Path, help="another tree's src directory")
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--breakdown", action="store_true", help="CPU per import step")
     args = parser.parse_args()
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if args.breakdown:
+        compile_tree(ROOT / "src", base)
+        breakdown(base | {"PYTHONPATH": str(ROOT / "src")}, args.runs)
+        return
     trees = {"this": ROOT / "src"}
     if args.before is not None:
         trees["before"] = args.before.resolve()

@@ -1,4 +1,5 @@
-"""``user_data_dir`` is where ``platformdirs`` would put dsh's data on this platform."""
+"""``user_data_dir`` and ``user_config_dir`` are where ``platformdirs`` would put dsh's on this
+platform."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from dsh._data_dir import user_data_dir
+from dsh._data_dir import user_config_dir, user_data_dir
 
 
 @pytest.mark.parametrize("home", ["tmp", "relative/home", ""])
@@ -16,11 +17,13 @@ def test_it_agrees_with_platformdirs(
     xdg: str | None, home: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path) if home == "tmp" else home)
-    if xdg is None:
-        monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    else:
-        monkeypatch.setenv("XDG_DATA_HOME", xdg)
+    for variable in ("XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+        if xdg is None:
+            monkeypatch.delenv(variable, raising=False)
+        else:
+            monkeypatch.setenv(variable, xdg)
     assert user_data_dir() == Path(platformdirs.user_data_dir("dsh", appauthor=False))
+    assert user_config_dir() == Path(platformdirs.user_config_dir("dsh", appauthor=False))
 
 
 def test_sessions_and_transcripts_live_under_it(

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import functools
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, final
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from dsh._data_dir import user_config_dir
 from dsh._frozen import frozen
 from dsh.base import DshError
 
@@ -51,7 +51,8 @@ class ConfigError(DshError, ValueError):
 class _Settings(BaseModel):
     """The schema of every layer (each validated alone, so errors name their layer)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: the validator is built at its first use; most runs have no layer to check.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     model: str | None = None
     base_url: str | None = None
@@ -121,9 +122,7 @@ def user_config_file(env: Mapping[str, str] | None = None) -> Path:
     xdg = environ.get("XDG_CONFIG_HOME", "")
     if os.path.isabs(xdg):
         return Path(xdg) / "dsh" / "config.toml"
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("dsh", appauthor=False)) / "config.toml"
+    return user_config_dir() / "config.toml"
 
 
 def project_config_file(project: Path) -> Path:
@@ -140,6 +139,8 @@ def _read_toml(path: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: cannot read the config file: {exc.strerror or exc}") from None
     if len(data) > _MAX_CONFIG_BYTES:
         raise ConfigError(f"{path}: config file over {_MAX_CONFIG_BYTES} bytes")
+    import tomllib  # only when a file exists: most runs have none (~3 ms, its regexes)
+
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:

@@ -1,0 +1,182 @@
+"""Start-up of the ``dsh`` command: this tree beside another (before/after), in the same run.
+
+Run: .venv/bin/python benchmarks/bench_startup.py [--before SRC] [--runs N]
+
+``SRC`` is another tree's ``src`` directory (e.g. main's: ``mkdir /tmp/before &&
+git archive main src | tar -x -C /tmp/before`` then ``--before /tmp/before/src``).
+Each tree runs under this venv's interpreter with ``PYTHONPATH=<its src>``, as the
+console script would (``from dsh.cli import main; main()``), with its bytecode
+compiled first (as ``pip install`` does) and ``PYTHONDONTWRITEBYTECODE`` dropped.
+Measured, interleaved (trees in alternating order each round): ``python -c pass``,
+``import dsh.cli``, ``dsh --version``, and ``dsh run`` of a one-reply turn with no
+hooks against a loopback OpenAI-compatible mock (``_loopback.LoopbackServer``).
+Printed: the median wall time and CPU time (user + system of the process) of each.
+
+``--breakdown`` prints instead where this tree's ``dsh run`` start-up CPU goes: the
+process CPU time of each import step, in the order the run takes them (each step
+counts only what the steps before it did not load), medians of ``--runs`` processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _loopback import LoopbackServer
+
+ROOT = Path(__file__).resolve().parent.parent
+ENTRY = "import sys; from dsh.cli import main; sys.argv[0] = 'dsh'; sys.exit(main())"
+
+
+def answer(_raw: bytes) -> bytes:
+    chunk = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "hi"}}]}
+    done = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    return f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(done)}\n\ndata: [DONE]\n\n".encode()
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def once(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    cpu = children_cpu()
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"{argv} exited {done.returncode}: {done.stderr.decode()[-2000:]}")
+    return wall, children_cpu() - cpu
+
+
+def compile_tree(src: Path, env: dict[str, str]) -> None:
+    python = [sys.executable, "-m", "compileall", "-q", str(src / "dsh")]
+    subprocess.run(python, env=env, check=True, capture_output=True)
+
+
+def cases(url: str, root: Path) -> dict[str, list[str]]:
+    python = sys.executable
+    run = ["run", "--model", "m", "--base-url", url, "--project", str(root / "project")]
+    run += ["--session-dir", str(root / "sessions"), "say hi"]
+    return {
+        "python -c pass": [python, "-c", "pass"],
+        "import dsh.cli": [python, "-c", "import dsh.cli"],
+        "dsh --version": [python, "-c", ENTRY, "--version"],
+        "dsh run (no hooks, 1 reply)": [python, "-c", ENTRY, *run],
+    }
+
+
+# The import steps of `dsh run` on an endpoint, in its order (pydantic's first model
+# includes its plugin scan, which imports importlib.metadata: httpx2 needs it too).
+STEPS = (
+    ("click", "import click"),
+    ("dsh.cli (the command's definition)", "import dsh.cli"),
+    ("asyncio", "import asyncio"),
+    ("pydantic and its first model", "import pydantic\nclass M(pydantic.BaseModel):\n x: int"),
+    ("dsh.cli._run: agent, tools, host, session", "import dsh.cli._run, dsh.cli._run_settle"),
+    ("dsh.cli._terminal (the headless runner)", "import dsh.cli._terminal"),
+    ("dsh.hooks.claude (the bridge)", "import dsh.hooks.claude"),
+    ("dsh.instructions", "import dsh.instructions"),
+    ("httpx2 and dsh.models._http", "import dsh.models._http"),
+    ("rich.console (the transcript's printer)", "import rich.console, rich.markup"),
+)
+_STEP_PROBE = """
+import sys, time
+out = []
+for name, code in eval(sys.argv[1]):
+    cpu = time.process_time()
+    exec(code, {})
+    out.append(time.process_time() - cpu)
+print(repr(out))
+"""
+
+
+def breakdown(env: dict[str, str], runs: int) -> None:
+    argv = [sys.executable, "-c", _STEP_PROBE, repr(STEPS)]
+    rows = []
+    for _ in range(runs):
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+        rows.append([float(x) for x in done.stdout.strip().strip("[]").split(",")])
+    total = 0.0
+    print(f"CPU ms per import step, medians of {runs} processes")
+    print("| step | CPU ms |")
+    print("| --- | ---: |")
+    for i, (name, _code) in enumerate(STEPS):
+        ms = statistics.median(r[i] for r in rows) * 1000
+        total += ms
+        print(f"| {name} | {ms:.1f} |")
+    print(f"| total | {total:.1f} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--before", type=Path, help="another tree's src directory")
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--breakdown", action="store_true", help="CPU per import step")
+    args = parser.parse_args()
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if args.breakdown:
+        compile_tree(ROOT / "src", base)
+        breakdown(base | {"PYTHONPATH": str(ROOT / "src")}, args.runs)
+        return
+    trees = {"this": ROOT / "src"}
+    if args.before is not None:
+        trees["before"] = args.before.resolve()
+    with tempfile.TemporaryDirectory(prefix="dsh-startup-") as tmp:
+        root = Path(tmp)
+        (root / "project").mkdir()
+        envs = {}
+        for name, src in trees.items():
+            env = base | {"PYTHONPATH": str(src), "NO_COLOR": "1", "DSH_API_KEY": "k"}
+            envs[name] = env | {"DSH_DATA_DIR": str(root / f"data-{name}")}
+            compile_tree(src, env)
+        server = LoopbackServer(answer)
+        argvs = cases(server.url, root)
+        samples: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        names = list(trees)
+        for r in range(args.runs):
+            order = names if r % 2 == 0 else names[::-1]
+            for case, argv in argvs.items():
+                for tree in order:
+                    samples.setdefault((case, tree), []).append(once(argv, envs[tree], root))
+        server.httpd.shutdown()
+    report(samples, names, list(argvs), args.runs)
+
+
+def report(
+    samples: dict[tuple[str, str], list[tuple[float, float]]],
+    trees: list[str],
+    case_names: list[str],
+    runs: int,
+) -> None:
+    load = os.getloadavg()[0]
+    print(f"medians of {runs} interleaved runs, seconds (load average {load:.1f} at the end)")
+    header = "".join(f" | {t} wall | {t} CPU" for t in trees)
+    ratio = " | this/before wall | this/before CPU" if "before" in trees else ""
+    print(f"| case{header}{ratio} |")
+    print("| --- " + "| ---: " * (2 * len(trees) + (2 if ratio else 0)) + "|")
+    for case in case_names:
+        med = {
+            t: (
+                statistics.median(s[0] for s in samples[(case, t)]),
+                statistics.median(s[1] for s in samples[(case, t)]),
+            )
+            for t in trees
+        }
+        cells = "".join(f" | {med[t][0]:.3f} | {med[t][1]:.3f}" for t in trees)
+        if ratio:
+            (wa, ca), (wb, cb) = med["this"], med["before"]
+            cells += f" | {wa / wb:.2f} | {ca / cb:.2f}"
+        print(f"| {case}{cells} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""What the ``dsh`` command imports on its way: only what the command it runs needs.
+
+Each command runs in a real process through the console script's ``main()``; just
+before the process exits, the probe writes the names in ``sys.modules`` to a file.
+Pins the start-up laziness (not its speed: that is benchmarks/bench_startup.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.models.chat_server import Reply, chunk, serving
+
+# The real main() with its exit (os._exit, no interpreter teardown) wrapped to record
+# sys.modules first: what a user's process had loaded when it was done.
+_PROBE = """
+import json, os, sys
+import dsh.cli._main as entry
+def _exit(status):
+    with open(os.environ["DSH_TEST_MODULES_OUT"], "w") as out:
+        json.dump(sorted(sys.modules), out)
+    os._exit(status)
+entry._exit = _exit
+sys.argv = ["dsh", *sys.argv[1:]]
+entry.main()
+"""
+
+# Never on any path below: the openai SDK (the default backend is dsh's own), the
+# interactive terminal, the ACP server and its SDK.
+_NEVER = ("openai", "prompt_toolkit", "acp", "dsh.acp", "dsh.cli._interactive")
+# Not for printing the version or a help text: the harness, asyncio, pydantic, rich, HTTP.
+_NOT_FOR_HELP = ("asyncio", "pydantic", "rich", "httpx2", "dsh.agent", "dsh.models", "dsh.hooks")
+
+
+def _loaded(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> set[str]:
+    out = tmp_path / "modules.json"
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("DSH_")}
+    environ |= {"NO_COLOR": "1", "DSH_TEST_MODULES_OUT": str(out), **(env or {})}
+    # A home of its own: no user settings, config file or Claude Code settings to read.
+    environ |= {"HOME": str(tmp_path / "home"), "DSH_DATA_DIR": str(tmp_path / "data")}
+    environ.pop("XDG_CONFIG_HOME", None)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        cwd=tmp_path,
+        env=environ,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    names: list[str] = json.loads(out.read_text())
+    return set(names)
+
+
+def _offending(loaded: set[str], packages: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in loaded if any(m == p or m.startswith(p + ".") for p in packages))
+
+
+@pytest.mark.parametrize("args", [("--version",), ("--help",), ("run", "--help")])
+def test_version_and_help_load_no_harness(tmp_path: Path, args: tuple[str, ...]) -> None:
+    loaded = _loaded(tmp_path, *args)
+    assert "click" in loaded  # the probe saw the command's own process
+    assert _offending(loaded, _NEVER + _NOT_FOR_HELP) == []
+
+
+def test_a_headless_run_on_an_endpoint_loads_no_sdk_terminal_or_acp(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    reply = Reply(chunks=[chunk({"role": "assistant", "content": "hello there"}, "stop")])
+    with serving(reply) as server:
+        url = server.url
+        loaded = _loaded(
+            tmp_path,
+            *("run", "--model", "m", "--base-url", url, "--project", str(project), "say hi"),
+            env={"DSH_API_KEY": "k"},
+        )
+        assert len(server.seen) == 1  # the turn reached the model
+    assert "dsh.models._http" in loaded
+    # No config file, no .codex/: neither TOML nor the Codex bridge; the XDG dirs written out.
+    unneeded = ("pydantic_settings", "tomllib", "dsh.hooks.codex", "platformdirs")
+    assert _offending(loaded, (*_NEVER, *unneeded)) == []

@@ -128,7 +128,8 @@ def run_prompts(
         codes.append(done.returncode)
         if done.returncode in (2, 70):
             raise RuntimeError(f"{name}: dsh run exited {done.returncode}:\n{done.stderr.decode()}")
-        logs = list(sessions.glob("*.jsonl"))
+        # A background subagent's own log sits beside the run's; only the run's names a project.
+        logs = [p for p in sessions.glob("*.jsonl") if '"project":' in p.open().readline()]
         if len(logs) != 1:
             raise RuntimeError(f"{name}: expected one session log, found {logs}")
         session_id = logs[0].stem
@@ -176,10 +177,14 @@ class Case:
             "NO_COLOR": "1",
             "BENCH_HOOK_ANSWERS": str(self.answers),
             "BENCH_HOOK_STATE": str(run_dir / "times"),
+            # Trust recorded by --trust-project stays in the run's own data directory.
+            "DSH_DATA_DIR": str(run_dir / "data"),
         }
         argv = [str(dsh), "run", "--model", f"scripted:{script}", "--project", str(project)]
         # The cases were recorded with permissions bypassed.
         argv += ["--session-dir", str(sessions), "--permission-mode", "bypassPermissions"]
+        # The project's hooks run only once trusted (without this, none run at all).
+        argv.append("--trust-project")
         if not hooks:
             argv.append("--no-claude-hooks")
         return run_prompts(self.name, argv, self.prompts, run_dir=run_dir, env=env)
@@ -268,6 +273,7 @@ def main() -> None:
         owns: list[float] = []
         walls: list[float] = []
         hook_times: list[float] = []
+        hook_runs = 0
         for case_dir in dirs:
             case = Case(case_dir, root, events)
             samples = [case.run() for _ in range(args.repeats)]
@@ -275,11 +281,15 @@ def main() -> None:
             owns.append(own)
             walls.append(wall)
             hook_times.append(hooks)
+            hook_runs += samples[-1].hook_runs
             codes = ",".join(map(str, samples[-1].exit_codes))
             print(
                 f"{case.name:26} {wall:7.3f} {hooks:8.3f} {own:7.3f} "
                 f"{samples[-1].hook_runs:9d}  {codes}"
             )
+        if dirs and hook_runs == 0:
+            # A run with every hook left out would time dsh alone and call it hooked.
+            raise SystemExit("error: no hook ran in any case (untrusted project?)")
         print(
             f"{'median over cases':26} {statistics.median(walls):7.3f} "
             f"{statistics.median(hook_times):8.3f} {statistics.median(owns):7.3f}"

@@ -18,7 +18,8 @@ import pytest
 
 from dsh.hooks.claude import load_catalog, permission_state
 from dsh.hooks.claude._permissions_persist import SettingsTargets
-from dsh.hooks.claude._trust import hook_trust, record_trust
+from dsh.hooks.claude._trust import hook_trust
+from dsh.hooks.claude._trust_review import record_review
 from dsh.session import ContextMessageEvent, NoticeEvent
 from tests.agent.support import bash, of_type, tool
 from tests.hooks_claude.bridge_support import hook_command
@@ -90,7 +91,7 @@ async def test_project_settings_keep_their_keys_order_and_indent_and_stay_truste
     catalog = load_catalog(
         r.harness.project, home=tmp_path / "home", env={}, discover_installed_plugins=False
     )
-    record_trust(catalog, trust)
+    record_review(catalog, trust)
     assert await results(r) == [(NO_OUTPUT, False)]
     text = path.read_text()
     written = json.loads(text)

@@ -177,8 +177,9 @@ class Case:
             "NO_COLOR": "1",
             "BENCH_HOOK_ANSWERS": str(self.answers),
             "BENCH_HOOK_STATE": str(run_dir / "times"),
-            # Trust recorded by --trust-project stays in the run's own data directory.
-            "DSH_DATA_DIR": str(run_dir / "data"),
+            # Trust recorded by --trust-project stays in the run's own data directory
+            # (dsh's data directory follows XDG_DATA_HOME; DSH_DATA_DIR is for sessions only).
+            "XDG_DATA_HOME": str(run_dir / "data"),
         }
         argv = [str(dsh), "run", "--model", f"scripted:{script}", "--project", str(project)]
         # The cases were recorded with permissions bypassed.
@@ -234,7 +235,7 @@ def runnable(dirs: list[Path]) -> list[Path]:
     kept = []
     for case_dir in dirs:
         if json.loads((case_dir / "case.json").read_text()).get("prompt") is None:
-            print(f"skipped {case_dir.name}: driven through stream-json stdin, which dsh run lacks")
+            print(f"skipped {case_dir.name}: driven by stream-json control requests, not sent here")
         else:
             kept.append(case_dir)
     return kept

@@ -114,7 +114,9 @@ def dsh_tool(mock: ChatMock, root: Path) -> Tool:
     with the variable inherited every run would compile dsh's sources again (0.3 s).
     """
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env |= {"DSH_API_KEY": "k", "DSH_DATA_DIR": str(root / "dsh-data")}
+    # Sessions and trust records (which follow XDG_DATA_HOME) stay out of the user's own.
+    data = str(root / "dsh-data")
+    env |= {"DSH_API_KEY": "k", "DSH_DATA_DIR": data, "XDG_DATA_HOME": data}
     trusted: set[Path] = set()
 
     def invocation(case: SideCase, workdir: Path) -> tuple[list[str], dict[str, str]]:

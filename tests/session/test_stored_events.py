@@ -183,15 +183,30 @@ near_json = st.text(
 
 
 def same(a: Any, b: Any) -> bool:
-    if isinstance(a, float) and isinstance(b, float):
-        return (math.isnan(a) and math.isnan(b)) or (
-            a == b and math.copysign(1, a) == math.copysign(1, b)
-        )
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    return type(a) is type(b) and a == b
+    """Equal as ``json.loads`` results: NaN equals NaN, -0.0 differs from 0.0, key order
+    counts. A loop, not recursion: the cases nest deeper than the interpreter's limit (3.13's
+    ``json`` loads 2,000 levels)."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if isinstance(x, float) and isinstance(y, float):
+            if not ((math.isnan(x) and math.isnan(y)) or (x == y and _sign(x) == _sign(y))):
+                return False
+        elif isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y):
+                return False
+            pending.extend(zip(x, y, strict=True))
+        elif isinstance(x, dict) and isinstance(y, dict):
+            if list(x) != list(y):
+                return False
+            pending.extend((x[k], y[k]) for k in x)
+        elif type(x) is not type(y) or x != y:
+            return False
+    return True
+
+
+def _sign(x: float) -> float:
+    return math.copysign(1, x)
 
 
 @settings(max_examples=400)

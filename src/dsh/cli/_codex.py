@@ -21,10 +21,12 @@ def codex_check_report(project: Path, *, bypass_trust: bool = False) -> tuple[st
     """``dsh hooks check``'s Codex section, and whether it found nothing to report."""
     from dsh.hooks.codex import CODEX_EVENT_SUPPORT, CodexProfile
 
-    catalog, _layer = CodexProfile(bypass_trust=bypass_trust).gated(project)
+    catalog, layer = CodexProfile(bypass_trust=bypass_trust).gated(project)
     lines = ["Codex hooks (0.171):"]
     lines += [f"  source: {s}" for s in catalog.sources] or ["  no Codex hook source found"]
     lines.append(f"  project trusted: {'yes' if catalog.project_trusted else 'no'}")
+    if layer is not None:
+        lines.append(f"  project layer: {layer.summary()}")
     for hook in catalog.hooks:
         row = CODEX_EVENT_SUPPORT[hook.event]
         lines.append(f"  {hook.origin().describe()}: {hook.command!r} [{hook.trust}; {row.status}]")

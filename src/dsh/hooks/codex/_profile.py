@@ -278,5 +278,5 @@ def _layer_lines(review: LayerReview) -> list[str]:
             found.append(
                 f"trusted: Codex project file {f.shown}{f' ({since[2:]})' if since else ''}"
             )
-    found += [f"forgot: Codex project file {s} (removed since last trust)" for s in review.removed]
+    found += [f"forgot: Codex project file {s} (no longer loaded)" for s in review.removed]
     return found  # an empty layer is recorded without a line: a file added later needs trust

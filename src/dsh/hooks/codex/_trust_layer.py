@@ -107,7 +107,7 @@ class LayerReview:
 
     ``recorded``: the record holds fingerprints of the layer (else every file is
     trusted on the user's Codex trust, and the caller records them); ``removed``:
-    files recorded that are gone."""
+    files recorded that the layer no longer loads (gone, or shadowed)."""
 
     project: Path
     files: tuple[LayerFile, ...]
@@ -141,6 +141,19 @@ class LayerReview:
         )
         return text if self.problem is None else f"{text} ({self.problem})"
 
+    def summary(self) -> str:
+        """``2 file(s), 1 not loaded (changed since dsh recorded them)`` (``dsh hooks check``)."""
+        if self.problem is not None:
+            return f"{len(self.files)} file(s), none loaded: {self.problem}"
+        if not self.recorded:
+            return (
+                f"{len(self.files)} file(s), not recorded by dsh yet (the next run loads and"
+                " records them: the project's Codex trust is the consent)"
+            )
+        refused = len(self.refused())
+        text = f"{len(self.files)} file(s) recorded by dsh"
+        return text + (f", {refused} not loaded (changed or added since)" if refused else "")
+
     def lines(self) -> list[str]:
         """One line per file left out and per file removed, with why (``dsh hooks check``)."""
         found = [
@@ -150,7 +163,8 @@ class LayerReview:
             if not f.trusted
         ]
         found += [
-            f"{self.project / shown}: removed since trusted (Codex project layer, dsh's record)"
+            f"{self.project / shown}: no longer loaded since trusted (removed, or shadowed by"
+            " an AGENTS.override.md; Codex project layer, dsh's record)"
             for shown in self.removed
         ]
         if self.problem is not None and found:

@@ -3,9 +3,11 @@
 Codex trusts a project with one boolean; dsh records what the layer held
 (``.codex/hooks.json``, ``.codex/config.toml``, the ``AGENTS.md`` chain) in its
 own trust record and, once recorded, leaves out a file that changed or was
-added, naming it in one notice. Each test runs ``dsh run`` / ``dsh hooks
+added, naming it in one notice. Most tests run ``dsh run`` / ``dsh hooks
 check`` / ``dsh hooks trust`` as subprocesses with a temporary ``CODEX_HOME``,
-home and data directory, real hook processes and a scripted model.
+home and data directory, real hook processes and a scripted model. (The new
+names are imported inside the tests that use them, so the others also run
+against older code.)
 """
 
 from __future__ import annotations
@@ -18,19 +20,17 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsh.hook_protocol import TRUST_FORMAT, read_record, record_path, write_record
-from dsh.hooks.codex._trust_layer import review_layer
-from dsh.instructions import CodexInstructionsPlugin, find_agents_files
 from tests.cli.test_cli import dsh as cli_dsh
 
 KEYS = ("format", "codex", "hooks", "fingerprint", "where", "file", "project")
+TRUST_FORMAT = "dsh-claude-trust/1"
 MARK_SCRIPT = "import os\nopen(os.environ['MARK'], 'a').write('ran\\n')\n"
 
 
@@ -327,6 +327,9 @@ def test_claude_and_codex_trust_keep_each_others_sections(tmp_path: Path, projec
     )
 )
 def test_any_record_bytes_are_read_without_raising(data: bytes) -> None:
+    from dsh.hook_protocol import read_record, record_path, write_record
+    from dsh.hooks.codex._trust_layer import review_layer
+
     with tempfile.TemporaryDirectory() as scratch:
         project = Path(scratch) / "p"
         trust_dir = Path(scratch) / "trust"
@@ -341,6 +344,8 @@ def test_any_record_bytes_are_read_without_raising(data: bytes) -> None:
 
 
 def test_a_write_keeps_the_sections_of_the_other_bridge(tmp_path: Path) -> None:
+    from dsh.hook_protocol import read_record, write_record
+
     project = tmp_path / "p"
     write_record(project, tmp_path, {"hooks": [{"fingerprint": "a", "where": "Stop[0][0]"}]})
     write_record(project, tmp_path, {"codex": [{"fingerprint": "b", "where": "codex AGENTS.md"}]})
@@ -356,6 +361,7 @@ def test_the_run_gate_refuses_an_agents_md_changed_after_the_load(
     tmp_path: Path, project: Path
 ) -> None:
     from dsh.hooks.codex import CodexProfile
+    from dsh.instructions import CodexInstructionsPlugin, find_agents_files
 
     profile = CodexProfile(home=tmp_path / "home" / ".codex", system_dir=None, env={})
     profile = dataclasses.replace(profile, trust_dir=tmp_path / "trust")
@@ -374,3 +380,29 @@ def test_the_run_gate_refuses_an_agents_md_changed_after_the_load(
     assert notice is not None
     assert "AGENTS.md" in notice
     assert gate.notice(refused) is None  # named once
+
+
+def test_the_trust_prompt_shows_a_changed_file_and_accepting_records_it(
+    tmp_path: Path, project: Path
+) -> None:
+    from dsh.cli._trust import ask_to_trust
+    from dsh.hooks.codex import CodexProfile
+
+    profile = CodexProfile(
+        home=tmp_path / "home" / ".codex", system_dir=None, env={}, trust_dir=tmp_path / "t"
+    )
+    profile.load(project)  # the first run records the layer
+    (project / "AGENTS.md").write_text("EDITED\n")
+    shown: list[str] = []
+
+    def decline(lines: Sequence[str]) -> bool:
+        shown.extend(lines)
+        return False
+
+    assert ask_to_trust([profile], project, decline) is False
+    [line] = shown
+    assert line.startswith(f"codex hooks: {project / 'AGENTS.md'}: changed since trusted")
+    assert profile.untrusted(project) != ()  # declined: nothing recorded
+    assert ask_to_trust([profile], project, lambda lines: True) is True
+    assert profile.untrusted(project) == ()
+    assert profile.load(project).diagnostics == ()

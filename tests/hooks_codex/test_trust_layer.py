@@ -129,15 +129,21 @@ def test_a_trusted_project_loads_on_the_first_run_and_records_its_layer(
     assert layer_notices(again) == []
 
 
+def after_a_change(tmp_path: Path, project: Path, name: str, text: str) -> str:
+    """Record the layer with a first run, write ``name``, run again: the one notice, once
+    checked that no project note reached the model."""
+    run(tmp_path, project)
+    (project / name).write_text(text)
+    done, log = run(tmp_path, project)
+    assert "PROJECT-" not in log
+    [notice] = layer_notices(done)
+    return notice
+
+
 def test_an_edited_agents_md_is_not_loaded_until_trusted_again(
     tmp_path: Path, project: Path
 ) -> None:
-    run(tmp_path, project)
-    (project / "AGENTS.md").write_text("PROJECT-AGENTS-NOTE\nPROJECT-EDITED-NOTE\n")
-    done, log = run(tmp_path, project)
-    assert "PROJECT-EDITED-NOTE" not in log
-    assert "PROJECT-AGENTS-NOTE" not in log
-    [notice] = layer_notices(done)
+    notice = after_a_change(tmp_path, project, "AGENTS.md", "PROJECT-AGENTS-NOTE\nPROJECT-EDITED\n")
     assert "AGENTS.md (changed since trusted)" in notice
     assert f"dsh hooks trust --project {project}" in notice
     assert "--trust-project" in notice
@@ -153,20 +159,15 @@ def test_an_edited_agents_md_is_not_loaded_until_trusted_again(
         " last trust)" in trust.stdout
     )
     done, log = run(tmp_path, project)
-    assert "PROJECT-EDITED-NOTE" in log
+    assert "PROJECT-EDITED" in log
     assert layer_notices(done) == []
 
 
 def test_an_added_override_is_not_loaded_and_trust_project_takes_it(
     tmp_path: Path, project: Path
 ) -> None:
-    run(tmp_path, project)
-    (project / "AGENTS.override.md").write_text("PROJECT-OVERRIDE-NOTE\n")
-    done, log = run(tmp_path, project)
     # The override is refused; the folder's AGENTS.md stays shadowed by it, as in Codex.
-    assert "PROJECT-OVERRIDE-NOTE" not in log
-    assert "PROJECT-AGENTS-NOTE" not in log
-    [notice] = layer_notices(done)
+    notice = after_a_change(tmp_path, project, "AGENTS.override.md", "PROJECT-OVERRIDE-NOTE\n")
     assert "1 file(s)" in notice
     assert "AGENTS.override.md (not trusted yet)" in notice
     check = dsh(tmp_path, "hooks", "check", "--project", str(project))

@@ -200,7 +200,7 @@ def test_codex_agents_files_are_named_untrusted_and_trusting_loads_them(tmp_path
     (project / "AGENTS.md").write_text("CODEX-PROJECT-NOTE\n")
     home = tmp_path / "codex-home"
     home.mkdir()
-    codex = CodexProfile(home=home, system_dir=None, env={})
+    codex = CodexProfile(home=home, system_dir=None, env={}, trust_dir=tmp_path / "trust")
     [line] = codex.untrusted(project)
     assert f"{project / 'AGENTS.md'}: the project is not trusted" in line
     mount = codex.load(project)
@@ -208,6 +208,9 @@ def test_codex_agents_files_are_named_untrusted_and_trusting_loads_them(tmp_path
         "1 AGENTS.md file(s) of the untrusted project not loaded" in d for d in mount.diagnostics
     )
     assert mount.catalog.project_trusted is False
-    assert codex.trust(project) == (f"trusted the project {project} in {home / 'config.toml'}",)
+    assert codex.trust(project) == (
+        f"trusted the project {project} in {home / 'config.toml'}",
+        "trusted: instructions file AGENTS.md (Codex project layer)",  # dsh's fingerprint
+    )
     assert codex.untrusted(project) == ()
     assert codex.load(project).catalog.project_trusted is True

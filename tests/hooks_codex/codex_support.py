@@ -78,7 +78,7 @@ def mount_codex(
         system_dir=None,
         bypass_trust=bypass_trust,
         permission_mode=permission_mode,
-        **(profile or {}),
+        **{"trust_dir": tmp_path / "dsh-trust", **(profile or {})},
     )
     found = harness.assembly.mount_profile(mounted)
     return CodexRig(harness=harness, home=home, log=log, diagnostics=tuple(d.text for d in found))

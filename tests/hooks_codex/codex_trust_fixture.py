@@ -66,7 +66,8 @@ def recorded(name: str) -> dict[str, Any]:
 
 def trust_as_dsh(home: Path, project: Path) -> list[str]:
     """``dsh hooks trust`` for the fixture's home (no system layer)."""
-    return list(CodexProfile(home=home, system_dir=None).trust(project))
+    profile = CodexProfile(home=home, system_dir=None, trust_dir=home.parent / "dsh-trust")
+    return list(profile.trust(project))
 
 
 def codex_listing(codex: str, home: Path, project: Path) -> dict[str, Any]:

@@ -75,7 +75,9 @@ async def test_both_suites_run_on_one_session_each_with_its_own_rules(
     write(codex_home / "config.toml", f'[projects."{project}"]\ntrust_level = "trusted"\n')
     assert bridges_for(project, None) == {"claude", "codex"}
     trusted = CodexProfile(system_dir=None).trust(project)
-    assert len(trusted) == 3
+    # Three hook records in Codex's config.toml, and dsh's fingerprint of the layer's file.
+    assert len(trusted) == 4
+    assert trusted[-1] == "trusted: Codex project file .codex/hooks.json"
 
     model = ScriptedModel(SCRIPT_REPLIES)
     options = host_options(

@@ -200,7 +200,7 @@ def test_trust_also_trusts_a_project_whose_codex_folder_codex_would_not_load(
     source = write_json(
         project / ".codex", {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}
     )
-    profile = CodexProfile(home=home, system_dir=None)
+    profile = CodexProfile(home=home, system_dir=None, trust_dir=tmp_path / "trust")
     (line,) = profile.untrusted(project)  # not loaded: the project is not trusted
     assert line.startswith(f"Stop[0][0] in {source} ('x'): the project is not trusted")
     lines = profile.trust(project)

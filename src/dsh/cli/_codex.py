@@ -19,12 +19,14 @@ __all__ = ["BRIDGE_CHOICES", "HooksChoice", "bridges_for", "codex_check_report"]
 
 def codex_check_report(project: Path, *, bypass_trust: bool = False) -> tuple[str, bool]:
     """``dsh hooks check``'s Codex section, and whether it found nothing to report."""
-    from dsh.hooks.codex import CODEX_EVENT_SUPPORT, CodexProfile, load_codex_catalog
+    from dsh.hooks.codex import CODEX_EVENT_SUPPORT, CodexProfile
 
-    catalog = load_codex_catalog(project, bypass_trust=bypass_trust)
+    catalog, layer = CodexProfile(bypass_trust=bypass_trust).gated(project)
     lines = ["Codex hooks (0.171):"]
     lines += [f"  source: {s}" for s in catalog.sources] or ["  no Codex hook source found"]
     lines.append(f"  project trusted: {'yes' if catalog.project_trusted else 'no'}")
+    if layer is not None:
+        lines.append(f"  project layer: {layer.summary()}")
     for hook in catalog.hooks:
         row = CODEX_EVENT_SUPPORT[hook.event]
         lines.append(f"  {hook.origin().describe()}: {hook.command!r} [{hook.trust}; {row.status}]")

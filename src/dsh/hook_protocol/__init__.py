@@ -13,8 +13,10 @@ answers as ``MergedAnswers``, which the bridge reads with its own precedence
 protocol does not wait for (async hooks), bounded, until the session's end
 cancels them. ``SessionStates`` keeps the bridge's state per
 root session; ``regex_problem`` bounds a matcher's regex before it is
-compiled. The lower-level ``run_hooks`` and ``hook_outcome`` stay public
-for a bridge with other needs. A native plugin needs none of this.
+compiled. ``read_record``/``write_record`` keep the per-project trust record
+both bridges store their fingerprints in, each in its own sections. The
+lower-level ``run_hooks`` and ``hook_outcome`` stay public for a bridge with
+other needs. A native plugin needs none of this.
 """
 
 from dsh.hook_protocol._background import BackgroundFirings
@@ -72,6 +74,17 @@ from dsh.hook_protocol._regex import (
     unsafe_char_problem,
 )
 from dsh.hook_protocol._sessions import Nested, SessionStates, hook_environment, root_session
+from dsh.hook_protocol._trust_record import (
+    TRUST_FORMAT,
+    TrustRecord,
+    TrustState,
+    default_trust_dir,
+    file_digest,
+    read_record,
+    record_path,
+    state_of,
+    write_record,
+)
 
 __all__ = [
     "DEFAULT_CAPTURE_CAP",
@@ -84,6 +97,7 @@ __all__ = [
     "MAX_REPEAT_COUNT",
     "PASS_ENV_SETTING",
     "SECRET_ENV_VARS",
+    "TRUST_FORMAT",
     "AnswerRules",
     "BackgroundFirings",
     "CancelSignal",
@@ -101,13 +115,19 @@ __all__ = [
     "OnFailure",
     "RoutedSink",
     "SessionStates",
+    "TrustRecord",
+    "TrustState",
     "Verdict",
     "WrongEvent",
+    "default_trust_dir",
     "exec_argv",
+    "file_digest",
     "fire_hooks",
     "hook_environment",
     "hook_outcome",
     "invocation_event",
+    "read_record",
+    "record_path",
     "regex_problem",
     "result_event",
     "root_session",
@@ -115,7 +135,9 @@ __all__ = [
     "run_hooks",
     "shell_argv",
     "spawn_environment",
+    "state_of",
     "unique_hooks",
     "unsafe_char_problem",
     "withhold_variable",
+    "write_record",
 ]

@@ -8,14 +8,17 @@ each root session's start and fires ``agent/instructions-loaded`` per file;
 an ``InstructionsGate`` (project trust) decides which of the project's own
 files may load (``fingerprint`` is what a trust record keeps of one).
 ``codex_instructions_plugin(codex_home=...)`` does the same for Codex's
-``AGENTS.md`` files (``find_agents_files``, ``render_agents``).
+``AGENTS.md`` files (``find_agents_files``, ``render_agents``; an ``AgentsGate``
+for the repository's files under project trust).
 Kept apart from the hook bridge (``dsh.hooks.claude``) so a run without hooks
 does not load the bridge.
 """
 
 from dsh.instructions._agents_md import (
     AgentsFile,
+    AgentsGate,
     CodexInstructionsPlugin,
+    agents_chain,
     codex_instructions_plugin,
     find_agents_files,
     render_agents,
@@ -37,10 +40,12 @@ from dsh.instructions._plugin import (
 __all__ = [
     "PROJECT_SCOPES",
     "AgentsFile",
+    "AgentsGate",
     "ClaudeInstructionsPlugin",
     "CodexInstructionsPlugin",
     "InstructionsGate",
     "LoadedInstructions",
+    "agents_chain",
     "claude_instructions_plugin",
     "codex_instructions_plugin",
     "find_agents_files",

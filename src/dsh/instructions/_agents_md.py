@@ -9,14 +9,18 @@ down to ``cwd``, each folder's ``AGENTS.override.md`` winning over its
 32 KiB by default): what is over it is cut, a file past it is left out, and
 the text says so. ``render_agents`` is the context text; the plugin queues it
 at each root session's start (and after a compaction), like Codex's
-``# AGENTS.md instructions for <cwd>`` message.
+``# AGENTS.md instructions for <cwd>`` message. An ``AgentsGate`` (the Codex
+bridge's record of the project layer it trusted) may refuse a repository file;
+the folder then gives nothing (its ``AGENTS.md`` stays shadowed, as in Codex)
+and the gate's notice names what was left out. ``agents_chain`` lists the
+repository files Codex would pick, whatever the budget.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final, final
+from typing import Final, Protocol, final
 
 from dsh._frozen import frozen
 from dsh.agent import SESSION_START, Agent, SessionStartSource
@@ -27,7 +31,9 @@ __all__ = [
     "AGENTS_OVERRIDE_FILE",
     "PROJECT_DOC_MAX_BYTES",
     "AgentsFile",
+    "AgentsGate",
     "CodexInstructionsPlugin",
+    "agents_chain",
     "codex_instructions_plugin",
     "find_agents_files",
     "render_agents",
@@ -50,6 +56,18 @@ class AgentsFile:
     scope: str
     text: str
     truncated: bool = False
+
+
+class AgentsGate(Protocol):
+    """Which of the repository's ``AGENTS.md`` files may load (project trust), and a notice."""
+
+    def admits(self, path: Path, /) -> bool:
+        """Whether the repository file at ``path`` may load."""
+        ...
+
+    def notice(self, refused: Sequence[Path], /) -> str | None:
+        """One notice naming ``refused`` (``None``: nothing new to say)."""
+        ...
 
 
 def _read(path: Path, limit: int) -> tuple[str, bool] | None:
@@ -79,17 +97,29 @@ def _repo_root(cwd: Path) -> Path:
     return cwd
 
 
+def agents_chain(cwd: Path) -> list[Path]:
+    """The repository's files Codex would pick for ``cwd``, root first (one per folder)."""
+    cwd = cwd.absolute()
+    root = _repo_root(cwd)
+    folders = [cwd, *cwd.parents]
+    chain = reversed(folders[: folders.index(root) + 1])
+    return [path for folder in chain if (path := _pick(folder)) is not None]
+
+
 def find_agents_files(
     cwd: Path,
     *,
     codex_home: Path | None,
     max_bytes: int = PROJECT_DOC_MAX_BYTES,
     project: bool = True,
+    gate: AgentsGate | None = None,
+    refused: list[Path] | None = None,
 ) -> list[AgentsFile]:
     """The ``AGENTS.md`` files Codex loads for ``cwd``, global first, never raising.
 
     ``project``: also the repository's files (``False``: the global one only, for a project
-    that is not trusted)."""
+    that is not trusted). A repository file ``gate`` does not admit is left out and added
+    to ``refused``."""
     cwd = cwd.absolute()
     found: list[AgentsFile] = []
     if codex_home is not None:
@@ -99,13 +129,13 @@ def find_agents_files(
             found.append(AgentsFile(path=path, scope="global", text=read[0], truncated=read[1]))
     if not project:
         return found
-    root = _repo_root(cwd)
-    folders = [cwd, *cwd.parents]
-    chain = list(reversed(folders[: folders.index(root) + 1]))
     budget = max_bytes
-    for folder in chain:
-        path = _pick(folder)
-        if path is None or budget <= 0:
+    for path in agents_chain(cwd):
+        if budget <= 0:
+            continue
+        if gate is not None and not gate.admits(path):
+            if refused is not None:
+                refused.append(path)
             continue
         read = _read(path, budget)
         if read is None or not read[0].strip():
@@ -139,10 +169,12 @@ class CodexInstructionsPlugin:
         codex_home: Path | None,
         max_bytes: int = PROJECT_DOC_MAX_BYTES,
         project: bool = True,
+        gate: AgentsGate | None = None,
     ) -> None:
         self.codex_home = codex_home
         self.max_bytes = max_bytes
         self.project = project
+        self.gate = gate
 
     def apply(self, ctx: Context) -> None:
         ctx.on(SESSION_START, self._session_start)
@@ -151,16 +183,31 @@ class CodexInstructionsPlugin:
         if agent.parent is not None or source == "resume":
             return  # a resumed session's history already holds them
         cwd = agent.workspace.cwd
+        refused: list[Path] = []
         files = find_agents_files(
-            cwd, codex_home=self.codex_home, max_bytes=self.max_bytes, project=self.project
+            cwd,
+            codex_home=self.codex_home,
+            max_bytes=self.max_bytes,
+            project=self.project,
+            gate=self.gate,
+            refused=refused,
         )
+        notice = self.gate.notice(refused) if self.gate is not None and refused else None
+        if notice is not None:
+            agent.notice(notice, source=_SOURCE, level="warning")
         if files:
             agent.inject(render_agents(files, cwd), source=_SOURCE)
 
 
 def codex_instructions_plugin(
-    *, codex_home: Path | None, max_bytes: int = PROJECT_DOC_MAX_BYTES, project: bool = True
+    *,
+    codex_home: Path | None,
+    max_bytes: int = PROJECT_DOC_MAX_BYTES,
+    project: bool = True,
+    gate: AgentsGate | None = None,
 ) -> CodexInstructionsPlugin:
     """Load Codex's ``AGENTS.md`` files into each root session's context (``project``: the
-    repository's too, not only the global one)."""
-    return CodexInstructionsPlugin(codex_home=codex_home, max_bytes=max_bytes, project=project)
+    repository's too, not only the global one; ``gate``: those it admits)."""
+    return CodexInstructionsPlugin(
+        codex_home=codex_home, max_bytes=max_bytes, project=project, gate=gate
+    )

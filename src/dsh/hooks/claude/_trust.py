@@ -9,8 +9,9 @@ trusted it. Each such hook has a fingerprint: a SHA-256 over its declaration
 as written (event, matcher, ``if``, command, args, shell, timeout, ...) and
 the content of every file of the project its command names (a script it
 runs). A trust record holds the fingerprints the user trusted, one JSON file
-per project under dsh's data directory (``trust/claude/``), 0600 in 0700
-directories, never read or written through a symlink. Changing a hook, or a
+per project under dsh's data directory (``dsh.hook_protocol``'s record, shared
+with the Codex bridge, which keeps its own section), 0600 in 0700 directories,
+never read or written through a symlink. Changing a hook, or a
 script it runs, changes its fingerprint: it needs trust again. User,
 ``--settings``, managed and plugin hooks are the user's own and always run
 (a plugin that only the project's settings enable is the project's choice).
@@ -25,23 +26,26 @@ fingerprint, only the files its command line names.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import shlex
-import stat
-from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Final, Literal, TypeAlias, final
+from typing import Final, final
 
-from dsh._data_dir import user_data_dir
 from dsh._frozen import frozen
-from dsh.base import UnsafeJSONError, load_json
+from dsh.hook_protocol import (
+    TRUST_FORMAT,
+    TrustRecord,
+    TrustState,
+    default_trust_dir,
+    file_digest,
+    state_of,
+    write_record,
+)
+from dsh.hook_protocol import read_record as _read_record
 from dsh.hooks.claude._permissions_trust import GatedEntry, gated_entries
 from dsh.hooks.claude._types import Catalog, HookDeclaration
-from dsh.session import FrozenDict, SessionError, make_private_dir, open_private
 
 __all__ = [
     "PROJECT_KINDS",
@@ -64,23 +68,9 @@ __all__ = [
     "write_record",
 ]
 
-TRUST_FORMAT: Final = "dsh-claude-trust/1"
 PROJECT_KINDS: Final = frozenset({"project", "local"})
 """The sources a project controls: its own settings files."""
-_MAX_RECORD_BYTES: Final = 4 << 20
-_MAX_HASHED_BYTES: Final = 16 << 20
 _MAX_TOKENS: Final = 64
-
-
-TrustState: TypeAlias = Literal[
-    "trusted", "not trusted yet", "changed since trusted", "imported by a file not trusted"
-]
-"""Whether a project hook (or instructions file) may run, and why not."""
-
-
-def default_trust_dir() -> Path:
-    """Where trust records live: dsh's data directory, ``trust/claude``."""
-    return user_data_dir() / "trust" / "claude"
 
 
 @final
@@ -121,29 +111,6 @@ def _relative(path: Path, project: Path) -> str:
         return str(path)
 
 
-def _record_path(trust_dir: Path, project: Path) -> Path:
-    digest = hashlib.sha256(str(project).encode("utf-8", "surrogateescape")).hexdigest()
-    return trust_dir / f"{digest[:40]}.json"
-
-
-def _file_digest(path: Path) -> str | None:
-    """The SHA-256 of a regular file's first 16 MiB and its size; ``None`` for anything else."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode):  # never block on a FIFO or read a device
-            return None
-        h = hashlib.sha256()
-        left = _MAX_HASHED_BYTES
-        while left > 0 and (chunk := f.read(min(left, 1 << 20))):
-            h.update(chunk)
-            left -= len(chunk)
-        return f"{h.hexdigest()}:{st.st_size}"
-
-
 def _named_files(
     hook: HookDeclaration, project: Path, plugin_root: Path | None = None
 ) -> dict[str, str]:
@@ -173,7 +140,7 @@ def _named_files(
         for prefix, root in roots:
             if resolved == root or not resolved.is_relative_to(root):
                 continue
-            digest = _file_digest(resolved)
+            digest = file_digest(resolved)
             if digest is not None:
                 found[prefix + str(resolved.relative_to(root))] = digest
             break
@@ -204,51 +171,8 @@ def _fingerprint(hook: HookDeclaration, project: Path, files: dict[str, str]) ->
 
 
 RECORD_SECTIONS: Final = ("hooks", "plugins", "instructions", "permissions")
-"""The lists of a trust record: each entry a ``fingerprint`` and the ``where`` it was."""
-
-
-@final
-@frozen
-class TrustRecord:
-    fingerprints: Mapping[str, str]
-    """Fingerprint to where the hook was when trusted (``Event[g][i] in file``)."""
-    problem: str | None = None
-    sections: Mapping[str, tuple[Mapping[str, str], ...]] = FrozenDict()
-    """The record's valid entries per section, as read (kept when entries are added)."""
-
-
-def _read_record(path: Path) -> TrustRecord:
-    try:
-        # Non-blocking: a FIFO planted for the record must not hang the run.
-        fd = open_private(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return TrustRecord(FrozenDict())
-    except (OSError, SessionError) as exc:
-        return TrustRecord(FrozenDict(), f"trust record {path} unreadable: {exc}")
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(_MAX_RECORD_BYTES + 1)
-    try:
-        if len(data) > _MAX_RECORD_BYTES:
-            raise UnsafeJSONError("larger than 4 MiB")
-        parsed = load_json(data)
-    except UnsafeJSONError as exc:
-        return TrustRecord(FrozenDict(), f"trust record {path} unreadable: {exc}")
-    if not isinstance(parsed, dict) or parsed.get("format") != TRUST_FORMAT:
-        return TrustRecord(FrozenDict(), f"trust record {path} is not a {TRUST_FORMAT} record")
-    sections = {
-        section: tuple(
-            {str(k): str(v) for k, v in e.items()}
-            for e in listed
-            if isinstance(e, dict) and isinstance(e.get("fingerprint"), str)
-        )
-        for section in RECORD_SECTIONS
-        if isinstance(listed := parsed.get(section), list)
-    }
-    entries = [entry for listed in sections.values() for entry in listed]
-    return TrustRecord(
-        FrozenDict({e["fingerprint"]: e.get("where", "") for e in entries}),
-        sections=FrozenDict(sections),
-    )
+"""The Claude Code bridge's sections of a trust record (``dsh.hook_protocol``'s record):
+each entry a ``fingerprint`` and the ``where`` it was."""
 
 
 def _project_hooks(catalog: Catalog) -> list[HookDeclaration]:
@@ -256,17 +180,9 @@ def _project_hooks(catalog: Catalog) -> list[HookDeclaration]:
 
 
 def read_record(project: Path, trust_dir: Path | None = None) -> TrustRecord:
-    """The project's trust record (empty, with the problem said, when it cannot be used)."""
-    return _read_record(_record_path(trust_dir or default_trust_dir(), project))
-
-
-def state_of(fingerprint: str, place: str, record: TrustRecord) -> TrustState:
-    """Trusted, or why not: a place trusted with another fingerprint changed since."""
-    if fingerprint in record.fingerprints:
-        return "trusted"
-    if place in set(record.fingerprints.values()):
-        return "changed since trusted"
-    return "not trusted yet"
+    """The project's trust record (empty, with the problem said, when it cannot be used),
+    its fingerprints those of this bridge's sections."""
+    return _read_record(project, trust_dir, owned=RECORD_SECTIONS)
 
 
 def hook_fingerprint(
@@ -297,31 +213,6 @@ def hook_trust(
 def place(hook: HookDeclaration, project: Path) -> str:
     where = hook.origin()
     return f"{hook.event}[{where.group}][{where.index}] in {_relative(Path(where.source), project)}"
-
-
-def write_record(
-    project: Path, trust_dir: Path | None, sections: Mapping[str, Sequence[Mapping[str, str]]]
-) -> None:
-    """Replace the project's record with ``sections`` (each entry a ``fingerprint`` and
-    ``where``), 0600 in 0700 directories, through a temporary file renamed over it."""
-    directory = trust_dir or default_trust_dir()
-    make_private_dir(directory)
-    record: dict[str, object] = {
-        "format": TRUST_FORMAT,
-        "project": str(project),
-        "trusted_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        **{name: [dict(e) for e in sections.get(name, ())] for name in RECORD_SECTIONS},
-    }
-    path = _record_path(directory, project)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(temporary)
-    fd = open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(record, f, ensure_ascii=True, indent=1)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temporary, path)  # replaces a planted link, never writes through it
 
 
 def hook_entry(h: HookTrust, project: Path) -> dict[str, str]:

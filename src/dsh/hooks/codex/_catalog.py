@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -273,16 +273,16 @@ class _Builder:
 
 
 def _layer_sources(
-    folder: Path, diagnostics: list[CodexDiagnostic]
+    folder: Path, diagnostics: list[CodexDiagnostic], refused: Collection[Path] = ()
 ) -> list[tuple[Path, ParsedSource]]:
-    """A layer folder's ``hooks.json`` then ``config.toml`` ``[hooks]``."""
+    """A layer folder's ``hooks.json`` then ``config.toml`` ``[hooks]`` (not ``refused`` ones)."""
     out: list[tuple[Path, ParsedSource]] = []
     json_path = folder / "hooks.json"
-    data = _read(json_path, diagnostics)
+    data = None if json_path in refused else _read(json_path, diagnostics)
     if data is not None:
         out.append((json_path, parse_hooks_json(json_path, data)))
     toml_path = folder / "config.toml"
-    config = read_toml(toml_path, diagnostics)
+    config = None if toml_path in refused else read_toml(toml_path, diagnostics)
     table = (config or {}).get("hooks")
     if isinstance(table, dict) and any(k != "state" for k in table):
         out.append((toml_path, parse_hooks_table(toml_path, table, toml=True)))
@@ -333,14 +333,19 @@ def _layers(
 
 
 def _permission_mode(
-    layers: list[tuple[CodexLayer, Path]], user_config: Mapping[str, Any] | None
+    layers: list[tuple[CodexLayer, Path]],
+    user_config: Mapping[str, Any] | None,
+    refused: Collection[Path] = (),
 ) -> CodexPermissionMode:
     """The approval policy a headless Codex run takes from the layers (the highest that sets
     a key wins): ``codex exec`` honours ``on-request`` only with the automatic reviewer
     (``approvals_reviewer = "auto_review"``, seen with the 0.171 binary), else it is ``never``."""
     settings: dict[str, Any] = {}
     for layer, folder in layers:
-        config = user_config if layer == "user" else read_toml(folder / "config.toml", [])
+        path = folder / "config.toml"
+        if path.absolute() in refused:
+            continue
+        config = user_config if layer == "user" else read_toml(path, [])
         for key in ("approval_policy", "approvals_reviewer"):
             if isinstance(config, Mapping) and key in config:
                 settings[key] = config[key]
@@ -361,6 +366,7 @@ def load_codex_catalog(
     env: Mapping[str, str] | None = None,
     trust_project: bool | None = None,
     bypass_trust: bool = False,
+    refused: Collection[Path] = (),
 ) -> CodexCatalog:
     """The project's Codex hooks with their trust, in Codex's display order, and diagnostics.
 
@@ -368,7 +374,9 @@ def load_codex_catalog(
     ``system_dir`` the system layer (``None``: none) and ``requirements`` the
     managed ``requirements.toml`` (default ``system_dir/requirements.toml``);
     ``trust_project`` overrides the user config's project trust;
-    ``bypass_trust`` runs every non-managed hook (``--dangerously-bypass-hook-trust``).
+    ``bypass_trust`` runs every non-managed hook (``--dangerously-bypass-hook-trust``);
+    ``refused`` are files of the project's ``.codex/`` not to read (absolute paths: changed
+    since dsh recorded the project layer, ``_trust_layer``).
     """
     project = project.absolute()
     diagnostics: list[CodexDiagnostic] = []
@@ -392,7 +400,7 @@ def load_codex_catalog(
         builder.add(requirements, "managed", parse_hooks_table(requirements, events, toml=False))
     layers = _layers(project, home, system_dir, trusted=trusted_project, into=diagnostics)
     for layer, folder in layers:
-        for path, parsed in _layer_sources(folder.absolute(), diagnostics):
+        for path, parsed in _layer_sources(folder.absolute(), diagnostics, refused):
             sources.append(path)
             if managed_only:
                 diagnostics.append(
@@ -413,5 +421,5 @@ def load_codex_catalog(
         sources=tuple(sources),
         project_trusted=trusted_project,
         codex_home=home,
-        permission_mode=_permission_mode(layers, user_config),
+        permission_mode=_permission_mode(layers, user_config, refused),
     )

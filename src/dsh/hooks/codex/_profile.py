@@ -5,10 +5,14 @@
 ``AGENTS.md`` loader (``dsh.instructions.codex_instructions_plugin``; the
 repository's files behind project trust) and the diagnostics as lines: every rejected file, every
 ignored declaration and every hook that does not run because it is not
-trusted (Codex skips those silently in ``exec``; dsh says so). ``trust`` and
-``untrusted`` are ``dsh.host.TrustingProfile``'s: ``dsh hooks trust`` records
-Codex trust in Codex's own format, ``[hooks.state."<key>"].trusted_hash`` in
-``$CODEX_HOME/config.toml``. Nothing of ``dsh.host`` is imported.
+trusted (Codex skips those silently in ``exec``; dsh says so). In a trusted
+project, a file of the project layer changed or added since dsh recorded the
+layer is not loaded (``_trust_layer``: dsh's own fingerprints, in its trust
+record), with one notice; the first run in a project Codex trusts records them.
+``trust`` and ``untrusted`` are ``dsh.host.TrustingProfile``'s: ``dsh hooks
+trust`` records Codex trust in Codex's own format,
+``[hooks.state."<key>"].trusted_hash`` in ``$CODEX_HOME/config.toml``, and the
+layer's fingerprints in dsh's record. Nothing of ``dsh.host`` is imported.
 """
 
 from __future__ import annotations
@@ -21,6 +25,13 @@ from typing import TYPE_CHECKING, Final, final
 from dsh._frozen import frozen
 from dsh.hooks.codex._catalog import DEFAULT_SYSTEM_DIR, load_codex_catalog
 from dsh.hooks.codex._trust import TrustError, record_trust
+from dsh.hooks.codex._trust_layer import (
+    LayerGate,
+    LayerReview,
+    layer_paths,
+    record_layer,
+    review_layer,
+)
 from dsh.hooks.codex._types import CodexCatalog, CodexHook, CodexPermissionMode
 
 if TYPE_CHECKING:
@@ -76,6 +87,8 @@ class CodexProfile:
     ``AGENTS.md`` files (when the project is trusted);
     ``shell_tool`` offers Codex's ``exec_command`` beside dsh's tools, with the
     escalation policy ``permission_mode`` stands for (``_shell_policy``).
+    ``trust_dir`` is where dsh's trust records are (``None``: its data directory): the
+    project layer's fingerprints (``_trust_layer``; not applied to a given ``catalog``).
     """
 
     home: Path | None = None
@@ -88,12 +101,15 @@ class CodexProfile:
     permission_mode: CodexPermissionMode | None = None
     instructions: bool = True
     shell_tool: bool = True
+    trust_dir: Path | None = None
 
     @property
     def name(self) -> str:
         return CODEX_PROFILE_NAME
 
-    def _catalog(self, project: Path, *, bypass: bool | None = None) -> CodexCatalog:
+    def _catalog(
+        self, project: Path, *, bypass: bool | None = None, refused: frozenset[Path] = frozenset()
+    ) -> CodexCatalog:
         if self.catalog is not None:
             return self.catalog
         return load_codex_catalog(
@@ -104,13 +120,43 @@ class CodexProfile:
             env=self.env,
             trust_project=self.trust_project,
             bypass_trust=self.bypass_trust if bypass is None else bypass,
+            refused=refused,
         )
+
+    def _layer(self, project: Path) -> LayerReview:
+        paths = layer_paths(project, instructions=self.instructions)
+        return review_layer(project, paths, self.trust_dir)
+
+    def gated(
+        self, project: Path, /, *, bypass: bool | None = None
+    ) -> tuple[CodexCatalog, LayerReview | None]:
+        """The catalog a run loads (without the project-layer files dsh's record does not
+        trust) and the layer's review (``None``: the project is not trusted, or the catalog
+        was given). Records nothing."""
+        project = project.absolute()
+        catalog = self._catalog(project, bypass=bypass)
+        if self.catalog is not None or not catalog.project_trusted:
+            return catalog, None
+        review = self._layer(project)
+        refused = review.refused()
+        if refused:
+            catalog = self._catalog(project, bypass=bypass, refused=refused)
+        return catalog, review
 
     def load(self, project: Path, /) -> CodexMount:
         """The project's catalog and what to mount for it; bad sources are diagnostics."""
         from dsh.hooks.codex._bridge import codex_hooks_plugin
 
-        catalog = self._catalog(project)
+        project = project.absolute()
+        catalog, review = self.gated(project)
+        lines: list[str] = []
+        gate: LayerGate | None = None
+        if review is not None:
+            if not review.recorded and review.problem is None:
+                problem = record_layer(review, self.trust_dir)  # the first run: what loads now
+                lines.extend(() if problem is None else (f"warning: {problem}",))
+            refused = sorted(review.refused())
+            gate = LayerGate(project, review.trusted_fingerprints(), refused)
         mode = self.permission_mode or catalog.permission_mode
         hooks = codex_hooks_plugin(catalog, permission_mode=mode) if catalog.running() else None
         instructions: Plugin | None = None
@@ -119,15 +165,17 @@ class CodexProfile:
 
             # The global AGENTS.md always; the repository's only in a trusted project.
             instructions = codex_instructions_plugin(
-                codex_home=catalog.codex_home, project=catalog.project_trusted
+                codex_home=catalog.codex_home, project=catalog.project_trusted, gate=gate
             )
         shell: Plugin | None = None
         if self.shell_tool:
             from dsh.hooks.codex._shell_policy import CodexShellPlugin
 
             shell = CodexShellPlugin(mode)
-        lines = [d.describe() for d in catalog.diagnostics]
+        lines.extend(d.describe() for d in catalog.diagnostics)
         lines.extend(untrusted_line(h) for h in catalog.hooks if not h.runs)
+        notice = None if review is None else review.notice()
+        lines.extend(() if notice is None else (notice,))
         if not catalog.project_trusted:
             left_out = self._project_agents(project)
             if left_out:
@@ -149,8 +197,9 @@ class CodexProfile:
     def untrusted(self, project: Path, /) -> Sequence[str]:
         """One line per declared hook that does not run because it is untrusted (with why):
         not trusted, changed or disabled, or in the ``.codex/`` of a project not trusted."""
-        catalog = self._catalog(project, bypass=False)
+        catalog, review = self.gated(project, bypass=False)
         lines = [untrusted_line(h) for h in catalog.hooks if not h.runs]
+        lines.extend(() if review is None else review.lines())
         if not catalog.project_trusted and self.trust_project is None and self.catalog is None:
             widened = replace(self, trust_project=True)._catalog(project, bypass=False)
             lines.extend(
@@ -167,7 +216,8 @@ class CodexProfile:
         return tuple(lines)
 
     def trust(self, project: Path, /) -> Sequence[str]:
-        """Record Codex trust for every hook ``project`` declares now (not disabled ones).
+        """Record Codex trust for every hook ``project`` declares now (not disabled ones),
+        and dsh's fingerprints of the project layer as it is now (when they changed).
 
         A project whose ``.codex/`` Codex would not load yet is trusted too
         (``[projects."<path>"] trust_level = "trusted"``, as ``codex exec --trust``).
@@ -183,13 +233,50 @@ class CodexProfile:
             projects.append(project)
             catalog = replace(self, trust_project=True)._catalog(project, bypass=False)
         wanted = [h for h in catalog.hooks if h.trust in ("untrusted", "changed")]
-        if (not wanted and not projects) or catalog.codex_home is None:
+        layer = self._layer(project) if catalog.project_trusted and self.catalog is None else None
+        if layer is not None and not _layer_changed(layer):
+            layer = None
+        if (not wanted and not projects and layer is None) or catalog.codex_home is None:
             return ()
         config = catalog.codex_home / "config.toml"
-        try:
-            record_trust(config, [(h.key, h.trusted_hash) for h in wanted], projects=projects)
-        except TrustError as exc:
-            return (f"not trusted: {exc}",)
+        if wanted or projects:
+            try:
+                record_trust(config, [(h.key, h.trusted_hash) for h in wanted], projects=projects)
+            except TrustError as exc:
+                return (f"not trusted: {exc}",)
         lines.extend(f"trusted the project {p} in {config}" for p in projects)
         lines.extend(f"trusted {h.key} in {config}" for h in wanted)
+        if layer is not None:
+            problem = record_layer(layer, self.trust_dir)
+            lines.extend(_layer_lines(layer) if problem is None else (f"not trusted: {problem}",))
         return tuple(lines)
+
+
+def _layer_changed(review: LayerReview) -> bool:
+    """Whether ``dsh hooks trust`` has something to record for the layer."""
+    return not review.recorded or bool(review.refused() or review.removed)
+
+
+_SINCE: Final = {
+    "changed since trusted": ", changed since last trust",
+    "not trusted yet": ", new since last trust",
+    "record unreadable": ", the record could not be read",
+}
+
+
+def _layer_lines(review: LayerReview) -> list[str]:
+    """What ``dsh hooks trust`` recorded of the layer: each file, what changed."""
+    found = []
+    for f in review.files:
+        if f.fingerprint is None:
+            found.append(f"not trusted: {f.path} cannot be read")
+            continue
+        since = _SINCE.get(f.state, "")
+        if f.path.name.startswith("AGENTS."):
+            found.append(f"trusted: instructions file {f.shown} (Codex project layer{since})")
+        else:
+            found.append(
+                f"trusted: Codex project file {f.shown}{f' ({since[2:]})' if since else ''}"
+            )
+    found += [f"forgot: Codex project file {s} (no longer loaded)" for s in review.removed]
+    return found  # an empty layer is recorded without a line: a file added later needs trust

@@ -1,0 +1,185 @@
+"""The per-project trust record both bridges keep their fingerprints in, and file digests.
+
+One JSON file per project under dsh's data directory (``trust/claude/<sha256
+of the project path>.json``: the place and the ``dsh-claude-trust/1`` format
+name are the Claude Code bridge's, kept so records already written stay
+valid), 0600 in 0700 directories, never read or written through a symlink.
+It holds lists (sections) of entries, each a ``fingerprint`` and the
+``where`` it was. Each bridge owns its sections: the Claude Code bridge
+``hooks``, ``plugins``, ``instructions`` and ``permissions``, the Codex
+bridge ``codex``. ``read_record`` reads every section, and the fingerprints of
+the sections asked for; ``write_record`` replaces the sections it is given
+and keeps the others as they were, so one bridge's trust never erases the
+other's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final, Literal, TypeAlias, final
+
+from dsh._data_dir import user_data_dir
+from dsh._frozen import frozen
+from dsh.base import UnsafeJSONError, load_json
+from dsh.session import FrozenDict, SessionError, make_private_dir, open_private
+
+__all__ = [
+    "TRUST_FORMAT",
+    "TrustRecord",
+    "TrustState",
+    "default_trust_dir",
+    "file_digest",
+    "read_record",
+    "record_path",
+    "state_of",
+    "write_record",
+]
+
+TRUST_FORMAT: Final = "dsh-claude-trust/1"
+_MAX_RECORD_BYTES: Final = 4 << 20
+_MAX_HASHED_BYTES: Final = 16 << 20
+_METADATA: Final = frozenset({"format", "project", "trusted_at"})
+
+TrustState: TypeAlias = Literal[
+    "trusted", "not trusted yet", "changed since trusted", "imported by a file not trusted"
+]
+"""Whether a project item may run or load, and why not."""
+
+
+def default_trust_dir() -> Path:
+    """Where trust records live: dsh's data directory, ``trust/claude``."""
+    return user_data_dir() / "trust" / "claude"
+
+
+def record_path(project: Path, trust_dir: Path | None = None) -> Path:
+    """The record file of ``project`` (its path as given: callers pass it absolute)."""
+    digest = hashlib.sha256(str(project).encode("utf-8", "surrogateescape")).hexdigest()
+    return (trust_dir or default_trust_dir()) / f"{digest[:40]}.json"
+
+
+def file_digest(path: Path) -> str | None:
+    """The SHA-256 of a regular file's first 16 MiB and its size; ``None`` for anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except (OSError, ValueError):
+        return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):  # never block on a FIFO or read a device
+            return None
+        h = hashlib.sha256()
+        left = _MAX_HASHED_BYTES
+        try:
+            while left > 0 and (chunk := f.read(min(left, 1 << 20))):
+                h.update(chunk)
+                left -= len(chunk)
+        except OSError:
+            return None
+        return f"{h.hexdigest()}:{st.st_size}"
+
+
+@final
+@frozen
+class TrustRecord:
+    fingerprints: Mapping[str, str]
+    """Fingerprint to where the item was when trusted, over the sections asked for."""
+    problem: str | None = None
+    sections: Mapping[str, tuple[Mapping[str, str], ...]] = FrozenDict()
+    """Every section of the record with its valid entries, as read (kept on a write)."""
+
+    def has(self, section: str) -> bool:
+        """Whether the record holds ``section`` at all (an empty list counts)."""
+        return section in self.sections
+
+
+def _read(path: Path) -> tuple[dict[str, object] | None, str | None]:
+    """The record's JSON object (``None`` when absent), or the problem with it."""
+    try:
+        # Non-blocking: a FIFO planted for the record must not hang the run.
+        fd = open_private(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None, None
+    except (OSError, SessionError) as exc:
+        return None, f"trust record {path} unreadable: {exc}"
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = f.read(_MAX_RECORD_BYTES + 1)
+        except OSError as exc:
+            return None, f"trust record {path} unreadable: {exc}"
+    try:
+        if len(data) > _MAX_RECORD_BYTES:
+            raise UnsafeJSONError("larger than 4 MiB")
+        parsed = load_json(data)
+    except UnsafeJSONError as exc:
+        return None, f"trust record {path} unreadable: {exc}"
+    if not isinstance(parsed, dict) or parsed.get("format") != TRUST_FORMAT:
+        return None, f"trust record {path} is not a {TRUST_FORMAT} record"
+    return parsed, None
+
+
+def read_record(
+    project: Path, trust_dir: Path | None = None, *, owned: Sequence[str] = ()
+) -> TrustRecord:
+    """The project's record (empty, with the problem said, when it cannot be used);
+    ``fingerprints`` covers the ``owned`` sections only."""
+    parsed, problem = _read(record_path(project, trust_dir))
+    if parsed is None:
+        return TrustRecord(FrozenDict(), problem)
+    sections = {
+        str(section): tuple(
+            {str(k): str(v) for k, v in e.items()}
+            for e in listed
+            if isinstance(e, dict) and isinstance(e.get("fingerprint"), str)
+        )
+        for section, listed in parsed.items()
+        if section not in _METADATA and isinstance(listed, list)
+    }
+    entries = [entry for name in owned for entry in sections.get(name, ())]
+    return TrustRecord(
+        FrozenDict({e["fingerprint"]: e.get("where", "") for e in entries}),
+        sections=FrozenDict(sections),
+    )
+
+
+def state_of(fingerprint: str, place: str, record: TrustRecord) -> TrustState:
+    """Trusted, or why not: a place trusted with another fingerprint changed since."""
+    if fingerprint in record.fingerprints:
+        return "trusted"
+    if place in set(record.fingerprints.values()):
+        return "changed since trusted"
+    return "not trusted yet"
+
+
+def write_record(
+    project: Path, trust_dir: Path | None, sections: Mapping[str, Sequence[Mapping[str, str]]]
+) -> None:
+    """Replace ``sections`` of the project's record (each entry a ``fingerprint`` and
+    ``where``), keeping its other sections; 0600 in 0700 directories, through a temporary
+    file renamed over it. A record that cannot be read is replaced whole."""
+    directory = trust_dir or default_trust_dir()
+    make_private_dir(directory)
+    path = record_path(project, directory)
+    kept = read_record(project, directory).sections
+    merged = {**{k: list(v) for k, v in kept.items()}, **{k: list(v) for k, v in sections.items()}}
+    record: dict[str, object] = {
+        "format": TRUST_FORMAT,
+        "project": str(project),
+        "trusted_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        **{name: [dict(e) for e in entries] for name, entries in merged.items()},
+    }
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(temporary)
+    fd = open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(record, f, ensure_ascii=True, indent=1)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temporary, path)  # replaces a planted link, never writes through it

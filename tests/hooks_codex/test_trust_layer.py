@@ -177,6 +177,7 @@ def test_an_added_override_is_not_loaded_and_trust_project_takes_it(
     )
     done, log = run(tmp_path, project, "--trust-project")  # headless: accepting the prompt
     assert "PROJECT-OVERRIDE-NOTE" in log
+    assert "trusted 0 project hook(s), 1 instructions file(s) of" in done.stdout
     assert layer_notices(done) == []
     assert set(codex_section(tmp_path, project)) == {"AGENTS.override.md"}
     (project / "AGENTS.override.md").unlink()

@@ -225,10 +225,13 @@ def prepared_host_options(
 
 
 def trusted_summary(lines: Sequence[str]) -> str:
-    """``3 project hook(s), 1 plugin(s), 2 instructions file(s)`` for the lines of a trust."""
+    """``3 project hook(s), 1 plugin(s), 2 instructions file(s)`` for the lines of a trust
+    (a Codex project file counts as a file; a forgotten entry counts as nothing)."""
     files = sum(": trusted: instructions file " in line for line in lines)
+    files += sum(": trusted: Codex project file " in line for line in lines)
     plugins = sum(": trusted: plugin " in line for line in lines)
-    text = f"{len(lines) - files - plugins} project hook(s)"
+    forgotten = sum(": forgot: " in line for line in lines)
+    text = f"{len(lines) - files - plugins - forgotten} project hook(s)"
     text += f", {plugins} plugin(s)" if plugins else ""
     return text + (f", {files} instructions file(s)" if files else "")
 

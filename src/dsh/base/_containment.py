@@ -321,7 +321,7 @@ def sweep_processes() -> int:
         leaders = {pid for pid in _WARDEN.lingering if _group_alive(pid)}
         watchdog = _WARDEN.watchdog.pid if _WARDEN.watchdog is not None else None
         spawned = set(_WARDEN.spawned)
-        running = {m for pid, m in _WARDEN.marks.items() if pid not in _WARDEN.lingering}
+        active = {m for pid, m in _WARDEN.marks.items() if pid not in _WARDEN.lingering}
     parents = parent_map()
     me = os.getpid()
     orphans: set[int] = set()
@@ -329,7 +329,7 @@ def sweep_processes() -> int:
         orphans = {p for p, pp in parents.items() if pp == me and p not in spawned}
         orphans.discard(watchdog or -1)
     # What carries the mark of a run that is over, wherever it went (init's child included).
-    marked = carriers(lambda w: _WARDEN.mine(w) and w not in running)
+    marked = carriers(lambda w: _WARDEN.mine(w) and w not in active)
     if not leaders and not orphans and not marked:
         return 0
     killed = kill_tree(leaders | orphans | marked)

@@ -224,6 +224,8 @@ def _left_behind_notice(run: HookRun) -> NoticeEvent:
     command = argv[2] if len(argv) >= 3 and argv[1] == "-c" else " ".join(argv)
     if len(command) > _SHOWN_COMMAND:
         command = command[:_SHOWN_COMMAND] + "…"
+    # A settings file wrote it: no control character reaches a terminal through the notice.
+    command = "".join(c if c.isprintable() else repr(c)[1:-1] for c in command)
     n = run.left_behind
     text = (
         f"ended {n} process{'es' if n != 1 else ''} the {run.command.origin.event} hook"

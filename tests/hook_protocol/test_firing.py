@@ -295,7 +295,8 @@ async def test_a_hook_that_left_processes_running_gets_one_notice_naming_it_plai
     [notice] = [e for group in sink.groups for e in group if isinstance(e, NoticeEvent)]
     assert (notice.level, notice.source) == ("info", "hooks")
     assert notice.text.startswith("ended 1 process the PreToolUse hook `sleep 60 ")
-    assert "\x1b" not in notice.text and "\\x1b[2J" in notice.text
+    assert "\x1b" not in notice.text
+    assert "\\x1b[2J" in notice.text
     assert 'hook_helpers = "session"' in notice.text
     pid = int(pidfile.read_text())
     assert await wait_gone(pid, pid) == []

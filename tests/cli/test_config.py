@@ -28,6 +28,7 @@ VALUES: dict[str, list[Any]] = {
     "base_url": ["http://u.test", "http://p.test", "http://e.test", "http://f.test"],
     "output_format": ["text", "json", "stream-json", "json"],
     "plugins": [("a:b",), ("c:d",), ("e:f",), ("g:h",)],
+    "hook_helpers": ["session", "hook", "session", "hook"],
 }
 
 

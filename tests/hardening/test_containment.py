@@ -2,9 +2,11 @@
 
 Each case runs the real ``dsh run`` as a subprocess with a hook (``scripts/escape_hook.py``)
 or a Bash command that leaves processes behind out of its process group (``setsid``, a
-double fork), and checks every pid it left is gone once dsh is: on a hook's timeout, at
-the session's end after a normal exit, when the Bash tool's command times out, for a
-background shell, and when dsh itself is killed with SIGKILL mid-hook (the watchdog).
+double fork, ``nohup``), and checks every pid it left is gone when it should be: at the
+hook's end after a normal exit (seen by a later hook of the same session), at the
+session's end with ``hook_helpers = "session"``, on a hook's timeout, when the Bash tool's
+command times out, for a background shell, and when dsh itself is killed with SIGKILL
+mid-hook or right after a hook double-forked (the watchdog, through the containment mark).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,18 +54,32 @@ def pids_in(pidfile: Path) -> list[int]:
     return [int(line) for line in pidfile.read_text().split() if line.isdigit()]
 
 
-def project_with_hook(tmp_path: Path, mode: str, timeout: int | None = None) -> Path:
+def project_with_hook(
+    tmp_path: Path,
+    mode: str,
+    timeout: int | None = None,
+    *,
+    later: dict[str, str] | None = None,
+    helpers: str | None = None,
+) -> Path:
+    """A project whose UserPromptSubmit hook runs ``mode`` (and each event of ``later`` its
+    mode), all with ``tmp_path/pids.txt``; ``helpers`` goes in its ``.dsh/config.toml``."""
     project = tmp_path / "project"
     (project / ".claude").mkdir(parents=True)
     (tmp_path / "home").mkdir(exist_ok=True)
-    handler: dict[str, object] = {
-        "type": "command",
-        "command": f"{sys.executable} {SCRIPT} {mode} {tmp_path / 'pids.txt'}",
-    }
-    if timeout is not None:
-        handler["timeout"] = timeout
-    hooks = {"hooks": {"UserPromptSubmit": [{"hooks": [handler]}]}}
-    (project / ".claude" / "settings.json").write_text(json.dumps(hooks))
+    hooks: dict[str, list[dict[str, object]]] = {}
+    for event, what in {"UserPromptSubmit": mode, **(later or {})}.items():
+        handler: dict[str, object] = {
+            "type": "command",
+            "command": f"{sys.executable} {SCRIPT} {what} {tmp_path / 'pids.txt'}",
+        }
+        if timeout is not None and event == "UserPromptSubmit":
+            handler["timeout"] = timeout
+        hooks[event] = [{"hooks": [handler]}]
+    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    if helpers is not None:
+        (project / ".dsh").mkdir()
+        (project / ".dsh" / "config.toml").write_text(f"hook_helpers = {helpers!r}\n")
     return project
 
 
@@ -86,35 +103,106 @@ def test_a_hook_that_setsids_is_ended_with_it_on_timeout(tmp_path: Path) -> None
 
 
 def test_a_double_forked_daemon_is_ended_at_the_sessions_end(tmp_path: Path) -> None:
-    project = project_with_hook(tmp_path, "double-fork")
+    project = project_with_hook(tmp_path, "double-fork", helpers="session")
     done = dsh(tmp_path, *run_args(tmp_path, project, model(tmp_path)))
     assert done.returncode == 0, done.stdout + done.stderr
     [daemon] = pids_in(tmp_path / "pids.txt")
     assert gone([daemon])
 
 
-def test_kill_9_of_dsh_mid_hook_takes_the_hook_and_its_escapees_down(tmp_path: Path) -> None:
-    project = project_with_hook(tmp_path, "setsid")
+def checked(tmp_path: Path) -> dict[int, str]:
+    """What the ``check`` hook saw: each pid the first hook left, alive or dead."""
+    lines = (tmp_path / "pids.txt.check").read_text().split("\n")
+    return {int(pid): state for state, _, pid in (line.partition(" ") for line in lines if line)}
+
+
+def test_what_a_hook_leaves_running_ends_when_it_exits_and_a_notice_says_so(
+    tmp_path: Path,
+) -> None:
+    project = project_with_hook(tmp_path, "leave", later={"Stop": "check"})
+    done = dsh(tmp_path, *run_args(tmp_path, project, model(tmp_path)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    pids = pids_in(tmp_path / "pids.txt")
+    assert len(pids) == 3  # a setsid() child, a nohup child, a double-forked daemon
+    # The Stop hook ran after the first hook ended, before the session did: all dead then.
+    assert checked(tmp_path) == dict.fromkeys(pids, "dead")
+    assert gone(pids)
+    [notice] = [e for e in log_events(tmp_path) if e["type"] == "notice"]
+    assert notice["text"].startswith("ended 3 processes the UserPromptSubmit hook `")
+    assert f"{SCRIPT} leave" in notice["text"]
+    assert 'hook_helpers = "session"' in notice["text"]
+    assert "ended 3 processes" in done.stdout  # shown, as an info notice, in the transcript
+
+
+def test_with_hook_helpers_session_they_live_until_the_session_ends(tmp_path: Path) -> None:
+    project = project_with_hook(tmp_path, "leave", later={"Stop": "check"}, helpers="session")
+    done = dsh(tmp_path, *run_args(tmp_path, project, model(tmp_path)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    pids = pids_in(tmp_path / "pids.txt")
+    assert len(pids) == 3
+    assert checked(tmp_path) == dict.fromkeys(pids, "alive")
+    assert gone(pids)
+    assert not [e for e in log_events(tmp_path) if e["type"] == "notice"]
+
+
+def log_events(tmp_path: Path) -> list[dict[str, Any]]:
+    [log] = (tmp_path / "data" / "dsh" / "sessions").glob("*.jsonl")
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def start_dsh(tmp_path: Path, project: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "d")}
     env.pop("DSH_MODEL", None)
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "dsh", *run_args(tmp_path, project, model(tmp_path))],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    pidfile = tmp_path / "pids.txt"
+
+
+def wait_for(proc: subprocess.Popen[bytes], path: Path, text: str) -> None:
     deadline = time.monotonic() + 30
-    while "ready" not in (pidfile.read_text() if pidfile.exists() else ""):
-        assert time.monotonic() < deadline, "the hook never started"
+    while text not in (path.read_text() if path.exists() else ""):
+        assert time.monotonic() < deadline, f"no {text!r} in {path}"
         assert proc.poll() is None
-        time.sleep(0.05)
+        time.sleep(0.02)
+
+
+def test_kill_9_of_dsh_mid_hook_takes_the_hook_and_its_escapees_down(tmp_path: Path) -> None:
+    project = project_with_hook(tmp_path, "setsid")
+    proc = start_dsh(tmp_path, project)
+    pidfile = tmp_path / "pids.txt"
+    wait_for(proc, pidfile, "ready")
     pids = pids_in(pidfile)
     assert all(alive(p) for p in pids)
     proc.kill()
     proc.wait()
     assert gone(pids)
+
+
+@pytest.mark.parametrize(
+    ("mode", "later", "helpers", "signal_file"),
+    [
+        # The hook double-forked and still runs: the daemon is no longer under it.
+        ("double-fork-stay", None, None, "pids.txt"),
+        # The hook exited; its daemon, kept for the session, is dsh's (then init's) child.
+        ("double-fork", {"Stop": "hang"}, "session", "pids.txt.hang"),
+    ],
+    ids=["mid-hook", "kept-helper"],
+)
+def test_kill_9_of_dsh_right_after_a_double_fork_leaves_nothing(
+    tmp_path: Path, mode: str, later: dict[str, str] | None, helpers: str | None, signal_file: str
+) -> None:
+    project = project_with_hook(tmp_path, mode, later=later, helpers=helpers)
+    proc = start_dsh(tmp_path, project)
+    wait_for(proc, tmp_path / signal_file, "ready" if signal_file == "pids.txt" else "hanging")
+    [daemon] = pids_in(tmp_path / "pids.txt")
+    assert alive(daemon)
+    proc.kill()  # at once: re-parented to init when dsh dies, before anything walks a tree
+    proc.wait()
+    assert gone([daemon])
 
 
 def test_the_bash_tools_escapees_end_on_timeout_and_at_the_sessions_end(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import os
 import signal
+import sys
 from pathlib import Path
 
 import psutil
@@ -209,18 +210,36 @@ async def test_grandchild_holding_stdout_after_a_normal_exit_is_not_waited_for(
     assert await wait_gone(run.pid, int(pidfile.read_text())) == []
 
 
-async def test_background_process_with_its_own_stdio_survives_a_normal_exit(
+async def test_background_process_with_its_own_stdio_survives_a_normal_exit_for_the_session(
     tmp_path: Path,
 ) -> None:
     pidfile = tmp_path / "pid"
     cmd = command(shell_argv(f"sleep 60 >/dev/null 2>&1 </dev/null & echo $! > {pidfile}; echo ok"))
-    run = await run_hook(cmd, b"")
+    run = await run_hook(cmd, b"", helpers="session")
     pid = int(pidfile.read_text())
     try:
-        assert (run.exit_code, run.stdout) == (0, "ok\n")
+        assert (run.exit_code, run.stdout, run.left_behind) == (0, "ok\n", 0)
         assert alive(pid)
     finally:
         os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="marks are read from /proc")
+async def test_what_a_hook_leaves_running_ends_at_its_normal_exit_by_default(
+    tmp_path: Path,
+) -> None:
+    pidfile = tmp_path / "pid"
+    script = (
+        f"sleep 61 >/dev/null 2>&1 </dev/null & echo $! >> {pidfile};"
+        f" setsid sleep 62 >/dev/null 2>&1 </dev/null & echo $! >> {pidfile};"
+        f" (setsid sh -c 'sleep 63 & echo $! >> {pidfile}' &) >/dev/null 2>&1 </dev/null;"
+        f" while [ $(wc -l < {pidfile}) -lt 3 ]; do sleep 0.01; done; echo ok"
+    )
+    run = await run_hook(command(shell_argv(script)), b"")
+    pids = [int(line) for line in pidfile.read_text().split()]
+    assert (run.exit_code, run.stdout) == (0, "ok\n")
+    assert run.left_behind >= 3  # and the double fork's middle shell, if it had not exited
+    assert not [pid for pid in pids if alive(pid)]  # at once: ended and reaped
 
 
 async def test_a_process_that_left_the_group_cannot_hold_the_run(tmp_path: Path) -> None:

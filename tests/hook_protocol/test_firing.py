@@ -8,6 +8,7 @@ from the rules it is given.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from dsh.hook_protocol import (
     fire_hooks,
     shell_argv,
 )
-from dsh.session import FrozenDict, JsonlSessionStore, SessionEvent, SessionLog
+from dsh.session import FrozenDict, JsonlSessionStore, NoticeEvent, SessionEvent, SessionLog
 from dsh.tools import AbortSignal
 from tests.hook_protocol.support import (
     ToyDecision,
@@ -280,3 +281,22 @@ async def test_the_bridge_reads_the_merge_with_its_own_precedence(sink: JournalS
     assert merged.first(lambda a: a.behavior == "block") == ToyDecision("block", "first")
     assert merged.last(lambda a: a.behavior == "block") == ToyDecision("block", "second")
     assert [h for h, _ in merged.where(lambda a: a.behavior == "allow")] == ["h0", "h2"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="marks are read from /proc")
+async def test_a_hook_that_left_processes_running_gets_one_notice_naming_it_plainly(
+    sink: JournalSink, tmp_path: Path
+) -> None:
+    pidfile = tmp_path / "pid"
+    # The command, from a settings file, carries a terminal escape: the notice shows it escaped.
+    left = f"sleep 60 >/dev/null 2>&1 </dev/null & echo $! > {pidfile}; : '\x1b[2J'"
+    handlers = _named([command(shell_argv(left)), command(shell_argv("true"), index=1)])
+    await fire_hooks(handlers, b"{}", sink=sink, rules=ToyRules())
+    [notice] = [e for group in sink.groups for e in group if isinstance(e, NoticeEvent)]
+    assert (notice.level, notice.source) == ("info", "hooks")
+    assert notice.text.startswith("ended 1 process the PreToolUse hook `sleep 60 ")
+    assert "\x1b" not in notice.text
+    assert "\\x1b[2J" in notice.text
+    assert 'hook_helpers = "session"' in notice.text
+    pid = int(pidfile.read_text())
+    assert await wait_gone(pid, pid) == []

@@ -4,16 +4,23 @@ Frozen JSON values, the error root ``DshError``, the root of the closed
 decision unions ``ClosedUnion``, and ``AbortSignal`` with the
 one race against it (``race``), hostile JSON contained (``load_json``,
 ``loggable_json``), and the containment of the processes dsh starts
-(``contain_process``, ``end_process_tree``, ``sweep_processes``), so the tool
+(``mark_environment``, ``contain_process``, ``end_process_tree``,
+``end_left_behind``, ``sweep_processes``), so the tool
 pipeline, the hook runtime and the agent loop share them.
 """
 
 from dsh.base._child_watcher import use_pidfd_child_watcher
 from dsh.base._containment import (
+    CONTAINMENT_ENV,
+    HookHelpers,
     become_subreaper,
     contain_process,
+    end_left_behind,
     end_process_tree,
+    hook_helpers,
+    mark_environment,
     release_process,
+    set_hook_helpers,
     sweep_processes,
 )
 from dsh.base._errors import DshError
@@ -33,6 +40,7 @@ from dsh.base._signal import AbortedError, AbortSignal, SignalAbortedError, race
 from dsh.base._union import ClosedUnion
 
 __all__ = [
+    "CONTAINMENT_ENV",
     "JSON_MAX_DEPTH",
     "AbortSignal",
     "AbortedError",
@@ -40,21 +48,26 @@ __all__ = [
     "DshError",
     "FrozenDict",
     "FrozenJSON",
+    "HookHelpers",
     "JSONValue",
     "NotJSONError",
     "SignalAbortedError",
     "UnsafeJSONError",
     "become_subreaper",
     "contain_process",
+    "end_left_behind",
     "end_process_tree",
     "freeze_json",
     "freeze_loaded",
+    "hook_helpers",
     "json_kind",
     "load_json",
     "loggable_json",
+    "mark_environment",
     "own_session",
     "race",
     "release_process",
+    "set_hook_helpers",
     "sweep_processes",
     "thaw_json",
     "use_pidfd_child_watcher",

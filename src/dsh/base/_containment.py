@@ -1,32 +1,39 @@
 """No process dsh starts outlives its owner: process trees contained, on Linux.
 
 Every hook and Bash process is a group leader (and a session leader where dsh
-has a terminal: ``own_session``); the executor and
-the Bash tool ``contain_process`` it right after the spawn and ``end_process_tree`` it on a
-timeout, an abort or a cancellation: that SIGKILLs its group, every process
-still under it (found through ``/proc``, read before the kill) and their groups,
-so a ``setsid`` or ``setpgid`` child dies with the rest.
+has a terminal: ``own_session``), spawned with an environment that carries a
+containment mark (``mark_environment``: ``DSH_CONTAINMENT``, a word
+``TOKEN.N`` with ``TOKEN`` random for this dsh process and ``N`` for this one
+spawn, after any outer dsh's words), which everything it starts inherits. The
+executor and the Bash tool ``contain_process`` it right after the spawn and
+``end_process_tree`` it on a timeout, an abort or a cancellation: that SIGKILLs
+its group, every process still under it (found through ``/proc``, read before
+the kill), their groups and every process carrying its mark, so a ``setsid``,
+``setpgid`` or double-forked child dies with the rest.
 
+- **A hook's normal end.** ``end_left_behind`` ends what a hook left running
+  once it exited (its group, what carries its mark, their trees) and reaps it,
+  unless ``set_hook_helpers("session")`` keeps such helpers until the session
+  ends.
 - **dsh's own death.** The first ``contain_process`` starts a watchdog (``_watchdog.py``,
   in its own session) fed the contained pids on a pipe. When dsh exits in any
   way, kill -9 included, the pipe closes and the watchdog ends every group
-  still contained and the trees under them.
-- **Session end.** ``sweep_processes`` ends every group that outlived its run (what a
-  hook left running in the background after a normal exit) and, once ``become_subreaper``
-  made dsh a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``; ``dsh run``
-  does), every process re-parented to dsh: what escaped its group by a double
-  fork whose middle process exited.
+  still contained, the trees under them and every process carrying one of this
+  dsh's marks (a double fork made just before dsh died, now init's child).
+- **Session end.** ``sweep_processes`` ends every group that outlived its run,
+  every process carrying the mark of a run that is over and, once
+  ``become_subreaper`` made dsh a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``;
+  ``dsh run`` does), every process re-parented to dsh.
 
-Limits: the sweep is per process, not per session (in a process serving several
-sessions, one's end also ends what another's finished hooks left behind and their
-orphans); a double-forked process is found only at session end (while dsh
-lives) and only when dsh is a subreaper; one that double-forks before dsh is
-killed -9 is re-parented to init and survives. Elsewhere than Linux, process
-groups only.
+Limits: the sweep is per process, not per session; a process that both scrubs
+its environment (``env -i``, an exec with its own) and leaves its tree is found
+only as an orphan of a subreaper dsh at session end (and survives dsh's kill -9
+if it double-forked in that window). Elsewhere than Linux, process groups only.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -34,33 +41,57 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Final
+from typing import IO, Final, Literal
 
-from dsh.base._watchdog import kill_tree, parent_map
+from dsh.base._watchdog import (
+    CONTAINMENT_ENV,
+    carriers,
+    group_members,
+    kill_tree,
+    parent_map,
+    running,
+)
 
 __all__ = [
+    "CONTAINMENT_ENV",
+    "HookHelpers",
     "become_subreaper",
     "contain_process",
+    "end_left_behind",
     "end_process_tree",
+    "hook_helpers",
+    "mark_environment",
     "release_process",
+    "set_hook_helpers",
     "sweep_processes",
 ]
 
 _PR_SET_CHILD_SUBREAPER: Final = 36
 _LINUX: Final = sys.platform.startswith("linux")
+_MAX_OUTER_MARKS: Final = 16  # nested dsh processes; an environment value stays bounded
+_ROUNDS: Final = 5  # a search finds what forked while the last one killed
+
+HookHelpers = Literal["hook", "session"]
+"""How long what a hook leaves running after a normal exit lives: until the hook's end
+(ended then, the default) or until the session's end (helpers a suite starts on purpose)."""
 
 
 class _Warden:
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        self.token = os.urandom(8).hex()
+        self.count = 0
         self.contained: set[int] = set()
         self.spawned: set[int] = set()
         self.lingering: set[int] = set()
+        self.marks: dict[int, bytes] = {}
         self.watchdog: subprocess.Popen[bytes] | None = None
         self.pipe: IO[bytes] | None = None
         self.subreaper = False
         self.tried = False
+        self.helpers: HookHelpers = "hook"
 
     def tell(self, line: str) -> None:
         if not self.tried:
@@ -77,7 +108,7 @@ class _Warden:
         script = Path(__file__).with_name("_watchdog.py")
         try:
             self.watchdog = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(script)],
+                [sys.executable, "-I", "-S", str(script), self.token],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -87,8 +118,24 @@ class _Warden:
             return  # no watchdog: groups and sweeps still work
         self.pipe = self.watchdog.stdin
 
+    def mine(self, mark: bytes) -> bool:
+        return mark.startswith(self.token.encode() + b".")
+
 
 _WARDEN = _Warden()
+
+
+def set_hook_helpers(helpers: HookHelpers) -> None:
+    """Whether what hooks leave running after a normal exit ends with the hook (``"hook"``,
+    the default) or lives until the session ends (``"session"``), for this process."""
+    if helpers not in ("hook", "session"):
+        raise ValueError(f"hook helpers are 'hook' or 'session', not {helpers!r}")
+    _WARDEN.helpers = helpers
+
+
+def hook_helpers() -> HookHelpers:
+    """The lifetime ``set_hook_helpers`` chose (``"hook"`` unless told otherwise)."""
+    return _WARDEN.helpers
 
 
 def become_subreaper() -> bool:
@@ -105,13 +152,35 @@ def become_subreaper() -> bool:
     return _WARDEN.subreaper
 
 
-def contain_process(pid: int) -> None:
-    """``pid`` leads a group dsh started: it ends with dsh, whatever way dsh ends."""
+def mark_environment(env: Mapping[str, str] | None) -> tuple[str, dict[str, str] | None]:
+    """A new containment mark and ``env`` (default ``os.environ``) carrying it.
+
+    The mark goes after the words of any outer dsh (so an outer watchdog still
+    finds what this dsh starts) and replaces this dsh's own earlier words (a
+    Bash command's exported environment handed to the next one). Off Linux:
+    no mark (``""``) and ``env`` as given.
+    """
+    if not _LINUX:
+        return "", None if env is None else dict(env)
+    with _WARDEN.lock:
+        _WARDEN.count += 1
+        mark = f"{_WARDEN.token}.{_WARDEN.count}"
+    marked = dict(os.environ if env is None else env)
+    outer = [w for w in marked.get(CONTAINMENT_ENV, "").split() if not _WARDEN.mine(w.encode())]
+    marked[CONTAINMENT_ENV] = " ".join([*outer[-_MAX_OUTER_MARKS:], mark])
+    return mark, marked
+
+
+def contain_process(pid: int, mark: str = "") -> None:
+    """``pid`` leads a group dsh started (spawned with ``mark``): it ends with dsh, whatever
+    way dsh ends."""
     if not _LINUX:
         return
     with _WARDEN.lock:
         _WARDEN.contained.add(pid)
         _WARDEN.spawned.add(pid)
+        if mark:
+            _WARDEN.marks[pid] = mark.encode()
         _WARDEN.tell(f"+{pid}")
 
 
@@ -137,29 +206,107 @@ def release_process(pid: int) -> None:
         _WARDEN.lingering.discard(pid)
         _WARDEN.contained.discard(pid)
         _WARDEN.spawned.discard(pid)
+        _WARDEN.marks.pop(pid, None)
         _WARDEN.tell(f"-{pid}")
 
 
-def end_process_tree(pid: int) -> None:
-    """SIGKILL ``pid``'s group, everything under it and their groups (the group only, off Linux)."""
+def _since(pid: int) -> list[str] | None:
+    """The pids that can descend from ``pid``: those allocated after it (pids grow until
+    they wrap at ``pid_max``), or ``None`` (all) when they have wrapped since."""
+    try:
+        with open("/proc/sys/kernel/ns_last_pid", "rb") as f:
+            last = int(f.read())
+        names = os.listdir("/proc")
+    except (OSError, ValueError):
+        return None
+    if last < pid:
+        return None
+    return [n for n in names if n.isdigit() and pid < int(n) <= last]
+
+
+def _kill_everything_of(pid: int, *, leader_alive: bool) -> set[int]:
+    """SIGKILL ``pid``'s group, what is under it and what carries its mark; the pids killed
+    (the leader left out)."""
+    mark = _WARDEN.marks.get(pid, b"")
+    killed: set[int] = set()
+    roots = {pid} if leader_alive else set()
+    for _ in range(_ROUNDS):
+        # Found before the kill: a killed process turns into a zombie, then is gone.
+        group = _group_alive(pid)
+        if group:
+            roots |= group_members(pid)
+        if mark:
+            roots |= carriers(lambda word: word == mark, _since(pid))
+        roots -= killed
+        if not roots and not group:
+            break
+        killed |= roots | kill_tree(roots)
+        if group:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+        if not roots:
+            break
+        roots = set()
+    killed.discard(pid)
+    return killed
+
+
+def end_process_tree(pid: int, *, marked: bool = True) -> None:
+    """SIGKILL ``pid``'s group, everything under it, their groups and (``marked``) everything
+    carrying its mark, however it left the group (the group only, off Linux)."""
     if _LINUX:
-        kill_tree({pid})
+        if marked:
+            _kill_everything_of(pid, leader_alive=True)
+        else:
+            kill_tree({pid})
         return
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
+
+
+async def end_left_behind(pid: int) -> int:
+    """End and reap what the finished run ``pid`` leads left running; how many processes.
+
+    For a hook's normal end (its process exited, its output closed or given up
+    on): its group's members, every process carrying its mark (a ``setsid``,
+    ``nohup ... &`` or double-forked child) and the trees under them.
+    """
+    if not _LINUX:
+        end_process_tree(pid)
+        return 0
+    killed = _kill_everything_of(pid, leader_alive=False)
+    if killed:
+        await _reap_async(killed)
+    return len(killed)
+
+
+def _reaped(pids: set[int]) -> set[int]:
+    """Those of ``pids`` no longer to wait for: reaped now, or another's child that is dead."""
+    done: set[int] = set()
+    for pid in pids:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                done.add(pid)
+        except ChildProcessError:
+            if not running(pid):
+                done.add(pid)
+    return done
+
+
+async def _reap_async(pids: set[int]) -> None:
+    left = set(pids)
+    for _ in range(200):  # SIGKILLed processes go in milliseconds; 2 s bounds a stuck one
+        left -= _reaped(left)
+        if not left:
+            return
+        await asyncio.sleep(0.01)
 
 
 def _reap(orphans: set[int]) -> None:
     """Wait for the killed orphans: re-parented to dsh, nobody else waits for them."""
     left = set(orphans)
     for _ in range(200):  # SIGKILLed processes go in milliseconds; 2 s bounds a stuck one
-        for pid in list(left):
-            try:
-                done, _status = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                done = pid
-            if done:
-                left.discard(pid)
+        left -= _reaped(left)
         if not left:
             return
         time.sleep(0.01)
@@ -174,16 +321,19 @@ def sweep_processes() -> int:
         leaders = {pid for pid in _WARDEN.lingering if _group_alive(pid)}
         watchdog = _WARDEN.watchdog.pid if _WARDEN.watchdog is not None else None
         spawned = set(_WARDEN.spawned)
+        active = {m for pid, m in _WARDEN.marks.items() if pid not in _WARDEN.lingering}
     parents = parent_map()
     me = os.getpid()
     orphans: set[int] = set()
     if _WARDEN.subreaper:
         orphans = {p for p, pp in parents.items() if pp == me and p not in spawned}
         orphans.discard(watchdog or -1)
-    if not leaders and not orphans:
+    # What carries the mark of a run that is over, wherever it went (init's child included).
+    marked = carriers(lambda w: _WARDEN.mine(w) and w not in active)
+    if not leaders and not orphans and not marked:
         return 0
-    killed = kill_tree(leaders | orphans)
-    _reap(orphans)
+    killed = kill_tree(leaders | orphans | marked)
+    _reap(orphans | marked | killed)
     for pid in leaders:
         release_process(pid)
-    return len(killed) + len(orphans) + len(leaders)
+    return len(killed | orphans | marked) + len(leaders)

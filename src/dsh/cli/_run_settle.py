@@ -112,6 +112,9 @@ def settle(
         config = load_config(project, flags=given)
     except ConfigError as exc:
         raise UserError(str(exc)) from exc
+    from dsh.base import set_hook_helpers
+
+    set_hook_helpers(config.hook_helpers or "hook")  # the process's: its hooks run under it
     plugins: list[Plugin] = []
     for spec in config.plugins if not io.get("plugins") else ():
         plugins.append(load_plugin(spec, f"plugins (from {config.sources['plugins']})"))

@@ -3,7 +3,10 @@
 Every hook runs in its own process group (and, where dsh has a terminal, its
 own session: ``dsh.base.own_session``), so a timeout or a cancellation can end
 everything the hook started, not just its first process; ``dsh.base``'s
-containment also ends what left the group (``setsid``), and every hook's group
+containment also ends what left the group (``setsid``, a double fork: it
+carries the hook's containment mark), what a hook left running when it exits
+normally (unless ``dsh.base.set_hook_helpers("session")`` keeps such helpers
+until the session ends; ``HookRun.left_behind`` counts them), and all of it
 when dsh itself dies. Output is read through a
 bare ``SubprocessProtocol`` rather than
 stream readers: each chunk is kept up to the cap and the rest dropped as it
@@ -25,8 +28,12 @@ from typing import Protocol
 
 from dsh._frozen import frozen
 from dsh.base import (
+    HookHelpers,
     contain_process,
+    end_left_behind,
     end_process_tree,
+    hook_helpers,
+    mark_environment,
     own_session,
     release_process,
     use_pidfd_child_watcher,
@@ -80,6 +87,8 @@ class HookRun:
     ended it. ``stdout``/``stderr`` hold at most the capture cap of bytes each,
     decoded as UTF-8 with replacement; ``*_truncated`` says more was written and
     dropped. ``duration`` is in seconds from spawn to the end of capture.
+    ``left_behind`` counts the processes it left running when it exited
+    normally that dsh ended then (its helpers; see ``dsh.base.set_hook_helpers``).
     """
 
     command: HookCommand
@@ -94,6 +103,7 @@ class HookRun:
     timed_out: bool = False
     cancelled: bool = False
     spawn_error: str | None = None
+    left_behind: int = 0
 
     @classmethod
     def without_output(
@@ -173,14 +183,17 @@ async def _wait_for(fut: asyncio.Future[None], timeout: float) -> None:
         await asyncio.wait((fut,), timeout=max(timeout, 0.0))
 
 
-async def _terminate_group(pgid: int, capture: _Capture, grace: float, eof_grace: float) -> None:
-    """SIGTERM the group, wait up to ``grace`` for exit and EOF, then SIGKILL the group."""
+async def _terminate_group(
+    pgid: int, capture: _Capture, grace: float, eof_grace: float, *, marked: bool = True
+) -> None:
+    """SIGTERM the group, wait up to ``grace`` for exit and EOF, then SIGKILL the group
+    (and, ``marked``, every process carrying the hook's mark)."""
     _killpg(pgid, _signal.SIGTERM)
     if not (capture.exited.done() and capture.output_closed.done()):
         await asyncio.wait((capture.exited, capture.output_closed), timeout=grace)
     # Unconditional: a member that ignored SIGTERM, or detached its stdio, is
     # still the hook's and must not outlive the run; nor one that left the group.
-    end_process_tree(pgid)
+    end_process_tree(pgid, marked=marked)
     await _wait_for(capture.exited, _REAP_BOUND)
     # Only a process that left the group (setsid) can still hold the pipes now.
     await _wait_for(capture.output_closed, eof_grace)
@@ -211,6 +224,7 @@ def _finish(
     timed_out: bool,
     cancelled: bool,
     error: str | None = None,
+    left_behind: int = 0,
 ) -> HookRun:
     return HookRun(
         command=cmd,
@@ -225,33 +239,40 @@ def _finish(
         timed_out=timed_out,
         cancelled=cancelled,
         spawn_error=error,
+        left_behind=left_behind,
     )
 
 
 async def _end_spawned(
-    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _Capture]],
+    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _Capture]], mark: str
 ) -> None:
     """SIGKILL the group of a spawn whose caller was cancelled, and reap it."""
     try:
         transport, capture = await asyncio.shield(spawn)
     except asyncio.CancelledError:
         # Cancelled again while waiting: the spawn may still land; finish the job from a callback.
-        spawn.add_done_callback(_kill_when_spawned)
+        spawn.add_done_callback(lambda done: _kill_when_spawned(done, mark))
         return
     except Exception:
         return  # nothing started
-    end_process_tree(transport.get_pid())
+    _end_unwatched(transport.get_pid(), mark)
     await _wait_for(capture.exited, _REAP_BOUND)
     transport.close()
 
 
+def _end_unwatched(pid: int, mark: str) -> None:
+    contain_process(pid, mark)  # so that what carries its mark is ended with it
+    end_process_tree(pid)
+    release_process(pid)
+
+
 def _kill_when_spawned(
-    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _Capture]],
+    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _Capture]], mark: str
 ) -> None:
     if spawn.cancelled() or spawn.exception() is not None:
         return
     transport, _capture = spawn.result()
-    end_process_tree(transport.get_pid())
+    _end_unwatched(transport.get_pid(), mark)
     transport.close()
 
 
@@ -264,6 +285,7 @@ async def run_hook(
     kill_grace: float = DEFAULT_KILL_GRACE,
     eof_grace: float = DEFAULT_EOF_GRACE,
     signal: CancelSignal | None = None,
+    helpers: HookHelpers | None = None,
 ) -> HookRun:
     """Run one hook: ``stdin`` in, capped output out, ended within its timeout.
 
@@ -274,8 +296,12 @@ async def run_hook(
       ``cancelled`` is set.
     - When the hook's own process exits but something it started keeps the
       pipes open for ``eof_grace`` seconds more, that group is ended the same
-      way; the run does not wait for it. Processes that detached their stdio
-      are left alone after a normal exit.
+      way; the run does not wait for it.
+    - After a normal exit, what the hook left running (its group, whatever
+      carries its containment mark: a ``setsid``, ``nohup ... &`` or
+      double-forked child) is ended and reaped, counted in ``left_behind``;
+      with ``helpers`` (default ``dsh.base.hook_helpers()``) ``"session"`` it
+      lives until the session ends instead.
     - Cancelling the calling task SIGKILLs the group, waits for the process to
       be reaped, and re-raises ``CancelledError``.
 
@@ -292,7 +318,7 @@ async def run_hook(
     started = time.perf_counter()
     if signal is not None and signal.aborted:
         return _unstarted(cmd, started, error=None, cancelled=True)
-    env = spawn_environment(cmd.env)
+    mark, env = mark_environment(spawn_environment(cmd.env))
     use_pidfd_child_watcher()
     spawn = asyncio.ensure_future(
         loop.subprocess_exec(
@@ -313,13 +339,13 @@ async def run_hook(
         # Cancelled while asyncio was still connecting the pipes: left alone,
         # asyncio would kill only the direct child, and anything it had already
         # started would outlive us. Let the spawn finish, then end the group.
-        await _end_spawned(spawn)
+        await _end_spawned(spawn, mark)
         raise
     except Exception as exc:
         return _unstarted(cmd, started, error=_spawn_error_text(cmd, exc), cancelled=False)
 
     pid = transport.get_pid()
-    contain_process(pid)  # ended with dsh, however dsh ends
+    contain_process(pid, mark)  # ended with dsh, however dsh ends
     stdin_pipe = transport.get_pipe_transport(0)
     abort: asyncio.Future[None] | None = None
     remove_abort: Callable[[], None] | None = None
@@ -351,10 +377,13 @@ async def run_hook(
                     return_when=asyncio.FIRST_COMPLETED,
                 )
         timed_out = cancelled = False
+        left_behind = 0
         if capture.exited.done():
             await _wait_for(capture.output_closed, eof_grace)
             if not capture.output_closed.done():
-                await _terminate_group(pid, capture, kill_grace, eof_grace)
+                await _terminate_group(pid, capture, kill_grace, eof_grace, marked=False)
+            if (helpers or hook_helpers()) == "hook":
+                left_behind = await end_left_behind(pid)
         else:
             cancelled = abort is not None and abort.done()
             timed_out = not cancelled
@@ -367,6 +396,7 @@ async def run_hook(
             started,
             timed_out=timed_out,
             cancelled=cancelled,
+            left_behind=left_behind,
         )
     except asyncio.CancelledError:
         end_process_tree(pid)

@@ -25,7 +25,7 @@ from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._events import HookInvocationEvent, invocation_event, result_event
 from dsh.hook_protocol._executor import CancelSignal, HookRun, run_hooks, unique_hooks
 from dsh.hook_protocol._outcome import FAILURE_REASONS, HookOutcome, WrongEvent, hook_outcome
-from dsh.session import SessionEvent
+from dsh.session import NoticeEvent, SessionEvent
 
 __all__ = [
     "AnswerRules",
@@ -184,14 +184,17 @@ async def fire_hooks(
     # call, the next hooks' invocations) or the turn's end makes them durable.
     sink.append_events(
         [
-            result_event(
-                outcome,
-                invocation=inv,
-                decision_json=rules.to_json(outcome.decision)
-                if outcome.decision is not None
-                else None,
-            )
-            for outcome, inv in zip(outcomes, invocations, strict=True)
+            *(
+                result_event(
+                    outcome,
+                    invocation=inv,
+                    decision_json=rules.to_json(outcome.decision)
+                    if outcome.decision is not None
+                    else None,
+                )
+                for outcome, inv in zip(outcomes, invocations, strict=True)
+            ),
+            *(_left_behind_notice(run) for run in runs if run.left_behind),
         ],
         durable=False,
     )
@@ -209,6 +212,28 @@ async def fire_hooks(
             answer = rules.fail_closed(outcome)
         merged.append((handlers[i][0], answer))
     return MergedAnswers(tuple(merged), tuple(failed))
+
+
+_SHOWN_COMMAND = 200  # characters of a command named in a notice
+
+
+def _left_behind_notice(run: HookRun) -> NoticeEvent:
+    """Says once per hook run that dsh ended what the hook left running, and how to keep it:
+    a user whose hook's daemon died learns why."""
+    argv = run.command.argv
+    command = argv[2] if len(argv) >= 3 and argv[1] == "-c" else " ".join(argv)
+    if len(command) > _SHOWN_COMMAND:
+        command = command[:_SHOWN_COMMAND] + "…"
+    # A settings file wrote it: no control character reaches a terminal through the notice.
+    command = "".join(c if c.isprintable() else repr(c)[1:-1] for c in command)
+    n = run.left_behind
+    text = (
+        f"ended {n} process{'es' if n != 1 else ''} the {run.command.origin.event} hook"
+        f" `{command}` left running after it exited; to keep hooks' helpers until the"
+        ' session ends, set hook_helpers = "session" in dsh\'s config (or DSH_HOOK_HELPERS=session)'
+    )
+    logger.info("%s", text)
+    return NoticeEvent(text=text, source="hooks", level="info")
 
 
 def _close_trail(

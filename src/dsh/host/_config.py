@@ -5,7 +5,7 @@
 ``dsh/config.toml``), the project file (``<project>/.dsh/config.toml``), the
 ``DSH_*`` environment variables (``DSH_MODEL``, ``DSH_BASE_URL``,
 ``DSH_API_KEY_ENV``, ``DSH_PERMISSION_MODE``, ``DSH_PLUGINS``
-(comma-separated), ``DSH_OUTPUT_FORMAT``), then the flags given. Each layer
+(comma-separated), ``DSH_OUTPUT_FORMAT``, ``DSH_HOOK_HELPERS``), then the flags given. Each layer
 is validated by pydantic-settings on its own, so a bad value is reported with
 the place it came from; the result, ``DshConfig``, is one typed value that
 says where each of its values came from (``sources``).
@@ -42,6 +42,7 @@ PermissionModeName = Literal[
     "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk", "manual"
 ]
 OutputFormatName = Literal["text", "json", "stream-json"]
+HookHelpersName = Literal["hook", "session"]
 
 
 class ConfigError(DshError, ValueError):
@@ -60,6 +61,7 @@ class _Settings(BaseModel):
     permission_mode: PermissionModeName | None = None
     plugins: tuple[str, ...] = ()
     output_format: OutputFormatName | None = None
+    hook_helpers: HookHelpersName | None = None
 
     @field_validator("plugins", mode="before")
     @classmethod
@@ -104,6 +106,9 @@ class DshConfig:
     permission_mode: PermissionModeName | None = None
     plugins: tuple[str, ...] = ()
     output_format: OutputFormatName | None = None
+    hook_helpers: HookHelpersName | None = None
+    """What hooks leave running after a normal exit ends at the hook's end (``"hook"``,
+    the default) or lives until the session ends (``"session"``)."""
     sources: Mapping[str, str]
     files: tuple[Path, ...] = ()
 

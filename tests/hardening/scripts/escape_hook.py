@@ -8,11 +8,20 @@ line of PIDFILE (then the hook writes ``ready``), and sleeps for five minutes.
   the hook itself sleeps (so a short timeout ends it).
 - ``double-fork``: a daemon (fork, setsid, fork; the middle exits; stdio closed), then the
   hook exits 0 at once.
+- ``double-fork-stay``: the same daemon, then the hook writes ``ready`` and sleeps (so the
+  daemon, re-parented away from it, exists while the hook still runs).
+- ``leave``: a ``setsid()`` child, a ``nohup sleep`` child left in the hook's group (as
+  ``nohup ... &`` does) and a double-forked daemon; then the hook exits 0.
+- ``check``: no process; writes ``alive PID`` or ``dead PID`` for each pid of PIDFILE to
+  ``PIDFILE.check`` (a later hook of the same session looking at what an earlier one left).
+- ``hang``: writes ``hanging`` to ``PIDFILE.hang`` and sleeps (holds the session open).
 """
 
 import os
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 mode, pidfile = sys.argv[1], sys.argv[2]
 sys.stdin.read()
@@ -30,6 +39,25 @@ def linger() -> None:
     os._exit(0)
 
 
+def daemon() -> None:
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            note(str(os.getpid()))
+            linger()
+        os._exit(0)
+    os.wait()
+
+
+def alive(pid: str) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in (b"Z", b"X")
+
+
 if mode == "setsid":
     if os.fork() == 0:
         os.setsid()
@@ -40,12 +68,32 @@ if mode == "setsid":
     note("ready")
     time.sleep(300)
 elif mode == "double-fork":
-    if os.fork() == 0:
-        os.setsid()
-        if os.fork() == 0:
-            note(str(os.getpid()))
-            linger()
-        os._exit(0)
-    os.wait()
+    daemon()
     time.sleep(0.5)
     note("ready")
+elif mode == "double-fork-stay":
+    daemon()
+    note("ready")
+    time.sleep(300)
+elif mode == "leave":
+    if os.fork() == 0:
+        os.setsid()
+        note(str(os.getpid()))
+        linger()
+    nohup = subprocess.Popen(
+        ["nohup", "sleep", "300"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    note(str(nohup.pid))
+    daemon()
+    while sum(line.isdigit() for line in Path(pidfile).read_text().split()) < 3:
+        time.sleep(0.05)
+    note("ready")
+elif mode == "check":
+    with open(pidfile) as f:
+        pids = [line.strip() for line in f if line.strip().isdigit()]
+    with open(pidfile + ".check", "w") as out:
+        out.write("".join(f"{'alive' if alive(p) else 'dead'} {p}\n" for p in pids))
+elif mode == "hang":
+    with open(pidfile + ".hang", "w") as f:
+        f.write("hanging\n")
+    time.sleep(300)

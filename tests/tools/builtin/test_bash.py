@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +160,19 @@ async def test_shell_level_does_not_drift(ws: Workspace) -> None:
     for _ in range(3):
         await call(BASH_TOOL, ws, command="true")
     assert ws.env.get("SHLVL") == before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="containment marks: Linux")
+async def test_each_command_carries_its_own_containment_mark_and_never_keeps_it(
+    ws: Workspace,
+) -> None:
+    ws.env.pop("DSH_CONTAINMENT", None)
+    first = await call(BASH_TOOL, ws, command='echo "$DSH_CONTAINMENT"')
+    second = await call(BASH_TOOL, ws, command='echo "$DSH_CONTAINMENT"')
+    assert str(first.content).startswith(str(second.content).split(".")[0] + ".")
+    assert first.content != second.content
+    assert len(str(second.content).split()) == 1  # not the first one's mark handed on
+    assert "DSH_CONTAINMENT" not in ws.env
 
 
 async def test_timeout_kills_the_whole_group(ws: Workspace) -> None:

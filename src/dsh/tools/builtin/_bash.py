@@ -31,7 +31,13 @@ from typing import Annotated, Any, final
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from dsh.base import contain_process, own_session, release_process
+from dsh.base import (
+    CONTAINMENT_ENV,
+    contain_process,
+    mark_environment,
+    own_session,
+    release_process,
+)
 from dsh.session import Content
 from dsh.tools._types import ToolInvocation, ToolResult, Workspace
 from dsh.tools.builtin._common import (
@@ -59,7 +65,8 @@ DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 MAX_OUTPUT_CHARS = 30_000
 # Variables bash itself rewrites on every start; keeping them would drift.
-_VOLATILE_ENV = frozenset({"_", "SHLVL"})
+# DSH_CONTAINMENT: each command's own containment mark, never handed to the next one.
+_VOLATILE_ENV = frozenset({"_", "SHLVL", CONTAINMENT_ENV})
 
 # The workspace's env scripts, the positional arguments: sourced first, each
 # one that exists, then the arguments cleared so the command sees none.
@@ -355,6 +362,7 @@ def background_shell(shell_id: str) -> BackgroundShell | None:
 def _start_background(command: str, workspace: Workspace) -> ToolResult:
     shell_id = f"bash_{next(_ids)}"
     output_path = _background_output_path(shell_id)
+    mark, env = mark_environment(workspace.env)
     with output_path.open("wb") as sink:
         process = subprocess.Popen(
             [
@@ -365,14 +373,14 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
                 *map(str, workspace.env_scripts),
             ],
             cwd=workspace.cwd,
-            env=dict(workspace.env),
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=sink,
             stderr=subprocess.STDOUT,
             start_new_session=own_session(),
             process_group=None if own_session() else 0,
         )
-    contain_process(process.pid)
+    contain_process(process.pid, mark)
     shell = BackgroundShell(shell_id, command, output_path, process)
     _BACKGROUND[shell_id] = shell
 

@@ -1,7 +1,9 @@
 """Running a child process in its own process group, raced against a timeout and a signal.
 
-The group is killed (SIGKILL, every member) on timeout, on abort and when the
-awaiting task is cancelled, and the child is reaped on every path.
+The group is killed (SIGKILL, every member, and whatever left it carrying the
+child's containment mark: ``dsh.base.mark_environment``) on timeout, on abort
+and when the awaiting task is cancelled, and the child is reaped on every path.
+What it leaves running after a normal exit ends with the session.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dsh.base import (
     AbortSignal,
     contain_process,
     end_process_tree,
+    mark_environment,
     own_session,
     release_process,
     use_pidfd_child_watcher,
@@ -57,17 +60,18 @@ async def run_in_group(
 ) -> ProcessOutcome:
     """Run ``argv`` in a new session; return when it exits, times out or is aborted."""
     use_pidfd_child_watcher()
+    mark, marked = mark_environment(env)
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
-        env=dict(env),
+        env=marked,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=stdout,
         stderr=stderr,
         start_new_session=own_session(),
         process_group=None if own_session() else 0,
     )
-    contain_process(proc.pid)
+    contain_process(proc.pid, mark)
     work = asyncio.ensure_future(proc.communicate())
     aborted = asyncio.ensure_future(signal.wait()) if signal is not None else None
     try:

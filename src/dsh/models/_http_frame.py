@@ -348,30 +348,48 @@ class ContentDecoder:
 
 @final
 class _Inflate:
-    __slots__ = ("_tried", "_z")
+    """One coding undone; ``deflate`` is zlib-wrapped or raw, told apart by its first two bytes."""
+
+    __slots__ = ("_lead", "_z")
 
     def __init__(self, *, gzip: bool) -> None:
-        self._tried = gzip  # deflate: zlib-wrapped first, raw deflate if that fails at once
-        self._z = zlib.decompressobj(zlib.MAX_WBITS | 16 if gzip else zlib.MAX_WBITS)
+        self._lead = b""  # deflate's first bytes, until there are two to tell by
+        self._z = zlib.decompressobj(zlib.MAX_WBITS | 16) if gzip else None
 
     def pieces(self, data: Iterator[bytes], *, final: bool = False) -> Iterator[bytes]:
         for chunk in data:
             yield from self._inflate(chunk)
         if final:  # a truncated stream is the framing's to notice, as other clients do
-            yield self._z.flush()
+            if self._z is None:  # under two bytes in all: raw deflate, or nothing
+                lead, self._lead = self._lead, b""
+                self._z = zlib.decompressobj(-zlib.MAX_WBITS)
+                yield from self._inflate(lead)
+            try:
+                yield self._z.flush()
+            except zlib.error as e:
+                raise FramingError(f"the body does not decompress: {e}") from None
+
+    def _started(self, chunk: bytes) -> tuple[zlib._Decompress | None, bytes]:
+        if self._z is not None:
+            return self._z, chunk
+        self._lead += chunk
+        lead = self._lead
+        if len(lead) < 2:
+            return None, b""
+        wrapped = lead[0] & 0x0F == 8 and (lead[0] << 8 | lead[1]) % 31 == 0
+        self._z = zlib.decompressobj(zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS)
+        return self._z, lead
 
     def _inflate(self, chunk: bytes) -> Iterator[bytes]:
+        z, chunk = self._started(chunk)
+        if z is None:
+            return
         while True:
             try:
-                out = self._z.decompress(chunk, PIECE_BYTES)
+                out = z.decompress(chunk, PIECE_BYTES)
             except zlib.error as e:
-                if self._tried:
-                    raise FramingError(f"the body does not decompress: {e}") from None
-                self._z = zlib.decompressobj(-zlib.MAX_WBITS)
-                self._tried = True
-                continue
-            self._tried = True
+                raise FramingError(f"the body does not decompress: {e}") from None
             yield out
-            chunk = self._z.unconsumed_tail
+            chunk = z.unconsumed_tail
             if not chunk:
                 return

@@ -23,6 +23,7 @@ class Request:
     line: str
     headers: dict[str, str]
     body: bytes
+    head: bytes = b""  # as sent
 
 
 @dataclass
@@ -49,7 +50,7 @@ class RawConn:
                 return None
             self.buffer += data
         body, self.buffer = self.buffer[:length], self.buffer[length:]
-        request = Request(line, headers, body)
+        request = Request(line, headers, body, head)
         with self.server.lock:
             self.server.requests.append(request)
         return request

@@ -297,3 +297,56 @@ async def test_behind_a_proxy_requests_go_through_it_unless_no_proxy(
         if bypass
         else f"POST {server.url}/chat/completions HTTP/1.1"
     ]
+
+
+# --- the request on the wire --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("turns", [1, 600], ids=["short", "over 1 MiB"])
+async def test_the_request_is_httpx2s_byte_for_byte(
+    turns: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-1")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-1")
+    request = ModelRequest(tuple(UserMessage(f"{i}: " + "x" * 2000) for i in range(turns)))
+    sent = []
+    for backend in ("asyncio", "httpx"):
+        with raw_serving(keep(answer_ok)) as server:
+            async with model_for(server.url, backend) as model:
+                assert (await model.complete(request)).text == "hi"
+        (seen,) = server.requests
+        sent.append((seen.head.replace(str(server.port).encode(), b"PORT"), seen.body))
+    assert sent[0] == sent[1]
+    assert b"\r\nOpenAI-Project: proj-1\r\n" in sent[0][0]
+
+
+class Writes:
+    """A stream writer that keeps what is written, to see how a request is cut into writes."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+
+    async def drain(self) -> None:
+        pass
+
+
+async def test_a_small_body_rides_in_one_write_and_a_long_one_is_never_joined() -> None:
+    from dsh.models._chat_body import EncodedBody
+    from dsh.models._http_conn import Connection, Origin
+
+    writer = Writes()
+    conn = Connection(asyncio.StreamReader(), writer, Origin("http", "h", 80))  # type: ignore[arg-type]
+    await conn.send(b"HEAD\r\n\r\n", b"{}", 1.0)
+    assert writer.writes == [b"HEAD\r\n\r\n{}"]
+    pieces = tuple(b'"' + b"x" * 100_000 + b'"' for _ in range(40))
+    body = EncodedBody(b'{"messages":[', pieces, b"]}")
+    writer.writes.clear()
+    await conn.send(b"HEAD\r\n\r\n", body.chunks(), 1.0)
+    head, *chunks = writer.writes
+    assert head == b"HEAD\r\n\r\n"
+    assert b"".join(chunks) == body.data
+    assert len(chunks) > 1
+    assert max(map(len, chunks)) < body.length // 4

@@ -143,7 +143,7 @@ class HttpChatTransport:
             return await proxied.complete(body)
         conn, head = await self._respond(body)
         try:
-            data = await self._read_all(conn, _MAX_ERROR_BODY if head.status >= 400 else _MAX_BODY)
+            data = await self._read_all(conn, error=head.status >= 400)
         finally:
             await self._release(conn)
         if head.status >= 400:
@@ -163,9 +163,9 @@ class HttpChatTransport:
         conn, head = await self._respond(body)
         try:
             if head.status >= 400:
-                raise _status_error(head, await self._read_all(conn, _MAX_ERROR_BODY))
+                raise _status_error(head, await self._read_all(conn, error=True))
             if head.headers.get("content-type", "").startswith("application/json"):
-                text = _text(head, await self._read_all(conn, _MAX_ERROR_BODY))
+                text = _text(head, await self._read_all(conn, error=True))
                 raise Malformed(
                     f"a JSON body, not an event stream, answered a streamed request: "
                     f"{text[:_EXCERPT_CHARS]!r}"
@@ -204,8 +204,9 @@ class HttpChatTransport:
                         return
                     yield value
 
-    async def _read_all(self, conn: Connection, limit: int) -> bytes:
-        """The whole body within one timeout; past ``limit`` a reply is malformed, an error cut."""
+    async def _read_all(self, conn: Connection, *, error: bool = False) -> bytes:
+        """The whole body within one timeout: a reply's up to 64 MiB, an error's cut at 1 MiB."""
+        limit = _MAX_ERROR_BODY if error else _MAX_BODY
         data = bytearray()
         with _wire_errors():
             async with asyncio.timeout(self._timeout):
@@ -213,7 +214,7 @@ class HttpChatTransport:
                     for piece in pieces:
                         data += piece
                     if len(data) > limit:
-                        if limit == _MAX_ERROR_BODY:
+                        if error:  # the connection is closed with the rest unread
                             return bytes(data[:limit])
                         raise Malformed(f"the reply's body is over {limit >> 20} MiB")
         return bytes(data)
@@ -239,7 +240,7 @@ class HttpChatTransport:
                 return conn, head
             try:
                 with contextlib.suppress(Malformed, Unreachable):
-                    await self._read_all(conn, _MAX_ERROR_BODY)
+                    await self._read_all(conn, error=True)
             finally:
                 await self._release(conn)
             following = self._redirect_target(target, location)

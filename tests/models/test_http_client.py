@@ -350,3 +350,23 @@ async def test_a_small_body_rides_in_one_write_and_a_long_one_is_never_joined() 
     assert b"".join(chunks) == body.data
     assert len(chunks) > 1
     assert max(map(len, chunks)) < body.length // 4
+
+
+async def test_a_redirect_to_a_proxied_origin_fails_naming_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The one place dsh's client and httpx2 differ behind a proxy (documented): the endpoint
+    # is exempt (NO_PROXY), the redirect's target is not; httpx2 would go through the proxy.
+    with raw_serving(relay) as proxy, raw_serving(relay) as other:
+
+        def script(conn: RawConn) -> None:
+            conn.request()
+            conn.send(redirect(307, other.url.replace("127.0.0.1", "localhost")))
+
+        with raw_serving(script) as server:
+            monkeypatch.setenv("HTTP_PROXY", proxy.url.removesuffix("/v1"))
+            monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+            (message, _) = await ask(server.url, "asyncio")
+    assert "Connection error." in str(message)
+    assert "which the environment's proxy settings send through a proxy" in str(message)
+    assert proxy.requests == other.requests == []

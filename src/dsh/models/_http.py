@@ -360,6 +360,8 @@ def _request_head(
 
 async def _drain(conn: Connection) -> None:
     """As the SDK: read what follows ``[DONE]`` for a while, so the connection can be reused."""
+    if not conn.may_carry_another:
+        return
     with contextlib.suppress(TimeoutError, OSError, FramingError, Unreachable):
         async with asyncio.timeout(_DRAIN_SECONDS):
             while await conn.read_body() is not None:

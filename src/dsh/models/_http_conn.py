@@ -146,17 +146,15 @@ class Connection:
         return not self._writer.is_closing() and not self._reader.at_eof()
 
     @property
+    def may_carry_another(self) -> bool:
+        """The response is framed and the server keeps the connection open after it."""
+        head = self._head
+        return head is not None and self._framing != "close" and keeps_alive(head)
+
+    @property
     def reusable(self) -> bool:
         """The response read to its framed end, nothing after it, and the server keeps it open."""
-        head = self._head
-        return (
-            head is not None
-            and self._done
-            and not self._junk
-            and self._framing != "close"
-            and keeps_alive(head)
-            and self.usable
-        )
+        return self.may_carry_another and self._done and not self._junk and self.usable
 
     async def send(self, head: bytes, body: bytes | Iterable[bytes], timeout: float) -> None:
         """The request: a small body rides in the head's write, a long one goes chunk by chunk."""

@@ -370,3 +370,35 @@ async def test_a_redirect_to_a_proxied_origin_fails_naming_it(
     assert "Connection error." in str(message)
     assert "which the environment's proxy settings send through a proxy" in str(message)
     assert proxy.requests == other.requests == []
+
+
+async def test_an_http_endpoint_never_loads_the_trust_store(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse() -> ssl.SSLContext:
+        raise AssertionError("the trust store was loaded for an http:// endpoint")
+
+    monkeypatch.setattr("dsh.models._http.tls_context", refuse)
+
+    def script(conn: RawConn) -> None:
+        request = conn.request()
+        conn.send(OK)
+        request = conn.request()
+        if request is not None:
+            conn.send(redirect(307, "https://localhost:1/v1/chat/completions"))
+
+    with raw_serving(script) as server:
+        (ok, refused, _) = await ask(server.url, "asyncio", times=2)
+    assert ok == "hi"
+    assert "an http:// endpoint is not followed to https://" in str(refused)
+
+
+@ours_and_httpx
+async def test_a_key_that_would_split_a_header_is_refused_unsent(backend: ModelBackend) -> None:
+    with raw_serving(keep(answer_ok)) as server:
+        async with OpenAICompatibleModel(
+            "m", server.url, api_key="k\r\nX-Injected: 1", backend=backend, max_retries=0
+        ) as model:
+            with pytest.raises(ModelError, match="Connection error"):
+                await model.complete(SIMPLE)
+    assert server.requests == []

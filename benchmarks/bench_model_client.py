@@ -1,8 +1,8 @@
 """The OpenAI-compatible model's start-up, per backend: imports, and process start to first byte.
 
 Run: .venv/bin/python benchmarks/bench_model_client.py
-For each backend (``httpx``, dsh's own transport over httpx2, the default; and
-``openai-sdk``), interleaved in one run:
+For each backend (``asyncio``, dsh's own HTTP/1.1 client, the default; ``httpx``,
+dsh's transport over httpx2; and ``openai-sdk``), interleaved in one run:
 
 - import: ``python -X importtime -c "import dsh.models; import <the backend's module>"``,
   the cumulative import time of what the backend adds once ``dsh.models`` is loaded;
@@ -12,7 +12,7 @@ For each backend (``httpx``, dsh's own transport over httpx2, the default; and
 - ``dsh run`` first byte: the same for ``dsh run --model m --base-url URL "hi"``
   (``$DSH_MODEL_BACKEND`` picks the backend), the whole command's start-up.
 
-Prints the medians and the ratio openai-sdk / httpx. dsh's bytecode is compiled
+Prints the medians and the ratios of the others to asyncio. dsh's bytecode is compiled
 first, as an install does.
 """
 
@@ -36,7 +36,11 @@ from typing import Any
 from bench_claude_cases import compile_bytecode
 
 RUNS = 15
-BACKENDS = {"httpx": "dsh.models._http", "openai-sdk": "dsh.models._sdk"}
+BACKENDS = {
+    "asyncio": "dsh.models._http",
+    "httpx": "dsh.models._httpx",
+    "openai-sdk": "dsh.models._sdk",
+}
 CALL = textwrap.dedent(
     """
     import asyncio, sys
@@ -158,14 +162,16 @@ def main() -> None:
     print(f"{'backend':<12} {'import':>8} {'call: first byte':>17} {'dsh run: first byte':>20}")
     for backend, m in med.items():
         print(f"{backend:<12} {m['import']:>8.4f} {m['call']:>17.4f} {m['run']:>20.4f}")
-    ours, sdk = med["httpx"], med["openai-sdk"]
-    print(
-        "openai-sdk / httpx: "
-        + ", ".join(
-            f"{k} {sdk[k] / ours[k]:.2f}x ({(sdk[k] - ours[k]) * 1000:+.0f} ms)"
-            for k in ("import", "call", "run")
+    ours = med["asyncio"]
+    for other in ("httpx", "openai-sdk"):
+        them = med[other]
+        print(
+            f"{other} / asyncio: "
+            + ", ".join(
+                f"{k} {them[k] / ours[k]:.2f}x ({(them[k] - ours[k]) * 1000:+.0f} ms)"
+                for k in ("import", "call", "run")
+            )
         )
-    )
 
 
 if __name__ == "__main__":

@@ -84,6 +84,7 @@ def test_a_headless_run_on_an_endpoint_loads_no_sdk_terminal_or_acp(tmp_path: Pa
         )
         assert len(server.seen) == 1  # the turn reached the model
     assert "dsh.models._http" in loaded
+    assert _offending(loaded, ("httpx2", "httpcore2", "anyio", "h11")) == []  # dsh's own client
     # No config file, no .codex/: neither TOML nor the Codex bridge; the XDG dirs written out.
     unneeded = ("pydantic_settings", "tomllib", "dsh.hooks.codex", "platformdirs")
     assert _offending(loaded, (*_NEVER, *unneeded)) == []

@@ -1,6 +1,7 @@
-"""dsh's own transport and the openai SDK's, on the same mock: the same requests, the same results.
+"""dsh's own transports and the openai SDK's, on the same mock: the same requests, the same results.
 
-Each scenario is played twice, once per backend, on a fresh loopback server with the
+Each scenario is played once over the SDK and once over each of dsh's transports (its own
+HTTP/1.1 client, and the one over httpx2), on a fresh loopback server with the
 same canned replies; what the server saw and what the model gave (a reply, the text
 deltas, the retry notices, or the error) must be equal.
 """
@@ -167,16 +168,17 @@ async def play(scenario: Scenario, backend: ModelBackend) -> tuple[object, list[
     return (outcome, deltas, jitter_free), seen
 
 
+@pytest.mark.parametrize("backend", ["asyncio", "httpx"])
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
-async def test_both_backends_send_and_give_the_same(
-    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+async def test_each_backend_sends_and_gives_what_the_sdk_does(
+    scenario: Scenario, backend: ModelBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name in ("DSH_API_KEY", "OPENAI_API_KEY", "DSH_BASE_URL", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OPENAI_ORG_ID", "org-1")
     monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-1")
-    ours = await play(scenario, "httpx")
     sdk = await play(scenario, "openai-sdk")
+    ours = await play(scenario, backend)
     assert ours == sdk
     (_, seen) = ours
     assert seen, "the server was asked"

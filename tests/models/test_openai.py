@@ -1,6 +1,6 @@
 """The OpenAI-compatible model against a real chat-completions server on loopback.
 
-Every test runs over both transports: dsh's own (the default) and the openai SDK's.
+Every test runs over each transport: dsh's own (the default), dsh's over httpx2, the openai SDK's.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ BASH = ToolSpec(
 )
 
 
-@pytest.fixture(autouse=True, params=["httpx", "openai-sdk"])
+@pytest.fixture(autouse=True, params=["asyncio", "httpx", "openai-sdk"])
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """No ambient credentials, and the backend under test picked as a user would."""
     for name in ("DSH_API_KEY", "OPENAI_API_KEY", "DSH_BASE_URL", "OPENAI_BASE_URL"):

@@ -48,10 +48,11 @@ def model_for(url: str, backend: ModelBackend, **options: Any) -> OpenAICompatib
     )
 
 
-both = pytest.mark.parametrize("backend", ["httpx", "openai-sdk"])
+every = pytest.mark.parametrize("backend", ["asyncio", "httpx", "openai-sdk"])
+ours = pytest.mark.parametrize("backend", ["asyncio", "httpx"])
 
 
-@both
+@every
 async def test_a_server_that_never_answers_times_out(backend: ModelBackend) -> None:
     with serving(Reply(stall=True)) as server:
         async with model_for(server.url, backend, timeout=0.3, max_retries=0) as model:
@@ -65,7 +66,7 @@ async def test_a_server_that_never_answers_times_out(backend: ModelBackend) -> N
     assert 0.25 <= elapsed < 5
 
 
-@both
+@every
 async def test_a_stream_that_stalls_after_text_times_out_unretried(backend: ModelBackend) -> None:
     with serving(Reply(chunks=[chunk({"content": "so far"})], hold=True)) as server:
         async with model_for(server.url, backend, timeout=0.3) as model:
@@ -76,7 +77,7 @@ async def test_a_stream_that_stalls_after_text_times_out_unretried(backend: Mode
     assert len(server.seen) == 1
 
 
-@both
+@every
 async def test_cancelling_a_streamed_call_closes_its_response(backend: ModelBackend) -> None:
     with serving(Reply(chunks=[chunk({"content": "first"})], hold=True)) as server:
         async with model_for(server.url, backend) as model:
@@ -92,7 +93,7 @@ async def test_cancelling_a_streamed_call_closes_its_response(backend: ModelBack
             assert server.disconnected.wait(5)
 
 
-@both
+@every
 async def test_a_failing_text_callback_closes_the_response(backend: ModelBackend) -> None:
     def fail(_: str) -> None:
         raise RuntimeError("CASE-CALLBACK")
@@ -104,7 +105,7 @@ async def test_a_failing_text_callback_closes_the_response(backend: ModelBackend
             assert server.disconnected.wait(5)  # blocking the loop, as above
 
 
-@both
+@every
 async def test_a_finished_stream_leaves_its_connection_for_the_next_call(
     backend: ModelBackend,
 ) -> None:
@@ -117,37 +118,42 @@ async def test_a_finished_stream_leaves_its_connection_for_the_next_call(
     assert first.peer == second.peer
 
 
-@both
+@every
 async def test_each_backend_is_the_one_that_sends(backend: ModelBackend) -> None:
     with serving(Reply(body=completion("ok"))) as server:
         async with model_for(server.url, backend, stream=False) as model:
             assert model.backend == backend
             await model.complete(SIMPLE)
     agent = server.seen[0].headers["user-agent"]
-    assert agent.startswith("dsh/" if backend == "httpx" else "AsyncOpenAI/")
+    assert agent.startswith("AsyncOpenAI/" if backend == "openai-sdk" else "dsh/")
 
 
 def test_the_backend_comes_from_the_argument_then_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert OpenAICompatibleModel("m").backend == "httpx"
+    assert OpenAICompatibleModel("m").backend == "asyncio"
     monkeypatch.setenv(BACKEND_ENV_VAR, "openai-sdk")
     assert OpenAICompatibleModel("m").backend == "openai-sdk"
     assert OpenAICompatibleModel("m", backend="httpx").backend == "httpx"
     monkeypatch.setenv(BACKEND_ENV_VAR, "curl")
-    with pytest.raises(ValueError, match=r"\$DSH_MODEL_BACKEND must be one of httpx, openai-sdk"):
+    with pytest.raises(
+        ValueError, match=r"\$DSH_MODEL_BACKEND must be one of asyncio, httpx, openai-sdk"
+    ):
         OpenAICompatibleModel("m")
-    with pytest.raises(ValueError, match="backend must be one of httpx, openai-sdk, not 'curl'"):
+    with pytest.raises(
+        ValueError, match="backend must be one of asyncio, httpx, openai-sdk, not 'curl'"
+    ):
         OpenAICompatibleModel("m", backend="curl")  # type: ignore[arg-type]
 
 
 # Where dsh's transport is stricter than the SDK, which gives an empty reply in both cases.
 
 
-async def test_a_raw_json_line_in_a_stream_is_shown_not_dropped() -> None:
+@ours
+async def test_a_raw_json_line_in_a_stream_is_shown_not_dropped(backend: ModelBackend) -> None:
     raw = b'data: {"choices": []}\n\n{"error": {"message": "CASE-OVERLOADED"}}\n\n'
     with serving(Reply(stream=raw)) as server:
-        async with model_for(server.url, "httpx") as model:
+        async with model_for(server.url, backend) as model:
             with pytest.raises(ModelError) as caught:
                 await model.complete(SIMPLE)
     message = caught.value.message
@@ -158,15 +164,16 @@ async def test_a_raw_json_line_in_a_stream_is_shown_not_dropped() -> None:
     assert caught.value.retryable is False
 
 
-async def test_a_json_body_answering_a_stream_request_is_malformed() -> None:
+@ours
+async def test_a_json_body_answering_a_stream_request_is_malformed(backend: ModelBackend) -> None:
     with serving(Reply(body=completion("CASE-WHOLE"))) as server:
-        async with model_for(server.url, "httpx") as model:
+        async with model_for(server.url, backend) as model:
             with pytest.raises(ModelError, match="a JSON body, not an event stream") as caught:
                 await model.complete(SIMPLE)
     assert "CASE-WHOLE" in caught.value.message
 
 
-def test_the_default_backend_sends_without_loading_the_sdk() -> None:
+def test_the_default_backend_sends_without_loading_the_sdk_or_httpx2() -> None:
     code = textwrap.dedent(
         """
         import asyncio, sys
@@ -178,7 +185,8 @@ def test_the_default_backend_sends_without_loading_the_sdk() -> None:
             with serving(Reply(chunks=[chunk({"content": "ok"})])) as server:
                 async with OpenAICompatibleModel("m", server.url) as model:
                     reply = await model.complete(ModelRequest((UserMessage("hi"),)))
-            print(reply.text, [m for m in ("openai", "pydantic") if m in sys.modules])
+            http = ("httpx2", "httpcore2", "anyio", "h11", "importlib.metadata")
+            print(reply.text, [m for m in ("openai", "pydantic", *http) if m in sys.modules])
 
         asyncio.run(main())
         """
@@ -191,7 +199,10 @@ def test_the_default_backend_sends_without_loading_the_sdk() -> None:
     assert done.stdout.split() == ["ok", "[]"]
 
 
-async def test_a_long_history_is_sent_in_chunks_with_its_length_and_resent_on_a_retry() -> None:
+@ours
+async def test_a_long_history_is_sent_in_chunks_with_its_length_and_resent_on_a_retry(
+    backend: ModelBackend,
+) -> None:
     # Over 1 MiB of history: the body goes out a chunk at a time, never joined whole; the
     # server still gets one Content-Length body, and a retry sends the same bytes again.
     history = tuple(UserMessage(f"{i}: " + "x" * 2000) for i in range(600))
@@ -201,7 +212,7 @@ async def test_a_long_history_is_sent_in_chunks_with_its_length_and_resent_on_a_
         Reply(body=completion("ok")),
     ]
     with serving(*replies) as server:
-        async with model_for(server.url, "httpx", stream=False, max_retries=1) as model:
+        async with model_for(server.url, backend, stream=False, max_retries=1) as model:
             assert (await model.complete(request)).text == "ok"
     expected = chat_body("test-model", request, stream=False, max_tokens=None)
     assert len(server.seen) == 2

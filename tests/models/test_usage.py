@@ -1,4 +1,4 @@
-"""Token usage from a real loopback server: whole replies and streams, both backends.
+"""Token usage from a real loopback server: whole replies and streams, every backend.
 
 A streamed request asks for the usage (``stream_options.include_usage``); it comes in a
 last chunk with no choices. Cached prompt tokens are counted apart from the input, and a
@@ -15,7 +15,7 @@ from dsh.models import ModelBackend, ModelRequest, OpenAICompatibleModel
 from dsh.session import AssistantMessage, Usage, UserMessage
 from tests.models.chat_server import Reply, chunk, completion, serving
 
-BACKENDS: list[ModelBackend] = ["httpx", "openai-sdk"]
+BACKENDS: list[ModelBackend] = ["asyncio", "httpx", "openai-sdk"]
 REQUEST = ModelRequest((UserMessage("hi"),))
 USAGE = {
     "prompt_tokens": 120,
@@ -98,20 +98,20 @@ HOSTILE: list[Any] = [
 @pytest.mark.parametrize("usage", HOSTILE, ids=[str(i) for i in range(len(HOSTILE))])
 async def test_hostile_counts_are_left_out_never_a_failure(usage: Any) -> None:
     chunks = [chunk({"content": "ok"}), _usage_chunk(usage)]
-    message, _ = await _ask(Reply(chunks=chunks), stream=True, backend="httpx")
+    message, _ = await _ask(Reply(chunks=chunks), stream=True, backend="asyncio")
     assert message == AssistantMessage("ok", usage=Usage(output_tokens=3))
 
 
 @pytest.mark.parametrize("usage", ["lots", [1, 2], 7])
 async def test_a_usage_that_is_not_an_object_is_ignored(usage: Any) -> None:
     body = completion("ok") | {"usage": usage}
-    message, _ = await _ask(Reply(body=body), stream=False, backend="httpx")
+    message, _ = await _ask(Reply(body=body), stream=False, backend="asyncio")
     assert message == AssistantMessage("ok")
 
 
 async def test_cached_tokens_beyond_the_prompt_are_capped_at_it() -> None:
     usage = {"prompt_tokens": 10, "prompt_tokens_details": {"cached_tokens": 50}}
     message, _ = await _ask(
-        Reply(body=completion("ok") | {"usage": usage}), stream=False, backend="httpx"
+        Reply(body=completion("ok") | {"usage": usage}), stream=False, backend="asyncio"
     )
     assert message.usage == Usage(input_tokens=0, cache_read_input_tokens=10)

@@ -2,7 +2,7 @@
 
 ``ScriptedModel`` replays scripts in the conformance cases' ``model_script``
 vocabulary (tests, the demo, case replays); ``OpenAICompatibleModel`` talks to any
-chat-completions server (over httpx2, or the openai SDK as an optional backend);
+chat-completions server (over dsh's own HTTP/1.1 client, httpx2, or the openai SDK);
 ``load_model`` picks one from a ``--model`` spec. The
 OpenAI-compatible names load on first use, so a scripted run never imports them.
 """

@@ -1,175 +1,384 @@
-"""The default chat-completions transport: one POST over httpx2, JSON or an SSE stream back.
+"""The default chat-completions transport: dsh's own HTTP/1.1 client on asyncio's streams.
 
-What the openai SDK does on the wire, without its ~0.5 s import: the same
-headers that matter (``Authorization``, ``Accept``, ``Content-Type``, and
-``OpenAI-Organization``/``OpenAI-Project`` from the SDK's variables), one
-timeout for every phase, redirects followed, proxies and ``SSL_CERT_FILE``
-from the environment, and the SDK's reading of error bodies and ``[DONE]``.
-An ``http://`` endpoint (a local server) does not load the system's trust
-store (~40 ms): its TLS context verifies against no roots, so a redirect to
-``https://`` fails closed instead of going unverified.
+What httpx2 did for dsh (``_httpx``), without its import (httpx2, httpcore2,
+anyio, h11 and ``importlib.metadata``: ~45-100 ms of each start-up). On the
+wire the same request: ``POST <base>/chat/completions`` with the headers of
+``request_headers``, ``Accept-Encoding: gzip, deflate``, keep-alive, and a
+``Content-Length`` body (a long history sent chunk by chunk, never joined).
+Back: a JSON body or an event stream, framed by length, chunks or the close
+(``_http_frame``, bounded), errors as httpx2 gave them to the model.
+
+Timeouts, each ``timeout`` long: connecting (TLS included), each write, the
+whole head, a whole JSON or error body, and in a stream the reading of each
+line (a server trickling one endless line times out; one still sending lines
+does not). Redirects as httpx2 follows them (up to 20; 307/308 resend the
+body; the ``Authorization`` stays with its origin). An ``http://`` endpoint
+never loads the trust store, so a redirect from it to ``https://`` fails
+closed. Behind a proxy (``_http_proxy.direct`` says when) every request goes
+over httpx2 instead, exactly as before.
+
+One connection is kept between requests. A request that fails on a kept
+connection before any byte of its response arrived (the server closed it
+while idle) is sent once more on a new one: the model would retry it anyway,
+after a backoff; this only spares that wait. Nothing else is resent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
-import os
-import ssl
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from typing import Any, final
+from collections.abc import AsyncGenerator, Iterator, Mapping
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any, final
+from urllib.parse import quote, urljoin, urlsplit
 
-import httpx2
-
-from dsh import __version__
 from dsh.base import UnsafeJSONError, load_json
 from dsh.models._chat_body import EncodedBody, compact_json
-from dsh.models._sse import ServerSentEvent, SSEDecoder, SSEError
+from dsh.models._http_conn import Connection, Origin, tls_context
+from dsh.models._http_frame import FramingError, ResponseHead
+from dsh.models._http_proxy import direct
+from dsh.models._sse import SSEDecoder
 from dsh.models._wire import (
     DONE,
-    ORGANIZATION_ENV_VAR,
-    PROJECT_ENV_VAR,
+    ChatTransport,
     Malformed,
     StatusError,
     Unreachable,
+    decoded_events,
     error_data,
+    request_headers,
     stream_value,
 )
 
-__all__ = ["HttpxChatTransport"]
+if TYPE_CHECKING:
+    import ssl
 
-_CONNECTION_ERRORS = (httpx2.RequestError, httpx2.InvalidURL)
+__all__ = ["HttpChatTransport"]
+
 _DRAIN_SECONDS = 0.1
 _EXCERPT_CHARS = 200
-_WHOLE_UP_TO = 1 << 20  # a longer body is sent a chunk at a time (Content-Length still set)
+_WHOLE_UP_TO = 1 << 20  # a longer body is sent a chunk at a time
+_MAX_BODY = 64 << 20  # a JSON reply
+_MAX_ERROR_BODY = 1 << 20  # an error's or a redirect's body: the rest is not read
+_MAX_LINE = 16 << 20  # an event-stream line
+_MAX_REDIRECTS = 20
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
 @final
-class _Chunks:
-    """An encoded body as request content: iterable again for a redirect's resend."""
+class _Target:
+    """One request's URL, split for the wire; ``ValueError`` for a URL that is not one."""
 
-    __slots__ = ("_body",)
+    __slots__ = ("origin", "path", "url")
 
-    def __init__(self, body: EncodedBody) -> None:
-        self._body = body
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http(s) URL: {url!r}")
+        host = parts.hostname
+        if not host.isascii():
+            host = host.encode("idna").decode("ascii")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        self.url = url
+        self.origin = Origin(parts.scheme, host, port)
+        path = quote(parts.path or "/", safe="/%:@!$&'()*+,;=-._~")
+        self.path = f"{path}?{parts.query}" if parts.query else path
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in self._body.chunks():
-            yield chunk
+
+@contextlib.contextmanager
+def _wire_errors() -> Iterator[None]:
+    """The socket's and the framing's failures as the seam's ``WireError``s."""
+    try:
+        yield
+    except TimeoutError:
+        raise Unreachable("Request timed out.", None) from None
+    except FramingError as e:
+        raise Malformed(f"the response's framing: {e}") from None
+    except OSError as e:
+        raise Unreachable("Connection error.", str(e) or type(e).__name__) from e
 
 
 @final
-class HttpxChatTransport:
-    """``ChatTransport`` over an ``httpx2.AsyncClient`` made on the first request."""
+class HttpChatTransport:
+    """``ChatTransport`` over one kept-alive HTTP/1.1 connection (httpx2 behind a proxy)."""
 
     def __init__(self, base_url: str, api_key: str, *, timeout: float) -> None:
-        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._base_url = base_url.rstrip("/")
+        self._url = self._base_url + "/chat/completions"
+        self._api_key = api_key
         self._timeout = timeout
         self._headers = {
-            "Authorization": f"Bearer {api_key}",
-            "Accept": "application/json",
-            "Content-Type": "application/json",
-            "User-Agent": f"dsh/{__version__}",
+            "Accept-Encoding": "gzip, deflate",
+            "Connection": "keep-alive",
+            **request_headers(api_key),
         }
-        for header, name in (
-            ("OpenAI-Organization", ORGANIZATION_ENV_VAR),
-            ("OpenAI-Project", PROJECT_ENV_VAR),
-        ):
-            if value := os.environ.get(name):
-                self._headers[header] = value
-        self._client: httpx2.AsyncClient | None = None
+        self._idle: Connection | None = None
+        self._tls: ssl.SSLContext | None = None
+        self._proxied: ChatTransport | None = None
+        self._checked_proxy = False
 
-    def _http(self) -> httpx2.AsyncClient:
-        if self._client is None:
-            verify: ssl.SSLContext | bool = True
-            if self._url.startswith("http://"):
-                verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-            self._client = httpx2.AsyncClient(
-                timeout=httpx2.Timeout(self._timeout), follow_redirects=True, verify=verify
-            )
-        return self._client
+    def _proxy_transport(self) -> ChatTransport | None:
+        if not self._checked_proxy:
+            self._checked_proxy = True
+            parts = urlsplit(self._url)
+            if not direct(parts.scheme, parts.hostname or ""):
+                from dsh.models._httpx import HttpxChatTransport
+
+                self._proxied = HttpxChatTransport(
+                    self._base_url, self._api_key, timeout=self._timeout
+                )
+        return self._proxied
 
     async def aclose(self) -> None:
-        client, self._client = self._client, None
-        if client is not None:
-            await client.aclose()
-
-    def _content(self, body: Mapping[str, Any]) -> tuple[bytes | _Chunks, dict[str, str]]:
-        if isinstance(body, EncodedBody):
-            if body.length <= _WHOLE_UP_TO:
-                return body.data, self._headers
-            # A long history goes out a chunk at a time, never joined whole.
-            return _Chunks(body), {**self._headers, "Content-Length": str(body.length)}
-        return compact_json(body), self._headers
+        idle, self._idle = self._idle, None
+        proxied, self._proxied, self._checked_proxy = self._proxied, None, False
+        if idle is not None:
+            await idle.aclose()
+        if proxied is not None:
+            await proxied.aclose()
 
     async def complete(self, body: Mapping[str, Any]) -> object:
-        content, headers = self._content(body)
+        if (proxied := self._proxy_transport()) is not None:
+            return await proxied.complete(body)
+        conn, head = await self._respond(body)
         try:
-            response = await self._http().post(self._url, content=content, headers=headers)
-        except httpx2.TimeoutException as e:
-            raise Unreachable("Request timed out.", str(e)) from e
-        except _CONNECTION_ERRORS as e:
-            raise Unreachable("Connection error.", str(e)) from e
-        if response.is_error:
-            raise _status_error(response)
+            data = await self._read_all(conn, error=head.status >= 400)
+        finally:
+            await self._release(conn)
+        if head.status >= 400:
+            raise _status_error(head, data)
         try:
-            # Bounded: nesting past JSON_MAX_DEPTH, NaN or a 5000-digit number is malformed.
-            return load_json(response.content)
+            return load_json(data)
         except UnsafeJSONError as e:
-            excerpt = response.text[:_EXCERPT_CHARS]
+            excerpt = _text(head, data)[:_EXCERPT_CHARS]
             raise Malformed(f"the body is not JSON ({e}): {excerpt!r}") from None
 
     async def stream(self, body: Mapping[str, Any]) -> AsyncGenerator[object, None]:
-        content, headers = self._content(body)
+        if (proxied := self._proxy_transport()) is not None:
+            async with aclosing(proxied.stream(body)) as values:
+                async for value in values:
+                    yield value
+            return
+        conn, head = await self._respond(body)
         try:
-            async with self._http().stream(
-                "POST", self._url, content=content, headers=headers
-            ) as response:
-                if response.is_error:
-                    await response.aread()
-                    raise _status_error(response)
-                if response.headers.get("content-type", "").startswith("application/json"):
-                    await response.aread()
-                    raise Malformed(
-                        "a JSON body, not an event stream, answered a streamed request:"
-                        f" {response.text[:_EXCERPT_CHARS]!r}"
-                    )
-                decoder = SSEDecoder()
-                pieces = response.aiter_bytes()
-                async for piece in pieces:
-                    for event in _decoded(decoder, piece):
-                        value = stream_value(event)
-                        if value is DONE:
-                            if response.http_version == "HTTP/1.1":
-                                await _drain(pieces)
-                            return
-                        yield value
-                _decoded(decoder, None)
-        except httpx2.TimeoutException as e:
-            raise Unreachable("Request timed out.", str(e)) from e
-        except _CONNECTION_ERRORS as e:
-            raise Unreachable("Connection error.", str(e)) from e
+            if head.status >= 400:
+                raise _status_error(head, await self._read_all(conn, error=True))
+            if head.headers.get("content-type", "").startswith("application/json"):
+                text = _text(head, await self._read_all(conn, error=True))
+                raise Malformed(
+                    f"a JSON body, not an event stream, answered a streamed request: "
+                    f"{text[:_EXCERPT_CHARS]!r}"
+                )
+            async with aclosing(self._events(conn)) as values:
+                async for value in values:
+                    yield value
+        finally:
+            await self._release(conn)
+
+    async def _events(self, conn: Connection) -> AsyncGenerator[object, None]:
+        """The stream's values until ``[DONE]`` (then drained, as the SDK does) or its end."""
+        decoder, loop = SSEDecoder(), asyncio.get_running_loop()
+        waited, unended = 0.0, 0  # read time and bytes since the last line's end
+        while True:
+            started = loop.time()
+            with _wire_errors():
+                async with asyncio.timeout(self._timeout - waited):
+                    pieces = await conn.read_body()
+            waited += loop.time() - started
+            if pieces is None:
+                decoded_events(decoder, None)
+                return
+            for piece in pieces:
+                ends = max(piece.rfind(b"\n"), piece.rfind(b"\r"))
+                if ends >= 0:
+                    waited, unended = 0.0, len(piece) - ends - 1
+                else:
+                    unended += len(piece)
+                if unended > _MAX_LINE:
+                    raise Malformed(f"an event-stream line is over {_MAX_LINE >> 20} MiB")
+                for event in decoded_events(decoder, piece):
+                    value = stream_value(event)
+                    if value is DONE:
+                        await _drain(conn)
+                        return
+                    yield value
+
+    async def _read_all(self, conn: Connection, *, error: bool = False) -> bytes:
+        """The whole body within one timeout: a reply's up to 64 MiB, an error's cut at 1 MiB."""
+        limit = _MAX_ERROR_BODY if error else _MAX_BODY
+        data = bytearray()
+        with _wire_errors():
+            async with asyncio.timeout(self._timeout):
+                while (pieces := await conn.read_body()) is not None:
+                    for piece in pieces:
+                        data += piece
+                    if len(data) > limit:
+                        if error:  # the connection is closed with the rest unread
+                            return bytes(data[:limit])
+                        raise Malformed(f"the reply's body is over {limit >> 20} MiB")
+        return bytes(data)
+
+    async def _release(self, conn: Connection) -> None:
+        """Keep ``conn`` for the next request when it can carry one, else close it."""
+        if conn.reusable and self._idle is None:
+            conn.reused = True
+            self._idle = conn
+        elif conn is not self._idle:
+            await conn.aclose()
+
+    async def _respond(self, body: Mapping[str, Any]) -> tuple[Connection, ResponseHead]:
+        """The final response's connection and head (its body unread), redirects followed."""
+        headers = dict(self._headers)
+        content: bytes | EncodedBody | None = _content(body)
+        target = self._target(self._url)
+        method = "POST"
+        for _ in range(_MAX_REDIRECTS + 1):
+            conn, head = await self._round_trip(target, method, headers, content)
+            location = head.headers.get("location")
+            if head.status not in _REDIRECTS or location is None:
+                return conn, head
+            try:
+                with contextlib.suppress(Malformed, Unreachable):
+                    await self._read_all(conn, error=True)
+            finally:
+                await self._release(conn)
+            following = self._redirect_target(target, location)
+            if following.origin != target.origin and not _upgrade(target, following):
+                headers.pop("Authorization", None)
+            if head.status in (301, 302, 303):  # as browsers and httpx2: the POST becomes a GET
+                method, content = "GET", None
+            target = following
+        raise Unreachable("Connection error.", "Exceeded maximum allowed redirects.")
+
+    def _target(self, url: str) -> _Target:
+        try:
+            return _Target(url)
+        except (ValueError, UnicodeError) as e:
+            raise Unreachable("Connection error.", f"invalid URL: {e}") from None
+
+    def _redirect_target(self, target: _Target, location: str) -> _Target:
+        following = self._target(urljoin(target.url, location.strip()))
+        scheme = following.origin.scheme
+        if scheme == "https" and self._url.startswith("http://"):
+            raise Unreachable(
+                "Connection error.",
+                f"redirected to {following.url}: an http:// endpoint is not followed to https://"
+                " (its client loads no trust store to verify it)",
+            )
+        if not direct(scheme, following.origin.host):
+            raise Unreachable(
+                "Connection error.",
+                f"redirected to {following.url}, which the environment's proxy settings send"
+                " through a proxy: dsh's own client does not follow it there",
+            )
+        return following
+
+    async def _round_trip(
+        self,
+        target: _Target,
+        method: str,
+        headers: dict[str, str],
+        content: bytes | EncodedBody | None,
+    ) -> tuple[Connection, ResponseHead]:
+        """One request and its response's head; resent once on a new connection (see above)."""
+        request = _request_head(method, target, headers, content)
+        conn = await self._connection(target.origin)
+        try:
+            return conn, await self._exchange(conn, request, content)
+        except Unreachable as e:
+            await conn.aclose()
+            if not conn.reused or conn.received or e.message != "Connection error.":
+                raise
+        except BaseException:
+            await conn.aclose()
+            raise
+        conn = await self._open(target.origin)
+        try:
+            return conn, await self._exchange(conn, request, content)
+        except BaseException:
+            await conn.aclose()
+            raise
+
+    async def _exchange(
+        self, conn: Connection, request: bytes, content: bytes | EncodedBody | None
+    ) -> ResponseHead:
+        body: bytes | Iterator[bytes] = b""
+        if isinstance(content, EncodedBody):
+            body = content.chunks()
+        elif content is not None:
+            body = content
+        with _wire_errors():
+            await conn.send(request, body, self._timeout)
+            async with asyncio.timeout(self._timeout):
+                return await conn.read_head()
+
+    async def _connection(self, origin: Origin) -> Connection:
+        idle, self._idle = self._idle, None
+        if idle is not None:
+            if idle.origin == origin and idle.usable:
+                return idle
+            await idle.aclose()
+        return await self._open(origin)
+
+    async def _open(self, origin: Origin) -> Connection:
+        tls = None
+        if origin.scheme == "https":
+            if self._tls is None:
+                self._tls = tls_context()
+            tls = self._tls
+        with _wire_errors():
+            async with asyncio.timeout(self._timeout):
+                return await Connection.open(origin, tls)
 
 
-async def _drain(pieces: AsyncIterator[bytes]) -> None:
+def _content(body: Mapping[str, Any]) -> bytes | EncodedBody:
+    if isinstance(body, EncodedBody):
+        return body.data if body.length <= _WHOLE_UP_TO else body
+    return compact_json(body)
+
+
+def _upgrade(source: _Target, following: _Target) -> bool:
+    """http to https on the same host and default ports: httpx2 keeps the key for it."""
+    a, b = source.origin, following.origin
+    return (a.scheme, b.scheme) == ("http", "https") and a.host == b.host and a.port == 80
+
+
+def _request_head(
+    method: str, target: _Target, headers: dict[str, str], content: bytes | EncodedBody | None
+) -> bytes:
+    lines = [f"{method} {target.path} HTTP/1.1", f"Host: {target.origin.authority}"]
+    for name, value in headers.items():
+        if any(c in value for c in "\r\n\0"):
+            raise Unreachable("Connection error.", f"Illegal header value for {name}")
+        lines.append(f"{name}: {value}")
+    if content is not None:
+        length = content.length if isinstance(content, EncodedBody) else len(content)
+        lines.append(f"Content-Length: {length}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+async def _drain(conn: Connection) -> None:
     """As the SDK: read what follows ``[DONE]`` for a while, so the connection can be reused."""
-    with contextlib.suppress(TimeoutError, httpx2.RequestError, httpx2.StreamError):
+    if not conn.may_carry_another:
+        return
+    with contextlib.suppress(TimeoutError, OSError, FramingError, Unreachable):
         async with asyncio.timeout(_DRAIN_SECONDS):
-            async for _ in pieces:
+            while await conn.read_body() is not None:
                 pass
 
 
-def _decoded(decoder: SSEDecoder, piece: bytes | None) -> list[ServerSentEvent]:
-    """The events ``piece`` completes (``None``: the end of the stream), or ``Malformed``."""
-    try:
-        if piece is None:
-            decoder.close()
-            return []
-        return decoder.feed(piece)
-    except SSEError as e:
-        raise Malformed(f"the event stream: {e}") from None
+def _text(head: ResponseHead, data: bytes) -> str:
+    """The body as text: the charset the server names when Python knows it, else UTF-8."""
+    encoding = "utf-8"
+    for param in head.headers.get("content-type", "").split(";")[1:]:
+        name, _, value = param.strip().partition("=")
+        if name.lower() == "charset":
+            with contextlib.suppress(LookupError):
+                encoding = codecs.lookup(value.strip().strip('"')).name
+    return data.decode(encoding, errors="replace")
 
 
-def _status_error(response: httpx2.Response) -> StatusError:
-    text = response.text
-    return StatusError(response.status_code, error_data(text.strip()), text, response.headers)
+def _status_error(head: ResponseHead, data: bytes) -> StatusError:
+    text = _text(head, data)
+    return StatusError(head.status, error_data(text.strip()), text, head.headers)

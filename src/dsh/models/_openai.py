@@ -4,8 +4,9 @@ Owns the streaming assembly of text and tool-call deltas, the retry policy
 (backoff is ours, observable and tested: no transport retries on its own) and the
 wording of failures. The request body comes from ``_chat_request`` (the message
 mapping is described there); a ``ChatTransport`` sends it: by default dsh's own
-over httpx2 (``_http``), or the openai SDK's (``backend="openai-sdk"``, kept to
-compare behaviour), both giving back plain JSON.
+HTTP/1.1 client on asyncio's streams (``_http``; over httpx2 behind a proxy), else
+the httpx2 one (``backend="httpx"``, ``_httpx``) or the openai SDK's
+(``backend="openai-sdk"``, kept to compare behaviour), all giving back plain JSON.
 """
 
 from __future__ import annotations
@@ -54,10 +55,10 @@ API_KEY_ENV_VARS = ("DSH_API_KEY", "OPENAI_API_KEY")
 BASE_URL_ENV_VARS = ("DSH_BASE_URL", "OPENAI_BASE_URL")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 BACKEND_ENV_VAR = "DSH_MODEL_BACKEND"
-"""Picks the transport when none is passed: ``httpx`` (the default) or ``openai-sdk``."""
+"""Picks the transport when none is passed: ``asyncio`` (the default), ``httpx``, ``openai-sdk``."""
 
-ModelBackend = Literal["httpx", "openai-sdk"]
-"""How requests are sent: dsh's own client over httpx2, or the openai SDK."""
+ModelBackend = Literal["asyncio", "httpx", "openai-sdk"]
+"""How requests are sent: dsh's own HTTP/1.1 client, dsh's client over httpx2, or the openai SDK."""
 
 # Sent when there is no key: local servers accept anything, and the SDK insists on one.
 _NO_KEY = "dsh-no-api-key"
@@ -245,8 +246,9 @@ class OpenAICompatibleModel:
     taken back). ``on_retry`` hears of every retry before the wait.
 
     ``backend`` picks the transport (default ``$DSH_MODEL_BACKEND``, then
-    ``httpx``): ``"httpx"`` is dsh's own client, ``"openai-sdk"`` the openai SDK's,
-    with the same requests, replies and errors. ``timeout`` bounds each phase of a
+    ``asyncio``): ``"asyncio"`` is dsh's own HTTP/1.1 client (httpx2's behind a
+    proxy), ``"httpx"`` dsh's client over httpx2, ``"openai-sdk"`` the openai
+    SDK's, with the same requests, replies and errors. ``timeout`` bounds each phase of a
     request (connecting, sending, each read), as the SDK's does.
     """
 
@@ -313,10 +315,14 @@ class OpenAICompatibleModel:
                 from dsh.models._sdk import OpenAISDKChatTransport
 
                 self._transport = OpenAISDKChatTransport(self.base_url, key, timeout=self.timeout)
-            else:
-                from dsh.models._http import HttpxChatTransport
+            elif self.backend == "httpx":
+                from dsh.models._httpx import HttpxChatTransport
 
                 self._transport = HttpxChatTransport(self.base_url, key, timeout=self.timeout)
+            else:
+                from dsh.models._http import HttpChatTransport
+
+                self._transport = HttpChatTransport(self.base_url, key, timeout=self.timeout)
         return self._transport
 
     async def complete(
@@ -506,7 +512,7 @@ def _resolve_setting(given: str | None, names: Sequence[str]) -> tuple[str | Non
 def _resolve_backend(backend: ModelBackend | None) -> ModelBackend:
     known: tuple[ModelBackend, ...] = get_args(ModelBackend)
     if backend is None:
-        chosen = os.environ.get(BACKEND_ENV_VAR) or "httpx"
+        chosen = os.environ.get(BACKEND_ENV_VAR) or "asyncio"
         for name in known:
             if chosen == name:
                 return name

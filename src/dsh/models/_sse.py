@@ -57,6 +57,9 @@ class SSEDecoder:
         if self._skip_lf and chunk[:1] == b"\n":
             chunk = chunk[1:]
         self._skip_lf = False
+        if b"\n" not in chunk and b"\r" not in chunk:  # a long line's middle: no rescan of it
+            self._tail += chunk
+            return []
         self._tail += chunk
         lines = self._tail.splitlines(keepends=True)
         if lines and not lines[-1].endswith((b"\n", b"\r")):

@@ -9,11 +9,13 @@ the model reports them the same way for every backend.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any, Protocol
 
+from dsh import __version__
 from dsh.base import UnsafeJSONError, load_json
-from dsh.models._sse import ServerSentEvent
+from dsh.models._sse import ServerSentEvent, SSEDecoder, SSEError
 
 __all__ = [
     "DONE",
@@ -25,7 +27,9 @@ __all__ = [
     "StatusError",
     "Unreachable",
     "WireError",
+    "decoded_events",
     "error_data",
+    "request_headers",
     "stream_error_message",
     "stream_value",
 ]
@@ -33,6 +37,23 @@ __all__ = [
 # Read by the openai SDK too, and sent as OpenAI-Organization and OpenAI-Project.
 ORGANIZATION_ENV_VAR = "OPENAI_ORG_ID"
 PROJECT_ENV_VAR = "OPENAI_PROJECT_ID"
+
+
+def request_headers(api_key: str) -> dict[str, str]:
+    """The headers every transport of dsh's own sends with a request (the SDK's that matter)."""
+    headers = {
+        "Authorization": f"Bearer {api_key}",
+        "Accept": "application/json",
+        "Content-Type": "application/json",
+        "User-Agent": f"dsh/{__version__}",
+    }
+    for header, name in (
+        ("OpenAI-Organization", ORGANIZATION_ENV_VAR),
+        ("OpenAI-Project", PROJECT_ENV_VAR),
+    ):
+        if value := os.environ.get(name):
+            headers[header] = value
+    return headers
 
 
 class ChatTransport(Protocol):
@@ -131,3 +152,14 @@ def stream_value(event: ServerSentEvent) -> object:
     if message is not None:
         raise ReplyError(message)
     return value
+
+
+def decoded_events(decoder: SSEDecoder, piece: bytes | None) -> list[ServerSentEvent]:
+    """The events ``piece`` completes (``None``: the end of the stream), or ``Malformed``."""
+    try:
+        if piece is None:
+            decoder.close()
+            return []
+        return decoder.feed(piece)
+    except SSEError as e:
+        raise Malformed(f"the event stream: {e}") from None

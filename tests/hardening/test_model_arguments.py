@@ -32,11 +32,12 @@ def call(index: int, arguments: str) -> dict[str, object]:
     return {"index": index, "id": f"call_{index}", "type": "function", "function": function}
 
 
-@pytest.fixture(autouse=True)
-def no_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(autouse=True, params=["asyncio", "httpx"])
+def no_credentials(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    # dsh's own client (the default) and httpx2 (behind a proxy) meet the same streams.
     for name in ("DSH_API_KEY", "OPENAI_API_KEY", "DSH_BASE_URL", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("DSH_MODEL_BACKEND", "httpx")
+    monkeypatch.setenv("DSH_MODEL_BACKEND", request.param)
 
 
 async def test_hostile_tool_call_arguments_are_contained(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ from typing import Final, Literal, TypeAlias, final
 from dsh._frozen import frozen
 from dsh.hook_protocol import TrustRecord, file_digest, read_record, state_of, write_record
 from dsh.hooks.codex._trust_scripts import HookScripts, review_scripts
+from dsh.hooks.codex._trust_scripts import shown_path as _shown
 from dsh.hooks.codex._types import CodexHook
 from dsh.session import SessionError
 
@@ -57,13 +58,6 @@ LayerState: TypeAlias = Literal[
     "trusted", "not trusted yet", "changed since trusted", "unreadable", "record unreadable"
 ]
 """Whether a file of the project layer may load, and why not."""
-
-
-def _shown(path: Path, project: Path) -> str:
-    try:
-        return str(path.relative_to(project))
-    except ValueError:
-        return str(path)
 
 
 def layer_fingerprint(path: Path, project: Path) -> str | None:

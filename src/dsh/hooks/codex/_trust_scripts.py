@@ -36,6 +36,7 @@ __all__ = [
     "ScriptState",
     "gate_scripts",
     "review_scripts",
+    "shown_path",
 ]
 
 ScriptState: TypeAlias = Literal[
@@ -56,7 +57,8 @@ _SINCE: Final = {
 }
 
 
-def _shown(path: Path, project: Path) -> str:
+def shown_path(path: Path, project: Path) -> str:
+    """``path`` relative to ``project`` when inside it (as the record names files)."""
     try:
         return str(path.relative_to(project))
     except ValueError:
@@ -173,7 +175,7 @@ def review_scripts(
     for hook in hooks:
         if hook.layer != "project":
             continue
-        place = f"{hook.event}[{hook.group}][{hook.index}] in {_shown(hook.source, project)}"
+        place = f"{hook.event}[{hook.group}][{hook.index}] in {shown_path(hook.source, project)}"
         files = FrozenDict(named_files(hook.command, project, variables={"PWD": str(project)}))
         fingerprint = _fingerprint(place, hook.command, files)
         recorded = _recorded_files(record, f"codex hook {place}")

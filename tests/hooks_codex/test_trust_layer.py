@@ -54,6 +54,11 @@ def trust_in_codex(tmp_path: Path, project: Path) -> None:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A repository with an ``AGENTS.md`` and a ``.codex/``, trusted in Codex's config."""
+    return make_project(tmp_path)
+
+
+def make_project(tmp_path: Path) -> Path:
+    """``project``'s repository, for the sibling tests."""
     root = tmp_path / "project"
     (root / ".git").mkdir(parents=True)
     (root / ".codex").mkdir()
@@ -91,7 +96,7 @@ def record_file(tmp_path: Path, project: Path) -> Path:
 def codex_section(tmp_path: Path, project: Path) -> dict[str, str]:
     """The record's ``codex`` section: file to fingerprint."""
     record = json.loads(record_file(tmp_path, project).read_text())
-    return {e["file"]: e["fingerprint"] for e in record["codex"]}
+    return {e["file"]: e["fingerprint"] for e in record["codex"] if "file" in e}
 
 
 def ran(tmp_path: Path) -> int:

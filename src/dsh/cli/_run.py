@@ -226,9 +226,9 @@ def prepared_host_options(
 
 def trusted_summary(lines: Sequence[str]) -> str:
     """``3 project hook(s), 1 plugin(s), 2 instructions file(s)`` for the lines of a trust
-    (a Codex project file counts as a file; a forgotten entry counts as nothing)."""
+    (a Codex project file or script counts as a file; a forgotten entry counts as nothing)."""
     files = sum(": trusted: instructions file " in line for line in lines)
-    files += sum(": trusted: Codex project file " in line for line in lines)
+    files += sum(": trusted: Codex project " in line for line in lines)  # a file, a script
     plugins = sum(": trusted: plugin " in line for line in lines)
     forgotten = sum(": forgot: " in line for line in lines)
     text = f"{len(lines) - files - plugins - forgotten} project hook(s)"

@@ -14,7 +14,9 @@ protocol does not wait for (async hooks), bounded, until the session's end
 cancels them. ``SessionStates`` keeps the bridge's state per
 root session; ``regex_problem`` bounds a matcher's regex before it is
 compiled. ``read_record``/``write_record`` keep the per-project trust record
-both bridges store their fingerprints in, each in its own sections. The
+both bridges store their fingerprints in, each in its own sections, and
+``named_files`` the files of the project a hook's command line names (the
+scripts it runs, in a project hook's fingerprint). The
 lower-level ``run_hooks`` and ``hook_outcome`` stay public for a bridge with
 other needs. A native plugin needs none of this.
 """
@@ -58,6 +60,7 @@ from dsh.hook_protocol._firing import (
     Verdict,
     fire_hooks,
 )
+from dsh.hook_protocol._named_files import named_files
 from dsh.hook_protocol._outcome import (
     FAILURE_REASONS,
     HookDecodeError,
@@ -126,6 +129,7 @@ __all__ = [
     "hook_environment",
     "hook_outcome",
     "invocation_event",
+    "named_files",
     "read_record",
     "record_path",
     "regex_problem",

@@ -39,7 +39,7 @@ from dsh.hook_protocol import (
     TrustRecord,
     TrustState,
     default_trust_dir,
-    file_digest,
+    named_files,
     state_of,
     write_record,
 )
@@ -70,7 +70,6 @@ __all__ = [
 
 PROJECT_KINDS: Final = frozenset({"project", "local"})
 """The sources a project controls: its own settings files."""
-_MAX_TOKENS: Final = 64
 
 
 @final
@@ -117,34 +116,14 @@ def _named_files(
     """The project (or plugin) files the hook's command line names, with their digests.
 
     A file inside the plugin's root is named ``plugin:<path in it>``."""
-    try:
-        tokens = shlex.split(hook.declared_command)
-    except ValueError:
-        tokens = hook.declared_command.split()
-    tokens += list(hook.args or ())
-    found: dict[str, str] = {}
-    roots = [("", project.resolve())]
-    places = {"CLAUDE_PROJECT_DIR": str(project)}
+    variables = {"CLAUDE_PROJECT_DIR": str(project)}
+    roots: list[tuple[str, Path]] = []
     if plugin_root is not None:
-        roots.insert(0, ("plugin:", plugin_root.resolve()))
-        places["CLAUDE_PLUGIN_ROOT"] = str(plugin_root)
-    for token in tokens[:_MAX_TOKENS]:
-        for name, value in places.items():
-            token = token.replace("${" + name + "}", value).replace("$" + name, value)
-        if not token or "\x00" in token:
-            continue
-        try:
-            resolved = (project / token).resolve()
-        except (OSError, ValueError, RuntimeError):
-            continue
-        for prefix, root in roots:
-            if resolved == root or not resolved.is_relative_to(root):
-                continue
-            digest = file_digest(resolved)
-            if digest is not None:
-                found[prefix + str(resolved.relative_to(root))] = digest
-            break
-    return found
+        roots.append(("plugin:", plugin_root))
+        variables["CLAUDE_PLUGIN_ROOT"] = str(plugin_root)
+    return named_files(
+        hook.declared_command, project, args=hook.args or (), variables=variables, roots=roots
+    )
 
 
 def _fingerprint(hook: HookDeclaration, project: Path, files: dict[str, str]) -> str:

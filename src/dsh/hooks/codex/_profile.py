@@ -8,7 +8,9 @@ ignored declaration and every hook that does not run because it is not
 trusted (Codex skips those silently in ``exec``; dsh says so). In a trusted
 project, a file of the project layer changed or added since dsh recorded the
 layer is not loaded (``_trust_layer``: dsh's own fingerprints, in its trust
-record), with one notice; the first run in a project Codex trusts records them.
+record), with one notice; so does a hook whose script (a file of the project its
+command names) changed (``_trust_scripts``: it does not run); the first run in a
+project Codex trusts records them.
 ``trust`` and ``untrusted`` are ``dsh.host.TrustingProfile``'s: ``dsh hooks
 trust`` records Codex trust in Codex's own format,
 ``[hooks.state."<key>"].trusted_hash`` in ``$CODEX_HOME/config.toml``, and the
@@ -32,6 +34,7 @@ from dsh.hooks.codex._trust_layer import (
     record_layer,
     review_layer,
 )
+from dsh.hooks.codex._trust_scripts import SCRIPT_GATED, gate_scripts
 from dsh.hooks.codex._types import CodexCatalog, CodexHook, CodexPermissionMode
 
 if TYPE_CHECKING:
@@ -47,6 +50,7 @@ _WHY: Final = {
     "untrusted": "not trusted yet (no trusted_hash for it)",
     "changed": "changed since it was trusted (its trusted_hash no longer matches)",
     "disabled": "disabled (enabled = false)",
+    SCRIPT_GATED: "a file of the project its command runs changed since dsh recorded it",
 }
 
 
@@ -131,8 +135,9 @@ class CodexProfile:
         self, project: Path, /, *, bypass: bool | None = None
     ) -> tuple[CodexCatalog, LayerReview | None]:
         """The catalog a run loads (without the project-layer files dsh's record does not
-        trust) and the layer's review (``None``: the project is not trusted, or the catalog
-        was given). Records nothing."""
+        trust, and its hooks whose scripts changed marked ``script changed``) and the layer's
+        review (``None``: the project is not trusted, or the catalog was given). Records
+        nothing."""
         project = project.absolute()
         catalog = self._catalog(project, bypass=bypass)
         if self.catalog is not None or not catalog.project_trusted:
@@ -141,7 +146,8 @@ class CodexProfile:
         refused = review.refused()
         if refused:
             catalog = self._catalog(project, bypass=bypass, refused=refused)
-        return catalog, review
+        review = review.with_hooks(catalog.hooks)
+        return gate_scripts(catalog, review.hooks), review
 
     def load(self, project: Path, /) -> CodexMount:
         """The project's catalog and what to mount for it; bad sources are diagnostics."""
@@ -173,7 +179,7 @@ class CodexProfile:
 
             shell = CodexShellPlugin(mode)
         lines.extend(d.describe() for d in catalog.diagnostics)
-        lines.extend(untrusted_line(h) for h in catalog.hooks if not h.runs)
+        lines.extend(_codex_untrusted(catalog))
         notice = None if review is None else review.notice()
         lines.extend(() if notice is None else (notice,))
         if not catalog.project_trusted:
@@ -198,7 +204,7 @@ class CodexProfile:
         """One line per declared hook that does not run because it is untrusted (with why):
         not trusted, changed or disabled, or in the ``.codex/`` of a project not trusted."""
         catalog, review = self.gated(project, bypass=False)
-        lines = [untrusted_line(h) for h in catalog.hooks if not h.runs]
+        lines = _codex_untrusted(catalog)
         lines.extend(() if review is None else review.lines())
         if not catalog.project_trusted and self.trust_project is None and self.catalog is None:
             widened = replace(self, trust_project=True)._catalog(project, bypass=False)
@@ -233,7 +239,9 @@ class CodexProfile:
             projects.append(project)
             catalog = replace(self, trust_project=True)._catalog(project, bypass=False)
         wanted = [h for h in catalog.hooks if h.trust in ("untrusted", "changed")]
-        layer = self._layer(project) if catalog.project_trusted and self.catalog is None else None
+        layer = None
+        if catalog.project_trusted and self.catalog is None:
+            layer = self._layer(project).with_hooks(catalog.hooks)
         if layer is not None and not _layer_changed(layer):
             layer = None
         if (not wanted and not projects and layer is None) or catalog.codex_home is None:
@@ -252,9 +260,15 @@ class CodexProfile:
         return tuple(lines)
 
 
+def _codex_untrusted(catalog: CodexCatalog) -> list[str]:
+    """A line per hook Codex's own trust keeps from running (a changed script is the
+    layer review's to say)."""
+    return [untrusted_line(h) for h in catalog.hooks if not h.runs and h.trust != SCRIPT_GATED]
+
+
 def _layer_changed(review: LayerReview) -> bool:
     """Whether ``dsh hooks trust`` has something to record for the layer."""
-    return not review.recorded or bool(review.refused() or review.removed)
+    return not review.recorded or bool(review.refused() or review.removed or review.refused_hooks())
 
 
 _SINCE: Final = {
@@ -278,5 +292,6 @@ def _layer_lines(review: LayerReview) -> list[str]:
             found.append(
                 f"trusted: Codex project file {f.shown}{f' ({since[2:]})' if since else ''}"
             )
+    found += [line for hook in review.hooks for line in hook.trust_lines()]
     found += [f"forgot: Codex project file {s} (no longer loaded)" for s in review.removed]
     return found  # an empty layer is recorded without a line: a file added later needs trust

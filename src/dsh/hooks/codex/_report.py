@@ -80,7 +80,14 @@ loads, and one notice names the files: `dsh hooks trust --project DIR` records t
 otherwise leaves them out. `dsh hooks check` lists the changed files and why. A trust record
 dsh cannot read (garbage, a symlink, another format) loads none of the layer until
 `dsh hooks trust` rewrites it. An untrusted project loads none of its layer, as in Codex.
-`--dangerously-bypass-hook-trust` bypasses the hooks' hashes only, not these fingerprints.
+Codex's hash covers a hook's command line only, so dsh also fingerprints, per hook of the
+project's `.codex/`, its command and every file inside the project its command line names (a
+relative path, an absolute one inside the project, or `$PWD/...`: the script it runs), in the
+same section: a script changed, added or removed since keeps that hook from running (the others
+run), named in the same notice; `dsh hooks check` lists it, `dsh hooks trust` shows and records
+it. Files outside the project, what a script imports on its own and user-level hooks are not
+fingerprinted. `--dangerously-bypass-hook-trust` bypasses the hooks' hashes only, not these
+fingerprints.
 """
 
 

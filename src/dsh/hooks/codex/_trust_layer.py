@@ -15,9 +15,11 @@ The rule, for a project Codex trusts: with no ``codex`` section yet, the
 layer loads and its fingerprints are recorded (the user's Codex trust is the
 consent to what is there now); with one, a file whose fingerprint is not
 recorded (changed, or added) is not loaded and named in one notice, the rest
-loads. ``dsh hooks trust`` records the layer as it is now. A record that
-cannot be read (garbage, a symlink, another format) trusts none of the layer.
-Nothing here is written into Codex's ``config.toml``.
+loads. The scripts the layer's hooks run have fingerprints of their own in the
+same section (``_trust_scripts``): a hook whose script changed does not run.
+``dsh hooks trust`` records the layer as it is now. A record that cannot be
+read (garbage, a symlink, another format) trusts none of the layer. Nothing
+here is written into Codex's ``config.toml``.
 """
 
 from __future__ import annotations
@@ -25,12 +27,16 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.hook_protocol import TrustRecord, file_digest, read_record, state_of, write_record
+from dsh.hooks.codex._trust_scripts import HookScripts, review_scripts
+from dsh.hooks.codex._trust_scripts import shown_path as _shown
+from dsh.hooks.codex._types import CodexHook
 from dsh.session import SessionError
 
 __all__ = [
@@ -52,13 +58,6 @@ LayerState: TypeAlias = Literal[
     "trusted", "not trusted yet", "changed since trusted", "unreadable", "record unreadable"
 ]
 """Whether a file of the project layer may load, and why not."""
-
-
-def _shown(path: Path, project: Path) -> str:
-    try:
-        return str(path.relative_to(project))
-    except ValueError:
-        return str(path)
 
 
 def layer_fingerprint(path: Path, project: Path) -> str | None:
@@ -107,16 +106,27 @@ class LayerReview:
 
     ``recorded``: the record holds fingerprints of the layer (else every file is
     trusted on the user's Codex trust, and the caller records them); ``removed``:
-    files recorded that the layer no longer loads (gone, or shadowed)."""
+    files recorded that the layer no longer loads (gone, or shadowed); ``hooks``: the
+    layer's hooks with the scripts they run (``with_hooks``)."""
 
     project: Path
     files: tuple[LayerFile, ...]
     removed: tuple[str, ...]
     recorded: bool
     problem: str | None
+    record: TrustRecord
+    hooks: tuple[HookScripts, ...] = ()
+
+    def with_hooks(self, hooks: Iterable[CodexHook]) -> LayerReview:
+        """This review with the project hooks among ``hooks`` and their scripts reviewed."""
+        return replace(self, hooks=review_scripts(self.project, hooks, self.record))
 
     def refused(self) -> frozenset[Path]:
         return frozenset(f.path for f in self.files if not f.trusted)
+
+    def refused_hooks(self) -> tuple[HookScripts, ...]:
+        """The hooks that do not run because a file of the project they run changed."""
+        return tuple(h for h in self.hooks if not h.trusted)
 
     def trusted_fingerprints(self) -> frozenset[str]:
         return frozenset(f.fingerprint for f in self.files if f.trusted and f.fingerprint)
@@ -130,15 +140,28 @@ class LayerReview:
         )
 
     def notice(self) -> str | None:
-        """The run's one notice naming the files left out, and how to trust them."""
+        """The run's one notice naming the files left out, the hooks not run, and how to
+        trust them."""
         refused = [f for f in self.files if not f.trusted]
-        if not refused:
+        hooks = self.refused_hooks()
+        if not refused and not hooks:
             return None
-        listed = "; ".join(f"{f.shown} ({f.state})" for f in refused)
-        text = (
-            f"warning: {len(refused)} file(s) of the Codex project layer of {self.project}"
-            f" changed since dsh recorded it and are not loaded: {listed}. {self._how()}"
-        )
+        layer = f"the Codex project layer of {self.project}"
+        parts = []
+        if refused:
+            listed = "; ".join(f"{f.shown} ({f.state})" for f in refused)
+            parts.append(
+                f"{len(refused)} file(s) of {layer} changed since dsh recorded it and are not"
+                f" loaded: {listed}"
+            )
+            layer = "it"
+        if hooks:
+            listed = "; ".join(h.describe() for h in hooks)
+            parts.append(
+                f"{len(hooks)} hook(s) of {layer} do not run, as a file of the project they"
+                f" run changed since dsh recorded it: {listed}"
+            )
+        text = f"warning: {'; and '.join(parts)}. {self._how()}"
         return text if self.problem is None else f"{text} ({self.problem})"
 
     def summary(self) -> str:
@@ -152,7 +175,9 @@ class LayerReview:
             )
         refused = len(self.refused())
         text = f"{len(self.files)} file(s) recorded by dsh"
-        return text + (f", {refused} not loaded (changed or added since)" if refused else "")
+        text += f", {refused} not loaded (changed or added since)" if refused else ""
+        hooks = len(self.refused_hooks())
+        return text + (f", {hooks} hook(s) not run (a script changed since)" if hooks else "")
 
     def lines(self) -> list[str]:
         """One line per file left out and per file removed, with why (``dsh hooks check``)."""
@@ -167,17 +192,24 @@ class LayerReview:
             " an AGENTS.override.md; Codex project layer, dsh's record)"
             for shown in self.removed
         ]
+        found += [
+            f"{h.describe()} ({h.hook.command!r}; a file its command runs, Codex project layer,"
+            " dsh's record): it does not run until `dsh hooks trust`"
+            for h in self.refused_hooks()
+        ]
         if self.problem is not None and found:
             found.append(self.problem)
         return found
 
     def entries(self) -> list[dict[str, str]]:
-        """The record's ``codex`` section for the layer as it is now (readable files)."""
-        return [
+        """The record's ``codex`` section for the layer as it is now (readable files, and
+        the hooks with the files they run)."""
+        found = [
             {"fingerprint": f.fingerprint, "where": f.where, "file": f.shown}
             for f in self.files
             if f.fingerprint is not None
         ]
+        return found + [h.entry() for h in self.hooks]
 
 
 def _state(fingerprint: str | None, where: str, record: TrustRecord) -> LayerState:
@@ -217,6 +249,7 @@ def review_layer(
         removed=removed,
         recorded=record.has(CODEX_SECTION),
         problem=record.problem,
+        record=record,
     )
 
 

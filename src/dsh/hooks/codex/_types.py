@@ -39,9 +39,10 @@ Severity: TypeAlias = Literal["error", "warning"]
 """``error``: hooks do not run (a rejected file); ``warning``: something was ignored."""
 
 TrustStatus: TypeAlias = Literal[
-    "managed", "trusted", "bypassed", "untrusted", "changed", "disabled"
+    "managed", "trusted", "bypassed", "untrusted", "changed", "disabled", "script changed"
 ]
-"""Why a hook runs (managed, trusted, bypassed) or does not (untrusted, changed, disabled)."""
+"""Why a hook runs (managed, trusted, bypassed) or does not (untrusted, changed, disabled;
+``script changed``: a file of the project its command runs changed since dsh recorded it)."""
 
 
 @final

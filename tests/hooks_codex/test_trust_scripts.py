@@ -144,7 +144,8 @@ def test_the_first_run_records_the_scripts_and_bypassing_hashes_does_not_bypass_
     assert ".codex/hooks/check.py (changed since trusted)" in notice
     done, _log = run(tmp_path, project, bypass, "--trust-project")  # accepting the prompt
     assert marks(tmp_path) == ["script"]
-    assert "trusted 1 project hook(s)" in done.stdout  # Codex's hash; the script is a file
+    assert "trusted 1 project hook(s)" in done.stdout  # Codex's hash
+    assert "2 project file(s) of" in done.stdout  # .codex/hooks.json and the script it runs
     assert layer_notices(done) == []
 
 

@@ -225,15 +225,17 @@ def prepared_host_options(
 
 
 def trusted_summary(lines: Sequence[str]) -> str:
-    """``3 project hook(s), 1 plugin(s), 2 instructions file(s)`` for the lines of a trust
-    (a Codex project file or script counts as a file; a forgotten entry counts as nothing)."""
+    """``3 project hook(s), 1 plugin(s), 2 instructions file(s), 1 project file(s)`` for the
+    lines of a trust (a Codex project file or script is a project file; a forgotten entry
+    counts as nothing)."""
     files = sum(": trusted: instructions file " in line for line in lines)
-    files += sum(": trusted: Codex project " in line for line in lines)  # a file, a script
+    others = sum(": trusted: Codex project " in line for line in lines)  # a file, a script
     plugins = sum(": trusted: plugin " in line for line in lines)
     forgotten = sum(": forgot: " in line for line in lines)
-    text = f"{len(lines) - files - plugins - forgotten} project hook(s)"
+    text = f"{len(lines) - files - others - plugins - forgotten} project hook(s)"
     text += f", {plugins} plugin(s)" if plugins else ""
-    return text + (f", {files} instructions file(s)" if files else "")
+    text += f", {files} instructions file(s)" if files else ""
+    return text + (f", {others} project file(s)" if others else "")
 
 
 async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:

@@ -141,48 +141,14 @@ def builtin_tools() -> tuple[ToolDefinition, ...]:
     )
 
 
-# The pydantic models, imported (with pydantic) when one is first asked for: the tools
-# themselves name them lazily, so importing the tools imports no pydantic.
-_MODEL_MODULES = {
-    "dsh.tools.builtin._task_io": (
-        "TaskCreateInput",
-        "TaskCreateOutput",
-        "TaskGetInput",
-        "TaskGetOutput",
-        "TaskListInput",
-        "TaskListOutput",
-        "TaskUpdateInput",
-        "TaskUpdateOutput",
-    ),
-    "dsh.tools.builtin._models": (
-        "BashInput",
-        "BashOutput",
-        "EditInput",
-        "EditOperation",
-        "EditOutput",
-        "GlobInput",
-        "GlobOutput",
-        "GrepInput",
-        "GrepOutput",
-        "MultiEditInput",
-        "MultiEditOutput",
-        "ReadInput",
-        "ReadOutput",
-        "ToolSearchInput",
-        "ToolSearchOutput",
-        "WriteInput",
-        "WriteOutput",
-    ),
-}
-_LAZY = {name: module for module, names in _MODEL_MODULES.items() for name in names}
-
-
+# The pydantic models (the names of __all__ not bound above), imported with pydantic when
+# one is first asked for: the tools name them lazily, so importing the tools imports none.
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
+    if name not in __all__ or not name.endswith(("Input", "Output", "Operation")):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    module = "_task_io" if name.startswith("Task") else "_models"
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
     return value

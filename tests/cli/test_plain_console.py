@@ -27,6 +27,12 @@ _FRAGMENTS = [
     ":smile:",
     ":thumbs_up:",
     ":not-an-emoji:",
+    ":Smile:",
+    ":smile-emoji:",
+    ":thumbs_up-text:",
+    "claude-hooks:Stop:",
+    "12:30:45",
+    "::",
     "http://127.0.0.1:8080/",
     "\t",
     "\\",
@@ -123,6 +129,17 @@ def test_the_transcripts_lines_print_plain() -> None:
         console.print(f"[bold]●[/bold] {reply}")
     assert console._rich is None
     assert buffer.getvalue() == "── turn ──\n> say [b]hi[/b] \\\n● hello\nthere\n"
+
+
+def test_a_colon_that_is_no_emoji_code_prints_plain() -> None:
+    # A hook's context source ("claude-hooks:Stop:") or a time of day is no emoji: plain.
+    console = PlainConsole()
+    buffer = io.StringIO()
+    line = "  [magenta]+ context from claude-hooks:Stop:[/magenta] at 12:30:45"
+    with contextlib.redirect_stdout(buffer):
+        console.print(line)
+    assert console._rich is None
+    assert (buffer.getvalue(), None) == _rich(line)
 
 
 def test_plain_only_off_a_terminal_with_no_colour_forced(monkeypatch: pytest.MonkeyPatch) -> None:

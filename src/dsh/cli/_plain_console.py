@@ -26,9 +26,23 @@ __all__ = ["Out", "PlainConsole", "markup_escape", "plain_output"]
 # rich.markup's patterns, as rich 15 has them.
 _ESCAPE: Final = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
 _TAGS: Final = re.compile(r"((\\*)\[([a-z#/@][^[]*?)])")
-# What rich would change in a text piece: an emoji code candidate, a tab, the control
-# characters rich's Text strips.
-_RICH_CHANGES: Final = re.compile(r"(:(\S*?)(?:(?:\-)(emoji|text))?:)|[\t\x07\x08\x0b\x0c\r]")
+# rich's emoji code pattern, applied to each text piece between tags.
+_EMOJI_CODE: Final = re.compile(r"(:(\S*?)(?:(?:\-)(emoji|text))?:)")
+# What else rich changes in a text: a tab, the control characters its Text strips.
+_RICH_CHANGES: Final = re.compile(r"[\t\x07\x08\x0b\x0c\r]")
+
+
+def _has_emoji(piece: str) -> bool:
+    """Whether rich would replace an emoji code in ``piece`` (its table loaded only for a
+    candidate: a ``:name:`` such as a ``claude-hooks:Stop:`` source or a time of day)."""
+    if ":" not in piece:
+        return False
+    codes = [m.group(2).lower() for m in _EMOJI_CODE.finditer(piece)]
+    if not codes:
+        return False
+    from rich._emoji_codes import EMOJI  # a table only (~3 ms), not the console
+
+    return any(code in EMOJI for code in codes)
 
 
 class Out(Protocol):
@@ -58,7 +72,7 @@ def markup_escape(markup: str) -> str:
 
 def _plain_text(markup: str) -> str | None:
     """The text rich renders from ``markup`` (styles dropped), or ``None`` to leave it to rich."""
-    out: list[str] = []
+    out: list[str] = []  # rich's text pieces, each of which it scans for emoji codes
     open_tags: list[str] = []
     position = 0
     for match in _TAGS.finditer(markup):
@@ -88,6 +102,8 @@ def _plain_text(markup: str) -> str | None:
         else:
             open_tags.append(tag_text)
     out.append(markup[position:].replace("\\[", "["))
+    if any(_has_emoji(piece) for piece in out):
+        return None
     text = "".join(out)
     return None if _RICH_CHANGES.search(text) else text
 
@@ -122,14 +138,11 @@ class PlainConsole:
         text: str | None = None
         if len(objects) == 1 and type(objects[0]) is str:
             given = objects[0]
-            if markup is False:
-                text = None if _RICH_CHANGES.search(given) else given
+            if markup is False or "[" not in given:
+                changed = _has_emoji(given) or _RICH_CHANGES.search(given)
+                text = None if changed else given
             else:
-                text = (
-                    _plain_text(given)
-                    if "[" in given
-                    else (None if _RICH_CHANGES.search(given) else given)
-                )
+                text = _plain_text(given)
         elif not objects:
             text = ""
         if text is None:

@@ -8,13 +8,17 @@ Each tree runs under this venv's interpreter with ``PYTHONPATH=<its src>``, as t
 console script would (``from dsh.cli import main; main()``), with its bytecode
 compiled first (as ``pip install`` does) and ``PYTHONDONTWRITEBYTECODE`` dropped.
 Measured, interleaved (trees in alternating order each round): ``python -c pass``,
-``import dsh.cli``, ``dsh --version``, and ``dsh run`` of a one-reply turn with no
-hooks against a loopback OpenAI-compatible mock (``_loopback.LoopbackServer``).
-Printed: the median wall time and CPU time (user + system of the process) of each.
+``import dsh.cli``, ``dsh --version``, ``dsh run`` of a one-reply turn with no
+hooks against a loopback OpenAI-compatible mock (``_loopback.LoopbackServer``), and
+the same turn with a Claude Code user settings file declaring a silent hook
+(``exit 0``) on UserPromptSubmit and Stop. Printed: the median wall time and CPU
+time (user + system of the process and the hooks it waited for) of each.
 
 ``--breakdown`` prints instead where this tree's ``dsh run`` start-up CPU goes: the
 process CPU time of each import step, in the order the run takes them (each step
-counts only what the steps before it did not load), medians of ``--runs`` processes.
+counts only what the steps before it did not load), medians of ``--runs`` processes;
+then, apart, what a plain headless run no longer imports (pydantic and its first
+model, which a tool call or a hook's JSON answer still loads; rich, for a terminal).
 """
 
 from __future__ import annotations
@@ -62,6 +66,9 @@ def compile_tree(src: Path, env: dict[str, str]) -> None:
     subprocess.run(python, env=env, check=True, capture_output=True)
 
 
+HOOKED = "dsh run (2 silent Claude Code hooks)"
+
+
 def cases(url: str, root: Path) -> dict[str, list[str]]:
     python = sys.executable
     run = ["run", "--model", "m", "--base-url", url, "--project", str(root / "project")]
@@ -71,22 +78,37 @@ def cases(url: str, root: Path) -> dict[str, list[str]]:
         "import dsh.cli": [python, "-c", "import dsh.cli"],
         "dsh --version": [python, "-c", ENTRY, "--version"],
         "dsh run (no hooks, 1 reply)": [python, "-c", ENTRY, *run],
+        HOOKED: [python, "-c", ENTRY, *run],
     }
 
 
-# The import steps of `dsh run` on an endpoint, in its order (pydantic's first model
-# includes its plugin scan, which imports importlib.metadata: httpx2 needs it too).
+def hooked_home(root: Path) -> Path:
+    """A home whose Claude Code user settings run ``exit 0`` on UserPromptSubmit and Stop."""
+    home = root / "home-hooked"
+    (home / ".claude").mkdir(parents=True)
+    silent = [{"hooks": [{"type": "command", "command": "exit 0", "timeout": 10}]}]
+    settings = {"hooks": {"UserPromptSubmit": silent, "Stop": silent}}
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    return home
+
+
+# pydantic's first model includes its plugin scan, which imports importlib.metadata.
+PYDANTIC_STEP = "import pydantic\nclass M(pydantic.BaseModel):\n x: int\nM(x=1)"
+# The import steps of `dsh run` on an endpoint, in its order.
 STEPS = (
     ("click", "import click"),
     ("dsh.cli (the command's definition)", "import dsh.cli"),
     ("asyncio", "import asyncio"),
-    ("pydantic and its first model", "import pydantic\nclass M(pydantic.BaseModel):\n x: int"),
     ("dsh.cli._run: agent, tools, host, session", "import dsh.cli._run, dsh.cli._run_settle"),
     ("dsh.cli._terminal (the headless runner)", "import dsh.cli._terminal"),
     ("dsh.hooks.claude (the bridge)", "import dsh.hooks.claude"),
     ("dsh.instructions", "import dsh.instructions"),
     ("httpx2 and dsh.models._http", "import dsh.models._http"),
-    ("rich.console (the transcript's printer)", "import rich.console, rich.markup"),
+)
+# Off a plain headless run's path since the `lean` branch, timed after the steps above.
+OFF_PATH = (
+    ("pydantic and its first model (a tool call, a hook's JSON)", PYDANTIC_STEP),
+    ("rich.console (the printer on a terminal)", "import rich.console, rich.markup"),
 )
 _STEP_PROBE = """
 import sys, time
@@ -100,7 +122,8 @@ print(repr(out))
 
 
 def breakdown(env: dict[str, str], runs: int) -> None:
-    argv = [sys.executable, "-c", _STEP_PROBE, repr(STEPS)]
+    steps = STEPS + OFF_PATH
+    argv = [sys.executable, "-c", _STEP_PROBE, repr(steps)]
     rows = []
     for _ in range(runs):
         done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
@@ -109,11 +132,13 @@ def breakdown(env: dict[str, str], runs: int) -> None:
     print(f"CPU ms per import step, medians of {runs} processes")
     print("| step | CPU ms |")
     print("| --- | ---: |")
-    for i, (name, _code) in enumerate(STEPS):
+    for i, (name, _code) in enumerate(steps):
         ms = statistics.median(r[i] for r in rows) * 1000
+        if i == len(STEPS):
+            print(f"| total on a plain run's path | {total:.1f} |")
+            print("| *not on that path:* | |")
         total += ms
         print(f"| {name} | {ms:.1f} |")
-    print(f"| total | {total:.1f} |")
 
 
 def main() -> None:
@@ -134,6 +159,7 @@ def main() -> None:
         root = Path(tmp)
         (root / "project").mkdir()
         envs = {}
+        home = hooked_home(root)
         for name, src in trees.items():
             env = base | {"PYTHONPATH": str(src), "NO_COLOR": "1", "DSH_API_KEY": "k"}
             envs[name] = env | {"DSH_DATA_DIR": str(root / f"data-{name}")}
@@ -146,7 +172,8 @@ def main() -> None:
             order = names if r % 2 == 0 else names[::-1]
             for case, argv in argvs.items():
                 for tree in order:
-                    samples.setdefault((case, tree), []).append(once(argv, envs[tree], root))
+                    env = envs[tree] | ({"HOME": str(home)} if case == HOOKED else {})
+                    samples.setdefault((case, tree), []).append(once(argv, env, root))
         server.httpd.shutdown()
     report(samples, names, list(argvs), args.runs)
 

@@ -249,3 +249,11 @@ async def test_cancelling_the_parent_cancels_the_running_child_and_its_tool(
     assert [r.code for r in of_type(child_log, ToolResultEvent)] == ["ABORTED"]
     assert of_type(parent.events, SubagentEnd)[0].end_reason == "aborted"
     await wait_until_gone(pid)
+
+
+def test_the_agent_tools_schema_is_its_models_own() -> None:
+    # The schema is written out so that declaring the tool imports no pydantic.
+    from dsh.agent import AGENT_TOOL, AgentToolInput
+
+    assert AGENT_TOOL.input_schema == AgentToolInput.model_json_schema()
+    assert AGENT_TOOL.load_input_model() is AgentToolInput

@@ -88,3 +88,89 @@ def test_a_headless_run_on_an_endpoint_loads_no_sdk_terminal_or_acp(tmp_path: Pa
     # No config file, no .codex/: neither TOML nor the Codex bridge; the XDG dirs written out.
     unneeded = ("pydantic_settings", "tomllib", "dsh.hooks.codex", "platformdirs")
     assert _offending(loaded, (*_NEVER, *unneeded)) == []
+    # A reply that is text: no tool ran, no hook printed JSON, stdout is a pipe. The tools
+    # name their models lazily, the session codec reads nothing, the printer is plain.
+    assert _offending(loaded, _NOT_FOR_A_PLAIN_RUN) == []
+
+
+# Not for a headless run whose tools, hooks and settings are all of the plain kind.
+_NOT_FOR_A_PLAIN_RUN = (
+    "pydantic",
+    "pydantic_core",
+    "rich",
+    "jsonschema",
+    "dsh.tools.builtin._models",
+    "dsh.tools.builtin._task_io",
+    "dsh.agent._subagent_input",
+    "dsh.host._config_schema",
+    "dsh.hooks.claude._parse_models",
+    "dsh.hooks.claude._output_models",
+    "dsh.hooks.claude._skill_input",
+)
+
+
+def _hooked_run(tmp_path: Path, hook: str, reply: Reply) -> tuple[set[str], Path]:
+    """A headless run with a Claude Code user settings file: ``hook`` on UserPromptSubmit,
+    PreToolUse and Stop (the user's settings need no project trust)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    claude = tmp_path / "home" / ".claude"
+    claude.mkdir(parents=True)
+    handler = {"type": "command", "command": hook, "timeout": 10}
+    groups = [{"hooks": [handler]}]
+    hooks = {"UserPromptSubmit": groups, "PreToolUse": [{"matcher": "Bash", **groups[0]}]}
+    settings = {"hooks": {**hooks, "Stop": groups}, "permissions": {"allow": ["Bash"]}}
+    (claude / "settings.json").write_text(json.dumps(settings))
+    done = Reply(chunks=[chunk({"role": "assistant", "content": "done"}, "stop")])
+    with serving(reply, done) as server:
+        loaded = _loaded(
+            tmp_path,
+            *("run", "--model", "m", "--base-url", server.url, "--project", str(project), "go"),
+            env={"DSH_API_KEY": "k"},
+        )
+        assert server.seen  # the turn reached the model
+    logs = sorted((tmp_path / "data").glob("*.jsonl"))
+    assert len(logs) == 1
+    return loaded, logs[0]
+
+
+def _hook_results(log: Path) -> list[dict[str, object]]:
+    lines = (json.loads(line) for line in log.read_text().splitlines()[1:])
+    return [e for e in lines if e["type"] == "hook/result"]
+
+
+def test_a_run_with_a_silent_claude_code_hook_loads_no_pydantic(tmp_path: Path) -> None:
+    text = Reply(chunks=[chunk({"role": "assistant", "content": "hello"}, "stop")])
+    loaded, log = _hooked_run(tmp_path, "exit 0", text)
+    assert len(_hook_results(log)) == 2  # UserPromptSubmit and Stop ran (and said nothing)
+    assert "dsh.hooks.claude._parse_plain" in loaded  # the settings file was read, plainly
+    assert _offending(loaded, _NOT_FOR_A_PLAIN_RUN) == []
+
+
+def _bash_call() -> Reply:
+    call = {"id": "c1", "type": "function", "function": {"name": "Bash", "arguments": ""}}
+    args = json.dumps({"command": "echo hi", "timeout": 5000})
+    return Reply(
+        chunks=[
+            chunk({"role": "assistant", "tool_calls": [{**call, "index": 0}]}),
+            chunk({"tool_calls": [{"index": 0, "function": {"arguments": args}}]}, "tool_calls"),
+        ]
+    )
+
+
+def test_plain_json_answers_and_a_bash_call_load_no_pydantic(tmp_path: Path) -> None:
+    answer = json.dumps({"systemMessage": "seen", "hookSpecificOutput": {"hookEventName": "x"}})
+    loaded, log = _hooked_run(tmp_path, f"echo '{answer}'", _bash_call())
+    assert len(_hook_results(log)) == 3  # UserPromptSubmit, PreToolUse, Stop
+    assert {"dsh.hooks.claude._output_plain", "dsh.tools.builtin._bash"} <= loaded
+    assert _offending(loaded, _NOT_FOR_A_PLAIN_RUN) == []
+
+
+def test_an_answer_of_another_shape_loads_the_output_models(tmp_path: Path) -> None:
+    # `1` for a bool: the models' lax reading accepts it, so they decide.
+    answer = json.dumps({"suppressOutput": 1})
+    loaded, log = _hooked_run(tmp_path, f"echo '{answer}'", _bash_call())
+    assert len(_hook_results(log)) == 3
+    assert {"dsh.hooks.claude._output_models", "pydantic"} <= loaded
+    # The Bash call's arguments were still plain, and stdout a pipe.
+    assert _offending(loaded, ("rich", "dsh.tools.builtin._models")) == []

@@ -181,9 +181,10 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from dsh.agent._subagent import AGENT_TOOL, AgentToolInput, subagent_plugin
+    from dsh.agent._subagent import AGENT_TOOL, subagent_plugin
+    from dsh.agent._subagent_input import AgentToolInput
 
-_SUBAGENT_NAMES = frozenset({"AGENT_TOOL", "AgentToolInput", "subagent_plugin"})
+_SUBAGENT_NAMES = frozenset({"AGENT_TOOL", "subagent_plugin"})
 
 
 def __getattr__(name: str) -> Any:
@@ -193,4 +194,9 @@ def __getattr__(name: str) -> Any:
         value = getattr(_subagent, name)
         globals()[name] = value
         return value
+    if name == "AgentToolInput":  # pydantic comes with it
+        from dsh.agent._subagent_input import AgentToolInput
+
+        globals()[name] = AgentToolInput
+        return AgentToolInput
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

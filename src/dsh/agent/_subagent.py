@@ -14,8 +14,7 @@ import asyncio
 import dataclasses
 import uuid
 from collections.abc import Callable
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING, Any
 
 from dsh.agent._agent import Agent
 from dsh.agent._background import launch_background
@@ -34,13 +33,17 @@ from dsh.session import (
 )
 from dsh.tools import (
     TOOLS,
+    LazyModel,
     ToolDefinition,
     ToolInvocation,
     ToolResult,
     Workspace,
 )
 
-__all__ = ["AGENT_TOOL", "AgentToolInput", "subagent_plugin"]
+if TYPE_CHECKING:
+    from dsh.agent._subagent_input import AgentToolInput
+
+__all__ = ["AGENT_TOOL", "DEFAULT_SUBAGENT_TYPE", "subagent_plugin"]
 
 DEFAULT_SUBAGENT_TYPE = "general-purpose"
 SEND_MESSAGE = "SendMessage"
@@ -51,23 +54,6 @@ _DESCRIPTION = (
     "same tools and returns its final answer as this tool's result. Give it a short "
     "description and a complete, self-contained prompt."
 )
-
-
-class AgentToolInput(BaseModel):
-    """The ``Agent`` tool's input, as Claude Code names it."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    description: str = Field(description="A short (3-5 word) description of the task")
-    prompt: str = Field(description="The task for the subagent to perform")
-    subagent_type: str = Field(
-        default=DEFAULT_SUBAGENT_TYPE, description="The type of specialized agent to use"
-    )
-    run_in_background: bool | None = Field(
-        default=None,
-        description="Run the agent in the background (the default): the call returns at"
-        " once, and a notification arrives when it finishes; false waits for its answer",
-    )
 
 
 def _new_agent_id() -> str:
@@ -84,7 +70,7 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
         return ToolResult.error(
             "subagents need a session store; this agent was created without one"
         )
-    args = AgentToolInput.model_validate(dict(inv.arguments))
+    args = _INPUT.load().model_validate(dict(inv.arguments))
     agent_id = _new_agent_id()
     if _in_background(parent, args):
         output = open_output(parent, agent_id)
@@ -290,7 +276,48 @@ def _tool_result(child: Agent, result: TurnResult) -> ToolResult:
     return ToolResult.error(f"{reason}: {detail}" if detail else reason, output=output)
 
 
-AGENT_TOOL = ToolDefinition.from_model("Agent", _DESCRIPTION, AgentToolInput, _run_agent_tool)
+_INPUT: LazyModel[AgentToolInput] = LazyModel("dsh.agent._subagent_input", "AgentToolInput")
+# AgentToolInput.model_json_schema(), written out (tests/agent check they agree): declaring
+# the tool imports no pydantic, which comes with the model at the tool's first call.
+_INPUT_SCHEMA: dict[str, Any] = {
+    "description": "The ``Agent`` tool's input, as Claude Code names it.",
+    "properties": {
+        "description": {
+            "description": "A short (3-5 word) description of the task",
+            "title": "Description",
+            "type": "string",
+        },
+        "prompt": {
+            "description": "The task for the subagent to perform",
+            "title": "Prompt",
+            "type": "string",
+        },
+        "subagent_type": {
+            "default": DEFAULT_SUBAGENT_TYPE,
+            "description": "The type of specialized agent to use",
+            "title": "Subagent Type",
+            "type": "string",
+        },
+        "run_in_background": {
+            "anyOf": [{"type": "boolean"}, {"type": "null"}],
+            "default": None,
+            "description": "Run the agent in the background (the default): the call returns at"
+            " once, and a notification arrives when it finishes; false waits for its answer",
+            "title": "Run In Background",
+        },
+    },
+    "required": ["description", "prompt"],
+    "title": "AgentToolInput",
+    "type": "object",
+}
+
+AGENT_TOOL = ToolDefinition(
+    name="Agent",
+    description=_DESCRIPTION,
+    input_schema=_INPUT_SCHEMA,
+    run=_run_agent_tool,
+    input_model=_INPUT,
+)
 """The ``Agent`` tool; ``subagent_plugin`` registers it."""
 
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh.cli._attribution import approval_denial_hint, decided_by
+from dsh.cli._plain_console import Out, PlainConsole, markup_escape, plain_output
 from dsh.session import ToolReferenceBlock
 
 if TYPE_CHECKING:
@@ -55,9 +56,7 @@ def json_line(value: Any, *, separators: tuple[str, str] | None = None) -> str:
 
 def plain_markup(text: str) -> str:
     """``text`` made terminal-safe and escaped for rich, so it prints as written."""
-    from rich.markup import escape
-
-    return escape(terminal_safe(text))
+    return markup_escape(terminal_safe(text))
 
 
 _MAX_RESULT_LINES = 12
@@ -102,8 +101,10 @@ class TranscriptPrinter:
     """Prints session events as they are appended (or all at once, for a stored log)."""
 
     def __init__(self, console: Console | None = None, *, verbose: bool = False) -> None:
-        # rich is imported on first use: `dsh run` warms it up while the first hooks run.
+        # rich is imported on first use, and not at all where `out` prints plain lines.
         self._console = console
+        self._given = console is not None
+        self._out: Out | None = console
         self.verbose = verbose
         self._tool_names: dict[str, str] = {}
         self._last_blocked: str | None = None
@@ -119,6 +120,19 @@ class TranscriptPrinter:
             self._console = Console(highlight=False, soft_wrap=True)
         return self._console
 
+    @property
+    def plain(self) -> bool:
+        """Whether ``out`` prints without rich (stdout not a terminal, no console given)."""
+        return not self._given and plain_output()
+
+    @property
+    def out(self) -> Out:
+        """Where the transcript prints: ``console``, or on a stdout that is not a terminal a
+        ``PlainConsole`` (rich's same bytes, rich imported only for what needs it)."""
+        if self._out is None:
+            self._out = PlainConsole() if self.plain else self.console
+        return self._out
+
     def print_events(self, events: Iterable[Any]) -> None:
         batch = list(events)
         for event in batch:
@@ -130,7 +144,7 @@ class TranscriptPrinter:
     def print_event(self, event: Any) -> None:
         escape = plain_markup
         kind = getattr(event, "type", None)
-        out = self.console.print
+        out = self.out.print
         if kind == "turn/start":
             out("[dim]── turn ──[/dim]")
         elif kind == "user/message":

@@ -191,7 +191,7 @@ class _Printed:
         self.count = 0
 
     def say(self, text: str) -> None:
-        self.printer.console.print(plain_markup(text))
+        self.printer.out.print(plain_markup(text))
 
     def catch_up(self, events: Sequence[SessionEvent]) -> None:
         self.printer.print_events(events[self.count :])
@@ -244,7 +244,7 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     code = ExitCode.OK
     session = None
     host_opts = prepared_host_options(
-        options, lambda line: printer.console.print(f"[dim]{plain_markup(line)}[/dim]")
+        options, lambda line: printer.out.print(f"[dim]{plain_markup(line)}[/dim]")
     )
     try:
         async with open_host(host_opts) as host:
@@ -253,19 +253,20 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
                 from dsh.cli._sessions import resumed_summary
 
                 # A short line, not the whole history (`dsh log ID` shows that).
-                printer.console.print(
+                printer.out.print(
                     f"[dim]{plain_markup(resumed_summary(session.id, session.events))}[/dim]"
                 )
                 printed.count = len(session.events)
             for diagnostic in host.diagnostics:
-                printer.console.print(f"[yellow]{plain_markup(str(diagnostic))}[/yellow]")
-            _import_in_background("rich.console", "rich.markup")
+                printer.out.print(f"[yellow]{plain_markup(str(diagnostic))}[/yellow]")
+            if not printer.plain:  # a plain stdout prints without rich
+                _import_in_background("rich.console", "rich.markup")
             code = await _run_prompts(host.agent, options, printed)
     finally:
         if session is not None:
             printed.catch_up(session.events)  # what closing the session added (SessionEnd)
     if options.show_session:
-        printer.console.print(f"[dim]session {session.id} ({session.path})[/dim]")
+        printer.out.print(f"[dim]session {session.id} ({session.path})[/dim]")
     return code
 
 

@@ -17,13 +17,14 @@ import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, final
-
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from typing import TYPE_CHECKING, Any, Literal, final
 
 from dsh._data_dir import user_config_dir
 from dsh._frozen import frozen
 from dsh.base import DshError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 __all__ = [
     "CONFIG_DIR_ENV",
@@ -49,46 +50,17 @@ class ConfigError(DshError, ValueError):
     """A configuration file or variable dsh cannot use; the message names it and the key."""
 
 
-class _Settings(BaseModel):
-    """The schema of every layer (each validated alone, so errors name their layer)."""
-
-    # defer_build: the validator is built at its first use; most runs have no layer to check.
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-    model: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    permission_mode: PermissionModeName | None = None
-    plugins: tuple[str, ...] = ()
-    output_format: OutputFormatName | None = None
-    hook_helpers: HookHelpersName | None = None
-
-    @field_validator("plugins", mode="before")
-    @classmethod
-    def _split_plugins(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return tuple(part.strip() for part in value.split(",") if part.strip())
-        return value
-
-    @field_validator("plugins")
-    @classmethod
-    def _check_plugins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for spec in value:
-            module, sep, function = spec.partition(":")
-            if not sep or not module or not function:
-                raise ValueError(f"plugin {spec!r} is not module:function")
-        return value
-
-    @field_validator("api_key_env")
-    @classmethod
-    def _check_variable(cls, value: str | None) -> str | None:
-        if value is not None and (not value or "=" in value or "\x00" in value):
-            raise ValueError(f"{value!r} is not an environment variable name")
-        return value
-
-
-CONFIG_KEYS: tuple[str, ...] = tuple(_Settings.model_fields)
-"""The configuration's keys, as the files, ``DSH_<KEY>`` and ``dsh config show`` name them."""
+CONFIG_KEYS: tuple[str, ...] = (
+    "model",
+    "base_url",
+    "api_key_env",
+    "permission_mode",
+    "plugins",
+    "output_format",
+    "hook_helpers",
+)
+"""The configuration's keys, as the files, ``DSH_<KEY>`` and ``dsh config show`` name them
+(the fields of ``_config_schema.Settings``, which a test checks)."""
 
 
 @final
@@ -168,8 +140,17 @@ def _problem(exc: ValidationError, where: str, name: Any) -> ConfigError:
 
 def _validated(values: Mapping[str, Any], where: str, name: Any) -> dict[str, Any]:
     """``values`` checked against the schema; only the keys it set."""
+    from dsh.host._config_plain import plain_layer
+
+    plain = plain_layer(values)
+    if plain is not None:  # what pydantic would give, without loading it
+        return plain
+    from pydantic import ValidationError
+
+    from dsh.host._config_schema import Settings
+
     try:
-        settings = _Settings.model_validate(dict(values))
+        settings = Settings.model_validate(dict(values))
     except ValidationError as exc:
         raise _problem(exc, where, name) from None
     return {key: getattr(settings, key) for key in settings.model_fields_set}
@@ -190,7 +171,9 @@ def _env_settings() -> type[Any]:
     ~30 ms that a run with no ``DSH_*`` configuration variable does not pay)."""
     from pydantic_settings import BaseSettings, SettingsConfigDict
 
-    class _EnvSettings(BaseSettings, _Settings):
+    from dsh.host._config_schema import Settings
+
+    class _EnvSettings(BaseSettings, Settings):
         # Values stay strings here (DSH_PLUGINS is comma-separated, not JSON); the
         # layer is validated with the others' schema, so errors name the variable.
         model_config = SettingsConfigDict(

@@ -9,9 +9,8 @@ codec; unknown tags decode to ``OpaqueEvent``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
-
-from pydantic_core import from_json
 
 from dsh.base import freeze_json, freeze_loaded
 from dsh.session._codec_values import EventDecodeError, short_json
@@ -25,6 +24,7 @@ __all__ = [
     "encode_event",
     "encode_line",
     "fast_loads",
+    "loads_for",
     "restamp",
 ]
 
@@ -124,23 +124,43 @@ def decode_event(line: str | bytes) -> SessionEvent:
     return decode_event_dict(d, raw)
 
 
+_from_json: Callable[..., Any] | None = None
+
+
 def fast_loads(text: str) -> Any:
     """``json.loads(text)``, through the Rust parser pydantic ships (2-3x faster) when it can.
 
     Where the two differ (a lone surrogate escape, nesting past its limit) that
     parser refuses, and ``json.loads`` decides, so the result is always what
-    ``json.loads`` gives, a ``ValueError`` included.
+    ``json.loads`` gives, a ``ValueError`` included. The parser is imported at
+    the first call (~20 ms): only a log big enough to repay it is read this way
+    (``loads_for``).
     """
+    global _from_json
+    if _from_json is None:
+        from pydantic_core import from_json
+
+        _from_json = from_json
     try:
-        return from_json(text, cache_strings="keys")
+        return _from_json(text, cache_strings="keys")
     except ValueError:
         return json.loads(text)
+
+
+# Below this many bytes of log, json.loads reads it sooner than importing the faster parser.
+FAST_LOADS_FROM = 1 << 20
+
+
+def loads_for(size: int) -> Callable[[str], Any]:
+    """The JSON reader for ``size`` bytes of log lines: ``fast_loads`` when it pays, else
+    ``json.loads`` (the two give the same results)."""
+    return fast_loads if size >= FAST_LOADS_FROM else json.loads
 
 
 def decode_stored_line(line: bytes) -> SessionEvent:
     """The event of a log line a scan already accepted (its bytes, without the newline)."""
     text = line.decode("utf-8")
-    d = fast_loads(text)
+    d = fast_loads(text) if len(line) >= 4096 else json.loads(text)
     tag = d.get("type") if d.__class__ is dict else None
     decode = DECODERS.get(tag) if tag.__class__ is str else None
     if decode is None:

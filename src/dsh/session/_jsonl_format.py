@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from dsh._frozen import slotted
-from dsh.session._codec import decode_event_dict, decode_stored_line, fast_loads
+from dsh.session._codec import decode_event_dict, decode_stored_line, loads_for
 from dsh.session._codec_values import EventDecodeError
 from dsh.session._event_base import SessionEvent
 from dsh.session._event_registry import DECODERS, HEADER_TYPE
@@ -198,7 +198,7 @@ def _scan(path: Path, f: BinaryIO, session_id: str, light: bool) -> Scan:
     keep: Callable[[bytes, SessionEvent], None] = (
         _keeper(stored, projection) if stored and projection else _collector(events)
     )
-    loads = fast_loads
+    loads = loads_for(os.fstat(f.fileno()).st_size)
     decoders = DECODERS
     tail: bytes | None = None
     problem = ""

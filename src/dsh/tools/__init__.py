@@ -68,6 +68,8 @@ from dsh.tools._tasks import (
 from dsh.tools._types import (
     FAILURE_CODES,
     FailureCode,
+    LazyModel,
+    ModelRef,
     OutputMismatchError,
     OutputPresenter,
     ToolBody,
@@ -76,6 +78,7 @@ from dsh.tools._types import (
     ToolInvocation,
     ToolResult,
     Workspace,
+    load_model,
 )
 
 # Last: the built-in tools stand on the names above.
@@ -124,6 +127,8 @@ __all__ = [
     "InputReplace",
     "InputRewrite",
     "InputRewriteVerdict",
+    "LazyModel",
+    "ModelRef",
     "OutputMismatchError",
     "OutputPresenter",
     "PostToolAccept",
@@ -160,6 +165,7 @@ __all__ = [
     "Workspace",
     "builtin_tools",
     "deferred_announcement",
+    "load_model",
     "loaded_tools",
     "offered_tools",
     "run_shell",

@@ -24,11 +24,14 @@ from collections.abc import Callable, Mapping, Sized
 from typing import TYPE_CHECKING, Any, cast
 
 from dsh.session import thaw_json
+from dsh.tools._types import LazyModel, load_model
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-__all__ = ["ArgumentErrors", "ArgumentValidator", "compile_validator"]
+    from dsh.tools._types import ModelRef
+
+__all__ = ["ArgumentErrors", "ArgumentValidator", "compile_validator", "schema_certifies"]
 
 ArgumentErrors = tuple[dict[str, str], ...]
 ArgumentValidator = Callable[[Any], ArgumentErrors | None]
@@ -60,9 +63,11 @@ def _path(parts: Any) -> str:
 
 
 def compile_validator(
-    name: str, schema: Mapping[str, Any], model: type[BaseModel] | None
+    name: str, schema: Mapping[str, Any], model: ModelRef | None
 ) -> ArgumentValidator:
     """A validator for tool ``name``; raises ``ValueError`` when its schema is unusable."""
+    if isinstance(model, LazyModel) and model.schema is not None:
+        return _plain_or_pydantic(model)
     if model is not None:
         return _pydantic_validator(model)
     if not isinstance(schema, Mapping):
@@ -105,10 +110,44 @@ def compile_validator(
     return validate
 
 
-def _pydantic_validator(model: type[BaseModel]) -> ArgumentValidator:
-    from pydantic import ValidationError
+# Each LazyModel's fast predicate (None: its schema has a keyword the predicate lacks).
+_CERTIFIERS: dict[int, tuple[LazyModel[Any], _Check | None]] = {}
+
+
+def schema_certifies(model: LazyModel[Any], arguments: Any) -> bool:
+    """Whether ``model.schema``'s fast predicate certifies ``arguments`` (then the model
+    accepts them too: what ``LazyModel.schema`` promises)."""
+    known = _CERTIFIERS.get(id(model))
+    if known is None or known[0] is not model:
+        check = None if model.schema is None else _compile(thaw_json(model.schema))
+        known = _CERTIFIERS[id(model)] = (model, check)
+    check = known[1]
+    return check is not None and check(arguments)
+
+
+def _plain_or_pydantic(model: LazyModel[Any]) -> ArgumentValidator:
+    # Arguments of the plain shape need no pydantic; the model decides (and explains) the rest.
+    full = _pydantic_validator(model)
 
     def validate(arguments: Any) -> ArgumentErrors | None:
+        if schema_certifies(model, arguments):
+            return None
+        return full(arguments)
+
+    return validate
+
+
+def _pydantic_validator(ref: ModelRef) -> ArgumentValidator:
+    # A LazyModel is imported (and pydantic with it) at the first validation.
+    model: type[BaseModel] | None = None
+
+    def validate(arguments: Any) -> ArgumentErrors | None:
+        nonlocal model
+        from pydantic import ValidationError
+
+        if model is None:
+            model = load_model(ref)
+            assert model is not None
         try:
             model.model_validate(arguments)
         except ValidationError as exc:
@@ -218,7 +257,8 @@ def _compile(schema: Any) -> _Check | None:
             return None
         checks.append(lambda v: not isinstance(v, (tuple, list)) or all(item(x) for x in v))
 
-    for key in ("minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum"):
+    bounds = ("minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum")
+    for key in (*bounds, "exclusiveMinimum", "exclusiveMaximum"):
         if key in keys:
             keys.discard(key)
             bound = schema[key]
@@ -238,12 +278,16 @@ def _compile(schema: Any) -> _Check | None:
 
 
 def _bound_check(key: str, bound: Any) -> _Check | None:
-    if key in ("minimum", "maximum"):
-        if not _is_number(bound):
+    if key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        if not _is_number(bound):  # draft 4's boolean exclusive bounds are left to jsonschema
             return None
         if key == "minimum":
             return lambda v: not _is_number(v) or v >= bound
-        return lambda v: not _is_number(v) or v <= bound
+        if key == "maximum":
+            return lambda v: not _is_number(v) or v <= bound
+        if key == "exclusiveMinimum":
+            return lambda v: not _is_number(v) or v > bound
+        return lambda v: not _is_number(v) or v < bound
     if type(bound) is not int:
         return None
     kind: type | tuple[type, ...] = str if key.endswith("Length") else (tuple, list)

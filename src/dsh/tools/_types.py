@@ -6,20 +6,21 @@ built-in tools (``builtin/``) both stand on these.
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, final
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias, TypeVar, final
 
 from dsh._frozen import frozen, slotted
 from dsh.base import AbortSignal, DshError
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from dsh.tools._identity import CallToken  # _identity stands on this module
 from dsh.context import Context
 from dsh.session import AbortCause, Content, FrozenDict, content_text, thaw_json
@@ -29,6 +30,8 @@ _logger = logging.getLogger("dsh.tools")
 __all__ = [
     "FAILURE_CODES",
     "FailureCode",
+    "LazyModel",
+    "ModelRef",
     "OutputMismatchError",
     "OutputPresenter",
     "ToolBody",
@@ -37,7 +40,10 @@ __all__ = [
     "ToolInvocation",
     "ToolResult",
     "Workspace",
+    "load_model",
 ]
+
+_M = TypeVar("_M", bound="BaseModel")
 
 FailureCode: TypeAlias = Literal[
     "UNKNOWN_TOOL",
@@ -202,6 +208,59 @@ class ToolInvocation:
 ToolBody: TypeAlias = Callable[[ToolInvocation], Awaitable[ToolResult]]
 
 
+@final
+class LazyModel(Generic[_M]):
+    """A pydantic model named by its module and class name, imported at its first use.
+
+    A tool definition can name its input and output models this way, so
+    declaring (and registering) the tool imports no pydantic: the model's
+    module is imported when a call is first validated or an output replaced.
+    Equal when they name the same class.
+
+    ``schema``, for an input model that checks nothing its JSON schema does not
+    say (no validator of its own, every default in the schema): arguments the
+    schema's fast predicate certifies are then valid for the model, and a body's
+    ``parse_arguments`` reads them without importing it (the built-in tools;
+    ``tests/tools/builtin`` checks it on generated arguments).
+    """
+
+    __slots__ = ("_model", "module", "name", "schema")
+
+    def __init__(self, module: str, name: str, *, schema: Mapping[str, Any] | None = None) -> None:
+        self.module = module
+        self.name = name
+        self.schema = schema
+        self._model: type[_M] | None = None
+
+    def load(self) -> type[_M]:
+        """The model class (its module imported on the first call)."""
+        model = self._model
+        if model is None:
+            model = getattr(importlib.import_module(self.module), self.name)
+            self._model = model
+        return model
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LazyModel):
+            return NotImplemented
+        return (self.module, self.name) == (other.module, other.name)
+
+    def __hash__(self) -> int:
+        return hash((self.module, self.name))
+
+    def __repr__(self) -> str:
+        return f"LazyModel({self.module!r}, {self.name!r})"
+
+
+ModelRef: TypeAlias = "type[BaseModel] | LazyModel[Any]"
+"""A tool's input or output model: the class itself, or a ``LazyModel`` naming it."""
+
+
+def load_model(ref: ModelRef | None) -> type[BaseModel] | None:
+    """The model class ``ref`` stands for (a ``LazyModel`` imported now)."""
+    return ref.load() if isinstance(ref, LazyModel) else ref
+
+
 OutputPresenter: TypeAlias = Callable[[Any], Content]
 """Renders a successful call's structured ``output`` as its model-visible content."""
 
@@ -217,7 +276,10 @@ class ToolDefinition:
 
     Build one from a pydantic model with ``ToolDefinition.from_model`` (the
     schema comes from the model and the arguments are validated by it), or
-    give a JSON schema directly (validated with ``jsonschema``).
+    give a JSON schema directly (validated with ``jsonschema``). Either model
+    may be a ``LazyModel`` (with the schema given precomputed), so that
+    declaring the tool imports no pydantic; ``load_input_model()`` and
+    ``load_output_model()`` give the classes.
 
     ``output_model`` and ``present`` describe a successful call's ``output``:
     the shape it has, and how it becomes the model-visible content (for every
@@ -243,11 +305,19 @@ class ToolDefinition:
     run: ToolBody
     read_only: bool = False
     concurrency_safe: bool = False
-    input_model: type[BaseModel] | None = None
-    output_model: type[BaseModel] | None = None
+    input_model: ModelRef | None = None
+    output_model: ModelRef | None = None
     present: OutputPresenter | None = None
     deferred: bool = False
     shell_command: str | None = None
+
+    def load_input_model(self) -> type[BaseModel] | None:
+        """``input_model`` as a class (a ``LazyModel`` imported now)."""
+        return load_model(self.input_model)
+
+    def load_output_model(self) -> type[BaseModel] | None:
+        """``output_model`` as a class (a ``LazyModel`` imported now)."""
+        return load_model(self.output_model)
 
     @classmethod
     def from_model(
@@ -259,7 +329,7 @@ class ToolDefinition:
         *,
         read_only: bool = False,
         concurrency_safe: bool = False,
-        output_model: type[BaseModel] | None = None,
+        output_model: ModelRef | None = None,
         present: OutputPresenter | None = None,
         deferred: bool = False,
     ) -> ToolDefinition:
@@ -286,9 +356,12 @@ class ToolDefinition:
         from dsh.tools._decisions import check_content  # _decisions stands on this module
 
         plain = thaw_json(output)
-        if self.output_model is not None:
+        output_model = self.load_output_model()
+        if output_model is not None:
+            from pydantic import ValidationError  # only a replaced output needs it
+
             try:
-                self.output_model.model_validate(plain)
+                output_model.model_validate(plain)
             except ValidationError as exc:
                 errors = "; ".join(
                     f"{'.'.join(str(p) for p in e['loc']) or '(output)'}: {e['msg']}"
@@ -296,7 +369,7 @@ class ToolDefinition:
                 )
                 raise OutputMismatchError(
                     f"the replacement output of {self.name} does not match its output model"
-                    f" ({self.output_model.__name__}): {errors}"
+                    f" ({output_model.__name__}): {errors}"
                 ) from None
         if self.present is None:
             return plain if isinstance(plain, str) else json.dumps(plain, ensure_ascii=False)

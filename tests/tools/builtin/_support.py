@@ -26,8 +26,9 @@ async def call_with(
     signal: AbortSignal | None = None,
 ) -> ToolResult:
     """``call`` with the arguments as a dict (for Grep's ``-i`` style names)."""
-    if tool.input_model is not None:
-        tool.input_model.model_validate(arguments)
+    model = tool.load_input_model()
+    if model is not None:
+        model.model_validate(arguments)
     return await tool.run(
         ToolInvocation(tool.name, freeze_json(arguments), workspace, signal=signal)
     )

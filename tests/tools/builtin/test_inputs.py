@@ -25,8 +25,9 @@ from ._support import conformance_payloads
 
 
 def _model(tool: ToolDefinition) -> type[BaseModel]:
-    assert tool.input_model is not None
-    return tool.input_model
+    model = tool.load_input_model()
+    assert model is not None
+    return model
 
 
 def test_names_and_flags() -> None:

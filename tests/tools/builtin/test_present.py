@@ -70,8 +70,9 @@ def assert_presented(tool: ToolDefinition, result: ToolResult) -> None:
     """The invariant: the model validates the output and ``present`` gives the content."""
     assert not result.is_error, result.text
     plain = thaw_json(result.output)
-    assert tool.output_model is not None
-    tool.output_model.model_validate(plain)
+    model = tool.load_output_model()
+    assert model is not None
+    model.model_validate(plain)
     assert tool.present is not None
     assert tool.present(plain) == result.content
     # As the registry applies a replacement: frozen JSON in, validated, presented.
@@ -118,7 +119,7 @@ _file_bytes = st.one_of(
 
 
 def test_every_builtin_tool_has_an_output_model_and_a_presenter() -> None:
-    models = {t.name: t.output_model for t in builtin_tools()}
+    models = {t.name: t.load_output_model() for t in builtin_tools()}
     assert models == {
         "Bash": BashOutput,
         "Read": ReadOutput,
@@ -638,10 +639,11 @@ def test_model_rejects_a_missing_field_or_a_wrong_type(
 def test_models_accept_real_claude_code_tool_responses(tool: ToolDefinition) -> None:
     payloads = conformance_payloads("PostToolUse", tool.name)
     assert payloads, f"no recorded PostToolUse of {tool.name}"
-    assert tool.output_model is not None
+    model = tool.load_output_model()
+    assert model is not None
     assert tool.present is not None
     for payload in payloads:
-        tool.output_model.model_validate(payload["tool_response"])
+        model.model_validate(payload["tool_response"])
         tool.present(payload["tool_response"])
 
 

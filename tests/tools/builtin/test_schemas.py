@@ -18,8 +18,9 @@ def _tools() -> list[ToolDefinition]:
 
 @pytest.mark.parametrize("tool", _tools(), ids=lambda t: t.name)
 def test_schema_is_the_models_own(tool: ToolDefinition) -> None:
-    assert tool.input_model is not None
-    generated = tool.input_model.model_json_schema()
+    model = tool.load_input_model()
+    assert model is not None
+    generated = model.model_json_schema()
     assert tool.input_schema == generated, (
         f"src/dsh/tools/builtin/_schemas.py is stale for {tool.name}; its entry is now:\n"
         + pprint.pformat(generated, sort_dicts=False, width=100000)
@@ -32,9 +33,9 @@ def test_start_up_builds_no_input_model() -> None:
     code = (
         "from dsh.tools.builtin import BASH_TOOL, builtin_tools\n"
         "from pydantic import BaseModel\n"
-        "models = [t.input_model for t in builtin_tools()]\n"
+        "models = [t.load_input_model() for t in builtin_tools()]\n"
         "assert not any(m.__pydantic_complete__ for m in models), models\n"
-        "BASH_TOOL.input_model.model_validate({'command': 'true'})\n"
+        "BASH_TOOL.load_input_model().model_validate({'command': 'true'})\n"
         "print(sorted(m.__name__ for m in models if m.__pydantic_complete__))\n"
     )
     out = subprocess.run(

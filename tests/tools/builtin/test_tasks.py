@@ -117,7 +117,7 @@ def assert_presented(name: str, result: ToolResult) -> None:
     """A success's output fits the tool's output model and ``present`` renders its content."""
     tool = TOOLS_BY_NAME[name]
     plain = thaw_json(out(result))
-    assert tool.output_model is OUTPUT_MODELS[name]
+    assert tool.load_output_model() is OUTPUT_MODELS[name]
     OUTPUT_MODELS[name].model_validate(plain)
     assert tool.present is not None
     assert tool.present(plain) == result.content

@@ -23,16 +23,13 @@ from dataclasses import field
 from pathlib import Path
 from typing import Final, final
 
-from pydantic import ValidationError
-
 from dsh._frozen import frozen, slotted
 from dsh.hooks.claude._parse import (
     JSONProblem,
-    SettingsModel,
-    describe_validation_error,
     read_json_file,
     read_json_text,
 )
+from dsh.hooks.claude._parse_plain import Settings, plain_settings
 from dsh.hooks.claude._permissions import read_permissions
 from dsh.hooks.claude._plugins import installed_plugins, plugin_suite
 from dsh.hooks.claude._sources import (
@@ -98,6 +95,16 @@ def _read_settings(source: HookSource, diags: Diagnostics, text: str | None = No
     if isinstance(parsed, JSONProblem):
         diags.problem(source, parsed)
         return ReadSettings(SourceFile(source, None, parsed), None)
+    settings = plain_settings(parsed)
+    if settings is not None:  # the plain shape: what the model would give
+        return ReadSettings(SourceFile(source, parsed), settings)
+    # The settings' model comes (with pydantic) only for a file of another shape.
+    from dsh.hooks.claude._parse_models import (
+        SettingsModel,
+        ValidationError,
+        describe_validation_error,
+    )
+
     try:
         model = SettingsModel.model_validate(parsed)
     except ValidationError as exc:
@@ -106,7 +113,7 @@ def _read_settings(source: HookSource, diags: Diagnostics, text: str | None = No
         return ReadSettings(
             SourceFile(source, parsed, JSONProblem("bad settings", "bad-shape")), None
         )
-    return ReadSettings(SourceFile(source, parsed), model)
+    return ReadSettings(SourceFile(source, parsed), Settings.of(model))
 
 
 def _settings_sources(

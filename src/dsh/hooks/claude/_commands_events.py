@@ -15,8 +15,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource, calling_agent
 from dsh.context import Context, Next
 from dsh.hooks.claude._commands import (
@@ -42,7 +40,7 @@ from dsh.session import (
 )
 from dsh.tools import TOOLS, ToolDefinition, ToolInvocation, ToolResult
 
-__all__ = ["SKILL_TOOL_NAME", "CommandEvents", "SkillInput"]
+__all__ = ["SKILL_TOOL_NAME", "CommandEvents"]
 
 SKILL_TOOL_NAME = "Skill"
 LISTING_SOURCE = f"{SOURCE}:skills"
@@ -56,15 +54,6 @@ _SKILL_DESCRIPTION = (
 )
 
 
-class SkillInput(BaseModel):
-    """The ``Skill`` tool's input, as Claude Code names it."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    skill: str = Field(description='The skill name, e.g. "commit" or "review-pr"')
-    args: str | None = Field(default=None, description="Optional arguments for the skill")
-
-
 class CommandEvents(BridgeBase):
     """The command and skill listeners (``ClaudeHooksPlugin.apply`` mounts them)."""
 
@@ -75,6 +64,8 @@ class CommandEvents(BridgeBase):
         ctx.on(PROMPT_SUBMIT, self._expand_prompt)
         registry = ctx.get(TOOLS)
         if self.commands.invocable and registry is not None and not registry.get(SKILL_TOOL_NAME):
+            from dsh.hooks.claude._skill_input import SkillInput  # pydantic, with skills only
+
             tool = ToolDefinition.from_model(
                 SKILL_TOOL_NAME, _SKILL_DESCRIPTION, SkillInput, self._run_skill_tool
             )

@@ -4,15 +4,14 @@ Claude Code's rules (reference §2.2, §2.4): exit 0 with stdout that looks like
 JSON object is parsed (a parse or schema failure is a non-blocking error); other
 stdout is plain text; exit 2 is a blocking error whose message is stderr (JSON
 on stdout is still read); any other exit code does not block, unless valid JSON
-decides. ``hookSpecificOutput.hookEventName`` must name the event.
+decides. ``hookSpecificOutput.hookEventName`` must name the event. The JSON's
+pydantic models are in ``_output_models.py``, imported when a hook prints JSON.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, Literal, final
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dsh._frozen import frozen
 from dsh.base import UnsafeJSONError, load_json
@@ -21,52 +20,6 @@ from dsh.hook_protocol import HookDecodeError, HookRun, WrongEvent
 __all__ = ["HookAnswer", "PermissionRequestAnswer", "decode_answer"]
 
 PermissionDecision = Literal["allow", "deny", "ask", "defer"]
-
-
-# defer_build: a validator is built at its first use, so a run whose hooks print no JSON
-# never builds one.
-class _PermissionRequestModel(BaseModel):
-    """A PermissionRequest hook's ``hookSpecificOutput.decision`` (reference §3.8)."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
-    behavior: Literal["allow", "deny"]
-    updatedInput: dict[str, Any] | None = None
-    updatedPermissions: list[Any] | None = None
-    message: str | None = None
-    interrupt: bool | None = None
-
-
-class _SpecificModel(BaseModel):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
-    # PermissionRequest's object; validated only for that event (other events ignore it).
-    decision: Any = None
-
-    hookEventName: str | None = None
-    additionalContext: str | None = None
-    permissionDecision: PermissionDecision | None = None
-    permissionDecisionReason: str | None = None
-    updatedInput: dict[str, Any] | None = None
-    suppressOriginalPrompt: bool | None = None
-    displayContent: str | None = None
-    watchPaths: list[str] | None = None
-    # Any JSON: checked against the tool's output model where it is applied.
-    updatedToolOutput: Any = None
-
-
-class _OutputModel(BaseModel):
-    """The JSON a hook may print (reference §2.4); unknown keys are tolerated."""
-
-    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
-
-    continue_: bool = Field(default=True, alias="continue")
-    stopReason: str | None = None
-    suppressOutput: bool | None = None
-    systemMessage: str | None = None
-    decision: Literal["block", "approve"] | None = None
-    reason: str | None = None
-    hookSpecificOutput: _SpecificModel | None = None
 
 
 @final
@@ -149,67 +102,6 @@ def _parse_json(text: str) -> dict[str, Any] | None:
     return data
 
 
-def _validate(data: dict[str, Any], event: str) -> _OutputModel | WrongEvent:
-    try:
-        model = _OutputModel.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise HookDecodeError(f"hook JSON output invalid at {where}: {first['msg']}") from exc
-    specific = model.hookSpecificOutput
-    if specific is not None and specific.hookEventName not in (None, event):
-        return WrongEvent(str(specific.hookEventName))
-    if event == "PermissionRequest" and specific is not None and specific.decision is not None:
-        try:
-            specific.decision = _PermissionRequestModel.model_validate(specific.decision)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(("hookSpecificOutput", "decision", *map(str, first["loc"])))
-            raise HookDecodeError(f"hook JSON output invalid at {where}: {first['msg']}") from exc
-    return model
-
-
-def _permission_request(decision: object) -> PermissionRequestAnswer | None:
-    if not isinstance(decision, _PermissionRequestModel):
-        return None
-    return PermissionRequestAnswer(
-        behavior=decision.behavior,
-        message=decision.message,
-        interrupt=bool(decision.interrupt),
-        updated_input=decision.updatedInput,
-        updated_permissions=decision.updatedPermissions,
-    )
-
-
-def _answer(exit_code: int, model: _OutputModel | None, data: dict[str, Any] | None) -> HookAnswer:
-    if model is None:
-        return HookAnswer(exit_code=exit_code)
-    specific = model.hookSpecificOutput
-    # An envelope without hookEventName is dropped, as Claude Code drops it.
-    if specific is not None and specific.hookEventName is None:
-        specific = None
-    return HookAnswer(
-        exit_code=exit_code,
-        json=data,
-        halt=not model.continue_,
-        stop_reason=model.stopReason,
-        system_message=model.systemMessage,
-        decision=model.decision,
-        reason=model.reason,
-        additional_context=specific.additionalContext if specific else None,
-        permission_decision=specific.permissionDecision if specific else None,
-        permission_reason=specific.permissionDecisionReason if specific else None,
-        updated_input=specific.updatedInput if specific else None,
-        suppress_original_prompt=bool(specific.suppressOriginalPrompt) if specific else False,
-        permission_request=_permission_request(specific.decision) if specific else None,
-        display_content=specific.displayContent if specific else None,
-        watch_paths=(
-            tuple(specific.watchPaths) if specific and specific.watchPaths is not None else None
-        ),
-        updated_tool_output=specific.updatedToolOutput if specific else None,
-    )
-
-
 def decode_answer(run: HookRun, event: str) -> HookAnswer | WrongEvent | None:
     """What ``run`` says for ``event``; ``None`` when it ran fine and said nothing.
 
@@ -229,12 +121,12 @@ def _decode(run: HookRun, event: str) -> HookAnswer | WrongEvent | None:
     if code == 2:
         try:
             data = _parse_json(run.stdout)
-            model = _validate(data, event) if data is not None else None
+            answer = _from_json(2, data, event) if data is not None else None
         except HookDecodeError:
-            data, model = None, None
-        if isinstance(model, WrongEvent):
-            data, model = None, None
-        return _with_block(_answer(2, model, data), run.stderr)
+            answer = None
+        if not isinstance(answer, HookAnswer):
+            answer = HookAnswer(exit_code=2)
+        return _with_block(answer, run.stderr)
     try:
         data = _parse_json(run.stdout)
     except HookDecodeError:
@@ -246,10 +138,19 @@ def _decode(run: HookRun, event: str) -> HookAnswer | WrongEvent | None:
             raise HookDecodeError(_nonzero(run), kind="nonzero_exit")
         text = run.stdout.strip()
         return HookAnswer(exit_code=0, plain=text) if text else None
-    model = _validate(data, event)
-    if isinstance(model, WrongEvent):
-        return model
-    return _answer(code, model, data)
+    return _from_json(code, data, event)
+
+
+def _from_json(exit_code: int, data: dict[str, Any], event: str) -> HookAnswer | WrongEvent:
+    from dsh.hooks.claude._output_plain import plain_answer
+
+    answer = plain_answer(exit_code, data, event)
+    if answer is not None:  # the common shape: what the models would give
+        return answer
+    # The output's models come (with pydantic) only for JSON of another shape.
+    from dsh.hooks.claude._output_models import answer_from_json
+
+    return answer_from_json(exit_code, data, event)
 
 
 def _with_block(answer: HookAnswer, stderr: str) -> HookAnswer:

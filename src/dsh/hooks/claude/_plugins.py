@@ -5,20 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh.hooks.claude._parse import (
     JSONProblem,
-    PluginHooksFileModel,
-    PluginManifestModel,
-    describe_validation_error,
     read_json_file,
 )
 from dsh.hooks.claude._sources import Diagnostics, SourceFile, Suite
 from dsh.hooks.claude._types import HookSource
 from dsh.hooks.claude._validate import SuiteContext
+
+if TYPE_CHECKING:
+    from dsh.hooks.claude._parse_models import PluginManifestModel
 
 __all__ = ["installed_plugins", "plugin_suite"]
 
@@ -33,6 +31,13 @@ def plugin_suite(
     diags: Diagnostics,
 ) -> Suite:
     """Read a plugin's manifest and hook files (``hooks/hooks.json`` plus manifest ``hooks``)."""
+    from dsh.hooks.claude._parse_models import (
+        PluginHooksFileModel,
+        PluginManifestModel,
+        ValidationError,
+        describe_validation_error,
+    )
+
     manifest_path = root / ".claude-plugin" / "plugin.json"
     manifest: PluginManifestModel | None = None
     name = plugin_id

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh._frozen import slotted
-from dsh.hooks.claude._parse import JSONProblem, SettingsModel
+from dsh.hooks.claude._parse import JSONProblem
 from dsh.hooks.claude._types import Diagnostic, DiagnosticCode, HookSource, Severity, SourceKind
 from dsh.hooks.claude._validate import SuiteContext
+
+if TYPE_CHECKING:
+    from dsh.hooks.claude._parse_plain import Settings
 
 __all__ = ["SCALAR_PRECEDENCE", "Diagnostics", "ReadSettings", "SourceFile", "Suite"]
 
@@ -39,7 +42,7 @@ class SourceFile:
 @slotted
 class ReadSettings:
     file: SourceFile
-    model: SettingsModel | None
+    model: Settings | None
 
 
 @slotted

@@ -16,13 +16,11 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Final
 
-from pydantic import ValidationError
-
 from dsh._frozen import frozen, slotted
 from dsh.hook_protocol import exec_argv, shell_argv
 from dsh.hooks.claude._events import CLAUDE_HOOK_TYPES, EVENT_SPECS, EventSpec
 from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, unsafe_char_problem
-from dsh.hooks.claude._parse import CommandHandlerModel, GroupModel, describe_validation_error
+from dsh.hooks.claude._parse_plain import CommandHandler, MatcherGroup, plain_group, plain_handler
 from dsh.hooks.claude._rules import rule_root
 from dsh.hooks.claude._support import ADMITTED_EVENTS, HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude._types import (
@@ -111,7 +109,49 @@ class _Collector:
         )
 
 
-def _texts_to_check(model: CommandHandlerModel) -> list[tuple[str, str]]:
+def _validated_group(
+    raw: dict[str, Any], out: _Collector, event: str, g: int
+) -> MatcherGroup | None:
+    """A matcher group of another shape than the plain one, checked by its pydantic model."""
+    from dsh.hooks.claude._parse_models import (
+        GroupModel,
+        ValidationError,
+        describe_validation_error,
+    )
+
+    try:
+        return MatcherGroup.of(GroupModel.model_validate(raw))
+    except ValidationError as exc:
+        for fld, _kind, reason in describe_validation_error(exc):
+            code: DiagnosticCode = "bad-matcher" if fld == "matcher" else "bad-shape"
+            out.add("error", code, f"matcher group: {reason}", event, g)
+    return None
+
+
+def _validated_handler(raw: dict[str, Any], add: _Add) -> CommandHandler | None:
+    """A handler of another shape than the plain one, checked by its pydantic model."""
+    from dsh.hooks.claude._parse_models import (
+        CommandHandlerModel,
+        ValidationError,
+        describe_validation_error,
+    )
+
+    try:
+        return CommandHandler.of(CommandHandlerModel.model_validate(raw))
+    except ValidationError as exc:
+        for fld, err_type, reason in describe_validation_error(exc):
+            code: DiagnosticCode = "bad-field"
+            if fld == "timeout":
+                code = "bad-timeout"
+                reason += "; a timeout is a number of seconds > 0"
+            elif fld == "command" and err_type in ("missing", "string_too_short"):
+                code = "missing-command"
+                reason = "a command hook needs a non-empty `command`"
+            add("error", code, reason)
+    return None
+
+
+def _texts_to_check(model: CommandHandler) -> list[tuple[str, str]]:
     """Every text of a handler that reaches a process or a rule (a NUL cannot reach either)."""
     texts = [("`command`", model.command)]
     texts += [(f"`args[{i}]`", a) for i, a in enumerate(model.args or ())]
@@ -183,13 +223,11 @@ def _validate_group(
             g,
         )
         return
-    try:
-        group = GroupModel.model_validate(raw_group)
-    except ValidationError as exc:
-        for fld, _kind, reason in describe_validation_error(exc):
-            code: DiagnosticCode = "bad-matcher" if fld == "matcher" else "bad-shape"
-            out.add("error", code, f"matcher group: {reason}", event, g)
-        return
+    group = plain_group(raw_group)
+    if group is None:
+        group = _validated_group(raw_group, out, event, g)
+        if group is None:
+            return
     for key in sorted(group.model_extra or {}):
         if key not in _GROUP_FIELDS:
             out.add(
@@ -278,19 +316,11 @@ def _validate_handler(
         add("error", code_, f"`{key}` is null; leave the field out instead")
     if nulls:
         return None
-    try:
-        model = CommandHandlerModel.model_validate(raw)
-    except ValidationError as exc:
-        for fld, err_type, reason in describe_validation_error(exc):
-            code: DiagnosticCode = "bad-field"
-            if fld == "timeout":
-                code = "bad-timeout"
-                reason += "; a timeout is a number of seconds > 0"
-            elif fld == "command" and err_type in ("missing", "string_too_short"):
-                code = "missing-command"
-                reason = "a command hook needs a non-empty `command`"
-            add("error", code, reason)
-        return None
+    model = plain_handler(raw)
+    if model is None:  # not the plain shape: the model checks it and names what is wrong
+        model = _validated_handler(raw, add)
+        if model is None:
+            return None
     if not model.command.strip():
         add("error", "missing-command", "a command hook needs a non-empty `command`")
         return None
@@ -403,7 +433,7 @@ def _validate_handler(
 
 
 def _note_fields(
-    model: CommandHandlerModel,
+    model: CommandHandler,
     spec: EventSpec,
     event: str,
     add: _Add,

@@ -9,6 +9,8 @@ receive as ``tool_response``, described by its ``output_model`` (``BashOutput``,
 ``Workspace`` (relative ones against its ``cwd``).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from dsh.tools._types import ToolDefinition
 from dsh.tools.builtin._bash import (
     BASH_TOOL,
@@ -16,24 +18,12 @@ from dsh.tools.builtin._bash import (
     MAX_OUTPUT_CHARS,
     MAX_TIMEOUT_MS,
     BackgroundShell,
-    BashInput,
-    BashOutput,
     background_shell,
 )
-from dsh.tools.builtin._glob import GLOB_TOOL, MAX_GLOB_RESULTS, GlobInput, GlobOutput
-from dsh.tools.builtin._grep import GREP_TOOL, GrepInput, GrepOutput, grep_tool
-from dsh.tools.builtin._read import DEFAULT_READ_LIMIT, READ_TOOL, ReadInput, ReadOutput
+from dsh.tools.builtin._glob import GLOB_TOOL, MAX_GLOB_RESULTS
+from dsh.tools.builtin._grep import GREP_TOOL, grep_tool
+from dsh.tools.builtin._read import DEFAULT_READ_LIMIT, READ_TOOL
 from dsh.tools.builtin._shell import ShellRun, run_shell
-from dsh.tools.builtin._task_io import (
-    TaskCreateInput,
-    TaskCreateOutput,
-    TaskGetInput,
-    TaskGetOutput,
-    TaskListInput,
-    TaskListOutput,
-    TaskUpdateInput,
-    TaskUpdateOutput,
-)
 from dsh.tools.builtin._tasks import (
     TASK_CREATE_TOOL,
     TASK_GET_TOOL,
@@ -42,25 +32,39 @@ from dsh.tools.builtin._tasks import (
     TASKS_STATE_KEY,
     session_tasks,
 )
-from dsh.tools.builtin._tool_search import (
-    DEFAULT_MAX_RESULTS,
-    TOOL_SEARCH_TOOL,
-    ToolSearchInput,
-    ToolSearchOutput,
-    search_tools,
-)
-from dsh.tools.builtin._write import (
-    EDIT_TOOL,
-    MULTI_EDIT_TOOL,
-    WRITE_TOOL,
-    EditInput,
-    EditOperation,
-    EditOutput,
-    MultiEditInput,
-    MultiEditOutput,
-    WriteInput,
-    WriteOutput,
-)
+from dsh.tools.builtin._tool_search import DEFAULT_MAX_RESULTS, TOOL_SEARCH_TOOL, search_tools
+from dsh.tools.builtin._write import EDIT_TOOL, MULTI_EDIT_TOOL, WRITE_TOOL
+
+if TYPE_CHECKING:
+    from dsh.tools.builtin._models import (
+        BashInput,
+        BashOutput,
+        EditInput,
+        EditOperation,
+        EditOutput,
+        GlobInput,
+        GlobOutput,
+        GrepInput,
+        GrepOutput,
+        MultiEditInput,
+        MultiEditOutput,
+        ReadInput,
+        ReadOutput,
+        ToolSearchInput,
+        ToolSearchOutput,
+        WriteInput,
+        WriteOutput,
+    )
+    from dsh.tools.builtin._task_io import (
+        TaskCreateInput,
+        TaskCreateOutput,
+        TaskGetInput,
+        TaskGetOutput,
+        TaskListInput,
+        TaskListOutput,
+        TaskUpdateInput,
+        TaskUpdateOutput,
+    )
 
 __all__ = [
     "BASH_TOOL",
@@ -135,3 +139,16 @@ def builtin_tools() -> tuple[ToolDefinition, ...]:
         TASK_UPDATE_TOOL,
         TOOL_SEARCH_TOOL,
     )
+
+
+# The pydantic models (the names of __all__ not bound above), imported with pydantic when
+# one is first asked for: the tools name them lazily, so importing the tools imports none.
+def __getattr__(name: str) -> Any:
+    if name not in __all__ or not name.endswith(("Input", "Output", "Operation")):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module = "_task_io" if name.startswith("Task") else "_models"
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

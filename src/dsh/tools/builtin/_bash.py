@@ -26,10 +26,7 @@ import threading
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, final
-
-from pydantic import Field
-from pydantic.json_schema import SkipJsonSchema
+from typing import TYPE_CHECKING, Any, final
 
 from dsh.base import (
     CONTAINMENT_ENV,
@@ -39,15 +36,18 @@ from dsh.base import (
     release_process,
 )
 from dsh.session import Content
-from dsh.tools._types import ToolInvocation, ToolResult, Workspace
+from dsh.tools._types import LazyModel, ToolInvocation, ToolResult, Workspace
 from dsh.tools.builtin._common import (
     ArgumentsError,
-    ToolInput,
-    ToolOutput,
+    builtin_input,
+    builtin_model,
     builtin_tool,
     parse_arguments,
 )
 from dsh.tools.builtin._process import kill_group, run_in_group
+
+if TYPE_CHECKING:
+    from dsh.tools.builtin._models import BashInput
 
 __all__ = [
     "BASH_TOOL",
@@ -55,8 +55,6 @@ __all__ = [
     "MAX_OUTPUT_CHARS",
     "MAX_TIMEOUT_MS",
     "BackgroundShell",
-    "BashInput",
-    "BashOutput",
     "background_shell",
     "present_bash",
 ]
@@ -102,37 +100,7 @@ _SILENT_COMMANDS = frozenset(
 _IMAGE_DATA = re.compile(r"^data:image/[a-z0-9.+-]+;base64,", re.IGNORECASE)
 _NO_OUTPUT = "(Bash completed with no output)"
 _ABORTED = "<error>Command was aborted before completion</error>"
-
-
-class BashInput(ToolInput):
-    """Claude Code's Bash input."""
-
-    command: str = Field(description="The command to execute")
-    timeout: Annotated[int, Field(gt=0, le=MAX_TIMEOUT_MS)] | SkipJsonSchema[None] = Field(
-        default=None,
-        description=f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})",
-    )
-    description: str | SkipJsonSchema[None] = Field(
-        default=None,
-        description="Clear, concise description of what this command does in 5-10 words",
-    )
-    run_in_background: bool | SkipJsonSchema[None] = Field(
-        default=None,
-        description="Set to true to run this command in the background; read its output "
-        "from the file named in the result",
-    )
-
-
-class BashOutput(ToolOutput):
-    """A successful Bash call's output (the tool merges stderr into stdout: its stderr is "")."""
-
-    stdout: str
-    stderr: str
-    interrupted: bool
-    # Always produced by the tool, optional in a replacement (as in Claude Code's schema).
-    isImage: bool = False
-    noOutputExpected: bool = False
-    backgroundTaskId: str = ""  # a run_in_background call's only
+_BASH_INPUT: LazyModel[BashInput] = builtin_input("Bash", "BashInput")
 
 
 def present_bash(output: Any) -> Content:
@@ -242,7 +210,7 @@ def _response(
 
 async def _run_bash(invocation: ToolInvocation) -> ToolResult:
     try:
-        args = parse_arguments(BashInput, invocation)
+        args = parse_arguments(_BASH_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
     workspace = invocation.workspace
@@ -400,9 +368,9 @@ BASH_TOOL = builtin_tool(
     "environment persist between commands. stdout and stderr are returned together; "
     f"output beyond {MAX_OUTPUT_CHARS} characters is truncated. A non-zero exit is an error "
     "result. Use run_in_background for long-running processes.",
-    BashInput,
+    _BASH_INPUT,
     _run_bash,
-    output_model=BashOutput,
+    output_model=builtin_model("BashOutput"),
     present=present_bash,
     shell_command="command",
 )

@@ -10,14 +10,14 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from dsh.session import thaw_json
+from dsh.tools._schema import schema_certifies
 from dsh.tools._types import (
+    LazyModel,
     OutputPresenter,
     ToolBody,
     ToolDefinition,
@@ -26,11 +26,15 @@ from dsh.tools._types import (
 )
 from dsh.tools.builtin._schemas import INPUT_SCHEMAS
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
 __all__ = [
     "VCS_DIRS",
     "ArgumentsError",
-    "ToolInput",
-    "ToolOutput",
+    "PlainArguments",
+    "builtin_input",
+    "builtin_model",
     "builtin_tool",
     "display_path",
     "glob_regex",
@@ -40,63 +44,75 @@ __all__ = [
     "walk",
 ]
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
+
+_MODELS = "dsh.tools.builtin._models"
 
 VCS_DIRS = frozenset({".git", ".svn", ".hg", ".bzr"})
 _MAGIC = re.compile(r"[*?\[{]")
 
 
-def _tidy_schema(schema: dict[str, Any]) -> None:
-    """Drop pydantic's titles, docstrings and ``null`` defaults (Claude Code's have none)."""
-    schema.pop("title", None)
-    schema.pop("description", None)  # the model class's docstring
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
-        if prop.get("default", 0) is None:
-            del prop["default"]
-    for sub in schema.get("$defs", {}).values():
-        _tidy_schema(sub)
+def builtin_model(name: str, module: str = _MODELS) -> LazyModel[Any]:
+    """A built-in tool's model, by class name (in ``_models.py`` unless ``module`` says)."""
+    return LazyModel(module, name)
 
 
-class ToolInput(BaseModel):
-    """Base of the tools' input models: unknown fields rejected, schema as Claude Code's.
+def builtin_input(tool: str, name: str, module: str = _MODELS) -> LazyModel[Any]:
+    """A built-in tool's input model, with the tool's schema deciding for it
+    (``LazyModel.schema``: the input models check nothing their schemas do not say)."""
+    return LazyModel(module, name, schema=INPUT_SCHEMAS[tool])
 
-    ``defer_build``: a model's validator is built at its first validation, so a
-    start-up that never calls Grep never pays for GrepInput.
+
+class PlainArguments:
+    """Certified arguments read as their input model's fields, without the model.
+
+    An attribute is the argument's value, else the field's default (the schema's
+    ``default``, else ``None``): what the model's instance would hold for them.
     """
 
-    model_config = ConfigDict(
-        extra="forbid", populate_by_name=True, json_schema_extra=_tidy_schema, defer_build=True
-    )
+    __slots__ = ("_defaults", "_values")
+
+    def __init__(self, values: dict[str, Any], defaults: Mapping[str, Any]) -> None:
+        self._values = values
+        self._defaults = defaults
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            pass
+        try:
+            return self._defaults[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
-class ToolOutput(BaseModel):
-    """Base of the tools' output models: the shape of a successful call's ``output``.
+_DEFAULTS: dict[int, tuple[Mapping[str, Any], dict[str, Any]]] = {}
 
-    Unknown keys are ignored (as Claude Code's schemas strip them). Strict:
-    ``present`` renders the JSON as given, not the validated model, so a
-    value pydantic would coerce (``"false"`` for a bool, ``1.0`` for an int)
-    must be rejected rather than rendered wrongly. ``defer_build`` as for
-    ``ToolInput``: only a replaced output pays for its validator.
-    """
 
-    model_config = ConfigDict(extra="ignore", strict=True, defer_build=True)
+def _defaults(schema: Mapping[str, Any]) -> dict[str, Any]:
+    known = _DEFAULTS.get(id(schema))
+    if known is None or known[0] is not schema:
+        props = schema.get("properties", {})
+        known = _DEFAULTS[id(schema)] = (schema, {k: p.get("default") for k, p in props.items()})
+    return known[1]
 
 
 def builtin_tool(
     name: str,
     description: str,
-    model: type[ToolInput],
+    model: LazyModel[Any],
     run: ToolBody,
     *,
     read_only: bool = False,
     concurrency_safe: bool = False,
-    output_model: type[BaseModel] | None = None,
+    output_model: LazyModel[Any] | None = None,
     present: OutputPresenter | None = None,
     deferred: bool = False,
     shell_command: str | None = None,
 ) -> ToolDefinition:
-    """``ToolDefinition.from_model`` with the schema generated ahead of time (``_schemas.py``)."""
+    """``ToolDefinition.from_model`` with the schema generated ahead of time (``_schemas.py``)
+    and the models named lazily: declaring the tool imports no pydantic."""
     return ToolDefinition(
         name=name,
         description=description,
@@ -120,14 +136,21 @@ class ArgumentsError(Exception):
         self.result = result
 
 
-def parse_arguments(model: type[M], invocation: ToolInvocation) -> M:
+def parse_arguments(model: LazyModel[M] | type[M], invocation: ToolInvocation) -> M:
     """The invocation's arguments as ``model`` (the registry validated them already).
 
     A body called directly with bad arguments gets an ``INVALID_ARGS`` result
     rather than a pydantic traceback.
     """
+    if isinstance(model, LazyModel) and model.schema is not None:
+        values = thaw_json(invocation.arguments)
+        if schema_certifies(model, values):  # the plain shape: no pydantic needed
+            return cast("M", PlainArguments(values, _defaults(model.schema)))
+    from pydantic import ValidationError  # loaded with the model, at a tool's first call
+
+    cls = model.load() if isinstance(model, LazyModel) else model
     try:
-        return model.model_validate(thaw_json(invocation.arguments))
+        return cls.model_validate(thaw_json(invocation.arguments))
     except ValidationError as exc:
         errors = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or '(input)'}: {e['msg']}" for e in exc.errors()

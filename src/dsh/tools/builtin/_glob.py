@@ -6,18 +6,15 @@ import asyncio
 import re
 import time
 from pathlib import Path, PurePosixPath
-from typing import Any
-
-from pydantic import Field
-from pydantic.json_schema import SkipJsonSchema
+from typing import TYPE_CHECKING, Any
 
 from dsh.base import AbortSignal
 from dsh.session import Content
-from dsh.tools._types import ToolInvocation, ToolResult
+from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,
-    ToolInput,
-    ToolOutput,
+    builtin_input,
+    builtin_model,
     builtin_tool,
     glob_regex,
     has_magic,
@@ -25,28 +22,13 @@ from dsh.tools.builtin._common import (
     walk,
 )
 
-__all__ = ["GLOB_TOOL", "MAX_GLOB_RESULTS", "GlobInput", "GlobOutput", "present_glob"]
+if TYPE_CHECKING:
+    from dsh.tools.builtin._models import GlobInput
+
+__all__ = ["GLOB_TOOL", "MAX_GLOB_RESULTS", "present_glob"]
 
 MAX_GLOB_RESULTS = 100
-
-
-class GlobInput(ToolInput):
-    """Claude Code's Glob input."""
-
-    pattern: str = Field(description='The glob pattern to match files against, e.g. "**/*.py"')
-    path: str | SkipJsonSchema[None] = Field(
-        default=None,
-        description="The directory to search in; the current working directory if omitted",
-    )
-
-
-class GlobOutput(ToolOutput):
-    """A successful Glob's output: absolute paths, newest first."""
-
-    filenames: list[str]
-    durationMs: int
-    numFiles: int
-    truncated: bool
+_GLOB_INPUT: LazyModel[GlobInput] = builtin_input("Glob", "GlobInput")
 
 
 def present_glob(output: Any) -> Content:
@@ -96,7 +78,7 @@ def glob_files(
 
 async def _run_glob(invocation: ToolInvocation) -> ToolResult:
     try:
-        args = parse_arguments(GlobInput, invocation)
+        args = parse_arguments(_GLOB_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
     workspace = invocation.workspace
@@ -123,9 +105,9 @@ GLOB_TOOL = builtin_tool(
     "Glob",
     'Fast file pattern matching, e.g. "**/*.js" or "src/**/*.{ts,tsx}". Returns matching file '
     f"paths, most recently modified first, at most {MAX_GLOB_RESULTS}.",
-    GlobInput,
+    _GLOB_INPUT,
     _run_glob,
-    output_model=GlobOutput,
+    output_model=builtin_model("GlobOutput"),
     present=present_glob,
     read_only=True,
     concurrency_safe=True,

@@ -12,17 +12,13 @@ import asyncio
 import os
 import shutil
 from pathlib import Path
-from typing import Any
-
-from pydantic import Field, NonNegativeInt
-from pydantic.json_schema import SkipJsonSchema
+from typing import TYPE_CHECKING, Any
 
 from dsh.session import Content
-from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools._types import LazyModel, ToolDefinition, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,
-    ToolInput,
-    ToolOutput,
+    builtin_model,
     builtin_tool,
     parse_arguments,
 )
@@ -34,71 +30,13 @@ from dsh.tools.builtin._grep_search import (
     search_ripgrep,
 )
 
-__all__ = ["GREP_TOOL", "GrepInput", "GrepOutput", "grep_tool", "present_grep"]
+if TYPE_CHECKING:
+    from dsh.tools.builtin._models import GrepInput
 
+__all__ = ["GREP_TOOL", "grep_tool", "present_grep"]
 
-class GrepInput(ToolInput):
-    """Claude Code's Grep input (the flag-named fields keep their ``-i`` style names)."""
-
-    pattern: str = Field(description="The regular expression to search for in file contents")
-    path: str | SkipJsonSchema[None] = Field(
-        default=None,
-        description="File or directory to search in; the current working directory if omitted",
-    )
-    glob: str | SkipJsonSchema[None] = Field(
-        default=None, description='Glob to filter files (e.g. "*.js", "*.{ts,tsx}")'
-    )
-    output_mode: OutputMode | SkipJsonSchema[None] = Field(
-        default=None,
-        description='"content" shows matching lines, "files_with_matches" (default) file '
-        'paths, "count" match counts',
-    )
-    before: NonNegativeInt | SkipJsonSchema[None] = Field(
-        default=None, alias="-B", description="Lines before each match (content mode)"
-    )
-    after: NonNegativeInt | SkipJsonSchema[None] = Field(
-        default=None, alias="-A", description="Lines after each match (content mode)"
-    )
-    context: NonNegativeInt | SkipJsonSchema[None] = Field(
-        default=None, alias="-C", description="Lines around each match (content mode)"
-    )
-    line_numbers: bool | SkipJsonSchema[None] = Field(
-        default=None, alias="-n", description="Show line numbers (content mode; default true)"
-    )
-    ignore_case: bool | SkipJsonSchema[None] = Field(
-        default=None, alias="-i", description="Case insensitive search"
-    )
-    type: str | SkipJsonSchema[None] = Field(
-        default=None, description='File type to search (rg --type), e.g. "py", "js", "rust"'
-    )
-    head_limit: NonNegativeInt | SkipJsonSchema[None] = Field(
-        default=None, description="Only the first N output lines or entries"
-    )
-    offset: NonNegativeInt | SkipJsonSchema[None] = Field(
-        default=None, description="Skip the first N output lines or entries"
-    )
-    multiline: bool | SkipJsonSchema[None] = Field(
-        default=None, description="Patterns may span lines and . matches newlines"
-    )
-
-
-class GrepOutput(ToolOutput):
-    """A successful Grep's output; which fields are set depends on ``mode``.
-
-    ``content`` (raw ``path:line:text`` or ``path:count`` lines) in content and
-    count mode, ``numLines`` in content mode, ``numMatches`` in count mode;
-    ``appliedLimit``/``appliedOffset`` when ``head_limit``/``offset`` were
-    given and not zero.
-    """
-
-    mode: OutputMode
-    numFiles: int
-    filenames: list[str]
-    content: str = ""
-    numLines: int = 0
-    numMatches: int = 0
-    appliedLimit: int = 0
-    appliedOffset: int = 0
+# Not builtin_input: its fields have aliases ("-B"), which a plain read would not know.
+_GREP_INPUT: LazyModel[GrepInput] = builtin_model("GrepInput")
 
 
 def present_grep(output: Any) -> Content:
@@ -193,7 +131,7 @@ def grep_tool(*, use_ripgrep: bool | None = None) -> ToolDefinition:
 
     async def run(invocation: ToolInvocation) -> ToolResult:
         try:
-            args = parse_arguments(GrepInput, invocation)
+            args = parse_arguments(_GREP_INPUT, invocation)
         except ArgumentsError as exc:
             return exc.result
         cwd = invocation.workspace.cwd
@@ -234,11 +172,11 @@ def grep_tool(*, use_ripgrep: bool | None = None) -> ToolDefinition:
         'with -n, -A/-B/-C), "files_with_matches" (default, newest first) or "count"; -i for '
         "case-insensitive; multiline for patterns spanning lines; head_limit and offset page "
         "the results.",
-        GrepInput,
+        _GREP_INPUT,
         run,
         read_only=True,
         concurrency_safe=True,
-        output_model=GrepOutput,
+        output_model=builtin_model("GrepOutput"),
         present=present_grep,
     )
 

@@ -4,28 +4,26 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
-from typing import Any, Literal, Self
-
-from pydantic import Field, NonNegativeInt, PositiveInt, model_validator
-from pydantic.json_schema import SkipJsonSchema
+from typing import TYPE_CHECKING, Any, Literal
 
 from dsh.session import Content, ImageBlock
-from dsh.tools._types import ToolInvocation, ToolResult
+from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,
-    ToolInput,
-    ToolOutput,
+    builtin_input,
+    builtin_model,
     builtin_tool,
     parse_arguments,
 )
+
+if TYPE_CHECKING:
+    from dsh.tools.builtin._models import ReadInput
 
 __all__ = [
     "DEFAULT_READ_LIMIT",
     "MAX_LINE_CHARS",
     "MAX_READ_BYTES",
     "READ_TOOL",
-    "ReadInput",
-    "ReadOutput",
     "format_numbered",
     "present_read",
 ]
@@ -51,55 +49,7 @@ _BINARY_SUFFIX_LIST = (
     ".psd .ttf .otf .woff .woff2 .eot .wasm .pack .idx"
 )
 _BINARY_SUFFIXES = frozenset(_BINARY_SUFFIX_LIST.split())
-
-
-class ReadInput(ToolInput):
-    """Claude Code's Read input."""
-
-    file_path: str = Field(description="The absolute path to the file to read")
-    offset: NonNegativeInt | SkipJsonSchema[None] = Field(
-        default=None,
-        description="The line number to start reading from. Only provide if the file is too "
-        "large to read at once",
-    )
-    limit: PositiveInt | SkipJsonSchema[None] = Field(
-        default=None,
-        description="The number of lines to read. Only provide if the file is too large to "
-        "read at once.",
-    )
-
-
-class _TextFile(ToolOutput):
-    filePath: str
-    content: str  # the selected lines, unclipped, joined by newlines
-    numLines: int
-    startLine: int
-    totalLines: int
-
-
-class _ImageFile(ToolOutput):
-    base64: str
-    type: ImageMediaType
-    originalSize: int
-
-
-class ReadOutput(ToolOutput):
-    """A successful Read's output: ``{"type": "text", "file": {...}}`` or an image's.
-
-    One model with a check tying ``type`` to the file's shape, rather than a
-    ``RootModel`` of a union: importing ``RootModel`` builds its validator and
-    pydantic's plugin loader, ~10 ms on every start-up.
-    """
-
-    type: Literal["text", "image"]
-    file: _TextFile | _ImageFile
-
-    @model_validator(mode="after")
-    def _file_fits_type(self) -> Self:
-        if isinstance(self.file, _ImageFile) != (self.type == "image"):
-            needs = "base64, type, originalSize" if self.type == "image" else "filePath, content"
-            raise ValueError(f"type {self.type!r} needs a file with {needs}, ...")
-        return self
+_READ_INPUT: LazyModel[ReadInput] = builtin_input("Read", "ReadInput")
 
 
 def present_read(output: Any) -> Content:
@@ -155,7 +105,7 @@ def _looks_binary(path: Path) -> bool:
 
 async def _run_read(invocation: ToolInvocation) -> ToolResult:
     try:
-        args = parse_arguments(ReadInput, invocation)
+        args = parse_arguments(_READ_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
     path = invocation.workspace.resolve(args.file_path)
@@ -215,9 +165,9 @@ READ_TOOL = builtin_tool(
     "by default; offset (1-based line number) and limit select a range. Lines come numbered "
     f"in `cat -n` format; lines longer than {MAX_LINE_CHARS} characters are truncated. "
     "PNG, JPEG, GIF and WebP images are returned as images.",
-    ReadInput,
+    _READ_INPUT,
     _run_read,
-    output_model=ReadOutput,
+    output_model=builtin_model("ReadOutput"),
     present=present_read,
     read_only=True,
     concurrency_safe=True,

@@ -1,4 +1,4 @@
-"""The task tools' inputs and outputs, and what the model sees of each output.
+"""The task tools' pydantic inputs and outputs (imported at a task tool's first call).
 
 Claude Code's names, field descriptions, output shapes and result texts; where
 each comes from is told in ``dsh.tools.builtin._tasks``.
@@ -11,9 +11,8 @@ from typing import Any, Literal
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from dsh.session import Content
 from dsh.tools._tasks import TaskStatus
-from dsh.tools.builtin._common import ToolInput, ToolOutput
+from dsh.tools.builtin._models import ToolInput, ToolOutput
 
 __all__ = [
     "TaskCreateInput",
@@ -24,10 +23,6 @@ __all__ = [
     "TaskListOutput",
     "TaskUpdateInput",
     "TaskUpdateOutput",
-    "present_task_create",
-    "present_task_get",
-    "present_task_list",
-    "present_task_update",
 ]
 
 _ACTIVE_FORM = 'Present continuous form shown in spinner when in_progress (e.g., "Running tests")'
@@ -142,54 +137,3 @@ class TaskUpdateOutput(ToolOutput):
     error: str | None = None
     statusChange: _StatusChange | None = None
     verificationNudgeNeeded: bool | None = None
-
-
-def present_task_create(output: Any) -> Content:
-    """What the model sees of a successful TaskCreate (recorded)."""
-    task = output["task"]
-    return f"Task #{task['id']} created successfully: {task['subject']}"
-
-
-def _ids(ids: list[str]) -> str:
-    return ", ".join(f"#{i}" for i in ids)
-
-
-def present_task_get(output: Any) -> Content:
-    """What the model sees of a TaskGet: the task's subject, status, description and links."""
-    task = output["task"]
-    if task is None:
-        return "Task not found"
-    lines = [
-        f"Task #{task['id']}: {task['subject']}",
-        f"Status: {task['status']}",
-        f"Description: {task['description']}",
-    ]
-    if task["blockedBy"]:
-        lines.append(f"Blocked by: {_ids(task['blockedBy'])}")
-    if task["blocks"]:
-        lines.append(f"Blocks: {_ids(task['blocks'])}")
-    return "\n".join(lines)
-
-
-def present_task_list(output: Any) -> Content:
-    """What the model sees of a TaskList: one task a line, or ``No tasks found``."""
-    tasks = output["tasks"]
-    if not tasks:
-        return "No tasks found"
-    lines = []
-    for task in tasks:
-        owner = f" ({task['owner']})" if task.get("owner") else ""
-        blocked = f" [blocked by {_ids(task['blockedBy'])}]" if task["blockedBy"] else ""
-        lines.append(f"#{task['id']} [{task['status']}] {task['subject']}{owner}{blocked}")
-    return "\n".join(lines)
-
-
-def present_task_update(output: Any) -> Content:
-    """What the model sees of a TaskUpdate: ``Updated task #N`` and the updated fields.
-
-    As Claude Code's, the fields are joined after one space, so an update that
-    changed nothing reads ``Updated task #N `` (a trailing space).
-    """
-    if not output["success"]:
-        return output.get("error") or f"Task #{output['taskId']} not found"
-    return f"Updated task #{output['taskId']} {', '.join(output['updatedFields'])}"

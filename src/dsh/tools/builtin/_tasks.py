@@ -41,8 +41,10 @@ Where dsh differs, on purpose:
   ``_internal``, its own bookkeeping) and no teammate/verification texts.
 """
 
+from __future__ import annotations
+
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsh.context import WaterfallChannel
 from dsh.session import thaw_json
@@ -53,22 +55,28 @@ from dsh.tools._tasks import (
     TaskBlock,
     TaskDecision,
 )
-from dsh.tools._types import ToolCaller, ToolInvocation, ToolResult, Workspace
-from dsh.tools.builtin._common import ArgumentsError, builtin_tool, parse_arguments
-from dsh.tools.builtin._task_io import (
-    TaskCreateInput,
-    TaskCreateOutput,
-    TaskGetInput,
-    TaskGetOutput,
-    TaskListInput,
-    TaskListOutput,
-    TaskUpdateInput,
-    TaskUpdateOutput,
+from dsh.tools._types import LazyModel, ToolCaller, ToolInvocation, ToolResult, Workspace
+from dsh.tools.builtin._common import (
+    ArgumentsError,
+    builtin_input,
+    builtin_model,
+    builtin_tool,
+    parse_arguments,
+)
+from dsh.tools.builtin._task_present import (
     present_task_create,
     present_task_get,
     present_task_list,
     present_task_update,
 )
+
+if TYPE_CHECKING:
+    from dsh.tools.builtin._task_io import (
+        TaskCreateInput,
+        TaskGetInput,
+        TaskListInput,
+        TaskUpdateInput,
+    )
 
 __all__ = [
     "TASKS_STATE_KEY",
@@ -80,6 +88,11 @@ __all__ = [
 ]
 
 TASKS_STATE_KEY = "dsh.tasks"
+_IO = "dsh.tools.builtin._task_io"
+_CREATE_INPUT: LazyModel[TaskCreateInput] = builtin_input("TaskCreate", "TaskCreateInput", _IO)
+_GET_INPUT: LazyModel[TaskGetInput] = builtin_input("TaskGet", "TaskGetInput", _IO)
+_LIST_INPUT: LazyModel[TaskListInput] = builtin_input("TaskList", "TaskListInput", _IO)
+_UPDATE_INPUT: LazyModel[TaskUpdateInput] = builtin_input("TaskUpdate", "TaskUpdateInput", _IO)
 """Where the task list lives in ``Workspace.session_state``."""
 
 
@@ -183,7 +196,7 @@ def _completion_blocked(task_id: str, reason: str) -> ToolResult:
 
 async def _run_create(invocation: ToolInvocation) -> ToolResult:
     try:
-        args = parse_arguments(TaskCreateInput, invocation)
+        args = parse_arguments(_CREATE_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
     tasks = _task_list(invocation.workspace)
@@ -210,7 +223,7 @@ def _not_found(task_id: str) -> ToolResult:
 
 async def _run_get(invocation: ToolInvocation) -> ToolResult:
     try:
-        args = parse_arguments(TaskGetInput, invocation)
+        args = parse_arguments(_GET_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
     tasks = _task_list(invocation.workspace)
@@ -232,7 +245,7 @@ async def _run_get(invocation: ToolInvocation) -> ToolResult:
 
 async def _run_list(invocation: ToolInvocation) -> ToolResult:
     try:
-        parse_arguments(TaskListInput, invocation)
+        parse_arguments(_LIST_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
     tasks = _task_list(invocation.workspace)
@@ -298,7 +311,7 @@ async def _completion_refused(
 
 async def _run_update(invocation: ToolInvocation) -> ToolResult:
     try:
-        args = parse_arguments(TaskUpdateInput, invocation)
+        args = parse_arguments(_UPDATE_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
     tasks = _task_list(invocation.workspace)
@@ -359,9 +372,9 @@ TASK_CREATE_TOOL = builtin_tool(
     "TaskCreate",
     "Creates a task in the session's task list (status pending) and returns its id. Use it to "
     "track the steps of multi-step work.",
-    TaskCreateInput,
+    _CREATE_INPUT,
     _run_create,
-    output_model=TaskCreateOutput,
+    output_model=builtin_model("TaskCreateOutput", _IO),
     present=present_task_create,
     deferred=True,
 )
@@ -370,9 +383,9 @@ TASK_GET_TOOL = builtin_tool(
     "TaskGet",
     "Returns one task of the session's task list by id: subject, status, description and "
     "which tasks it blocks or is blocked by.",
-    TaskGetInput,
+    _GET_INPUT,
     _run_get,
-    output_model=TaskGetOutput,
+    output_model=builtin_model("TaskGetOutput", _IO),
     present=present_task_get,
     deferred=True,
     read_only=True,
@@ -383,9 +396,9 @@ TASK_LIST_TOOL = builtin_tool(
     "TaskList",
     "Lists every task of the session's task list: id, status, subject, owner and the open "
     "tasks blocking it.",
-    TaskListInput,
+    _LIST_INPUT,
     _run_list,
-    output_model=TaskListOutput,
+    output_model=builtin_model("TaskListOutput", _IO),
     present=present_task_list,
     deferred=True,
     read_only=True,
@@ -397,9 +410,9 @@ TASK_UPDATE_TOOL = builtin_tool(
     "Updates a task of the session's task list: subject, description, activeForm, status "
     "(pending, in_progress, completed; deleted removes the task), owner, metadata, and "
     "links to the tasks it blocks or is blocked by.",
-    TaskUpdateInput,
+    _UPDATE_INPUT,
     _run_update,
-    output_model=TaskUpdateOutput,
+    output_model=builtin_model("TaskUpdateOutput", _IO),
     present=present_task_update,
     deferred=True,
 )

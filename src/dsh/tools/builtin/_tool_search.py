@@ -18,30 +18,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-
-from pydantic import Field
+from typing import TYPE_CHECKING
 
 from dsh.session import Content, ToolReferenceBlock
 from dsh.tools._deferred import TOOL_SEARCH
 from dsh.tools._registry import TOOLS
-from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools._types import LazyModel, ToolDefinition, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,
-    ToolInput,
-    ToolOutput,
+    builtin_input,
+    builtin_model,
     builtin_tool,
     parse_arguments,
 )
 
+if TYPE_CHECKING:
+    from dsh.tools.builtin._models import ToolSearchInput
+
 __all__ = [
     "DEFAULT_MAX_RESULTS",
     "TOOL_SEARCH_TOOL",
-    "ToolSearchInput",
-    "ToolSearchOutput",
     "search_tools",
 ]
 
 DEFAULT_MAX_RESULTS = 5
+_TOOL_SEARCH_INPUT: LazyModel[ToolSearchInput] = builtin_input("ToolSearch", "ToolSearchInput")
 NO_MATCH = "No matching deferred tools found"
 # Bounds on what a query may make the search do (a hostile model's query is not unbounded).
 MAX_QUERY_CHARS = 1000
@@ -50,28 +51,6 @@ MAX_SELECTED = 64
 
 _SELECT = re.compile(r"^select:(.+)$", re.IGNORECASE | re.DOTALL)
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-
-
-class ToolSearchInput(ToolInput):
-    """Claude Code's ToolSearch input."""
-
-    query: str = Field(
-        description=(
-            'Query to find deferred tools. Use "select:<tool_name>" for direct selection,'
-            " or keywords to search."
-        )
-    )
-    max_results: int = Field(
-        default=DEFAULT_MAX_RESULTS, description="Maximum number of results to return (default: 5)"
-    )
-
-
-class ToolSearchOutput(ToolOutput):
-    """A ToolSearch's output: the names it matched, the query, how many tools are deferred."""
-
-    matches: list[str]
-    query: str
-    total_deferred_tools: int
 
 
 def _name_parts(name: str) -> tuple[list[str], list[str]]:
@@ -161,7 +140,7 @@ def present_tool_search(output: dict[str, object]) -> Content:
 
 async def _run(invocation: ToolInvocation) -> ToolResult:
     try:
-        args = parse_arguments(ToolSearchInput, invocation)
+        args = parse_arguments(_TOOL_SEARCH_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
     registry = invocation.ctx.get(TOOLS) if invocation.ctx is not None else None
@@ -197,9 +176,9 @@ _DESCRIPTION = (
 TOOL_SEARCH_TOOL = builtin_tool(
     TOOL_SEARCH,
     _DESCRIPTION,
-    ToolSearchInput,
+    _TOOL_SEARCH_INPUT,
     _run,
-    output_model=ToolSearchOutput,
+    output_model=builtin_model("ToolSearchOutput"),
     present=present_tool_search,
     read_only=True,
     concurrency_safe=True,

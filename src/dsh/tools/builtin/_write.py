@@ -20,128 +20,38 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import Field
-from pydantic.json_schema import SkipJsonSchema
+from typing import TYPE_CHECKING, Any
 
 from dsh.session import Content
-from dsh.tools._types import ToolInvocation, ToolResult
+from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,
-    ToolInput,
-    ToolOutput,
+    builtin_input,
+    builtin_model,
     builtin_tool,
     parse_arguments,
     structured_patch,
 )
+
+if TYPE_CHECKING:
+    from dsh.tools.builtin._models import EditInput, EditOperation, MultiEditInput, WriteInput
 
 __all__ = [
     "EDIT_TOOL",
     "MULTI_EDIT_TOOL",
     "WRITE_CREATED_SUFFIX",
     "WRITE_TOOL",
-    "EditInput",
-    "EditOperation",
-    "EditOutput",
-    "MultiEditInput",
-    "MultiEditOutput",
-    "WriteInput",
-    "WriteOutput",
     "present_edit",
     "present_multi_edit",
     "present_write",
 ]
 
 
-class WriteInput(ToolInput):
-    """Claude Code's Write input."""
-
-    file_path: str = Field(description="The absolute path to the file to write")
-    content: str = Field(description="The content to write to the file")
-
-
-class EditInput(ToolInput):
-    """Claude Code's Edit input."""
-
-    file_path: str = Field(description="The absolute path to the file to modify")
-    old_string: str = Field(description="The text to replace")
-    new_string: str = Field(description="The text to replace it with (must differ from old_string)")
-    replace_all: bool | SkipJsonSchema[None] = Field(
-        default=None, description="Replace all occurrences of old_string (default false)"
-    )
-
-
-class EditOperation(ToolInput):
-    """One edit of a MultiEdit."""
-
-    old_string: str = Field(description="The text to replace")
-    new_string: str = Field(description="The text to replace it with")
-    replace_all: bool | SkipJsonSchema[None] = Field(
-        default=None, description="Replace all occurrences of old_string (default false)"
-    )
-
-
-class MultiEditInput(ToolInput):
-    """Claude Code's MultiEdit input."""
-
-    file_path: str = Field(description="The absolute path to the file to modify")
-    edits: list[EditOperation] = Field(
-        min_length=1, description="Edits applied in order; either all apply or none"
-    )
-
-
+_WRITE_INPUT: LazyModel[WriteInput] = builtin_input("Write", "WriteInput")
+_EDIT_INPUT: LazyModel[EditInput] = builtin_input("Edit", "EditInput")
+_MULTI_EDIT_INPUT: LazyModel[MultiEditInput] = builtin_input("MultiEdit", "MultiEditInput")
 WRITE_CREATED_SUFFIX = " (file state is current in your context — no need to Read it back)"
 """Claude Code 2.1's ending of Write's "File created successfully at: PATH" (recorded)."""
-
-
-class _Hunk(ToolOutput):
-    """One hunk of a ``structuredPatch``."""
-
-    oldStart: int
-    oldLines: int
-    newStart: int
-    newLines: int
-    lines: list[str]
-
-
-class WriteOutput(ToolOutput):
-    """A successful Write's output."""
-
-    type: Literal["create", "update"]
-    filePath: str
-    content: str
-    structuredPatch: list[_Hunk]
-    originalFile: str | None  # None when created
-    userModified: bool
-
-
-class EditOutput(ToolOutput):
-    """A successful Edit's output."""
-
-    filePath: str
-    oldString: str
-    newString: str
-    originalFile: str  # "" when created
-    structuredPatch: list[_Hunk]
-    userModified: bool
-    replaceAll: bool
-
-
-class _AppliedEdit(ToolOutput):
-    old_string: str
-    new_string: str
-    replace_all: bool
-
-
-class MultiEditOutput(ToolOutput):
-    """A successful MultiEdit's output."""
-
-    filePath: str
-    edits: list[_AppliedEdit]
-    originalFileContents: str  # "" when created
-    structuredPatch: list[_Hunk]
-    userModified: bool
 
 
 def _created_or_updated(file_path: str, *, created: bool, suffix: str = "") -> str:
@@ -217,7 +127,7 @@ def _os_error(action: str, shown: str, exc: OSError) -> ToolResult:
 
 async def _run_write(invocation: ToolInvocation) -> ToolResult:
     try:
-        args = parse_arguments(WriteInput, invocation)
+        args = parse_arguments(_WRITE_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
     path = invocation.workspace.resolve(args.file_path)
@@ -291,11 +201,13 @@ def _edit_file(path: Path, edits: list[EditOperation], *, multi: bool) -> tuple[
 
 async def _run_edit(invocation: ToolInvocation) -> ToolResult:
     try:
-        args = parse_arguments(EditInput, invocation)
+        args = parse_arguments(_EDIT_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
     path = invocation.workspace.resolve(args.file_path)
     shown = str(path)
+    from dsh.tools.builtin._models import EditOperation  # loaded with EditInput
+
     op = EditOperation(
         old_string=args.old_string, new_string=args.new_string, replace_all=args.replace_all
     )
@@ -320,7 +232,7 @@ async def _run_edit(invocation: ToolInvocation) -> ToolResult:
 
 async def _run_multi_edit(invocation: ToolInvocation) -> ToolResult:
     try:
-        args = parse_arguments(MultiEditInput, invocation)
+        args = parse_arguments(_MULTI_EDIT_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
     path = invocation.workspace.resolve(args.file_path)
@@ -353,9 +265,9 @@ WRITE_TOOL = builtin_tool(
     "Write",
     "Writes a file to the local filesystem, replacing it if it exists and creating missing "
     "parent directories. file_path should be absolute.",
-    WriteInput,
+    _WRITE_INPUT,
     _run_write,
-    output_model=WriteOutput,
+    output_model=builtin_model("WriteOutput"),
     present=present_write,
 )
 
@@ -364,9 +276,9 @@ EDIT_TOOL = builtin_tool(
     "Performs an exact string replacement in a file. old_string must occur exactly once "
     "unless replace_all is true; new_string must differ from it. An empty old_string on a "
     "missing file creates it.",
-    EditInput,
+    _EDIT_INPUT,
     _run_edit,
-    output_model=EditOutput,
+    output_model=builtin_model("EditOutput"),
     present=present_edit,
 )
 
@@ -374,8 +286,8 @@ MULTI_EDIT_TOOL = builtin_tool(
     "MultiEdit",
     "Performs several exact string replacements in one file, in order, each on the result of "
     "the previous one. Either all edits apply or none does.",
-    MultiEditInput,
+    _MULTI_EDIT_INPUT,
     _run_multi_edit,
-    output_model=MultiEditOutput,
+    output_model=builtin_model("MultiEditOutput"),
     present=present_multi_edit,
 )

@@ -103,7 +103,7 @@ STEPS = (
     ("dsh.cli._terminal (the headless runner)", "import dsh.cli._terminal"),
     ("dsh.hooks.claude (the bridge)", "import dsh.hooks.claude"),
     ("dsh.instructions", "import dsh.instructions"),
-    ("httpx2 and dsh.models._http", "import dsh.models._http"),
+    ("dsh.models._http (the chat client)", "import dsh.models._http"),
 )
 # Off a plain headless run's path since the `lean` branch, timed after the steps above.
 OFF_PATH = (

@@ -58,7 +58,10 @@ __all__ = ["HttpChatTransport"]
 
 _DRAIN_SECONDS = 0.1
 _EXCERPT_CHARS = 200
-_WHOLE_UP_TO = 1 << 20  # a longer body is sent a chunk at a time
+# A longer body goes a socket buffer's worth at a time: written whole, it would be copied
+# onto the head and then into the transport's buffer (session-length bench, 1,000 calls:
+# the last steps' cost 1.54 -> 1.24 ms).
+_WHOLE_UP_TO = _CHUNK = 1 << 16
 _MAX_BODY = 64 << 20  # a JSON reply
 _MAX_ERROR_BODY = 1 << 20  # an error's or a redirect's body: the rest is not read
 _MAX_LINE = 16 << 20  # an event-stream line
@@ -305,7 +308,7 @@ class HttpChatTransport:
     ) -> ResponseHead:
         body: bytes | Iterator[bytes] = b""
         if isinstance(content, EncodedBody):
-            body = content.chunks()
+            body = content.chunks(_CHUNK)
         elif content is not None:
             body = content
         with _wire_errors():

@@ -83,6 +83,7 @@ def test_every_body_equals_one_built_from_scratch(
         body = encoder.encode(request, stream=stream, max_tokens=max_tokens)
         expected = chat_body("m", request, stream=stream, max_tokens=max_tokens)
         assert body.data == compact_json(expected)
+        assert body.length == len(body.data)  # summed as messages are placed, not per request
         assert dict(body) == expected
 
 

@@ -44,12 +44,22 @@ class EncodedBody(Mapping[str, Any]):
 
     __slots__ = ("_head", "_pieces", "_tail", "_value", "length")
 
-    def __init__(self, head: bytes, pieces: tuple[bytes, ...] = (), tail: bytes = b"") -> None:
+    def __init__(
+        self,
+        head: bytes,
+        pieces: tuple[bytes, ...] = (),
+        tail: bytes = b"",
+        *,
+        pieces_length: int | None = None,
+    ) -> None:
+        """``pieces_length``: their bytes summed, when the caller already knows it."""
         self._head = head
         self._pieces = pieces
         self._tail = tail
+        if pieces_length is None:
+            pieces_length = sum(map(len, pieces))
         commas = max(len(pieces) - 1, 0)
-        self.length = len(head) + sum(map(len, pieces)) + commas + len(tail)
+        self.length = len(head) + pieces_length + commas + len(tail)
         self._value: dict[str, Any] | None = None
 
     @property
@@ -63,18 +73,25 @@ class EncodedBody(Mapping[str, Any]):
         return b",".join(ends)
 
     def chunks(self, size: int = 1 << 18) -> Iterator[bytes]:
-        """The body's bytes, about ``size`` at a time (a long history is never copied whole)."""
+        """The body's bytes, about ``size`` at a time (a long history is never copied whole).
+
+        Pieces are taken in runs of the count that averages ``size`` bytes, each run
+        joined in C: a Python step per piece made sending a long history cost more
+        than encoding it.
+        """
         pieces = self._pieces
         if not pieces:
             yield self._head + self._tail
             return
-        lead, start, held, last = self._head, 0, 0, len(pieces) - 1
-        for i, piece in enumerate(pieces):
-            held += len(piece)
-            if held >= size or i == last:
-                chunk = lead + b",".join(pieces[start : i + 1])
-                yield chunk + self._tail if i == last else chunk
-                lead, start, held = b",", i + 1, 0
+        count = len(pieces)
+        step = max(1, size * count // max(self.length, 1))
+        for start in range(0, count, step):
+            run = pieces[start : start + step]
+            chunk = self._head + b",".join(run) if start == 0 else b",".join((b"", *run))
+            if start + step >= count:
+                chunk += self._tail
+            if chunk:
+                yield chunk
 
     def _decoded(self) -> dict[str, Any]:
         if self._value is None:
@@ -105,7 +122,16 @@ class ChatBodyEncoder:
     rendered from them.
     """
 
-    __slots__ = ("_at", "_layout", "_messages", "_model", "_out_at", "_tools", "_tools_json")
+    __slots__ = (
+        "_at",
+        "_bytes_at",
+        "_layout",
+        "_messages",
+        "_model",
+        "_out_at",
+        "_tools",
+        "_tools_json",
+    )
 
     def __init__(self, model: str) -> None:
         self._model = compact_json(model)
@@ -115,6 +141,7 @@ class ChatBodyEncoder:
         # a point, where a list of ints costs 36, over a long history's ~35k points).
         self._at = array("q", [0])
         self._out_at = array("q", [0])
+        self._bytes_at = array("q", [0])  # the wire messages' bytes at each point
         self._tools: tuple[ToolSpec, ...] = ()
         self._tools_json = b"[]"
 
@@ -129,15 +156,21 @@ class ChatBodyEncoder:
         start = self._at[point]
         del self._at[point + 1 :]
         del self._out_at[point + 1 :]
+        del self._bytes_at[point + 1 :]
         layout = self._layout
-        layout.reset(self._out_at[point])
+        counted, size = self._out_at[point], self._bytes_at[point]
+        layout.reset(counted)
         self._messages = ()  # until this request is placed whole
         for placed, message in enumerate(messages[start:], start + 1):
             layout.add(message)
             if layout.settled:
+                size += sum(map(len, layout.out[counted:]))
+                counted = len(layout.out)
                 self._at.append(placed)
-                self._out_at.append(len(layout.out))
+                self._out_at.append(counted)
+                self._bytes_at.append(size)
         layout.flush()
+        size += sum(map(len, layout.out[counted:]))
         self._messages = messages
         head = b'{"model":' + self._model + b',"messages":['
         if request.system:
@@ -153,4 +186,4 @@ class ChatBodyEncoder:
             tail.append(b',"stream":true,"stream_options":{"include_usage":true}')
         tail.append(b"}")
         # Never joined whole: the pieces as they are (a tuple, as later requests change the list).
-        return EncodedBody(head, tuple(layout.out), b"".join(tail))
+        return EncodedBody(head, tuple(layout.out), b"".join(tail), pieces_length=size)

@@ -325,12 +325,17 @@ class Writes:
 
     def __init__(self) -> None:
         self.writes: list[bytes] = []
+        self.drains = 0
+        self.transport = self  # as the writer's transport: every write still queued
 
     def write(self, data: bytes) -> None:
         self.writes.append(bytes(data))
 
+    def get_write_buffer_size(self) -> int:
+        return len(self.writes[-1]) if self.writes else 0
+
     async def drain(self) -> None:
-        pass
+        self.drains += 1
 
 
 async def test_a_small_body_rides_in_one_write_and_a_long_one_is_never_joined() -> None:
@@ -344,12 +349,14 @@ async def test_a_small_body_rides_in_one_write_and_a_long_one_is_never_joined() 
     pieces = tuple(b'"' + b"x" * 100_000 + b'"' for _ in range(40))
     body = EncodedBody(b'{"messages":[', pieces, b"]}")
     writer.writes.clear()
+    writer.drains = 0
     await conn.send(b"HEAD\r\n\r\n", body.chunks(), 1.0)
     head, *chunks = writer.writes
     assert head == b"HEAD\r\n\r\n"
     assert b"".join(chunks) == body.data
     assert len(chunks) > 1
     assert max(map(len, chunks)) < body.length // 4
+    assert writer.drains == len(chunks) + 1  # each write still queued is drained, then the end
 
 
 async def test_a_redirect_to_a_proxied_origin_fails_naming_it(

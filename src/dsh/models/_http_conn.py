@@ -165,8 +165,11 @@ class Connection:
         else:
             writer.write(head)
             for chunk in body:
-                async with asyncio.timeout(timeout):
-                    await writer.drain()
+                # A timeout scope per chunk cost more than the chunk's send: only a
+                # write still queued can make this wait.
+                if writer.transport.get_write_buffer_size():
+                    async with asyncio.timeout(timeout):
+                        await writer.drain()
                 writer.write(chunk)
         async with asyncio.timeout(timeout):
             await writer.drain()

@@ -30,11 +30,11 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Final, Literal, TypeAlias, final
+from typing import Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.hook_protocol import TrustRecord, file_digest, read_record, state_of, write_record
-from dsh.hooks.codex._trust_scripts import HookScripts, review_scripts
+from dsh.hooks.codex._trust_scripts import CODEX_SECTION, HookScripts, review_scripts
 from dsh.hooks.codex._trust_scripts import shown_path as _shown
 from dsh.hooks.codex._types import CodexHook
 from dsh.session import SessionError
@@ -50,9 +50,6 @@ __all__ = [
     "record_layer",
     "review_layer",
 ]
-
-CODEX_SECTION: Final = "codex"
-"""The Codex bridge's section of the per-project trust record."""
 
 LayerState: TypeAlias = Literal[
     "trusted", "not trusted yet", "changed since trusted", "unreadable", "record unreadable"

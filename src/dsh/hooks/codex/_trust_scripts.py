@@ -31,6 +31,7 @@ from dsh.hooks.codex._types import CodexCatalog, CodexHook
 from dsh.session import FrozenDict
 
 __all__ = [
+    "CODEX_SECTION",
     "SCRIPT_GATED",
     "HookScripts",
     "ScriptState",
@@ -47,7 +48,8 @@ ScriptState: TypeAlias = Literal[
 SCRIPT_GATED: Final = "script changed"
 """The ``CodexHook.trust`` of a hook left out because a file it runs changed."""
 
-_SECTION: Final = "codex"
+CODEX_SECTION: Final = "codex"
+"""The section of dsh's trust record that holds the Codex project layer's entries."""
 _SINCE: Final = {
     "changed since trusted": "changed since last trust",
     "new since trusted": "new since last trust",
@@ -139,7 +141,7 @@ def _fingerprint(place: str, command: str, files: Mapping[str, str]) -> str:
 def _recorded_files(record: TrustRecord, where: str) -> Mapping[str, str] | None:
     """The files recorded for the hook at ``where`` (``None``: no entry); a malformed
     entry counts as naming none."""
-    for entry in record.sections.get(_SECTION, ()):
+    for entry in record.sections.get(CODEX_SECTION, ()):
         if entry.get("where") != where:
             continue
         try:
@@ -160,7 +162,7 @@ def _state(
 ) -> ScriptState:
     if record.problem is not None:
         return "record unreadable"
-    if not record.has(_SECTION) or fingerprint in record.fingerprints:
+    if not record.has(CODEX_SECTION) or fingerprint in record.fingerprints:
         return "trusted"  # with no section yet, the user's Codex trust is the consent
     if recorded is not None:
         return "changed since trusted"

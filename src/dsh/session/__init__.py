@@ -63,7 +63,13 @@ from dsh.session._messages import (
     token_count,
 )
 from dsh.session._private_files import UnsafeSessionPathError, make_private_dir, open_private
-from dsh.session._projection import INTERRUPTED_TOOL_RESULT, Projection, project, shared_prefix
+from dsh.session._projection import (
+    INTERRUPTED_TOOL_RESULT,
+    HistoryView,
+    Projection,
+    project,
+    shared_prefix,
+)
 from dsh.session._store import (
     DATA_DIR_ENV,
     JsonlSessionLog,
@@ -103,6 +109,7 @@ __all__ = [
     "EventsView",
     "FrozenDict",
     "FrozenJSON",
+    "HistoryView",
     "ImageBlock",
     "JSONValue",
     "JsonlSessionLog",

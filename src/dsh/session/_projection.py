@@ -14,6 +14,7 @@ whole history does; ``project`` is the same fold over a whole log.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import count
 
 from dsh.session._event_base import SessionEvent
 from dsh.session._events import (
@@ -35,9 +36,33 @@ from dsh.session._messages import (
     UserMessage,
 )
 
-__all__ = ["INTERRUPTED_TOOL_RESULT", "Projection", "project", "shared_prefix"]
+__all__ = ["INTERRUPTED_TOOL_RESULT", "HistoryView", "Projection", "project", "shared_prefix"]
 
 INTERRUPTED_TOOL_RESULT = "interrupted: the session stopped before this tool call returned a result"
+
+
+_serials = count(1)
+
+
+class HistoryView(tuple[ModelMessage, ...]):
+    """A view as a ``Projection`` hands it out: a tuple that knows the view it extends.
+
+    ``extends`` is the ``serial`` of an earlier view of the same projection
+    whose items are, object for object, this view's first items (0: none
+    known), so ``shared_prefix`` of the two is their length without a look at
+    any item: the comparison every step makes of a long history with the last.
+    """
+
+    # A tuple takes no slots: the two numbers live in the instance's dict.
+    serial: int
+    extends: int
+
+
+def _history_view(items: Iterable[ModelMessage], extends: int) -> HistoryView:
+    view = HistoryView(items)
+    view.serial = next(_serials)
+    view.extends = extends
+    return view
 
 
 class Projection:
@@ -49,7 +74,7 @@ class Projection:
     returned view, so a later result still lands in its place.
     """
 
-    __slots__ = ("_count", "_held", "_mark", "_out", "_pending", "_view")
+    __slots__ = ("_base", "_count", "_held", "_mark", "_out", "_pending", "_view")
 
     def __init__(self, events: Iterable[SessionEvent] = ()) -> None:
         self._out: list[ModelMessage] = []
@@ -60,6 +85,8 @@ class Projection:
         self._mark: int | None = None  # len(_out) at the open compaction's start
         self._count = 0
         self._view: tuple[ModelMessage, ...] | None = ()
+        # The serial of the last view that was ``_out`` as it stood; ``_out`` has only grown since.
+        self._base = 0
         self.extend(events)
 
     @property
@@ -98,6 +125,7 @@ class Projection:
             self._settle()
             kept = self._out[self._mark :] if self._mark is not None else []
             self._out = [SummaryMessage(event.summary), *kept]
+            self._base = 0
             self._mark = None
             return
         else:
@@ -131,9 +159,12 @@ class Projection:
         """The model-visible messages so far, unanswered calls answered as interrupted."""
         view = self._view
         if view is None:
-            view = tuple(self._out)
             if self._pending or self._held:
-                view = (*view, *_interrupted(self._pending), *self._held)
+                tail = (*_interrupted(self._pending), *self._held)
+                view = _history_view((*self._out, *tail), self._base)
+            else:
+                view = _history_view(self._out, self._base)
+                self._base = view.serial
             self._view = view
         return view
 
@@ -157,10 +188,15 @@ def project(events: Iterable[SessionEvent]) -> list[ModelMessage]:
 def shared_prefix(a: tuple[object, ...], b: tuple[object, ...]) -> int:
     """How many leading items ``a`` and ``b`` share (identical or equal).
 
-    Sized for one view against the next: the common case (``a`` a prefix of
-    ``b``, item for item the same objects) is one C-level comparison, and a
-    changed history (a compaction) is a binary search over slices.
+    Sized for one view against the next: the common case (``b`` a projection's
+    view extending ``a``, its ``HistoryView.extends``) looks at no item, ``a`` a
+    prefix of ``b`` otherwise is one C-level comparison, and a changed history
+    (a compaction) is a binary search over slices.
     """
+    if a is b:
+        return len(a)
+    if type(a) is type(b) is HistoryView and a.serial == b.extends:
+        return len(a)
     n = min(len(a), len(b))
     if a[:n] == b[:n]:
         return n

@@ -69,6 +69,7 @@ def test_every_body_equals_one_built_from_scratch(
 ) -> None:
     encoder = ChatBodyEncoder("m")
     history: tuple[ModelMessage, ...] = ()
+    given_out: list[tuple[EncodedBody, bytes]] = []
     for (kind, arg), system, offered, stream in steps:
         if kind == "grow":
             assert isinstance(arg, list)
@@ -84,7 +85,27 @@ def test_every_body_equals_one_built_from_scratch(
         expected = chat_body("m", request, stream=stream, max_tokens=max_tokens)
         assert body.data == compact_json(expected)
         assert body.length == len(body.data)  # summed as messages are placed, not per request
+        assert b"".join(body.parts()) == b"".join(body.chunks(7)) == body.data
         assert dict(body) == expected
+        given_out.append((body, body.data))
+    # A body already given is never changed by a later request (a rewind gets a new buffer).
+    for body, data in given_out:
+        assert body.data == data
+
+
+def test_a_body_whose_history_a_write_still_holds_stays_whole_as_the_next_one_grows() -> None:
+    encoder = ChatBodyEncoder("m")
+    history: tuple[ModelMessage, ...] = tuple(UserMessage(f"{i}") for i in range(5))
+    first = encoder.encode(ModelRequest(history), stream=True, max_tokens=None)
+    held = first.parts()  # as a transport that has not written it all keeps a view of it
+    before = b"".join(held)
+    history += (AssistantMessage("a"), UserMessage("more"))
+    second = encoder.encode(ModelRequest(history), stream=True, max_tokens=None)
+    expected = chat_body("m", ModelRequest(history), stream=True, max_tokens=None)
+    assert second.data == compact_json(expected)
+    assert b"".join(held) == before == first.data
+    assert len(held) == 3
+    assert isinstance(held[1], memoryview)
 
 
 def test_the_mapping_view_decodes_once_and_reads_as_the_body() -> None:
@@ -110,3 +131,33 @@ def test_the_chunks_are_the_body(head: bytes, pieces: list[bytes], tail: bytes, 
     assert b"".join(chunks) == body.data
     assert all(chunks) or not body.data  # no empty write
     assert len(chunks) <= max(len(pieces), 1)
+
+
+@given(
+    st.binary(max_size=5),
+    st.lists(st.binary(min_size=1, max_size=9), max_size=30),
+    st.binary(max_size=4),
+    st.lists(st.binary(max_size=9), max_size=5),
+    st.binary(max_size=5),
+    st.integers(1, 40),
+)
+def test_a_body_over_a_settled_history_is_the_history_joined_once(
+    head: bytes, settled: list[bytes], after: bytes, pieces: list[bytes], tail: bytes, size: int
+) -> None:
+    # ``after``: what the encoder's buffer holds past this body's end (a later request's).
+    history = b",".join(settled)
+    body = EncodedBody(
+        head,
+        tuple(pieces),
+        tail,
+        settled=bytearray(history + after),
+        settled_length=len(history),
+    )
+    wire = [*([history] if history else []), *pieces]
+    assert body.data == head + b",".join(wire) + tail
+    assert body.length == len(body.data)
+    assert b"".join(body.parts()) == body.data
+    assert len(body.parts()) <= 3
+    chunks = list(body.chunks(size))
+    assert b"".join(chunks) == body.data
+    assert all(chunks) or not body.data

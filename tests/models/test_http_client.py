@@ -4,9 +4,14 @@ redirects, kept connections (and one the server closed), TLS trust, proxies, clo
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import shutil
+import socket
 import ssl
 import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -318,6 +323,61 @@ async def test_the_request_is_httpx2s_byte_for_byte(
         sent.append((seen.head.replace(str(server.port).encode(), b"PORT"), seen.body))
     assert sent[0] == sent[1]
     assert b"\r\nOpenAI-Project: proj-1\r\n" in sent[0][0]
+
+
+@ours_and_httpx
+async def test_a_long_request_over_tls_is_the_bodys_bytes(
+    backend: ModelBackend, certificate: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # TLS never takes the plain socket's vectored write: the history goes through the TLS layer.
+    monkeypatch.setenv("SSL_CERT_FILE", str(certificate / "cert.pem"))
+    request = ModelRequest(tuple(UserMessage(f"{i}: " + "x" * 2000) for i in range(600)))
+    with tls_server(certificate, keep(answer_ok)) as server:
+        async with model_for(server.url, backend) as model:
+            assert (await model.complete(request)).text == "hi"
+            assert (await model.complete(request)).text == "hi"
+    first, second = server.requests
+    assert len(first.body) > 1 << 20
+    assert first.body == second.body
+    sent = [m["content"] for m in json.loads(first.body)["messages"]]
+    assert sent == [f"{i}: " + "x" * 2000 for i in range(600)]
+
+
+async def test_what_the_socket_does_not_take_at_once_is_queued_and_sent_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dsh.models._chat_body import EncodedBody
+    from dsh.models._http_conn import Connection, Origin
+
+    taken: list[int] = []
+    writev = os.writev
+
+    def recording(fd: int, lines: Any) -> int:
+        taken.append(writev(fd, lines))
+        return taken[-1]
+
+    monkeypatch.setattr(os, "writev", recording)  # the module calls it through os
+    pieces = tuple(b'"' + bytes([65 + i % 26]) * 100_000 + b'"' for i in range(40))
+    body = EncodedBody(b'{"m":[', (), b"]}", settled=bytearray(b",".join(pieces)))
+
+    def slow(conn: RawConn) -> None:
+        time.sleep(0.3)  # the client's buffers fill before a byte is read
+        if conn.request() is not None:
+            conn.send(OK)
+
+    with raw_serving(slow) as server:
+        conn = await Connection.open(Origin("http", "127.0.0.1", server.port), None)
+        sock = conn._writer.transport.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+        head = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % body.length
+        await conn.send_parts(head, body.parts(), 10.0)
+        assert (await conn.read_head()).status == 200
+        await conn.aclose()
+    (seen,) = server.requests
+    assert seen.body == body.data
+    if sys.version_info < (3, 12):  # 3.12+ writes vectored in the transport itself
+        assert taken
+        assert taken[0] < body.length
 
 
 class Writes:

@@ -24,6 +24,7 @@ from dsh.session import (
     CompactionStart,
     ContextMessage,
     ContextMessageEvent,
+    HistoryView,
     JsonlSessionStore,
     MemorySessionStore,
     ModelMessage,
@@ -174,3 +175,53 @@ def test_shared_prefix(a: list[int], b: list[int]) -> None:
     while expected < min(len(a), len(b)) and a[expected] == b[expected]:
         expected += 1
     assert shared_prefix(tuple(a), tuple(b)) == expected
+
+
+def naive_shared(a: tuple[object, ...], b: tuple[object, ...]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+@settings(max_examples=300)
+@given(logs, st.lists(st.booleans(), min_size=40, max_size=40))
+def test_a_view_that_says_it_extends_another_holds_its_very_items(
+    evs: list[SessionEvent], looks: list[bool]
+) -> None:
+    # Views asked for at random points (as the loop and the hooks ask), then every pair:
+    # the certificate never claims what is not so, and shared_prefix agrees with a naive scan.
+    projection = Projection()
+    views = [projection.messages()]
+    for ev, look in zip(evs, looks, strict=False):
+        projection.add(ev)
+        if look:
+            views.append(projection.messages())
+    views.append(projection.messages())
+    for i, a in enumerate(views):
+        for b in views[i:]:
+            if isinstance(a, HistoryView) and isinstance(b, HistoryView) and b.extends == a.serial:
+                assert len(b) >= len(a)
+                assert all(x is y for x, y in zip(a, b, strict=False))
+            assert shared_prefix(a, b) == naive_shared(a, b)
+            assert shared_prefix(b, a) == naive_shared(b, a)
+
+
+def test_each_step_of_a_growing_history_extends_the_view_before() -> None:
+    projection = Projection([UserMessageEvent(content="go")])
+    before = projection.messages()
+    for i in range(50):
+        projection.add(AssistantMessageEvent(text="", tool_calls=(ToolUse(f"c{i}", "Read", None),)))
+        projection.add(ToolResultEvent(token="t", tool_use_id=f"c{i}", content="ok"))
+        view = projection.messages()
+        assert isinstance(view, HistoryView)
+        assert isinstance(before, HistoryView)
+        assert view.extends == before.serial
+        before = view
+    # A compaction rebuilds the history: the next view claims nothing.
+    projection.add(CompactionStart(trigger="manual"))
+    projection.add(CompactionEnd(summary="s"))
+    after = projection.messages()
+    assert isinstance(after, HistoryView)
+    assert after.extends == 0
+    assert shared_prefix(before, after) == 0

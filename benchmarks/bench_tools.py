@@ -6,7 +6,18 @@ through ``ToolRegistry.execute`` (sealing, validation, every phase, the
 result observers) with no listeners and with one listener per phase
 (pre-execute, guard, execute wrapper, post-execute, result observer), beside
 a bare ``await`` of the tool function and pluggy calling the same number of
-hook implementations. Prints the median per call over several rounds.
+hook implementations.
+
+The machine this runs on is shared and noisy, so the figures are paired: many
+short rounds, each timing the no-listener and the five-listener registry back
+to back (which goes first alternates by round), and the pluggy anchor in the
+same round. The per-listener figure is the median over rounds of that
+round's difference divided by five, printed with its interquartile range and
+with its ratio to the same round's 0-implementation pluggy call (the median
+of the per-round ratios): load that slows a round slows both halves of its
+pair and its anchor alike. The other figures are medians per call over the
+rounds. The garbage collector stays on: a real pipeline pays for it too, and
+a collection lands in either half of a pair alike.
 """
 
 from __future__ import annotations
@@ -44,8 +55,10 @@ from dsh.tools import (
     Workspace,
 )
 
-ROUNDS = 9
-ITERATIONS = 4000
+ROUNDS = 301
+WARMUP = 5
+ITERATIONS = 200
+PAIRS = ("Noop", "NoopModel", "signal")
 LISTENERS = 5  # one per phase: pre-execute, guard, execute, post-execute, result
 
 SCHEMA = {
@@ -130,33 +143,71 @@ def build(listeners: bool) -> ToolRegistry:
     return registry
 
 
-async def measure(cases: dict[str, Callable[[], Awaitable[object]]]) -> dict[str, float]:
-    """Median µs per call of each case; rounds interleave the cases so load hits all alike."""
-    samples: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(ROUNDS):
-        for name, fn in cases.items():
-            start = time.perf_counter_ns()
-            for _ in range(ITERATIONS):
-                await fn()
-            samples[name].append((time.perf_counter_ns() - start) / ITERATIONS / 1000)
-    return {name: statistics.median(values) for name, values in samples.items()}
+Case = Callable[[], Awaitable[object]]
 
 
-def measure_sync(cases: dict[str, Callable[[], object]]) -> dict[str, float]:
-    samples: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(ROUNDS):
-        for name, fn in cases.items():
-            start = time.perf_counter_ns()
-            for _ in range(ITERATIONS):
-                fn()
-            samples[name].append((time.perf_counter_ns() - start) / ITERATIONS / 1000)
-    return {name: statistics.median(values) for name, values in samples.items()}
+async def _time(fn: Case) -> float:
+    """µs per call of ``fn`` over one batch."""
+    start = time.perf_counter_ns()
+    for _ in range(ITERATIONS):
+        await fn()
+    return (time.perf_counter_ns() - start) / ITERATIONS / 1000
+
+
+def _time_sync(fn: Callable[[], object]) -> float:
+    start = time.perf_counter_ns()
+    for _ in range(ITERATIONS):
+        fn()
+    return (time.perf_counter_ns() - start) / ITERATIONS / 1000
+
+
+async def measure(
+    pairs: dict[str, tuple[Case, Case]], anchor: tuple[Callable[[], object], Callable[[], object]]
+) -> tuple[dict[str, list[float]], dict[str, list[float]], list[float]]:
+    """Per round: each pair's two cases back to back (order alternating), and the anchor's.
+
+    Returns each case's per-call times, each pair's per-listener differences,
+    and the anchor's 0-implementation times, one entry per round.
+    """
+    times: dict[str, list[float]] = {}
+    per: dict[str, list[float]] = {name: [] for name in pairs}
+    anchor_zero: list[float] = []
+    for round_ in range(WARMUP + ROUNDS):
+        flip = round_ % 2 == 1
+        figures: dict[str, float] = {}
+        for name, (none, full) in pairs.items():
+            if flip:
+                t_full, t_none = await _time(full), await _time(none)
+            else:
+                t_none, t_full = await _time(none), await _time(full)
+            figures[f"{name}/0"], figures[f"{name}/{LISTENERS}"] = t_none, t_full
+        zero, many = anchor
+        if flip:
+            p_many, p_zero = _time_sync(many), _time_sync(zero)
+        else:
+            p_zero, p_many = _time_sync(zero), _time_sync(many)
+        figures["pluggy/0"], figures[f"pluggy/{LISTENERS}"] = p_zero, p_many
+        if round_ < WARMUP:
+            continue
+        for key, value in figures.items():
+            times.setdefault(key, []).append(value)
+        for name in [*pairs, "pluggy"]:
+            diff = (figures[f"{name}/{LISTENERS}"] - figures[f"{name}/0"]) / LISTENERS
+            per.setdefault(name, []).append(diff)
+        anchor_zero.append(p_zero)
+    return times, per, anchor_zero
+
+
+def _spread(values: list[float]) -> str:
+    q = statistics.quantiles(values, n=4)
+    return f"IQR {q[0]:.2f}-{q[2]:.2f}"
 
 
 async def main() -> None:
     workspace = Workspace(Path.cwd())
     invocation = ToolInvocation("Noop", FrozenDict(ARGUMENTS), workspace)
-    cases: dict[str, Callable[[], Awaitable[object]]] = {"bare": partial(noop, invocation)}
+    bare = partial(noop, invocation)
+    cases: dict[str, Case] = {}
     for listeners in (0, LISTENERS):
         registry = build(listeners > 0)
         for tool in ("Noop", "NoopModel"):
@@ -170,32 +221,45 @@ async def main() -> None:
         cases[f"signal/{listeners}"] = partial(
             registry.execute, request, workspace=workspace, signal=AbortSignal()
         )
-    figures = await measure(cases)
-    anchors = measure_sync({"0": pluggy_hook(0), "n": pluggy_hook(LISTENERS)})
+    pairs = {name: (cases[f"{name}/0"], cases[f"{name}/{LISTENERS}"]) for name in PAIRS}
+    bare_times = [await _time(bare) for _ in range(ROUNDS // 10 + 1)]
+    times, per, anchor_zero = await measure(pairs, (pluggy_hook(0), pluggy_hook(LISTENERS)))
 
-    bare = figures["bare"]
-    print(f"median per call, {ROUNDS} rounds x {ITERATIONS} calls, three-key input")
-    print(f"  bare await of the tool function               {bare:7.2f} µs")
-    for tool, label in (("Noop", "JSON schema"), ("NoopModel", "pydantic model")):
-        none = figures[f"{tool}/0"]
-        full = figures[f"{tool}/{LISTENERS}"]
-        per = (full - none) / LISTENERS
-        print(f"  execute, {label:<15} no listeners        {none:7.2f} µs")
-        print(
-            f"  execute, {label:<15} {LISTENERS} listeners         {full:7.2f} µs"
-            f"  ({per:5.2f} µs per added listener)"
+    n = LISTENERS
+
+    def med(key: str) -> float:
+        return statistics.median(times[key])
+
+    def per_listener(name: str) -> str:
+        values = per[name]
+        ratio = statistics.median(v / a for v, a in zip(values, anchor_zero, strict=True))
+        return (
+            f"  ({statistics.median(values):5.2f} µs per added listener, {_spread(values)};"
+            f" {ratio:4.2f}x pluggy's 0-implementation call)"
         )
-    s0, sn = figures["signal/0"], figures[f"signal/{LISTENERS}"]
-    print(f"  execute, JSON schema, with a signal, no listeners {s0:7.2f} µs")
+
     print(
-        f"  execute, JSON schema, with a signal, {LISTENERS} listeners  {sn:7.2f} µs"
-        f"  ({(sn - s0) / LISTENERS:5.2f} µs per added listener)"
+        f"median per call, {ROUNDS} rounds x {ITERATIONS} calls, three-key input; per listener:"
+        f" median over rounds of (5 listeners - none) / {LISTENERS}, the pair timed back to back"
     )
-    p0, pn = anchors["0"], anchors["n"]
-    print(f"  pluggy hook call, 0 implementations           {p0:7.2f} µs")
     print(
-        f"  pluggy hook call, {LISTENERS} implementations           {pn:7.2f} µs"
-        f"  ({(pn - p0) / LISTENERS:5.2f} µs per implementation)"
+        f"  bare await of the tool function               {statistics.median(bare_times):7.2f} µs"
+    )
+    for tool, label in (("Noop", "JSON schema"), ("NoopModel", "pydantic model")):
+        print(f"  execute, {label:<15} no listeners        {med(f'{tool}/0'):7.2f} µs")
+        print(
+            f"  execute, {label:<15} {LISTENERS} listeners         {med(f'{tool}/{n}'):7.2f} µs"
+            + per_listener(tool)
+        )
+    print(f"  execute, JSON schema, with a signal, no listeners {med('signal/0'):7.2f} µs")
+    print(
+        f"  execute, JSON schema, with a signal, {n} listeners  {med(f'signal/{n}'):7.2f} µs"
+        + per_listener("signal")
+    )
+    print(f"  pluggy hook call, 0 implementations           {med('pluggy/0'):7.2f} µs")
+    print(
+        f"  pluggy hook call, {n} implementations           {med(f'pluggy/{n}'):7.2f} µs"
+        f"  ({statistics.median(per['pluggy']):5.2f} µs per implementation)"
     )
     print("targets: <= 15 µs with no listeners (sealing included); <= 2 µs per added listener")
 

@@ -17,10 +17,9 @@ chain's end is the default decision. One semantics for a broken listener:
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from dsh.base import DshError
-from dsh.context._channels import Next
 
 __all__ = ["ChannelError", "ListenerError", "NextCalledTwiceError", "describe", "run_waterfall"]
 
@@ -78,46 +77,62 @@ def run_waterfall(
     """
     if not fns:
         return _ended(default)
-    failed: list[ListenerError] = []
-    last = len(fns) - 1
+    return _link(0, channel, fns, args, default, returns, [])
 
-    async def run(index: int) -> D:
-        fn = fns[index]
-        called = False
 
-        async def next_() -> D:
-            nonlocal called
-            if called:
-                raise NextCalledTwiceError(
-                    f"listener {describe(fn)} on channel {channel} called next() twice"
-                )
-            called = True
-            return default() if index == last else await run(index + 1)
+async def _link(
+    index: int,
+    channel: str,
+    fns: tuple[Callable[..., Awaitable[Any]], ...],
+    args: tuple[Any, ...],
+    default: Callable[[], D],
+    returns: type | tuple[type, ...] | Any | None,
+    failed: list[ListenerError],
+) -> D:
+    """Listener ``index`` of the chain; ``failed`` holds the chain's first failure.
 
-        try:
-            decision = await fn(*args, cast(Next[D], next_))
-        except Exception as exc:
-            if not failed:
-                failed.append(ListenerError(fn, channel, exc))
-            if index == 0:
-                raise failed[0] from failed[0].error
-            raise
-        if returns is not None and not isinstance(decision, returns):
-            error = ChannelError(
-                f"listener {describe(fn)} on channel {channel} returned "
-                f"{type(decision).__name__}, not a {_expected(returns)}"
+    A module-level function, not a closure of ``run_waterfall``: a nested
+    function that calls itself is a reference cycle (its closure holds it),
+    garbage that only the collector frees, made anew on every dispatch.
+    """
+    fn = fns[index]
+    called = False
+
+    async def next_() -> D:
+        nonlocal called
+        if called:
+            raise NextCalledTwiceError(
+                f"listener {describe(fn)} on channel {channel} called next() twice"
             )
-            if not failed:
-                failed.append(ListenerError(fn, channel, error))
-            if index == 0:
-                raise failed[0] from failed[0].error
-            raise error
-        if index == 0 and failed:
-            # An outer listener answered over an inner one's failure: the failure stands.
-            raise failed[0] from failed[0].error
-        return cast(D, decision)
+        called = True
+        if index == len(fns) - 1:
+            return default()
+        return await _link(index + 1, channel, fns, args, default, returns, failed)
 
-    return run(0)
+    try:
+        # ``fn`` takes ``...``: ``next_`` needs no cast, which would build
+        # ``Next[D]`` on every call.
+        decision: D = await fn(*args, next_)
+    except Exception as exc:
+        if not failed:
+            failed.append(ListenerError(fn, channel, exc))
+        if index == 0:
+            raise failed[0] from failed[0].error
+        raise
+    if returns is not None and not isinstance(decision, returns):
+        error = ChannelError(
+            f"listener {describe(fn)} on channel {channel} returned "
+            f"{type(decision).__name__}, not a {_expected(returns)}"
+        )
+        if not failed:
+            failed.append(ListenerError(fn, channel, error))
+        if index == 0:
+            raise failed[0] from failed[0].error
+        raise error
+    if index == 0 and failed:
+        # An outer listener answered over an inner one's failure: the failure stands.
+        raise failed[0] from failed[0].error
+    return decision
 
 
 async def _ended(default: Callable[[], D]) -> D:

@@ -339,7 +339,9 @@ class Context:
 
     def listeners(self, channel: Channel[L]) -> tuple[L, ...]:
         """The channel's listeners in dispatch order, as a snapshot."""
-        return cast(tuple[L, ...], self._hub.fns.get(channel, ()))
+        # No ``cast``: it would build ``tuple[L, ...]`` on every dispatch.
+        fns: tuple[L, ...] = self._hub.fns.get(channel, ())
+        return fns
 
     # -- services -------------------------------------------------------------
 

@@ -64,11 +64,8 @@ class Dispatch:
         return result
 
     async def wrap(self, index: int, ex: ToolExecution) -> ToolResult:
-        if index == len(self.fns):
-            result = await self.dispatch(ex.signal, ex.workspace)
-            self.last = result
-            return result
         fn = self.fns[index]
+        innermost = index + 1 == len(self.fns)
 
         async def next_(*, signal: Any = _KEEP) -> ToolResult:
             if signal is _KEEP:
@@ -79,7 +76,12 @@ class Dispatch:
                 raise TypeError(
                     f"next(signal=...) takes an AbortSignal or None, not {type(signal).__name__}"
                 )
-            return await self.wrap(index + 1, inner)
+            if not innermost:
+                return await self.wrap(index + 1, inner)
+            # Core dispatch straight from the innermost ``next``: no frame between.
+            result = await self.dispatch(inner.signal, inner.workspace)
+            self.last = result
+            return result
 
         try:
             raw = await fn(ex, next_)

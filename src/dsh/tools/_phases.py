@@ -251,4 +251,14 @@ async def post_execute(
         else:
             blocks = (TextBlock(content),) if isinstance(content, str) else content
             content = (*blocks, TextBlock(feedback))
+    if (
+        content is result.content
+        and output is result.output
+        and is_error is result.is_error
+        and code is result.code
+        and info is result.info
+    ):
+        # Nothing changed, and no listener reached into the result: it is the
+        # snapshot already (a new copy would cost more than the whole phase).
+        return result, decision.additional_context
     return ToolResult(content, output, is_error, code, info), decision.additional_context

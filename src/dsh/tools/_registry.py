@@ -237,8 +237,10 @@ class ToolRegistry:
                 if signal is not None and signal.aborted:
                     result = aborted_before(signal)
                 else:
-                    run = Dispatch(call, ctx, ctx.listeners(EXECUTE))
-                    result = await run.start(signal, workspace)
+                    wrappers = ctx.listeners(EXECUTE)
+                    run = Dispatch(call, ctx, wrappers)
+                    work = run.start if wrappers else run.dispatch
+                    result = await work(signal, workspace)
             post_fns = ctx.listeners(POST_EXECUTE)
             if post_fns:
                 result, more = await post_execute(post_fns, call, result, signal)

@@ -58,9 +58,8 @@ __all__ = ["HttpChatTransport"]
 
 _DRAIN_SECONDS = 0.1
 _EXCERPT_CHARS = 200
-# A longer body goes a socket buffer's worth at a time: written whole, it would be copied
-# onto the head and then into the transport's buffer (session-length bench, 1,000 calls:
-# the last steps' cost 1.54 -> 1.24 ms).
+# A body up to this rides in the head's write; a longer one is sent in parts, its history a
+# view of the encoder's buffer (never joined: see ``Connection.send_parts``).
 _WHOLE_UP_TO = 1 << 16
 _MAX_BODY = 64 << 20  # a JSON reply
 _MAX_ERROR_BODY = 1 << 20  # an error's or a redirect's body: the rest is not read

@@ -183,20 +183,13 @@ class Connection:
     async def send(self, head: bytes, body: bytes | Iterable[bytes], timeout: float) -> None:
         """The request: a small body rides in the head's write, a long one goes chunk by chunk."""
         self._begin()
-        writer = self._writer
         if isinstance(body, bytes):
-            writer.write(head + body)
+            self._writer.write(head + body)
         else:
-            writer.write(head)
-            for chunk in body:
-                # A timeout scope per chunk cost more than the chunk's send: only a
-                # write still queued can make this wait.
-                if writer.transport.get_write_buffer_size():
-                    async with asyncio.timeout(timeout):
-                        await writer.drain()
-                writer.write(chunk)
+            self._writer.write(head)
+            await self._write_paced(body, timeout)
         async with asyncio.timeout(timeout):
-            await writer.drain()
+            await self._writer.drain()
 
     async def send_parts(
         self, head: bytes, parts: Sequence[bytes | memoryview], timeout: float
@@ -216,14 +209,25 @@ class Connection:
         else:
             if self.origin.scheme == "http":
                 lines = _write_vectored(writer, lines)
-            for line in lines:
-                for start in range(0, len(line), _QUEUED_CHUNK):
-                    if writer.transport.get_write_buffer_size():
-                        async with asyncio.timeout(timeout):
-                            await writer.drain()
-                    writer.write(line[start : start + _QUEUED_CHUNK])
+            chunks = (
+                line[start : start + _QUEUED_CHUNK]
+                for line in lines
+                for start in range(0, len(line), _QUEUED_CHUNK)
+            )
+            await self._write_paced(chunks, timeout)
         async with asyncio.timeout(timeout):
             await writer.drain()
+
+    async def _write_paced(self, chunks: Iterable[bytes | memoryview], timeout: float) -> None:
+        """Each chunk written once the one before has left the transport's queue."""
+        writer = self._writer
+        for chunk in chunks:
+            # A timeout scope per chunk cost more than the chunk's send: only a
+            # write still queued can make this wait.
+            if writer.transport.get_write_buffer_size():
+                async with asyncio.timeout(timeout):
+                    await writer.drain()
+            writer.write(chunk)
 
     async def _recv(self) -> bytes:
         if self._rest:

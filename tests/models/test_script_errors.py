@@ -104,6 +104,31 @@ TEXT = {"type": "text", "text": "x"}
             "$.default.command",
             "must be a string, not an array",
         ),
+        (
+            {"anthropic": {"default": TEXT}, "http_hooks": []},
+            "$.http_hooks",
+            "the http hooks' answers must be a JSON object, not an array",
+        ),
+        (
+            {"anthropic": {"default": TEXT}, "http_hooks": {"k": []}},
+            "$.http_hooks.k",
+            "needs at least one answer",
+        ),
+        (
+            {"anthropic": {"default": TEXT}, "http_hooks": {"k": [{"body": ""}, {"status": 99}]}},
+            "$.http_hooks.k[1].status",
+            "must be an HTTP status (100-599), not 99",
+        ),
+        (
+            {"anthropic": {"default": TEXT}, "http_hooks": {"k": {"headers": {}}}},
+            "$.http_hooks.k.headers",
+            "unknown key 'headers' in an http hook answer",
+        ),
+        (
+            {"anthropic": {"default": TEXT}, "http_hooks": {}, "extra": 1},
+            "$.extra",
+            "must have no other key",
+        ),
     ],
 )
 def test_bad_script_names_the_place(script: Any, path: str, problem: str) -> None:

@@ -338,6 +338,17 @@ async def test_every_recorded_case_script_loads() -> None:
         assert model.wire in ("anthropic", "openai"), path
 
 
+@needs_corpus
+async def test_a_case_with_http_hook_answers_loads_them_beside_the_vendor_script() -> None:
+    model = ScriptedModel.from_file(CONFORMANCE / "claude-next" / "http-hook-mixed" / "case.json")
+    answers = model.script.http_hooks
+    assert model.wire == "anthropic"
+    assert sorted(answers) == ["post", "stop", "ups"]
+    assert [(a.status, a.body) for a in answers["post"]] == [(500, "CASE-HTTP-500-BODY")]
+    assert [a.status for a in answers["stop"]] == [200, 200]
+    assert answers["stop"][0].body == {"decision": "block", "reason": "CASE-HTTP-STOP-BLOCK"}
+
+
 async def test_recording_appends_every_request_as_a_json_line(tmp_path: Path) -> None:
     record = tmp_path / "logs" / "requests.jsonl"
     model = ScriptedModel(

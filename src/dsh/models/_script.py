@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.base import DshError, json_kind
+from dsh.base import DshError, FrozenDict, json_kind
 from dsh.models._usage import scripted_usage
 from dsh.session import NotJSONError, Usage, freeze_json
 
@@ -21,6 +21,7 @@ __all__ = [
     "Block",
     "CallBlock",
     "HttpErrorBlock",
+    "HttpHookAnswer",
     "RefusalBlock",
     "Reply",
     "Rule",
@@ -113,15 +114,34 @@ class Rule:
 
 @final
 @frozen
+class HttpHookAnswer:
+    """What the loopback mock answers a ``type: "http"`` hook's POST to ``/hook/<key>``."""
+
+    status: int
+    body: object  # a JSON value (frozen), or text
+
+
+_NO_HTTP_HOOKS: Mapping[str, tuple[HttpHookAnswer, ...]] = FrozenDict()
+
+
+@final
+@frozen
 class Script:
     wire: Wire | None
     rules: tuple[Rule, ...]
     default: Reply | None
+    # The mock's answers to http hook handlers, per key, one per call in order (the last
+    # repeats); beside the vendor key in a recorded case's model_script. The scripted model
+    # serves no HTTP, so it only carries them for the tests that start such a server.
+    http_hooks: Mapping[str, tuple[HttpHookAnswer, ...]] = _NO_HTTP_HOOKS
 
 
 # --- decoding -------------------------------------------------------------------------------
 
 _COMMENT_KEYS = frozenset({"description", "comment"})
+# Beside the vendor key of a recorded case: the mock's answers to http hook handlers.
+_CASE_KEYS = frozenset({"http_hooks"})
+_HTTP_ANSWER_KEYS = frozenset({"status", "body"}) | _COMMENT_KEYS
 _SCRIPT_KEYS = frozenset({"rules", "default", "responses", "wire", "vendor"}) | _COMMENT_KEYS
 _CONDITION_KEYS = ("has_tool", "first_user_contains", "contains", "not_contains")
 _RULE_KEYS = frozenset({*_CONDITION_KEYS, "no_tools", "responses"}) | _COMMENT_KEYS
@@ -183,9 +203,12 @@ class _Decoder:
             obj = self.mapping(obj["model_script"], path, "model_script")
         wire: Wire | None = None
         vendors = [k for k in _WIRES if k in obj]
+        http_hooks = _NO_HTTP_HOOKS
         if vendors and not ({"rules", "default", "responses"} & obj.keys()):
-            if len(obj) != 1:
-                extra = sorted(k for k in obj if k != vendors[0])[0]
+            if "http_hooks" in obj:
+                http_hooks = self.http_hooks(obj["http_hooks"], f"{path}.http_hooks")
+            if len(obj.keys() - _CASE_KEYS) != 1:
+                extra = sorted(k for k in obj if k != vendors[0] and k not in _CASE_KEYS)[0]
                 raise self.fail(
                     f"{path}.{extra}",
                     f"a script wrapped in a vendor key ({vendors[0]!r}) must have no other key",
@@ -217,7 +240,33 @@ class _Decoder:
         default = self.reply(obj["default"], f"{path}.default") if "default" in obj else None
         if not rules and default is None:
             raise self.fail(path, "the script has no 'rules', 'responses' or 'default'")
-        return Script(wire=wire, rules=tuple(rules), default=default)
+        return Script(wire=wire, rules=tuple(rules), default=default, http_hooks=http_hooks)
+
+    def http_hooks(self, value: object, path: str) -> Mapping[str, tuple[HttpHookAnswer, ...]]:
+        obj = self.mapping(value, path, "the http hooks' answers")
+        answers: dict[str, tuple[HttpHookAnswer, ...]] = {}
+        for key, raw in obj.items():
+            where = f"{path}.{key}"
+            items = raw if isinstance(raw, list) else [raw]
+            if not items:
+                raise self.fail(where, "needs at least one answer")
+            answers[key] = tuple(
+                self.http_answer(item, f"{where}[{i}]" if raw is items else where)
+                for i, item in enumerate(items)
+            )
+        return FrozenDict(answers)
+
+    def http_answer(self, value: object, path: str) -> HttpHookAnswer:
+        obj = self.mapping(value, path, "an http hook answer")
+        self.known_keys(obj, path, _HTTP_ANSWER_KEYS, "an http hook answer")
+        status = obj.get("status", 200)
+        if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+            raise self.fail(f"{path}.status", f"must be an HTTP status (100-599), not {status!r}")
+        try:
+            body = freeze_json(obj.get("body", ""), f"{path}.body")
+        except NotJSONError as exc:
+            raise self.fail(f"{path}.body", str(exc)) from None
+        return HttpHookAnswer(status=status, body=body)
 
     def rule(self, value: object, path: str) -> Rule:
         obj = self.mapping(value, path, "a rule")

@@ -22,6 +22,7 @@ from dsh.models._script import (
     HttpErrorBlock,
     RefusalBlock,
     Reply,
+    Script,
     ScriptError,
     TextBlock,
     UsageBlock,
@@ -166,6 +167,11 @@ class ScriptedModel:
     def wire(self) -> Wire | None:
         """The vendor vocabulary the script says it uses (``anthropic``/``openai``), if it says."""
         return self._script.wire
+
+    @property
+    def script(self) -> Script:
+        """The decoded script (its rules, default reply and any http hook answers)."""
+        return self._script
 
     async def complete(
         self, request: ModelRequest, *, on_text: TextCallback | None = None

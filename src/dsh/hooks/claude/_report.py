@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dsh.hooks.claude._events import COMMAND_DEFAULT_TIMEOUT, EVENT_SPECS
-from dsh.hooks.claude._permissions_report import permission_lines
-from dsh.hooks.claude._support import HOOK_EVENT_HOST_SUPPORT
+from dsh.hooks.claude.events._specs import COMMAND_DEFAULT_TIMEOUT, EVENT_SPECS
+from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
+from dsh.hooks.claude.permissions._report import permission_lines
 
 if TYPE_CHECKING:
-    from dsh.hooks.claude._types import Catalog
+    from dsh.hooks.claude.settings._types import Catalog
 
 __all__ = ["render_coverage_markdown", "render_report"]
 

@@ -25,21 +25,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
 
 from dsh._frozen import frozen
-from dsh.hooks.codex._catalog import DEFAULT_SYSTEM_DIR, load_codex_catalog
-from dsh.hooks.codex._trust import TrustError, record_trust
-from dsh.hooks.codex._trust_layer import (
+from dsh.hooks.codex.config._catalog import DEFAULT_SYSTEM_DIR, load_codex_catalog
+from dsh.hooks.codex.config._trust import TrustError, record_trust
+from dsh.hooks.codex.config._types import CodexCatalog, CodexHook, CodexPermissionMode
+from dsh.hooks.codex.trust._layer import (
     LayerGate,
     LayerReview,
     layer_paths,
     record_layer,
     review_layer,
 )
-from dsh.hooks.codex._trust_scripts import SCRIPT_GATED, gate_scripts
-from dsh.hooks.codex._types import CodexCatalog, CodexHook, CodexPermissionMode
+from dsh.hooks.codex.trust._scripts import SCRIPT_GATED, gate_scripts
 
 if TYPE_CHECKING:
     from dsh.context import Plugin
-    from dsh.hooks.codex._bridge import CodexHooksPlugin
+    from dsh.hooks.codex.runtime._bridge import CodexHooksPlugin
 
 __all__ = ["CODEX_PROFILE_NAME", "CodexMount", "CodexProfile", "untrusted_line"]
 
@@ -151,7 +151,7 @@ class CodexProfile:
 
     def load(self, project: Path, /) -> CodexMount:
         """The project's catalog and what to mount for it; bad sources are diagnostics."""
-        from dsh.hooks.codex._bridge import codex_hooks_plugin
+        from dsh.hooks.codex.runtime._bridge import codex_hooks_plugin
 
         project = project.absolute()
         catalog, review = self.gated(project)
@@ -175,7 +175,7 @@ class CodexProfile:
             )
         shell: Plugin | None = None
         if self.shell_tool:
-            from dsh.hooks.codex._shell_policy import CodexShellPlugin
+            from dsh.hooks.codex.shell._policy import CodexShellPlugin
 
             shell = CodexShellPlugin(mode)
         lines.extend(d.describe() for d in catalog.diagnostics)

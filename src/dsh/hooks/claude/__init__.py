@@ -15,7 +15,8 @@ are ``dsh.instructions``.)
 
 from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
 from dsh.hooks.claude._report import render_coverage_markdown
-from dsh.hooks.claude.answers._decode import HookAnswer, PermissionRequestAnswer, decode_answer
+from dsh.hooks.claude.answers._answer import HookAnswer, PermissionRequestAnswer
+from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import (
     CLAUDE_HOOK_EVENTS,
     CLAUDE_HOOK_TYPES,
@@ -42,18 +43,18 @@ from dsh.hooks.claude.permissions._plugin import (
 from dsh.hooks.claude.permissions._policy import PolicyVerdict, check_call
 from dsh.hooks.claude.rules._grammar import PermissionRule, RuleError, RuleKind, parse_rule
 from dsh.hooks.claude.rules._modes import READ_ONLY_COMMANDS, READ_ONLY_GIT
+from dsh.hooks.claude.rules._values import (
+    PERMISSION_MODES,
+    PermissionSettings,
+    RuleEntry,
+    WorkingDirectory,
+)
 from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
 from dsh.hooks.claude.runtime._machinery import shown_reason
 from dsh.hooks.claude.runtime._permission_events import RETRY_REMINDER
 from dsh.hooks.claude.settings._catalog import DEFAULT_MANAGED_SETTINGS, PluginRoot, load_catalog
 from dsh.hooks.claude.settings._commands import CommandSet, CustomCommand, load_commands
 from dsh.hooks.claude.settings._matcher import IfRule, Matcher, MatcherError, MatcherKind
-from dsh.hooks.claude.settings._permissions import (
-    PERMISSION_MODES,
-    PermissionSettings,
-    RuleEntry,
-    WorkingDirectory,
-)
 from dsh.hooks.claude.settings._types import (
     Catalog,
     Diagnostic,

@@ -27,7 +27,10 @@ from dsh.hooks.claude.permissions._plugin import (
 from dsh.hooks.claude.runtime._machinery import EFFORT_LEVEL
 
 if TYPE_CHECKING:
-    from dsh.hooks.claude import Catalog, ClaudeHooksPlugin, PermissionMode, PluginRoot
+    from dsh.hooks.claude.rules._modes import PermissionMode
+    from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin
+    from dsh.hooks.claude.settings._catalog import PluginRoot
+    from dsh.hooks.claude.settings._types import Catalog
     from dsh.hooks.claude.trust._review import TrustReview
     from dsh.instructions import ClaudeInstructionsPlugin, InstructionsGate, LoadedInstructions
 
@@ -106,7 +109,7 @@ class ClaudeCodeProfile:
         return CLAUDE_PROFILE_NAME
 
     def _discover(self, project: Path) -> Catalog:
-        from dsh.hooks.claude import load_catalog
+        from dsh.hooks.claude.settings._catalog import load_catalog
 
         if self.catalog is not None:
             return self.catalog
@@ -167,7 +170,8 @@ class ClaudeCodeProfile:
         and left out.
         """
         # By their public names, once the package is loaded (it imports this module).
-        from dsh.hooks.claude import claude_hooks_plugin, load_commands
+        from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
+        from dsh.hooks.claude.settings._commands import load_commands
 
         catalog = self._discover(project)
         notice = None

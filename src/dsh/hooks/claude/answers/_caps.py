@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from dsh.hook_protocol import HookRun
-    from dsh.hooks.claude.answers._decode import HookAnswer
+    from dsh.hooks.claude.answers._answer import HookAnswer
 
 __all__ = ["HOOK_OUTPUT_CAP", "cap_answer", "cap_text"]
 

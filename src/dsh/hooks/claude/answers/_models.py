@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dsh.hook_protocol import HookDecodeError, WrongEvent
-from dsh.hooks.claude.answers._decode import HookAnswer, PermissionDecision, PermissionRequestAnswer
+from dsh.hooks.claude.answers._answer import HookAnswer, PermissionDecision, PermissionRequestAnswer
 
 __all__ = ["answer_from_json"]
 

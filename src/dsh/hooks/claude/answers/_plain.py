@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from dsh.hook_protocol import WrongEvent
-from dsh.hooks.claude.answers._decode import HookAnswer
+from dsh.hooks.claude.answers._answer import HookAnswer
 
 __all__ = ["plain_answer"]
 

@@ -38,7 +38,7 @@ from dsh.hooks.claude.permissions._persist import (
 from dsh.hooks.claude.permissions._policy import PolicyVerdict, check_call
 from dsh.hooks.claude.rules._grammar import RuleError, parse_rule, rule_root
 from dsh.hooks.claude.rules._modes import PermissionMode
-from dsh.hooks.claude.settings._permissions import (
+from dsh.hooks.claude.rules._values import (
     PERMISSION_MODES,
     PermissionSettings,
     RuleEntry,

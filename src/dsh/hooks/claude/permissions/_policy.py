@@ -24,7 +24,7 @@ from dsh.hooks.claude.rules._modes import (
     is_read_only,
     written_paths,
 )
-from dsh.hooks.claude.settings._permissions import RuleEntry
+from dsh.hooks.claude.rules._values import RuleEntry
 
 __all__ = ["PolicyVerdict", "check_call", "dont_ask_text"]
 

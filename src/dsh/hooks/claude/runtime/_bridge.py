@@ -5,10 +5,15 @@ catalog's events (``HOOK_EVENT_HOST_SUPPORT`` names the seam). Each listener
 selects the matching declarations, builds the payload Claude Code sends, runs
 the hooks with ``dsh.hook_protocol.fire_hooks`` (which logs ``hook/invocation``
 and ``hook/result``), decodes each answer and applies the merged result with
-the event's rules and Claude Code's model-visible wording. The listeners live
-by concern: ``_lifecycle`` (session, prompt, turn end, subagents, compaction,
-display, cwd) and ``_tool_events`` (tool calls, permissions, tasks, batches),
-over the shared ``_machinery``.
+the event's rules and Claude Code's model-visible wording. The plugin is
+composed, not inherited: one ``Runtime`` (``_machinery``: the catalog, the
+settings, the per-session state and the firing) and one object per handler group,
+each taking the runtime (``_handlers.Handlers``): ``_lifecycle`` (session, prompt,
+turn end, compaction, display, cwd), ``_subagents`` (SubagentStop),
+``_tool_events`` (tool calls, tasks, batches), ``_permission_events``
+(PermissionRequest, PermissionDenied), ``_command_events`` (custom commands and
+skills) and ``_session_commands`` (model switch, directories). ``apply`` registers
+their listeners.
 """
 
 from __future__ import annotations
@@ -32,14 +37,17 @@ from dsh.agent import (
     SUBAGENT_START,
     TURN_CONTINUATION,
     TURN_ERROR,
+    Agent,
 )
 from dsh.context import Context
 from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude.permissions._plugin import PermissionState
 from dsh.hooks.claude.runtime._command_events import CommandEvents
 from dsh.hooks.claude.runtime._lifecycle import LifecycleEvents
-from dsh.hooks.claude.runtime._machinery import EFFORT_LEVEL, PermissionMode
+from dsh.hooks.claude.runtime._machinery import EFFORT_LEVEL, PermissionMode, Runtime
+from dsh.hooks.claude.runtime._permission_events import PermissionEvents
 from dsh.hooks.claude.runtime._session_commands import SessionCommandEvents
+from dsh.hooks.claude.runtime._subagents import SubagentEvents
 from dsh.hooks.claude.runtime._tool_events import ToolEvents
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog
@@ -57,14 +65,43 @@ from dsh.tools import (
 __all__ = ["ClaudeHooksPlugin", "PermissionMode", "claude_hooks_plugin"]
 
 
-class ClaudeHooksPlugin(LifecycleEvents, ToolEvents, CommandEvents, SessionCommandEvents):
+class ClaudeHooksPlugin:
     """The plugin ``claude_hooks_plugin`` returns: ``ctx.plugin(plugin)`` mounts it."""
 
     def __init__(
         self, catalog: Catalog, *, commands: CommandSet | None = None, **settings: Any
     ) -> None:
-        super().__init__(catalog, **settings)
-        self.commands = commands if commands is not None else CommandSet()
+        self.runtime = Runtime(catalog, commands=commands, **settings)
+        self.subagents = SubagentEvents(self.runtime)
+        self.lifecycle = LifecycleEvents(self.runtime, self.subagents)
+        self.tools = ToolEvents(self.runtime)
+        self.permission_events = PermissionEvents(self.runtime)
+        self.command_events = CommandEvents(self.runtime)
+        self.session_commands = SessionCommandEvents(self.runtime)
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.runtime.catalog
+
+    @property
+    def commands(self) -> CommandSet:
+        return self.runtime.commands
+
+    @property
+    def permissions(self) -> PermissionState | None:
+        return self.runtime.permissions
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """The mode hooks are sent: the permission policy's current one, when it is mounted."""
+        return self.runtime.permission_mode
+
+    def declared(self, event: str) -> bool:
+        return self.runtime.declared(event)
+
+    def transcript_path(self, agent: Agent) -> Path:
+        """Where ``agent``'s (root session's) transcript is written."""
+        return self.runtime.transcript_path(agent)
 
     def seams(self) -> dict[str, str]:
         """Event → seam of every event this plugin registers a listener for."""
@@ -76,58 +113,61 @@ class ClaudeHooksPlugin(LifecycleEvents, ToolEvents, CommandEvents, SessionComma
 
     def apply(self, ctx: Context) -> None:
         d = self.declared
+        life, subagents, tools = self.lifecycle, self.subagents, self.tools
+        perms = self.permission_events
         if d("Setup"):
-            ctx.on(SETUP, self._setup)
+            ctx.on(SETUP, life._setup)
         if d("SessionStart"):
-            ctx.on(SESSION_START, self._session_start)
+            ctx.on(SESSION_START, life._session_start)
         if d("InstructionsLoaded"):
-            ctx.on(INSTRUCTIONS_LOADED, self._instructions_loaded)
+            ctx.on(INSTRUCTIONS_LOADED, life._instructions_loaded)
         # Always: it mints the `prompt_id` every later event of the turn carries.
-        ctx.on(PROMPT_SUBMIT, self._prompt_submit)
+        ctx.on(PROMPT_SUBMIT, life._prompt_submit)
         if self.commands.commands:  # after UserPromptSubmit: 2.1.332 expands after it fires
-            self._mount_commands(ctx)
-        self._mount_session_commands(ctx)  # PreModelSwitch, PostModelSwitch, DirectoryAdded
+            self.command_events._mount_commands(ctx)
+        # PreModelSwitch, PostModelSwitch, DirectoryAdded
+        self.session_commands._mount_session_commands(ctx)
         if d("MessageDisplay"):
-            ctx.on(MESSAGE_DISPLAY, self._message_display)
+            ctx.on(MESSAGE_DISPLAY, life._message_display)
         if d("CwdChanged"):
-            ctx.on(CWD_CHANGED, self._cwd_changed)
+            ctx.on(CWD_CHANGED, life._cwd_changed)
         if d("PreToolUse"):
             ctx.on(REWRITE_INPUT, self._pre_tool_input)
         if d("PreToolUse") or d("PostToolUse") or d("PostToolUseFailure"):
-            ctx.on(PRE_EXECUTE, self._pre_tool)
+            ctx.on(PRE_EXECUTE, tools._pre_tool)
         if d("PermissionDenied"):
-            ctx.on(PRE_EXECUTE, self._permission_denied)  # inner to PreToolUse's
+            ctx.on(PRE_EXECUTE, perms._permission_denied)  # inner to PreToolUse's
         if d("PermissionRequest"):
-            ctx.on(APPROVAL_REQUEST, self._permission_request)
+            ctx.on(APPROVAL_REQUEST, perms._permission_request)
         if d("PostToolUse") or d("PostToolUseFailure"):
-            ctx.on(POST_EXECUTE, self._post_tool)
+            ctx.on(POST_EXECUTE, tools._post_tool)
         if d("PostToolBatch"):
-            ctx.on(POST_TOOL_BATCH, self._post_tool_batch)
+            ctx.on(POST_TOOL_BATCH, tools._post_tool_batch)
         if d("TaskCreated"):
-            ctx.on(TASK_CREATED, self._task_created)
+            ctx.on(TASK_CREATED, tools._task_created)
         if d("TaskCompleted"):
-            ctx.on(TASK_COMPLETED, self._task_completed)
+            ctx.on(TASK_COMPLETED, tools._task_completed)
         if d("Stop") or d("SubagentStop"):
-            ctx.on(TURN_CONTINUATION, self._stop)
+            ctx.on(TURN_CONTINUATION, life._stop)
         if d("StopFailure") or d("MessageDisplay"):
-            ctx.on(TURN_ERROR, self._turn_error)
+            ctx.on(TURN_ERROR, life._turn_error)
         if d("SubagentStart"):
-            ctx.on(SUBAGENT_START, self._subagent_start)
+            ctx.on(SUBAGENT_START, life._subagent_start)
         if d("SubagentStop"):
-            ctx.on(SUBAGENT_END, self._subagent_stop)
-            ctx.on(COMPACTION_REPLY, self._compaction_reply)
+            ctx.on(SUBAGENT_END, life._subagent_stop)
+            ctx.on(COMPACTION_REPLY, subagents._compaction_reply)
         if d("PreCompact") or d("PostCompact"):
-            ctx.on(PRE_COMPACT, self._pre_compact)
+            ctx.on(PRE_COMPACT, life._pre_compact)
         if d("PostCompact"):
-            ctx.on(POST_COMPACT, self._post_compact)
+            ctx.on(POST_COMPACT, life._post_compact)
         # Also to cancel (and log as cancelled) the `async: true` hooks still running.
         if d("SessionEnd") or any(h.run_async for hs in self.catalog.hooks.values() for h in hs):
-            ctx.on(SESSION_END, self._session_end)
+            ctx.on(SESSION_END, life._session_end)
 
     async def _pre_tool_input(self, proposed: ProposedCall) -> InputRewrite | None:
         # Defined here: a call's `tool/call` event names its rewriters (`rewritten_by`)
         # by this listener's qualified name, ClaudeHooksPlugin's.
-        return await self._pre_tool_rewrite(proposed)
+        return await self.tools._pre_tool_rewrite(proposed)
 
 
 def claude_hooks_plugin(

@@ -17,15 +17,14 @@ from typing import Any
 
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource, calling_agent
 from dsh.context import Context, Next
+from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,
-    BridgeBase,
     blocked_prompt_message,
     prompt_context_lines,
 )
 from dsh.hooks.claude.settings._commands import (
     MAX_SHELL_COMMANDS,
-    CommandSet,
     CustomCommand,
     expand_arguments,
     parse_invocation,
@@ -54,10 +53,8 @@ _SKILL_DESCRIPTION = (
 )
 
 
-class CommandEvents(BridgeBase):
+class CommandEvents(Handlers):
     """The command and skill listeners (``ClaudeHooksPlugin.apply`` mounts them)."""
-
-    commands: CommandSet = CommandSet()
 
     def _mount_commands(self, ctx: Context) -> None:
         """The expansion listener, and the Skill tool when there is something to load."""

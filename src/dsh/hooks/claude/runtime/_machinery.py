@@ -1,13 +1,16 @@
 """The bridge's shared machinery: Claude Code's common payload fields, env and answer rules.
 
-``BridgeBase`` holds what every event's listener uses: the catalog and the
+``Runtime`` holds what every event's listener uses (one per plugin; each handler
+group, ``_handlers.Handlers``, takes it): the catalog, the custom commands and the
 session's settings, the per-session state (``dsh.hook_protocol.SessionStates``
 keyed by the root agent), the transcript each hook may read, the common
 payload fields in Claude Code's order, Claude Code's hook environment, and
 ``_fire``, which runs the hooks through ``dsh.hook_protocol.fire_hooks`` with
 Claude Code's answer rules. The effects every event shares (``systemMessage``,
 ``continue: false``, exit 2 shown to the user, ``additionalContext``) are here
-too; the events themselves are ``_lifecycle`` and ``_tool_events``.
+too, and the ``if``-aware hook selection of tool events; the events themselves are
+the handler groups (``_lifecycle``, ``_subagents``, ``_tool_events``,
+``_permission_events``, ``_command_events``, ``_session_commands``).
 """
 
 from __future__ import annotations
@@ -31,9 +34,11 @@ from dsh.hook_protocol import (
     fire_hooks,
     root_session,
 )
-from dsh.hooks.claude.answers._decode import HookAnswer, decode_answer
+from dsh.hooks.claude.answers._answer import HookAnswer
+from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._no_verdict import no_verdict_notice
+from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 from dsh.hooks.claude.transcript._projection import (
     TranscriptWriter,
@@ -52,10 +57,10 @@ __all__ = [
     "ENV_FILE_EVENTS",
     "SOURCE",
     "AgentState",
-    "BridgeBase",
     "Merged",
     "PermissionMode",
     "PreToolOutcome",
+    "Runtime",
     "additional_contexts",
     "background_tasks",
     "blocked_prompt_message",
@@ -189,8 +194,9 @@ class _ClaudeRules:
         return answer.to_json()
 
 
-class BridgeBase:
-    """The settings and the machinery every listener of the bridge shares."""
+class Runtime:
+    """The settings and the machinery every listener of the bridge shares: one per plugin,
+    which each handler group takes."""
 
     def __init__(
         self,
@@ -201,8 +207,10 @@ class BridgeBase:
         effort: str | None = EFFORT_LEVEL,
         attended: bool = False,
         permissions: PermissionState | None = None,
+        commands: CommandSet | None = None,
     ) -> None:
         self.catalog = catalog
+        self.commands = commands if commands is not None else CommandSet()
         self._permission_mode: PermissionMode = permission_mode
         self.permissions = permissions
         self.transcript_dir = transcript_dir
@@ -221,6 +229,17 @@ class BridgeBase:
 
     def declared(self, event: str) -> bool:
         return bool(self.catalog.for_event(event))
+
+    def _tool_hooks(
+        self, event: str, name: str, arguments: Mapping[str, Any], agent: Agent
+    ) -> tuple[HookDeclaration, ...]:
+        """The hooks of a tool event for this call: matcher, then ``if`` (as Claude Code)."""
+        cwd = agent.workspace.cwd
+        return tuple(
+            h
+            for h in self.catalog.matching(event, name)
+            if h.if_rule is None or h.if_rule.admits(name, arguments, cwd=cwd)
+        )
 
     def transcript_path(self, agent: Agent) -> Path:
         """Where ``agent``'s (root session's) transcript is written."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Final
 
 from dsh.hook_protocol import MergedAnswers
-from dsh.hooks.claude.answers._decode import HookAnswer
+from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.settings._types import HookDeclaration
 
 __all__ = ["no_verdict_notice"]

@@ -1,5 +1,4 @@
-"""The bridge's PermissionRequest and PermissionDenied listeners, and the ``if``-aware hook
-selection of tool events.
+"""The bridge's PermissionRequest and PermissionDenied listeners.
 
 PermissionRequest runs on ``approval/request`` when a pre-execute answer is
 ``ask``: it sends the permission policy's ``permission_suggestions``, turns
@@ -23,7 +22,8 @@ from typing import Any, Final
 from dsh.agent import Agent, calling_agent
 from dsh.approval import ApprovalAllow, ApprovalDecision, ApprovalDeny, ApprovalRequest
 from dsh.context import Next
-from dsh.hooks.claude.runtime._machinery import SOURCE, BridgeBase, shown_reason
+from dsh.hooks.claude.runtime._handlers import Handlers
+from dsh.hooks.claude.runtime._machinery import SOURCE, shown_reason
 from dsh.hooks.claude.runtime._tool_input import observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
 from dsh.session import thaw_json
@@ -46,19 +46,8 @@ RETRY_REMINDER: Final = (
 """The user text a PermissionDenied ``retry: true`` adds (``perm-denied-retry``)."""
 
 
-class PermissionEvents(BridgeBase):
-    """PermissionRequest, and the hook selection every tool event shares."""
-
-    def _tool_hooks(
-        self, event: str, name: str, arguments: Mapping[str, Any], agent: Agent
-    ) -> tuple[HookDeclaration, ...]:
-        """The hooks of a tool event for this call: matcher, then ``if`` (as Claude Code)."""
-        cwd = agent.workspace.cwd
-        return tuple(
-            h
-            for h in self.catalog.matching(event, name)
-            if h.if_rule is None or h.if_rule.admits(name, arguments, cwd=cwd)
-        )
+class PermissionEvents(Handlers):
+    """The PermissionRequest and PermissionDenied listeners."""
 
     # -- PermissionRequest ----------------------------------------------------------------
 

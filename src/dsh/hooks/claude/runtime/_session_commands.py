@@ -27,7 +27,8 @@ from dsh.agent import (
     ModelSwitchRequest,
 )
 from dsh.context import Context, Next
-from dsh.hooks.claude.runtime._machinery import SOURCE, BridgeBase, blocking, shown_reason
+from dsh.hooks.claude.runtime._handlers import Handlers
+from dsh.hooks.claude.runtime._machinery import SOURCE, blocking, shown_reason
 from dsh.hooks.claude.transcript._resume import resume_fields
 
 __all__ = ["SessionCommandEvents"]
@@ -35,7 +36,7 @@ __all__ = ["SessionCommandEvents"]
 CACHE_TTL: str = "5m"
 
 
-class SessionCommandEvents(BridgeBase):
+class SessionCommandEvents(Handlers):
     """The model-switch and directory listeners (``ClaudeHooksPlugin.apply`` mounts them)."""
 
     def _mount_session_commands(self, ctx: Context) -> None:

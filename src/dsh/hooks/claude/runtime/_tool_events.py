@@ -3,10 +3,10 @@
 Each listener sits on a tool seam of dsh (``tools/rewrite-input``,
 ``tools/pre-execute``, ``tools/approval-request``, ``tools/post-execute``,
 the task channels, ``agent/post-tool-batch``), builds Claude Code's payload for
-the call, fires the matching hooks (``BridgeBase._fire``) and turns the
+the call, fires the matching hooks (``Runtime._fire``) and turns the
 answers into dsh's decision with Claude Code's precedence and wording.
-PermissionRequest, and the ``if``-aware choice of a tool event's hooks, are
-``_permissions_events``'s.
+PermissionRequest is ``_permission_events``'s; the ``if``-aware choice of a tool
+event's hooks is the runtime's (``Runtime._tool_hooks``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from typing import Any, Final, Literal
 
 from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed, calling_agent
 from dsh.context import Next
-from dsh.hooks.claude.answers._decode import HookAnswer
+from dsh.hooks.claude.answers._answer import HookAnswer
+from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,
     Merged,
@@ -29,7 +30,6 @@ from dsh.hooks.claude.runtime._machinery import (
     halting,
     shown_reason,
 )
-from dsh.hooks.claude.runtime._permission_events import PermissionEvents
 from dsh.hooks.claude.runtime._tool_input import observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
 from dsh.hooks.claude.transcript._content import claude_content
@@ -106,7 +106,7 @@ def _denial(name: str, decl: HookDeclaration, answer: HookAnswer) -> str:
     return f"PreToolUse:{name} hook error: {reason}"
 
 
-class ToolEvents(PermissionEvents):
+class ToolEvents(Handlers):
     """The listeners of the tool events (``ClaudeHooksPlugin.apply`` mounts them)."""
 
     # -- PreToolUse -------------------------------------------------------------------

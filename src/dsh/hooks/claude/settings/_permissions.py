@@ -19,29 +19,23 @@ from __future__ import annotations
 import os.path
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final, Literal, TypeAlias, final, get_args
+from typing import Any, Final
 
-from dsh._frozen import frozen
-from dsh.hooks.claude.rules._grammar import PermissionRule, RuleError, parse_rule, rule_root
+from dsh.hooks.claude.rules._grammar import RuleError, parse_rule, rule_root
 from dsh.hooks.claude.rules._modes import PermissionMode
+from dsh.hooks.claude.rules._values import (
+    BEHAVIORS,
+    PERMISSION_MODES,
+    PermissionSettings,
+    RuleEntry,
+    WorkingDirectory,
+    parse_mode,
+)
 from dsh.hooks.claude.settings._sources import SCALAR_PRECEDENCE, Diagnostics, ReadSettings
 from dsh.hooks.claude.settings._types import HookSource
 
-__all__ = [
-    "PERMISSION_MODES",
-    "Behavior",
-    "PermissionSettings",
-    "RuleEntry",
-    "WorkingDirectory",
-    "directory_path",
-    "parse_mode",
-    "read_permissions",
-    "settings_root",
-]
+__all__ = ["directory_path", "read_permissions", "settings_root"]
 
-Behavior: TypeAlias = Literal["allow", "deny", "ask"]
-BEHAVIORS: Final[tuple[Behavior, ...]] = ("deny", "ask", "allow")
-PERMISSION_MODES: Final[tuple[PermissionMode, ...]] = get_args(PermissionMode)
 MAX_RULES: Final = 10_000
 _PROJECT_KINDS: Final = frozenset({"project", "local"})
 _PROJECT_BYPASS: Final = (
@@ -49,56 +43,6 @@ _PROJECT_BYPASS: Final = (
     " (as Claude Code 2.1.332, trusted or not); set it in user settings or pass"
     " --permission-mode bypassPermissions"
 )
-
-
-def parse_mode(value: object) -> PermissionMode | None:
-    """A mode name as Claude Code takes it (``manual`` is ``default``), else ``None``."""
-    if value == "manual":
-        return "default"
-    if isinstance(value, str) and value in PERMISSION_MODES:
-        return value
-    return None
-
-
-@final
-@frozen(kw_only=True)
-class RuleEntry:
-    """A rule of a ``permissions`` list: what it says, and where it was written."""
-
-    rule: PermissionRule
-    behavior: Behavior
-    source: str
-    scope: str
-
-    def describe(self) -> str:
-        return f"{self.behavior} {self.rule.declared} ({self.scope}: {self.source})"
-
-
-@final
-@frozen(kw_only=True)
-class WorkingDirectory:
-    """A directory the session may work in besides the project, and who added it
-    (``scope``: the settings kind of the file that listed it, ``""`` for any other way)."""
-
-    path: Path
-    source: str
-    scope: str = ""
-
-
-@final
-@frozen(kw_only=True)
-class PermissionSettings:
-    """The effective ``permissions`` of a project: rules, default mode, directories, policy."""
-
-    rules: tuple[RuleEntry, ...] = ()
-    default_mode: PermissionMode | None = None
-    default_mode_source: str | None = None
-    directories: tuple[WorkingDirectory, ...] = ()
-    managed_rules_only: bool = False
-    bypass_disabled_by: str | None = None
-
-    def of(self, behavior: Behavior) -> tuple[RuleEntry, ...]:
-        return tuple(e for e in self.rules if e.behavior == behavior)
 
 
 def settings_root(source: HookSource, fallback: Path) -> Path:

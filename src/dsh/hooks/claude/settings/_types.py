@@ -5,16 +5,14 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeAlias, final
+from typing import Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.hook_protocol import HookCommand, HookOrigin, hook_environment
-from dsh.hooks.claude._report import render_report
+from dsh.hooks.claude.rules._values import PermissionSettings
 from dsh.hooks.claude.settings._matcher import IfRule, Matcher
+from dsh.hooks.claude.settings._report import render_report
 from dsh.session import FrozenDict
-
-if TYPE_CHECKING:
-    from dsh.hooks.claude.settings._permissions import PermissionSettings
 
 __all__ = [
     "Catalog",
@@ -261,7 +259,7 @@ class Catalog:
     hooks: Mapping[str, tuple[HookDeclaration, ...]]
     diagnostics: tuple[Diagnostic, ...]
     session_end_budget: float
-    permissions: PermissionSettings = field(default_factory=lambda: _no_permissions())
+    permissions: PermissionSettings = field(default_factory=PermissionSettings)
     project_plugins: Mapping[str, str] = field(default_factory=FrozenDict)
     """Installed plugins enabled only by the project's settings: plugin id to that file."""
 
@@ -291,9 +289,3 @@ class Catalog:
     def render_report(self) -> str:
         """A plain-text report for ``dsh hooks check``."""
         return render_report(self)
-
-
-def _no_permissions() -> PermissionSettings:
-    from dsh.hooks.claude.settings._permissions import PermissionSettings
-
-    return PermissionSettings()

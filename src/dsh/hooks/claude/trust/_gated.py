@@ -27,7 +27,8 @@ from typing import Any, Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.hooks.claude.permissions._persist import rule_text
-from dsh.hooks.claude.settings._permissions import PermissionSettings, directory_path
+from dsh.hooks.claude.rules._values import PermissionSettings
+from dsh.hooks.claude.settings._permissions import directory_path
 
 __all__ = [
     "GATED_KINDS",

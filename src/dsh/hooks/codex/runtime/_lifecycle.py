@@ -3,7 +3,7 @@
 SessionStart, UserPromptSubmit, Stop, SubagentStart, SubagentStop, PreCompact,
 PostCompact, SessionEnd and Interrupt: each listener selects the running hooks
 the matcher admits, builds Codex's payload (field for field as the recorded
-cases show), fires them (``CodexBase._fire``) and applies the answers with
+cases show), fires them (``Runtime._fire``) and applies the answers with
 Codex's rules: context as separate developer-role messages, a Stop block as a
 ``<hook_prompt hook_run_id="…">R</hook_prompt>`` user message, and so on.
 """
@@ -28,7 +28,8 @@ from dsh.agent import (
 )
 from dsh.context import Next
 from dsh.hooks.codex.config._types import CodexHook
-from dsh.hooks.codex.runtime._machinery import SOURCE, CodexBase, CodexMerged, hook_run_id
+from dsh.hooks.codex.runtime._handlers import Handlers
+from dsh.hooks.codex.runtime._machinery import SOURCE, CodexMerged, hook_run_id
 from dsh.session import AbortCause, Content, content_text
 
 __all__ = ["LifecycleEvents"]
@@ -42,7 +43,7 @@ def _halt(merged: CodexMerged, default: str) -> str | None:
     return answer.stop_reason or default
 
 
-class LifecycleEvents(CodexBase):
+class LifecycleEvents(Handlers):
     """The lifecycle listeners (``CodexHooksPlugin.apply`` mounts them)."""
 
     # -- SessionStart ---------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The Codex bridge's shared machinery: Codex's common payload fields, stdin, shell, answers.
 
-``CodexBase`` holds what every listener uses: the catalog, the permission mode
+``Runtime`` holds what every listener uses (one per plugin; each handler group,
+``_handlers.Handlers``, takes it): the catalog, the permission mode
 sent, the per-session state (``dsh.hook_protocol.SessionStates``), the common
 fields in Codex's order (``session_id``, ``turn_id``, ``transcript_path``,
 ``cwd``, ``hook_event_name``, ``model``, ``permission_mode``, and
@@ -44,11 +45,11 @@ from dsh.hooks.codex.events._specs import run_id_label
 
 __all__ = [
     "SOURCE",
-    "CodexBase",
     "CodexMerged",
     "CodexPermissionMode",
     "CodexState",
     "PreToolOutcome",
+    "Runtime",
     "codex_stdin",
     "hook_run_id",
 ]
@@ -134,8 +135,9 @@ class _CodexRules:
         return answer.to_json()
 
 
-class CodexBase:
-    """The settings and the machinery every listener of the Codex bridge shares."""
+class Runtime:
+    """The settings and the machinery every listener of the Codex bridge shares: one per
+    plugin, which each handler group takes."""
 
     def __init__(
         self, catalog: CodexCatalog, *, permission_mode: CodexPermissionMode = "bypassPermissions"

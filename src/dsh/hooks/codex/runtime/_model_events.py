@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from dsh.agent import Agent, ModelCall, ModelCallEnd
 from dsh.hook_protocol import root_session
-from dsh.hooks.codex.runtime._machinery import CodexBase
+from dsh.hooks.codex.runtime._handlers import Handlers
 from dsh.session import Usage
 
 __all__ = ["ModelEvents", "token_usage"]
@@ -41,7 +41,7 @@ def token_usage(usage: Usage | None) -> dict[str, int] | None:
     }
 
 
-class ModelEvents(CodexBase):
+class ModelEvents(Handlers):
     """The model-request listeners (``CodexHooksPlugin.apply`` mounts them)."""
 
     def _request_payload(self, agent: Agent, call: ModelCall, event: str) -> dict[str, Any]:

@@ -23,7 +23,8 @@ from typing import Any, Final
 from dsh.agent import Agent, calling_agent
 from dsh.approval import ApprovalDecision, ApprovalRequest
 from dsh.context import Next
-from dsh.hooks.codex.runtime._machinery import SOURCE, CodexBase, CodexMerged, PreToolOutcome
+from dsh.hooks.codex.runtime._handlers import Handlers
+from dsh.hooks.codex.runtime._machinery import SOURCE, CodexMerged, PreToolOutcome
 from dsh.session import thaw_json
 from dsh.tools import (
     InputRewrite,
@@ -91,7 +92,7 @@ def _tool_response(result: ToolResult) -> Any:
     return output if output is not None else result.text
 
 
-class ToolEvents(CodexBase):
+class ToolEvents(Handlers):
     """The tool listeners (``CodexHooksPlugin.apply`` mounts them)."""
 
     # -- PreToolUse -------------------------------------------------------------------

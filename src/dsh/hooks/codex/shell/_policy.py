@@ -25,7 +25,7 @@ import unicodedata
 from typing import Any, Final
 
 from dsh.context import Context, Next
-from dsh.hooks.codex.runtime._machinery import CodexPermissionMode
+from dsh.hooks.codex.config._types import CodexPermissionMode
 from dsh.hooks.codex.shell._exec_tool import EXEC_COMMAND, EXEC_COMMAND_TOOL
 from dsh.session import thaw_json
 from dsh.tools import (

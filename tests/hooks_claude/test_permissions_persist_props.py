@@ -1,4 +1,4 @@
-"""Properties of writing ``updatedPermissions`` into a settings file (``_permissions_persist``),
+"""Properties of writing ``updatedPermissions`` into a settings file (``permissions._persist``),
 and ``/add-dir``'s checks.
 
 Whatever the file holds, ``persist_update`` never raises: a JSON object gets the update

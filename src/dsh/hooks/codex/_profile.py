@@ -7,9 +7,9 @@ repository's files behind project trust) and the diagnostics as lines: every rej
 ignored declaration and every hook that does not run because it is not
 trusted (Codex skips those silently in ``exec``; dsh says so). In a trusted
 project, a file of the project layer changed or added since dsh recorded the
-layer is not loaded (``_trust_layer``: dsh's own fingerprints, in its trust
+layer is not loaded (``trust._layer``: dsh's own fingerprints, in its trust
 record), with one notice; so does a hook whose script (a file of the project its
-command names) changed (``_trust_scripts``: it does not run); the first run in a
+command names) changed (``trust._scripts``: it does not run); the first run in a
 project Codex trusts records them.
 ``trust`` and ``untrusted`` are ``dsh.host.TrustingProfile``'s: ``dsh hooks
 trust`` records Codex trust in Codex's own format,
@@ -90,9 +90,9 @@ class CodexProfile:
     layers say, ``CodexCatalog.permission_mode``). ``instructions`` loads
     ``AGENTS.md`` files (when the project is trusted);
     ``shell_tool`` offers Codex's ``exec_command`` beside dsh's tools, with the
-    escalation policy ``permission_mode`` stands for (``_shell_policy``).
+    escalation policy ``permission_mode`` stands for (``shell._policy``).
     ``trust_dir`` is where dsh's trust records are (``None``: its data directory): the
-    project layer's fingerprints (``_trust_layer``; not applied to a given ``catalog``).
+    project layer's fingerprints (``trust._layer``; not applied to a given ``catalog``).
     """
 
     home: Path | None = None

@@ -38,7 +38,7 @@ def _parse_json(text: str) -> dict[str, Any] | None:
 def decode_answer(run: HookRun, event: str) -> HookAnswer | WrongEvent | None:
     """What ``run`` says for ``event``; ``None`` when it ran fine and said nothing.
 
-    Every text of the answer is capped at Claude Code's 10,000 characters (``_output_caps``).
+    Every text of the answer is capped at Claude Code's 10,000 characters (``answers._caps``).
     """
     answer = _decode(run, event)
     if isinstance(answer, HookAnswer):

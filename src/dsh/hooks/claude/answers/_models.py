@@ -1,7 +1,7 @@
 """The pydantic models of a Claude Code hook's JSON output, and the answer they decode to.
 
 Imported (with pydantic) when a hook prints JSON: a run whose hooks print
-nothing or plain text never loads them (``_outputs.py`` decodes those).
+nothing or plain text never loads them (``answers/_decode.py`` decodes those).
 """
 
 from __future__ import annotations

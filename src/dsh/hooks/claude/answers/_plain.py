@@ -3,7 +3,7 @@
 Hooks answer with a few keys of exactly the type asked for (``{"decision":
 "block", "reason": "..."}``, a ``hookSpecificOutput`` with a permission
 decision or added context). For those, ``plain_answer`` gives the same
-``HookAnswer`` (or ``WrongEvent``) that ``_output_models.answer_from_json``
+``HookAnswer`` (or ``WrongEvent``) that ``answers._models.answer_from_json``
 gives; for anything else (a value of another type, a null where a value is
 required, a PermissionRequest ``decision``, the ``continue_`` spelling) it
 answers ``None``, and the pydantic models decode it and alone report what is

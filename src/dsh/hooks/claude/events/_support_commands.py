@@ -1,7 +1,7 @@
 """The coverage table's rows for what custom commands, skills and session commands bring.
 
-UserPromptExpansion and PreSkillShellCommand (``_commands_events``), DirectoryAdded,
-PreModelSwitch and PostModelSwitch (``_commands_session``); ``_support`` places them.
+UserPromptExpansion and PreSkillShellCommand (``runtime._command_events``), DirectoryAdded,
+PreModelSwitch and PostModelSwitch (``runtime._session_commands``); ``_support`` places them.
 """
 
 from __future__ import annotations

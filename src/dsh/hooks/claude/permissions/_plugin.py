@@ -15,7 +15,7 @@ PermissionRequest ``updatedPermissions`` adds, and what ``/add-dir`` or a
 ``register_repo_root`` adds: ``agent/directory-added``), the calls a PreToolUse
 hook allowed and the asks the policy made (for ``permission_suggestions``). An
 update whose ``destination`` is a settings file is also written there
-(``persist``, ``_permissions_persist``).
+(``persist``, ``permissions._persist``).
 """
 
 from __future__ import annotations

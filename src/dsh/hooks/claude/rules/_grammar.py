@@ -7,7 +7,7 @@ A rule is ``Tool`` or ``Tool(specifier)``; ``parse_rule`` returns a
   command followed by a space and more), a pattern with ``*`` wildcards
   (``git * main``; a trailing `` *`` also matches the bare command;
   ``\\*`` is a literal star), or an exact command. A compound command is
-  split as ``_rules_bash`` splits it; see ``PermissionRule.matches``.
+  split as ``rules._bash`` splits it; see ``PermissionRule.matches``.
 - File tools: ``Read(...)`` covers the read tools (Read, Glob, Grep, LS,
   NotebookRead), ``Edit(...)`` / ``Write(...)`` the edit tools (Edit, Write,
   MultiEdit, NotebookEdit), with gitignore-style paths: ``//abs`` from the

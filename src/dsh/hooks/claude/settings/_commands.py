@@ -7,7 +7,7 @@ places, named by its frontmatter ``name`` (else the folder). Both expand the sam
 frontmatter dropped, ``$ARGUMENTS`` / ``$ARGUMENTS[N]`` / ``$N`` (0-based) filled in (with no
 placeholder the arguments are appended as ``ARGUMENTS: …``), and each shell command (an
 exclamation mark before a backticked command) run and replaced by its output
-(``_commands_events``). A file that cannot be read, or whose name
+(``runtime._command_events``). A file that cannot be read, or whose name
 is not a command name, is skipped with a diagnostic line, never a crash.
 """
 

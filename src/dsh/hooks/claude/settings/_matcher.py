@@ -144,7 +144,7 @@ class IfRule:
     """A hook's ``if`` filter: one permission rule, ``Tool`` or ``Tool(pattern)``.
 
     Claude Code evaluates it only on tool events, with permission-rule semantics
-    (``_rules``: Bash subcommands, path globs); ``pattern`` is ``None`` for a bare
+    (``rules._grammar``: Bash subcommands, path globs); ``pattern`` is ``None`` for a bare
     tool name, ``rule`` the parsed rule.
     """
 

@@ -1,4 +1,4 @@
-"""Reading hook files at the edge: JSON text (their pydantic models: ``_parse_models.py``).
+"""Reading hook files at the edge: JSON text (their pydantic models: ``settings/_models.py``).
 
 Nothing here raises out: every problem comes back as a ``Problem`` the catalog
 turns into a diagnostic naming the file (and the line and column of a JSON

@@ -3,7 +3,7 @@
 A settings file, a matcher group and a ``command`` handler are almost always
 written in the plainest form: known keys, values of exactly the type asked
 for. For those, the ``plain_*`` readers here give the same values the pydantic
-models of ``_parse_models.py`` give (as the frozen views below), so a run with
+models of ``settings/_models.py`` give (as the frozen views below), so a run with
 an ordinary settings file never imports pydantic. Anything else (a value of
 another type, a null, a bound crossed, an empty command) makes a reader answer
 ``None``, and the model validates it and alone reports what is wrong.

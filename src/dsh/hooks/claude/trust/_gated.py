@@ -11,7 +11,7 @@ real 2.1.332). It keeps what only restricts (``deny``, ``ask``), the
 a project file never applies, trusted or not) and everything of
 ``.claude/settings.local.json`` (the user's own file, which Claude Code itself
 writes when a prompt is answered "always"). dsh gates the same entries: each
-counts once the project's trust record (``_trust``) holds its fingerprint, so
+counts once the project's trust record (``trust._records``) holds its fingerprint, so
 an entry added later needs trust, as a new hook does, and the trusted ones keep
 applying.
 """

@@ -16,7 +16,7 @@ script it runs, changes its fingerprint: it needs trust again. User,
 ``--settings``, managed and plugin hooks are the user's own and always run
 (a plugin that only the project's settings enable is the project's choice).
 The record also holds the fingerprints of the project's widening permission
-entries trusted (``_permissions_trust``: ``permissions.allow`` and
+entries trusted (``trust._gated``: ``permissions.allow`` and
 ``additionalDirectories`` of ``.claude/settings.json``); only those apply
 (``permissions_trust``).
 

@@ -9,7 +9,7 @@ fingerprint kept in the project's trust record (``dsh.hooks.claude.trust._record
   (the plugin's id, its root, where it was enabled and each of its hooks with
   the plugin files they name): untrusted, the plugin is not mounted at all;
 * the widening entries of its ``.claude/settings.json`` permissions
-  (``permissions.allow``, ``additionalDirectories``: ``_permissions_trust``),
+  (``permissions.allow``, ``additionalDirectories``: ``trust._gated``),
   which Claude Code ignores in an untrusted workspace;
 * its instructions files (``CLAUDE.md``, ``.claude/CLAUDE.md``,
   ``CLAUDE.local.md``, ``.claude/rules/*`` and what they import, in every
@@ -137,7 +137,7 @@ class TrustReview:
     files: tuple[FileTrust, ...]
     problem: str | None
     permissions: tuple[GatedEntry, ...] = ()
-    """The project's widening permission entries (``_permissions_trust``)."""
+    """The project's widening permission entries (``trust._gated``)."""
     permissions_trusted: frozenset[str] = frozenset()
     """The fingerprints of those trusted."""
 

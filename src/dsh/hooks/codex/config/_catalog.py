@@ -376,7 +376,7 @@ def load_codex_catalog(
     ``trust_project`` overrides the user config's project trust;
     ``bypass_trust`` runs every non-managed hook (``--dangerously-bypass-hook-trust``);
     ``refused`` are files of the project's ``.codex/`` not to read (absolute paths: changed
-    since dsh recorded the project layer, ``_trust_layer``).
+    since dsh recorded the project layer, ``trust._layer``).
     """
     project = project.absolute()
     diagnostics: list[CodexDiagnostic] = []

@@ -8,7 +8,7 @@ would there, and the output is framed as Codex frames it (``Chunk ID``,
 ``Output:``). What dsh does not have, it says so here and in the coverage
 table: no sandbox (an unescalated call runs as ``Bash`` does, under dsh's
 permission policy; ``require_escalated`` is the approval question, see
-``_shell_policy``), no PTY (``tty`` runs on pipes), no interactive sessions
+``shell._policy``), no PTY (``tty`` runs on pipes), no interactive sessions
 (the call runs to its end, at most ten minutes, instead of yielding after
 ``yield_time_ms`` to ``write_stdin``; ``prefix_rule`` is not remembered).
 """

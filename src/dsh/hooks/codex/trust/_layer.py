@@ -16,7 +16,7 @@ layer loads and its fingerprints are recorded (the user's Codex trust is the
 consent to what is there now); with one, a file whose fingerprint is not
 recorded (changed, or added) is not loaded and named in one notice, the rest
 loads. The scripts the layer's hooks run have fingerprints of their own in the
-same section (``_trust_scripts``): a hook whose script changed does not run.
+same section (``trust._scripts``): a hook whose script changed does not run.
 ``dsh hooks trust`` records the layer as it is now. A record that cannot be
 read (garbage, a symlink, another format) trusts none of the layer. Nothing
 here is written into Codex's ``config.toml``.

@@ -1,7 +1,7 @@
 """dsh's fingerprints of the scripts a trusted project's Codex hooks run.
 
 Codex's ``trusted_hash`` covers a hook's command line only, and dsh's
-fingerprint of ``.codex/hooks.json`` (``_trust_layer``) its declarations: editing
+fingerprint of ``.codex/hooks.json`` (``trust._layer``) its declarations: editing
 ``.codex/hooks/check.py``, which a trusted ``python3 .codex/hooks/check.py``
 runs, would run new code without a word. So each hook of the project's
 ``.codex/`` also gets a fingerprint in the ``codex`` section of dsh's trust

@@ -34,7 +34,7 @@ from _responses_mock import MODEL, ResponsesMock, model_responses, shell_call
 from _side_cases import EXPECT, HOOK_LOG, TOOL_LOG, SideCase
 
 from dsh.hooks.codex import CODEX_HOOK_EVENTS, CodexProfile
-from dsh.hooks.codex._trust import toml_string
+from dsh.hooks.codex.config._trust import toml_string
 
 __all__ = [
     "MODEL",

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dsh.hooks.claude import Catalog, ClaudeCodeProfile, load_catalog
-from dsh.hooks.claude._trust_review import review_trust
+from dsh.hooks.claude.trust._review import review_trust
 
 EXAMPLES = int(os.environ.get("DSH_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(

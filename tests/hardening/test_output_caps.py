@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh.hooks.claude._output_caps import HOOK_OUTPUT_CAP, cap_text
+from dsh.hooks.claude.answers._caps import HOOK_OUTPUT_CAP, cap_text
 from dsh.session import NoticeEvent, TurnEndReason
 from tests.agent.support import bash, make_harness, replies, text
 from tests.hooks_claude.bridge_support import mount_hooks

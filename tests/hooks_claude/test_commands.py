@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh.hooks.claude import load_commands
-from dsh.hooks.claude._commands import (
+from dsh.hooks.claude.settings._commands import (
     MAX_COMMAND_BYTES,
     MAX_SHELL_COMMANDS,
     expand_arguments,

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsh.hook_protocol import HookDecodeError
-from dsh.hooks.claude._output_models import answer_from_json
-from dsh.hooks.claude._output_plain import plain_answer
+from dsh.hooks.claude.answers._models import answer_from_json
+from dsh.hooks.claude.answers._plain import plain_answer
 
 _EVENTS = ["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "PermissionRequest"]
 _ANY = st.recursive(

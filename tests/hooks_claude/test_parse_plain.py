@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from dsh.hooks.claude._parse_models import CommandHandlerModel, GroupModel, SettingsModel
-from dsh.hooks.claude._parse_plain import (
+from dsh.hooks.claude.settings._models import CommandHandlerModel, GroupModel, SettingsModel
+from dsh.hooks.claude.settings._plain import (
     CommandHandler,
     MatcherGroup,
     Settings,

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from dsh.hooks.claude import load_catalog, permission_state
-from dsh.hooks.claude._permissions_persist import SettingsTargets
-from dsh.hooks.claude._trust import hook_trust
-from dsh.hooks.claude._trust_review import record_review
+from dsh.hooks.claude.permissions._persist import SettingsTargets
+from dsh.hooks.claude.trust._records import hook_trust
+from dsh.hooks.claude.trust._review import record_review
 from dsh.session import ContextMessageEvent, NoticeEvent
 from tests.agent.support import bash, of_type, tool
 from tests.hooks_claude.bridge_support import hook_command

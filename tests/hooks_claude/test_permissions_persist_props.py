@@ -1,4 +1,4 @@
-"""Properties of writing ``updatedPermissions`` into a settings file (``_permissions_persist``),
+"""Properties of writing ``updatedPermissions`` into a settings file (``permissions._persist``),
 and ``/add-dir``'s checks.
 
 Whatever the file holds, ``persist_update`` never raises: a JSON object gets the update
@@ -16,8 +16,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsh.hooks.claude._permissions_add_dir import checked_directory
-from dsh.hooks.claude._permissions_persist import SettingsTargets, persist_update
+from dsh.hooks.claude.permissions._add_dir import checked_directory
+from dsh.hooks.claude.permissions._persist import SettingsTargets, persist_update
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=8),

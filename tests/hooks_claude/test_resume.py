@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh.hooks.claude._resume import resume_fields
+from dsh.hooks.claude.transcript._resume import resume_fields
 from dsh.session import AssistantMessageEvent, UserMessageEvent, project
 from tests.agent.support import replies, text
 from tests.hooks_claude.bridge_support import make_rig

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh.hooks.claude import IfRule, MatcherError, PermissionRule, RuleError, parse_rule
-from dsh.hooks.claude._rules_bash import split_command
+from dsh.hooks.claude.rules._bash import split_command
 
 CWD = Path("/proj")
 

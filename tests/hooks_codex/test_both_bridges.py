@@ -169,8 +169,8 @@ async def test_claude_codes_rules_see_codexs_exec_command_as_bash(
 
 def test_every_shell_tool_declares_the_field_codex_hooks_read_as_command() -> None:
     """The trait Claude Code's rules read and the field Codex's hooks read agree."""
-    from dsh.hooks.codex._exec_tool import EXEC_COMMAND_TOOL
-    from dsh.hooks.codex._tool_events import codex_tool_input, hook_tool_name
+    from dsh.hooks.codex.runtime._tool_events import codex_tool_input, hook_tool_name
+    from dsh.hooks.codex.shell._exec_tool import EXEC_COMMAND_TOOL
     from dsh.tools.builtin import builtin_tools
 
     shells = [t for t in (*builtin_tools(), EXEC_COMMAND_TOOL) if t.shell_command is not None]

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from dsh.approval import APPROVAL, ApprovalBroker, ApprovalOutcome, ScriptedChannel
 from dsh.hooks.codex import CodexProfile
-from dsh.hooks.codex._shell_policy import (
+from dsh.hooks.codex.shell._policy import (
     HEADLESS_DECLINE,
     NEVER_REJECTION,
     codex_rejection,

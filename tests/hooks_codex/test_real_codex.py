@@ -123,7 +123,7 @@ def test_codex_exec_fires_the_pair_with_dshs_payload_keys(codex: str, tmp_path: 
     from _codex_side import codex_env, exec_flags, provider_toml, trust_with_dsh
     from _responses_mock import ResponsesMock
 
-    from dsh.hooks.codex._trust import toml_string
+    from dsh.hooks.codex.config._trust import toml_string
 
     home, work = tmp_path / "home" / ".codex", tmp_path / "work"
     home.mkdir(parents=True)

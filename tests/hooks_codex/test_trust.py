@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dsh.hooks.codex import CodexProfile, hook_hash, hook_key, load_codex_catalog, record_trust
-from dsh.hooks.codex._trust import TrustError
+from dsh.hooks.codex.config._trust import TrustError
 
 HOOK = {
     "type": "command",

@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 
 from dsh.hooks.codex import CodexHook, load_codex_catalog
-from dsh.hooks.codex._trust import read_states
+from dsh.hooks.codex.config._trust import read_states
 from tests.hooks_codex.codex_trust_fixture import (
     FIXTURE,
     HOME,

@@ -253,7 +253,7 @@ def test_any_command_is_looked_at_without_raising(command: str, args: list[str])
 def test_any_hook_entries_in_the_record_are_read_without_raising(entries: list[object]) -> None:
     from dsh.hook_protocol import record_path
     from dsh.hooks.codex import load_codex_catalog
-    from dsh.hooks.codex._trust_layer import review_layer
+    from dsh.hooks.codex.trust._layer import review_layer
 
     with tempfile.TemporaryDirectory() as scratch:
         project = Path(scratch) / "p"

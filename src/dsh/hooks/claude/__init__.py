@@ -13,30 +13,25 @@ enforces Claude Code's permission rules and modes (``parse_rule``, ``check_call`
 are ``dsh.instructions``.)
 """
 
-from dsh.hooks.claude._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
-from dsh.hooks.claude._catalog import DEFAULT_MANAGED_SETTINGS, PluginRoot, load_catalog
-from dsh.hooks.claude._commands import CommandSet, CustomCommand, load_commands
-from dsh.hooks.claude._content import claude_content
-from dsh.hooks.claude._events import (
+from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
+from dsh.hooks.claude._report import render_coverage_markdown
+from dsh.hooks.claude.answers._answer import HookAnswer, PermissionRequestAnswer
+from dsh.hooks.claude.answers._decode import decode_answer
+from dsh.hooks.claude.events._specs import (
     CLAUDE_HOOK_EVENTS,
     CLAUDE_HOOK_TYPES,
     EVENT_SPECS,
     EventSpec,
     HandlerType,
 )
-from dsh.hooks.claude._machinery import shown_reason
-from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, MatcherKind
-from dsh.hooks.claude._outputs import HookAnswer, PermissionRequestAnswer, decode_answer
-from dsh.hooks.claude._permissions import (
-    PERMISSION_MODES,
-    PermissionSettings,
-    RuleEntry,
-    WorkingDirectory,
+from dsh.hooks.claude.events._support import (
+    ADMITTED_EVENTS,
+    HOOK_EVENT_HOST_SUPPORT,
+    EventSupport,
+    SupportStatus,
 )
-from dsh.hooks.claude._permissions_add_dir import add_working_directory
-from dsh.hooks.claude._permissions_events import RETRY_REMINDER
-from dsh.hooks.claude._permissions_modes import READ_ONLY_COMMANDS, READ_ONLY_GIT
-from dsh.hooks.claude._permissions_plugin import (
+from dsh.hooks.claude.permissions._add_dir import add_working_directory
+from dsh.hooks.claude.permissions._plugin import (
     AUTO_REFUSED,
     AutoClassifier,
     AutoDenial,
@@ -45,24 +40,22 @@ from dsh.hooks.claude._permissions_plugin import (
     PermissionState,
     permission_state,
 )
-from dsh.hooks.claude._permissions_policy import PolicyVerdict, check_call
-from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
-from dsh.hooks.claude._report import render_coverage_markdown
-from dsh.hooks.claude._rules import PermissionRule, RuleError, RuleKind, parse_rule
-from dsh.hooks.claude._support import (
-    ADMITTED_EVENTS,
-    HOOK_EVENT_HOST_SUPPORT,
-    EventSupport,
-    SupportStatus,
+from dsh.hooks.claude.permissions._policy import PolicyVerdict, check_call
+from dsh.hooks.claude.rules._grammar import PermissionRule, RuleError, RuleKind, parse_rule
+from dsh.hooks.claude.rules._modes import READ_ONLY_COMMANDS, READ_ONLY_GIT
+from dsh.hooks.claude.rules._values import (
+    PERMISSION_MODES,
+    PermissionSettings,
+    RuleEntry,
+    WorkingDirectory,
 )
-from dsh.hooks.claude._transcript import (
-    TranscriptWriter,
-    default_transcript_dir,
-    project_slug,
-    transcript_lines,
-    write_transcript,
-)
-from dsh.hooks.claude._types import (
+from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
+from dsh.hooks.claude.runtime._machinery import shown_reason
+from dsh.hooks.claude.runtime._permission_events import RETRY_REMINDER
+from dsh.hooks.claude.settings._catalog import DEFAULT_MANAGED_SETTINGS, PluginRoot, load_catalog
+from dsh.hooks.claude.settings._commands import CommandSet, CustomCommand, load_commands
+from dsh.hooks.claude.settings._matcher import IfRule, Matcher, MatcherError, MatcherKind
+from dsh.hooks.claude.settings._types import (
     Catalog,
     Diagnostic,
     DiagnosticCode,
@@ -73,6 +66,14 @@ from dsh.hooks.claude._types import (
     SourceEntry,
     SourceKind,
     SourceStatus,
+)
+from dsh.hooks.claude.transcript._content import claude_content
+from dsh.hooks.claude.transcript._projection import (
+    TranscriptWriter,
+    default_transcript_dir,
+    project_slug,
+    transcript_lines,
+    write_transcript,
 )
 
 __all__ = [

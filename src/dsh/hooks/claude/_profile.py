@@ -18,17 +18,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
-from dsh.hooks.claude._machinery import EFFORT_LEVEL
-from dsh.hooks.claude._permissions_persist import SettingsTargets
-from dsh.hooks.claude._permissions_plugin import (
+from dsh.hooks.claude.permissions._persist import SettingsTargets
+from dsh.hooks.claude.permissions._plugin import (
     AutoClassifier,
     ClaudePermissionsPlugin,
     PermissionState,
 )
+from dsh.hooks.claude.runtime._machinery import EFFORT_LEVEL
 
 if TYPE_CHECKING:
-    from dsh.hooks.claude import Catalog, ClaudeHooksPlugin, PermissionMode, PluginRoot
-    from dsh.hooks.claude._trust_review import TrustReview
+    from dsh.hooks.claude.rules._modes import PermissionMode
+    from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin
+    from dsh.hooks.claude.settings._catalog import PluginRoot
+    from dsh.hooks.claude.settings._types import Catalog
+    from dsh.hooks.claude.trust._review import TrustReview
     from dsh.instructions import ClaudeInstructionsPlugin, InstructionsGate, LoadedInstructions
 
 __all__ = ["CLAUDE_PROFILE_NAME", "ClaudeCodeMount", "ClaudeCodeProfile"]
@@ -78,7 +81,7 @@ class ClaudeCodeProfile:
     ``instructions_managed_dir`` (default: Claude Code's own). ``require_trust``:
     what the project controls (its own hooks, the plugins only its settings enable,
     its instructions files) runs or loads only once trusted, as recorded under
-    ``trust_dir`` (default: dsh's data directory, see ``dsh.hooks.claude._trust_review``).
+    ``trust_dir`` (default: dsh's data directory, see ``dsh.hooks.claude.trust._review``).
     """
 
     settings_files: Sequence[str | Path] = ()
@@ -106,7 +109,7 @@ class ClaudeCodeProfile:
         return CLAUDE_PROFILE_NAME
 
     def _discover(self, project: Path) -> Catalog:
-        from dsh.hooks.claude import load_catalog
+        from dsh.hooks.claude.settings._catalog import load_catalog
 
         if self.catalog is not None:
             return self.catalog
@@ -124,7 +127,7 @@ class ClaudeCodeProfile:
         """The project's own instructions files a run would load (none when not loading)."""
         if not self.instructions:
             return []
-        from dsh.hooks.claude._trust_review import project_instructions
+        from dsh.hooks.claude.trust._review import project_instructions
         from dsh.instructions import instructions_config_dir
 
         return project_instructions(
@@ -136,14 +139,14 @@ class ClaudeCodeProfile:
     def review(self, project: Path, /) -> TrustReview:
         """What the project controls (hooks, plugins its settings enable, instructions files)
         and whether each is trusted."""
-        from dsh.hooks.claude._trust_review import review_trust
+        from dsh.hooks.claude.trust._review import review_trust
 
         catalog = self._discover(project)
         return review_trust(catalog, self.trust_dir, self._instructions_files(project))
 
     def trust(self, project: Path, /) -> Sequence[str]:
         """Trust everything the project controls now (``dsh hooks trust``); one line per item."""
-        from dsh.hooks.claude._trust_review import record_review
+        from dsh.hooks.claude.trust._review import record_review
 
         catalog = self._discover(project)
         review = record_review(catalog, self.trust_dir, self._instructions_files(project))
@@ -151,7 +154,7 @@ class ClaudeCodeProfile:
 
     def untrusted(self, project: Path, /) -> Sequence[str]:
         """One line per item a run leaves out because it is not trusted, and why."""
-        from dsh.hooks.claude._permissions_trust import ignored_notices
+        from dsh.hooks.claude.trust._gated import ignored_notices
 
         review = self.review(project)
         lines = review.lines()
@@ -167,14 +170,15 @@ class ClaudeCodeProfile:
         and left out.
         """
         # By their public names, once the package is loaded (it imports this module).
-        from dsh.hooks.claude import claude_hooks_plugin, load_commands
+        from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
+        from dsh.hooks.claude.settings._commands import load_commands
 
         catalog = self._discover(project)
         notice = None
         ignored: tuple[str, ...] = ()
         gate: InstructionsGate | None = None
         if self.catalog is None and self.require_trust:
-            from dsh.hooks.claude._trust_review import TrustGate, review_trust, trusted_catalog
+            from dsh.hooks.claude.trust._review import TrustGate, review_trust, trusted_catalog
             from dsh.instructions import shown_path
 
             review = review_trust(catalog, self.trust_dir, self._instructions_files(project))
@@ -236,7 +240,7 @@ class ClaudeCodeProfile:
     ) -> PermissionState:
         """The session's permission state; a mode dsh cannot run in falls back to ``default``
         with a diagnostic (``dsh run`` refuses an explicit ``auto`` before it gets here)."""
-        from dsh.hooks.claude._permissions_plugin import PermissionModeError, permission_state
+        from dsh.hooks.claude.permissions._plugin import PermissionModeError, permission_state
 
         home = self.home
         targets = self._settings_targets(catalog.project_dir)
@@ -269,7 +273,7 @@ class ClaudeCodeProfile:
     def _settings_targets(self, project: Path) -> SettingsTargets:
         """The files ``updatedPermissions`` destinations are written to: where discovery
         reads them (``_catalog``)."""
-        from dsh.hooks.claude._catalog import _config_dir, _git_root
+        from dsh.hooks.claude.settings._catalog import _config_dir, _git_root
 
         env = self.env if self.env is not None else os.environ
         home = self.home or Path.home()
@@ -279,8 +283,8 @@ class ClaudeCodeProfile:
 
         def written(entry: Mapping[str, Any]) -> None:
             # What a trusted hook or the user saved is theirs: it stays trusted.
-            from dsh.hooks.claude._permissions_trust import written_entries
-            from dsh.hooks.claude._trust import trust_permission_entries
+            from dsh.hooks.claude.trust._gated import written_entries
+            from dsh.hooks.claude.trust._records import trust_permission_entries
 
             trust_permission_entries(
                 project, written_entries(entry, file, project, home), trust_dir
@@ -312,8 +316,8 @@ def _trusted_permissions(
     import dataclasses
     import shlex
 
-    from dsh.hooks.claude._permissions_trust import ignored_notices, without_gated
-    from dsh.hooks.claude._trust import permissions_trust
+    from dsh.hooks.claude.trust._gated import ignored_notices, without_gated
+    from dsh.hooks.claude.trust._records import permissions_trust
 
     trusted, entries = permissions_trust(catalog, trust_dir)
     if not entries:

@@ -1,82 +1,16 @@
-"""Text renderings of the bridge: the catalog report and the coverage page.
+"""The coverage page: ``docs/hooks-claude.md``, rendered from the support table.
 
-``render_report`` is what ``dsh hooks check`` prints; ``render_coverage_markdown``
-is ``docs/hooks-claude.md``, generated from ``HOOK_EVENT_HOST_SUPPORT`` so the
-page cannot drift from the table.
+``render_coverage_markdown`` is generated from ``HOOK_EVENT_HOST_SUPPORT`` so the
+page cannot drift from the table (the catalog report ``dsh hooks check`` prints is
+``dsh.hooks.claude.settings._report``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dsh.hooks.claude.events._specs import COMMAND_DEFAULT_TIMEOUT, EVENT_SPECS
+from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
 
-from dsh.hooks.claude._events import COMMAND_DEFAULT_TIMEOUT, EVENT_SPECS
-from dsh.hooks.claude._permissions_report import permission_lines
-from dsh.hooks.claude._support import HOOK_EVENT_HOST_SUPPORT
-
-if TYPE_CHECKING:
-    from dsh.hooks.claude._types import Catalog
-
-__all__ = ["render_coverage_markdown", "render_report"]
-
-
-def _support_tag(event: str) -> str:
-    row = HOOK_EVENT_HOST_SUPPORT.get(event)
-    if row is None:
-        return "unknown event"
-    return row.status if row.status == "not-supported" else f"{row.status} on {row.seam}"
-
-
-def render_report(catalog: Catalog) -> str:
-    """Every source found; every declaration admitted or diagnosed; the tag per event."""
-    lines = [f"Claude Code hooks for {catalog.project_dir}", "", "Sources:"]
-    if not catalog.sources:
-        lines.append("  (none found)")
-    for entry in catalog.sources:
-        src = entry.source
-        plugin = f" [plugin {src.plugin}]" if src.plugin is not None else ""
-        if entry.status == "loaded":
-            state = f"loaded, {entry.admitted} hook(s) admitted"
-        else:
-            state = f"{entry.status}: {entry.note}"
-        lines.append(f"  {src.kind:<8} {src.label}{plugin}: {state}")
-
-    lines += ["", "Admitted hooks:"]
-    if not catalog.hooks:
-        lines.append("  (none)")
-    for event, hooks in catalog.hooks.items():
-        lines.append(f"  {event} ({_support_tag(event)}):")
-        for h in hooks:
-            extras = [f"matcher {h.matcher.describe()}", f"timeout {h.timeout:g}s"]
-            if h.if_rule is not None:
-                extras.append(f"if {h.if_rule.declared!r}")
-            if h.run_async:
-                extras.append("async")
-            if h.on_failure == "block":
-                extras.append("onFailure block")
-            lines.append(f"    [{h.group_index}][{h.hook_index}] {h.source.label}")
-            lines.append(f"        {' '.join(h.argv)!s}")
-            lines.append(f"        {', '.join(extras)}")
-
-    lines += permission_lines(catalog.permissions, catalog.project_dir)
-
-    lines += ["", "Diagnostics:"]
-    if not catalog.diagnostics:
-        lines.append("  (none)")
-    lines += [f"  {d.describe()}" for d in catalog.diagnostics]
-
-    declared = sorted(
-        {h.event for h in catalog.all_hooks()}
-        | {d.event for d in catalog.diagnostics if d.event is not None}
-    )
-    lines += ["", "Event support:"]
-    if not declared:
-        lines.append("  (no events declared)")
-    lines += [f"  {event}: {_support_tag(event)}" for event in declared]
-
-    errors, warnings = len(catalog.errors), len(catalog.warnings)
-    verdict = "ok" if catalog.ok else "not ok"
-    lines += ["", f"{verdict}: {errors} error(s), {warnings} warning(s)"]
-    return "\n".join(lines) + "\n"
+__all__ = ["render_coverage_markdown"]
 
 
 def _cell(text: str) -> str:

@@ -14,17 +14,13 @@ where; ``docs/hooks-codex.md`` is rendered from it
 Code bridge: both stand on ``dsh.hook_protocol``.
 """
 
-from dsh.hooks.codex._bridge import CodexHooksPlugin, codex_hooks_plugin
-from dsh.hooks.codex._catalog import DEFAULT_SYSTEM_DIR, codex_home, load_codex_catalog
-from dsh.hooks.codex._events import CODEX_HOOK_EVENTS, EVENT_LABELS, TOOL_ALIASES
-from dsh.hooks.codex._machinery import codex_stdin, hook_run_id
-from dsh.hooks.codex._matcher import CodexMatcher, CodexMatcherError
-from dsh.hooks.codex._outputs import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex._profile import CODEX_PROFILE_NAME, CodexMount, CodexProfile
 from dsh.hooks.codex._report import render_codex_coverage
-from dsh.hooks.codex._support import CODEX_EVENT_SUPPORT, CONFIG_LIMITS, CodexEventSupport
-from dsh.hooks.codex._trust import TrustError, hook_hash, hook_key, record_trust
-from dsh.hooks.codex._types import (
+from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
+from dsh.hooks.codex.config._catalog import DEFAULT_SYSTEM_DIR, codex_home, load_codex_catalog
+from dsh.hooks.codex.config._matcher import CodexMatcher, CodexMatcherError
+from dsh.hooks.codex.config._trust import TrustError, hook_hash, hook_key, record_trust
+from dsh.hooks.codex.config._types import (
     CodexCatalog,
     CodexDiagnostic,
     CodexHook,
@@ -32,6 +28,10 @@ from dsh.hooks.codex._types import (
     CodexPermissionMode,
     TrustStatus,
 )
+from dsh.hooks.codex.events._specs import CODEX_HOOK_EVENTS, EVENT_LABELS, TOOL_ALIASES
+from dsh.hooks.codex.events._support import CODEX_EVENT_SUPPORT, CONFIG_LIMITS, CodexEventSupport
+from dsh.hooks.codex.runtime._bridge import CodexHooksPlugin, codex_hooks_plugin
+from dsh.hooks.codex.runtime._machinery import codex_stdin, hook_run_id
 
 __all__ = [
     "CODEX_EVENT_SUPPORT",

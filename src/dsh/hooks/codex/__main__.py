@@ -11,9 +11,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dsh.hooks.codex._catalog import load_codex_catalog
 from dsh.hooks.codex._profile import untrusted_line
 from dsh.hooks.codex._report import render_codex_coverage
+from dsh.hooks.codex.config._catalog import load_codex_catalog
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,9 +7,9 @@ repository's files behind project trust) and the diagnostics as lines: every rej
 ignored declaration and every hook that does not run because it is not
 trusted (Codex skips those silently in ``exec``; dsh says so). In a trusted
 project, a file of the project layer changed or added since dsh recorded the
-layer is not loaded (``_trust_layer``: dsh's own fingerprints, in its trust
+layer is not loaded (``trust._layer``: dsh's own fingerprints, in its trust
 record), with one notice; so does a hook whose script (a file of the project its
-command names) changed (``_trust_scripts``: it does not run); the first run in a
+command names) changed (``trust._scripts``: it does not run); the first run in a
 project Codex trusts records them.
 ``trust`` and ``untrusted`` are ``dsh.host.TrustingProfile``'s: ``dsh hooks
 trust`` records Codex trust in Codex's own format,
@@ -25,21 +25,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
 
 from dsh._frozen import frozen
-from dsh.hooks.codex._catalog import DEFAULT_SYSTEM_DIR, load_codex_catalog
-from dsh.hooks.codex._trust import TrustError, record_trust
-from dsh.hooks.codex._trust_layer import (
+from dsh.hooks.codex.config._catalog import DEFAULT_SYSTEM_DIR, load_codex_catalog
+from dsh.hooks.codex.config._trust import TrustError, record_trust
+from dsh.hooks.codex.config._types import CodexCatalog, CodexHook, CodexPermissionMode
+from dsh.hooks.codex.trust._layer import (
     LayerGate,
     LayerReview,
     layer_paths,
     record_layer,
     review_layer,
 )
-from dsh.hooks.codex._trust_scripts import SCRIPT_GATED, gate_scripts
-from dsh.hooks.codex._types import CodexCatalog, CodexHook, CodexPermissionMode
+from dsh.hooks.codex.trust._scripts import SCRIPT_GATED, gate_scripts
 
 if TYPE_CHECKING:
     from dsh.context import Plugin
-    from dsh.hooks.codex._bridge import CodexHooksPlugin
+    from dsh.hooks.codex.runtime._bridge import CodexHooksPlugin
 
 __all__ = ["CODEX_PROFILE_NAME", "CodexMount", "CodexProfile", "untrusted_line"]
 
@@ -90,9 +90,9 @@ class CodexProfile:
     layers say, ``CodexCatalog.permission_mode``). ``instructions`` loads
     ``AGENTS.md`` files (when the project is trusted);
     ``shell_tool`` offers Codex's ``exec_command`` beside dsh's tools, with the
-    escalation policy ``permission_mode`` stands for (``_shell_policy``).
+    escalation policy ``permission_mode`` stands for (``shell._policy``).
     ``trust_dir`` is where dsh's trust records are (``None``: its data directory): the
-    project layer's fingerprints (``_trust_layer``; not applied to a given ``catalog``).
+    project layer's fingerprints (``trust._layer``; not applied to a given ``catalog``).
     """
 
     home: Path | None = None
@@ -151,7 +151,7 @@ class CodexProfile:
 
     def load(self, project: Path, /) -> CodexMount:
         """The project's catalog and what to mount for it; bad sources are diagnostics."""
-        from dsh.hooks.codex._bridge import codex_hooks_plugin
+        from dsh.hooks.codex.runtime._bridge import codex_hooks_plugin
 
         project = project.absolute()
         catalog, review = self.gated(project)
@@ -175,7 +175,7 @@ class CodexProfile:
             )
         shell: Plugin | None = None
         if self.shell_tool:
-            from dsh.hooks.codex._shell_policy import CodexShellPlugin
+            from dsh.hooks.codex.shell._policy import CodexShellPlugin
 
             shell = CodexShellPlugin(mode)
         lines.extend(d.describe() for d in catalog.diagnostics)

@@ -8,9 +8,9 @@ this rendering.
 
 from __future__ import annotations
 
-from dsh.hooks.codex._events import DEFAULT_TIMEOUT, SHORT_TIMEOUT_CAP, SHORT_TIMEOUT_DEFAULT
-from dsh.hooks.codex._machinery import ASYNC_LIMIT
-from dsh.hooks.codex._support import CODEX_EVENT_SUPPORT, CONFIG_LIMITS
+from dsh.hooks.codex.events._specs import DEFAULT_TIMEOUT, SHORT_TIMEOUT_CAP, SHORT_TIMEOUT_DEFAULT
+from dsh.hooks.codex.events._support import CODEX_EVENT_SUPPORT, CONFIG_LIMITS
+from dsh.hooks.codex.runtime._machinery import ASYNC_LIMIT
 
 __all__ = ["render_codex_coverage"]
 

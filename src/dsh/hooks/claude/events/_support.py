@@ -1,0 +1,494 @@
+"""``HOOK_EVENT_HOST_SUPPORT``: the one table of which Claude Code events dsh runs, and how.
+
+Every event of the reference has a row. The catalog admits declarations only for
+events whose status is not ``not-supported``; the bridge's runtime registers one
+point per supported row (and is tested equal to it); ``docs/hooks-claude.md`` is
+rendered from it. A field the reference honours that this host does not apply is
+listed under ``limits`` with the reason, never applied approximately.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from dsh.hooks.claude.events._specs import CLAUDE_HOOK_EVENTS
+from dsh.hooks.claude.events._support_commands import (
+    DIRECTORY_ADDED,
+    POST_MODEL_SWITCH,
+    PRE_MODEL_SWITCH,
+    PRE_SKILL_SHELL_COMMAND,
+    USER_PROMPT_EXPANSION,
+)
+from dsh.hooks.claude.events._support_row import (
+    HALTS,
+    NOTICE,
+    EventSupport,
+    SupportStatus,
+    not_supported,
+)
+
+__all__ = [
+    "ADMITTED_EVENTS",
+    "HOOK_EVENT_HOST_SUPPORT",
+    "EventSupport",
+    "SupportStatus",
+]
+
+_ENV_FILE = (
+    "`CLAUDE_ENV_FILE` (`claude-session-env/<session>/<event>-hook-<n>.sh` beside the"
+    " transcripts in dsh's data dir, not Claude Code's config dir): what the hook writes there"
+    " is sourced before every later Bash command of the session, never in another hook"
+)
+_FILE_PATHS = (
+    "a file tool's path in `tool_input` (`file_path` of Read, Write, Edit, MultiEdit;"
+    " NotebookEdit's `notebook_path`) absolute and normalized: `~` expanded, joined to the"
+    " session's current directory, `..` resolved; the tool, its result and PostToolBatch keep"
+    " the model's path"
+)
+
+_POST_SPLIT = (
+    "Claude Code fires `PostToolUse` only after a successful call and `PostToolUseFailure` after a"
+    " failed one. A suite that predates the split (it declares no `PostToolUseFailure` group"
+    " matching the tool) keeps getting `PostToolUse` for that tool's failed calls, with one log"
+    " line per suite naming the event to declare; a suite that declares both follows the real"
+    " split, so no call runs a suite twice."
+)
+
+_IF_EVALUATED = (
+    "`if` (one permission rule such as `Bash(rm:*)`, docs/permissions.md) is parsed at load"
+    " time and evaluated per call: the handler runs only for calls its rule matches (a"
+    " compound command when any part does; an unparseable command, or `$()`/backticks/`$VAR`"
+    " against a pattern naming more than the command, runs it) (conformance `if-filter`)"
+)
+
+_NO_POST_EVENT = (
+    "no post-tool event for a call that never ran: `UNKNOWN_TOOL`, `INVALID_ARGS`, `DENIED`,"
+    " `ABORTED_BEFORE_DISPATCH`, `ABORTED` (a refused call never fires a failure hook)"
+)
+
+_TABLE: Final[dict[str, EventSupport]] = {
+    "SessionStart": EventSupport(
+        seam="agent/session-start",
+        status="partial",
+        applied=(
+            "sources `startup`, `resume`, `compact` (after a compaction) and `fork`",
+            "`resume` carries `seconds_since_last_response` (since the resumed log's last"
+            " assistant message), `context_tokens`, `prompt_cache_likely_expired` (over 5"
+            " minutes) and `estimated_cache_write_usd`; none before the log has a response",
+            "`additionalContext` injected as context",
+            "plain stdout on exit 0 injected as context",
+            "exit 2 stderr shown to the user as a hook-error notice",
+            _ENV_FILE,
+            NOTICE,
+            HALTS,
+        ),
+        limits=(
+            "`initialUserMessage`, `sessionTitle`, `reloadSkills`: dsh has no session titles"
+            " or headless first-message seam, and reads skills once when the session starts",
+            "`watchPaths`: no file watcher (`FileChanged` is not supported)",
+            "`context_tokens` is an estimate (about 4 characters a token of the system prompt"
+            " and the projected history): dsh records no token usage; `estimated_cache_write_usd`"
+            " prices it at 2.1.332's default model's rate (5 USD per million tokens), since dsh"
+            " knows no model prices",
+        ),
+    ),
+    "Setup": EventSupport(
+        seam="agent/setup",
+        status="supported",
+        applied=(
+            "fires only when asked, before `SessionStart`: `dsh run --init` and `--init-only`"
+            " (trigger `init`; `--init-only` then starts and ends the session without a prompt)"
+            " and `dsh run --maintenance` (trigger `maintenance`); never on a normal start",
+            "`additionalContext` injected as context, arriving with the session-start context;"
+            " plain stdout is not (Claude Code writes it to its debug log only; the session log"
+            " keeps it)",
+            "exit 2 cannot block: stderr shown to the user as a hook-error notice",
+            _ENV_FILE,
+            NOTICE,
+            HALTS,
+        ),
+    ),
+    "InstructionsLoaded": EventSupport(
+        seam="agent/instructions-loaded",
+        status="partial",
+        applied=(
+            "fires for each instructions file that `dsh.instructions.claude_instructions_plugin`"
+            " loads into the context (`dsh run` mounts it; `--no-claude-md` leaves it out):"
+            " Claude Code's managed, user, project and local `CLAUDE.md` files and rules, with"
+            " `memory_type` and `load_reason` `session_start`, at the session's start, before"
+            " the first UserPromptSubmit as Claude Code fires it; an `@import` with `include` and"
+            " `parent_file_path`; after a compaction, `compact`",
+            "matcher on `load_reason`",
+            "exit code and output discarded, as in Claude Code (the session log keeps them);"
+            " dsh waits for the hooks, where Claude Code runs them in the background",
+        ),
+        limits=(
+            "`nested_traversal` and `path_glob_match`: dsh loads no `CLAUDE.md` below the"
+            " working directory and no conditional rule (`paths`) when a tool reads a matching"
+            " file",
+        ),
+    ),
+    "UserPromptSubmit": EventSupport(
+        seam="agent/prompt-submit",
+        status="partial",
+        applied=(
+            '`decision: "block"` and exit 2 block the prompt (no model call); the reason is'
+            " shown to the user, as Claude Code shows it",
+            "`suppressOriginalPrompt` leaves the prompt out of the block message",
+            "`additionalContext` and plain stdout on exit 0 injected as context",
+            "30-second default timeout",
+            NOTICE,
+            HALTS,
+        ),
+        limits=("`sessionTitle`: dsh has no session titles",),
+    ),
+    "UserPromptExpansion": USER_PROMPT_EXPANSION,
+    "PreSkillShellCommand": PRE_SKILL_SHELL_COMMAND,
+    "MessageDisplay": EventSupport(
+        seam="agent/message-display",
+        status="partial",
+        applied=(
+            "fires once per assistant message with text, with the whole text (`index` 0,"
+            " `final` true: Claude Code's headless behaviour), after the message is logged and"
+            " before its tool calls; never for a subagent's messages",
+            "`displayContent` replaces what the user sees (logged as `assistant/display`);"
+            " the model, the history and the transcript keep the original",
+            "failure, timeout and exit 2 show the original text; `systemMessage` and"
+            " `continue` discarded, as in Claude Code",
+            "10-second default timeout",
+            "several hooks answering `displayContent`: the last one in declaration order wins",
+            "a turn that fails on a model API error fires it (on `agent/turn-error`, before"
+            " `StopFailure`) with Claude Code's `API Error: …` text",
+        ),
+        limits=(
+            "`displayContent` for a failed turn's `API Error: …` text is not applied: dsh"
+            " reports the error on the turn's end line, not as an assistant message",
+        ),
+    ),
+    "PreToolUse": EventSupport(
+        seam="tools/rewrite-input",
+        status="partial",
+        applied=(
+            "hooks run once per call, on `tools/rewrite-input` (before the call's identity);"
+            " the merged decision is applied when the call reaches `tools/pre-execute`",
+            '`permissionDecision: "deny"` and exit 2 refuse the call; the model sees an error'
+            " tool result `PreToolUse:<Tool> hook error: R` (no reason: `Blocked by hook`;"
+            " exit 2: `[<command>]: S`), which is also PostToolBatch's `tool_response`",
+            '`permissionDecision: "ask"` goes to the approval seam when a person is there'
+            " (attended); headless it is refused with exactly the reason and no"
+            " PermissionRequest, in every mode (`perm-ask-default`); a deny rule still wins",
+            '`permissionDecision: "allow"` skips the permission mode\'s ask; deny and ask'
+            " rules still apply, and guards (`pretool-allow-touch`)",
+            "deprecated top-level `decision` (`approve`, `block`)",
+            "`updatedInput` replaces the whole input before the call is sealed, so the log,"
+            " the approval prompt, the tool and `PostToolUse`'s `tool_input` all see it; applied"
+            " with `allow`, `ask` or no decision (the call then takes the normal path), ignored"
+            " with `deny` and `defer`; the model's history and PostToolBatch's"
+            " `tool_calls[].tool_input` keep its own call, as in Claude Code",
+            "`updatedInput` that does not match the tool's input schema is not applied (the call"
+            " runs with its input) and is shown to the user as a hook-error notice naming the"
+            " hook",
+            "`additionalContext` added after the step's tool results",
+            _FILE_PATHS,
+            "several hooks: deny > ask > allow; every context delivered in declaration order",
+            NOTICE,
+            "`continue: false` halts after the step's calls finish (`agent.cancel` with a"
+            " hook cause)",
+            "a hook that gives no usable answer (its script cannot start: missing, not"
+            " executable, a bad interpreter; a non-zero exit without JSON; a timeout) lets the"
+            ' call run and warns the user once, as 2.1.332 does: `A hook of the "<plugin>"'
+            " plugin gave no usable answer, so it didn't check this action.` (a settings"
+            " file's: `A hook gave no usable answer, ...`)",
+            "ToolSearch calls fire it like any tool, `tool_input` with the default"
+            " `max_results: 5` filled in (`task-tools-search`)",
+            _IF_EVALUATED,
+        ),
+        limits=('`permissionDecision: "defer"`: no pause-and-resume arm on `PreToolDecision`',),
+        difference=(
+            "Several hooks' `updatedInput`: the last valid one in declaration order wins, where"
+            " Claude Code takes the last hook to finish (non-deterministic); a hook that"
+            " answers without `updatedInput` never erases another's."
+        ),
+    ),
+    "PermissionRequest": EventSupport(
+        seam="approval/request",
+        status="partial",
+        applied=(
+            "fires when a pre-execute answer is `ask` (the permission mode or an `ask` rule,"
+            " docs/permissions.md; an attended PreToolUse `ask`; a native policy), before the"
+            " approval service and whether or not anyone could answer; not in"
+            " `bypassPermissions` mode, where Claude Code shows no permission prompt; headless"
+            " and unanswered, the call is denied with Claude Code's text (`touch in '…' needs"
+            " approval. …`, `perm-default-touch`)",
+            "`permission_suggestions` as 2.1.332 sends them: `addDirectories` + `setMode"
+            " acceptEdits` for a shell command writing a file, `setMode acceptEdits` for an"
+            " edit tool, an `addRules` prefix rule for other commands",
+            "`decision.updatedPermissions` is applied to the session: `addRules`,"
+            " `replaceRules`, `removeRules`, `setMode` (later hooks are sent the new mode;"
+            " `bypassPermissions` only if the session started in it), `addDirectories`,"
+            " `removeDirectories`; a `localSettings`, `projectSettings` or `userSettings`"
+            " `destination` is also merged into that settings file (atomically, never through"
+            " a symbolic link; a malformed file is left as it is, with a warning), `session`"
+            " stays in memory; each directory added fires DirectoryAdded (`source:"
+            " slash_command`)",
+            "not fired again for a call the session already allowed always",
+            "payload `tool_name`, `tool_input` (no `tool_use_id`), `permission_mode`",
+            '`decision.behavior: "allow"` runs the call without asking the approval channel;'
+            " guards still apply",
+            '`decision.behavior: "deny"` refuses the call; the model sees an error tool result'
+            " whose content is `message`",
+            "`decision.interrupt` with deny ends the turn after the step's calls finish",
+            "several hooks: deny wins over allow; every deny `message` reaches the model, in"
+            " declaration order",
+            "exit 2 is not honoured (the flow is unchanged), as in Claude Code; a failing"
+            ' `onFailure: "block"` hook denies',
+            NOTICE,
+            HALTS,
+            _IF_EVALUATED,
+        ),
+        limits=(
+            "`decision.updatedInput`: not applied, the call's identity (and input) is sealed"
+            " before approval (rewrite input in PreToolUse); an allow whose `updatedInput`"
+            " differs from the call's input counts as no decision, with a warning notice",
+        ),
+    ),
+    "PostToolUse": EventSupport(
+        seam="tools/post-execute",
+        status="partial",
+        applied=(
+            "fires after a call whose tool body ran and succeeded; `tool_response` is the"
+            " tool's structured output",
+            '`decision: "block"` and exit 2: the reason is added after the tool result as'
+            ' `PostToolUse:<Tool> hook blocking error from command: "<command>": R` (exit 2:'
+            " `[<command>]: S` for R)",
+            "`updatedToolOutput` replaces the output: it must match the tool's output model"
+            " (each built-in tool has one), else it is not applied and a hook-error notice names"
+            " the hook; the model sees the replacement rendered as the tool renders its own"
+            " output, the log records it, and a block reason follows it; a tool without an"
+            " output model takes any JSON and shows it as text (a string as is), as Claude Code"
+            " shows an MCP tool's",
+            _FILE_PATHS,
+            "several hooks' `updatedToolOutput`: the last valid one in declaration order wins;"
+            " a failed call's output is never replaced (a suite that gets PostToolUse for it,"
+            " having no PostToolUseFailure, is told so in a notice)",
+            "`additionalContext` added after the step's tool results",
+            NOTICE,
+            HALTS,
+            _NO_POST_EVENT,
+            _IF_EVALUATED,
+        ),
+        limits=(
+            "`updatedMCPToolOutput`: dsh has no MCP tools",
+            "`classifierContext`: dsh has no auto-mode classifier",
+        ),
+        difference=_POST_SPLIT,
+    ),
+    "PostToolUseFailure": EventSupport(
+        seam="tools/post-execute",
+        status="supported",
+        applied=(
+            "fires after a call whose tool body ran and failed, with `error`",
+            _FILE_PATHS,
+            '`additionalContext`, `decision: "block"` reason and exit 2 stderr reach the model',
+            NOTICE,
+            HALTS,
+            _NO_POST_EVENT,
+            _IF_EVALUATED,
+        ),
+        limits=("`is_interrupt` is never sent: cancelling a running tool fires no event",),
+        difference=_POST_SPLIT,
+    ),
+    "PostToolBatch": EventSupport(
+        seam="agent/post-tool-batch",
+        status="supported",
+        applied=(
+            "fires once after a step's tool results, before the next model call; denied calls"
+            " included, with the reason as `tool_response`",
+            "`tool_response` is the result's text, or Claude Code's block list when it holds"
+            " `tool_reference` blocks (a ToolSearch result, `task-tools-search`); `tool_input`"
+            " is the model's own",
+            '`decision: "block"`, exit 2 and `continue: false` stop the loop before the next'
+            " model call, with the reason",
+            "`additionalContext` injected once before the next model call",
+            NOTICE,
+        ),
+    ),
+    "PermissionDenied": EventSupport(
+        seam="tools/pre-execute",
+        status="partial",
+        applied=(
+            "fires after the auto-mode classifier refuses a call (between PreToolUse and the"
+            " permission policy), with `tool_name`, `tool_input`, `tool_use_id` and the"
+            " classifier's `reason`; not for deny rules, modes or hooks, as in Claude Code",
+            "`retry: true` (any hook) adds a user text telling the model it may try once more;"
+            " the denial stands",
+            "exit code and stderr ignored",
+            _IF_EVALUATED,
+        ),
+        limits=(
+            "dsh ships no auto-mode classifier: `auto` is refused (`dsh run --permission-mode"
+            " auto` exits 2) unless an embedding program passes an `AutoClassifier` to"
+            " `permission_state`, so PermissionDenied never fires in `dsh run`",
+        ),
+    ),
+    "Notification": not_supported("dsh has no notification channel"),
+    "SubagentStart": EventSupport(
+        seam="subagent/start",
+        status="supported",
+        applied=(
+            "fires for a child agent (the child fires no `UserPromptSubmit`)",
+            "`additionalContext` injected into the child's conversation",
+            "exit 2 stderr shown as a notice",
+            "`continue: false` cancels the child",
+        ),
+    ),
+    "SubagentStop": EventSupport(
+        seam="agent/turn-continuation",
+        status="partial",
+        applied=(
+            "fires when a child agent's turn would end, on the child's own continuation seam"
+            " (the child fires no `Stop`), with `agent_id`, `agent_type`,"
+            " `last_assistant_message` and `stop_hook_active`",
+            '`decision: "block"` and exit 2 keep the child running: its next request carries'
+            " the reason in 2.1.332's `Stop hook feedback:` framing",
+            "a child that ends otherwise (aborted, step limit, error) fires it on `subagent/end`",
+            "a compaction fires it after each answer of its summarization call"
+            " (`agent/compaction-reply`), as 2.1.332's compaction agent does: a new `agent_id`,"
+            ' `agent_type: ""`, the answer as `last_assistant_message`',
+        ),
+        limits=(
+            "a block or exit 2 on a compaction's SubagentStop has no effect: dsh summarizes in"
+            " the agent itself, with no agent to keep running (the corpus shows none)",
+        ),
+    ),
+    "TaskCreated": EventSupport(
+        seam="tools/task-created",
+        status="supported",
+        applied=(
+            "fires while `TaskCreate` runs, with the new task's id assigned and before the task"
+            " is kept: `task_id`, `task_subject`, `task_description`",
+            'exit 2 and `decision: "block"`: the task is not created (its id stays used) and the'
+            " model sees the reasons as the call's error result",
+            NOTICE,
+            "`continue: false` ignored, as in Claude Code",
+        ),
+    ),
+    "TaskCompleted": EventSupport(
+        seam="tools/task-completed",
+        status="partial",
+        applied=(
+            "fires while `TaskUpdate` would mark a task `completed` (from another status), with"
+            " the task as it was",
+            'exit 2 and `decision: "block"`: the task is not completed (no field of that update'
+            " is applied) and the call's result, not an error, is `TaskCompleted hook feedback:"
+            "\n[<command>]: R` (output `success: false` with it as `error`); PostToolUse fires",
+            NOTICE,
+        ),
+        limits=(
+            "a teammate ending its turn with tasks in progress, and `continue: false` stopping"
+            " the teammate: dsh has no agent teams (`continue` is ignored)",
+        ),
+    ),
+    "Stop": EventSupport(
+        seam="agent/turn-continuation",
+        status="supported",
+        applied=(
+            '`decision: "block"` and exit 2 continue the turn with the reason as'
+            " `Stop hook feedback` (exit 2: `[<command>]: S`) in a `<system-reminder>` steering"
+            " message framed as Claude Code frames it; a block also adds the context"
+            ' `Stop hook blocking error from command: "<command>": R` after it',
+            "`additionalContext` continues the turn as non-error feedback, framed the same",
+            "`stop_hook_active` reports a forced continuation; at most 8 in a row"
+            " (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`)",
+            "`last_assistant_message` sent; `background_tasks` lists the background subagents"
+            " still running (an `Agent` call, in the background unless it says"
+            " `run_in_background: false`)",
+            NOTICE,
+            HALTS,
+        ),
+        limits=(
+            "`background_tasks` lists no background shell of the Bash tool"
+            " (`run_in_background`), only subagents; `session_crons` is always an empty list:"
+            " dsh has no session crons",
+        ),
+    ),
+    "StopFailure": EventSupport(
+        seam="agent/turn-error",
+        status="supported",
+        applied=(
+            "fires instead of `Stop` when a turn ends on a model API error, with `error` and"
+            " `last_assistant_message`; output ignored, as in Claude Code",
+            "`error` from the HTTP status in Claude Code's vocabulary: `rate_limit` (429),"
+            " `authentication_failed` (401, 403), `overloaded` (529), `server_error` (other"
+            " 5xx), else `unknown`; `last_assistant_message` Claude Code's text (`API Error:"
+            " 400 M`, `Failed to authenticate. API Error: 401 M`, `API Error: Request rejected"
+            " (429) · M`)",
+        ),
+        limits=("`terminalSequence`: dsh runs hooks without a terminal of theirs",),
+    ),
+    "TeammateIdle": not_supported("dsh has no agent teams"),
+    "ConfigChange": not_supported("settings are read when the session starts; no settings watcher"),
+    "CwdChanged": EventSupport(
+        seam="agent/cwd-changed",
+        status="partial",
+        applied=(
+            "fires when a tool call (the Bash tool's `cd`) leaves the session in another"
+            " directory, after that call's post-tool hooks and before `PostToolBatch`, with"
+            " `old_cwd` and `new_cwd`; the hook runs in the new directory",
+            "exit 2 stderr shown to the user as a hook-error notice",
+            _ENV_FILE,
+            f"{NOTICE}; `continue` discarded, as in Claude Code",
+        ),
+        limits=("`watchPaths`: no file watcher (`FileChanged` is not supported)",),
+    ),
+    "DirectoryAdded": DIRECTORY_ADDED,
+    "FileChanged": not_supported("dsh has no file watcher"),
+    "WorktreeCreate": not_supported("dsh does not manage worktrees"),
+    "WorktreeRemove": not_supported("dsh does not manage worktrees"),
+    "PreCompact": EventSupport(
+        seam="agent/pre-compact",
+        status="supported",
+        applied=(
+            "`trigger` (`manual`, `auto`) and `custom_instructions`",
+            '`decision: "block"` and exit 2 veto the compaction',
+        ),
+    ),
+    "PostCompact": EventSupport(
+        seam="agent/post-compact",
+        status="supported",
+        applied=(
+            "`trigger` and `compact_summary`; followed by `SessionStart` with source `compact`",
+            "`compact_summary` is the summarization answer as it is; one without `<summary>` is"
+            " asked for once more first, as Claude Code retries it",
+            "exit 2 stderr shown to the user",
+        ),
+    ),
+    "PreModelSwitch": PRE_MODEL_SWITCH,
+    "PostModelSwitch": POST_MODEL_SWITCH,
+    "Elicitation": not_supported("dsh has no MCP client"),
+    "ElicitationResult": not_supported("dsh has no MCP client"),
+    "SessionEnd": EventSupport(
+        seam="agent/session-end",
+        status="supported",
+        applied=(
+            "fires once from `agent.close(reason)` with Claude Code's reason vocabulary",
+            "hooks share a 1.5-second budget, raised to the highest timeout declared in a"
+            " settings file and clamped at 60 s (`CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`"
+            " overrides)",
+            "output discarded, as in Claude Code; exit 2 stderr shown to the user",
+        ),
+    ),
+}
+
+if tuple(_TABLE) != CLAUDE_HOOK_EVENTS:  # pragma: no cover - a broken edit of this module
+    raise RuntimeError("HOOK_EVENT_HOST_SUPPORT must list every Claude Code event, in order")
+
+HOOK_EVENT_HOST_SUPPORT: Final[Mapping[str, EventSupport]] = MappingProxyType(_TABLE)
+"""Event name → how this host runs it; one row per event of the reference."""
+
+ADMITTED_EVENTS: Final[frozenset[str]] = frozenset(
+    name for name, row in _TABLE.items() if row.status != "not-supported"
+)
+"""The events the catalog admits declarations for (derived from the table)."""

@@ -1,0 +1,44 @@
+"""``Handlers``: a group of the bridge's listeners over its one ``Runtime``.
+
+The plugin (``_bridge.ClaudeHooksPlugin``) builds one ``Runtime`` and one object
+per handler group (lifecycle, subagents, tool events, permission events, command
+events, session commands), each taking the runtime, and registers their listeners.
+A group reads what it shares under the runtime's own names (``self.catalog``,
+``self._state``, ``await self._fire(...)``), bound here once, so a listener reads
+the same whichever group it is in and no group inherits another.
+"""
+
+from __future__ import annotations
+
+from dsh.hooks.claude.rules._modes import PermissionMode
+from dsh.hooks.claude.runtime._machinery import Runtime
+
+__all__ = ["Handlers"]
+
+
+class Handlers:
+    """What every handler group shares: the plugin's ``Runtime``, and its names."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.catalog = runtime.catalog
+        self.commands = runtime.commands
+        self.permissions = runtime.permissions
+        self.effort = runtime.effort
+        self.attended = runtime.attended
+        self.declared = runtime.declared
+        self.transcript_path = runtime.transcript_path
+        self._state = runtime._state
+        self._legacy_warned = runtime._legacy_warned
+        self._base = runtime._base
+        self._fire = runtime._fire
+        self._tool_hooks = runtime._tool_hooks
+        self._common_effects = runtime._common_effects
+        self._user_errors = runtime._user_errors
+        self._inject_contexts = runtime._inject_contexts
+        self._settle_background = runtime._settle_background
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """The mode hooks are sent (the permission policy's current one, when mounted)."""
+        return self.runtime.permission_mode

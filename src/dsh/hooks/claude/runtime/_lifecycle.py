@@ -1,0 +1,410 @@
+"""The bridge's lifecycle events: the session, the prompt, the turn's end, subagents, compaction.
+
+Setup, SessionStart, InstructionsLoaded, UserPromptSubmit, Stop, StopFailure,
+SubagentStart, SubagentStop, PreCompact, PostCompact, MessageDisplay,
+CwdChanged and SessionEnd: each listener selects the matching declarations,
+builds the payload Claude Code sends (field for field as the conformance
+captures show), fires them (``Runtime._fire``) and applies the answers with
+the event's rules and Claude Code's wording.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from dsh.agent import (
+    Agent,
+    CompactRequest,
+    ContinuationDecision,
+    ContinuationState,
+    DisplayDecision,
+    DisplayRequest,
+    InstructionsFile,
+    PreCompactDecision,
+    PromptAllow,
+    PromptDecision,
+    PromptSource,
+    SessionEndReason,
+    SessionStartSource,
+    SetupTrigger,
+    TurnResult,
+)
+from dsh.context import Next
+from dsh.hooks.claude.runtime._handlers import Handlers
+from dsh.hooks.claude.runtime._machinery import (
+    SOURCE,
+    Runtime,
+    additional_contexts,
+    background_tasks,
+    blocked_prompt_message,
+    blocking,
+    halting,
+    prompt_context_lines,
+    shown_reason,
+)
+from dsh.hooks.claude.runtime._subagents import SubagentEvents, stop_feedback
+from dsh.hooks.claude.transcript._resume import resume_fields
+from dsh.session import AbortCause, Content, content_text
+
+__all__ = ["LifecycleEvents"]
+
+logger = logging.getLogger("dsh.hooks.claude")
+
+
+class LifecycleEvents(Handlers):
+    """The listeners of the lifecycle events (``ClaudeHooksPlugin.apply`` mounts them)."""
+
+    def __init__(self, runtime: Runtime, subagents: SubagentEvents) -> None:
+        super().__init__(runtime)
+        # SubagentStop fires from the turn's end (`_stop`, `_subagent_stop`) too.
+        self.subagents = subagents
+        self._subagent_continuation = subagents._subagent_continuation
+        self._fire_subagent_stop = subagents._fire_subagent_stop
+        self._subagent_stop_fired = subagents._subagent_stop_fired
+
+    # -- Setup -----------------------------------------------------------------------
+
+    async def _setup(self, agent: Agent, trigger: SetupTrigger) -> None:
+        hooks = self.catalog.matching("Setup", trigger)
+        if not hooks:
+            return
+        payload = self._base(agent, "Setup", prompt_id=False, permission=False, effort=False)
+        payload["trigger"] = trigger
+        merged = await self._fire(agent, "Setup", hooks, payload)
+        # Plain stdout goes to Claude Code's debug log only; the hook/result event keeps it.
+        self._inject_contexts(agent, "Setup", merged, plain_as=None)
+        self._user_errors(agent, "Setup", merged)
+        self._common_effects(agent, "Setup", merged)
+
+    # -- InstructionsLoaded -------------------------------------------------------------
+
+    async def _instructions_loaded(self, agent: Agent, file: InstructionsFile) -> None:
+        hooks = self.catalog.matching("InstructionsLoaded", file.load_reason)
+        if not hooks:
+            return
+        payload = self._base(
+            agent, "InstructionsLoaded", prompt_id=False, permission=False, effort=False
+        )
+        payload["file_path"] = str(file.path)
+        payload["memory_type"] = file.scope
+        payload["load_reason"] = file.load_reason
+        if file.globs:
+            payload["globs"] = list(file.globs)
+        if file.trigger_file_path is not None:
+            payload["trigger_file_path"] = str(file.trigger_file_path)
+        if file.parent_path is not None:
+            payload["parent_file_path"] = str(file.parent_path)
+        # Exit code and output are discarded, as Claude Code discards them; the log keeps them.
+        await self._fire(agent, "InstructionsLoaded", hooks, payload)
+
+    # -- SessionStart ----------------------------------------------------------------
+
+    async def _session_start(self, agent: Agent, source: SessionStartSource) -> None:
+        if agent.parent is not None:
+            return  # a child fires SubagentStart instead
+        value: str = source
+        if source == "startup" and agent.forked_from is not None:
+            value = "fork"
+        hooks = self.catalog.matching("SessionStart", value)
+        if not hooks:
+            return
+        payload = self._base(
+            agent, "SessionStart", prompt_id=value == "compact", permission=False, effort=False
+        )
+        payload["source"] = value
+        if value == "compact":
+            payload["model"] = agent.model.name
+        elif value == "resume":
+            payload.update(
+                resume_fields(
+                    agent.events, system=agent.system, now=time.time(), messages=agent.messages()
+                )
+            )
+        merged = await self._fire(agent, "SessionStart", hooks, payload)
+        self._inject_contexts(agent, "SessionStart", merged, plain_as=f"SessionStart:{value}")
+        self._user_errors(agent, "SessionStart", merged)
+        self._common_effects(agent, "SessionStart", merged)
+
+    # -- UserPromptSubmit -----------------------------------------------------------
+
+    async def _prompt_submit(
+        self, agent: Agent, content: Content, source: PromptSource, nxt: Next[PromptDecision]
+    ) -> PromptDecision:
+        if source != "user" or agent.parent is not None:
+            return await nxt()
+        state = self._state(agent)
+        state.prompt_id = str(uuid.uuid4())
+        hooks = self.catalog.matching("UserPromptSubmit", None)
+        if not hooks:
+            return await nxt()
+        prompt = content_text(content)
+        payload = self._base(agent, "UserPromptSubmit", effort=False, agent_fields=False)
+        payload["prompt"] = prompt
+        merged = await self._fire(agent, "UserPromptSubmit", hooks, payload)
+        self._common_effects(agent, "UserPromptSubmit", merged)
+        message = blocked_prompt_message("UserPromptSubmit", merged, prompt)
+        if message is not None:
+            return PromptDecision.block(message)
+        lines = prompt_context_lines("UserPromptSubmit", merged)
+        decision = await nxt()
+        if not isinstance(decision, PromptAllow) or not lines:
+            return decision
+        text = "\n".join(lines)
+        if decision.additional_context:
+            text = f"{decision.additional_context}\n{text}"
+        return PromptDecision.allow(
+            decision.content, text, source=decision.source or f"{SOURCE}:UserPromptSubmit"
+        )
+
+    # -- Stop / StopFailure ---------------------------------------------------------------
+
+    async def _stop(
+        self, agent: Agent, state: ContinuationState, nxt: Next[ContinuationDecision]
+    ) -> ContinuationDecision:
+        if agent.parent is not None:  # a child fires SubagentStop, which may keep it running
+            return await self._subagent_continuation(agent, state, nxt)
+        if state.decision.continues:
+            return await nxt()  # queued steering continues anyway
+        hooks = self.catalog.matching("Stop", None)
+        if not hooks:
+            return await nxt()
+        payload = self._base(agent, "Stop")
+        payload["stop_hook_active"] = state.stop_hook_active
+        payload["last_assistant_message"] = state.final_text
+        payload["background_tasks"] = background_tasks(agent)
+        payload["session_crons"] = []
+        merged = await self._fire(agent, "Stop", hooks, payload)
+        self._common_effects(agent, "Stop", merged)
+        if halting(merged) is not None:
+            return await nxt()
+        blocks = blocking(merged)
+        if blocks:
+            feedback = stop_feedback([shown_reason(d, a) for d, a in blocks])
+            # 2.1.332: a JSON block (not exit 2) also names its command, as system text
+            # after the feedback (steering is drained before context at the next step);
+            # not when the continuation cap ends the turn, or it would reach the next one.
+            capped = state.streak >= agent.continuation_cap
+            for decl, answer in blocks:
+                if answer.blocking_error is None and not capped:
+                    agent.inject(
+                        f'Stop hook blocking error from command: "{decl.declared_command}":'
+                        f" {answer.block_reason}",
+                        source=f"{SOURCE}:Stop",
+                    )
+            return ContinuationDecision.continue_(feedback)
+        contexts = additional_contexts(merged)
+        if contexts:
+            return ContinuationDecision.continue_(stop_feedback(contexts))
+        return await nxt()
+
+    async def _turn_error(self, agent: Agent, error: Exception) -> None:
+        if agent.parent is not None:
+            return
+        # Claude Code shows the failure as a synthetic assistant message (`API Error: …`),
+        # which MessageDisplay sees before StopFailure fires. dsh reports the error on the
+        # turn's end line, so a `displayContent` for it has nothing to replace (a limit).
+        hooks = self.catalog.matching("MessageDisplay", None)
+        if hooks:
+            payload = self._display_payload(
+                agent, agent.turn_id or "", str(uuid.uuid4()), _api_error_text(error)
+            )
+            await self._fire(agent, "MessageDisplay", hooks, payload)
+        await self._stop_failure(agent, error)
+
+    async def _stop_failure(self, agent: Agent, error: Exception) -> None:
+        kind = _error_kind(error)
+        hooks = self.catalog.matching("StopFailure", kind)
+        if not hooks:
+            return
+        payload = self._base(agent, "StopFailure", permission=False, agent_fields=False)
+        payload["error"] = kind
+        payload["last_assistant_message"] = _api_error_text(error)
+        await self._fire(agent, "StopFailure", hooks, payload)  # output ignored, as in Claude Code
+
+    # -- subagents -------------------------------------------------------------------------
+
+    async def _subagent_start(self, parent: Agent, child: Agent) -> None:
+        hooks = self.catalog.matching("SubagentStart", child.agent_type)
+        if not hooks:
+            return
+        payload = self._base(child, "SubagentStart", permission=False, effort=False)
+        merged = await self._fire(child, "SubagentStart", hooks, payload, log_to=parent)
+        for _, answer in merged.answers:
+            if answer.additional_context:
+                child.inject(
+                    f"SubagentStart hook additional context: {answer.additional_context}",
+                    source=f"{SOURCE}:SubagentStart",
+                )
+            if answer.system_message:
+                parent.notice(answer.system_message, source=f"{SOURCE}:SubagentStart")
+        self._user_errors(parent, "SubagentStart", merged)
+        halt = halting(merged)
+        if halt is not None:
+            child.cancel(
+                AbortCause(kind="hook", reason=halt.stop_reason or "SubagentStart hook"),
+                when="now",
+            )
+
+    async def _subagent_stop(self, parent: Agent, child: Agent, result: TurnResult) -> None:
+        # A child that ended without its continuation seam (aborted, step limit, error).
+        if not self._subagent_stop_fired(child):
+            await self._fire_subagent_stop(parent, child, result.final_text, active=False)
+
+    # -- compaction -------------------------------------------------------------------------
+
+    async def _pre_compact(
+        self, agent: Agent, request: CompactRequest, nxt: Next[PreCompactDecision]
+    ) -> PreCompactDecision:
+        state = self._state(agent)
+        state.compact_trigger = request.trigger
+        if request.trigger == "manual":
+            state.prompt_id = str(uuid.uuid4())  # `/compact` is a prompt in Claude Code
+        hooks = self.catalog.matching("PreCompact", request.trigger)
+        if not hooks:
+            return await nxt()
+        payload = self._base(
+            agent, "PreCompact", permission=False, agent_fields=False, effort=False
+        )
+        payload["trigger"] = request.trigger
+        payload["custom_instructions"] = request.instructions
+        merged = await self._fire(agent, "PreCompact", hooks, payload)
+        for _, answer in merged.answers:
+            if answer.system_message:
+                agent.notice(answer.system_message, source=f"{SOURCE}:PreCompact")
+        blocks = blocking(merged)
+        if blocks:
+            return PreCompactDecision.veto("\n".join(shown_reason(d, a) for d, a in blocks))
+        return await nxt()
+
+    async def _post_compact(self, agent: Agent, summary: str) -> None:
+        trigger = self._state(agent).compact_trigger
+        hooks = self.catalog.matching("PostCompact", trigger)
+        if not hooks:
+            return
+        payload = self._base(
+            agent, "PostCompact", permission=False, agent_fields=False, effort=False
+        )
+        payload["trigger"] = trigger
+        payload["compact_summary"] = summary
+        merged = await self._fire(agent, "PostCompact", hooks, payload)
+        self._user_errors(agent, "PostCompact", merged)
+
+    # -- MessageDisplay ------------------------------------------------------------------------
+
+    async def _message_display(
+        self, agent: Agent, request: DisplayRequest, nxt: Next[DisplayDecision]
+    ) -> DisplayDecision:
+        hooks = self.catalog.matching("MessageDisplay", None)
+        if agent.parent is not None or not hooks:
+            return await nxt()
+        payload = self._display_payload(
+            agent, request.turn_id, request.message_id, request.text, request.index, request.final
+        )
+        merged = await self._fire(agent, "MessageDisplay", hooks, payload)
+        # Failure, timeout and exit 2 show the original; `systemMessage` and `continue`
+        # are discarded. Several replacements: the last in declaration order wins.
+        shown = merged.last(lambda a: a.blocking_error is None and a.display_content is not None)
+        if shown is not None and shown.display_content is not None:
+            return DisplayDecision.replace(shown.display_content)
+        return await nxt()
+
+    def _display_payload(
+        self,
+        agent: Agent,
+        turn_id: str,
+        message_id: str,
+        text: str,
+        index: int = 0,
+        final: bool = True,
+    ) -> dict[str, Any]:
+        payload = self._base(
+            agent, "MessageDisplay", permission=False, agent_fields=False, effort=False
+        )
+        payload["turn_id"] = _as_uuid(turn_id)
+        payload["message_id"] = _as_uuid(message_id)
+        payload["index"] = index
+        payload["final"] = final
+        payload["delta"] = text
+        return payload
+
+    # -- CwdChanged ------------------------------------------------------------------------------
+
+    async def _cwd_changed(self, agent: Agent, old: Path, new: Path) -> None:
+        hooks = self.catalog.matching("CwdChanged", None)
+        if not hooks:
+            return
+        payload = self._base(agent, "CwdChanged", permission=False, effort=False)
+        payload["old_cwd"] = str(old)
+        payload["new_cwd"] = str(new)
+        merged = await self._fire(agent, "CwdChanged", hooks, payload)
+        # Exit 2 stderr and `systemMessage` reach the user; `continue` is discarded.
+        for _, answer in merged.answers:
+            if answer.system_message:
+                agent.notice(answer.system_message, source=f"{SOURCE}:CwdChanged")
+            if answer.watch_paths is not None:
+                logger.info("CwdChanged watchPaths are not applied (dsh has no file watcher)")
+        self._user_errors(agent, "CwdChanged", merged)
+
+    # -- SessionEnd ---------------------------------------------------------------------------
+
+    async def _session_end(self, agent: Agent, reason: SessionEndReason) -> None:
+        if agent.parent is not None:
+            return
+        await self._settle_background(agent)
+        hooks = self.catalog.matching("SessionEnd", reason)
+        if not hooks:
+            return
+        payload = self._base(
+            agent, "SessionEnd", permission=False, agent_fields=False, effort=False
+        )
+        payload["reason"] = reason
+        merged = await self._fire(agent, "SessionEnd", hooks, payload)
+        self._user_errors(agent, "SessionEnd", merged)
+
+
+def _as_uuid(value: str) -> str:
+    """dsh's 32-hex ids in Claude Code's dashed UUID form (other ids unchanged)."""
+    try:
+        return str(uuid.UUID(hex=value)) if len(value) == 32 else value
+    except ValueError:
+        return value
+
+
+def _error_kind(error: Exception) -> str:
+    """Claude Code's StopFailure ``error`` vocabulary, from the model error's status."""
+    status = getattr(error, "status", None)
+    if status == 429:
+        return "rate_limit"
+    if status in (401, 403):
+        return "authentication_failed"
+    if status == 529:  # the Anthropic API's "overloaded" status
+        return "overloaded"
+    if isinstance(status, int) and status >= 500:
+        return "server_error"
+    return "unknown"  # 2.1.332 too: a 400 is `unknown`, not `invalid_request` (`api-error`)
+
+
+_HTTP_PREFIX = re.compile(r"^HTTP \d+ from [^:]*: ")
+
+
+def _api_error_text(error: Exception) -> str:
+    """Claude Code's synthetic last assistant message for a failed turn, as 2.1.332 words it.
+
+    ``API Error: 400 M``; a 401 ``Failed to authenticate. API Error: 401 M``; a 429
+    ``API Error: Request rejected (429) · M`` (M: the error body's message).
+    """
+    status = getattr(error, "status", None)
+    message = str(getattr(error, "message", None) or error)
+    message = _HTTP_PREFIX.sub("", message)
+    if status is None:
+        return f"API Error: {message}"
+    if status == 401:
+        return f"Failed to authenticate. API Error: 401 {message}"
+    if status == 429:
+        return f"API Error: Request rejected (429) · {message}"
+    return f"API Error: {status} {message}"

@@ -1,0 +1,457 @@
+"""The bridge's shared machinery: Claude Code's common payload fields, env and answer rules.
+
+``Runtime`` holds what every event's listener uses (one per plugin; each handler
+group, ``_handlers.Handlers``, takes it): the catalog, the custom commands and the
+session's settings, the per-session state (``dsh.hook_protocol.SessionStates``
+keyed by the root agent), the transcript each hook may read, the common
+payload fields in Claude Code's order, Claude Code's hook environment, and
+``_fire``, which runs the hooks through ``dsh.hook_protocol.fire_hooks`` with
+Claude Code's answer rules. The effects every event shares (``systemMessage``,
+``continue: false``, exit 2 shown to the user, ``additionalContext``) are here
+too, and the ``if``-aware hook selection of tool events; the events themselves are
+the handler groups (``_lifecycle``, ``_subagents``, ``_tool_events``,
+``_permission_events``, ``_command_events``, ``_session_commands``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
+
+from dsh._frozen import frozen, slotted
+from dsh.agent import Agent, background_subagents
+from dsh.hook_protocol import (
+    HookOutcome,
+    HookRun,
+    MergedAnswers,
+    RoutedSink,
+    SessionStates,
+    WrongEvent,
+    fire_hooks,
+    root_session,
+)
+from dsh.hooks.claude.answers._answer import HookAnswer
+from dsh.hooks.claude.answers._decode import decode_answer
+from dsh.hooks.claude.rules._modes import PermissionMode
+from dsh.hooks.claude.runtime._no_verdict import no_verdict_notice
+from dsh.hooks.claude.settings._commands import CommandSet
+from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
+from dsh.hooks.claude.transcript._projection import (
+    TranscriptWriter,
+    claude_json,
+    default_transcript_dir,
+    project_slug,
+)
+from dsh.session import AbortCause, make_private_dir
+
+if TYPE_CHECKING:
+    from dsh.hooks.claude.permissions._plugin import PermissionState
+
+__all__ = [
+    "EFFORT_LEVEL",
+    "ENTRYPOINT",
+    "ENV_FILE_EVENTS",
+    "SOURCE",
+    "AgentState",
+    "Merged",
+    "PermissionMode",
+    "PreToolOutcome",
+    "Runtime",
+    "additional_contexts",
+    "background_tasks",
+    "blocked_prompt_message",
+    "blocking",
+    "halting",
+    "prompt_context_lines",
+    "shown_reason",
+]
+
+
+ENTRYPOINT: Final = "sdk-cli"
+EFFORT_LEVEL: Final = "medium"
+"""The ``effort.level`` (and ``CLAUDE_EFFORT``) hooks get by default: 2.1.332's default model's."""
+
+SOURCE: Final = "claude-hooks"
+
+ENV_FILE_EVENTS: Final = frozenset({"SessionStart", "Setup", "CwdChanged"})
+"""The events whose hooks get a ``CLAUDE_ENV_FILE`` to export the session's Bash environment."""
+
+Merged: TypeAlias = MergedAnswers[HookDeclaration, HookAnswer]
+"""Every decided answer of one event firing, in declaration order."""
+
+
+@frozen
+class PreToolOutcome:
+    """PreToolUse's merged answer for one call (deny > ask > allow; contexts in order)."""
+
+    denials: tuple[str, ...]
+    asks: tuple[str, ...]
+    contexts: tuple[str, ...]
+    allowed: bool = False
+
+
+@slotted
+class AgentState:
+    """Per-session bookkeeping: the current prompt id, tool start times, the compaction trigger."""
+
+    prompt_id: str | None = None
+    started: dict[str, float] = field(default_factory=dict)
+    compact_trigger: str = "manual"
+    # tool_use_id -> PreToolUse's outcome, from tools/rewrite-input to tools/pre-execute
+    pre_tool: dict[str, PreToolOutcome] = field(default_factory=dict)
+    # `async: true` hooks still running; the session's end cancels what is left.
+    background: set[asyncio.Task[None]] = field(default_factory=set)
+    # the subagents whose SubagentStop fired on their continuation seam (by agent id)
+    subagents_stopped: set[str] = field(default_factory=set)
+
+
+def additional_contexts(merged: Merged) -> list[str]:
+    """Each answer's ``additionalContext``, in declaration order."""
+    return [a.additional_context for _, a in merged if a.additional_context]
+
+
+def blocking(merged: Merged) -> tuple[tuple[HookDeclaration, HookAnswer], ...]:
+    """The answers that block (exit 2, ``decision: "block"``), with their declarations."""
+    return merged.where(lambda a: a.blocks)
+
+
+def shown_reason(decl: HookDeclaration, answer: HookAnswer) -> str:
+    """A blocking answer's reason as Claude Code shows it: a JSON ``reason`` as it is, exit 2's
+    stderr after ``[<command>]: `` (how 2.1.332 names the hook that printed it)."""
+    if answer.decision == "block" and answer.reason:
+        return answer.reason
+    if answer.blocking_error is not None:
+        stderr = answer.blocking_error.strip() or "No stderr output"
+        return f"[{decl.declared_command}]: {stderr}"
+    return answer.reason or "blocked by hook"
+
+
+def blocked_prompt_message(event: str, merged: Merged, prompt: str) -> str | None:
+    """A prompt event's block as Claude Code shows it (``<Event> operation blocked by
+    hook:``, the reasons, the original prompt unless suppressed), or ``None``."""
+    blocks = blocking(merged)
+    if not blocks:
+        return None
+    reasons = "\n".join(shown_reason(d, a) for d, a in blocks)
+    message = f"{event} operation blocked by hook:\n{reasons}"
+    if not any(a.suppress_original_prompt for _, a in merged.answers):
+        message += f"\n\nOriginal prompt: {prompt}"
+    return message
+
+
+def prompt_context_lines(event: str, merged: Merged) -> list[str]:
+    """Each answer's ``additionalContext`` (else its plain stdout), in Claude Code's wording."""
+    lines: list[str] = []
+    for _, answer in merged.answers:
+        if answer.additional_context:
+            lines.append(f"{event} hook additional context: {answer.additional_context}")
+        elif answer.plain:
+            lines.append(f"{event} hook success: {answer.plain}")
+    return lines
+
+
+def background_tasks(agent: Agent) -> list[dict[str, str]]:
+    """Stop's and SubagentStop's ``background_tasks``: the session's background subagents
+    still running, as 2.1.332 lists them."""
+    return [
+        {
+            "id": b.agent_id,
+            "type": "subagent",
+            "status": "running",
+            "description": b.description,
+            "agent_type": b.agent_type,
+        }
+        for b in background_subagents(root_session(agent))
+    ]
+
+
+def halting(merged: Merged) -> HookAnswer | None:
+    """The first ``continue: false`` answer."""
+    return merged.first(lambda a: a.halt)
+
+
+@frozen
+class _ClaudeRules:
+    """Claude Code's answer rules for one event (``dsh.hook_protocol.AnswerRules``)."""
+
+    event: str
+
+    def decode(self, run: HookRun) -> HookAnswer | WrongEvent | None:
+        return decode_answer(run, self.event)
+
+    def fail_closed(self, outcome: HookOutcome[HookAnswer]) -> HookAnswer:
+        run = outcome.run
+        return HookAnswer(
+            exit_code=run.exit_code if run.exit_code is not None else -1,
+            blocking_error=outcome.reason or "hook failed",
+        )
+
+    def to_json(self, answer: HookAnswer) -> object:
+        return answer.to_json()
+
+
+class Runtime:
+    """The settings and the machinery every listener of the bridge shares: one per plugin,
+    which each handler group takes."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        permission_mode: PermissionMode = "bypassPermissions",
+        transcript_dir: Path | None = None,
+        effort: str | None = EFFORT_LEVEL,
+        attended: bool = False,
+        permissions: PermissionState | None = None,
+        commands: CommandSet | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.commands = commands if commands is not None else CommandSet()
+        self._permission_mode: PermissionMode = permission_mode
+        self.permissions = permissions
+        self.transcript_dir = transcript_dir
+        self.effort = effort
+        self.attended = attended
+        # Per root agent, not per session id: a resumed session is a new process in
+        # Claude Code, with no prompt id until its first prompt.
+        self._state: SessionStates[Agent, AgentState] = SessionStates(AgentState)
+        self._transcripts: dict[Path, TranscriptWriter] = {}
+        self._legacy_warned: set[Hashable] = set()
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """The mode hooks are sent: the permission policy's current one, when it is mounted."""
+        return self.permissions.mode if self.permissions is not None else self._permission_mode
+
+    def declared(self, event: str) -> bool:
+        return bool(self.catalog.for_event(event))
+
+    def _tool_hooks(
+        self, event: str, name: str, arguments: Mapping[str, Any], agent: Agent
+    ) -> tuple[HookDeclaration, ...]:
+        """The hooks of a tool event for this call: matcher, then ``if`` (as Claude Code)."""
+        cwd = agent.workspace.cwd
+        return tuple(
+            h
+            for h in self.catalog.matching(event, name)
+            if h.if_rule is None or h.if_rule.admits(name, arguments, cwd=cwd)
+        )
+
+    def transcript_path(self, agent: Agent) -> Path:
+        """Where ``agent``'s (root session's) transcript is written."""
+        root = root_session(agent)
+        base = self.transcript_dir if self.transcript_dir is not None else default_transcript_dir()
+        project = root.workspace.project_dir or root.workspace.cwd
+        return base / project_slug(project) / f"{root.session_id}.jsonl"
+
+    def _session_env_dir(self) -> Path:
+        """Where the ``CLAUDE_ENV_FILE``s go: beside the transcripts, in dsh's data dir by
+        default (dsh's session state, so not Claude Code's config dir)."""
+        base = self.transcript_dir if self.transcript_dir is not None else default_transcript_dir()
+        return base.parent / "claude-session-env"
+
+    def _base(
+        self,
+        agent: Agent,
+        event: str,
+        *,
+        prompt_id: bool = True,
+        permission: bool = True,
+        agent_fields: bool = True,
+        effort: bool = True,
+    ) -> dict[str, Any]:
+        """The common fields, in Claude Code's order."""
+        root = root_session(agent)
+        payload: dict[str, Any] = {
+            "session_id": root.session_id,
+            "transcript_path": str(self.transcript_path(agent)),
+            "cwd": str(agent.workspace.cwd),
+        }
+        pid = self._state(agent).prompt_id
+        if prompt_id and pid is not None:
+            payload["prompt_id"] = pid
+        if permission:
+            payload["permission_mode"] = self.permission_mode
+        if agent_fields and agent.parent is not None:
+            payload["agent_id"] = agent.agent_id
+            payload["agent_type"] = agent.agent_type
+        if effort and self.effort is not None:
+            payload["effort"] = {"level": self.effort}
+        payload["hook_event_name"] = event
+        return payload
+
+    async def _fire(
+        self,
+        agent: Agent,
+        event: str,
+        hooks: Sequence[HookDeclaration],
+        payload: Mapping[str, Any],
+        *,
+        log_to: Agent | None = None,
+        detached: bool = False,
+    ) -> Merged:
+        """Run ``hooks`` with ``payload``; log them; return the decided answers in order.
+
+        ``detached``: not cancelled by the running turn's signal (a background hook).
+        """
+        if not detached and any(h.run_async for h in hooks):
+            # Claude Code does not wait for `async: true` hooks: their answers come later.
+            background = [h for h in hooks if h.run_async]
+            self._fire_background(agent, event, background, payload, self._async_answers(agent))
+            hooks = [h for h in hooks if not h.run_async]
+        if not hooks:
+            return MergedAnswers()
+        root = root_session(agent)
+        path = self.transcript_path(agent)
+        writer = self._transcripts.get(path)
+        if writer is None:
+            writer = self._transcripts[path] = TranscriptWriter(
+                path, session_id=root.session_id, permission_mode=self.permission_mode
+            )
+        writer.sync(root.events, cwd=root.workspace.cwd)
+        # As Claude Code writes it: compact JSON, UTF-8 raw, one trailing newline.
+        data = (claude_json(payload) + "\n").encode("utf-8")
+        env = _claude_env(root, payload, attended=self.attended)
+        _make_plugin_data(hooks)
+        files = None
+        if event in ENV_FILE_EVENTS:
+            files = _env_files(self._session_env_dir() / root.session_id, root, event, len(hooks))
+        handlers = []
+        for n, hook in enumerate(hooks):
+            own = env if files is None else {**env, "CLAUDE_ENV_FILE": str(files[n])}
+            handlers.append((hook, hook.to_command(cwd=agent.workspace.cwd, env=own)))
+        # The running turn's signal: `agent.cancel(..., when="now")` ends the hooks'
+        # process groups and their runs come back `cancelled` (no decision).
+        sink: Agent | RoutedSink = agent
+        if detached:
+            sink = RoutedSink(agent, None)
+        elif log_to is not None:
+            sink = RoutedSink(log_to, agent.signal if agent.signal is not None else log_to.signal)
+        merged = await fire_hooks(handlers, data, sink=sink, rules=_ClaudeRules(event))
+        warning = no_verdict_notice(event, merged)
+        if warning is not None:
+            agent.notice(warning, source=f"{SOURCE}:{event}", level="warning")
+        return merged
+
+    def _fire_background(
+        self,
+        agent: Agent,
+        event: str,
+        hooks: Sequence[HookDeclaration],
+        payload: Mapping[str, Any],
+        deliver: Callable[[Merged], None],
+    ) -> None:
+        """Run ``async: true`` hooks without waiting; ``deliver`` their answers when done.
+
+        Logged to ``agent`` like any firing, but not cancelled with its turn: only
+        ``_settle_background`` (the session's end) cancels them, closing their trail.
+        """
+        if not hooks:
+            return
+
+        async def run() -> None:
+            merged = await self._fire(agent, event, hooks, payload, detached=True)
+            deliver(merged)
+
+        tasks = self._state(agent).background
+        task = asyncio.get_running_loop().create_task(run(), name=f"claude-hooks:{event}:async")
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    def _async_answers(self, agent: Agent) -> Callable[[Merged], None]:
+        """How an ``async: true`` hook's answer reaches the model, as 2.1.332 delivers it: its
+        ``systemMessage`` and ``additionalContext`` as one context message ``M\\nC`` (no event
+        prefix) before the first model request after it finished; decisions have no effect."""
+
+        def deliver(merged: Merged) -> None:
+            for decl, answer in merged:
+                lines = [t for t in (answer.system_message, answer.additional_context) if t]
+                if lines:
+                    agent.inject("\n".join(lines), source=f"{SOURCE}:{decl.event}")
+
+        return deliver
+
+    async def _settle_background(self, agent: Agent) -> None:
+        """Cancel the session's ``async: true`` hooks still running and wait for them: each
+        invocation gets its (cancelled) ``hook/result`` before the session ends."""
+        tasks = list(self._state(agent).background)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _common_effects(self, agent: Agent, event: str, merged: Merged) -> None:
+        """``systemMessage`` as notices; ``continue: false`` halts after the step."""
+        for _, answer in merged:
+            if answer.system_message:
+                agent.notice(answer.system_message, source=f"{SOURCE}:{event}")
+        stop = halting(merged)
+        if stop is not None:
+            reason = stop.stop_reason or f"{event} hook stopped the session"
+            agent.cancel(AbortCause(kind="hook", reason=reason), when="after_step")
+
+    def _user_errors(self, agent: Agent, event: str, merged: Merged) -> None:
+        """Exit 2 where it cannot block: stderr shown to the user as a hook-error notice,
+        after ``[<command>]: `` as Claude Code shows it (SessionEnd: its own line)."""
+        for decl, answer in merged:
+            if answer.blocking_error is None:
+                continue
+            if event == "SessionEnd":
+                stderr = answer.blocking_error.strip() or "No stderr output"
+                text = f"SessionEnd hook [{decl.declared_command}] failed: {stderr}"
+            else:
+                text = f"{event} hook error: {shown_reason(decl, answer)}"
+            agent.notice(text, source=f"{SOURCE}:{event}", level="warning")
+
+    def _inject_contexts(
+        self, agent: Agent, event: str, merged: Merged, *, plain_as: str | None
+    ) -> None:
+        """Each hook's ``additionalContext`` as context; else, named ``plain_as``, its stdout."""
+        for _, answer in merged:
+            if answer.additional_context:
+                agent.inject(
+                    f"{event} hook additional context: {answer.additional_context}",
+                    source=f"{SOURCE}:{event}",
+                )
+            elif answer.plain and plain_as is not None:
+                agent.inject(f"{plain_as} hook success: {answer.plain}", source=f"{SOURCE}:{event}")
+
+
+def _make_plugin_data(hooks: Sequence[HookDeclaration]) -> None:
+    """Each plugin hook's ``CLAUDE_PLUGIN_DATA`` folder, there before the plugin's first hook
+    runs, as Claude Code makes it."""
+    for folder in {h.env.get("CLAUDE_PLUGIN_DATA", "") for h in hooks} - {""}:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+
+
+def _env_files(folder: Path, root: Agent, event: str, count: int) -> list[Path]:
+    """One ``CLAUDE_ENV_FILE`` per hook in ``folder``, as 2.1.332 names them
+    (``<event>-hook-<n>.sh``); the file is the hook's to create. Each is sourced before the
+    session's later Bash commands (``root``'s workspace), never in a hook. The folder is
+    0700, whatever the umask: a script planted there would run before every command."""
+    make_private_dir(folder)
+    files = [folder / f"{event.lower()}-hook-{n}.sh" for n in range(count)]
+    for path in files:
+        root.workspace.add_env_script(path)
+    return files
+
+
+def _claude_env(root: Agent, payload: Mapping[str, Any], *, attended: bool) -> dict[str, str]:
+    """The variables Claude Code sets for its hooks (beside each hook's own)."""
+    env = {
+        "CLAUDECODE": "1",
+        "CLAUDE_CODE_SESSION_ID": root.session_id,
+        "CLAUDE_CODE_ENTRYPOINT": ENTRYPOINT,
+        "CLAUDE_CODE_CHILD_SESSION": "1",
+        # Whether a person is at the terminal (`0` headless): hooks skip prompts when not.
+        "CLAUDE_CODE_SESSION_ATTENDED": "1" if attended else "0",
+        # The CLI's pid in Claude Code; dsh's own process is the host of the session.
+        "CLAUDE_PID": str(os.getpid()),
+    }
+    effort = payload.get("effort")
+    if isinstance(effort, dict) and isinstance(effort.get("level"), str):
+        env["CLAUDE_EFFORT"] = effort["level"]
+    return env

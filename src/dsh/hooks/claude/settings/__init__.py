@@ -1,0 +1,3 @@
+"""Claude Code settings: discovery, layers, validation, the catalog, plugins, permission settings,
+custom commands.
+"""

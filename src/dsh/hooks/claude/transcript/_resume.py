@@ -1,0 +1,75 @@
+"""SessionStart's ``resume`` figures, computed from the session dsh resumed.
+
+Claude Code 2.1.332 adds four keys to a ``source: "resume"`` payload:
+``seconds_since_last_response``, ``context_tokens`` (the last response's input,
+cache and output tokens), ``prompt_cache_likely_expired`` and
+``estimated_cache_write_usd``. dsh records no token usage and knows no model
+prices, so ``context_tokens`` is an estimate of what the model sees next (its
+system prompt and the log's projection) and the cost is that estimate at the
+rate 2.1.332 charged its default model; the time comes from the log itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Final
+
+from dsh.hooks.claude.transcript._projection import claude_json
+from dsh.session import (
+    AssistantMessage,
+    AssistantMessageEvent,
+    ModelMessage,
+    SessionEvent,
+    ToolResultMessage,
+    UserMessage,
+    content_text,
+    project,
+    thaw_json,
+)
+
+__all__ = ["CACHE_TTL_SECONDS", "CACHE_WRITE_USD_PER_TOKEN", "CHARS_PER_TOKEN", "resume_fields"]
+
+CACHE_TTL_SECONDS: Final = 300
+"""The prompt cache's lifetime Claude Code assumes (``cache_ttl: "5m"``)."""
+
+CACHE_WRITE_USD_PER_TOKEN: Final = 5e-6
+"""2.1.332's rate in the recording: 120 tokens cost 0.0006 USD on its default model."""
+
+CHARS_PER_TOKEN: Final = 4
+"""The rough size of a token, for a log that records no usage."""
+
+
+def resume_fields(
+    events: Sequence[SessionEvent],
+    *,
+    system: str | None,
+    now: float,
+    messages: Sequence[ModelMessage] | None = None,
+) -> dict[str, Any]:
+    """The four keys for a session resumed with ``events`` (none before any response).
+
+    ``messages``, when given, is ``project(events)`` already at hand (the agent's view).
+    """
+    last = next((e for e in reversed(events) if isinstance(e, AssistantMessageEvent)), None)
+    if last is None:
+        return {}
+    seconds = max(0, int(now - last.time))
+    view = project(events) if messages is None else messages
+    chars = len(system or "") + sum(_chars(m) for m in view)
+    tokens = math.ceil(chars / CHARS_PER_TOKEN)
+    return {
+        "seconds_since_last_response": seconds,
+        "context_tokens": tokens,
+        "prompt_cache_likely_expired": seconds > CACHE_TTL_SECONDS,
+        "estimated_cache_write_usd": round(tokens * CACHE_WRITE_USD_PER_TOKEN, 6),
+    }
+
+
+def _chars(message: ModelMessage) -> int:
+    if isinstance(message, AssistantMessage):
+        calls = [{"name": u.name, "input": thaw_json(u.arguments)} for u in message.tool_calls]
+        return len(message.text) + (len(claude_json(calls)) if calls else 0)
+    if isinstance(message, UserMessage | ToolResultMessage):
+        return len(content_text(message.content))
+    return len(message.text)

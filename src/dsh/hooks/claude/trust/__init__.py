@@ -1,0 +1,3 @@
+"""Project trust for Claude Code: fingerprints, trust records, the review, permission entries gated
+on trust.
+"""

@@ -1,0 +1,378 @@
+"""The trust review of a project: everything it controls that runs only once trusted.
+
+Four kinds of things a cloned repository puts in front of dsh, each with a
+fingerprint kept in the project's trust record (``dsh.hooks.claude.trust._records``):
+
+* the hooks its own settings files declare (the declaration and the project
+  files its command names);
+* the installed plugins that only its settings' ``enabledPlugins`` turn on
+  (the plugin's id, its root, where it was enabled and each of its hooks with
+  the plugin files they name): untrusted, the plugin is not mounted at all;
+* the widening entries of its ``.claude/settings.json`` permissions
+  (``permissions.allow``, ``additionalDirectories``: ``trust._gated``),
+  which Claude Code ignores in an untrusted workspace;
+* its instructions files (``CLAUDE.md``, ``.claude/CLAUDE.md``,
+  ``CLAUDE.local.md``, ``.claude/rules/*`` and what they import, in every
+  directory of the walk down to the project): the text the model would read.
+
+User-level, ``--settings``, managed and ``--plugin-dir`` sources always run.
+``TrustReview`` is the whole review (``dsh hooks check``, ``dsh hooks trust``,
+the run's one notice); ``TrustGate`` is the ``InstructionsGate`` a run's
+instructions loader asks at each session start, against the record as it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import shlex
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import final
+
+from dsh._frozen import frozen
+from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
+from dsh.hooks.claude.trust._gated import GatedEntry, gated_entries
+from dsh.hooks.claude.trust._records import (
+    HookTrust,
+    TrustRecord,
+    TrustState,
+    hook_entry,
+    hook_fingerprint,
+    hook_trust,
+    permission_entry,
+    permissions_trust,
+    place,
+    read_record,
+    shown,
+    state_of,
+    write_record,
+)
+from dsh.instructions import (
+    LoadedInstructions,
+    find_instructions,
+    fingerprint,
+    project_controlled,
+    shown_path,
+)
+from dsh.session import FrozenDict
+
+__all__ = [
+    "FileTrust",
+    "PluginTrust",
+    "TrustGate",
+    "TrustReview",
+    "project_instructions",
+    "record_review",
+    "review_trust",
+    "trusted_catalog",
+]
+
+
+@final
+@frozen(kw_only=True)
+class FileTrust:
+    """One of the project's instructions files and whether it may load."""
+
+    item: LoadedInstructions
+    fingerprint: str
+    state: TrustState
+
+    @property
+    def trusted(self) -> bool:
+        return self.state == "trusted"
+
+    def where(self, project: Path) -> str:
+        return f"instructions {shown_path(self.item.file.path, project)}"
+
+    def describe(self, project: Path) -> str:
+        """``instructions file CLAUDE.md (Project)``, with its importer when imported."""
+        file = self.item.file
+        text = f"instructions file {shown_path(file.path, project)} ({file.scope}"
+        if file.parent_path is not None:
+            text += f", imported by {shown_path(file.parent_path, project)}"
+        return text + ")"
+
+
+@final
+@frozen(kw_only=True)
+class PluginTrust:
+    """An installed plugin only the project's settings enable, and whether it may run."""
+
+    plugin: str
+    root: Path
+    enabled_in: str
+    hooks: tuple[HookDeclaration, ...]
+    fingerprint: str
+    state: TrustState
+
+    @property
+    def trusted(self) -> bool:
+        return self.state == "trusted"
+
+    def where(self, project: Path) -> str:
+        return f"plugin {self.plugin}"
+
+    def describe(self, project: Path) -> str:
+        """``plugin x@m enabled in .claude/settings.json (/root): its hooks E[0][0]: cmd; ...``."""
+        text = f"plugin {self.plugin} enabled in {shown_path(Path(self.enabled_in), project)}"
+        text += f" ({self.root})"
+        if not self.hooks:
+            return text + ": no hooks (its commands and skills)"
+        listed = "; ".join(
+            f"{h.event}[{h.origin().group}][{h.origin().index}]: {shown(h)}" for h in self.hooks
+        )
+        return f"{text}: its hooks {listed}"
+
+
+@final
+@frozen(kw_only=True)
+class TrustReview:
+    """What a project controls, each item with its trust state, and a problem with the record."""
+
+    project: Path
+    hooks: tuple[HookTrust, ...]
+    plugins: tuple[PluginTrust, ...]
+    files: tuple[FileTrust, ...]
+    problem: str | None
+    permissions: tuple[GatedEntry, ...] = ()
+    """The project's widening permission entries (``trust._gated``)."""
+    permissions_trusted: frozenset[str] = frozenset()
+    """The fingerprints of those trusted."""
+
+    def lines(self, *, every: bool = False) -> list[str]:
+        """``<state>: <item>`` for each untrusted item (``every``: each item)."""
+        items: list[HookTrust | PluginTrust | FileTrust] = [*self.hooks, *self.plugins, *self.files]
+        found = [f"{i.state}: {i.describe(self.project)}" for i in items if every or not i.trusted]
+        for entry in self.permissions:
+            trusted = entry.fingerprint in self.permissions_trusted
+            if every or not trusted:
+                state = "trusted" if trusted else "not trusted yet"
+                found.append(f"{state}: {entry.describe(self.project)}")
+        return found
+
+    def untrusted_permissions(self) -> tuple[GatedEntry, ...]:
+        return tuple(e for e in self.permissions if e.fingerprint not in self.permissions_trusted)
+
+    def notice(self) -> str | None:
+        """The one notice of a run that leaves untrusted items out, or ``None``."""
+        parts = []
+        hooks = [h for h in self.hooks if not h.trusted]
+        if hooks:
+            listed = "; ".join(f"{place(h.hook, self.project)} ({h.state})" for h in hooks)
+            parts.append(f"{len(hooks)} hook(s) not run: {listed}")
+        plugins = [p for p in self.plugins if not p.trusted]
+        if plugins:
+            listed = "; ".join(f"{p.plugin} ({p.state})" for p in plugins)
+            parts.append(f"{len(plugins)} plugin(s) its settings enable not run: {listed}")
+        files = [f for f in self.files if not f.trusted]
+        if files:
+            listed = "; ".join(
+                f"{shown_path(f.item.file.path, self.project)} ({f.state})" for f in files
+            )
+            parts.append(f"{len(files)} instructions file(s) not loaded: {listed}")
+        if not parts:
+            return None
+        quoted = shlex.quote(str(self.project))
+        text = (
+            f"warning: the untrusted project {self.project}: {'; '.join(parts)}."
+            f" Review them with `dsh hooks check --project {quoted}`, trust them with"
+            f" `dsh hooks trust --project {quoted}`, or run with --trust-project"
+        )
+        return text if self.problem is None else f"{text} ({self.problem})"
+
+
+def project_instructions(
+    project: Path, *, config_dir: Path, managed_dir: Path | None = None
+) -> list[LoadedInstructions]:
+    """The project's own instructions files a session start would load (before trust)."""
+    loaded = find_instructions(project, config_dir=config_dir, managed_dir=managed_dir)
+    return [item for item in loaded if project_controlled(item)]
+
+
+def _plugin_root(catalog: Catalog, plugin: str) -> Path | None:
+    """The root of a plugin whose hook files the catalog loaded (``None``: nothing runs)."""
+    for entry in catalog.sources:
+        source = entry.source
+        if source.plugin == plugin and source.plugin_root is not None and entry.status == "loaded":
+            return source.plugin_root
+    return None
+
+
+def _plugins(catalog: Catalog, record: TrustRecord) -> tuple[PluginTrust, ...]:
+    project = catalog.project_dir
+    found = []
+    for plugin, enabled_in in catalog.project_plugins.items():
+        root = _plugin_root(catalog, plugin)
+        if root is None:
+            continue
+        hooks = tuple(
+            h
+            for h in catalog.all_hooks()
+            if h.source.kind == "plugin" and h.source.plugin == plugin
+        )
+        declared = {
+            "plugin": plugin,
+            "root": str(root),
+            "enabled_in": shown_path(Path(enabled_in), project),
+            "hooks": [hook_fingerprint(h, project, root)[0] for h in hooks],
+        }
+        text = json.dumps(declared, sort_keys=True, ensure_ascii=True)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        state = state_of(digest, f"plugin {plugin}", record)
+        found.append(
+            PluginTrust(
+                plugin=plugin,
+                root=root,
+                enabled_in=enabled_in,
+                hooks=hooks,
+                fingerprint=digest,
+                state=state,
+            )
+        )
+    return tuple(found)
+
+
+def _of_plugin(hook: HookDeclaration, plugins: set[str]) -> bool:
+    return hook.source.kind == "plugin" and hook.source.plugin in plugins
+
+
+def _files(
+    project: Path, files: Sequence[LoadedInstructions], record: TrustRecord
+) -> tuple[FileTrust, ...]:
+    """Each file's state; a trusted file imported by one that is not is refused with it."""
+    reviewed = []
+    refused: set[Path] = set()
+    for item in files:
+        digest = fingerprint(item, project)
+        where = f"instructions {shown_path(item.file.path, project)}"
+        state = state_of(digest, where, record)
+        parent = item.file.parent_path
+        if state == "trusted" and parent is not None and parent in refused:
+            state = "imported by a file not trusted"
+        if state != "trusted":
+            refused.add(item.file.path)
+        reviewed.append(FileTrust(item=item, fingerprint=digest, state=state))
+    return tuple(reviewed)
+
+
+def review_trust(
+    catalog: Catalog,
+    trust_dir: Path | None = None,
+    files: Sequence[LoadedInstructions] = (),
+) -> TrustReview:
+    """Every item of the project's (its hooks, the plugins it enables, ``files``) and its state."""
+    project = catalog.project_dir
+    record = read_record(project, trust_dir)
+    hooks, problem = hook_trust(catalog, trust_dir, record)
+    trusted, _untrusted = permissions_trust(catalog, trust_dir, record)
+    return TrustReview(
+        project=project,
+        hooks=hooks,
+        plugins=_plugins(catalog, record),
+        files=_files(project, [f for f in files if project_controlled(f)], record),
+        problem=problem,
+        permissions=gated_entries(catalog.permissions),
+        permissions_trusted=trusted,
+    )
+
+
+def record_review(
+    catalog: Catalog,
+    trust_dir: Path | None = None,
+    files: Sequence[LoadedInstructions] = (),
+) -> TrustReview:
+    """Trust everything the project controls now (the record then holds exactly that)."""
+    review = review_trust(catalog, trust_dir, files)
+    project = review.project
+    write_record(
+        project,
+        trust_dir,
+        {
+            "hooks": [hook_entry(h, project) for h in review.hooks],
+            "plugins": [_entry(p.fingerprint, p.where(project)) for p in review.plugins],
+            "instructions": [_entry(f.fingerprint, f.where(project)) for f in review.files],
+            "permissions": [permission_entry(e, project) for e in review.permissions],
+        },
+    )
+    return dataclasses.replace(
+        review,
+        hooks=tuple(dataclasses.replace(h, state="trusted") for h in review.hooks),
+        plugins=tuple(dataclasses.replace(p, state="trusted") for p in review.plugins),
+        files=tuple(dataclasses.replace(f, state="trusted") for f in review.files),
+        permissions_trusted=frozenset(e.fingerprint for e in review.permissions),
+        problem=None,
+    )
+
+
+def _entry(digest: str, where: str) -> Mapping[str, str]:
+    return {"fingerprint": digest, "where": where}
+
+
+def trusted_catalog(catalog: Catalog, review: TrustReview) -> Catalog:
+    """``catalog`` without the project hooks and project-enabled plugins that are not trusted.
+
+    An untrusted plugin's files are ``disabled`` sources, so its commands and skills
+    are not mounted either."""
+    refused = {id(h.hook) for h in review.hooks if not h.trusted}
+    plugins = {p.plugin for p in review.plugins if not p.trusted}
+    if not refused and not plugins:
+        return catalog
+    kept = {
+        event: tuple(
+            h
+            for h in declared
+            if id(h) not in refused
+            and not (h.source.kind == "plugin" and h.source.plugin in plugins)
+        )
+        for event, declared in catalog.hooks.items()
+    }
+    note = "enabled by the project's settings, which are not trusted"
+    sources = tuple(
+        dataclasses.replace(e, status="disabled", admitted=0, note=note)
+        if e.source.kind == "plugin" and e.source.plugin in plugins
+        else e
+        for e in catalog.sources
+    )
+    return dataclasses.replace(
+        catalog, hooks=FrozenDict({e: h for e, h in kept.items() if h}), sources=sources
+    )
+
+
+class TrustGate:
+    """The ``InstructionsGate`` of a run: the project's files load only as its record trusts them.
+
+    The record is read again at each session start (a file changed since is
+    refused). ``announced`` are the files the run's trust notice already named;
+    only others are named again. A file imported by a refused one is refused too.
+    """
+
+    def __init__(
+        self, project: Path, trust_dir: Path | None, announced: Sequence[str] = ()
+    ) -> None:
+        self.project = project
+        self.trust_dir = trust_dir
+        self.announced = set(announced)
+
+    def admit(
+        self, loaded: Sequence[LoadedInstructions], /
+    ) -> tuple[list[LoadedInstructions], str | None]:
+        record = read_record(self.project, self.trust_dir)
+        mine = [item for item in loaded if project_controlled(item)]
+        refused = {id(f.item): f for f in _files(self.project, mine, record) if not f.trusted}
+        admitted = [item for item in loaded if id(item) not in refused]
+        named: list[str] = []
+        for f in refused.values():
+            shown_as = shown_path(f.item.file.path, self.project)
+            if shown_as not in self.announced:
+                self.announced.add(shown_as)
+                named.append(f"{shown_as} ({f.state})")
+        if not named:
+            return admitted, None
+        quoted = shlex.quote(str(self.project))
+        return admitted, (
+            f"warning: {len(named)} instructions file(s) of the untrusted project {self.project}"
+            f" not loaded: {'; '.join(named)}. Trust them with"
+            f" `dsh hooks trust --project {quoted}`, or run with --trust-project"
+        )

@@ -1,0 +1,121 @@
+"""``codex_hooks_plugin(catalog)``: Codex hooks running on dsh's seams.
+
+One listener per seam for the events the catalog's running hooks declare
+(``CODEX_EVENT_SUPPORT`` names the seam), with Codex's payloads, strict answers
+and model-visible wording. The plugin is composed, not inherited: one ``Runtime``
+(``_machinery``) and one object per handler group, each taking it
+(``_handlers.Handlers``): the lifecycle listeners (``_lifecycle``), the tool
+listeners (``_tool_events``) and the model-request listeners (``_model_events``).
+``apply`` registers their listeners.
+"""
+
+from __future__ import annotations
+
+from dsh.agent import (
+    MODEL_REQUEST,
+    MODEL_RESPONSE,
+    POST_COMPACT,
+    PRE_COMPACT,
+    PROMPT_SUBMIT,
+    SESSION_END,
+    SESSION_START,
+    SUBAGENT_END,
+    SUBAGENT_START,
+    TURN_CONTINUATION,
+)
+from dsh.context import Context
+from dsh.hooks.codex.config._types import CodexCatalog
+from dsh.hooks.codex.runtime._lifecycle import LifecycleEvents
+from dsh.hooks.codex.runtime._machinery import CodexPermissionMode, Runtime
+from dsh.hooks.codex.runtime._model_events import ModelEvents
+from dsh.hooks.codex.runtime._tool_events import ToolEvents
+from dsh.tools import (
+    APPROVAL_REQUEST,
+    POST_EXECUTE,
+    PRE_EXECUTE,
+    REWRITE_INPUT,
+    InputRewrite,
+    ProposedCall,
+)
+
+__all__ = ["CodexHooksPlugin", "codex_hooks_plugin"]
+
+
+class CodexHooksPlugin:
+    """The plugin ``codex_hooks_plugin`` returns: ``ctx.plugin(plugin)`` mounts it."""
+
+    def __init__(
+        self, catalog: CodexCatalog, *, permission_mode: CodexPermissionMode = "bypassPermissions"
+    ) -> None:
+        self.runtime = Runtime(catalog, permission_mode=permission_mode)
+        self.lifecycle = LifecycleEvents(self.runtime)
+        self.tools = ToolEvents(self.runtime)
+        self.model_events = ModelEvents(self.runtime)
+
+    @property
+    def catalog(self) -> CodexCatalog:
+        return self.runtime.catalog
+
+    @property
+    def permission_mode(self) -> CodexPermissionMode:
+        return self.runtime.permission_mode
+
+    def declared(self, event: str) -> bool:
+        return self.runtime.declared(event)
+
+    def seams(self) -> dict[str, str]:
+        """Event → seam of every event this plugin registers a listener for."""
+        from dsh.hooks.codex.events._support import CODEX_EVENT_SUPPORT
+
+        return {
+            event: CODEX_EVENT_SUPPORT[event].seam
+            for event in CODEX_EVENT_SUPPORT
+            if self.declared(event) and CODEX_EVENT_SUPPORT[event].status != "not-supported"
+        }
+
+    def apply(self, ctx: Context) -> None:
+        d = self.declared
+        life, tools, model = self.lifecycle, self.tools, self.model_events
+        if d("PreModelRequest"):
+            ctx.on(MODEL_REQUEST, model._model_request)
+        if d("PostModelRequest"):
+            ctx.on(MODEL_RESPONSE, model._model_response)
+        if d("SessionStart"):
+            ctx.on(SESSION_START, life._session_start)
+        if d("UserPromptSubmit") or d("Interrupt"):
+            ctx.on(PROMPT_SUBMIT, life._prompt_submit)
+        if d("PreToolUse"):
+            ctx.on(REWRITE_INPUT, self._pre_tool_input)
+            ctx.on(PRE_EXECUTE, tools._pre_tool)
+        if d("PermissionRequest"):
+            ctx.on(APPROVAL_REQUEST, tools._permission_request)
+        if d("PostToolUse"):
+            ctx.on(POST_EXECUTE, tools._post_tool)
+        if d("Stop"):
+            ctx.on(TURN_CONTINUATION, life._stop)
+        if d("SubagentStart"):
+            ctx.on(SUBAGENT_START, life._subagent_start)
+        if d("SubagentStop"):
+            ctx.on(SUBAGENT_END, life._subagent_stop)
+        if d("PreCompact"):
+            ctx.on(PRE_COMPACT, life._pre_compact)
+        if d("PreCompact") or d("PostCompact") or d("SessionStart"):
+            ctx.on(POST_COMPACT, life._post_compact)
+        # Also to kill (and log as cancelled) the `async: true` hooks still running.
+        if d("SessionEnd") or d("Interrupt") or any(h.run_async for h in self.catalog.running()):
+            ctx.on(SESSION_END, life._session_end)
+
+    async def _pre_tool_input(self, proposed: ProposedCall) -> InputRewrite | None:
+        # Defined here so a call's `rewritten_by` names CodexHooksPlugin.
+        return await self.tools._pre_tool_rewrite(proposed)
+
+
+def codex_hooks_plugin(
+    catalog: CodexCatalog, *, permission_mode: CodexPermissionMode = "bypassPermissions"
+) -> CodexHooksPlugin:
+    """The plugin that runs ``catalog``'s running hooks on dsh's seams.
+
+    ``permission_mode`` is what payloads say (Codex sends ``bypassPermissions``
+    under approval policy ``never``, as every ``codex exec``, else ``default``).
+    """
+    return CodexHooksPlugin(catalog, permission_mode=permission_mode)

@@ -14,9 +14,6 @@ from collections.abc import Mapping, Set
 import grimp
 
 KNOWN: tuple[frozenset[str], ...] = (
-    frozenset(
-        {"dsh.session._private_files", "dsh.session._store_base", "dsh.session._stored_events"}
-    ),
     frozenset({"dsh.host._config", "dsh.host._config_plain", "dsh.host._config_schema"}),
     frozenset(
         {

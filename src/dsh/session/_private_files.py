@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from dsh.session._store_base import SessionError
+from dsh.session._session_error import SessionError
 
 __all__ = [
     "UnsafeSessionPathError",

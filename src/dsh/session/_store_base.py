@@ -17,10 +17,10 @@ from types import TracebackType
 from typing import Protocol, Self, final, runtime_checkable
 
 from dsh._frozen import frozen
-from dsh.base import DshError
 from dsh.session._codec import encode_line, restamp
 from dsh.session._event_base import OpaqueEvent, SessionEvent
 from dsh.session._projection import Projection
+from dsh.session._session_error import SessionError
 from dsh.session._stored_events import EventsView, StoredEvents
 
 __all__ = [
@@ -55,10 +55,6 @@ def check_session_id(session_id: str) -> str:
 
 
 # --- errors and values --------------------------------------------------------
-
-
-class SessionError(DshError):
-    """A session store operation failed."""
 
 
 class SessionNotFoundError(SessionError, LookupError):

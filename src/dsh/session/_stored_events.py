@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Final, final, overload
 
 from dsh.session._event_base import SessionEvent
+from dsh.session._private_files import open_private
 
 __all__ = ["EventsView", "StoredEvents", "StoredEventsBuilder", "event_types"]
 
@@ -107,9 +108,6 @@ class StoredEvents(Sequence[SessionEvent]):
     def _read(self, block: int) -> list[bytes]:
         start, end = self._starts[block], self._starts[block + 1]
         line = FIRST_LINE + block * BLOCK
-        # Imported here: the private files' errors come from the store base, which imports this.
-        from dsh.session._private_files import open_private
-
         try:
             fd = open_private(self._path, os.O_RDONLY)
             try:

@@ -222,7 +222,7 @@ _COMMANDS: Final[dict[str, Callable[[_Repl, str], Awaitable[None]]]] = {
 
 def mounted_report(term: TerminalHost, options: RunOptions) -> str:
     """What this session runs: the native plugins in order, each profile's sources and hooks."""
-    lines = [f"Project: {options.project}", "", "Native plugins (in mounting order):"]
+    lines = [f"Project: {options.host.project}", "", "Native plugins (in mounting order):"]
     plugins = term.host.assembly.options.plugins
     lines += [f"  {describe(p)}" for p in plugins] or ["  (none)"]
     for profile in term.profiles:

@@ -433,10 +433,10 @@ async def run_machine(
 
     converter = StreamJson(
         write if streaming else _ignore,
-        cwd=str(options.project),
-        model=options.model.name,
-        permission_mode=options.permission_mode or "default",
-        start_source="resume" if options.resume is not None else "startup",
+        cwd=str(options.host.project),
+        model=options.host.model.name,
+        permission_mode=options.hooks.permission_mode or "default",
+        start_source="resume" if options.host.resume is not None else "startup",
         tools=tools,
     )
 

@@ -90,6 +90,11 @@ def prompt_from_stdin() -> tuple[bool, tuple[str, ...]]:
     return False, (text.strip(),)
 
 
+def _attended(options: RunOptions, attended: bool) -> RunOptions:
+    """``options`` with a person at the terminal or not (hooks see it; asks reach them)."""
+    return dataclasses.replace(options, hooks=dataclasses.replace(options.hooks, attended=attended))
+
+
 def session_runner(options: RunOptions, *, interactive: bool) -> Coroutine[Any, Any, ExitCode]:
     """How ``dsh run`` shows its session: interactive, live at a terminal, or plain lines."""
     printer = TranscriptPrinter()
@@ -100,9 +105,9 @@ def session_runner(options: RunOptions, *, interactive: bool) -> Coroutine[Any, 
     if interactive:
         from dsh.cli._interactive import run_interactive
 
-        return run_interactive(dataclasses.replace(options, attended=True), printer)
+        return run_interactive(_attended(options, True), printer)
     if stdout_is_terminal():
-        return run_live(dataclasses.replace(options, attended=stdin_is_terminal()), printer)
+        return run_live(_attended(options, stdin_is_terminal()), printer)
     from dsh.cli._run import run_session
 
     return run_session(options, printer)
@@ -179,7 +184,7 @@ async def terminal_host(
     from dsh.cli._approval_prompt import TerminalApprovalPrompt
     from dsh.cli._live import LiveView
 
-    view = LiveView(printer, project=options.project, echo_prompts=echo_prompts)
+    view = LiveView(printer, project=options.host.project, echo_prompts=echo_prompts)
     base = prepared_host_options(
         options,
         lambda line: printer.console.print(f"[dim]{plain_markup(line)}[/dim]"),
@@ -195,7 +200,7 @@ async def terminal_host(
             interrupt=lambda reason: holder[0].interrupt(reason),
         )
         broker = ApprovalBroker(prompt)
-    _hear_retries(options.model, view)
+    _hear_retries(options.host.model, view)
     hopts = dataclasses.replace(
         base,
         profiles=profiles,

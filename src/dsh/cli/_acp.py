@@ -12,26 +12,10 @@ from typing import Any
 import click
 
 from dsh.cli._lazy import work
+from dsh.cli._run_flags import SESSION_FLAGS
 
 __all__ = ["acp_command"]
 
-
-_SHARED = (
-    "model_spec",
-    "base_url",
-    "session_dir",
-    "max_steps",
-    "settings_files",
-    "plugin_dirs",
-    "no_claude_hooks",
-    "no_claude_md",
-    "permission_mode",
-    "add_dirs",
-    "hooks_choice",
-    "bypass_hook_trust",
-    "plugins",
-)
-"""``dsh run``'s options that describe a session: ``dsh acp`` takes the very same ones."""
 
 _OWN: tuple[click.Parameter, ...] = (
     click.Option(
@@ -48,7 +32,7 @@ def acp_command(run: click.Command) -> click.Command:
     """``dsh acp``, with ``run``'s session options (shared, so the two never drift apart)."""
     # An option ``run`` no longer has is left out here rather than failing every start of
     # ``dsh``; tests/acp checks that all are there.
-    shared = [p for p in run.params if p.name in _SHARED]
+    shared = [p for p in run.params if p.name in SESSION_FLAGS]
     return click.Command(
         "acp",
         callback=_serve,

@@ -23,7 +23,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Final
 
+from dsh._data_dir import user_data_dir
 from dsh.agent import notifications_ready, run_ready_notifications, watch_background
+from dsh.cli._add_dir import add_dir_interactive
 from dsh.cli._render import TranscriptPrinter, plain_markup, terminal_safe
 from dsh.cli._run import ExitCode, RunOptions, compact_command
 from dsh.cli._terminal import TerminalHost, terminal_host
@@ -46,8 +48,6 @@ _HELP: Final = (
 
 def history_path() -> Path:
     """The prompt history file: ``$DSH_DATA_DIR`` or dsh's user data dir, ``prompt_history``."""
-    from dsh._data_dir import user_data_dir
-
     override = os.environ.get("DSH_DATA_DIR")
     base = Path(override).expanduser() if override else user_data_dir()
     return base / HISTORY_FILE
@@ -197,8 +197,6 @@ class _Repl:
         self.out(plain_markup(mounted_report(self.term, self.options)), highlight=False)
 
     async def _add_dir(self, rest: str) -> None:
-        from dsh.cli._add_dir import add_dir_interactive
-
         line = await add_dir_interactive(self.term.agent, self.term.profiles, rest)
         self.out(terminal_safe(line), markup=False, highlight=False)
 

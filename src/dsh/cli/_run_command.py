@@ -22,7 +22,7 @@ from dsh.cli._errors import UserError, check_settings_args
 from dsh.cli._output_formats import run_machine
 from dsh.cli._process import run_async, session_dir, started
 from dsh.cli._run import NO_MODEL, ExitCode, RunOptions
-from dsh.cli._run_flags import IO_KEYS
+from dsh.cli._run_flags import IO_KEYS, SESSION_FLAGS
 from dsh.cli._run_settle import RunMode, Settled, settle, stream_prompts
 from dsh.cli._terminal import prompt_from_stdin, session_runner
 from dsh.hooks import HooksChoice, HookSelection
@@ -36,24 +36,24 @@ __all__ = ["RunFlags", "SessionFlags", "load_run_model", "run"]
 class SessionFlags:
     """The flags that describe a session, shared by ``dsh run`` and ``dsh acp``."""
 
-    model_spec: str | None = None
-    base_url: str | None = None
-    session_dir: Path | None = None
-    max_steps: int = 50
-    settings_files: tuple[str, ...] = ()
-    plugin_dirs: tuple[Path, ...] = ()
-    hooks_choice: HooksChoice | None = None
-    bypass_hook_trust: bool = False
-    no_claude_hooks: bool = False
-    permission_mode: str | None = None
-    add_dirs: tuple[Path, ...] = ()
-    no_claude_md: bool = False
-    plugins: tuple[str, ...] = ()
+    model_spec: str | None
+    base_url: str | None
+    session_dir: Path | None
+    max_steps: int
+    settings_files: tuple[str, ...]
+    plugin_dirs: tuple[Path, ...]
+    hooks_choice: HooksChoice | None
+    bypass_hook_trust: bool
+    no_claude_hooks: bool
+    permission_mode: str | None
+    add_dirs: tuple[Path, ...]
+    no_claude_md: bool
+    plugins: tuple[str, ...]
 
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> SessionFlags:
-        """The session flags among a command's ``params``."""
-        return cls(**{name: params[name] for name in SESSION_FLAG_NAMES if name in params})
+        """The session flags among a command's ``params`` (``SESSION_FLAGS``, each one)."""
+        return cls(**{name: params[name] for name in SESSION_FLAGS})
 
     def agent(self) -> AgentOptions:
         return AgentOptions(max_steps=self.max_steps)
@@ -74,26 +74,23 @@ class SessionFlags:
         )
 
 
-SESSION_FLAG_NAMES = tuple(SessionFlags.__dataclass_fields__)
-"""``dsh run``'s options that describe a session: ``dsh acp`` takes the very same ones."""
-
-
 @frozen(kw_only=True)
 class RunFlags:
     """``dsh run``'s command line, as one value."""
 
-    prompt: tuple[str, ...] = ()
-    project: Path = Path(".")
-    session: SessionFlags = SessionFlags()
-    setup_init: bool = False
-    init_only: bool = False
-    maintenance: bool = False
-    trust_project: bool = False
+    prompt: tuple[str, ...]
+    project: Path
+    session: SessionFlags
+    setup_init: bool
+    init_only: bool
+    maintenance: bool
+    trust_project: bool
     io: Mapping[str, Any]
     """``io_options``' flags (``--output-format``, ``--resume``...), as ``settle`` reads them."""
 
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> RunFlags:
+        """``dsh run``'s ``params`` (click's, by name) as one value."""
         return cls(
             prompt=params["prompt"],
             project=params["project"],

@@ -18,9 +18,27 @@ from typing import Any
 
 import click
 
-__all__ = ["IO_KEYS", "io_options", "run_flags"]
+__all__ = ["IO_KEYS", "SESSION_FLAGS", "io_options", "run_flags"]
 
 SESSION_DIR_HELP = "Where session logs live (default: $DSH_DATA_DIR or the user data dir)."
+
+SESSION_FLAGS = (
+    "model_spec",
+    "base_url",
+    "session_dir",
+    "max_steps",
+    "settings_files",
+    "plugin_dirs",
+    "no_claude_hooks",
+    "no_claude_md",
+    "permission_mode",
+    "add_dirs",
+    "hooks_choice",
+    "bypass_hook_trust",
+    "plugins",
+)
+"""``dsh run``'s options that describe a session: ``dsh acp`` takes the very same ones
+(``dsh.cli._run_command.SessionFlags`` is their value)."""
 
 IO_KEYS = (
     "output_format",

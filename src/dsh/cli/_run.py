@@ -25,7 +25,6 @@ from dsh.cli._errors import UserError
 from dsh.cli._model_command import model_command, run_model_command, slash_argument
 from dsh.cli._render import TranscriptPrinter, json_line, plain_markup
 from dsh.cli._sessions import resumed_summary
-from dsh.cli._stream_input import StreamInputError, run_stream
 from dsh.cli._trust import ask_to_trust, trust_profiles
 from dsh.hooks import HookSelection, mount_bridges
 from dsh.host import HostOptions, open_host
@@ -304,6 +303,9 @@ async def _run_stream(
     on_result: Callable[[TurnResult], None] | None = None,
 ) -> ExitCode:
     """``--input-format stream-json``: each user line a turn, control requests answered."""
+    # Only with that flag: a run of prompts from the command line never imports it.
+    from dsh.cli._stream_input import StreamInputError, run_stream
+
     assert options.stream_input is not None
     codes = [ExitCode.OK]
 

@@ -19,7 +19,6 @@ import click
 from dsh._frozen import frozen
 from dsh.agent import AgentOptions, SetupTrigger
 from dsh.cli._errors import UserError, check_settings_args
-from dsh.cli._output_formats import run_machine
 from dsh.cli._process import run_async, session_dir, started
 from dsh.cli._run import NO_MODEL, ExitCode, RunOptions
 from dsh.cli._run_flags import IO_KEYS, SESSION_FLAGS
@@ -154,6 +153,9 @@ def run_flags(flags: RunFlags) -> ExitCode:
         import dsh.instructions  # noqa: F401  (likewise)
     started()
     if settled.output_format is not None:
+        # Only with --output-format (or the config's): the transcript's runs never import it.
+        from dsh.cli._output_formats import run_machine
+
         return run_async(run_machine(options, settled.output_format), ExitCode.INTERNAL)
     return run_async(session_runner(options, interactive=interactive), ExitCode.INTERNAL)
 

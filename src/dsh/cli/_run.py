@@ -1,7 +1,8 @@
 """Running one session from the command line: ``dsh run`` and the demo share this.
 
-Turns the command line into ``HostOptions`` (Claude Code's flags into the
-Claude Code profile), opens the host, runs the turns and prints the
+``RunOptions`` is one run: the ``HostOptions`` before its bridges, the
+``HookSelection`` (``host_options`` mounts the bridges it asks for), the
+prompts. ``run_session`` opens the host, runs the turns and prints the
 transcript; the host closes the agent on every exit path, so session-end
 listeners always fire.
 """

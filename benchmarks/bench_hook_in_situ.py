@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from dsh.agent import AgentOptions
 from dsh.approval import APPROVAL, ApprovalBroker
 from dsh.base import use_pidfd_child_watcher
 from dsh.hook_protocol import _executor as executor
@@ -111,7 +112,11 @@ async def session(root: Path, steps: int, hooks: bool) -> tuple[float, float, fl
     model = Scripted(steps)
     store = JsonlSessionStore(root / "sessions")
     options = HostOptions(
-        project=project, model=model, store=store, builtin_tools=False, max_steps=steps + 5
+        project=project,
+        model=model,
+        store=store,
+        builtin_tools=False,
+        agent=AgentOptions(max_steps=steps + 5),
     )
     assembly = assemble(options)
     assembly.registry.register(ToolDefinition("Noop", "does nothing", SCHEMA, noop))

@@ -38,6 +38,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from dsh.agent import AgentOptions
 from dsh.agent._core import AgentCore
 from dsh.agent._history_size import HistorySize, message_chars
 from dsh.host import HostOptions, assemble
@@ -155,8 +156,7 @@ async def one_session(root: Path, model: Any, calls: int, full: bool) -> list[fl
         model=timed,
         store=store,
         builtin_tools=False,
-        max_steps=calls + 5,
-        compact_budget=10**12,
+        agent=AgentOptions(max_steps=calls + 5, compact_budget=10**12),
     )
     assembly = assemble(options)
     assembly.registry.register(ToolDefinition("Noop", "does nothing", SCHEMA, noop))

@@ -150,8 +150,8 @@ def test_the_docs_show_a_zed_snippet_that_starts_dsh_acp() -> None:
 
 
 def test_dsh_acp_takes_every_session_option_of_dsh_run() -> None:
-    from dsh.cli._acp import _SHARED
     from dsh.cli._main import cli
+    from dsh.cli._run_flags import SESSION_FLAGS as _SHARED
 
     acp_names = {p.name for p in cli.commands["acp"].params}
     run_names = {p.name for p in cli.commands["run"].params}

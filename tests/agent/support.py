@@ -4,6 +4,7 @@ session store and a scripted model, all in ``tmp_path``, assembled by ``dsh.host
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from typing import Any
 
 import psutil
 
-from dsh.agent import Agent
+from dsh.agent import Agent, AgentOptions
 from dsh.approval import ApprovalBroker, ApprovalService
 from dsh.context import Context
 from dsh.host import Assembly, HostOptions, assemble
@@ -47,6 +48,9 @@ def replies(*responses: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     return {"rules": list(extra.pop("rules", [])), "responses": list(responses), **extra}
 
 
+_AGENT_FIELDS = tuple(f.name for f in dataclasses.fields(AgentOptions))
+
+
 @dataclass
 class Harness:
     """An ``Assembly`` (no approval service unless asked for) and the agents made on it.
@@ -77,7 +81,12 @@ class Harness:
         return self.assembly.project
 
     def agent(self, session: SessionLog | None = None, **options: Any) -> Agent:
+        """An agent on ``session`` (default: a new one); ``options`` are ``Assembly.agent``'s
+        keywords, or ``AgentOptions`` fields over the host's (``max_steps=2``, ...)."""
         options.setdefault("model", self.model)
+        fields = {k: options.pop(k) for k in _AGENT_FIELDS if k in options}
+        if fields:
+            options["options"] = dataclasses.replace(self.assembly.options.agent, **fields)
         return self.assembly.agent(
             session if session is not None else self.store.create(), **options
         )

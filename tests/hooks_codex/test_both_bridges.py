@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from dsh.cli._codex import bridges_for
 from dsh.cli._run import RunOptions, host_options
+from dsh.hooks import HookSelection, bridges_for
 from dsh.hooks.codex import CodexProfile
-from dsh.host import TrustingProfile, open_host
+from dsh.host import HostOptions, TrustingProfile, open_host
 from dsh.models import ScriptedModel
 from tests.hooks_codex.codex_support import SCRIPT
 
@@ -81,7 +81,10 @@ async def test_both_suites_run_on_one_session_each_with_its_own_rules(
 
     model = ScriptedModel(SCRIPT_REPLIES)
     options = host_options(
-        RunOptions(prompts=("go",), model=model, project=project, session_dir=tmp_path / "s")
+        RunOptions(
+            host=HostOptions(project=project, model=model, session_dir=tmp_path / "s"),
+            prompts=("go",),
+        )
     )
     for profile in options.profiles:  # as `dsh hooks trust` (Codex's was trusted above)
         if isinstance(profile, TrustingProfile) and profile.name == "claude":
@@ -150,7 +153,9 @@ async def test_claude_codes_rules_see_codexs_exec_command_as_bash(
     model = ScriptedModel(script, record_to=tmp_path / "requests.jsonl")
     options = host_options(
         RunOptions(
-            prompts=("go",), model=model, project=project, session_dir=tmp_path / "s", hooks="both"
+            host=HostOptions(project=project, model=model, session_dir=tmp_path / "s"),
+            hooks=HookSelection(hooks="both"),
+            prompts=("go",),
         )
     )
     for profile in options.profiles:

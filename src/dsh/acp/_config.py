@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import final
 
 from dsh._frozen import frozen
+from dsh.agent import AgentOptions
 from dsh.approval import ApprovalService
 from dsh.context import Plugin
 from dsh.hooks import HookSelection, mount_bridges
@@ -34,12 +35,13 @@ class AcpConfig:
     ``hooks`` says which bridges and instruction files load and how, exactly as
     ``dsh run``'s flags do (``dsh.hooks.mount_bridges``, shared by both); a person
     is at the editor, so it is ``attended``. ``plugins`` and ``profiles`` are
-    mounted in every session, before the bridges.
+    mounted in every session, before the bridges; ``agent`` is how each session's agent
+    runs its turns (``--max-steps``).
     """
 
     model: Model
     session_dir: Path
-    max_steps: int = 50
+    agent: AgentOptions = field(default_factory=AgentOptions)
     hooks: HookSelection = field(default_factory=lambda: HookSelection(attended=True))
     trust_projects: bool = False
     """``--trust-project``: trust each session's project hooks as it opens (as accepting
@@ -79,7 +81,7 @@ def session_host_options(
         plugins=(*config.plugins, *bridges.plugins, seams.plugin),
         profiles=(*config.profiles, *bridges.profiles),
         approval=seams.approval,
-        max_steps=config.max_steps,
+        agent=config.agent,
         on_event=seams.on_event,
         on_text=seams.on_text,
     )

@@ -82,6 +82,7 @@ from dsh.agent._model_calls import (
     ModelCallKind,
     ModelCallStatus,
 )
+from dsh.agent._options import AgentOptions
 from dsh.agent._switching import (
     DIRECTORY_ADDED,
     MODEL_SWITCH,
@@ -120,6 +121,7 @@ __all__ = [
     "TURN_ERROR",
     "TURN_STOP",
     "Agent",
+    "AgentOptions",
     "AgentToolInput",
     "BackgroundSubagent",
     "CancelWhen",

@@ -35,6 +35,7 @@ from dsh.agent._decisions import (
     SetupTrigger,
 )
 from dsh.agent._loop import drain_prompts, end_turn, run_steps
+from dsh.agent._options import AgentOptions
 from dsh.agent._switching import (
     MODEL_SWITCHED,
     DirectorySource,
@@ -70,8 +71,7 @@ __all__ = ["Agent", "CancelWhen", "TurnResult"]
 
 logger = logging.getLogger("dsh.agent")
 
-DEFAULT_MAX_STEPS = 50
-DEFAULT_CONTINUATION_CAP = 8
+DEFAULT_OPTIONS = AgentOptions()
 
 
 class Agent:
@@ -81,9 +81,8 @@ class Agent:
     inferred: ``startup`` for a new session or a fork (``forked_from`` tells
     them apart), ``resume`` for a session that already has events. ``store``
     is where subagents' sessions are created (subagents are unavailable
-    without it). ``compact_budget`` is the projected-context size, in
-    characters, above which the loop compacts before a model call (``None``:
-    never automatically).
+    without it). ``options`` are the loop's limits and manners (``AgentOptions``);
+    ``system`` is the system prompt sent with each model call.
     """
 
     def __init__(
@@ -94,13 +93,10 @@ class Agent:
         session: SessionLog,
         registry: ToolRegistry | None = None,
         workspace: Workspace | None = None,
+        options: AgentOptions = DEFAULT_OPTIONS,
         source: SessionStartSource | None = None,
-        max_steps: int = DEFAULT_MAX_STEPS,
-        continuation_cap: int = DEFAULT_CONTINUATION_CAP,
         system: str | None = None,
         store: SessionStore | None = None,
-        compact_budget: int | None = None,
-        parallel_tools: bool = True,
         on_event: Callable[[SessionEvent], None] | None = None,
         on_text: Callable[[str], None] | None = None,
         parent: Agent | None = None,
@@ -108,7 +104,6 @@ class Agent:
         agent_id: str | None = None,
         agent_type: str | None = None,
     ) -> None:
-        _check_limits(max_steps, continuation_cap, compact_budget)
         self._ctx = ctx
         self._model = model
         self._session = session
@@ -117,12 +112,9 @@ class Agent:
         if source is None:
             source = "resume" if session.events and session.forked_from is None else "startup"
         self._start_source: SessionStartSource = source
-        self._max_steps = max_steps
-        self._continuation_cap = continuation_cap
+        self._options = options
         self._system = system
         self._store = store
-        self._compact_budget = compact_budget
-        self._parallel_tools = parallel_tools
         self._parent = parent
         self._parent_token = parent_token
         self._agent_id = agent_id
@@ -242,20 +234,9 @@ class Agent:
         return self._closed
 
     @property
-    def max_steps(self) -> int:
-        return self._max_steps
-
-    @property
-    def continuation_cap(self) -> int:
-        return self._continuation_cap
-
-    @property
-    def compact_budget(self) -> int | None:
-        return self._compact_budget
-
-    @property
-    def parallel_tools(self) -> bool:
-        return self._parallel_tools
+    def options(self) -> AgentOptions:
+        """How this agent runs its turns (the step limit, the continuation cap, ...)."""
+        return self._options
 
     @property
     def events(self) -> Sequence[SessionEvent]:
@@ -418,15 +399,6 @@ class Agent:
         finally:
             core.turn = None
             core.cancel = None
-
-
-def _check_limits(max_steps: int, continuation_cap: int, compact_budget: int | None) -> None:
-    if max_steps < 1:
-        raise ValueError(f"Agent: max_steps must be at least 1, got {max_steps}")
-    if continuation_cap < 0:
-        raise ValueError(f"Agent: continuation_cap must be >= 0, got {continuation_cap}")
-    if compact_budget is not None and compact_budget < 1:
-        raise ValueError(f"Agent: compact_budget must be positive, got {compact_budget}")
 
 
 def _cwd() -> Path:

@@ -46,7 +46,7 @@ _SUMMARY_ATTEMPTS = 2
 
 
 async def compact_if_over_budget(core: AgentCore) -> None:
-    budget = core.agent.compact_budget
+    budget = core.agent.options.compact_budget
     if budget is not None and core.history_size.chars(core.projection()) > budget:
         await compact(core, "auto", None)
         core.check_cancel()

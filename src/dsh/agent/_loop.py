@@ -112,7 +112,7 @@ async def _before_model_call(core: AgentCore, step: int) -> None:
     """The step limit, ``agent/turn-stop`` after the first step, steering and context, and
     compaction when over budget (the turn's first compaction precedes its prompts)."""
     core.check_cancel()
-    max_steps = core.agent.max_steps
+    max_steps = core.agent.options.max_steps
     if step > max_steps:
         core.notice(
             f"stopped after {max_steps} steps (the step limit)", source="agent", level="warning"
@@ -215,7 +215,7 @@ async def _continuation(core: AgentCore, step: int, streak: int, text: str) -> i
     if not isinstance(decision, ContinuationContinue):
         raise EndTurn(COMPLETED)
     if not incoming.continues:
-        cap = core.agent.continuation_cap
+        cap = core.agent.options.continuation_cap
         if streak >= cap:
             core.notice(
                 f"continuation cap reached: {cap} forced continuations in a row; the turn ends",

@@ -49,7 +49,7 @@ async def run_tool_calls(
 
 def _groups(core: AgentCore, uses: Sequence[ToolUse]) -> list[list[ToolUse]]:
     """Runs of consecutive read-only, concurrency-safe calls; every other call alone."""
-    if not core.agent.parallel_tools:
+    if not core.agent.options.parallel_tools:
         return [[u] for u in uses]
     definitions = core.agent.registry.definitions()
     safe = {d.name for d in definitions if d.read_only and d.concurrency_safe}

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from dsh.cli._model_command import slash_argument
+
 if TYPE_CHECKING:
     from dsh.agent import Agent
     from dsh.cli._terminal import RecordingProfile
@@ -24,8 +26,6 @@ ADD_DIR_UNAVAILABLE: Final = "/add-dir isn't available in this environment."
 
 def add_dir_command(prompt: str) -> str | None:
     """The directory a ``/add-dir [DIR]`` prompt names (``""`` for none), else ``None``."""
-    from dsh.cli._model_command import slash_argument
-
     return slash_argument(prompt, "/add-dir")
 
 
@@ -33,6 +33,7 @@ async def add_dir_interactive(
     agent: Agent, profiles: Sequence[RecordingProfile], directory: str
 ) -> str:
     """Add ``directory`` to the session's working directories; the line to show."""
+    # Interactive only: a ``dsh run`` whose hooks are Codex's alone never loads this bridge.
     from dsh.hooks.claude import ClaudeCodeMount, add_working_directory
 
     state = None

@@ -13,15 +13,17 @@ from pathlib import Path
 import click
 
 from dsh.cli._errors import UserError
+from dsh.cli._process import started
 from dsh.cli._render import terminal_safe
+from dsh.host import CONFIG_KEYS, ConfigError, load_config, project_config_file
+from dsh.host import user_config_file as user_file
 
 __all__ = ["config_show"]
 
 
 def config_show(project: Path, *, as_json: bool) -> None:
-    from dsh.host import CONFIG_KEYS, ConfigError, load_config, project_config_file
-    from dsh.host import user_config_file as user_file
-
+    """``dsh config show``'s work: each key's value and source, as a table or JSON."""
+    started()
     try:
         config = load_config(project)
     except ConfigError as exc:

@@ -13,6 +13,7 @@ and installed plugins never change what the demo does.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import tempfile
 from collections.abc import Callable
 from importlib.resources import files
@@ -21,11 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from dsh.agent import PROMPT_SUBMIT, SESSION_START, Agent, PromptDecision, PromptSource
+from dsh.cli._process import run_async, started
 from dsh.cli._render import TranscriptPrinter
 from dsh.cli._run import ExitCode, RunOptions, run_session
 from dsh.cli._terminal import run_live, stdout_is_terminal
 from dsh.context import Context, Next
-from dsh.host import Profile
+from dsh.hooks import HookSelection
+from dsh.hooks.claude import ClaudeCodeProfile
+from dsh.host import HostOptions, Profile
 from dsh.models import ScriptedModel
 from dsh.tools import (
     POST_EXECUTE,
@@ -42,6 +46,7 @@ __all__ = [
     "DEMO_PROMPTS",
     "DEMO_SCRIPT",
     "claude_settings_dir",
+    "demo",
     "demo_plugins",
     "install_claude_settings",
     "run_demo",
@@ -184,8 +189,6 @@ def install_claude_settings(project: Path) -> Path:
 
 def _claude_profile(state: Path) -> Profile:
     """Claude Code over the demo project's settings only (no user, managed or plugins)."""
-    from dsh.hooks.claude import ClaudeCodeProfile
-
     return ClaudeCodeProfile(
         home=state / "home",
         managed_path=state / "managed-settings.json",
@@ -208,6 +211,12 @@ def _make_project(root: Path) -> None:
     (root / "src").mkdir()
     (root / "src" / "app.c").write_text("int main(void) { return 0; }\n")
     (root / "README").write_text("A tiny project for the dsh demo.\n")
+
+
+def demo(keep: bool) -> None:
+    """``dsh demo``'s work (``--keep``: keep the project and its session log)."""
+    started()
+    sys.exit(int(run_async(run_demo(TranscriptPrinter(), keep=keep), ExitCode.INTERNAL)))
 
 
 async def run_demo(printer: TranscriptPrinter, *, keep: bool = False) -> ExitCode:
@@ -236,15 +245,18 @@ async def _run_in(root: Path, printer: TranscriptPrinter, *, keep: bool) -> Exit
         f"[dim]Claude Code hooks: {project / '.claude' / 'settings.json'} "
         f"(a copy of {claude_settings_dir()})[/dim]"
     )
-    options = RunOptions(
-        prompts=DEMO_PROMPTS,
-        model=ScriptedModel(DEMO_SCRIPT, source="dsh-demo"),
+    host = HostOptions(
         project=project,
+        model=ScriptedModel(DEMO_SCRIPT, source="dsh-demo"),
         session_dir=root / "sessions",
         plugins=demo_plugins(),
         profiles=(_claude_profile(root),),
-        claude_hooks=False,
-        claude_md=False,  # the demo's profile loads CLAUDE.md
+    )
+    options = RunOptions(
+        host=host,
+        # The demo's profile loads CLAUDE.md: no bridge of dsh run's own.
+        hooks=HookSelection(claude_hooks=False, claude_md=False),
+        prompts=DEMO_PROMPTS,
         trust_project=True,  # the demo's own copy of the settings
         show_session=keep,  # the log outlives the run only with --keep
     )

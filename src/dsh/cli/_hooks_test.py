@@ -17,6 +17,7 @@ environment variables and timeouts); nothing else runs: no tool, no model.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import sys
 import uuid
@@ -27,9 +28,24 @@ from typing import Any
 import click
 
 from dsh.cli._errors import UserError
+from dsh.cli._process import started
 from dsh.cli._render import terminal_safe
+from dsh.hook_protocol import HookDecodeError, WrongEvent, run_hook
+from dsh.hooks.claude import (
+    CLAUDE_HOOK_EVENTS,
+    EVENT_SPECS,
+    decode_answer,
+    load_catalog,
+    shown_reason,
+)
 
-__all__ = ["coverage_table", "generated_payload", "hooks_test"]
+__all__ = [
+    "coverage_main",
+    "coverage_table",
+    "generated_payload",
+    "hooks_test",
+    "hooks_test_main",
+]
 
 _DEFAULT_INPUTS: dict[str, dict[str, Any]] = {
     "Bash": {"command": "true", "description": "dsh hooks test"},
@@ -135,8 +151,6 @@ def _tool_input(text: str | None) -> dict[str, Any] | None:
 
 def _consequence(event: str, answer: Any, decl: Any, tool: str) -> list[str]:
     """What the bridge does with ``answer``, in words: what is blocked, what the model reads."""
-    from dsh.hooks.claude import shown_reason
-
     if answer is None:
         return ["no decision: the event goes on as if the hook were not there"]
     lines = []
@@ -170,9 +184,6 @@ def _consequence(event: str, answer: Any, decl: Any, tool: str) -> list[str]:
 
 async def _run_one(decl: Any, payload: Mapping[str, Any], project: Path) -> tuple[Any, Any, str]:
     """The raw run, the decoded answer (or ``None``) and the decoding problem (or ``""``)."""
-    from dsh.hook_protocol import HookDecodeError, WrongEvent, run_hook
-    from dsh.hooks.claude import decode_answer
-
     data = (json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
     run = await run_hook(decl.to_command(cwd=project), data)
     if run.exit_code is None:
@@ -208,6 +219,12 @@ def _show_run(decl: Any, run: Any, answer: Any, problem: str, tool: str) -> None
         echo(terminal_safe(f"  -> {line}"))
 
 
+def hooks_test_main(event: str | None, project: Path, **flags: Any) -> None:
+    """``dsh hooks test``'s work: its exit status is ``hooks_test``'s."""
+    started()
+    sys.exit(hooks_test(event, project=project.resolve(), **flags))
+
+
 def hooks_test(
     event: str | None,
     *,
@@ -223,8 +240,6 @@ def hooks_test(
     every: bool,
 ) -> int:
     """``dsh hooks test``; returns the exit status."""
-    from dsh.hooks.claude import CLAUDE_HOOK_EVENTS, EVENT_SPECS, load_catalog
-
     catalog = load_catalog(project, settings_files=settings_files, plugin_roots=plugin_dirs)
     if every:
         return _test_all(catalog, project)
@@ -296,10 +311,14 @@ def _literal_tool(decl: Any) -> str | None:
     return None
 
 
+def coverage_main(bridge: str) -> None:
+    """``dsh hooks coverage``'s work: its exit status is ``coverage_table``'s."""
+    started()
+    sys.exit(coverage_table(bridge))
+
+
 def coverage_table(bridge: str) -> int:
     """``dsh hooks coverage [claude|codex]``: the bridge's coverage page; 1 if it has none."""
-    import importlib
-
     module = importlib.import_module(f"dsh.hooks.{bridge}")
     render = getattr(module, "render_coverage_markdown", None)
     if render is None:

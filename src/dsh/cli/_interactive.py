@@ -23,7 +23,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Final
 
+from dsh._data_dir import user_data_dir
 from dsh.agent import notifications_ready, run_ready_notifications, watch_background
+from dsh.cli._add_dir import add_dir_interactive
 from dsh.cli._render import TranscriptPrinter, plain_markup, terminal_safe
 from dsh.cli._run import ExitCode, RunOptions, compact_command
 from dsh.cli._terminal import TerminalHost, terminal_host
@@ -46,8 +48,6 @@ _HELP: Final = (
 
 def history_path() -> Path:
     """The prompt history file: ``$DSH_DATA_DIR`` or dsh's user data dir, ``prompt_history``."""
-    from dsh._data_dir import user_data_dir
-
     override = os.environ.get("DSH_DATA_DIR")
     base = Path(override).expanduser() if override else user_data_dir()
     return base / HISTORY_FILE
@@ -197,8 +197,6 @@ class _Repl:
         self.out(plain_markup(mounted_report(self.term, self.options)), highlight=False)
 
     async def _add_dir(self, rest: str) -> None:
-        from dsh.cli._add_dir import add_dir_interactive
-
         line = await add_dir_interactive(self.term.agent, self.term.profiles, rest)
         self.out(terminal_safe(line), markup=False, highlight=False)
 
@@ -222,7 +220,7 @@ _COMMANDS: Final[dict[str, Callable[[_Repl, str], Awaitable[None]]]] = {
 
 def mounted_report(term: TerminalHost, options: RunOptions) -> str:
     """What this session runs: the native plugins in order, each profile's sources and hooks."""
-    lines = [f"Project: {options.project}", "", "Native plugins (in mounting order):"]
+    lines = [f"Project: {options.host.project}", "", "Native plugins (in mounting order):"]
     plugins = term.host.assembly.options.plugins
     lines += [f"  {describe(p)}" for p in plugins] or ["  (none)"]
     for profile in term.profiles:

@@ -15,6 +15,7 @@ does. Only for a terminal: piped output keeps the printer's plain lines.
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -410,8 +411,6 @@ def _brief(arguments: Mapping[str, Any]) -> str:
         value = arguments.get(key)
         if isinstance(value, str):
             return " ".join(value.split())[:120]
-    import json
-
     return json.dumps(arguments, ensure_ascii=False, default=str)[:120]
 
 

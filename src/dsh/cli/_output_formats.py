@@ -31,6 +31,7 @@ from typing import Any, Literal, TextIO
 
 from dsh import __version__
 from dsh.agent import TurnResult
+from dsh.cli._render import json_line
 from dsh.cli._run import ExitCode, RunOptions, _run_prompts, prepared_host_options
 from dsh.host import open_host
 from dsh.session import (
@@ -296,7 +297,8 @@ class StreamJson:
         text = content_text(event.content)
         content: Any = text
         if referenced_tools(event.content):
-            # A ToolSearch result: Claude Code writes its `tool_reference` blocks.
+            # A ToolSearch result: Claude Code writes its `tool_reference` blocks (the bridge
+            # is imported only then: a run whose hooks are Codex's alone never loads it).
             from dsh.hooks.claude import claude_content
 
             content = claude_content(event.content)
@@ -407,8 +409,6 @@ def _as_plain(value: Any) -> Any:
 
 def _write_line(out: TextIO) -> Callable[[dict[str, Any]], None]:
     def write(obj: dict[str, Any]) -> None:
-        from dsh.cli._render import json_line
-
         out.write(json_line(obj, separators=(",", ":")) + "\n")
         out.flush()
 
@@ -433,10 +433,10 @@ async def run_machine(
 
     converter = StreamJson(
         write if streaming else _ignore,
-        cwd=str(options.project),
-        model=options.model.name,
-        permission_mode=options.permission_mode or "default",
-        start_source="resume" if options.resume is not None else "startup",
+        cwd=str(options.host.project),
+        model=options.host.model.name,
+        permission_mode=options.hooks.permission_mode or "default",
+        start_source="resume" if options.host.resume is not None else "startup",
         tools=tools,
     )
 

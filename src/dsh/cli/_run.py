@@ -1,7 +1,8 @@
 """Running one session from the command line: ``dsh run`` and the demo share this.
 
-Turns the command line into ``HostOptions`` (Claude Code's flags into the
-Claude Code profile), opens the host, runs the turns and prints the
+``RunOptions`` is one run: the ``HostOptions`` before its bridges, the
+``HookSelection`` (``host_options`` mounts the bridges it asks for), the
+prompts. ``run_session`` opens the host, runs the turns and prints the
 transcript; the host closes the agent on every exit path, so session-end
 listeners always fire.
 """
@@ -9,21 +10,25 @@ listeners always fire.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import enum
 import importlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
-from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 from dsh._frozen import slotted
 from dsh.agent import Agent, SetupTrigger, TurnResult, run_notifications
+from dsh.base import become_subreaper
 from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command
+from dsh.cli._errors import UserError
 from dsh.cli._model_command import model_command, run_model_command, slash_argument
-from dsh.cli._render import TranscriptPrinter, plain_markup
-from dsh.context import Plugin
-from dsh.host import HostOptions, Profile, SystemPrompt, open_host
+from dsh.cli._render import TranscriptPrinter, json_line, plain_markup
+from dsh.cli._sessions import resumed_summary
+from dsh.cli._trust import ask_to_trust, trust_profiles
+from dsh.hooks import HookSelection, mount_bridges
+from dsh.host import HostOptions, open_host
 from dsh.models import Model, ModelError, ModelRequest, TextCallback
 from dsh.session import AssistantMessage, SessionEvent, TurnEndReason
 
@@ -84,41 +89,20 @@ NO_MODEL: Model = _NoModel()
 
 @slotted
 class RunOptions:
-    prompts: Sequence[str]
-    model: Model
-    project: Path
-    session_dir: Path
-    resume: str | None = None
-    plugins: Sequence[Plugin] = field(default_factory=tuple)
-    max_steps: int = 50
-    claude_hooks: bool = True
-    """Load the project's Claude Code hooks (user, project, local, managed, plugins)."""
-    settings_files: Sequence[str] = field(default_factory=tuple)
-    """Extra Claude Code settings files or inline JSON, as Claude Code's ``--settings``."""
-    plugin_dirs: Sequence[Path] = field(default_factory=tuple)
-    """Claude Code plugin directories loaded as enabled, as Claude Code's ``--plugin-dir``."""
-    permission_mode: (
-        Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"] | None
-    ) = None
-    """Claude Code's permission mode (``None``: the settings' ``defaultMode``, else default)."""
-    add_dirs: Sequence[Path] = field(default_factory=tuple)
-    """More working directories, as Claude Code's ``--add-dir``."""
-    claude_md: bool = True
-    """Load Claude Code's instructions files (``CLAUDE.md``...) into the session's context."""
+    """One ``dsh run``: the host it opens, the hooks it mounts, the prompts it runs.
+
+    ``host`` is the host before its bridges (``host_options`` adds the profiles and
+    plugins ``hooks`` asks for, after ``host.plugins`` and ``host.profiles``).
+    """
+
+    host: HostOptions
+    hooks: HookSelection = field(default_factory=HookSelection)
+    """The bridges and instructions files to mount (``--hooks``, ``--settings``, ...)."""
+    prompts: Sequence[str] = ()
     setup: SetupTrigger | None = None
     """Fire ``agent/setup`` with this trigger before the session starts (``--init``...)."""
-    profiles: Sequence[Profile] = field(default_factory=tuple)
-    """Profiles mounted after ``plugins``, before the one ``claude_hooks`` asks for."""
     show_session: bool = True
     """End with the session's id and log path (the demo, which deletes it, does not)."""
-    attended: bool = False
-    """A person is at the terminal (Claude Code hooks see ``CLAUDE_CODE_SESSION_ATTENDED=1``)."""
-    hooks: Literal["claude", "codex", "both"] | None = None
-    """``--hooks``: the bridges to mount (``None``: what the project has; ``bridges_for``)."""
-    bypass_hook_trust: bool = False
-    """``--dangerously-bypass-hook-trust``: run Codex hooks that are not trusted."""
-    system: str | SystemPrompt | None = field(default_factory=SystemPrompt)
-    """The system prompt (``HostOptions.system``): dsh's with the environment block by default."""
     trust_project: bool = False
     """Trust the project's own hooks before loading (``--trust-project``: accepting the prompt)."""
     stream_input: IO[str] | None = None
@@ -128,34 +112,13 @@ class RunOptions:
 
 
 def host_options(options: RunOptions) -> HostOptions:
-    """The host a ``dsh run`` command line describes."""
-    from dsh.hooks import HookSelection, mount_bridges
-
-    bridges = mount_bridges(
-        options.project,
-        HookSelection(
-            hooks=options.hooks,
-            claude_hooks=options.claude_hooks,
-            settings_files=tuple(options.settings_files),
-            plugin_dirs=tuple(options.plugin_dirs),
-            permission_mode=options.permission_mode,
-            add_dirs=tuple(options.add_dirs),
-            claude_md=options.claude_md,
-            attended=options.attended,
-            bypass_hook_trust=options.bypass_hook_trust,
-        ),
-    )
-    plugins = (*options.plugins, *bridges.plugins)
-    profiles = (*options.profiles, *bridges.profiles)
-    return HostOptions(
-        project=options.project,
-        model=options.model,
-        session_dir=options.session_dir,
-        resume=options.resume,
-        plugins=plugins,
-        profiles=profiles,
-        max_steps=options.max_steps,
-        system=options.system,
+    """The host a ``dsh run`` command line describes: its own, with the bridges mounted."""
+    host = options.host
+    bridges = mount_bridges(host.project, options.hooks)
+    return dataclasses.replace(
+        host,
+        plugins=(*host.plugins, *bridges.plugins),
+        profiles=(*host.profiles, *bridges.profiles),
     )
 
 
@@ -207,20 +170,14 @@ def prepared_host_options(
     """``host_options`` for a run that starts now: dsh becomes the subreaper of what its
     hooks leave behind, and the project's hooks are trusted if ``--trust-project`` (or a
     person asked through ``ask_trust``) says so; ``say`` shows what was trusted."""
-    from dsh.base import become_subreaper
-
     become_subreaper()  # what escapes a hook's group comes back to dsh, ended at session end
     host_opts = host_options(options)
     if options.trust_project:
-        from dsh.cli._trust import trust_profiles
-
-        trusted = trust_profiles(host_opts.profiles, options.project)
+        trusted = trust_profiles(host_opts.profiles, options.host.project)
         if trusted:  # one line, not one per hook: `dsh hooks check` lists them
-            say(f"trusted {trusted_summary(trusted)} of {options.project} (--trust-project)")
+            say(f"trusted {trusted_summary(trusted)} of {options.host.project} (--trust-project)")
     elif ask_trust is not None:
-        from dsh.cli._trust import ask_to_trust
-
-        ask_to_trust(host_opts.profiles, options.project, ask_trust)
+        ask_to_trust(host_opts.profiles, options.host.project, ask_trust)
     return host_opts
 
 
@@ -249,9 +206,7 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     try:
         async with open_host(host_opts) as host:
             session = host.session
-            if options.resume is not None:
-                from dsh.cli._sessions import resumed_summary
-
+            if options.host.resume is not None:
                 # A short line, not the whole history (`dsh log ID` shows that).
                 printer.out.print(
                     f"[dim]{plain_markup(resumed_summary(session.id, session.events))}[/dim]"
@@ -335,7 +290,7 @@ async def _run_prompts(
 
 
 def _resolver(options: RunOptions) -> Callable[[str], Model]:
-    return options.resolve_model or (lambda _name: options.model)
+    return options.resolve_model or (lambda _name: options.host.model)
 
 
 def _quiet(_text: str) -> None:
@@ -349,7 +304,7 @@ async def _run_stream(
     on_result: Callable[[TurnResult], None] | None = None,
 ) -> ExitCode:
     """``--input-format stream-json``: each user line a turn, control requests answered."""
-    from dsh.cli._errors import UserError
+    # Only with that flag: a run of prompts from the command line never imports it.
     from dsh.cli._stream_input import StreamInputError, run_stream
 
     assert options.stream_input is not None
@@ -364,8 +319,6 @@ async def _run_stream(
         return codes[-1] == ExitCode.OK
 
     def respond(line: Mapping[str, Any]) -> None:
-        from dsh.cli._render import json_line
-
         print(json_line(line), flush=True)
 
     try:

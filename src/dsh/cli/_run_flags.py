@@ -1,20 +1,44 @@
-"""``dsh run``'s machine and configuration flags, declared with click alone.
+"""``dsh run``'s arguments and flags, declared with click alone.
 
-``io_options`` adds ``--output-format``, ``--input-format``,
-``--system-prompt``, ``--append-system-prompt``, ``-c/--continue``,
-``--resume [ID]`` and ``--plugin`` to the command; nothing heavier is imported
-to declare them (``dsh --version`` pays only for click).
-``dsh.cli._run_settle.settle`` turns them into a run's settings.
+``run_flags`` stacks them on the command, in ``dsh run --help``'s order: the
+prompt, the session flags (``dsh acp`` takes the same ones), the Setup
+triggers, ``io_options`` (``--output-format``, ``--input-format``,
+``--system-prompt``, ``--append-system-prompt``, ``-c/--continue``, ``--resume
+[ID]``, ``--plugin``) and ``--trust-project``. Nothing heavier is imported to
+declare them (``dsh --version`` and ``dsh run --help`` pay only for click);
+``dsh.cli._run_command.RunFlags`` is the one value they become when the command
+runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
 
-__all__ = ["IO_KEYS", "io_options"]
+__all__ = ["IO_KEYS", "SESSION_FLAGS", "io_options", "run_flags"]
+
+SESSION_DIR_HELP = "Where session logs live (default: $DSH_DATA_DIR or the user data dir)."
+
+SESSION_FLAGS = (
+    "model_spec",
+    "base_url",
+    "session_dir",
+    "max_steps",
+    "settings_files",
+    "plugin_dirs",
+    "no_claude_hooks",
+    "no_claude_md",
+    "permission_mode",
+    "add_dirs",
+    "hooks_choice",
+    "bypass_hook_trust",
+    "plugins",
+)
+"""``dsh run``'s options that describe a session: ``dsh acp`` takes the very same ones
+(``dsh.cli._run_command.SessionFlags`` is their value)."""
 
 IO_KEYS = (
     "output_format",
@@ -92,3 +116,121 @@ def io_options(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         f = option(f)
     return f
+
+
+def run_flags(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``dsh run``'s arguments and flags, added to ``f`` in their ``--help`` order."""
+    f = io_options(trust_project_option(f))
+    for option in reversed(_RUN_OPTIONS):
+        f = option(f)
+    return f
+
+
+def trust_project_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``dsh run --trust-project``: trust the project's hooks as they are now, then run."""
+    return click.option(
+        "--trust-project",
+        is_flag=True,
+        help="Trust the project's own hooks, instructions files and the plugins its settings "
+        "enable, as they are now (recorded, as accepting the trust prompt; see `dsh hooks "
+        "trust`), then run. Without it a run leaves untrusted ones out.",
+    )(f)
+
+
+_RUN_OPTIONS = [
+    click.argument("prompt", nargs=-1),
+    click.option(
+        "--model",
+        "model_spec",
+        default=None,
+        help="scripted:FILE for a scripted model, or a model name on an OpenAI-compatible endpoint "
+        "(default: $DSH_MODEL).",
+    ),
+    click.option(
+        "--base-url", default=None, help="OpenAI-compatible endpoint (default: $DSH_BASE_URL)."
+    ),
+    click.option(
+        "--project",
+        type=click.Path(file_okay=False, exists=True, path_type=Path),
+        default=Path("."),
+        show_default=True,
+        help="The project directory: tools and hooks run there.",
+    ),
+    click.option(
+        "--session-dir", type=click.Path(path_type=Path), default=None, help=SESSION_DIR_HELP
+    ),
+    click.option("--max-steps", type=click.IntRange(min=1), default=50, show_default=True),
+    click.option(
+        "--settings",
+        "settings_files",
+        multiple=True,
+        help="An extra Claude Code settings file or inline JSON whose hooks run too.",
+    ),
+    click.option(
+        "--plugin-dir",
+        "plugin_dirs",
+        multiple=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        help="A Claude Code plugin directory whose hooks run too, as Claude Code's --plugin-dir.",
+    ),
+    click.option(
+        "--hooks",
+        "hooks_choice",
+        type=click.Choice(["claude", "codex", "both"]),
+        default=None,
+        help="The hook bridges to run (default: what the project has: .codex/, .claude/ or both;"
+        " Claude Code's otherwise). With both, Claude Code's hooks run first on each seam.",
+    ),
+    click.option(
+        "--dangerously-bypass-hook-trust",
+        "bypass_hook_trust",
+        is_flag=True,
+        help="Run Codex hooks that are not trusted, as Codex's flag of that name.",
+    ),
+    click.option(
+        "--no-claude-hooks",
+        is_flag=True,
+        help="Do not load the project's Claude Code hooks (--settings files still load).",
+    ),
+    click.option(
+        "--permission-mode",
+        type=click.Choice(
+            ["default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions", "manual"]
+        ),
+        default=None,
+        help="Claude Code's permission mode (default: the settings' defaultMode, else default): "
+        "default asks before a call changes files (headless: PermissionRequest hooks decide, else "
+        "denied); acceptEdits also runs file edits in the working directories; plan only reads; "
+        "dontAsk denies what would ask; bypassPermissions asks nothing. auto is refused (dsh has "
+        "no classifier). See docs/permissions.md.",
+    ),
+    click.option(
+        "--add-dir",
+        "add_dirs",
+        multiple=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Another working directory the session may change files in, as Claude Code's "
+        "--add-dir.",
+    ),
+    click.option(
+        "--no-claude-md",
+        is_flag=True,
+        help="Do not load Claude Code's instructions files (CLAUDE.md, rules) into the context.",
+    ),
+    click.option(
+        "--init",
+        "setup_init",
+        is_flag=True,
+        help="Fire Setup hooks (trigger init) before the session starts, then run PROMPT.",
+    ),
+    click.option(
+        "--init-only",
+        is_flag=True,
+        help="Fire Setup hooks (trigger init), start and end the session; no PROMPT.",
+    ),
+    click.option(
+        "--maintenance",
+        is_flag=True,
+        help="Fire Setup hooks (trigger maintenance) before the session starts, then run PROMPT.",
+    ),
+]

@@ -9,18 +9,24 @@ output format. ``stream_prompts`` reads ``--input-format stream-json`` prompts.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from dsh._frozen import frozen
+from dsh.base import set_hook_helpers
 from dsh.cli._errors import UserError
-
-if TYPE_CHECKING:
-    from dsh.context import Plugin
-    from dsh.host import DshConfig, SystemPrompt
+from dsh.cli._resume_picker import pick_session
+from dsh.cli._sessions import latest_session, resolve, session_project
+from dsh.context import Plugin
+from dsh.hook_protocol import withhold_variable
+from dsh.host import ConfigError, DshConfig, SystemPrompt, load_config
+from dsh.models import check_base_url
+from dsh.session import JsonlSessionStore
 
 __all__ = ["Settled", "load_plugin", "settle", "stream_prompts"]
 
@@ -43,8 +49,6 @@ class Settled:
 
 def load_plugin(spec: str, where: str) -> Plugin:
     """The native plugin ``module:function`` names; a ``UserError`` naming ``where`` if not."""
-    import sys
-
     module_name, _, name = spec.partition(":")
     here = str(Path.cwd())
     if here not in sys.path:  # a project's own plugin module, as `python -m` would find it
@@ -63,7 +67,6 @@ def load_plugin(spec: str, where: str) -> Plugin:
 
 def _guarded(plugin: Any, where: str) -> Plugin:
     """``plugin``, with a failure while it mounts reported as the user's (exit 2, no traceback)."""
-    import functools
 
     @functools.wraps(plugin)
     def mount(ctx: Any) -> None:
@@ -78,8 +81,6 @@ def _guarded(plugin: Any, where: str) -> Plugin:
 
 
 def _system(system_prompt: str | None, append: str | None) -> str | SystemPrompt:
-    from dsh.host import SystemPrompt
-
     return SystemPrompt(base=system_prompt, append=append)
 
 
@@ -99,10 +100,6 @@ def settle(
     """
     flags = dict(flags)
     project_given = flags.pop("project", None) is not None
-    from dsh.cli._sessions import latest_session, resolve, session_project
-    from dsh.host import ConfigError, load_config
-    from dsh.session import JsonlSessionStore
-
     store = JsonlSessionStore(session_dir)
     resume = _session_to_resume(store, project, io, latest_session, resolve)
     if resume is not None and not project_given:
@@ -112,8 +109,6 @@ def settle(
         config = load_config(project, flags=given)
     except ConfigError as exc:
         raise UserError(str(exc)) from exc
-    from dsh.base import set_hook_helpers
-
     set_hook_helpers(config.hook_helpers or "hook")  # the process's: its hooks run under it
     plugins: list[Plugin] = []
     for spec in config.plugins if not io.get("plugins") else ():
@@ -151,6 +146,7 @@ def _permission_mode(config: DshConfig) -> RunMode | None:
     ``defaultMode``); ``auto`` is refused, from a flag or a file alike (dsh has no classifier)."""
     mode = config.permission_mode
     if mode == "auto":
+        # Only then: a run whose hooks are Codex's alone never loads the Claude Code bridge.
         from dsh.hooks.claude import AUTO_REFUSED
 
         raise UserError(AUTO_REFUSED)
@@ -183,8 +179,6 @@ def _session_to_resume(
         return None
     if resume == "":
         if _at_terminal():
-            from dsh.cli._resume_picker import pick_session
-
             return pick_session(store, project)
         return str(latest(store, project).id)
     return str(resolve(store, resume))
@@ -192,8 +186,6 @@ def _session_to_resume(
 
 def _at_terminal() -> bool:
     """Whether a person can pick (both ends of the run are a terminal)."""
-    import sys
-
     return sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
 
 
@@ -202,8 +194,6 @@ def _base_url(config: DshConfig) -> str | None:
     the variable itself (its errors then name it)."""
     if config.base_url is None or config.sources["base_url"] == "env DSH_BASE_URL":
         return None
-    from dsh.models import check_base_url
-
     try:
         check_base_url(config.base_url)
     except ValueError as exc:
@@ -215,8 +205,6 @@ def _api_key(config: DshConfig) -> str | None:
     name = config.api_key_env
     if name is None:
         return None
-    from dsh.hook_protocol import withhold_variable
-
     withhold_variable(name)  # the key it names is a secret: no hook inherits it
     key = os.environ.get(name)
     if not key:

@@ -16,9 +16,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import click
+
 from dsh._frozen import frozen
 from dsh.cli._errors import UserError, resolve_session_id
-from dsh.cli._render import terminal_safe
+from dsh.cli._process import session_dir as _data_dir
+from dsh.cli._process import started
+from dsh.cli._render import TranscriptPrinter, terminal_safe
 from dsh.session import (
     JsonlSessionStore,
     SessionError,
@@ -32,6 +36,7 @@ from dsh.session import (
 __all__ = [
     "SessionRow",
     "latest_session",
+    "log",
     "log_main",
     "print_table",
     "print_timeline",
@@ -284,6 +289,12 @@ def resolve(store: JsonlSessionStore, given: str) -> str:
     return resolve_session_id(store.data_dir, given)
 
 
+def log(session_id: str | None, session_dir: Path | None, **flags: Any) -> None:
+    """``dsh log``'s work: the sessions of ``--session-dir`` (default: the data directory)."""
+    started()
+    log_main(session_id, _data_dir(session_dir), **flags)
+
+
 def log_main(
     session_id: str | None,
     data_dir: Path,
@@ -297,8 +308,6 @@ def log_main(
     verbose: bool,
 ) -> None:
     """``dsh log [ID]``: the table, or one session's timeline (or transcript)."""
-    import click
-
     store = JsonlSessionStore(data_dir)
     if session_id is None:
         if hooks_only or turn is not None or transcript:
@@ -307,8 +316,6 @@ def log_main(
         return
     events = store.load(resolve(store, session_id))
     if transcript:
-        from dsh.cli._render import TranscriptPrinter
-
         TranscriptPrinter(verbose=verbose).print_events(events)
         return
     print_timeline(events, hooks_only=hooks_only, turn=turn, as_json=as_json, echo=click.echo)

@@ -1,4 +1,5 @@
-"""``dsh log``'s flags, declared with click alone (the command imports the rest when it runs)."""
+"""``dsh log``'s and ``dsh hooks``' flags, declared with click alone (each command's work
+imports the rest when it runs)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import click
 
-__all__ = ["log_options"]
+__all__ = ["hook_source_options", "hooks_test_options", "log_options"]
 
 
 def log_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -79,3 +80,31 @@ def hooks_test_options(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         f = option(f)
     return f
+
+
+def hook_source_options(project_help: str) -> Callable[[Any], Any]:
+    """``--project``, ``--settings`` and ``--plugin-dir``, as ``dsh hooks`` commands take them."""
+
+    def decorate(f: Any) -> Any:
+        f = click.option(
+            "--plugin-dir",
+            "plugin_dirs",
+            multiple=True,
+            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            help="A Claude Code plugin root (its hooks/hooks.json is read), as --plugin-dir.",
+        )(f)
+        f = click.option(
+            "--settings",
+            "settings_files",
+            multiple=True,
+            help="An extra settings file or inline JSON, as Claude Code's --settings.",
+        )(f)
+        return click.option(
+            "--project",
+            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            default=Path("."),
+            show_default=True,
+            help=project_help,
+        )(f)
+
+    return decorate

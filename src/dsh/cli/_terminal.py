@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import click
+
 from dsh.agent import MESSAGE_DISPLAY, Agent, run_notifications
 from dsh.approval import ApprovalBroker
 from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command
@@ -26,6 +28,7 @@ from dsh.cli._run import (
     compact_command,
     exit_code_for,
     prepared_host_options,
+    run_session,
 )
 from dsh.host import Host, Profile, ProfileMount, open_host
 from dsh.session import SessionLog
@@ -70,8 +73,6 @@ def prompt_from_stdin() -> tuple[bool, tuple[str, ...]]:
     Returns ``(True, ())`` for interactive mode, else ``(False, (text,))``;
     raises a usage error when there is neither.
     """
-    import click
-
     missing = (
         "Missing argument 'PROMPT...'. Give one, pipe one in on standard input, "
         "or run dsh at a terminal for an interactive session."
@@ -90,21 +91,22 @@ def prompt_from_stdin() -> tuple[bool, tuple[str, ...]]:
     return False, (text.strip(),)
 
 
+def _attended(options: RunOptions, attended: bool) -> RunOptions:
+    """``options`` with a person at the terminal or not (hooks see it; asks reach them)."""
+    return dataclasses.replace(options, hooks=dataclasses.replace(options.hooks, attended=attended))
+
+
 def session_runner(options: RunOptions, *, interactive: bool) -> Coroutine[Any, Any, ExitCode]:
     """How ``dsh run`` shows its session: interactive, live at a terminal, or plain lines."""
     printer = TranscriptPrinter()
     if options.stream_input is not None:  # the lines on stdin drive it: plain output
-        from dsh.cli._run import run_session
-
         return run_session(options, printer)
     if interactive:
         from dsh.cli._interactive import run_interactive
 
-        return run_interactive(dataclasses.replace(options, attended=True), printer)
+        return run_interactive(_attended(options, True), printer)
     if stdout_is_terminal():
-        return run_live(dataclasses.replace(options, attended=stdin_is_terminal()), printer)
-    from dsh.cli._run import run_session
-
+        return run_live(_attended(options, stdin_is_terminal()), printer)
     return run_session(options, printer)
 
 
@@ -154,8 +156,6 @@ class TerminalHost:
 
 def _ask_trust(printer: TranscriptPrinter, lines: Sequence[str]) -> bool:
     """Claude Code's workspace-trust question, before anything of the project runs."""
-    import click
-
     printer.console.print(
         "[bold]This project declares hooks, permissions, plugins or instructions files that"
         " are not trusted yet:[/bold]"
@@ -179,7 +179,7 @@ async def terminal_host(
     from dsh.cli._approval_prompt import TerminalApprovalPrompt
     from dsh.cli._live import LiveView
 
-    view = LiveView(printer, project=options.project, echo_prompts=echo_prompts)
+    view = LiveView(printer, project=options.host.project, echo_prompts=echo_prompts)
     base = prepared_host_options(
         options,
         lambda line: printer.console.print(f"[dim]{plain_markup(line)}[/dim]"),
@@ -195,7 +195,7 @@ async def terminal_host(
             interrupt=lambda reason: holder[0].interrupt(reason),
         )
         broker = ApprovalBroker(prompt)
-    _hear_retries(options.model, view)
+    _hear_retries(options.host.model, view)
     hopts = dataclasses.replace(
         base,
         profiles=profiles,

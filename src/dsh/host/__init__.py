@@ -10,7 +10,7 @@ program of your own. The host imports no bridge: a bridge comes in as a
 ``Profile``, a structural protocol.
 """
 
-from dsh.host._assembly import AgentOptions, Assembly, assemble
+from dsh.host._assembly import Assembly, assemble
 from dsh.host._config import (
     CONFIG_KEYS,
     ConfigError,
@@ -32,7 +32,6 @@ from dsh.host._system_prompt import (
 __all__ = [
     "CONFIG_KEYS",
     "DEFAULT_SYSTEM_PROMPT",
-    "AgentOptions",
     "Assembly",
     "ConfigError",
     "DshConfig",

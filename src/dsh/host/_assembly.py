@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypedDict, Unpack
 
-from dsh.agent import Agent, SessionStartSource, subagent_plugin
+from dsh.agent import Agent, AgentOptions, SessionStartSource, subagent_plugin
 from dsh.approval import APPROVAL, ApprovalService
 from dsh.context import Context, Plugin
 from dsh.host._options import HostOptions
@@ -22,21 +21,7 @@ from dsh.models import Model
 from dsh.session import JsonlSessionStore, SessionEvent, SessionLog, SessionStore, default_data_dir
 from dsh.tools import TOOLS, ToolRegistry, Workspace, builtin_tools
 
-__all__ = ["AgentOptions", "Assembly", "assemble"]
-
-
-class AgentOptions(TypedDict, total=False):
-    """What ``Assembly.agent`` may set on one agent, beyond what ``HostOptions`` says."""
-
-    model: Model
-    source: SessionStartSource | None
-    max_steps: int
-    continuation_cap: int
-    system: str | None
-    compact_budget: int | None
-    parallel_tools: bool
-    on_event: Callable[[SessionEvent], None] | None
-    on_text: Callable[[str], None] | None
+__all__ = ["Assembly", "assemble"]
 
 
 class Assembly:
@@ -123,27 +108,34 @@ class Assembly:
             return system.render(self.project, (model or self.model).name)
         return system
 
-    def agent(self, session: SessionLog, **overrides: Unpack[AgentOptions]) -> Agent:
-        """An agent on ``session`` in a fresh workspace at the project; ``overrides`` win over
-        what ``options`` says (the model, the step limit, ...)."""
-        options = self.options
-        settings: AgentOptions = {
-            "model": self.model,
-            "max_steps": options.max_steps,
-            "compact_budget": options.compact_budget,
-            "on_event": options.on_event,
-            "on_text": options.on_text,
-        }
-        settings.update(overrides)
-        if "system" not in overrides:
-            settings["system"] = self.system_prompt(settings["model"])
+    def agent(
+        self,
+        session: SessionLog,
+        *,
+        model: Model | None = None,
+        options: AgentOptions | None = None,
+        source: SessionStartSource | None = None,
+        on_event: Callable[[SessionEvent], None] | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Agent:
+        """An agent on ``session`` in a fresh workspace at the project. ``model``, ``options``
+        and the callbacks, when given, win over the host's (``options.model``,
+        ``options.agent``, ``options.on_event``, ``options.on_text``); the system prompt is
+        rendered for the agent's model."""
+        host = self.options
+        model = model or self.model
         return Agent(
             self.ctx,
+            model=model,
             session=session,
+            options=options or host.agent,
             registry=self.registry,
             workspace=Workspace(cwd=self.project),
+            source=source,
+            system=self.system_prompt(model),
             store=self.store,
-            **settings,
+            on_event=on_event or host.on_event,
+            on_text=on_text or host.on_text,
         )
 
     async def dispose(self) -> None:

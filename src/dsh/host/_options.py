@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import final
 
 from dsh._frozen import frozen
+from dsh.agent import AgentOptions
 from dsh.approval import ApprovalBroker, ApprovalService
 from dsh.context import Plugin
 from dsh.host._profile import Profile
@@ -31,7 +32,9 @@ class HostOptions:
     ``subagents`` is false. ``approval`` is the ``APPROVAL`` service: by default a broker
     with no channel (nobody can answer an ask, so it is denied, after the
     ``approval/request`` listeners, PermissionRequest hooks among them, had
-    their say); ``None`` provides none. The rest configure the agent.
+    their say); ``None`` provides none. ``agent`` is how each agent runs its
+    turns (the step limit, the compaction budget, ...); ``system`` the prompt it
+    is sent; ``on_event`` and ``on_text`` watch it.
     """
 
     project: Path
@@ -44,13 +47,12 @@ class HostOptions:
     profiles: Sequence[Profile] = ()
     builtin_tools: bool = True
     approval: ApprovalService | None = field(default_factory=ApprovalBroker)
-    max_steps: int = 50
+    agent: AgentOptions = field(default_factory=AgentOptions)
     system: str | SystemPrompt | None = field(default_factory=SystemPrompt)
     """A ``SystemPrompt`` (default: dsh's coding-agent prompt and the environment block,
     rendered per agent), a string sent as it is, or ``None`` for no system prompt."""
     subagents: bool = True
     """Offer the ``Agent`` tool (subagents) with the built-in tools."""
-    compact_budget: int | None = None
     on_event: Callable[[SessionEvent], None] | None = None
     on_text: Callable[[str], None] | None = None
 

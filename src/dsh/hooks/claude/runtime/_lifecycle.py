@@ -188,7 +188,7 @@ class LifecycleEvents(Handlers):
             # 2.1.332: a JSON block (not exit 2) also names its command, as system text
             # after the feedback (steering is drained before context at the next step);
             # not when the continuation cap ends the turn, or it would reach the next one.
-            capped = state.streak >= agent.continuation_cap
+            capped = state.streak >= agent.options.continuation_cap
             for decl, answer in blocks:
                 if answer.blocking_error is None and not capped:
                     agent.inject(

@@ -1,0 +1,43 @@
+"""``AgentOptions``: how an agent runs its turns, as one frozen value.
+
+The limits and manners of the loop (the step limit, the continuation cap, the
+compaction budget, parallel tool calls), declared once: ``Agent`` takes one,
+``HostOptions.agent`` holds the host's, a subagent gets its parent's. What an
+agent works with (the context, the model, the session, the registry, the
+store, the callbacks, its parent) are collaborators, passed to ``Agent`` itself.
+"""
+
+from __future__ import annotations
+
+from typing import final
+
+from dsh._frozen import frozen
+
+__all__ = ["AgentOptions"]
+
+
+@final
+@frozen(kw_only=True)
+class AgentOptions:
+    """How an agent runs its turns.
+
+    ``max_steps`` bounds the model calls of one turn; ``continuation_cap`` the
+    times in a row ``agent/turn-continuation`` may send the model back;
+    ``compact_budget`` is the projected-context size, in characters, above
+    which the loop compacts before a model call (``None``: never
+    automatically); ``parallel_tools`` runs a step's tool calls together.
+    """
+
+    max_steps: int = 50
+    continuation_cap: int = 8
+    compact_budget: int | None = None
+    parallel_tools: bool = True
+
+    def __post_init__(self) -> None:
+        if self.max_steps < 1:
+            raise ValueError(f"Agent: max_steps must be at least 1, got {self.max_steps}")
+        if self.continuation_cap < 0:
+            raise ValueError(f"Agent: continuation_cap must be >= 0, got {self.continuation_cap}")
+        budget = self.compact_budget
+        if budget is not None and budget < 1:
+            raise ValueError(f"Agent: compact_budget must be positive, got {budget}")

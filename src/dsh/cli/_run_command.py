@@ -1,0 +1,218 @@
+"""``dsh run``'s work: its flags as one value, settled with the configuration, then the run.
+
+``RunFlags`` is what the command line says (``_run_flags`` declares it, click
+fills it); ``run`` settles it with the configuration files and ``DSH_*``
+(``_run_settle.settle``), loads the model and builds the one ``RunOptions``
+the session is run from: the ``HostOptions`` with its ``AgentOptions``, the
+``HookSelection``, the prompts.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from dsh._frozen import frozen
+from dsh.agent import AgentOptions, SetupTrigger
+from dsh.cli._errors import UserError, check_settings_args
+from dsh.cli._process import run_async, session_dir, started
+from dsh.cli._run import NO_MODEL, ExitCode, RunOptions
+from dsh.cli._run_flags import IO_KEYS, SESSION_FLAGS
+from dsh.cli._run_settle import RunMode, Settled, settle, stream_prompts
+from dsh.cli._terminal import prompt_from_stdin, session_runner
+from dsh.hooks import HooksChoice, HookSelection
+from dsh.host import HostOptions
+from dsh.models import Model, ModelError, load_model
+
+__all__ = ["RunFlags", "SessionFlags", "load_run_model", "run"]
+
+
+@frozen(kw_only=True)
+class SessionFlags:
+    """The flags that describe a session, shared by ``dsh run`` and ``dsh acp``."""
+
+    model_spec: str | None
+    base_url: str | None
+    session_dir: Path | None
+    max_steps: int
+    settings_files: tuple[str, ...]
+    plugin_dirs: tuple[Path, ...]
+    hooks_choice: HooksChoice | None
+    bypass_hook_trust: bool
+    no_claude_hooks: bool
+    permission_mode: str | None
+    add_dirs: tuple[Path, ...]
+    no_claude_md: bool
+    plugins: tuple[str, ...]
+
+    @classmethod
+    def of(cls, params: Mapping[str, Any]) -> SessionFlags:
+        """The session flags among a command's ``params`` (``SESSION_FLAGS``, each one)."""
+        return cls(**{name: params[name] for name in SESSION_FLAGS})
+
+    def agent(self) -> AgentOptions:
+        return AgentOptions(max_steps=self.max_steps)
+
+    def hooks(self, permission_mode: RunMode | None, *, attended: bool) -> HookSelection:
+        """The bridges these flags ask for, in ``permission_mode`` (the settled one)."""
+        check_settings_args(self.settings_files)
+        return HookSelection(
+            hooks=self.hooks_choice,
+            claude_hooks=not self.no_claude_hooks,
+            settings_files=self.settings_files,
+            plugin_dirs=self.plugin_dirs,
+            permission_mode=permission_mode,
+            add_dirs=tuple(p.resolve() for p in self.add_dirs),
+            claude_md=not self.no_claude_md,
+            attended=attended,
+            bypass_hook_trust=self.bypass_hook_trust,
+        )
+
+
+@frozen(kw_only=True)
+class RunFlags:
+    """``dsh run``'s command line, as one value."""
+
+    prompt: tuple[str, ...]
+    project: Path
+    session: SessionFlags
+    setup_init: bool
+    init_only: bool
+    maintenance: bool
+    trust_project: bool
+    io: Mapping[str, Any]
+    """``io_options``' flags (``--output-format``, ``--resume``...), as ``settle`` reads them."""
+
+    @classmethod
+    def of(cls, params: Mapping[str, Any]) -> RunFlags:
+        """``dsh run``'s ``params`` (click's, by name) as one value."""
+        return cls(
+            prompt=params["prompt"],
+            project=params["project"],
+            session=SessionFlags.of(params),
+            setup_init=params["setup_init"],
+            init_only=params["init_only"],
+            maintenance=params["maintenance"],
+            trust_project=params["trust_project"],
+            io={key: params[key] for key in IO_KEYS},
+        )
+
+    @property
+    def streamed(self) -> bool:
+        return self.io.get("input_format") == "stream-json"
+
+    @property
+    def setup(self) -> SetupTrigger | None:
+        if self.setup_init or self.init_only:
+            return "init"
+        return "maintenance" if self.maintenance else None
+
+
+def run(**params: Any) -> None:
+    """``dsh run``: click's ``params`` as ``RunFlags``, then ``run_flags``."""
+    sys.exit(int(run_flags(RunFlags.of(params))))
+
+
+def run_flags(flags: RunFlags) -> ExitCode:
+    """Run what ``flags`` say; returns the exit code."""
+    _check_usage(flags)
+    prompts = () if flags.streamed else stream_prompts(flags.prompt, flags.io)
+    interactive = False
+    if not flags.init_only and not prompts and not flags.streamed:
+        interactive, prompts = prompt_from_stdin()
+    sessions = session_dir(flags.session.session_dir)
+    settled = settle(
+        project=flags.project.resolve(), session_dir=sessions, flags=_given(), io=flags.io
+    )
+    model = _run_model(settled, flags)
+    options = RunOptions(
+        host=HostOptions(
+            project=settled.project,
+            model=model,
+            session_dir=sessions,
+            resume=settled.resume,
+            plugins=settled.plugins,
+            agent=flags.session.agent(),
+            system=settled.system,
+        ),
+        hooks=flags.session.hooks(settled.permission_mode, attended=False),
+        prompts=prompts,
+        setup=flags.setup,
+        trust_project=flags.trust_project,
+        stream_input=sys.stdin if flags.streamed else None,
+        resolve_model=_model_resolver(settled.model_spec, settled.base_url),
+    )
+    hooks = options.hooks
+    if hooks.claude_hooks or hooks.settings_files or hooks.plugin_dirs:
+        import dsh.hooks.claude  # before start-up ends: the bridge is imported either way
+    if hooks.claude_md:
+        import dsh.instructions  # noqa: F401  (likewise)
+    started()
+    if settled.output_format is not None:
+        # Only with --output-format (or the config's): the transcript's runs never import it.
+        from dsh.cli._output_formats import run_machine
+
+        return run_async(run_machine(options, settled.output_format), ExitCode.INTERNAL)
+    return run_async(session_runner(options, interactive=interactive), ExitCode.INTERNAL)
+
+
+def _check_usage(flags: RunFlags) -> None:
+    if flags.setup_init + flags.init_only + flags.maintenance > 1:
+        raise click.UsageError("--init, --init-only and --maintenance exclude each other")
+    if flags.init_only and flags.prompt:
+        raise click.UsageError("--init-only runs no prompt: drop PROMPT, or use --init")
+    if flags.streamed and (flags.prompt or flags.init_only):
+        raise click.UsageError("--input-format stream-json reads the prompts from stdin")
+
+
+def _run_model(settled: Settled, flags: RunFlags) -> Model:
+    spec = settled.model_spec  # the flag, DSH_MODEL or a config file's
+    if not spec and flags.init_only:
+        return NO_MODEL  # no prompt, no model call: as `claude --init-only`, no model needed
+    return load_run_model(settled)
+
+
+def load_run_model(settled: Settled) -> Model:
+    """The model the settled flags name (a usage error if none)."""
+    if not settled.model_spec:
+        raise click.UsageError(
+            "no model: pass --model scripted:FILE or --model NAME --base-url URL"
+        )
+    # The key and the base URL are left to dsh.models, which reads the environment
+    # itself: its errors then name the variable a value came from.
+    try:
+        return load_model(settled.model_spec, base_url=settled.base_url, api_key=settled.api_key)
+    except (ModelError, OSError, ValueError) as exc:
+        raise UserError(str(exc)) from exc
+
+
+def _given() -> dict[str, Any]:
+    """The configuration keys given as flags to the running command (not their defaults)."""
+    ctx = click.get_current_context()
+    keys = {
+        "model_spec": "model",
+        "base_url": "base_url",
+        "permission_mode": "permission_mode",
+        "project": "project",
+    }
+    given = {}
+    for param, key in keys.items():
+        if ctx.get_parameter_source(param) is not click.core.ParameterSource.DEFAULT:
+            given[key] = ctx.params[param]
+    return given
+
+
+def _model_resolver(spec: str | None, base_url: str | None) -> Callable[[str], Model]:
+    """What ``/model NAME`` and ``set_model`` select: NAME on the run's endpoint; a scripted
+    run keeps its script (there is no other model to switch to)."""
+
+    def resolve(name: str) -> Model:
+        if spec and spec.strip().startswith("scripted:"):
+            return load_model(spec)
+        return load_model(name, base_url=base_url)
+
+    return resolve

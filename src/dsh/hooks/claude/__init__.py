@@ -9,8 +9,9 @@ it (``python -m dsh.hooks.claude coverage``). ``claude_hooks_plugin(catalog)`` r
 admitted hooks on the agent's seams, with Claude Code's payloads, exit codes, JSON
 answers and model-visible wording; ``ClaudePermissionsPlugin`` (``permission_state``)
 enforces Claude Code's permission rules and modes (``parse_rule``, ``check_call``) on
-``tools/pre-execute``. (Claude Code's instructions files, ``CLAUDE.md``,
-are ``dsh.instructions``.)
+``tools/pre-execute``. ``generated_payload``, ``hooks_for`` and ``try_hook`` run one
+payload through the hooks by hand (``dsh hooks test``, ``dsh.testing``). (Claude Code's
+instructions files, ``CLAUDE.md``, are ``dsh.instructions``.)
 """
 
 from dsh.hooks.claude._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
@@ -62,6 +63,14 @@ from dsh.hooks.claude._transcript import (
     transcript_lines,
     write_transcript,
 )
+from dsh.hooks.claude._trial import (
+    HookTrial,
+    consequences,
+    generated_payload,
+    hooks_for,
+    pre_tool_decision,
+    try_hook,
+)
 from dsh.hooks.claude._types import (
     Catalog,
     Diagnostic,
@@ -105,6 +114,7 @@ __all__ = [
     "HookAnswer",
     "HookDeclaration",
     "HookSource",
+    "HookTrial",
     "IfRule",
     "Matcher",
     "MatcherError",
@@ -132,15 +142,20 @@ __all__ = [
     "check_call",
     "claude_content",
     "claude_hooks_plugin",
+    "consequences",
     "decode_answer",
     "default_transcript_dir",
+    "generated_payload",
+    "hooks_for",
     "load_catalog",
     "load_commands",
     "parse_rule",
     "permission_state",
+    "pre_tool_decision",
     "project_slug",
     "render_coverage_markdown",
     "shown_reason",
     "transcript_lines",
+    "try_hook",
     "write_transcript",
 ]

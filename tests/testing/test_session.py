@@ -120,3 +120,12 @@ def test_requests_are_json() -> None:
     (request,) = run.requests
     json.dumps(request)  # plain JSON, as request_to_json writes it
     assert request["messages"][0] == {"role": "user", "content": "hi"}
+
+
+async def test_with_claude_settings_the_permission_rules_apply_as_in_dsh_run() -> None:
+    write = call("Write", file_path="a.txt", content="x\n")
+    run = await run_session("w", write, say("ok"), claude_settings={})
+    assert_denied(run.tool_call("Write"), reason_contains="haven't granted it yet")
+    settings = {"permissions": {"defaultMode": "acceptEdits"}}
+    run = await run_session("w", write, say("ok"), claude_settings=settings)
+    assert_allowed(run.tool_call("Write"))

@@ -21,6 +21,7 @@ from dsh._frozen import frozen
 from dsh.hook_protocol import HookRun
 from dsh.hooks.claude import (
     CLAUDE_HOOK_EVENTS,
+    HookAnswer,
     consequences,
     generated_payload,
     hooks_for,
@@ -29,13 +30,14 @@ from dsh.hooks.claude import (
 )
 from dsh.hooks.codex import (
     CODEX_HOOK_EVENTS,
+    CodexAnswer,
     codex_hooks_for,
     codex_payload,
     codex_pre_tool_decision,
     try_codex_hook,
 )
 from dsh.testing._sandbox import Sandbox, sandbox, write_project
-from dsh.tools import PreToolDecision
+from dsh.tools import PreToolDecision, PreToolDeny
 
 __all__ = ["Bridge", "HookRunRecord", "HookTestResult", "run_hook"]
 
@@ -79,7 +81,7 @@ class HookTestResult:
     @property
     def model_text(self) -> str | None:
         """What the model reads of a denial (the tool's error result), else ``None``."""
-        return getattr(self.decision, "reason", None) if self.decision is not None else None
+        return self.decision.reason if isinstance(self.decision, PreToolDeny) else None
 
 
 async def run_hook(
@@ -117,7 +119,11 @@ async def run_hook(
 
 
 def _record(
-    run: HookRun, command: str, answer: Any, problem: str, said: Sequence[str] = ()
+    run: HookRun,
+    command: str,
+    answer: HookAnswer | CodexAnswer | None,
+    problem: str,
+    said: Sequence[str] = (),
 ) -> HookRunRecord:
     return HookRunRecord(
         command=command,

@@ -146,11 +146,11 @@ async def _claude(
     prompt: str | None,
 ) -> HookTestResult:
     catalog = box.claude_catalog()
-    payload = dict(given) if given is not None else {}
-    if given is None:
-        payload = generated_payload(
-            event, box.project, tool=tool, tool_input=tool_input, prompt=prompt
-        )
+    payload = (
+        dict(given)
+        if given is not None
+        else generated_payload(event, box.project, tool=tool, tool_input=tool_input, prompt=prompt)
+    )
     name = str(payload.get("tool_name", ""))
     trials = [await try_hook(d, payload, box.project) for d in hooks_for(catalog, event, payload)]
     runs = tuple(

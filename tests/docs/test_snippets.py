@@ -107,3 +107,18 @@ def test_plugins_md_says_where_ctx_comes_from() -> None:
     text = (ROOT / "docs/plugins.md").read_text()
     assert "(embedding.md)" in text
     assert "[docs/embedding.md](docs/embedding.md)" in (ROOT / "README.md").read_text()
+
+
+@pytest.mark.parametrize(("heading", "count"), [("## A plugin test", 1), ("## A hook test", 3)])
+def test_the_testing_examples_pass_as_printed(heading: str, count: int) -> None:
+    source = first_python_block(ROOT / "docs/testing.md", heading)
+    namespace: dict[str, Any] = {"__name__": "test_from_docs"}
+    exec(compile(source, "docs/testing.md", "exec"), namespace)
+    tests = [value for name, value in namespace.items() if name.startswith("test_")]
+    assert len(tests) == count
+    for test in tests:
+        test()  # each asserts, as pytest would run it
+
+
+def test_the_readme_links_the_testing_docs() -> None:
+    assert "[docs/testing.md](docs/testing.md)" in (ROOT / "README.md").read_text()

@@ -20,8 +20,6 @@ import asyncio
 import importlib
 import json
 import sys
-import uuid
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,80 +28,16 @@ import click
 from dsh.cli._errors import UserError
 from dsh.cli._process import started
 from dsh.cli._render import terminal_safe
-from dsh.hook_protocol import HookDecodeError, WrongEvent, run_hook
 from dsh.hooks.claude import (
     CLAUDE_HOOK_EVENTS,
-    EVENT_SPECS,
-    decode_answer,
+    consequences,
+    generated_payload,
+    hooks_for,
     load_catalog,
-    shown_reason,
+    try_hook,
 )
 
-__all__ = [
-    "coverage_main",
-    "coverage_table",
-    "generated_payload",
-    "hooks_test",
-    "hooks_test_main",
-]
-
-_DEFAULT_INPUTS: dict[str, dict[str, Any]] = {
-    "Bash": {"command": "true", "description": "dsh hooks test"},
-    "Read": {"file_path": "README.md"},
-    "Write": {"file_path": "dsh-hooks-test.txt", "content": "test\n"},
-    "Edit": {"file_path": "README.md", "old_string": "a", "new_string": "b"},
-    "Glob": {"pattern": "**/*.py"},
-    "Grep": {"pattern": "TODO"},
-}
-
-# Event-specific fields of a generated payload (the common ones are added to each).
-_EVENT_FIELDS: dict[str, dict[str, Any]] = {
-    "SessionStart": {"source": "startup"},
-    "SessionEnd": {"reason": "other"},
-    "Setup": {"trigger": "init"},
-    "Stop": {"stop_hook_active": False},
-    "SubagentStop": {"stop_hook_active": False},
-    "PreCompact": {"trigger": "manual", "custom_instructions": ""},
-    "PostCompact": {"trigger": "manual"},
-    "Notification": {"message": "dsh hooks test", "notification_type": "idle_prompt"},
-}
-
-_TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")
-
-
-def generated_payload(
-    event: str,
-    project: Path,
-    *,
-    tool: str | None = None,
-    tool_input: Mapping[str, Any] | None = None,
-    prompt: str | None = None,
-    source: str | None = None,
-) -> dict[str, Any]:
-    """A Claude Code 2.1.332-shaped payload for ``event`` (fields in Claude Code's order)."""
-    session = str(uuid.uuid4())
-    payload: dict[str, Any] = {
-        "session_id": session,
-        "transcript_path": str(project / ".dsh-hooks-test" / f"{session}.jsonl"),
-        "cwd": str(project),
-        "permission_mode": "default",
-        "hook_event_name": event,
-    }
-    if event in _TOOL_EVENTS:
-        name = tool or "Bash"
-        payload["tool_name"] = name
-        payload["tool_input"] = dict(tool_input or _DEFAULT_INPUTS.get(name, {}))
-        payload["tool_use_id"] = "toolu_" + uuid.uuid4().hex[:24]
-        if event == "PostToolUse":
-            payload["tool_response"] = {"stdout": "", "stderr": "", "interrupted": False}
-        if event == "PostToolUseFailure":
-            payload["error"] = "Exit code 1"
-    elif event == "UserPromptSubmit":
-        payload["prompt"] = prompt if prompt is not None else "dsh hooks test"
-    payload.update(_EVENT_FIELDS.get(event, {}))
-    if source is not None and event in ("SessionStart", "Setup"):
-        payload["source" if event == "SessionStart" else "trigger"] = source
-    return payload
+__all__ = ["coverage_main", "coverage_table", "hooks_test", "hooks_test_main"]
 
 
 def _recorded_payload(case: Path, event: str, project: Path) -> dict[str, Any]:
@@ -149,56 +83,9 @@ def _tool_input(text: str | None) -> dict[str, Any] | None:
     return value
 
 
-def _consequence(event: str, answer: Any, decl: Any, tool: str) -> list[str]:
-    """What the bridge does with ``answer``, in words: what is blocked, what the model reads."""
-    if answer is None:
-        return ["no decision: the event goes on as if the hook were not there"]
-    lines = []
-    if answer.halt:
-        lines.append(f"halts the session (continue: false): {answer.stop_reason or ''}".rstrip())
-    if event == "PreToolUse" and answer.permission_decision is not None:
-        why = answer.permission_reason or ""
-        lines.append(f"permission decision: {answer.permission_decision} {why}".rstrip())
-        if answer.permission_decision == "deny":
-            lines.append(f"model reads (tool error): PreToolUse:{tool} hook error: {why}")
-    if answer.updated_input is not None:
-        lines.append(f"tool input replaced by: {json.dumps(answer.updated_input)}")
-    if answer.blocks:
-        reason = shown_reason(decl, answer)
-        target = {
-            "PreToolUse": "the tool call is blocked; model reads",
-            "UserPromptSubmit": "the prompt is blocked (never reaches the model); user sees",
-            "Stop": "the turn goes on; model reads",
-            "SubagentStop": "the subagent goes on; it reads",
-            "PostToolUse": "model reads after the tool result",
-        }.get(event, "blocks; shown")
-        lines.append(f"{target}: {reason}")
-    if answer.additional_context:
-        lines.append(f"model reads (context): {answer.additional_context}")
-    if answer.plain and event in ("UserPromptSubmit", "SessionStart"):
-        lines.append(f"model reads (context, plain stdout): {answer.plain}")
-    if answer.system_message:
-        lines.append(f"user sees: {answer.system_message}")
-    return lines or ["answers, with nothing for this event to apply"]
+def _show_run(trial: Any, tool: str) -> None:
 
-
-async def _run_one(decl: Any, payload: Mapping[str, Any], project: Path) -> tuple[Any, Any, str]:
-    """The raw run, the decoded answer (or ``None``) and the decoding problem (or ``""``)."""
-    data = (json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-    run = await run_hook(decl.to_command(cwd=project), data)
-    if run.exit_code is None:
-        why = "timed out" if run.timed_out else run.spawn_error or f"signal {run.signal}"
-        return run, None, f"no decision: {why}"
-    try:
-        answer = decode_answer(run, decl.event)
-    except HookDecodeError as exc:
-        return run, None, f"non-blocking error: {exc}"
-    if isinstance(answer, WrongEvent):
-        return run, None, f"ignored: it answered for {answer.answered_for}, not {decl.event}"
-    return run, answer, ""
-
-
-def _show_run(decl: Any, run: Any, answer: Any, problem: str, tool: str) -> None:
+    decl, run, answer, problem = trial.hook, trial.run, trial.answer, trial.problem
     echo = click.echo
     echo(terminal_safe(f"hook {decl.describe()}: {decl.declared_command}"))
     ended = f"exit {run.exit_code}" if run.exit_code is not None else "no exit"
@@ -215,14 +102,8 @@ def _show_run(decl: Any, run: Any, answer: Any, problem: str, tool: str) -> None
         return
     decoded = answer.to_json() if answer is not None else None
     echo(terminal_safe(f"  decoded: {json.dumps(decoded, ensure_ascii=False)}"))
-    for line in _consequence(decl.event, answer, decl, tool):
+    for line in consequences(decl.event, answer, decl, tool):
         echo(terminal_safe(f"  -> {line}"))
-
-
-def hooks_test_main(event: str | None, project: Path, **flags: Any) -> None:
-    """``dsh hooks test``'s work: its exit status is ``hooks_test``'s."""
-    started()
-    sys.exit(hooks_test(event, project=project.resolve(), **flags))
 
 
 def hooks_test(
@@ -255,9 +136,7 @@ def hooks_test(
         payload = generated_payload(
             event, project, tool=tool, tool_input=_tool_input(tool_input), prompt=prompt
         )
-    field = EVENT_SPECS[event].matcher_field
-    value = payload.get(field) if field is not None else None
-    hooks = catalog.matching(event, value if isinstance(value, str) else None)
+    hooks = hooks_for(catalog, event, payload)
     if hook is not None:
         declared = catalog.for_event(event)
         if not 0 <= hook < len(declared):
@@ -269,10 +148,16 @@ def hooks_test(
         return 1
     failed = False
     for decl in hooks:
-        run, answer, problem = asyncio.run(_run_one(decl, payload, project))
-        _show_run(decl, run, answer, problem, str(payload.get("tool_name", "")))
-        failed = failed or bool(problem)
+        trial = asyncio.run(try_hook(decl, payload, project))
+        _show_run(trial, str(payload.get("tool_name", "")))
+        failed = failed or bool(trial.problem)
     return 1 if failed else 0
+
+
+def hooks_test_main(event: str | None, project: Path, **flags: Any) -> None:
+    """``dsh hooks test``'s work: its exit status is ``hooks_test``'s."""
+    started()
+    sys.exit(hooks_test(event, project=project.resolve(), **flags))
 
 
 def _test_all(catalog: Any, project: Path) -> int:
@@ -285,7 +170,8 @@ def _test_all(catalog: Any, project: Path) -> int:
     for decl in hooks:
         tool = _literal_tool(decl)
         payload = generated_payload(decl.event, project, tool=tool)
-        run, answer, problem = asyncio.run(_run_one(decl, payload, project))
+        trial = asyncio.run(try_hook(decl, payload, project))
+        run, answer, problem = trial.run, trial.answer, trial.problem
         if run.timed_out:
             verdict = "TIMED OUT"
         elif problem:
@@ -311,12 +197,6 @@ def _literal_tool(decl: Any) -> str | None:
     return None
 
 
-def coverage_main(bridge: str) -> None:
-    """``dsh hooks coverage``'s work: its exit status is ``coverage_table``'s."""
-    started()
-    sys.exit(coverage_table(bridge))
-
-
 def coverage_table(bridge: str) -> int:
     """``dsh hooks coverage [claude|codex]``: the bridge's coverage page; 1 if it has none."""
     module = importlib.import_module(f"dsh.hooks.{bridge}")
@@ -326,3 +206,9 @@ def coverage_table(bridge: str) -> int:
         return 1
     click.echo(render(), nl=False)
     return 0
+
+
+def coverage_main(bridge: str) -> None:
+    """``dsh hooks coverage``'s work: its exit status is ``coverage_table``'s."""
+    started()
+    sys.exit(coverage_table(bridge))

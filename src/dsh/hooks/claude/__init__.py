@@ -9,8 +9,9 @@ it (``python -m dsh.hooks.claude coverage``). ``claude_hooks_plugin(catalog)`` r
 admitted hooks on the agent's seams, with Claude Code's payloads, exit codes, JSON
 answers and model-visible wording; ``ClaudePermissionsPlugin`` (``permission_state``)
 enforces Claude Code's permission rules and modes (``parse_rule``, ``check_call``) on
-``tools/pre-execute``. (Claude Code's instructions files, ``CLAUDE.md``,
-are ``dsh.instructions``.)
+``tools/pre-execute``. ``generated_payload``, ``hooks_for`` and ``try_hook`` run one
+payload through the hooks by hand (``dsh hooks test``, ``dsh.testing``). (Claude Code's
+instructions files, ``CLAUDE.md``, are ``dsh.instructions``.)
 """
 
 from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
@@ -52,6 +53,14 @@ from dsh.hooks.claude.rules._values import (
 from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
 from dsh.hooks.claude.runtime._machinery import shown_reason
 from dsh.hooks.claude.runtime._permission_events import RETRY_REMINDER
+from dsh.hooks.claude.runtime._trial import (
+    HookTrial,
+    consequences,
+    generated_payload,
+    hooks_for,
+    pre_tool_decision,
+    try_hook,
+)
 from dsh.hooks.claude.settings._catalog import DEFAULT_MANAGED_SETTINGS, PluginRoot, load_catalog
 from dsh.hooks.claude.settings._commands import CommandSet, CustomCommand, load_commands
 from dsh.hooks.claude.settings._matcher import IfRule, Matcher, MatcherError, MatcherKind
@@ -106,6 +115,7 @@ __all__ = [
     "HookAnswer",
     "HookDeclaration",
     "HookSource",
+    "HookTrial",
     "IfRule",
     "Matcher",
     "MatcherError",
@@ -133,15 +143,20 @@ __all__ = [
     "check_call",
     "claude_content",
     "claude_hooks_plugin",
+    "consequences",
     "decode_answer",
     "default_transcript_dir",
+    "generated_payload",
+    "hooks_for",
     "load_catalog",
     "load_commands",
     "parse_rule",
     "permission_state",
+    "pre_tool_decision",
     "project_slug",
     "render_coverage_markdown",
     "shown_reason",
     "transcript_lines",
+    "try_hook",
     "write_transcript",
 ]

@@ -10,8 +10,9 @@ Codex's payloads, strict output parsing and model-visible wording;
 ``CodexProfile`` is what a host mounts (``dsh run --hooks codex``), and records
 trust in Codex's own format. ``CODEX_EVENT_SUPPORT`` says which event runs
 where; ``docs/hooks-codex.md`` is rendered from it
-(``python -m dsh.hooks.codex coverage``). Nothing is imported from the Claude
-Code bridge: both stand on ``dsh.hook_protocol``.
+(``python -m dsh.hooks.codex coverage``). ``codex_payload``, ``codex_hooks_for`` and
+``try_codex_hook`` run one payload through the hooks by hand (``dsh.testing``). Nothing
+is imported from the Claude Code bridge: both stand on ``dsh.hook_protocol``.
 """
 
 from dsh.hooks.codex._profile import CODEX_PROFILE_NAME, CodexMount, CodexProfile
@@ -32,6 +33,13 @@ from dsh.hooks.codex.events._specs import CODEX_HOOK_EVENTS, EVENT_LABELS, TOOL_
 from dsh.hooks.codex.events._support import CODEX_EVENT_SUPPORT, CONFIG_LIMITS, CodexEventSupport
 from dsh.hooks.codex.runtime._bridge import CodexHooksPlugin, codex_hooks_plugin
 from dsh.hooks.codex.runtime._machinery import codex_stdin, hook_run_id
+from dsh.hooks.codex.runtime._trial import (
+    CodexHookTrial,
+    codex_hooks_for,
+    codex_payload,
+    codex_pre_tool_decision,
+    try_codex_hook,
+)
 
 __all__ = [
     "CODEX_EVENT_SUPPORT",
@@ -46,6 +54,7 @@ __all__ = [
     "CodexDiagnostic",
     "CodexEventSupport",
     "CodexHook",
+    "CodexHookTrial",
     "CodexHooksPlugin",
     "CodexLayer",
     "CodexMatcher",
@@ -56,7 +65,10 @@ __all__ = [
     "TrustError",
     "TrustStatus",
     "codex_home",
+    "codex_hooks_for",
     "codex_hooks_plugin",
+    "codex_payload",
+    "codex_pre_tool_decision",
     "codex_stdin",
     "decode_codex_answer",
     "hook_hash",
@@ -65,4 +77,5 @@ __all__ = [
     "load_codex_catalog",
     "record_trust",
     "render_codex_coverage",
+    "try_codex_hook",
 ]

@@ -14,46 +14,32 @@ Kept apart from the hook bridge (``dsh.hooks.claude``) so a run without hooks
 does not load the bridge.
 """
 
+from dsh._public import publish
 from dsh.instructions._agents_md import (
     AgentsFile,
     AgentsGate,
     CodexInstructionsPlugin,
-    agents_chain,
     codex_instructions_plugin,
     find_agents_files,
     render_agents,
 )
 from dsh.instructions._claude_md import LoadedInstructions, find_instructions, render_instructions
-from dsh.instructions._gate import (
-    PROJECT_SCOPES,
-    InstructionsGate,
-    fingerprint,
-    project_controlled,
-    shown_path,
-)
-from dsh.instructions._plugin import (
-    ClaudeInstructionsPlugin,
-    claude_instructions_plugin,
-    instructions_config_dir,
-)
+from dsh.instructions._gate import InstructionsGate
+from dsh.instructions._plugin import ClaudeInstructionsPlugin, claude_instructions_plugin
 
 __all__ = [
-    "PROJECT_SCOPES",
     "AgentsFile",
     "AgentsGate",
     "ClaudeInstructionsPlugin",
     "CodexInstructionsPlugin",
     "InstructionsGate",
     "LoadedInstructions",
-    "agents_chain",
     "claude_instructions_plugin",
     "codex_instructions_plugin",
     "find_agents_files",
     "find_instructions",
-    "fingerprint",
-    "instructions_config_dir",
-    "project_controlled",
     "render_agents",
     "render_instructions",
-    "shown_path",
 ]
+
+publish(globals())

@@ -15,8 +15,7 @@ import typing
 from typing import Any
 
 from dsh.base import DshError, FrozenDict, freeze_json, freeze_loaded
-from dsh.session._event_base import AbortCause, AbortKind
-from dsh.session._messages import (
+from dsh.messages._messages import (
     Content,
     ContentBlock,
     ImageBlock,
@@ -26,6 +25,7 @@ from dsh.session._messages import (
     Usage,
     token_count,
 )
+from dsh.session._event_base import AbortCause, AbortKind
 
 __all__ = [
     "EventDecodeError",

@@ -13,29 +13,15 @@ enforces Claude Code's permission rules and modes (``parse_rule``, ``check_call`
 are ``dsh.instructions``.)
 """
 
-from dsh.hooks.claude._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
-from dsh.hooks.claude._catalog import DEFAULT_MANAGED_SETTINGS, PluginRoot, load_catalog
-from dsh.hooks.claude._commands import CommandSet, CustomCommand, load_commands
+from dsh._public import publish
+from dsh.hooks.claude._bridge import ClaudeHooksPlugin, claude_hooks_plugin
+from dsh.hooks.claude._catalog import load_catalog
 from dsh.hooks.claude._content import claude_content
-from dsh.hooks.claude._events import (
-    CLAUDE_HOOK_EVENTS,
-    CLAUDE_HOOK_TYPES,
-    EVENT_SPECS,
-    EventSpec,
-    HandlerType,
-)
+from dsh.hooks.claude._events import CLAUDE_HOOK_EVENTS, EVENT_SPECS, EventSpec
 from dsh.hooks.claude._machinery import shown_reason
-from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, MatcherKind
-from dsh.hooks.claude._outputs import HookAnswer, PermissionRequestAnswer, decode_answer
-from dsh.hooks.claude._permissions import (
-    PERMISSION_MODES,
-    PermissionSettings,
-    RuleEntry,
-    WorkingDirectory,
-)
+from dsh.hooks.claude._outputs import HookAnswer, decode_answer
 from dsh.hooks.claude._permissions_add_dir import add_working_directory
-from dsh.hooks.claude._permissions_events import RETRY_REMINDER
-from dsh.hooks.claude._permissions_modes import READ_ONLY_COMMANDS, READ_ONLY_GIT
+from dsh.hooks.claude._permissions_modes import PermissionMode
 from dsh.hooks.claude._permissions_plugin import (
     AUTO_REFUSED,
     AutoClassifier,
@@ -48,46 +34,17 @@ from dsh.hooks.claude._permissions_plugin import (
 from dsh.hooks.claude._permissions_policy import PolicyVerdict, check_call
 from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
 from dsh.hooks.claude._report import render_coverage_markdown
-from dsh.hooks.claude._rules import PermissionRule, RuleError, RuleKind, parse_rule
-from dsh.hooks.claude._support import (
-    ADMITTED_EVENTS,
-    HOOK_EVENT_HOST_SUPPORT,
-    EventSupport,
-    SupportStatus,
-)
-from dsh.hooks.claude._transcript import (
-    TranscriptWriter,
-    default_transcript_dir,
-    project_slug,
-    transcript_lines,
-    write_transcript,
-)
-from dsh.hooks.claude._types import (
-    Catalog,
-    Diagnostic,
-    DiagnosticCode,
-    HookDeclaration,
-    HookSource,
-    OnFailureMode,
-    Severity,
-    SourceEntry,
-    SourceKind,
-    SourceStatus,
-)
+from dsh.hooks.claude._rules import PermissionRule, RuleError, parse_rule
+from dsh.hooks.claude._support import HOOK_EVENT_HOST_SUPPORT
+from dsh.hooks.claude._support_row import EventSupport, SupportStatus
+from dsh.hooks.claude._types import Catalog, Diagnostic, HookDeclaration, HookSource
 
 __all__ = [
-    "ADMITTED_EVENTS",
     "AUTO_REFUSED",
     "CLAUDE_HOOK_EVENTS",
-    "CLAUDE_HOOK_TYPES",
     "CLAUDE_PROFILE_NAME",
-    "DEFAULT_MANAGED_SETTINGS",
     "EVENT_SPECS",
     "HOOK_EVENT_HOST_SUPPORT",
-    "PERMISSION_MODES",
-    "READ_ONLY_COMMANDS",
-    "READ_ONLY_GIT",
-    "RETRY_REMINDER",
     "AutoClassifier",
     "AutoDenial",
     "Catalog",
@@ -95,52 +52,29 @@ __all__ = [
     "ClaudeCodeProfile",
     "ClaudeHooksPlugin",
     "ClaudePermissionsPlugin",
-    "CommandSet",
-    "CustomCommand",
     "Diagnostic",
-    "DiagnosticCode",
     "EventSpec",
     "EventSupport",
-    "HandlerType",
     "HookAnswer",
     "HookDeclaration",
     "HookSource",
-    "IfRule",
-    "Matcher",
-    "MatcherError",
-    "MatcherKind",
-    "OnFailureMode",
     "PermissionMode",
     "PermissionModeError",
-    "PermissionRequestAnswer",
     "PermissionRule",
-    "PermissionSettings",
     "PermissionState",
-    "PluginRoot",
     "PolicyVerdict",
-    "RuleEntry",
     "RuleError",
-    "RuleKind",
-    "Severity",
-    "SourceEntry",
-    "SourceKind",
-    "SourceStatus",
     "SupportStatus",
-    "TranscriptWriter",
-    "WorkingDirectory",
     "add_working_directory",
     "check_call",
     "claude_content",
     "claude_hooks_plugin",
     "decode_answer",
-    "default_transcript_dir",
     "load_catalog",
-    "load_commands",
     "parse_rule",
     "permission_state",
-    "project_slug",
     "render_coverage_markdown",
     "shown_reason",
-    "transcript_lines",
-    "write_transcript",
 ]
+
+publish(globals())

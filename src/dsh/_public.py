@@ -1,0 +1,53 @@
+"""A package's public surface: its names shown under the package, and names loaded on first use.
+
+Every public package ends its ``__init__`` with ``publish(globals())``: each class and
+function of its ``__all__`` defined in one of its private modules then says the package as
+its ``__module__`` (a repr, ``help()`` and a pickle name ``dsh.tools.PreToolDeny``, not
+``dsh.tools._decisions.PreToolDeny``). A package whose names cost an import it would rather
+not pay at start-up (pydantic, the openai client) binds ``__getattr__ = lazy(globals(),
+{module: names})``: a name's module is imported when the name is first asked for, and the
+value is published and kept in the package, so a second access is a plain lookup. Type
+checkers see those names through the package's ``if TYPE_CHECKING:`` imports.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Mapping
+from importlib import import_module
+from typing import Any
+
+__all__ = ["lazy", "publish"]
+
+
+def _show_under(package: str, value: object) -> None:
+    if not isinstance(value, type | types.FunctionType):
+        return
+    module = getattr(value, "__module__", "")
+    if module.startswith(f"{package}._"):
+        value.__module__ = package
+
+
+def publish(namespace: dict[str, Any]) -> None:
+    """Show the loaded names of the package's ``__all__`` under the package's own name."""
+    package = namespace["__name__"]
+    for name in namespace["__all__"]:
+        if name in namespace:
+            _show_under(package, namespace[name])
+
+
+def lazy(namespace: dict[str, Any], names: Mapping[str, tuple[str, ...]]) -> Callable[[str], Any]:
+    """The package's module ``__getattr__``, for the ``names`` of each module (by full name)."""
+    package = namespace["__name__"]
+    modules = {name: module for module, these in names.items() for name in these}
+
+    def __getattr__(name: str) -> Any:
+        module = modules.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(import_module(module), name)
+        _show_under(package, value)
+        namespace[name] = value
+        return value
+
+    return __getattr__

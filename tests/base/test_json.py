@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh import base, session
-from dsh.base import FrozenDict, NotJSONError, freeze_json, freeze_loaded, thaw_json
+from dsh.base import FrozenDict, NotJSONError, freeze_json, thaw_json
+from dsh.base._json import freeze_loaded
 
 json_values = st.recursive(
     st.none()

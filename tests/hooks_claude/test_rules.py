@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh.hooks.claude import IfRule, MatcherError, PermissionRule, RuleError, parse_rule
+from dsh.hooks.claude import PermissionRule, RuleError, parse_rule
+from dsh.hooks.claude._matcher import IfRule, MatcherError
 from dsh.hooks.claude._rules_bash import split_command
 
 CWD = Path("/proj")
@@ -286,7 +287,7 @@ def test_file_rules_match_as_the_reference(
 
 
 def test_docs_list_the_read_only_commands_as_the_code_has_them() -> None:
-    from dsh.hooks.claude import READ_ONLY_COMMANDS, READ_ONLY_GIT
+    from dsh.hooks.claude._permissions_modes import READ_ONLY_COMMANDS, READ_ONLY_GIT
 
     doc = (Path(__file__).parents[2] / "docs" / "permissions.md").read_text()
     for names in (READ_ONLY_COMMANDS, READ_ONLY_GIT):

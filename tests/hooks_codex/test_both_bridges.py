@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from dsh.cli._codex import bridges_for
 from dsh.cli._run import RunOptions, host_options
+from dsh.hooks import bridges_for
 from dsh.hooks.codex import CodexProfile
 from dsh.host import TrustingProfile, open_host
 from dsh.models import ScriptedModel

@@ -19,8 +19,9 @@ __all__ = ["config_show"]
 
 
 def config_show(project: Path, *, as_json: bool) -> None:
-    from dsh.host import CONFIG_KEYS, ConfigError, load_config, project_config_file
-    from dsh.host import user_config_file as user_file
+    from dsh.host import ConfigError, load_config
+    from dsh.host._config import CONFIG_KEYS, project_config_file
+    from dsh.host._config import user_config_file as user_file
 
     try:
         config = load_config(project)

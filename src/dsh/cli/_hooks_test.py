@@ -170,7 +170,8 @@ def _consequence(event: str, answer: Any, decl: Any, tool: str) -> list[str]:
 
 async def _run_one(decl: Any, payload: Mapping[str, Any], project: Path) -> tuple[Any, Any, str]:
     """The raw run, the decoded answer (or ``None``) and the decoding problem (or ``""``)."""
-    from dsh.hook_protocol import HookDecodeError, WrongEvent, run_hook
+    from dsh.hook_protocol import HookDecodeError, WrongEvent
+    from dsh.hook_protocol._executor import run_hook
     from dsh.hooks.claude import decode_answer
 
     data = (json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n").encode()

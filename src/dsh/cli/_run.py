@@ -24,8 +24,9 @@ from dsh.cli._model_command import model_command, run_model_command, slash_argum
 from dsh.cli._render import TranscriptPrinter, plain_markup
 from dsh.context import Plugin
 from dsh.host import HostOptions, Profile, SystemPrompt, open_host
+from dsh.messages import AssistantMessage
 from dsh.models import Model, ModelError, ModelRequest, TextCallback
-from dsh.session import AssistantMessage, SessionEvent, TurnEndReason
+from dsh.session import SessionEvent, TurnEndReason
 
 __all__ = [
     "ExitCode",
@@ -207,7 +208,7 @@ def prepared_host_options(
     """``host_options`` for a run that starts now: dsh becomes the subreaper of what its
     hooks leave behind, and the project's hooks are trusted if ``--trust-project`` (or a
     person asked through ``ask_trust``) says so; ``say`` shows what was trusted."""
-    from dsh.base import become_subreaper
+    from dsh.base._containment import become_subreaper
 
     become_subreaper()  # what escapes a hook's group comes back to dsh, ended at session end
     host_opts = host_options(options)

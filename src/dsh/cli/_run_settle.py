@@ -112,7 +112,7 @@ def settle(
         config = load_config(project, flags=given)
     except ConfigError as exc:
         raise UserError(str(exc)) from exc
-    from dsh.base import set_hook_helpers
+    from dsh.base._containment import set_hook_helpers
 
     set_hook_helpers(config.hook_helpers or "hook")  # the process's: its hooks run under it
     plugins: list[Plugin] = []
@@ -202,7 +202,7 @@ def _base_url(config: DshConfig) -> str | None:
     the variable itself (its errors then name it)."""
     if config.base_url is None or config.sources["base_url"] == "env DSH_BASE_URL":
         return None
-    from dsh.models import check_base_url
+    from dsh.models._load import check_base_url
 
     try:
         check_base_url(config.base_url)
@@ -215,7 +215,7 @@ def _api_key(config: DshConfig) -> str | None:
     name = config.api_key_env
     if name is None:
         return None
-    from dsh.hook_protocol import withhold_variable
+    from dsh.hook_protocol._environment import withhold_variable
 
     withhold_variable(name)  # the key it names is a secret: no hook inherits it
     key = os.environ.get(name)

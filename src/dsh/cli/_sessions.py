@@ -19,15 +19,9 @@ from typing import Any
 from dsh._frozen import frozen
 from dsh.cli._errors import UserError, resolve_session_id
 from dsh.cli._render import terminal_safe
-from dsh.session import (
-    JsonlSessionStore,
-    SessionError,
-    SessionEvent,
-    SessionInfo,
-    content_text,
-    encode_event,
-    event_types,
-)
+from dsh.messages import content_text
+from dsh.session import JsonlSessionStore, SessionError, SessionEvent, SessionInfo, event_types
+from dsh.session._codec import encode_event
 
 __all__ = [
     "SessionRow",

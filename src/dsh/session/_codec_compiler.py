@@ -18,8 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from dsh._frozen import slotted
-from dsh.base import freeze_json, freeze_loaded
-from dsh.messages._messages import Content, ToolUse, Usage
+from dsh.base import freeze_json
+from dsh.base._json import freeze_loaded
+from dsh.messages import Content, ToolUse, Usage
 from dsh.session._codec_values import (
     EventDecodeError,
     bad_conversion,

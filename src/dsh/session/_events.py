@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal, final
 
 from dsh._frozen import frozen
-from dsh.messages._messages import Content, ToolUse, Usage
+from dsh.messages import Content, ToolUse, Usage
 from dsh.session._event_base import AbortCause, SessionEvent, TurnEndReason
 from dsh.session._event_registry import register_event_type
 

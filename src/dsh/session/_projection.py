@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from dsh.messages._history import history_view
-from dsh.messages._messages import (
+from dsh.messages import (
     AssistantMessage,
     ContextMessage,
     ModelMessage,
@@ -25,6 +24,7 @@ from dsh.messages._messages import (
     ToolResultMessage,
     UserMessage,
 )
+from dsh.messages._history import history_view
 from dsh.session._event_base import SessionEvent
 from dsh.session._events import (
     AssistantMessageEvent,

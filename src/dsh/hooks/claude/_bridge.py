@@ -38,7 +38,8 @@ from dsh.hooks.claude._commands import CommandSet
 from dsh.hooks.claude._commands_events import CommandEvents
 from dsh.hooks.claude._commands_session import SessionCommandEvents
 from dsh.hooks.claude._lifecycle import LifecycleEvents
-from dsh.hooks.claude._machinery import EFFORT_LEVEL, PermissionMode
+from dsh.hooks.claude._machinery import EFFORT_LEVEL
+from dsh.hooks.claude._permissions_modes import PermissionMode
 from dsh.hooks.claude._permissions_plugin import PermissionState
 from dsh.hooks.claude._support import HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude._tool_events import ToolEvents

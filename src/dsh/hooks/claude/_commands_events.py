@@ -16,6 +16,7 @@ import uuid
 from typing import Any
 
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource, calling_agent
+from dsh.base import FrozenDict
 from dsh.context import Context, Next
 from dsh.hooks.claude._commands import (
     MAX_SHELL_COMMANDS,
@@ -31,13 +32,8 @@ from dsh.hooks.claude._machinery import (
     blocked_prompt_message,
     prompt_context_lines,
 )
-from dsh.session import (
-    Content,
-    ContextMessageEvent,
-    FrozenDict,
-    TextBlock,
-    content_text,
-)
+from dsh.messages import Content, TextBlock, content_text
+from dsh.session import ContextMessageEvent
 from dsh.tools import TOOLS, ToolDefinition, ToolInvocation, ToolResult
 
 __all__ = ["SKILL_TOOL_NAME", "CommandEvents"]

@@ -47,7 +47,8 @@ from dsh.hooks.claude._machinery import (
 )
 from dsh.hooks.claude._resume import resume_fields
 from dsh.hooks.claude._subagents import SubagentEvents
-from dsh.session import AbortCause, Content, content_text
+from dsh.messages import Content, content_text
+from dsh.session import AbortCause
 
 __all__ = ["STOP_FEEDBACK_LEAD", "LifecycleEvents", "stop_feedback"]
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from dsh._frozen import frozen, slotted
-from dsh.agent import Agent, background_subagents
+from dsh.agent import Agent
+from dsh.agent._background import background_subagents
 from dsh.hook_protocol import (
     HookOutcome,
     HookRun,
@@ -29,8 +30,8 @@ from dsh.hook_protocol import (
     SessionStates,
     WrongEvent,
     fire_hooks,
-    root_session,
 )
+from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.claude._no_verdict import no_verdict_notice
 from dsh.hooks.claude._outputs import HookAnswer, decode_answer
 from dsh.hooks.claude._permissions_modes import PermissionMode
@@ -41,7 +42,8 @@ from dsh.hooks.claude._transcript import (
     project_slug,
 )
 from dsh.hooks.claude._types import Catalog, HookDeclaration
-from dsh.session import AbortCause, make_private_dir
+from dsh.session import AbortCause
+from dsh.session._private_files import make_private_dir
 
 if TYPE_CHECKING:
     from dsh.hooks.claude._permissions_plugin import PermissionState

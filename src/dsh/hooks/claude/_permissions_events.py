@@ -22,11 +22,11 @@ from typing import Any, Final
 
 from dsh.agent import Agent, calling_agent
 from dsh.approval import ApprovalAllow, ApprovalDecision, ApprovalDeny, ApprovalRequest
+from dsh.base import thaw_json
 from dsh.context import Next
 from dsh.hooks.claude._machinery import SOURCE, BridgeBase, shown_reason
 from dsh.hooks.claude._tool_input import observable_input
 from dsh.hooks.claude._types import HookDeclaration
-from dsh.session import thaw_json
 from dsh.tools import PreToolDecision, PreToolDeny, ToolCall
 
 __all__ = ["PermissionEvents"]

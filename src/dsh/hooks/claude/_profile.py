@@ -27,8 +27,11 @@ from dsh.hooks.claude._permissions_plugin import (
 )
 
 if TYPE_CHECKING:
-    from dsh.hooks.claude import Catalog, ClaudeHooksPlugin, PermissionMode, PluginRoot
+    from dsh.hooks.claude._bridge import ClaudeHooksPlugin
+    from dsh.hooks.claude._catalog import PluginRoot
+    from dsh.hooks.claude._permissions_modes import PermissionMode
     from dsh.hooks.claude._trust_review import TrustReview
+    from dsh.hooks.claude._types import Catalog
     from dsh.instructions import ClaudeInstructionsPlugin, InstructionsGate, LoadedInstructions
 
 __all__ = ["CLAUDE_PROFILE_NAME", "ClaudeCodeMount", "ClaudeCodeProfile"]
@@ -106,7 +109,7 @@ class ClaudeCodeProfile:
         return CLAUDE_PROFILE_NAME
 
     def _discover(self, project: Path) -> Catalog:
-        from dsh.hooks.claude import load_catalog
+        from dsh.hooks.claude._catalog import load_catalog
 
         if self.catalog is not None:
             return self.catalog
@@ -125,7 +128,7 @@ class ClaudeCodeProfile:
         if not self.instructions:
             return []
         from dsh.hooks.claude._trust_review import project_instructions
-        from dsh.instructions import instructions_config_dir
+        from dsh.instructions._plugin import instructions_config_dir
 
         return project_instructions(
             project.absolute(),
@@ -167,7 +170,8 @@ class ClaudeCodeProfile:
         and left out.
         """
         # By their public names, once the package is loaded (it imports this module).
-        from dsh.hooks.claude import claude_hooks_plugin, load_commands
+        from dsh.hooks.claude._bridge import claude_hooks_plugin
+        from dsh.hooks.claude._commands import load_commands
 
         catalog = self._discover(project)
         notice = None
@@ -175,7 +179,7 @@ class ClaudeCodeProfile:
         gate: InstructionsGate | None = None
         if self.catalog is None and self.require_trust:
             from dsh.hooks.claude._trust_review import TrustGate, review_trust, trusted_catalog
-            from dsh.instructions import shown_path
+            from dsh.instructions._gate import shown_path
 
             review = review_trust(catalog, self.trust_dir, self._instructions_files(project))
             notice = review.notice()

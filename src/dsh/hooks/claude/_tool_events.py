@@ -18,6 +18,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Final, Literal
 
 from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed, calling_agent
+from dsh.base import thaw_json
 from dsh.context import Next
 from dsh.hooks.claude._content import claude_content
 from dsh.hooks.claude._machinery import (
@@ -33,7 +34,6 @@ from dsh.hooks.claude._outputs import HookAnswer
 from dsh.hooks.claude._permissions_events import PermissionEvents
 from dsh.hooks.claude._tool_input import observable_input
 from dsh.hooks.claude._types import HookDeclaration
-from dsh.session import thaw_json
 from dsh.tools import (
     InputRewrite,
     PostToolAccept,

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
+from dsh.base import FrozenDict
 from dsh.hook_protocol import HookCommand, HookOrigin, hook_environment
 from dsh.hooks.claude._matcher import IfRule, Matcher
 from dsh.hooks.claude._report import render_report
-from dsh.session import FrozenDict
 
 if TYPE_CHECKING:
     from dsh.hooks.claude._permissions import PermissionSettings

@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from dsh._frozen import frozen, slotted
+from dsh.base import FrozenDict
 from dsh.hook_protocol import exec_argv, shell_argv
+from dsh.hook_protocol._regex import unsafe_char_problem
 from dsh.hooks.claude._events import CLAUDE_HOOK_TYPES, EVENT_SPECS, EventSpec
-from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, unsafe_char_problem
+from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError
 from dsh.hooks.claude._parse_plain import CommandHandler, MatcherGroup, plain_group, plain_handler
 from dsh.hooks.claude._rules import rule_root
 from dsh.hooks.claude._support import ADMITTED_EVENTS, HOOK_EVENT_HOST_SUPPORT
@@ -30,7 +32,6 @@ from dsh.hooks.claude._types import (
     HookSource,
     Severity,
 )
-from dsh.session import FrozenDict
 
 __all__ = ["SuiteContext", "SuiteResult", "validate_hooks"]
 

@@ -23,10 +23,9 @@ from dsh.agent import (
 )
 from dsh.context import Context
 from dsh.hooks.codex._lifecycle import LifecycleEvents
-from dsh.hooks.codex._machinery import CodexPermissionMode
 from dsh.hooks.codex._model_events import ModelEvents
 from dsh.hooks.codex._tool_events import ToolEvents
-from dsh.hooks.codex._types import CodexCatalog
+from dsh.hooks.codex._types import CodexCatalog, CodexPermissionMode
 from dsh.tools import (
     APPROVAL_REQUEST,
     POST_EXECUTE,

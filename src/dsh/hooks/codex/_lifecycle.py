@@ -29,7 +29,8 @@ from dsh.agent import (
 from dsh.context import Next
 from dsh.hooks.codex._machinery import SOURCE, CodexBase, CodexMerged, hook_run_id
 from dsh.hooks.codex._types import CodexHook
-from dsh.session import AbortCause, Content, content_text
+from dsh.messages import Content, content_text
+from dsh.session import AbortCause
 
 __all__ = ["LifecycleEvents"]
 

@@ -35,8 +35,8 @@ from dsh.hook_protocol import (
     RoutedSink,
     SessionStates,
     fire_hooks,
-    root_session,
 )
+from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.codex._events import run_id_label
 from dsh.hooks.codex._outputs import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex._trust import DEFAULT_CONTEXT_LIMIT

@@ -24,10 +24,10 @@ import dataclasses
 import unicodedata
 from typing import Any, Final
 
+from dsh.base import thaw_json
 from dsh.context import Context, Next
 from dsh.hooks.codex._exec_tool import EXEC_COMMAND, EXEC_COMMAND_TOOL
-from dsh.hooks.codex._machinery import CodexPermissionMode
-from dsh.session import thaw_json
+from dsh.hooks.codex._types import CodexPermissionMode
 from dsh.tools import (
     POST_EXECUTE,
     PRE_EXECUTE,

@@ -15,17 +15,49 @@ from __future__ import annotations
 import types
 from collections.abc import Callable, Mapping
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any, ForwardRef
+
+if TYPE_CHECKING:
+    from _collections_abc import dict_items
 
 __all__ = ["lazy", "publish"]
+
+
+class _Annotations(dict[str, Any]):
+    """A published class's own annotations, written as strings (``from __future__ import
+    annotations``) in a module whose imports the package does not re-export: read as items
+    (what ``typing.get_type_hints`` reads), each string becomes a ``ForwardRef`` to that
+    module, so it resolves where it was written, as before the class moved its name.
+    Converted on first read: publishing a package compiles nothing."""
+
+    __slots__ = ("_module",)
+
+    def __init__(self, annotations: dict[str, Any], module: str) -> None:
+        super().__init__(annotations)
+        self._module: str | None = module
+
+    def items(self) -> dict_items[str, Any]:
+        if self._module is not None:
+            for name, value in list(super().items()):
+                if isinstance(value, str):
+                    self[name] = ForwardRef(
+                        value, is_argument=False, is_class=True, module=self._module
+                    )
+            self._module = None
+        return super().items()
 
 
 def _show_under(package: str, value: object) -> None:
     if not isinstance(value, type | types.FunctionType):
         return
-    module = getattr(value, "__module__", "")
-    if module.startswith(f"{package}._"):
-        value.__module__ = package
+    module = value.__module__
+    if not module.startswith(f"{package}._"):
+        return
+    if isinstance(value, type):
+        own = vars(value).get("__annotations__")  # its own, not a base's
+        if isinstance(own, dict) and any(isinstance(a, str) for a in own.values()):
+            value.__annotations__ = _Annotations(own, module)
+    value.__module__ = package
 
 
 def publish(namespace: dict[str, Any]) -> None:

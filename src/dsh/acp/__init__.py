@@ -6,7 +6,7 @@ project (its Claude Code hooks, instruction files and trust as ``dsh run``
 applies them); ``session_host_options`` is the one place that host is
 described. Asks go to the client as ``session/request_permission``
 (``AcpApprovalChannel``); the loop's events stream out as ``session/update``s
-(``UpdateTranslator``); ``stop_reason_for`` maps a turn's end to ACP's stop
+(``_updates.UpdateTranslator``); ``_session.stop_reason_for`` maps a turn's end to ACP's stop
 reasons. ``docs/acp.md`` has the details and the Zed settings.
 """
 

@@ -1,13 +1,15 @@
 """A package's public surface: its names shown under the package, and names loaded on first use.
 
 Every public package ends its ``__init__`` with ``publish(globals())``: each class and
-function of its ``__all__`` defined in one of its private modules then says the package as
-its ``__module__`` (a repr, ``help()`` and a pickle name ``dsh.tools.PreToolDeny``, not
-``dsh.tools._decisions.PreToolDeny``). A package whose names cost an import it would rather
-not pay at start-up (pydantic, the openai client) binds ``__getattr__ = lazy(globals(),
-{module: names})``: a name's module is imported when the name is first asked for, and the
-value is published and kept in the package, so a second access is a plain lookup. Type
-checkers see those names through the package's ``if TYPE_CHECKING:`` imports.
+function of its ``__all__`` defined in one of its private modules (or in a private module
+of one of its sub-packages) says the package as its ``__module__`` (a repr, ``help()`` and
+a pickle name ``dsh.tools.PreToolDeny``, not ``dsh.tools._decisions.PreToolDeny``).
+
+A package whose names cost an import it would rather not pay at start-up (pydantic, the
+openai client) binds ``__getattr__ = lazy(globals(), {module: names})``: a name's module
+is imported when the name is first asked for, and the value is published and kept in the
+package, so a second access is a plain lookup. Type checkers see those names through the
+package's ``if TYPE_CHECKING:`` imports.
 """
 
 from __future__ import annotations
@@ -51,7 +53,10 @@ def _show_under(package: str, value: object) -> None:
     if not isinstance(value, type | types.FunctionType):
         return
     module = value.__module__
-    if not module.startswith(f"{package}._"):
+    inside = module.removeprefix(f"{package}.")
+    # Defined in a private module of the package, or of one of its rooms (a sub-package
+    # whose names it exports: dsh.hooks.claude.permissions._plugin).
+    if inside == module or not any(part.startswith("_") for part in inside.split(".")):
         return
     if isinstance(value, type):
         own = vars(value).get("__annotations__")  # its own, not a base's

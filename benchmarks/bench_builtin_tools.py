@@ -14,9 +14,10 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from dsh.session import freeze_json
+from dsh.base import freeze_json
 from dsh.tools import ToolDefinition, ToolInvocation, Workspace
-from dsh.tools.builtin import BASH_TOOL, READ_TOOL, grep_tool
+from dsh.tools.builtin import BASH_TOOL, READ_TOOL
+from dsh.tools.builtin._grep import grep_tool
 
 
 async def _median_ms(fn: Callable[[], Awaitable[object]], rounds: int) -> float:

@@ -15,8 +15,9 @@ import statistics
 import sys
 import time
 
-from dsh.base import use_pidfd_child_watcher
-from dsh.hook_protocol import HookCommand, HookOrigin, run_hook
+from dsh.base._child_watcher import use_pidfd_child_watcher
+from dsh.hook_protocol import HookCommand, HookOrigin
+from dsh.hook_protocol._executor import run_hook
 
 ORIGIN = HookOrigin(source="bench", event="PreToolUse")
 

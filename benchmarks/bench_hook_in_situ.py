@@ -31,12 +31,13 @@ from typing import Any
 
 from dsh.agent import AgentOptions
 from dsh.approval import APPROVAL, ApprovalBroker
-from dsh.base import use_pidfd_child_watcher
+from dsh.base._child_watcher import use_pidfd_child_watcher
 from dsh.hook_protocol import _executor as executor
 from dsh.hooks.claude import ClaudeCodeProfile, load_catalog
 from dsh.host import HostOptions, assemble
+from dsh.messages import AssistantMessage, ToolUse
 from dsh.models import ModelRequest, TextCallback
-from dsh.session import AssistantMessage, JsonlSessionStore, ToolUse
+from dsh.session import JsonlSessionStore
 from dsh.tools import ToolDefinition, ToolInvocation, ToolResult
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}

@@ -31,8 +31,9 @@ from typing import Any
 
 import psutil
 
-from dsh.base import use_pidfd_child_watcher
-from dsh.hook_protocol import HookCommand, HookOrigin, run_hook, run_hooks, shell_argv
+from dsh.base._child_watcher import use_pidfd_child_watcher
+from dsh.hook_protocol import HookCommand, HookOrigin, run_hooks, shell_argv
+from dsh.hook_protocol._executor import run_hook
 
 ORIGIN = HookOrigin(source="bench", event="PreToolUse")
 PAYLOAD = json.dumps({"hook_event_name": "PreToolUse", "tool_input": {"command": "ls"}}).encode()

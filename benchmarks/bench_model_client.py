@@ -45,7 +45,7 @@ CALL = textwrap.dedent(
     """
     import asyncio, sys
     from dsh.models import ModelRequest, OpenAICompatibleModel
-    from dsh.session import UserMessage
+    from dsh.messages import UserMessage
 
     async def call():
         model = OpenAICompatibleModel("m", sys.argv[1], api_key="k", backend=sys.argv[2])

@@ -34,13 +34,13 @@ from pathlib import Path
 
 from _loopback import LoopbackServer
 
+from dsh.messages import ToolUse
 from dsh.session import (
     AssistantMessageEvent,
     JsonlSessionStore,
     SessionEvent,
     ToolCallEvent,
     ToolResultEvent,
-    ToolUse,
     TurnEnd,
     TurnEndReason,
     TurnStart,

@@ -42,8 +42,9 @@ from dsh.agent import AgentOptions
 from dsh.agent._core import AgentCore
 from dsh.agent._history_size import HistorySize, message_chars
 from dsh.host import HostOptions, assemble
+from dsh.messages import AssistantMessage, ModelMessage, ToolUse
 from dsh.models import ModelRequest, OpenAICompatibleModel, TextCallback
-from dsh.session import AssistantMessage, JsonlSessionStore, ModelMessage, ToolUse, project
+from dsh.session import JsonlSessionStore, project
 from dsh.tools import ToolDefinition, ToolInvocation, ToolResult
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}

@@ -32,15 +32,14 @@ from pathlib import Path
 import pluggy
 from pydantic import BaseModel
 
+from dsh.base import AbortSignal, FrozenDict
 from dsh.context import Context, Next
-from dsh.session import FrozenDict
 from dsh.tools import (
     EXECUTE,
     POST_EXECUTE,
     PRE_EXECUTE,
     RESULT,
     TOOLS,
-    AbortSignal,
     ExecuteNext,
     GuardDenial,
     PostToolDecision,

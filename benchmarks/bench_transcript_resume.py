@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bench_resume import history
 
-from dsh.hooks.claude import TranscriptWriter
+from dsh.hooks.claude.transcript._projection import TranscriptWriter
 from dsh.session import SessionEvent, UserMessageEvent
 
 

@@ -36,7 +36,7 @@ from dsh.agent import (
     TurnStop,
 )
 from dsh.context import Context, Next
-from dsh.session import Content
+from dsh.messages import Content
 from dsh.tools import ToolExecutionResult
 
 ctx = Context()

@@ -19,11 +19,13 @@ from acp.schema import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh.acp import stop_reason_for
 from dsh.acp._prompt import prompt_content
+from dsh.acp._session import stop_reason_for
 from dsh.acp._tools import MAX_SHOWN, bounded, tool_view
 from dsh.agent import TurnResult
-from dsh.session import ImageBlock, TextBlock, TurnEndReason, freeze_json
+from dsh.base import freeze_json
+from dsh.messages import ImageBlock, TextBlock
+from dsh.session import TurnEndReason
 
 ROOT = Path(__file__).parents[2]
 

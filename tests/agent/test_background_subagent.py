@@ -18,13 +18,14 @@ import pytest
 
 from dsh.agent import (
     _task_output,
-    background_subagents,
     notifications_ready,
     run_notifications,
     run_ready_notifications,
     subagent_plugin,
     watch_background,
 )
+from dsh.agent._background import background_subagents
+from dsh.messages import content_text
 from dsh.session import (
     NoticeEvent,
     SubagentEnd,
@@ -32,7 +33,6 @@ from dsh.session import (
     ToolCallEvent,
     ToolResultEvent,
     UserMessageEvent,
-    content_text,
 )
 from tests.agent.support import bash, make_harness, of_type, text, tool, wait_for_file
 

@@ -15,7 +15,8 @@ from dsh.agent import (
     SessionStartSource,
 )
 from dsh.context import Next
-from dsh.session import CompactionEnd, CompactionStart, SummaryMessage, TurnEndReason, project
+from dsh.messages import SummaryMessage
+from dsh.session import CompactionEnd, CompactionStart, TurnEndReason, project
 from tests.agent.support import Harness, make_harness, of_type, text, types
 
 

@@ -43,17 +43,16 @@ from dsh.agent import (
     TurnStop,
 )
 from dsh.context import Context, Next
+from dsh.messages import Content, TextBlock
 from dsh.session import (
     AssistantDisplayEvent,
     AssistantMessageEvent,
     CompactionStart,
-    Content,
     ContextMessageEvent,
     NoticeEvent,
     PromptBlockedEvent,
     SessionEvent,
     SteeringMessageEvent,
-    TextBlock,
     TurnEnd,
     TurnEndReason,
     UserMessageEvent,

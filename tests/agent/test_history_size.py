@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh.agent._history_size import HistorySize, message_chars
-from dsh.session import ModelMessage
+from dsh.messages import ModelMessage
 from tests.models.test_chat_body import messages
 
 

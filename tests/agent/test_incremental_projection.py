@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from dsh.agent import Agent
+from dsh.messages import AssistantMessage
 from dsh.models import ModelRequest, ScriptedModel, TextCallback
-from dsh.session import AssistantMessage, CompactionStart, ContextMessageEvent, project
+from dsh.session import CompactionStart, ContextMessageEvent, project
 from tests.agent.support import Harness, bash, make_harness, replies, text
 
 

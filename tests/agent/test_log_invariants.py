@@ -20,15 +20,14 @@ from pydantic import BaseModel
 
 from dsh.agent import POST_TOOL_BATCH, Agent, PostToolBatchDecision
 from dsh.context import Context, Next
+from dsh.messages import AssistantMessage, ToolResultMessage
 from dsh.models import ScriptedModel
 from dsh.session import (
     AbortCause,
-    AssistantMessage,
     AssistantMessageEvent,
     JsonlSessionStore,
     SessionEvent,
     ToolResultEvent,
-    ToolResultMessage,
     TurnEndReason,
     project,
 )

@@ -21,11 +21,11 @@ from dsh.agent import (
     TurnStop,
 )
 from dsh.context import Next
+from dsh.messages import Content
 from dsh.models import ModelError
 from dsh.session import (
     AbortCause,
     AssistantMessageEvent,
-    Content,
     ContextMessageEvent,
     NoticeEvent,
     PromptBlockedEvent,

@@ -15,9 +15,9 @@ from dsh.agent import (
     subagent_plugin,
 )
 from dsh.context import Next
+from dsh.messages import AssistantMessage
 from dsh.session import (
     AssistantDisplayEvent,
-    AssistantMessage,
     AssistantMessageEvent,
     JsonlSessionStore,
     TurnEndReason,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from dsh.agent import MODEL_REQUEST, MODEL_RESPONSE, Agent, ModelCall, ModelCallEnd
-from dsh.session import AssistantMessageEvent, TurnEndReason, Usage
+from dsh.messages import Usage
+from dsh.session import AssistantMessageEvent, TurnEndReason
 from tests.agent.support import bash, http_error, make_harness, replies, text
 
 

@@ -23,23 +23,22 @@ from dsh.agent import (
     SessionStartSource,
 )
 from dsh.approval import APPROVAL, ApprovalBroker, ScriptedChannel
+from dsh.base import AbortSignal
 from dsh.context import Context, Next
+from dsh.messages import Content, TextBlock, content_text
 from dsh.session import (
     AssistantMessageEvent,
-    Content,
     ContextMessageEvent,
     NoticeEvent,
     PromptBlockedEvent,
     SessionEvent,
     SteeringMessageEvent,
-    TextBlock,
     ToolCallEvent,
     ToolResultEvent,
     TurnEnd,
     TurnEndReason,
     TurnStart,
     UserMessageEvent,
-    content_text,
 )
 from dsh.tools import (
     EXECUTE,
@@ -47,7 +46,6 @@ from dsh.tools import (
     PRE_EXECUTE,
     RESULT,
     TOOLS,
-    AbortSignal,
     ExecuteNext,
     GuardDenial,
     PostToolDecision,

@@ -20,9 +20,9 @@ from dsh.agent import (
     subagent_plugin,
 )
 from dsh.context import Next
+from dsh.messages import Content
 from dsh.session import (
     AbortCause,
-    Content,
     ContextMessageEvent,
     SubagentEnd,
     SubagentStart,

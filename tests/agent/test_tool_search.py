@@ -8,20 +8,22 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dsh.models import ModelRequest, ToolSpec, to_chat_messages
-from dsh.models._chat_body import ChatBodyEncoder, compact_json
-from dsh.models._chat_request import chat_body
-from dsh.session import (
+from dsh.base import freeze_json
+from dsh.messages import (
     AssistantMessage,
     ToolReferenceBlock,
-    ToolResultEvent,
     ToolResultMessage,
     ToolUse,
     UserMessage,
-    freeze_json,
 )
-from dsh.tools import TOOL_SEARCH, ToolDefinition, ToolResult, offered_tools
-from dsh.tools.builtin import BASH_TOOL, TASK_CREATE_TOOL, TOOL_SEARCH_TOOL, search_tools
+from dsh.models import ModelRequest, ToolSpec
+from dsh.models._chat_body import ChatBodyEncoder, compact_json
+from dsh.models._chat_request import chat_body, to_chat_messages
+from dsh.session import ToolResultEvent
+from dsh.tools import ToolDefinition, ToolResult, offered_tools
+from dsh.tools._deferred import TOOL_SEARCH
+from dsh.tools.builtin import BASH_TOOL, TASK_CREATE_TOOL, TOOL_SEARCH_TOOL
+from dsh.tools.builtin._tool_search import search_tools
 from tests.agent.support import make_harness, replies, text, tool
 
 TASK_TOOLS = {"TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}

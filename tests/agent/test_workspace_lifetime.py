@@ -7,7 +7,7 @@ from pathlib import Path
 
 from dsh.agent import SESSION_END, Agent
 from dsh.session import ToolResultEvent
-from dsh.tools.builtin import BackgroundShell, background_shell
+from dsh.tools.builtin._bash import BackgroundShell, background_shell
 from tests.agent.support import make_harness, of_type, replies, text, tool
 from tests.hook_protocol.support import group_members
 

@@ -10,10 +10,10 @@ from dsh.approval import (
     ApprovalService,
     ScriptedChannel,
     by_tool,
-    reply_outcome,
 )
+from dsh.approval._types import reply_outcome
+from dsh.base import FrozenDict, freeze_json
 from dsh.context import Context
-from dsh.session import FrozenDict, freeze_json
 
 
 def request(tool: str = "Bash", session: str | None = "s1", **arguments: object) -> ApprovalRequest:

@@ -14,9 +14,9 @@ from dsh.approval import (
     PolicyRule,
     ScriptedChannel,
     TerminalChannel,
-    reply_outcome,
 )
-from dsh.session import freeze_json
+from dsh.approval._types import reply_outcome
+from dsh.base import freeze_json
 
 
 def req(tool: str = "Bash", **arguments: object) -> ApprovalRequest:

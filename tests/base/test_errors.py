@@ -32,10 +32,12 @@ def test_every_exported_exception_is_a_dsh_error() -> None:
 
 
 def test_each_family_keeps_its_builtin_base() -> None:
+    from dsh.base import NotJSONError
     from dsh.context import ChannelError, ScopeDisposedError, ServiceNotFoundError
-    from dsh.hooks.claude import MatcherError
+    from dsh.hooks.claude.settings._matcher import MatcherError
     from dsh.models import ScriptError
-    from dsh.session import EventDecodeError, NotJSONError, SessionNotFoundError
+    from dsh.session import SessionNotFoundError
+    from dsh.session._codec_values import EventDecodeError
     from dsh.tools import OutputMismatchError, ToolRegistrationError
 
     assert issubclass(ToolRegistrationError, ValueError)

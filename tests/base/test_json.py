@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh import base, session
-from dsh.base import FrozenDict, NotJSONError, freeze_json, freeze_loaded, thaw_json
+from dsh.base import FrozenDict, NotJSONError, freeze_json, thaw_json
+from dsh.base._json import freeze_loaded
 
 json_values = st.recursive(
     st.none()
@@ -118,15 +118,3 @@ def test_frozen_dicts_refuse_mutation() -> None:
         frozen["b"] = 2
     with pytest.raises(TypeError, match="frozen"):
         frozen.update(b=2)
-
-
-def test_session_keeps_exporting_the_same_objects() -> None:
-    for name in (
-        "FrozenDict",
-        "FrozenJSON",
-        "JSONValue",
-        "NotJSONError",
-        "freeze_json",
-        "thaw_json",
-    ):
-        assert getattr(session, name) is getattr(base, name)

@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from dsh.base import AbortedError, AbortSignal, SignalAbortedError, race
+from dsh.base import AbortedError, AbortSignal, race
+from dsh.base._signal import SignalAbortedError
 
 
 async def test_without_an_abort_the_work_gives_its_value() -> None:

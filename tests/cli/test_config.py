@@ -19,7 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsh.host import CONFIG_KEYS, ConfigError, load_config
+from dsh.host import ConfigError, load_config
+from dsh.host._config import CONFIG_KEYS
 from tests.cli.support import run_dsh
 
 LAYERS = ("user", "project", "env", "flag")

@@ -15,17 +15,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
+from dsh.base import freeze_json
 from dsh.cli._live import LiveView
 from dsh.cli._render import TranscriptPrinter
 from dsh.hook_protocol import HookInvocationEvent, HookResultEvent
 from dsh.models import ModelError, RetryNotice
-from dsh.session import (
-    AssistantMessageEvent,
-    ContextMessageEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-    freeze_json,
-)
+from dsh.session import AssistantMessageEvent, ContextMessageEvent, ToolCallEvent, ToolResultEvent
 from tests.cli.test_cli import dsh, write_script
 
 _CSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

@@ -19,7 +19,7 @@ from dsh.cli._stream_input import (
     UserLine,
     parse_stream_line,
 )
-from dsh.session import TextBlock
+from dsh.messages import TextBlock
 from tests.cli.test_cli import dsh
 
 

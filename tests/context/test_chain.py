@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dsh.context import (
-    ChannelError,
-    Context,
-    ListenerError,
-    Next,
-    WaterfallChannel,
-    run_waterfall,
-)
+from dsh.context import ChannelError, Context, ListenerError, Next, WaterfallChannel
+from dsh.context._chain import run_waterfall
 
 CHAIN: WaterfallChannel[str, list[str]] = WaterfallChannel(
     "test/chain", default=lambda trail: "default", returns=str

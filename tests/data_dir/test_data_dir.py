@@ -29,8 +29,9 @@ def test_it_agrees_with_platformdirs(
 def test_sessions_and_transcripts_live_under_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from dsh.hooks.claude import default_transcript_dir
-    from dsh.session import DATA_DIR_ENV, default_data_dir
+    from dsh.hooks.claude.transcript._projection import default_transcript_dir
+    from dsh.session import default_data_dir
+    from dsh.session._store import DATA_DIR_ENV
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     monkeypatch.delenv(DATA_DIR_ENV, raising=False)

@@ -15,10 +15,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsh.base import UnsafeJSONError, load_json, loggable_json
-from dsh.hook_protocol import HookRun, hook_outcome, result_event
+from dsh.base import UnsafeJSONError, load_json
+from dsh.base._safe_json import loggable_json
+from dsh.hook_protocol import HookRun, hook_outcome
+from dsh.hook_protocol._events import result_event
 from dsh.hooks.claude import HookAnswer, decode_answer
-from dsh.session import decode_event, encode_event
+from dsh.session._codec import decode_event, encode_event
 from tests.hook_protocol.support import command
 
 EXAMPLES = int(os.environ.get("DSH_FUZZ_EXAMPLES", "200"))

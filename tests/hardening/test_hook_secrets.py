@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from dsh.hook_protocol import PASS_ENV_SETTING, SECRET_ENV_VARS, spawn_environment
+from dsh.hook_protocol import SECRET_ENV_VARS
+from dsh.hook_protocol._environment import PASS_ENV_SETTING, spawn_environment
 from dsh.session import TurnEndReason
 from tests.agent.support import bash, make_harness, replies, text
 from tests.hooks_claude.bridge_support import mount_hooks

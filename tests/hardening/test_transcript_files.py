@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dsh.hooks.claude import TranscriptWriter
+from dsh.hooks.claude.transcript._projection import TranscriptWriter
 from dsh.session import TurnEndReason, UnsafeSessionPathError, UserMessageEvent
 from tests.agent.support import bash, replies, text
 from tests.hooks_claude.bridge_support import Rig, make_rig

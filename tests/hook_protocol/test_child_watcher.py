@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from dsh.hook_protocol import HookCommand, HookOrigin, run_hook, run_hooks
+from dsh.hook_protocol import HookCommand, HookOrigin, run_hooks
+from dsh.hook_protocol._executor import run_hook
 
 ORIGIN = HookOrigin(source="test", event="PreToolUse")
 

@@ -8,24 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from dsh.hook_protocol import (
-    HOOK_STDERR_LOG_LIMIT,
-    HookInvocationEvent,
-    HookResultEvent,
-    hook_outcome,
-    invocation_event,
-    result_event,
-    run_hook,
-    shell_argv,
-    unique_hooks,
-)
-from dsh.session import (
-    FrozenDict,
-    JsonlSessionStore,
-    decode_event,
-    encode_event,
-    registered_event_types,
-)
+from dsh.base import FrozenDict
+from dsh.hook_protocol import HookInvocationEvent, HookResultEvent, hook_outcome, shell_argv
+from dsh.hook_protocol._events import HOOK_STDERR_LOG_LIMIT, invocation_event, result_event
+from dsh.hook_protocol._executor import run_hook, unique_hooks
+from dsh.session import JsonlSessionStore
+from dsh.session._codec import decode_event, encode_event
+from dsh.session._event_registry import registered_event_types
 from tests.hook_protocol.support import command, script, toy_decoder
 
 DECODE = toy_decoder("PreToolUse")

@@ -12,8 +12,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from dsh.hook_protocol import HookRun, hook_outcome, run_hook, shell_argv
-from dsh.tools import AbortSignal
+from dsh.base import AbortSignal
+from dsh.hook_protocol import HookRun, hook_outcome, shell_argv
+from dsh.hook_protocol._executor import run_hook
 from tests.hook_protocol.support import (
     alive,
     command,

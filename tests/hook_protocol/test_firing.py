@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from dsh.base import AbortSignal, FrozenDict
 from dsh.hook_protocol import (
     HookCommand,
     HookInvocationEvent,
@@ -27,8 +28,7 @@ from dsh.hook_protocol import (
     fire_hooks,
     shell_argv,
 )
-from dsh.session import FrozenDict, JsonlSessionStore, NoticeEvent, SessionEvent, SessionLog
-from dsh.tools import AbortSignal
+from dsh.session import JsonlSessionStore, NoticeEvent, SessionEvent, SessionLog
 from tests.hook_protocol.support import (
     ToyDecision,
     command,

@@ -10,15 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh.hook_protocol import (
-    FAILURE_REASONS,
     HookDecodeError,
     HookOutcome,
     HookRun,
     OnFailure,
     WrongEvent,
     hook_outcome,
-    run_hook,
 )
+from dsh.hook_protocol._executor import run_hook
+from dsh.hook_protocol._outcome import FAILURE_REASONS
 from tests.hook_protocol.support import ToyDecision, command, script, toy_decoder
 
 DECODE = toy_decoder("PreToolUse")

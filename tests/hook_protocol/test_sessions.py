@@ -6,7 +6,9 @@ import gc
 import weakref
 from dataclasses import dataclass, field
 
-from dsh.hook_protocol import SessionStates, hook_environment, root_session, run_hook
+from dsh.hook_protocol import SessionStates, hook_environment
+from dsh.hook_protocol._executor import run_hook
+from dsh.hook_protocol._sessions import root_session
 from tests.hook_protocol.support import command, script
 
 

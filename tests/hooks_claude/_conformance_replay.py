@@ -30,9 +30,9 @@ from dsh.hooks.claude import (
     ClaudePermissionsPlugin,
     claude_hooks_plugin,
     load_catalog,
-    load_commands,
     permission_state,
 )
+from dsh.hooks.claude.settings._commands import load_commands
 from dsh.instructions import claude_instructions_plugin
 from dsh.models import Model, ScriptedModel
 from tests.agent.support import make_harness

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from dsh.hooks.claude import Catalog, PluginRoot, load_catalog
+from dsh.hooks.claude import Catalog, load_catalog
+from dsh.hooks.claude.settings._catalog import PluginRoot
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsh.hook_protocol import HookCommand, unique_hooks
+from dsh.hook_protocol import HookCommand
+from dsh.hook_protocol._executor import unique_hooks
 from tests.hooks_claude.conftest import Machine, command, settings
 
 

@@ -10,20 +10,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh.hooks.claude import load_commands
 from dsh.hooks.claude.settings._commands import (
     MAX_COMMAND_BYTES,
     MAX_SHELL_COMMANDS,
     expand_arguments,
+    load_commands,
     parse_invocation,
     shell_spans,
 )
+from dsh.messages import content_text
 from dsh.session import (
     ContextMessageEvent,
     PromptBlockedEvent,
     SteeringMessageEvent,
     UserMessageEvent,
-    content_text,
 )
 from tests.agent.support import make_harness, replies, text, tool
 from tests.hooks_claude.bridge_support import Rig, hook_command, mount_hooks

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dsh.hooks.claude import PluginRoot, load_catalog
+from dsh.hooks.claude import load_catalog
+from dsh.hooks.claude.settings._catalog import PluginRoot
 from tests.hooks_claude.conftest import Machine, command, settings
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh.hooks.claude import IfRule, Matcher, MatcherError
+from dsh.hooks.claude.settings._matcher import IfRule, Matcher, MatcherError
 
 _NAME = st.from_regex(r"[A-Za-z][A-Za-z0-9_\-]{0,12}", fullmatch=True)
 _ANY = st.text(max_size=30)

@@ -10,7 +10,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsh.hooks.claude import ADMITTED_EVENTS, CLAUDE_HOOK_EVENTS, load_catalog
+from dsh.hooks.claude import CLAUDE_HOOK_EVENTS, load_catalog
+from dsh.hooks.claude.events._support import ADMITTED_EVENTS
 
 _SCALAR = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 700), st.floats(-1, 1e3), st.text(max_size=8)

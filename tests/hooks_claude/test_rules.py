@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh.hooks.claude import IfRule, MatcherError, PermissionRule, RuleError, parse_rule
+from dsh.hooks.claude import PermissionRule, RuleError, parse_rule
 from dsh.hooks.claude.rules._bash import split_command
+from dsh.hooks.claude.settings._matcher import IfRule, MatcherError
 
 CWD = Path("/proj")
 
@@ -286,7 +287,7 @@ def test_file_rules_match_as_the_reference(
 
 
 def test_docs_list_the_read_only_commands_as_the_code_has_them() -> None:
-    from dsh.hooks.claude import READ_ONLY_COMMANDS, READ_ONLY_GIT
+    from dsh.hooks.claude.rules._modes import READ_ONLY_COMMANDS, READ_ONLY_GIT
 
     doc = (Path(__file__).parents[2] / "docs" / "permissions.md").read_text()
     for names in (READ_ONLY_COMMANDS, READ_ONLY_GIT):

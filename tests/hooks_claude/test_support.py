@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from dsh.hooks.claude import (
-    ADMITTED_EVENTS,
     CLAUDE_HOOK_EVENTS,
     EVENT_SPECS,
     HOOK_EVENT_HOST_SUPPORT,
     EventSupport,
     render_coverage_markdown,
 )
+from dsh.hooks.claude.events._support import ADMITTED_EVENTS
 from tests.hooks_claude.conftest import Machine, command
 from tests.shared_paths import REFERENCE as SHARED_REFERENCE
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from dsh.session import NoticeEvent, ToolResultEvent, thaw_json
+from dsh.base import thaw_json
+from dsh.session import NoticeEvent, ToolResultEvent
 from tests.agent.support import of_type, replies, text, tool
 from tests.hooks_claude.bridge_support import Rig, hook_command, make_rig
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dsh.hooks.claude import transcript_lines
-from dsh.session import ImageBlock, TextBlock, ToolReferenceBlock, ToolResultEvent
+from dsh.hooks.claude.transcript._projection import transcript_lines
+from dsh.messages import ImageBlock, TextBlock, ToolReferenceBlock
+from dsh.session import ToolResultEvent
 
 
 def _result_content(event: ToolResultEvent, tmp_path: Path) -> object:

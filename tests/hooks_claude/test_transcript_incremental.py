@@ -12,18 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsh.agent import subagent_plugin
-from dsh.hooks.claude import (
-    TranscriptWriter,
-    claude_hooks_plugin,
-    load_catalog,
-    transcript_lines,
-)
+from dsh.hooks.claude import claude_hooks_plugin, load_catalog
+from dsh.hooks.claude.transcript._projection import TranscriptWriter, transcript_lines
+from dsh.messages import ToolUse
 from dsh.session import (
     AssistantMessageEvent,
     ContextMessageEvent,
     SessionEvent,
     ToolResultEvent,
-    ToolUse,
     UserMessageEvent,
 )
 from tests.agent.support import bash, make_harness, text

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from dsh.approval import APPROVAL, ApprovalReply, ApprovalRequest
-from dsh.context import describe
+from dsh.context._chain import describe
 from dsh.session import NoticeEvent, ToolCallEvent
 from dsh.tools import REWRITE_INPUT, InputRewrite, ProposedCall, ToolRequest
 from tests.agent.support import bash, make_harness, of_type, replies, text

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from dsh.session import NoticeEvent, ToolResultEvent, thaw_json
+from dsh.base import thaw_json
+from dsh.session import NoticeEvent, ToolResultEvent
 from tests.agent.support import bash, make_harness, of_type, replies, text
 from tests.hooks_claude.bridge_support import Rig, hook_command, mount_hooks
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from dsh.approval import APPROVAL, ApprovalBroker
-from dsh.hooks.codex import CODEX_HOOK_EVENTS, CodexPermissionMode, CodexProfile
+from dsh.hooks.codex import CODEX_HOOK_EVENTS, CodexProfile
+from dsh.hooks.codex.config._types import CodexPermissionMode
 from tests.agent.support import Harness, make_harness
 from tests.hook_rig import RecordingRig
 from tests.shared_paths import ROOT

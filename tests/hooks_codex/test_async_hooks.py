@@ -161,7 +161,8 @@ async def test_the_session_end_kills_an_async_hook_still_running(
 
 
 def test_the_coverage_page_says_async_hooks_run_in_the_background() -> None:
-    from dsh.hooks.codex import CONFIG_LIMITS, render_codex_coverage
+    from dsh.hooks.codex import render_codex_coverage
+    from dsh.hooks.codex.events._support import CONFIG_LIMITS
 
     page = " ".join(render_codex_coverage().split())
     assert "`async: true` handlers run in the background" in page

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from dsh.hooks.codex import CODEX_EVENT_SUPPORT, CodexPermissionMode
+from dsh.hooks.codex import CODEX_EVENT_SUPPORT
+from dsh.hooks.codex.config._types import CodexPermissionMode
 from dsh.models import ScriptedModel
 from tests.agent.support import make_harness
 from tests.hook_rig import corpus_params

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from dsh.hooks.codex import CodexMatcher, CodexMatcherError, load_codex_catalog
+from dsh.hooks.codex import load_codex_catalog
+from dsh.hooks.codex.config._matcher import CodexMatcher, CodexMatcherError
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsh.hook_protocol import HookCommand, HookDecodeError, HookOrigin, HookRun, run_hook
+from dsh.hook_protocol import HookCommand, HookDecodeError, HookOrigin, HookRun
+from dsh.hook_protocol._executor import run_hook
 from dsh.hooks.codex import CODEX_HOOK_EVENTS, CodexAnswer, decode_codex_answer
 
 

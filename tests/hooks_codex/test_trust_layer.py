@@ -334,7 +334,8 @@ def test_claude_and_codex_trust_keep_each_others_sections(tmp_path: Path, projec
     )
 )
 def test_any_record_bytes_are_read_without_raising(data: bytes) -> None:
-    from dsh.hook_protocol import read_record, record_path, write_record
+    from dsh.hook_protocol import read_record, write_record
+    from dsh.hook_protocol._trust_record import record_path
     from dsh.hooks.codex.trust._layer import review_layer
 
     with tempfile.TemporaryDirectory() as scratch:

@@ -205,7 +205,8 @@ def test_files_outside_the_project_and_user_hooks_are_not_fingerprinted(
 
 
 def test_the_claude_side_finds_the_files_a_command_names_as_before(tmp_path: Path) -> None:
-    from dsh.hook_protocol import file_digest, named_files
+    from dsh.hook_protocol import named_files
+    from dsh.hook_protocol._trust_record import file_digest
 
     project = tmp_path / "p"
     plugin = tmp_path / "plugin"
@@ -251,7 +252,7 @@ def test_any_command_is_looked_at_without_raising(command: str, args: list[str])
     )
 )
 def test_any_hook_entries_in_the_record_are_read_without_raising(entries: list[object]) -> None:
-    from dsh.hook_protocol import record_path
+    from dsh.hook_protocol._trust_record import record_path
     from dsh.hooks.codex import load_codex_catalog
     from dsh.hooks.codex.trust._layer import review_layer
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from dsh.host import CONFIG_KEYS
+from dsh.host._config import CONFIG_KEYS
 from dsh.host._config_plain import plain_layer
 from dsh.host._config_schema import Settings
 

@@ -16,7 +16,8 @@ from typing import Any
 from dsh.agent import INSTRUCTIONS_LOADED, PROMPT_SUBMIT, Agent, InstructionsFile, PromptDecision
 from dsh.context import Next
 from dsh.instructions import claude_instructions_plugin
-from dsh.session import Content, ContextMessageEvent, UserMessageEvent
+from dsh.messages import Content
+from dsh.session import ContextMessageEvent, UserMessageEvent
 from tests.agent.support import Harness, make_harness, of_type, replies, text
 
 

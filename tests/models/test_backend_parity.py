@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from dsh.models import ModelBackend, ModelError, ModelRequest, OpenAICompatibleModel, RetryNotice
-from dsh.session import (
+from dsh.base import freeze_json
+from dsh.messages import (
     AssistantMessage,
     ContextMessage,
     ImageBlock,
@@ -23,8 +23,8 @@ from dsh.session import (
     ToolResultMessage,
     ToolUse,
     UserMessage,
-    freeze_json,
 )
+from dsh.models import ModelBackend, ModelError, ModelRequest, OpenAICompatibleModel, RetryNotice
 from tests.models.chat_server import Reply, chunk, completion, error_body, serving
 from tests.models.test_openai import BASH
 

@@ -13,10 +13,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsh.models import ModelRequest, ToolSpec
-from dsh.models._chat_body import ChatBodyEncoder, EncodedBody, compact_json
-from dsh.models._chat_request import chat_body
-from dsh.session import (
+from dsh.base import freeze_json
+from dsh.messages import (
     AssistantMessage,
     ContextMessage,
     ImageBlock,
@@ -27,8 +25,10 @@ from dsh.session import (
     ToolResultMessage,
     ToolUse,
     UserMessage,
-    freeze_json,
 )
+from dsh.models import ModelRequest, ToolSpec
+from dsh.models._chat_body import ChatBodyEncoder, EncodedBody, compact_json
+from dsh.models._chat_request import chat_body
 
 ids = st.sampled_from(["a", "b", "c"])
 text = st.text(max_size=6)

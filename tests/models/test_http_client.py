@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from dsh.messages import UserMessage
 from dsh.models import ModelBackend, ModelError, ModelRequest, OpenAICompatibleModel, RetryNotice
-from dsh.session import UserMessage
 from tests.models.raw_server import CHUNK_HI, RawConn, RawServer, raw_serving, sse
 
 SIMPLE = ModelRequest((UserMessage("hi"),))

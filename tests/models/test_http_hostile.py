@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from dsh.messages import UserMessage
 from dsh.models import ModelBackend, ModelError, ModelRequest, OpenAICompatibleModel
-from dsh.session import UserMessage
 from tests.models.raw_server import CHUNK_HI, COMPLETION_OK, RawConn, raw_serving, sse
 
 SIMPLE = ModelRequest((UserMessage("hi"),))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from dsh.messages import UserMessage
 from dsh.models import (
     ModelRequest,
     OpenAICompatibleModel,
@@ -14,7 +15,6 @@ from dsh.models import (
     ScriptError,
     load_model,
 )
-from dsh.session import UserMessage
 
 
 async def test_scripted_spec_loads_the_file_and_records(tmp_path: Path) -> None:

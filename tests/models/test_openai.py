@@ -10,14 +10,8 @@ from typing import Any
 
 import pytest
 
-from dsh.models import (
-    ModelError,
-    ModelRequest,
-    OpenAICompatibleModel,
-    RetryNotice,
-    ToolSpec,
-)
-from dsh.session import (
+from dsh.base import freeze_json
+from dsh.messages import (
     AssistantMessage,
     ContextMessage,
     ImageBlock,
@@ -27,7 +21,13 @@ from dsh.session import (
     ToolResultMessage,
     ToolUse,
     UserMessage,
-    freeze_json,
+)
+from dsh.models import (
+    ModelError,
+    ModelRequest,
+    OpenAICompatibleModel,
+    RetryNotice,
+    ToolSpec,
 )
 from tests.models.chat_server import Reply, chunk, completion, error_body, serving
 

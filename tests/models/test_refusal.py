@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from dsh.messages import UserMessage
 from dsh.models import ModelError, ModelRefusal, ModelRequest, ScriptedModel, ScriptError
-from dsh.session import UserMessage
 from tests.models.chat_server import Reply, chunk, completion, serving
 from tests.models.test_openai import backend, model_for
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dsh.messages import AssistantMessage, UserMessage
 from dsh.models import ModelRequest, ScriptedModel, ScriptError, ToolSpec
-from dsh.session import AssistantMessage, UserMessage
 
 TEXT = {"type": "text", "text": "x"}
 

@@ -8,15 +8,8 @@ from typing import Any
 
 import pytest
 
-from dsh.models import (
-    Model,
-    ModelError,
-    ModelRequest,
-    ScriptedModel,
-    ToolSpec,
-    request_to_json,
-)
-from dsh.session import (
+from dsh.base import freeze_json
+from dsh.messages import (
     AssistantMessage,
     ContextMessage,
     ImageBlock,
@@ -27,8 +20,9 @@ from dsh.session import (
     ToolUse,
     Usage,
     UserMessage,
-    freeze_json,
 )
+from dsh.models import Model, ModelError, ModelRequest, ScriptedModel, ToolSpec
+from dsh.models._types import request_to_json
 from tests.shared_paths import CONFORMANCE as SHARED_CONFORMANCE
 
 CONFORMANCE = SHARED_CONFORMANCE

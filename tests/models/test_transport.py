@@ -14,16 +14,11 @@ from typing import Any
 
 import pytest
 
-from dsh.models import (
-    BACKEND_ENV_VAR,
-    ModelBackend,
-    ModelError,
-    ModelRequest,
-    OpenAICompatibleModel,
-)
+from dsh.messages import UserMessage
+from dsh.models import ModelBackend, ModelError, ModelRequest, OpenAICompatibleModel
 from dsh.models._chat_body import compact_json
 from dsh.models._chat_request import chat_body
-from dsh.session import UserMessage
+from dsh.models._openai import BACKEND_ENV_VAR
 from tests.models.chat_server import Reply, chunk, completion, serving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -178,7 +173,7 @@ def test_the_default_backend_sends_without_loading_the_sdk_or_httpx2() -> None:
         """
         import asyncio, sys
         from dsh.models import ModelRequest, OpenAICompatibleModel
-        from dsh.session import UserMessage
+        from dsh.messages import UserMessage
         from tests.models.chat_server import Reply, chunk, serving
 
         async def main():

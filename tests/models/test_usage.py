@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from dsh.messages import AssistantMessage, Usage, UserMessage
 from dsh.models import ModelBackend, ModelRequest, OpenAICompatibleModel
-from dsh.session import AssistantMessage, Usage, UserMessage
 from tests.models.chat_server import Reply, chunk, completion, serving
 
 BACKENDS: list[ModelBackend] = ["asyncio", "httpx", "openai-sdk"]

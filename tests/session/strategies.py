@@ -10,18 +10,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from dsh.session import (
-    MAX_USAGE_TOKENS,
-    AbortCause,
-    Content,
-    ImageBlock,
-    SessionEvent,
-    TextBlock,
-    ToolReferenceBlock,
-    ToolUse,
-    Usage,
-    freeze_json,
-)
+from dsh.base import freeze_json
+from dsh.messages import Content, ImageBlock, TextBlock, ToolReferenceBlock, ToolUse, Usage
+from dsh.messages._messages import MAX_USAGE_TOKENS
+from dsh.session import AbortCause, SessionEvent
 
 json_scalars = (
     st.none()

@@ -10,27 +10,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dsh.base import FrozenDict
+from dsh.messages import TextBlock, ToolUse, Usage
 from dsh.session import (
-    CORE_EVENT_TYPES,
     AbortCause,
     AssistantMessageEvent,
-    EventDecodeError,
-    FrozenDict,
     MemorySessionStore,
     OpaqueEvent,
     SessionEvent,
-    TextBlock,
-    ToolUse,
     TurnEnd,
     TurnEndReason,
-    Usage,
     UserMessageEvent,
-    decode_event,
-    encode_event,
-    event_type_of,
     register_event_type,
-    registered_event_types,
 )
+from dsh.session._codec import decode_event, encode_event
+from dsh.session._codec_values import EventDecodeError
+from dsh.session._event_registry import event_type_of, registered_event_types
+from dsh.session._events import CORE_EVENT_TYPES
 from tests.session.strategies import events_of
 
 

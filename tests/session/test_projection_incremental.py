@@ -16,32 +16,33 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dsh.messages import (
+    AssistantMessage,
+    ContextMessage,
+    ModelMessage,
+    SteeringMessage,
+    SummaryMessage,
+    ToolResultMessage,
+    ToolUse,
+    UserMessage,
+)
+from dsh.messages._history import HistoryView, shared_prefix
 from dsh.session import (
     INTERRUPTED_TOOL_RESULT,
-    AssistantMessage,
     AssistantMessageEvent,
     CompactionEnd,
     CompactionStart,
-    ContextMessage,
     ContextMessageEvent,
-    HistoryView,
     JsonlSessionStore,
     MemorySessionStore,
-    ModelMessage,
     NoticeEvent,
     Projection,
     SessionEvent,
-    SteeringMessage,
     SteeringMessageEvent,
-    SummaryMessage,
     ToolResultEvent,
-    ToolResultMessage,
-    ToolUse,
     TurnStart,
-    UserMessage,
     UserMessageEvent,
     project,
-    shared_prefix,
 )
 
 from .strategies import content

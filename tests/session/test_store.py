@@ -14,15 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dsh.base import FrozenDict, NotJSONError
+from dsh.messages import ToolUse
 from dsh.session import (
-    CORE_EVENT_TYPES,
-    DATA_DIR_ENV,
     AssistantMessageEvent,
-    FrozenDict,
     JsonlSessionStore,
     MemorySessionStore,
     NoticeEvent,
-    NotJSONError,
     OpaqueEvent,
     SessionCorruptError,
     SessionError,
@@ -33,11 +31,12 @@ from dsh.session import (
     SessionStore,
     ToolCallEvent,
     ToolResultEvent,
-    ToolUse,
     TurnStart,
     UserMessageEvent,
     default_data_dir,
 )
+from dsh.session._events import CORE_EVENT_TYPES
+from dsh.session._store import DATA_DIR_ENV
 from tests.session.strategies import events_of
 
 REPO = Path(__file__).resolve().parents[2]

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dsh.messages import ToolUse
 from dsh.session import (
     AssistantMessageEvent,
     EventsView,
@@ -27,7 +28,6 @@ from dsh.session import (
     SessionCorruptError,
     SessionEvent,
     ToolResultEvent,
-    ToolUse,
     TurnEnd,
     TurnEndReason,
     TurnStart,

@@ -11,16 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh.session import (
-    EventDecodeError,
-    ImageBlock,
-    TextBlock,
-    ToolReferenceBlock,
-    ToolResultEvent,
-    decode_event,
-    encode_event,
-    referenced_tools,
-)
+from dsh.messages import ImageBlock, TextBlock, ToolReferenceBlock
+from dsh.messages._messages import referenced_tools
+from dsh.session import ToolResultEvent
+from dsh.session._codec import decode_event, encode_event
+from dsh.session._codec_values import EventDecodeError
 
 
 def test_a_tool_result_of_references_is_logged_typed() -> None:

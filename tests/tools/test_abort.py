@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
+from dsh.base import AbortSignal
 from dsh.context import Next
 from dsh.tools import (
     EXECUTE,
     POST_EXECUTE,
     PRE_EXECUTE,
-    AbortSignal,
     ExecuteNext,
     PostToolDecision,
     PreToolDecision,

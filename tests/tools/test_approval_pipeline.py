@@ -16,8 +16,9 @@ from dsh.approval import (
     PolicyRule,
     ScriptedChannel,
 )
+from dsh.base import AbortSignal
 from dsh.context import Next
-from dsh.tools import PRE_EXECUTE, AbortSignal, PreToolDecision, ToolCall, ToolRequest
+from dsh.tools import PRE_EXECUTE, PreToolDecision, ToolCall, ToolRequest
 from tests.tools.support import Host, echo
 
 

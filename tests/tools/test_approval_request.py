@@ -17,15 +17,9 @@ from dsh.approval import (
     ScriptedChannel,
     by_tool,
 )
+from dsh.base import AbortSignal, FrozenDict
 from dsh.context import Next
-from dsh.session import FrozenDict
-from dsh.tools import (
-    APPROVAL_REQUEST,
-    PRE_EXECUTE,
-    AbortSignal,
-    PreToolDecision,
-    ToolCall,
-)
+from dsh.tools import APPROVAL_REQUEST, PRE_EXECUTE, PreToolDecision, ToolCall
 from tests.tools.support import Host, echo, serve_approval
 
 Seen = list[tuple[str, ApprovalRequest]]

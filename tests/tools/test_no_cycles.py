@@ -16,12 +16,13 @@ from typing import Any
 
 import pytest
 
-from dsh.context import Next, run_waterfall
+from dsh.base import AbortSignal
+from dsh.context import Next
+from dsh.context._chain import run_waterfall
 from dsh.tools import (
     EXECUTE,
     POST_EXECUTE,
     PRE_EXECUTE,
-    AbortSignal,
     ExecuteNext,
     PostToolDecision,
     PreToolDecision,

@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict
 
+from dsh.base import thaw_json
 from dsh.context import Next
-from dsh.session import TextBlock, thaw_json
+from dsh.messages import TextBlock
 from dsh.tools import (
     POST_EXECUTE,
     OutputMismatchError,

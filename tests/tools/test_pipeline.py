@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
+from dsh.base import AbortSignal, FrozenDict, thaw_json
 from dsh.context import Next
-from dsh.session import FrozenDict, TextBlock, thaw_json
+from dsh.messages import TextBlock
 from dsh.tools import (
     EXECUTE,
     POST_EXECUTE,
     PRE_EXECUTE,
     RESULT,
-    AbortSignal,
     ExecuteNext,
     GuardDenial,
     PostToolAccept,

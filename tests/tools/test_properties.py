@@ -10,13 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dsh.approval import APPROVAL, ApprovalBroker, PolicyChannel, PolicyRule
+from dsh.base import AbortSignal, freeze_json
 from dsh.context import Context, Next
-from dsh.session import freeze_json
 from dsh.tools import (
     EXECUTE,
     POST_EXECUTE,
     PRE_EXECUTE,
-    AbortSignal,
     ExecuteNext,
     GuardDenial,
     PostToolDecision,

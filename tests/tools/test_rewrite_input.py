@@ -17,22 +17,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsh.context import Next, describe
-from dsh.session import (
-    FrozenDict,
-    NotJSONError,
-    ToolCallEvent,
-    decode_event,
-    encode_event,
-    freeze_json,
-)
+from dsh.base import AbortSignal, FrozenDict, NotJSONError, freeze_json
+from dsh.context import Next
+from dsh.context._chain import describe
+from dsh.session import ToolCallEvent
+from dsh.session._codec import decode_event, encode_event
 from dsh.tools import (
     EXECUTE,
     POST_EXECUTE,
     PRE_EXECUTE,
     RESULT,
     REWRITE_INPUT,
-    AbortSignal,
     ExecuteNext,
     GuardDenial,
     InputKeep,

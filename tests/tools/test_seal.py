@@ -11,20 +11,21 @@ from typing import Any
 
 import pytest
 
+from dsh.base import FrozenDict
 from dsh.context import Next
-from dsh.session import FrozenDict, ToolUse
+from dsh.messages import ToolUse
 from dsh.tools import (
     POST_EXECUTE,
     PRE_EXECUTE,
     RESULT,
-    CallToken,
     PostToolDecision,
     PreToolDecision,
-    SealFailure,
     ToolCall,
     ToolRequest,
     ToolResult,
 )
+from dsh.tools._identity import CallToken
+from dsh.tools._seal import SealFailure
 from tests.tools.support import Host, echo
 
 

@@ -6,28 +6,22 @@ project (its Claude Code hooks, instruction files and trust as ``dsh run``
 applies them); ``session_host_options`` is the one place that host is
 described. Asks go to the client as ``session/request_permission``
 (``AcpApprovalChannel``); the loop's events stream out as ``session/update``s
-(``UpdateTranslator``); ``stop_reason_for`` maps a turn's end to ACP's stop
+(``_updates.UpdateTranslator``); ``_session.stop_reason_for`` maps a turn's end to ACP's stop
 reasons. ``docs/acp.md`` has the details and the Zed settings.
 """
 
-from dsh.acp._approval import PERMISSION_OPTIONS, AcpApprovalChannel, PermissionAsk
-from dsh.acp._config import AcpConfig, SessionSeams, session_host_options
-from dsh.acp._server import MCP_NOTICE, DshAgent
-from dsh.acp._session import AcpSession, stop_reason_for
+from dsh._public import publish
+from dsh.acp._approval import AcpApprovalChannel
+from dsh.acp._config import AcpConfig, session_host_options
+from dsh.acp._server import DshAgent
 from dsh.acp._stdio import serve_stdio
-from dsh.acp._updates import UpdateTranslator
 
 __all__ = [
-    "MCP_NOTICE",
-    "PERMISSION_OPTIONS",
     "AcpApprovalChannel",
     "AcpConfig",
-    "AcpSession",
     "DshAgent",
-    "PermissionAsk",
-    "SessionSeams",
-    "UpdateTranslator",
     "serve_stdio",
     "session_host_options",
-    "stop_reason_for",
 ]
+
+publish(globals())

@@ -22,7 +22,7 @@ from acp.schema import (
     TextResourceContents,
 )
 
-from dsh.session import Content, ImageBlock, TextBlock
+from dsh.messages import Content, ImageBlock, TextBlock
 
 __all__ = ["AcpBlock", "prompt_content"]
 

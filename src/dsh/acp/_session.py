@@ -51,10 +51,11 @@ from dsh.agent import (
 from dsh.approval import ApprovalBroker, ApprovalRequest
 from dsh.context import Context
 from dsh.host import Host, open_host
+from dsh.messages import Content
 from dsh.models import ModelRefusal
-from dsh.session import AbortCause, Content, SessionEvent, TurnEndReason
+from dsh.session import AbortCause, SessionEvent, TurnEndReason
 from dsh.tools import EXECUTE, ExecuteNext, ToolExecution, ToolResult
-from dsh.tools.builtin import session_tasks
+from dsh.tools.builtin._tasks import session_tasks
 
 __all__ = ["AcpSession", "stop_reason_for"]
 

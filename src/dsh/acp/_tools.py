@@ -22,7 +22,8 @@ from acp.schema import (
 )
 
 from dsh._frozen import frozen
-from dsh.session import Content, content_text, thaw_json
+from dsh.base import thaw_json
+from dsh.messages import Content, content_text
 
 __all__ = ["MAX_SHOWN", "ToolView", "bounded", "result_content", "tool_view"]
 

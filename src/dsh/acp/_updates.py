@@ -35,21 +35,18 @@ from acp.schema import (
 )
 
 from dsh.acp._tools import ToolContent, ToolView, result_content, text_content, tool_view
+from dsh.base import thaw_json
+from dsh.messages import Content, ImageBlock, TextBlock, ToolUse
 from dsh.session import (
     AssistantDisplayEvent,
     AssistantMessageEvent,
-    Content,
-    ImageBlock,
     NoticeEvent,
     PromptBlockedEvent,
     SessionEvent,
-    TextBlock,
     ToolCallEvent,
     ToolResultEvent,
-    ToolUse,
     TurnEnd,
     UserMessageEvent,
-    thaw_json,
 )
 
 __all__ = ["TASK_TOOLS", "Update", "UpdateTranslator", "call_id", "notice_update"]

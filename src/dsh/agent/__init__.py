@@ -6,12 +6,11 @@ A native hook is an ordinary plugin: it subscribes to these channels (and to
 run that never mounts the ``Agent`` tool never builds its input model.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from dsh._public import lazy, publish
 from dsh.agent._agent import Agent
 from dsh.agent._background import (
-    BackgroundSubagent,
-    background_subagents,
     notifications_ready,
     run_notifications,
     run_ready_notifications,
@@ -52,8 +51,6 @@ from dsh.agent._decisions import (
     InstructionsFile,
     InstructionsLoadReason,
     InstructionsScope,
-    Notice,
-    NoticeLevel,
     PostToolBatchDecision,
     PostToolBatchProceed,
     PostToolBatchStop,
@@ -70,7 +67,6 @@ from dsh.agent._decisions import (
     SessionEndReason,
     SessionStartSource,
     SetupTrigger,
-    SteeringSource,
     TurnStop,
     TurnStopDecision,
 )
@@ -79,8 +75,6 @@ from dsh.agent._model_calls import (
     MODEL_RESPONSE,
     ModelCall,
     ModelCallEnd,
-    ModelCallKind,
-    ModelCallStatus,
 )
 from dsh.agent._options import AgentOptions
 from dsh.agent._switching import (
@@ -123,7 +117,6 @@ __all__ = [
     "Agent",
     "AgentOptions",
     "AgentToolInput",
-    "BackgroundSubagent",
     "CancelWhen",
     "CompactRequest",
     "CompactTrigger",
@@ -143,16 +136,12 @@ __all__ = [
     "InstructionsScope",
     "ModelCall",
     "ModelCallEnd",
-    "ModelCallKind",
-    "ModelCallStatus",
     "ModelSwitchAllow",
     "ModelSwitchDecision",
     "ModelSwitchDeny",
     "ModelSwitchRequest",
     "ModelSwitchSource",
     "ModelSwitchVerdict",
-    "Notice",
-    "NoticeLevel",
     "PostToolBatchDecision",
     "PostToolBatchProceed",
     "PostToolBatchStop",
@@ -169,11 +158,9 @@ __all__ = [
     "SessionEndReason",
     "SessionStartSource",
     "SetupTrigger",
-    "SteeringSource",
     "TurnResult",
     "TurnStop",
     "TurnStopDecision",
-    "background_subagents",
     "calling_agent",
     "notifications_ready",
     "run_notifications",
@@ -186,19 +173,12 @@ if TYPE_CHECKING:
     from dsh.agent._subagent import AGENT_TOOL, subagent_plugin
     from dsh.agent._subagent_input import AgentToolInput
 
-_SUBAGENT_NAMES = frozenset({"AGENT_TOOL", "subagent_plugin"})
+publish(globals())
 
-
-def __getattr__(name: str) -> Any:
-    if name in _SUBAGENT_NAMES:
-        from dsh.agent import _subagent
-
-        value = getattr(_subagent, name)
-        globals()[name] = value
-        return value
-    if name == "AgentToolInput":  # pydantic comes with it
-        from dsh.agent._subagent_input import AgentToolInput
-
-        globals()[name] = AgentToolInput
-        return AgentToolInput
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy(
+    globals(),
+    {
+        "dsh.agent._subagent": ("AGENT_TOOL", "subagent_plugin"),
+        "dsh.agent._subagent_input": ("AgentToolInput",),  # pydantic comes with it
+    },
+)

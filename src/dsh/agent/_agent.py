@@ -54,18 +54,13 @@ from dsh.agent._turn import (
     TurnState,
     new_turn_id,
 )
+from dsh.base import AbortSignal
 from dsh.context import Context
+from dsh.messages import Content, ModelMessage
 from dsh.models import Model
-from dsh.session import (
-    AbortCause,
-    Content,
-    ModelMessage,
-    SessionEvent,
-    SessionLog,
-    SessionStore,
-    TurnStart,
-)
-from dsh.tools import TOOLS, AbortSignal, CallToken, ToolRegistry, Workspace
+from dsh.session import AbortCause, SessionEvent, SessionLog, SessionStore, TurnStart
+from dsh.tools import TOOLS, ToolRegistry, Workspace
+from dsh.tools._identity import CallToken
 
 __all__ = ["Agent", "CancelWhen", "TurnResult"]
 

@@ -26,7 +26,7 @@ from dsh.agent._decisions import (
     TurnStop,
 )
 from dsh.context import NotifyChannel, SerialChannel, WaterfallChannel
-from dsh.session import Content
+from dsh.messages import Content
 
 if TYPE_CHECKING:
     from dsh.agent._agent import Agent

@@ -15,13 +15,10 @@ from dsh.agent._core import AgentCore
 from dsh.agent._decisions import CompactRequest, CompactTrigger, PreCompactVeto
 from dsh.agent._model_calls import observed_call
 from dsh.agent._turn import ERROR, EndTurn, error_text
+from dsh.base import AbortSignal
+from dsh.messages import UserMessage
 from dsh.models import ModelRequest
-from dsh.session import (
-    CompactionEnd,
-    CompactionStart,
-    UserMessage,
-)
-from dsh.tools import AbortSignal
+from dsh.session import CompactionEnd, CompactionStart
 
 __all__ = [
     "COMPACT_PROMPT",

@@ -25,15 +25,15 @@ from dsh.agent._turn import (
     TurnState,
     unanswered_results,
 )
-from dsh.base import SignalAbortedError, race
-from dsh.context import Channel, Context
+from dsh.base import AbortSignal, race
+from dsh.base._signal import SignalAbortedError
+from dsh.context import Context
+from dsh.context._channels import Channel
+from dsh.messages import AssistantMessage, Content, ModelMessage
 from dsh.models import ModelRequest
 from dsh.session import (
     AbortCause,
-    AssistantMessage,
-    Content,
     ContextMessageEvent,
-    ModelMessage,
     NoticeEvent,
     SessionEvent,
     SessionLog,
@@ -43,7 +43,6 @@ from dsh.session import (
     TurnStart,
     projection_of,
 )
-from dsh.tools import AbortSignal
 
 if TYPE_CHECKING:
     from dsh.agent._agent import Agent

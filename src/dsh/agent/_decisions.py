@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import ClassVar, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.base import ClosedUnion
-from dsh.session import Content
+from dsh.base._union import ClosedUnion
+from dsh.messages import Content
 
 __all__ = [
     "CompactRequest",

@@ -9,15 +9,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dsh.session import (
+from dsh.base import thaw_json
+from dsh.messages import (
     AssistantMessage,
     ModelMessage,
     ToolResultMessage,
     UserMessage,
     content_text,
-    shared_prefix,
-    thaw_json,
 )
+from dsh.messages._history import shared_prefix
 
 __all__ = ["HistorySize", "message_chars"]
 

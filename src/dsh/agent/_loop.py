@@ -47,20 +47,20 @@ from dsh.agent._turn import (
     TurnState,
     error_text,
 )
+from dsh.messages import AssistantMessage, ToolUse
 from dsh.models import ModelRequest, ToolSpec
 from dsh.session import (
     AbortCause,
     AssistantDisplayEvent,
-    AssistantMessage,
     AssistantMessageEvent,
     ContextMessageEvent,
     PromptBlockedEvent,
     SessionEvent,
-    ToolUse,
     TurnEndReason,
     UserMessageEvent,
 )
-from dsh.tools import deferred_announcement, offered_tools
+from dsh.tools import offered_tools
+from dsh.tools._deferred import deferred_announcement
 
 __all__ = ["drain_prompts", "end_turn", "run_steps"]
 

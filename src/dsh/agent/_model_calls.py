@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.agent._turn import ERROR, EndTurn, error_text
+from dsh.base import AbortSignal
 from dsh.context import NotifyChannel
+from dsh.messages import AssistantMessage, Usage
 from dsh.models import ModelRequest
-from dsh.session import AssistantMessage, Usage
-from dsh.tools import AbortSignal
 
 if TYPE_CHECKING:
     from dsh.agent._agent import Agent

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.base import ClosedUnion
+from dsh.base._union import ClosedUnion
 from dsh.context import NotifyChannel, WaterfallChannel
 
 if TYPE_CHECKING:

@@ -18,13 +18,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
 
-from dsh.session import (
-    SessionError,
-    SessionEvent,
-    encode_event,
-    make_private_dir,
-    open_private,
-)
+from dsh.session import SessionError, SessionEvent
+from dsh.session._codec import encode_event
+from dsh.session._private_files import make_private_dir, open_private
 
 if TYPE_CHECKING:
     from dsh.agent._agent import Agent

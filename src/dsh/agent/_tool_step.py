@@ -14,8 +14,11 @@ from collections.abc import Sequence
 
 from dsh.agent._channels import CWD_CHANGED
 from dsh.agent._core import AgentCore
-from dsh.session import ContextMessageEvent, ToolCallEvent, ToolResultEvent, ToolUse
-from dsh.tools import AbortSignal, SealFailure, ToolCall, ToolExecutionResult
+from dsh.base import AbortSignal
+from dsh.messages import ToolUse
+from dsh.session import ContextMessageEvent, ToolCallEvent, ToolResultEvent
+from dsh.tools import ToolCall, ToolExecutionResult
+from dsh.tools._seal import SealFailure
 
 __all__ = ["run_tool_calls"]
 

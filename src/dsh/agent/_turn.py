@@ -9,6 +9,7 @@ from typing import Literal, final
 
 from dsh._frozen import frozen
 from dsh.agent._decisions import Notice
+from dsh.base import AbortSignal
 from dsh.session import (
     AbortCause,
     AssistantMessageEvent,
@@ -17,7 +18,6 @@ from dsh.session import (
     ToolResultEvent,
     TurnEndReason,
 )
-from dsh.tools import AbortSignal
 
 __all__ = [
     "ABORTED",

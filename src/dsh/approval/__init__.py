@@ -8,6 +8,7 @@ headless runs), ``TerminalChannel`` (a person at a TTY) or ``ScriptedChannel``
 ``ApprovalDecision`` or abstain.
 """
 
+from dsh._public import publish
 from dsh.approval._broker import ApprovalBroker, by_call, by_tool
 from dsh.approval._channels import (
     PolicyAction,
@@ -17,37 +18,30 @@ from dsh.approval._channels import (
     TerminalChannel,
 )
 from dsh.approval._decisions import (
-    APPROVAL_DECISION_KINDS,
     ApprovalAbstain,
     ApprovalAllow,
     ApprovalDecision,
-    ApprovalDecisionKind,
     ApprovalDeny,
     ApprovalVerdict,
 )
 from dsh.approval._types import (
     APPROVAL,
-    APPROVAL_OUTCOMES,
     ApprovalAnswer,
     ApprovalChannel,
     ApprovalOutcome,
     ApprovalReply,
     ApprovalRequest,
     ApprovalService,
-    reply_outcome,
 )
 
 __all__ = [
     "APPROVAL",
-    "APPROVAL_DECISION_KINDS",
-    "APPROVAL_OUTCOMES",
     "ApprovalAbstain",
     "ApprovalAllow",
     "ApprovalAnswer",
     "ApprovalBroker",
     "ApprovalChannel",
     "ApprovalDecision",
-    "ApprovalDecisionKind",
     "ApprovalDeny",
     "ApprovalOutcome",
     "ApprovalReply",
@@ -61,5 +55,6 @@ __all__ = [
     "TerminalChannel",
     "by_call",
     "by_tool",
-    "reply_outcome",
 ]
+
+publish(globals())

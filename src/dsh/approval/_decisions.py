@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import ClassVar, Literal, TypeAlias, final, get_args
 
 from dsh._frozen import frozen
-from dsh.base import ClosedUnion
+from dsh.base._union import ClosedUnion
 
 __all__ = [
     "APPROVAL_DECISION_KINDS",

@@ -15,8 +15,9 @@ import click
 from dsh.cli._errors import UserError
 from dsh.cli._process import started
 from dsh.cli._render import terminal_safe
-from dsh.host import CONFIG_KEYS, ConfigError, load_config, project_config_file
-from dsh.host import user_config_file as user_file
+from dsh.host import ConfigError, load_config
+from dsh.host._config import CONFIG_KEYS, project_config_file
+from dsh.host._config import user_config_file as user_file
 
 __all__ = ["config_show"]
 

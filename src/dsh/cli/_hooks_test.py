@@ -200,7 +200,9 @@ def _literal_tool(decl: Any) -> str | None:
 def coverage_table(bridge: str) -> int:
     """``dsh hooks coverage [claude|codex]``: the bridge's coverage page; 1 if it has none."""
     module = importlib.import_module(f"dsh.hooks.{bridge}")
-    render = getattr(module, "render_coverage_markdown", None)
+    # Each bridge names its renderer for itself (one name per object across packages).
+    name = {"claude": "render_coverage_markdown", "codex": "render_codex_coverage"}.get(bridge, "")
+    render = getattr(module, name, None)
     if render is None:
         click.echo(f"dsh: the {bridge} bridge has no coverage table in this dsh", err=True)
         return 1

@@ -29,7 +29,7 @@ from dsh.cli._add_dir import add_dir_interactive
 from dsh.cli._render import TranscriptPrinter, plain_markup, terminal_safe
 from dsh.cli._run import ExitCode, RunOptions, compact_command
 from dsh.cli._terminal import TerminalHost, terminal_host
-from dsh.context import describe
+from dsh.context._chain import describe
 
 __all__ = ["history_path", "run_interactive"]
 

@@ -34,6 +34,8 @@ from dsh.agent import TurnResult
 from dsh.cli._render import json_line
 from dsh.cli._run import ExitCode, RunOptions, _run_prompts, prepared_host_options
 from dsh.host import open_host
+from dsh.messages import Usage, content_text
+from dsh.messages._messages import referenced_tools
 from dsh.session import (
     AssistantMessageEvent,
     NoticeEvent,
@@ -43,9 +45,6 @@ from dsh.session import (
     ToolCallEvent,
     ToolResultEvent,
     TurnEndReason,
-    Usage,
-    content_text,
-    referenced_tools,
 )
 
 __all__ = ["MACHINE_FORMATS", "OutputFormat", "StreamJson", "run_machine"]

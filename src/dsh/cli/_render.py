@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from dsh.cli._attribution import approval_denial_hint, decided_by
 from dsh.cli._plain_console import Out, PlainConsole, markup_escape, plain_output
-from dsh.session import ToolReferenceBlock
+from dsh.messages import ToolReferenceBlock
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -20,7 +20,7 @@ from typing import IO, Any
 
 from dsh._frozen import slotted
 from dsh.agent import Agent, SetupTrigger, TurnResult, run_notifications
-from dsh.base import become_subreaper
+from dsh.base._containment import become_subreaper
 from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command
 from dsh.cli._errors import UserError
 from dsh.cli._model_command import model_command, run_model_command, slash_argument
@@ -29,8 +29,9 @@ from dsh.cli._sessions import resumed_summary
 from dsh.cli._trust import ask_to_trust, trust_profiles
 from dsh.hooks import HookSelection, mount_bridges
 from dsh.host import HostOptions, open_host
+from dsh.messages import AssistantMessage
 from dsh.models import Model, ModelError, ModelRequest, TextCallback
-from dsh.session import AssistantMessage, SessionEvent, TurnEndReason
+from dsh.session import SessionEvent, TurnEndReason
 
 __all__ = [
     "ExitCode",

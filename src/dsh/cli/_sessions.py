@@ -23,15 +23,9 @@ from dsh.cli._errors import UserError, resolve_session_id
 from dsh.cli._process import session_dir as _data_dir
 from dsh.cli._process import started
 from dsh.cli._render import TranscriptPrinter, terminal_safe
-from dsh.session import (
-    JsonlSessionStore,
-    SessionError,
-    SessionEvent,
-    SessionInfo,
-    content_text,
-    encode_event,
-    event_types,
-)
+from dsh.messages import content_text
+from dsh.session import JsonlSessionStore, SessionError, SessionEvent, SessionInfo, event_types
+from dsh.session._codec import encode_event
 
 __all__ = [
     "SessionRow",

@@ -22,8 +22,8 @@ from typing import IO, Any, Final, TypeAlias, final
 from dsh._frozen import frozen
 from dsh.agent import Agent, ModelSwitchDeny, TurnResult, run_notifications
 from dsh.base import DshError
+from dsh.messages import Content, TextBlock
 from dsh.models import Model
-from dsh.session import Content, TextBlock
 
 __all__ = [
     "MAX_LINES",

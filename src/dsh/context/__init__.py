@@ -4,16 +4,9 @@ Every seam of dsh is a channel constant owned by the package that fires it; a
 plugin is a function that receives a ``Context`` and subscribes to channels.
 """
 
-from dsh.context._chain import (
-    ChannelError,
-    ListenerError,
-    NextCalledTwiceError,
-    describe,
-    run_waterfall,
-)
+from dsh._public import publish
+from dsh.context._chain import ChannelError, ListenerError, NextCalledTwiceError
 from dsh.context._channels import (
-    Channel,
-    ChannelKind,
     Next,
     NotifyChannel,
     SerialChannel,
@@ -30,9 +23,7 @@ from dsh.context._context import (
 )
 
 __all__ = [
-    "Channel",
     "ChannelError",
-    "ChannelKind",
     "Context",
     "Disposer",
     "ListenerError",
@@ -46,6 +37,6 @@ __all__ = [
     "ServiceNotFoundError",
     "SyncNotifyChannel",
     "WaterfallChannel",
-    "describe",
-    "run_waterfall",
 ]
+
+publish(globals())

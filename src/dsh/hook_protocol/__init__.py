@@ -21,6 +21,7 @@ lower-level ``run_hooks`` and ``hook_outcome`` stay public for a bridge with
 other needs. A native plugin needs none of this.
 """
 
+from dsh._public import publish
 from dsh.hook_protocol._background import BackgroundFirings
 from dsh.hook_protocol._declarations import (
     HookCommand,
@@ -29,29 +30,9 @@ from dsh.hook_protocol._declarations import (
     exec_argv,
     shell_argv,
 )
-from dsh.hook_protocol._environment import (
-    PASS_ENV_SETTING,
-    SECRET_ENV_VARS,
-    spawn_environment,
-    withhold_variable,
-)
-from dsh.hook_protocol._events import (
-    HOOK_STDERR_LOG_LIMIT,
-    HookInvocationEvent,
-    HookResultEvent,
-    invocation_event,
-    result_event,
-)
-from dsh.hook_protocol._executor import (
-    DEFAULT_CAPTURE_CAP,
-    DEFAULT_EOF_GRACE,
-    DEFAULT_KILL_GRACE,
-    CancelSignal,
-    HookRun,
-    run_hook,
-    run_hooks,
-    unique_hooks,
-)
+from dsh.hook_protocol._environment import SECRET_ENV_VARS
+from dsh.hook_protocol._events import HookInvocationEvent, HookResultEvent
+from dsh.hook_protocol._executor import HookRun, run_hooks
 from dsh.hook_protocol._firing import (
     AnswerRules,
     HookSink,
@@ -62,48 +43,20 @@ from dsh.hook_protocol._firing import (
 )
 from dsh.hook_protocol._named_files import named_files
 from dsh.hook_protocol._outcome import (
-    FAILURE_REASONS,
     HookDecodeError,
     HookOutcome,
     NoDecision,
     WrongEvent,
     hook_outcome,
 )
-from dsh.hook_protocol._regex import (
-    MAX_GROUP_DEPTH,
-    MAX_PATTERN_LENGTH,
-    MAX_REPEAT_COUNT,
-    regex_problem,
-    unsafe_char_problem,
-)
-from dsh.hook_protocol._sessions import Nested, SessionStates, hook_environment, root_session
-from dsh.hook_protocol._trust_record import (
-    TRUST_FORMAT,
-    TrustRecord,
-    TrustState,
-    default_trust_dir,
-    file_digest,
-    read_record,
-    record_path,
-    state_of,
-    write_record,
-)
+from dsh.hook_protocol._regex import regex_problem
+from dsh.hook_protocol._sessions import SessionStates, hook_environment
+from dsh.hook_protocol._trust_record import TrustRecord, read_record, write_record
 
 __all__ = [
-    "DEFAULT_CAPTURE_CAP",
-    "DEFAULT_EOF_GRACE",
-    "DEFAULT_KILL_GRACE",
-    "FAILURE_REASONS",
-    "HOOK_STDERR_LOG_LIMIT",
-    "MAX_GROUP_DEPTH",
-    "MAX_PATTERN_LENGTH",
-    "MAX_REPEAT_COUNT",
-    "PASS_ENV_SETTING",
     "SECRET_ENV_VARS",
-    "TRUST_FORMAT",
     "AnswerRules",
     "BackgroundFirings",
-    "CancelSignal",
     "HookCommand",
     "HookDecodeError",
     "HookInvocationEvent",
@@ -113,35 +66,23 @@ __all__ = [
     "HookRun",
     "HookSink",
     "MergedAnswers",
-    "Nested",
     "NoDecision",
     "OnFailure",
     "RoutedSink",
     "SessionStates",
     "TrustRecord",
-    "TrustState",
     "Verdict",
     "WrongEvent",
-    "default_trust_dir",
     "exec_argv",
-    "file_digest",
     "fire_hooks",
     "hook_environment",
     "hook_outcome",
-    "invocation_event",
     "named_files",
     "read_record",
-    "record_path",
     "regex_problem",
-    "result_event",
-    "root_session",
-    "run_hook",
     "run_hooks",
     "shell_argv",
-    "spawn_environment",
-    "state_of",
-    "unique_hooks",
-    "unsafe_char_problem",
-    "withhold_variable",
     "write_record",
 ]
+
+publish(globals())

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias
 
 from dsh._frozen import frozen
-from dsh.session import FrozenDict
+from dsh.base import FrozenDict
 
 __all__ = ["HookCommand", "HookOrigin", "OnFailure", "exec_argv", "shell_argv"]
 

@@ -13,10 +13,11 @@ import hashlib
 from typing import Any, ClassVar, Final, Literal, final
 
 from dsh._frozen import frozen
-from dsh.base import loggable_json
+from dsh.base import freeze_json
+from dsh.base._safe_json import loggable_json
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._outcome import HookOutcome, NoDecision
-from dsh.session import SessionEvent, freeze_json, register_event_type
+from dsh.session import SessionEvent, register_event_type
 
 __all__ = [
     "HOOK_STDERR_LOG_LIMIT",

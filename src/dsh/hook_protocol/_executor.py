@@ -27,17 +27,17 @@ from collections.abc import Callable, Coroutine, Hashable, Sequence
 from typing import Protocol
 
 from dsh._frozen import frozen
-from dsh.base import (
+from dsh.base._child_watcher import use_pidfd_child_watcher
+from dsh.base._containment import (
     HookHelpers,
     contain_process,
     end_left_behind,
     end_process_tree,
     hook_helpers,
     mark_environment,
-    own_session,
     release_process,
-    use_pidfd_child_watcher,
 )
+from dsh.base._process_group import own_session
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._environment import spawn_environment
 

@@ -27,8 +27,9 @@ from typing import Final, Literal, TypeAlias, final
 
 from dsh._data_dir import user_data_dir
 from dsh._frozen import frozen
-from dsh.base import UnsafeJSONError, load_json
-from dsh.session import FrozenDict, SessionError, make_private_dir, open_private
+from dsh.base import FrozenDict, UnsafeJSONError, load_json
+from dsh.session import SessionError
+from dsh.session._private_files import make_private_dir, open_private
 
 __all__ = [
     "TRUST_FORMAT",

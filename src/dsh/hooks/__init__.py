@@ -1,6 +1,7 @@
 """dsh.hooks: the protocol bridges (``dsh.hooks.claude``, ``dsh.hooks.codex``) and the choice
 of which of them a session mounts (``mount_bridges``), shared by ``dsh run`` and ``dsh acp``."""
 
+from dsh._public import publish
 from dsh.hooks._select import (
     BRIDGE_CHOICES,
     BridgeMounts,
@@ -18,3 +19,5 @@ __all__ = [
     "bridges_for",
     "mount_bridges",
 ]
+
+publish(globals())

@@ -10,28 +10,15 @@ program of your own. The host imports no bridge: a bridge comes in as a
 ``Profile``, a structural protocol.
 """
 
+from dsh._public import publish
 from dsh.host._assembly import Assembly, assemble
-from dsh.host._config import (
-    CONFIG_KEYS,
-    ConfigError,
-    DshConfig,
-    load_config,
-    project_config_file,
-    user_config_file,
-)
+from dsh.host._config import ConfigError, DshConfig, load_config
 from dsh.host._host import Host, open_host
 from dsh.host._options import HostOptions
 from dsh.host._profile import Profile, ProfileDiagnostic, ProfileMount, TrustingProfile
-from dsh.host._system_prompt import (
-    DEFAULT_SYSTEM_PROMPT,
-    SystemPrompt,
-    environment_block,
-    is_git_repository,
-)
+from dsh.host._system_prompt import SystemPrompt
 
 __all__ = [
-    "CONFIG_KEYS",
-    "DEFAULT_SYSTEM_PROMPT",
     "Assembly",
     "ConfigError",
     "DshConfig",
@@ -43,10 +30,8 @@ __all__ = [
     "SystemPrompt",
     "TrustingProfile",
     "assemble",
-    "environment_block",
-    "is_git_repository",
     "load_config",
     "open_host",
-    "project_config_file",
-    "user_config_file",
 ]
+
+publish(globals())

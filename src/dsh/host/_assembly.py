@@ -19,7 +19,8 @@ from dsh.host._profile import Profile, ProfileDiagnostic
 from dsh.host._system_prompt import SystemPrompt
 from dsh.models import Model
 from dsh.session import JsonlSessionStore, SessionEvent, SessionLog, SessionStore, default_data_dir
-from dsh.tools import TOOLS, ToolRegistry, Workspace, builtin_tools
+from dsh.tools import TOOLS, ToolRegistry, Workspace
+from dsh.tools.builtin import builtin_tools
 
 __all__ = ["Assembly", "assemble"]
 

@@ -18,7 +18,7 @@ from typing import final
 from dsh._frozen import frozen
 from dsh.agent import Agent
 from dsh.approval import ApprovalService
-from dsh.base import sweep_processes
+from dsh.base._containment import sweep_processes
 from dsh.context import Context
 from dsh.host._assembly import Assembly
 from dsh.host._options import HostOptions

@@ -6,7 +6,7 @@ for a directory (managed, user, project and local ``CLAUDE.md`` files, rules,
 model reads for them; ``claude_instructions_plugin()`` queues that text at
 each root session's start and fires ``agent/instructions-loaded`` per file;
 an ``InstructionsGate`` (project trust) decides which of the project's own
-files may load (``fingerprint`` is what a trust record keeps of one).
+files may load (``_gate.fingerprint`` is what a trust record keeps of one).
 ``codex_instructions_plugin(codex_home=...)`` does the same for Codex's
 ``AGENTS.md`` files (``find_agents_files``, ``render_agents``; an ``AgentsGate``
 for the repository's files under project trust).
@@ -14,46 +14,32 @@ Kept apart from the hook bridge (``dsh.hooks.claude``) so a run without hooks
 does not load the bridge.
 """
 
+from dsh._public import publish
 from dsh.instructions._agents_md import (
     AgentsFile,
     AgentsGate,
     CodexInstructionsPlugin,
-    agents_chain,
     codex_instructions_plugin,
     find_agents_files,
     render_agents,
 )
 from dsh.instructions._claude_md import LoadedInstructions, find_instructions, render_instructions
-from dsh.instructions._gate import (
-    PROJECT_SCOPES,
-    InstructionsGate,
-    fingerprint,
-    project_controlled,
-    shown_path,
-)
-from dsh.instructions._plugin import (
-    ClaudeInstructionsPlugin,
-    claude_instructions_plugin,
-    instructions_config_dir,
-)
+from dsh.instructions._gate import InstructionsGate
+from dsh.instructions._plugin import ClaudeInstructionsPlugin, claude_instructions_plugin
 
 __all__ = [
-    "PROJECT_SCOPES",
     "AgentsFile",
     "AgentsGate",
     "ClaudeInstructionsPlugin",
     "CodexInstructionsPlugin",
     "InstructionsGate",
     "LoadedInstructions",
-    "agents_chain",
     "claude_instructions_plugin",
     "codex_instructions_plugin",
     "find_agents_files",
     "find_instructions",
-    "fingerprint",
-    "instructions_config_dir",
-    "project_controlled",
     "render_agents",
     "render_instructions",
-    "shown_path",
 ]
+
+publish(globals())

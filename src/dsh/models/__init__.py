@@ -7,29 +7,18 @@ chat-completions server (over dsh's own HTTP/1.1 client, httpx2, or the openai S
 OpenAI-compatible names load on first use, so a scripted run never imports them.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from dsh.models._load import SCRIPTED_PREFIX, check_base_url, load_model
+from dsh._public import lazy, publish
+from dsh.models._load import load_model
 from dsh.models._script import ScriptError
 from dsh.models._scripted import ScriptedModel
-from dsh.models._types import (
-    Model,
-    ModelError,
-    ModelRefusal,
-    ModelRequest,
-    TextCallback,
-    ToolSpec,
-    request_text,
-    request_to_json,
-)
+from dsh.models._types import Model, ModelError, ModelRefusal, ModelRequest, TextCallback, ToolSpec
+
+if TYPE_CHECKING:
+    from dsh.models._openai import ModelBackend, OpenAICompatibleModel, RetryNotice
 
 __all__ = [
-    "API_KEY_ENV_VARS",
-    "BACKEND_ENV_VAR",
-    "BASE_URL_ENV_VARS",
-    "DEFAULT_BASE_URL",
-    "SCRIPTED_PREFIX",
-    "SUMMARY_PREFIX",
     "Model",
     "ModelBackend",
     "ModelError",
@@ -41,46 +30,11 @@ __all__ = [
     "ScriptedModel",
     "TextCallback",
     "ToolSpec",
-    "check_base_url",
     "load_model",
-    "request_text",
-    "request_to_json",
-    "to_chat_messages",
 ]
 
-if TYPE_CHECKING:
-    from dsh.models._openai import (
-        API_KEY_ENV_VARS,
-        BACKEND_ENV_VAR,
-        BASE_URL_ENV_VARS,
-        DEFAULT_BASE_URL,
-        SUMMARY_PREFIX,
-        ModelBackend,
-        OpenAICompatibleModel,
-        RetryNotice,
-        to_chat_messages,
-    )
+publish(globals())
 
-_OPENAI_NAMES = frozenset(
-    {
-        "API_KEY_ENV_VARS",
-        "BACKEND_ENV_VAR",
-        "BASE_URL_ENV_VARS",
-        "DEFAULT_BASE_URL",
-        "SUMMARY_PREFIX",
-        "ModelBackend",
-        "OpenAICompatibleModel",
-        "RetryNotice",
-        "to_chat_messages",
-    }
+__getattr__ = lazy(
+    globals(), {"dsh.models._openai": ("ModelBackend", "OpenAICompatibleModel", "RetryNotice")}
 )
-
-
-def __getattr__(name: str) -> Any:
-    if name in _OPENAI_NAMES:
-        from dsh.models import _openai
-
-        value = getattr(_openai, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,9 +17,10 @@ from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 from typing import Any, final
 
+from dsh.messages import ModelMessage
+from dsh.messages._history import shared_prefix
 from dsh.models._chat_request import ChatLayout, tool_json
 from dsh.models._types import ModelRequest, ToolSpec
-from dsh.session import ModelMessage, shared_prefix
 
 __all__ = ["ChatBodyEncoder", "EncodedBody", "compact_json"]
 

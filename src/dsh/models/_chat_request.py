@@ -27,8 +27,8 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
-from dsh.models._types import ModelRequest, ToolSpec
-from dsh.session import (
+from dsh.base import thaw_json
+from dsh.messages import (
     AssistantMessage,
     Content,
     ContextMessage,
@@ -40,8 +40,8 @@ from dsh.session import (
     ToolReferenceBlock,
     ToolResultMessage,
     UserMessage,
-    thaw_json,
 )
+from dsh.models._types import ModelRequest, ToolSpec
 
 __all__ = ["SUMMARY_PREFIX", "ChatLayout", "chat_body", "to_chat_messages"]
 

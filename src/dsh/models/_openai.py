@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, final, get_args
 
 from dsh._frozen import frozen
-from dsh.base import UnsafeJSONError, load_json
+from dsh.base import UnsafeJSONError, freeze_json, load_json
+from dsh.messages import AssistantMessage, ToolUse, Usage
 from dsh.models._chat_body import ChatBodyEncoder
 from dsh.models._chat_request import SUMMARY_PREFIX, to_chat_messages
 from dsh.models._types import ModelError, ModelRefusal, ModelRequest, TextCallback
@@ -36,7 +37,6 @@ from dsh.models._wire import (
     StatusError,
     Unreachable,
 )
-from dsh.session import AssistantMessage, ToolUse, Usage, freeze_json
 
 __all__ = [
     "API_KEY_ENV_VARS",

@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.base import DshError, FrozenDict, json_kind
+from dsh.base import DshError, FrozenDict, NotJSONError, freeze_json
+from dsh.base._json import json_kind
+from dsh.messages import Usage
 from dsh.models._usage import scripted_usage
-from dsh.session import NotJSONError, Usage, freeze_json
 
 __all__ = [
     "AutoShellBlock",

@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from dsh.base import freeze_json
+from dsh.messages import AssistantMessage, ToolUse, Usage, UserMessage, content_text
 from dsh.models._script import (
     AutoShellBlock,
     CallBlock,
@@ -37,14 +39,6 @@ from dsh.models._types import (
     ToolSpec,
     request_text,
     request_to_json,
-)
-from dsh.session import (
-    AssistantMessage,
-    ToolUse,
-    Usage,
-    UserMessage,
-    content_text,
-    freeze_json,
 )
 
 __all__ = ["ScriptedModel"]

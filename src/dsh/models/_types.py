@@ -11,8 +11,8 @@ from dataclasses import field
 from typing import Any, Protocol, runtime_checkable
 
 from dsh._frozen import frozen
-from dsh.base import DshError
-from dsh.session import (
+from dsh.base import DshError, thaw_json
+from dsh.messages import (
     AssistantMessage,
     Content,
     ContextMessage,
@@ -24,7 +24,6 @@ from dsh.session import (
     ToolResultMessage,
     UserMessage,
     content_text,
-    thaw_json,
 )
 
 __all__ = [

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from dsh.session import Usage, token_count
+from dsh.messages import Usage
+from dsh.messages._messages import token_count
 
 __all__ = ["chat_usage", "scripted_usage"]
 

@@ -1,30 +1,13 @@
-"""The durable session log: typed events, the store, projection to model messages."""
+"""The durable session log: typed events, the store, projection to model messages.
 
-from dsh.base import (
-    FrozenDict,
-    FrozenJSON,
-    JSONValue,
-    NotJSONError,
-    freeze_json,
-    thaw_json,
-)
-from dsh.session._codec import decode_event, encode_event
-from dsh.session._codec_values import EventDecodeError
-from dsh.session._event_base import (
-    AbortCause,
-    AbortKind,
-    OpaqueEvent,
-    SessionEvent,
-    TurnEndReason,
-    new_event_id,
-)
-from dsh.session._event_registry import (
-    event_type_of,
-    register_event_type,
-    registered_event_types,
-)
+The messages a projection gives are ``dsh.messages``'s; the JSON values in events are
+``dsh.base``'s.
+"""
+
+from dsh._public import publish
+from dsh.session._event_base import AbortCause, AbortKind, OpaqueEvent, SessionEvent, TurnEndReason
+from dsh.session._event_registry import register_event_type
 from dsh.session._events import (
-    CORE_EVENT_TYPES,
     AssistantDisplayEvent,
     AssistantMessageEvent,
     CompactionEnd,
@@ -41,45 +24,14 @@ from dsh.session._events import (
     TurnStart,
     UserMessageEvent,
 )
-from dsh.session._memory import MemorySessionLog, MemorySessionStore
-from dsh.session._messages import (
-    MAX_USAGE_TOKENS,
-    AssistantMessage,
-    Content,
-    ContentBlock,
-    ContextMessage,
-    ImageBlock,
-    ModelMessage,
-    SteeringMessage,
-    SummaryMessage,
-    TextBlock,
-    ToolReferenceBlock,
-    ToolResultMessage,
-    ToolUse,
-    Usage,
-    UserMessage,
-    content_text,
-    referenced_tools,
-    token_count,
-)
-from dsh.session._private_files import UnsafeSessionPathError, make_private_dir, open_private
-from dsh.session._projection import (
-    INTERRUPTED_TOOL_RESULT,
-    HistoryView,
-    Projection,
-    project,
-    shared_prefix,
-)
-from dsh.session._store import (
-    DATA_DIR_ENV,
-    JsonlSessionLog,
-    JsonlSessionStore,
-    default_data_dir,
-)
+from dsh.session._memory import MemorySessionStore
+from dsh.session._private_files import UnsafeSessionPathError
+from dsh.session._projection import INTERRUPTED_TOOL_RESULT, Projection, project
+from dsh.session._session_error import SessionError
+from dsh.session._store import JsonlSessionStore, default_data_dir
 from dsh.session._store_base import (
     RecoveredTail,
     SessionCorruptError,
-    SessionError,
     SessionInfo,
     SessionLockedError,
     SessionLog,
@@ -90,34 +42,17 @@ from dsh.session._store_base import (
 from dsh.session._stored_events import EventsView, event_types
 
 __all__ = [
-    "CORE_EVENT_TYPES",
-    "DATA_DIR_ENV",
     "INTERRUPTED_TOOL_RESULT",
-    "MAX_USAGE_TOKENS",
     "AbortCause",
     "AbortKind",
     "AssistantDisplayEvent",
-    "AssistantMessage",
     "AssistantMessageEvent",
     "CompactionEnd",
     "CompactionStart",
-    "Content",
-    "ContentBlock",
-    "ContextMessage",
     "ContextMessageEvent",
-    "EventDecodeError",
     "EventsView",
-    "FrozenDict",
-    "FrozenJSON",
-    "HistoryView",
-    "ImageBlock",
-    "JSONValue",
-    "JsonlSessionLog",
     "JsonlSessionStore",
-    "MemorySessionLog",
     "MemorySessionStore",
-    "ModelMessage",
-    "NotJSONError",
     "NoticeEvent",
     "OpaqueEvent",
     "Projection",
@@ -131,40 +66,21 @@ __all__ = [
     "SessionLog",
     "SessionNotFoundError",
     "SessionStore",
-    "SteeringMessage",
     "SteeringMessageEvent",
     "SubagentEnd",
     "SubagentStart",
-    "SummaryMessage",
-    "TextBlock",
     "ToolCallEvent",
-    "ToolReferenceBlock",
     "ToolResultEvent",
-    "ToolResultMessage",
-    "ToolUse",
     "TurnEnd",
     "TurnEndReason",
     "TurnStart",
     "UnsafeSessionPathError",
-    "Usage",
-    "UserMessage",
     "UserMessageEvent",
-    "content_text",
-    "decode_event",
     "default_data_dir",
-    "encode_event",
-    "event_type_of",
     "event_types",
-    "freeze_json",
-    "make_private_dir",
-    "new_event_id",
-    "open_private",
     "project",
     "projection_of",
-    "referenced_tools",
     "register_event_type",
-    "registered_event_types",
-    "shared_prefix",
-    "thaw_json",
-    "token_count",
 ]
+
+publish(globals())

@@ -12,7 +12,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from dsh.base import freeze_json, freeze_loaded
+from dsh.base import freeze_json
+from dsh.base._json import freeze_loaded
 from dsh.session._codec_values import EventDecodeError, short_json
 from dsh.session._event_base import OpaqueEvent, SessionEvent
 from dsh.session._event_registry import DECODERS, entry_of

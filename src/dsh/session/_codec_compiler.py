@@ -18,7 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from dsh._frozen import slotted
-from dsh.base import freeze_json, freeze_loaded
+from dsh.base import freeze_json
+from dsh.base._json import freeze_loaded
+from dsh.messages import Content, ToolUse, Usage
 from dsh.session._codec_values import (
     EventDecodeError,
     bad_conversion,
@@ -38,7 +40,6 @@ from dsh.session._codec_values import (
     short_json,
 )
 from dsh.session._event_base import AbortCause, SessionEvent
-from dsh.session._messages import Content, ToolUse, Usage
 
 __all__ = ["Plan", "compile_codec", "plan_of"]
 

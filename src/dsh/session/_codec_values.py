@@ -14,9 +14,9 @@ import sys
 import typing
 from typing import Any
 
-from dsh.base import DshError, FrozenDict, freeze_json, freeze_loaded
-from dsh.session._event_base import AbortCause, AbortKind
-from dsh.session._messages import (
+from dsh.base import DshError, FrozenDict, freeze_json
+from dsh.base._json import freeze_loaded
+from dsh.messages import (
     Content,
     ContentBlock,
     ImageBlock,
@@ -24,8 +24,9 @@ from dsh.session._messages import (
     ToolReferenceBlock,
     ToolUse,
     Usage,
-    token_count,
 )
+from dsh.messages._messages import token_count
+from dsh.session._event_base import AbortCause, AbortKind
 
 __all__ = [
     "EventDecodeError",

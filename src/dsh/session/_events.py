@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal, final
 
 from dsh._frozen import frozen
+from dsh.messages import Content, ToolUse, Usage
 from dsh.session._event_base import AbortCause, SessionEvent, TurnEndReason
 from dsh.session._event_registry import register_event_type
-from dsh.session._messages import Content, ToolUse, Usage
 
 __all__ = [
     "CORE_EVENT_TYPES",

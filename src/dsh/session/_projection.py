@@ -14,8 +14,17 @@ whole history does; ``project`` is the same fold over a whole log.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import count
 
+from dsh.messages import (
+    AssistantMessage,
+    ContextMessage,
+    ModelMessage,
+    SteeringMessage,
+    SummaryMessage,
+    ToolResultMessage,
+    UserMessage,
+)
+from dsh.messages._history import history_view
 from dsh.session._event_base import SessionEvent
 from dsh.session._events import (
     AssistantMessageEvent,
@@ -26,43 +35,10 @@ from dsh.session._events import (
     ToolResultEvent,
     UserMessageEvent,
 )
-from dsh.session._messages import (
-    AssistantMessage,
-    ContextMessage,
-    ModelMessage,
-    SteeringMessage,
-    SummaryMessage,
-    ToolResultMessage,
-    UserMessage,
-)
 
-__all__ = ["INTERRUPTED_TOOL_RESULT", "HistoryView", "Projection", "project", "shared_prefix"]
+__all__ = ["INTERRUPTED_TOOL_RESULT", "Projection", "project"]
 
 INTERRUPTED_TOOL_RESULT = "interrupted: the session stopped before this tool call returned a result"
-
-
-_serials = count(1)
-
-
-class HistoryView(tuple[ModelMessage, ...]):
-    """A view as a ``Projection`` hands it out: a tuple that knows the view it extends.
-
-    ``extends`` is the ``serial`` of an earlier view of the same projection
-    whose items are, object for object, this view's first items (0: none
-    known), so ``shared_prefix`` of the two is their length without a look at
-    any item: the comparison every step makes of a long history with the last.
-    """
-
-    # A tuple takes no slots: the two numbers live in the instance's dict.
-    serial: int
-    extends: int
-
-
-def _history_view(items: Iterable[ModelMessage], extends: int) -> HistoryView:
-    view = HistoryView(items)
-    view.serial = next(_serials)
-    view.extends = extends
-    return view
 
 
 class Projection:
@@ -161,9 +137,9 @@ class Projection:
         if view is None:
             if self._pending or self._held:
                 tail = (*_interrupted(self._pending), *self._held)
-                view = _history_view((*self._out, *tail), self._base)
+                view = history_view((*self._out, *tail), self._base)
             else:
-                view = _history_view(self._out, self._base)
+                view = history_view(self._out, self._base)
                 self._base = view.serial
             self._view = view
         return view
@@ -183,28 +159,3 @@ def project(events: Iterable[SessionEvent]) -> list[ModelMessage]:
     ``CompactionStart`` with one ``SummaryMessage``.
     """
     return list(Projection(events).messages())
-
-
-def shared_prefix(a: tuple[object, ...], b: tuple[object, ...]) -> int:
-    """How many leading items ``a`` and ``b`` share (identical or equal).
-
-    Sized for one view against the next: the common case (``b`` a projection's
-    view extending ``a``, its ``HistoryView.extends``) looks at no item, ``a`` a
-    prefix of ``b`` otherwise is one C-level comparison, and a changed history
-    (a compaction) is a binary search over slices.
-    """
-    if a is b:
-        return len(a)
-    if type(a) is type(b) is HistoryView and a.serial == b.extends:
-        return len(a)
-    n = min(len(a), len(b))
-    if a[:n] == b[:n]:
-        return n
-    lo, hi = 0, n - 1  # a[:lo] == b[:lo] holds; a[:hi + 1] != b[:hi + 1]
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo

@@ -28,9 +28,9 @@ from dsh.session._private_files import (
     refuse_symlink,
 )
 from dsh.session._projection import Projection
+from dsh.session._session_error import SessionError
 from dsh.session._store_base import (
     RecoveredTail,
-    SessionError,
     SessionInfo,
     SessionNotFoundError,
     _LogBase,

@@ -18,19 +18,14 @@ from typing import Any, final
 
 from dsh._frozen import frozen
 from dsh.agent import AgentOptions, TurnResult
+from dsh.base import thaw_json
 from dsh.context import Plugin
 from dsh.hook_protocol import HookResultEvent
 from dsh.host import HostOptions, open_host
-from dsh.models import Model, ModelRequest, TextCallback, request_to_json
-from dsh.session import (
-    AssistantMessage,
-    JsonlSessionStore,
-    SessionEvent,
-    ToolCallEvent,
-    ToolResultEvent,
-    content_text,
-    thaw_json,
-)
+from dsh.messages import AssistantMessage, content_text
+from dsh.models import Model, ModelRequest, TextCallback
+from dsh.models._types import request_to_json
+from dsh.session import JsonlSessionStore, SessionEvent, ToolCallEvent, ToolResultEvent
 from dsh.testing._sandbox import sandbox, write_project
 from dsh.testing._script import Reply, scripted_model
 

@@ -1,4 +1,4 @@
-"""The tool registry, its five-phase pipeline, tool decisions and the built-in tools.
+"""The tool registry, its five-phase pipeline and tool decisions (built-in tools: ``.builtin``).
 
 ``ToolRegistry`` (the ``TOOLS`` service) seals each call (after the
 ``tools/rewrite-input`` chain; ``seal``), then (``run``) runs the
@@ -8,7 +8,7 @@ waterfall, normalizes every failure to a stable code, and hands the final
 result to the ``tools/result`` observers and the caller.
 """
 
-from dsh.base import AbortedError, AbortSignal
+from dsh._public import publish
 from dsh.tools._channels import (
     APPROVAL_REQUEST,
     EXECUTE,
@@ -16,11 +16,7 @@ from dsh.tools._channels import (
     PRE_EXECUTE,
     RESULT,
     REWRITE_INPUT,
-    ExecuteChannel,
-    ExecuteListener,
     ExecuteNext,
-    RewriteChannel,
-    RewriteListener,
 )
 from dsh.tools._decisions import (
     GuardDenial,
@@ -38,14 +34,8 @@ from dsh.tools._decisions import (
     PreToolDeny,
     PreToolVerdict,
 )
-from dsh.tools._deferred import (
-    TOOL_SEARCH,
-    deferred_announcement,
-    loaded_tools,
-    offered_tools,
-)
+from dsh.tools._deferred import offered_tools
 from dsh.tools._identity import (
-    CallToken,
     ProposedCall,
     ToolCall,
     ToolExecution,
@@ -54,7 +44,7 @@ from dsh.tools._identity import (
 )
 from dsh.tools._phases import Guard
 from dsh.tools._registry import TOOLS, ToolRegistrationError, ToolRegistry
-from dsh.tools._seal import SealFailure, validate_arguments
+from dsh.tools._seal import validate_arguments
 from dsh.tools._tasks import (
     TASK_COMPLETED,
     TASK_CREATED,
@@ -66,59 +56,27 @@ from dsh.tools._tasks import (
     TaskVerdict,
 )
 from dsh.tools._types import (
-    FAILURE_CODES,
     FailureCode,
     LazyModel,
-    ModelRef,
     OutputMismatchError,
-    OutputPresenter,
     ToolBody,
     ToolCaller,
     ToolDefinition,
     ToolInvocation,
     ToolResult,
     Workspace,
-    load_model,
-)
-
-# Last: the built-in tools stand on the names above.
-from dsh.tools.builtin import (
-    BASH_TOOL,
-    EDIT_TOOL,
-    GLOB_TOOL,
-    GREP_TOOL,
-    MULTI_EDIT_TOOL,
-    READ_TOOL,
-    WRITE_TOOL,
-    ShellRun,
-    builtin_tools,
-    run_shell,
 )
 
 __all__ = [
     "APPROVAL_REQUEST",
-    "BASH_TOOL",
-    "EDIT_TOOL",
     "EXECUTE",
-    "FAILURE_CODES",
-    "GLOB_TOOL",
-    "GREP_TOOL",
-    "MULTI_EDIT_TOOL",
     "POST_EXECUTE",
     "PRE_EXECUTE",
-    "READ_TOOL",
     "RESULT",
     "REWRITE_INPUT",
     "TASK_COMPLETED",
     "TASK_CREATED",
     "TOOLS",
-    "TOOL_SEARCH",
-    "WRITE_TOOL",
-    "AbortSignal",
-    "AbortedError",
-    "CallToken",
-    "ExecuteChannel",
-    "ExecuteListener",
     "ExecuteNext",
     "FailureCode",
     "Guard",
@@ -128,9 +86,7 @@ __all__ = [
     "InputRewrite",
     "InputRewriteVerdict",
     "LazyModel",
-    "ModelRef",
     "OutputMismatchError",
-    "OutputPresenter",
     "PostToolAccept",
     "PostToolBlock",
     "PostToolDecision",
@@ -141,10 +97,6 @@ __all__ = [
     "PreToolDeny",
     "PreToolVerdict",
     "ProposedCall",
-    "RewriteChannel",
-    "RewriteListener",
-    "SealFailure",
-    "ShellRun",
     "Task",
     "TaskAllow",
     "TaskBlock",
@@ -163,11 +115,8 @@ __all__ = [
     "ToolRequest",
     "ToolResult",
     "Workspace",
-    "builtin_tools",
-    "deferred_announcement",
-    "load_model",
-    "loaded_tools",
     "offered_tools",
-    "run_shell",
     "validate_arguments",
 ]
+
+publish(globals())

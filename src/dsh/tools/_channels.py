@@ -14,7 +14,8 @@ from typing import Protocol, TypeAlias
 
 from dsh.approval import ApprovalDecision, ApprovalRequest
 from dsh.base import AbortSignal
-from dsh.context import Channel, SyncNotifyChannel, WaterfallChannel
+from dsh.context import SyncNotifyChannel, WaterfallChannel
+from dsh.context._channels import Channel
 from dsh.tools._decisions import InputRewrite, PostToolDecision, PreToolDecision
 from dsh.tools._identity import ProposedCall, ToolCall, ToolExecution
 from dsh.tools._types import ToolResult

@@ -16,8 +16,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal, TypeAlias, cast, final
 
 from dsh._frozen import frozen
-from dsh.base import ClosedUnion
-from dsh.session import Content, FrozenDict, ImageBlock, TextBlock, ToolReferenceBlock, freeze_json
+from dsh.base import FrozenDict, freeze_json
+from dsh.base._union import ClosedUnion
+from dsh.messages import Content, ImageBlock, TextBlock, ToolReferenceBlock
 
 __all__ = [
     "GuardDenial",

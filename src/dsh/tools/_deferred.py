@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from dsh.session import ModelMessage, ToolResultMessage, referenced_tools
+from dsh.messages import ModelMessage, ToolResultMessage
+from dsh.messages._messages import referenced_tools
 from dsh.tools._types import ToolDefinition
 
 __all__ = ["TOOL_SEARCH", "deferred_announcement", "loaded_tools", "offered_tools"]

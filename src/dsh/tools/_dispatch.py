@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from dsh.base import AbortedError, AbortSignal, SignalAbortedError, race
-from dsh.context import Context, describe
-from dsh.session import FrozenDict, NotJSONError, freeze_json
+from dsh.base import AbortedError, AbortSignal, FrozenDict, NotJSONError, freeze_json, race
+from dsh.base._signal import SignalAbortedError
+from dsh.context import Context
+from dsh.context._chain import describe
 from dsh.tools._channels import ExecuteListener
 from dsh.tools._decisions import check_content
 from dsh.tools._failures import aborted, aborted_before, exc_text, listener_failed, malformed

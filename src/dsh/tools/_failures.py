@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh.base import AbortSignal
-from dsh.context import describe
-from dsh.session import FrozenDict, freeze_json
+from dsh.base import AbortSignal, FrozenDict, freeze_json
+from dsh.context._chain import describe
 from dsh.tools._schema import ArgumentErrors
 from dsh.tools._types import FailureCode, ToolResult
 

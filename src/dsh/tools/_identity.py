@@ -16,8 +16,8 @@ import secrets
 from typing import TYPE_CHECKING, NoReturn, final
 
 from dsh._frozen import frozen
-from dsh.base import AbortSignal
-from dsh.session import FrozenDict, ToolUse
+from dsh.base import AbortSignal, FrozenDict
+from dsh.messages import ToolUse
 from dsh.tools._types import ToolCaller, ToolDefinition, ToolResult, Workspace
 
 if TYPE_CHECKING:

@@ -18,11 +18,14 @@ from dsh.approval import (
     ApprovalDecision,
     ApprovalDeny,
     ApprovalRequest,
-    reply_outcome,
 )
-from dsh.base import AbortSignal, SignalAbortedError, race
-from dsh.context import ChannelError, Context, ListenerError, describe, run_waterfall
-from dsh.session import AbortCause, FrozenDict, TextBlock
+from dsh.approval._types import reply_outcome
+from dsh.base import AbortSignal, FrozenDict, race
+from dsh.base._signal import SignalAbortedError
+from dsh.context import ChannelError, Context, ListenerError
+from dsh.context._chain import describe, run_waterfall
+from dsh.messages import TextBlock
+from dsh.session import AbortCause
 from dsh.tools._channels import APPROVAL_REQUEST, POST_EXECUTE, PRE_EXECUTE
 from dsh.tools._decisions import (
     GuardDenial,

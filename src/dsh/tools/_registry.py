@@ -31,9 +31,11 @@ import inspect
 import re
 from pathlib import Path
 
-from dsh.base import AbortSignal, DshError, SignalAbortedError, race
-from dsh.context import Context, Disposer, ServiceKey, describe
-from dsh.session import FrozenDict, ToolUse
+from dsh.base import AbortSignal, DshError, FrozenDict, race
+from dsh.base._signal import SignalAbortedError
+from dsh.context import Context, Disposer, ServiceKey
+from dsh.context._chain import describe
+from dsh.messages import ToolUse
 from dsh.tools._channels import EXECUTE, POST_EXECUTE, PRE_EXECUTE, RESULT, REWRITE_INPUT
 from dsh.tools._dispatch import Dispatch
 from dsh.tools._failures import aborted_before, exc_text

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sized
 from typing import TYPE_CHECKING, Any, cast
 
-from dsh.session import thaw_json
+from dsh.base import thaw_json
 from dsh.tools._types import LazyModel, load_model
 
 if TYPE_CHECKING:

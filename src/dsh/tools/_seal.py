@@ -14,9 +14,11 @@ import logging
 from typing import cast, final
 
 from dsh._frozen import frozen
-from dsh.base import json_kind
-from dsh.context import ChannelError, describe
-from dsh.session import FrozenDict, NotJSONError, ToolUse, freeze_json
+from dsh.base import FrozenDict, NotJSONError, freeze_json
+from dsh.base._json import json_kind
+from dsh.context import ChannelError
+from dsh.context._chain import describe
+from dsh.messages import ToolUse
 from dsh.tools._channels import REWRITE_INPUT, RewriteListener
 from dsh.tools._decisions import InputReplace, InputRewrite
 from dsh.tools._failures import exc_text, invalid_args, listener_failed

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.base import ClosedUnion
+from dsh.base import freeze_json
+from dsh.base._union import ClosedUnion
 from dsh.context import WaterfallChannel
-from dsh.session import freeze_json
 from dsh.tools._types import ToolCaller
 
 __all__ = [

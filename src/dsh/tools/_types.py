@@ -22,8 +22,10 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from dsh.tools._identity import CallToken  # _identity stands on this module
+from dsh.base import FrozenDict, thaw_json
 from dsh.context import Context
-from dsh.session import AbortCause, Content, FrozenDict, content_text, thaw_json
+from dsh.messages import Content, content_text
+from dsh.session import AbortCause
 
 _logger = logging.getLogger("dsh.tools")
 

@@ -7,8 +7,9 @@ import json
 import os
 import sys
 
-from dsh.base import own_session
-from dsh.hook_protocol import HookCommand, HookOrigin, run_hook
+from dsh.base._process_group import own_session
+from dsh.hook_protocol import HookCommand, HookOrigin
+from dsh.hook_protocol._executor import run_hook
 
 REPORT = """
 import json, os

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dsh.session import freeze_json
-from dsh.tools import AbortSignal, ToolDefinition, ToolInvocation, ToolResult, Workspace
+from dsh.base import AbortSignal, freeze_json
+from dsh.tools import ToolDefinition, ToolInvocation, ToolResult, Workspace
 from tests.shared_paths import CONFORMANCE as SHARED_CONFORMANCE
 
 CONFORMANCE = SHARED_CONFORMANCE / "claude"

@@ -13,9 +13,10 @@ from typing import Any
 import psutil
 import pytest
 
-from dsh.session import freeze_json
-from dsh.tools import AbortSignal, ToolInvocation, Workspace
-from dsh.tools.builtin import BASH_TOOL, MAX_OUTPUT_CHARS, background_shell
+from dsh.base import AbortSignal, freeze_json
+from dsh.tools import ToolInvocation, Workspace
+from dsh.tools.builtin import BASH_TOOL
+from dsh.tools.builtin._bash import MAX_OUTPUT_CHARS, background_shell
 
 from ._support import CONFORMANCE, call, conformance_payloads
 

@@ -11,8 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh.tools import Workspace
-from dsh.tools.builtin import GLOB_TOOL, MAX_GLOB_RESULTS
+from dsh.tools.builtin import GLOB_TOOL
 from dsh.tools.builtin._common import glob_regex
+from dsh.tools.builtin._glob import MAX_GLOB_RESULTS
 
 from ._support import call
 

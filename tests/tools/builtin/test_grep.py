@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from dsh.tools import ToolDefinition, Workspace
-from dsh.tools.builtin import grep_tool
+from dsh.tools.builtin._grep import grep_tool
 
 from ._support import call, call_with
 

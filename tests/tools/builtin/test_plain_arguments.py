@@ -16,9 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from dsh.session import freeze_json
-from dsh.tools import LazyModel, ToolDefinition, ToolInvocation, Workspace, builtin_tools
+from dsh.base import freeze_json
+from dsh.tools import LazyModel, ToolDefinition, ToolInvocation, Workspace
 from dsh.tools._schema import schema_certifies
+from dsh.tools.builtin import builtin_tools
 from dsh.tools.builtin._common import PlainArguments, parse_arguments
 
 _FLOATS = st.floats(allow_nan=False, allow_infinity=False)
@@ -120,8 +121,8 @@ def test_a_bash_call_needs_no_pydantic() -> None:
 
     code = (
         "import asyncio, sys\n"
-        "from dsh.tools import BASH_TOOL, ToolRegistry, Workspace\n"
-        "from dsh.session import freeze_json\n"
+        "from dsh.tools.builtin import BASH_TOOL; from dsh.tools import ToolRegistry, Workspace\n"
+        "from dsh.base import freeze_json\n"
         "from dsh.tools import ToolInvocation, validate_arguments\n"
         "args = {'command': 'echo hi', 'timeout': 5000}\n"
         "assert validate_arguments(BASH_TOOL, args) is None\n"

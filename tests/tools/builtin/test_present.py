@@ -23,13 +23,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from dsh.session import ImageBlock, freeze_json, thaw_json
+from dsh.base import freeze_json, thaw_json
+from dsh.messages import ImageBlock
 from dsh.tools import OutputMismatchError, ToolDefinition, ToolResult, Workspace
 from dsh.tools.builtin import (
     BASH_TOOL,
     EDIT_TOOL,
     GLOB_TOOL,
-    MAX_GLOB_RESULTS,
     MULTI_EDIT_TOOL,
     READ_TOOL,
     TASK_CREATE_TOOL,
@@ -49,10 +49,11 @@ from dsh.tools.builtin import (
     TaskUpdateOutput,
     ToolSearchOutput,
     WriteOutput,
-    background_shell,
     builtin_tools,
-    grep_tool,
 )
+from dsh.tools.builtin._bash import background_shell
+from dsh.tools.builtin._glob import MAX_GLOB_RESULTS
+from dsh.tools.builtin._grep import grep_tool
 from dsh.tools.builtin._read import MAX_LINE_CHARS
 from dsh.tools.builtin._write import present_edit
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from dsh.session import ImageBlock
+from dsh.messages import ImageBlock
 from dsh.tools import Workspace
-from dsh.tools.builtin import DEFAULT_READ_LIMIT, READ_TOOL
+from dsh.tools.builtin import READ_TOOL
+from dsh.tools.builtin._read import DEFAULT_READ_LIMIT
 
 from ._support import call
 

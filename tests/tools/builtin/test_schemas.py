@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from dsh.tools import ToolDefinition
-from dsh.tools.builtin import builtin_tools, grep_tool
+from dsh.tools.builtin import builtin_tools
+from dsh.tools.builtin._grep import grep_tool
 
 
 def _tools() -> list[ToolDefinition]:

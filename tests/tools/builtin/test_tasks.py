@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from dsh.base import freeze_json, thaw_json
 from dsh.context import Context, Next
-from dsh.session import freeze_json, thaw_json
 from dsh.tools import (
     TASK_COMPLETED,
     TASK_CREATED,
@@ -37,19 +37,19 @@ from dsh.tools import (
     ToolRequest,
     ToolResult,
     Workspace,
-    builtin_tools,
 )
 from dsh.tools.builtin import (
     TASK_CREATE_TOOL,
     TASK_GET_TOOL,
     TASK_LIST_TOOL,
     TASK_UPDATE_TOOL,
-    TASKS_STATE_KEY,
     TaskCreateOutput,
     TaskGetOutput,
     TaskListOutput,
     TaskUpdateOutput,
+    builtin_tools,
 )
+from dsh.tools.builtin._tasks import TASKS_STATE_KEY
 from tests.tools.support import FakeAgent
 
 from ._support import CONFORMANCE

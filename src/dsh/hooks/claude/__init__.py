@@ -14,23 +14,14 @@ payload through the hooks by hand (``dsh hooks test``, ``dsh.testing``). (Claude
 instructions files, ``CLAUDE.md``, are ``dsh.instructions``.)
 """
 
+from dsh._public import publish
 from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
 from dsh.hooks.claude._report import render_coverage_markdown
-from dsh.hooks.claude.answers._answer import HookAnswer, PermissionRequestAnswer
+from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
-from dsh.hooks.claude.events._specs import (
-    CLAUDE_HOOK_EVENTS,
-    CLAUDE_HOOK_TYPES,
-    EVENT_SPECS,
-    EventSpec,
-    HandlerType,
-)
-from dsh.hooks.claude.events._support import (
-    ADMITTED_EVENTS,
-    HOOK_EVENT_HOST_SUPPORT,
-    EventSupport,
-    SupportStatus,
-)
+from dsh.hooks.claude.events._specs import CLAUDE_HOOK_EVENTS, EVENT_SPECS, EventSpec
+from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
+from dsh.hooks.claude.events._support_row import EventSupport, SupportStatus
 from dsh.hooks.claude.permissions._add_dir import add_working_directory
 from dsh.hooks.claude.permissions._plugin import (
     AUTO_REFUSED,
@@ -42,17 +33,10 @@ from dsh.hooks.claude.permissions._plugin import (
     permission_state,
 )
 from dsh.hooks.claude.permissions._policy import PolicyVerdict, check_call
-from dsh.hooks.claude.rules._grammar import PermissionRule, RuleError, RuleKind, parse_rule
-from dsh.hooks.claude.rules._modes import READ_ONLY_COMMANDS, READ_ONLY_GIT
-from dsh.hooks.claude.rules._values import (
-    PERMISSION_MODES,
-    PermissionSettings,
-    RuleEntry,
-    WorkingDirectory,
-)
-from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin, PermissionMode, claude_hooks_plugin
+from dsh.hooks.claude.rules._grammar import PermissionRule, RuleError, parse_rule
+from dsh.hooks.claude.rules._modes import PermissionMode
+from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin, claude_hooks_plugin
 from dsh.hooks.claude.runtime._machinery import shown_reason
-from dsh.hooks.claude.runtime._permission_events import RETRY_REMINDER
 from dsh.hooks.claude.runtime._trial import (
     HookTrial,
     consequences,
@@ -61,43 +45,16 @@ from dsh.hooks.claude.runtime._trial import (
     pre_tool_decision,
     try_hook,
 )
-from dsh.hooks.claude.settings._catalog import DEFAULT_MANAGED_SETTINGS, PluginRoot, load_catalog
-from dsh.hooks.claude.settings._commands import CommandSet, CustomCommand, load_commands
-from dsh.hooks.claude.settings._matcher import IfRule, Matcher, MatcherError, MatcherKind
-from dsh.hooks.claude.settings._types import (
-    Catalog,
-    Diagnostic,
-    DiagnosticCode,
-    HookDeclaration,
-    HookSource,
-    OnFailureMode,
-    Severity,
-    SourceEntry,
-    SourceKind,
-    SourceStatus,
-)
+from dsh.hooks.claude.settings._catalog import load_catalog
+from dsh.hooks.claude.settings._types import Catalog, Diagnostic, HookDeclaration, HookSource
 from dsh.hooks.claude.transcript._content import claude_content
-from dsh.hooks.claude.transcript._projection import (
-    TranscriptWriter,
-    default_transcript_dir,
-    project_slug,
-    transcript_lines,
-    write_transcript,
-)
 
 __all__ = [
-    "ADMITTED_EVENTS",
     "AUTO_REFUSED",
     "CLAUDE_HOOK_EVENTS",
-    "CLAUDE_HOOK_TYPES",
     "CLAUDE_PROFILE_NAME",
-    "DEFAULT_MANAGED_SETTINGS",
     "EVENT_SPECS",
     "HOOK_EVENT_HOST_SUPPORT",
-    "PERMISSION_MODES",
-    "READ_ONLY_COMMANDS",
-    "READ_ONLY_GIT",
-    "RETRY_REMINDER",
     "AutoClassifier",
     "AutoDenial",
     "Catalog",
@@ -105,58 +62,35 @@ __all__ = [
     "ClaudeCodeProfile",
     "ClaudeHooksPlugin",
     "ClaudePermissionsPlugin",
-    "CommandSet",
-    "CustomCommand",
     "Diagnostic",
-    "DiagnosticCode",
     "EventSpec",
     "EventSupport",
-    "HandlerType",
     "HookAnswer",
     "HookDeclaration",
     "HookSource",
     "HookTrial",
-    "IfRule",
-    "Matcher",
-    "MatcherError",
-    "MatcherKind",
-    "OnFailureMode",
     "PermissionMode",
     "PermissionModeError",
-    "PermissionRequestAnswer",
     "PermissionRule",
-    "PermissionSettings",
     "PermissionState",
-    "PluginRoot",
     "PolicyVerdict",
-    "RuleEntry",
     "RuleError",
-    "RuleKind",
-    "Severity",
-    "SourceEntry",
-    "SourceKind",
-    "SourceStatus",
     "SupportStatus",
-    "TranscriptWriter",
-    "WorkingDirectory",
     "add_working_directory",
     "check_call",
     "claude_content",
     "claude_hooks_plugin",
     "consequences",
     "decode_answer",
-    "default_transcript_dir",
     "generated_payload",
     "hooks_for",
     "load_catalog",
-    "load_commands",
     "parse_rule",
     "permission_state",
     "pre_tool_decision",
-    "project_slug",
     "render_coverage_markdown",
     "shown_reason",
-    "transcript_lines",
     "try_hook",
-    "write_transcript",
 ]
+
+publish(globals())

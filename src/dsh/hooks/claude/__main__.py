@@ -11,7 +11,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dsh.hooks.claude import load_catalog, render_coverage_markdown
+from dsh.hooks.claude._report import render_coverage_markdown
+from dsh.hooks.claude.settings._catalog import load_catalog
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -128,7 +128,7 @@ class ClaudeCodeProfile:
         if not self.instructions:
             return []
         from dsh.hooks.claude.trust._review import project_instructions
-        from dsh.instructions import instructions_config_dir
+        from dsh.instructions._plugin import instructions_config_dir
 
         return project_instructions(
             project.absolute(),
@@ -179,7 +179,7 @@ class ClaudeCodeProfile:
         gate: InstructionsGate | None = None
         if self.catalog is None and self.require_trust:
             from dsh.hooks.claude.trust._review import TrustGate, review_trust, trusted_catalog
-            from dsh.instructions import shown_path
+            from dsh.instructions._gate import shown_path
 
             review = review_trust(catalog, self.trust_dir, self._instructions_files(project))
             notice = review.notice()

@@ -15,24 +15,16 @@ where; ``docs/hooks-codex.md`` is rendered from it
 is imported from the Claude Code bridge: both stand on ``dsh.hook_protocol``.
 """
 
+from dsh._public import publish
 from dsh.hooks.codex._profile import CODEX_PROFILE_NAME, CodexMount, CodexProfile
 from dsh.hooks.codex._report import render_codex_coverage
 from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
-from dsh.hooks.codex.config._catalog import DEFAULT_SYSTEM_DIR, codex_home, load_codex_catalog
-from dsh.hooks.codex.config._matcher import CodexMatcher, CodexMatcherError
-from dsh.hooks.codex.config._trust import TrustError, hook_hash, hook_key, record_trust
-from dsh.hooks.codex.config._types import (
-    CodexCatalog,
-    CodexDiagnostic,
-    CodexHook,
-    CodexLayer,
-    CodexPermissionMode,
-    TrustStatus,
-)
-from dsh.hooks.codex.events._specs import CODEX_HOOK_EVENTS, EVENT_LABELS, TOOL_ALIASES
-from dsh.hooks.codex.events._support import CODEX_EVENT_SUPPORT, CONFIG_LIMITS, CodexEventSupport
+from dsh.hooks.codex.config._catalog import codex_home, load_codex_catalog
+from dsh.hooks.codex.config._trust import TrustError, hook_hash, record_trust
+from dsh.hooks.codex.config._types import CodexCatalog, CodexDiagnostic, CodexHook, TrustStatus
+from dsh.hooks.codex.events._specs import CODEX_HOOK_EVENTS
+from dsh.hooks.codex.events._support import CODEX_EVENT_SUPPORT, CodexEventSupport
 from dsh.hooks.codex.runtime._bridge import CodexHooksPlugin, codex_hooks_plugin
-from dsh.hooks.codex.runtime._machinery import codex_stdin, hook_run_id
 from dsh.hooks.codex.runtime._trial import (
     CodexHookTrial,
     codex_hooks_for,
@@ -45,10 +37,6 @@ __all__ = [
     "CODEX_EVENT_SUPPORT",
     "CODEX_HOOK_EVENTS",
     "CODEX_PROFILE_NAME",
-    "CONFIG_LIMITS",
-    "DEFAULT_SYSTEM_DIR",
-    "EVENT_LABELS",
-    "TOOL_ALIASES",
     "CodexAnswer",
     "CodexCatalog",
     "CodexDiagnostic",
@@ -56,11 +44,7 @@ __all__ = [
     "CodexHook",
     "CodexHookTrial",
     "CodexHooksPlugin",
-    "CodexLayer",
-    "CodexMatcher",
-    "CodexMatcherError",
     "CodexMount",
-    "CodexPermissionMode",
     "CodexProfile",
     "TrustError",
     "TrustStatus",
@@ -69,13 +53,12 @@ __all__ = [
     "codex_hooks_plugin",
     "codex_payload",
     "codex_pre_tool_decision",
-    "codex_stdin",
     "decode_codex_answer",
     "hook_hash",
-    "hook_key",
-    "hook_run_id",
     "load_codex_catalog",
     "record_trust",
     "render_codex_coverage",
     "try_codex_hook",
 ]
+
+publish(globals())

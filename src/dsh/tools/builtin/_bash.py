@@ -28,14 +28,10 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
-from dsh.base import (
-    CONTAINMENT_ENV,
-    contain_process,
-    mark_environment,
-    own_session,
-    release_process,
-)
-from dsh.session import Content
+from dsh.base._containment import contain_process, mark_environment, release_process
+from dsh.base._process_group import own_session
+from dsh.base._watchdog import CONTAINMENT_ENV
+from dsh.messages import Content
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult, Workspace
 from dsh.tools.builtin._common import (
     ArgumentsError,

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from dsh.session import thaw_json
+from dsh.base import thaw_json
 from dsh.tools._schema import schema_certifies
 from dsh.tools._types import (
     LazyModel,

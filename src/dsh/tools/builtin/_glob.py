@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from dsh.base import AbortSignal
-from dsh.session import Content
+from dsh.messages import Content
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,

@@ -14,15 +14,15 @@ from pathlib import Path
 from typing import IO, Any, final
 
 from dsh._frozen import frozen
-from dsh.base import (
-    AbortSignal,
+from dsh.base import AbortSignal
+from dsh.base._child_watcher import use_pidfd_child_watcher
+from dsh.base._containment import (
     contain_process,
     end_process_tree,
     mark_environment,
-    own_session,
     release_process,
-    use_pidfd_child_watcher,
 )
+from dsh.base._process_group import own_session
 
 __all__ = ["ProcessOutcome", "kill_group", "run_in_group"]
 

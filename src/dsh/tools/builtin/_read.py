@@ -6,7 +6,7 @@ import base64
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from dsh.session import Content, ImageBlock
+from dsh.messages import Content, ImageBlock
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh.session import Content
+from dsh.messages import Content
 
 __all__ = ["present_task_create", "present_task_get", "present_task_list", "present_task_update"]
 

@@ -46,8 +46,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from dsh.base import thaw_json
 from dsh.context import WaterfallChannel
-from dsh.session import thaw_json
 from dsh.tools._tasks import (
     TASK_COMPLETED,
     TASK_CREATED,

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from dsh.session import Content, ToolReferenceBlock
+from dsh.messages import Content, ToolReferenceBlock
 from dsh.tools._deferred import TOOL_SEARCH
 from dsh.tools._registry import TOOLS
 from dsh.tools._types import LazyModel, ToolDefinition, ToolInvocation, ToolResult

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dsh.session import Content
+from dsh.messages import Content
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,

@@ -16,6 +16,7 @@ import uuid
 from typing import Any
 
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource, calling_agent
+from dsh.base import FrozenDict
 from dsh.context import Context, Next
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
@@ -30,13 +31,8 @@ from dsh.hooks.claude.settings._commands import (
     parse_invocation,
     shell_spans,
 )
-from dsh.session import (
-    Content,
-    ContextMessageEvent,
-    FrozenDict,
-    TextBlock,
-    content_text,
-)
+from dsh.messages import Content, TextBlock, content_text
+from dsh.session import ContextMessageEvent
 from dsh.tools import TOOLS, ToolDefinition, ToolInvocation, ToolResult
 
 __all__ = ["SKILL_TOOL_NAME", "CommandEvents"]

@@ -49,7 +49,8 @@ from dsh.hooks.claude.runtime._machinery import (
 )
 from dsh.hooks.claude.runtime._subagents import SubagentEvents, stop_feedback
 from dsh.hooks.claude.transcript._resume import resume_fields
-from dsh.session import AbortCause, Content, content_text
+from dsh.messages import Content, content_text
+from dsh.session import AbortCause
 
 __all__ = ["LifecycleEvents"]
 

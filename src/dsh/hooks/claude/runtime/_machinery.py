@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from dsh._frozen import frozen, slotted
-from dsh.agent import Agent, background_subagents
+from dsh.agent import Agent
+from dsh.agent._background import background_subagents
 from dsh.hook_protocol import (
     HookOutcome,
     HookRun,
@@ -32,8 +33,8 @@ from dsh.hook_protocol import (
     SessionStates,
     WrongEvent,
     fire_hooks,
-    root_session,
 )
+from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.rules._modes import PermissionMode
@@ -46,7 +47,8 @@ from dsh.hooks.claude.transcript._projection import (
     default_transcript_dir,
     project_slug,
 )
-from dsh.session import AbortCause, make_private_dir
+from dsh.session import AbortCause
+from dsh.session._private_files import make_private_dir
 
 if TYPE_CHECKING:
     from dsh.hooks.claude.permissions._plugin import PermissionState

@@ -21,12 +21,12 @@ from typing import Any, Final
 
 from dsh.agent import Agent, calling_agent
 from dsh.approval import ApprovalAllow, ApprovalDecision, ApprovalDeny, ApprovalRequest
+from dsh.base import thaw_json
 from dsh.context import Next
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import SOURCE, shown_reason
 from dsh.hooks.claude.runtime._tool_input import observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
-from dsh.session import thaw_json
 from dsh.tools import PreToolDecision, PreToolDeny, ToolCall
 
 __all__ = ["PermissionEvents"]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from dsh.agent import Agent, ContinuationDecision, ContinuationState
 from dsh.context import Next
-from dsh.hook_protocol import root_session
+from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,

@@ -18,6 +18,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Final, Literal
 
 from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed, calling_agent
+from dsh.base import thaw_json
 from dsh.context import Next
 from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.runtime._handlers import Handlers
@@ -33,7 +34,6 @@ from dsh.hooks.claude.runtime._machinery import (
 from dsh.hooks.claude.runtime._tool_input import observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
 from dsh.hooks.claude.transcript._content import claude_content
-from dsh.session import thaw_json
 from dsh.tools import (
     InputRewrite,
     PostToolAccept,

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from dsh.session import thaw_json
-from dsh.tools import TOOL_SEARCH
-from dsh.tools.builtin import DEFAULT_MAX_RESULTS
+from dsh.base import thaw_json
+from dsh.tools._deferred import TOOL_SEARCH
+from dsh.tools.builtin._tool_search import DEFAULT_MAX_RESULTS
 
 __all__ = ["observable_input"]
 

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Final, final
 
 from dsh._frozen import frozen
-from dsh.hook_protocol import HookDecodeError, HookRun, MergedAnswers, WrongEvent, run_hook
+from dsh.hook_protocol import HookDecodeError, HookRun, MergedAnswers, WrongEvent
+from dsh.hook_protocol._executor import run_hook
 from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import EVENT_SPECS

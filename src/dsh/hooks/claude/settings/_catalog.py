@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Final, final
 
 from dsh._frozen import frozen, slotted
+from dsh.base import FrozenDict
 from dsh.hooks.claude.settings._parse import (
     JSONProblem,
     read_json_file,
@@ -48,7 +49,6 @@ from dsh.hooks.claude.settings._types import (
     SourceKind,
 )
 from dsh.hooks.claude.settings._validate import SuiteContext, SuiteResult, validate_hooks
-from dsh.session import FrozenDict
 
 __all__ = ["DEFAULT_MANAGED_SETTINGS", "PluginRoot", "load_catalog"]
 

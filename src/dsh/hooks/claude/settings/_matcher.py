@@ -21,11 +21,11 @@ from typing import Any, Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import DshError
-from dsh.hook_protocol import (
+from dsh.hook_protocol import regex_problem
+from dsh.hook_protocol._regex import (
     MAX_GROUP_DEPTH,
     MAX_PATTERN_LENGTH,
     MAX_REPEAT_COUNT,
-    regex_problem,
     unsafe_char_problem,
 )
 from dsh.hooks.claude.rules._bash import has_expansion, split_command

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Literal, TypeAlias, final
 
 from dsh._frozen import frozen
+from dsh.base import FrozenDict
 from dsh.hook_protocol import HookCommand, HookOrigin, hook_environment
 from dsh.hooks.claude.rules._values import PermissionSettings
 from dsh.hooks.claude.settings._matcher import IfRule, Matcher
 from dsh.hooks.claude.settings._report import render_report
-from dsh.session import FrozenDict
 
 __all__ = [
     "Catalog",

@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from dsh._frozen import frozen, slotted
+from dsh.base import FrozenDict
 from dsh.hook_protocol import exec_argv, shell_argv
+from dsh.hook_protocol._regex import unsafe_char_problem
 from dsh.hooks.claude.events._specs import CLAUDE_HOOK_TYPES, EVENT_SPECS, EventSpec
 from dsh.hooks.claude.events._support import ADMITTED_EVENTS, HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude.rules._grammar import rule_root
-from dsh.hooks.claude.settings._matcher import IfRule, Matcher, MatcherError, unsafe_char_problem
+from dsh.hooks.claude.settings._matcher import IfRule, Matcher, MatcherError
 from dsh.hooks.claude.settings._plain import (
     CommandHandler,
     MatcherGroup,
@@ -35,7 +37,6 @@ from dsh.hooks.claude.settings._types import (
     HookSource,
     Severity,
 )
-from dsh.session import FrozenDict
 
 __all__ = ["SuiteContext", "SuiteResult", "validate_hooks"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dsh.session import Content, ImageBlock, TextBlock, ToolReferenceBlock, content_text
+from dsh.messages import Content, ImageBlock, TextBlock, ToolReferenceBlock, content_text
 
 __all__ = ["claude_content"]
 

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from dsh._data_dir import user_data_dir
+from dsh.base import thaw_json
 from dsh.hooks.claude.transcript._content import claude_content
+from dsh.messages import content_text
 from dsh.session import (
     AssistantMessageEvent,
     ContextMessageEvent,
@@ -29,11 +31,8 @@ from dsh.session import (
     ToolResultEvent,
     UnsafeSessionPathError,
     UserMessageEvent,
-    content_text,
-    make_private_dir,
-    open_private,
-    thaw_json,
 )
+from dsh.session._private_files import make_private_dir, open_private
 
 __all__ = [
     "TranscriptWriter",

@@ -15,18 +15,16 @@ import math
 from collections.abc import Sequence
 from typing import Any, Final
 
+from dsh.base import thaw_json
 from dsh.hooks.claude.transcript._projection import claude_json
-from dsh.session import (
+from dsh.messages import (
     AssistantMessage,
-    AssistantMessageEvent,
     ModelMessage,
-    SessionEvent,
     ToolResultMessage,
     UserMessage,
     content_text,
-    project,
-    thaw_json,
 )
+from dsh.session import AssistantMessageEvent, SessionEvent, project
 
 __all__ = ["CACHE_TTL_SECONDS", "CACHE_WRITE_USD_PER_TOKEN", "CHARS_PER_TOKEN", "resume_fields"]
 

@@ -34,16 +34,9 @@ from pathlib import Path
 from typing import Final, final
 
 from dsh._frozen import frozen
-from dsh.hook_protocol import (
-    TRUST_FORMAT,
-    TrustRecord,
-    TrustState,
-    default_trust_dir,
-    named_files,
-    state_of,
-    write_record,
-)
+from dsh.hook_protocol import TrustRecord, named_files, write_record
 from dsh.hook_protocol import read_record as _read_record
+from dsh.hook_protocol._trust_record import TRUST_FORMAT, TrustState, default_trust_dir, state_of
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 from dsh.hooks.claude.trust._gated import GatedEntry, gated_entries
 

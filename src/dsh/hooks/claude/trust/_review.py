@@ -32,12 +32,13 @@ from pathlib import Path
 from typing import final
 
 from dsh._frozen import frozen
+from dsh.base import FrozenDict
+from dsh.hook_protocol import TrustRecord, write_record
+from dsh.hook_protocol._trust_record import TrustState, state_of
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 from dsh.hooks.claude.trust._gated import GatedEntry, gated_entries
 from dsh.hooks.claude.trust._records import (
     HookTrust,
-    TrustRecord,
-    TrustState,
     hook_entry,
     hook_fingerprint,
     hook_trust,
@@ -46,17 +47,9 @@ from dsh.hooks.claude.trust._records import (
     place,
     read_record,
     shown,
-    state_of,
-    write_record,
 )
-from dsh.instructions import (
-    LoadedInstructions,
-    find_instructions,
-    fingerprint,
-    project_controlled,
-    shown_path,
-)
-from dsh.session import FrozenDict
+from dsh.instructions import LoadedInstructions, find_instructions
+from dsh.instructions._gate import fingerprint, project_controlled, shown_path
 
 __all__ = [
     "FileTrust",

@@ -20,7 +20,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from dsh.hook_protocol import unsafe_char_problem
+from dsh.hook_protocol._regex import unsafe_char_problem
 from dsh.hooks.codex.config._matcher import CodexMatcher, CodexMatcherError
 from dsh.hooks.codex.config._parse import (
     MAX_SOURCE_BYTES,

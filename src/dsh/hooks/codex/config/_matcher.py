@@ -16,7 +16,8 @@ from typing import Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import DshError
-from dsh.hook_protocol import regex_problem, unsafe_char_problem
+from dsh.hook_protocol import regex_problem
+from dsh.hook_protocol._regex import unsafe_char_problem
 
 __all__ = ["CodexMatcher", "CodexMatcherError", "CodexMatcherKind"]
 

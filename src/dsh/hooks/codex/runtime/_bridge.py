@@ -24,9 +24,9 @@ from dsh.agent import (
     TURN_CONTINUATION,
 )
 from dsh.context import Context
-from dsh.hooks.codex.config._types import CodexCatalog
+from dsh.hooks.codex.config._types import CodexCatalog, CodexPermissionMode
 from dsh.hooks.codex.runtime._lifecycle import LifecycleEvents
-from dsh.hooks.codex.runtime._machinery import CodexPermissionMode, Runtime
+from dsh.hooks.codex.runtime._machinery import Runtime
 from dsh.hooks.codex.runtime._model_events import ModelEvents
 from dsh.hooks.codex.runtime._tool_events import ToolEvents
 from dsh.tools import (

@@ -30,7 +30,8 @@ from dsh.context import Next
 from dsh.hooks.codex.config._types import CodexHook
 from dsh.hooks.codex.runtime._handlers import Handlers
 from dsh.hooks.codex.runtime._machinery import SOURCE, CodexMerged, hook_run_id
-from dsh.session import AbortCause, Content, content_text
+from dsh.messages import Content, content_text
+from dsh.session import AbortCause
 
 __all__ = ["LifecycleEvents"]
 

@@ -36,8 +36,8 @@ from dsh.hook_protocol import (
     RoutedSink,
     SessionStates,
     fire_hooks,
-    root_session,
 )
+from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex.config._trust import DEFAULT_CONTEXT_LIMIT
 from dsh.hooks.codex.config._types import CodexCatalog, CodexHook, CodexPermissionMode

@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any, Final
 
 from dsh.agent import Agent, ModelCall, ModelCallEnd
-from dsh.hook_protocol import root_session
+from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.codex.runtime._handlers import Handlers
-from dsh.session import Usage
+from dsh.messages import Usage
 
 __all__ = ["ModelEvents", "token_usage"]
 

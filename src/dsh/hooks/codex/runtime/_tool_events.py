@@ -22,10 +22,10 @@ from typing import Any, Final
 
 from dsh.agent import Agent, calling_agent
 from dsh.approval import ApprovalDecision, ApprovalRequest
+from dsh.base import thaw_json
 from dsh.context import Next
 from dsh.hooks.codex.runtime._handlers import Handlers
 from dsh.hooks.codex.runtime._machinery import SOURCE, CodexMerged, PreToolOutcome
-from dsh.session import thaw_json
 from dsh.tools import (
     InputRewrite,
     PostToolAccept,

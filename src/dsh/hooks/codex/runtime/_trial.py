@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Final, final
 
 from dsh._frozen import frozen
-from dsh.hook_protocol import HookDecodeError, HookRun, run_hook
+from dsh.hook_protocol import HookDecodeError, HookRun
+from dsh.hook_protocol._executor import run_hook
 from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex.config._types import CodexCatalog, CodexHook
 from dsh.hooks.codex.events._specs import MATCHER_FIELDS

@@ -22,8 +22,9 @@ import shutil
 from collections.abc import Mapping
 from typing import Any, Final
 
-from dsh.session import thaw_json
-from dsh.tools import ToolDefinition, ToolInvocation, ToolResult, run_shell
+from dsh.base import thaw_json
+from dsh.tools import ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools.builtin._shell import run_shell
 
 __all__ = ["EXEC_COMMAND", "EXEC_COMMAND_TOOL", "exec_output_text"]
 

@@ -24,10 +24,10 @@ import dataclasses
 import unicodedata
 from typing import Any, Final
 
+from dsh.base import thaw_json
 from dsh.context import Context, Next
 from dsh.hooks.codex.config._types import CodexPermissionMode
 from dsh.hooks.codex.shell._exec_tool import EXEC_COMMAND, EXEC_COMMAND_TOOL
-from dsh.session import thaw_json
 from dsh.tools import (
     POST_EXECUTE,
     PRE_EXECUTE,

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.hook_protocol import TrustRecord, file_digest, read_record, state_of, write_record
+from dsh.hook_protocol import TrustRecord, read_record, write_record
+from dsh.hook_protocol._trust_record import file_digest, state_of
 from dsh.hooks.codex.config._types import CodexHook
 from dsh.hooks.codex.trust._scripts import CODEX_SECTION, HookScripts, review_scripts
 from dsh.hooks.codex.trust._scripts import shown_path as _shown
@@ -71,7 +72,7 @@ def layer_paths(project: Path, *, instructions: bool) -> list[Path]:
     local = project / ".codex"
     paths = [p for p in (local / "hooks.json", local / "config.toml") if p.is_file()]
     if instructions:
-        from dsh.instructions import agents_chain
+        from dsh.instructions._agents_md import agents_chain
 
         paths += agents_chain(project)
     return paths

@@ -25,10 +25,9 @@ from pathlib import Path
 from typing import Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.base import UnsafeJSONError, load_json
+from dsh.base import FrozenDict, UnsafeJSONError, load_json
 from dsh.hook_protocol import TrustRecord, named_files
 from dsh.hooks.codex.config._types import CodexCatalog, CodexHook
-from dsh.session import FrozenDict
 
 __all__ = [
     "CODEX_SECTION",

@@ -169,11 +169,7 @@ def test_coverage_prints_the_claude_table_and_says_when_a_bridge_has_none(
     assert done.returncode == 0
     page = (Path(__file__).parents[2] / "docs" / "hooks-claude.md").read_text()
     assert done.stdout == page
-    import dsh.hooks.codex as codex
-
     codex_run = dsh("hooks", "coverage", "codex", cwd=work)
-    if hasattr(codex, "render_coverage_markdown"):
-        assert codex_run.returncode == 0
-    else:
-        assert codex_run.returncode == 1
-        assert "has no coverage table" in codex_run.stderr
+    assert codex_run.returncode == 0, codex_run.stderr
+    codex_page = (Path(__file__).parents[2] / "docs" / "hooks-codex.md").read_text()
+    assert codex_run.stdout == codex_page

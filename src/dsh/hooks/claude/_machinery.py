@@ -42,6 +42,7 @@ from dsh.hooks.claude._transcript import (
 )
 from dsh.hooks.claude._types import Catalog, HookDeclaration
 from dsh.session import AbortCause, make_private_dir
+from dsh.tools import CallStateKey
 
 if TYPE_CHECKING:
     from dsh.hooks.claude._permissions_plugin import PermissionState
@@ -91,13 +92,10 @@ class PreToolOutcome:
 
 @slotted
 class AgentState:
-    """Per-session bookkeeping: the current prompt id, tool start times, the compaction trigger."""
+    """Per-session bookkeeping: the current prompt id, the compaction trigger, hooks running."""
 
     prompt_id: str | None = None
-    started: dict[str, float] = field(default_factory=dict)
     compact_trigger: str = "manual"
-    # tool_use_id -> PreToolUse's outcome, from tools/rewrite-input to tools/pre-execute
-    pre_tool: dict[str, PreToolOutcome] = field(default_factory=dict)
     # `async: true` hooks still running; the session's end cancels what is left.
     background: set[asyncio.Task[None]] = field(default_factory=set)
     # the subagents whose SubagentStop fired on their continuation seam (by agent id)
@@ -211,6 +209,10 @@ class BridgeBase:
         # Per root agent, not per session id: a resumed session is a new process in
         # Claude Code, with no prompt id until its first prompt.
         self._state: SessionStates[Agent, AgentState] = SessionStates(AgentState)
+        # A call's own, in its slot: PreToolUse's outcome (from tools/rewrite-input to
+        # tools/pre-execute) and when the call started (for PostToolUse's duration_ms).
+        self._pre_tool_outcome: CallStateKey[PreToolOutcome] = CallStateKey("claude-hooks.pre-tool")
+        self._started: CallStateKey[float] = CallStateKey("claude-hooks.started")
         self._transcripts: dict[Path, TranscriptWriter] = {}
         self._legacy_warned: set[Hashable] = set()
 

@@ -62,9 +62,6 @@ _NO_POST_EVENT: Final = frozenset(
     {"UNKNOWN_TOOL", "INVALID_ARGS", "DENIED", "ABORTED_BEFORE_DISPATCH", "ABORTED"}
 )
 
-
-_PENDING_MAX = 64
-
 # PreToolUse's precedence: any denial wins, then any ask; else the call is allowed.
 _PRE_TOOL_PRECEDENCE: Final[tuple[Literal["deny", "ask"], ...]] = ("deny", "ask")
 
@@ -113,22 +110,20 @@ class ToolEvents(PermissionEvents):
 
     # PreToolUse hooks run once per call, on tools/rewrite-input (before the call's
     # identity, so `updatedInput` can change what runs); the merged outcome is kept
-    # for that call and applied when the same call reaches tools/pre-execute.
+    # in the call's slot and applied when the call reaches tools/pre-execute.
 
     async def _pre_tool_rewrite(self, proposed: ProposedCall) -> InputRewrite | None:
         agent = calling_agent(proposed.agent)
-        use_id = proposed.tool_use_id
-        if agent is None or use_id is None:
-            return None  # no way to find the call again: pre-execute runs the hooks
+        if agent is None:
+            return None
         hooks = self._tool_hooks("PreToolUse", proposed.name, proposed.arguments, agent)
         if not hooks:
             return None
-        merged = await self._fire_pre_tool(agent, proposed.name, proposed.arguments, use_id, hooks)
+        merged = await self._fire_pre_tool(
+            agent, proposed.name, proposed.arguments, proposed.tool_use_id, hooks
+        )
         outcome = _pre_tool_outcome(proposed.name, merged)
-        pending = self._state(agent).pre_tool
-        pending[use_id] = outcome
-        while len(pending) > _PENDING_MAX:  # calls refused by a later rewriter
-            del pending[next(iter(pending))]
+        proposed.state[self._pre_tool_outcome] = outcome
         return self._updated_input(agent, proposed, merged, outcome)
 
     async def _fire_pre_tool(
@@ -182,9 +177,8 @@ class ToolEvents(PermissionEvents):
         if agent is None or call.tool is None:
             # An unknown tool fires no PreToolUse: it never had a definition to run.
             return await nxt()
-        state = self._state(agent)
-        state.started[str(call.token)] = time.monotonic()
-        outcome = state.pre_tool.pop(call.tool_use_id, None) if call.tool_use_id else None
+        call.state[self._started] = time.monotonic()
+        outcome = call.state.get(self._pre_tool_outcome)
         if outcome is None:
             # The call skipped tools/rewrite-input (or the bridge's listener there).
             hooks = self._tool_hooks("PreToolUse", call.name, call.arguments, agent)
@@ -265,7 +259,7 @@ class ToolEvents(PermissionEvents):
         agent = calling_agent(call.agent)
         if agent is None or result.code in _NO_POST_EVENT:
             return await nxt()
-        started = self._state(agent).started.pop(str(call.token), None)
+        started = call.state.get(self._started)
         duration_ms = int((time.monotonic() - started) * 1000) if started is not None else 0
         chosen = self._post_hooks(call, agent, result.is_error)
         contexts: list[str] = []

@@ -41,6 +41,7 @@ from dsh.hooks.codex._events import run_id_label
 from dsh.hooks.codex._outputs import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex._trust import DEFAULT_CONTEXT_LIMIT
 from dsh.hooks.codex._types import CodexCatalog, CodexHook, CodexPermissionMode
+from dsh.tools import CallStateKey
 
 __all__ = [
     "SOURCE",
@@ -73,9 +74,8 @@ class PreToolOutcome:
 
 @slotted
 class CodexState:
-    """Per-session bookkeeping: PreToolUse outcomes waiting for their call, queued events."""
+    """Per-session bookkeeping: the compaction trigger, hooks running, the watched signal."""
 
-    pre_tool: dict[str, PreToolOutcome] = field(default_factory=dict)
     compact_trigger: str = "manual"
     compact_session_start: bool = False
     background: set[asyncio.Task[None]] = field(default_factory=set)
@@ -143,6 +143,8 @@ class CodexBase:
         self.catalog = catalog
         self.permission_mode: CodexPermissionMode = permission_mode
         self._state: SessionStates[Agent, CodexState] = SessionStates(CodexState)
+        # PreToolUse's outcome, in the call's own slot from tools/rewrite-input to pre-execute.
+        self._pre_tool_outcome: CallStateKey[PreToolOutcome] = CallStateKey("codex-hooks.pre-tool")
         self._shell = _user_shell()
 
     def declared(self, event: str) -> bool:

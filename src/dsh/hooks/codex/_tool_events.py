@@ -50,7 +50,6 @@ _SHELL_COMMAND: Final = {SHELL_TOOL: "command", "exec_command": "cmd"}
 _NO_POST_EVENT: Final = frozenset(
     {"UNKNOWN_TOOL", "INVALID_ARGS", "DENIED", "ABORTED_BEFORE_DISPATCH"}
 )
-_PENDING_MAX = 64
 
 
 def hook_tool_name(name: str) -> str:
@@ -120,17 +119,15 @@ class ToolEvents(CodexBase):
 
     async def _pre_tool_rewrite(self, proposed: ProposedCall) -> InputRewrite | None:
         agent = calling_agent(proposed.agent)
-        use_id = proposed.tool_use_id
-        if agent is None or use_id is None:
-            return None  # pre-execute runs the hooks
-        fired = await self._fire_pre_tool(agent, proposed.name, proposed.arguments, use_id)
+        if agent is None:
+            return None
+        fired = await self._fire_pre_tool(
+            agent, proposed.name, proposed.arguments, proposed.tool_use_id
+        )
         if fired is None:
             return None
         merged, outcome = fired
-        pending = self._state(agent).pre_tool
-        pending[use_id] = outcome
-        while len(pending) > _PENDING_MAX:
-            del pending[next(iter(pending))]
+        proposed.state[self._pre_tool_outcome] = outcome
         if outcome.denial is not None:
             return None  # a block discards any rewrite
         return self._updated_input(agent, proposed, merged)
@@ -173,9 +170,7 @@ class ToolEvents(CodexBase):
         agent = calling_agent(call.agent)
         if agent is None or call.tool is None:
             return await nxt()
-        outcome = (
-            self._state(agent).pre_tool.pop(call.tool_use_id, None) if call.tool_use_id else None
-        )
+        outcome = call.state.get(self._pre_tool_outcome)
         if outcome is None:
             fired = await self._fire_pre_tool(agent, call.name, call.arguments, call.tool_use_id)
             if fired is None:

@@ -31,6 +31,7 @@ from dsh.hooks.claude._machinery import (
     blocked_prompt_message,
     prompt_context_lines,
 )
+from dsh.hooks.claude.payloads import PreSkillShellCommandHookInput, UserPromptExpansionHookInput
 from dsh.session import (
     Content,
     ContextMessageEvent,
@@ -88,7 +89,9 @@ class CommandEvents(BridgeBase):
         hooks = self.catalog.matching("UserPromptExpansion", command.name)
         contexts: list[str] = []
         if hooks:
-            payload = self._base(agent, "UserPromptExpansion", effort=False, agent_fields=False)
+            payload: UserPromptExpansionHookInput = self._base(
+                agent, "UserPromptExpansion", effort=False, agent_fields=False
+            )
             payload["expansion_type"] = "slash_command"
             payload["command_name"] = command.name
             payload["command_args"] = args
@@ -197,7 +200,9 @@ class CommandEvents(BridgeBase):
         hooks = self.catalog.matching("PreSkillShellCommand", command.name)
         if not hooks:
             return None
-        payload = self._base(agent, "PreSkillShellCommand", agent_fields=False)
+        payload: PreSkillShellCommandHookInput = self._base(
+            agent, "PreSkillShellCommand", agent_fields=False
+        )
         payload["tool_name"] = "Bash"
         payload["tool_input"] = {"command": shell}
         payload["tool_use_id"] = use_id

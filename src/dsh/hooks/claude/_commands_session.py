@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 from dsh.agent import (
     DIRECTORY_ADDED,
@@ -29,6 +28,11 @@ from dsh.agent import (
 from dsh.context import Context, Next
 from dsh.hooks.claude._machinery import SOURCE, BridgeBase, blocking, shown_reason
 from dsh.hooks.claude._resume import resume_fields
+from dsh.hooks.claude.payloads import (
+    DirectoryAddedHookInput,
+    PostModelSwitchHookInput,
+    PreModelSwitchHookInput,
+)
 
 __all__ = ["SessionCommandEvents"]
 
@@ -48,8 +52,10 @@ class SessionCommandEvents(BridgeBase):
 
     def _switch_payload(
         self, agent: Agent, event: str, request: ModelSwitchRequest
-    ) -> dict[str, Any]:
-        payload = self._base(agent, event, permission=False, agent_fields=False, effort=False)
+    ) -> PreModelSwitchHookInput | PostModelSwitchHookInput:
+        payload: PreModelSwitchHookInput | PostModelSwitchHookInput = self._base(
+            agent, event, permission=False, agent_fields=False, effort=False
+        )
         payload["from_model"] = request.from_model
         payload["to_model"] = request.to_model
         payload["requested_model"] = request.requested
@@ -116,7 +122,9 @@ class SessionCommandEvents(BridgeBase):
         hooks = self.catalog.matching("DirectoryAdded", source)
         if agent.parent is not None or not hooks:
             return
-        payload = self._base(agent, "DirectoryAdded", permission=False, effort=False)
+        payload: DirectoryAddedHookInput = self._base(
+            agent, "DirectoryAdded", permission=False, effort=False
+        )
         payload["directory"] = str(directory)
         payload["source"] = source
         merged = await self._fire(agent, "DirectoryAdded", hooks, payload)

@@ -15,7 +15,6 @@ import re
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 from dsh.agent import (
     Agent,
@@ -47,6 +46,20 @@ from dsh.hooks.claude._machinery import (
 )
 from dsh.hooks.claude._resume import resume_fields
 from dsh.hooks.claude._subagents import SubagentEvents
+from dsh.hooks.claude.payloads import (
+    CwdChangedHookInput,
+    InstructionsLoadedHookInput,
+    MessageDisplayHookInput,
+    PostCompactHookInput,
+    PreCompactHookInput,
+    SessionEndHookInput,
+    SessionStartHookInput,
+    SetupHookInput,
+    StopFailureHookInput,
+    StopHookInput,
+    SubagentStartHookInput,
+    UserPromptSubmitHookInput,
+)
 from dsh.session import AbortCause, Content, content_text
 
 __all__ = ["STOP_FEEDBACK_LEAD", "LifecycleEvents", "stop_feedback"]
@@ -80,7 +93,9 @@ class LifecycleEvents(SubagentEvents):
         hooks = self.catalog.matching("Setup", trigger)
         if not hooks:
             return
-        payload = self._base(agent, "Setup", prompt_id=False, permission=False, effort=False)
+        payload: SetupHookInput = self._base(
+            agent, "Setup", prompt_id=False, permission=False, effort=False
+        )
         payload["trigger"] = trigger
         merged = await self._fire(agent, "Setup", hooks, payload)
         # Plain stdout goes to Claude Code's debug log only; the hook/result event keeps it.
@@ -94,7 +109,7 @@ class LifecycleEvents(SubagentEvents):
         hooks = self.catalog.matching("InstructionsLoaded", file.load_reason)
         if not hooks:
             return
-        payload = self._base(
+        payload: InstructionsLoadedHookInput = self._base(
             agent, "InstructionsLoaded", prompt_id=False, permission=False, effort=False
         )
         payload["file_path"] = str(file.path)
@@ -120,18 +135,21 @@ class LifecycleEvents(SubagentEvents):
         hooks = self.catalog.matching("SessionStart", value)
         if not hooks:
             return
-        payload = self._base(
+        payload: SessionStartHookInput = self._base(
             agent, "SessionStart", prompt_id=value == "compact", permission=False, effort=False
         )
         payload["source"] = value
         if value == "compact":
             payload["model"] = agent.model.name
         elif value == "resume":
-            payload.update(
-                resume_fields(
-                    agent.events, system=agent.system, now=time.time(), messages=agent.messages()
-                )
+            figures = resume_fields(
+                agent.events, system=agent.system, now=time.time(), messages=agent.messages()
             )
+            if figures:
+                payload["seconds_since_last_response"] = figures["seconds_since_last_response"]
+                payload["context_tokens"] = figures["context_tokens"]
+                payload["prompt_cache_likely_expired"] = figures["prompt_cache_likely_expired"]
+                payload["estimated_cache_write_usd"] = figures["estimated_cache_write_usd"]
         merged = await self._fire(agent, "SessionStart", hooks, payload)
         self._inject_contexts(agent, "SessionStart", merged, plain_as=f"SessionStart:{value}")
         self._user_errors(agent, "SessionStart", merged)
@@ -150,7 +168,9 @@ class LifecycleEvents(SubagentEvents):
         if not hooks:
             return await nxt()
         prompt = content_text(content)
-        payload = self._base(agent, "UserPromptSubmit", effort=False, agent_fields=False)
+        payload: UserPromptSubmitHookInput = self._base(
+            agent, "UserPromptSubmit", effort=False, agent_fields=False
+        )
         payload["prompt"] = prompt
         merged = await self._fire(agent, "UserPromptSubmit", hooks, payload)
         self._common_effects(agent, "UserPromptSubmit", merged)
@@ -180,7 +200,7 @@ class LifecycleEvents(SubagentEvents):
         hooks = self.catalog.matching("Stop", None)
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "Stop")
+        payload: StopHookInput = self._base(agent, "Stop")
         payload["stop_hook_active"] = state.stop_hook_active
         payload["last_assistant_message"] = state.final_text
         payload["background_tasks"] = background_tasks(agent)
@@ -228,7 +248,9 @@ class LifecycleEvents(SubagentEvents):
         hooks = self.catalog.matching("StopFailure", kind)
         if not hooks:
             return
-        payload = self._base(agent, "StopFailure", permission=False, agent_fields=False)
+        payload: StopFailureHookInput = self._base(
+            agent, "StopFailure", permission=False, agent_fields=False
+        )
         payload["error"] = kind
         payload["last_assistant_message"] = _api_error_text(error)
         await self._fire(agent, "StopFailure", hooks, payload)  # output ignored, as in Claude Code
@@ -239,7 +261,9 @@ class LifecycleEvents(SubagentEvents):
         hooks = self.catalog.matching("SubagentStart", child.agent_type)
         if not hooks:
             return
-        payload = self._base(child, "SubagentStart", permission=False, effort=False)
+        payload: SubagentStartHookInput = self._base(
+            child, "SubagentStart", permission=False, effort=False
+        )
         merged = await self._fire(child, "SubagentStart", hooks, payload, log_to=parent)
         for _, answer in merged.answers:
             if answer.additional_context:
@@ -274,7 +298,7 @@ class LifecycleEvents(SubagentEvents):
         hooks = self.catalog.matching("PreCompact", request.trigger)
         if not hooks:
             return await nxt()
-        payload = self._base(
+        payload: PreCompactHookInput = self._base(
             agent, "PreCompact", permission=False, agent_fields=False, effort=False
         )
         payload["trigger"] = request.trigger
@@ -293,7 +317,7 @@ class LifecycleEvents(SubagentEvents):
         hooks = self.catalog.matching("PostCompact", trigger)
         if not hooks:
             return
-        payload = self._base(
+        payload: PostCompactHookInput = self._base(
             agent, "PostCompact", permission=False, agent_fields=False, effort=False
         )
         payload["trigger"] = trigger
@@ -328,8 +352,8 @@ class LifecycleEvents(SubagentEvents):
         text: str,
         index: int = 0,
         final: bool = True,
-    ) -> dict[str, Any]:
-        payload = self._base(
+    ) -> MessageDisplayHookInput:
+        payload: MessageDisplayHookInput = self._base(
             agent, "MessageDisplay", permission=False, agent_fields=False, effort=False
         )
         payload["turn_id"] = _as_uuid(turn_id)
@@ -345,7 +369,9 @@ class LifecycleEvents(SubagentEvents):
         hooks = self.catalog.matching("CwdChanged", None)
         if not hooks:
             return
-        payload = self._base(agent, "CwdChanged", permission=False, effort=False)
+        payload: CwdChangedHookInput = self._base(
+            agent, "CwdChanged", permission=False, effort=False
+        )
         payload["old_cwd"] = str(old)
         payload["new_cwd"] = str(new)
         merged = await self._fire(agent, "CwdChanged", hooks, payload)
@@ -366,7 +392,7 @@ class LifecycleEvents(SubagentEvents):
         hooks = self.catalog.matching("SessionEnd", reason)
         if not hooks:
             return
-        payload = self._base(
+        payload: SessionEndHookInput = self._base(
             agent, "SessionEnd", permission=False, agent_fields=False, effort=False
         )
         payload["reason"] = reason

@@ -246,8 +246,13 @@ class BridgeBase:
         permission: bool = True,
         agent_fields: bool = True,
         effort: bool = True,
-    ) -> dict[str, Any]:
-        """The common fields, in Claude Code's order."""
+        as_agent: tuple[str, str] | None = None,
+    ) -> Any:
+        """The common fields, in Claude Code's order; the caller types it as its event's
+        payload (``payloads``), so that mypy checks every field it adds.
+
+        ``as_agent``: the ``agent_id`` and ``agent_type`` to send instead of the agent's
+        (the compaction's SubagentStop is an agent of its own)."""
         root = root_session(agent)
         payload: dict[str, Any] = {
             "session_id": root.session_id,
@@ -259,7 +264,9 @@ class BridgeBase:
             payload["prompt_id"] = pid
         if permission:
             payload["permission_mode"] = self.permission_mode
-        if agent_fields and agent.parent is not None:
+        if as_agent is not None:
+            payload["agent_id"], payload["agent_type"] = as_agent
+        elif agent_fields and agent.parent is not None:
             payload["agent_id"] = agent.agent_id
             payload["agent_type"] = agent.agent_type
         if effort and self.effort is not None:

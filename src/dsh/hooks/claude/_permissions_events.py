@@ -26,6 +26,10 @@ from dsh.context import Next
 from dsh.hooks.claude._machinery import SOURCE, BridgeBase, shown_reason
 from dsh.hooks.claude._tool_input import observable_input
 from dsh.hooks.claude._types import HookDeclaration
+from dsh.hooks.claude.payloads import (
+    PermissionDeniedHookInput,
+    PermissionRequestHookInput,
+)
 from dsh.session import thaw_json
 from dsh.tools import PreToolDecision, PreToolDeny, ToolCall
 
@@ -73,7 +77,7 @@ class PermissionEvents(BridgeBase):
         hooks = self._tool_hooks("PermissionRequest", call.name, call.arguments, agent)
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "PermissionRequest")
+        payload: PermissionRequestHookInput = self._base(agent, "PermissionRequest")
         payload["tool_name"] = call.name
         payload["tool_input"] = thaw_json(call.arguments)
         asked = self.permissions.asked(call) if self.permissions is not None else None
@@ -136,7 +140,7 @@ class PermissionEvents(BridgeBase):
         hooks = self._tool_hooks("PermissionDenied", call.name, call.arguments, agent)
         if not hooks:
             return decision
-        payload = self._base(agent, "PermissionDenied")
+        payload: PermissionDeniedHookInput = self._base(agent, "PermissionDenied")
         payload["tool_name"] = call.name
         payload["tool_input"] = observable_input(call.name, call.arguments, agent.workspace.cwd)
         payload["tool_use_id"] = call.tool_use_id

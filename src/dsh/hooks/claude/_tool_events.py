@@ -33,6 +33,14 @@ from dsh.hooks.claude._outputs import HookAnswer
 from dsh.hooks.claude._permissions_events import PermissionEvents
 from dsh.hooks.claude._tool_input import observable_input
 from dsh.hooks.claude._types import HookDeclaration
+from dsh.hooks.claude.payloads import (
+    PostToolBatchHookInput,
+    PostToolUseFailureHookInput,
+    PostToolUseHookInput,
+    PreToolUseHookInput,
+    TaskCompletedHookInput,
+    TaskCreatedHookInput,
+)
 from dsh.session import thaw_json
 from dsh.tools import (
     InputRewrite,
@@ -134,7 +142,7 @@ class ToolEvents(PermissionEvents):
         tool_use_id: str | None,
         hooks: Sequence[HookDeclaration],
     ) -> Merged:
-        payload = self._base(agent, "PreToolUse")
+        payload: PreToolUseHookInput = self._base(agent, "PreToolUse")
         payload["tool_name"] = name
         payload["tool_input"] = observable_input(name, arguments, agent.workspace.cwd)
         payload["tool_use_id"] = tool_use_id
@@ -268,17 +276,7 @@ class ToolEvents(PermissionEvents):
             hooks = [h for e, h in chosen if e == event]
             if not hooks:
                 continue
-            payload = self._base(agent, event)
-            payload["tool_name"] = call.name
-            payload["tool_input"] = observable_input(call.name, call.arguments, agent.workspace.cwd)
-            if event == "PostToolUse":
-                payload["tool_response"] = _tool_response(result)
-                payload["tool_use_id"] = call.tool_use_id
-            else:
-                payload["tool_use_id"] = call.tool_use_id
-                payload["error"] = result.text
-                payload["is_interrupt"] = False
-            payload["duration_ms"] = duration_ms
+            payload = self._post_payload(agent, event, call, result, duration_ms)
             merged = await self._fire(agent, event, hooks, payload)
             self._common_effects(agent, event, merged)
             for decl, answer in merged.answers:
@@ -313,6 +311,27 @@ class ToolEvents(PermissionEvents):
             additional_context=(*contexts, *decision.additional_context),
             output=replacement if replacement is not None else decision.output,
         )
+
+    def _post_payload(
+        self, agent: Agent, event: str, call: ToolCall, result: ToolResult, duration_ms: int
+    ) -> PostToolUseHookInput | PostToolUseFailureHookInput:
+        tool_input = observable_input(call.name, call.arguments, agent.workspace.cwd)
+        if event == "PostToolUse":
+            done: PostToolUseHookInput = self._base(agent, event)
+            done["tool_name"] = call.name
+            done["tool_input"] = tool_input
+            done["tool_response"] = _tool_response(result)
+            done["tool_use_id"] = call.tool_use_id
+            done["duration_ms"] = duration_ms
+            return done
+        failed: PostToolUseFailureHookInput = self._base(agent, event)
+        failed["tool_name"] = call.name
+        failed["tool_input"] = tool_input
+        failed["tool_use_id"] = call.tool_use_id
+        failed["error"] = result.text
+        failed["is_interrupt"] = False
+        failed["duration_ms"] = duration_ms
+        return failed
 
     def _updated_output(self, agent: Agent, call: ToolCall, merged: Merged) -> Any:
         """The last ``updatedToolOutput`` in declaration order that fits the tool's output."""
@@ -354,7 +373,9 @@ class ToolEvents(PermissionEvents):
         agent = calling_agent(caller)
         if agent is None or not hooks:
             return await nxt()
-        payload = self._base(agent, event, permission=False, effort=False)
+        payload: TaskCreatedHookInput | TaskCompletedHookInput = self._base(
+            agent, event, permission=False, effort=False
+        )
         payload["task_id"] = task.id
         payload["task_subject"] = task.subject
         payload["task_description"] = task.description
@@ -388,7 +409,7 @@ class ToolEvents(PermissionEvents):
         hooks = self.catalog.matching("PostToolBatch", None)
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "PostToolBatch")
+        payload: PostToolBatchHookInput = self._base(agent, "PostToolBatch")
         # `tool_input` is the model's own, as 2.1.332 sends it: not a PreToolUse `updatedInput`.
         payload["tool_calls"] = [
             {

@@ -29,6 +29,17 @@ from dsh.agent import (
 from dsh.context import Next
 from dsh.hooks.codex._machinery import SOURCE, CodexBase, CodexMerged, hook_run_id
 from dsh.hooks.codex._types import CodexHook
+from dsh.hooks.codex.payloads import (
+    InterruptHookInput,
+    PostCompactHookInput,
+    PreCompactHookInput,
+    SessionEndHookInput,
+    SessionStartHookInput,
+    StopHookInput,
+    SubagentStartHookInput,
+    SubagentStopHookInput,
+    UserPromptSubmitHookInput,
+)
 from dsh.session import AbortCause, Content, content_text
 
 __all__ = ["LifecycleEvents"]
@@ -61,7 +72,7 @@ class LifecycleEvents(CodexBase):
         hooks = self.catalog.matching("SessionStart", value)
         if not hooks:
             return
-        payload = self._base(agent, "SessionStart", turn=False)
+        payload: SessionStartHookInput = self._base(agent, "SessionStart", turn=False)
         payload["source"] = value
         merged = await self._fire(agent, "SessionStart", hooks, payload)
         self._inject_contexts(agent, "SessionStart", merged)
@@ -81,7 +92,7 @@ class LifecycleEvents(CodexBase):
         hooks = self.catalog.matching("UserPromptSubmit", None)
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "UserPromptSubmit")
+        payload: UserPromptSubmitHookInput = self._base(agent, "UserPromptSubmit")
         payload["prompt"] = content_text(content)
         merged = await self._fire(agent, "UserPromptSubmit", hooks, payload)
         # Recorded even when the prompt is blocked, as Codex records it.
@@ -104,7 +115,7 @@ class LifecycleEvents(CodexBase):
         hooks = self.catalog.matching("Stop", None)
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "Stop")
+        payload: StopHookInput = self._base(agent, "Stop")
         payload["stop_hook_active"] = state.stop_hook_active
         payload["last_assistant_message"] = state.final_text or None
         merged = await self._fire(agent, "Stop", hooks, payload)
@@ -125,7 +136,7 @@ class LifecycleEvents(CodexBase):
         hooks = self.catalog.matching("SubagentStart", child.agent_type or "default")
         if not hooks:
             return
-        payload = self._base(child, "SubagentStart")
+        payload: SubagentStartHookInput = self._base(child, "SubagentStart")
         merged = await self._fire(child, "SubagentStart", hooks, payload, log_to=parent)
         self._inject_contexts(child, "SubagentStart", merged)
 
@@ -133,7 +144,7 @@ class LifecycleEvents(CodexBase):
         hooks = self.catalog.matching("SubagentStop", child.agent_type or "default")
         if not hooks:
             return
-        payload = self._base(child, "SubagentStop")
+        payload: SubagentStopHookInput = self._base(child, "SubagentStop")
         payload["stop_hook_active"] = False
         payload["last_assistant_message"] = result.final_text or None
         path = child.session.path
@@ -156,7 +167,7 @@ class LifecycleEvents(CodexBase):
         hooks = self.catalog.matching("PreCompact", request.trigger)
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "PreCompact", permission=False)
+        payload: PreCompactHookInput = self._base(agent, "PreCompact", permission=False)
         payload["trigger"] = request.trigger
         merged = await self._fire(agent, "PreCompact", hooks, payload)
         reason = _halt(merged, "PreCompact hook stopped the compaction")
@@ -170,7 +181,7 @@ class LifecycleEvents(CodexBase):
         state = self._state(agent)
         hooks = self.catalog.matching("PostCompact", state.compact_trigger)
         if hooks:
-            payload = self._base(agent, "PostCompact", permission=False)
+            payload: PostCompactHookInput = self._base(agent, "PostCompact", permission=False)
             payload["trigger"] = state.compact_trigger
             merged = await self._fire(agent, "PostCompact", hooks, payload)
             reason = _halt(merged, "PostCompact hook stopped the turn")
@@ -195,7 +206,7 @@ class LifecycleEvents(CodexBase):
             hooks = self.catalog.matching("Interrupt", None)
             if not hooks:
                 return
-            payload = self._base(agent, "Interrupt")
+            payload: InterruptHookInput = self._base(agent, "Interrupt")
             if turn_id is not None:
                 payload["turn_id"] = turn_id
             tasks = self._state(agent).background
@@ -225,6 +236,8 @@ class LifecycleEvents(CodexBase):
         hooks = self.catalog.matching("SessionEnd", "other")
         if not hooks:
             return
-        payload = self._base(agent, "SessionEnd", turn=False, model=False, permission=False)
+        payload: SessionEndHookInput = self._base(
+            agent, "SessionEnd", turn=False, model=False, permission=False
+        )
         payload["reason"] = "other"
         await self._fire(agent, "SessionEnd", hooks, payload)  # output ignored, as in Codex

@@ -158,8 +158,9 @@ class CodexBase:
         turn: bool = True,
         model: bool = True,
         permission: bool = True,
-    ) -> dict[str, Any]:
-        """The common fields, in Codex's order."""
+    ) -> Any:
+        """The common fields, in Codex's order; the caller types it as its event's payload
+        (``payloads``), so that mypy checks every field it adds."""
         root = root_session(agent)
         payload: dict[str, Any] = {"session_id": root.session_id}
         if turn:

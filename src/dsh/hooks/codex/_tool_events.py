@@ -24,6 +24,11 @@ from dsh.agent import Agent, calling_agent
 from dsh.approval import ApprovalDecision, ApprovalRequest
 from dsh.context import Next
 from dsh.hooks.codex._machinery import SOURCE, CodexBase, CodexMerged, PreToolOutcome
+from dsh.hooks.codex.payloads import (
+    PermissionRequestHookInput,
+    PostToolUseHookInput,
+    PreToolUseHookInput,
+)
 from dsh.session import thaw_json
 from dsh.tools import (
     InputRewrite,
@@ -101,7 +106,7 @@ class ToolEvents(CodexBase):
         hooks = self.catalog.matching("PreToolUse", hook_tool_name(name))
         if not hooks:
             return None
-        payload = self._base(agent, "PreToolUse")
+        payload: PreToolUseHookInput = self._base(agent, "PreToolUse")
         payload["tool_name"] = hook_tool_name(name)
         payload["tool_input"] = codex_tool_input(name, arguments)
         payload["tool_use_id"] = use_id
@@ -197,7 +202,7 @@ class ToolEvents(CodexBase):
         hooks = self.catalog.matching("PermissionRequest", name) if agent else []
         if agent is None or not hooks:
             return await nxt()
-        payload = self._base(agent, "PermissionRequest")
+        payload: PermissionRequestHookInput = self._base(agent, "PermissionRequest")
         payload["tool_name"] = name
         payload["tool_input"] = codex_tool_input(call.name, call.arguments, description=True)
         merged = await self._fire(agent, "PermissionRequest", hooks, payload)
@@ -221,7 +226,7 @@ class ToolEvents(CodexBase):
         hooks = self.catalog.matching("PostToolUse", hook_tool_name(call.name))
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "PostToolUse")
+        payload: PostToolUseHookInput = self._base(agent, "PostToolUse")
         payload["tool_name"] = hook_tool_name(call.name)
         payload["tool_input"] = codex_tool_input(call.name, call.arguments)
         payload["tool_response"] = _tool_response(result)

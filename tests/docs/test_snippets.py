@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +82,42 @@ async def test_the_output_replacement_example_redacts_what_the_model_sees(tmp_pa
     tool_results = [m for m in project(agent.events) if m.role == "tool"]
     assert tool_results[0].content == "[key]-abc123"
     await agent.close("other")
+
+
+async def test_the_call_state_example_times_each_call(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    source = first_python_block(ROOT / "docs/plugins.md", "## A call's own state")
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "docs/plugins.md", "exec"), namespace)
+    h = make_harness(tmp_path, replies([bash("echo one")], [bash("echo two")], [text("done")]))
+    h.ctx.plugin(namespace["timings"])
+    agent = h.agent()
+    agent.send("run both")
+    with caplog.at_level(logging.INFO, logger="timings"):
+        await agent.run_turn()
+    await agent.close("other")
+    lines = [r.getMessage() for r in caplog.records if r.name == "timings"]
+    assert len(lines) == 2
+    assert all(re.fullmatch(r"Bash took \d+\.\d{3} s", line) for line in lines)
+
+
+async def test_the_python_hook_example_refuses_rm_rf_through_the_bridge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.hooks_claude.bridge_support import mount_hooks
+
+    source = first_python_block(ROOT / "docs/plugins.md", "## Writing a hook in Python")
+    hook = tmp_path / "no_rm_rf.py"
+    hook.write_text(source)
+    h = make_harness(tmp_path, replies([bash("rm -rf build")], [bash("echo ok")], [text("done")]))
+    handler = {"type": "command", "command": f"{sys.executable} {hook}"}
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}
+    rig = mount_hooks(tmp_path, monkeypatch, h, hooks, None)
+    agent, _ = await rig.run("clean up")
+    results = [e for e in agent.events if isinstance(e, ToolResultEvent)]
+    assert [r.is_error for r in results] == [True, False]
+    assert results[0].content == "PreToolUse:Bash hook error: rm -rf is not allowed here"
 
 
 def fenced_block(doc: Path, heading: str, language: str) -> str:

@@ -25,6 +25,8 @@ from typing import Any
 import pytest
 
 from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT
+from dsh.hooks.claude.payloads import HOOK_INPUTS
+from tests.hook_payloads import payload_problems
 from tests.hook_rig import corpus_params
 from tests.hooks_claude.bridge_support import Rig
 from tests.shared_paths import on_ci
@@ -329,6 +331,7 @@ def compare_invocations(
             event = mine["event"]
             payload = json.loads(with_recorded_commands(json.dumps(mine["payload"]), back))
             compare_payload(event, places.placeholders(payload), entry["payload"], problems)
+            problems.extend(payload_problems(mine["payload"], HOOK_INPUTS))
             if places.placeholders(mine["cwd"]) != entry["cwd"]:
                 problems.append(f"{event} cwd: 2.1.332 {entry['cwd']}, dsh {mine['cwd']}")
             compare_env(event, mine["env"], entry["env"], problems)

@@ -324,8 +324,8 @@ async def test_a_call_that_skipped_rewriting_runs_the_hooks_on_pre_execute(
         post=False,
     )
     agent = r.harness.agent()
-    # No tool_use_id: the bridge cannot find the call again, so it lets rewriting
-    # pass and runs the hooks when the sealed call reaches pre-execute.
+    # No tool_use_id: the hooks still run once (on rewriting; the call's slot carries
+    # their outcome), and the denial applies when the sealed call reaches pre-execute.
     res = await r.harness.registry.execute(ToolRequest("Bash", MODEL_INPUT), agent=agent)
     assert r.order() == ["PreA"]
     assert res.call.original_arguments is None

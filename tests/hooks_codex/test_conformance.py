@@ -23,8 +23,10 @@ import pytest
 
 from dsh.hooks.codex import CODEX_EVENT_SUPPORT
 from dsh.hooks.codex.config._types import CodexPermissionMode
+from dsh.hooks.codex.payloads import HOOK_INPUTS
 from dsh.models import ScriptedModel
 from tests.agent.support import make_harness
+from tests.hook_payloads import payload_problems
 from tests.hook_rig import corpus_params
 from tests.hooks_claude._conformance_replay import recorded
 from tests.hooks_codex._codex_differences import EXPECTED_DIFFERENCES, RECORDING_ENV
@@ -191,6 +193,7 @@ def compare_invocations(case_dir: Path, rig: CodexRig, places: Places, problems:
     for mine, entry in zip(ours, theirs, strict=True):
         event = mine["event"]
         compare_payload(event, places.placeholders(mine["payload"]), entry["payload"], problems)
+        problems.extend(payload_problems(mine["payload"], HOOK_INPUTS))
         if places.placeholders(mine["cwd"]) != entry["cwd"]:
             problems.append(f"{event} cwd: Codex {entry['cwd']}, dsh {mine['cwd']}")
         want = {k for k in entry["env"] if k not in RECORDING_ENV}

@@ -23,9 +23,14 @@ from dsh.tools import (
     EXECUTE,
     POST_EXECUTE,
     PRE_EXECUTE,
+    RESULT,
+    REWRITE_INPUT,
+    CallStateKey,
     ExecuteNext,
+    InputRewrite,
     PostToolDecision,
     PreToolDecision,
+    ProposedCall,
     ToolCall,
     ToolExecution,
     ToolResult,
@@ -99,6 +104,35 @@ async def test_nested_wrappers_and_chains_leave_no_cycle() -> None:
             call: ToolCall, result: ToolResult, next: Next[PostToolDecision]
         ) -> PostToolDecision:
             return await next()
+
+    async def call() -> None:
+        res = await host.registry.execute(echo("x"))
+        assert res.result.is_error is False
+
+    assert await garbage_of(call) == 0
+
+
+@pytest.mark.usefixtures("collector_off")
+async def test_listeners_using_the_calls_slot_leave_no_cycle() -> None:
+    host = Host()
+    every_phase(host, PreToolDecision.allow())
+    seen: CallStateKey[list[str]] = CallStateKey("test.seen")
+
+    @host.ctx.on(REWRITE_INPUT)
+    async def rewrite(call: ProposedCall) -> InputRewrite | None:
+        call.state[seen] = ["rewrite"]
+        return None
+
+    @host.ctx.on(POST_EXECUTE)
+    async def post(
+        call: ToolCall, result: ToolResult, next: Next[PostToolDecision]
+    ) -> PostToolDecision:
+        call.state.get(seen, []).append("post")
+        return await next()
+
+    @host.ctx.on(RESULT)
+    def observe(call: ToolCall, result: ToolResult) -> None:
+        assert call.state[seen] == ["rewrite", "post"]
 
     async def call() -> None:
         res = await host.registry.execute(echo("x"))

@@ -5,10 +5,13 @@
 ``tools/pre-execute`` waterfall, the approval seam, the guards, the
 ``tools/execute`` wrappers around dispatch and the ``tools/post-execute``
 waterfall, normalizes every failure to a stable code, and hands the final
-result to the ``tools/result`` observers and the caller.
+result to the ``tools/result`` observers and the caller. Each call carries a
+slot for listeners, ``call.state`` (``CallState``, read and written with a
+typed ``CallStateKey``), from sealing until its result is final.
 """
 
 from dsh._public import publish
+from dsh.tools._call_state import CallState, CallStateKey
 from dsh.tools._channels import (
     APPROVAL_REQUEST,
     EXECUTE,
@@ -77,6 +80,8 @@ __all__ = [
     "TASK_COMPLETED",
     "TASK_CREATED",
     "TOOLS",
+    "CallState",
+    "CallStateKey",
     "ExecuteNext",
     "FailureCode",
     "Guard",

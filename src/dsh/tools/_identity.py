@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import itertools
 import secrets
+from dataclasses import field
 from typing import TYPE_CHECKING, NoReturn, final
 
 from dsh._frozen import frozen
 from dsh.base import AbortSignal, FrozenDict
 from dsh.messages import ToolUse
+from dsh.tools._call_state import CallState
 from dsh.tools._types import ToolCaller, ToolDefinition, ToolResult, Workspace
 
 if TYPE_CHECKING:
@@ -91,7 +93,8 @@ class ProposedCall:
     ``arguments`` are the current input (the model's, or as the previous
     rewriter left it), already valid for ``tool``; ``original_arguments`` the
     caller's. Both are deep-frozen JSON. There is no token yet: identity is
-    created after the last rewriter.
+    created after the last rewriter. ``state`` is the call's slot
+    (``CallState``), the sealed call's own.
     """
 
     name: str
@@ -101,6 +104,7 @@ class ProposedCall:
     tool: ToolDefinition
     agent: ToolCaller | None = None
     parent: CallToken | None = None
+    state: CallState = field(default_factory=CallState, compare=False, repr=False)
 
 
 @final
@@ -115,6 +119,8 @@ class ToolCall:
     When ``tools/rewrite-input`` listeners replaced the input,
     ``original_arguments`` holds the caller's and ``rewritten_by`` names the
     listeners that replaced it, in order; otherwise they are ``None`` and ``()``.
+    ``state`` is the call's slot for listeners (``CallState``): not part of
+    the identity, its values dropped once the result is final.
     """
 
     name: str
@@ -126,6 +132,7 @@ class ToolCall:
     agent: ToolCaller | None = None
     original_arguments: FrozenDict | None = None
     rewritten_by: tuple[str, ...] = ()
+    state: CallState = field(default_factory=CallState, compare=False, repr=False)
 
 
 @final

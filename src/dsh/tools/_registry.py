@@ -20,6 +20,10 @@ inside a normalization boundary (a seal failure skips straight to 7):
 8. the final frozen result goes to ``tools/result`` observers and back to the
    caller: the same object.
 
+Each call has a slot for listeners, ``call.state`` (``CallState``, made at
+sealing): the registry drops what it holds once the ``tools/result``
+observers have seen the result, whatever the end.
+
 A failure anywhere becomes an ``is_error`` result with a stable code whose
 content is the reason; nothing but the caller's own cancellation escapes.
 ``execute`` is seal then run, for callers that log nothing in between.
@@ -36,6 +40,7 @@ from dsh.base._signal import SignalAbortedError
 from dsh.context import Context, Disposer, ServiceKey
 from dsh.context._chain import describe
 from dsh.messages import ToolUse
+from dsh.tools._call_state import drop
 from dsh.tools._channels import EXECUTE, POST_EXECUTE, PRE_EXECUTE, RESULT, REWRITE_INPUT
 from dsh.tools._dispatch import Dispatch
 from dsh.tools._failures import aborted_before, exc_text
@@ -257,7 +262,12 @@ class ToolRegistry:
                 "LISTENER_ERROR",
                 FrozenDict(phase="pipeline", error=text),
             )
+        except BaseException:
+            # The caller's own cancellation: the call ends here, and its slot with it.
+            drop(call.state)
+            raise
         ctx.emit_sync(RESULT, call, result)
+        drop(call.state)
         dispatched = run is not None and run.dispatched
         return ToolExecutionResult(call, result, dispatched, contexts, approval)
 

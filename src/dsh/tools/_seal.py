@@ -19,6 +19,7 @@ from dsh.base._json import json_kind
 from dsh.context import ChannelError
 from dsh.context._chain import describe
 from dsh.messages import ToolUse
+from dsh.tools._call_state import CallState
 from dsh.tools._channels import REWRITE_INPUT, RewriteListener
 from dsh.tools._decisions import InputReplace, InputRewrite
 from dsh.tools._failures import exc_text, invalid_args, listener_failed
@@ -78,29 +79,31 @@ def seal_request(
     name = req.name if isinstance(req.name, str) else str(req.name)
     # Minted here but seen by nobody before the call is sealed: rewriters get no token.
     token = mint_token()
+    # The call's slot lives from here (the rewriters' ``ProposedCall.state``) to its result.
+    state = CallState()
     entry = entries.get(name)
     tool = entry.definition if entry is not None else None
     use_id = req.tool_use_id
     if use_id is not None and type(use_id) is not str:
-        call = ToolCall(name, _EMPTY, token, None, None, tool, agent)
+        call = ToolCall(name, _EMPTY, token, None, None, tool, agent, state=state)
         return call, _bad_identity(name, "tool_use_id", "a str or None", use_id)
     if parent is not None and type(parent) is not CallToken:
-        call = ToolCall(name, _EMPTY, token, None, use_id, tool, agent)
+        call = ToolCall(name, _EMPTY, token, None, use_id, tool, agent, state=state)
         return call, _bad_identity(name, "parent", "a CallToken or None", parent)
     up = parent
     try:
         arguments = freeze_json(req.arguments)
     except NotJSONError as exc:
-        call = ToolCall(name, _EMPTY, token, up, use_id, tool, agent)
+        call = ToolCall(name, _EMPTY, token, up, use_id, tool, agent, state=state)
         return call, invalid_args(name, ({"path": exc.path, "message": exc.problem},))
     except RecursionError:
-        call = ToolCall(name, _EMPTY, token, up, use_id, tool, agent)
+        call = ToolCall(name, _EMPTY, token, up, use_id, tool, agent, state=state)
         return call, invalid_args(name, ({"path": "$", "message": "nested too deeply"},))
     if type(arguments) is not FrozenDict:
-        call = ToolCall(name, _EMPTY, token, up, use_id, tool, agent)
+        call = ToolCall(name, _EMPTY, token, up, use_id, tool, agent, state=state)
         problem = f"arguments must be a JSON object, not {json_kind(arguments)}"
         return call, invalid_args(name, ({"path": "$", "message": problem},))
-    call = ToolCall(name, arguments, token, up, use_id, tool, agent)
+    call = ToolCall(name, arguments, token, up, use_id, tool, agent, state=state)
     if entry is None:
         return call, None
     errors = _check(entry.validate, arguments)
@@ -141,7 +144,14 @@ async def rewrite(
     failure: ToolResult | None = None
     for fn in fns:
         proposed = ProposedCall(
-            call.name, current, original, call.tool_use_id, tool, call.agent, call.parent
+            call.name,
+            current,
+            original,
+            call.tool_use_id,
+            tool,
+            call.agent,
+            call.parent,
+            call.state,
         )
         try:
             answer = await fn(proposed)
@@ -176,6 +186,7 @@ async def rewrite(
         call.agent,
         original,
         tuple(rewriters),
+        call.state,
     )
     return rewritten, failure
 

@@ -45,7 +45,7 @@ from dsh.hooks.claude.rules._values import (
     WorkingDirectory,
     parse_mode,
 )
-from dsh.tools import PRE_EXECUTE, PreToolAllow, PreToolDecision, ToolCall
+from dsh.tools import PRE_EXECUTE, CallStateKey, PreToolAllow, PreToolDecision, ToolCall
 
 __all__ = [
     "AutoClassifier",
@@ -56,7 +56,6 @@ __all__ = [
     "permission_state",
 ]
 
-_KEPT_MAX: Final = 256
 AUTO_REFUSED: Final = (
     "permission mode `auto` needs Claude Code's auto-mode safety classifier, which dsh does not"
     " have; use default, acceptEdits, plan, dontAsk or bypassPermissions"
@@ -123,9 +122,9 @@ class PermissionState:
         self.rules: list[RuleEntry] = list(settings.rules)
         self.directories: list[WorkingDirectory] = list(directories)
         self.home = home
-        # Insertion-ordered so the oldest marks go first (`_keep`'s bound).
-        self._hook_allowed: dict[str, bool] = {}
-        self._asked: dict[str, PolicyVerdict] = {}
+        # Kept in each call's own slot, from PreToolUse to PermissionRequest.
+        self._hook_allowed: CallStateKey[bool] = CallStateKey("claude-permissions.hook-allowed")
+        self._asked: CallStateKey[PolicyVerdict] = CallStateKey("claude-permissions.asked")
 
     def paths(self) -> tuple[Path, ...]:
         return tuple(d.path for d in self.directories)
@@ -158,11 +157,11 @@ class PermissionState:
 
     def hook_allowed(self, call: ToolCall) -> None:
         """A PreToolUse hook allowed ``call``: the mode's ask is skipped (rules still apply)."""
-        _keep(self._hook_allowed, str(call.token), True)
+        call.state[self._hook_allowed] = True
 
     def asked(self, call: ToolCall) -> PolicyVerdict | None:
         """The policy's ask for ``call``, if it asked (for PermissionRequest)."""
-        return self._asked.get(str(call.token))
+        return call.state.get(self._asked)
 
     def check(self, call: ToolCall) -> PolicyVerdict:
         agent = call.agent
@@ -177,10 +176,10 @@ class PermissionState:
             directories=self.paths(),
             cwd=cwd,
             home=self.home,
-            hook_allowed=self._hook_allowed.pop(str(call.token), False),
+            hook_allowed=call.state.pop(self._hook_allowed, False),
         )
         if verdict.kind == "ask":
-            _keep(self._asked, str(call.token), verdict)
+            call.state[self._asked] = verdict
         return verdict
 
     def apply_update(self, entry: Mapping[str, Any]) -> tuple[str, ...]:
@@ -265,12 +264,6 @@ def _as_claude_sees(call: ToolCall) -> tuple[str, Mapping[str, Any]]:
         return call.name, call.arguments
     command = call.arguments.get(field)
     return "Bash", {"command": command if isinstance(command, str) else ""}
-
-
-def _keep(store: dict[str, Any], key: str, value: Any) -> None:
-    store[key] = value
-    while len(store) > _KEPT_MAX:  # calls refused before the policy saw them
-        del store[next(iter(store))]
 
 
 def permission_state(

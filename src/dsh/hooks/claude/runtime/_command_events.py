@@ -18,6 +18,7 @@ from typing import Any
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource, calling_agent
 from dsh.base import FrozenDict
 from dsh.context import Context, Next
+from dsh.hooks.claude.payloads import PreSkillShellCommandHookInput, UserPromptExpansionHookInput
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,
@@ -83,7 +84,9 @@ class CommandEvents(Handlers):
         hooks = self.catalog.matching("UserPromptExpansion", command.name)
         contexts: list[str] = []
         if hooks:
-            payload = self._base(agent, "UserPromptExpansion", effort=False, agent_fields=False)
+            payload: UserPromptExpansionHookInput = self._base(
+                agent, "UserPromptExpansion", effort=False, agent_fields=False
+            )
             payload["expansion_type"] = "slash_command"
             payload["command_name"] = command.name
             payload["command_args"] = args
@@ -192,7 +195,9 @@ class CommandEvents(Handlers):
         hooks = self.catalog.matching("PreSkillShellCommand", command.name)
         if not hooks:
             return None
-        payload = self._base(agent, "PreSkillShellCommand", agent_fields=False)
+        payload: PreSkillShellCommandHookInput = self._base(
+            agent, "PreSkillShellCommand", agent_fields=False
+        )
         payload["tool_name"] = "Bash"
         payload["tool_input"] = {"command": shell}
         payload["tool_use_id"] = use_id

@@ -37,6 +37,8 @@ class Handlers:
         self._user_errors = runtime._user_errors
         self._inject_contexts = runtime._inject_contexts
         self._settle_background = runtime._settle_background
+        self._pre_tool_outcome = runtime._pre_tool_outcome
+        self._started = runtime._started
 
     @property
     def permission_mode(self) -> PermissionMode:

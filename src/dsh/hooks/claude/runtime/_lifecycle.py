@@ -15,7 +15,6 @@ import re
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 from dsh.agent import (
     Agent,
@@ -35,6 +34,20 @@ from dsh.agent import (
     TurnResult,
 )
 from dsh.context import Next
+from dsh.hooks.claude.payloads import (
+    CwdChangedHookInput,
+    InstructionsLoadedHookInput,
+    MessageDisplayHookInput,
+    PostCompactHookInput,
+    PreCompactHookInput,
+    SessionEndHookInput,
+    SessionStartHookInput,
+    SetupHookInput,
+    StopFailureHookInput,
+    StopHookInput,
+    SubagentStartHookInput,
+    UserPromptSubmitHookInput,
+)
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,
@@ -74,7 +87,9 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("Setup", trigger)
         if not hooks:
             return
-        payload = self._base(agent, "Setup", prompt_id=False, permission=False, effort=False)
+        payload: SetupHookInput = self._base(
+            agent, "Setup", prompt_id=False, permission=False, effort=False
+        )
         payload["trigger"] = trigger
         merged = await self._fire(agent, "Setup", hooks, payload)
         # Plain stdout goes to Claude Code's debug log only; the hook/result event keeps it.
@@ -88,7 +103,7 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("InstructionsLoaded", file.load_reason)
         if not hooks:
             return
-        payload = self._base(
+        payload: InstructionsLoadedHookInput = self._base(
             agent, "InstructionsLoaded", prompt_id=False, permission=False, effort=False
         )
         payload["file_path"] = str(file.path)
@@ -114,18 +129,21 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("SessionStart", value)
         if not hooks:
             return
-        payload = self._base(
+        payload: SessionStartHookInput = self._base(
             agent, "SessionStart", prompt_id=value == "compact", permission=False, effort=False
         )
         payload["source"] = value
         if value == "compact":
             payload["model"] = agent.model.name
         elif value == "resume":
-            payload.update(
-                resume_fields(
-                    agent.events, system=agent.system, now=time.time(), messages=agent.messages()
-                )
+            figures = resume_fields(
+                agent.events, system=agent.system, now=time.time(), messages=agent.messages()
             )
+            if figures:
+                payload["seconds_since_last_response"] = figures["seconds_since_last_response"]
+                payload["context_tokens"] = figures["context_tokens"]
+                payload["prompt_cache_likely_expired"] = figures["prompt_cache_likely_expired"]
+                payload["estimated_cache_write_usd"] = figures["estimated_cache_write_usd"]
         merged = await self._fire(agent, "SessionStart", hooks, payload)
         self._inject_contexts(agent, "SessionStart", merged, plain_as=f"SessionStart:{value}")
         self._user_errors(agent, "SessionStart", merged)
@@ -144,7 +162,9 @@ class LifecycleEvents(Handlers):
         if not hooks:
             return await nxt()
         prompt = content_text(content)
-        payload = self._base(agent, "UserPromptSubmit", effort=False, agent_fields=False)
+        payload: UserPromptSubmitHookInput = self._base(
+            agent, "UserPromptSubmit", effort=False, agent_fields=False
+        )
         payload["prompt"] = prompt
         merged = await self._fire(agent, "UserPromptSubmit", hooks, payload)
         self._common_effects(agent, "UserPromptSubmit", merged)
@@ -174,7 +194,7 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("Stop", None)
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "Stop")
+        payload: StopHookInput = self._base(agent, "Stop")
         payload["stop_hook_active"] = state.stop_hook_active
         payload["last_assistant_message"] = state.final_text
         payload["background_tasks"] = background_tasks(agent)
@@ -222,7 +242,9 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("StopFailure", kind)
         if not hooks:
             return
-        payload = self._base(agent, "StopFailure", permission=False, agent_fields=False)
+        payload: StopFailureHookInput = self._base(
+            agent, "StopFailure", permission=False, agent_fields=False
+        )
         payload["error"] = kind
         payload["last_assistant_message"] = _api_error_text(error)
         await self._fire(agent, "StopFailure", hooks, payload)  # output ignored, as in Claude Code
@@ -233,7 +255,9 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("SubagentStart", child.agent_type)
         if not hooks:
             return
-        payload = self._base(child, "SubagentStart", permission=False, effort=False)
+        payload: SubagentStartHookInput = self._base(
+            child, "SubagentStart", permission=False, effort=False
+        )
         merged = await self._fire(child, "SubagentStart", hooks, payload, log_to=parent)
         for _, answer in merged.answers:
             if answer.additional_context:
@@ -268,7 +292,7 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("PreCompact", request.trigger)
         if not hooks:
             return await nxt()
-        payload = self._base(
+        payload: PreCompactHookInput = self._base(
             agent, "PreCompact", permission=False, agent_fields=False, effort=False
         )
         payload["trigger"] = request.trigger
@@ -287,7 +311,7 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("PostCompact", trigger)
         if not hooks:
             return
-        payload = self._base(
+        payload: PostCompactHookInput = self._base(
             agent, "PostCompact", permission=False, agent_fields=False, effort=False
         )
         payload["trigger"] = trigger
@@ -322,8 +346,8 @@ class LifecycleEvents(Handlers):
         text: str,
         index: int = 0,
         final: bool = True,
-    ) -> dict[str, Any]:
-        payload = self._base(
+    ) -> MessageDisplayHookInput:
+        payload: MessageDisplayHookInput = self._base(
             agent, "MessageDisplay", permission=False, agent_fields=False, effort=False
         )
         payload["turn_id"] = _as_uuid(turn_id)
@@ -339,7 +363,9 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("CwdChanged", None)
         if not hooks:
             return
-        payload = self._base(agent, "CwdChanged", permission=False, effort=False)
+        payload: CwdChangedHookInput = self._base(
+            agent, "CwdChanged", permission=False, effort=False
+        )
         payload["old_cwd"] = str(old)
         payload["new_cwd"] = str(new)
         merged = await self._fire(agent, "CwdChanged", hooks, payload)
@@ -360,7 +386,7 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("SessionEnd", reason)
         if not hooks:
             return
-        payload = self._base(
+        payload: SessionEndHookInput = self._base(
             agent, "SessionEnd", permission=False, agent_fields=False, effort=False
         )
         payload["reason"] = reason

@@ -49,6 +49,7 @@ from dsh.hooks.claude.transcript._projection import (
 )
 from dsh.session import AbortCause
 from dsh.session._private_files import make_private_dir
+from dsh.tools import CallStateKey
 
 if TYPE_CHECKING:
     from dsh.hooks.claude.permissions._plugin import PermissionState
@@ -98,13 +99,10 @@ class PreToolOutcome:
 
 @slotted
 class AgentState:
-    """Per-session bookkeeping: the current prompt id, tool start times, the compaction trigger."""
+    """Per-session bookkeeping: the current prompt id, the compaction trigger, hooks running."""
 
     prompt_id: str | None = None
-    started: dict[str, float] = field(default_factory=dict)
     compact_trigger: str = "manual"
-    # tool_use_id -> PreToolUse's outcome, from tools/rewrite-input to tools/pre-execute
-    pre_tool: dict[str, PreToolOutcome] = field(default_factory=dict)
     # `async: true` hooks still running; the session's end cancels what is left.
     background: set[asyncio.Task[None]] = field(default_factory=set)
     # the subagents whose SubagentStop fired on their continuation seam (by agent id)
@@ -221,6 +219,10 @@ class Runtime:
         # Per root agent, not per session id: a resumed session is a new process in
         # Claude Code, with no prompt id until its first prompt.
         self._state: SessionStates[Agent, AgentState] = SessionStates(AgentState)
+        # A call's own, in its slot: PreToolUse's outcome (from tools/rewrite-input to
+        # tools/pre-execute) and when the call started (for PostToolUse's duration_ms).
+        self._pre_tool_outcome: CallStateKey[PreToolOutcome] = CallStateKey("claude-hooks.pre-tool")
+        self._started: CallStateKey[float] = CallStateKey("claude-hooks.started")
         self._transcripts: dict[Path, TranscriptWriter] = {}
         self._legacy_warned: set[Hashable] = set()
 
@@ -265,8 +267,13 @@ class Runtime:
         permission: bool = True,
         agent_fields: bool = True,
         effort: bool = True,
-    ) -> dict[str, Any]:
-        """The common fields, in Claude Code's order."""
+        as_agent: tuple[str, str] | None = None,
+    ) -> Any:
+        """The common fields, in Claude Code's order; the caller types it as its event's
+        payload (``payloads``), so that mypy checks every field it adds.
+
+        ``as_agent``: the ``agent_id`` and ``agent_type`` to send instead of the agent's
+        (the compaction's SubagentStop is an agent of its own)."""
         root = root_session(agent)
         payload: dict[str, Any] = {
             "session_id": root.session_id,
@@ -278,7 +285,9 @@ class Runtime:
             payload["prompt_id"] = pid
         if permission:
             payload["permission_mode"] = self.permission_mode
-        if agent_fields and agent.parent is not None:
+        if as_agent is not None:
+            payload["agent_id"], payload["agent_type"] = as_agent
+        elif agent_fields and agent.parent is not None:
             payload["agent_id"] = agent.agent_id
             payload["agent_type"] = agent.agent_type
         if effort and self.effort is not None:

@@ -23,6 +23,10 @@ from dsh.agent import Agent, calling_agent
 from dsh.approval import ApprovalAllow, ApprovalDecision, ApprovalDeny, ApprovalRequest
 from dsh.base import thaw_json
 from dsh.context import Next
+from dsh.hooks.claude.payloads import (
+    PermissionDeniedHookInput,
+    PermissionRequestHookInput,
+)
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import SOURCE, shown_reason
 from dsh.hooks.claude.runtime._tool_input import observable_input
@@ -62,7 +66,7 @@ class PermissionEvents(Handlers):
         hooks = self._tool_hooks("PermissionRequest", call.name, call.arguments, agent)
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "PermissionRequest")
+        payload: PermissionRequestHookInput = self._base(agent, "PermissionRequest")
         payload["tool_name"] = call.name
         payload["tool_input"] = thaw_json(call.arguments)
         asked = self.permissions.asked(call) if self.permissions is not None else None
@@ -125,7 +129,7 @@ class PermissionEvents(Handlers):
         hooks = self._tool_hooks("PermissionDenied", call.name, call.arguments, agent)
         if not hooks:
             return decision
-        payload = self._base(agent, "PermissionDenied")
+        payload: PermissionDeniedHookInput = self._base(agent, "PermissionDenied")
         payload["tool_name"] = call.name
         payload["tool_input"] = observable_input(call.name, call.arguments, agent.workspace.cwd)
         payload["tool_use_id"] = call.tool_use_id

@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 from dsh.agent import (
     DIRECTORY_ADDED,
@@ -27,6 +26,11 @@ from dsh.agent import (
     ModelSwitchRequest,
 )
 from dsh.context import Context, Next
+from dsh.hooks.claude.payloads import (
+    DirectoryAddedHookInput,
+    PostModelSwitchHookInput,
+    PreModelSwitchHookInput,
+)
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import SOURCE, blocking, shown_reason
 from dsh.hooks.claude.transcript._resume import resume_fields
@@ -49,8 +53,10 @@ class SessionCommandEvents(Handlers):
 
     def _switch_payload(
         self, agent: Agent, event: str, request: ModelSwitchRequest
-    ) -> dict[str, Any]:
-        payload = self._base(agent, event, permission=False, agent_fields=False, effort=False)
+    ) -> PreModelSwitchHookInput | PostModelSwitchHookInput:
+        payload: PreModelSwitchHookInput | PostModelSwitchHookInput = self._base(
+            agent, event, permission=False, agent_fields=False, effort=False
+        )
         payload["from_model"] = request.from_model
         payload["to_model"] = request.to_model
         payload["requested_model"] = request.requested
@@ -117,7 +123,9 @@ class SessionCommandEvents(Handlers):
         hooks = self.catalog.matching("DirectoryAdded", source)
         if agent.parent is not None or not hooks:
             return
-        payload = self._base(agent, "DirectoryAdded", permission=False, effort=False)
+        payload: DirectoryAddedHookInput = self._base(
+            agent, "DirectoryAdded", permission=False, effort=False
+        )
         payload["directory"] = str(directory)
         payload["source"] = source
         merged = await self._fire(agent, "DirectoryAdded", hooks, payload)

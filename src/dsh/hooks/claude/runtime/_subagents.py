@@ -21,6 +21,7 @@ from pathlib import Path
 from dsh.agent import Agent, ContinuationDecision, ContinuationState
 from dsh.context import Next
 from dsh.hook_protocol._sessions import root_session
+from dsh.hooks.claude.payloads import SubagentStopHookInput
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,
@@ -82,7 +83,7 @@ class SubagentEvents(Handlers):
         hooks = self.catalog.matching("SubagentStop", child.agent_type)
         if not hooks:
             return None
-        payload = self._base(child, "SubagentStop")
+        payload: SubagentStopHookInput = self._base(child, "SubagentStop")
         payload["stop_hook_active"] = active
         # Claude Code's layout: <session>/subagents/agent-<id>.jsonl beside the transcript.
         payload["agent_transcript_path"] = str(
@@ -115,20 +116,13 @@ class SubagentEvents(Handlers):
         if not hooks:
             return
         agent_id = "a" + uuid.uuid4().hex[:16]  # Claude Code's shape, as a subagent's
-        base = self._base(agent, "SubagentStop", agent_fields=False, effort=False)
-        base.pop("hook_event_name")
-        payload = {**base, "agent_id": agent_id, "agent_type": ""}
-        if self.effort is not None:
-            payload["effort"] = {"level": self.effort}
+        payload: SubagentStopHookInput = self._base(agent, "SubagentStop", as_agent=(agent_id, ""))
         transcript = self.transcript_path(agent).with_suffix("") / "subagents"
-        payload |= {
-            "hook_event_name": "SubagentStop",
-            "stop_hook_active": False,
-            "agent_transcript_path": str(transcript / f"agent-{agent_id}.jsonl"),
-            "last_assistant_message": text,
-            "background_tasks": background_tasks(agent),
-            "session_crons": [],
-        }
+        payload["stop_hook_active"] = False
+        payload["agent_transcript_path"] = str(transcript / f"agent-{agent_id}.jsonl")
+        payload["last_assistant_message"] = text
+        payload["background_tasks"] = background_tasks(agent)
+        payload["session_crons"] = []
         write_transcript(
             Path(payload["agent_transcript_path"]),
             (),  # no agent of its own: no lines

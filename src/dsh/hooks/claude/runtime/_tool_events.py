@@ -21,6 +21,14 @@ from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed, callin
 from dsh.base import thaw_json
 from dsh.context import Next
 from dsh.hooks.claude.answers._answer import HookAnswer
+from dsh.hooks.claude.payloads import (
+    PostToolBatchHookInput,
+    PostToolUseFailureHookInput,
+    PostToolUseHookInput,
+    PreToolUseHookInput,
+    TaskCompletedHookInput,
+    TaskCreatedHookInput,
+)
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,
@@ -61,9 +69,6 @@ logger = logging.getLogger("dsh.hooks.claude")
 _NO_POST_EVENT: Final = frozenset(
     {"UNKNOWN_TOOL", "INVALID_ARGS", "DENIED", "ABORTED_BEFORE_DISPATCH", "ABORTED"}
 )
-
-
-_PENDING_MAX = 64
 
 # PreToolUse's precedence: any denial wins, then any ask; else the call is allowed.
 _PRE_TOOL_PRECEDENCE: Final[tuple[Literal["deny", "ask"], ...]] = ("deny", "ask")
@@ -113,22 +118,20 @@ class ToolEvents(Handlers):
 
     # PreToolUse hooks run once per call, on tools/rewrite-input (before the call's
     # identity, so `updatedInput` can change what runs); the merged outcome is kept
-    # for that call and applied when the same call reaches tools/pre-execute.
+    # in the call's slot and applied when the call reaches tools/pre-execute.
 
     async def _pre_tool_rewrite(self, proposed: ProposedCall) -> InputRewrite | None:
         agent = calling_agent(proposed.agent)
-        use_id = proposed.tool_use_id
-        if agent is None or use_id is None:
-            return None  # no way to find the call again: pre-execute runs the hooks
+        if agent is None:
+            return None
         hooks = self._tool_hooks("PreToolUse", proposed.name, proposed.arguments, agent)
         if not hooks:
             return None
-        merged = await self._fire_pre_tool(agent, proposed.name, proposed.arguments, use_id, hooks)
+        merged = await self._fire_pre_tool(
+            agent, proposed.name, proposed.arguments, proposed.tool_use_id, hooks
+        )
         outcome = _pre_tool_outcome(proposed.name, merged)
-        pending = self._state(agent).pre_tool
-        pending[use_id] = outcome
-        while len(pending) > _PENDING_MAX:  # calls refused by a later rewriter
-            del pending[next(iter(pending))]
+        proposed.state[self._pre_tool_outcome] = outcome
         return self._updated_input(agent, proposed, merged, outcome)
 
     async def _fire_pre_tool(
@@ -139,7 +142,7 @@ class ToolEvents(Handlers):
         tool_use_id: str | None,
         hooks: Sequence[HookDeclaration],
     ) -> Merged:
-        payload = self._base(agent, "PreToolUse")
+        payload: PreToolUseHookInput = self._base(agent, "PreToolUse")
         payload["tool_name"] = name
         payload["tool_input"] = observable_input(name, arguments, agent.workspace.cwd)
         payload["tool_use_id"] = tool_use_id
@@ -182,9 +185,8 @@ class ToolEvents(Handlers):
         if agent is None or call.tool is None:
             # An unknown tool fires no PreToolUse: it never had a definition to run.
             return await nxt()
-        state = self._state(agent)
-        state.started[str(call.token)] = time.monotonic()
-        outcome = state.pre_tool.pop(call.tool_use_id, None) if call.tool_use_id else None
+        call.state[self._started] = time.monotonic()
+        outcome = call.state.get(self._pre_tool_outcome)
         if outcome is None:
             # The call skipped tools/rewrite-input (or the bridge's listener there).
             hooks = self._tool_hooks("PreToolUse", call.name, call.arguments, agent)
@@ -265,7 +267,7 @@ class ToolEvents(Handlers):
         agent = calling_agent(call.agent)
         if agent is None or result.code in _NO_POST_EVENT:
             return await nxt()
-        started = self._state(agent).started.pop(str(call.token), None)
+        started = call.state.get(self._started)
         duration_ms = int((time.monotonic() - started) * 1000) if started is not None else 0
         chosen = self._post_hooks(call, agent, result.is_error)
         contexts: list[str] = []
@@ -274,17 +276,7 @@ class ToolEvents(Handlers):
             hooks = [h for e, h in chosen if e == event]
             if not hooks:
                 continue
-            payload = self._base(agent, event)
-            payload["tool_name"] = call.name
-            payload["tool_input"] = observable_input(call.name, call.arguments, agent.workspace.cwd)
-            if event == "PostToolUse":
-                payload["tool_response"] = _tool_response(result)
-                payload["tool_use_id"] = call.tool_use_id
-            else:
-                payload["tool_use_id"] = call.tool_use_id
-                payload["error"] = result.text
-                payload["is_interrupt"] = False
-            payload["duration_ms"] = duration_ms
+            payload = self._post_payload(agent, event, call, result, duration_ms)
             merged = await self._fire(agent, event, hooks, payload)
             self._common_effects(agent, event, merged)
             for decl, answer in merged.answers:
@@ -319,6 +311,27 @@ class ToolEvents(Handlers):
             additional_context=(*contexts, *decision.additional_context),
             output=replacement if replacement is not None else decision.output,
         )
+
+    def _post_payload(
+        self, agent: Agent, event: str, call: ToolCall, result: ToolResult, duration_ms: int
+    ) -> PostToolUseHookInput | PostToolUseFailureHookInput:
+        tool_input = observable_input(call.name, call.arguments, agent.workspace.cwd)
+        if event == "PostToolUse":
+            done: PostToolUseHookInput = self._base(agent, event)
+            done["tool_name"] = call.name
+            done["tool_input"] = tool_input
+            done["tool_response"] = _tool_response(result)
+            done["tool_use_id"] = call.tool_use_id
+            done["duration_ms"] = duration_ms
+            return done
+        failed: PostToolUseFailureHookInput = self._base(agent, event)
+        failed["tool_name"] = call.name
+        failed["tool_input"] = tool_input
+        failed["tool_use_id"] = call.tool_use_id
+        failed["error"] = result.text
+        failed["is_interrupt"] = False
+        failed["duration_ms"] = duration_ms
+        return failed
 
     def _updated_output(self, agent: Agent, call: ToolCall, merged: Merged) -> Any:
         """The last ``updatedToolOutput`` in declaration order that fits the tool's output."""
@@ -360,7 +373,9 @@ class ToolEvents(Handlers):
         agent = calling_agent(caller)
         if agent is None or not hooks:
             return await nxt()
-        payload = self._base(agent, event, permission=False, effort=False)
+        payload: TaskCreatedHookInput | TaskCompletedHookInput = self._base(
+            agent, event, permission=False, effort=False
+        )
         payload["task_id"] = task.id
         payload["task_subject"] = task.subject
         payload["task_description"] = task.description
@@ -394,7 +409,7 @@ class ToolEvents(Handlers):
         hooks = self.catalog.matching("PostToolBatch", None)
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "PostToolBatch")
+        payload: PostToolBatchHookInput = self._base(agent, "PostToolBatch")
         # `tool_input` is the model's own, as 2.1.332 sends it: not a PreToolUse `updatedInput`.
         payload["tool_calls"] = [
             {

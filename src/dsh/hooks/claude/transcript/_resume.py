@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final, TypedDict
 
 from dsh.base import thaw_json
 from dsh.hooks.claude.transcript._projection import claude_json
@@ -26,7 +26,13 @@ from dsh.messages import (
 )
 from dsh.session import AssistantMessageEvent, SessionEvent, project
 
-__all__ = ["CACHE_TTL_SECONDS", "CACHE_WRITE_USD_PER_TOKEN", "CHARS_PER_TOKEN", "resume_fields"]
+__all__ = [
+    "CACHE_TTL_SECONDS",
+    "CACHE_WRITE_USD_PER_TOKEN",
+    "CHARS_PER_TOKEN",
+    "ResumeFields",
+    "resume_fields",
+]
 
 CACHE_TTL_SECONDS: Final = 300
 """The prompt cache's lifetime Claude Code assumes (``cache_ttl: "5m"``)."""
@@ -38,13 +44,22 @@ CHARS_PER_TOKEN: Final = 4
 """The rough size of a token, for a log that records no usage."""
 
 
+class ResumeFields(TypedDict, total=False):
+    """The four keys, all or none (none before any response)."""
+
+    seconds_since_last_response: int
+    context_tokens: int
+    prompt_cache_likely_expired: bool
+    estimated_cache_write_usd: float
+
+
 def resume_fields(
     events: Sequence[SessionEvent],
     *,
     system: str | None,
     now: float,
     messages: Sequence[ModelMessage] | None = None,
-) -> dict[str, Any]:
+) -> ResumeFields:
     """The four keys for a session resumed with ``events`` (none before any response).
 
     ``messages``, when given, is ``project(events)`` already at hand (the agent's view).

@@ -27,3 +27,4 @@ class Handlers:
         self._fire = runtime._fire
         self._inject_contexts = runtime._inject_contexts
         self._settle = runtime._settle
+        self._pre_tool_outcome = runtime._pre_tool_outcome

@@ -28,6 +28,17 @@ from dsh.agent import (
 )
 from dsh.context import Next
 from dsh.hooks.codex.config._types import CodexHook
+from dsh.hooks.codex.payloads import (
+    InterruptHookInput,
+    PostCompactHookInput,
+    PreCompactHookInput,
+    SessionEndHookInput,
+    SessionStartHookInput,
+    StopHookInput,
+    SubagentStartHookInput,
+    SubagentStopHookInput,
+    UserPromptSubmitHookInput,
+)
 from dsh.hooks.codex.runtime._handlers import Handlers
 from dsh.hooks.codex.runtime._machinery import SOURCE, CodexMerged, hook_run_id
 from dsh.messages import Content, content_text
@@ -63,7 +74,7 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("SessionStart", value)
         if not hooks:
             return
-        payload = self._base(agent, "SessionStart", turn=False)
+        payload: SessionStartHookInput = self._base(agent, "SessionStart", turn=False)
         payload["source"] = value
         merged = await self._fire(agent, "SessionStart", hooks, payload)
         self._inject_contexts(agent, "SessionStart", merged)
@@ -83,7 +94,7 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("UserPromptSubmit", None)
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "UserPromptSubmit")
+        payload: UserPromptSubmitHookInput = self._base(agent, "UserPromptSubmit")
         payload["prompt"] = content_text(content)
         merged = await self._fire(agent, "UserPromptSubmit", hooks, payload)
         # Recorded even when the prompt is blocked, as Codex records it.
@@ -106,7 +117,7 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("Stop", None)
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "Stop")
+        payload: StopHookInput = self._base(agent, "Stop")
         payload["stop_hook_active"] = state.stop_hook_active
         payload["last_assistant_message"] = state.final_text or None
         merged = await self._fire(agent, "Stop", hooks, payload)
@@ -127,7 +138,7 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("SubagentStart", child.agent_type or "default")
         if not hooks:
             return
-        payload = self._base(child, "SubagentStart")
+        payload: SubagentStartHookInput = self._base(child, "SubagentStart")
         merged = await self._fire(child, "SubagentStart", hooks, payload, log_to=parent)
         self._inject_contexts(child, "SubagentStart", merged)
 
@@ -135,7 +146,7 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("SubagentStop", child.agent_type or "default")
         if not hooks:
             return
-        payload = self._base(child, "SubagentStop")
+        payload: SubagentStopHookInput = self._base(child, "SubagentStop")
         payload["stop_hook_active"] = False
         payload["last_assistant_message"] = result.final_text or None
         path = child.session.path
@@ -158,7 +169,7 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("PreCompact", request.trigger)
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "PreCompact", permission=False)
+        payload: PreCompactHookInput = self._base(agent, "PreCompact", permission=False)
         payload["trigger"] = request.trigger
         merged = await self._fire(agent, "PreCompact", hooks, payload)
         reason = _halt(merged, "PreCompact hook stopped the compaction")
@@ -172,7 +183,7 @@ class LifecycleEvents(Handlers):
         state = self._state(agent)
         hooks = self.catalog.matching("PostCompact", state.compact_trigger)
         if hooks:
-            payload = self._base(agent, "PostCompact", permission=False)
+            payload: PostCompactHookInput = self._base(agent, "PostCompact", permission=False)
             payload["trigger"] = state.compact_trigger
             merged = await self._fire(agent, "PostCompact", hooks, payload)
             reason = _halt(merged, "PostCompact hook stopped the turn")
@@ -197,7 +208,7 @@ class LifecycleEvents(Handlers):
             hooks = self.catalog.matching("Interrupt", None)
             if not hooks:
                 return
-            payload = self._base(agent, "Interrupt")
+            payload: InterruptHookInput = self._base(agent, "Interrupt")
             if turn_id is not None:
                 payload["turn_id"] = turn_id
             tasks = self._state(agent).background
@@ -227,6 +238,8 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("SessionEnd", "other")
         if not hooks:
             return
-        payload = self._base(agent, "SessionEnd", turn=False, model=False, permission=False)
+        payload: SessionEndHookInput = self._base(
+            agent, "SessionEnd", turn=False, model=False, permission=False
+        )
         payload["reason"] = "other"
         await self._fire(agent, "SessionEnd", hooks, payload)  # output ignored, as in Codex

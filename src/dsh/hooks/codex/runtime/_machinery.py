@@ -42,6 +42,7 @@ from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex.config._trust import DEFAULT_CONTEXT_LIMIT
 from dsh.hooks.codex.config._types import CodexCatalog, CodexHook, CodexPermissionMode
 from dsh.hooks.codex.events._specs import run_id_label
+from dsh.tools import CallStateKey
 
 __all__ = [
     "SOURCE",
@@ -74,9 +75,8 @@ class PreToolOutcome:
 
 @slotted
 class CodexState:
-    """Per-session bookkeeping: PreToolUse outcomes waiting for their call, queued events."""
+    """Per-session bookkeeping: the compaction trigger, hooks running, the watched signal."""
 
-    pre_tool: dict[str, PreToolOutcome] = field(default_factory=dict)
     compact_trigger: str = "manual"
     compact_session_start: bool = False
     background: set[asyncio.Task[None]] = field(default_factory=set)
@@ -145,6 +145,8 @@ class Runtime:
         self.catalog = catalog
         self.permission_mode: CodexPermissionMode = permission_mode
         self._state: SessionStates[Agent, CodexState] = SessionStates(CodexState)
+        # PreToolUse's outcome, in the call's own slot from tools/rewrite-input to pre-execute.
+        self._pre_tool_outcome: CallStateKey[PreToolOutcome] = CallStateKey("codex-hooks.pre-tool")
         self._shell = _user_shell()
 
     def declared(self, event: str) -> bool:
@@ -158,8 +160,9 @@ class Runtime:
         turn: bool = True,
         model: bool = True,
         permission: bool = True,
-    ) -> dict[str, Any]:
-        """The common fields, in Codex's order."""
+    ) -> Any:
+        """The common fields, in Codex's order; the caller types it as its event's payload
+        (``payloads``), so that mypy checks every field it adds."""
         root = root_session(agent)
         payload: dict[str, Any] = {"session_id": root.session_id}
         if turn:

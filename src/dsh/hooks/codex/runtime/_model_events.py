@@ -12,10 +12,15 @@ failed run as a warning notice (``_machinery``).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from dsh.agent import Agent, ModelCall, ModelCallEnd
 from dsh.hook_protocol._sessions import root_session
+from dsh.hooks.codex.payloads import (
+    PostModelRequestHookInput,
+    PreModelRequestHookInput,
+    TokenUsage,
+)
 from dsh.hooks.codex.runtime._handlers import Handlers
 from dsh.messages import Usage
 
@@ -25,7 +30,7 @@ __all__ = ["ModelEvents", "token_usage"]
 _KINDS: Final = {"sampling": "sampling", "compaction": "foreground_compaction"}
 
 
-def token_usage(usage: Usage | None) -> dict[str, int] | None:
+def token_usage(usage: Usage | None) -> TokenUsage | None:
     """dsh's ``Usage`` in Codex's words: Codex's ``input_tokens`` counts the cached prompt
     tokens too (dsh's does not); dsh's models report no reasoning tokens apart."""
     if usage is None:
@@ -44,7 +49,7 @@ def token_usage(usage: Usage | None) -> dict[str, int] | None:
 class ModelEvents(Handlers):
     """The model-request listeners (``CodexHooksPlugin.apply`` mounts them)."""
 
-    def _request_payload(self, agent: Agent, call: ModelCall, event: str) -> dict[str, Any]:
+    def _request_payload(self, agent: Agent, call: ModelCall) -> PreModelRequestHookInput:
         """Codex's fields in Codex's order (no ``permission_mode``, unlike the other events)."""
         root = root_session(agent)
         path = root.session.path
@@ -58,13 +63,13 @@ class ModelEvents(Handlers):
             "cwd": str(agent.workspace.cwd),
             "transcript_path": str(path) if path is not None else None,
             "model": call.model,
-            "hook_event_name": event,
+            "hook_event_name": "PreModelRequest",
         }
 
     async def _model_request(self, agent: Agent, call: ModelCall) -> None:
         hooks = self.catalog.matching("PreModelRequest", None)
         if hooks:
-            payload = self._request_payload(agent, call, "PreModelRequest")
+            payload = self._request_payload(agent, call)
             await self._fire(agent, "PreModelRequest", hooks, payload)  # output ignored
 
     async def _model_response(self, agent: Agent, end: ModelCallEnd) -> None:
@@ -73,9 +78,14 @@ class ModelEvents(Handlers):
         hooks = self.catalog.matching("PostModelRequest", None)
         if not hooks:
             return
-        payload = self._request_payload(agent, end.call, "PostModelRequest")
-        payload["status"] = end.status
-        payload["error"] = end.error
-        payload["token_usage"] = token_usage(end.usage)
-        payload["response_id"] = end.response_id
+        asked = self._request_payload(agent, end.call)
+        # The request's fields in place (``hook_event_name`` keeps its position), then the answer's.
+        payload: PostModelRequestHookInput = {
+            **asked,
+            "hook_event_name": "PostModelRequest",
+            "status": end.status,
+            "error": end.error,
+            "token_usage": token_usage(end.usage),
+            "response_id": end.response_id,
+        }
         await self._fire(agent, "PostModelRequest", hooks, payload)  # output ignored

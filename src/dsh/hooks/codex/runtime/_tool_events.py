@@ -24,6 +24,11 @@ from dsh.agent import Agent, calling_agent
 from dsh.approval import ApprovalDecision, ApprovalRequest
 from dsh.base import thaw_json
 from dsh.context import Next
+from dsh.hooks.codex.payloads import (
+    PermissionRequestHookInput,
+    PostToolUseHookInput,
+    PreToolUseHookInput,
+)
 from dsh.hooks.codex.runtime._handlers import Handlers
 from dsh.hooks.codex.runtime._machinery import SOURCE, CodexMerged, PreToolOutcome
 from dsh.tools import (
@@ -51,7 +56,6 @@ _SHELL_COMMAND: Final = {SHELL_TOOL: "command", "exec_command": "cmd"}
 _NO_POST_EVENT: Final = frozenset(
     {"UNKNOWN_TOOL", "INVALID_ARGS", "DENIED", "ABORTED_BEFORE_DISPATCH"}
 )
-_PENDING_MAX = 64
 
 
 def hook_tool_name(name: str) -> str:
@@ -103,7 +107,7 @@ class ToolEvents(Handlers):
         hooks = self.catalog.matching("PreToolUse", hook_tool_name(name))
         if not hooks:
             return None
-        payload = self._base(agent, "PreToolUse")
+        payload: PreToolUseHookInput = self._base(agent, "PreToolUse")
         payload["tool_name"] = hook_tool_name(name)
         payload["tool_input"] = codex_tool_input(name, arguments)
         payload["tool_use_id"] = use_id
@@ -121,17 +125,15 @@ class ToolEvents(Handlers):
 
     async def _pre_tool_rewrite(self, proposed: ProposedCall) -> InputRewrite | None:
         agent = calling_agent(proposed.agent)
-        use_id = proposed.tool_use_id
-        if agent is None or use_id is None:
-            return None  # pre-execute runs the hooks
-        fired = await self._fire_pre_tool(agent, proposed.name, proposed.arguments, use_id)
+        if agent is None:
+            return None
+        fired = await self._fire_pre_tool(
+            agent, proposed.name, proposed.arguments, proposed.tool_use_id
+        )
         if fired is None:
             return None
         merged, outcome = fired
-        pending = self._state(agent).pre_tool
-        pending[use_id] = outcome
-        while len(pending) > _PENDING_MAX:
-            del pending[next(iter(pending))]
+        proposed.state[self._pre_tool_outcome] = outcome
         if outcome.denial is not None:
             return None  # a block discards any rewrite
         return self._updated_input(agent, proposed, merged)
@@ -174,9 +176,7 @@ class ToolEvents(Handlers):
         agent = calling_agent(call.agent)
         if agent is None or call.tool is None:
             return await nxt()
-        outcome = (
-            self._state(agent).pre_tool.pop(call.tool_use_id, None) if call.tool_use_id else None
-        )
+        outcome = call.state.get(self._pre_tool_outcome)
         if outcome is None:
             fired = await self._fire_pre_tool(agent, call.name, call.arguments, call.tool_use_id)
             if fired is None:
@@ -203,7 +203,7 @@ class ToolEvents(Handlers):
         hooks = self.catalog.matching("PermissionRequest", name) if agent else []
         if agent is None or not hooks:
             return await nxt()
-        payload = self._base(agent, "PermissionRequest")
+        payload: PermissionRequestHookInput = self._base(agent, "PermissionRequest")
         payload["tool_name"] = name
         payload["tool_input"] = codex_tool_input(call.name, call.arguments, description=True)
         merged = await self._fire(agent, "PermissionRequest", hooks, payload)
@@ -227,7 +227,7 @@ class ToolEvents(Handlers):
         hooks = self.catalog.matching("PostToolUse", hook_tool_name(call.name))
         if not hooks:
             return await nxt()
-        payload = self._base(agent, "PostToolUse")
+        payload: PostToolUseHookInput = self._base(agent, "PostToolUse")
         payload["tool_name"] = hook_tool_name(call.name)
         payload["tool_input"] = codex_tool_input(call.name, call.arguments)
         payload["tool_response"] = _tool_response(result)

@@ -17,7 +17,7 @@ from dsh.agent import (
     ContinuationDecision,
     ContinuationState,
     ContinuationStop,
-    ContinuationVerdict,
+    ContinuationVariant,
     DisplayDecision,
     DisplayReplace,
     DisplayRequest,
@@ -32,7 +32,7 @@ from dsh.agent import (
     PromptBlock,
     PromptDecision,
     PromptSource,
-    PromptVerdict,
+    PromptVariant,
     TurnStop,
 )
 from dsh.context import Context, Next
@@ -62,7 +62,7 @@ def constructors_return_the_precise_variant() -> None:
     turn_reason: str = turn_stop.reason
 
 
-def a_verdict_narrows_exhaustively(decision: PromptVerdict) -> str:
+def a_variant_narrows_exhaustively(decision: PromptVariant) -> str:
     match decision:
         case PromptAllow(content=content, additional_context=extra):
             return f"{content!r} {extra}"
@@ -72,18 +72,18 @@ def a_verdict_narrows_exhaustively(decision: PromptVerdict) -> str:
             assert_never(decision)
 
 
-def a_continuation_narrows_by_isinstance(decision: ContinuationVerdict) -> str | None:
+def a_continuation_narrows_by_isinstance(decision: ContinuationVariant) -> str | None:
     if isinstance(decision, ContinuationStop):
         return None
     return decision.reason
 
 
-def kinds_are_literals(decision: PromptVerdict) -> None:
+def kinds_are_literals(decision: PromptVariant) -> None:
     if decision.kind == "block":
         reason: str = decision.reason
 
 
-def the_state_carries_a_verdict(state: ContinuationState) -> bool:
+def the_state_carries_a_check(state: ContinuationState) -> bool:
     match state.decision:
         case ContinuationContinue():
             return True
@@ -185,7 +185,7 @@ def variants_are_final() -> None:
         pass
 
 
-def a_verdict_misses_a_case(decision: PromptVerdict) -> str:
+def a_variant_misses_a_case(decision: PromptVariant) -> str:
     match decision:
         case PromptAllow():
             return "allowed"
@@ -193,7 +193,7 @@ def a_verdict_misses_a_case(decision: PromptVerdict) -> str:
             assert_never(decision)  # type: ignore[arg-type]
 
 
-def the_wrong_variant(decision: PromptVerdict) -> None:
+def the_wrong_variant(decision: PromptVariant) -> None:
     if isinstance(decision, PromptAllow):
         field_10 = decision.reason  # type: ignore[attr-defined]
 

@@ -11,7 +11,7 @@ from dsh.approval import (
     ApprovalDecision,
     ApprovalDeny,
     ApprovalRequest,
-    ApprovalVerdict,
+    ApprovalVariant,
 )
 from dsh.context import Context, Next
 from dsh.tools import (
@@ -23,7 +23,7 @@ from dsh.tools import (
     InputKeep,
     InputReplace,
     InputRewrite,
-    InputRewriteVerdict,
+    InputRewriteVariant,
     PostToolAccept,
     PostToolBlock,
     PostToolDecision,
@@ -31,7 +31,7 @@ from dsh.tools import (
     PreToolAsk,
     PreToolDecision,
     PreToolDeny,
-    PreToolVerdict,
+    PreToolVariant,
     Task,
     TaskBlock,
     TaskDecision,
@@ -62,7 +62,7 @@ approval_allow: ApprovalAllow = ApprovalDecision.allow(always=True)
 abstain: ApprovalAbstain = ApprovalDecision.abstain()
 
 
-def pre_text(decision: PreToolVerdict) -> str:
+def pre_text(decision: PreToolVariant) -> str:
     match decision:
         case PreToolAllow():
             return "allowed"
@@ -74,7 +74,7 @@ def pre_text(decision: PreToolVerdict) -> str:
             assert_never(decision)
 
 
-def approval_text(decision: ApprovalVerdict) -> str:
+def approval_text(decision: ApprovalVariant) -> str:
     if isinstance(decision, ApprovalDeny):
         return decision.reason
     if isinstance(decision, ApprovalAllow):
@@ -82,7 +82,7 @@ def approval_text(decision: ApprovalVerdict) -> str:
     return "abstained"
 
 
-def rewritten(answer: InputRewriteVerdict) -> object:
+def rewritten(answer: InputRewriteVariant) -> object:
     return answer.arguments if isinstance(answer, InputReplace) else None
 
 

@@ -160,7 +160,7 @@ def test_a_base_is_never_a_decision_itself(base: type) -> None:
         base()
 
 
-def test_a_verdict_says_which_variant_it_is() -> None:
+def test_a_variant_says_which_it_is() -> None:
     assert PromptDecision.block("why").blocked
     assert not PromptDecision.allow().blocked
     assert ContinuationDecision.continue_().continues

@@ -1,6 +1,7 @@
 """A plugin hook whose script cannot start (missing, not executable, bad ``#!``), through
 ``dsh run --plugin-dir`` with real processes: as the real Claude Code 2.1.332 treats it
-(``dsh.hooks.claude.runtime._no_verdict``): the call runs, the run succeeds, the model sees nothing,
+(``dsh.hooks.claude.runtime._no_decision``): the call runs, the run succeeds, the model sees
+nothing,
 a PreToolUse one warns the user naming the plugin, and the log records
 ``Failed with non-blocking status code: <stderr>``."""
 

@@ -271,7 +271,7 @@ async def test_the_bridge_reads_the_merge_with_its_own_precedence(sink: JournalS
 
     strongest = merged.strongest(lambda a: a.behavior, ("block", "allow"))
     assert strongest is not None
-    assert strongest.verdict == "block"
+    assert strongest.kind == "block"
     assert [h for h, _ in strongest.answers] == ["h1", "h3"]
     # Another bridge, another precedence: any allow wins.
     lenient = merged.strongest(lambda a: a.behavior, ("allow", "block"))

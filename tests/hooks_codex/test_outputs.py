@@ -182,13 +182,13 @@ async def test_accepted_answers() -> None:
     )
     legacy = await decoded("PreToolUse", {"decision": "block", "reason": "L"})
     assert legacy == CodexAnswer(block=True, reason="L")
-    verdict = {
+    answer = {
         "hookSpecificOutput": {
             "hookEventName": "PermissionRequest",
             "decision": {"behavior": "deny", "message": "M"},
         }
     }
-    assert await decoded("PermissionRequest", verdict) == CodexAnswer(behavior="deny", message="M")
+    assert await decoded("PermissionRequest", answer) == CodexAnswer(behavior="deny", message="M")
     halt = await decoded(
         "PostToolUse", {"continue": False, "stopReason": "S", "systemMessage": "W"}
     )

@@ -50,7 +50,7 @@ def codex() -> str:
     return found
 
 
-def verdicts(listing: dict[str, Any]) -> list[tuple[str, str, str]]:
+def statuses(listing: dict[str, Any]) -> list[tuple[str, str, str]]:
     return [(h["key"], h["currentHash"], h["trustStatus"]) for h in listing["hooks"]]
 
 
@@ -58,10 +58,10 @@ def test_codex_computes_the_fixture_hashes_and_trusts_what_dsh_records(
     codex: str, tmp_path: Path
 ) -> None:
     home, project = materialize(tmp_path)
-    assert verdicts(codex_listing(codex, home, project)) == verdicts(recorded("hooks-list.json"))
+    assert statuses(codex_listing(codex, home, project)) == statuses(recorded("hooks-list.json"))
     trust_as_dsh(home, project)
     after = codex_listing(codex, home, project)
-    assert verdicts(after) == verdicts(recorded("hooks-list-trusted.json"))
+    assert statuses(after) == statuses(recorded("hooks-list-trusted.json"))
     assert {h["trustStatus"] for h in after["hooks"] if h["enabled"]} == {"trusted"}
 
 

@@ -41,7 +41,7 @@ from dsh.agent._switching import (
     DirectorySource,
     ModelSwitchRequest,
     ModelSwitchSource,
-    ModelSwitchVerdict,
+    ModelSwitchVariant,
     add_directory,
     switch_model,
 )
@@ -144,7 +144,7 @@ class Agent:
 
     async def switch_model(
         self, model: Model, *, requested: str, source: ModelSwitchSource = "sdk"
-    ) -> ModelSwitchVerdict:
+    ) -> ModelSwitchVariant:
         """Switch to ``model`` between turns, unless ``agent/model-switch`` denies it."""
         return await switch_model(self, model, requested=requested, source=source)
 

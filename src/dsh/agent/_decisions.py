@@ -2,7 +2,7 @@
 
 Each decision is a closed union: a field-less base (``PromptDecision``) that
 carries the named constructors, and ``@final`` frozen variants with exactly
-their own fields (``PromptAllow | PromptBlock``, named ``PromptVerdict``), so
+their own fields (``PromptAllow | PromptBlock``, named ``PromptVariant``), so
 mypy narrows a decision with ``match``/``isinstance`` and a block always has
 its reason. No other module can add a variant. Listeners build decisions with
 the named constructors (``PromptDecision.block(reason)``).
@@ -24,12 +24,12 @@ __all__ = [
     "ContinuationDecision",
     "ContinuationState",
     "ContinuationStop",
-    "ContinuationVerdict",
+    "ContinuationVariant",
     "DisplayDecision",
     "DisplayReplace",
     "DisplayRequest",
     "DisplayShow",
-    "DisplayVerdict",
+    "DisplayVariant",
     "InstructionsFile",
     "InstructionsLoadReason",
     "InstructionsScope",
@@ -38,16 +38,16 @@ __all__ = [
     "PostToolBatchDecision",
     "PostToolBatchProceed",
     "PostToolBatchStop",
-    "PostToolBatchVerdict",
+    "PostToolBatchVariant",
     "PreCompactDecision",
     "PreCompactProceed",
-    "PreCompactVerdict",
+    "PreCompactVariant",
     "PreCompactVeto",
     "PromptAllow",
     "PromptBlock",
     "PromptDecision",
     "PromptSource",
-    "PromptVerdict",
+    "PromptVariant",
     "SessionEndReason",
     "SessionStartSource",
     "SetupTrigger",
@@ -182,7 +182,7 @@ class PromptBlock(PromptDecision):
         _optional_text(self.source, "PromptDecision.block source")
 
 
-PromptVerdict: TypeAlias = PromptAllow | PromptBlock
+PromptVariant: TypeAlias = PromptAllow | PromptBlock
 
 
 class PostToolBatchDecision(ClosedUnion):
@@ -227,7 +227,7 @@ class PostToolBatchStop(PostToolBatchDecision):
         _require_text(self.reason, "PostToolBatchDecision.stop reason")
 
 
-PostToolBatchVerdict: TypeAlias = PostToolBatchProceed | PostToolBatchStop
+PostToolBatchVariant: TypeAlias = PostToolBatchProceed | PostToolBatchStop
 
 
 class ContinuationDecision(ClosedUnion):
@@ -270,7 +270,7 @@ class ContinuationContinue(ContinuationDecision):
     reason: str | None = None
 
 
-ContinuationVerdict: TypeAlias = ContinuationStop | ContinuationContinue
+ContinuationVariant: TypeAlias = ContinuationStop | ContinuationContinue
 
 
 @final
@@ -284,7 +284,7 @@ class ContinuationState:
     ``stop_hook_active`` is ``streak > 0``.
     """
 
-    decision: ContinuationVerdict
+    decision: ContinuationVariant
     streak: int
     step: int
     final_text: str
@@ -352,7 +352,7 @@ class PreCompactVeto(PreCompactDecision):
         _require_text(self.reason, "PreCompactDecision.veto reason")
 
 
-PreCompactVerdict: TypeAlias = PreCompactProceed | PreCompactVeto
+PreCompactVariant: TypeAlias = PreCompactProceed | PreCompactVeto
 
 
 @final
@@ -413,7 +413,7 @@ class DisplayReplace(DisplayDecision):
             raise TypeError(f"DisplayDecision.replace: text must be a string, got {self.text!r}")
 
 
-DisplayVerdict: TypeAlias = DisplayShow | DisplayReplace
+DisplayVariant: TypeAlias = DisplayShow | DisplayReplace
 
 
 @final

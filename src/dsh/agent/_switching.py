@@ -31,7 +31,7 @@ __all__ = [
     "ModelSwitchDeny",
     "ModelSwitchRequest",
     "ModelSwitchSource",
-    "ModelSwitchVerdict",
+    "ModelSwitchVariant",
 ]
 
 ModelSwitchSource: TypeAlias = Literal["sdk", "command", "picker", "auto", "resume"]
@@ -88,7 +88,7 @@ class ModelSwitchDeny(ModelSwitchDecision):
             raise ValueError("ModelSwitchDecision.deny needs a non-empty reason")
 
 
-ModelSwitchVerdict: TypeAlias = ModelSwitchAllow | ModelSwitchDeny
+ModelSwitchVariant: TypeAlias = ModelSwitchAllow | ModelSwitchDeny
 
 
 def _allow_switch(agent: Agent, request: ModelSwitchRequest) -> ModelSwitchDecision:
@@ -114,7 +114,7 @@ DIRECTORY_ADDED: Final[NotifyChannel[Agent, Path, DirectorySource]] = NotifyChan
 
 async def switch_model(
     agent: Agent, model: Model, *, requested: str, source: ModelSwitchSource
-) -> ModelSwitchVerdict:
+) -> ModelSwitchVariant:
     """Ask ``agent/model-switch``; on allow, make ``model`` the session's and notify."""
     if agent.running:
         return ModelSwitchDecision.deny("the model cannot change while a turn runs")

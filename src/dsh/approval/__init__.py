@@ -22,7 +22,7 @@ from dsh.approval._decisions import (
     ApprovalAllow,
     ApprovalDecision,
     ApprovalDeny,
-    ApprovalVerdict,
+    ApprovalVariant,
 )
 from dsh.approval._types import (
     APPROVAL,
@@ -47,7 +47,7 @@ __all__ = [
     "ApprovalReply",
     "ApprovalRequest",
     "ApprovalService",
-    "ApprovalVerdict",
+    "ApprovalVariant",
     "PolicyAction",
     "PolicyChannel",
     "PolicyRule",

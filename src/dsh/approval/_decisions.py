@@ -6,7 +6,7 @@ the ``APPROVAL`` service answers: a listener may settle the question itself
 
 A closed union: ``ApprovalDecision`` only carries the named constructors, each
 returning its precise variant (``ApprovalAbstain``, ``ApprovalAllow``,
-``ApprovalDeny``); ``ApprovalVerdict`` names the union for ``match``.
+``ApprovalDeny``); ``ApprovalVariant`` names the union for ``match``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalDecisionKind",
     "ApprovalDeny",
-    "ApprovalVerdict",
+    "ApprovalVariant",
 ]
 
 ApprovalDecisionKind: TypeAlias = Literal["abstain", "allow", "deny"]
@@ -111,4 +111,4 @@ class ApprovalDeny(ApprovalDecision):
 
 _ABSTAIN = ApprovalAbstain()
 
-ApprovalVerdict: TypeAlias = ApprovalAbstain | ApprovalAllow | ApprovalDeny
+ApprovalVariant: TypeAlias = ApprovalAbstain | ApprovalAllow | ApprovalDeny

@@ -173,16 +173,16 @@ def _test_all(catalog: Any, project: Path) -> int:
         trial = asyncio.run(try_hook(decl, payload, project))
         run, answer, problem = trial.run, trial.answer, trial.problem
         if run.timed_out:
-            verdict = "TIMED OUT"
+            status = "TIMED OUT"
         elif problem:
-            verdict = "FAILED"
+            status = "FAILED"
         else:
-            verdict = "answered" if answer is not None else "no decision"
-        failures += verdict in ("TIMED OUT", "FAILED")
+            status = "answered" if answer is not None else "no decision"
+        failures += status in ("TIMED OUT", "FAILED")
         detail = f" ({problem})" if problem else ""
         click.echo(
             terminal_safe(
-                f"{verdict:<11} {decl.describe()} exit {run.exit_code} {run.duration:.2f}s{detail}"
+                f"{status:<11} {decl.describe()} exit {run.exit_code} {run.duration:.2f}s{detail}"
             )
         )
     click.echo(f"{len(hooks)} hook(s), {failures} failed or timed out")

@@ -38,7 +38,7 @@ from dsh.hook_protocol._firing import (
     HookSink,
     MergedAnswers,
     RoutedSink,
-    Verdict,
+    Strongest,
     fire_hooks,
 )
 from dsh.hook_protocol._named_files import named_files
@@ -70,8 +70,8 @@ __all__ = [
     "OnFailure",
     "RoutedSink",
     "SessionStates",
+    "Strongest",
     "TrustRecord",
-    "Verdict",
     "WrongEvent",
     "exec_argv",
     "fire_hooks",

@@ -32,7 +32,7 @@ __all__ = [
     "HookSink",
     "MergedAnswers",
     "RoutedSink",
-    "Verdict",
+    "Strongest",
     "fire_hooks",
 ]
 
@@ -93,10 +93,10 @@ class AnswerRules(Protocol[A]):
 
 @final
 @frozen
-class Verdict(Generic[V, H, A]):
-    """The strongest verdict of a firing and every answer that gave it, in declaration order."""
+class Strongest(Generic[V, H, A]):
+    """The strongest kind of answer of a firing, with every answer that gave it, in order."""
 
-    verdict: V
+    kind: V
     answers: tuple[tuple[H, A], ...]
 
 
@@ -134,18 +134,18 @@ class MergedAnswers(Generic[H, A]):
         return next((a for _, a in reversed(self.answers) if keep(a)), None)
 
     def strongest(
-        self, verdict: Callable[[A], V | None], precedence: Sequence[V]
-    ) -> Verdict[V, H, A] | None:
-        """The first verdict of ``precedence`` any answer gives, with all that give it.
+        self, kind_of: Callable[[A], V | None], precedence: Sequence[V]
+    ) -> Strongest[V, H, A] | None:
+        """The first kind in ``precedence`` any answer gives, with all that give it.
 
-        ``verdict`` reads one answer (``None``: it gives none); ``precedence``
-        lists the bridge's verdicts strongest first (for example deny, ask).
+        ``kind_of`` reads one answer (``None``: it gives none); ``precedence``
+        lists the bridge's kinds strongest first (for example deny, ask).
         """
-        given = [(verdict(a), h, a) for h, a in self.answers]
+        given = [(kind_of(a), h, a) for h, a in self.answers]
         for wanted in precedence:
             chosen = tuple((h, a) for v, h, a in given if v == wanted)
             if chosen:
-                return Verdict(wanted, chosen)
+                return Strongest(wanted, chosen)
         return None
 
 

@@ -22,6 +22,7 @@ Everything runs on asyncio: ``await`` it in an async test, or ``asyncio.run`` it
 has a plugin test and a hook test, both run by dsh's own suite.
 """
 
+from dsh._public import publish
 from dsh.testing._assertions import Decided, assert_allowed, assert_asked, assert_denied
 from dsh.testing._hooks import Bridge, HookRunRecord, HookTestResult, run_hook
 from dsh.testing._script import Reply, ScriptBlock, call, say, scripted_model
@@ -45,3 +46,5 @@ __all__ = [
     "say",
     "scripted_model",
 ]
+
+publish(globals())

@@ -23,7 +23,7 @@ Decided: TypeAlias = ToolCallRecord | HookTestResult | PreToolDecision
 def assert_denied(decided: Decided, *, reason_contains: str | None = None) -> str:
     """Assert the call was denied (with ``reason_contains`` in the reason the model reads);
     return that reason."""
-    kind, reason = _verdict(decided)
+    kind, reason = _decided_kind(decided)
     if kind != "denied":
         raise AssertionError(f"expected a denial, but {_describe(decided, kind, reason)}")
     if reason_contains is not None and reason_contains not in reason:
@@ -35,7 +35,7 @@ def assert_denied(decided: Decided, *, reason_contains: str | None = None) -> st
 
 def assert_allowed(decided: Decided) -> None:
     """Assert the call was allowed: it ran (whatever its outcome), or the hooks let it run."""
-    kind, reason = _verdict(decided)
+    kind, reason = _decided_kind(decided)
     if kind != "allowed":
         raise AssertionError(
             f"expected the call to be allowed, but {_describe(decided, kind, reason)}"
@@ -44,7 +44,7 @@ def assert_allowed(decided: Decided) -> None:
 
 def assert_asked(decided: Decided, *, reason_contains: str | None = None) -> str:
     """Assert the decision asks for approval (``reason_contains`` in its reason); return it."""
-    kind, reason = _verdict(decided)
+    kind, reason = _decided_kind(decided)
     if kind != "asked":
         raise AssertionError(f"expected an ask, but {_describe(decided, kind, reason)}")
     if reason_contains is not None and reason_contains not in reason:
@@ -54,7 +54,7 @@ def assert_asked(decided: Decided, *, reason_contains: str | None = None) -> str
     return reason
 
 
-def _verdict(decided: Decided) -> tuple[str, str]:
+def _decided_kind(decided: Decided) -> tuple[str, str]:
     """``denied``, ``asked``, ``allowed``, ``failed`` (a call refused before any decision:
     unknown tool, invalid arguments) or ``undecided``, with the reason (or output) in the
     model's words."""

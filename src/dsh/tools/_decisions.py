@@ -7,7 +7,7 @@ variant (``PreToolDeny``): a ``@final`` frozen class with exactly its own
 fields, checked when it is built, so a listener that builds a bad decision
 fails at the place it does so (the pipeline reports that as
 ``LISTENER_ERROR``). No class outside this module can join a union; the
-``...Verdict`` aliases name each union for ``match`` narrowing.
+``...Variant`` aliases name each union for ``match`` narrowing.
 """
 
 from __future__ import annotations
@@ -25,16 +25,16 @@ __all__ = [
     "InputKeep",
     "InputReplace",
     "InputRewrite",
-    "InputRewriteVerdict",
+    "InputRewriteVariant",
     "PostToolAccept",
     "PostToolBlock",
     "PostToolDecision",
-    "PostToolVerdict",
+    "PostToolVariant",
     "PreToolAllow",
     "PreToolAsk",
     "PreToolDecision",
     "PreToolDeny",
-    "PreToolVerdict",
+    "PreToolVariant",
     "check_content",
 ]
 
@@ -143,7 +143,7 @@ class InputReplace(InputRewrite):
 
 _KEEP = InputKeep()
 
-InputRewriteVerdict: TypeAlias = InputKeep | InputReplace
+InputRewriteVariant: TypeAlias = InputKeep | InputReplace
 
 
 class PreToolDecision(ClosedUnion):
@@ -228,7 +228,7 @@ class PreToolAsk(PreToolDecision):
 
 _ALLOW = PreToolAllow()
 
-PreToolVerdict: TypeAlias = PreToolAllow | PreToolDeny | PreToolAsk
+PreToolVariant: TypeAlias = PreToolAllow | PreToolDeny | PreToolAsk
 
 
 @final
@@ -331,4 +331,4 @@ def _check_post(decision: PostToolAccept | PostToolBlock) -> None:
 
 _ACCEPT = PostToolAccept()
 
-PostToolVerdict: TypeAlias = PostToolAccept | PostToolBlock
+PostToolVariant: TypeAlias = PostToolAccept | PostToolBlock

@@ -32,11 +32,11 @@ from dsh.tools._decisions import (
     PostToolAccept,
     PostToolBlock,
     PostToolDecision,
-    PostToolVerdict,
+    PostToolVariant,
     PreToolAllow,
     PreToolDecision,
     PreToolDeny,
-    PreToolVerdict,
+    PreToolVariant,
 )
 from dsh.tools._failures import aborted_before, denied, exc_text, listener_failed
 from dsh.tools._identity import ToolCall
@@ -55,11 +55,11 @@ _ABSTAIN = ApprovalDecision.abstain()
 _POST_VARIANTS = (PostToolAccept, PostToolBlock)
 
 
-def _allow() -> PreToolVerdict:
+def _allow() -> PreToolVariant:
     return _ALLOW
 
 
-def _accept() -> PostToolVerdict:
+def _accept() -> PostToolVariant:
     return _ACCEPT
 
 
@@ -76,7 +76,7 @@ async def decide(
     """Phases 2 and 3: ``None`` lets the call go on; the context it adds; how an ask was settled."""
     work = run_waterfall(PRE_EXECUTE.name, fns, (call,), _allow, PreToolDecision)
     try:
-        decision: PreToolVerdict = await (work if signal is None else race(work, signal))
+        decision: PreToolVariant = await (work if signal is None else race(work, signal))
     except SignalAbortedError:
         return aborted_before(signal), (), None
     except ListenerError as failure:
@@ -182,18 +182,18 @@ def _rejected(agent: ToolCaller, asked: str, decision: ApprovalDeny) -> ToolResu
 
 def run_guard(guard: Guard, call: ToolCall) -> ToolResult | None:
     try:
-        verdict = guard(call)
+        denial = guard(call)
     except Exception as exc:
         return listener_failed("guard", guard, exc)
-    if verdict is None:
+    if denial is None:
         return None
-    if type(verdict) is GuardDenial:
-        extra = {"info": verdict.info} if verdict.info is not None else {}
-        return denied("guard", verdict.reason, guard=describe(guard), **extra)
-    if inspect.iscoroutine(verdict):
-        verdict.close()
+    if type(denial) is GuardDenial:
+        extra = {"info": denial.info} if denial.info is not None else {}
+        return denied("guard", denial.reason, guard=describe(guard), **extra)
+    if inspect.iscoroutine(denial):
+        denial.close()
     error = ChannelError(
-        f"guard returned {type(verdict).__name__}; a guard returns a GuardDenial or None"
+        f"guard returned {type(denial).__name__}; a guard returns a GuardDenial or None"
     )
     return listener_failed("guard", guard, error)
 
@@ -223,7 +223,7 @@ async def post_execute(
     work = run_waterfall(POST_EXECUTE.name, fns, (call, result), _accept, _POST_VARIANTS)
     racing = signal if signal is not None and not signal.aborted else None
     try:
-        decision: PostToolVerdict = await (work if racing is None else race(work, racing))
+        decision: PostToolVariant = await (work if racing is None else race(work, racing))
     except SignalAbortedError:
         return result, ()
     except ListenerError as failure:

@@ -26,7 +26,7 @@ __all__ = [
     "TaskBlock",
     "TaskDecision",
     "TaskStatus",
-    "TaskVerdict",
+    "TaskVariant",
 ]
 
 TaskStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
@@ -101,10 +101,10 @@ class TaskBlock(TaskDecision):
 
 _ALLOW = TaskAllow()
 
-TaskVerdict: TypeAlias = TaskAllow | TaskBlock
+TaskVariant: TypeAlias = TaskAllow | TaskBlock
 
 
-def _allow(agent: ToolCaller | None, task: Task) -> TaskVerdict:
+def _allow(agent: ToolCaller | None, task: Task) -> TaskVariant:
     return _ALLOW
 
 

@@ -32,7 +32,7 @@ from dsh.hooks.claude.permissions._plugin import (
     PermissionState,
     permission_state,
 )
-from dsh.hooks.claude.permissions._policy import PolicyVerdict, check_call
+from dsh.hooks.claude.permissions._policy import PermissionCheck, check_call
 from dsh.hooks.claude.rules._grammar import PermissionRule, RuleError, parse_rule
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin, claude_hooks_plugin
@@ -69,11 +69,11 @@ __all__ = [
     "HookDeclaration",
     "HookSource",
     "HookTrial",
+    "PermissionCheck",
     "PermissionMode",
     "PermissionModeError",
     "PermissionRule",
     "PermissionState",
-    "PolicyVerdict",
     "RuleError",
     "SupportStatus",
     "add_working_directory",

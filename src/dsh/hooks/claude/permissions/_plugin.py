@@ -35,7 +35,7 @@ from dsh.hooks.claude.permissions._persist import (
     persist_update,
     rule_text,
 )
-from dsh.hooks.claude.permissions._policy import PolicyVerdict, check_call
+from dsh.hooks.claude.permissions._policy import PermissionCheck, check_call
 from dsh.hooks.claude.rules._grammar import RuleError, parse_rule, rule_root
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.rules._values import (
@@ -124,7 +124,7 @@ class PermissionState:
         self.home = home
         # Kept in each call's own slot, from PreToolUse to PermissionRequest.
         self._hook_allowed: CallStateKey[bool] = CallStateKey("claude-permissions.hook-allowed")
-        self._asked: CallStateKey[PolicyVerdict] = CallStateKey("claude-permissions.asked")
+        self._asked: CallStateKey[PermissionCheck] = CallStateKey("claude-permissions.asked")
 
     def paths(self) -> tuple[Path, ...]:
         return tuple(d.path for d in self.directories)
@@ -159,15 +159,15 @@ class PermissionState:
         """A PreToolUse hook allowed ``call``: the mode's ask is skipped (rules still apply)."""
         call.state[self._hook_allowed] = True
 
-    def asked(self, call: ToolCall) -> PolicyVerdict | None:
+    def asked(self, call: ToolCall) -> PermissionCheck | None:
         """The policy's ask for ``call``, if it asked (for PermissionRequest)."""
         return call.state.get(self._asked)
 
-    def check(self, call: ToolCall) -> PolicyVerdict:
+    def check(self, call: ToolCall) -> PermissionCheck:
         agent = call.agent
         cwd = agent.workspace.cwd if agent is not None else self.paths()[0]
         name, arguments = _as_claude_sees(call)
-        verdict = check_call(
+        checked = check_call(
             name,
             arguments,
             read_only=call.tool is not None and call.tool.read_only,
@@ -178,9 +178,9 @@ class PermissionState:
             home=self.home,
             hook_allowed=call.state.pop(self._hook_allowed, False),
         )
-        if verdict.kind == "ask":
-            call.state[self._asked] = verdict
-        return verdict
+        if checked.kind == "ask":
+            call.state[self._asked] = checked
+        return checked
 
     def apply_update(self, entry: Mapping[str, Any]) -> tuple[str, ...]:
         """Apply one PermissionRequest ``updatedPermissions`` entry for this session; the
@@ -338,10 +338,10 @@ class ClaudePermissionsPlugin:
         if call.tool is None:
             return await nxt()  # an unknown tool is refused by the registry anyway
         state = self.state
-        verdict = state.check(call)
-        if verdict.kind == "deny":
-            return PreToolDecision.deny(verdict.text, {"permission": verdict.info()})
-        if verdict.kind == "ask" and not verdict.forced and state.mode == "auto":
+        checked = state.check(call)
+        if checked.kind == "deny":
+            return PreToolDecision.deny(checked.text, {"permission": checked.info()})
+        if checked.kind == "ask" and not checked.forced and state.mode == "auto":
             # Auto mode: the classifier judges what the mode would ask about.
             assert state.classifier is not None  # permission_state refuses auto without one
             denial = await state.classifier.classify(call)
@@ -350,6 +350,6 @@ class ClaudePermissionsPlugin:
                 return PreToolDecision.deny(denial.message, {"permission": info})
             return await nxt()
         decision = await nxt()
-        if verdict.kind == "allow" or not isinstance(decision, PreToolAllow):
+        if checked.kind == "allow" or not isinstance(decision, PreToolAllow):
             return decision  # an inner deny or ask stands
-        return PreToolDecision.ask(verdict.text, additional_context=decision.additional_context)
+        return PreToolDecision.ask(checked.text, additional_context=decision.additional_context)

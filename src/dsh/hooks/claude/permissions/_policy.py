@@ -26,7 +26,7 @@ from dsh.hooks.claude.rules._modes import (
 )
 from dsh.hooks.claude.rules._values import RuleEntry
 
-__all__ = ["PolicyVerdict", "check_call", "dont_ask_text"]
+__all__ = ["PermissionCheck", "check_call", "dont_ask_text"]
 
 _SHELLS: Final = frozenset({"Bash", "PowerShell"})
 
@@ -56,7 +56,7 @@ def _plan_text(tool: str) -> str:
 
 @final
 @frozen(kw_only=True)
-class PolicyVerdict:
+class PermissionCheck:
     """The check's answer: ``allow``, ``deny`` or ``ask``.
 
     ``text`` is what the model gets for a denial (and for an ask nobody
@@ -92,7 +92,7 @@ def check_call(
     cwd: Path,
     home: Path | None = None,
     hook_allowed: bool = False,
-) -> PolicyVerdict:
+) -> PermissionCheck:
     """The permission check of one call, in Claude Code's order."""
 
     def matching(behavior: str, how: Literal["any", "all"] = "any") -> RuleEntry | None:
@@ -105,7 +105,7 @@ def check_call(
 
     denied = matching("deny")
     if denied is not None:
-        return PolicyVerdict(
+        return PermissionCheck(
             kind="deny",
             why=f"deny rule {denied.rule.declared}",
             text=_denied_text(tool, tool_input),
@@ -114,11 +114,11 @@ def check_call(
     asked = matching("ask")
     if asked is not None:
         if mode == "dontAsk":
-            return PolicyVerdict(
+            return PermissionCheck(
                 kind="deny", why="mode dontAsk", text=dont_ask_text(tool), rule=asked
             )
         text, suggestions = _ask_text(tool, tool_input, directories, cwd)
-        return PolicyVerdict(
+        return PermissionCheck(
             kind="ask",
             why=f"ask rule {asked.rule.declared}",
             text=text,
@@ -127,10 +127,12 @@ def check_call(
             suggestions=suggestions,
         )
     if hook_allowed:
-        return PolicyVerdict(kind="allow", why="a PreToolUse hook's allow")
+        return PermissionCheck(kind="allow", why="a PreToolUse hook's allow")
     allowed = _allowed_by_rules(tool, tool_input, rules, cwd=cwd, home=home)
     if allowed is not None:
-        return PolicyVerdict(kind="allow", why=f"allow rule {allowed.rule.declared}", rule=allowed)
+        return PermissionCheck(
+            kind="allow", why=f"allow rule {allowed.rule.declared}", rule=allowed
+        )
     return _by_mode(
         tool, tool_input, read_only=read_only, mode=mode, directories=directories, cwd=cwd
     )
@@ -185,21 +187,21 @@ def _by_mode(
     mode: PermissionMode,
     directories: Sequence[Path],
     cwd: Path,
-) -> PolicyVerdict:
+) -> PermissionCheck:
     if mode == "bypassPermissions":
-        return PolicyVerdict(kind="allow", why="mode bypassPermissions")
+        return PermissionCheck(kind="allow", why="mode bypassPermissions")
     if tool in NO_PERMISSION_TOOLS:
-        return PolicyVerdict(kind="allow", why="a tool that needs no permission")
+        return PermissionCheck(kind="allow", why="a tool that needs no permission")
     if _reads_inside(tool, tool_input, read_only, directories, cwd):
-        return PolicyVerdict(kind="allow", why="read-only")
+        return PermissionCheck(kind="allow", why="read-only")
     if mode == "acceptEdits" and _edits_inside(tool, tool_input, directories, cwd):
-        return PolicyVerdict(kind="allow", why="mode acceptEdits")
+        return PermissionCheck(kind="allow", why="mode acceptEdits")
     if mode == "plan":
-        return PolicyVerdict(kind="deny", why="mode plan", text=_plan_text(tool))
+        return PermissionCheck(kind="deny", why="mode plan", text=_plan_text(tool))
     if mode == "dontAsk":
-        return PolicyVerdict(kind="deny", why="mode dontAsk", text=dont_ask_text(tool))
+        return PermissionCheck(kind="deny", why="mode dontAsk", text=dont_ask_text(tool))
     text, suggestions = _ask_text(tool, tool_input, directories, cwd)
-    return PolicyVerdict(kind="ask", why=f"mode {mode}", text=text, suggestions=suggestions)
+    return PermissionCheck(kind="ask", why=f"mode {mode}", text=text, suggestions=suggestions)
 
 
 def _reads_inside(

@@ -38,7 +38,7 @@ from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.rules._modes import PermissionMode
-from dsh.hooks.claude.runtime._no_verdict import no_verdict_notice
+from dsh.hooks.claude.runtime._no_decision import no_decision_notice
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 from dsh.hooks.claude.transcript._projection import (
@@ -343,7 +343,7 @@ class Runtime:
         elif log_to is not None:
             sink = RoutedSink(log_to, agent.signal if agent.signal is not None else log_to.signal)
         merged = await fire_hooks(handlers, data, sink=sink, rules=_ClaudeRules(event))
-        warning = no_verdict_notice(event, merged)
+        warning = no_decision_notice(event, merged)
         if warning is not None:
             agent.notice(warning, source=f"{SOURCE}:{event}", level="warning")
         return merged

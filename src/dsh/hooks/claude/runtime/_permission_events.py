@@ -87,22 +87,22 @@ class PermissionEvents(Handlers):
                     f"PermissionRequest:{call.name} hook error: {shown_reason(decl, answer)}"
                 )
                 continue
-            verdict = answer.permission_request
-            if verdict is None:
+            request = answer.permission_request
+            if request is None:
                 continue
-            if verdict.behavior == "deny":
+            if request.behavior == "deny":
                 denials.append(
-                    verdict.message or f"Hook PermissionRequest:{call.name} denied this tool"
+                    request.message or f"Hook PermissionRequest:{call.name} denied this tool"
                 )
-                interrupt = interrupt or verdict.interrupt
+                interrupt = interrupt or request.interrupt
                 continue
-            if verdict.updated_input is not None and verdict.updated_input != payload["tool_input"]:
+            if request.updated_input is not None and request.updated_input != payload["tool_input"]:
                 # The hook approved a different call than the one that would run.
                 self._not_applied(agent, call, decl, "updatedInput", _SEALED_INPUT)
                 continue
             allowed = True
-            if verdict.updated_permissions is not None:
-                updates.append((decl, verdict.updated_permissions))
+            if request.updated_permissions is not None:
+                updates.append((decl, request.updated_permissions))
         if denials:  # a denied call changes no permission (and no settings file)
             return ApprovalDecision.deny("\n".join(denials), interrupt=interrupt)
         for decl, update in updates:

@@ -74,7 +74,7 @@ _NO_POST_EVENT: Final = frozenset(
 _PRE_TOOL_PRECEDENCE: Final[tuple[Literal["deny", "ask"], ...]] = ("deny", "ask")
 
 
-def _pre_tool_verdict(answer: HookAnswer) -> Literal["deny", "ask"] | None:
+def _pre_tool_kind(answer: HookAnswer) -> Literal["deny", "ask"] | None:
     if answer.blocking_error is not None:
         return "deny"
     if answer.permission_decision == "deny" or answer.decision == "block":
@@ -88,13 +88,13 @@ def _pre_tool_outcome(name: str, merged: Merged) -> PreToolOutcome:
     contexts = tuple(
         f"PreToolUse:{name} hook additional context: {c}" for c in additional_contexts(merged)
     )
-    strongest = merged.strongest(_pre_tool_verdict, _PRE_TOOL_PRECEDENCE)
+    strongest = merged.strongest(_pre_tool_kind, _PRE_TOOL_PRECEDENCE)
     if strongest is None:
         allowed = any(
             a.permission_decision == "allow" or a.decision == "approve" for _, a in merged.answers
         )
         return PreToolOutcome((), (), contexts, allowed)
-    if strongest.verdict == "ask":
+    if strongest.kind == "ask":
         asks = tuple(
             a.permission_reason or f"Hook PreToolUse:{name} asks for approval"
             for _, a in strongest.answers

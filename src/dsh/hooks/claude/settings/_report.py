@@ -77,8 +77,8 @@ def render_report(catalog: Catalog) -> str:
     lines += [f"  {event}: {_support_tag(event)}" for event in declared]
 
     errors, warnings = len(catalog.errors), len(catalog.warnings)
-    verdict = "ok" if catalog.ok else "not ok"
-    lines += ["", f"{verdict}: {errors} error(s), {warnings} warning(s)"]
+    status = "ok" if catalog.ok else "not ok"
+    lines += ["", f"{status}: {errors} error(s), {warnings} warning(s)"]
     return "\n".join(lines) + "\n"
 
 

@@ -87,7 +87,7 @@ class _PreToolSpecific(_Out):
     additionalContext: str | None = None
 
 
-class _PermissionVerdict(_Out):
+class _PermissionRequestDecision(_Out):
     behavior: Literal["allow", "deny"]
     message: str | None = None
     updatedInput: Any = None
@@ -97,7 +97,7 @@ class _PermissionVerdict(_Out):
 
 class _PermissionSpecific(_Out):
     hookEventName: str
-    decision: _PermissionVerdict | None = None
+    decision: _PermissionRequestDecision | None = None
 
 
 class _PostToolSpecific(_Out):
@@ -231,14 +231,14 @@ def _admit(run: HookRun, event: str, out: _Out) -> CodexAnswer:
     if isinstance(specific, _PreToolSpecific):
         fields.update(_pre_tool(run, specific))
     elif isinstance(specific, _PermissionSpecific) and specific.decision is not None:
-        verdict = specific.decision
+        decision = specific.decision
         if (
-            verdict.updatedInput is not None
-            or verdict.updatedPermissions is not None
-            or verdict.interrupt is not None
+            decision.updatedInput is not None
+            or decision.updatedPermissions is not None
+            or decision.interrupt is not None
         ):
             raise _fail(run, "`updatedInput`, `updatedPermissions` and `interrupt` are reserved")
-        fields.update(behavior=verdict.behavior, message=verdict.message)
+        fields.update(behavior=decision.behavior, message=decision.message)
     elif isinstance(specific, _PostToolSpecific) and specific.updatedMCPToolOutput is not None:
         raise _fail(run, "`updatedMCPToolOutput` is invalid")
     return CodexAnswer(**fields)

@@ -20,17 +20,19 @@ from dsh.hook_protocol import MergedAnswers
 from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.settings._types import HookDeclaration
 
-__all__ = ["no_verdict_notice"]
+__all__ = ["no_decision_notice"]
 
 # A hook that ran and answered badly gets its own `<Event> hook error` wording instead.
-_NO_VERDICT: Final = frozenset({"spawn_error", "nonzero_exit", "timed_out", "killed"})
+_NO_DECISION: Final = frozenset({"spawn_error", "nonzero_exit", "timed_out", "killed"})
 
 
-def no_verdict_notice(event: str, merged: MergedAnswers[HookDeclaration, HookAnswer]) -> str | None:
+def no_decision_notice(
+    event: str, merged: MergedAnswers[HookDeclaration, HookAnswer]
+) -> str | None:
     """The warning for a firing whose hooks failed open, or None (not PreToolUse, none did)."""
     if event != "PreToolUse":
         return None
-    failed = [decl for decl, outcome in merged.failed if outcome.no_decision in _NO_VERDICT]
+    failed = [decl for decl, outcome in merged.failed if outcome.no_decision in _NO_DECISION]
     if not failed:
         return None
     plugin = next((d.plugin for d in failed if d.plugin), None)

@@ -102,9 +102,7 @@ _NOT_FOR_A_PLAIN_RUN = (
     "dsh.tools.builtin._models",
     "dsh.tools.builtin._task_io",
     "dsh.agent._subagent_input",
-    "dsh.host._config_schema",
     "dsh.hooks.claude._parse_models",
-    "dsh.hooks.claude._output_models",
     "dsh.hooks.claude._skill_input",
 )
 
@@ -162,7 +160,7 @@ def test_plain_json_answers_and_a_bash_call_load_no_pydantic(tmp_path: Path) -> 
     answer = json.dumps({"systemMessage": "seen", "hookSpecificOutput": {"hookEventName": "x"}})
     loaded, log = _hooked_run(tmp_path, f"echo '{answer}'", _bash_call())
     assert len(_hook_results(log)) == 3  # UserPromptSubmit, PreToolUse, Stop
-    assert {"dsh.hooks.claude._output_plain", "dsh.tools.builtin._bash"} <= loaded
+    assert {"dsh.hooks.claude._output_models", "dsh.tools.builtin._bash"} <= loaded
     assert _offending(loaded, _NOT_FOR_A_PLAIN_RUN) == []
 
 
@@ -171,6 +169,6 @@ def test_an_answer_of_another_shape_loads_the_output_models(tmp_path: Path) -> N
     answer = json.dumps({"suppressOutput": 1})
     loaded, log = _hooked_run(tmp_path, f"echo '{answer}'", _bash_call())
     assert len(_hook_results(log)) == 3
-    assert {"dsh.hooks.claude._output_models", "pydantic"} <= loaded
+    assert {"dsh.hooks.claude._output_models", "msgspec"} <= loaded
     # The Bash call's arguments were still plain, and stdout a pipe.
     assert _offending(loaded, ("rich", "dsh.tools.builtin._models")) == []

@@ -25,8 +25,6 @@ from typing import Annotated, Any, Final, Literal, TypeVar, Union, get_args, get
 
 import msgspec
 
-from dsh._frozen import frozen
-
 __all__ = [
     "LaxBool",
     "LaxBoolOrNone",
@@ -63,8 +61,7 @@ Check = Callable[[Any], "str | None"]
 """A rule on a field's valid value: the reason it is refused, or ``None``."""
 
 
-@frozen
-class SchemaError:
+class SchemaError(msgspec.Struct, frozen=True):
     """One reason a value was refused: where (field names and list indexes), a kind, words."""
 
     loc: tuple[str | int, ...]
@@ -128,18 +125,22 @@ def describe(
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
         return _describe_struct(data, tp, loc, checks or {})
     origin = get_origin(tp)
-    lax = _lax_bool_error(data, tp, loc) if origin is Annotated else None
-    if lax is not None:
-        return [lax]
+    if origin in (Union, types.UnionType):
+        members = [m for m in get_args(tp) if m is not type(None)]
+        if data is None and len(members) < len(get_args(tp)):
+            return []
+        if len(members) == 1:  # an optional value: its errors are the value's
+            return describe(data, members[0], loc)
+        if _fits(data, tp):
+            return []
+        return [e for m in members for e in describe(data, m, (*loc, _tag(m)))]
+    special = _special_error(data, tp, loc) if origin is Annotated else None
+    if special is not None:
+        return [special]
     if _fits(data, tp):
         return []
     if origin is Annotated:
         return _describe_annotated(data, tp, loc)
-    if origin in (Union, types.UnionType):
-        members = [m for m in get_args(tp) if m is not type(None)]
-        if len(members) == 1:
-            return describe(data, members[0], loc)
-        return [e for m in members for e in describe(data, m, (*loc, _tag(m)))]
     if origin is Literal:
         return [SchemaError(loc, "literal_error", f"Input should be {_choices(tp)}", data)]
     if origin in (list, tuple):
@@ -184,8 +185,11 @@ def _describe_struct(
     return errors
 
 
-def _lax_bool_error(data: Any, tp: Any, loc: tuple[str | int, ...]) -> SchemaError | None:
-    extras = get_args(tp)[1:]
+def _special_error(data: Any, tp: Any, loc: tuple[str | int, ...]) -> SchemaError | None:
+    """What msgspec cannot say: a ``LaxBool`` it cannot read, a float that is not finite."""
+    base, *extras = get_args(tp)
+    if base is float and type(data) is float and not math.isfinite(data):
+        return SchemaError(loc, "finite_number", "Input should be a finite number", data)
     if _Lax not in extras and _LaxOrNone not in extras:
         return None
     try:
@@ -209,8 +213,6 @@ def _describe_annotated(data: Any, tp: Any, loc: tuple[str | int, ...]) -> list[
     if base is float:
         if type(data) not in (int, float) or not _fits(data, float):
             return [SchemaError(loc, "float_type", "Input should be a valid number", data)]
-        if not math.isfinite(data):
-            return [SchemaError(loc, "finite_number", "Input should be a finite number", data)]
         bound = meta.gt if meta is not None else None
         return [SchemaError(loc, "greater_than", f"Input should be greater than {bound}", data)]
     return describe(data, base, loc)

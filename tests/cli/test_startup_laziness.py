@@ -102,7 +102,6 @@ _NOT_FOR_A_PLAIN_RUN = (
     "dsh.tools.builtin._models",
     "dsh.tools.builtin._task_io",
     "dsh.agent._subagent_input",
-    "dsh.hooks.claude._parse_models",
     "dsh.hooks.claude._skill_input",
 )
 
@@ -141,7 +140,7 @@ def test_a_run_with_a_silent_claude_code_hook_loads_no_pydantic(tmp_path: Path) 
     text = Reply(chunks=[chunk({"role": "assistant", "content": "hello"}, "stop")])
     loaded, log = _hooked_run(tmp_path, "exit 0", text)
     assert len(_hook_results(log)) == 2  # UserPromptSubmit and Stop ran (and said nothing)
-    assert "dsh.hooks.claude._parse_plain" in loaded  # the settings file was read, plainly
+    assert "dsh.hooks.claude._parse_models" in loaded  # the settings file was read, by its schema
     assert _offending(loaded, _NOT_FOR_A_PLAIN_RUN) == []
 
 

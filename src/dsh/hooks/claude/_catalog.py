@@ -29,7 +29,6 @@ from dsh.hooks.claude._parse import (
     read_json_file,
     read_json_text,
 )
-from dsh.hooks.claude._parse_plain import Settings, plain_settings
 from dsh.hooks.claude._permissions import read_permissions
 from dsh.hooks.claude._plugins import installed_plugins, plugin_suite
 from dsh.hooks.claude._sources import (
@@ -95,25 +94,23 @@ def _read_settings(source: HookSource, diags: Diagnostics, text: str | None = No
     if isinstance(parsed, JSONProblem):
         diags.problem(source, parsed)
         return ReadSettings(SourceFile(source, None, parsed), None)
-    settings = plain_settings(parsed)
-    if settings is not None:  # the plain shape: what the model would give
-        return ReadSettings(SourceFile(source, parsed), settings)
-    # The settings' model comes (with pydantic) only for a file of another shape.
+    # The settings' schema comes (with msgspec) only when there is a file.
     from dsh.hooks.claude._parse_models import (
-        SettingsModel,
-        ValidationError,
+        SchemaRefusal,
+        Settings,
+        decode,
         describe_validation_error,
     )
 
     try:
-        model = SettingsModel.model_validate(parsed)
-    except ValidationError as exc:
+        settings = decode(parsed, Settings)
+    except SchemaRefusal as exc:
         for _fld, _t, reason in describe_validation_error(exc):
             diags.add(source, "error", "bad-shape", f"settings: {reason}")
         return ReadSettings(
             SourceFile(source, parsed, JSONProblem("bad settings", "bad-shape")), None
         )
-    return ReadSettings(SourceFile(source, parsed), Settings.of(model))
+    return ReadSettings(SourceFile(source, parsed), settings)
 
 
 def _settings_sources(

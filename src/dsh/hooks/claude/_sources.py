@@ -15,7 +15,7 @@ from dsh.hooks.claude._types import Diagnostic, DiagnosticCode, HookSource, Seve
 from dsh.hooks.claude._validate import SuiteContext
 
 if TYPE_CHECKING:
-    from dsh.hooks.claude._parse_plain import Settings
+    from dsh.hooks.claude._parse_models import Settings
 
 __all__ = ["SCALAR_PRECEDENCE", "Diagnostics", "ReadSettings", "SourceFile", "Suite"]
 

@@ -14,13 +14,12 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh._frozen import frozen, slotted
 from dsh.hook_protocol import exec_argv, shell_argv
 from dsh.hooks.claude._events import CLAUDE_HOOK_TYPES, EVENT_SPECS, EventSpec
 from dsh.hooks.claude._matcher import IfRule, Matcher, MatcherError, unsafe_char_problem
-from dsh.hooks.claude._parse_plain import CommandHandler, MatcherGroup, plain_group, plain_handler
 from dsh.hooks.claude._rules import rule_root
 from dsh.hooks.claude._support import ADMITTED_EVENTS, HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude._types import (
@@ -31,6 +30,9 @@ from dsh.hooks.claude._types import (
     Severity,
 )
 from dsh.session import FrozenDict
+
+if TYPE_CHECKING:
+    from dsh.hooks.claude._parse_models import CommandHandler, MatcherGroup
 
 __all__ = ["SuiteContext", "SuiteResult", "validate_hooks"]
 
@@ -112,16 +114,17 @@ class _Collector:
 def _validated_group(
     raw: dict[str, Any], out: _Collector, event: str, g: int
 ) -> MatcherGroup | None:
-    """A matcher group of another shape than the plain one, checked by its pydantic model."""
+    """A matcher group checked by its schema (``None`` when refused, with the reasons)."""
     from dsh.hooks.claude._parse_models import (
-        GroupModel,
-        ValidationError,
+        MatcherGroup,
+        SchemaRefusal,
+        decode,
         describe_validation_error,
     )
 
     try:
-        return MatcherGroup.of(GroupModel.model_validate(raw))
-    except ValidationError as exc:
+        return decode(raw, MatcherGroup)
+    except SchemaRefusal as exc:
         for fld, _kind, reason in describe_validation_error(exc):
             code: DiagnosticCode = "bad-matcher" if fld == "matcher" else "bad-shape"
             out.add("error", code, f"matcher group: {reason}", event, g)
@@ -129,16 +132,17 @@ def _validated_group(
 
 
 def _validated_handler(raw: dict[str, Any], add: _Add) -> CommandHandler | None:
-    """A handler of another shape than the plain one, checked by its pydantic model."""
+    """A handler checked by its schema (``None`` when refused, with the reasons)."""
     from dsh.hooks.claude._parse_models import (
-        CommandHandlerModel,
-        ValidationError,
+        CommandHandler,
+        SchemaRefusal,
+        decode,
         describe_validation_error,
     )
 
     try:
-        return CommandHandler.of(CommandHandlerModel.model_validate(raw))
-    except ValidationError as exc:
+        return decode(raw, CommandHandler)
+    except SchemaRefusal as exc:
         for fld, err_type, reason in describe_validation_error(exc):
             code: DiagnosticCode = "bad-field"
             if fld == "timeout":
@@ -149,6 +153,13 @@ def _validated_handler(raw: dict[str, Any], add: _Add) -> CommandHandler | None:
                 reason = "a command hook needs a non-empty `command`"
             add("error", code, reason)
     return None
+
+
+def _extra(raw: dict[str, Any], schema: type[MatcherGroup | CommandHandler]) -> dict[str, Any]:
+    """The keys of ``raw`` its schema does not read."""
+    from dsh.hooks.claude._parse_models import extra
+
+    return extra(raw, schema)
 
 
 def _texts_to_check(model: CommandHandler) -> list[tuple[str, str]]:
@@ -223,12 +234,10 @@ def _validate_group(
             g,
         )
         return
-    group = plain_group(raw_group)
+    group = _validated_group(raw_group, out, event, g)
     if group is None:
-        group = _validated_group(raw_group, out, event, g)
-        if group is None:
-            return
-    for key in sorted(group.model_extra or {}):
+        return
+    for key in sorted(_extra(raw_group, type(group))):
         if key not in _GROUP_FIELDS:
             out.add(
                 "warning",
@@ -316,11 +325,9 @@ def _validate_handler(
         add("error", code_, f"`{key}` is null; leave the field out instead")
     if nulls:
         return None
-    model = plain_handler(raw)
-    if model is None:  # not the plain shape: the model checks it and names what is wrong
-        model = _validated_handler(raw, add)
-        if model is None:
-            return None
+    model = _validated_handler(raw, add)
+    if model is None:
+        return None
     if not model.command.strip():
         add("error", "missing-command", "a command hook needs a non-empty `command`")
         return None
@@ -381,7 +388,7 @@ def _validate_handler(
             " configuration)",
         )
         runnable = False
-    _note_fields(model, spec, event, add)
+    _note_fields(model, _extra(raw, type(model)), spec, event, add)
     if not runnable or matcher is None:
         return None
 
@@ -434,11 +441,12 @@ def _validate_handler(
 
 def _note_fields(
     model: CommandHandler,
+    extra: Mapping[str, Any],
     spec: EventSpec,
     event: str,
     add: _Add,
 ) -> None:
-    for key in sorted(model.model_extra or {}):
+    for key in sorted(extra):
         if key in _INTERNAL_FIELDS:
             add("info", "ignored-field", f"internal Claude Code field `{key}` is ignored")
         elif key in _OTHER_TYPE_FIELDS:

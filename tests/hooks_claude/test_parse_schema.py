@@ -169,7 +169,8 @@ def test_the_common_shapes() -> None:
     group = {"matcher": "Bash", "hooks": [handler], "y": 2}
     assert decode(group, MatcherGroup) == MatcherGroup(matcher="Bash", hooks=[handler])
     assert extra(group, MatcherGroup) == {"y": 2}
-    file = {"hooks": {"PreToolUse": [group]}, "disableAllHooks": False, "permissions": {}}
+    file: dict[str, Any] = {"hooks": {"PreToolUse": [group]}, "disableAllHooks": False}
+    file["permissions"] = {}
     assert decode(file, Settings) == Settings(hooks=file["hooks"], disableAllHooks=False)
 
 

@@ -3,11 +3,11 @@
 Every outside format dsh reads (a hook's JSON answer, a Claude Code settings
 file and its parts, a layer of dsh's configuration) has one schema, a
 ``msgspec.Struct``; ``decode`` converts the already-parsed value to it
-(``msgspec.convert``: decode-and-validate in C, a ~6 ms import against
-pydantic's ~66 ms, see BENCHMARKS.md, session 9). When msgspec refuses a value,
+(``msgspec.convert``: validation in C, a ~5 ms import against pydantic's
+~65 ms, see BENCHMARKS.md, session 9). When msgspec refuses a value,
 ``describe`` says why in the words the diagnostics have always used (pydantic's:
-``Input should be a valid string``, with the same locations, the same order,
-one error per bad field): it walks the schema's declared types and asks msgspec
+``Input should be a valid string``, with the same locations and order, each
+member of a union tagged): it walks the schema's declared types and asks msgspec
 (``_fits``) about each part, so the schema alone decides what is valid.
 
 Two field shapes stand for what msgspec has no word for: ``LaxBool`` (a boolean

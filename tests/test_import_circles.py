@@ -14,7 +14,6 @@ from collections.abc import Mapping, Set
 import grimp
 
 KNOWN: tuple[frozenset[str], ...] = (
-    frozenset({"dsh.host._config", "dsh.host._config_plain", "dsh.host._config_schema"}),
     frozenset(
         {
             "dsh.cli._demo",

@@ -5,26 +5,27 @@
 ``dsh/config.toml``), the project file (``<project>/.dsh/config.toml``), the
 ``DSH_*`` environment variables (``DSH_MODEL``, ``DSH_BASE_URL``,
 ``DSH_API_KEY_ENV``, ``DSH_PERMISSION_MODE``, ``DSH_PLUGINS``
-(comma-separated), ``DSH_OUTPUT_FORMAT``, ``DSH_HOOK_HELPERS``), then the flags given. Each layer
-is validated by pydantic-settings on its own, so a bad value is reported with
-the place it came from; the result, ``DshConfig``, is one typed value that
+(comma-separated), ``DSH_OUTPUT_FORMAT``, ``DSH_HOOK_HELPERS``; names are
+case-insensitive, empty values ignored), then the flags given. Each layer is
+validated by the one schema (``_config_schema.Settings``) on its own, so a bad
+value is reported with the place it came from; the result, ``DshConfig``, is one typed value that
 says where each of its values came from (``sources``).
 """
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, final
+from typing import TYPE_CHECKING, Any, final
 
 from dsh._data_dir import user_config_dir
 from dsh._frozen import frozen
 from dsh.base import DshError
+from dsh.host._config_names import HookHelpersName, OutputFormatName, PermissionModeName
 
 if TYPE_CHECKING:
-    from pydantic import ValidationError
+    from dsh._schema import SchemaRefusal
 
 __all__ = [
     "CONFIG_DIR_ENV",
@@ -38,12 +39,6 @@ __all__ = [
 
 CONFIG_DIR_ENV = "DSH_CONFIG_DIR"
 _MAX_CONFIG_BYTES = 256 * 1024
-
-PermissionModeName = Literal[
-    "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk", "manual"
-]
-OutputFormatName = Literal["text", "json", "stream-json"]
-HookHelpersName = Literal["hook", "session"]
 
 
 class ConfigError(DshError, ValueError):
@@ -128,32 +123,25 @@ def _read_toml(path: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: not valid TOML: values nested too deep") from None
 
 
-def _problem(exc: ValidationError, where: str, name: Any) -> ConfigError:
-    error = exc.errors(include_url=False)[0]
-    key = ".".join(str(part) for part in error["loc"][:1]) or "?"
+def _problem(exc: SchemaRefusal, where: str, name: Any) -> ConfigError:
+    error = exc.errors[0]
+    key = ".".join(str(part) for part in error.loc[:1]) or "?"
     shown = name(key)
-    message = str(error["msg"]).removeprefix("Value error, ")
-    if error["type"] == "extra_forbidden":
+    message = error.msg.removeprefix("Value error, ")
+    if error.type == "extra_forbidden":
         message = f"unknown key (known: {', '.join(CONFIG_KEYS)})"
     return ConfigError(f"{where}: {shown}: {message}")
 
 
 def _validated(values: Mapping[str, Any], where: str, name: Any) -> dict[str, Any]:
     """``values`` checked against the schema; only the keys it set."""
-    from dsh.host._config_plain import plain_layer
-
-    plain = plain_layer(values)
-    if plain is not None:  # what pydantic would give, without loading it
-        return plain
-    from pydantic import ValidationError
-
-    from dsh.host._config_schema import Settings
+    from dsh._schema import SchemaRefusal
+    from dsh.host._config_schema import decode_layer
 
     try:
-        settings = Settings.model_validate(dict(values))
-    except ValidationError as exc:
+        return decode_layer(values)
+    except SchemaRefusal as exc:
         raise _problem(exc, where, name) from None
-    return {key: getattr(settings, key) for key in settings.model_fields_set}
 
 
 def _file_layer(path: Path, label: str) -> dict[str, Any]:
@@ -165,32 +153,16 @@ def _file_layer(path: Path, label: str) -> dict[str, Any]:
     return _validated(values, f"{label} {path}", lambda key: key)
 
 
-@functools.cache
-def _env_settings() -> type[Any]:
-    """The schema as pydantic-settings reads it from ``DSH_<KEY>`` (imported when needed:
-    ~30 ms that a run with no ``DSH_*`` configuration variable does not pay)."""
-    from pydantic_settings import BaseSettings, SettingsConfigDict
-
-    from dsh.host._config_schema import Settings
-
-    class _EnvSettings(BaseSettings, Settings):
-        # Values stay strings here (DSH_PLUGINS is comma-separated, not JSON); the
-        # layer is validated with the others' schema, so errors name the variable.
-        model_config = SettingsConfigDict(
-            env_prefix="DSH_", env_ignore_empty=True, extra="ignore", enable_decoding=False
-        )
-
-    return _EnvSettings
-
-
 def _env_layer() -> dict[str, Any]:
-    names = {f"DSH_{key.upper()}" for key in CONFIG_KEYS}
-    if not any(name.upper() in names for name in os.environ):
+    # DSH_<KEY>, case-insensitive (the last spelling in the environment wins), empty ignored;
+    # values stay strings (DSH_PLUGINS is comma-separated, not JSON).
+    values: dict[str, Any] = {}
+    for name, value in os.environ.items():
+        lowered = name.lower()
+        if lowered.startswith("dsh_") and lowered[4:] in CONFIG_KEYS and value:
+            values[lowered[4:]] = value
+    if not values:
         return {}
-    from pydantic_settings import EnvSettingsSource
-
-    # pydantic-settings' own environment source: DSH_<KEY>, case-insensitive, empty ignored.
-    values = EnvSettingsSource(_env_settings())()
     return _validated(values, "environment", lambda key: f"DSH_{key.upper()}")
 
 
@@ -202,7 +174,7 @@ def load_config(
 ) -> DshConfig:
     """The configuration for ``project``: user file < project file < ``DSH_*`` < ``flags``.
 
-    The environment is the process's (``os.environ``, read by pydantic-settings).
+    The environment is the process's (``os.environ``).
     ``flags`` holds only the flags given (a key to its value, ``None`` values
     ignored). Raises ``ConfigError`` naming the file or variable and the key.
     """

@@ -1,24 +1,25 @@
-"""The configuration's schema: every layer is validated by ``Settings`` (pydantic).
+"""The configuration's schema: every layer (file, ``DSH_*`` variables, flags) is one ``Settings``.
 
-Imported when a layer needs it (a file, ``DSH_*`` variables, a flag value the
-plain path of ``_config_plain.py`` leaves to it).
+One validator (``dsh._schema``: msgspec), so a layer's refusal reads as it
+always has (``model: Input should be a valid string``). ``decode_layer`` gives
+only the keys the layer set.
 """
 
-# No ``from __future__ import annotations``: pydantic reads the annotations as objects.
-from typing import Any
+from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from collections.abc import Mapping
+from typing import Any, Final
 
-from dsh.host._config import HookHelpersName, OutputFormatName, PermissionModeName
+import msgspec
 
-__all__ = ["Settings"]
+from dsh._schema import decode
+from dsh.host._config_names import HookHelpersName, OutputFormatName, PermissionModeName
+
+__all__ = ["Settings", "decode_layer"]
 
 
-class Settings(BaseModel):
+class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """The schema of every layer (each validated alone, so errors name their layer)."""
-
-    # defer_build: the validator is built at its first use; most runs have no layer to check.
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     model: str | None = None
     base_url: str | None = None
@@ -28,25 +29,29 @@ class Settings(BaseModel):
     output_format: OutputFormatName | None = None
     hook_helpers: HookHelpersName | None = None
 
-    @field_validator("plugins", mode="before")
-    @classmethod
-    def _split_plugins(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return tuple(part.strip() for part in value.split(",") if part.strip())
-        return value
 
-    @field_validator("plugins")
-    @classmethod
-    def _check_plugins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for spec in value:
-            module, sep, function = spec.partition(":")
-            if not sep or not module or not function:
-                raise ValueError(f"plugin {spec!r} is not module:function")
-        return value
+def _check_variable(value: str | None) -> str | None:
+    if value is not None and (not value or "=" in value or "\x00" in value):
+        return f"{value!r} is not an environment variable name"
+    return None
 
-    @field_validator("api_key_env")
-    @classmethod
-    def _check_variable(cls, value: str | None) -> str | None:
-        if value is not None and (not value or "=" in value or "\x00" in value):
-            raise ValueError(f"{value!r} is not an environment variable name")
-        return value
+
+def _check_plugins(value: Any) -> str | None:
+    for spec in value:
+        module, sep, function = spec.partition(":")
+        if not sep or not module or not function:
+            return f"plugin {spec!r} is not module:function"
+    return None
+
+
+_CHECKS: Final = {"api_key_env": _check_variable, "plugins": _check_plugins}
+
+
+def decode_layer(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` as ``Settings`` reads them, only the keys given (``SchemaRefusal`` if bad)."""
+    data = dict(values)
+    plugins = data.get("plugins")
+    if isinstance(plugins, str):  # comma-separated (DSH_PLUGINS, a flag)
+        data["plugins"] = tuple(part.strip() for part in plugins.split(",") if part.strip())
+    settings = decode(data, Settings, checks=_CHECKS)
+    return {key: getattr(settings, key) for key in data}

@@ -5,8 +5,8 @@ JSON object is parsed (a parse or schema failure is a non-blocking error); other
 stdout is plain text; exit 2 is a blocking error whose message is stderr (JSON
 on stdout is still read); any other exit code does not block, unless valid JSON
 decides. ``hookSpecificOutput.hookEventName`` must name the event. The JSON's
-pydantic models are in ``_models.py``, imported when a hook prints JSON; the
-answer value is ``_answer.py``'s ``HookAnswer``.
+schema is in ``_models.py``, imported when a hook prints JSON; the answer value
+is ``_answer.py``'s ``HookAnswer``.
 """
 
 from __future__ import annotations
@@ -75,12 +75,7 @@ def _decode(run: HookRun, event: str) -> HookAnswer | WrongEvent | None:
 
 
 def _from_json(exit_code: int, data: dict[str, Any], event: str) -> HookAnswer | WrongEvent:
-    from dsh.hooks.claude.answers._plain import plain_answer
-
-    answer = plain_answer(exit_code, data, event)
-    if answer is not None:  # the common shape: what the models would give
-        return answer
-    # The output's models come (with pydantic) only for JSON of another shape.
+    # The output's schema (with msgspec) comes only when a hook prints JSON.
     from dsh.hooks.claude.answers._models import answer_from_json
 
     return answer_from_json(exit_code, data, event)

@@ -1,38 +1,38 @@
-"""The pydantic models of a Claude Code hook's JSON output, and the answer they decode to.
+"""The schema of a Claude Code hook's JSON output (reference §2.4), and the answer it gives.
 
-Imported (with pydantic) when a hook prints JSON: a run whose hooks print
-nothing or plain text never loads them (``answers/_decode.py`` decodes those).
+One validator (``dsh._schema``: msgspec), imported when a hook prints JSON: a
+run whose hooks print nothing or plain text never loads it (``_decode.py``
+decodes those). A refusal's first reason, in the schema's field order, is the
+error the user sees.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import msgspec
 
+from dsh._schema import LaxBool, LaxBoolOrNone, SchemaRefusal, decode, lax_bool
 from dsh.hook_protocol import HookDecodeError, WrongEvent
 from dsh.hooks.claude.answers._answer import HookAnswer, PermissionDecision, PermissionRequestAnswer
 
 __all__ = ["answer_from_json"]
 
 
-# defer_build: a validator is built at its first use, so a run whose hooks print no JSON
-# never builds one.
-class _PermissionRequestModel(BaseModel):
+class _PermissionRequestModel(msgspec.Struct, kw_only=True):
     """A PermissionRequest hook's ``hookSpecificOutput.decision`` (reference §3.8)."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)
 
     behavior: Literal["allow", "deny"]
     updatedInput: dict[str, Any] | None = None
     updatedPermissions: list[Any] | None = None
     message: str | None = None
-    interrupt: bool | None = None
+    interrupt: LaxBoolOrNone = None
+
+    def __post_init__(self) -> None:
+        self.interrupt = lax_bool(self.interrupt, optional=True)
 
 
-class _SpecificModel(BaseModel):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
+class _SpecificModel(msgspec.Struct, kw_only=True):
     # PermissionRequest's object; validated only for that event (other events ignore it).
     decision: Any = None
 
@@ -41,44 +41,57 @@ class _SpecificModel(BaseModel):
     permissionDecision: PermissionDecision | None = None
     permissionDecisionReason: str | None = None
     updatedInput: dict[str, Any] | None = None
-    suppressOriginalPrompt: bool | None = None
+    suppressOriginalPrompt: LaxBoolOrNone = None
     displayContent: str | None = None
     watchPaths: list[str] | None = None
     # Any JSON: checked against the tool's output model where it is applied.
     updatedToolOutput: Any = None
 
+    def __post_init__(self) -> None:
+        self.suppressOriginalPrompt = lax_bool(self.suppressOriginalPrompt, optional=True)
 
-class _OutputModel(BaseModel):
+
+class _OutputModel(msgspec.Struct, kw_only=True):
     """The JSON a hook may print (reference §2.4); unknown keys are tolerated."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
-
-    continue_: bool = Field(default=True, alias="continue")
+    continue_: LaxBool = msgspec.field(default=True, name="continue")
     stopReason: str | None = None
-    suppressOutput: bool | None = None
+    suppressOutput: LaxBoolOrNone = None
     systemMessage: str | None = None
     decision: Literal["block", "approve"] | None = None
     reason: str | None = None
     hookSpecificOutput: _SpecificModel | None = None
 
+    def __post_init__(self) -> None:
+        self.continue_ = lax_bool(self.continue_)
+        self.suppressOutput = lax_bool(self.suppressOutput, optional=True)
+
+
+def _invalid(refusal: SchemaRefusal, *prefix: str, named: bool = False) -> HookDecodeError:
+    first = refusal.errors[0]
+    loc = [str(part) for part in first.loc]
+    if named and loc[:1] == ["continue"]:
+        loc[0] = "continue_"  # the key as the hook wrote it
+    where = ".".join((*prefix, *loc)) or "(top level)"
+    return HookDecodeError(f"hook JSON output invalid at {where}: {first.msg}")
+
 
 def _validate(data: dict[str, Any], event: str) -> _OutputModel | WrongEvent:
+    # `continue_`, the field's own name, also sets it when `continue` is absent (as it did).
+    named = "continue_" in data and "continue" not in data
+    view = {("continue" if k == "continue_" else k): v for k, v in data.items()} if named else data
     try:
-        model = _OutputModel.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise HookDecodeError(f"hook JSON output invalid at {where}: {first['msg']}") from exc
+        model = decode(view, _OutputModel)
+    except SchemaRefusal as exc:
+        raise _invalid(exc, named=named) from None
     specific = model.hookSpecificOutput
     if specific is not None and specific.hookEventName not in (None, event):
         return WrongEvent(str(specific.hookEventName))
     if event == "PermissionRequest" and specific is not None and specific.decision is not None:
         try:
-            specific.decision = _PermissionRequestModel.model_validate(specific.decision)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(("hookSpecificOutput", "decision", *map(str, first["loc"])))
-            raise HookDecodeError(f"hook JSON output invalid at {where}: {first['msg']}") from exc
+            specific.decision = decode(specific.decision, _PermissionRequestModel)
+        except SchemaRefusal as exc:
+            raise _invalid(exc, "hookSpecificOutput", "decision") from None
     return model
 
 
@@ -94,9 +107,7 @@ def _permission_request(decision: object) -> PermissionRequestAnswer | None:
     )
 
 
-def _answer(exit_code: int, model: _OutputModel | None, data: dict[str, Any] | None) -> HookAnswer:
-    if model is None:
-        return HookAnswer(exit_code=exit_code)
+def _answer(exit_code: int, model: _OutputModel, data: dict[str, Any]) -> HookAnswer:
     specific = model.hookSpecificOutput
     # An envelope without hookEventName is dropped, as Claude Code drops it.
     if specific is not None and specific.hookEventName is None:

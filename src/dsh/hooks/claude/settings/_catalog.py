@@ -31,7 +31,6 @@ from dsh.hooks.claude.settings._parse import (
     read_json_text,
 )
 from dsh.hooks.claude.settings._permissions import read_permissions
-from dsh.hooks.claude.settings._plain import Settings, plain_settings
 from dsh.hooks.claude.settings._plugins import installed_plugins, plugin_suite
 from dsh.hooks.claude.settings._sources import (
     SCALAR_PRECEDENCE,
@@ -95,25 +94,19 @@ def _read_settings(source: HookSource, diags: Diagnostics, text: str | None = No
     if isinstance(parsed, JSONProblem):
         diags.problem(source, parsed)
         return ReadSettings(SourceFile(source, None, parsed), None)
-    settings = plain_settings(parsed)
-    if settings is not None:  # the plain shape: what the model would give
-        return ReadSettings(SourceFile(source, parsed), settings)
-    # The settings' model comes (with pydantic) only for a file of another shape.
-    from dsh.hooks.claude.settings._models import (
-        SettingsModel,
-        ValidationError,
-        describe_validation_error,
-    )
+    # The settings' schema comes (with msgspec) only when there is a file.
+    from dsh._schema import SchemaRefusal, decode
+    from dsh.hooks.claude.settings._models import Settings, describe_validation_error
 
     try:
-        model = SettingsModel.model_validate(parsed)
-    except ValidationError as exc:
+        settings = decode(parsed, Settings)
+    except SchemaRefusal as exc:
         for _fld, _t, reason in describe_validation_error(exc):
             diags.add(source, "error", "bad-shape", f"settings: {reason}")
         return ReadSettings(
             SourceFile(source, parsed, JSONProblem("bad settings", "bad-shape")), None
         )
-    return ReadSettings(SourceFile(source, parsed), Settings.of(model))
+    return ReadSettings(SourceFile(source, parsed), settings)
 
 
 def _settings_sources(

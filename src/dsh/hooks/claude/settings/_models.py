@@ -1,34 +1,36 @@
-"""The pydantic models of the hook files' shapes (settings, plugin files, matcher groups).
+"""The schemas of the hook files' shapes (settings, plugin files, matcher groups, handlers).
 
-Imported (with pydantic) when a file is there to check: a run with no settings
-file and no plugin never loads them.
+One validator each (``dsh._schema``: msgspec, strict: a value of exactly the
+type asked for), imported when a file is there to check: a run with no
+settings file and no plugin never loads them. ``decode`` gives the value or
+raises ``SchemaRefusal``, which ``describe_validation_error`` words for the
+diagnostics; ``extra`` gives the keys a schema does not read.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import msgspec
+
+from dsh._schema import SchemaRefusal, decode
 
 __all__ = [
-    "CommandHandlerModel",
-    "GroupModel",
+    "CommandHandler",
+    "MatcherGroup",
     "PluginHooksFileModel",
     "PluginManifestModel",
-    "SettingsModel",
-    "ValidationError",
+    "SchemaRefusal",
+    "Settings",
+    "decode",
     "describe_validation_error",
+    "extra",
 ]
 
 
-# defer_build: each validator is built at its first use (plugin manifests are rare).
-_STRICT = ConfigDict(strict=True, extra="allow", defer_build=True)
-
-
-class SettingsModel(BaseModel):
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """The keys of a settings file this bridge reads; every other key is not ours."""
-
-    model_config = _STRICT
 
     hooks: dict[str, Any] | None = None
     disableAllHooks: bool | None = None
@@ -37,62 +39,61 @@ class SettingsModel(BaseModel):
     strictPluginOnlyCustomization: bool | list[str] | None = None
 
 
-class PluginHooksFileModel(BaseModel):
+class PluginHooksFileModel(msgspec.Struct, frozen=True, kw_only=True):
     """A plugin's ``hooks/hooks.json``: ``{"description"?: str, "hooks": {...}}``."""
-
-    model_config = _STRICT
 
     description: str | None = None
     hooks: dict[str, Any]
 
 
-class PluginManifestModel(BaseModel):
+class PluginManifestModel(msgspec.Struct, frozen=True, kw_only=True):
     """The parts of ``.claude-plugin/plugin.json`` that matter for hooks."""
-
-    model_config = ConfigDict(extra="allow", defer_build=True)
 
     name: str | None = None
     hooks: str | list[str] | dict[str, Any] | None = None
 
 
-class GroupModel(BaseModel):
+class MatcherGroup(msgspec.Struct, frozen=True, kw_only=True):
     """A matcher group: an optional ``matcher`` and its handlers (each checked on its own)."""
-
-    model_config = _STRICT
 
     matcher: str | None = None
     hooks: list[Any]
 
 
-_Timeout = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-
-
-class CommandHandlerModel(BaseModel):
+class CommandHandler(msgspec.Struct, frozen=True, kw_only=True):
     """A ``type: "command"`` handler (reference §1.3)."""
 
-    model_config = ConfigDict(strict=True, extra="allow", populate_by_name=False, defer_build=True)
-
     type: Literal["command"]
-    command: Annotated[str, Field(min_length=1)]
+    command: Annotated[str, msgspec.Meta(min_length=1)]
     args: list[str] | None = None
-    timeout: _Timeout | None = None
-    async_: bool = Field(default=False, alias="async")
+    timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    async_: bool = msgspec.field(default=False, name="async")
     asyncRewake: bool = False
     shell: Literal["bash", "powershell"] | None = None
     onFailure: Literal["continue", "block"] = "continue"
     statusMessage: str | None = None
     once: bool | None = None
-    if_: str | None = Field(default=None, alias="if")
+    if_: str | None = msgspec.field(default=None, name="if")
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None and not math.isfinite(self.timeout):
+            raise ValueError("Input should be a finite number")
 
 
-def describe_validation_error(exc: ValidationError) -> list[tuple[str, str, str]]:
-    """Each error as ``(field, pydantic error type, readable reason)``."""
+def extra(data: dict[str, Any], schema: type[msgspec.Struct]) -> dict[str, Any]:
+    """The keys of ``data`` that ``schema`` does not read, with their values."""
+    known = {field.encode_name for field in msgspec.structs.fields(schema)}
+    return {key: value for key, value in data.items() if key not in known}
+
+
+def describe_validation_error(exc: SchemaRefusal) -> list[tuple[str, str, str]]:
+    """Each error as ``(field, error kind, readable reason)``."""
     out: list[tuple[str, str, str]] = []
-    for err in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in err["loc"])
-        if err["type"] == "missing":
+    for err in exc.errors:
+        loc = ".".join(str(p) for p in err.loc)
+        if err.type == "missing":
             reason = f"`{loc}` is required"
         else:
-            reason = f"`{loc}`: {err['msg']} (got {err.get('input')!r})"
-        out.append((str(err["loc"][0]) if err["loc"] else "", err["type"], reason))
+            reason = f"`{loc}`: {err.msg} (got {err.input!r})"
+        out.append((str(err.loc[0]) if err.loc else "", err.type, reason))
     return out

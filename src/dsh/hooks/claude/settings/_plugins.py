@@ -31,11 +31,12 @@ def plugin_suite(
     diags: Diagnostics,
 ) -> Suite:
     """Read a plugin's manifest and hook files (``hooks/hooks.json`` plus manifest ``hooks``)."""
+    from dsh._schema import SchemaRefusal, decode
     from dsh.hooks.claude.settings._models import (
         PluginHooksFileModel,
         PluginManifestModel,
-        ValidationError,
         describe_validation_error,
+        extra,
     )
 
     manifest_path = root / ".claude-plugin" / "plugin.json"
@@ -51,8 +52,8 @@ def plugin_suite(
             )
             return suite
         try:
-            manifest = PluginManifestModel.model_validate(parsed)
-        except ValidationError as exc:
+            manifest = decode(parsed, PluginManifestModel)
+        except SchemaRefusal as exc:
             for _f, _t, reason in describe_validation_error(exc):
                 diags.add(probe, "error", "bad-shape", f"plugin manifest: {reason}")
             return Suite(
@@ -86,13 +87,13 @@ def plugin_suite(
             suite.files.append(SourceFile(src, None, parsed))
             return
         try:
-            model = PluginHooksFileModel.model_validate(parsed)
-        except ValidationError as exc:
+            model = decode(parsed, PluginHooksFileModel)
+        except SchemaRefusal as exc:
             for _f, _t, reason in describe_validation_error(exc):
                 diags.add(src, "error", "bad-shape", f"plugin hooks file: {reason}")
             suite.files.append(SourceFile(src, parsed, JSONProblem("bad hooks file", "bad-shape")))
             return
-        for key in sorted(model.model_extra or {}):
+        for key in sorted(extra(parsed, PluginHooksFileModel)):
             diags.add(
                 src,
                 "warning",

@@ -21,7 +21,7 @@ from dsh.hooks.claude.settings._types import (
 from dsh.hooks.claude.settings._validate import SuiteContext
 
 if TYPE_CHECKING:
-    from dsh.hooks.claude.settings._plain import Settings
+    from dsh.hooks.claude.settings._models import Settings
 
 __all__ = ["SCALAR_PRECEDENCE", "Diagnostics", "ReadSettings", "SourceFile", "Suite"]
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh._frozen import frozen, slotted
 from dsh.base import FrozenDict
@@ -24,12 +24,6 @@ from dsh.hooks.claude.events._specs import CLAUDE_HOOK_TYPES, EVENT_SPECS, Event
 from dsh.hooks.claude.events._support import ADMITTED_EVENTS, HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude.rules._grammar import rule_root
 from dsh.hooks.claude.settings._matcher import IfRule, Matcher, MatcherError
-from dsh.hooks.claude.settings._plain import (
-    CommandHandler,
-    MatcherGroup,
-    plain_group,
-    plain_handler,
-)
 from dsh.hooks.claude.settings._types import (
     Diagnostic,
     DiagnosticCode,
@@ -37,6 +31,9 @@ from dsh.hooks.claude.settings._types import (
     HookSource,
     Severity,
 )
+
+if TYPE_CHECKING:
+    from dsh.hooks.claude.settings._models import CommandHandler, MatcherGroup
 
 __all__ = ["SuiteContext", "SuiteResult", "validate_hooks"]
 
@@ -118,16 +115,13 @@ class _Collector:
 def _validated_group(
     raw: dict[str, Any], out: _Collector, event: str, g: int
 ) -> MatcherGroup | None:
-    """A matcher group of another shape than the plain one, checked by its pydantic model."""
-    from dsh.hooks.claude.settings._models import (
-        GroupModel,
-        ValidationError,
-        describe_validation_error,
-    )
+    """A matcher group checked by its schema (``None`` when refused, with the reasons)."""
+    from dsh._schema import SchemaRefusal, decode
+    from dsh.hooks.claude.settings._models import MatcherGroup, describe_validation_error
 
     try:
-        return MatcherGroup.of(GroupModel.model_validate(raw))
-    except ValidationError as exc:
+        return decode(raw, MatcherGroup)
+    except SchemaRefusal as exc:
         for fld, _kind, reason in describe_validation_error(exc):
             code: DiagnosticCode = "bad-matcher" if fld == "matcher" else "bad-shape"
             out.add("error", code, f"matcher group: {reason}", event, g)
@@ -135,16 +129,13 @@ def _validated_group(
 
 
 def _validated_handler(raw: dict[str, Any], add: _Add) -> CommandHandler | None:
-    """A handler of another shape than the plain one, checked by its pydantic model."""
-    from dsh.hooks.claude.settings._models import (
-        CommandHandlerModel,
-        ValidationError,
-        describe_validation_error,
-    )
+    """A handler checked by its schema (``None`` when refused, with the reasons)."""
+    from dsh._schema import SchemaRefusal, decode
+    from dsh.hooks.claude.settings._models import CommandHandler, describe_validation_error
 
     try:
-        return CommandHandler.of(CommandHandlerModel.model_validate(raw))
-    except ValidationError as exc:
+        return decode(raw, CommandHandler)
+    except SchemaRefusal as exc:
         for fld, err_type, reason in describe_validation_error(exc):
             code: DiagnosticCode = "bad-field"
             if fld == "timeout":
@@ -155,6 +146,13 @@ def _validated_handler(raw: dict[str, Any], add: _Add) -> CommandHandler | None:
                 reason = "a command hook needs a non-empty `command`"
             add("error", code, reason)
     return None
+
+
+def _extra(raw: dict[str, Any], schema: type[MatcherGroup | CommandHandler]) -> dict[str, Any]:
+    """The keys of ``raw`` its schema does not read."""
+    from dsh.hooks.claude.settings._models import extra
+
+    return extra(raw, schema)
 
 
 def _texts_to_check(model: CommandHandler) -> list[tuple[str, str]]:
@@ -229,12 +227,10 @@ def _validate_group(
             g,
         )
         return
-    group = plain_group(raw_group)
+    group = _validated_group(raw_group, out, event, g)
     if group is None:
-        group = _validated_group(raw_group, out, event, g)
-        if group is None:
-            return
-    for key in sorted(group.model_extra or {}):
+        return
+    for key in sorted(_extra(raw_group, type(group))):
         if key not in _GROUP_FIELDS:
             out.add(
                 "warning",
@@ -322,11 +318,9 @@ def _validate_handler(
         add("error", code_, f"`{key}` is null; leave the field out instead")
     if nulls:
         return None
-    model = plain_handler(raw)
-    if model is None:  # not the plain shape: the model checks it and names what is wrong
-        model = _validated_handler(raw, add)
-        if model is None:
-            return None
+    model = _validated_handler(raw, add)
+    if model is None:
+        return None
     if not model.command.strip():
         add("error", "missing-command", "a command hook needs a non-empty `command`")
         return None
@@ -387,7 +381,7 @@ def _validate_handler(
             " configuration)",
         )
         runnable = False
-    _note_fields(model, spec, event, add)
+    _note_fields(model, _extra(raw, type(model)), spec, event, add)
     if not runnable or matcher is None:
         return None
 
@@ -440,11 +434,12 @@ def _validate_handler(
 
 def _note_fields(
     model: CommandHandler,
+    extra: Mapping[str, Any],
     spec: EventSpec,
     event: str,
     add: _Add,
 ) -> None:
-    for key in sorted(model.model_extra or {}):
+    for key in sorted(extra):
         if key in _INTERNAL_FIELDS:
             add("info", "ignored-field", f"internal Claude Code field `{key}` is ignored")
         elif key in _OTHER_TYPE_FIELDS:

@@ -1,0 +1,18 @@
+"""The configuration's vocabularies: the values a key of ``config.toml`` may name.
+
+Both the configuration (``_config``) and its schema (``_config_schema``, which
+imports msgspec and is loaded only when a layer has keys) need them, so they
+sit below both.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+__all__ = ["HookHelpersName", "OutputFormatName", "PermissionModeName"]
+
+PermissionModeName = Literal[
+    "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk", "manual"
+]
+OutputFormatName = Literal["text", "json", "stream-json"]
+HookHelpersName = Literal["hook", "session"]

@@ -9,8 +9,9 @@ the session is run from: the ``HostOptions`` with its ``AgentOptions``, the
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,16 @@ from dsh._frozen import frozen
 from dsh.agent import AgentOptions, SetupTrigger
 from dsh.cli._errors import UserError, check_settings_args
 from dsh.cli._process import run_async, session_dir, started
-from dsh.cli._run import NO_MODEL, ExitCode, RunOptions
+from dsh.cli._render import TranscriptPrinter
+from dsh.cli._run import NO_MODEL, ExitCode, RunOptions, run_session
 from dsh.cli._run_flags import IO_KEYS, SESSION_FLAGS
 from dsh.cli._run_settle import RunMode, Settled, settle, stream_prompts
-from dsh.cli._terminal import prompt_from_stdin, session_runner
+from dsh.cli._terminal import (
+    prompt_from_stdin,
+    run_live,
+    stdin_is_terminal,
+    stdout_is_terminal,
+)
 from dsh.hooks import HooksChoice, HookSelection
 from dsh.host import HostOptions
 from dsh.models import Model, ModelError, load_model
@@ -110,6 +117,26 @@ class RunFlags:
         if self.setup_init or self.init_only:
             return "init"
         return "maintenance" if self.maintenance else None
+
+
+def _attended(options: RunOptions, attended: bool) -> RunOptions:
+    """``options`` with a person at the terminal or not (hooks see it; asks reach them)."""
+    return dataclasses.replace(options, hooks=dataclasses.replace(options.hooks, attended=attended))
+
+
+def session_runner(options: RunOptions, *, interactive: bool) -> Coroutine[Any, Any, ExitCode]:
+    """How ``dsh run`` shows its session: interactive, live at a terminal, or plain lines."""
+    printer = TranscriptPrinter()
+    if options.stream_input is not None:  # the lines on stdin drive it: plain output
+        return run_session(options, printer)
+    if interactive:
+        # Imported here: prompt_toolkit is for a person at a terminal only.
+        from dsh.cli._interactive import run_interactive
+
+        return run_interactive(_attended(options, True), printer)
+    if stdout_is_terminal():
+        return run_live(_attended(options, stdin_is_terminal()), printer)
+    return run_session(options, printer)
 
 
 def run(**params: Any) -> None:

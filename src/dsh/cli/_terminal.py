@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import sys
-from collections.abc import AsyncIterator, Coroutine, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,6 @@ from dsh.cli._run import (
     compact_command,
     exit_code_for,
     prepared_host_options,
-    run_session,
 )
 from dsh.host import Host, Profile, ProfileMount, open_host
 from dsh.session import SessionLog
@@ -42,7 +41,6 @@ __all__ = [
     "TerminalHost",
     "prompt_from_stdin",
     "run_live",
-    "session_runner",
     "stdin_is_terminal",
     "stdout_is_terminal",
     "terminal_host",
@@ -89,25 +87,6 @@ def prompt_from_stdin() -> tuple[bool, tuple[str, ...]]:
     if not text.strip():
         raise click.UsageError(missing)
     return False, (text.strip(),)
-
-
-def _attended(options: RunOptions, attended: bool) -> RunOptions:
-    """``options`` with a person at the terminal or not (hooks see it; asks reach them)."""
-    return dataclasses.replace(options, hooks=dataclasses.replace(options.hooks, attended=attended))
-
-
-def session_runner(options: RunOptions, *, interactive: bool) -> Coroutine[Any, Any, ExitCode]:
-    """How ``dsh run`` shows its session: interactive, live at a terminal, or plain lines."""
-    printer = TranscriptPrinter()
-    if options.stream_input is not None:  # the lines on stdin drive it: plain output
-        return run_session(options, printer)
-    if interactive:
-        from dsh.cli._interactive import run_interactive
-
-        return run_interactive(_attended(options, True), printer)
-    if stdout_is_terminal():
-        return run_live(_attended(options, stdin_is_terminal()), printer)
-    return run_session(options, printer)
 
 
 class RecordingProfile:

@@ -38,6 +38,7 @@ from dsh.base._containment import (
     release_process,
 )
 from dsh.base._process_group import own_session
+from dsh.hook_protocol._capture import Capture
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._environment import spawn_environment
 
@@ -128,50 +129,6 @@ class HookRun:
         )
 
 
-class _Capture(asyncio.SubprocessProtocol):
-    """Keeps the first ``cap`` bytes of stdout and stderr; notes exit and EOF."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, stdout_cap: int, stderr_cap: int) -> None:
-        self.stdout = bytearray()
-        self.stderr = bytearray()
-        self.stdout_truncated = False
-        self.stderr_truncated = False
-        self._stdout_cap = stdout_cap
-        self._stderr_cap = stderr_cap
-        self._open_outputs = 2
-        self.exited: asyncio.Future[None] = loop.create_future()
-        self.output_closed: asyncio.Future[None] = loop.create_future()
-
-    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        assert isinstance(data, bytes)
-        if fd == 1:
-            room = self._stdout_cap - len(self.stdout)
-            if len(data) <= room:
-                self.stdout += data
-            else:
-                self.stdout += data[: max(room, 0)]
-                self.stdout_truncated = True
-        else:
-            room = self._stderr_cap - len(self.stderr)
-            if len(data) <= room:
-                self.stderr += data
-            else:
-                self.stderr += data[: max(room, 0)]
-                self.stderr_truncated = True
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        # stdin (fd 0) closing, EPIPE included, is none of our business: a hook
-        # may exit or close stdin without reading its payload.
-        if fd != 0:
-            self._open_outputs -= 1
-            if self._open_outputs == 0 and not self.output_closed.done():
-                self.output_closed.set_result(None)
-
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
-
-
 def _killpg(pgid: int, sig: int) -> None:
     # ESRCH: the group is already empty; EPERM: a member changed its credentials.
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -184,7 +141,7 @@ async def _wait_for(fut: asyncio.Future[None], timeout: float) -> None:
 
 
 async def _terminate_group(
-    pgid: int, capture: _Capture, grace: float, eof_grace: float, *, marked: bool = True
+    pgid: int, capture: Capture, grace: float, eof_grace: float, *, marked: bool = True
 ) -> None:
     """SIGTERM the group, wait up to ``grace`` for exit and EOF, then SIGKILL the group
     (and, ``marked``, every process carrying the hook's mark)."""
@@ -217,7 +174,7 @@ def _unstarted(cmd: HookCommand, started: float, *, error: str | None, cancelled
 def _finish(
     cmd: HookCommand,
     pid: int,
-    capture: _Capture,
+    capture: Capture,
     returncode: int | None,
     started: float,
     *,
@@ -244,7 +201,7 @@ def _finish(
 
 
 async def _end_spawned(
-    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _Capture]], mark: str
+    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, Capture]], mark: str
 ) -> None:
     """SIGKILL the group of a spawn whose caller was cancelled, and reap it."""
     try:
@@ -267,7 +224,7 @@ def _end_unwatched(pid: int, mark: str) -> None:
 
 
 def _kill_when_spawned(
-    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, _Capture]], mark: str
+    spawn: asyncio.Future[tuple[asyncio.SubprocessTransport, Capture]], mark: str
 ) -> None:
     if spawn.cancelled() or spawn.exception() is not None:
         return
@@ -322,7 +279,7 @@ async def run_hook(
     use_pidfd_child_watcher()
     spawn = asyncio.ensure_future(
         loop.subprocess_exec(
-            lambda: _Capture(loop, stdout_cap, stderr_cap),
+            lambda: Capture(loop, stdout_cap, stderr_cap),
             *cmd.argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -135,6 +135,8 @@ def _problem(exc: SchemaRefusal, where: str, name: Any) -> ConfigError:
 
 def _validated(values: Mapping[str, Any], where: str, name: Any) -> dict[str, Any]:
     """``values`` checked against the schema; only the keys it set."""
+    if not values:  # nothing to check (no flag given): the schema's import is not needed
+        return {}
     from dsh._schema import SchemaRefusal
     from dsh.host._config_schema import decode_layer
 

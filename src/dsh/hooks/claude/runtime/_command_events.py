@@ -13,12 +13,11 @@ as a user message. The first prompt of a session carries the skill list as conte
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource, calling_agent
 from dsh.base import FrozenDict
 from dsh.context import Context, Next
-from dsh.hooks.claude.payloads import PreSkillShellCommandHookInput, UserPromptExpansionHookInput
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,
@@ -35,6 +34,13 @@ from dsh.hooks.claude.settings._commands import (
 from dsh.messages import Content, TextBlock, content_text
 from dsh.session import ContextMessageEvent
 from dsh.tools import TOOLS, ToolDefinition, ToolInvocation, ToolResult
+
+if TYPE_CHECKING:  # annotations only: a payload is built as a dict
+    from dsh.hooks.claude.payloads import (
+        PreSkillShellCommandHookInput,
+        UserPromptExpansionHookInput,
+    )
+
 
 __all__ = ["SKILL_TOOL_NAME", "CommandEvents"]
 

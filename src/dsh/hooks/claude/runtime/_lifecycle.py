@@ -15,6 +15,7 @@ import re
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dsh.agent import (
     Agent,
@@ -34,20 +35,6 @@ from dsh.agent import (
     TurnResult,
 )
 from dsh.context import Next
-from dsh.hooks.claude.payloads import (
-    CwdChangedHookInput,
-    InstructionsLoadedHookInput,
-    MessageDisplayHookInput,
-    PostCompactHookInput,
-    PreCompactHookInput,
-    SessionEndHookInput,
-    SessionStartHookInput,
-    SetupHookInput,
-    StopFailureHookInput,
-    StopHookInput,
-    SubagentStartHookInput,
-    UserPromptSubmitHookInput,
-)
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,
@@ -64,6 +51,23 @@ from dsh.hooks.claude.runtime._subagents import SubagentEvents, stop_feedback
 from dsh.hooks.claude.transcript._resume import resume_fields
 from dsh.messages import Content, content_text
 from dsh.session import AbortCause
+
+if TYPE_CHECKING:  # annotations only: a payload is built as a dict
+    from dsh.hooks.claude.payloads import (
+        CwdChangedHookInput,
+        InstructionsLoadedHookInput,
+        MessageDisplayHookInput,
+        PostCompactHookInput,
+        PreCompactHookInput,
+        SessionEndHookInput,
+        SessionStartHookInput,
+        SetupHookInput,
+        StopFailureHookInput,
+        StopHookInput,
+        SubagentStartHookInput,
+        UserPromptSubmitHookInput,
+    )
+
 
 __all__ = ["LifecycleEvents"]
 

@@ -17,21 +17,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh.agent import Agent, calling_agent
 from dsh.approval import ApprovalAllow, ApprovalDecision, ApprovalDeny, ApprovalRequest
 from dsh.base import thaw_json
 from dsh.context import Next
-from dsh.hooks.claude.payloads import (
-    PermissionDeniedHookInput,
-    PermissionRequestHookInput,
-)
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import SOURCE, shown_reason
 from dsh.hooks.claude.runtime._tool_input import observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
 from dsh.tools import PreToolDecision, PreToolDeny, ToolCall
+
+if TYPE_CHECKING:  # annotations only: a payload is built as a dict
+    from dsh.hooks.claude.payloads import (
+        PermissionDeniedHookInput,
+        PermissionRequestHookInput,
+    )
+
 
 __all__ = ["PermissionEvents"]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dsh.agent import (
     DIRECTORY_ADDED,
@@ -26,14 +27,17 @@ from dsh.agent import (
     ModelSwitchRequest,
 )
 from dsh.context import Context, Next
-from dsh.hooks.claude.payloads import (
-    DirectoryAddedHookInput,
-    PostModelSwitchHookInput,
-    PreModelSwitchHookInput,
-)
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import SOURCE, blocking, shown_reason
 from dsh.hooks.claude.transcript._resume import resume_fields
+
+if TYPE_CHECKING:  # annotations only: a payload is built as a dict
+    from dsh.hooks.claude.payloads import (
+        DirectoryAddedHookInput,
+        PostModelSwitchHookInput,
+        PreModelSwitchHookInput,
+    )
+
 
 __all__ = ["SessionCommandEvents"]
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dsh.agent import Agent, ContinuationDecision, ContinuationState
 from dsh.context import Next
 from dsh.hook_protocol._sessions import root_session
-from dsh.hooks.claude.payloads import SubagentStopHookInput
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,
@@ -31,6 +31,10 @@ from dsh.hooks.claude.runtime._machinery import (
     shown_reason,
 )
 from dsh.hooks.claude.transcript._projection import write_transcript
+
+if TYPE_CHECKING:  # annotations only: a payload is built as a dict
+    from dsh.hooks.claude.payloads import SubagentStopHookInput
+
 
 __all__ = ["STOP_FEEDBACK_LEAD", "SubagentEvents", "stop_feedback"]
 

@@ -15,20 +15,12 @@ import dataclasses
 import logging
 import time
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed, calling_agent
 from dsh.base import thaw_json
 from dsh.context import Next
 from dsh.hooks.claude.answers._answer import HookAnswer
-from dsh.hooks.claude.payloads import (
-    PostToolBatchHookInput,
-    PostToolUseFailureHookInput,
-    PostToolUseHookInput,
-    PreToolUseHookInput,
-    TaskCompletedHookInput,
-    TaskCreatedHookInput,
-)
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,
@@ -60,6 +52,17 @@ from dsh.tools import (
     ToolResult,
     validate_arguments,
 )
+
+if TYPE_CHECKING:  # annotations only: a payload is built as a dict
+    from dsh.hooks.claude.payloads import (
+        PostToolBatchHookInput,
+        PostToolUseFailureHookInput,
+        PostToolUseHookInput,
+        PreToolUseHookInput,
+        TaskCompletedHookInput,
+        TaskCreatedHookInput,
+    )
+
 
 __all__ = ["ToolEvents"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsh.agent import (
     Agent,
@@ -28,21 +28,24 @@ from dsh.agent import (
 )
 from dsh.context import Next
 from dsh.hooks.codex.config._types import CodexHook
-from dsh.hooks.codex.payloads import (
-    InterruptHookInput,
-    PostCompactHookInput,
-    PreCompactHookInput,
-    SessionEndHookInput,
-    SessionStartHookInput,
-    StopHookInput,
-    SubagentStartHookInput,
-    SubagentStopHookInput,
-    UserPromptSubmitHookInput,
-)
 from dsh.hooks.codex.runtime._handlers import Handlers
 from dsh.hooks.codex.runtime._machinery import SOURCE, CodexMerged, hook_run_id
 from dsh.messages import Content, content_text
 from dsh.session import AbortCause
+
+if TYPE_CHECKING:  # annotations only: a payload is built as a dict
+    from dsh.hooks.codex.payloads import (
+        InterruptHookInput,
+        PostCompactHookInput,
+        PreCompactHookInput,
+        SessionEndHookInput,
+        SessionStartHookInput,
+        StopHookInput,
+        SubagentStartHookInput,
+        SubagentStopHookInput,
+        UserPromptSubmitHookInput,
+    )
+
 
 __all__ = ["LifecycleEvents"]
 

@@ -12,17 +12,20 @@ failed run as a warning notice (``_machinery``).
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from dsh.agent import Agent, ModelCall, ModelCallEnd
 from dsh.hook_protocol._sessions import root_session
-from dsh.hooks.codex.payloads import (
-    PostModelRequestHookInput,
-    PreModelRequestHookInput,
-    TokenUsage,
-)
 from dsh.hooks.codex.runtime._handlers import Handlers
 from dsh.messages import Usage
+
+if TYPE_CHECKING:  # annotations only: a payload is built as a dict
+    from dsh.hooks.codex.payloads import (
+        PostModelRequestHookInput,
+        PreModelRequestHookInput,
+        TokenUsage,
+    )
+
 
 __all__ = ["ModelEvents", "token_usage"]
 

@@ -18,17 +18,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh.agent import Agent, calling_agent
 from dsh.approval import ApprovalDecision, ApprovalRequest
 from dsh.base import thaw_json
 from dsh.context import Next
-from dsh.hooks.codex.payloads import (
-    PermissionRequestHookInput,
-    PostToolUseHookInput,
-    PreToolUseHookInput,
-)
 from dsh.hooks.codex.runtime._handlers import Handlers
 from dsh.hooks.codex.runtime._machinery import SOURCE, CodexMerged, PreToolOutcome
 from dsh.tools import (
@@ -45,6 +40,14 @@ from dsh.tools import (
     ToolResult,
     validate_arguments,
 )
+
+if TYPE_CHECKING:  # annotations only: a payload is built as a dict
+    from dsh.hooks.codex.payloads import (
+        PermissionRequestHookInput,
+        PostToolUseHookInput,
+        PreToolUseHookInput,
+    )
+
 
 __all__ = ["ToolEvents", "codex_tool_input", "hook_tool_name"]
 

@@ -16,12 +16,25 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
-from typing import Literal, final
+from typing import Final, Literal, final
 
 from dsh._frozen import frozen
 from dsh.base._errors import DshError
 
-__all__ = ["LinkError", "first_link", "real_path", "real_path_or_self"]
+__all__ = [
+    "NAME_MAX",
+    "PATH_MAX",
+    "LinkError",
+    "contained_path",
+    "first_link",
+    "real_path",
+    "real_path_or_self",
+]
+
+NAME_MAX: Final = 255
+"""The longest file name (bytes) Linux and macOS file systems take."""
+PATH_MAX: Final = 4096
+"""The longest path (bytes) a system call takes."""
 
 
 @final
@@ -93,3 +106,29 @@ def first_link(path: Path) -> Path | None:
         if os.path.islink(here):
             return here
     return None
+
+
+def contained_path(root: Path, relative: str) -> Path | str:
+    """``root / relative`` where it really is, when that is a usable path inside ``root``
+    (itself resolved); else why not, as words to follow the path in a sentence (``has a
+    NUL byte``, ``leaves the plugin``...). For paths a manifest names inside its plugin."""
+    if "\x00" in relative:
+        return "has a NUL byte"
+    try:
+        encoded = os.fsencode(relative)
+    except UnicodeError:
+        return "is not a file name this system can write"
+    if len(encoded) > PATH_MAX:
+        return f"is over {PATH_MAX} bytes"
+    if any(len(part) > NAME_MAX for part in encoded.split(b"/")):
+        return f"has a name over {NAME_MAX} bytes"
+    try:
+        base = real_path(root)
+        found = real_path(root / relative)
+    except OSError as exc:
+        return f"cannot be followed ({exc})"
+    except ValueError:
+        return "is not a usable path"
+    if found != base and base not in found.parents:
+        return "leaves the plugin"
+    return found

@@ -139,3 +139,36 @@ def test_a_deny_rule_on_the_target_holds_through_a_link(tmp_path: Path, project:
     shown = _run(tmp_path, project, calls, "--permission-mode", "bypassPermissions")
     assert "secret" not in shown
     assert "Permission to use Read has been denied." in shown
+
+
+def test_a_shell_write_through_a_link_to_outside_is_asked_under_accept_edits(
+    tmp_path: Path, project: Path
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (project / "out").symlink_to(outside)
+    calls = [{"name": "Bash", "input": {"command": "touch out/x"}}]
+    shown = _run(tmp_path, project, calls, "--permission-mode", "acceptEdits")
+    assert not (outside / "x").exists()
+    assert f"touch in '{project / 'out' / 'x'}' needs approval. The path is outside" in shown
+
+
+def test_an_allow_rule_must_hold_where_the_link_leads(tmp_path: Path, project: Path) -> None:
+    outside = tmp_path / "keys"
+    outside.mkdir()
+    (outside / "id").write_text("secret\n")
+    (project / "docs").mkdir()
+    (project / "docs" / "k").symlink_to(outside / "id")
+    (project / "docs" / "readme").write_text("hello\n")
+    (project / ".claude").mkdir()
+    rules = {"permissions": {"allow": ["Read(/docs/**)"]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(rules))
+    calls = [
+        {"name": "Read", "input": {"file_path": str(project / "docs" / "readme")}},
+        {"name": "Read", "input": {"file_path": str(project / "docs" / "k")}},
+    ]
+    _run(tmp_path, project, calls)
+    log = "".join(p.read_text() for p in (tmp_path / "sessions").glob("*.jsonl"))
+    assert "hello" in log
+    assert "secret" not in log
+    assert f"Claude requested permissions to read from {project / 'docs' / 'k'}" in log

@@ -25,12 +25,15 @@ from pathlib import Path
 
 __all__ = ["replace_text"]
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_PATH where there is one (Linux): a directory one may only pass through (mode 0711)
+# is walked as the kernel's own lookup walks it, without read permission.
+_WALK = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC
+_DIR_FLAGS = _WALK | os.O_NOFOLLOW
 
 
 def _open_dir(path: Path) -> int:
     """A descriptor of the directory ``path`` (absolute, no links), made where missing."""
-    fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fd = os.open("/", _WALK)
     try:
         for part in path.parts[1:]:
             try:

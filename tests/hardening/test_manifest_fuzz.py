@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from dsh.hooks.claude.settings._plugins import plugin_suite
 from dsh.hooks.claude.settings._sources import Diagnostics
+from dsh.hooks.codex import CodexDiagnostic
 from dsh.hooks.codex.config._plugins import enabled_plugins
-from dsh.hooks.codex.config._types import CodexDiagnostic
 
 EXAMPLES = (
     100_000

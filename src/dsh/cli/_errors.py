@@ -36,13 +36,20 @@ def set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     _debug = _debug or value
 
 
+def _safe(line: str) -> str:
+    """``line`` terminal-safe when stderr is a terminal (a path or a hook's words in it)."""
+    from dsh.cli._render import for_stream
+
+    return for_stream(line, sys.stderr)
+
+
 class UserError(click.ClickException):
     """A user's mistake or an unusable input: ``dsh: MESSAGE``, exit 2."""
 
     exit_code = USAGE_EXIT
 
     def show(self, file: object = None) -> None:
-        click.echo(f"dsh: {self.format_message()}", err=True)
+        click.echo(_safe(f"dsh: {self.format_message()}"), err=True)
 
 
 def user_error_for(exc: BaseException) -> UserError | None:
@@ -78,7 +85,7 @@ def internal_failure(exc: BaseException) -> int:
     if tb is not None:
         where = f" (at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno})"
     hint = "" if _debug else "; rerun with --debug for the traceback"
-    click.echo(f"dsh: internal error: {type(exc).__name__}: {exc}{where}{hint}", err=True)
+    click.echo(_safe(f"dsh: internal error: {type(exc).__name__}: {exc}{where}{hint}"), err=True)
     return INTERNAL_EXIT
 
 

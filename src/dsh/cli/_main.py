@@ -187,7 +187,9 @@ def _exit_status(code: object) -> int:
         return 0
     if isinstance(code, int):
         return code
-    print(code, file=sys.stderr)
+    from dsh.cli._render import for_stream  # a message exit: rare, shown escaped at a terminal
+
+    print(for_stream(str(code), sys.stderr), file=sys.stderr)
     return 1
 
 

@@ -31,7 +31,7 @@ from typing import Any, Literal, TextIO
 
 from dsh import __version__
 from dsh.agent import TurnResult
-from dsh.cli._render import json_line
+from dsh.cli._render import for_stream, json_line
 from dsh.cli._run import ExitCode, RunOptions, _run_prompts, prepared_host_options
 from dsh.host import open_host
 from dsh.messages import Usage, content_text
@@ -447,12 +447,15 @@ async def run_machine(
             converter.ensure_init()
             write(obj)
 
-    base = prepared_host_options(options, lambda line: print(f"dsh: {line}", file=sys.stderr))
+    def warn(line: str) -> None:
+        print(for_stream(f"dsh: {line}", sys.stderr), file=sys.stderr)
+
+    base = prepared_host_options(options, warn)
     async with open_host(dataclasses.replace(base, on_event=converter.feed)) as host:
         holder.append(host)
         converter.session_id = host.session.id
         for diagnostic in host.diagnostics:
-            print(f"dsh: {diagnostic}", file=sys.stderr)
+            warn(str(diagnostic))
         code = await _run_prompts(host.agent, options, None, on_result=on_result)
     if streaming:
         converter.ensure_init()
@@ -461,7 +464,8 @@ async def run_machine(
         if output_format == "json":
             write(last)
         else:
-            stream.write(str(last["result"]) + "\n")
+            # At a terminal the answer is shown, never obeyed (no title, clear or bidi trick).
+            stream.write(for_stream(str(last["result"]), stream) + "\n")
             stream.flush()
     return code
 

@@ -26,7 +26,14 @@ from dsh.messages import ToolReferenceBlock
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["TranscriptPrinter", "json_line", "plain_markup", "terminal_safe", "text_of"]
+__all__ = [
+    "TranscriptPrinter",
+    "for_stream",
+    "json_line",
+    "plain_markup",
+    "terminal_safe",
+    "text_of",
+]
 
 # C0 controls but newline and tab, DEL, C1 controls, and the bidi overrides that reorder a line.
 _CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -40,6 +47,17 @@ def _shown(m: re.Match[str]) -> str:
 def terminal_safe(text: str) -> str:
     """``text`` with every control character shown as an escape instead of sent to the terminal."""
     return _CONTROL.sub(_shown, text)
+
+
+def for_stream(text: str, stream: Any) -> str:
+    """``text`` as it may be written to ``stream``: terminal-safe at a terminal, as is
+    elsewhere (a pipe or a file gets the exact text, as Claude Code's ``-p`` gives it)."""
+    isatty = getattr(stream, "isatty", None)
+    try:
+        at_terminal = bool(isatty()) if callable(isatty) else False
+    except (OSError, ValueError):
+        at_terminal = False
+    return terminal_safe(text) if at_terminal else text
 
 
 # What JSON leaves raw in a string but a terminal may act on: DEL, C1 controls (U+009B is

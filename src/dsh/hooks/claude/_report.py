@@ -48,7 +48,9 @@ Hooks add up across every source; none replaces another. In the order they are l
    plugins installed under the config directory (`plugins/installed_plugins.json`) and
    enabled in `enabledPlugins`.
    A plugin's hooks are `hooks/hooks.json` plus what its `.claude-plugin/plugin.json`
-   names under `hooks`; `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` are
+   names under `hooks` (a path there that leaves the plugin, has a NUL or a name over
+   255 bytes is an error diagnostic and is ignored; one with `..` is diagnosed);
+   `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` are
    substituted in `command` and `args` and exported to the plugin's hooks (no other hook);
    the data folder, `<config dir>/plugins/data/<plugin id>` (`<name>-inline` for a plugin
    directory given to dsh), is created before the plugin's first hook runs.

@@ -6,6 +6,7 @@ import base64
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from dsh.base._real_path import LinkError, real_path
 from dsh.messages import Content, ImageBlock
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
@@ -112,6 +113,10 @@ async def _run_read(invocation: ToolInvocation) -> ToolResult:
     shown = str(path)
     try:
         if not path.exists():
+            try:
+                real_path(path)
+            except LinkError as exc:  # a link loop or a link to nothing, named
+                return ToolResult.error(f"Cannot read {shown}: {exc}")
             return ToolResult.error(f"File does not exist: {shown}")
         if path.is_dir():
             return ToolResult.error(

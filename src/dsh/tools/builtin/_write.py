@@ -17,11 +17,10 @@ where the tool itself said "updated".
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dsh.base._real_path import LinkError, real_path
 from dsh.messages import Content
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
@@ -32,6 +31,7 @@ from dsh.tools.builtin._common import (
     parse_arguments,
     structured_patch,
 )
+from dsh.tools.builtin._real_write import replace_text
 
 if TYPE_CHECKING:
     from dsh.tools.builtin._models import EditInput, EditOperation, MultiEditInput, WriteInput
@@ -95,24 +95,15 @@ def _read_text(path: Path) -> str:
         return f.read()
 
 
-def _write_text(path: Path, text: str) -> None:
-    """Replace ``path``'s content atomically (a crash leaves the old file or the new one)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".dsh-tmp", dir=path.parent)
+def _real(path: Path, action: str, shown: str) -> Path | ToolResult:
+    """Where ``path`` really is (links followed: a write through a link changes its target
+    and keeps the link), or the tool error for a link loop or a link to nothing."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
-            f.write(text)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        return real_path(path)
+    except LinkError as exc:
+        return ToolResult.error(f"Cannot {action} {shown}: {exc}")
+    except OSError as exc:
+        return _os_error(action, shown, exc)
 
 
 def _os_error(action: str, shown: str, exc: OSError) -> ToolResult:
@@ -130,13 +121,15 @@ async def _run_write(invocation: ToolInvocation) -> ToolResult:
         args = parse_arguments(_WRITE_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
-    path = invocation.workspace.resolve(args.file_path)
-    shown = str(path)
+    shown = str(invocation.workspace.resolve(args.file_path))
+    path = _real(invocation.workspace.resolve(args.file_path), "write", shown)
+    if isinstance(path, ToolResult):
+        return path
     if path.is_dir():
         return ToolResult.error(f"Cannot write {shown}: it is a directory")
     try:
         original = _read_text(path) if path.exists() else None
-        _write_text(path, args.content)
+        replace_text(path, args.content)
     except OSError as exc:
         return _os_error("write", shown, exc)
     output: dict[str, Any] = {
@@ -169,9 +162,11 @@ def _apply(content: str, old: str, new: str, replace_all: bool, shown: str, wher
     return content.replace(old, new) if replace_all else content.replace(old, new, 1)
 
 
-def _edit_file(path: Path, edits: list[EditOperation], *, multi: bool) -> tuple[str | None, str]:
-    """``(original or None when created, updated)``; raises ``_EditFailed`` naming the file."""
-    shown = str(path)
+def _edit_file(
+    path: Path, shown: str, edits: list[EditOperation], *, multi: bool
+) -> tuple[str | None, str]:
+    """``(original or None when created, updated)``; raises ``_EditFailed`` naming the file
+    as ``shown`` (``path`` is where it really is)."""
     if path.is_dir():
         raise _EditFailed(f"Cannot edit {shown}: it is a directory")
     if not path.exists():
@@ -204,16 +199,18 @@ async def _run_edit(invocation: ToolInvocation) -> ToolResult:
         args = parse_arguments(_EDIT_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
-    path = invocation.workspace.resolve(args.file_path)
-    shown = str(path)
+    shown = str(invocation.workspace.resolve(args.file_path))
+    path = _real(invocation.workspace.resolve(args.file_path), "edit", shown)
+    if isinstance(path, ToolResult):
+        return path
     from dsh.tools.builtin._models import EditOperation  # loaded with EditInput
 
     op = EditOperation(
         old_string=args.old_string, new_string=args.new_string, replace_all=args.replace_all
     )
     try:
-        original, updated = _edit_file(path, [op], multi=False)
-        _write_text(path, updated)
+        original, updated = _edit_file(path, shown, [op], multi=False)
+        replace_text(path, updated)
     except _EditFailed as failed:
         return ToolResult.error(failed.reason)
     except OSError as exc:
@@ -235,11 +232,13 @@ async def _run_multi_edit(invocation: ToolInvocation) -> ToolResult:
         args = parse_arguments(_MULTI_EDIT_INPUT, invocation)
     except ArgumentsError as exc:
         return exc.result
-    path = invocation.workspace.resolve(args.file_path)
-    shown = str(path)
+    shown = str(invocation.workspace.resolve(args.file_path))
+    path = _real(invocation.workspace.resolve(args.file_path), "edit", shown)
+    if isinstance(path, ToolResult):
+        return path
     try:
-        original, updated = _edit_file(path, args.edits, multi=True)
-        _write_text(path, updated)
+        original, updated = _edit_file(path, shown, args.edits, multi=True)
+        replace_text(path, updated)
     except _EditFailed as failed:
         return ToolResult.error(f"{failed.reason}\nNo edits were applied.")
     except OSError as exc:

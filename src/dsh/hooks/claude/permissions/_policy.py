@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, final
 
 from dsh._frozen import frozen
+from dsh.base._real_path import first_link, real_path_or_self
 from dsh.hooks.claude.rules._bash import SimpleCommand, split_command
 from dsh.hooks.claude.rules._grammar import EDIT_TOOLS, READ_TOOLS, tool_path
 from dsh.hooks.claude.rules._modes import (
@@ -21,6 +22,7 @@ from dsh.hooks.claude.rules._modes import (
     NO_PERMISSION_TOOLS,
     PermissionMode,
     inside,
+    inside_real,
     is_read_only,
     written_paths,
 )
@@ -126,6 +128,9 @@ def check_call(
             forced=True,
             suggestions=suggestions,
         )
+    escape = _link_escape(tool, tool_input, mode, directories, cwd)
+    if escape is not None:
+        return escape
     if hook_allowed:
         return PermissionCheck(kind="allow", why="a PreToolUse hook's allow")
     allowed = _allowed_by_rules(tool, tool_input, rules, cwd=cwd, home=home)
@@ -216,16 +221,16 @@ def _reads_inside(
         return parts is not None and bool(parts) and all(is_read_only(p) for p in parts)
     if tool in EDIT_TOOLS or not (read_only or tool in READ_TOOLS):
         return False
-    path = tool_path(tool, tool_input, cwd)
-    return path is None or inside(path, directories) is not None
+    path = tool_path(tool, tool_input, cwd, normalize=False)
+    return path is None or inside_real(path, directories) is not None
 
 
 def _edits_inside(
     tool: str, tool_input: Mapping[str, Any], directories: Sequence[Path], cwd: Path
 ) -> bool:
     if tool in EDIT_TOOLS:
-        path = tool_path(tool, tool_input, cwd)
-        return path is not None and inside(path, directories) is not None
+        path = tool_path(tool, tool_input, cwd, normalize=False)
+        return path is not None and inside_real(path, directories) is not None
     if tool not in _SHELLS:
         return False
     parts = _parts(tool_input)
@@ -237,9 +242,45 @@ def _edits_inside(
         # A file command, or a reading one whose output goes to a file (`echo hi > f`).
         if part.name not in FILE_COMMANDS and not is_read_only(SimpleCommand(part.words)):
             return False
-        if any(inside(p, directories) is None for p in written_paths(part, cwd)):
+        if any(inside_real(p, directories) is None for p in written_paths(part, cwd)):
             return False
     return True
+
+
+def _link_escape(
+    tool: str,
+    tool_input: Mapping[str, Any],
+    mode: PermissionMode,
+    directories: Sequence[Path],
+    cwd: Path,
+) -> PolicyVerdict | None:
+    """A write through a symbolic link that lands outside the working directories: an ask
+    in every mode (a deny where the mode cannot ask), naming the link and where it leads."""
+    if tool not in EDIT_TOOLS:
+        return None
+    raw = tool_path(tool, tool_input, cwd, normalize=False)
+    written = tool_path(tool, tool_input, cwd)
+    if raw is None or written is None or inside(written, directories) is None:
+        return None  # written outside already: the mode decides, as for any outside path
+    link = first_link(raw)
+    if link is None or inside_real(raw, directories) is not None:
+        return None
+    real = real_path_or_self(raw)
+    shown = "', '".join(str(d) for d in directories)
+    text = (
+        f"Claude requested permissions to write to {written}, but"
+        f" {link} is a symbolic link and the path resolves to {real}, outside the working"
+        f" directories for this session ('{shown}'). Writing there needs approval."
+    )
+    why = f"symbolic link {link} resolves outside the working directories"
+    if mode in ("dontAsk", "plan"):
+        return PolicyVerdict(kind="deny", why=why, text=text)
+    suggestion = {
+        "type": "addDirectories",
+        "directories": [str(real.parent)],
+        "destination": "session",
+    }
+    return PolicyVerdict(kind="ask", why=why, text=text, forced=True, suggestions=(suggestion,))
 
 
 def _denied_text(tool: str, tool_input: Mapping[str, Any]) -> str:
@@ -257,7 +298,7 @@ def _ask_text(
     if tool in _SHELLS:
         for part in _parts(tool_input) or ():
             for path in written_paths(part, cwd):
-                home = inside(path, directories)
+                home = inside_real(path, directories)
                 where = "inside" if home is not None else "outside"
                 text = (
                     f"{part.name or 'A redirection'} in '{path}' needs approval. The path is"
@@ -296,7 +337,8 @@ def _ask_text(
         path = target
         verb = "write to" if tool in EDIT_TOOLS else "read from"
         suggestions: list[Mapping[str, Any]] = []
-        if inside(path, directories) is None:
+        raw = tool_path(tool, tool_input, cwd, normalize=False) or path
+        if inside_real(raw, directories) is None:
             suggestions.append(
                 {
                     "type": "addDirectories",

@@ -32,6 +32,7 @@ from typing import Any, Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import DshError
+from dsh.base._real_path import real_path_or_self
 from dsh.hooks.claude.rules._bash import split_command
 
 __all__ = [
@@ -120,7 +121,16 @@ class PermissionRule:
             return any(found) if mode == "any" else all(found)
         if self.kind == "path":
             path = tool_path(tool_name, tool_input, cwd)
-            return path is not None and self.path_matches(path, cwd=cwd, home=home)
+            if path is None:
+                return False
+            # The path as written and where it really is (links followed): ``any`` (deny,
+            # ask, ``if``) matches either, ``all`` (allow) needs both.
+            raw = tool_path(tool_name, tool_input, cwd, normalize=False) or path
+            real = real_path_or_self(raw)
+            found = [self.path_matches(path, cwd=cwd, home=home)]
+            if real != path:
+                found.append(self.path_matches(real, cwd=cwd, home=home, real=True))
+            return any(found) if mode == "any" else all(found)
         if self.kind == "domain":
             return _domain_matches(self.value or "", tool_input.get("url"))
         if self.kind == "name":
@@ -143,8 +153,11 @@ class PermissionRule:
             return command == value
         return _wildcard(value).fullmatch(command) is not None
 
-    def path_matches(self, path: Path, *, cwd: Path, home: Path | None = None) -> bool:
-        """An absolute ``path`` against a gitignore-style file pattern."""
+    def path_matches(
+        self, path: Path, *, cwd: Path, home: Path | None = None, real: bool = False
+    ) -> bool:
+        """An absolute ``path`` against a gitignore-style file pattern; ``real``: ``path`` has
+        its links followed, and so may the pattern's base (a project under a linked directory)."""
         pattern = self.value or ""
         if pattern.startswith("//"):
             base, rest = Path("/"), pattern[2:]
@@ -154,14 +167,18 @@ class PermissionRule:
             base, rest = (self.root or cwd), pattern[1:]
         else:
             base, rest = cwd, pattern.removeprefix("./")
-        try:
-            relative = PurePosixPath(path.as_posix()).relative_to(base.as_posix())
-        except ValueError:
-            return False
         rest = rest.rstrip("/") or "**"
         if "/" not in rest and not pattern.startswith(("/", "~", "./")):
             rest = f"**/{rest}"  # gitignore: a name without a slash matches at any depth
-        return _glob(rest).fullmatch(relative.as_posix()) is not None
+        bases = {base, real_path_or_self(base)} if real else {base}
+        for b in bases:
+            try:
+                relative = PurePosixPath(path.as_posix()).relative_to(b.as_posix())
+            except ValueError:
+                continue
+            if _glob(rest).fullmatch(relative.as_posix()) is not None:
+                return True
+        return False
 
 
 def rule_root(settings_file: Path | None, fallback: Path) -> Path:
@@ -310,20 +327,23 @@ def _segment(part: str) -> str:
     return "".join(out)
 
 
-def tool_path(tool_name: str, tool_input: Mapping[str, Any], cwd: Path) -> Path | None:
+def tool_path(
+    tool_name: str, tool_input: Mapping[str, Any], cwd: Path, *, normalize: bool = True
+) -> Path | None:
     """The absolute path a file tool's call touches (``file_path``, ``notebook_path``,
-    ``path``), normalized; ``None`` when it names none."""
+    ``path``), normalized unless ``normalize`` is false (``..`` after a link is the link's
+    parent, as the kernel reads it); ``None`` when it names none."""
     for key in ("file_path", "notebook_path", "path"):
         value = tool_input.get(key)
         if isinstance(value, str) and value and "\x00" not in value:
-            return _absolute(value, cwd)
+            return _absolute(value, cwd, normalize=normalize)
     if tool_name in ("Glob", "Grep", "LS"):
         return cwd
     return None
 
 
-def _absolute(value: str, cwd: Path) -> Path:
+def _absolute(value: str, cwd: Path, *, normalize: bool = True) -> Path:
     path = Path(value).expanduser()
     if not path.is_absolute():
         path = cwd / path
-    return Path(os.path.normpath(path))
+    return Path(os.path.normpath(path)) if normalize else path

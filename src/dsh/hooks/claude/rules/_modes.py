@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final, Literal, TypeAlias
 
+from dsh.base._real_path import real_path_or_self
 from dsh.hooks.claude.rules._bash import SimpleCommand
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "READ_ONLY_GIT",
     "PermissionMode",
     "inside",
+    "inside_real",
     "is_read_only",
     "written_paths",
 ]
@@ -125,3 +127,16 @@ def inside(path: Path, directories: Iterable[Path]) -> Path | None:
         if path == d or d in path.parents:
             return d
     return None
+
+
+def inside_real(path: Path, directories: Sequence[Path]) -> Path | None:
+    """The working directory ``path`` is in both as written (normalized) and where it really
+    is, symbolic links followed for the file and each parent (``real_path``), or ``None``.
+
+    ``path`` is absolute and may keep its ``..``: after a link, the kernel reads ``..`` as
+    the link target's parent, and so does ``real_path``."""
+    home = inside(Path(os.path.normpath(path)), directories)
+    if home is None:
+        return None
+    real = real_path_or_self(path)
+    return home if inside(real, [real_path_or_self(d) for d in directories]) else None

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh.base._real_path import contained_path
 from dsh.hooks.claude.settings._parse import (
     JSONProblem,
     read_json_file,
@@ -117,7 +118,10 @@ def plugin_suite(
         suite.hooks.append((file, inline))
     elif declared is not None:
         for rel in [declared] if isinstance(declared, str) else declared:
-            path = (root / rel).resolve()
+            found = _manifest_hooks_path(root, rel, source(manifest_path), diags)
+            if found is None:
+                continue
+            path = found
             if path.is_file():
                 add_hooks_file(path)
             else:
@@ -129,6 +133,32 @@ def plugin_suite(
                 diags.problem(src, problem)
                 suite.files.append(SourceFile(src, None, problem))
     return suite
+
+
+def _manifest_hooks_path(
+    root: Path, rel: str, manifest: HookSource, diags: Diagnostics
+) -> Path | None:
+    """Where a manifest's ``hooks`` path really is, or ``None`` with a diagnostic: a path
+    with ``..`` is diagnosed; one that leaves the plugin or cannot be a path (a NUL, a
+    name over 255 bytes) is ignored."""
+    if ".." in PurePosixPath(rel).parts:
+        diags.add(
+            manifest,
+            "warning",
+            "bad-shape",
+            f"the plugin manifest's hooks path {rel!r} has `..`: paths in a manifest are"
+            " relative to the plugin and stay inside it",
+        )
+    found = contained_path(root, rel)
+    if isinstance(found, Path):
+        return found
+    diags.add(
+        manifest,
+        "error",
+        "bad-shape",
+        f"the plugin manifest's hooks path {rel!r} {found}: it is ignored",
+    )
+    return None
 
 
 def installed_plugins(
@@ -164,7 +194,7 @@ def installed_plugins(
             ):
                 continue
             root = Path(entry["installPath"])
-            if not root.is_dir():
+            if not _is_dir(root):
                 diags.add(
                     src,
                     "warning",
@@ -175,3 +205,10 @@ def installed_plugins(
             roots.append((root, plugin_id))
             break
     return roots
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):  # a NUL or a name too long: not a directory to load
+        return False

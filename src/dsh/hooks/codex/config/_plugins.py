@@ -21,10 +21,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from dsh._frozen import frozen
+from dsh.base._real_path import contained_path
 from dsh.hooks.codex.config._parse import MAX_SOURCE_BYTES, ParsedSource, parse_hooks_json
 from dsh.hooks.codex.config._types import CodexDiagnostic
 
@@ -63,7 +64,9 @@ def _root(home: Path, name: str, marketplace: str) -> Path | None:
     return max(versions, key=_version_key) if versions else None
 
 
-def _hooks_of(root: Path, plugin_id: str) -> tuple[Path, str, bytes] | CodexDiagnostic | None:
+def _hooks_of(
+    root: Path, plugin_id: str, diagnostics: list[CodexDiagnostic]
+) -> tuple[Path, str, bytes] | CodexDiagnostic | None:
     """The plugin's hook file (path, key prefix, bytes), a diagnostic, or ``None`` (no hooks)."""
     manifest = root / ".codex-plugin" / "plugin.json"
     declared: Any = None
@@ -76,10 +79,19 @@ def _hooks_of(root: Path, plugin_id: str) -> tuple[Path, str, bytes] | CodexDiag
         inline = declared if "hooks" in declared else {"hooks": declared}
         return manifest, f"{plugin_id}:.codex-plugin/plugin.json", json.dumps(inline).encode()
     relative = declared if isinstance(declared, str) else "hooks/hooks.json"
-    path = (root / relative).resolve()
-    if not path.is_relative_to(root.resolve()):
+    found = contained_path(root, relative)
+    if isinstance(found, str):  # a NUL, a name over 255 bytes, or outside the plugin
         return CodexDiagnostic(
-            source=str(manifest), reason=f"hooks path {relative!r} leaves the plugin: ignored"
+            source=str(manifest), reason=f"hooks path {relative!r} {found}: ignored"
+        )
+    path = found
+    if ".." in PurePosixPath(relative).parts:
+        diagnostics.append(
+            CodexDiagnostic(
+                source=str(manifest),
+                reason=f"hooks path {relative!r} has `..`: a manifest's paths stay inside"
+                " the plugin",
+            )
         )
     try:
         if not path.is_file():
@@ -121,7 +133,7 @@ def enabled_plugins(
                 )
             )
             continue
-        found = _hooks_of(root, plugin_id)
+        found = _hooks_of(root, plugin_id, diagnostics)
         if found is None:
             continue
         if isinstance(found, CodexDiagnostic):

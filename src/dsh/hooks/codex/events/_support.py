@@ -251,7 +251,9 @@ CONFIG_LIMITS: Final = (
     " `exec_command` with `{cmd}`",
     'plugin hooks: an enabled plugin (`[plugins."<name>@<marketplace>"] enabled = true`) is'
     " read from `$CODEX_HOME/plugins/cache/<marketplace>/<name>/<version>/` (its manifest's"
-    " `hooks`, else `hooks/hooks.json`); its `PLUGIN_DATA` is"
+    " `hooks`, else `hooks/hooks.json`; a `hooks` path that leaves the plugin, has a NUL or a"
+    " name over 255 bytes is ignored with a warning, one with `..` is diagnosed); its"
+    " `PLUGIN_DATA` is"
     " `$CODEX_HOME/plugins/data/<name>-<marketplace>`, where the 0.171 binary points it, not"
     " created (Codex does not create it either), and its trust hash is of the command as"
     " declared, before `${PLUGIN_ROOT}` is filled in; a plugin whose marketplace name has a `.`"

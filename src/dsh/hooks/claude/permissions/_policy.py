@@ -253,7 +253,7 @@ def _link_escape(
     mode: PermissionMode,
     directories: Sequence[Path],
     cwd: Path,
-) -> PolicyVerdict | None:
+) -> PermissionCheck | None:
     """A write through a symbolic link that lands outside the working directories: an ask
     in every mode (a deny where the mode cannot ask), naming the link and where it leads."""
     if tool not in EDIT_TOOLS:
@@ -274,13 +274,13 @@ def _link_escape(
     )
     why = f"symbolic link {link} resolves outside the working directories"
     if mode in ("dontAsk", "plan"):
-        return PolicyVerdict(kind="deny", why=why, text=text)
+        return PermissionCheck(kind="deny", why=why, text=text)
     suggestion = {
         "type": "addDirectories",
         "directories": [str(real.parent)],
         "destination": "session",
     }
-    return PolicyVerdict(kind="ask", why=why, text=text, forced=True, suggestions=(suggestion,))
+    return PermissionCheck(kind="ask", why=why, text=text, forced=True, suggestions=(suggestion,))
 
 
 def _denied_text(tool: str, tool_input: Mapping[str, Any]) -> str:

@@ -1,16 +1,35 @@
-"""Test-wide settings: deterministic hypothesis runs on CI.
+"""Test-wide settings: deterministic hypothesis runs on CI, and a cap on examples per property.
 
 Locally hypothesis explores new examples on every run; on CI (``CI`` set) it
 replays a fixed derivation and has no deadline, so a shared, loaded machine
 cannot turn a slow example into a failure.
+
+A property test that asks for more than ``EXAMPLE_CAP`` examples runs ``EXAMPLE_CAP`` of
+them by default (the same property on a smaller sample, so the suite's four CI runs stay
+short); ``DSH_FULL_EXAMPLES=1`` runs the counts the tests ask for.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+EXAMPLE_CAP = 300
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if os.environ.get("DSH_FULL_EXAMPLES") == "1":
+        return
+    for item in items:
+        test: Any = getattr(item, "obj", None)
+        # Where @settings puts a property test's settings; hypothesis reads them at run time.
+        chosen = getattr(test, "_hypothesis_internal_use_settings", None)
+        if isinstance(chosen, settings) and chosen.max_examples > EXAMPLE_CAP:
+            test._hypothesis_internal_use_settings = settings(chosen, max_examples=EXAMPLE_CAP)

@@ -9,7 +9,7 @@ from dsh.agent import SESSION_END, Agent
 from dsh.session import ToolResultEvent
 from dsh.tools.builtin._bash import BackgroundShell, background_shell
 from tests.agent.support import make_harness, of_type, replies, text, tool
-from tests.hook_protocol.support import group_members
+from tests.hook_protocol.support import wait_gone
 
 
 async def test_closing_the_agent_kills_a_background_shell_after_session_end(
@@ -40,10 +40,4 @@ async def test_closing_the_agent_kills_a_background_shell_after_session_end(
     # Session-end listeners still saw it running; then the whole group was killed.
     assert alive_at_session_end == [True]
     assert await asyncio.wait_for(shell.wait(), 10) == -9
-    survivors = group_members(shell.pid)
-    for _ in range(100):
-        if not survivors:
-            break
-        await asyncio.sleep(0.02)
-        survivors = group_members(shell.pid)
-    assert survivors == []
+    assert await wait_gone(shell.pid) == []

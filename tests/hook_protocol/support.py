@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,15 +74,19 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
+# How long a helper waits for what a script or a signal is to do: a bound far above an idle
+# machine's milliseconds, so a loaded one (CI, other tests on every core) is waited for too.
+WAIT_BOUND = 30.0
+
+
 async def wait_gone(pgid: int, *pids: int) -> list[int]:
-    """Survivors of group ``pgid`` (and of ``pids``), after giving SIGKILL a moment to land."""
-    survivors: list[int] = []
-    for _ in range(100):
+    """Survivors of group ``pgid`` (and of ``pids``), after giving SIGKILL time to land."""
+    deadline = time.monotonic() + WAIT_BOUND
+    while True:
         survivors = sorted({*group_members(pgid), *(p for p in pids if alive(p))})
-        if not survivors:
-            break
+        if not survivors or time.monotonic() > deadline:
+            return survivors
         await asyncio.sleep(0.02)
-    return survivors
 
 
 def _read_if_there(path: Path) -> str:
@@ -90,7 +95,8 @@ def _read_if_there(path: Path) -> str:
 
 async def wait_for_file(path: Path) -> str:
     """The content of ``path`` once a script has written it."""
-    for _ in range(500):
+    deadline = time.monotonic() + WAIT_BOUND
+    while time.monotonic() < deadline:
         text = await asyncio.to_thread(_read_if_there, path)
         if text.strip():
             return text

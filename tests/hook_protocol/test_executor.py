@@ -7,6 +7,7 @@ import hashlib
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -16,6 +17,7 @@ from dsh.base import AbortSignal
 from dsh.hook_protocol import HookRun, hook_outcome, shell_argv
 from dsh.hook_protocol._executor import run_hook
 from tests.hook_protocol.support import (
+    WAIT_BOUND,
     alive,
     command,
     script,
@@ -292,11 +294,8 @@ async def test_cancelling_at_any_point_of_the_spawn_leaves_no_process(ticks: int
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    survivors: list[int] = []
-    for _ in range(100):
-        survivors = _marked(marker)
-        if not survivors:
-            break
+    deadline = time.monotonic() + WAIT_BOUND
+    while (survivors := _marked(marker)) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
     assert survivors == []
 

@@ -149,8 +149,13 @@ async def test_hooks_with_the_same_key_run_once_under_the_first_declaration(
 
 async def test_hooks_of_one_firing_run_concurrently(sink: JournalSink, tmp_path: Path) -> None:
     stems = [tmp_path / f"h{i}" for i in range(3)]
+    # Each waits for all three to have started (run in turn, the first would wait alone).
+    every_start = tmp_path / "*.start"
     handlers = _named(
-        [command(script("record_sleep.sh", s, "0.4"), index=i) for i, s in enumerate(stems)]
+        [
+            command(script("record_until.sh", s, "3", every_start), index=i)
+            for i, s in enumerate(stems)
+        ]
     )
     await fire_hooks(handlers, b"{}", sink=sink, rules=ToyRules())
     spans = [(await _stamp(s, "start"), await _stamp(s, "end")) for s in stems]

@@ -17,7 +17,12 @@ def _times(stem: Path) -> tuple[int, int]:
 
 async def test_hooks_run_concurrently(tmp_path: Path) -> None:
     stems = [tmp_path / f"h{i}" for i in range(4)]
-    cmds = [command(script("record_sleep.sh", s, "0.4"), index=i) for i, s in enumerate(stems)]
+    # Each waits for all four to have started (run in turn, the first would wait alone).
+    every_start = tmp_path / "*.start"
+    cmds = [
+        command(script("record_until.sh", s, "4", every_start), index=i)
+        for i, s in enumerate(stems)
+    ]
     runs = await run_hooks(cmds, b"{}", dedup=False)
     assert [r.exit_code for r in runs] == [0, 0, 0, 0]
     spans = [_times(s) for s in stems]
@@ -29,8 +34,10 @@ async def test_results_come_back_in_declaration_order_whatever_the_finish_order(
     tmp_path: Path,
 ) -> None:
     stems = [tmp_path / f"h{i}" for i in range(3)]
+    # Each waits for the next one to have finished; the last waits for nothing.
+    after = [("1", f"{stem}.end") for stem in stems[1:]] + [("0", "-")]
     cmds = [
-        command(script("record_sleep.sh", stem, f"{0.2 * (3 - i):.1f}", f"hook{i}"), index=i)
+        command(script("record_until.sh", stem, *after[i], f"hook{i}"), index=i)
         for i, stem in enumerate(stems)
     ]
     runs = await run_hooks(cmds, b"{}", dedup=False)

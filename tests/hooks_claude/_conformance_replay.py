@@ -177,6 +177,33 @@ def expected_views(case: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+# A recorded ``sleep`` that ordered the recording's events, with the event it let come first:
+# the replay's hook waits for that event instead (``record_hook.py``'s ``wait_for``), since a
+# sleep orders them only on an idle machine. ``subagent``: SubagentStart slept 1.5 s so that
+# the parent's turn ends (its Stop) before the subagent's first request (the corpus README).
+# ``async-hook``: the async PostToolUse slept 1 s so that it answers after the next request
+# (the second PreToolUse is that request's tool call) and before the one after it (that
+# call runs `sleep 3`).
+SLEEP_STANDS_FOR: dict[tuple[str, str], dict[str, Any]] = {
+    ("subagent", "SubagentStart"): {"event": "Stop", "nth": 1},
+    ("async-hook", "PostToolUse"): {"event": "PreToolUse", "nth": 2},
+}
+
+
+def hook_answers(case: dict[str, Any]) -> dict[str, Any] | None:
+    """The case's ``hook_answers`` as the replay's hooks answer: each sleep of
+    ``SLEEP_STANDS_FOR`` a wait for its event."""
+    answers: dict[str, Any] | None = case.get("hook_answers")
+    if not answers:
+        return answers
+    out = dict(answers)
+    for (name, event), wait in SLEEP_STANDS_FOR.items():
+        if name == case["case"] and "sleep" in out.get(event, {}):
+            out[event] = {k: v for k, v in out[event].items() if k != "sleep"}
+            out[event]["wait_for"] = wait
+    return out
+
+
 def write_files(case: dict[str, Any], places: Places) -> None:
     files = case.get("files") or {}
     for base, tree in (
@@ -220,7 +247,7 @@ def mount(
     assert not catalog.errors, catalog.diagnostics
     log = places.run_dir / "hooks.jsonl"
     respond = places.run_dir / "answers.json"
-    respond.write_text(json.dumps(case.get("hook_answers")))
+    respond.write_text(json.dumps(hook_answers(case)))
     monkeypatch.setenv("CASE_HOOK_LOG", str(log))
     monkeypatch.setenv("CASE_HOOK_RESPOND", str(respond))
     transcripts = places.run_dir / "transcripts"

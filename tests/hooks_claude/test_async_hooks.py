@@ -62,9 +62,12 @@ def _texts(request: dict[str, Any]) -> str:
 async def test_an_async_hook_is_not_waited_for_and_answers_a_later_request(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    release, answered = tmp_path / "release", tmp_path / "answered"
-    # The second call lets the hook answer, and lasts until it has.
-    second = f"touch {release}; while [ ! -e {answered} ]; do sleep 0.02; done; sleep 0.5"
+    release, sessions = tmp_path / "release", tmp_path / "sessions"
+    # The second call lets the hook answer, and lasts until dsh has its answer: its
+    # `hook/result` in the session log, written in the same step that queues the answer for
+    # the next request (the pattern is not this command's own text, which the log holds too).
+    logged = f"grep -qs 'hook/resul[t]' {sessions}/*.jsonl"
+    second = f"touch {release}; until {logged}; do sleep 0.02; done"
     harness = make_harness(tmp_path, replies([bash("echo hi")], [bash(second)], [text("done")]))
     _mount(tmp_path, monkeypatch, harness, GATED, **{"async": True})
     agent = harness.agent()

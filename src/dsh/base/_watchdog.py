@@ -144,8 +144,11 @@ def kill_tree(leaders: set[int]) -> set[int]:
         with contextlib.suppress(OSError):
             groups.add(os.getpgid(pid))
     own = os.getpgrp()
+    # Every group first, each at once: a member killed alone before its group could let the
+    # group's leader (a shell waiting for it) exit on its own first, 137 instead of SIGKILL.
     for leader in leaders:
         _kill(leader, group=True)
+    for leader in leaders:
         _kill(leader, group=False)  # a root that is not (or no longer) its group's leader
     for pid in below:
         _kill(pid, group=False)

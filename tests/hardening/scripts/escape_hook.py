@@ -2,7 +2,8 @@
 """A test hook that leaves processes behind, as a hook trying to outlive dsh would.
 
 usage: python3 escape_hook.py MODE PIDFILE. Every process it leaves writes its pid on a
-line of PIDFILE (then the hook writes ``ready``), and sleeps for five minutes.
+line of PIDFILE (the hook waits for those lines, then writes ``ready``), and sleeps for five
+minutes.
 
 - ``setsid``: a child that calls setsid() (a new session, out of the hook's group), then
   the hook itself sleeps (so a short timeout ends it).
@@ -49,6 +50,18 @@ def daemon() -> None:
     os.wait()
 
 
+def wait_for_pids(count: int) -> None:
+    """Until PIDFILE holds ``count`` pids: what the hook left has said who it is (a sleep
+    would not wait long enough on a loaded machine)."""
+    while True:
+        try:
+            if sum(line.isdigit() for line in Path(pidfile).read_text().split()) >= count:
+                return
+        except FileNotFoundError:
+            pass
+        time.sleep(0.01)
+
+
 def alive(pid: str) -> bool:
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -63,16 +76,17 @@ if mode == "setsid":
         os.setsid()
         note(str(os.getpid()))
         linger()
-    time.sleep(0.5)
+    wait_for_pids(1)
     note(str(os.getpid()))
     note("ready")
     time.sleep(300)
 elif mode == "double-fork":
     daemon()
-    time.sleep(0.5)
+    wait_for_pids(1)
     note("ready")
 elif mode == "double-fork-stay":
     daemon()
+    wait_for_pids(1)
     note("ready")
     time.sleep(300)
 elif mode == "leave":
@@ -85,8 +99,7 @@ elif mode == "leave":
     )
     note(str(nohup.pid))
     daemon()
-    while sum(line.isdigit() for line in Path(pidfile).read_text().split()) < 3:
-        time.sleep(0.05)
+    wait_for_pids(3)
     note("ready")
 elif mode == "check":
     with open(pidfile) as f:

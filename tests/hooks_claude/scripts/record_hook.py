@@ -11,6 +11,9 @@ CASE_HOOK_RAW=1 also `stdin_text`. Answers from $CASE_HOOK_RESPOND, the `hook_an
 {"<Event>": {"exit": N, "stderr": "...", "stdout": "..." | {...}, "times": N, "sleep": S,
 "env_file": "..."}}. `times`: only the first N invocations answer so (counted next to the log);
 `sleep`: seconds to wait after logging; `env_file`: text appended to $CLAUDE_ENV_FILE's file.
+A replay's own key, `wait_for`: {"event": E, "nth": N} waits after logging until the log holds
+the Nth invocation of E (at most WAIT_BOUND seconds): the event a recorded `sleep` was there
+to let happen first, which a sleep orders only on an idle machine.
 """
 
 import json
@@ -20,6 +23,7 @@ import time
 from typing import Any
 
 PATH_VARS = ("CLAUDE_ENV_FILE", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA")
+WAIT_BOUND = 60.0
 
 
 def stdin_style(raw: str, payload: Any) -> dict[str, Any] | None:
@@ -102,6 +106,27 @@ def counted(label: str, times: int, log: str) -> bool:
     return True
 
 
+def logged(event: str, log: str) -> int:
+    """How many invocations of ``event`` the log holds (a line still being written is not
+    counted)."""
+    count = 0
+    with open(log) as f:
+        for line in f:
+            try:
+                count += json.loads(line)["event"] == event
+            except ValueError:
+                continue
+    return count
+
+
+def wait_for(event: str, nth: int, log: str) -> None:
+    """Until the log holds the ``nth`` invocation of ``event``, or WAIT_BOUND has passed
+    (then the replay's order check says what came instead)."""
+    deadline = time.monotonic() + WAIT_BOUND
+    while logged(event, log) < nth and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def main() -> int:
     label = sys.argv[1] if len(sys.argv) > 1 else "unlabelled"
     log = os.environ["CASE_HOOK_LOG"]
@@ -117,6 +142,8 @@ def main() -> int:
         return 0
     if answer.get("sleep"):
         time.sleep(float(answer["sleep"]))
+    if answer.get("wait_for"):
+        wait_for(answer["wait_for"]["event"], int(answer["wait_for"].get("nth", 1)), log)
     env_file = os.environ.get("CLAUDE_ENV_FILE")
     if answer.get("env_file") is not None and env_file:
         with open(env_file, "a") as f:

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from dsh.base import AbortSignal, freeze_json
 from dsh.tools import ToolInvocation, Workspace
 from dsh.tools.builtin import BASH_TOOL
 from dsh.tools.builtin._bash import MAX_OUTPUT_CHARS, background_shell
+from tests.hook_protocol.support import WAIT_BOUND
 
 from ._support import CONFORMANCE, call, conformance_payloads
 
@@ -36,8 +38,10 @@ def _survivors(pgid: int) -> list[psutil.Process]:
 
 
 async def _assert_group_gone(pgid: int) -> None:
-    """No survivor in the group, once SIGKILL has been delivered (that is not instantaneous)."""
-    for _ in range(500):
+    """No survivor in the group, once SIGKILL has been delivered (that is not instantaneous,
+    least of all on a loaded machine)."""
+    deadline = time.monotonic() + WAIT_BOUND
+    while time.monotonic() < deadline:
         if not _survivors(pgid):
             return
         await asyncio.sleep(0.01)

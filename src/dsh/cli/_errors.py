@@ -29,6 +29,9 @@ INTERNAL_EXIT = 70
 
 _debug = False
 
+_MAX_SETTINGS_BYTES = 8 << 20
+"""The bound the catalog reads a settings file within (``MAX_SETTINGS_BYTES``)."""
+
 
 def set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     """The ``--debug`` flag's callback (on the group and on every subcommand)."""
@@ -108,13 +111,15 @@ def resolve_session_id(data_dir: Path, given: str) -> str:
 
 def check_settings_args(values: tuple[str, ...]) -> None:
     """Every ``--settings`` argument readable JSON (inline, or a file's), as exit 2 promises."""
+    from dsh.base import read_bounded
+
     for value in values:
         if value.lstrip().startswith("{"):
             _check_json(value, "--settings (inline JSON)")
             continue
         path = Path(value).expanduser()
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_bounded(path, _MAX_SETTINGS_BYTES, "settings file").decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise UserError(f"--settings {value}: cannot read the file: {reason}") from exc

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, final
 
 from dsh._data_dir import user_config_dir
 from dsh._frozen import frozen
-from dsh.base import DshError
+from dsh.base import DshError, read_bounded
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -108,8 +108,7 @@ def project_config_file(project: Path) -> Path:
 
 def _read_toml(path: Path) -> dict[str, Any] | None:
     try:
-        with path.open("rb") as f:
-            data = f.read(_MAX_CONFIG_BYTES + 1)
+        data = read_bounded(path, _MAX_CONFIG_BYTES, "config file")
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from dsh._frozen import frozen
+from dsh.base import read_bounded
 from dsh.hooks.codex.config._parse import MAX_SOURCE_BYTES, ParsedSource, parse_hooks_json
 from dsh.hooks.codex.config._types import CodexDiagnostic
 
@@ -69,7 +70,8 @@ def _hooks_of(root: Path, plugin_id: str) -> tuple[Path, str, bytes] | CodexDiag
     declared: Any = None
     if manifest.is_file():
         try:
-            declared = json.loads(manifest.read_bytes()[:MAX_SOURCE_BYTES]).get("hooks")
+            raw = read_bounded(manifest, MAX_SOURCE_BYTES, "plugin manifest")
+            declared = json.loads(raw).get("hooks")
         except (OSError, ValueError, AttributeError, RecursionError) as exc:
             return CodexDiagnostic(source=str(manifest), reason=f"unreadable manifest: {exc}")
     if isinstance(declared, dict):
@@ -84,7 +86,7 @@ def _hooks_of(root: Path, plugin_id: str) -> tuple[Path, str, bytes] | CodexDiag
     try:
         if not path.is_file():
             return None
-        data = path.read_bytes()
+        data = read_bounded(path, MAX_SOURCE_BYTES, "hook file")
     except OSError as exc:
         return CodexDiagnostic(source=str(path), reason=f"cannot be read: {exc}", severity="error")
     return path, f"{plugin_id}:{relative}", data

@@ -15,7 +15,9 @@ import click
 
 __all__ = [
     "INTERNAL_EXIT",
+    "STORAGE_EXIT",
     "USAGE_EXIT",
+    "StorageError",
     "UserError",
     "check_settings_args",
     "internal_failure",
@@ -26,6 +28,8 @@ __all__ = [
 
 USAGE_EXIT = 2
 INTERNAL_EXIT = 70
+STORAGE_EXIT = 74
+"""The session log could not be written (sysexits' ``EX_IOERR``): disk full, a size limit."""
 
 _debug = False
 
@@ -48,9 +52,27 @@ class UserError(click.ClickException):
         click.echo(f"dsh: {self.format_message()}", err=True)
 
 
-def user_error_for(exc: BaseException) -> UserError | None:
-    """The user error a session-store failure is, else ``None`` (dsh itself failed)."""
-    from dsh.session import SessionCorruptError, SessionError, SessionLockedError
+class StorageError(click.ClickException):
+    """The session log could not be written: ``dsh: MESSAGE`` naming the file, exit 74."""
+
+    exit_code = STORAGE_EXIT
+
+    def show(self, file: object = None) -> None:
+        click.echo(f"dsh: {self.format_message()}", err=True)
+
+
+def user_error_for(exc: BaseException) -> click.ClickException | None:
+    """What a session-store failure tells the user (a ``StorageError`` when the log could
+    not be written, else a ``UserError``), or ``None`` (dsh itself failed)."""
+    from dsh.session import (
+        SessionCorruptError,
+        SessionError,
+        SessionLockedError,
+        SessionWriteError,
+    )
+
+    if isinstance(exc, SessionWriteError):
+        return StorageError(str(exc))
 
     if isinstance(exc, SessionLockedError):
         by = f"process {exc.holder}" if exc.holder else "another dsh process"

@@ -8,6 +8,7 @@ changes a log that exists.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import logging
@@ -24,6 +25,7 @@ from dsh.session._event_base import SessionEvent
 from dsh.session._event_registry import DECODERS, HEADER_TYPE
 from dsh.session._private_files import open_private
 from dsh.session._projection import Projection
+from dsh.session._session_error import write_failure
 from dsh.session._store_base import RecoveredTail, SessionCorruptError
 from dsh.session._stored_events import StoredEventsBuilder
 
@@ -67,9 +69,14 @@ def write_new_log(
     # Written whole under a temporary name, then renamed: a crash never
     # leaves a log without its header.
     tmp = data_dir / f".{session_id}.jsonl.tmp"
-    _write_synced(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, data)
-    os.rename(tmp, path)
-    _fsync_dir(data_dir)
+    try:
+        _write_synced(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, data)
+        os.rename(tmp, path)
+        _fsync_dir(data_dir)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)  # a log that could not be written whole leaves nothing behind
+        raise write_failure(path, exc) from None
     return len(head)
 
 

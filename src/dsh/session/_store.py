@@ -206,7 +206,7 @@ class JsonlSessionStore:
         path = self._existing(session_id)
         scan = scan_log(path, session_id, light=True)
         # The complete lines as they were scanned: a log is only ever appended to before them.
-        body = read_private(path)[scan.start : scan.end]
+        body = read_private(path, scan.end)[scan.start :]  # never the tail after it
         return self._create(
             session_id, body, scan.events, projection=scan.projection, body_start=scan.start
         )
@@ -220,7 +220,7 @@ class JsonlSessionStore:
             recovered = None
             if scan.tail_offset is not None:
                 recovered = recover_tail(
-                    path, self.sidecar_path(session_id), scan.tail, scan.tail_offset, scan.problem
+                    path, self.sidecar_path(session_id), scan.tail_offset, scan.problem
                 )
             return JsonlSessionLog(
                 session_id=session_id,

@@ -239,7 +239,7 @@ def _scan(path: Path, f: BinaryIO, session_id: str, light: bool) -> Scan:
     artifact). A JSON line whose known type does not decode is not a crash
     artifact: that raises ``SessionCorruptError``.
     """
-    first = f.readline()
+    first = f.readline(_BUFFER)  # a header is ~200 bytes: a longer first line is torn
     header = parse_header(path, first, session_id)
     start = pos = len(first)
     events: list[SessionEvent] = []

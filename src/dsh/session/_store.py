@@ -46,6 +46,7 @@ __all__ = ["DATA_DIR_ENV", "JsonlSessionLog", "JsonlSessionStore", "default_data
 log = logging.getLogger("dsh.session")
 
 DATA_DIR_ENV = "DSH_DATA_DIR"
+_MAX_HEADER_BYTES = 1 << 20
 
 
 def default_data_dir() -> Path:
@@ -219,9 +220,11 @@ class JsonlSessionStore:
             scan = scan_log(path, session_id, light=True)
             recovered = None
             if scan.tail_offset is not None:
-                recovered = recover_tail(
-                    path, self.sidecar_path(session_id), scan.tail_offset, scan.problem
-                )
+                sidecar = self.sidecar_path(session_id)
+                try:
+                    recovered = recover_tail(path, sidecar, scan.tail_offset, scan.problem)
+                except OSError as exc:  # disk full: the log is left as it was
+                    raise write_failure(sidecar, exc) from None
             return JsonlSessionLog(
                 session_id=session_id,
                 path=path,
@@ -253,7 +256,7 @@ class JsonlSessionStore:
         for path in self.data_dir.glob("*.jsonl"):
             try:
                 with os.fdopen(open_private(path, os.O_RDONLY), "rb") as f:
-                    first = f.readline()
+                    first = f.readline(_MAX_HEADER_BYTES)  # a torn header is not held
                     stat = os.fstat(f.fileno())
                 header = parse_header(path, first, path.name[: -len(".jsonl")])
             except (OSError, SessionError) as exc:

@@ -16,6 +16,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.cli.support import run_dsh
 
 STORAGE_EXIT = 74
@@ -101,3 +103,48 @@ def test_a_session_directory_deleted_mid_session_stops_the_run(tmp_path: Path) -
     [line] = done.stderr.splitlines()
     assert line.startswith(f"dsh: cannot write the session log {sessions}/")
     assert "deleted or replaced while the session ran" in line
+
+
+def _tmpfs_available() -> bool:
+    try:
+        probe = subprocess.run(
+            ["unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=16k tmpfs /mnt"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _tmpfs_available(), reason="no unprivileged tmpfs (user namespaces)")
+def test_a_full_disk_mid_turn_is_one_line_and_the_log_stays_readable(tmp_path: Path) -> None:
+    # A 20 KiB tmpfs of our own (a user and mount namespace): the tool's result fills it.
+    mount = tmp_path / "small"
+    mount.mkdir()
+    (tmp_path / "project").mkdir()
+    script = _script(tmp_path, "head -c 20000 /dev/zero | tr '\\0' a")
+    sessions = mount / "sessions"
+    dsh = f"{sys.executable} -m dsh"
+    run = (
+        f"{dsh} run hi --model scripted:{script} --project {tmp_path / 'project'}"
+        f" --session-dir {sessions} --permission-mode bypassPermissions; echo EXIT=$?;"
+        f" for f in {sessions}/*.jsonl; do {dsh} log $(basename $f .jsonl)"
+        f" --session-dir {sessions} >/dev/null && echo READABLE; done"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_")}
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", f"mount -t tmpfs -o size=20k tmpfs {mount} && {run}"],
+        cwd=tmp_path,
+        env={**env, "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert f"EXIT={STORAGE_EXIT}" in done.stdout, done.stdout + done.stderr
+    assert "READABLE" in done.stdout
+    assert "Traceback" not in done.stderr
+    [line] = [x for x in done.stderr.splitlines() if x.startswith("dsh:")]
+    assert line.endswith(": No space left on device")

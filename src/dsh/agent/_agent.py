@@ -58,7 +58,14 @@ from dsh.base import AbortSignal
 from dsh.context import Context
 from dsh.messages import Content, ModelMessage
 from dsh.models import Model
-from dsh.session import AbortCause, SessionEvent, SessionLog, SessionStore, TurnStart
+from dsh.session import (
+    AbortCause,
+    SessionEvent,
+    SessionLog,
+    SessionStore,
+    SessionWriteError,
+    TurnStart,
+)
 from dsh.tools import TOOLS, ToolRegistry, Workspace
 from dsh.tools._identity import CallToken
 
@@ -384,6 +391,8 @@ class Agent:
                 await run_steps(core, turn)
             except EndTurn as end:
                 return await end_turn(core, turn, end.reason, end.cause, end.error)
+            except SessionWriteError:
+                raise  # the log takes nothing more, not even the turn's end: the caller says so
             except Exception as exc:
                 logger.exception("%r: turn %s failed", self, turn.id)
                 return await end_turn(core, turn, ERROR, None, exc)

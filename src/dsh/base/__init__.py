@@ -2,31 +2,41 @@
 
 Public: frozen JSON values (``FrozenDict``, ``FrozenJSON``, ``freeze_json``,
 ``thaw_json``), hostile JSON contained (``load_json``, ``UnsafeJSONError``), the
-error root ``DshError``, and ``AbortSignal`` with the one race against it
-(``race``). dsh's own packages also share what the private modules here own: the
-root of the closed decision unions (``_union.ClosedUnion``) and the containment of
-the processes dsh starts (``_containment``, ``_watchdog``, ``_process_group``).
+error root ``DshError``, files from outside read without blocking and within a
+bound (``read_bounded``, ``read_head``, ``FileHead``, ``UnreadableFileError``),
+text UTF-8 can carry (``valid_text``), and ``AbortSignal`` with the one race
+against it (``race``). dsh's own packages also share what the private modules
+here own: the root of the closed decision unions (``_union.ClosedUnion``) and the
+containment of the processes dsh starts (``_containment``, ``_watchdog``,
+``_process_group``).
 """
 
 from dsh._public import publish
+from dsh.base._bounded_read import FileHead, UnreadableFileError, read_bounded, read_head
 from dsh.base._errors import DshError
 from dsh.base._json import FrozenDict, FrozenJSON, JSONValue, NotJSONError, freeze_json, thaw_json
 from dsh.base._safe_json import UnsafeJSONError, load_json
 from dsh.base._signal import AbortedError, AbortSignal, race
+from dsh.base._text import valid_text
 
 __all__ = [
     "AbortSignal",
     "AbortedError",
     "DshError",
+    "FileHead",
     "FrozenDict",
     "FrozenJSON",
     "JSONValue",
     "NotJSONError",
+    "UnreadableFileError",
     "UnsafeJSONError",
     "freeze_json",
     "load_json",
     "race",
+    "read_bounded",
+    "read_head",
     "thaw_json",
+    "valid_text",
 ]
 
 publish(globals())

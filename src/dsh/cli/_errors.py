@@ -15,7 +15,9 @@ import click
 
 __all__ = [
     "INTERNAL_EXIT",
+    "STORAGE_EXIT",
     "USAGE_EXIT",
+    "StorageError",
     "UserError",
     "check_settings_args",
     "internal_failure",
@@ -26,8 +28,13 @@ __all__ = [
 
 USAGE_EXIT = 2
 INTERNAL_EXIT = 70
+STORAGE_EXIT = 74
+"""The session log could not be written (sysexits' ``EX_IOERR``): disk full, a size limit."""
 
 _debug = False
+
+_MAX_SETTINGS_BYTES = 8 << 20
+"""The bound the catalog reads a settings file within (``MAX_SETTINGS_BYTES``)."""
 
 
 def set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -52,9 +59,27 @@ class UserError(click.ClickException):
         click.echo(_safe(f"dsh: {self.format_message()}"), err=True)
 
 
-def user_error_for(exc: BaseException) -> UserError | None:
-    """The user error a session-store failure is, else ``None`` (dsh itself failed)."""
-    from dsh.session import SessionCorruptError, SessionError, SessionLockedError
+class StorageError(click.ClickException):
+    """The session log could not be written: ``dsh: MESSAGE`` naming the file, exit 74."""
+
+    exit_code = STORAGE_EXIT
+
+    def show(self, file: object = None) -> None:
+        click.echo(f"dsh: {self.format_message()}", err=True)
+
+
+def user_error_for(exc: BaseException) -> click.ClickException | None:
+    """What a session-store failure tells the user (a ``StorageError`` when the log could
+    not be written, else a ``UserError``), or ``None`` (dsh itself failed)."""
+    from dsh.session import (
+        SessionCorruptError,
+        SessionError,
+        SessionLockedError,
+        SessionWriteError,
+    )
+
+    if isinstance(exc, SessionWriteError):
+        return StorageError(str(exc))
 
     if isinstance(exc, SessionLockedError):
         by = f"process {exc.holder}" if exc.holder else "another dsh process"
@@ -115,13 +140,15 @@ def resolve_session_id(data_dir: Path, given: str) -> str:
 
 def check_settings_args(values: tuple[str, ...]) -> None:
     """Every ``--settings`` argument readable JSON (inline, or a file's), as exit 2 promises."""
+    from dsh.base import read_bounded
+
     for value in values:
         if value.lstrip().startswith("{"):
             _check_json(value, "--settings (inline JSON)")
             continue
         path = Path(value).expanduser()
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_bounded(path, _MAX_SETTINGS_BYTES, "settings file").decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise UserError(f"--settings {value}: cannot read the file: {reason}") from exc

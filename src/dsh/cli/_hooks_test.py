@@ -25,6 +25,7 @@ from typing import Any
 
 import click
 
+from dsh.base import read_bounded
 from dsh.cli._errors import UserError
 from dsh.cli._process import started
 from dsh.cli._render import terminal_safe
@@ -39,12 +40,15 @@ from dsh.hooks.claude import (
 
 __all__ = ["coverage_main", "coverage_table", "hooks_test", "hooks_test_main"]
 
+_MAX_PAYLOAD_BYTES = 16 << 20
+"""A hook payload file is read whole: a bound, so a FIFO or device named for it is refused."""
+
 
 def _recorded_payload(case: Path, event: str, project: Path) -> dict[str, Any]:
     path = case / f"{event}.json"
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
+        text = read_bounded(path, _MAX_PAYLOAD_BYTES, "recorded invocation").decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"--case {case}: no recorded {event} invocation ({path})") from exc
     text = text.replace("${PROJECT_DIR}", str(project)).replace("${HOME}", str(Path.home()))
     try:
@@ -59,7 +63,11 @@ def _recorded_payload(case: Path, event: str, project: Path) -> dict[str, Any]:
 def _read_payload(source: str) -> dict[str, Any]:
     where = "stdin" if source == "-" else source
     try:
-        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+        text = (
+            sys.stdin.read(_MAX_PAYLOAD_BYTES)
+            if source == "-"
+            else read_bounded(Path(source), _MAX_PAYLOAD_BYTES, "payload file").decode("utf-8")
+        )
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"--payload {where}: cannot read it: {exc}") from exc
     try:

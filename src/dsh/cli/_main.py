@@ -80,7 +80,8 @@ def run(**flags: Any) -> None:
 
     Exit codes: 0 the turn completed, was rejected by prompt policy, stopped, or
     was halted by a hook; 1 the model API failed; 2 bad usage or input;
-    3 the step limit was reached; 4 aborted (user, timeout, error); 70 dsh failed.
+    3 the step limit was reached; 4 aborted (user, timeout, error); 74 the session
+    log could not be written (disk full, a size limit, deleted); 70 dsh failed.
     """
     work("_run_command:run")(**flags)
 

@@ -56,6 +56,8 @@ class ExitCode(enum.IntEnum):
     """The turn hit the step limit."""
     ABORTED = 4
     """The turn was aborted by the user, a timeout or an error (not by a hook)."""
+    STORAGE = 74
+    """The session log could not be written (``cli._errors.STORAGE_EXIT``)."""
     INTERNAL = 70
     """dsh itself failed."""
 

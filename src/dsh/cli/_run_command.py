@@ -19,6 +19,7 @@ import click
 
 from dsh._frozen import frozen
 from dsh.agent import AgentOptions, SetupTrigger
+from dsh.base import valid_text
 from dsh.cli._errors import UserError, check_settings_args
 from dsh.cli._process import run_async, session_dir, started
 from dsh.cli._render import TranscriptPrinter
@@ -151,6 +152,9 @@ def run_flags(flags: RunFlags) -> ExitCode:
     interactive = False
     if not flags.init_only and not prompts and not flags.streamed:
         interactive, prompts = prompt_from_stdin()
+    # Bytes that are not UTF-8 (on the command line or stdin) become U+FFFD, as Claude Code
+    # reads them: the prompt is recorded and sent as text.
+    prompts = tuple(valid_text(prompt) for prompt in prompts)
     sessions = session_dir(flags.session.session_dir)
     settled = settle(
         project=flags.project.resolve(), session_dir=sessions, flags=_given(), io=flags.io

@@ -51,7 +51,7 @@ from dsh.hook_protocol._outcome import (
 )
 from dsh.hook_protocol._regex import regex_problem
 from dsh.hook_protocol._sessions import SessionStates, hook_environment
-from dsh.hook_protocol._trust_record import TrustRecord, read_record, write_record
+from dsh.hook_protocol._trust_record import TrustRecord, read_record, record_bound, write_record
 
 __all__ = [
     "SECRET_ENV_VARS",
@@ -79,6 +79,7 @@ __all__ = [
     "hook_outcome",
     "named_files",
     "read_record",
+    "record_bound",
     "regex_problem",
     "run_hooks",
     "shell_argv",

@@ -20,14 +20,14 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, Literal, TypeAlias, final
 
 from dsh._data_dir import user_data_dir
 from dsh._frozen import frozen
-from dsh.base import FrozenDict, UnsafeJSONError, load_json
+from dsh.base import FrozenDict, UnsafeJSONError, load_json, read_bounded
 from dsh.session import SessionError
 from dsh.session._private_files import make_private_dir, open_private
 
@@ -38,6 +38,7 @@ __all__ = [
     "default_trust_dir",
     "file_digest",
     "read_record",
+    "record_bound",
     "record_path",
     "state_of",
     "write_record",
@@ -45,6 +46,12 @@ __all__ = [
 
 TRUST_FORMAT: Final = "dsh-claude-trust/1"
 _MAX_RECORD_BYTES: Final = 4 << 20
+"""A record's bound before the entries it covers: what a small project's record needs."""
+_ENTRY_BYTES: Final = 1 << 10
+"""Each entry's fixed part (its fingerprint, keys, indentation) in a record's bound."""
+_ESCAPED_CHAR_BYTES: Final = 12
+"""A character of an entry's text at its longest in the record (``ensure_ascii``: a
+character outside the BMP is two escapes of six bytes each)."""
 _MAX_HASHED_BYTES: Final = 16 << 20
 _METADATA: Final = frozenset({"format", "project", "trusted_at"})
 
@@ -100,23 +107,22 @@ class TrustRecord:
         return section in self.sections
 
 
-def _read(path: Path) -> tuple[dict[str, object] | None, str | None]:
+def record_bound(texts: Iterable[str] = ()) -> int:
+    """The bytes a record is read within: a base for a small project, plus room for each
+    entry it may hold, given as the ``texts`` that entry shows (a hook's command and
+    where it was), so the bound grows with what the record covers."""
+    return _MAX_RECORD_BYTES + sum(_ENTRY_BYTES + _ESCAPED_CHAR_BYTES * len(t) for t in texts)
+
+
+def _read(path: Path, bound: int) -> tuple[dict[str, object] | None, str | None]:
     """The record's JSON object (``None`` when absent), or the problem with it."""
     try:
-        # Non-blocking: a FIFO planted for the record must not hang the run.
-        fd = open_private(path, os.O_RDONLY | os.O_NONBLOCK)
+        data = read_bounded(path, bound, "trust record", follow=False)
     except FileNotFoundError:
         return None, None
     except (OSError, SessionError) as exc:
         return None, f"trust record {path} unreadable: {exc}"
-    with os.fdopen(fd, "rb") as f:
-        try:
-            data = f.read(_MAX_RECORD_BYTES + 1)
-        except OSError as exc:
-            return None, f"trust record {path} unreadable: {exc}"
     try:
-        if len(data) > _MAX_RECORD_BYTES:
-            raise UnsafeJSONError("larger than 4 MiB")
         parsed = load_json(data)
     except UnsafeJSONError as exc:
         return None, f"trust record {path} unreadable: {exc}"
@@ -126,11 +132,17 @@ def _read(path: Path) -> tuple[dict[str, object] | None, str | None]:
 
 
 def read_record(
-    project: Path, trust_dir: Path | None = None, *, owned: Sequence[str] = ()
+    project: Path,
+    trust_dir: Path | None = None,
+    *,
+    owned: Sequence[str] = (),
+    bound: int = _MAX_RECORD_BYTES,
 ) -> TrustRecord:
     """The project's record (empty, with the problem said, when it cannot be used);
-    ``fingerprints`` covers the ``owned`` sections only."""
-    parsed, problem = _read(record_path(project, trust_dir))
+    ``fingerprints`` covers the ``owned`` sections only. ``bound``: the bytes it is read
+    within, ``record_bound`` of what the caller's configuration may have recorded, so a
+    large trusted project stays trusted."""
+    parsed, problem = _read(record_path(project, trust_dir), bound)
     if parsed is None:
         return TrustRecord(FrozenDict(), problem)
     sections = {
@@ -167,7 +179,8 @@ def write_record(
     directory = trust_dir or default_trust_dir()
     make_private_dir(directory)
     path = record_path(project, directory)
-    kept = read_record(project, directory).sections
+    written = (text for entries in sections.values() for e in entries for text in e.values())
+    kept = read_record(project, directory, bound=record_bound(written)).sections
     merged = {**{k: list(v) for k, v in kept.items()}, **{k: list(v) for k, v in sections.items()}}
     record: dict[str, object] = {
         "format": TRUST_FORMAT,

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any, final
 
 from dsh._data_dir import user_config_dir
 from dsh._frozen import frozen
-from dsh.base import DshError
+
 from dsh.host._config_names import HookHelpersName, OutputFormatName, PermissionModeName
+from dsh.base import DshError, read_bounded
 
 if TYPE_CHECKING:
     from dsh._schema import SchemaRefusal
@@ -103,8 +104,7 @@ def project_config_file(project: Path) -> Path:
 
 def _read_toml(path: Path) -> dict[str, Any] | None:
     try:
-        with path.open("rb") as f:
-            data = f.read(_MAX_CONFIG_BYTES + 1)
+        data = read_bounded(path, _MAX_CONFIG_BYTES, "config file")
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -24,6 +24,7 @@ from typing import Final, Protocol, final
 
 from dsh._frozen import frozen
 from dsh.agent import SESSION_START, Agent, SessionStartSource
+from dsh.base import read_head
 from dsh.context import Context
 
 __all__ = [
@@ -72,14 +73,10 @@ class AgentsGate(Protocol):
 
 def _read(path: Path, limit: int) -> tuple[str, bool] | None:
     try:
-        if not path.is_file():
-            return None
-        with path.open("rb") as f:
-            data = f.read(limit + 1)
+        head = read_head(path, limit, "instructions file")
     except OSError:
-        return None
-    cut = len(data) > limit
-    return data[:limit].decode("utf-8", "replace" if not cut else "ignore"), cut
+        return None  # absent, unreadable, a FIFO or a device: never blocked on, never read
+    return head.data.decode("utf-8", "replace" if not head.cut else "ignore"), head.cut
 
 
 def _pick(folder: Path) -> Path | None:

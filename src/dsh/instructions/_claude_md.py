@@ -62,13 +62,13 @@ are read as text.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import final
 
 from dsh._frozen import frozen
 from dsh.agent import InstructionsFile, InstructionsLoadReason, InstructionsScope
+from dsh.base import read_head
 from dsh.instructions._markdown import (
     absolute,
     import_paths,
@@ -380,19 +380,11 @@ def _inside(real: str, directory: Path) -> bool:
 def _read_text(path: Path) -> str | None:
     """A regular file's text, its first ``MAX_INSTRUCTIONS_BYTES`` (a FIFO or device: None)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+        head = read_head(path, MAX_INSTRUCTIONS_BYTES, "instructions file")
     except OSError:
-        return None
-    try:
-        with os.fdopen(fd, "rb") as f:
-            size = os.fstat(f.fileno())
-            if not stat.S_ISREG(size.st_mode):
-                return None  # never block on a FIFO, never read a device
-            data = f.read(MAX_INSTRUCTIONS_BYTES + 1)
-    except OSError:
-        return None
+        return None  # absent, unreadable, a FIFO or a device: never blocked on, never read
     # As Claude Code: bad bytes become U+FFFD, the file still loads.
-    text = data[:MAX_INSTRUCTIONS_BYTES].decode("utf-8", errors="replace")
-    if len(data) > MAX_INSTRUCTIONS_BYTES:
-        text += f"\n[truncated: {size.st_size:,} bytes, the first {MAX_INSTRUCTIONS_BYTES:,} read]"
+    text = head.data.decode("utf-8", errors="replace")
+    if head.cut:
+        text += f"\n[truncated: {head.size:,} bytes, the first {MAX_INSTRUCTIONS_BYTES:,} read]"
     return text

@@ -17,6 +17,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 from typing import Any, final
 
+from dsh.base import valid_text
 from dsh.messages import ModelMessage
 from dsh.messages._history import shared_prefix
 from dsh.models._chat_request import ChatLayout, tool_json
@@ -31,8 +32,13 @@ _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def compact_json(value: object) -> bytes:
-    """``value`` as a request body writes it: compact, UTF-8 raw."""
-    return _COMPACT(value).encode()
+    """``value`` as a request body writes it: compact, UTF-8 raw (a lone surrogate, which a
+    session log may hold as its JSON escape, goes out as U+FFFD: the wire is UTF-8)."""
+    text = _COMPACT(value)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return valid_text(text).encode()
 
 
 @final

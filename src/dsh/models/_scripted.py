@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from dsh.base import freeze_json
+from dsh.base import freeze_json, read_bounded
 from dsh.messages import AssistantMessage, ToolUse, Usage, UserMessage, content_text
 from dsh.models._script import (
     AutoShellBlock,
@@ -42,6 +42,9 @@ from dsh.models._types import (
 )
 
 __all__ = ["ScriptedModel"]
+
+_MAX_SCRIPT_BYTES = 64 << 20
+"""A model script is read whole: a bound, so a FIFO or device named for it is refused."""
 
 _SCRIPTED_ID = re.compile(r"^(?:toolu|call)_(\d+)$")
 
@@ -140,7 +143,7 @@ class ScriptedModel:
         """Load a script (or a whole ``case.json``) from ``path``; raises ``ScriptError``."""
         path = Path(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_bounded(path, _MAX_SCRIPT_BYTES, "model script").decode("utf-8")
         except OSError as e:
             raise ScriptError(str(path), "", f"cannot read the script: {e.strerror or e}") from None
         except UnicodeDecodeError as e:

@@ -27,7 +27,7 @@ from dsh.session._events import (
 from dsh.session._memory import MemorySessionStore
 from dsh.session._private_files import UnsafeSessionPathError
 from dsh.session._projection import INTERRUPTED_TOOL_RESULT, Projection, project
-from dsh.session._session_error import SessionError
+from dsh.session._session_error import SessionError, SessionWriteError
 from dsh.session._store import JsonlSessionStore, default_data_dir
 from dsh.session._store_base import (
     RecoveredTail,
@@ -66,6 +66,7 @@ __all__ = [
     "SessionLog",
     "SessionNotFoundError",
     "SessionStore",
+    "SessionWriteError",
     "SteeringMessageEvent",
     "SubagentEnd",
     "SubagentStart",

@@ -8,6 +8,7 @@ changes a log that exists.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import logging
@@ -15,7 +16,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Final
 
 from dsh._frozen import slotted
 from dsh.session._codec import decode_event_dict, decode_stored_line, loads_for
@@ -24,10 +25,19 @@ from dsh.session._event_base import SessionEvent
 from dsh.session._event_registry import DECODERS, HEADER_TYPE
 from dsh.session._private_files import open_private
 from dsh.session._projection import Projection
+from dsh.session._session_error import write_failure
 from dsh.session._store_base import RecoveredTail, SessionCorruptError
 from dsh.session._stored_events import StoredEventsBuilder
 
-__all__ = ["FORMAT_VERSION", "Scan", "parse_header", "recover_tail", "scan_log", "write_new_log"]
+__all__ = [
+    "FORMAT_VERSION",
+    "TAIL_KEPT",
+    "Scan",
+    "parse_header",
+    "recover_tail",
+    "scan_log",
+    "write_new_log",
+]
 
 log = logging.getLogger("dsh.session")
 
@@ -67,46 +77,87 @@ def write_new_log(
     # Written whole under a temporary name, then renamed: a crash never
     # leaves a log without its header.
     tmp = data_dir / f".{session_id}.jsonl.tmp"
-    _write_synced(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, data)
-    os.rename(tmp, path)
-    _fsync_dir(data_dir)
+    try:
+        _write_synced(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, data)
+        os.rename(tmp, path)
+        _fsync_dir(data_dir)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)  # a log that could not be written whole leaves nothing behind
+        raise write_failure(path, exc) from None
     return len(head)
 
 
-def recover_tail(
-    path: Path, sidecar: Path, tail: bytes, offset: int, problem: str
-) -> RecoveredTail:
-    """Move the log's bytes from ``offset`` on (``tail``, as the scan read them) to ``sidecar``."""
-    # Sidecar first: a crash between the two steps duplicates the tail
-    # in the sidecar, it never loses it.
-    _write_synced(sidecar, os.O_WRONLY | os.O_APPEND | os.O_CREAT, tail)
-    fd = open_private(path, os.O_WRONLY)
+TAIL_KEPT: Final = 1 << 20
+"""How much of each end of a torn tail the sidecar keeps (a tail over twice this keeps its
+first and last ``TAIL_KEPT`` bytes with a note between): recovery runs in bounded memory
+and a crash artifact of any size costs the disk at most ~2 MiB."""
+
+
+def recover_tail(path: Path, sidecar: Path, offset: int, problem: str) -> RecoveredTail:
+    """Move the log's bytes from ``offset`` on to ``sidecar`` (streamed; a tail over
+    ``2 * TAIL_KEPT`` bytes keeps its two ends), then cut the log there."""
+    fd = open_private(path, os.O_RDWR)
     try:
+        length = os.fstat(fd).st_size - offset
+        # Sidecar first: a crash between the two steps duplicates the tail
+        # in the sidecar, it never loses it.
+        out = open_private(sidecar, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            _copy_tail(fd, out, offset, length)
+            os.fsync(out)
+        finally:
+            os.close(out)
         os.ftruncate(fd, offset)
         os.fsync(fd)
     finally:
         os.close(fd)
     _fsync_dir(path.parent)
+    kept = "" if length <= 2 * TAIL_KEPT else f" (its first and last {TAIL_KEPT:,} bytes)"
     log.warning(
-        "session log %s: %s at byte %d; moved %d bytes to %s",
+        "session log %s: %s at byte %d; moved %d bytes%s to %s",
         path,
         problem,
         offset,
-        len(tail),
+        length,
+        kept,
         sidecar,
     )
-    return RecoveredTail(
-        path=path, offset=offset, length=len(tail), sidecar=sidecar, problem=problem
-    )
+    return RecoveredTail(path=path, offset=offset, length=length, sidecar=sidecar, problem=problem)
+
+
+def _copy_tail(src: int, out: int, offset: int, length: int) -> None:
+    if length <= 2 * TAIL_KEPT:
+        _copy(src, out, offset, length)
+        return
+    _copy(src, out, offset, TAIL_KEPT)
+    left_out = length - 2 * TAIL_KEPT
+    note = f"\n[dsh: {left_out:,} bytes of this {length:,}-byte tail left out]\n"
+    _write_all(out, note.encode())
+    _copy(src, out, offset + length - TAIL_KEPT, TAIL_KEPT)
+
+
+def _copy(src: int, out: int, offset: int, length: int) -> None:
+    while length > 0:
+        chunk = os.pread(src, min(length, _BUFFER), offset)
+        if not chunk:
+            return
+        _write_all(out, chunk)
+        offset += len(chunk)
+        length -= len(chunk)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _write_synced(path: Path, flags: int, data: bytes) -> None:
     """All of ``data`` written to ``path`` (``flags``, never through a link), fsynced."""
     fd = open_private(path, flags)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        _write_all(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -131,7 +182,6 @@ class Scan:
     start: int  # where the event lines begin (after the header)
     end: int  # where the complete event lines end
     tail_offset: int | None  # where a torn or corrupt tail begins
-    tail: bytes  # the log's bytes from tail_offset on (b"" without a tail)
     problem: str
 
 
@@ -189,7 +239,7 @@ def _scan(path: Path, f: BinaryIO, session_id: str, light: bool) -> Scan:
     artifact). A JSON line whose known type does not decode is not a crash
     artifact: that raises ``SessionCorruptError``.
     """
-    first = f.readline()
+    first = f.readline(_BUFFER)  # a header is ~200 bytes: a longer first line is torn
     header = parse_header(path, first, session_id)
     start = pos = len(first)
     events: list[SessionEvent] = []
@@ -200,17 +250,25 @@ def _scan(path: Path, f: BinaryIO, session_id: str, light: bool) -> Scan:
     )
     loads = loads_for(os.fstat(f.fileno()).st_size)
     decoders = DECODERS
-    tail: bytes | None = None
+    torn = False
     problem = ""
-    for number, raw in enumerate(f, 2):  # the header is line 1
+    number = 1  # the header
+    while raw := f.readline(_BUFFER):
+        number += 1
+        if len(raw) == _BUFFER and not raw.endswith(b"\n"):
+            whole = _long_line(f, pos)  # read whole only if it ends: a torn tail never is
+            if whole is None:
+                torn, problem = True, "a torn last line (no newline)"
+                break
+            raw = whole
         complete = raw.endswith(b"\n")
         try:
             line = (raw[:-1] if complete else raw).decode("utf-8")
         except UnicodeDecodeError:
-            tail, problem = raw, "a line that is not UTF-8"
+            torn, problem = True, "a line that is not UTF-8"
             break
         if not complete:
-            tail, problem = raw, "a torn last line (no newline)"
+            torn, problem = True, "a torn last line (no newline)"
             break
         try:
             d = loads(line)
@@ -218,7 +276,7 @@ def _scan(path: Path, f: BinaryIO, session_id: str, light: bool) -> Scan:
         except (ValueError, TypeError, KeyError, IndexError, RecursionError):
             event = _decode_other(path, line, pos, number)
             if event is None:
-                tail, problem = raw, f"line {number} is not a JSON event"
+                torn, problem = True, f"line {number} is not a JSON event"
                 break
         else:
             try:
@@ -227,9 +285,8 @@ def _scan(path: Path, f: BinaryIO, session_id: str, light: bool) -> Scan:
                 raise SessionCorruptError(path, pos, str(exc), line=number) from None
         keep(raw, event)
         pos += len(raw)
-    if tail is not None:
-        tail += f.read()
-        following = tail.count(b"\n") - 1
+    if torn:
+        following = _newlines(f)  # after the tail's first line, streamed
         if following > 0:
             problem += f" ({following} later line(s) are in the tail too)"
     return Scan(
@@ -238,10 +295,29 @@ def _scan(path: Path, f: BinaryIO, session_id: str, light: bool) -> Scan:
         projection=projection,
         start=start,
         end=pos,
-        tail_offset=pos if tail is not None else None,
-        tail=tail or b"",
+        tail_offset=pos if torn else None,
         problem=problem,
     )
+
+
+def _long_line(f: BinaryIO, start: int) -> bytes | None:
+    """The line at ``start`` when a newline ends it (read whole, as any event line),
+    else ``None`` with ``f`` at the end: a torn tail is looked through, never held."""
+    while chunk := f.read(_BUFFER):
+        at = chunk.find(b"\n")
+        if at >= 0:
+            end = f.tell() - len(chunk) + at + 1
+            f.seek(start)
+            return f.read(end - start)
+    return None
+
+
+def _newlines(f: BinaryIO) -> int:
+    """The newlines from ``f``'s position to its end, counted a buffer at a time."""
+    count = 0
+    while chunk := f.read(_BUFFER):
+        count += chunk.count(b"\n")
+    return count
 
 
 def _collector(events: list[SessionEvent]) -> Callable[[bytes, SessionEvent], None]:

@@ -70,11 +70,11 @@ def open_private(path: Path, flags: int) -> int:
     return fd
 
 
-def read_private(path: Path) -> bytes:
-    """The whole content of ``path``, never through a symlink."""
+def read_private(path: Path, end: int | None = None) -> bytes:
+    """The content of ``path`` (up to byte ``end``, if given), never through a symlink."""
     fd = open_private(path, os.O_RDONLY)
     with os.fdopen(fd, "rb") as f:
-        return f.read()
+        return f.read(-1 if end is None else end)
 
 
 def make_private_dir(directory: Path) -> None:

@@ -12,6 +12,7 @@ Every file is 0600 in a 0700 directory and never opened through a symlink.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Sequence
@@ -28,7 +29,7 @@ from dsh.session._private_files import (
     refuse_symlink,
 )
 from dsh.session._projection import Projection
-from dsh.session._session_error import SessionError
+from dsh.session._session_error import SessionError, SessionWriteError, write_failure
 from dsh.session._store_base import (
     RecoveredTail,
     SessionInfo,
@@ -45,6 +46,7 @@ __all__ = ["DATA_DIR_ENV", "JsonlSessionLog", "JsonlSessionStore", "default_data
 log = logging.getLogger("dsh.session")
 
 DATA_DIR_ENV = "DSH_DATA_DIR"
+_MAX_HEADER_BYTES = 1 << 20
 
 
 def default_data_dir() -> Path:
@@ -81,7 +83,9 @@ class JsonlSessionLog(_LogBase):
         self._lock_fd = lock_fd
         self._recovered = recovered
         self._fd = open_private(path, os.O_WRONLY | os.O_APPEND)
-        self._size = os.fstat(self._fd).st_size
+        st = os.fstat(self._fd)
+        self._size = st.st_size
+        self._inode = (st.st_dev, st.st_ino)  # to notice the file deleted under the session
         self._broken: str | None = None
         self._unsynced = False  # lines written with durable=False and not fsynced since
 
@@ -91,8 +95,8 @@ class JsonlSessionLog(_LogBase):
 
     def _commit(self, lines: list[bytes], stamped: list[SessionEvent], durable: bool) -> None:
         if self._broken is not None:
-            raise SessionError(
-                f"{self._path}: not writable after an earlier failure: {self._broken}"
+            raise SessionWriteError(
+                self._path, f"not writable after an earlier failure: {self._broken}"
             )
         lines.append(b"")
         data = b"\n".join(lines)
@@ -101,6 +105,13 @@ class JsonlSessionLog(_LogBase):
             while view:
                 written = os.write(self._fd, view)
                 view = view[written:]
+        except OSError as exc:
+            # Disk full, a file-size limit, an I/O error: the log keeps what it had, and
+            # takes nothing more (the turn stops; the caller says why, naming the file).
+            self._undo_partial_write(exc)
+            error = write_failure(self._path, exc)
+            self._broken = self._broken or error.reason
+            raise error from None
         except BaseException as exc:
             self._undo_partial_write(exc)
             raise
@@ -113,11 +124,31 @@ class JsonlSessionLog(_LogBase):
         # One fsync makes every line written before it durable: deferred ones too.
         try:
             os.fsync(self._fd)
-        except BaseException as exc:
+        except OSError as exc:
             # After a failed fsync the page cache state is unknown: stop writing.
+            self._broken = f"fsync failed: {exc.strerror or exc}"
+            raise write_failure(self._path, exc) from None
+        except BaseException as exc:
             self._broken = f"fsync failed: {exc!r}"
             raise
         self._unsynced = False
+        self._check_in_place()
+
+    def _check_in_place(self) -> None:
+        """``SessionWriteError`` when the log's file is no longer at its path (deleted, or
+        its directory): what is written lands in a file nobody can read, so the run stops
+        rather than report a log path that does not exist."""
+        try:
+            st = os.stat(self._path, follow_symlinks=False)
+            here = (st.st_dev, st.st_ino) == self._inode
+        except OSError:
+            here = False
+        if not here:
+            self._broken = "the file was deleted or replaced while the session ran"
+            raise SessionWriteError(
+                self._path,
+                f"{self._broken}; what this run recorded went with it, and the run stops",
+            )
 
     def _undo_partial_write(self, exc: BaseException) -> None:
         # A partial line would sit under the next append: cut back to the last commit.
@@ -129,8 +160,8 @@ class JsonlSessionLog(_LogBase):
 
     def _release(self) -> None:
         try:
-            if self._unsynced and self._broken is None:
-                self._sync()
+            if self._broken is None:
+                self._sync() if self._unsynced else self._check_in_place()
         except OSError as exc:
             log.warning("%s: the last deferred lines may not be durable: %s", self._path, exc)
         finally:
@@ -176,7 +207,7 @@ class JsonlSessionStore:
         path = self._existing(session_id)
         scan = scan_log(path, session_id, light=True)
         # The complete lines as they were scanned: a log is only ever appended to before them.
-        body = read_private(path)[scan.start : scan.end]
+        body = read_private(path, scan.end)[scan.start :]  # never the tail after it
         return self._create(
             session_id, body, scan.events, projection=scan.projection, body_start=scan.start
         )
@@ -189,9 +220,11 @@ class JsonlSessionStore:
             scan = scan_log(path, session_id, light=True)
             recovered = None
             if scan.tail_offset is not None:
-                recovered = recover_tail(
-                    path, self.sidecar_path(session_id), scan.tail, scan.tail_offset, scan.problem
-                )
+                sidecar = self.sidecar_path(session_id)
+                try:
+                    recovered = recover_tail(path, sidecar, scan.tail_offset, scan.problem)
+                except OSError as exc:  # disk full: the log is left as it was
+                    raise write_failure(sidecar, exc) from None
             return JsonlSessionLog(
                 session_id=session_id,
                 path=path,
@@ -223,7 +256,7 @@ class JsonlSessionStore:
         for path in self.data_dir.glob("*.jsonl"):
             try:
                 with os.fdopen(open_private(path, os.O_RDONLY), "rb") as f:
-                    first = f.readline()
+                    first = f.readline(_MAX_HEADER_BYTES)  # a torn header is not held
                     stat = os.fstat(f.fileno())
                 header = parse_header(path, first, path.name[: -len(".jsonl")])
             except (OSError, SessionError) as exc:
@@ -267,7 +300,14 @@ class JsonlSessionStore:
         path = self.log_path(session_id)
         lock_fd = take_writer_lock(session_id, self.lock_path(session_id))
         try:
-            start = write_new_log(path, session_id, forked_from, body, len(events), project)
+            try:
+                start = write_new_log(path, session_id, forked_from, body, len(events), project)
+            except BaseException:
+                # A session that never came to be leaves nothing behind: nobody else
+                # knows its new id, so its lock file can go with it.
+                with contextlib.suppress(OSError):
+                    os.unlink(self.lock_path(session_id))
+                raise
             if isinstance(events, StoredEvents):  # the copy's lines, where the copy has them
                 events = events.moved(path, start - body_start)
             return JsonlSessionLog(

@@ -178,10 +178,12 @@ class ClaudeCodeProfile:
         ignored: tuple[str, ...] = ()
         gate: InstructionsGate | None = None
         if self.catalog is None and self.require_trust:
+            from dsh.hooks.claude.trust._records import catalog_bound
             from dsh.hooks.claude.trust._review import TrustGate, review_trust, trusted_catalog
             from dsh.instructions._gate import shown_path
 
             review = review_trust(catalog, self.trust_dir, self._instructions_files(project))
+            bound = catalog_bound(catalog)
             notice = review.notice()
             catalog = trusted_catalog(catalog, review)
             refused = [f.item.file.path for f in review.files if not f.trusted]
@@ -189,6 +191,7 @@ class ClaudeCodeProfile:
                 catalog.project_dir,
                 self.trust_dir,
                 [shown_path(path, catalog.project_dir) for path in refused],
+                bound=bound,
             )
             catalog, ignored = _trusted_permissions(catalog, self.trust_dir)
         notes: list[str] = []

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import final
 
 from dsh._frozen import slotted
+from dsh.base import read_head
 from dsh.tools.builtin._common import VCS_DIRS, glob_regex
 
 __all__ = ["FILE_TYPES", "Ignores", "Overrides"]
@@ -137,13 +138,13 @@ class Ignores:
         base = directory.rstrip(os.sep) + os.sep
         for name in names:
             try:
-                text = Path(directory, name).read_text(errors="replace")
+                text = _read_ignore_file(Path(directory, name))
             except OSError:
                 continue
             files.append(_parse_ignore(text, base))
         if in_repo and directory == self.git_root:
             try:
-                text = Path(directory, ".git", "info", "exclude").read_text(errors="replace")
+                text = _read_ignore_file(Path(directory, ".git", "info", "exclude"))
             except OSError:
                 pass
             else:
@@ -204,3 +205,12 @@ class Overrides:
     def wrong_type(self, rel: str) -> bool:
         name = rel.rsplit("/", 1)[-1]
         return bool(self.types) and not any(t.fullmatch(name) for t in self.types)
+
+
+_MAX_IGNORE_FILE_BYTES = 1 << 20
+
+
+def _read_ignore_file(path: Path) -> str:
+    """An ignore file's text: never blocking on a FIFO, never more than its first MiB."""
+    head = read_head(path, _MAX_IGNORE_FILE_BYTES, "ignore file")
+    return head.data.decode("utf-8", errors="replace")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
+from dsh.base import read_bounded
 
 __all__ = [
     "MAX_COMMAND_BYTES",
@@ -176,7 +177,7 @@ def _read(
         if path.stat().st_size > MAX_COMMAND_BYTES:
             notes.append(f"{path}: skipped: larger than {MAX_COMMAND_BYTES} bytes")
             return None
-        raw = path.read_text(encoding="utf-8")
+        raw = read_bounded(path, MAX_COMMAND_BYTES, "command file").decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         notes.append(f"{path}: skipped: cannot be read ({exc.__class__.__name__})")
         return None

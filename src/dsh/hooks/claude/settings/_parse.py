@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, final
 
 from dsh._frozen import frozen
-from dsh.base import UnsafeJSONError, load_json
+from dsh.base import UnsafeJSONError, load_json, read_bounded
 
 __all__ = [
     "MAX_SETTINGS_BYTES",
@@ -65,12 +65,9 @@ def read_json_text(text: str) -> dict[str, Any] | JSONProblem:
 def read_json_file(path: Path) -> dict[str, Any] | JSONProblem:
     """Read and parse ``path`` as one JSON object (UTF-8, an optional BOM)."""
     try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_SETTINGS_BYTES + 1)
+        raw = read_bounded(path, MAX_SETTINGS_BYTES, "settings file")
     except OSError as exc:
         return JSONProblem(f"cannot read the file: {exc.strerror or exc}", "unreadable")
-    if len(raw) > MAX_SETTINGS_BYTES:
-        return JSONProblem(f"the file is over {MAX_SETTINGS_BYTES} bytes", "unreadable")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

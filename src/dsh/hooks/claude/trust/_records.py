@@ -27,6 +27,7 @@ fingerprint, only the files its command line names.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import shlex
 from collections.abc import Sequence
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Final, final
 
 from dsh._frozen import frozen
-from dsh.hook_protocol import TrustRecord, named_files, write_record
+from dsh.hook_protocol import TrustRecord, named_files, record_bound, write_record
 from dsh.hook_protocol import read_record as _read_record
 from dsh.hook_protocol._trust_record import TRUST_FORMAT, TrustState, default_trust_dir, state_of
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
@@ -47,6 +48,7 @@ __all__ = [
     "HookTrust",
     "TrustRecord",
     "TrustState",
+    "catalog_bound",
     "default_trust_dir",
     "hook_entry",
     "hook_fingerprint",
@@ -151,10 +153,22 @@ def _project_hooks(catalog: Catalog) -> list[HookDeclaration]:
     return [h for h in catalog.all_hooks() if h.source.kind in PROJECT_KINDS]
 
 
-def read_record(project: Path, trust_dir: Path | None = None) -> TrustRecord:
+def read_record(
+    project: Path, trust_dir: Path | None = None, *, bound: int | None = None
+) -> TrustRecord:
     """The project's trust record (empty, with the problem said, when it cannot be used),
-    its fingerprints those of this bridge's sections."""
-    return _read_record(project, trust_dir, owned=RECORD_SECTIONS)
+    its fingerprints those of this bridge's sections; ``bound`` as ``catalog_bound``."""
+    return _read_record(project, trust_dir, owned=RECORD_SECTIONS, bound=bound or record_bound())
+
+
+def catalog_bound(catalog: Catalog) -> int:
+    """The bytes a trust record of ``catalog``'s project is read within: room for an entry
+    per hook (its command and source) and per widening permission entry, so the bound
+    grows with what the record covers."""
+    project = catalog.project_dir
+    hooks = (f"{shown(h)} {h.source.path}" for h in catalog.all_hooks())
+    entries = (e.describe(project) for e in gated_entries(catalog.permissions))
+    return record_bound(itertools.chain(hooks, entries))
 
 
 def hook_fingerprint(
@@ -171,7 +185,7 @@ def hook_trust(
     """Every project hook of ``catalog`` with its trust state, and a problem with the record."""
     project = catalog.project_dir
     if record is None:
-        record = read_record(project, trust_dir)
+        record = read_record(project, trust_dir, bound=catalog_bound(catalog))
     result: list[HookTrust] = []
     for hook in _project_hooks(catalog):
         fingerprint, files = hook_fingerprint(hook, project)
@@ -206,7 +220,7 @@ def permissions_trust(
     if not entries:
         return frozenset(), ()
     if record is None:
-        record = read_record(catalog.project_dir, trust_dir)
+        record = read_record(catalog.project_dir, trust_dir, bound=catalog_bound(catalog))
     trusted = frozenset(e.fingerprint for e in entries if e.fingerprint in record.fingerprints)
     return trusted, tuple(e for e in entries if e.fingerprint not in trusted)
 

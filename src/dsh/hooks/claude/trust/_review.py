@@ -39,6 +39,7 @@ from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 from dsh.hooks.claude.trust._gated import GatedEntry, gated_entries
 from dsh.hooks.claude.trust._records import (
     HookTrust,
+    catalog_bound,
     hook_entry,
     hook_fingerprint,
     hook_trust,
@@ -257,7 +258,7 @@ def review_trust(
 ) -> TrustReview:
     """Every item of the project's (its hooks, the plugins it enables, ``files``) and its state."""
     project = catalog.project_dir
-    record = read_record(project, trust_dir)
+    record = read_record(project, trust_dir, bound=catalog_bound(catalog))
     hooks, problem = hook_trust(catalog, trust_dir, record)
     trusted, _untrusted = permissions_trust(catalog, trust_dir, record)
     return TrustReview(
@@ -342,16 +343,22 @@ class TrustGate:
     """
 
     def __init__(
-        self, project: Path, trust_dir: Path | None, announced: Sequence[str] = ()
+        self,
+        project: Path,
+        trust_dir: Path | None,
+        announced: Sequence[str] = (),
+        *,
+        bound: int | None = None,
     ) -> None:
         self.project = project
         self.trust_dir = trust_dir
         self.announced = set(announced)
+        self.bound = bound  # the record's bound grows with the catalog (``catalog_bound``)
 
     def admit(
         self, loaded: Sequence[LoadedInstructions], /
     ) -> tuple[list[LoadedInstructions], str | None]:
-        record = read_record(self.project, self.trust_dir)
+        record = read_record(self.project, self.trust_dir, bound=self.bound)
         mine = [item for item in loaded if project_controlled(item)]
         refused = {id(f.item): f for f in _files(self.project, mine, record) if not f.trusted}
         admitted = [item for item in loaded if id(item) not in refused]

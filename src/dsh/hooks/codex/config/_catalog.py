@@ -20,6 +20,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from dsh.base import read_head
 from dsh.hook_protocol._regex import unsafe_char_problem
 from dsh.hooks.codex.config._matcher import CodexMatcher, CodexMatcherError
 from dsh.hooks.codex.config._parse import (
@@ -94,14 +95,13 @@ def _read(path: Path, diagnostics: list[CodexDiagnostic]) -> bytes | None:
     try:
         if not path.is_file():
             return None
-        with path.open("rb") as f:
-            data = f.read(MAX_SOURCE_BYTES + 1)
+        head = read_head(path, MAX_SOURCE_BYTES, "hook file")
     except (OSError, ValueError) as exc:
         diagnostics.append(
             CodexDiagnostic(source=str(path), reason=f"cannot be read: {exc}", severity="error")
         )
         return None
-    if len(data) > MAX_SOURCE_BYTES:
+    if head.cut:
         diagnostics.append(
             CodexDiagnostic(
                 source=str(path),
@@ -110,7 +110,7 @@ def _read(path: Path, diagnostics: list[CodexDiagnostic]) -> bytes | None:
             )
         )
         return None
-    return data
+    return head.data
 
 
 def project_trusted(project: Path, user_config: Mapping[str, Any] | None) -> bool:

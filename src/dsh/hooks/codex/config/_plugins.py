@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from dsh._frozen import frozen
 from dsh.base._real_path import contained_path
+from dsh.base import read_bounded
 from dsh.hooks.codex.config._parse import MAX_SOURCE_BYTES, ParsedSource, parse_hooks_json
 from dsh.hooks.codex.config._types import CodexDiagnostic
 
@@ -72,7 +73,8 @@ def _hooks_of(
     declared: Any = None
     if manifest.is_file():
         try:
-            declared = json.loads(manifest.read_bytes()[:MAX_SOURCE_BYTES]).get("hooks")
+            raw = read_bounded(manifest, MAX_SOURCE_BYTES, "plugin manifest")
+            declared = json.loads(raw).get("hooks")
         except (OSError, ValueError, AttributeError, RecursionError) as exc:
             return CodexDiagnostic(source=str(manifest), reason=f"unreadable manifest: {exc}")
     if isinstance(declared, dict):
@@ -96,7 +98,7 @@ def _hooks_of(
     try:
         if not path.is_file():
             return None
-        data = path.read_bytes()
+        data = read_bounded(path, MAX_SOURCE_BYTES, "hook file")
     except OSError as exc:
         return CodexDiagnostic(source=str(path), reason=f"cannot be read: {exc}", severity="error")
     return path, f"{plugin_id}:{relative}", data

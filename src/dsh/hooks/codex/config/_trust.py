@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from dsh._frozen import frozen
-from dsh.base import DshError
+from dsh.base import DshError, read_bounded
 from dsh.hooks.codex.events._specs import CONTEXT_LIMIT_EVENTS, EVENT_LABELS, MATCHER_FIELDS
 
 __all__ = [
@@ -41,6 +41,9 @@ __all__ = [
     "record_trust",
     "toml_string",
 ]
+
+_MAX_CONFIG_BYTES: Final = 64 << 20
+"""The ``config.toml`` a trust write rewrites: read whole, so bounded (records grow with hooks)."""
 
 DEFAULT_CONTEXT_LIMIT: Final = 2500
 """``additionalContextLimit`` when unset (approximate tokens); left out of the hash."""
@@ -197,7 +200,11 @@ def record_trust(
     nothing is written (``TrustError``).
     """
     try:
-        text = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
+        text = (
+            read_bounded(config_path, _MAX_CONFIG_BYTES, "Codex config").decode("utf-8")
+            if config_path.exists()
+            else ""
+        )
         tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise TrustError(f"{config_path}: cannot be read as TOML: {exc}") from None

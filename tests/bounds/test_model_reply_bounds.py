@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import psutil
@@ -21,13 +22,13 @@ from tests.models.raw_server import RawConn, raw_serving
 _HEAD = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
 
 
-def _event(delta: dict[str, object]) -> bytes:
+def _event(delta: Mapping[str, object]) -> bytes:
     line = "data: " + json.dumps({"choices": [{"index": 0, "delta": delta}]}) + "\n\n"
     data = line.encode()
     return f"{len(data):x}\r\n".encode() + data + b"\r\n"
 
 
-def _forever(delta: dict[str, object], pause: float) -> object:
+def _forever(delta: Mapping[str, object], pause: float) -> Callable[[RawConn], None]:
     def script(conn: RawConn) -> None:
         if conn.request() is None:
             return

@@ -459,6 +459,8 @@ class OpenAICompatibleModel:
             refusal = _refusal(completion, "message")
         except (TypeError, ValueError) as e:
             raise self._malformed(str(e)) from e
+        if not ReplyMeter(self.max_reply_chars).add(text, refusal, *(n + a for _, n, a in calls)):
+            raise self._cut(f"is over {self.max_reply_chars:,} characters")
         self._check_refusal(refusal, text or calls)
         if text and on_text is not None:
             on_text(text)

@@ -55,11 +55,17 @@ def arguments_size(value: object, limit: int = MAX_ARGUMENT_CHARS) -> int:
     no further than just past ``limit``: a cheap bound check that walks no more than it must."""
     total = 0
     stack = [value]
+    seen: set[int] = set()  # a container met twice (a cycle) is freezing's to refuse
     while stack and total <= limit:
         item = stack.pop()
         if isinstance(item, str):
             total += len(item)
-        elif isinstance(item, dict):  # FrozenDict is a Mapping over a dict
+            continue
+        if isinstance(item, dict | list | tuple):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+        if isinstance(item, dict):  # FrozenDict is a dict
             total += sum(len(k) if isinstance(k, str) else 1 for k in item)
             stack.extend(item.values())
         elif isinstance(item, list | tuple):

@@ -111,6 +111,11 @@ class Agent:
         self._session = session
         self._registry = registry if registry is not None else ctx.require(TOOLS)
         self._workspace = workspace if workspace is not None else Workspace(cwd=_cwd())
+        if self._workspace.tool_results_dir is None and session.path is not None:
+            # Beside the log, as Claude Code's ``<session>/tool-results`` (a subagent's
+            # workspace carries its root's).
+            results = session.path.parent / session.id / "tool-results"
+            self._workspace.tool_results_dir = results
         if source is None:
             source = "resume" if session.events and session.forked_from is None else "startup"
         self._start_source: SessionStartSource = source

@@ -47,6 +47,7 @@ from dsh.agent._turn import (
     TurnState,
     error_text,
 )
+from dsh.base import FrozenDict
 from dsh.messages import AssistantMessage, ToolUse
 from dsh.models import ModelRequest, ToolSpec
 from dsh.session import (
@@ -61,6 +62,7 @@ from dsh.session import (
 )
 from dsh.tools import offered_tools
 from dsh.tools._deferred import deferred_announcement
+from dsh.tools._seal import MAX_ARGUMENT_CHARS, arguments_size
 
 __all__ = ["drain_prompts", "end_turn", "run_steps"]
 
@@ -142,7 +144,7 @@ async def _model_step(core: AgentCore, turn: TurnState) -> AssistantMessage:
         # Not fsynced on its own: whatever the reply leads to (a hook, a tool call, the turn's
         # end) is logged durably before it happens, and that fsync covers this line too.
         event = AssistantMessageEvent(
-            text=reply.text, tool_calls=reply.tool_calls, usage=reply.usage
+            text=reply.text, tool_calls=_bounded(reply.tool_calls), usage=reply.usage
         )
         logged.append(core.append(event, durable=False))
         return logged[-1].id
@@ -151,6 +153,19 @@ async def _model_step(core: AgentCore, turn: TurnState) -> AssistantMessage:
     if reply.text and core.agent.parent is None:
         await _display(core, turn, logged[-1])
     return reply
+
+
+def _bounded(calls: tuple[ToolUse, ...]) -> tuple[ToolUse, ...]:
+    """The calls as logged: one whose arguments are over the bound keeps none of them
+    (sealing refuses it); the log, and every later request, stay bounded."""
+    if all(arguments_size(c.arguments) <= MAX_ARGUMENT_CHARS for c in calls):
+        return calls
+    return tuple(
+        c
+        if arguments_size(c.arguments) <= MAX_ARGUMENT_CHARS
+        else ToolUse(c.id, c.name, FrozenDict())
+        for c in calls
+    )
 
 
 def _request(core: AgentCore) -> ModelRequest:

@@ -190,6 +190,7 @@ def _child_agent(
         project_dir=parent.workspace.project_dir,
         # The same list, not a copy: what the session's hooks export later reaches the child too.
         env_scripts=parent.workspace.env_scripts,
+        tool_results_dir=parent.workspace.tool_results_dir,
     )
     return Agent(
         parent.ctx,

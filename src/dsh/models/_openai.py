@@ -28,6 +28,14 @@ from dsh.base import UnsafeJSONError, freeze_json, load_json
 from dsh.messages import AssistantMessage, ToolUse, Usage
 from dsh.models._chat_body import ChatBodyEncoder
 from dsh.models._chat_request import SUMMARY_PREFIX, to_chat_messages
+from dsh.models._reply_bounds import (
+    DEFAULT_MAX_REPLY_CHARS,
+    DEFAULT_REPLY_TIMEOUT,
+    MAX_REPLY_CHARS_ENV_VAR,
+    REPLY_TIMEOUT_ENV_VAR,
+    ReplyMeter,
+    reply_bound,
+)
 from dsh.models._types import ModelError, ModelRefusal, ModelRequest, TextCallback
 from dsh.models._usage import chat_usage
 from dsh.models._wire import (
@@ -249,7 +257,9 @@ class OpenAICompatibleModel:
     ``asyncio``): ``"asyncio"`` is dsh's own HTTP/1.1 client (httpx2's behind a
     proxy), ``"httpx"`` dsh's client over httpx2, ``"openai-sdk"`` the openai
     SDK's, with the same requests, replies and errors. ``timeout`` bounds each phase of a
-    request (connecting, sending, each read), as the SDK's does.
+    request (connecting, sending, each read), as the SDK's does; ``reply_timeout`` a whole
+    streamed reply and ``max_reply_chars`` what one reply may hold (``_reply_bounds``):
+    past either, the reply is cut and the call fails with a ``ModelError``, not retried.
     """
 
     def __init__(
@@ -267,6 +277,8 @@ class OpenAICompatibleModel:
         max_tokens: int | None = None,
         on_retry: Callable[[RetryNotice], None] | None = None,
         backend: ModelBackend | None = None,
+        max_reply_chars: int | None = None,
+        reply_timeout: float | None = None,
     ) -> None:
         if not model:
             raise ValueError("an OpenAI-compatible model needs a model name")
@@ -285,6 +297,12 @@ class OpenAICompatibleModel:
         self.max_tokens = max_tokens
         self.on_retry = on_retry
         self.backend = _resolve_backend(backend)
+        self.max_reply_chars = int(
+            reply_bound(max_reply_chars, MAX_REPLY_CHARS_ENV_VAR, DEFAULT_MAX_REPLY_CHARS)
+        )
+        self.reply_timeout = reply_bound(
+            reply_timeout, REPLY_TIMEOUT_ENV_VAR, DEFAULT_REPLY_TIMEOUT
+        )
         self._transport: ChatTransport | None = None
         self._encoder: ChatBodyEncoder | None = None  # the history's JSON, kept across requests
 
@@ -386,29 +404,54 @@ class OpenAICompatibleModel:
         refusal: list[str] = []
         partial: dict[int, _PartialCall] = {}
         usage: Usage | None = None  # the last chunk's, asked for with stream_options
+        meter = ReplyMeter(self.max_reply_chars)
         # aclosing: a failure here, or a cancellation, closes the response at once.
-        async with aclosing(stream) as chunks:
-            async for chunk in chunks:
-                try:
-                    content, deltas = _chunk_parts(chunk)
-                    refusal.append(_refusal(chunk, "delta"))
-                    usage = chat_usage(chunk) or usage
-                except (TypeError, ValueError) as e:
-                    raise self._malformed(f"a streamed chunk: {e}") from e
-                if content:
-                    text.append(content)
-                    state.streamed = True
-                    if on_text is not None:
-                        on_text(content)
-                for index, call_id, name, arguments in deltas:
-                    call = partial.setdefault(index, _PartialCall())
-                    call.id = call_id or call.id
-                    call.name += name
-                    call.arguments.append(arguments)
+        try:
+            async with asyncio.timeout(self.reply_timeout), aclosing(stream) as chunks:
+                async for chunk in chunks:
+                    try:
+                        content, deltas = _chunk_parts(chunk)
+                        refusal.append(_refusal(chunk, "delta"))
+                        usage = chat_usage(chunk) or usage
+                    except (TypeError, ValueError) as e:
+                        raise self._malformed(f"a streamed chunk: {e}") from e
+                    if not meter.add(content, refusal[-1], *(d[2] + d[3] for d in deltas)):
+                        raise self._cut(f"is over {self.max_reply_chars:,} characters")
+                    self._gather(content, deltas, text, partial, state, on_text)
+        except TimeoutError as e:
+            if not isinstance(e.__cause__, asyncio.CancelledError):
+                raise  # a transport's own timeout: reported as it reports it
+            raise self._cut(f"took over {self.reply_timeout:g} seconds") from None
         calls = [partial[i] for i in sorted(partial)]
         self._check_refusal("".join(refusal), text or calls)
         parts = [(c.id, c.name, "".join(c.arguments)) for c in calls]
         return self._message("".join(text), parts, usage)
+
+    @staticmethod
+    def _gather(
+        content: str,
+        deltas: list[tuple[int, str, str, str]],
+        text: list[str],
+        partial: dict[int, _PartialCall],
+        state: _Attempt,
+        on_text: TextCallback | None,
+    ) -> None:
+        """One chunk's text and tool-call deltas added to the reply so far."""
+        if content:
+            text.append(content)
+            state.streamed = True
+            if on_text is not None:
+                on_text(content)
+        for index, call_id, name, arguments in deltas:
+            call = partial.setdefault(index, _PartialCall())
+            call.id = call_id or call.id
+            call.name += name
+            call.arguments.append(arguments)
+
+    def _cut(self, why: str) -> _Failure:
+        return _Failure(
+            ModelError(f"{self._where()}: the reply {why}; it was cut off", status=None)
+        )
 
     def _whole(self, completion: object, on_text: TextCallback | None) -> AssistantMessage:
         try:
@@ -416,6 +459,8 @@ class OpenAICompatibleModel:
             refusal = _refusal(completion, "message")
         except (TypeError, ValueError) as e:
             raise self._malformed(str(e)) from e
+        if not ReplyMeter(self.max_reply_chars).add(text, refusal, *(n + a for _, n, a in calls)):
+            raise self._cut(f"is over {self.max_reply_chars:,} characters")
         self._check_refusal(refusal, text or calls)
         if text and on_text is not None:
             on_text(text)

@@ -45,6 +45,7 @@ from dsh.tools._channels import EXECUTE, POST_EXECUTE, PRE_EXECUTE, RESULT, REWR
 from dsh.tools._dispatch import Dispatch
 from dsh.tools._failures import aborted_before, exc_text
 from dsh.tools._identity import CallToken, ToolCall, ToolExecutionResult, ToolRequest
+from dsh.tools._persist import persist_oversized
 from dsh.tools._phases import Guard, decide, post_execute, run_guard
 from dsh.tools._schema import compile_validator
 from dsh.tools._seal import Entry, SealFailure, remember_validator, rewrite, seal_request
@@ -252,6 +253,8 @@ class ToolRegistry:
             if post_fns:
                 result, more = await post_execute(post_fns, call, result, signal)
                 contexts += more
+            # What the model will see, bounded: the one place every tool's result passes.
+            result = persist_oversized(call, result, workspace.tool_results_dir)
         except Exception as exc:
             # The outer boundary: a fault in the pipeline itself.
             text = exc_text(exc)

@@ -28,8 +28,10 @@ from dsh.tools._schema import ArgumentErrors, ArgumentValidator, compile_validat
 from dsh.tools._types import ToolCaller, ToolDefinition, ToolResult
 
 __all__ = [
+    "MAX_ARGUMENT_CHARS",
     "Entry",
     "SealFailure",
+    "arguments_size",
     "remember_validator",
     "rewrite",
     "seal_request",
@@ -39,6 +41,48 @@ __all__ = [
 logger = logging.getLogger("dsh.tools")
 
 _EMPTY = FrozenDict()
+
+MAX_ARGUMENT_CHARS = 1 << 20
+"""The most one call's arguments may hold (characters of strings, keys included).
+
+A model's whole reply is bounded by its output tokens (at most 128k for any current
+model, about half a megabyte of text), so a call over 1 MiB did not come from a model
+doing its job; refusing it keeps a runaway or hostile reply from being copied into the
+log and every later request. A Write of a whole large file stays well inside."""
+
+
+def arguments_size(value: object, limit: int = MAX_ARGUMENT_CHARS) -> int:
+    """The characters in ``value``'s strings and keys (plus one per other value), counted
+    no further than just past ``limit``: a cheap bound check that walks no more than it must."""
+    total = 0
+    stack = [value]
+    seen: set[int] = set()  # a container met twice (a cycle) is freezing's to refuse
+    while stack and total <= limit:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item)
+            continue
+        if isinstance(item, dict | list | tuple):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+        if isinstance(item, dict):  # FrozenDict is a dict
+            total += sum(len(k) if isinstance(k, str) else 1 for k in item)
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            total += 1
+            stack.extend(item)
+        else:
+            total += 1
+    return total
+
+
+def _oversized(name: str, size: int) -> ToolResult:
+    problem = (
+        f"the arguments hold more than {MAX_ARGUMENT_CHARS:,} characters, the most a tool"
+        " call may have; the call was not run and its arguments were not kept"
+    )
+    return invalid_args(name, ({"path": "$", "message": problem},), oversized=size)
 
 
 @final
@@ -91,6 +135,10 @@ def seal_request(
         call = ToolCall(name, _EMPTY, token, None, use_id, tool, agent, state=state)
         return call, _bad_identity(name, "parent", "a CallToken or None", parent)
     up = parent
+    size = arguments_size(req.arguments)
+    if size > MAX_ARGUMENT_CHARS:
+        # Neither frozen (a copy) nor logged: the call's identity keeps none of them.
+        return ToolCall(name, _EMPTY, token, up, use_id, tool, agent), _oversized(name, size)
     try:
         arguments = freeze_json(req.arguments)
     except NotJSONError as exc:

@@ -121,6 +121,8 @@ class Workspace:
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     project_dir: Path | None = None
     env_scripts: list[Path] = field(default_factory=list)
+    tool_results_dir: Path | None = None
+    """Where a result too large for the model is saved (``None``: nowhere, shown whole)."""
     session_state: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """What the session's tools keep between calls (the task list), by a key each tool owns."""
     _cleanups: list[Callable[[], None]] = field(
@@ -299,6 +301,11 @@ class ToolDefinition:
     ``exec_command``'s ``cmd``). A policy that knows shell calls (the Claude
     Code bridge's permission rules) treats any such call as one, whatever the
     tool's name, without knowing the tool.
+
+    ``max_result_chars``: the most of a successful result the model sees inline (capped
+    for every tool at 50,000, Claude Code's ``maxResultSizeChars``); a larger one is
+    saved to a file and the model sees a preview (``dsh.tools._persist``). ``None``: a
+    tool that bounds its own output (Read, as Claude Code's).
     """
 
     name: str
@@ -312,6 +319,7 @@ class ToolDefinition:
     present: OutputPresenter | None = None
     deferred: bool = False
     shell_command: str | None = None
+    max_result_chars: int | None = 50_000
 
     def load_input_model(self) -> type[BaseModel] | None:
         """``input_model`` as a class (a ``LazyModel`` imported now)."""

@@ -369,4 +369,6 @@ BASH_TOOL = builtin_tool(
     output_model=builtin_model("BashOutput"),
     present=present_bash,
     shell_command="command",
+    # Bash cuts its own output at MAX_OUTPUT_CHARS (BASH_MAX_OUTPUT_LENGTH) already.
+    max_result_chars=None,
 )

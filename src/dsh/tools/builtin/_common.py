@@ -110,6 +110,7 @@ def builtin_tool(
     present: OutputPresenter | None = None,
     deferred: bool = False,
     shell_command: str | None = None,
+    max_result_chars: int | None = 50_000,
 ) -> ToolDefinition:
     """``ToolDefinition.from_model`` with the schema generated ahead of time (``_schemas.py``)
     and the models named lazily: declaring the tool imports no pydantic."""
@@ -125,6 +126,7 @@ def builtin_tool(
         present=present,
         deferred=deferred,
         shell_command=shell_command,
+        max_result_chars=max_result_chars,
     )
 
 

@@ -176,6 +176,7 @@ def grep_tool(*, use_ripgrep: bool | None = None) -> ToolDefinition:
         run,
         read_only=True,
         concurrency_safe=True,
+        max_result_chars=20_000,
         output_model=builtin_model("GrepOutput"),
         present=present_grep,
     )

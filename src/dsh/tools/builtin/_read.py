@@ -176,4 +176,5 @@ READ_TOOL = builtin_tool(
     present=present_read,
     read_only=True,
     concurrency_safe=True,
+    max_result_chars=None,  # Read bounds itself; Claude Code never persists it
 )

@@ -6,7 +6,8 @@ shows a preview). dsh keeps the first 10,000 characters of every text of a
 decoded answer (stderr of an exit 2 and the reasons included) and says the
 text was cut and how long it was. The executor keeps at most 1 MiB of each
 stream (``DEFAULT_CAPTURE_CAP``), so a hook writing gigabytes costs bounded
-memory; the session log keeps the answer's bounded JSON.
+memory; the session log keeps the answer's bounded JSON. What all of one event's
+hooks add together is bounded too (``dsh.hook_protocol._context_total``).
 """
 
 from __future__ import annotations

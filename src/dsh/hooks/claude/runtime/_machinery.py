@@ -34,6 +34,7 @@ from dsh.hook_protocol import (
     WrongEvent,
     fire_hooks,
 )
+from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
@@ -110,8 +111,13 @@ class AgentState:
 
 
 def additional_contexts(merged: Merged) -> list[str]:
-    """Each answer's ``additionalContext``, in declaration order."""
-    return [a.additional_context for _, a in merged if a.additional_context]
+    """Each answer's ``additionalContext``, in declaration order, within the event's total."""
+    texts = [(d.declared_command, a.additional_context) for d, a in merged if a.additional_context]
+    return within_total(_event_of(merged), texts) if texts else []
+
+
+def _event_of(merged: Merged) -> str:
+    return next((d.event for d, _ in merged), "")
 
 
 def blocking(merged: Merged) -> tuple[tuple[HookDeclaration, HookAnswer], ...]:
@@ -145,13 +151,14 @@ def blocked_prompt_message(event: str, merged: Merged, prompt: str) -> str | Non
 
 def prompt_context_lines(event: str, merged: Merged) -> list[str]:
     """Each answer's ``additionalContext`` (else its plain stdout), in Claude Code's wording."""
-    lines: list[str] = []
-    for _, answer in merged.answers:
+    lines: list[tuple[str, str]] = []
+    for decl, answer in merged.answers:
         if answer.additional_context:
-            lines.append(f"{event} hook additional context: {answer.additional_context}")
+            text = f"{event} hook additional context: {answer.additional_context}"
+            lines.append((decl.declared_command, text))
         elif answer.plain:
-            lines.append(f"{event} hook success: {answer.plain}")
-    return lines
+            lines.append((decl.declared_command, f"{event} hook success: {answer.plain}"))
+    return within_total(event, lines)
 
 
 def background_tasks(agent: Agent) -> list[dict[str, str]]:
@@ -420,15 +427,17 @@ class Runtime:
     def _inject_contexts(
         self, agent: Agent, event: str, merged: Merged, *, plain_as: str | None
     ) -> None:
-        """Each hook's ``additionalContext`` as context; else, named ``plain_as``, its stdout."""
-        for _, answer in merged:
+        """Each hook's ``additionalContext`` as context; else, named ``plain_as``, its stdout
+        (all of them within the event's total)."""
+        texts: list[tuple[str, str]] = []
+        for decl, answer in merged:
             if answer.additional_context:
-                agent.inject(
-                    f"{event} hook additional context: {answer.additional_context}",
-                    source=f"{SOURCE}:{event}",
-                )
+                text = f"{event} hook additional context: {answer.additional_context}"
+                texts.append((decl.declared_command, text))
             elif answer.plain and plain_as is not None:
-                agent.inject(f"{plain_as} hook success: {answer.plain}", source=f"{SOURCE}:{event}")
+                texts.append((decl.declared_command, f"{plain_as} hook success: {answer.plain}"))
+        for text in within_total(event, texts):
+            agent.inject(text, source=f"{SOURCE}:{event}")
 
 
 def _make_plugin_data(hooks: Sequence[HookDeclaration]) -> None:

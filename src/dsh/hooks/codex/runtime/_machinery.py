@@ -37,6 +37,7 @@ from dsh.hook_protocol import (
     SessionStates,
     fire_hooks,
 )
+from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex.config._trust import DEFAULT_CONTEXT_LIMIT
@@ -262,11 +263,15 @@ class Runtime:
             runs.start(run, name=f"codex-hooks:{event}:async")
 
     def _inject_contexts(self, agent: Agent, event: str, merged: CodexMerged) -> None:
-        """Each ``additionalContext`` (or accepted plain stdout) as its own context message."""
-        for hook, answer in merged:
-            text = answer.additional_context or answer.plain
-            if text:
-                agent.inject(self._bounded(agent, hook, text), source=f"{SOURCE}:{event}")
+        """Each ``additionalContext`` (or accepted plain stdout) as its own context message,
+        all of them within the event's total."""
+        texts = [
+            (hook.command, self._bounded(agent, hook, text))
+            for hook, answer in merged
+            if (text := answer.additional_context or answer.plain)
+        ]
+        for text in within_total(event, texts):
+            agent.inject(text, source=f"{SOURCE}:{event}")
 
     def _bounded(self, agent: Agent, hook: CodexHook, text: str) -> str:
         """``text`` as the model may read it: over the hook's ``additionalContextLimit``

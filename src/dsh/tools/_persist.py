@@ -1,0 +1,148 @@
+"""A successful tool result too large for the model: saved to a private file, a preview shown.
+
+What Claude Code 2.1.332 does with every tool's result (``toolResultStorage``): a tool
+declares the most it returns inline (``maxResultSizeChars``; Grep 20,000, Bash 30,000, Read
+none: it bounds itself), capped for every tool at 50,000 characters. A result over its
+tool's limit is written whole to ``<session dir>/<session id>/tool-results/<tool use
+id>.txt`` (a list of text blocks: ``.json``, the blocks as indented JSON), and the model
+gets, in its place::
+
+    <persisted-output>
+    Output too large (4.1MB). Full output saved to: /path/tool-results/call_1.txt
+
+    Preview (first 2KB):
+    <the first 2,000 characters, cut at the last line break past the first 1,000>
+    ...
+    </persisted-output>
+
+(``...`` only when the preview is not the whole text). dsh's file is 0600 in 0700
+directories, never written through a symlink, as its session files are. A result with an
+image, a failure, and a result that cannot be saved (no session file, a full disk) are
+left as they are: Claude Code also shows the result whole when saving it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Final
+
+from dsh.messages import TextBlock
+from dsh.session import SessionError
+from dsh.session._private_files import make_private_dir, open_private
+from dsh.tools._identity import ToolCall
+from dsh.tools._types import ToolResult
+
+__all__ = [
+    "DEFAULT_MAX_RESULT_CHARS",
+    "PREVIEW_CHARS",
+    "format_size",
+    "persist_oversized",
+    "persisted_message",
+    "preview_of",
+]
+
+logger = logging.getLogger("dsh.tools")
+
+DEFAULT_MAX_RESULT_CHARS: Final = 50_000
+"""Claude Code's cap on any tool's inline result, whatever the tool declares."""
+PREVIEW_CHARS: Final = 2_000
+"""How much of a persisted result the model sees (Claude Code's ``PREVIEW_SIZE_BYTES``)."""
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+def format_size(size: int) -> str:
+    """Claude Code's ``formatFileSize``: ``512 bytes``, ``39.1KB``, ``2MB``."""
+    kb = size / 1024
+    if kb < 1:
+        return f"{size} bytes"
+    for unit in ("KB", "MB"):
+        if kb < 1024:
+            return _one_decimal(kb) + unit
+        kb /= 1024
+    return _one_decimal(kb) + "GB"
+
+
+def _one_decimal(value: float) -> str:
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def preview_of(text: str) -> tuple[str, bool]:
+    """The first ``PREVIEW_CHARS``, cut at the last line break past half of them; more follows?"""
+    if len(text) <= PREVIEW_CHARS:
+        return text, False
+    head = text[:PREVIEW_CHARS]
+    newline = head.rfind("\n")
+    cut = newline if newline > PREVIEW_CHARS * 0.5 else PREVIEW_CHARS
+    return text[:cut], True
+
+
+def persisted_message(path: Path, size: int, text: str) -> str:
+    """What the model sees in place of a persisted result (Claude Code's wording)."""
+    preview, more = preview_of(text)
+    return (
+        "<persisted-output>\n"
+        f"Output too large ({format_size(size)}). Full output saved to: {path}\n\n"
+        f"Preview (first {format_size(PREVIEW_CHARS)}):\n"
+        f"{preview}{chr(10) + '...' if more else ''}\n"
+        "</persisted-output>"
+    )
+
+
+def persist_oversized(call: ToolCall, result: ToolResult, directory: Path | None) -> ToolResult:
+    """``result`` with its content persisted and previewed when it is over the tool's limit."""
+    definition = call.tool
+    if directory is None or result.is_error or definition is None:
+        return result
+    declared = definition.max_result_chars
+    if declared is None:
+        return result
+    limit = min(declared, DEFAULT_MAX_RESULT_CHARS)
+    content = result.content
+    if isinstance(content, str):
+        size, text, suffix = len(content), content, "txt"
+    else:
+        if not all(type(block) is TextBlock for block in content):
+            return result  # an image is never persisted
+        texts = [block.text for block in content if isinstance(block, TextBlock)]
+        size = sum(map(len, texts))
+        if size <= limit:
+            return result
+        blocks = [{"type": "text", "text": t} for t in texts]
+        text, suffix = json.dumps(blocks, indent=2, ensure_ascii=False), "json"
+        size = len(text)
+    if size <= limit:
+        return result
+    path = _write(directory, call, text, suffix)
+    if path is None:
+        return result
+    message = persisted_message(path, size, text)
+    return ToolResult(message, result.output, False, None, result.info)
+
+
+def _write(directory: Path, call: ToolCall, text: str, suffix: str) -> Path | None:
+    """The file holding ``text``: ``<tool use id>.<suffix>``, created afresh; ``None`` if not."""
+    ident = call.tool_use_id
+    name = ident if ident is not None and _SAFE_NAME.fullmatch(ident) else None
+    names = [f"{name}.{suffix}"] if name is not None else []
+    # A reused or unusable id: the call's own token, unique in the session.
+    names.append(f"{str(call.token).replace(':', '_')}.{suffix}")
+    try:
+        make_private_dir(directory)
+        for candidate in names:
+            path = directory / candidate
+            try:
+                fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+            except FileExistsError:
+                continue
+            with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:
+                f.write(text)
+            return path
+    except (OSError, SessionError, UnicodeError) as exc:
+        logger.warning("tool result of %s not persisted in %s: %s", call.name, directory, exc)
+    return None

@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any, final
 
 from dsh._data_dir import user_config_dir
 from dsh._frozen import frozen
-
-from dsh.host._config_names import HookHelpersName, OutputFormatName, PermissionModeName
 from dsh.base import DshError, read_bounded
+from dsh.host._config_names import HookHelpersName, OutputFormatName, PermissionModeName
 
 if TYPE_CHECKING:
     from dsh._schema import SchemaRefusal

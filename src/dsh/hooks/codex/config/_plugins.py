@@ -25,8 +25,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from dsh._frozen import frozen
-from dsh.base._real_path import contained_path
 from dsh.base import read_bounded
+from dsh.base._real_path import contained_path
 from dsh.hooks.codex.config._parse import MAX_SOURCE_BYTES, ParsedSource, parse_hooks_json
 from dsh.hooks.codex.config._types import CodexDiagnostic
 

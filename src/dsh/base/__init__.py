@@ -2,13 +2,16 @@
 
 Public: frozen JSON values (``FrozenDict``, ``FrozenJSON``, ``freeze_json``,
 ``thaw_json``), hostile JSON contained (``load_json``, ``UnsafeJSONError``), the
-error root ``DshError``, and ``AbortSignal`` with the one race against it
-(``race``). dsh's own packages also share what the private modules here own: the
-root of the closed decision unions (``_union.ClosedUnion``) and the containment of
-the processes dsh starts (``_containment``, ``_watchdog``, ``_process_group``).
+error root ``DshError``, the environment of the processes the model drives
+(``EnvironmentPolicy``, Codex's ``shell_environment_policy``), and ``AbortSignal`` with
+the one race against it (``race``). dsh's own packages also share what the private
+modules here own: the root of the closed decision unions (``_union.ClosedUnion``), dsh's
+model keys (``_env_policy``) and the containment of the processes dsh starts
+(``_containment``, ``_watchdog``, ``_process_group``).
 """
 
 from dsh._public import publish
+from dsh.base._env_policy import EnvironmentPolicy
 from dsh.base._errors import DshError
 from dsh.base._json import FrozenDict, FrozenJSON, JSONValue, NotJSONError, freeze_json, thaw_json
 from dsh.base._safe_json import UnsafeJSONError, load_json
@@ -18,6 +21,7 @@ __all__ = [
     "AbortSignal",
     "AbortedError",
     "DshError",
+    "EnvironmentPolicy",
     "FrozenDict",
     "FrozenJSON",
     "JSONValue",

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from dsh.base import EnvironmentPolicy
 from dsh.host._config import HookHelpersName, OutputFormatName, PermissionModeName
 
 __all__ = ["Settings"]
@@ -27,6 +28,7 @@ class Settings(BaseModel):
     plugins: tuple[str, ...] = ()
     output_format: OutputFormatName | None = None
     hook_helpers: HookHelpersName | None = None
+    shell_environment_policy: dict[str, Any] | None = None
 
     @field_validator("plugins", mode="before")
     @classmethod
@@ -42,6 +44,14 @@ class Settings(BaseModel):
             module, sep, function = spec.partition(":")
             if not sep or not module or not function:
                 raise ValueError(f"plugin {spec!r} is not module:function")
+        return value
+
+    @field_validator("shell_environment_policy", mode="before")
+    @classmethod
+    def _check_policy(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise ValueError("a table, `[shell_environment_policy]` in a config file")
+        EnvironmentPolicy().layered(value)  # a bad key or value: ValueError naming it
         return value
 
     @field_validator("api_key_env")

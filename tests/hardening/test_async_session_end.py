@@ -55,3 +55,32 @@ def _running(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+def test_under_the_codex_bridge_too(tmp_path: Path) -> None:
+    """Codex runs an async SessionEnd hook synchronously, its timeout capped at 3 s."""
+    home = tmp_path / "codex"
+    home.mkdir()
+    pid_file = tmp_path / "hook.pid"
+    handler = {
+        "type": "command",
+        "command": f"echo $$ > {pid_file}; exec sleep 1000",
+        "async": True,
+        "timeout": 600,
+    }
+    (home / "hooks.json").write_text(json.dumps({"hooks": {"SessionEnd": [{"hooks": [handler]}]}}))
+    (tmp_path / "project").mkdir()
+    script = {"anthropic": {"responses": [[{"type": "text", "text": "ok"}]]}}
+    (tmp_path / "script.json").write_text(json.dumps(script))
+    env = {"HOME": str(tmp_path / "home"), "CODEX_HOME": str(home)}
+    started = time.monotonic()
+    done = dsh(
+        "run", "hi", "--model", f"scripted:{tmp_path / 'script.json'}",
+        "--project", str(tmp_path / "project"), "--session-dir", str(tmp_path / "s"),
+        "--hooks", "codex", "--dangerously-bypass-hook-trust",
+        cwd=tmp_path, env_extra=env,
+    )  # fmt: skip
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert elapsed < 3.0 + MARGIN, elapsed
+    assert not _running(int(pid_file.read_text()))

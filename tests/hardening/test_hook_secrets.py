@@ -63,7 +63,12 @@ async def test_the_pass_setting_passes_named_keys_on(
 
 
 def test_spawn_environment_withholds_only_the_secrets() -> None:
-    assert SECRET_ENV_VARS == ("DSH_API_KEY", "OPENAI_API_KEY")
+    assert SECRET_ENV_VARS == (
+        "DSH_API_KEY",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+    )
     inherited = {"PATH": "/bin", "DSH_API_KEY": "k", "OPENAI_API_KEY": "o"}
     assert spawn_environment({"X": "1"}, inherited) == {"PATH": "/bin", "X": "1"}
     # A declaration's own entry is the declaration's choice.

@@ -1,18 +1,20 @@
 """The floor every dsh package stands on: values with no dsh dependency.
 
 Public: frozen JSON values (``FrozenDict``, ``FrozenJSON``, ``freeze_json``,
-``thaw_json``), hostile JSON contained (``load_json``, ``UnsafeJSONError``), the
-error root ``DshError``, files from outside read without blocking and within a
-bound (``read_bounded``, ``read_head``, ``FileHead``, ``UnreadableFileError``),
-text UTF-8 can carry (``valid_text``), and ``AbortSignal`` with the one race
-against it (``race``). dsh's own packages also share what the private modules
-here own: the root of the closed decision unions (``_union.ClosedUnion``) and the
-containment of the processes dsh starts (``_containment``, ``_watchdog``,
-``_process_group``).
+``thaw_json``), hostile JSON contained (``load_json``, ``UnsafeJSONError``), the error
+root ``DshError``, files from outside read without blocking and within a bound
+(``read_bounded``, ``read_head``, ``FileHead``, ``UnreadableFileError``), text UTF-8 can
+carry (``valid_text``), the environment of the processes the model drives
+(``EnvironmentPolicy``, Codex's ``shell_environment_policy``), and ``AbortSignal`` with
+the one race against it (``race``). dsh's own packages also share what the private
+modules here own: the root of the closed decision unions (``_union.ClosedUnion``), dsh's
+model keys (``_env_policy``) and the containment of the processes dsh starts
+(``_containment``, ``_watchdog``, ``_process_group``).
 """
 
 from dsh._public import publish
 from dsh.base._bounded_read import FileHead, UnreadableFileError, read_bounded, read_head
+from dsh.base._env_policy import EnvironmentPolicy
 from dsh.base._errors import DshError
 from dsh.base._json import FrozenDict, FrozenJSON, JSONValue, NotJSONError, freeze_json, thaw_json
 from dsh.base._safe_json import UnsafeJSONError, load_json
@@ -23,6 +25,7 @@ __all__ = [
     "AbortSignal",
     "AbortedError",
     "DshError",
+    "EnvironmentPolicy",
     "FileHead",
     "FrozenDict",
     "FrozenJSON",

@@ -8,6 +8,7 @@ the project file, ``DSH_*`` variables. A bad file or variable is the same
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -41,6 +42,8 @@ def config_show(project: Path, *, as_json: bool) -> None:
         value = config.value(key)
         if isinstance(value, tuple):
             value = ", ".join(value) if value else None
+        elif isinstance(value, Mapping):  # a table: one line of JSON
+            value = json.dumps(value, ensure_ascii=False) if value else None
         text = "(unset)" if value is None else str(value)
         click.echo(terminal_safe(f"{key:<16} {text:<40} {config.sources[key]}"))
     user, here = user_file(), project_config_file(project)

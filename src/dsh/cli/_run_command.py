@@ -169,6 +169,7 @@ def run_flags(flags: RunFlags) -> ExitCode:
             plugins=settled.plugins,
             agent=flags.session.agent(),
             system=settled.system,
+            environment=settled.config.shell_environment_policy,
         ),
         hooks=flags.session.hooks(settled.permission_mode, attended=False),
         prompts=prompts,

@@ -19,11 +19,11 @@ from typing import Any, Literal
 
 from dsh._frozen import frozen
 from dsh.base._containment import set_hook_helpers
+from dsh.base._env_policy import withhold_variable
 from dsh.cli._errors import UserError
 from dsh.cli._resume_picker import pick_session
 from dsh.cli._sessions import latest_session, resolve, session_project
 from dsh.context import Plugin
-from dsh.hook_protocol._environment import withhold_variable
 from dsh.host import ConfigError, DshConfig, SystemPrompt, load_config
 from dsh.models._load import check_base_url
 from dsh.session import JsonlSessionStore

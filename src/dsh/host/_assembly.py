@@ -8,11 +8,13 @@ runs several agents on one context builds one with ``assemble``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from dsh.agent import Agent, AgentOptions, SessionStartSource, subagent_plugin
 from dsh.approval import APPROVAL, ApprovalService
+from dsh.base import EnvironmentPolicy
 from dsh.context import Context, Plugin
 from dsh.host._options import HostOptions
 from dsh.host._profile import Profile, ProfileDiagnostic
@@ -31,7 +33,16 @@ class Assembly:
     Its owner disposes it (``await assembly.dispose()``) once its agents are closed.
     """
 
-    __slots__ = ("_diagnostics", "approval", "ctx", "model", "options", "registry", "store")
+    __slots__ = (
+        "_diagnostics",
+        "_environments",
+        "approval",
+        "ctx",
+        "model",
+        "options",
+        "registry",
+        "store",
+    )
 
     def __init__(self, options: HostOptions) -> None:
         self.options = options
@@ -53,6 +64,7 @@ class Assembly:
             else JsonlSessionStore(options.session_dir or default_data_dir())
         )
         self._diagnostics: list[ProfileDiagnostic] = []
+        self._environments: list[Mapping[str, Any]] = []
 
     @property
     def project(self) -> Path:
@@ -85,7 +97,19 @@ class Assembly:
             self.ctx.plugin(policy, name=f"{profile.name}-permissions")
         if loaded.instructions is not None:
             self.ctx.plugin(loaded.instructions, name=f"{profile.name}-instructions")
+        # What the protocol's configuration says of the model's processes' environment
+        # (Codex's `[shell_environment_policy]`; optional: not in ``ProfileMount``).
+        environment = getattr(loaded, "environment", None)
+        if environment:
+            self._environments.append(environment)
         return found
+
+    def environment_policy(self) -> EnvironmentPolicy:
+        """dsh's defaults, then the profiles' tables, then ``options.environment``."""
+        policy = EnvironmentPolicy()
+        for table in self._environments:
+            policy = policy.layered(table, strict=False)
+        return policy.layered(self.options.environment)
 
     def mount_configured(self) -> None:
         """Mount ``options.plugins`` in order, then each of ``options.profiles``."""
@@ -131,7 +155,7 @@ class Assembly:
             session=session,
             options=options or host.agent,
             registry=self.registry,
-            workspace=Workspace(cwd=self.project),
+            workspace=Workspace(cwd=self.project, env=self.environment_policy().environment()),
             source=source,
             system=self.system_prompt(model),
             store=self.store,

@@ -2,13 +2,13 @@
 
 ``load_config(project, flags=...)`` reads, lowest first: the user file
 (``$DSH_CONFIG_DIR/config.toml``, else the platform's user config dir
-``dsh/config.toml``), the project file (``<project>/.dsh/config.toml``), the
-``DSH_*`` environment variables (``DSH_MODEL``, ``DSH_BASE_URL``,
-``DSH_API_KEY_ENV``, ``DSH_PERMISSION_MODE``, ``DSH_PLUGINS``
-(comma-separated), ``DSH_OUTPUT_FORMAT``, ``DSH_HOOK_HELPERS``; names are
-case-insensitive, empty values ignored), then the flags given. Each layer is
-validated by the one schema (``_config_schema.Settings``) on its own, so a bad
-value is reported with the place it came from; the result, ``DshConfig``, is one typed value that
+``dsh/config.toml``), the project file (``<project>/.dsh/config.toml``), the ``DSH_*``
+environment variables (``DSH_MODEL``, ``DSH_BASE_URL``, ``DSH_API_KEY_ENV``,
+``DSH_PERMISSION_MODE``, ``DSH_PLUGINS`` (comma-separated), ``DSH_OUTPUT_FORMAT``,
+``DSH_HOOK_HELPERS``; names are case-insensitive, empty values ignored), then the flags
+given. ``[shell_environment_policy]`` is a table, in the files only. Each layer is
+validated by the one schema (``_config_schema.Settings``) on its own, so a bad value is
+reported with the place it came from; the result, ``DshConfig``, is one typed value that
 says where each of its values came from (``sources``).
 """
 
@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
 from dsh._data_dir import user_config_dir
 from dsh._frozen import frozen
-from dsh.base import DshError, read_bounded
+from dsh.base import DshError, FrozenDict, read_bounded
 from dsh.host._config_names import HookHelpersName, OutputFormatName, PermissionModeName
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "plugins",
     "output_format",
     "hook_helpers",
+    "shell_environment_policy",
 )
 """The configuration's keys, as the files, ``DSH_<KEY>`` and ``dsh config show`` name them
 (the fields of ``_config_schema.Settings``, which a test checks)."""
@@ -76,6 +78,10 @@ class DshConfig:
     hook_helpers: HookHelpersName | None = None
     """What hooks leave running after a normal exit ends at the hook's end (``"hook"``,
     the default) or lives until the session ends (``"session"``)."""
+    shell_environment_policy: Mapping[str, Any] = field(default_factory=FrozenDict)
+    """``[shell_environment_policy]`` (Codex's vocabulary, ``dsh.base.EnvironmentPolicy``):
+    the environment of every process the model drives; the files' tables merged as Codex
+    merges its layers (a key of a higher file wins; ``set`` merges by variable)."""
     sources: Mapping[str, str]
     files: tuple[Path, ...] = ()
 
@@ -167,6 +173,14 @@ def _env_layer() -> dict[str, Any]:
     return _validated(values, "environment", lambda key: f"DSH_{key.upper()}")
 
 
+def _merged_tables(lower: Mapping[str, Any], higher: Mapping[str, Any]) -> FrozenDict:
+    """Two ``[shell_environment_policy]`` tables as Codex merges config layers."""
+    merged = {**lower, **higher}
+    if "set" in lower and "set" in higher:
+        merged["set"] = FrozenDict({**lower["set"], **higher["set"]})
+    return FrozenDict(merged)
+
+
 def load_config(
     project: Path,
     *,
@@ -192,6 +206,8 @@ def load_config(
     sources: dict[str, str] = dict.fromkeys(CONFIG_KEYS, "default")
     for label, layer in layers:
         for key, value in layer.items():
+            if key == "shell_environment_policy":
+                value = _merged_tables(values.get(key, {}), value)
             values[key] = value
             if label == "env":
                 sources[key] = f"env DSH_{key.upper()}"

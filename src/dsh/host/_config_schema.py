@@ -12,7 +12,8 @@ from typing import Any, Final
 
 import msgspec
 
-from dsh._schema import decode
+from dsh._schema import SchemaError, SchemaRefusal, decode
+from dsh.base import EnvironmentPolicy
 from dsh.host._config_names import HookHelpersName, OutputFormatName, PermissionModeName
 
 __all__ = ["Settings", "decode_layer"]
@@ -28,11 +29,22 @@ class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     plugins: tuple[str, ...] = ()
     output_format: OutputFormatName | None = None
     hook_helpers: HookHelpersName | None = None
+    shell_environment_policy: dict[str, Any] | None = None
 
 
 def _check_variable(value: str | None) -> str | None:
     if value is not None and (not value or "=" in value or "\x00" in value):
         return f"{value!r} is not an environment variable name"
+    return None
+
+
+def _check_policy(value: Any) -> str | None:
+    if value is None:
+        return None
+    try:
+        EnvironmentPolicy().layered(value)  # a bad key or value: ValueError naming it
+    except ValueError as exc:
+        return str(exc)
     return None
 
 
@@ -44,7 +56,11 @@ def _check_plugins(value: Any) -> str | None:
     return None
 
 
-_CHECKS: Final = {"api_key_env": _check_variable, "plugins": _check_plugins}
+_CHECKS: Final = {
+    "api_key_env": _check_variable,
+    "plugins": _check_plugins,
+    "shell_environment_policy": _check_policy,
+}
 
 
 def decode_layer(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -53,5 +69,17 @@ def decode_layer(values: Mapping[str, Any]) -> dict[str, Any]:
     plugins = data.get("plugins")
     if isinstance(plugins, str):  # comma-separated (DSH_PLUGINS, a flag)
         data["plugins"] = tuple(part.strip() for part in plugins.split(",") if part.strip())
+    policy = data.get("shell_environment_policy")
+    if policy is not None and not isinstance(policy, Mapping):  # DSH_*: a string
+        raise SchemaRefusal(
+            [
+                SchemaError(
+                    ("shell_environment_policy",),
+                    "value_error",
+                    "a table, `[shell_environment_policy]` in a config file",
+                    policy,
+                )
+            ]
+        )
     settings = decode(data, Settings, checks=_CHECKS)
     return {key: getattr(settings, key) for key in data}

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import final
+from typing import Any, final
 
 from dsh._frozen import frozen
 from dsh.agent import AgentOptions
 from dsh.approval import ApprovalBroker, ApprovalService
+from dsh.base import FrozenDict
 from dsh.context import Plugin
 from dsh.host._profile import Profile
 from dsh.host._system_prompt import SystemPrompt
@@ -34,7 +35,10 @@ class HostOptions:
     ``approval/request`` listeners, PermissionRequest hooks among them, had
     their say); ``None`` provides none. ``agent`` is how each agent runs its
     turns (the step limit, the compaction budget, ...); ``system`` the prompt it
-    is sent; ``on_event`` and ``on_text`` watch it.
+    is sent; ``on_event`` and ``on_text`` watch it. ``environment`` is a
+    ``[shell_environment_policy]`` table (Codex's vocabulary, ``dsh.base.EnvironmentPolicy``)
+    over dsh's defaults and what a profile's configuration says (Codex's ``config.toml``):
+    the environment of every process the model drives.
     """
 
     project: Path
@@ -55,6 +59,7 @@ class HostOptions:
     """Offer the ``Agent`` tool (subagents) with the built-in tools."""
     on_event: Callable[[SessionEvent], None] | None = None
     on_text: Callable[[str], None] | None = None
+    environment: Mapping[str, Any] = field(default_factory=FrozenDict)
 
     def __post_init__(self) -> None:
         if self.resume is not None and self.fork is not None:

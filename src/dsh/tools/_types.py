@@ -9,14 +9,13 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias, TypeVar, final
 
 from dsh._frozen import frozen, slotted
-from dsh.base import AbortSignal, DshError
+from dsh.base import AbortSignal, DshError, EnvironmentPolicy
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -114,11 +113,14 @@ class Workspace:
     Code hooks run in ``cwd`` too. ``env_scripts`` are shell files the Bash
     tool sources before each command (one that does not exist yet is
     skipped): how a session adds environment for its commands alone, without
-    touching the process's own (Claude Code's ``CLAUDE_ENV_FILE``).
+    touching the process's own (Claude Code's ``CLAUDE_ENV_FILE``). ``env`` starts as
+    the environment policy gives it (default: ``EnvironmentPolicy()``, dsh's own, which
+    leaves out dsh's model keys and names with ``KEY``, ``SECRET``, ``TOKEN``,
+    ``PASSWORD`` or ``CREDENTIAL``): every process the model drives is spawned with it.
     """
 
     cwd: Path
-    env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    env: dict[str, str] = field(default_factory=lambda: EnvironmentPolicy().environment())
     project_dir: Path | None = None
     env_scripts: list[Path] = field(default_factory=list)
     tool_results_dir: Path | None = None

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from dsh._frozen import frozen
 from dsh.hooks.codex.config._catalog import DEFAULT_SYSTEM_DIR, load_codex_catalog
@@ -74,6 +74,12 @@ class CodexMount:
     permissions: Plugin | None = None
     """Codex's shell tool (``exec_command``) and its escalation policy, mounted inner to the
     hooks (``dsh.host`` mounts a mount's ``permissions`` after its ``hooks``)."""
+
+    @property
+    def environment(self) -> Mapping[str, Any]:
+        """Codex's ``[shell_environment_policy]`` (the config layers', merged): ``dsh.host``
+        puts it over dsh's defaults for every process the model drives."""
+        return self.catalog.shell_environment_policy
 
 
 @final

@@ -97,8 +97,10 @@ def _wire() -> str:
 
 - stdin: compact JSON, UTF-8 as is, no trailing newline; the command runs as
   `$SHELL -c <command>` (non-login) in the session's working directory, with the
-  environment dsh was started with (model API keys withheld) and `CODEX_HOME`; there is no
-  project-dir variable.
+  environment dsh was started with (dsh's model keys withheld, nothing else) and
+  `CODEX_HOME`; there is no project-dir variable. `[shell_environment_policy]` in the
+  config layers' `config.toml` governs what the model's commands get (`exec_command`,
+  `Bash`), not the hooks: dsh's defaults, then Codex's table, then dsh's own config.
 - `async: true` handlers run in the background, as Codex 0.171 runs them (checked with the
   binary): the turn does not wait; each one's `additionalContext` (or plain stdout where that
   is context) reaches the model before the first request after it finished, and its

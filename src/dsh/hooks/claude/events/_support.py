@@ -477,6 +477,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "hooks share a 1.5-second budget, raised to the highest timeout declared in a"
             " settings file and clamped at 60 s (`CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`"
             " overrides)",
+            "an `async: true` hook runs with the others, within the same budget: dsh exits"
+            " when the budget ends, and nothing a SessionEnd hook started outlives it",
             "output discarded, as in Claude Code; exit 2 stderr shown to the user",
         ),
     ),

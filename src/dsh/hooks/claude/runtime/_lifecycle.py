@@ -394,7 +394,11 @@ class LifecycleEvents(Handlers):
             agent, "SessionEnd", permission=False, agent_fields=False, effort=False
         )
         payload["reason"] = reason
-        merged = await self._fire(agent, "SessionEnd", hooks, payload)
+        try:
+            merged = await self._fire(agent, "SessionEnd", hooks, payload)
+        finally:
+            # Whatever a SessionEnd firing started in the background ends with the session.
+            await self._settle_background(agent)
         self._user_errors(agent, "SessionEnd", merged)
 
 

@@ -316,8 +316,11 @@ class Runtime:
 
         ``detached``: not cancelled by the running turn's signal (a background hook).
         """
-        if not detached and any(h.run_async for h in hooks):
+        if not detached and event != "SessionEnd" and any(h.run_async for h in hooks):
             # Claude Code does not wait for `async: true` hooks: their answers come later.
+            # Not at SessionEnd: nothing is left to deliver to, and a firing left running
+            # there outlives the session (dsh's exit waited for it forever). Those run with
+            # the others, each cut at the SessionEnd budget.
             background = [h for h in hooks if h.run_async]
             self._fire_background(agent, event, background, payload, self._async_answers(agent))
             hooks = [h for h in hooks if not h.run_async]

@@ -20,7 +20,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from dsh.base import read_head
+from dsh.base import EnvironmentPolicy, FrozenDict, read_head
 from dsh.hook_protocol._regex import unsafe_char_problem
 from dsh.hooks.codex.config._matcher import CodexMatcher, CodexMatcherError
 from dsh.hooks.codex.config._parse import (
@@ -357,6 +357,38 @@ def _permission_mode(
     )
 
 
+def _environment_table(
+    layers: list[tuple[CodexLayer, Path]],
+    user_config: Mapping[str, Any] | None,
+    diagnostics: list[CodexDiagnostic],
+    refused: Collection[Path] = (),
+) -> FrozenDict:
+    """The layers' ``[shell_environment_policy]`` tables merged as Codex merges layers (a key
+    of a higher layer wins; ``set`` merges by variable); a bad table is a diagnostic."""
+    merged: dict[str, Any] = {}
+    for layer, folder in layers:
+        path = folder / "config.toml"
+        if path.absolute() in refused:
+            continue
+        config = user_config if layer == "user" else read_toml(path, [])
+        table = config.get("shell_environment_policy") if isinstance(config, Mapping) else None
+        if table is None:
+            continue
+        try:
+            if not isinstance(table, Mapping):
+                raise ValueError("not a table")
+            EnvironmentPolicy().layered(table, strict=False)
+        except ValueError as exc:
+            reason = f"[shell_environment_policy]: {exc}; the table is not used"
+            diagnostics.append(CodexDiagnostic(source=str(path), reason=reason, severity="error"))
+            continue
+        sets = {**merged.get("set", {}), **table.get("set", {})}
+        merged.update(table)
+        if sets:
+            merged["set"] = sets
+    return FrozenDict(merged)
+
+
 def load_codex_catalog(
     project: Path,
     *,
@@ -422,4 +454,5 @@ def load_codex_catalog(
         project_trusted=trusted_project,
         codex_home=home,
         permission_mode=_permission_mode(layers, user_config, refused),
+        shell_environment_policy=_environment_table(layers, user_config, diagnostics, refused),
     )

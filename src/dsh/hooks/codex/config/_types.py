@@ -10,10 +10,12 @@ and handler index where known, and the reason.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import field
 from pathlib import Path
-from typing import Literal, TypeAlias, final
+from typing import Any, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
+from dsh.base import FrozenDict
 from dsh.hook_protocol import HookCommand, HookOrigin, hook_environment, shell_argv
 from dsh.hooks.codex.config._matcher import CodexMatcher
 from dsh.hooks.codex.events._specs import MATCHER_FIELDS, TOOL_ALIASES
@@ -161,6 +163,9 @@ class CodexCatalog:
     project_trusted: bool = False
     codex_home: Path | None = None
     permission_mode: CodexPermissionMode = "bypassPermissions"
+    shell_environment_policy: Mapping[str, Any] = field(default_factory=FrozenDict)
+    """The layers' ``[shell_environment_policy]`` tables, merged (Codex's vocabulary: the
+    environment of the processes the model drives, ``dsh.base.EnvironmentPolicy``)."""
 
     def running(self) -> tuple[CodexHook, ...]:
         return tuple(h for h in self.hooks if h.runs)

@@ -12,12 +12,8 @@ the httpx2 one (``backend="httpx"``, ``_httpx``) or the openai SDK's
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import json
-import math
 import os
 import random
-import time
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -27,6 +23,13 @@ from dsh._frozen import frozen
 from dsh.base import UnsafeJSONError, freeze_json, load_json
 from dsh.messages import AssistantMessage, ToolUse, Usage
 from dsh.models._chat_body import ChatBodyEncoder
+from dsh.models._chat_reply import (
+    chunk_parts,
+    completion_parts,
+    refusal_text,
+    retry_after,
+    server_message,
+)
 from dsh.models._chat_request import SUMMARY_PREFIX, to_chat_messages
 from dsh.models._reply_bounds import (
     DEFAULT_MAX_REPLY_CHARS,
@@ -116,127 +119,6 @@ class _Attempt:
     """What one attempt has done that a retry could not undo."""
 
     streamed: bool = False
-
-
-def _str(value: object) -> str:
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {type(value).__name__}")
-    return value
-
-
-# A member that is absent reads as null, as in the SDK's reply objects (built unvalidated).
-def _member(value: object, name: str) -> object:
-    if not isinstance(value, dict):
-        raise TypeError(f"expected an object with {name!r}, got {type(value).__name__}")
-    return value.get(name)
-
-
-def _items(value: object, name: str) -> list[object]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise TypeError(f"expected {name!r} to be a list, got {type(value).__name__}")
-    return value
-
-
-def _chunk_parts(chunk: object) -> tuple[str, list[tuple[int, str, str, str]]]:
-    """A streamed chunk's text delta and tool-call deltas ``(index, id, name, arguments)``."""
-    content = ""
-    deltas: list[tuple[int, str, str, str]] = []
-    for choice in _items(_member(chunk, "choices"), "choices"):
-        if _member(choice, "index") not in (0, None):
-            continue
-        delta = _member(choice, "delta")
-        if delta is None:
-            continue
-        content += _str(_member(delta, "content"))
-        for tc in _items(_member(delta, "tool_calls"), "tool_calls"):
-            function = _member(tc, "function")
-            name = _str(_member(function, "name")) if function is not None else ""
-            arguments = _str(_member(function, "arguments")) if function is not None else ""
-            index: Any = _member(tc, "index")
-            deltas.append((int(index or 0), _str(_member(tc, "id")), name, arguments))
-    return content, deltas
-
-
-def _refusal(reply: object, part: Literal["delta", "message"]) -> str:
-    """The ``refusal`` text of the first choice's message or streamed delta (``""``: none)."""
-    words = ""
-    for choice in _items(_member(reply, "choices"), "choices"):
-        inner = _member(choice, part) if _member(choice, "index") in (0, None) else None
-        if inner is not None:
-            words += _str(_member(inner, "refusal"))
-    return words
-
-
-def _completion_parts(completion: object) -> tuple[str, list[tuple[str, str, str]]]:
-    """A whole completion's text and tool calls ``(id, name, arguments)``."""
-    choices = _items(_member(completion, "choices"), "choices")
-    if not choices:
-        raise ValueError("the reply has no choices")
-    message = _member(choices[0], "message")
-    if message is None:
-        raise ValueError("the first choice has no message")
-    calls: list[tuple[str, str, str]] = []
-    for tc in _items(_member(message, "tool_calls"), "tool_calls"):
-        function = _member(tc, "function")
-        if function is not None:
-            calls.append(
-                (
-                    _str(_member(tc, "id")),
-                    _str(_member(function, "name")),
-                    _str(_member(function, "arguments")),
-                )
-            )
-    return _str(_member(message, "content")), calls
-
-
-# --- errors -------------------------------------------------------------------------------------
-
-
-def _server_message(body: object, response_text: str | None) -> str:
-    if isinstance(body, dict):
-        for candidate in (body.get("message"), body.get("error"), body.get("detail")):
-            if isinstance(candidate, str) and candidate:
-                return candidate
-            if isinstance(candidate, dict) and isinstance(candidate.get("message"), str):
-                return str(candidate["message"])
-        return json.dumps(body)[:_MAX_BODY_CHARS]
-    if isinstance(body, str) and body.strip():
-        return body.strip()[:_MAX_BODY_CHARS]
-    if response_text and response_text.strip():
-        return response_text.strip()[:_MAX_BODY_CHARS]
-    return "(no message from the server)"
-
-
-def _retry_after(headers: Any, cap: float) -> float | None:
-    """The wait the server asks for (``retry-after-ms``/``retry-after``), capped; None if absent."""
-    try:
-        raw_ms = headers.get("retry-after-ms")
-        if raw_ms is not None:
-            return _clamp(float(raw_ms) / 1000.0, cap)
-        raw = headers.get("retry-after")
-    except (AttributeError, ValueError):
-        return None
-    if raw is None:
-        return None
-    try:
-        return _clamp(float(raw), cap)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(raw)
-    except (TypeError, ValueError, IndexError):
-        return None
-    return _clamp(when.timestamp() - time.time(), cap)
-
-
-def _clamp(seconds: float, cap: float) -> float | None:
-    if math.isnan(seconds):
-        return None
-    return max(0.0, min(seconds, cap))
 
 
 class OpenAICompatibleModel:
@@ -410,8 +292,8 @@ class OpenAICompatibleModel:
             async with asyncio.timeout(self.reply_timeout), aclosing(stream) as chunks:
                 async for chunk in chunks:
                     try:
-                        content, deltas = _chunk_parts(chunk)
-                        refusal.append(_refusal(chunk, "delta"))
+                        content, deltas = chunk_parts(chunk)
+                        refusal.append(refusal_text(chunk, "delta"))
                         usage = chat_usage(chunk) or usage
                     except (TypeError, ValueError) as e:
                         raise self._malformed(f"a streamed chunk: {e}") from e
@@ -455,8 +337,8 @@ class OpenAICompatibleModel:
 
     def _whole(self, completion: object, on_text: TextCallback | None) -> AssistantMessage:
         try:
-            text, calls = _completion_parts(completion)
-            refusal = _refusal(completion, "message")
+            text, calls = completion_parts(completion)
+            refusal = refusal_text(completion, "message")
         except (TypeError, ValueError) as e:
             raise self._malformed(str(e)) from e
         if not ReplyMeter(self.max_reply_chars).add(text, refusal, *(n + a for _, n, a in calls)):
@@ -501,7 +383,7 @@ class OpenAICompatibleModel:
 
     def _status_failure(self, e: StatusError) -> _Failure:
         status = e.status
-        message = f"{self._where()}: HTTP {status}: {_server_message(e.data, e.text)}"
+        message = f"{self._where()}: HTTP {status}: {server_message(e.data, e.text)}"
         if status in (401, 403):
             message += f". {self._key_hint(status)}"
         elif status == 404:
@@ -510,8 +392,8 @@ class OpenAICompatibleModel:
                 f" ({self._url_hint()}; most servers expect it to end in /v1)"
             )
         retryable = status in _RETRYABLE_STATUSES or status >= 500
-        retry_after = _retry_after(e.headers, self.retry_after_max) if retryable else None
-        return _Failure(ModelError(message, status=status, retryable=retryable), retry_after)
+        delay = retry_after(e.headers, self.retry_after_max) if retryable else None
+        return _Failure(ModelError(message, status=status, retryable=retryable), delay)
 
     def _url_hint(self) -> str:
         if self._url_source is None:

@@ -49,19 +49,24 @@ class _Annotations(dict[str, Any]):
         return super().items()
 
 
+_PUBLISHED_KINDS = (type, types.FunctionType)
+
+
 def _show_under(package: str, value: object) -> None:
-    if not isinstance(value, type | types.FunctionType):
+    if not isinstance(value, _PUBLISHED_KINDS):
         return
     module = value.__module__
-    inside = module.removeprefix(f"{package}.")
     # Defined in a private module of the package, or of one of its rooms (a sub-package
     # whose names it exports: dsh.hooks.claude.permissions._plugin).
-    if inside == module or not any(part.startswith("_") for part in inside.split(".")):
+    if not module.startswith(package) or f".{module[len(package) + 1 :]}".find("._") < 0:
         return
     if isinstance(value, type):
         own = vars(value).get("__annotations__")  # its own, not a base's
-        if isinstance(own, dict) and any(isinstance(a, str) for a in own.values()):
-            value.__annotations__ = _Annotations(own, module)
+        if own:
+            for annotation in own.values():
+                if isinstance(annotation, str):
+                    value.__annotations__ = _Annotations(own, module)
+                    break
     value.__module__ = package
 
 

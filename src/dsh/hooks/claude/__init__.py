@@ -14,7 +14,9 @@ payload through the hooks by hand (``dsh hooks test``, ``dsh.testing``). (Claude
 instructions files, ``CLAUDE.md``, are ``dsh.instructions``.)
 """
 
-from dsh._public import publish
+from typing import TYPE_CHECKING
+
+from dsh._public import lazy, publish
 from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
 from dsh.hooks.claude._report import render_coverage_markdown
 from dsh.hooks.claude.answers._answer import HookAnswer
@@ -37,14 +39,6 @@ from dsh.hooks.claude.rules._grammar import PermissionRule, RuleError, parse_rul
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin, claude_hooks_plugin
 from dsh.hooks.claude.runtime._machinery import shown_reason
-from dsh.hooks.claude.runtime._trial import (
-    HookTrial,
-    consequences,
-    generated_payload,
-    hooks_for,
-    pre_tool_decision,
-    try_hook,
-)
 from dsh.hooks.claude.settings._catalog import load_catalog
 from dsh.hooks.claude.settings._types import Catalog, Diagnostic, HookDeclaration, HookSource
 from dsh.hooks.claude.transcript._content import claude_content
@@ -94,3 +88,29 @@ __all__ = [
 ]
 
 publish(globals())
+
+# Running one payload by hand (``dsh hooks test``, ``dsh.testing``): loaded when first asked for,
+# so a session never pays for it.
+if TYPE_CHECKING:
+    from dsh.hooks.claude.runtime._trial import (
+        HookTrial,
+        consequences,
+        generated_payload,
+        hooks_for,
+        pre_tool_decision,
+        try_hook,
+    )
+
+__getattr__ = lazy(
+    globals(),
+    {
+        "dsh.hooks.claude.runtime._trial": (
+            "HookTrial",
+            "consequences",
+            "generated_payload",
+            "hooks_for",
+            "pre_tool_decision",
+            "try_hook",
+        )
+    },
+)

@@ -15,7 +15,9 @@ where; ``docs/hooks-codex.md`` is rendered from it
 is imported from the Claude Code bridge: both stand on ``dsh.hook_protocol``.
 """
 
-from dsh._public import publish
+from typing import TYPE_CHECKING
+
+from dsh._public import lazy, publish
 from dsh.hooks.codex._profile import CODEX_PROFILE_NAME, CodexMount, CodexProfile
 from dsh.hooks.codex._report import render_codex_coverage
 from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
@@ -25,13 +27,6 @@ from dsh.hooks.codex.config._types import CodexCatalog, CodexDiagnostic, CodexHo
 from dsh.hooks.codex.events._specs import CODEX_HOOK_EVENTS
 from dsh.hooks.codex.events._support import CODEX_EVENT_SUPPORT, CodexEventSupport
 from dsh.hooks.codex.runtime._bridge import CodexHooksPlugin, codex_hooks_plugin
-from dsh.hooks.codex.runtime._trial import (
-    CodexHookTrial,
-    codex_hooks_for,
-    codex_payload,
-    codex_pre_tool_decision,
-    try_codex_hook,
-)
 
 __all__ = [
     "CODEX_EVENT_SUPPORT",
@@ -62,3 +57,27 @@ __all__ = [
 ]
 
 publish(globals())
+
+# Running one payload by hand (``dsh hooks test``, ``dsh.testing``): loaded when first asked for,
+# so a session never pays for it.
+if TYPE_CHECKING:
+    from dsh.hooks.codex.runtime._trial import (
+        CodexHookTrial,
+        codex_hooks_for,
+        codex_payload,
+        codex_pre_tool_decision,
+        try_codex_hook,
+    )
+
+__getattr__ = lazy(
+    globals(),
+    {
+        "dsh.hooks.codex.runtime._trial": (
+            "CodexHookTrial",
+            "codex_hooks_for",
+            "codex_payload",
+            "codex_pre_tool_decision",
+            "try_codex_hook",
+        )
+    },
+)

@@ -11,7 +11,7 @@ from dsh.approval import (
     ScriptedChannel,
     by_tool,
 )
-from dsh.approval._types import reply_outcome
+from dsh.approval._types import answer_outcome
 from dsh.base import FrozenDict, freeze_json
 from dsh.context import Context
 
@@ -38,7 +38,7 @@ async def test_allowed_always_is_remembered_per_session_and_exact_call() -> None
     broker = ApprovalBroker(channel)
     assert await broker.request(request(command="ls")) == "allowed-always"
     remembered = await broker.request(request(command="ls"))
-    assert reply_outcome(remembered)[0] == "allowed-always"
+    assert answer_outcome(remembered)[0] == "allowed-always"
     assert broker.remembers(request(command="ls"))
     assert await broker.request(request(command="rm -rf /")) == "rejected"
     assert await broker.request(request(session="s2", command="ls")) == "rejected"
@@ -51,7 +51,7 @@ async def test_by_tool_remembers_every_call_of_the_tool() -> None:
     )
     await broker.request(request(command="ls"))
     again = await broker.request(request(command="anything else"))
-    assert reply_outcome(again)[0] == "allowed-always"
+    assert answer_outcome(again)[0] == "allowed-always"
     assert not broker.remembers(request(tool="Write"))
 
 

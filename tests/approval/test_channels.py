@@ -8,14 +8,14 @@ import pytest
 
 from dsh.approval import (
     ApprovalAnswer,
-    ApprovalReply,
     ApprovalRequest,
+    ChannelAnswer,
     PolicyChannel,
     PolicyRule,
     ScriptedChannel,
     TerminalChannel,
 )
-from dsh.approval._types import reply_outcome
+from dsh.approval._types import answer_outcome
 from dsh.base import freeze_json
 
 
@@ -29,7 +29,7 @@ def req(tool: str = "Bash", **arguments: object) -> ApprovalRequest:
 async def outcome(
     channel: PolicyChannel, request: ApprovalRequest
 ) -> tuple[str | None, str | None]:
-    return reply_outcome(await channel.request(request))
+    return answer_outcome(await channel.request(request))
 
 
 async def test_the_first_matching_rule_decides() -> None:
@@ -108,7 +108,7 @@ def test_bad_rules_are_clear_errors(build: object, message: str) -> None:
 # -- terminal --------------------------------------------------------------------
 
 
-async def ask_terminal(typed: str) -> tuple[ApprovalReply, str]:
+async def ask_terminal(typed: str) -> tuple[ChannelAnswer, str]:
     out = io.StringIO()
     channel = TerminalChannel(io.StringIO(typed), out)
     reply = await channel.request(req(command="make test"))
@@ -129,7 +129,7 @@ async def ask_terminal(typed: str) -> tuple[ApprovalReply, str]:
 )
 async def test_the_terminal_reads_an_answer(typed: str, expected: str) -> None:
     reply, shown = await ask_terminal(typed)
-    assert reply_outcome(reply)[0] == expected
+    assert answer_outcome(reply)[0] == expected
     assert 'Bash wants to run with {"command":"make test"}' in shown
     assert "Approval asked: a hook asked" in shown
 

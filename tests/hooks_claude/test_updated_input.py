@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from dsh.approval import APPROVAL, ApprovalReply, ApprovalRequest
+from dsh.approval import APPROVAL, ApprovalRequest, ChannelAnswer
 from dsh.context._chain import describe
 from dsh.session import NoticeEvent, ToolCallEvent
 from dsh.tools import REWRITE_INPUT, InputRewrite, ProposedCall, ToolRequest
@@ -248,7 +248,7 @@ async def test_ask_shows_the_rewritten_input_to_the_approval_service(
     seen: list[ApprovalRequest] = []
 
     class Recorder:
-        async def request(self, req: ApprovalRequest, /) -> ApprovalReply:
+        async def request(self, req: ApprovalRequest, /) -> ChannelAnswer:
             seen.append(req)
             return "allowed-once"
 

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from dsh.approval import APPROVAL, ApprovalBroker, ApprovalReply, ScriptedChannel
+from dsh.approval import APPROVAL, ApprovalBroker, ChannelAnswer, ScriptedChannel
 from dsh.context import Context
 from dsh.session import AbortCause
 from dsh.tools import (
@@ -61,7 +61,7 @@ class FakeAgent:
         self.cancels.append((cause, when))
 
 
-def serve_approval(host: Host, *answers: ApprovalReply) -> ApprovalBroker:
+def serve_approval(host: Host, *answers: ChannelAnswer) -> ApprovalBroker:
     """Provide an ``APPROVAL`` service whose channel gives ``answers`` (none: no channel)."""
     broker = ApprovalBroker(ScriptedChannel(answers) if answers else None)
     host.ctx.provide(APPROVAL, broker)

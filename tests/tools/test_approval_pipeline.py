@@ -10,8 +10,8 @@ from dsh.approval import (
     APPROVAL,
     ApprovalAnswer,
     ApprovalBroker,
-    ApprovalReply,
     ApprovalRequest,
+    ChannelAnswer,
     PolicyChannel,
     PolicyRule,
     ScriptedChannel,
@@ -29,7 +29,7 @@ def asking(host: Host, reason: str = "Echo needs a human") -> None:
 
 
 @pytest.mark.parametrize("outcome", ["allowed-once", "allowed-always"])
-async def test_an_allowed_outcome_runs_the_tool(outcome: ApprovalReply) -> None:
+async def test_an_allowed_outcome_runs_the_tool(outcome: ChannelAnswer) -> None:
     host = Host()
     asking(host)
     channel = ScriptedChannel([outcome])
@@ -52,7 +52,7 @@ async def test_an_allowed_outcome_runs_the_tool(outcome: ApprovalReply) -> None:
     ],
 )
 async def test_any_other_outcome_is_a_denial_by_approval(
-    reply: ApprovalReply, outcome: str, approval_reason: str | None
+    reply: ChannelAnswer, outcome: str, approval_reason: str | None
 ) -> None:
     host = Host()
     asking(host, "risky")
@@ -125,7 +125,7 @@ async def test_a_failing_approval_service_is_listener_error() -> None:
 
 async def test_an_invalid_reply_is_listener_error() -> None:
     class Sloppy:
-        async def request(self, req: ApprovalRequest, /) -> ApprovalReply:
+        async def request(self, req: ApprovalRequest, /) -> ChannelAnswer:
             return "yes"  # type: ignore[return-value]
 
     host = Host()
@@ -140,7 +140,7 @@ async def test_an_abort_while_waiting_for_approval_is_aborted_before_dispatch() 
     asked = asyncio.Event()
 
     class Slow:
-        async def request(self, req: ApprovalRequest, /) -> ApprovalReply:
+        async def request(self, req: ApprovalRequest, /) -> ChannelAnswer:
             asked.set()
             await asyncio.sleep(3600)
             return "allowed-once"

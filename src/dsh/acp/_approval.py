@@ -22,7 +22,7 @@ from acp.schema import (
     RequestPermissionResponse,
 )
 
-from dsh.approval import ApprovalAnswer, ApprovalReply, ApprovalRequest, by_call
+from dsh.approval import ApprovalAnswer, ApprovalRequest, ChannelAnswer, by_call
 
 __all__ = ["PERMISSION_OPTIONS", "AcpApprovalChannel", "PermissionAsk"]
 
@@ -54,7 +54,7 @@ class AcpApprovalChannel:
         self._ask = ask
         self._rejected: set[Hashable] = set()
 
-    async def request(self, req: ApprovalRequest, /) -> ApprovalReply:
+    async def request(self, req: ApprovalRequest, /) -> ChannelAnswer:
         key = by_call(req)
         if key in self._rejected:
             return ApprovalAnswer("rejected", "the user rejected this call always (this session)")

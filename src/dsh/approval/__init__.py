@@ -29,9 +29,9 @@ from dsh.approval._types import (
     ApprovalAnswer,
     ApprovalChannel,
     ApprovalOutcome,
-    ApprovalReply,
     ApprovalRequest,
     ApprovalService,
+    ChannelAnswer,
 )
 
 __all__ = [
@@ -44,10 +44,10 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalDeny",
     "ApprovalOutcome",
-    "ApprovalReply",
     "ApprovalRequest",
     "ApprovalService",
     "ApprovalVariant",
+    "ChannelAnswer",
     "PolicyAction",
     "PolicyChannel",
     "PolicyRule",

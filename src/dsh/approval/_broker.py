@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Hashable
 
-from dsh.approval._types import ApprovalAnswer, ApprovalChannel, ApprovalReply, ApprovalRequest
+from dsh.approval._types import ApprovalAnswer, ApprovalChannel, ApprovalRequest, ChannelAnswer
 
 __all__ = ["ApprovalBroker", "by_call", "by_tool"]
 
@@ -43,7 +43,7 @@ class ApprovalBroker:
     def channel(self) -> ApprovalChannel | None:
         return self._channel
 
-    async def request(self, req: ApprovalRequest, /) -> ApprovalReply:
+    async def request(self, req: ApprovalRequest, /) -> ChannelAnswer:
         key = self._key(req)
         if key in self._always.get(req.session_id, ()):
             return ApprovalAnswer("allowed-always", "allowed always earlier in this session")

@@ -21,8 +21,8 @@ from dsh.approval._types import (
     APPROVAL_OUTCOMES,
     ApprovalAnswer,
     ApprovalChannel,
-    ApprovalReply,
     ApprovalRequest,
+    ChannelAnswer,
 )
 
 __all__ = ["PolicyAction", "PolicyChannel", "PolicyRule", "ScriptedChannel", "TerminalChannel"]
@@ -175,7 +175,7 @@ class PolicyChannel:
                 return rule.action, rule
         return self._default, None
 
-    async def request(self, req: ApprovalRequest, /) -> ApprovalReply:
+    async def request(self, req: ApprovalRequest, /) -> ChannelAnswer:
         action, rule = self.decide(req)
         which = f"policy rule {rule.describe()!r}" if rule is not None else "the policy default"
         if action == "allow":
@@ -230,7 +230,7 @@ class TerminalChannel:
             return None
         return stream, self._output if self._output is not None else sys.stderr
 
-    async def request(self, req: ApprovalRequest, /) -> ApprovalReply:
+    async def request(self, req: ApprovalRequest, /) -> ChannelAnswer:
         streams = self._streams()
         if streams is None:
             return None
@@ -269,8 +269,8 @@ class ScriptedChannel:
 
     __slots__ = ("_outcomes", "requests")
 
-    def __init__(self, outcomes: Iterable[ApprovalReply]) -> None:
-        queue: deque[ApprovalReply] = deque()
+    def __init__(self, outcomes: Iterable[ChannelAnswer]) -> None:
+        queue: deque[ChannelAnswer] = deque()
         for i, o in enumerate(outcomes):
             if not (o is None or isinstance(o, ApprovalAnswer) or o in APPROVAL_OUTCOMES):
                 raise ValueError(
@@ -285,7 +285,7 @@ class ScriptedChannel:
     def remaining(self) -> int:
         return len(self._outcomes)
 
-    async def request(self, req: ApprovalRequest, /) -> ApprovalReply:
+    async def request(self, req: ApprovalRequest, /) -> ChannelAnswer:
         self.requests.append(req)
         if not self._outcomes:
             raise LookupError(

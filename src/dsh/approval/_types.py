@@ -19,10 +19,10 @@ __all__ = [
     "ApprovalAnswer",
     "ApprovalChannel",
     "ApprovalOutcome",
-    "ApprovalReply",
     "ApprovalRequest",
     "ApprovalService",
-    "reply_outcome",
+    "ChannelAnswer",
+    "answer_outcome",
 ]
 
 ApprovalOutcome: TypeAlias = Literal["allowed-once", "allowed-always", "rejected", "cancelled"]
@@ -60,26 +60,26 @@ class ApprovalAnswer:
             )
 
 
-ApprovalReply: TypeAlias = ApprovalOutcome | ApprovalAnswer | None
+ChannelAnswer: TypeAlias = ApprovalOutcome | ApprovalAnswer | None
 """A channel's or service's answer: an outcome, one with a reason, or ``None`` (no channel)."""
 
 
 class ApprovalChannel(Protocol):
     """Something that can answer an approval request (a terminal, a policy, a client)."""
 
-    async def request(self, req: ApprovalRequest, /) -> ApprovalReply: ...
+    async def request(self, req: ApprovalRequest, /) -> ChannelAnswer: ...
 
 
 class ApprovalService(Protocol):
     """The ``APPROVAL`` service: ``None`` means nobody can answer."""
 
-    async def request(self, req: ApprovalRequest, /) -> ApprovalReply: ...
+    async def request(self, req: ApprovalRequest, /) -> ChannelAnswer: ...
 
 
 APPROVAL: ServiceKey[ApprovalService] = ServiceKey("approval")
 
 
-def reply_outcome(reply: object) -> tuple[ApprovalOutcome | None, str | None]:
+def answer_outcome(reply: object) -> tuple[ApprovalOutcome | None, str | None]:
     """Split a reply into its outcome and reason; raises ``ValueError`` on anything else."""
     if reply is None:
         return None, None

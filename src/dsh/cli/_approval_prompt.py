@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from dsh.approval import ApprovalAnswer, ApprovalOutcome, ApprovalReply, ApprovalRequest
+from dsh.approval import ApprovalAnswer, ApprovalOutcome, ApprovalRequest, ChannelAnswer
 from dsh.cli._render import plain_markup
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class TerminalApprovalPrompt:
         self._interrupt = interrupt
         self._lock = asyncio.Lock()
 
-    async def request(self, req: ApprovalRequest, /) -> ApprovalReply:
+    async def request(self, req: ApprovalRequest, /) -> ChannelAnswer:
         async with self._lock:
             with self._view.paused():
                 self._show(req)
@@ -82,7 +82,7 @@ class TerminalApprovalPrompt:
             "[bold]n[/bold] deny (then a reason, if you like)"
         )
 
-    async def _answer(self, req: ApprovalRequest) -> ApprovalReply:
+    async def _answer(self, req: ApprovalRequest) -> ChannelAnswer:
         from prompt_toolkit import PromptSession
 
         session: PromptSession[str] = PromptSession()

@@ -19,7 +19,7 @@ from dsh.approval import (
     ApprovalDeny,
     ApprovalRequest,
 )
-from dsh.approval._types import reply_outcome
+from dsh.approval._types import answer_outcome
 from dsh.base import AbortSignal, FrozenDict, race
 from dsh.base._signal import SignalAbortedError
 from dsh.context import ChannelError, Context, ListenerError
@@ -149,7 +149,7 @@ async def ask(
 
     try:
         reply = await race(service.request(req), signal)
-        outcome, why = reply_outcome(reply)
+        outcome, why = answer_outcome(reply)
     except SignalAbortedError:
         return aborted_before(signal), _settled(reason, "cancelled", "service")
     except Exception as exc:

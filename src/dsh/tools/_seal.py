@@ -51,9 +51,15 @@ doing its job; refusing it keeps a runaway or hostile reply from being copied in
 log and every later request. A Write of a whole large file stays well inside."""
 
 
+_SEQUENCES = (list, tuple)
+
+
 def arguments_size(value: object, limit: int = MAX_ARGUMENT_CHARS) -> int:
     """The characters in ``value``'s strings and keys (plus one per other value), counted
-    no further than just past ``limit``: a cheap bound check that walks no more than it must."""
+    no further than just past ``limit``: a cheap bound check that walks no more than it must.
+
+    On the tool pipeline's path for every call: the type tests are exact-class tuples made
+    once (a ``dict | list`` union in the loop would be built again for every item)."""
     total = 0
     stack = [value]
     seen: set[int] = set()  # a container met twice (a cycle) is freezing's to refuse
@@ -61,15 +67,17 @@ def arguments_size(value: object, limit: int = MAX_ARGUMENT_CHARS) -> int:
         item = stack.pop()
         if isinstance(item, str):
             total += len(item)
-            continue
-        if isinstance(item, dict | list | tuple):
+        elif isinstance(item, dict):  # FrozenDict is a dict
             if id(item) in seen:
                 continue
             seen.add(id(item))
-        if isinstance(item, dict):  # FrozenDict is a dict
-            total += sum(len(k) if isinstance(k, str) else 1 for k in item)
+            for key in item:
+                total += len(key) if isinstance(key, str) else 1
             stack.extend(item.values())
-        elif isinstance(item, list | tuple):
+        elif isinstance(item, _SEQUENCES):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
             total += 1
             stack.extend(item)
         else:

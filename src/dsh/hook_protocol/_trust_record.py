@@ -35,6 +35,7 @@ __all__ = [
     "TRUST_FORMAT",
     "TrustRecord",
     "TrustState",
+    "UntrustedHooksError",
     "default_trust_dir",
     "file_digest",
     "read_record",
@@ -59,6 +60,14 @@ TrustState: TypeAlias = Literal[
     "trusted", "not trusted yet", "changed since trusted", "imported by a file not trusted"
 ]
 """Whether a project item may run or load, and why not."""
+
+
+class UntrustedHooksError(Exception):
+    """A run asked to fail closed met project hooks that are not trusted: it does not start.
+
+    Raised by a bridge's profile while it loads (before any hook runs or the session
+    log exists); the message names the hooks and the ways forward, and a front end
+    shows it as it is (``dsh run`` exits 2 with it)."""
 
 
 def default_trust_dir() -> Path:

@@ -220,9 +220,8 @@ def test_codex_agents_files_are_named_untrusted_and_trusting_loads_them(tmp_path
         "1 AGENTS.md file(s) of the untrusted project not loaded" in d for d in mount.diagnostics
     )
     assert mount.catalog.project_trusted is False
-    assert codex.trust(project) == (
+    assert codex.trust(project) == (  # the AGENTS.md chain follows the project's trust
         f"trusted the project {project} in {home / 'config.toml'}",
-        "trusted: instructions file AGENTS.md (Codex project layer)",  # dsh's fingerprint
     )
     assert codex.untrusted(project) == ()
     assert codex.load(project).catalog.project_trusted is True

@@ -159,3 +159,14 @@ def test_under_the_codex_bridge_codexs_rule_stands(tmp_path: Path) -> None:
         assert "codex hooks: UserPromptSubmit[0][0]" in done.stdout + done.stderr
         assert "not trusted yet" in done.stdout + done.stderr
         assert ran(tmp_path) == 0
+
+
+def test_the_message_names_twenty_and_counts_the_rest(tmp_path: Path, project: Path) -> None:
+    groups = [{"hooks": [{"type": "command", "command": f"echo {i}"}]} for i in range(25)]
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"UserPromptSubmit": groups}})
+    )
+    message = refused(tmp_path, project)
+    assert message.startswith(f"dsh: the project {project} has 25 hook(s) not trusted")
+    assert message.count("not trusted yet: UserPromptSubmit[") == 20
+    assert f"... and 5 more (`dsh hooks check --project {project}` lists them all)" in message

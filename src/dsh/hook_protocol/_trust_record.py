@@ -27,7 +27,7 @@ from typing import Final, Literal, TypeAlias, final
 
 from dsh._data_dir import user_data_dir
 from dsh._frozen import frozen
-from dsh.base import FrozenDict, UnsafeJSONError, load_json, read_bounded
+from dsh.base import DshError, FrozenDict, UnsafeJSONError, load_json, read_bounded
 from dsh.session import SessionError
 from dsh.session._private_files import make_private_dir, open_private
 
@@ -62,7 +62,7 @@ TrustState: TypeAlias = Literal[
 """Whether a project item may run or load, and why not."""
 
 
-class UntrustedHooksError(Exception):
+class UntrustedHooksError(DshError, RuntimeError):
     """A run asked to fail closed met project hooks that are not trusted: it does not start.
 
     Raised by a bridge's profile while it loads (before any hook runs or the session

@@ -70,6 +70,10 @@ __all__ = [
 ]
 
 
+_REFUSAL_ITEMS = 20
+"""The untrusted hooks and plugins a refusal names one by one; the rest are counted."""
+
+
 @final
 @frozen(kw_only=True)
 class FileTrust:
@@ -166,7 +170,14 @@ class TrustReview:
         counted = [f"{len(hooks)} hook(s)"] if hooks else []
         counted += [f"{len(plugins)} plugin(s) its settings enable"] if plugins else []
         items: list[HookTrust | PluginTrust] = [*hooks, *plugins]
-        listed = "".join(f"\n  {i.state}: {i.describe(self.project)}" for i in items)
+        shown = items[:_REFUSAL_ITEMS]  # the message stays a screen, whatever is configured
+        listed = "".join(f"\n  {i.state}: {i.describe(self.project)}" for i in shown)
+        if len(items) > len(shown):
+            quoted = shlex.quote(str(self.project))
+            listed += (
+                f"\n  ... and {len(items) - len(shown)} more (`dsh hooks check --project"
+                f" {quoted}` lists them all)"
+            )
         listed += "" if self.problem is None else f"\n  ({self.problem})"
         return (
             f"the project {self.project} has {' and '.join(counted)} not trusted, so this run"

@@ -1,10 +1,12 @@
 """Project trust: a cloned repository's hooks run only once the user trusted them.
 
 Through the real ``dsh run``, ``dsh hooks trust`` and ``dsh hooks check`` as
-subprocesses, with real hook processes: an untrusted project's hooks are left
-out with one notice saying how to trust; trusting records them (0600, 0700);
-a changed hook or script needs trust again; user and ``--settings`` hooks run
-regardless; a hostile record trusts nothing and crashes nothing.
+subprocesses, with real hook processes: a headless run in an untrusted project
+does not start (exit 2, the hooks named; ``test_trust_fails_closed``), and with
+``--skip-untrusted-hooks`` leaves them out with one notice saying how to trust;
+trusting records them (0600, 0700); a changed hook or script needs trust again;
+user and ``--settings`` hooks run regardless; a hostile record trusts nothing and
+crashes nothing.
 """
 
 from __future__ import annotations
@@ -63,6 +65,21 @@ def run(tmp_path: Path, project: Path, *extra: str) -> subprocess.CompletedProce
     return done
 
 
+SKIP = "--skip-untrusted-hooks"
+
+
+def refused(tmp_path: Path, project: Path, *extra: str) -> str:
+    """A headless ``dsh run`` that does not start: exit 2, no session log; its message."""
+    model = f"scripted:{tmp_path / 'script.json'}"
+    sessions = tmp_path / "refused-sessions"
+    args = ("run", "hi", "--model", model, "--project", str(project))
+    done = dsh(tmp_path, *args, "--session-dir", str(sessions), *extra)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert not sessions.exists() or list(sessions.iterdir()) == []
+    return done.stderr
+
+
 def ran(tmp_path: Path) -> int:
     mark = tmp_path / "mark.txt"
     count = len(mark.read_text().splitlines()) if mark.exists() else 0
@@ -77,7 +94,10 @@ def notices(done: subprocess.CompletedProcess[str]) -> list[str]:
 def test_an_untrusted_projects_hooks_do_not_run_and_the_notice_says_how_to_trust(
     tmp_path: Path, project: Path
 ) -> None:
-    done = run(tmp_path, project)
+    message = refused(tmp_path, project)
+    assert ran(tmp_path) == 0
+    assert "not trusted yet: UserPromptSubmit[0][0] in .claude/settings.json" in message
+    done = run(tmp_path, project, SKIP)
     assert ran(tmp_path) == 0
     [notice] = notices(done)
     assert "UserPromptSubmit[0][0] in .claude/settings.json (not trusted yet)" in notice
@@ -121,7 +141,11 @@ def test_a_change_needs_trust_again(tmp_path: Path, project: Path, change: str) 
     else:
         handlers.append({"type": "command", "command": "id"})
     hooks.write_text(json.dumps(data))
-    done = run(tmp_path, project)
+    place = "UserPromptSubmit[0][1]" if change == "new hook" else "UserPromptSubmit[0][0]"
+    state = "not trusted yet" if change == "new hook" else "changed since trusted"
+    assert f"{state}: {place} in .claude/settings.json: " in refused(tmp_path, project)
+    assert ran(tmp_path) == 0
+    done = run(tmp_path, project, SKIP)
     [notice] = notices(done)
     if change == "new hook":
         assert ran(tmp_path) == 1  # the trusted one still runs
@@ -151,7 +175,7 @@ def test_user_and_settings_flag_hooks_run_without_trust(tmp_path: Path, project:
     user.mkdir(parents=True)
     mark = f"{sys.executable} -c \"import os; open(os.environ['MARK'], 'a').write('u\\\\n')\""
     (user / "settings.json").write_text(settings(mark))
-    done = run(tmp_path, project, "--settings", settings(mark + " --settings"))
+    done = run(tmp_path, project, "--settings", settings(mark + " --settings"), SKIP)
     assert ran(tmp_path) == 2  # the user's and the --settings one; not the project's
     assert len(notices(done)) == 1
 
@@ -176,7 +200,8 @@ def test_a_hostile_trust_record_trusts_nothing_and_crashes_nothing(
         os.mkfifo(path)
     else:
         path.write_text(json.dumps({"format": "other", "hooks": json.loads(trusted)["hooks"]}))
-    done = run(tmp_path, project)
+    assert str(path) in refused(tmp_path, project)
+    done = run(tmp_path, project, SKIP)
     assert ran(tmp_path) == 0
     [notice] = notices(done)
     assert str(path) in notice

@@ -4,10 +4,12 @@ Through the real ``dsh run``, ``dsh hooks check`` and ``dsh hooks trust`` as
 subprocesses: an untrusted project's ``CLAUDE.md`` family (``CLAUDE.md``,
 ``.claude/CLAUDE.md``, ``CLAUDE.local.md``, ``.claude/rules/*``, their imports)
 never reaches the model and is named in the run's one trust notice, while the
-user's own file loads; trusting records each file's fingerprint; a changed file
-needs trust again. An installed plugin that only the project's settings enable
-runs only once trusted (its hooks listed in the review); enabled in the user's
-settings it runs as before. ``InstructionsLoaded`` fires only for what loaded.
+user's own file loads; once the project is trusted its files load, edits
+included (as in Claude Code: they follow the project's trust, not a fingerprint
+each). An installed plugin that only the project's settings enable runs only
+once trusted (its hooks listed in the review; headless, untrusted, the run does
+not start); enabled in the user's settings it runs as before.
+``InstructionsLoaded`` fires only for what loaded.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hardening.test_trust import dsh, notices, ran, settings
+from tests.hardening.test_trust import SKIP, dsh, notices, ran, refused, settings
 
 FILES = {
     "CLAUDE.md": "PROJECT-ROOT-NOTE @docs/imported.md\n",
@@ -81,7 +83,7 @@ def test_an_untrusted_projects_instructions_do_not_load_and_the_notice_names_the
     assert "not trusted yet: instructions file CLAUDE.local.md (Local)" in check.stdout
 
 
-def test_trusted_instructions_load_and_a_changed_file_needs_trust_again(
+def test_a_trusted_projects_instructions_load_and_an_edited_file_still_loads(
     tmp_path: Path, project: Path
 ) -> None:
     trusted = dsh(tmp_path, "hooks", "trust", "--project", str(project))
@@ -92,25 +94,31 @@ def test_trusted_instructions_load_and_a_changed_file_needs_trust_again(
     done, log = run(tmp_path, project)
     assert project_notes(log) == {"ROOT", "IMPORTED", "DOT-CLAUDE", "LOCAL", "RULE"}
     assert notices(done) == []
+    # Edited after trust: it loads as it is now, as in Claude Code (no per-file refusal).
     (project / "CLAUDE.local.md").write_text("PROJECT-LOCAL-NOTE and now something else\n")
+    (project / "CLAUDE.md").write_text("PROJECT-ROOT-NOTE changed @docs/imported.md @new.md\n")
+    (project / "new.md").write_text("PROJECT-NEW-IMPORT\n")
     done, log = run(tmp_path, project)
-    assert project_notes(log) == {"ROOT", "IMPORTED", "DOT-CLAUDE", "RULE"}
-    [notice] = notices(done)
-    assert "1 instructions file(s) not loaded: CLAUDE.local.md (changed since trusted)" in notice
-    again = dsh(tmp_path, "hooks", "trust", "--project", str(project))
-    assert "instructions file CLAUDE.local.md (Local) (changed since last trust)" in again.stdout
-    done, log = run(tmp_path, project)
+    assert project_notes(log) == {"ROOT", "IMPORTED", "DOT-CLAUDE", "LOCAL", "RULE"}
     assert "something else" in log
+    assert "PROJECT-ROOT-NOTE changed" in log
+    assert "PROJECT-NEW-IMPORT" in log
     assert notices(done) == []
+    check = dsh(tmp_path, "hooks", "check", "--project", str(project))
+    assert "Untrusted" not in check.stdout
 
 
-def test_a_changed_importer_keeps_its_imports_out(tmp_path: Path, project: Path) -> None:
-    assert dsh(tmp_path, "hooks", "trust", "--project", str(project)).returncode == 0
-    (project / "CLAUDE.md").write_text("PROJECT-ROOT-NOTE changed @docs/imported.md\n")
+def test_a_record_of_the_earlier_format_trusts_the_project(tmp_path: Path, project: Path) -> None:
+    """A record written before: its ``instructions`` fingerprints of other texts, no
+    ``plugins`` or ``permissions``; the project is trusted, its files load as they are."""
+    from dsh.hook_protocol import write_record
+
+    stale = [{"fingerprint": "0" * 64, "where": "instructions CLAUDE.md"}]
+    records = tmp_path / "data" / "dsh" / "trust" / "claude"
+    write_record(project, records, {"hooks": [], "instructions": stale})
     done, log = run(tmp_path, project)
-    assert project_notes(log) == {"DOT-CLAUDE", "LOCAL", "RULE"}
-    [notice] = notices(done)
-    assert "CLAUDE.md (changed since trusted)" in notice
+    assert project_notes(log) == {"ROOT", "IMPORTED", "DOT-CLAUDE", "LOCAL", "RULE"}
+    assert notices(done) == []
 
 
 def test_trust_project_records_the_instructions_too(tmp_path: Path, project: Path) -> None:
@@ -160,7 +168,10 @@ def enable(path: Path, plugin_id: str = "marker@market") -> None:
 def test_a_plugin_the_project_enables_runs_only_once_trusted(tmp_path: Path, project: Path) -> None:
     root = install_plugin(tmp_path)
     enable(project / ".claude" / "settings.json")
-    done, _ = run(tmp_path, project)
+    message = refused(tmp_path, project)  # headless, untrusted: the run does not start
+    assert "not trusted yet: plugin marker@market enabled in .claude/settings.json" in message
+    assert ran(tmp_path) == 0
+    done, _ = run(tmp_path, project, SKIP)
     assert ran(tmp_path) == 0
     [notice] = notices(done)
     assert "1 plugin(s) its settings enable not run: marker@market (not trusted yet)" in notice
@@ -175,7 +186,8 @@ def test_a_plugin_the_project_enables_runs_only_once_trusted(tmp_path: Path, pro
     assert notices(done) == []
     # The plugin's hook changing is a change of what was trusted.
     (root / "hooks" / "hooks.json").write_text(settings("true"))
-    done, _ = run(tmp_path, project)
+    assert "changed since trusted: plugin marker@market" in refused(tmp_path, project)
+    done, _ = run(tmp_path, project, SKIP)
     [notice] = notices(done)
     assert "marker@market (changed since trusted)" in notice
 
@@ -208,9 +220,8 @@ def test_codex_agents_files_are_named_untrusted_and_trusting_loads_them(tmp_path
         "1 AGENTS.md file(s) of the untrusted project not loaded" in d for d in mount.diagnostics
     )
     assert mount.catalog.project_trusted is False
-    assert codex.trust(project) == (
+    assert codex.trust(project) == (  # the AGENTS.md chain follows the project's trust
         f"trusted the project {project} in {home / 'config.toml'}",
-        "trusted: instructions file AGENTS.md (Codex project layer)",  # dsh's fingerprint
     )
     assert codex.untrusted(project) == ()
     assert codex.load(project).catalog.project_trusted is True

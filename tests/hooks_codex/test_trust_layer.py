@@ -1,9 +1,10 @@
 """dsh's fingerprints of a trusted project's Codex layer, through the real ``dsh`` commands.
 
 Codex trusts a project with one boolean; dsh records what the layer held
-(``.codex/hooks.json``, ``.codex/config.toml``, the ``AGENTS.md`` chain) in its
-own trust record and, once recorded, leaves out a file that changed or was
-added, naming it in one notice. Most tests run ``dsh run`` / ``dsh hooks
+(``.codex/hooks.json``, ``.codex/config.toml``) in its own trust record and,
+once recorded, leaves out a file that changed or was added, naming it in one
+notice. The ``AGENTS.md`` chain follows the project's trust, edits included, as
+in Codex. Most tests run ``dsh run`` / ``dsh hooks
 check`` / ``dsh hooks trust`` as subprocesses with a temporary ``CODEX_HOME``,
 home and data directory, real hook processes and a scripted model. (The new
 names are imported inside the tests that use them, so the others also run
@@ -115,6 +116,7 @@ def write_hooks(project: Path, tmp_path: Path, count: int = 1) -> None:
 def test_a_trusted_project_loads_on_the_first_run_and_records_its_layer(
     tmp_path: Path, project: Path
 ) -> None:
+    (project / ".codex" / "config.toml").write_text('model = "x"\n')
     check = dsh(tmp_path, "hooks", "check", "--project", str(project))
     assert "untrusted:" not in check.stdout  # Codex's trust is the consent: nothing to ask
     assert "project layer: 1 file(s), not recorded by dsh yet" in check.stdout
@@ -123,7 +125,7 @@ def test_a_trusted_project_loads_on_the_first_run_and_records_its_layer(
     assert "PROJECT-AGENTS-NOTE" in log
     assert layer_notices(done) == []
     record = record_file(tmp_path, project)
-    assert set(codex_section(tmp_path, project)) == {"AGENTS.md"}
+    assert set(codex_section(tmp_path, project)) == {".codex/config.toml"}
     assert stat.S_IMODE(record.stat().st_mode) == 0o600
     assert stat.S_IMODE(record.parent.stat().st_mode) == 0o700
     config = (tmp_path / "home" / ".codex" / "config.toml").read_text()
@@ -134,61 +136,42 @@ def test_a_trusted_project_loads_on_the_first_run_and_records_its_layer(
     assert layer_notices(again) == []
 
 
-def after_a_change(tmp_path: Path, project: Path, name: str, text: str) -> str:
-    """Record the layer with a first run, write ``name``, run again: the one notice, once
-    checked that no project note reached the model."""
-    run(tmp_path, project)
-    (project / name).write_text(text)
-    done, log = run(tmp_path, project)
-    assert "PROJECT-" not in log
-    [notice] = layer_notices(done)
-    return notice
-
-
-def test_an_edited_agents_md_is_not_loaded_until_trusted_again(
-    tmp_path: Path, project: Path
-) -> None:
-    notice = after_a_change(tmp_path, project, "AGENTS.md", "PROJECT-AGENTS-NOTE\nPROJECT-EDITED\n")
-    assert "AGENTS.md (changed since trusted)" in notice
-    assert f"dsh hooks trust --project {project}" in notice
-    assert "--trust-project" in notice
-    assert "a headless run leaves them out" in notice
-    check = dsh(tmp_path, "hooks", "check", "--project", str(project))
-    assert check.returncode == 1
-    assert "project layer: 1 file(s) recorded by dsh, 1 not loaded" in check.stdout
-    assert f"untrusted: {project / 'AGENTS.md'}: changed since trusted" in check.stdout
-    trust = dsh(tmp_path, "hooks", "trust", "--project", str(project))
-    assert trust.returncode == 0, trust.stderr
-    assert (
-        "codex hooks: trusted: instructions file AGENTS.md (Codex project layer, changed since"
-        " last trust)" in trust.stdout
-    )
+def test_an_edited_agents_md_loads_in_a_project_codex_trusts(tmp_path: Path, project: Path) -> None:
+    """As in Codex: the ``AGENTS.md`` chain follows the project's trust, edits included."""
+    run(tmp_path, project)  # the first run records the layer
+    (project / "AGENTS.md").write_text("PROJECT-AGENTS-NOTE\nPROJECT-EDITED\n")
     done, log = run(tmp_path, project)
     assert "PROJECT-EDITED" in log
     assert layer_notices(done) == []
+    check = dsh(tmp_path, "hooks", "check", "--project", str(project))
+    assert "untrusted:" not in check.stdout
+    trust = dsh(tmp_path, "hooks", "trust", "--project", str(project))
+    assert "AGENTS.md" not in trust.stdout
 
 
-def test_an_added_override_is_not_loaded_and_trust_project_takes_it(
+def test_an_added_override_loads_and_shadows_the_folders_agents_md(
     tmp_path: Path, project: Path
 ) -> None:
-    # The override is refused; the folder's AGENTS.md stays shadowed by it, as in Codex.
-    notice = after_a_change(tmp_path, project, "AGENTS.override.md", "PROJECT-OVERRIDE-NOTE\n")
-    assert "1 file(s)" in notice
-    assert "AGENTS.override.md (not trusted yet)" in notice
-    check = dsh(tmp_path, "hooks", "check", "--project", str(project))
-    assert f"{project / 'AGENTS.override.md'}: not trusted yet" in check.stdout
-    assert f"{project / 'AGENTS.md'}: no longer loaded since trusted (removed, or shadowed" in (
-        check.stdout
-    )
-    done, log = run(tmp_path, project, "--trust-project")  # headless: accepting the prompt
+    run(tmp_path, project)
+    (project / "AGENTS.override.md").write_text("PROJECT-OVERRIDE-NOTE\n")
+    done, log = run(tmp_path, project)
     assert "PROJECT-OVERRIDE-NOTE" in log
-    assert "trusted 0 project hook(s), 1 instructions file(s) of" in done.stdout
+    assert "PROJECT-AGENTS-NOTE" not in log  # shadowed by the override, as in Codex
     assert layer_notices(done) == []
-    assert set(codex_section(tmp_path, project)) == {"AGENTS.override.md"}
-    (project / "AGENTS.override.md").unlink()
-    trust = dsh(tmp_path, "hooks", "trust", "--project", str(project))
-    assert "trusted: instructions file AGENTS.md (Codex project layer, new since" in trust.stdout
-    assert "forgot: Codex project file AGENTS.override.md (no longer loaded)" in trust.stdout
+
+
+def test_an_earlier_records_agents_md_entries_are_ignored(tmp_path: Path, project: Path) -> None:
+    """A record written when dsh fingerprinted ``AGENTS.md`` keeps working, with no step."""
+    from dsh.hook_protocol import write_record
+
+    stale = {"fingerprint": "0" * 64, "where": "codex AGENTS.md", "file": "AGENTS.md"}
+    write_record(project, tmp_path / "data" / "dsh" / "trust" / "claude", {"codex": [stale]})
+    done, log = run(tmp_path, project)
+    assert "PROJECT-AGENTS-NOTE" in log
+    assert layer_notices(done) == []
+    check = dsh(tmp_path, "hooks", "check", "--project", str(project))
+    assert "no longer loaded" not in check.stdout
+    assert "untrusted:" not in check.stdout
 
 
 def test_a_changed_hooks_json_is_not_loaded_while_the_rest_of_the_layer_is(
@@ -197,7 +180,7 @@ def test_a_changed_hooks_json_is_not_loaded_while_the_rest_of_the_layer_is(
     write_hooks(project, tmp_path)
     trust = dsh(tmp_path, "hooks", "trust", "--project", str(project))
     assert "codex hooks: trusted: Codex project file .codex/hooks.json" in trust.stdout
-    assert "trusted: instructions file AGENTS.md (Codex project layer)" in trust.stdout
+    assert "AGENTS.md" not in trust.stdout  # it follows the project's trust
     done, log = run(tmp_path, project)
     assert ran(tmp_path) == 1
     write_hooks(project, tmp_path, count=2)  # a second Stop hook: the file changed
@@ -263,6 +246,7 @@ HOSTILE = {
 def test_a_hostile_record_trusts_none_of_the_layer_and_crashes_nothing(
     tmp_path: Path, project: Path, kind: str
 ) -> None:
+    (project / ".codex" / "config.toml").write_text('model = "x"\n')
     record = record_file(tmp_path, project)
     record.parent.mkdir(parents=True)
     target = tmp_path / "elsewhere.json"
@@ -275,9 +259,9 @@ def test_a_hostile_record_trusts_none_of_the_layer_and_crashes_nothing(
     else:
         record.write_bytes(HOSTILE[kind])
     done, log = run(tmp_path, project)
-    assert "PROJECT-AGENTS-NOTE" not in log
+    assert "PROJECT-AGENTS-NOTE" in log  # it follows Codex's trust of the project
     [notice] = layer_notices(done)
-    assert "AGENTS.md (record unreadable)" in notice
+    assert ".codex/config.toml (record unreadable)" in notice
     assert f"trust record {record}" in notice
     check = dsh(tmp_path, "hooks", "check", "--project", str(project))
     assert "Traceback" not in check.stdout + check.stderr
@@ -289,18 +273,20 @@ def test_a_hostile_record_trusts_none_of_the_layer_and_crashes_nothing(
     assert stat.S_ISREG(record.lstat().st_mode)
     if kind == "symlink":
         assert "codex" in json.loads(target.read_text())  # the link was replaced, not followed
-    _done, log = run(tmp_path, project)
+    done, log = run(tmp_path, project)
     assert "PROJECT-AGENTS-NOTE" in log
+    assert layer_notices(done) == []
 
 
 def test_claude_and_codex_trust_keep_each_others_sections(tmp_path: Path, project: Path) -> None:
+    (project / ".codex" / "config.toml").write_text('model = "x"\n')
     (project / ".claude").mkdir()
     claude_hook = {"hooks": [{"type": "command", "command": "true"}]}
     settings = project / ".claude" / "settings.json"
     settings.write_text(json.dumps({"hooks": {"Stop": [claude_hook]}}))
     trust = dsh(tmp_path, "hooks", "trust", "--project", str(project))
     assert "claude hooks: trusted: Stop[0][0]" in trust.stdout
-    assert "codex hooks: trusted: instructions file AGENTS.md" in trust.stdout
+    assert "codex hooks: trusted: Codex project file .codex/config.toml" in trust.stdout
     codex = codex_section(tmp_path, project)
     claude_hook["hooks"][0]["command"] = "false"
     settings.write_text(json.dumps({"hooks": {"Stop": [claude_hook]}}))
@@ -365,9 +351,7 @@ def test_a_write_keeps_the_sections_of_the_other_bridge(tmp_path: Path) -> None:
     assert read_record(project, tmp_path, owned=("codex",)).has("codex")
 
 
-def test_the_run_gate_refuses_an_agents_md_changed_after_the_load(
-    tmp_path: Path, project: Path
-) -> None:
+def test_an_agents_md_changed_after_the_load_still_loads(tmp_path: Path, project: Path) -> None:
     from dsh.hooks.codex import CodexProfile
     from dsh.instructions import CodexInstructionsPlugin, find_agents_files
 
@@ -375,19 +359,10 @@ def test_the_run_gate_refuses_an_agents_md_changed_after_the_load(
     profile = dataclasses.replace(profile, trust_dir=tmp_path / "trust")
     mount = profile.load(project)  # the first load records the layer
     assert isinstance(mount.instructions, CodexInstructionsPlugin)
-    gate = mount.instructions.gate
-    assert gate is not None
-    assert [f.path for f in find_agents_files(project, codex_home=None, gate=gate)] == [
-        project / "AGENTS.md"
-    ]
+    assert mount.instructions.gate is None  # no per-file gate: the project's trust decides
     (project / "AGENTS.md").write_text("CHANGED BEFORE THE SESSION STARTED\n")
-    refused: list[Path] = []
-    assert find_agents_files(project, codex_home=None, gate=gate, refused=refused) == []
-    assert refused == [project / "AGENTS.md"]
-    notice = gate.notice(refused)
-    assert notice is not None
-    assert "AGENTS.md" in notice
-    assert gate.notice(refused) is None  # named once
+    [found] = find_agents_files(project, codex_home=None)
+    assert found.path == project / "AGENTS.md"
 
 
 def test_the_trust_prompt_shows_a_changed_file_and_accepting_records_it(
@@ -399,8 +374,9 @@ def test_the_trust_prompt_shows_a_changed_file_and_accepting_records_it(
     profile = CodexProfile(
         home=tmp_path / "home" / ".codex", system_dir=None, env={}, trust_dir=tmp_path / "t"
     )
+    (project / ".codex" / "config.toml").write_text('model = "x"\n')
     profile.load(project)  # the first run records the layer
-    (project / "AGENTS.md").write_text("EDITED\n")
+    (project / ".codex" / "config.toml").write_text('model = "y"\n')
     shown: list[str] = []
 
     def decline(lines: Sequence[str]) -> bool:
@@ -409,7 +385,8 @@ def test_the_trust_prompt_shows_a_changed_file_and_accepting_records_it(
 
     assert ask_to_trust([profile], project, decline) is False
     [line] = shown
-    assert line.startswith(f"codex hooks: {project / 'AGENTS.md'}: changed since trusted")
+    config = project / ".codex" / "config.toml"
+    assert line.startswith(f"codex hooks: {config}: changed since trusted")
     assert profile.untrusted(project) != ()  # declined: nothing recorded
     assert ask_to_trust([profile], project, lambda lines: True) is True
     assert profile.untrusted(project) == ()

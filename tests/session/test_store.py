@@ -373,3 +373,14 @@ def test_any_events_appended_reload_equal_from_disk(
         # Stamping changed only the session id and sequence number.
         for before, after in zip(events, written, strict=True):
             assert replace(before, session_id=log.id, seq=after.seq) == after
+
+
+def test_a_new_session_may_have_the_id_its_caller_chose_once(store: SessionStore) -> None:
+    chosen = "0b5c1d0e-7f3a-4c52-9d7e-2f1a6b3c4d5e"
+    with store.create(project="/p", session_id=chosen) as log:
+        assert log.id == chosen
+    with pytest.raises(SessionError, match="exists already"):
+        store.create(session_id=chosen)
+    assert store.load(chosen) == ()
+    with pytest.raises(ValueError, match="is not a session id"):
+        store.create(session_id="../elsewhere")

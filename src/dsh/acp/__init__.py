@@ -5,7 +5,8 @@ assembles its own host through ``dsh.host`` with the client's ``cwd`` as the
 project (its Claude Code hooks, instruction files and trust as ``dsh run``
 applies them); ``session_host_options`` is the one place that host is
 described. Asks go to the client as ``session/request_permission``
-(``AcpApprovalChannel``); the loop's events stream out as ``session/update``s
+(``AcpApprovalChannel``), and so does the trust question about a project's untrusted hooks
+before its session opens (``_trust.ask_trust``); the loop's events stream out as ``session/update``s
 (``_updates.UpdateTranslator``); ``_session.stop_reason_for`` maps a turn's end to ACP's stop
 reasons. ``docs/acp.md`` has the details and the Zed settings.
 """

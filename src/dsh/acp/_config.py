@@ -24,7 +24,7 @@ from dsh.host import HostOptions, Profile, TrustingProfile
 from dsh.models import Model
 from dsh.session import SessionEvent
 
-__all__ = ["AcpConfig", "SessionSeams", "session_host_options"]
+__all__ = ["AcpConfig", "SessionSeams", "session_host_options", "untrusted_lines"]
 
 
 @final
@@ -45,8 +45,9 @@ class AcpConfig:
     hooks: HookSelection = field(default_factory=lambda: HookSelection(attended=True))
     trust_projects: bool = False
     """``--trust-project``: trust each session's project hooks as it opens (as accepting
-    Claude Code's trust question for it); otherwise untrusted ones are left out, with a
-    notice naming ``dsh hooks trust``."""
+    Claude Code's trust question for it); otherwise the client is asked (the trust
+    question, ``session/request_permission``), and declined, untrusted ones are left out
+    with a notice naming ``dsh hooks trust``."""
     plugins: Sequence[Plugin] = field(default_factory=tuple)
     profiles: Sequence[Profile] = field(default_factory=tuple)
 
@@ -62,14 +63,34 @@ class SessionSeams:
     on_text: Callable[[str], None]
 
 
+def untrusted_lines(config: AcpConfig, project: Path) -> list[str]:
+    """``<profile> hooks: <line>`` for each item of ``project``'s a session would leave out
+    as untrusted (the trust question's text; empty: nothing to ask)."""
+    bridges = mount_bridges(project, config.hooks)
+    return [
+        f"{profile.name} hooks: {line}"
+        for profile in bridges.profiles
+        if isinstance(profile, TrustingProfile)
+        for line in profile.untrusted(project)
+    ]
+
+
 def session_host_options(
-    config: AcpConfig, project: Path, seams: SessionSeams, *, resume: str | None = None
+    config: AcpConfig,
+    project: Path,
+    seams: SessionSeams,
+    *,
+    resume: str | None = None,
+    session_id: str | None = None,
+    trust: bool = False,
 ) -> HostOptions:
     """The host of one ACP session: ``project`` is the client's ``cwd``; ``resume`` names the
-    session ``session/load`` continues. Hooks, instruction files and trust are those
-    ``dsh run --project PROJECT`` would apply."""
+    session ``session/load`` continues, ``session_id`` a new one's id; ``trust`` (the
+    client accepted the trust question) trusts the project first, as ``--trust-project``
+    does. Hooks, instruction files and trust are those ``dsh run --project PROJECT`` would
+    apply, except that untrusted hooks are left out with a notice (the client was asked)."""
     bridges = mount_bridges(project, config.hooks)
-    if config.trust_projects:
+    if config.trust_projects or trust:
         for profile in bridges.profiles:
             if isinstance(profile, TrustingProfile):
                 profile.trust(project)
@@ -78,6 +99,7 @@ def session_host_options(
         model=config.model,
         session_dir=config.session_dir,
         resume=resume,
+        session_id=session_id,
         plugins=(*config.plugins, *bridges.plugins, seams.plugin),
         profiles=(*config.profiles, *bridges.profiles),
         approval=seams.approval,

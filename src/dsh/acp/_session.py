@@ -36,8 +36,9 @@ from acp.schema import (
 )
 
 from dsh.acp._approval import AcpApprovalChannel
-from dsh.acp._config import AcpConfig, SessionSeams, session_host_options
+from dsh.acp._config import AcpConfig, SessionSeams, session_host_options, untrusted_lines
 from dsh.acp._tools import tool_view
+from dsh.acp._trust import ask_trust
 from dsh.acp._updates import Update, UpdateTranslator, call_id, notice_update
 from dsh.agent import (
     MESSAGE_DISPLAY,
@@ -128,14 +129,29 @@ class AcpSession:
     # -- lifecycle ---------------------------------------------------------------------
 
     async def open(self, config: AcpConfig, *, resume: str | None, notices: Sequence[str]) -> None:
-        """Open the host; ``resume`` continues that session (``session/load``)."""
+        """Open the host; ``resume`` continues that session (``session/load``). What the
+        project controls and is not trusted is asked about first (``ask_trust``)."""
         seams = SessionSeams(
             approval=ApprovalBroker(AcpApprovalChannel(self._ask)),
             plugin=self._plugin,
             on_event=self._on_event,
             on_text=self.translator.text,
         )
-        options = session_host_options(config, self.project, seams, resume=resume)
+        session_id = resume if resume is not None else str(uuid.uuid4())  # as the store's
+        trust = False
+        if not config.trust_projects:
+            pending = untrusted_lines(config, self.project)
+            trust = bool(pending) and await ask_trust(
+                self._client, session_id, self.project, pending
+            )
+        options = session_host_options(
+            config,
+            self.project,
+            seams,
+            resume=resume,
+            session_id=None if resume is not None else session_id,
+            trust=trust,
+        )
         self._host = await self._stack.enter_async_context(open_host(options))
         self.id = self._host.session.id
         self._notices = [*(str(d) for d in self._host.diagnostics), *notices]

@@ -22,7 +22,8 @@ _OWN: tuple[click.Parameter, ...] = (
         ["--trust-project"],
         is_flag=True,
         help="Trust the project hooks of every session's directory as it opens (as accepting "
-        "the trust question there); without it, untrusted ones are left out with a notice.",
+        "the trust question there); without it, the client is asked (session/request_permission)"
+        " and, declined, untrusted ones are left out with a notice.",
     ),
     click.Option(["--verbose", "-v"], is_flag=True, help="Log each session's opening and closing."),
 )

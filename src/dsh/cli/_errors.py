@@ -70,7 +70,8 @@ class StorageError(click.ClickException):
 
 def user_error_for(exc: BaseException) -> click.ClickException | None:
     """What a session-store failure tells the user (a ``StorageError`` when the log could
-    not be written, else a ``UserError``), or ``None`` (dsh itself failed)."""
+    not be written, else a ``UserError``), or a run that failed closed on untrusted hooks
+    (a ``UserError``), or ``None`` (dsh itself failed)."""
     from dsh.session import (
         SessionCorruptError,
         SessionError,
@@ -80,6 +81,11 @@ def user_error_for(exc: BaseException) -> click.ClickException | None:
 
     if isinstance(exc, SessionWriteError):
         return StorageError(str(exc))
+    from dsh.hook_protocol import UntrustedHooksError  # here: only a failure needs it
+
+    if isinstance(exc, UntrustedHooksError):
+        # A run that fails closed on the project's untrusted hooks: exit 2, nothing ran.
+        return UserError(str(exc))
 
     if isinstance(exc, SessionLockedError):
         by = f"process {exc.holder}" if exc.holder else "another dsh process"

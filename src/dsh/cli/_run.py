@@ -108,6 +108,9 @@ class RunOptions:
     """End with the session's id and log path (the demo, which deletes it, does not)."""
     trust_project: bool = False
     """Trust the project's own hooks before loading (``--trust-project``: accepting the prompt)."""
+    skip_untrusted: bool = False
+    """``--skip-untrusted-hooks``: a run no one is asked for leaves the project's untrusted
+    hooks out with a notice, instead of not starting (``UntrustedHooksError``)."""
     stream_input: IO[str] | None = None
     """``--input-format stream-json``: the turns and control requests come from here."""
     resolve_model: Callable[[str], Model] | None = None
@@ -172,8 +175,15 @@ def prepared_host_options(
 ) -> HostOptions:
     """``host_options`` for a run that starts now: dsh becomes the subreaper of what its
     hooks leave behind, and the project's hooks are trusted if ``--trust-project`` (or a
-    person asked through ``ask_trust``) says so; ``say`` shows what was trusted."""
+    person asked through ``ask_trust``) says so; ``say`` shows what was trusted.
+
+    With neither, nor ``--skip-untrusted-hooks``, the run fails closed: a Claude Code
+    project hook or plugin not trusted keeps the host from opening (``UntrustedHooksError``,
+    exit 2), as no one is there to ask and a guard left out would not guard."""
     become_subreaper()  # what escapes a hook's group comes back to dsh, ended at session end
+    if not (options.trust_project or ask_trust is not None or options.skip_untrusted):
+        hooks = dataclasses.replace(options.hooks, refuse_untrusted=True)
+        options = dataclasses.replace(options, hooks=hooks)
     host_opts = host_options(options)
     if options.trust_project:
         trusted = trust_profiles(host_opts.profiles, options.host.project)

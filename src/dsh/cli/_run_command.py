@@ -92,6 +92,7 @@ class RunFlags:
     init_only: bool
     maintenance: bool
     trust_project: bool
+    skip_untrusted_hooks: bool
     io: Mapping[str, Any]
     """``io_options``' flags (``--output-format``, ``--resume``...), as ``settle`` reads them."""
 
@@ -106,6 +107,7 @@ class RunFlags:
             init_only=params["init_only"],
             maintenance=params["maintenance"],
             trust_project=params["trust_project"],
+            skip_untrusted_hooks=params["skip_untrusted_hooks"],
             io={key: params[key] for key in IO_KEYS},
         )
 
@@ -175,6 +177,7 @@ def run_flags(flags: RunFlags) -> ExitCode:
         prompts=prompts,
         setup=flags.setup,
         trust_project=flags.trust_project,
+        skip_untrusted=flags.skip_untrusted_hooks,
         stream_input=sys.stdin if flags.streamed else None,
         resolve_model=_model_resolver(settled.model_spec, settled.base_url),
     )

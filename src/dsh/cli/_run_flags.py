@@ -4,8 +4,8 @@
 prompt, the session flags (``dsh acp`` takes the same ones), the Setup
 triggers, ``io_options`` (``--output-format``, ``--input-format``,
 ``--system-prompt``, ``--append-system-prompt``, ``-c/--continue``, ``--resume
-[ID]``, ``--plugin``) and ``--trust-project``. Nothing heavier is imported to
-declare them (``dsh --version`` and ``dsh run --help`` pay only for click);
+[ID]``, ``--plugin``), ``--trust-project`` and ``--skip-untrusted-hooks``. Nothing
+heavier is imported to declare them (``dsh --version`` and ``dsh run --help`` pay only for click);
 ``dsh.cli._run_command.RunFlags`` is the one value they become when the command
 runs.
 """
@@ -127,13 +127,22 @@ def run_flags(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def trust_project_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    """``dsh run --trust-project``: trust the project's hooks as they are now, then run."""
+    """``dsh run --trust-project``: trust the project's hooks as they are now, then run;
+    ``--skip-untrusted-hooks``: run without the untrusted ones."""
+    f = click.option(
+        "--skip-untrusted-hooks",
+        is_flag=True,
+        help="Run without the project's hooks and plugins that are not trusted (left out with "
+        "a notice). Without it (or --trust-project), a run with no one to ask does not start "
+        "while one is not trusted: it exits 2 naming them.",
+    )(f)
     return click.option(
         "--trust-project",
         is_flag=True,
         help="Trust the project's own hooks, instructions files and the plugins its settings "
         "enable, as they are now (recorded, as accepting the trust prompt; see `dsh hooks "
-        "trust`), then run. Without it a run leaves untrusted ones out.",
+        "trust`), then run. Without it, at a terminal dsh asks; otherwise a run does not "
+        "start while a project hook is not trusted (see --skip-untrusted-hooks).",
     )(f)
 
 

@@ -51,7 +51,13 @@ from dsh.hook_protocol._outcome import (
 )
 from dsh.hook_protocol._regex import regex_problem
 from dsh.hook_protocol._sessions import SessionStates, hook_environment
-from dsh.hook_protocol._trust_record import TrustRecord, read_record, record_bound, write_record
+from dsh.hook_protocol._trust_record import (
+    TrustRecord,
+    UntrustedHooksError,
+    read_record,
+    record_bound,
+    write_record,
+)
 
 __all__ = [
     "SECRET_ENV_VARS",
@@ -72,6 +78,7 @@ __all__ = [
     "SessionStates",
     "Strongest",
     "TrustRecord",
+    "UntrustedHooksError",
     "WrongEvent",
     "exec_argv",
     "fire_hooks",

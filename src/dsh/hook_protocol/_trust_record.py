@@ -27,7 +27,7 @@ from typing import Final, Literal, TypeAlias, final
 
 from dsh._data_dir import user_data_dir
 from dsh._frozen import frozen
-from dsh.base import FrozenDict, UnsafeJSONError, load_json, read_bounded
+from dsh.base import DshError, FrozenDict, UnsafeJSONError, load_json, read_bounded
 from dsh.session import SessionError
 from dsh.session._private_files import make_private_dir, open_private
 
@@ -35,6 +35,7 @@ __all__ = [
     "TRUST_FORMAT",
     "TrustRecord",
     "TrustState",
+    "UntrustedHooksError",
     "default_trust_dir",
     "file_digest",
     "read_record",
@@ -59,6 +60,14 @@ TrustState: TypeAlias = Literal[
     "trusted", "not trusted yet", "changed since trusted", "imported by a file not trusted"
 ]
 """Whether a project item may run or load, and why not."""
+
+
+class UntrustedHooksError(DshError, RuntimeError):
+    """A run asked to fail closed met project hooks that are not trusted: it does not start.
+
+    Raised by a bridge's profile while it loads (before any hook runs or the session
+    log exists); the message names the hooks and the ways forward, and a front end
+    shows it as it is (``dsh run`` exits 2 with it)."""
 
 
 def default_trust_dir() -> Path:

@@ -57,7 +57,10 @@ class HookSelection:
     files and ``plugin_dirs`` still load); ``permission_mode`` ``None`` means the
     settings' ``defaultMode``; ``attended`` says a person can answer (a PreToolUse
     ``ask`` then fires PermissionRequest); ``bypass_hook_trust`` runs untrusted
-    Codex hooks, as Codex's ``--dangerously-bypass-hook-trust``.
+    Codex hooks, as Codex's ``--dangerously-bypass-hook-trust``; ``refuse_untrusted``
+    makes an untrusted Claude Code project hook or plugin stop the session from
+    opening (``UntrustedHooksError``) instead of being left out (a headless ``dsh run``:
+    Codex's rule, skipping them, stands).
     """
 
     hooks: HooksChoice | None = None
@@ -69,6 +72,7 @@ class HookSelection:
     claude_md: bool = True
     attended: bool = False
     bypass_hook_trust: bool = False
+    refuse_untrusted: bool = False
 
 
 @final
@@ -97,6 +101,7 @@ def mount_bridges(project: Path, selection: HookSelection) -> BridgeMounts:
                 add_dirs=tuple(selection.add_dirs),
                 instructions=selection.claude_md,
                 attended=selection.attended,
+                refuse_untrusted=selection.refuse_untrusted,
             )
         )
     elif selection.claude_md:

@@ -124,7 +124,7 @@ class Assembly:
             return self.store.open(self.options.resume)
         if self.options.fork is not None:
             return self.store.fork(self.options.fork)
-        return self.store.create(project=str(self.project))
+        return self.store.create(project=str(self.project), session_id=self.options.session_id)
 
     def system_prompt(self, model: Model | None = None) -> str | None:
         """``options.system`` as an agent on ``model`` (default: the host's) is sent it."""

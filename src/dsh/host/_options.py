@@ -47,6 +47,9 @@ class HostOptions:
     store: SessionStore | None = None
     resume: str | None = None
     fork: str | None = None
+    session_id: str | None = None
+    """A new session's id, chosen before the host opens (an ACP session asks its client
+    about trust under it first); default: a fresh one."""
     plugins: Sequence[Plugin] = ()
     profiles: Sequence[Profile] = ()
     builtin_tools: bool = True
@@ -64,3 +67,5 @@ class HostOptions:
     def __post_init__(self) -> None:
         if self.resume is not None and self.fork is not None:
             raise ValueError("HostOptions: resume and fork exclude each other")
+        if self.session_id is not None and (self.resume is not None or self.fork is not None):
+            raise ValueError("HostOptions: session_id names a new session, not resume or fork")

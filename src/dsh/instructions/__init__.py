@@ -6,10 +6,11 @@ for a directory (managed, user, project and local ``CLAUDE.md`` files, rules,
 model reads for them; ``claude_instructions_plugin()`` queues that text at
 each root session's start and fires ``agent/instructions-loaded`` per file;
 an ``InstructionsGate`` (project trust) decides which of the project's own
-files may load (``_gate.fingerprint`` is what a trust record keeps of one).
+files may load (the Claude Code bridge's admits them all once the project is trusted;
+``_gate.fingerprint`` is what a trust record still keeps of one).
 ``codex_instructions_plugin(codex_home=...)`` does the same for Codex's
 ``AGENTS.md`` files (``find_agents_files``, ``render_agents``; an ``AgentsGate``
-for the repository's files under project trust).
+may refuse a repository file: the Codex bridge passes none).
 Kept apart from the hook bridge (``dsh.hooks.claude``) so a run without hooks
 does not load the bridge.
 """

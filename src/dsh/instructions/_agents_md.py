@@ -9,8 +9,9 @@ down to ``cwd``, each folder's ``AGENTS.override.md`` winning over its
 32 KiB by default): what is over it is cut, a file past it is left out, and
 the text says so. ``render_agents`` is the context text; the plugin queues it
 at each root session's start (and after a compaction), like Codex's
-``# AGENTS.md instructions for <cwd>`` message. An ``AgentsGate`` (the Codex
-bridge's record of the project layer it trusted) may refuse a repository file;
+``# AGENTS.md instructions for <cwd>`` message. An ``AgentsGate`` (a seam for an
+embedder: the Codex bridge passes none, its repository files follow the project's
+trust, edits included, as in Codex) may refuse a repository file;
 the folder then gives nothing (its ``AGENTS.md`` stays shadowed, as in Codex)
 and the gate's notice names what was left out. ``agents_chain`` lists the
 repository files Codex would pick, whatever the budget.

@@ -15,6 +15,7 @@ from typing import final
 
 from dsh._frozen import slotted
 from dsh.session._event_base import SessionEvent
+from dsh.session._session_error import SessionError
 from dsh.session._store_base import (
     SessionInfo,
     SessionLockedError,
@@ -67,11 +68,15 @@ class MemorySessionStore:
         return f"<MemorySessionStore, {len(self._sessions)} sessions>"
 
     def create(
-        self, *, forked_from: str | None = None, project: str | None = None
+        self,
+        *,
+        forked_from: str | None = None,
+        project: str | None = None,
+        session_id: str | None = None,
     ) -> MemorySessionLog:
         if forked_from is not None:
             check_session_id(forked_from)
-        return self._new(forked_from, (), project)
+        return self._new(forked_from, (), project, session_id=session_id)
 
     def fork(self, session_id: str) -> MemorySessionLog:
         return self._new(session_id, self.load(session_id))
@@ -110,12 +115,17 @@ class MemorySessionStore:
         forked_from: str | None,
         events: Sequence[SessionEvent],
         project: str | None = None,
+        *,
+        session_id: str | None = None,
     ) -> MemorySessionLog:
-        session_id = new_session_id()
+        chosen = session_id is not None
+        session_id = new_session_id() if session_id is None else check_session_id(session_id)
         stored = _Stored(
             created=time.time(), forked_from=forked_from, events=list(events), project=project
         )
         with self._mutex:
+            if chosen and session_id in self._sessions:
+                raise SessionError(f"session {session_id!r} exists already")
             self._sessions[session_id] = stored
             log = MemorySessionLog(self, session_id, stored)
             stored.writer = log

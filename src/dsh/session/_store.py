@@ -191,12 +191,17 @@ class JsonlSessionStore:
     # -- writers --
 
     def create(
-        self, *, forked_from: str | None = None, project: str | None = None
+        self,
+        *,
+        forked_from: str | None = None,
+        project: str | None = None,
+        session_id: str | None = None,
     ) -> JsonlSessionLog:
-        """A new, empty session, open for writing; its header records ``project`` if given."""
+        """A new, empty session, open for writing; its header records ``project`` if given;
+        ``session_id``: the id the caller chose for it (one taken raises ``SessionError``)."""
         if forked_from is not None:
             check_session_id(forked_from)
-        return self._create(forked_from, b"", (), project)
+        return self._create(forked_from, b"", (), project, session_id=session_id)
 
     def fork(self, session_id: str) -> JsonlSessionLog:
         """A new session holding a copy of ``session_id``'s history, remembered as its fork.
@@ -294,12 +299,16 @@ class JsonlSessionStore:
         *,
         projection: Projection | None = None,
         body_start: int = 0,
+        session_id: str | None = None,
     ) -> JsonlSessionLog:
         make_private_dir(self.data_dir)
-        session_id = new_session_id()
+        chosen = session_id is not None
+        session_id = new_session_id() if session_id is None else check_session_id(session_id)
         path = self.log_path(session_id)
         lock_fd = take_writer_lock(session_id, self.lock_path(session_id))
         try:
+            if chosen and os.path.lexists(path):  # under the lock: never replace a log
+                raise SessionError(f"session {session_id!r} exists already ({path})")
             try:
                 start = write_new_log(path, session_id, forked_from, body, len(events), project)
             except BaseException:

@@ -153,8 +153,16 @@ class SessionLog(Protocol):
 
 class SessionStore(Protocol):
     def create(
-        self, *, forked_from: str | None = None, project: str | None = None
-    ) -> SessionLog: ...
+        self,
+        *,
+        forked_from: str | None = None,
+        project: str | None = None,
+        session_id: str | None = None,
+    ) -> SessionLog:
+        """A new session; ``session_id`` is its id when the caller chose it first (one
+        taken raises ``SessionError``), else a fresh one."""
+        ...
+
     def open(self, session_id: str) -> SessionLog: ...
     def fork(self, session_id: str) -> SessionLog: ...
     def list(self) -> list[SessionInfo]: ...

@@ -17,11 +17,19 @@ const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(chil
 const updates = [];
 let answerKind = "allow_once";
 let asked = 0;
+let trustAsked = 0;
 let onUpdate = () => {};
 
 const app = acp
   .client({ name: "dsh-node-test-client" })
   .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+    if (params.toolCall.toolCallId.startsWith("dsh-trust-")) {
+      // The trust question about the project's own hooks, before its session opens:
+      // declined, they are left out (the asks below come from the permission policy).
+      trustAsked++;
+      const leave = params.options.find((o) => o.kind === "reject_once");
+      return { outcome: { outcome: "selected", optionId: leave.optionId } };
+    }
     asked++;
     const option = params.options.find((o) => o.kind === answerKind);
     return { outcome: { outcome: "selected", optionId: option.optionId } };
@@ -62,6 +70,7 @@ try {
       });
 
     let session = await newSession();
+    check(trustAsked === 1, `trust question asked before the session opened (${trustAsked})`);
     let r = await prompt(session.sessionId, "allow");
     check(r.stopReason === "end_turn", `allowed: stopReason ${r.stopReason}`);
     check(asked === 1, `allowed: one permission request (${asked})`);

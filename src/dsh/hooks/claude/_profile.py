@@ -103,6 +103,10 @@ class ClaudeCodeProfile:
     instructions_managed_dir: Path | None = None
     require_trust: bool = True
     trust_dir: Path | None = None
+    refuse_untrusted: bool = False
+    """Fail closed: ``load`` raises ``UntrustedHooksError`` (naming them and the ways
+    forward) instead of leaving out a project hook or project-enabled plugin that is not
+    trusted; what a headless ``dsh run`` asks for."""
 
     @property
     def name(self) -> str:
@@ -167,7 +171,8 @@ class ClaudeCodeProfile:
         Unless ``require_trust`` is off (or ``catalog`` was given), project hooks,
         project-enabled plugins and project instructions files run or load only when
         trusted (``dsh hooks trust``); the others are named in one diagnostic line
-        and left out.
+        and left out, or, with ``refuse_untrusted``, a hook or plugin not trusted
+        raises ``UntrustedHooksError`` before anything is mounted.
         """
         # By their public names, once the package is loaded (it imports this module).
         from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
@@ -183,6 +188,15 @@ class ClaudeCodeProfile:
             from dsh.instructions._gate import shown_path
 
             review = review_trust(catalog, self.trust_dir, self._instructions_files(project))
+            refusal = (
+                review.refusal(self._trust_command(review.project))
+                if self.refuse_untrusted
+                else None
+            )
+            if refusal is not None:
+                from dsh.hook_protocol import UntrustedHooksError
+
+                raise UntrustedHooksError(refusal)
             bound = catalog_bound(catalog)
             notice = review.notice()
             catalog = trusted_catalog(catalog, review)
@@ -237,6 +251,17 @@ class ClaudeCodeProfile:
         diagnostics += (*notes, *(() if notice is None else (notice,)), *ignored)
         policy = ClaudePermissionsPlugin(state) if state is not None else None
         return ClaudeCodeMount(catalog, hooks, instructions, diagnostics, policy)
+
+    def _trust_command(self, project: Path) -> str:
+        """The ``dsh hooks trust`` command line that trusts what this profile reviews."""
+        import shlex
+
+        words = ["dsh", "hooks", "trust", "--project", str(project)]
+        for given in self.settings_files:
+            words += ["--settings", str(given)]
+        for root in self.plugin_roots:
+            words += ["--plugin-dir", str(root if isinstance(root, Path | str) else root.root)]
+        return shlex.join(words)
 
     def _permission_state(
         self, catalog: Catalog, project: Path, notes: list[str]

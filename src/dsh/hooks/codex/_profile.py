@@ -3,14 +3,15 @@
 ``CodexProfile(...).load(project)`` reads the project's Codex hook catalog
 (``load_codex_catalog``) and hands back the bridge (when a hook runs), the
 ``AGENTS.md`` loader (``dsh.instructions.codex_instructions_plugin``; the
-repository's files behind project trust) and the diagnostics as lines: every rejected file, every
+repository's files behind project trust, then loaded as they are, edits included, as
+in Codex) and the diagnostics as lines: every rejected file, every
 ignored declaration and every hook that does not run because it is not
 trusted (Codex skips those silently in ``exec``; dsh says so). In a trusted
-project, a file of the project layer changed or added since dsh recorded the
-layer is not loaded (``trust._layer``: dsh's own fingerprints, in its trust
-record), with one notice; so does a hook whose script (a file of the project its
-command names) changed (``trust._scripts``: it does not run); the first run in a
-project Codex trusts records them.
+project, a file of the project layer (``.codex/hooks.json``, ``.codex/config.toml``)
+changed or added since dsh recorded the layer is not loaded (``trust._layer``: dsh's
+own fingerprints, in its trust record), with one notice; so does a hook whose script
+(a file of the project its command names) changed (``trust._scripts``: it does not
+run); the first run in a project Codex trusts records them.
 ``trust`` and ``untrusted`` are ``dsh.host.TrustingProfile``'s: ``dsh hooks
 trust`` records Codex trust in Codex's own format,
 ``[hooks.state."<key>"].trusted_hash`` in ``$CODEX_HOME/config.toml``, and the
@@ -29,7 +30,6 @@ from dsh.hooks.codex.config._catalog import DEFAULT_SYSTEM_DIR, load_codex_catal
 from dsh.hooks.codex.config._trust import TrustError, record_trust
 from dsh.hooks.codex.config._types import CodexCatalog, CodexHook, CodexPermissionMode
 from dsh.hooks.codex.trust._layer import (
-    LayerGate,
     LayerReview,
     layer_paths,
     record_layer,
@@ -134,7 +134,7 @@ class CodexProfile:
         )
 
     def _layer(self, project: Path) -> LayerReview:
-        paths = layer_paths(project, instructions=self.instructions)
+        paths = layer_paths(project)
         return review_layer(project, paths, self.trust_dir)
 
     def gated(
@@ -162,22 +162,19 @@ class CodexProfile:
         project = project.absolute()
         catalog, review = self.gated(project)
         lines: list[str] = []
-        gate: LayerGate | None = None
-        if review is not None:
-            if not review.recorded and review.problem is None:
-                problem = record_layer(review, self.trust_dir)  # the first run: what loads now
-                lines.extend(() if problem is None else (f"warning: {problem}",))
-            refused = sorted(review.refused())
-            gate = LayerGate(project, review.trusted_fingerprints(), refused)
+        if review is not None and not review.recorded and review.problem is None:
+            problem = record_layer(review, self.trust_dir)  # the first run: what loads now
+            lines.extend(() if problem is None else (f"warning: {problem}",))
         mode = self.permission_mode or catalog.permission_mode
         hooks = codex_hooks_plugin(catalog, permission_mode=mode) if catalog.running() else None
         instructions: Plugin | None = None
         if self.instructions:
             from dsh.instructions import codex_instructions_plugin
 
-            # The global AGENTS.md always; the repository's only in a trusted project.
+            # The global AGENTS.md always; the repository's only in a trusted project, then
+            # as it is now (edits included), as in Codex.
             instructions = codex_instructions_plugin(
-                codex_home=catalog.codex_home, project=catalog.project_trusted, gate=gate
+                codex_home=catalog.codex_home, project=catalog.project_trusted
             )
         shell: Plugin | None = None
         if self.shell_tool:
@@ -292,12 +289,7 @@ def _layer_lines(review: LayerReview) -> list[str]:
             found.append(f"not trusted: {f.path} cannot be read")
             continue
         since = _SINCE.get(f.state, "")
-        if f.path.name.startswith("AGENTS."):
-            found.append(f"trusted: instructions file {f.shown} (Codex project layer{since})")
-        else:
-            found.append(
-                f"trusted: Codex project file {f.shown}{f' ({since[2:]})' if since else ''}"
-            )
+        found.append(f"trusted: Codex project file {f.shown}{f' ({since[2:]})' if since else ''}")
     found += [line for hook in review.hooks for line in hook.trust_lines()]
     found += [f"forgot: Codex project file {s} (no longer loaded)" for s in review.removed]
     return found  # an empty layer is recorded without a line: a file added later needs trust

@@ -67,15 +67,15 @@ them silently in `codex exec`).
 
 Codex trusts a project with one boolean, `[projects."<dir>"] trust_level = "trusted"`;
 once set, Codex loads whatever the project's layer holds later. dsh also keeps its own
-fingerprint of each file of that layer (`.codex/hooks.json`, `.codex/config.toml` and the
-repository's `AGENTS.md` chain, `AGENTS.override.md` winning per folder), a SHA-256 over the
-file's path in the project and its content, in its trust record (section `codex`, beside the
-Claude Code bridge's; nothing of it goes into `config.toml`). The first run in a project
+fingerprint of each file of that layer that runs something (`.codex/hooks.json`,
+`.codex/config.toml`), a SHA-256 over the file's path in the project and its content, in its
+trust record (section `codex`, beside the Claude Code bridge's; nothing of it goes into
+`config.toml`). The repository's `AGENTS.md` chain follows the project's trust, as in Codex:
+trusted, it loads as it is, edits included. The first run in a project
 Codex trusts loads the layer and records it: the user's Codex trust is the consent to what is
 there. After that, a file changed or added since is not loaded (a changed `hooks.json`: none
-of its hooks; a changed `config.toml`: neither its hooks nor its approval settings; a new
-`AGENTS.override.md`: nothing from that folder, whose `AGENTS.md` it shadows) while the rest
-loads, and one notice names the files: `dsh hooks trust --project DIR` records the layer again
+of its hooks; a changed `config.toml`: neither its hooks nor its approval settings) while the
+rest loads, and one notice names the files: `dsh hooks trust --project DIR` records the layer again
 (and shows what changed), `dsh run --trust-project` does so for a headless run, which
 otherwise leaves them out. `dsh hooks check` lists the changed files and why. A trust record
 dsh cannot read (garbage, a symlink, another format) loads none of the layer until

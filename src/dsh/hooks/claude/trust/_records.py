@@ -56,6 +56,7 @@ __all__ = [
     "permission_entry",
     "permissions_trust",
     "place",
+    "project_trusted",
     "read_record",
     "shown",
     "state_of",
@@ -161,6 +162,16 @@ def read_record(
     return _read_record(project, trust_dir, owned=RECORD_SECTIONS, bound=bound or record_bound())
 
 
+def project_trusted(record: TrustRecord) -> bool:
+    """Whether the user trusted the project: its record (readable) was written by a trust
+    of it (``dsh hooks trust``, ``--trust-project``, an accepted trust question), which
+    has always written the ``hooks`` section, empty or not (the Codex bridge writes only
+    its own section, a saved permission entry only ``permissions``). The project's
+    instructions files follow it, as in Claude Code: trusted once, they load, edits
+    included; its hooks keep their own fingerprints."""
+    return record.problem is None and record.has("hooks")
+
+
 def catalog_bound(catalog: Catalog) -> int:
     """The bytes a trust record of ``catalog``'s project is read within: room for an entry
     per hook (its command and source) and per widening permission entry, so the bound
@@ -236,9 +247,9 @@ def trust_permission_entries(
     record = read_record(project, trust_dir)
     if record.problem is not None:
         return
-    sections = {name: list(record.sections.get(name, ())) for name in RECORD_SECTIONS}
-    known = {e["fingerprint"] for e in sections["permissions"]}
-    sections["permissions"] += [
-        permission_entry(e, project) for e in entries if e.fingerprint not in known
-    ]
-    write_record(project, trust_dir, sections)
+    # Only its own section: saving an entry does not make the project trusted
+    # (``project_trusted``), and ``write_record`` keeps the other sections.
+    listed = list(record.sections.get("permissions", ()))
+    known = {e["fingerprint"] for e in listed}
+    listed += [permission_entry(e, project) for e in entries if e.fingerprint not in known]
+    write_record(project, trust_dir, {"permissions": listed})

@@ -13,7 +13,12 @@ fingerprint kept in the project's trust record (``dsh.hooks.claude.trust._record
   which Claude Code ignores in an untrusted workspace;
 * its instructions files (``CLAUDE.md``, ``.claude/CLAUDE.md``,
   ``CLAUDE.local.md``, ``.claude/rules/*`` and what they import, in every
-  directory of the walk down to the project): the text the model would read.
+  directory of the walk down to the project): these follow the project's
+  trust (``project_trusted``: the user trusted it once), edits included, as in
+  Claude Code; their fingerprints are recorded but no longer decide.
+
+A run that fails closed (``dsh run`` headless) does not start while a project
+hook or plugin is not trusted (``TrustReview.refusal``).
 
 User-level, ``--settings``, managed and ``--plugin-dir`` sources always run.
 ``TrustReview`` is the whole review (``dsh hooks check``, ``dsh hooks trust``,
@@ -46,6 +51,7 @@ from dsh.hooks.claude.trust._records import (
     permission_entry,
     permissions_trust,
     place,
+    project_trusted,
     read_record,
     shown,
 )
@@ -62,6 +68,10 @@ __all__ = [
     "review_trust",
     "trusted_catalog",
 ]
+
+
+_REFUSAL_ITEMS = 20
+"""The untrusted hooks and plugins a refusal names one by one; the rest are counted."""
 
 
 @final
@@ -149,6 +159,36 @@ class TrustReview:
     def untrusted_permissions(self) -> tuple[GatedEntry, ...]:
         return tuple(e for e in self.permissions if e.fingerprint not in self.permissions_trusted)
 
+    def refusal(self, trust_command: str) -> str | None:
+        """Why a run that fails closed does not start (``None``: it may): each project hook
+        and project-enabled plugin not trusted, with why, and the ways forward, the first
+        ``trust_command`` (the exact ``dsh hooks trust`` command line)."""
+        hooks = [h for h in self.hooks if not h.trusted]
+        plugins = [p for p in self.plugins if not p.trusted]
+        if not hooks and not plugins:
+            return None
+        counted = [f"{len(hooks)} hook(s)"] if hooks else []
+        counted += [f"{len(plugins)} plugin(s) its settings enable"] if plugins else []
+        items: list[HookTrust | PluginTrust] = [*hooks, *plugins]
+        shown = items[:_REFUSAL_ITEMS]  # the message stays a screen, whatever is configured
+        listed = "".join(f"\n  {i.state}: {i.describe(self.project)}" for i in shown)
+        if len(items) > len(shown):
+            quoted = shlex.quote(str(self.project))
+            listed += (
+                f"\n  ... and {len(items) - len(shown)} more (`dsh hooks check --project"
+                f" {quoted}` lists them all)"
+            )
+        listed += "" if self.problem is None else f"\n  ({self.problem})"
+        return (
+            f"the project {self.project} has {' and '.join(counted)} not trusted, so this run"
+            " does not start (no one is there to ask, and a guard left out would not guard):"
+            f"{listed}"
+            f"\nTrust them as they are now, then run again: {trust_command}"
+            "\nOr trust them and run in one step: rerun with --trust-project (recorded, as"
+            " `dsh hooks trust` records it)"
+            "\nOr run without them: rerun with --skip-untrusted-hooks"
+        )
+
     def notice(self) -> str | None:
         """The one notice of a run that leaves untrusted items out, or ``None``."""
         parts = []
@@ -235,20 +275,13 @@ def _of_plugin(hook: HookDeclaration, plugins: set[str]) -> bool:
 def _files(
     project: Path, files: Sequence[LoadedInstructions], record: TrustRecord
 ) -> tuple[FileTrust, ...]:
-    """Each file's state; a trusted file imported by one that is not is refused with it."""
-    reviewed = []
-    refused: set[Path] = set()
-    for item in files:
-        digest = fingerprint(item, project)
-        where = f"instructions {shown_path(item.file.path, project)}"
-        state = state_of(digest, where, record)
-        parent = item.file.parent_path
-        if state == "trusted" and parent is not None and parent in refused:
-            state = "imported by a file not trusted"
-        if state != "trusted":
-            refused.add(item.file.path)
-        reviewed.append(FileTrust(item=item, fingerprint=digest, state=state))
-    return tuple(reviewed)
+    """Each file's state: the project's (``project_trusted``), as Claude Code loads a trusted
+    workspace's files whatever they say now. The record's ``instructions`` fingerprints
+    are still written (``record_review``) but no longer decide."""
+    state: TrustState = "trusted" if project_trusted(record) else "not trusted yet"
+    return tuple(
+        FileTrust(item=item, fingerprint=fingerprint(item, project), state=state) for item in files
+    )
 
 
 def review_trust(
@@ -335,11 +368,12 @@ def trusted_catalog(catalog: Catalog, review: TrustReview) -> Catalog:
 
 
 class TrustGate:
-    """The ``InstructionsGate`` of a run: the project's files load only as its record trusts them.
+    """The ``InstructionsGate`` of a run: the project's files load once the project is trusted.
 
-    The record is read again at each session start (a file changed since is
-    refused). ``announced`` are the files the run's trust notice already named;
-    only others are named again. A file imported by a refused one is refused too.
+    The record is read again at each session start (``project_trusted``); the
+    files' text is not compared with what was trusted (Claude Code loads a trusted
+    workspace's files, edits included). ``announced`` are the files the run's trust
+    notice already named; only others are named again.
     """
 
     def __init__(

@@ -4,12 +4,13 @@ Codex trusts a project with one boolean (``[projects."<dir>"] trust_level =
 "trusted"`` in ``$CODEX_HOME/config.toml``): once set, whatever the project's
 layer holds later loads without a word. dsh keeps, in its own per-project
 trust record (``dsh.hook_protocol``'s, section ``codex``, beside the Claude
-Code bridge's sections), a fingerprint of each file of that layer: the
-project's ``.codex/hooks.json`` and ``.codex/config.toml`` and the repository's
-``AGENTS.md`` chain (one file per folder from the repository root down,
-``AGENTS.override.md`` winning, as Codex picks them). The fingerprint is a
-SHA-256 over the file's path (relative to the project) and the SHA-256 of its
-content (first 16 MiB) with its size.
+Code bridge's sections), a fingerprint of each file of that layer that runs
+something: the project's ``.codex/hooks.json`` and ``.codex/config.toml``. The
+fingerprint is a SHA-256 over the file's path (relative to the project) and the
+SHA-256 of its content (first 16 MiB) with its size. The repository's
+``AGENTS.md`` chain is not fingerprinted: it follows the project's Codex trust,
+edits included, as in Codex (and as a Claude Code project's ``CLAUDE.md`` does);
+entries an earlier record holds for it are ignored.
 
 The rule, for a project Codex trusts: with no ``codex`` section yet, the
 layer loads and its fingerprints are recorded (the user's Codex trust is the
@@ -30,7 +31,7 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal, TypeAlias, final
+from typing import Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.hook_protocol import TrustRecord, read_record, write_record
@@ -42,8 +43,8 @@ from dsh.session import SessionError
 
 __all__ = [
     "CODEX_SECTION",
+    "LAYER_FILES",
     "LayerFile",
-    "LayerGate",
     "LayerReview",
     "LayerState",
     "layer_fingerprint",
@@ -67,15 +68,13 @@ def layer_fingerprint(path: Path, project: Path) -> str | None:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def layer_paths(project: Path, *, instructions: bool) -> list[Path]:
-    """The files of ``project``'s Codex layer a run would load, as absolute paths."""
-    local = project / ".codex"
-    paths = [p for p in (local / "hooks.json", local / "config.toml") if p.is_file()]
-    if instructions:
-        from dsh.instructions._agents_md import agents_chain
+LAYER_FILES: Final = (".codex/hooks.json", ".codex/config.toml")
+"""The files of the project layer dsh fingerprints, relative to the project."""
 
-        paths += agents_chain(project)
-    return paths
+
+def layer_paths(project: Path) -> list[Path]:
+    """The files of ``project``'s Codex layer a run would load, as absolute paths."""
+    return [project / name for name in LAYER_FILES if (project / name).is_file()]
 
 
 @final
@@ -186,8 +185,8 @@ class LayerReview:
             if not f.trusted
         ]
         found += [
-            f"{self.project / shown}: no longer loaded since trusted (removed, or shadowed by"
-            " an AGENTS.override.md; Codex project layer, dsh's record)"
+            f"{self.project / shown}: no longer loaded since trusted (removed; Codex project"
+            " layer, dsh's record)"
             for shown in self.removed
         ]
         found += [
@@ -238,8 +237,11 @@ def review_layer(
         files.append(LayerFile(path=path, shown=shown, fingerprint=fingerprint, state=state))
     present = {f.shown for f in files}
     listed = record.sections.get(CODEX_SECTION, ())
+    # An ``AGENTS.md`` an earlier record fingerprinted is not a file removed from the layer.
     removed = tuple(
-        dict.fromkeys(e["file"] for e in listed if e.get("file") and e["file"] not in present)
+        dict.fromkeys(
+            e["file"] for e in listed if e.get("file") in LAYER_FILES and e["file"] not in present
+        )
     )
     return LayerReview(
         project=project,
@@ -258,32 +260,3 @@ def record_layer(review: LayerReview, trust_dir: Path | None = None) -> str | No
     except (OSError, SessionError) as exc:
         return f"could not record the Codex project layer's fingerprints: {exc}"
     return None
-
-
-class LayerGate:
-    """The ``AgentsGate`` of a run: a repository ``AGENTS.md`` loads only if its fingerprint
-    is one the run admitted (checked again at each session start, so a file changed since
-    is refused); ``announced`` are the files the run's notice already named."""
-
-    def __init__(
-        self, project: Path, admitted: frozenset[str], announced: Sequence[Path] = ()
-    ) -> None:
-        self.project = project
-        self.admitted = admitted
-        self.announced = set(announced)
-
-    def admits(self, path: Path, /) -> bool:
-        return layer_fingerprint(path, self.project) in self.admitted
-
-    def notice(self, refused: Sequence[Path], /) -> str | None:
-        new = [p for p in refused if p not in self.announced]
-        if not new:
-            return None
-        self.announced.update(new)
-        listed = "; ".join(_shown(p, self.project) for p in new)
-        quoted = shlex.quote(str(self.project))
-        return (
-            f"warning: {len(new)} AGENTS.md file(s) of the Codex project layer of"
-            f" {self.project} not loaded (changed since dsh recorded it): {listed}. Trust"
-            f" them with `dsh hooks trust --project {quoted}`, or run with --trust-project"
-        )

@@ -96,7 +96,7 @@ def test_only_an_anthropic_key_runs_as_claude_code_would(
     assert result_block["type"] == "tool_result"
     assert result_block["tool_use_id"] == "toolu_00_00"
     assert "from-the-tool" in json.dumps(result_block["content"])
-    assert "is_error" not in result_block
+    assert result_block["is_error"] is False
     # One breakpoint in the messages: the last block of the last message.
     marked = [
         (i, j)

@@ -22,6 +22,7 @@ from typing import Any, final
 
 from dsh import __version__
 from dsh.base import freeze_json
+from dsh.base._env_policy import withhold_variable
 from dsh.messages import AssistantMessage, ToolUse, Usage
 from dsh.messages._messages import token_count
 from dsh.models._anthropic_body import ThinkingStore, messages_body
@@ -327,5 +328,7 @@ def anthropic_model(
         thinking_budget=budget or None,
         extra_headers=custom_headers(os.environ.get(HEADERS_ENV_VAR, "")),
     )
+    # Custom headers may carry credentials (a gateway's): no tool or hook inherits them.
+    withhold_variable(HEADERS_ENV_VAR)
     backoff = Backoff(retries=_env_int(RETRIES_ENV_VAR, 10))
     return StreamingModel(model, wire, url, backoff=backoff, on_retry=on_retry)

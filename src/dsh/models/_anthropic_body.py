@@ -5,7 +5,7 @@ Message mapping (what the model sees):
   ``source``;
 - ``AssistantMessage`` → ``assistant``: the thinking blocks the reply came with (kept
   by the model, see ``ThinkingStore``), its text, then a ``tool_use`` block per call;
-- ``ToolResultMessage`` → a ``tool_result`` block (``is_error: true`` on a failure)
+- ``ToolResultMessage`` → a ``tool_result`` block with its ``is_error``
   in a ``user`` message; the results of one assistant message share that message;
 - ``ContextMessage`` → a ``system`` message in ``messages`` (as Claude Code sends hook
   context mid-conversation: the recordings' ``model_view``);
@@ -97,14 +97,13 @@ def _tool_result(message: ToolResultMessage, tools: Mapping[str, ToolSpec]) -> d
     content: Any = message.content
     if not isinstance(content, str):
         content = _blocks(content, tools)
-    block: dict[str, Any] = {
+    # is_error always, false too: as Claude Code sends it (the fixture tests/wire keeps).
+    return {
         "type": "tool_result",
         "tool_use_id": message.tool_use_id,
         "content": content,
+        "is_error": message.is_error,
     }
-    if message.is_error:
-        block["is_error"] = True
-    return block
 
 
 def _assistant(message: AssistantMessage, thinking: ThinkingStore) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from dsh.base import read_bounded
+from dsh.base._env_policy import withhold_variable
 from dsh.models._types import Model
 
 __all__ = ["codex_model", "codex_model_name", "codex_provider"]
@@ -118,11 +119,14 @@ def codex_model(
     if not isinstance(url, str) or not url:
         raise ValueError(f"{where}: base_url is missing")
     env_key = provider.get("env_key")
+    if isinstance(env_key, str) and env_key:
+        withhold_variable(env_key)  # the provider's key: no tool or hook inherits it
     key = api_key or (env.get(env_key) if isinstance(env_key, str) else None)
     headers = _strings(provider.get("http_headers"), f"{where}.http_headers")
     for header, variable in _strings(
         provider.get("env_http_headers"), f"{where}.env_http_headers"
     ).items():
+        withhold_variable(variable)
         if value := env.get(variable):
             headers[header] = value
     query = urlencode(_strings(provider.get("query_params"), f"{where}.query_params"))

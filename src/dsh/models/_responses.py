@@ -1,7 +1,8 @@
 """OpenAI's Responses API, streamed, in the shape Codex 0.171 sends it.
 
 The request (``responses_body``): ``instructions`` (the system prompt), ``input`` items
-(``message`` with ``input_text``/``input_image``/``output_text`` parts,
+(``message`` with ``input_text``/``input_image``/``output_text`` parts, each with
+the fields the SDK's types require (``detail``, ``annotations``),
 ``function_call``, ``function_call_output``, and the ``reasoning`` items a reply came
 with, passed back before it as Codex does), ``tools`` as ``function`` tools,
 ``tool_choice: "auto"``, ``parallel_tool_calls``, ``store: false``, ``stream: true``
@@ -50,7 +51,8 @@ _RETRYABLE = frozenset({408, 409, 429})
 
 
 def _image(block: ImageBlock) -> dict[str, Any]:
-    return {"type": "input_image", "image_url": f"data:{block.media_type};base64,{block.data}"}
+    url = f"data:{block.media_type};base64,{block.data}"
+    return {"type": "input_image", "image_url": url, "detail": "auto"}
 
 
 def _parts(content: Content, tools: Mapping[str, ToolSpec]) -> list[dict[str, Any]]:
@@ -86,7 +88,8 @@ def _items(
         case AssistantMessage(text=text, tool_calls=calls):
             items = [dict(r) for r in reasoning.get(message)]
             if text:
-                items.append(_message("assistant", [{"type": "output_text", "text": text}]))
+                part = {"type": "output_text", "text": text, "annotations": []}
+                items.append(_message("assistant", [part]))
             items += [
                 {
                     "type": "function_call",

@@ -40,7 +40,7 @@ from dsh.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from dsh.models._chat_request import SUMMARY_PREFIX, _texts
+from dsh.models._chat_request import SUMMARY_PREFIX, block_texts
 from dsh.models._types import ModelRequest, ToolSpec
 
 __all__ = ["CACHE", "ThinkingStore", "messages_body", "reply_key"]
@@ -89,7 +89,7 @@ def _blocks(content: Content, tools: Mapping[str, ToolSpec]) -> list[dict[str, A
             source = {"type": "base64", "media_type": block.media_type, "data": block.data}
             out.append({"type": "image", "source": source})
         else:
-            out.extend({"type": "text", "text": t} for t in _texts((block,), tools) if t)
+            out.extend({"type": "text", "text": t} for t in block_texts((block,), tools) if t)
     return out
 
 

@@ -47,7 +47,14 @@ from dsh.messages import (
 )
 from dsh.models._types import ModelRequest, ToolSpec
 
-__all__ = ["SUMMARY_PREFIX", "ChatLayout", "chat_body", "context_text", "to_chat_messages"]
+__all__ = [
+    "SUMMARY_PREFIX",
+    "ChatLayout",
+    "block_texts",
+    "chat_body",
+    "context_text",
+    "to_chat_messages",
+]
 
 T = TypeVar("T")
 
@@ -78,7 +85,7 @@ def _function_line(name: str, tools: Mapping[str, ToolSpec]) -> str:
     return f"<function>{json.dumps(definition, ensure_ascii=False)}</function>"
 
 
-def _texts(content: Iterable[object], tools: Mapping[str, ToolSpec]) -> list[str]:
+def block_texts(content: Iterable[object], tools: Mapping[str, ToolSpec]) -> list[str]:
     """The text pieces of some blocks: each text block, and each run of tool references as
     one ``<functions>`` block (images are left to the caller)."""
     pieces: list[str] = []
@@ -99,13 +106,13 @@ def _user_content(content: Content, tools: Mapping[str, ToolSpec]) -> str | list
     if isinstance(content, str):
         return content
     if not any(isinstance(b, ImageBlock) for b in content):
-        return "\n".join(_texts(content, tools))
+        return "\n".join(block_texts(content, tools))
     parts: list[dict[str, Any]] = []
     for b in content:
         if isinstance(b, ImageBlock):
             parts.append(_image_part(b))
         else:
-            parts.extend({"type": "text", "text": text} for text in _texts((b,), tools))
+            parts.extend({"type": "text", "text": text} for text in block_texts((b,), tools))
     return parts
 
 
@@ -116,7 +123,7 @@ def _tool_result(
     content = message.content
     if isinstance(content, str):
         return {"role": "tool", "tool_call_id": message.tool_use_id, "content": content}, []
-    text = "\n".join(_texts(content, tools))
+    text = "\n".join(block_texts(content, tools))
     images = [_image_part(b) for b in content if isinstance(b, ImageBlock)]
     return {"role": "tool", "tool_call_id": message.tool_use_id, "content": text}, images
 

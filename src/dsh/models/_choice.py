@@ -9,8 +9,8 @@
    ``$ANTHROPIC_AUTH_TOKEN``) with no dsh or OpenAI key, is Claude Code's set-up: the
    Messages API, ``$ANTHROPIC_MODEL`` or 2.1.332's default model. Under the Codex
    profile, Codex's ``config.toml`` ``model`` (``_codex_setup``).
-4. A dsh base URL (``--base-url``, ``DSH_BASE_URL``, config) is a chat-completions
-   endpoint.
+4. A dsh base URL (``--base-url``, ``DSH_BASE_URL``, config), or ``$OPENAI_BASE_URL``
+   with nothing of Anthropic's in the environment, is a chat-completions endpoint.
 5. A Claude name (``claude-…``, or Claude Code's aliases ``sonnet``, ``opus``,
    ``haiku``) is the Messages API; any other name chat completions.
 """
@@ -69,9 +69,18 @@ def choose_provider(
         return _set_up(environ, provider, codex_profile)
     if base_url or environ.get("DSH_BASE_URL"):
         return ProviderChoice("chat", spec, "a dsh base URL is set: a chat-completions endpoint")
+    if environ.get("OPENAI_BASE_URL") and not _anthropic_set_up(environ):
+        # A gateway speaking chat completions may well serve Claude models by name.
+        why = "$OPENAI_BASE_URL is set and nothing of Anthropic's: a chat-completions endpoint"
+        return ProviderChoice("chat", spec, why)
     if _claude_name(spec):
         return ProviderChoice("anthropic", spec, f"{spec!r} is a Claude model name")
     return ProviderChoice("chat", spec, f"{spec!r} is not a Claude model name")
+
+
+def _anthropic_set_up(environ: Mapping[str, str]) -> bool:
+    names = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
+    return any(environ.get(name) for name in names)
 
 
 def _named(name: str) -> ProviderName:

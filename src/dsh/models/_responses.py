@@ -41,7 +41,7 @@ from dsh.messages import (
 from dsh.messages._messages import token_count
 from dsh.models._anthropic_body import ThinkingStore
 from dsh.models._chat_reply import server_message
-from dsh.models._chat_request import SUMMARY_PREFIX, _texts
+from dsh.models._chat_request import SUMMARY_PREFIX, block_texts
 from dsh.models._types import ModelError, ModelRequest, ToolSpec
 from dsh.models._wire import StatusError
 
@@ -63,7 +63,7 @@ def _parts(content: Content, tools: Mapping[str, ToolSpec]) -> list[dict[str, An
         if isinstance(block, ImageBlock):
             parts.append(_image(block))
         else:
-            parts.extend({"type": "input_text", "text": t} for t in _texts((block,), tools))
+            parts.extend({"type": "input_text", "text": t} for t in block_texts((block,), tools))
     return parts
 
 
@@ -103,7 +103,7 @@ def _items(
         case ToolResultMessage(tool_use_id=call_id, content=content):
             if isinstance(content, str):
                 return [{"type": "function_call_output", "call_id": call_id, "output": content}]
-            text = "\n".join(_texts(content, tools))
+            text = "\n".join(block_texts(content, tools))
             out = [{"type": "function_call_output", "call_id": call_id, "output": text}]
             images = [_image(b) for b in content if isinstance(b, ImageBlock)]
             return out + ([_message("user", images)] if images else [])

@@ -10,9 +10,8 @@ import pytest
 from _anthropic_mock import sse_body
 from _side_cases import Reply
 
-from dsh.models import ModelError
+from dsh.models import ModelError, RetryNotice
 from dsh.models._anthropic import AnthropicFormat, anthropic_model
-from dsh.models._openai import RetryNotice
 from dsh.models._provider import Backoff, StreamingModel
 from dsh.models._wire import StatusError
 from tests.wire.streams import REQUEST, ByteTransport

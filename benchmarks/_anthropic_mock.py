@@ -11,7 +11,8 @@ so it never shifts the script. Every other endpoint (token counting, model
 lists, telemetry) gets a harmless JSON answer.
 
 ``main_requests`` and ``side_requests`` count what came in since ``load``
-(``bodies``: the main-loop requests as sent);
+(``bodies``: the main-loop requests as sent; ``headers``: each one's request headers);
+``fail_with`` (a status and an error body) makes the main-loop requests fail so;
 ``unknown`` lists the paths of requests the mock had no real answer for.
 """
 
@@ -125,6 +126,8 @@ class AnthropicMock:
         self.main_requests = 0
         self.side_requests = 0
         self.bodies: list[bytes] = []
+        self.headers: list[dict[str, str]] = []
+        self.fail_with: tuple[int, dict[str, Any]] | None = None
         self.unknown: list[str] = []
         self._lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -151,9 +154,12 @@ class AnthropicMock:
             self.main_requests = 0
             self.side_requests = 0
             self.bodies = []
+            self.headers = []
             self.unknown = []
 
-    def answer(self, path: str, raw: bytes) -> tuple[str, bytes]:
+    def answer(
+        self, path: str, raw: bytes, headers: dict[str, str] | None = None
+    ) -> tuple[str, bytes]:
         """The content type and body for a POST to ``path``."""
         try:
             body = json.loads(raw or b"{}")
@@ -172,6 +178,7 @@ class AnthropicMock:
             with self._lock:
                 self.main_requests += 1
                 self.bodies.append(raw)
+                self.headers.append(dict(headers or {}))
                 reply = self.replies[min(turn, len(self.replies) - 1)]
         else:
             turn = 99
@@ -192,8 +199,8 @@ class AnthropicMock:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def _send(self, kind: str, data: bytes) -> None:
-                self.send_response(200)
+            def _send(self, kind: str, data: bytes, status: int = 200) -> None:
+                self.send_response(status)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(data)))
                 self.send_header("request-id", "req_bench")
@@ -202,7 +209,16 @@ class AnthropicMock:
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self._send(*mock.answer(self.path.split("?", 1)[0], raw))
+                path = self.path.split("?", 1)[0]
+                failing = mock.fail_with
+                if failing is not None and path.endswith("/v1/messages"):
+                    with mock._lock:
+                        mock.main_requests += 1
+                        mock.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    self._send("application/json", json.dumps(failing[1]).encode(), failing[0])
+                    return
+                seen = {k.lower(): v for k, v in self.headers.items()}
+                self._send(*mock.answer(path, raw, seen))
 
             def do_GET(self) -> None:
                 with mock._lock:

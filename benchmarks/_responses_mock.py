@@ -243,6 +243,8 @@ class ResponsesMock:
         self.url = ""
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
+        self.headers: list[dict[str, str]] = []
+        """Each ``POST``'s request headers, names lowercased."""
         self.errors: list[str] = []
         self.arrivals: list[float] = []
         self._script: Script = {"rules": []}
@@ -261,6 +263,7 @@ class ResponsesMock:
             self._script = script
             self.requests = []
             self.paths = []
+            self.headers = []
             self.errors = []
 
     def __enter__(self) -> ResponsesMock:
@@ -335,8 +338,9 @@ def _handler(mock: ResponsesMock) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             mock.paths.append(f"POST {self.path}")
+            mock.headers.append({k.lower(): v for k, v in self.headers.items()})
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            if self.path.rstrip("/").endswith("/responses"):
+            if self.path.split("?", 1)[0].rstrip("/").endswith("/responses"):  # query_params
                 mock.arrivals.append(time.perf_counter())
                 self._send(*mock.answer(raw))
             else:

@@ -2,6 +2,9 @@
 
 Run: .venv/bin/python benchmarks/bench_side_by_side.py [--rounds 7] [--cases a,b]
      [--tools dsh,claude,codex] [--markdown]
+     (``--tools`` may add ``dsh-anthropic``: dsh with Claude Code's set-up against the
+     Anthropic mock, and ``dsh-responses``: dsh on the Responses format against the
+     Responses mock; each dsh variant gets its own ratio columns)
 
 Cases (``_side_cases.CASES``, issue 19): no hooks; one Bash call; PreToolUse
 deny; PostToolUse block; Stop block once; prompt block; three tool calls. Every
@@ -107,17 +110,28 @@ class Tool:
     check: Callable[[SideCase, Path], list[str]] | None = None  # the tool's own, beyond problems()
 
 
-def dsh_tool(mock: ChatMock, root: Path) -> Tool:
+def dsh_tool(
+    mock: Any,
+    root: Path,
+    name: str = "dsh",
+    model: tuple[str, ...] | None = None,
+    model_env: dict[str, str] | None = None,
+) -> Tool:
     """dsh with its own data directory; a project's hooks are trusted once, as a user would.
 
-    ``PYTHONDONTWRITEBYTECODE`` is dropped: an installed dsh has its bytecode, and
-    with the variable inherited every run would compile dsh's sources again (0.3 s).
+    ``model``/``model_env``: how it is pointed at its mock (default: chat completions,
+    ``--model m --base-url URL``; ``dsh-anthropic`` is Claude Code's environment,
+    ``dsh-responses`` the Responses format). ``PYTHONDONTWRITEBYTECODE`` is dropped: an
+    installed dsh has its bytecode, and with the variable inherited every run would
+    compile dsh's sources again (0.3 s).
     """
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     # Sessions and trust records (which follow XDG_DATA_HOME) stay out of the user's own.
-    data = str(root / "dsh-data")
-    env |= {"DSH_API_KEY": "k", "DSH_DATA_DIR": data, "XDG_DATA_HOME": data}
+    data = str(root / f"{name}-data")
+    env |= model_env or {"DSH_API_KEY": "k"}
+    env |= {"DSH_DATA_DIR": data, "XDG_DATA_HOME": data}
     trusted: set[Path] = set()
+    chosen = ("--model", "m", "--base-url", mock.url) if model is None else model
 
     def invocation(case: SideCase, workdir: Path) -> tuple[list[str], dict[str, str]]:
         write_project_settings(case, workdir)
@@ -125,11 +139,35 @@ def dsh_tool(mock: ChatMock, root: Path) -> Tool:
             trust = [DSH, "hooks", "trust", "--project", str(workdir)]
             subprocess.run(trust, env=env, capture_output=True, check=False)  # the run check tells
             trusted.add(workdir)
-        argv = [DSH, "run", "--model", "m", "--base-url", mock.url, "--project", str(workdir)]
-        argv += ["--session-dir", str(root / "dsh-sessions")]
+        argv = [DSH, "run", *chosen, "--project", str(workdir)]
+        argv += ["--session-dir", str(root / f"{name}-sessions")]
         return [*argv, "--permission-mode", "bypassPermissions", case.prompt], env
 
-    return Tool("dsh", mock, invocation)
+    return Tool(name, mock, invocation)
+
+
+def dsh_anthropic_tool(mock: AnthropicMock, root: Path) -> Tool:
+    """dsh with Claude Code's set-up alone: an Anthropic key and base URL, no model named."""
+    env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": mock.url, "DSH_API_KEY": ""}
+    return dsh_tool(mock, root, "dsh-anthropic", (), env | {"OPENAI_API_KEY": ""})
+
+
+def dsh_responses_tool(mock: Any, root: Path) -> Tool:
+    """dsh on the Responses format (``--model responses:NAME``) against the Responses mock."""
+    model = ("--model", "responses:mock-model", "--base-url", mock.url)
+    return dsh_tool(mock, root, "dsh-responses", model, {"OPENAI_API_KEY": "k"})
+
+
+def bash_script(case: SideCase) -> dict[str, Any]:
+    """A case as a Responses-mock script calling dsh's own ``Bash`` tool (not Codex's shell)."""
+    responses = []
+    for turn, reply in enumerate(case.replies):
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
+        for j, command in enumerate(reply.bash):
+            arguments = {"command": command, "description": f"step {turn}.{j}"}
+            blocks.append({"type": "function_call", "name": "Bash", "arguments": arguments})
+        responses.append(blocks or [{"type": "text", "text": ""}])
+    return {"rules": [{"responses": responses}]}
 
 
 def claude_tool(mock: AnthropicMock, root: Path, program: str) -> Tool:
@@ -255,6 +293,16 @@ def schedule(
 def contenders(stack: ExitStack, root: Path, wanted: set[str]) -> tuple[list[Tool], list[str]]:
     """The tools to run, each with its mock started, and a line per tool skipped (with why)."""
     tools = [dsh_tool(ChatMock(), root)] if "dsh" in wanted else []
+    if "dsh-anthropic" in wanted:
+        tools.append(dsh_anthropic_tool(stack.enter_context(AnthropicMock()), root))
+    if "dsh-responses" in wanted:
+        from _responses_mock import ResponsesMock
+
+        class BashResponses(ResponsesMock):
+            def load(self, case: SideCase) -> None:
+                self.load_script(bash_script(case))
+
+        tools.append(dsh_responses_tool(stack.enter_context(BashResponses()), root))
     skipped = []
     if "claude" in wanted:
         if program := claude_path():
@@ -300,17 +348,15 @@ def report(
         return "fail" if (case.name, tool) in failed else "-" if m is None else f"{m:.3f}"
 
     names = [t.name for t in tools]
+    ours = [n for n in names if n.startswith("dsh")]
+    pairs = [(d, n) for d in ours for n in names if not n.startswith("dsh")]
     header = ["case", *(f"{n} s" for n in names)]
-    header += [f"dsh/{n} (target {'0.5' if n == 'claude' else '1'})" for n in names if n != "dsh"]
+    header += [f"{d}/{n} (target {'0.5' if n == 'claude' else '1'})" for d, n in pairs]
     rows = []
     for case in cases:
         medians = {n: median(case, n) for n in names}
         row = [case.name, *(cell(case, n, medians[n]) for n in names)]
-        row += [
-            ratio(medians.get("dsh"), medians[n], 0.5 if n == "claude" else 1.0)
-            for n in names
-            if n != "dsh"
-        ]
+        row += [ratio(medians[d], medians[n], 0.5 if n == "claude" else 1.0) for d, n in pairs]
         rows.append(row)
     if md:
         print("| " + " | ".join(header) + " |")

@@ -165,6 +165,10 @@ async def test_streaming_assembles_text_and_tool_call_deltas() -> None:
     assert server.seen[0].body["stream"] is True
 
 
+def reminder(text: str) -> str:
+    return f"<system-reminder>\n{text}\n</system-reminder>"
+
+
 async def test_messages_are_adapted_to_chat_completions() -> None:
     call = ToolUse("call_1", "Bash", freeze_json({"command": "ls"}))
     other = ToolUse("call_2", "Bash", freeze_json({"command": "pwd"}))
@@ -193,7 +197,7 @@ async def test_messages_are_adapted_to_chat_completions() -> None:
                 {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBOR"}},
             ],
         },
-        {"role": "system", "content": "SessionStart hook additional context: CTX"},
+        {"role": "user", "content": reminder("SessionStart hook additional context: CTX")},
         {
             "role": "assistant",
             "content": "Checking.",
@@ -216,8 +220,8 @@ async def test_messages_are_adapted_to_chat_completions() -> None:
             "role": "user",
             "content": [{"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/"}}],
         },
-        {"role": "system", "content": "early context"},
-        {"role": "system", "content": "post context"},
+        {"role": "user", "content": reminder("early context")},
+        {"role": "user", "content": reminder("post context")},
         {"role": "user", "content": "Stop hook feedback:\nkeep going"},
         {"role": "assistant", "content": "Done."},
         {"role": "user", "content": "Summary of the conversation so far:\nwe listed files"},

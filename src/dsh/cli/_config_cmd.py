@@ -16,7 +16,7 @@ import click
 from dsh.cli._errors import UserError
 from dsh.cli._process import started
 from dsh.cli._render import terminal_safe
-from dsh.host import ConfigError, load_config
+from dsh.host import ConfigError, DshConfig, load_config
 from dsh.host._config import CONFIG_KEYS, project_config_file
 from dsh.host._config import user_config_file as user_file
 
@@ -32,10 +32,11 @@ def config_show(project: Path, *, as_json: bool) -> None:
         raise UserError(str(exc)) from exc
     if as_json:
         values = {key: config.value(key) for key in CONFIG_KEYS}
-        shown = {
+        shown: dict[str, object] = {
             key: {"value": list(v) if isinstance(v, tuple) else v, "source": config.sources[key]}
             for key, v in values.items()
         }
+        shown["model_provider"] = _provider(config, project)
         click.echo(json.dumps(shown, ensure_ascii=False))
         return
     for key in CONFIG_KEYS:
@@ -46,6 +47,28 @@ def config_show(project: Path, *, as_json: bool) -> None:
             value = json.dumps(value, ensure_ascii=False) if value else None
         text = "(unset)" if value is None else str(value)
         click.echo(terminal_safe(f"{key:<16} {text:<40} {config.sources[key]}"))
+    chosen = _provider(config, project)
+    if chosen is None:
+        click.echo("model provider: (none: no model named and no Anthropic key set)")
+    else:
+        line = f"model provider: {chosen['provider']} for {chosen['model']!r} ({chosen['reason']})"
+        click.echo(terminal_safe(line))
     user, here = user_file(), project_config_file(project)
     click.echo(f"user file:    {user}{'' if user.is_file() else ' (none)'}")
     click.echo(f"project file: {here}{'' if here.is_file() else ' (none)'}")
+
+
+def _provider(config: DshConfig, project: Path) -> dict[str, str] | None:
+    """The provider a run here would talk to, and why (``dsh.models``' ``choose_provider``)."""
+    from dsh.models._choice import choose_provider
+
+    codex = (project / ".codex").is_dir() and not (project / ".claude").is_dir()
+    try:
+        choice = choose_provider(
+            config.model, provider=config.provider, base_url=config.base_url, codex_profile=codex
+        )
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    if choice is None:
+        return None
+    return {"provider": choice.provider, "model": choice.model, "reason": choice.reason}

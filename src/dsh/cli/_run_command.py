@@ -208,20 +208,38 @@ def _run_model(settled: Settled, flags: RunFlags) -> Model:
     spec = settled.model_spec  # the flag, DSH_MODEL or a config file's
     if not spec and flags.init_only:
         return NO_MODEL  # no prompt, no model call: as `claude --init-only`, no model needed
-    return load_run_model(settled)
+    return load_run_model(settled, codex_profile=_codex_profile(settled.project, flags))
 
 
-def load_run_model(settled: Settled) -> Model:
-    """The model the settled flags name (a usage error if none)."""
-    if not settled.model_spec:
-        raise click.UsageError(
-            "no model: pass --model scripted:FILE or --model NAME --base-url URL"
-        )
+def _codex_profile(project: Path, flags: RunFlags) -> bool:
+    """Whether the run is under the Codex profile alone (its model set-up is Codex's)."""
+    choice = flags.session.hooks_choice
+    if choice is not None:
+        return choice == "codex"
+    return (project / ".codex").is_dir() and not (project / ".claude").is_dir()
+
+
+def load_run_model(settled: Settled, *, codex_profile: bool = False) -> Model:
+    """The model the settled flags name, else the environment's set-up (a usage error if
+    neither: ``dsh.models``' ``choose_provider``)."""
     # The key and the base URL are left to dsh.models, which reads the environment
     # itself: its errors then name the variable a value came from.
     try:
-        return load_model(settled.model_spec, base_url=settled.base_url, api_key=settled.api_key)
-    except (ModelError, OSError, ValueError) as exc:
+        return load_model(
+            settled.model_spec or "",
+            base_url=settled.base_url,
+            api_key=settled.api_key,
+            provider=settled.config.provider,
+            codex_profile=codex_profile,
+        )
+    except ValueError as exc:
+        if not settled.model_spec and str(exc).startswith("empty model spec"):
+            raise click.UsageError(
+                "no model: pass --model scripted:FILE or --model NAME --base-url URL"
+                " (or set ANTHROPIC_API_KEY for Claude's models)"
+            ) from None
+        raise UserError(str(exc)) from exc
+    except (ModelError, OSError) as exc:
         raise UserError(str(exc)) from exc
 
 

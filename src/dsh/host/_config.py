@@ -3,7 +3,7 @@
 ``load_config(project, flags=...)`` reads, lowest first: the user file
 (``$DSH_CONFIG_DIR/config.toml``, else the platform's user config dir
 ``dsh/config.toml``), the project file (``<project>/.dsh/config.toml``), the ``DSH_*``
-environment variables (``DSH_MODEL``, ``DSH_BASE_URL``, ``DSH_API_KEY_ENV``,
+environment variables (``DSH_MODEL``, ``DSH_PROVIDER``, ``DSH_BASE_URL``, ``DSH_API_KEY_ENV``,
 ``DSH_PERMISSION_MODE``, ``DSH_PLUGINS`` (comma-separated), ``DSH_OUTPUT_FORMAT``,
 ``DSH_HOOK_HELPERS``; names are case-insensitive, empty values ignored), then the flags
 given. ``[shell_environment_policy]`` is a table, in the files only. Each layer is
@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING, Any, final
 from dsh._data_dir import user_config_dir
 from dsh._frozen import frozen
 from dsh.base import DshError, FrozenDict, read_bounded
-from dsh.host._config_names import HookHelpersName, OutputFormatName, PermissionModeName
+from dsh.host._config_names import (
+    HookHelpersName,
+    OutputFormatName,
+    PermissionModeName,
+    ProviderName,
+)
 
 if TYPE_CHECKING:
     from dsh._schema import SchemaRefusal
@@ -48,6 +53,7 @@ class ConfigError(DshError, ValueError):
 
 CONFIG_KEYS: tuple[str, ...] = (
     "model",
+    "provider",
     "base_url",
     "api_key_env",
     "permission_mode",
@@ -70,6 +76,8 @@ class DshConfig:
     """
 
     model: str | None = None
+    provider: ProviderName | None = None
+    """The model provider named outright (``dsh.models``' ``choose_provider``)."""
     base_url: str | None = None
     api_key_env: str | None = None
     permission_mode: PermissionModeName | None = None

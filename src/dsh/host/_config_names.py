@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["HookHelpersName", "OutputFormatName", "PermissionModeName"]
+__all__ = ["HookHelpersName", "OutputFormatName", "PermissionModeName", "ProviderName"]
 
 PermissionModeName = Literal[
     "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk", "manual"
 ]
 OutputFormatName = Literal["text", "json", "stream-json"]
 HookHelpersName = Literal["hook", "session"]
+ProviderName = Literal["anthropic", "responses", "chat"]
+"""The model providers (``dsh.models``): Anthropic Messages, OpenAI Responses, chat completions."""

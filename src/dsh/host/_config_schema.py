@@ -15,7 +15,12 @@ import msgspec
 
 from dsh._schema import SchemaError, SchemaRefusal, decode
 from dsh.base import EnvironmentPolicy
-from dsh.host._config_names import HookHelpersName, OutputFormatName, PermissionModeName
+from dsh.host._config_names import (
+    HookHelpersName,
+    OutputFormatName,
+    PermissionModeName,
+    ProviderName,
+)
 
 __all__ = ["Settings", "decode_layer"]
 
@@ -24,6 +29,7 @@ class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """The schema of every layer (each validated alone, so errors name their layer)."""
 
     model: str | None = None
+    provider: ProviderName | None = None
     base_url: str | None = None
     api_key_env: str | None = None
     permission_mode: PermissionModeName | None = None

@@ -14,7 +14,11 @@ Message mapping (what the model sees):
   the request offers (a tool no longer registered: its name alone), since
   chat completions has no such block and the tools so loaded are offered in
   ``tools`` from this request on;
-- ``ContextMessage`` → ``system`` with the text;
+- ``ContextMessage`` → ``user`` with the text in Claude Code's framing
+  (``<system-reminder>\n…\n</system-reminder>``): local chat templates (Qwen- and
+  Llama-style on vLLM or Ollama) refuse a ``system`` message mid-conversation, and
+  every template takes a user turn (the Messages format keeps Claude Code's
+  ``system`` message, the Responses format Codex's ``developer`` one);
 - ``SteeringMessage`` → ``user``;
 - ``SummaryMessage`` → ``user`` "Summary of the conversation so far:\\n<summary>".
 The tool results answering an assistant message stay right after it: any other
@@ -43,11 +47,23 @@ from dsh.messages import (
 )
 from dsh.models._types import ModelRequest, ToolSpec
 
-__all__ = ["SUMMARY_PREFIX", "ChatLayout", "chat_body", "to_chat_messages"]
+__all__ = [
+    "SUMMARY_PREFIX",
+    "ChatLayout",
+    "block_texts",
+    "chat_body",
+    "context_text",
+    "to_chat_messages",
+]
 
 T = TypeVar("T")
 
 SUMMARY_PREFIX = "Summary of the conversation so far:\n"
+
+
+def context_text(text: str) -> str:
+    """Hook or plugin context as a user turn carries it: Claude Code's reminder framing."""
+    return f"<system-reminder>\n{text}\n</system-reminder>"
 
 
 def _image_part(block: ImageBlock) -> dict[str, Any]:
@@ -69,7 +85,7 @@ def _function_line(name: str, tools: Mapping[str, ToolSpec]) -> str:
     return f"<function>{json.dumps(definition, ensure_ascii=False)}</function>"
 
 
-def _texts(content: Iterable[object], tools: Mapping[str, ToolSpec]) -> list[str]:
+def block_texts(content: Iterable[object], tools: Mapping[str, ToolSpec]) -> list[str]:
     """The text pieces of some blocks: each text block, and each run of tool references as
     one ``<functions>`` block (images are left to the caller)."""
     pieces: list[str] = []
@@ -90,13 +106,13 @@ def _user_content(content: Content, tools: Mapping[str, ToolSpec]) -> str | list
     if isinstance(content, str):
         return content
     if not any(isinstance(b, ImageBlock) for b in content):
-        return "\n".join(_texts(content, tools))
+        return "\n".join(block_texts(content, tools))
     parts: list[dict[str, Any]] = []
     for b in content:
         if isinstance(b, ImageBlock):
             parts.append(_image_part(b))
         else:
-            parts.extend({"type": "text", "text": text} for text in _texts((b,), tools))
+            parts.extend({"type": "text", "text": text} for text in block_texts((b,), tools))
     return parts
 
 
@@ -107,7 +123,7 @@ def _tool_result(
     content = message.content
     if isinstance(content, str):
         return {"role": "tool", "tool_call_id": message.tool_use_id, "content": content}, []
-    text = "\n".join(_texts(content, tools))
+    text = "\n".join(block_texts(content, tools))
     images = [_image_part(b) for b in content if isinstance(b, ImageBlock)]
     return {"role": "tool", "tool_call_id": message.tool_use_id, "content": text}, images
 
@@ -143,7 +159,7 @@ def _plain(message: ModelMessage, tools: Mapping[str, ToolSpec]) -> dict[str, An
         case UserMessage(content=content):
             return {"role": "user", "content": _user_content(content, tools)}
         case ContextMessage(text=text):
-            return {"role": "system", "content": text}
+            return {"role": "user", "content": context_text(text)}
         case SteeringMessage(text=text):
             return {"role": "user", "content": text}
         case SummaryMessage(text=text):

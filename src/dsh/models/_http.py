@@ -1,4 +1,7 @@
-"""The default chat-completions transport: dsh's own HTTP/1.1 client on asyncio's streams.
+"""The default transport: dsh's own HTTP/1.1 client on asyncio's streams.
+
+Every wire format rides on it (chat completions by default; a format's ``path`` and
+``headers`` otherwise: Anthropic's Messages, OpenAI's Responses).
 
 What httpx2 did for dsh (``_httpx``), without its import (httpx2, httpcore2,
 anyio, h11 and ``importlib.metadata``: ~45-100 ms of each start-up). On the
@@ -105,15 +108,26 @@ def _wire_errors() -> Iterator[None]:
 class HttpChatTransport:
     """``ChatTransport`` over one kept-alive HTTP/1.1 connection (httpx2 behind a proxy)."""
 
-    def __init__(self, base_url: str, api_key: str, *, timeout: float) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float,
+        path: str = "/chat/completions",
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        """``path`` and ``headers`` are a wire format's (default: chat completions' own)."""
         self._base_url = base_url.rstrip("/")
-        self._url = self._base_url + "/chat/completions"
+        self._path = path
+        self._url = self._base_url + path
         self._api_key = api_key
         self._timeout = timeout
+        self._given_headers = headers
         self._headers = {
             "Accept-Encoding": "gzip, deflate",
             "Connection": "keep-alive",
-            **request_headers(api_key),
+            **(request_headers(api_key) if headers is None else headers),
         }
         self._idle: Connection | None = None
         self._tls: ssl.SSLContext | None = None
@@ -128,7 +142,11 @@ class HttpChatTransport:
                 from dsh.models._httpx import HttpxChatTransport
 
                 self._proxied = HttpxChatTransport(
-                    self._base_url, self._api_key, timeout=self._timeout
+                    self._base_url,
+                    self._api_key,
+                    timeout=self._timeout,
+                    path=self._path,
+                    headers=self._given_headers,
                 )
         return self._proxied
 

@@ -62,10 +62,18 @@ class _Chunks:
 class HttpxChatTransport:
     """``ChatTransport`` over an ``httpx2.AsyncClient`` made on the first request."""
 
-    def __init__(self, base_url: str, api_key: str, *, timeout: float) -> None:
-        self._url = base_url.rstrip("/") + "/chat/completions"
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float,
+        path: str = "/chat/completions",
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self._url = base_url.rstrip("/") + path
         self._timeout = timeout
-        self._headers = request_headers(api_key)
+        self._headers = request_headers(api_key) if headers is None else dict(headers)
         self._client: httpx2.AsyncClient | None = None
 
     def _http(self) -> httpx2.AsyncClient:

@@ -19,15 +19,21 @@ def load_model(
     base_url: str | None = None,
     api_key: str | None = None,
     record_to: Path | None = None,
+    provider: str | None = None,
+    codex_profile: bool = False,
 ) -> Model:
     """The model ``spec`` names.
 
     ``scripted:FILE`` loads a scripted model from FILE (a script or a whole conformance
-    ``case.json``; ``record_to`` records its requests). Anything else is a model name on
-    an OpenAI-compatible endpoint (``base_url`` and ``api_key`` default to the
-    environment, see ``OpenAICompatibleModel``). Raises ``ValueError`` for an empty
-    spec, a spec that looks like a mistyped ``scripted:`` and a ``base_url`` that is not
-    an http(s) URL (before any request), and ``ScriptError`` for a bad script.
+    ``case.json``; ``record_to`` records its requests). Anything else is a model name, on
+    the provider ``_choice.choose_provider`` picks: the Anthropic Messages API
+    (``_anthropic``, Claude Code's environment), OpenAI's Responses API (``_responses``,
+    Codex's ``config.toml``) or an OpenAI-compatible chat-completions endpoint
+    (``base_url`` and ``api_key`` default to the environment, see
+    ``OpenAICompatibleModel``). An empty spec is the environment's set-up, if any.
+    Raises ``ValueError`` for an empty spec with no set-up, a spec that looks like a
+    mistyped ``scripted:`` and a ``base_url`` that is not an http(s) URL (before any
+    request), and ``ScriptError`` for a bad script.
     """
     spec = spec.strip()
     if spec.startswith(SCRIPTED_PREFIX):
@@ -35,14 +41,28 @@ def load_model(
         if not path:
             raise ValueError("model spec 'scripted:' needs a file: scripted:PATH")
         return ScriptedModel.from_file(Path(path).expanduser(), record_to=record_to)
-    if not spec:
-        raise ValueError("empty model spec: give scripted:FILE or an endpoint model name")
-    _check_not_mistyped_scripted(spec)
+    if spec:
+        _check_not_mistyped_scripted(spec)
     if base_url is not None:
         check_base_url(base_url)
+    from dsh.models._choice import choose_provider
+
+    choice = choose_provider(
+        spec, provider=provider, base_url=base_url, codex_profile=codex_profile
+    )
+    if choice is None:
+        raise ValueError("empty model spec: give scripted:FILE or an endpoint model name")
+    if choice.provider == "anthropic":
+        from dsh.models._anthropic import anthropic_model
+
+        return anthropic_model(choice.model, base_url=base_url, api_key=api_key)
+    if choice.provider == "responses":
+        from dsh.models._codex_setup import codex_model
+
+        return codex_model(choice.model, base_url=base_url, api_key=api_key)
     from dsh.models._openai import OpenAICompatibleModel
 
-    return OpenAICompatibleModel(spec, base_url=base_url, api_key=api_key)
+    return OpenAICompatibleModel(choice.model, base_url=base_url, api_key=api_key)
 
 
 def check_base_url(url: str) -> None:

@@ -435,6 +435,8 @@ def _api_error_text(error: Exception) -> str:
     """
     status = getattr(error, "status", None)
     message = str(getattr(error, "message", None) or error)
+    if message.startswith(("API Error:", "Failed to authenticate.")):
+        return message  # the Anthropic Messages model words its failures so already
     message = _HTTP_PREFIX.sub("", message)
     if status is None:
         return f"API Error: {message}"

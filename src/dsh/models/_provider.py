@@ -1,0 +1,239 @@
+"""One provider interface: a wire format (encoder + decoder) over the streaming transport.
+
+A ``WireFormat`` says where a request goes (``path``, ``headers``), builds its body
+from a ``ModelRequest`` and gives a fresh ``ReplyDecoder`` per attempt, which reads
+the stream's events (plain JSON, as the transport hands them) into one
+``AssistantMessage``. ``StreamingModel`` owns what every format shares: the
+transport (dsh's own HTTP/1.1 client, httpx2 behind a proxy), retries with backoff
+and ``Retry-After``, the reply bounds (``_reply_bounds``) and failures as
+``ModelError``s worded by the format. The Anthropic Messages format is
+``_anthropic``; OpenAI's Responses format is ``_responses``. Chat completions keep
+their own model (``_openai``), which predates this seam and shares its transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncGenerator, Callable, Mapping
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from dsh.messages import AssistantMessage
+from dsh.models._chat_reply import retry_after
+from dsh.models._reply_bounds import (
+    DEFAULT_MAX_REPLY_CHARS,
+    DEFAULT_REPLY_TIMEOUT,
+    MAX_REPLY_CHARS_ENV_VAR,
+    REPLY_TIMEOUT_ENV_VAR,
+    reply_bound,
+)
+from dsh.models._types import ModelError, ModelRequest, TextCallback
+from dsh.models._wire import ChatTransport, Malformed, ReplyError, StatusError, Unreachable
+
+__all__ = ["Backoff", "ReplyDecoder", "StreamingModel", "WireFormat"]
+
+
+class ReplyDecoder(Protocol):
+    """One streamed reply, read event by event."""
+
+    size: int
+    """The characters of text, thinking, tool names and arguments read so far."""
+
+    def feed(self, event: object) -> str:
+        """One event's JSON; the assistant text it adds (``""``: none).
+
+        Raises ``ValueError``/``TypeError`` for an event that is not the format's, and
+        ``ModelError`` for an error the server reports in the stream.
+        """
+        ...
+
+    def finish(self) -> AssistantMessage:
+        """The reply, once the stream has ended; ``ValueError`` if it ended early."""
+        ...
+
+
+class WireFormat(Protocol):
+    """A wire format: where its requests go, their body, their reply, their failures."""
+
+    label: str
+    """Its name in messages (``Anthropic Messages``, ``OpenAI Responses``)."""
+    path: str
+
+    def headers(self) -> dict[str, str]: ...
+
+    def body(self, request: ModelRequest) -> Mapping[str, Any]: ...
+
+    def decoder(self) -> ReplyDecoder: ...
+
+    def status_error(self, e: StatusError) -> ModelError:
+        """The ``ModelError`` an HTTP error status is (its wording, whether it retries)."""
+        ...
+
+    def failure(self, message: str) -> ModelError:
+        """A failure without a status (no reply, a broken stream), worded by the format."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Retries: how many, the first wait, the longest, and the longest ``Retry-After`` obeyed.
+
+    The wait before retry ``n`` (1-based) is ``base * 2**(n-1)`` capped at ``most``,
+    plus up to ``jitter`` of it (Claude Code's: 0.5 s doubling to 32 s, +25 %).
+    """
+
+    retries: int = 10
+    base: float = 0.5
+    most: float = 32.0
+    jitter: float = 0.25
+    retry_after_most: float = 60.0
+
+    def delay(self, attempt: int) -> float:
+        wait: float = min(self.most, self.base * 2.0 ** (attempt - 1))
+        return wait * (1.0 + random.uniform(0.0, self.jitter))
+
+
+class _Failure(Exception):
+    def __init__(self, error: ModelError, wait: float | None = None) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.wait = wait
+
+
+class StreamingModel:
+    """A ``Model`` speaking ``wire`` to ``base_url`` (always streamed).
+
+    ``on_retry`` hears of each retry (a ``RetryNotice``) before its wait; a reply that
+    fails after text reached ``on_text`` is not retried. ``timeout`` bounds each phase
+    of a request; ``reply_timeout`` and ``max_reply_chars`` a whole reply.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        wire: WireFormat,
+        base_url: str,
+        *,
+        backoff: Backoff | None = None,
+        timeout: float = 600.0,
+        on_retry: Callable[[Any], None] | None = None,
+        max_reply_chars: int | None = None,
+        reply_timeout: float | None = None,
+    ) -> None:
+        self._name = name
+        self.wire = wire
+        self.base_url = base_url.rstrip("/")
+        self.backoff = backoff or Backoff()
+        self.timeout = timeout
+        self.on_retry = on_retry
+        self.max_reply_chars = int(
+            reply_bound(max_reply_chars, MAX_REPLY_CHARS_ENV_VAR, DEFAULT_MAX_REPLY_CHARS)
+        )
+        self.reply_timeout = reply_bound(
+            reply_timeout, REPLY_TIMEOUT_ENV_VAR, DEFAULT_REPLY_TIMEOUT
+        )
+        self._transport: ChatTransport | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"StreamingModel({self._name!r}, {self.wire.label}, base_url={self.base_url!r})"
+
+    async def aclose(self) -> None:
+        transport, self._transport = self._transport, None
+        if transport is not None:
+            await transport.aclose()
+
+    def _get_transport(self) -> ChatTransport:
+        if self._transport is None:
+            from dsh.models._http import HttpChatTransport
+
+            self._transport = HttpChatTransport(
+                self.base_url,
+                "",
+                timeout=self.timeout,
+                path=self.wire.path,
+                headers=self.wire.headers(),
+            )
+        return self._transport
+
+    async def complete(
+        self, request: ModelRequest, *, on_text: TextCallback | None = None
+    ) -> AssistantMessage:
+        from dsh.models._openai import RetryNotice
+
+        body = self.wire.body(request)
+        attempt = 0
+        while True:
+            attempt += 1
+            streamed: list[bool] = [False]
+            try:
+                return await self._attempt(body, on_text, streamed)
+            except _Failure as failure:
+                error = failure.error
+                last = attempt > self.backoff.retries
+                if not error.retryable or last or streamed[0]:
+                    raise error from failure.__cause__
+                delay = failure.wait if failure.wait is not None else self.backoff.delay(attempt)
+                if self.on_retry is not None:
+                    self.on_retry(RetryNotice(attempt=attempt, delay=delay, error=error))
+                await asyncio.sleep(delay)
+
+    async def _attempt(
+        self, body: Mapping[str, Any], on_text: TextCallback | None, streamed: list[bool]
+    ) -> AssistantMessage:
+        try:
+            return await self._read(self._get_transport().stream(body), on_text, streamed)
+        except StatusError as e:
+            error = self.wire.status_error(e)
+            wait = (
+                retry_after(e.headers, self.backoff.retry_after_most) if error.retryable else None
+            )
+            raise _Failure(error, wait) from e
+        except Unreachable as e:
+            detail = f" ({e.detail})" if e.detail and e.detail != e.message else ""
+            error = self.wire.failure(f"{e.message}{detail} [{self.base_url}]")
+            error.retryable = True
+            raise _Failure(error) from e
+        except ReplyError as e:
+            raise _Failure(self.wire.failure(e.message)) from e
+        except Malformed as e:
+            raise _Failure(self.wire.failure(f"malformed reply from the server: {e.detail}")) from e
+
+    async def _read(
+        self,
+        stream: AsyncGenerator[object, None],
+        on_text: TextCallback | None,
+        streamed: list[bool],
+    ) -> AssistantMessage:
+        decoder = self.wire.decoder()
+        try:
+            async with asyncio.timeout(self.reply_timeout), aclosing(stream) as events:
+                async for event in events:
+                    try:
+                        text = decoder.feed(event)
+                    except (TypeError, ValueError) as e:
+                        raise _Failure(self.wire.failure(f"malformed streamed event: {e}")) from e
+                    except ModelError as e:
+                        raise _Failure(e) from e
+                    if decoder.size > self.max_reply_chars:
+                        raise self._cut(f"is over {self.max_reply_chars:,} characters")
+                    if text:
+                        streamed[0] = True
+                        if on_text is not None:
+                            on_text(text)
+        except TimeoutError as e:
+            if not isinstance(e.__cause__, asyncio.CancelledError):
+                raise _Failure(self.wire.failure("Request timed out."), None) from e
+            raise self._cut(f"took over {self.reply_timeout:g} seconds") from None
+        try:
+            return decoder.finish()
+        except (TypeError, ValueError) as e:
+            raise _Failure(self.wire.failure(f"malformed reply from the server: {e}")) from e
+
+    def _cut(self, why: str) -> _Failure:
+        return _Failure(self.wire.failure(f"the reply {why}; it was cut off"))

@@ -1,0 +1,109 @@
+"""Retries as Claude Code 2.1.332 makes them: which statuses, how many, how long to wait."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Mapping
+from typing import Any
+
+import pytest
+from _anthropic_mock import sse_body
+from _side_cases import Reply
+
+from dsh.models import ModelError, RetryNotice
+from dsh.models._anthropic import AnthropicFormat, anthropic_model
+from dsh.models._provider import Backoff, StreamingModel
+from dsh.models._wire import StatusError
+from tests.wire.streams import REQUEST, ByteTransport
+
+
+class Failing(ByteTransport):
+    """Fails with ``status`` (and ``headers``) ``times`` times, then streams a reply."""
+
+    def __init__(self, status: int, headers: Mapping[str, str], times: int) -> None:
+        super().__init__([sse_body(Reply(text="ok"), 0)])
+        self.status, self.headers, self.times, self.calls = status, headers, times, 0
+
+    async def stream(self, body: Mapping[str, Any]) -> AsyncGenerator[object, None]:
+        self.calls += 1
+        if self.calls <= self.times:
+            error = {"type": "error", "message": f"M{self.status}"}
+            raise StatusError(self.status, error, None, self.headers)
+        async for value in super().stream(body):
+            yield value
+
+
+def model(transport: Failing, retries: int = 3) -> tuple[StreamingModel, list[RetryNotice]]:
+    notices: list[RetryNotice] = []
+    wire = AnthropicFormat("claude-x", api_key="k", auth_token=None)
+    made = StreamingModel(
+        "claude-x",
+        wire,
+        "http://127.0.0.1:9",
+        backoff=Backoff(retries=retries, base=0.001, most=0.002),
+        on_retry=notices.append,
+    )
+    made._transport = transport
+    return made, notices
+
+
+@pytest.mark.parametrize("status", [408, 409, 429, 500, 529])
+def test_retryable_statuses_are_retried_then_answer(status: int) -> None:
+    transport = Failing(status, {}, times=2)
+    made, notices = model(transport)
+    reply = asyncio.run(made.complete(REQUEST))
+    assert reply.text == "ok"
+    assert transport.calls == 3
+    assert [n.attempt for n in notices] == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("status", "said"),
+    [
+        (400, "API Error: 400 M400"),
+        (401, "Failed to authenticate. API Error: 401 M401"),
+        (403, "API Error: 403 M403"),
+        (404, "API Error: 404 M404"),
+    ],
+)
+def test_other_statuses_fail_at_once_in_claude_codes_words(status: int, said: str) -> None:
+    transport = Failing(status, {}, times=1)
+    made, notices = model(transport)
+    with pytest.raises(ModelError) as caught:
+        asyncio.run(made.complete(REQUEST))
+    assert caught.value.message == said
+    assert caught.value.status == status
+    assert (transport.calls, notices) == (1, [])
+
+
+def test_retry_after_is_the_wait_and_x_should_retry_overrides_the_status() -> None:
+    transport = Failing(429, {"retry-after": "0.01"}, times=1)
+    made, notices = model(transport)
+    asyncio.run(made.complete(REQUEST))
+    assert [n.delay for n in notices] == [0.01]
+    refused = Failing(503, {"x-should-retry": "false"}, times=1)
+    with pytest.raises(ModelError, match="API Error: 503 M503"):
+        asyncio.run(model(refused)[0].complete(REQUEST))
+    assert refused.calls == 1
+    forced = Failing(400, {"x-should-retry": "true"}, times=1)
+    assert asyncio.run(model(forced)[0].complete(REQUEST)).text == "ok"
+
+
+def test_the_retries_run_out_after_claude_code_max_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "2")
+    assert anthropic_model("sonnet").backoff.retries == 2
+    transport = Failing(429, {"retry-after": "0"}, times=5)
+    made, _ = model(transport, retries=2)
+    with pytest.raises(ModelError, match=r"Request rejected \(429\) · M429"):
+        asyncio.run(made.complete(REQUEST))
+    assert transport.calls == 3
+    monkeypatch.setenv("CLAUDE_CODE_MAX_RETRIES", "many")
+    with pytest.raises(ValueError, match="CLAUDE_CODE_MAX_RETRIES must be a whole number"):
+        anthropic_model("sonnet")
+
+
+def test_the_default_is_ten_retries_doubling_from_half_a_second_to_32() -> None:
+    backoff = Backoff()
+    assert backoff.retries == 10
+    assert 0.5 <= backoff.delay(1) <= 0.625
+    assert 32 <= backoff.delay(10) <= 40

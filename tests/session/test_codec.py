@@ -25,7 +25,13 @@ from dsh.session import (
 )
 from dsh.session._codec import decode_event, encode_event
 from dsh.session._codec_values import EventDecodeError
-from dsh.session._event_registry import event_type_of, registered_event_types
+from dsh.session._event_registry import (
+    event_type_of,
+    DECODERS,
+    _REGISTRY,
+    plan_every_event_type,
+    registered_event_types,
+)
 from dsh.session._events import CORE_EVENT_TYPES
 from tests.session.strategies import events_of
 
@@ -173,6 +179,29 @@ def test_register_refuses_classes_that_cannot_be_logged() -> None:
 
     assert registered_event_types()["test/probe"] is ProbeEvent
     assert register_event_type(ProbeEvent) is ProbeEvent  # idempotent
+
+
+def test_every_event_type_dsh_registers_can_be_logged() -> None:
+    # dsh's own types are planned on first use (start-up); a field the codec cannot log
+    # would raise here, as any other class's does when it registers.
+    import dsh.hook_protocol  # registers hook/*
+
+    plan_every_event_type()
+    own = [c for c in registered_event_types().values() if c.__module__.startswith("dsh.")]
+    assert len(own) >= len(CORE_EVENT_TYPES) + 2
+
+
+def test_a_dsh_event_type_with_a_field_the_codec_cannot_log_is_refused_when_planned() -> None:
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class Own(SessionEvent):
+        type: ClassVar[str] = "test/own-listy"
+        items: list[int]
+
+    Own.__module__ = "dsh.session._events"  # as if declared there: planned on first use
+    register_event_type(Own)
+    with pytest.raises(TypeError, match=r"Own\.items: field type"):
+        plan_every_event_type()
+    del _REGISTRY["test/own-listy"], DECODERS["test/own-listy"]
 
 
 def test_encoding_refuses_unregistered_classes() -> None:

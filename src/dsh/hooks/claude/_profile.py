@@ -24,7 +24,7 @@ from dsh.hooks.claude.permissions._plugin import (
     ClaudePermissionsPlugin,
     PermissionState,
 )
-from dsh.hooks.claude.runtime._machinery import EFFORT_LEVEL
+from dsh.hooks.claude.runtime._effort import EFFORT_LEVEL
 
 if TYPE_CHECKING:
     from dsh.hooks.claude.rules._modes import PermissionMode
@@ -169,8 +169,6 @@ class ClaudeCodeProfile:
         trusted (``dsh hooks trust``); the others are named in one diagnostic line
         and left out.
         """
-        # By their public names, once the package is loaded (it imports this module).
-        from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
         from dsh.hooks.claude.settings._commands import load_commands
 
         catalog = self._discover(project)
@@ -205,8 +203,12 @@ class ClaudeCodeProfile:
             plugin_roots=_plugin_dirs(self.plugin_roots, catalog),
             config_dir=Path(configured).expanduser() if configured else None,
         )
-        hooks = (
-            claude_hooks_plugin(
+        hooks: ClaudeHooksPlugin | None = None
+        if catalog.all_hooks() or commands.commands:
+            # The runtime (dsh.hook_protocol under it) loads only when there is something to run.
+            from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
+
+            hooks = claude_hooks_plugin(
                 catalog,
                 permission_mode=mode,
                 transcript_dir=self.transcript_dir,
@@ -215,9 +217,6 @@ class ClaudeCodeProfile:
                 permissions=state,
                 commands=commands,
             )
-            if catalog.all_hooks() or commands.commands
-            else None
-        )
         instructions = None
         if self.instructions:
             from dsh.instructions import claude_instructions_plugin

@@ -430,7 +430,7 @@ def test_a_shape_past_the_precompiled_ones_builds_as_dataclass_does() -> None:
     names = [f"f{i}" for i in range(30)]
     space: dict[str, Any] = {"__annotations__": dict.fromkeys(names, "int"), "f29": 7}
     mine = frozen(type("Wide", (), dict(space, __annotations__=dict(space["__annotations__"]))))
-    ref = dataclass(frozen=True, slots=True)(type("Wide", (), space))
+    ref: Any = dataclass(frozen=True, slots=True)(type("Wide", (), space))
     args = tuple(range(29))
     assert [getattr(mine(*args), n) for n in names] == [getattr(ref(*args), n) for n in names]
     assert [(p.name, p.kind, p.default) for p in inspect.signature(mine).parameters.values()] == [

@@ -1,9 +1,10 @@
 """The event type registry: which class each ``type`` tag names, and its codec.
 
 ``register_event_type`` checks a class and plans its fields once; each half of
-its codec (writing, reading) compiles on the type's first encode, restamp or
-decode: most types of a process never see one, and compiling them all at
-import was a tenth of ``dsh run``'s start-up. dsh's own event types (a module
+its codec (writing, reading) compiles on the type's first decode, or after its
+first writes (``_COMPILE_AFTER``; until then the plan is read per event,
+``interpret_writer``): most types of a process never see one, and compiling
+them all at import was a tenth of ``dsh run``'s start-up. dsh's own event types (a module
 under ``dsh.``) are planned on first use too: resolving their annotations
 (``typing.get_type_hints``) was ~2.7 ms of every run's start-up, and
 ``tests/session/test_codec.py`` plans every one of them, so a field the codec
@@ -17,7 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, final
 
-from dsh.session._codec_compiler import Plan, compile_codec, plan_of
+from dsh.session._codec_compiler import Plan, compile_codec, interpret_writer, plan_of
 from dsh.session._event_base import OpaqueEvent, SessionEvent
 
 __all__ = [
@@ -50,7 +51,7 @@ class _Entry:
     process never appends to only reads.
     """
 
-    __slots__ = ("_decode", "_encode", "_plan", "_restamp", "cls", "tag")
+    __slots__ = ("_decode", "_encode", "_plan", "_read", "_restamp", "_writes", "cls", "tag")
 
     def __init__(self, cls: type[SessionEvent], tag: str, plan: Plan | None) -> None:
         self.cls = cls
@@ -59,6 +60,8 @@ class _Entry:
         self._encode: _Encode | None = None
         self._restamp: _Restamp | None = None
         self._decode: _Decode | None = None
+        self._read: tuple[_Encode, _Restamp] | None = None
+        self._writes = 0
 
     @property
     def plan(self) -> Plan:
@@ -69,15 +72,25 @@ class _Entry:
 
     def encoder(self) -> _Encode:
         if self._encode is None:
-            self._compile_writer()
-        assert self._encode is not None
+            return self._writer()[0]
         return self._encode
 
     def restamper(self) -> _Restamp:
         if self._restamp is None:
-            self._compile_writer()
-        assert self._restamp is not None
+            return self._writer()[1]
         return self._restamp
+
+    def _writer(self) -> tuple[_Encode, _Restamp]:
+        """The plan read per event for a type's first writes, then the compiled pair."""
+        self._writes += 1
+        if self._writes > _COMPILE_AFTER:
+            self._compile_writer()
+            assert self._encode is not None
+            assert self._restamp is not None
+            return self._encode, self._restamp
+        if self._read is None:
+            self._read = interpret_writer(self.cls, self.tag, self.plan)
+        return self._read
 
     def decoder(self) -> _Decode:
         if self._decode is None:
@@ -90,6 +103,9 @@ class _Entry:
         self._encode, self._restamp = fns["encode"], fns["restamp"]
 
 
+# Writes (encodes and restamps) of one type read its plan per event until this many; then its
+# writer is compiled. A run writes a few events of each type it logs; a compile is ~0.5 ms.
+_COMPILE_AFTER = 32
 _REGISTRY: dict[str, _Entry] = {}
 # The decoders alone, keyed by tag: the hot path of a reload (a compiling stub until first use).
 DECODERS: dict[str, _Decode] = {}

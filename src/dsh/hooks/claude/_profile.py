@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
+from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.permissions._persist import SettingsTargets
 from dsh.hooks.claude.permissions._plugin import (
     AutoClassifier,
     ClaudePermissionsPlugin,
     PermissionState,
 )
-from dsh.hooks.claude.runtime._effort import EFFORT_LEVEL
 
 if TYPE_CHECKING:
     from dsh.hooks.claude.rules._modes import PermissionMode

@@ -38,8 +38,8 @@ from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
+from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.rules._modes import PermissionMode
-from dsh.hooks.claude.runtime._effort import EFFORT_LEVEL
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration

@@ -15,9 +15,11 @@ with ``inspect.signature`` (~0.07 ms): ~0.46 ms a class, ~45 ms a run. Here:
 - ``dataclass`` only collects the fields and makes the slots;
 - equality, hash, repr, the frozen ``__setattr__``/``__delattr__`` and the
   pickle state are shared functions over the class's field names;
-- ``__init__`` is compiled when the class is first instantiated (or its
+- ``__init__`` is made when the class is first instantiated (or its
   ``__init__`` first looked up), so a class a run never builds never pays;
-  the code is shared by every class of the same shape;
+  its code is one template per shape, renamed to the class's fields: for
+  the common shapes precompiled in ``dsh._frozen_inits`` (loaded as
+  bytecode), else compiled once;
 - a class without a docstring gets ``Name(field, ...)``, not the full
   annotated signature.
 
@@ -38,9 +40,10 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import types
 from collections.abc import Callable
 from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, fields
-from typing import Any, TypeVar, cast, dataclass_transform, overload
+from typing import Any, Final, TypeVar, cast, dataclass_transform, overload
 
 __all__ = ["frozen", "slotted"]
 
@@ -49,8 +52,8 @@ _C = TypeVar("_C", bound=type)
 # Stands for "not given" in a generated __init__ whose field has a default factory.
 _FACTORY = object()
 _object_setattr = object.__setattr__
-# Compiled __init__ makers by source text: classes of one shape share the code.
-_INIT_MAKERS: dict[str, Callable[..., Callable[..., None]]] = {}
+# Compiled __init__ code by shape (`_init_template`), with placeholder names.
+_INIT_CODES: dict[tuple[int, bool, str, bool], types.CodeType] = {}
 # Serialises the moment a subclass's frozen bases are shown to dataclass as
 # not frozen (see `_declare`), so two declarations here never see each other's.
 # A plain @dataclass(frozen=True) subclassing the same base in another thread at
@@ -97,41 +100,123 @@ def _setstate(self: Any, state: list[Any]) -> None:
         _object_setattr(self, f.name, value)
 
 
+def _init_source(params: int, factories: bool, later: str, post_init: bool, name: str) -> str:
+    """The text of an ``__init__`` of this shape, one line, parameters ``_f0``...
+
+    ``later`` has a letter per field that is not a parameter (``d``: its default, ``f``:
+    its factory called), set after the parameters; ``factories``: a parameter given as
+    ``FACTORY`` (its default) is replaced by its factory's value.
+    """
+    body = []
+    for i in range(params):
+        value = f"_d{i}() if _f{i} is FACTORY else _f{i}" if factories else f"_f{i}"
+        body.append(f"setattr(self, '_f{i}', {value})")
+    for i, kind in enumerate(later, start=params):
+        body.append(f"setattr(self, '_f{i}', _d{i}{'()' if kind == 'f' else ''})")
+    if post_init:
+        body.append("self.__post_init__()")
+    names = "".join(f", _f{i}" for i in range(params))
+    return f"def {name}(self{names}): {'; '.join(body) or 'pass'}\n"
+
+
+def _template_name(params: int, factories: bool, post_init: bool) -> str:
+    return f"t_{params}_{int(factories)}_{int(post_init)}"
+
+
+_TEMPLATE_PARAMS: Final = 25
+"""``dsh._frozen_inits`` holds the shapes of up to this many parameters and no other field."""
+
+
+def render_templates() -> str:
+    """The text of ``dsh._frozen_inits`` (``tests/frozen`` checks the file is this)."""
+    lines = [
+        '"""Precompiled ``__init__`` templates for ``dsh._frozen``: generated, do not edit.\n\n'
+        "Written by ``dsh._frozen.render_templates()`` (a test checks the file is its text).\n"
+        "Loaded from bytecode, so a class's ``__init__`` costs no compile at start-up.\n"
+        '"""\n\n\n'
+        "# mypy: ignore-errors\n# ruff: noqa\n# fmt: off\n",
+    ]
+    for params in range(_TEMPLATE_PARAMS):
+        for factories in (False, True):
+            for post_init in (False, True):
+                name = _template_name(params, factories, post_init)
+                lines.append(_init_source(params, factories, "", post_init, name))
+    return "".join(lines)
+
+
+def _init_template(params: int, factories: bool, later: str, post_init: bool) -> types.CodeType:
+    """The code of an ``__init__`` of this shape: from ``dsh._frozen_inits`` if it has it
+    (bytecode, no compile), else compiled once."""
+    key = (params, factories, later, post_init)
+    code = _INIT_CODES.get(key)
+    if code is not None:
+        return code
+    from dsh import _frozen_inits  # on the first class built
+
+    name = _template_name(params, factories, post_init)
+    made = getattr(_frozen_inits, name, None) if not later else None
+    if made is not None:
+        code = made.__code__.replace(co_name="__init__")
+    else:
+        source = _init_source(params, factories, later, post_init, "__init__")
+        module = compile(source, "<string>", "exec")  # our own text, as dataclass does
+        code = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    _INIT_CODES[key] = code
+    return code
+
+
 def _compile_init(cls: type[Any]) -> Callable[..., None]:
-    """``cls.__init__`` as ``dataclass(frozen=True)`` writes it."""
-    positional: list[str] = []
-    keyword: list[str] = []
-    body: list[str] = []
-    defaults: dict[str, Any] = {}
-    for i, f in enumerate(fields(cls)):
+    """``cls.__init__`` as ``dataclass(frozen=True)`` writes it.
+
+    Compiling a new ``__init__`` for each class a run builds (~50, nearly all of a
+    different shape) was ~8% of a ``dsh run``'s instructions. So the code is one per
+    shape (``_init_template``: how many parameters, whether any takes a factory, the
+    fields that are not parameters, ``__post_init__``) with placeholder names, given the
+    class's names (``code.replace``: the parameters' names, positional and keyword-only
+    counts, the field names it sets); the defaults are the function's.
+    """
+    params: list[Field[Any]] = []
+    later: list[Field[Any]] = []
+    for f in fields(cls):
+        if f.init:
+            params.append(f)
+        elif f.default is not MISSING or f.default_factory is not MISSING:
+            later.append(f)
+    # Keyword-only parameters come last, as dataclass orders them.
+    params = [f for f in params if not f.kw_only] + [f for f in params if f.kw_only]
+    ordered = params + later
+    values: dict[str, Any] = {"setattr": _object_setattr, "FACTORY": _FACTORY}
+    defaults: list[Any] = []
+    keyword_defaults: dict[str, Any] = {}
+    for i, f in enumerate(ordered):
         if f.default_factory is not MISSING:
-            defaults[f"d{i}"] = f.default_factory
-            given = f"d{i}() if {f.name} is FACTORY else {f.name}"
-            param, value = f"{f.name}=FACTORY", given if f.init else f"d{i}()"
+            values[f"_d{i}"], default = f.default_factory, _FACTORY
         elif f.default is not MISSING:
-            defaults[f"d{i}"] = f.default
-            param, value = f"{f.name}=d{i}", f.name if f.init else f"d{i}"
-        elif f.init:
-            param, value = f.name, f.name
+            values[f"_d{i}"] = default = f.default
         else:
             continue
-        if f.init:
-            (keyword if f.kw_only else positional).append(param)
-        body.append(f"  setattr(self, {f.name!r}, {value})")
-    if hasattr(cls, "__post_init__"):
-        body.append("  self.__post_init__()")
-    params = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
-    names = "".join(f", {name}" for name in defaults)
-    source = (
-        f"def make(setattr, FACTORY{names}):\n"
-        f" def __init__({params}):\n" + ("\n".join(body) or "  pass") + "\n return __init__\n"
+        if f.init and f.kw_only:
+            keyword_defaults[f.name] = default
+        elif f.init:
+            defaults.append(default)
+    template = _init_template(
+        len(params),
+        any(f.default_factory is not MISSING for f in params),
+        "".join("f" if f.default_factory is not MISSING else "d" for f in later),
+        hasattr(cls, "__post_init__"),
     )
-    make = _INIT_MAKERS.get(source)
-    if make is None:
-        namespace: dict[str, Any] = {}
-        exec(source, {}, namespace)  # our own text, as dataclass does
-        make = _INIT_MAKERS[source] = namespace["make"]
-    init = make(_object_setattr, _FACTORY, **defaults)
+    rename = {f"_f{i}": f.name for i, f in enumerate(ordered)}
+    own = "__dataclass_self__" if "self" in rename.values() else "self"  # as dataclass names it
+    keyword = sum(1 for f in params if f.kw_only)
+    code = template.replace(
+        co_argcount=1 + len(params) - keyword,
+        co_kwonlyargcount=keyword,
+        co_varnames=tuple(own if n == "self" else rename.get(n, n) for n in template.co_varnames),
+        co_consts=tuple(rename.get(c, c) if isinstance(c, str) else c for c in template.co_consts),
+    )
+    init = types.FunctionType(code, values, "__init__", tuple(defaults) or None)
+    if keyword_defaults:
+        init.__kwdefaults__ = keyword_defaults
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     return init

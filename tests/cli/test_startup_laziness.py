@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_cli import write_script
 from tests.models.chat_server import Reply, chunk, serving
 
 # The real main() with its exit (os._exit, no interpreter teardown) wrapped to record
@@ -35,7 +36,10 @@ entry.main()
 # interactive terminal, the ACP server and its SDK.
 _NEVER = ("openai", "prompt_toolkit", "acp", "dsh.acp", "dsh.cli._interactive")
 # Not for printing the version or a help text: the harness, asyncio, pydantic, rich, HTTP.
-_NOT_FOR_HELP = ("asyncio", "pydantic", "rich", "httpx2", "dsh.agent", "dsh.models", "dsh.hooks")
+_NOT_FOR_HELP = (
+    *("asyncio", "pydantic", "rich", "httpx2", "msgspec"),
+    *("dsh.agent", "dsh.models", "dsh.hooks"),
+)
 
 
 def _loaded(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> set[str]:
@@ -104,6 +108,33 @@ _NOT_FOR_A_PLAIN_RUN = (
     "dsh.agent._subagent_input",
     "dsh.hooks.claude.runtime._skill_input",
 )
+
+
+# Not for a run whose catalog has no hook and no command: the Claude bridge's runtime (and what
+# only it uses: hook answers, transcripts, the coverage table's report) and the hook files' schemas.
+_NOT_WITHOUT_HOOKS = (
+    "dsh.hooks.claude.runtime._machinery",
+    "dsh.hooks.claude.runtime._bridge",
+    "dsh.hooks.claude.runtime._lifecycle",
+    "dsh.hooks.claude.runtime._tool_events",
+    "dsh.hooks.claude.answers",
+    "dsh.hooks.claude.transcript",
+    "dsh.hooks.claude._report",
+    "dsh.hooks.claude.settings._report",
+    "dsh.hooks.claude.settings._models",
+)
+
+
+def test_a_scripted_run_without_hooks_loads_no_bridge_runtime(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "ok"}]])
+    loaded = _loaded(
+        tmp_path, "run", "--model", f"scripted:{script}", "--project", str(project), "hi"
+    )
+    assert "dsh.hooks.claude._profile" in loaded  # the bridge looked for hooks and found none
+    # The model flag is a config layer, checked by its schema (msgspec); nothing else is.
+    assert _offending(loaded, (*_NEVER, *_NOT_FOR_A_PLAIN_RUN, *_NOT_WITHOUT_HOOKS)) == []
 
 
 def _hooked_run(tmp_path: Path, hook: str, reply: Reply) -> tuple[set[str], Path]:

@@ -11,13 +11,15 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh._frozen import STDLIB_DATACLASSES, frozen, slotted
+import dsh._frozen_inits
+from dsh._frozen import STDLIB_DATACLASSES, frozen, render_templates, slotted
 
 
 @frozen
@@ -415,3 +417,24 @@ def test_the_environment_switch_falls_back_to_the_standard_dataclasses(
         [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == expected.split()
+
+
+def test_the_precompiled_init_templates_are_what_frozen_renders() -> None:
+    # dsh._frozen_inits is generated; regenerate it with
+    # `python -c "from dsh._frozen import render_templates as r; print(r(), end='')"`.
+    path = Path(dsh._frozen_inits.__file__)
+    assert path.read_text() == render_templates()
+
+
+def test_a_shape_past_the_precompiled_ones_builds_as_dataclass_does() -> None:
+    names = [f"f{i}" for i in range(30)]
+    space: dict[str, Any] = {"__annotations__": dict.fromkeys(names, "int"), "f29": 7}
+    mine = frozen(type("Wide", (), dict(space, __annotations__=dict(space["__annotations__"]))))
+    ref: Any = dataclass(frozen=True, slots=True)(type("Wide", (), space))
+    args = tuple(range(29))
+    assert [getattr(mine(*args), n) for n in names] == [getattr(ref(*args), n) for n in names]
+    assert [(p.name, p.kind, p.default) for p in inspect.signature(mine).parameters.values()] == [
+        (p.name, p.kind, p.default) for p in inspect.signature(ref).parameters.values()
+    ]
+    with pytest.raises(TypeError, match=r"Wide.__init__\(\) missing 1 required positional"):
+        mine(*args[:-1])

@@ -24,8 +24,15 @@ from dsh.session import (
     register_event_type,
 )
 from dsh.session._codec import decode_event, encode_event
+from dsh.session._codec_compiler import compile_codec, interpret_writer
 from dsh.session._codec_values import EventDecodeError
-from dsh.session._event_registry import event_type_of, registered_event_types
+from dsh.session._event_registry import (
+    _REGISTRY,
+    DECODERS,
+    event_type_of,
+    plan_every_event_type,
+    registered_event_types,
+)
 from dsh.session._events import CORE_EVENT_TYPES
 from tests.session.strategies import events_of
 
@@ -175,6 +182,29 @@ def test_register_refuses_classes_that_cannot_be_logged() -> None:
     assert register_event_type(ProbeEvent) is ProbeEvent  # idempotent
 
 
+def test_every_event_type_dsh_registers_can_be_logged() -> None:
+    # dsh's own types are planned on first use (start-up); a field the codec cannot log
+    # would raise here, as any other class's does when it registers.
+    import dsh.hook_protocol  # noqa: F401 (registers hook/*)
+
+    plan_every_event_type()
+    own = [c for c in registered_event_types().values() if c.__module__.startswith("dsh.")]
+    assert len(own) >= len(CORE_EVENT_TYPES) + 2
+
+
+def test_a_dsh_event_type_with_a_field_the_codec_cannot_log_is_refused_when_planned() -> None:
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class Own(SessionEvent):
+        type: ClassVar[str] = "test/own-listy"
+        items: list[int]
+
+    Own.__module__ = "dsh.session._events"  # as if declared there: planned on first use
+    register_event_type(Own)
+    with pytest.raises(TypeError, match=r"Own\.items: field type"):
+        plan_every_event_type()
+    del _REGISTRY["test/own-listy"], DECODERS["test/own-listy"]
+
+
 def test_encoding_refuses_unregistered_classes() -> None:
     @dataclass(frozen=True, slots=True, kw_only=True)
     class Stray(SessionEvent):
@@ -226,3 +256,31 @@ def test_a_usage_that_cannot_be_logged_is_refused(count: int) -> None:
         log.append(AssistantMessageEvent(text="", usage=Usage(output_tokens=5)))
         with pytest.raises(TypeError, match="field 'usage'"):
             log.append(AssistantMessageEvent(text="", usage=Usage(input_tokens=count)))
+
+
+_ODD_VALUES: tuple[Any, ...] = (None, True, 1, 1.5, "x", "done", [], ["a"], ("a",), {"a": 1})
+
+
+def _outcome(call: Any, *args: Any) -> Any:
+    try:
+        return ("ok", call(*args))
+    except Exception as exc:  # the same refusal, worded the same, from both writers
+        return (type(exc), str(exc))
+
+
+@pytest.mark.parametrize("cls", ALL_TYPES, ids=lambda c: c.type)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_a_types_first_writes_read_its_plan_as_its_compiled_writer_does(
+    cls: type[SessionEvent], data: st.DataObject
+) -> None:
+    entry = _REGISTRY[cls.type]
+    encode, restamp = interpret_writer(cls, cls.type, entry.plan)
+    compiled = compile_codec(cls, cls.type, entry.plan, reader=False)
+    event = data.draw(events_of(cls))
+    # Any field may hold a value of the wrong shape (a caller's bug): refused alike.
+    name = data.draw(st.sampled_from([f.name for f, _ in entry.plan]))
+    if data.draw(st.booleans()):
+        object.__setattr__(event, name, data.draw(st.sampled_from(_ODD_VALUES)))
+    assert _outcome(encode, event, "s", 3) == _outcome(compiled["encode"], event, "s", 3)
+    assert _outcome(restamp, event, "s", 3) == _outcome(compiled["restamp"], event, "s", 3)

@@ -4,7 +4,6 @@ body and its ``Retry-After``, each checked as it is read (a reply is outside JSO
 
 from __future__ import annotations
 
-import email.utils
 import json
 import math
 import time
@@ -133,6 +132,8 @@ def retry_after(headers: Any, cap: float) -> float | None:
         return clamp(float(raw), cap)
     except ValueError:
         pass
+    import email.utils  # a date in Retry-After, rare: ~10 modules a run need not load
+
     try:
         when = email.utils.parsedate_to_datetime(raw)
     except (TypeError, ValueError, IndexError):

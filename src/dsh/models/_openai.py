@@ -16,10 +16,10 @@ import os
 import random
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, final, get_args
 
-from dsh._frozen import frozen
+from dsh._frozen import frozen, slotted
 from dsh.base import UnsafeJSONError, freeze_json, load_json
 from dsh.messages import AssistantMessage, ToolUse, Usage
 from dsh.models._chat_body import ChatBodyEncoder
@@ -107,14 +107,14 @@ def _parse_arguments(raw: str) -> Any:
         return raw
 
 
-@dataclass(slots=True)
+@slotted  # dataclass(slots=True), declared without compiling its methods (start-up)
 class _PartialCall:
     id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@slotted
 class _Attempt:
     """What one attempt has done that a retry could not undo."""
 

@@ -18,8 +18,9 @@ both can be set (constructor arguments, else the environment):
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Final
+
+from dsh._frozen import slotted
 
 __all__ = [
     "DEFAULT_MAX_REPLY_CHARS",
@@ -51,7 +52,7 @@ def reply_bound(given: float | None, env_var: str, default: float) -> float:
     return given
 
 
-@dataclass(slots=True)
+@slotted  # dataclass(slots=True), declared without compiling its methods (start-up)
 class ReplyMeter:
     """The characters of one reply so far; ``add`` says whether it is still within bound."""
 

@@ -1,10 +1,15 @@
 """The event type registry: which class each ``type`` tag names, and its codec.
 
 ``register_event_type`` checks a class and plans its fields once; each half of
-its codec (writing, reading) compiles on the type's first encode, restamp or
-decode: most types of a process never see one, and compiling them all at
-import was a tenth of ``dsh run``'s start-up. A tag with no entry here decodes
-to ``OpaqueEvent``.
+its codec (writing, reading) compiles on the type's first decode, or after its
+first writes (``_COMPILE_AFTER``; until then the plan is read per event,
+``interpret_writer``): most types of a process never see one, and compiling
+them all at import was a tenth of ``dsh run``'s start-up. dsh's own event types (a module
+under ``dsh.``) are planned on first use too: resolving their annotations
+(``typing.get_type_hints``) was ~2.7 ms of every run's start-up, and
+``tests/session/test_codec.py`` plans every one of them, so a field the codec
+cannot log still fails a test; any other class is planned, and refused, when it
+registers. A tag with no entry here decodes to ``OpaqueEvent``.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, final
 
-from dsh.session._codec_compiler import Plan, compile_codec, plan_of
+from dsh.session._codec_compiler import Plan, compile_codec, interpret_writer, plan_of
 from dsh.session._event_base import OpaqueEvent, SessionEvent
 
 __all__ = [
@@ -21,6 +26,7 @@ __all__ = [
     "HEADER_TYPE",
     "entry_of",
     "event_type_of",
+    "plan_every_event_type",
     "register_event_type",
     "registered_event_types",
 ]
@@ -45,27 +51,46 @@ class _Entry:
     process never appends to only reads.
     """
 
-    __slots__ = ("_decode", "_encode", "_restamp", "cls", "plan", "tag")
+    __slots__ = ("_decode", "_encode", "_plan", "_read", "_restamp", "_writes", "cls", "tag")
 
-    def __init__(self, cls: type[SessionEvent], tag: str, plan: Plan) -> None:
+    def __init__(self, cls: type[SessionEvent], tag: str, plan: Plan | None) -> None:
         self.cls = cls
         self.tag = tag
-        self.plan = plan
+        self._plan = plan
         self._encode: _Encode | None = None
         self._restamp: _Restamp | None = None
         self._decode: _Decode | None = None
+        self._read: tuple[_Encode, _Restamp] | None = None
+        self._writes = 0
+
+    @property
+    def plan(self) -> Plan:
+        """The checked field plan (a dsh type's made now, on its first use)."""
+        if self._plan is None:
+            self._plan = plan_of(self.cls)
+        return self._plan
 
     def encoder(self) -> _Encode:
         if self._encode is None:
-            self._compile_writer()
-        assert self._encode is not None
+            return self._writer()[0]
         return self._encode
 
     def restamper(self) -> _Restamp:
         if self._restamp is None:
-            self._compile_writer()
-        assert self._restamp is not None
+            return self._writer()[1]
         return self._restamp
+
+    def _writer(self) -> tuple[_Encode, _Restamp]:
+        """The plan read per event for a type's first writes, then the compiled pair."""
+        self._writes += 1
+        if self._writes > _COMPILE_AFTER:
+            self._compile_writer()
+            assert self._encode is not None
+            assert self._restamp is not None
+            return self._encode, self._restamp
+        if self._read is None:
+            self._read = interpret_writer(self.cls, self.tag, self.plan)
+        return self._read
 
     def decoder(self) -> _Decode:
         if self._decode is None:
@@ -78,6 +103,9 @@ class _Entry:
         self._encode, self._restamp = fns["encode"], fns["restamp"]
 
 
+# Writes (encodes and restamps) of one type read its plan per event until this many; then its
+# writer is compiled. A run writes a few events of each type it logs; a compile is ~0.5 ms.
+_COMPILE_AFTER = 32
 _REGISTRY: dict[str, _Entry] = {}
 # The decoders alone, keyed by tag: the hot path of a reload (a compiling stub until first use).
 DECODERS: dict[str, _Decode] = {}
@@ -129,10 +157,17 @@ def register_event_type(cls: type[E]) -> type[E]:
             f"register_event_type: tag {tag!r} of {name} is already registered by "
             f"{existing.cls.__module__}.{existing.cls.__qualname__}"
         )
-    entry = _Entry(cls, tag, plan_of(cls))
+    own = cls.__module__.startswith("dsh.")  # planned on first use (see the module docstring)
+    entry = _Entry(cls, tag, None if own else plan_of(cls))
     _REGISTRY[tag] = entry
     DECODERS[tag] = _first_decode(entry)
     return cls
+
+
+def plan_every_event_type() -> None:
+    """Plan every registered type now (``TypeError`` naming a field the codec cannot log)."""
+    for entry in list(_REGISTRY.values()):
+        _ = entry.plan
 
 
 def registered_event_types() -> Mapping[str, type[SessionEvent]]:

@@ -18,13 +18,6 @@ from typing import TYPE_CHECKING
 
 from dsh._public import lazy, publish
 from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
-from dsh.hooks.claude._report import render_coverage_markdown
-from dsh.hooks.claude.answers._answer import HookAnswer
-from dsh.hooks.claude.answers._decode import decode_answer
-from dsh.hooks.claude.events._specs import CLAUDE_HOOK_EVENTS, EVENT_SPECS, EventSpec
-from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
-from dsh.hooks.claude.events._support_row import EventSupport, SupportStatus
-from dsh.hooks.claude.permissions._add_dir import add_working_directory
 from dsh.hooks.claude.permissions._plugin import (
     AUTO_REFUSED,
     AutoClassifier,
@@ -37,11 +30,8 @@ from dsh.hooks.claude.permissions._plugin import (
 from dsh.hooks.claude.permissions._policy import PermissionCheck, check_call
 from dsh.hooks.claude.rules._grammar import PermissionRule, RuleError, parse_rule
 from dsh.hooks.claude.rules._modes import PermissionMode
-from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin, claude_hooks_plugin
-from dsh.hooks.claude.runtime._machinery import shown_reason
 from dsh.hooks.claude.settings._catalog import load_catalog
 from dsh.hooks.claude.settings._types import Catalog, Diagnostic, HookDeclaration, HookSource
-from dsh.hooks.claude.transcript._content import claude_content
 
 __all__ = [
     "AUTO_REFUSED",
@@ -89,9 +79,19 @@ __all__ = [
 
 publish(globals())
 
-# Running one payload by hand (``dsh hooks test``, ``dsh.testing``): loaded when first asked for,
-# so a session never pays for it.
+# Loaded when first asked for: what a run with no hook does not use (the runtime that runs
+# hooks, the answers' decoder, the event table, the coverage report) and running one payload by
+# hand (``dsh hooks test``, ``dsh.testing``).
 if TYPE_CHECKING:
+    from dsh.hooks.claude._report import render_coverage_markdown
+    from dsh.hooks.claude.answers._answer import HookAnswer
+    from dsh.hooks.claude.answers._decode import decode_answer
+    from dsh.hooks.claude.events._specs import CLAUDE_HOOK_EVENTS, EVENT_SPECS, EventSpec
+    from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
+    from dsh.hooks.claude.events._support_row import EventSupport, SupportStatus
+    from dsh.hooks.claude.permissions._add_dir import add_working_directory
+    from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin, claude_hooks_plugin
+    from dsh.hooks.claude.runtime._machinery import shown_reason
     from dsh.hooks.claude.runtime._trial import (
         HookTrial,
         consequences,
@@ -100,10 +100,20 @@ if TYPE_CHECKING:
         pre_tool_decision,
         try_hook,
     )
+    from dsh.hooks.claude.transcript._content import claude_content
 
 __getattr__ = lazy(
     globals(),
     {
+        "dsh.hooks.claude._report": ("render_coverage_markdown",),
+        "dsh.hooks.claude.answers._answer": ("HookAnswer",),
+        "dsh.hooks.claude.answers._decode": ("decode_answer",),
+        "dsh.hooks.claude.events._specs": ("CLAUDE_HOOK_EVENTS", "EVENT_SPECS", "EventSpec"),
+        "dsh.hooks.claude.events._support": ("HOOK_EVENT_HOST_SUPPORT",),
+        "dsh.hooks.claude.events._support_row": ("EventSupport", "SupportStatus"),
+        "dsh.hooks.claude.permissions._add_dir": ("add_working_directory",),
+        "dsh.hooks.claude.runtime._bridge": ("ClaudeHooksPlugin", "claude_hooks_plugin"),
+        "dsh.hooks.claude.runtime._machinery": ("shown_reason",),
         "dsh.hooks.claude.runtime._trial": (
             "HookTrial",
             "consequences",
@@ -111,6 +121,7 @@ __getattr__ = lazy(
             "hooks_for",
             "pre_tool_decision",
             "try_hook",
-        )
+        ),
+        "dsh.hooks.claude.transcript._content": ("claude_content",),
     },
 )

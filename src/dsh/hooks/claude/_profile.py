@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
+from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.permissions._persist import SettingsTargets
 from dsh.hooks.claude.permissions._plugin import (
     AutoClassifier,
     ClaudePermissionsPlugin,
     PermissionState,
 )
-from dsh.hooks.claude.runtime._machinery import EFFORT_LEVEL
 
 if TYPE_CHECKING:
     from dsh.hooks.claude.rules._modes import PermissionMode
@@ -174,8 +174,6 @@ class ClaudeCodeProfile:
         and left out, or, with ``refuse_untrusted``, a hook or plugin not trusted
         raises ``UntrustedHooksError`` before anything is mounted.
         """
-        # By their public names, once the package is loaded (it imports this module).
-        from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
         from dsh.hooks.claude.settings._commands import load_commands
 
         catalog = self._discover(project)
@@ -219,8 +217,12 @@ class ClaudeCodeProfile:
             plugin_roots=_plugin_dirs(self.plugin_roots, catalog),
             config_dir=Path(configured).expanduser() if configured else None,
         )
-        hooks = (
-            claude_hooks_plugin(
+        hooks: ClaudeHooksPlugin | None = None
+        if catalog.all_hooks() or commands.commands:
+            # The runtime (dsh.hook_protocol under it) loads only when there is something to run.
+            from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
+
+            hooks = claude_hooks_plugin(
                 catalog,
                 permission_mode=mode,
                 transcript_dir=self.transcript_dir,
@@ -229,9 +231,6 @@ class ClaudeCodeProfile:
                 permissions=state,
                 commands=commands,
             )
-            if catalog.all_hooks() or commands.commands
-            else None
-        )
         instructions = None
         if self.instructions:
             from dsh.instructions import claude_instructions_plugin

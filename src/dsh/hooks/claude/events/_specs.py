@@ -15,6 +15,7 @@ from dsh._frozen import frozen
 __all__ = [
     "CLAUDE_HOOK_EVENTS",
     "CLAUDE_HOOK_TYPES",
+    "EFFORT_LEVEL",
     "EVENT_SPECS",
     "EventSpec",
     "HandlerType",
@@ -35,6 +36,9 @@ _NO_LLM: Final = frozenset({"command", "http", "mcp_tool"})
 _START: Final = frozenset({"command", "mcp_tool"})
 
 COMMAND_DEFAULT_TIMEOUT: Final = 600.0
+
+EFFORT_LEVEL: Final = "medium"
+"""The ``effort.level`` (and ``CLAUDE_EFFORT``) hooks get by default: 2.1.332's default model's."""
 
 
 @final

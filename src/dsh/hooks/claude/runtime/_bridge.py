@@ -40,12 +40,13 @@ from dsh.agent import (
     Agent,
 )
 from dsh.context import Context
+from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude.permissions._plugin import PermissionState
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._command_events import CommandEvents
 from dsh.hooks.claude.runtime._lifecycle import LifecycleEvents
-from dsh.hooks.claude.runtime._machinery import EFFORT_LEVEL, Runtime
+from dsh.hooks.claude.runtime._machinery import Runtime
 from dsh.hooks.claude.runtime._permission_events import PermissionEvents
 from dsh.hooks.claude.runtime._session_commands import SessionCommandEvents
 from dsh.hooks.claude.runtime._subagents import SubagentEvents

@@ -38,6 +38,7 @@ from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
+from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
 from dsh.hooks.claude.settings._commands import CommandSet
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
     from dsh.hooks.claude.permissions._plugin import PermissionState
 
 __all__ = [
-    "EFFORT_LEVEL",
     "ENTRYPOINT",
     "ENV_FILE_EVENTS",
     "SOURCE",
@@ -76,8 +76,6 @@ __all__ = [
 
 
 ENTRYPOINT: Final = "sdk-cli"
-EFFORT_LEVEL: Final = "medium"
-"""The ``effort.level`` (and ``CLAUDE_EFFORT``) hooks get by default: 2.1.332's default model's."""
 
 SOURCE: Final = "claude-hooks"
 

@@ -12,7 +12,6 @@ from dsh.base import FrozenDict
 from dsh.hook_protocol import HookCommand, HookOrigin, hook_environment
 from dsh.hooks.claude.rules._values import PermissionSettings
 from dsh.hooks.claude.settings._matcher import IfRule, Matcher
-from dsh.hooks.claude.settings._report import render_report
 
 __all__ = [
     "Catalog",
@@ -288,4 +287,6 @@ class Catalog:
 
     def render_report(self) -> str:
         """A plain-text report for ``dsh hooks check``."""
+        from dsh.hooks.claude.settings._report import render_report  # not on a run's path
+
         return render_report(self)

@@ -1,0 +1,314 @@
+"""How dsh's cost grows with the number of hooks configured and fired (issue 27, linear cost).
+
+Run: .venv/bin/python benchmarks/bench_hook_scaling.py [--sizes 100,1000,10000]
+     [--fire 100,1000] [--limit SECONDS]
+
+Each figure is measured in a fresh child process (its own temporary project, homes and
+trust records), cut off after ``--limit`` seconds (default 300; shown ``> LIMIT``):
+
+- **Claude load**: a project whose ``.claude/settings.json`` declares N hooks (spread over
+  four events, ten a group, one in ten naming a project script), loaded as ``dsh run`` loads
+  it: settings, the catalog, the trust review, the hooks plugin (``ClaudeCodeProfile.load``,
+  trust required); untrusted (nothing recorded yet), then trusted;
+- **Claude trust**: the real ``dsh hooks trust --project P`` as a process (interpreter
+  start-up included; ``dsh --version`` is printed for scale);
+- **Codex load / trust**: the same for ``.codex/hooks.json`` with N hooks (``CodexProfile``
+  in a trusted project; ``dsh hooks trust`` writes Codex's ``[hooks.state]`` records into
+  ``config.toml`` and dsh's own record);
+- **fire**: one turn of the real loop (scripted model) whose UserPromptSubmit has F matching
+  near-free hooks (``true I``), minus the same turn with none, for each F; with the ratio of
+  the cost per hundred hooks to that of the first F.
+
+Targets: 10,000 hooks load and trust in <= 1 s; 1,000 hooks fire in <= 2x the time of 100,
+per hundred. Each figure is compared against the first size in the same run (``x`` per
+hook). To compare with an older tree: ``PYTHONPATH=OLD/src .venv/bin/python ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+EVENTS = (
+    ("PreToolUse", "Bash"),
+    ("PostToolUse", "Edit|Write"),
+    ("UserPromptSubmit", None),
+    ("Stop", None),
+)
+GROUP = 10
+
+
+def hooks_config(n: int) -> dict[str, Any]:
+    """N command hooks over four events, ten a group; one in ten names a project script."""
+    hooks: dict[str, list[dict[str, Any]]] = {event: [] for event, _ in EVENTS}
+    for start in range(0, n, GROUP):
+        event, matcher = EVENTS[(start // GROUP) % len(EVENTS)]
+        handlers = []
+        for i in range(start, min(start + GROUP, n)):
+            command = f"true {i}" if i % 10 else f'"$CLAUDE_PROJECT_DIR"/.claude/guard.sh {i}'
+            handlers.append({"type": "command", "command": command})
+        group: dict[str, Any] = {"hooks": handlers}
+        if matcher is not None:
+            group["matcher"] = matcher
+        hooks[event].append(group)
+    return {"hooks": hooks}
+
+
+def codex_config(n: int) -> dict[str, Any]:
+    hooks: dict[str, list[dict[str, Any]]] = {event: [] for event, _ in EVENTS}
+    for start in range(0, n, GROUP):
+        event, matcher = EVENTS[(start // GROUP) % len(EVENTS)]
+        handlers = [
+            {"type": "command", "command": f"true {i}"} for i in range(start, min(start + GROUP, n))
+        ]
+        group: dict[str, Any] = {"hooks": handlers}
+        if matcher is not None:
+            group["matcher"] = matcher
+        hooks[event].append(group)
+    return {"hooks": hooks}
+
+
+class Place:
+    """A temporary project with its own homes, trust records and Codex home."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.project = root / "project"
+        self.home = root / "home"
+        self.codex_home = self.home / ".codex"
+        self.trust_dir = root / "data" / "dsh" / "trust" / "claude"
+        for d in (self.project, self.home, self.codex_home):
+            d.mkdir(parents=True, exist_ok=True)
+        self.project = self.project.resolve()
+
+    def env(self) -> dict[str, str]:
+        return {
+            **os.environ,
+            "HOME": str(self.home),
+            "CODEX_HOME": str(self.codex_home),
+            "XDG_DATA_HOME": str(self.root / "data"),
+            "XDG_CONFIG_HOME": str(self.root / "config"),
+            "DSH_CONFIG_DIR": str(self.root / "config" / "dsh"),
+        }
+
+    def write_claude(self, n: int) -> None:
+        claude = self.project / ".claude"
+        claude.mkdir(exist_ok=True)
+        (claude / "settings.json").write_text(json.dumps(hooks_config(n), indent=1))
+        guard = claude / "guard.sh"
+        guard.write_text("#!/bin/sh\nexit 0\n")
+        guard.chmod(0o755)
+
+    def write_codex(self, n: int) -> None:
+        codex = self.project / ".codex"
+        codex.mkdir(exist_ok=True)
+        (codex / "hooks.json").write_text(json.dumps(codex_config(n), indent=1))
+        (self.codex_home / "config.toml").write_text(
+            f'[projects."{self.project}"]\ntrust_level = "trusted"\n'
+        )
+
+    def claude_profile(self, *, require_trust: bool = True) -> Any:
+        from dsh.hooks.claude import ClaudeCodeProfile
+
+        return ClaudeCodeProfile(
+            home=self.home,
+            managed_path=self.root / "managed-settings.json",
+            env={},
+            discover_installed_plugins=False,
+            instructions=False,
+            require_trust=require_trust,
+            transcript_dir=self.root / "transcripts",
+            trust_dir=self.trust_dir,
+        )
+
+    def codex_profile(self) -> Any:
+        from dsh.hooks.codex import CodexProfile
+
+        return CodexProfile(
+            home=self.codex_home,
+            system_dir=None,
+            env={},
+            instructions=False,
+            trust_dir=self.trust_dir,
+        )
+
+    def cli_trust(self) -> float:
+        argv = [sys.executable, "-m", "dsh", "hooks", "trust", "--project", str(self.project)]
+        started = time.perf_counter()
+        done = subprocess.run(argv, env=self.env(), capture_output=True, text=True, check=False)
+        elapsed = time.perf_counter() - started
+        if done.returncode != 0:
+            raise SystemExit(f"dsh hooks trust exited {done.returncode}: {done.stderr[-2000:]}")
+        return elapsed
+
+
+def timed(fn: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
+def measure_claude(place: Place, n: int) -> dict[str, float]:
+    place.write_claude(n)
+    profile = place.claude_profile()
+    untrusted = timed(lambda: profile.load(place.project))
+    trust = place.cli_trust()
+    # The CLI's records are dsh's data directory's; the profile reads the same one.
+    trusted = timed(lambda: profile.load(place.project))
+    mount = profile.load(place.project)
+    if n and mount.hooks is None:
+        raise SystemExit("claude: no hook trusted after dsh hooks trust")
+    return {"load untrusted": untrusted, "dsh hooks trust": trust, "load trusted": trusted}
+
+
+def measure_codex(place: Place, n: int) -> dict[str, float]:
+    place.write_codex(n)
+    profile = place.codex_profile()
+    untrusted = timed(lambda: profile.load(place.project))
+    trust = place.cli_trust()
+    trusted = timed(lambda: profile.load(place.project))
+    mount = profile.load(place.project)
+    if n and not mount.catalog.running():
+        raise SystemExit("codex: no hook trusted after dsh hooks trust")
+    return {"load untrusted": untrusted, "dsh hooks trust": trust, "load trusted": trusted}
+
+
+async def _turn(place: Place, n: int) -> float:
+    from dsh.agent import AgentOptions
+    from dsh.host import HostOptions, open_host
+    from dsh.session import JsonlSessionStore
+    from dsh.testing import say, scripted_model
+
+    place.write_claude(0)
+    hooks = [{"type": "command", "command": f"true {i}"} for i in range(n)]
+    settings = {"hooks": {"UserPromptSubmit": [{"hooks": hooks}]}} if n else {}
+    (place.project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    options = HostOptions(
+        project=place.project,
+        model=scripted_model(say("ok")),
+        store=JsonlSessionStore(place.root / "sessions"),
+        profiles=(place.claude_profile(require_trust=False),),
+        agent=AgentOptions(max_steps=2),
+    )
+    async with open_host(options) as host:
+        host.agent.send("hi")
+        started = time.perf_counter()
+        await host.agent.run_turn()
+        elapsed = time.perf_counter() - started
+    invocations = sum(e.type == "hook/invocation" for e in host.session.events)
+    if invocations != n:
+        raise SystemExit(f"fire: {invocations} hooks ran, not {n}")
+    return elapsed
+
+
+def measure_fire(place: Place, n: int) -> dict[str, float]:
+    base = min(asyncio.run(_turn(place, 0)) for _ in range(3))
+    runs = [asyncio.run(_turn(place, n)) for _ in range(3)]
+    return {"turn": min(runs) - base}
+
+
+MEASURES: dict[str, Callable[[Place, int], dict[str, float]]] = {
+    "claude": measure_claude,
+    "codex": measure_codex,
+    "fire": measure_fire,
+}
+
+
+def child(kind: str, n: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="dsh-scaling-") as tmp:
+        place = Place(Path(tmp))
+        for key, value in place.env().items():
+            os.environ[key] = value
+        print(json.dumps(MEASURES[kind](place, n)))
+
+
+def run_child(kind: str, n: int, limit: float) -> dict[str, float] | None:
+    argv = [sys.executable, __file__, "--measure", kind, str(n)]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=limit, check=False)
+    except subprocess.TimeoutExpired:
+        return None
+    if done.returncode != 0:
+        raise SystemExit(f"{kind} {n}: exited {done.returncode}\n{done.stderr[-3000:]}")
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def shown(value: float | None, limit: float) -> str:
+    return f"> {limit:.0f} s" if value is None else f"{value:.3f} s"
+
+
+def table(kind: str, sizes: list[int], limit: float) -> None:
+    rows: dict[int, dict[str, float] | None] = {}
+    for n in sizes:
+        rows[n] = run_child(kind, n, limit)
+    columns = next((list(r) for r in rows.values() if r), [])
+    print(f"\n{kind}: hooks configured, seconds (and per hook against {sizes[0]})")
+    for n, figures in rows.items():
+        cells = []
+        for column in columns:
+            value = None if figures is None else figures[column]
+            cell = f"{column} {shown(value, limit)}"
+            first = rows[sizes[0]]
+            if value is not None and first and n != sizes[0] and first[column] > 0:
+                per = (value / n) / (first[column] / sizes[0])
+                cell += f" ({per:.2f}x)"
+            cells.append(cell)
+        print(f"  {n:>6}: " + "; ".join(cells))
+
+
+def fire_table(sizes: list[int], limit: float) -> None:
+    print("\nfire: a turn whose UserPromptSubmit has F matching `true I` hooks, less one with none")
+    first: float | None = None
+    for f in sizes:
+        figures = run_child("fire", f, limit)
+        value = None if figures is None else figures["turn"]
+        line = f"  {f:>6}: {shown(value, limit)}"
+        if value is not None:
+            per_hundred = value / (f / 100)
+            line += f", {per_hundred * 1000:.1f} ms per hundred"
+            if first is None:
+                first = per_hundred
+            else:
+                line += f" ({per_hundred / first:.2f}x the first; target <= 2x)"
+        print(line)
+
+
+def startup() -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "dsh", "--version"], capture_output=True, check=False)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100,1000,10000")
+    parser.add_argument("--fire", default="100,1000")
+    parser.add_argument("--limit", type=float, default=300.0)
+    parser.add_argument("--only", choices=[*MEASURES], action="append")
+    parser.add_argument("--measure", nargs=2, metavar=("KIND", "N"))
+    args = parser.parse_args()
+    if args.measure:
+        child(args.measure[0], int(args.measure[1]))
+        return
+    sizes = [int(s) for s in args.sizes.split(",")]
+    only = args.only or list(MEASURES)
+    print(f"`dsh --version` as a process: {startup():.3f} s (in each `dsh hooks trust`)")
+    for kind in ("claude", "codex"):
+        if kind in only:
+            table(kind, sizes, args.limit)
+    if "fire" in only:
+        fire_table([int(s) for s in args.fire.split(",")], args.limit)
+
+
+if __name__ == "__main__":
+    main()

@@ -34,6 +34,7 @@ from dsh.hooks.codex.events._specs import CONTEXT_LIMIT_EVENTS, EVENT_LABELS, MA
 
 __all__ = [
     "DEFAULT_CONTEXT_LIMIT",
+    "MAX_USER_CONFIG_BYTES",
     "HookState",
     "TrustError",
     "hook_hash",
@@ -43,8 +44,10 @@ __all__ = [
     "toml_string",
 ]
 
-_MAX_CONFIG_BYTES: Final = 64 << 20
-"""The ``config.toml`` a trust write rewrites: read whole, so bounded (records grow with hooks)."""
+MAX_USER_CONFIG_BYTES: Final = 64 << 20
+"""The user's ``config.toml``, which trust writes rewrite: read whole, so bounded, and
+within the same bound wherever it is read (its records grow with the hooks trusted:
+~150 bytes each, so 10,000 hooks are ~1.5 MB, over the 1 MiB of a hook source)."""
 
 DEFAULT_CONTEXT_LIMIT: Final = 2500
 """``additionalContextLimit`` when unset (approximate tokens); left out of the hash."""
@@ -232,7 +235,7 @@ def record_trust(
     """
     try:
         text = (
-            read_bounded(config_path, _MAX_CONFIG_BYTES, "Codex config").decode("utf-8")
+            read_bounded(config_path, MAX_USER_CONFIG_BYTES, "Codex config").decode("utf-8")
             if config_path.exists()
             else ""
         )

@@ -1,10 +1,13 @@
 """How dsh's cost grows with the number of hooks configured and fired (issue 27, linear cost).
 
 Run: .venv/bin/python benchmarks/bench_hook_scaling.py [--sizes 100,1000,10000]
-     [--fire 100,1000] [--limit SECONDS]
+     [--fire 100,1000] [--limit SECONDS] [--only claude|codex|fire ...]
 
 Each figure is measured in a fresh child process (its own temporary project, homes and
-trust records), cut off after ``--limit`` seconds (default 300; shown ``> LIMIT``):
+trust records), cut off after ``--limit`` seconds (default 300; shown ``> LIMIT``). Each
+time is given as wall / CPU seconds: on a shared machine the CPU time (this process's,
+or the ``dsh`` process's) is the figure that does not move with the load, and the ratios
+are taken on it.
 
 - **Claude load**: a project whose ``.claude/settings.json`` declares N hooks (spread over
   four events, ten a group, one in ten naming a project script), loaded as ``dsh run`` loads
@@ -16,8 +19,9 @@ trust records), cut off after ``--limit`` seconds (default 300; shown ``> LIMIT`
   in a trusted project; ``dsh hooks trust`` writes Codex's ``[hooks.state]`` records into
   ``config.toml`` and dsh's own record);
 - **fire**: one turn of the real loop (scripted model) whose UserPromptSubmit has F matching
-  near-free hooks (``true I``), minus the same turn with none, for each F; with the ratio of
-  the cost per hundred hooks to that of the first F.
+  near-free hooks (``true I``), minus the same turn with none: wall and dsh's CPU per
+  hundred hooks, against the first F; and, with hooks that sleep 0.2 s, the most hook
+  processes alive at once (the concurrency limit; polled from ``/proc``).
 
 Targets: 10,000 hooks load and trust in <= 1 s; 1,000 hooks fire in <= 2x the time of 100,
 per hundred. Each figure is compared against the first size in the same run (``x`` per
@@ -28,11 +32,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -141,20 +148,34 @@ class Place:
             trust_dir=self.trust_dir,
         )
 
-    def cli_trust(self) -> float:
+    def cli_trust(self) -> tuple[float, float]:
+        """``dsh hooks trust`` as a process: its wall time and its CPU time (user + system)."""
         argv = [sys.executable, "-m", "dsh", "hooks", "trust", "--project", str(self.project)]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run(argv, env=self.env(), capture_output=True, text=True, check=False)
         elapsed = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode != 0:
             raise SystemExit(f"dsh hooks trust exited {done.returncode}: {done.stderr[-2000:]}")
-        return elapsed
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        return elapsed, cpu
 
 
-def timed(fn: Callable[[], object]) -> float:
-    started = time.perf_counter()
+def timed(fn: Callable[[], object]) -> tuple[float, float]:
+    """``fn()``'s wall time and this process's CPU time in it."""
+    started, cpu = time.perf_counter(), time.process_time()
     fn()
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu
+
+
+def figures(**measured: tuple[float, float]) -> dict[str, float]:
+    """Each measurement as two figures: ``NAME`` (wall) and ``NAME cpu``."""
+    found: dict[str, float] = {}
+    for name, (wall, cpu) in measured.items():
+        found[name.replace("_", " ")] = wall
+        found[f"{name.replace('_', ' ')} cpu"] = cpu
+    return found
 
 
 def measure_claude(place: Place, n: int) -> dict[str, float]:
@@ -167,7 +188,7 @@ def measure_claude(place: Place, n: int) -> dict[str, float]:
     mount = profile.load(place.project)
     if n and mount.hooks is None:
         raise SystemExit("claude: no hook trusted after dsh hooks trust")
-    return {"load untrusted": untrusted, "dsh hooks trust": trust, "load trusted": trusted}
+    return figures(load_untrusted=untrusted, dsh_hooks_trust=trust, load_trusted=trusted)
 
 
 def measure_codex(place: Place, n: int) -> dict[str, float]:
@@ -179,17 +200,47 @@ def measure_codex(place: Place, n: int) -> dict[str, float]:
     mount = profile.load(place.project)
     if n and not mount.catalog.running():
         raise SystemExit("codex: no hook trusted after dsh hooks trust")
-    return {"load untrusted": untrusted, "dsh hooks trust": trust, "load trusted": trusted}
+    return figures(load_untrusted=untrusted, dsh_hooks_trust=trust, load_trusted=trusted)
 
 
-async def _turn(place: Place, n: int) -> float:
+class ChildPeak:
+    """The most child processes this process had at once, polled from ``/proc`` by a thread."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _count(self) -> int:
+        total = 0
+        for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+            with contextlib.suppress(OSError):  # a thread that ended meanwhile
+                total += len((task / "children").read_text().split())
+        return total
+
+    def _poll(self) -> None:
+        while not self._stop.wait(0.002):
+            self.peak = max(self.peak, self._count())
+
+    def __enter__(self) -> ChildPeak:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+async def _turn(place: Place, n: int, command: str = "true") -> tuple[float, float, int]:
+    """One turn with ``n`` UserPromptSubmit hooks: its wall time, this process's CPU time in
+    it, and the most hook processes alive at once."""
     from dsh.agent import AgentOptions
     from dsh.host import HostOptions, open_host
     from dsh.session import JsonlSessionStore
     from dsh.testing import say, scripted_model
 
     place.write_claude(0)
-    hooks = [{"type": "command", "command": f"true {i}"} for i in range(n)]
+    hooks = [{"type": "command", "command": f"{command} {i}"} for i in range(n)]
     settings = {"hooks": {"UserPromptSubmit": [{"hooks": hooks}]}} if n else {}
     (place.project / ".claude" / "settings.json").write_text(json.dumps(settings))
     options = HostOptions(
@@ -201,19 +252,25 @@ async def _turn(place: Place, n: int) -> float:
     )
     async with open_host(options) as host:
         host.agent.send("hi")
-        started = time.perf_counter()
-        await host.agent.run_turn()
-        elapsed = time.perf_counter() - started
+        with ChildPeak() as children:
+            started, cpu = time.perf_counter(), time.process_time()
+            await host.agent.run_turn()
+            elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     invocations = sum(e.type == "hook/invocation" for e in host.session.events)
     if invocations != n:
         raise SystemExit(f"fire: {invocations} hooks ran, not {n}")
-    return elapsed
+    return elapsed, cpu, children.peak
 
 
 def measure_fire(place: Place, n: int) -> dict[str, float]:
-    base = min(asyncio.run(_turn(place, 0)) for _ in range(3))
+    base = [asyncio.run(_turn(place, 0)) for _ in range(3)]
     runs = [asyncio.run(_turn(place, n)) for _ in range(3)]
-    return {"turn": min(runs) - base}
+    sleepers = asyncio.run(_turn(place, n, "sleep 0.2 #"))
+    return {
+        "turn": min(r[0] for r in runs) - min(b[0] for b in base),
+        "cpu": min(r[1] for r in runs) - min(b[1] for b in base),
+        "peak": float(sleepers[2] - max(b[2] for b in base)),  # less dsh's own (its watchdog)
+    }
 
 
 MEASURES: dict[str, Callable[[Place, int], dict[str, float]]] = {
@@ -243,44 +300,48 @@ def run_child(kind: str, n: int, limit: float) -> dict[str, float] | None:
     return figures
 
 
-def shown(value: float | None, limit: float) -> str:
-    return f"> {limit:.0f} s" if value is None else f"{value:.3f} s"
-
-
 def table(kind: str, sizes: list[int], limit: float) -> None:
     rows: dict[int, dict[str, float] | None] = {}
     for n in sizes:
         rows[n] = run_child(kind, n, limit)
-    columns = next((list(r) for r in rows.values() if r), [])
-    print(f"\n{kind}: hooks configured, seconds (and per hook against {sizes[0]})")
-    for n, figures in rows.items():
+    columns = next(([c for c in r if not c.endswith(" cpu")] for r in rows.values() if r), [])
+    print(f"\n{kind}: hooks configured, wall / CPU seconds (CPU per hook against {sizes[0]})")
+    first = rows[sizes[0]]
+    for n, found in rows.items():
         cells = []
         for column in columns:
-            value = None if figures is None else figures[column]
-            cell = f"{column} {shown(value, limit)}"
-            first = rows[sizes[0]]
-            if value is not None and first and n != sizes[0] and first[column] > 0:
-                per = (value / n) / (first[column] / sizes[0])
+            if found is None:
+                cells.append(f"{column} > {limit:.0f} s")
+                continue
+            wall, cpu = found[column], found[f"{column} cpu"]
+            cell = f"{column} {wall:.3f} / {cpu:.3f} s"
+            if first and n != sizes[0] and first[f"{column} cpu"] > 0:
+                per = (cpu / n) / (first[f"{column} cpu"] / sizes[0])
                 cell += f" ({per:.2f}x)"
             cells.append(cell)
         print(f"  {n:>6}: " + "; ".join(cells))
 
 
 def fire_table(sizes: list[int], limit: float) -> None:
-    print("\nfire: a turn whose UserPromptSubmit has F matching `true I` hooks, less one with none")
-    first: float | None = None
+    print(
+        "\nfire: a turn whose UserPromptSubmit has F matching `true I` hooks, over one with none:"
+        " wall and dsh's own CPU per hundred hooks (against the first F); and the most hook"
+        " processes alive at once when each sleeps 0.2 s"
+    )
+    first: dict[str, float] | None = None
     for f in sizes:
-        figures = run_child("fire", f, limit)
-        value = None if figures is None else figures["turn"]
-        line = f"  {f:>6}: {shown(value, limit)}"
-        if value is not None:
-            per_hundred = value / (f / 100)
-            line += f", {per_hundred * 1000:.1f} ms per hundred"
-            if first is None:
-                first = per_hundred
-            else:
-                line += f" ({per_hundred / first:.2f}x the first; target <= 2x)"
-        print(line)
+        found = run_child("fire", f, limit)
+        if found is None:
+            print(f"  {f:>6}: > {limit:.0f} s")
+            continue
+        wall, cpu = found["turn"] * 100 / f, found["cpu"] * 100 / f
+        line = f"  {f:>6}: {found['turn']:.3f} s; per hundred {wall * 1000:.1f} ms wall"
+        line += f" / {cpu * 1000:.1f} ms CPU"
+        if first is None:
+            first = {"wall": wall, "cpu": cpu}
+        else:
+            line += f" ({wall / first['wall']:.2f}x / {cpu / first['cpu']:.2f}x; target <= 2x)"
+        print(line + f"; {found['peak']:.0f} at once")
 
 
 def startup() -> float:

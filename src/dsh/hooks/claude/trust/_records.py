@@ -85,9 +85,9 @@ class HookTrust:
 
     def describe(self, project: Path) -> str:
         """``PreToolUse[0][0] in .claude/settings.json: <command> (runs x.py)``."""
-        where = self.hook.origin()
-        source = _relative(Path(where.source), project)
-        text = f"{self.hook.event}[{where.group}][{where.index}] in {source}: "
+        hook = self.hook
+        source = _relative_text(hook.source.label, str(project))
+        text = f"{hook.event}[{hook.group_index}][{hook.hook_index}] in {source}: "
         text += shown(self.hook)
         if self.files:
             text += f" (runs {', '.join(self.files)})"

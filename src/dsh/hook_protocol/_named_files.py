@@ -93,12 +93,14 @@ def named_files(
     folders.append(("", digests.root(project)))
     found: dict[str, str] = {}
     base = str(project)
+    base = base if base.endswith("/") else base + "/"
     for word in _words(command, args):
-        for name, value in (variables or {}).items():
-            word = word.replace("${" + name + "}", value).replace("$" + name, value)
+        if variables and "$" in word:
+            for name, value in variables.items():
+                word = word.replace("${" + name + "}", value).replace("$" + name, value)
         if not word or "\x00" in word:
             continue
-        joined = os.path.join(base, word)
+        joined = word if word.startswith("/") else base + word  # os.path.join, inlined
         # Most words (a program on PATH, an argument) name no file: one stat says so
         # (and a word that is no regular file could have no digest anyway).
         try:

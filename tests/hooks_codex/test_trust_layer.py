@@ -474,3 +474,24 @@ def test_write_record_refuses_a_record_it_cannot_read_whole(tmp_path: Path) -> N
     kept = read_record(project, tmp_path, owned=("hooks",), bound=len(data) + (1 << 20))
     assert len(kept.sections["hooks"]) == 5000
     assert kept.has("codex")
+
+
+def test_a_codex_section_over_the_base_bound_stays_trusted(tmp_path: Path, project: Path) -> None:
+    # 1,000 hooks that each run 64 project scripts: the section's entries (a digest per
+    # script per hook) are ~5 MB, over the 4 MiB a record was read within whatever it held.
+    scripts = project / "s"
+    scripts.mkdir()
+    for i in range(64):
+        (scripts / f"{i:02}").write_text(f"echo {i}\n")
+    command = "cat " + " ".join(f"s/{i:02}" for i in range(64))
+    groups = [{"hooks": [{"type": "command", "command": f"{command} #{n}"}]} for n in range(1000)]
+    (project / ".codex" / "hooks.json").write_text(json.dumps({"hooks": {"Stop": groups}}))
+    trust = dsh(tmp_path, "hooks", "trust", "--project", str(project))
+    assert trust.returncode == 0, trust.stdout + trust.stderr
+    assert "not trusted:" not in trust.stdout
+    assert record_file(tmp_path, project).stat().st_size > 4 << 20
+    check = dsh(tmp_path, "hooks", "check", "--project", str(project))
+    assert "Traceback" not in check.stdout + check.stderr
+    assert "could not be read" not in check.stdout
+    assert "unreadable" not in check.stdout
+    assert "not trusted yet" not in check.stdout

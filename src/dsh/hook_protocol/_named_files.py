@@ -8,8 +8,8 @@ its ``args`` names a file when, once the given variables (``$NAME`` or
 project, or absolute) of a regular file inside the project or one of the
 extra roots. A file a script reads or imports on its own is not named.
 
-A review of many hooks passes one ``FileDigests``: each root is resolved, and
-each file hashed, once however many hooks name it (a suite of thousands of
+A review of many hooks passes one ``FileDigests``: each root and each path a
+word names is resolved, and each file hashed, once however many hooks name it (a suite of thousands of
 hooks that all run one script costs one digest, not thousands).
 """
 
@@ -49,17 +49,34 @@ def _words(command: str, args: Sequence[str]) -> list[str]:
 
 @final
 class FileDigests:
-    """The resolved roots and file digests of one review, each found once.
+    """The resolved roots, the files the words name and their digests of one review, each
+    found once.
 
     Only for the span of one review (one load, one ``dsh hooks trust``): a file
     edited afterwards is hashed again by the next review.
     """
 
-    __slots__ = ("_digests", "_roots")
+    __slots__ = ("_digests", "_files", "_roots")
 
     def __init__(self) -> None:
         self._roots: dict[Path, Path] = {}
         self._digests: dict[Path, str | None] = {}
+        self._files: dict[str, Path | None] = {}
+
+    def file(self, path: str) -> Path | None:
+        """``path`` resolved when it is a regular file (once), else ``None``."""
+        if path in self._files:
+            return self._files[path]
+        found: Path | None = None
+        # Most words (a program on PATH, an argument) name no file: one stat says so
+        # (and a word that is no regular file could have no digest anyway).
+        try:
+            if os.path.isfile(path):
+                found = Path(path).resolve()
+        except (OSError, ValueError, RuntimeError):
+            found = None
+        self._files[path] = found
+        return found
 
     def root(self, path: Path) -> Path:
         """``path`` resolved (once)."""
@@ -100,14 +117,8 @@ def named_files(
                 word = word.replace("${" + name + "}", value).replace("$" + name, value)
         if not word or "\x00" in word:
             continue
-        joined = word if word.startswith("/") else base + word  # os.path.join, inlined
-        # Most words (a program on PATH, an argument) name no file: one stat says so
-        # (and a word that is no regular file could have no digest anyway).
-        try:
-            if not os.path.isfile(joined):
-                continue
-            resolved = Path(joined).resolve()
-        except (OSError, ValueError, RuntimeError):
+        resolved = digests.file(word if word.startswith("/") else base + word)
+        if resolved is None:
             continue
         for prefix, root in folders:
             if resolved == root or not resolved.is_relative_to(root):

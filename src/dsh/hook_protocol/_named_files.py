@@ -9,8 +9,9 @@ project, or absolute) of a regular file inside the project or one of the
 extra roots. A file a script reads or imports on its own is not named.
 
 A review of many hooks passes one ``FileDigests``: each root and each path a
-word names is resolved, and each file hashed, once however many hooks name it (a suite of thousands of
-hooks that all run one script costs one digest, not thousands).
+word names is resolved, and each file hashed, once however many hooks name it
+(a suite of thousands of hooks that all run one script costs one digest, not
+thousands).
 """
 
 from __future__ import annotations

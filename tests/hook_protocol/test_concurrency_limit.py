@@ -212,3 +212,36 @@ def test_dsh_run_under_a_limit_of_two_decides_as_without_it(tmp_path: Path) -> N
     text = contexts[0]
     positions = [text.index(f"context-{i}") for i in range(6)]
     assert positions == sorted(positions)  # merged in declaration order, not finishing order
+
+
+def test_background_hooks_never_hold_up_the_foreground(tmp_path: Path, limit: None) -> None:
+    from dsh.hook_protocol._slots import in_background
+
+    set_hook_concurrency(1)
+    started = tmp_path / "started"
+    sleeper = HookCommand(
+        argv=(sys.executable, "-c", f"open({str(started)!r}, 'w'); import time; time.sleep(60)"),
+        timeout=120,
+        origin=ORIGIN,
+    )
+    second = HookCommand(argv=(sys.executable, "-c", "pass"), timeout=120, origin=ORIGIN)
+    quick = HookCommand(argv=(sys.executable, "-c", "print('ran')"), timeout=120, origin=ORIGIN)
+
+    async def both() -> None:
+        async def background() -> None:
+            with in_background():
+                await run_hooks([sleeper, second], b"", dedup=False)
+
+        task = asyncio.ensure_future(background())
+        while not started.exists():
+            await asyncio.sleep(0.02)
+        # The background limit's one slot is held (and the second background hook waits):
+        # a foreground hook still runs at once, on its own limit.
+        (run,) = await run_hooks([quick], b"", dedup=False)
+        assert run.stdout == "ran\n"
+        assert not task.done()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(both())

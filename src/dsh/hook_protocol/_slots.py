@@ -8,8 +8,11 @@ one firing is declaration order (``run_hooks`` asks in that order). What each
 hook answers, how a firing merges the answers (by declaration, never by
 finishing order) and what the audit trail records do not change: only when
 the processes run. A hook's timeout counts from its own start, not from when it
-queued. Async hooks hold slots too: they are processes like the others, and a
-suite that fires many in the background would otherwise escape the limit.
+queued. Async hooks (run ``in_background``) hold slots too, of a second limit of
+the same size: they are processes like the others, and a suite firing many in the
+background would otherwise escape the limit; but a long-running background hook
+must never hold up the hooks a tool call or a prompt waits for, so the two never
+share slots (at most twice the limit run at once in all).
 
 The limit is ``hook_concurrency`` in dsh's configuration (``DSH_HOOK_CONCURRENCY``),
 else ``default_hook_concurrency()``: four per CPU dsh may run on, and never
@@ -23,16 +26,18 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import contextvars
 import functools
 import os
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Final
 
 __all__ = [
     "default_hook_concurrency",
     "hook_concurrency",
     "hook_slot",
+    "in_background",
     "set_hook_concurrency",
 ]
 
@@ -40,6 +45,9 @@ _PER_CPU: Final = 4
 _AT_LEAST: Final = 16
 
 _chosen: int | None = None
+_BACKGROUND: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "dsh_hooks_in_background", default=False
+)
 
 
 class _Slots:
@@ -80,7 +88,20 @@ class _Slots:
         self.free += 1
 
 
-_by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Slots] = weakref.WeakKeyDictionary()
+_by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[bool, _Slots]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@contextlib.contextmanager
+def in_background() -> Iterator[None]:
+    """The hooks run in the block (and in the tasks it starts) are background (async)
+    hooks: they take the background limit's slots."""
+    token = _BACKGROUND.set(True)
+    try:
+        yield
+    finally:
+        _BACKGROUND.reset(token)
 
 
 @functools.cache
@@ -112,10 +133,14 @@ async def hook_slot() -> AsyncIterator[None]:
     served, while none is free)."""
     loop = asyncio.get_running_loop()
     limit = hook_concurrency()
-    slots = _by_loop.get(loop)
+    pools = _by_loop.get(loop)
+    if pools is None:
+        pools = _by_loop[loop] = {}
+    background = _BACKGROUND.get()
+    slots = pools.get(background)
     if slots is None or slots.limit != limit:
         # A new loop, or a new limit (set before the hooks it governs run).
-        slots = _by_loop[loop] = _Slots(limit)
+        slots = pools[background] = _Slots(limit)
     await slots.acquire()
     try:
         yield

@@ -36,6 +36,7 @@ import contextlib
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -291,13 +292,19 @@ def child(kind: str, n: int) -> None:
 
 def run_child(kind: str, n: int, limit: float) -> dict[str, float] | None:
     argv = [sys.executable, __file__, "--measure", kind, str(n)]
+    # Its own process group: cut off, the child and the `dsh` it runs end together.
+    child = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=limit, check=False)
+        out, err = child.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
         return None
-    if done.returncode != 0:
-        raise SystemExit(f"{kind} {n}: exited {done.returncode}\n{done.stderr[-3000:]}")
-    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    if child.returncode != 0:
+        raise SystemExit(f"{kind} {n}: exited {child.returncode}\n{err[-3000:]}")
+    figures: dict[str, float] = json.loads(out.strip().splitlines()[-1])
     return figures
 
 

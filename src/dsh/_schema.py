@@ -220,6 +220,7 @@ def _describe_annotated(data: Any, tp: Any, loc: tuple[str | int, ...]) -> list[
 
 _LEAVES: Final[dict[Any, tuple[str, str]]] = {
     str: ("string_type", "Input should be a valid string"),
+    int: ("int_type", "Input should be a valid integer"),
     bool: ("bool_type", _BOOL_TYPE),
     dict: ("dict_type", "Input should be a valid dictionary"),
 }

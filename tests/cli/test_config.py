@@ -30,6 +30,7 @@ VALUES: dict[str, list[Any]] = {
     "output_format": ["text", "json", "stream-json", "json"],
     "plugins": [("a:b",), ("c:d",), ("e:f",), ("g:h",)],
     "hook_helpers": ["session", "hook", "session", "hook"],
+    "hook_concurrency": [2, 3, 4, 5],
 }
 
 
@@ -57,7 +58,7 @@ def test_the_highest_layer_that_sets_a_key_wins_and_is_named(
         user.write_text(_toml(per_layer["user"]))
         (project / ".dsh" / "config.toml").write_text(_toml(per_layer["project"]))
         env = {
-            f"DSH_{k.upper()}": ",".join(v) if isinstance(v, tuple) else v
+            f"DSH_{k.upper()}": ",".join(v) if isinstance(v, tuple) else str(v)
             for k, v in per_layer["env"].items()
         }
         clean = {k: v for k, v in os.environ.items() if not k.startswith("DSH_")}
@@ -89,6 +90,9 @@ def test_the_highest_layer_that_sets_a_key_wins_and_is_named(
         ("output_format = 'yaml'\n", "output_format: Input should be"),
         ("plugins = ['nocolon']\n", "plugin 'nocolon' is not module:function"),
         ("permission_mode = 'sometimes'\n", "permission_mode: Input should be"),
+        ("hook_concurrency = 0\n", "hook_concurrency: at least 1 hook process"),
+        ("hook_concurrency = 'many'\n", "hook_concurrency: Input should be a valid integer"),
+        ("hook_concurrency = true\n", "hook_concurrency: Input should be a valid integer"),
     ],
 )
 def test_a_bad_project_file_names_the_file_and_the_key(

@@ -391,3 +391,84 @@ def test_the_trust_prompt_shows_a_changed_file_and_accepting_records_it(
     assert ask_to_trust([profile], project, lambda lines: True) is True
     assert profile.untrusted(project) == ()
     assert profile.load(project).diagnostics == ()
+
+
+def _large_claude_record(tmp_path: Path, project: Path) -> bytes:
+    """A valid record whose Claude sections (6 MiB of hooks, as a project of tens of
+    thousands of hooks records) are over the bound a Codex write reads it within."""
+    hooks = [
+        {"fingerprint": f"{i:064x}", "where": f"Stop[{i}][0] in .claude/settings.json"}
+        | {"command": f"check-{i} " + "x" * 1200}
+        for i in range(5000)
+    ]
+    permissions = [{"fingerprint": "p" * 64, "where": "permissions.allow Bash(ls)"}]
+    data = json.dumps(
+        {
+            "format": TRUST_FORMAT,
+            "project": str(project),
+            "hooks": hooks,
+            "permissions": permissions,
+        },
+        indent=1,
+    ).encode()
+    record = record_file(tmp_path, project)
+    record.parent.mkdir(parents=True)
+    record.write_bytes(data)
+    return data
+
+
+def test_a_codex_write_onto_a_record_over_its_bound_refuses_and_keeps_the_claude_sections(
+    tmp_path: Path, project: Path
+) -> None:
+    data = _large_claude_record(tmp_path, project)
+    record = record_file(tmp_path, project)
+    trust = dsh(tmp_path, "hooks", "trust", "--project", str(project))
+    assert "Traceback" not in trust.stdout + trust.stderr
+    [line] = [line for line in trust.stdout.splitlines() if "not trusted:" in line]
+    assert f"trust record {record}" in line
+    assert "over the" in line
+    assert "left as it is" in line
+    done, _log = run(tmp_path, project)  # the first run records the layer: refused the same
+    assert any(f"trust record {record}" in line for line in done.stdout.splitlines())
+    assert record.read_bytes() == data  # nothing recorded is lost
+
+
+def test_write_record_refuses_a_record_it_cannot_read_whole(tmp_path: Path) -> None:
+    from dsh.hook_protocol import read_record, write_record
+    from dsh.hook_protocol._trust_record import record_path
+    from dsh.session import SessionError
+
+    project = tmp_path / "p"
+    hooks = [{"fingerprint": f"{i:064x}", "where": "x" * 1000} for i in range(5000)]
+    write_record(project, tmp_path, {"hooks": hooks})  # its own bound covers what it writes
+    data = record_path(project, tmp_path).read_bytes()
+    assert len(data) > 4 << 20
+    with pytest.raises(SessionError, match=f"trust record {record_path(project, tmp_path)}"):
+        write_record(project, tmp_path, {"codex": [{"fingerprint": "b", "where": "codex x"}]})
+    assert record_path(project, tmp_path).read_bytes() == data
+    # With a bound sized to the whole configuration (as each bridge gives), it merges.
+    write_record(project, tmp_path, {"codex": []}, bound=len(data) + (1 << 20))
+    kept = read_record(project, tmp_path, owned=("hooks",), bound=len(data) + (1 << 20))
+    assert len(kept.sections["hooks"]) == 5000
+    assert kept.has("codex")
+
+
+def test_a_codex_section_over_the_base_bound_stays_trusted(tmp_path: Path, project: Path) -> None:
+    # 1,000 hooks that each run 64 project scripts: the section's entries (a digest per
+    # script per hook) are ~5 MB, over the 4 MiB a record was read within whatever it held.
+    scripts = project / "s"
+    scripts.mkdir()
+    for i in range(64):
+        (scripts / f"{i:02}").write_text(f"echo {i}\n")
+    command = "cat " + " ".join(f"s/{i:02}" for i in range(64))
+    groups = [{"hooks": [{"type": "command", "command": f"{command} #{n}"}]} for n in range(1000)]
+    (project / ".codex" / "hooks.json").write_text(json.dumps({"hooks": {"Stop": groups}}))
+    trust = dsh(tmp_path, "hooks", "trust", "--project", str(project))
+    assert trust.returncode == 0, trust.stdout + trust.stderr
+    assert "not trusted:" not in trust.stdout
+    assert record_file(tmp_path, project).stat().st_size > 4 << 20
+    check = dsh(tmp_path, "hooks", "check", "--project", str(project))
+    assert "Traceback" not in check.stdout + check.stderr
+    assert "could not be read" not in check.stdout
+    assert "unreadable" not in check.stdout
+    assert "not trusted yet" not in check.stdout

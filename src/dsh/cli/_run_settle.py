@@ -110,6 +110,10 @@ def settle(
     except ConfigError as exc:
         raise UserError(str(exc)) from exc
     set_hook_helpers(config.hook_helpers or "hook")  # the process's: its hooks run under it
+    if config.hook_concurrency is not None:  # else the default (imported only when set)
+        from dsh.hook_protocol._slots import set_hook_concurrency
+
+        set_hook_concurrency(config.hook_concurrency)
     plugins: list[Plugin] = []
     for spec in config.plugins if not io.get("plugins") else ():
         plugins.append(load_plugin(spec, f"plugins (from {config.sources['plugins']})"))

@@ -4,7 +4,9 @@ Shared by the Claude Code and Codex bridges (which never import each other).
 A bridge builds ``HookCommand``s from its tool's configuration (the
 environment through ``hook_environment``; no hook inherits the model API
 keys, ``SECRET_ENV_VARS``, unless ``$DSH_HOOK_PASS_ENV`` names them) and fires an event's hooks with
-``fire_hooks``: it runs them concurrently, records ``hook/invocation`` and
+``fire_hooks``: it runs them concurrently (at most the process's hook
+concurrency limit at once, the others queued in declaration order:
+``_slots``), records ``hook/invocation`` and
 ``hook/result`` events in the bridge's ``HookSink`` (one fsync per group, a
 result for every invocation even when cancelled), turns each ``HookRun`` into
 a ``HookOutcome`` with the bridge's ``AnswerRules`` and returns the decided

@@ -15,6 +15,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import final
 
+from dsh.hook_protocol._slots import in_background
+
 __all__ = ["BackgroundFirings"]
 
 _logger = logging.getLogger("dsh.hook_protocol")
@@ -45,11 +47,12 @@ class BackgroundFirings:
 
         async def run() -> None:
             try:
-                if slots is None:
-                    await work()
-                    return
-                async with slots:
-                    await work()
+                with in_background():  # its hooks take the background limit's slots
+                    if slots is None:
+                        await work()
+                        return
+                    async with slots:
+                        await work()
             except Exception:
                 # Nobody awaits a background firing: its failure is logged, never lost.
                 _logger.exception("background hook firing %s failed", name)

@@ -94,9 +94,14 @@ class HookResultEvent(SessionEvent):
 
 
 def invocation_event(
-    cmd: HookCommand, payload: bytes, *, turn_id: str | None = None
+    cmd: HookCommand,
+    payload: bytes,
+    *,
+    turn_id: str | None = None,
+    payload_sha256: str | None = None,
 ) -> HookInvocationEvent:
-    """The ``hook/invocation`` event for running ``cmd`` with ``payload`` on stdin."""
+    """The ``hook/invocation`` event for running ``cmd`` with ``payload`` on stdin
+    (``payload_sha256``: its digest, when the caller already has it)."""
     o = cmd.origin
     return HookInvocationEvent(
         turn_id=turn_id,
@@ -108,7 +113,7 @@ def invocation_event(
         command=cmd.argv,
         timeout=cmd.timeout,
         on_failure=cmd.on_failure,
-        payload_sha256=hashlib.sha256(payload).hexdigest(),
+        payload_sha256=payload_sha256 or hashlib.sha256(payload).hexdigest(),
         payload_bytes=len(payload),
     )
 

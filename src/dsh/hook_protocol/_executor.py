@@ -41,6 +41,7 @@ from dsh.base._process_group import own_session
 from dsh.hook_protocol._capture import Capture
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._environment import spawn_environment
+from dsh.hook_protocol._slots import hook_slot
 
 __all__ = [
     "DEFAULT_CAPTURE_CAP",
@@ -262,6 +263,9 @@ async def run_hook(
     - Cancelling the calling task SIGKILLs the group, waits for the process to
       be reaped, and re-raises ``CancelledError``.
 
+    - At most ``hook_concurrency()`` hook processes run at once (``_slots``): a hook
+      that finds no slot free waits its turn, and its timeout counts from its start.
+
     Otherwise it never raises (argument mistakes aside: ``stdin`` not bytes, a
     negative cap): a spawn failure (missing file, not executable, bad cwd) or
     an executor fault comes back as ``spawn_error``.
@@ -271,6 +275,22 @@ async def run_hook(
     for name, value in (("stdout_cap", stdout_cap), ("stderr_cap", stderr_cap)):
         if value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
+    async with hook_slot():  # from before the spawn until the process is reaped
+        return await _run_hook(
+            cmd, stdin, stdout_cap, stderr_cap, kill_grace, eof_grace, signal, helpers
+        )
+
+
+async def _run_hook(
+    cmd: HookCommand,
+    stdin: bytes,
+    stdout_cap: int,
+    stderr_cap: int,
+    kill_grace: float,
+    eof_grace: float,
+    signal: CancelSignal | None,
+    helpers: HookHelpers | None,
+) -> HookRun:
     loop = asyncio.get_running_loop()
     started = time.perf_counter()
     if signal is not None and signal.aborted:
@@ -418,6 +438,9 @@ async def run_hooks(
     signal: CancelSignal | None = None,
 ) -> tuple[HookRun, ...]:
     """Run an event's hooks concurrently; runs come back in declaration order.
+
+    Each holds a slot of the process's hook limit while it runs (see ``run_hook``);
+    those that must wait start in declaration order.
 
     ``stdin`` is one payload for every hook, or one payload per hook.
 

@@ -15,6 +15,7 @@ the hooks are its ``HookSink``. So this module knows no bridge and no agent.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -168,7 +169,8 @@ async def fire_hooks(
     cmds = [cmd for _, cmd in handlers]
     selected = unique_hooks(cmds)
     # Hooks fired together are logged together: one write and one fsync for the lot.
-    invocations = [invocation_event(cmds[i], payload) for i in selected]
+    digest = hashlib.sha256(payload).hexdigest()  # one payload: hashed once, not per hook
+    invocations = [invocation_event(cmds[i], payload, payload_sha256=digest) for i in selected]
     sink.append_events(invocations)
     started = time.perf_counter()
     try:

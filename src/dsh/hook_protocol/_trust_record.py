@@ -110,6 +110,9 @@ class TrustRecord:
     problem: str | None = None
     sections: Mapping[str, tuple[Mapping[str, str], ...]] = FrozenDict()
     """Every section of the record with its valid entries, as read (kept on a write)."""
+    places: frozenset[str] = frozenset()
+    """Every ``where`` of ``fingerprints`` (its values), so ``state_of`` asks a set, not the
+    whole record, for each item it reviews."""
 
     def has(self, section: str) -> bool:
         """Whether the record holds ``section`` at all (an empty list counts)."""
@@ -123,21 +126,28 @@ def record_bound(texts: Iterable[str] = ()) -> int:
     return _MAX_RECORD_BYTES + sum(_ENTRY_BYTES + _ESCAPED_CHAR_BYTES * len(t) for t in texts)
 
 
-def _read(path: Path, bound: int) -> tuple[dict[str, object] | None, str | None]:
-    """The record's JSON object (``None`` when absent), or the problem with it."""
+def _read(path: Path, bound: int) -> tuple[dict[str, object] | None, str | None, bool]:
+    """The record's JSON object (``None`` when absent), or the problem with it, and whether
+    a record dsh could not read may still hold trust: a regular file over ``bound`` or
+    refused by the system (permissions, I/O) may; a planted link, a FIFO or device, or
+    bytes that are no record hold none."""
     try:
         data = read_bounded(path, bound, "trust record", follow=False)
     except FileNotFoundError:
-        return None, None
+        return None, None, False
     except (OSError, SessionError) as exc:
-        return None, f"trust record {path} unreadable: {exc}"
+        try:
+            kept = stat.S_ISREG(os.lstat(path).st_mode)
+        except OSError:
+            kept = False
+        return None, f"trust record {path} unreadable: {exc}", kept
     try:
         parsed = load_json(data)
     except UnsafeJSONError as exc:
-        return None, f"trust record {path} unreadable: {exc}"
+        return None, f"trust record {path} unreadable: {exc}", False
     if not isinstance(parsed, dict) or parsed.get("format") != TRUST_FORMAT:
-        return None, f"trust record {path} is not a {TRUST_FORMAT} record"
-    return parsed, None
+        return None, f"trust record {path} is not a {TRUST_FORMAT} record", False
+    return parsed, None, False
 
 
 def read_record(
@@ -151,9 +161,13 @@ def read_record(
     ``fingerprints`` covers the ``owned`` sections only. ``bound``: the bytes it is read
     within, ``record_bound`` of what the caller's configuration may have recorded, so a
     large trusted project stays trusted."""
-    parsed, problem = _read(record_path(project, trust_dir), bound)
+    parsed, problem, _kept = _read(record_path(project, trust_dir), bound)
     if parsed is None:
         return TrustRecord(FrozenDict(), problem)
+    return _record(parsed, owned)
+
+
+def _record(parsed: Mapping[str, object], owned: Sequence[str]) -> TrustRecord:
     sections = {
         str(section): tuple(
             {str(k): str(v) for k, v in e.items()}
@@ -164,9 +178,11 @@ def read_record(
         if section not in _METADATA and isinstance(listed, list)
     }
     entries = [entry for name in owned for entry in sections.get(name, ())]
+    fingerprints = FrozenDict({e["fingerprint"]: e.get("where", "") for e in entries})
     return TrustRecord(
-        FrozenDict({e["fingerprint"]: e.get("where", "") for e in entries}),
+        fingerprints,
         sections=FrozenDict(sections),
+        places=frozenset(fingerprints.values()),
     )
 
 
@@ -174,23 +190,41 @@ def state_of(fingerprint: str, place: str, record: TrustRecord) -> TrustState:
     """Trusted, or why not: a place trusted with another fingerprint changed since."""
     if fingerprint in record.fingerprints:
         return "trusted"
-    if place in set(record.fingerprints.values()):
+    if place in record.places:
         return "changed since trusted"
     return "not trusted yet"
 
 
 def write_record(
-    project: Path, trust_dir: Path | None, sections: Mapping[str, Sequence[Mapping[str, str]]]
+    project: Path,
+    trust_dir: Path | None,
+    sections: Mapping[str, Sequence[Mapping[str, str]]],
+    *,
+    bound: int | None = None,
 ) -> None:
     """Replace ``sections`` of the project's record (each entry a ``fingerprint`` and
     ``where``), keeping its other sections; 0600 in 0700 directories, through a temporary
-    file renamed over it. A record that cannot be read is replaced whole."""
+    file renamed over it.
+
+    The record as it is is read within ``bound`` (at least ``record_bound`` of what is
+    written): what it keeps must be read whole, so a record over that bound or that the
+    system refuses to read is left as it is and the write refused (``SessionError``
+    naming the file and how to go on), never replaced by one that would lose another
+    bridge's sections or anything else it trusts. A planted link, a FIFO, or bytes that
+    are no record (which hold no trust anyone could read) are replaced."""
     directory = trust_dir or default_trust_dir()
     make_private_dir(directory)
     path = record_path(project, directory)
     written = (text for entries in sections.values() for e in entries for text in e.values())
-    kept = read_record(project, directory, bound=record_bound(written)).sections
-    merged = {**{k: list(v) for k, v in kept.items()}, **{k: list(v) for k, v in sections.items()}}
+    limit = max(bound or 0, record_bound(written))
+    parsed, problem, kept = _read(path, limit)
+    if kept:
+        raise SessionError(
+            f"{problem}; it was left as it is, since replacing it would lose what it records"
+            " (move it away to start again: what it trusted then needs trust again)"
+        )
+    old = _record(parsed, ()).sections if parsed is not None else {}
+    merged = {**old, **sections}
     record: dict[str, object] = {
         "format": TRUST_FORMAT,
         "project": str(project),
@@ -202,7 +236,35 @@ def write_record(
         os.unlink(temporary)
     fd = open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(record, f, ensure_ascii=True, indent=1)
+        f.write(_record_text(record))
         f.flush()
         os.fsync(f.fileno())
     os.replace(temporary, path)  # replaces a planted link, never writes through it
+
+
+def _record_text(record: Mapping[str, object]) -> str:
+    """``json.dumps(record, ensure_ascii=True, indent=1)``, byte for byte, for a record of
+    strings and lists of string-to-string entries: the pure-Python indenting encoder
+    ``json`` falls back to for ``indent`` costs ~50 µs an entry, this a few."""
+    encode = json.encoder.encode_basestring_ascii
+    lines = ["{"]
+    items = list(record.items())
+    for n, (key, value) in enumerate(items):
+        comma = "," if n < len(items) - 1 else ""
+        if isinstance(value, str):
+            lines.append(f" {encode(key)}: {encode(value)}{comma}")
+            continue
+        assert isinstance(value, list)
+        if not value:
+            lines.append(f" {encode(key)}: []{comma}")
+            continue
+        lines.append(f" {encode(key)}: [")
+        for i, entry in enumerate(value):
+            if entry:
+                fields = ",\n".join(f"   {encode(k)}: {encode(v)}" for k, v in entry.items())
+                lines.append(f"  {{\n{fields}\n  }}" + ("," if i < len(value) - 1 else ""))
+            else:
+                lines.append("  {}" + ("," if i < len(value) - 1 else ""))
+        lines.append(f" ]{comma}")
+    lines.append("}")
+    return "\n".join(lines)

@@ -5,7 +5,8 @@
 ``dsh/config.toml``), the project file (``<project>/.dsh/config.toml``), the ``DSH_*``
 environment variables (``DSH_MODEL``, ``DSH_PROVIDER``, ``DSH_BASE_URL``, ``DSH_API_KEY_ENV``,
 ``DSH_PERMISSION_MODE``, ``DSH_PLUGINS`` (comma-separated), ``DSH_OUTPUT_FORMAT``,
-``DSH_HOOK_HELPERS``; names are case-insensitive, empty values ignored), then the flags
+``DSH_HOOK_HELPERS``, ``DSH_HOOK_CONCURRENCY``; names are case-insensitive, empty values
+ignored), then the flags
 given. ``[shell_environment_policy]`` is a table, in the files only. Each layer is
 validated by the one schema (``_config_schema.Settings``) on its own, so a bad value is
 reported with the place it came from; the result, ``DshConfig``, is one typed value that
@@ -60,6 +61,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "plugins",
     "output_format",
     "hook_helpers",
+    "hook_concurrency",
     "shell_environment_policy",
 )
 """The configuration's keys, as the files, ``DSH_<KEY>`` and ``dsh config show`` name them
@@ -86,6 +88,9 @@ class DshConfig:
     hook_helpers: HookHelpersName | None = None
     """What hooks leave running after a normal exit ends at the hook's end (``"hook"``,
     the default) or lives until the session ends (``"session"``)."""
+    hook_concurrency: int | None = None
+    """How many hook processes run at once (``None``: ``max(16, 4 × CPUs)``); the others
+    wait their turn in the order they would have started (``dsh.hook_protocol``)."""
     shell_environment_policy: Mapping[str, Any] = field(default_factory=FrozenDict)
     """``[shell_environment_policy]`` (Codex's vocabulary, ``dsh.base.EnvironmentPolicy``):
     the environment of every process the model drives; the files' tables merged as Codex

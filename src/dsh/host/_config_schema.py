@@ -8,6 +8,7 @@ only the keys the layer set.
 # No `from __future__ import annotations`: msgspec reads a Struct's annotations as types
 # (strings it would evaluate at its first decode, ~1.5 ms of a run's start-up).
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -36,6 +37,7 @@ class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     plugins: tuple[str, ...] = ()
     output_format: OutputFormatName | None = None
     hook_helpers: HookHelpersName | None = None
+    hook_concurrency: int | None = None
     shell_environment_policy: dict[str, Any] | None = None
 
 
@@ -55,6 +57,12 @@ def _check_policy(value: Any) -> str | None:
     return None
 
 
+def _check_concurrency(value: Any) -> str | None:
+    if value is not None and value < 1:
+        return "at least 1 hook process must be able to run"
+    return None
+
+
 def _check_plugins(value: Any) -> str | None:
     for spec in value:
         module, sep, function = spec.partition(":")
@@ -65,6 +73,7 @@ def _check_plugins(value: Any) -> str | None:
 
 _CHECKS: Final = {
     "api_key_env": _check_variable,
+    "hook_concurrency": _check_concurrency,
     "plugins": _check_plugins,
     "shell_environment_policy": _check_policy,
 }
@@ -76,6 +85,9 @@ def decode_layer(values: Mapping[str, Any]) -> dict[str, Any]:
     plugins = data.get("plugins")
     if isinstance(plugins, str):  # comma-separated (DSH_PLUGINS, a flag)
         data["plugins"] = tuple(part.strip() for part in plugins.split(",") if part.strip())
+    concurrency = data.get("hook_concurrency")
+    if isinstance(concurrency, str) and re.fullmatch(r"[ \t]*[0-9]+[ \t]*", concurrency):
+        data["hook_concurrency"] = int(concurrency)  # DSH_HOOK_CONCURRENCY: digits
     policy = data.get("shell_environment_policy")
     if policy is not None and not isinstance(policy, Mapping):  # DSH_*: a string
         raise SchemaRefusal(

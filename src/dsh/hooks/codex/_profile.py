@@ -133,9 +133,9 @@ class CodexProfile:
             refused=refused,
         )
 
-    def _layer(self, project: Path) -> LayerReview:
+    def _layer(self, project: Path, catalog: CodexCatalog) -> LayerReview:
         paths = layer_paths(project)
-        return review_layer(project, paths, self.trust_dir)
+        return review_layer(project, paths, self.trust_dir, hooks=catalog.hooks)
 
     def gated(
         self, project: Path, /, *, bypass: bool | None = None
@@ -148,7 +148,7 @@ class CodexProfile:
         catalog = self._catalog(project, bypass=bypass)
         if self.catalog is not None or not catalog.project_trusted:
             return catalog, None
-        review = self._layer(project)
+        review = self._layer(project, catalog)
         refused = review.refused()
         if refused:
             catalog = self._catalog(project, bypass=bypass, refused=refused)
@@ -244,7 +244,7 @@ class CodexProfile:
         wanted = [h for h in catalog.hooks if h.trust in ("untrusted", "changed")]
         layer = None
         if catalog.project_trusted and self.catalog is None:
-            layer = self._layer(project).with_hooks(catalog.hooks)
+            layer = self._layer(project, catalog).with_hooks(catalog.hooks)
         if layer is not None and not _layer_changed(layer):
             layer = None
         if (not wanted and not projects and layer is None) or catalog.codex_home is None:

@@ -36,6 +36,7 @@ from dsh.hook_protocol import (
 )
 from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._sessions import root_session
+from dsh.hook_protocol._slots import in_background
 from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
@@ -373,7 +374,8 @@ class Runtime:
             return
 
         async def run() -> None:
-            merged = await self._fire(agent, event, hooks, payload, detached=True)
+            with in_background():  # the background limit's slots: never the foreground's
+                merged = await self._fire(agent, event, hooks, payload, detached=True)
             deliver(merged)
 
         tasks = self._state(agent).background

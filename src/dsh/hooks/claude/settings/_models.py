@@ -10,6 +10,7 @@ diagnostics; ``extra`` gives the keys a schema does not read.
 # No `from __future__ import annotations`: msgspec reads a Struct's annotations as types
 # (strings it would evaluate at its first decode, ~1.5 ms of a run's start-up).
 
+import functools
 import math
 from typing import Annotated, Any, Literal
 
@@ -81,9 +82,16 @@ class CommandHandler(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError("Input should be a finite number")
 
 
+@functools.cache
+def _field_names(schema: type[msgspec.Struct]) -> frozenset[str]:
+    # Once per schema: ``fields`` evaluates the class's annotations on every call
+    # (0.1 ms, paid per hook of a settings file otherwise).
+    return frozenset(field.encode_name for field in msgspec.structs.fields(schema))
+
+
 def extra(data: dict[str, Any], schema: type[msgspec.Struct]) -> dict[str, Any]:
     """The keys of ``data`` that ``schema`` does not read, with their values."""
-    known = {field.encode_name for field in msgspec.structs.fields(schema)}
+    known = _field_names(schema)
     return {key: value for key, value in data.items() if key not in known}
 
 

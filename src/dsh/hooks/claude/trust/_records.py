@@ -26,6 +26,7 @@ fingerprint, only the files its command line names.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -37,6 +38,7 @@ from typing import Final, final
 from dsh._frozen import frozen
 from dsh.hook_protocol import TrustRecord, named_files, record_bound, write_record
 from dsh.hook_protocol import read_record as _read_record
+from dsh.hook_protocol._named_files import FileDigests
 from dsh.hook_protocol._trust_record import TRUST_FORMAT, TrustState, default_trust_dir, state_of
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 from dsh.hooks.claude.trust._gated import GatedEntry, gated_entries
@@ -84,9 +86,9 @@ class HookTrust:
 
     def describe(self, project: Path) -> str:
         """``PreToolUse[0][0] in .claude/settings.json: <command> (runs x.py)``."""
-        where = self.hook.origin()
-        source = _relative(Path(where.source), project)
-        text = f"{self.hook.event}[{where.group}][{where.index}] in {source}: "
+        hook = self.hook
+        source = _relative_text(hook.source.label, str(project))
+        text = f"{hook.event}[{hook.group_index}][{hook.hook_index}] in {source}: "
         text += shown(self.hook)
         if self.files:
             text += f" (runs {', '.join(self.files)})"
@@ -100,14 +102,23 @@ def shown(hook: HookDeclaration) -> str:
 
 
 def _relative(path: Path, project: Path) -> str:
+    return _relative_text(str(path), str(project))
+
+
+@functools.lru_cache(maxsize=256)
+def _relative_text(path: str, project: str) -> str:
+    # Every hook of a settings file asks this of the same two paths (twice a hook).
     try:
-        return str(path.relative_to(project))
+        return str(Path(path).relative_to(project))
     except ValueError:
-        return str(path)
+        return path
 
 
 def _named_files(
-    hook: HookDeclaration, project: Path, plugin_root: Path | None = None
+    hook: HookDeclaration,
+    project: Path,
+    plugin_root: Path | None = None,
+    digests: FileDigests | None = None,
 ) -> dict[str, str]:
     """The project (or plugin) files the hook's command line names, with their digests.
 
@@ -118,7 +129,12 @@ def _named_files(
         roots.append(("plugin:", plugin_root))
         variables["CLAUDE_PLUGIN_ROOT"] = str(plugin_root)
     return named_files(
-        hook.declared_command, project, args=hook.args or (), variables=variables, roots=roots
+        hook.declared_command,
+        project,
+        args=hook.args or (),
+        variables=variables,
+        roots=roots,
+        digests=digests,
     )
 
 
@@ -183,10 +199,14 @@ def catalog_bound(catalog: Catalog) -> int:
 
 
 def hook_fingerprint(
-    hook: HookDeclaration, project: Path, plugin_root: Path | None = None
+    hook: HookDeclaration,
+    project: Path,
+    plugin_root: Path | None = None,
+    digests: FileDigests | None = None,
 ) -> tuple[str, dict[str, str]]:
-    """A hook's fingerprint and the files of the project (or plugin) its command names."""
-    files = _named_files(hook, project, plugin_root)
+    """A hook's fingerprint and the files of the project (or plugin) its command names
+    (``digests``: the review's, so a script many hooks run is hashed once)."""
+    files = _named_files(hook, project, plugin_root, digests)
     return _fingerprint(hook, project, files), files
 
 
@@ -198,8 +218,9 @@ def hook_trust(
     if record is None:
         record = read_record(project, trust_dir, bound=catalog_bound(catalog))
     result: list[HookTrust] = []
+    digests = FileDigests()
     for hook in _project_hooks(catalog):
-        fingerprint, files = hook_fingerprint(hook, project)
+        fingerprint, files = hook_fingerprint(hook, project, digests=digests)
         state = state_of(fingerprint, place(hook, project), record)
         result.append(
             HookTrust(hook=hook, fingerprint=fingerprint, files=tuple(files), state=state)
@@ -208,8 +229,8 @@ def hook_trust(
 
 
 def place(hook: HookDeclaration, project: Path) -> str:
-    where = hook.origin()
-    return f"{hook.event}[{where.group}][{where.index}] in {_relative(Path(where.source), project)}"
+    source = _relative_text(hook.source.label, str(project))
+    return f"{hook.event}[{hook.group_index}][{hook.hook_index}] in {source}"
 
 
 def hook_entry(h: HookTrust, project: Path) -> dict[str, str]:

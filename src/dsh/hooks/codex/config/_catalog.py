@@ -31,7 +31,13 @@ from dsh.hooks.codex.config._parse import (
     parse_hooks_table,
 )
 from dsh.hooks.codex.config._plugins import PluginHooks, enabled_plugins
-from dsh.hooks.codex.config._trust import HookState, hook_hash, hook_key, read_states
+from dsh.hooks.codex.config._trust import (
+    MAX_USER_CONFIG_BYTES,
+    HookState,
+    hook_hash,
+    hook_key,
+    read_states,
+)
 from dsh.hooks.codex.config._types import (
     CodexCatalog,
     CodexDiagnostic,
@@ -73,9 +79,12 @@ def codex_home(env: Mapping[str, str] | None = None) -> Path:
     return home.absolute()
 
 
-def read_toml(path: Path, diagnostics: list[CodexDiagnostic]) -> dict[str, Any] | None:
-    """``path`` parsed as TOML, or ``None`` (absent, or a diagnostic saying why not)."""
-    data = _read(path, diagnostics)
+def read_toml(
+    path: Path, diagnostics: list[CodexDiagnostic], *, limit: int = MAX_SOURCE_BYTES
+) -> dict[str, Any] | None:
+    """``path`` parsed as TOML, or ``None`` (absent, or a diagnostic saying why not); read
+    within ``limit`` bytes (the user's ``config.toml``: ``MAX_USER_CONFIG_BYTES``)."""
+    data = _read(path, diagnostics, limit)
     if data is None:
         return None
     try:
@@ -91,11 +100,13 @@ def read_toml(path: Path, diagnostics: list[CodexDiagnostic]) -> dict[str, Any] 
         return None
 
 
-def _read(path: Path, diagnostics: list[CodexDiagnostic]) -> bytes | None:
+def _read(
+    path: Path, diagnostics: list[CodexDiagnostic], limit: int = MAX_SOURCE_BYTES
+) -> bytes | None:
     try:
         if not path.is_file():
             return None
-        head = read_head(path, MAX_SOURCE_BYTES, "hook file")
+        head = read_head(path, limit, "hook file")
     except (OSError, ValueError) as exc:
         diagnostics.append(
             CodexDiagnostic(source=str(path), reason=f"cannot be read: {exc}", severity="error")
@@ -105,7 +116,7 @@ def _read(path: Path, diagnostics: list[CodexDiagnostic]) -> bytes | None:
         diagnostics.append(
             CodexDiagnostic(
                 source=str(path),
-                reason=f"larger than {MAX_SOURCE_BYTES} bytes: not loaded",
+                reason=f"larger than {limit} bytes: not loaded",
                 severity="error",
             )
         )
@@ -273,16 +284,22 @@ class _Builder:
 
 
 def _layer_sources(
-    folder: Path, diagnostics: list[CodexDiagnostic], refused: Collection[Path] = ()
+    folder: Path,
+    diagnostics: list[CodexDiagnostic],
+    refused: Collection[Path] = (),
+    *,
+    config: Mapping[str, Any] | None = None,
 ) -> list[tuple[Path, ParsedSource]]:
-    """A layer folder's ``hooks.json`` then ``config.toml`` ``[hooks]`` (not ``refused`` ones)."""
+    """A layer folder's ``hooks.json`` then ``config.toml`` ``[hooks]`` (not ``refused`` ones);
+    ``config``: its ``config.toml`` already read (the user's)."""
     out: list[tuple[Path, ParsedSource]] = []
     json_path = folder / "hooks.json"
     data = None if json_path in refused else _read(json_path, diagnostics)
     if data is not None:
         out.append((json_path, parse_hooks_json(json_path, data)))
     toml_path = folder / "config.toml"
-    config = None if toml_path in refused else read_toml(toml_path, diagnostics)
+    if config is None:
+        config = None if toml_path in refused else read_toml(toml_path, diagnostics)
     table = (config or {}).get("hooks")
     if isinstance(table, dict) and any(k != "state" for k in table):
         out.append((toml_path, parse_hooks_table(toml_path, table, toml=True)))
@@ -413,7 +430,7 @@ def load_codex_catalog(
     project = project.absolute()
     diagnostics: list[CodexDiagnostic] = []
     home = (home if home is not None else codex_home(env)).absolute()
-    user_config = read_toml(home / "config.toml", diagnostics)
+    user_config = read_toml(home / "config.toml", diagnostics, limit=MAX_USER_CONFIG_BYTES)
     trusted_project = (
         trust_project if trust_project is not None else project_trusted(project, user_config)
     )
@@ -432,7 +449,8 @@ def load_codex_catalog(
         builder.add(requirements, "managed", parse_hooks_table(requirements, events, toml=False))
     layers = _layers(project, home, system_dir, trusted=trusted_project, into=diagnostics)
     for layer, folder in layers:
-        for path, parsed in _layer_sources(folder.absolute(), diagnostics, refused):
+        known = user_config if layer == "user" else None  # read once, within its bound
+        for path, parsed in _layer_sources(folder.absolute(), diagnostics, refused, config=known):
             sources.append(path)
             if managed_only:
                 diagnostics.append(

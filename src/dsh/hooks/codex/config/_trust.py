@@ -17,6 +17,7 @@ stays as written.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
@@ -33,6 +34,7 @@ from dsh.hooks.codex.events._specs import CONTEXT_LIMIT_EVENTS, EVENT_LABELS, MA
 
 __all__ = [
     "DEFAULT_CONTEXT_LIMIT",
+    "MAX_USER_CONFIG_BYTES",
     "HookState",
     "TrustError",
     "hook_hash",
@@ -42,8 +44,10 @@ __all__ = [
     "toml_string",
 ]
 
-_MAX_CONFIG_BYTES: Final = 64 << 20
-"""The ``config.toml`` a trust write rewrites: read whole, so bounded (records grow with hooks)."""
+MAX_USER_CONFIG_BYTES: Final = 64 << 20
+"""The user's ``config.toml``, which trust writes rewrite: read whole, so bounded, and
+within the same bound wherever it is read (its records grow with the hooks trusted:
+~150 bytes each, so 10,000 hooks are ~1.5 MB, over the 1 MiB of a hook source)."""
 
 DEFAULT_CONTEXT_LIMIT: Final = 2500
 """``additionalContextLimit`` when unset (approximate tokens); left out of the hash."""
@@ -126,32 +130,25 @@ _ESCAPES: Final = {
     "\f": "\\f",
     "\r": "\\r",
 }
+_TOML_ESCAPES: Final = str.maketrans(
+    {
+        **{chr(c): f"\\u{c:04X}" for c in (*range(0x20), 0x7F)},
+        **_ESCAPES,
+    }
+)
 
 
 def toml_string(text: str) -> str:
     """``text`` as a TOML basic string."""
-    out = []
-    for ch in text:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+    return '"' + text.translate(_TOML_ESCAPES) + '"'
 
 
-def _header(prefix: tuple[str, ...], key: str) -> re.Pattern[str]:
-    dots = r"[ \t]*\.[ \t]*"
-    return re.compile(
-        r"^[ \t]*\[[ \t]*"
-        + dots.join(re.escape(p) for p in prefix)
-        + dots
-        + re.escape(toml_string(key))
-        + r"[ \t]*\][ \t]*(#.*)?$",
-        re.M,
-    )
-
+_HEADER: Final = re.compile(
+    r"^[ \t]*\[[ \t]*(?P<prefix>projects|hooks[ \t]*\.[ \t]*state)[ \t]*\.[ \t]*"
+    r'(?P<key>"(?:[^"\\\n]|\\.)*")[ \t]*\][ \t]*(?:#.*)?$',
+    re.M,
+)
+"""A ``[projects."<key>"]`` or ``[hooks.state."<key>"]`` header, the key as a basic string."""
 
 _TABLE_START: Final = re.compile(r"^[ \t]*\[", re.M)
 
@@ -163,29 +160,66 @@ def _lookup(parsed: Mapping[str, Any], prefix: tuple[str, ...]) -> Any:
     return table
 
 
-def _with_value(
-    text: str, prefix: tuple[str, ...], key: str, field: str, value: str, path: Path
+def _field_line(field: str) -> re.Pattern[str]:
+    return re.compile(rf"^[ \t]*{re.escape(field)}[ \t]*=.*$", re.M)
+
+
+def _with_values(
+    text: str,
+    parsed: Mapping[str, Any],
+    values: Sequence[tuple[tuple[str, ...], str, str, str]],
+    path: Path,
 ) -> str:
-    """``text`` with ``[<prefix>."<key>"] <field> = "<value>"`` set, the rest as written."""
-    line = f"{field} = {toml_string(value)}"
-    header = _header(prefix, key).search(text)
-    if header is None:
-        table = _lookup(tomllib.loads(text) if text.strip() else {}, prefix)
-        if isinstance(table, dict) and key in table:
-            raise TrustError(
-                f'{path}: the record for {key} is not a [{".".join(prefix)}."…"] table;'
-                " edit it by hand"
-            )
-        sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-        return f"{text}{sep}[{'.'.join(prefix)}.{toml_string(key)}]\n{line}\n"
-    body_start = header.end() + 1
-    nxt = _TABLE_START.search(text, body_start)
-    body_end = nxt.start() if nxt is not None else len(text)
-    body = text[body_start:body_end]
-    existing = re.compile(rf"^[ \t]*{re.escape(field)}[ \t]*=.*$", re.M)
-    found = existing.search(body)
-    body = existing.sub(line, body, count=1) if found else f"{line}\n{body}"
-    return text[:body_start] + body + text[body_end:]
+    """``text`` with each ``[<prefix>."<key>"] <field> = "<value>"`` of ``values`` set, the
+    rest as written: a table already there gets the line (replacing the field's first
+    line), the others are appended in order. One pass over ``text`` for all of them (a
+    trust review of thousands of hooks would otherwise rescan and reparse the file per
+    hook); the last value given for a table wins."""
+    headers: dict[tuple[str, str], re.Match[str]] = {}
+    for found_header in _HEADER.finditer(text):
+        dotted = re.sub(r"[ \t]+", "", found_header["prefix"])
+        headers.setdefault((dotted, found_header["key"]), found_header)
+    starts = [m.start() for m in _TABLE_START.finditer(text)]
+    wanted: dict[tuple[str, str], tuple[tuple[str, ...], str, str, str]] = {}
+    for value_prefix, value_key, value_field, value_text in values:
+        where = (".".join(value_prefix), toml_string(value_key))
+        wanted[where] = (value_prefix, value_key, value_field, value_text)
+    edits: list[tuple[int, int, str]] = []  # (start, end, replacement), in no order yet
+    appended: list[str] = []
+    for where, (prefix, key, field, value) in wanted.items():
+        line = f"{field} = {toml_string(value)}"
+        header = headers.get(where)
+        if header is None:
+            table = _lookup(parsed, prefix)
+            if isinstance(table, dict) and key in table:
+                raise TrustError(
+                    f'{path}: the record for {key} is not a [{".".join(prefix)}."…"] table;'
+                    " edit it by hand"
+                )
+            appended.append(f"[{where[0]}.{where[1]}]\n{line}\n")
+            continue
+        body_start = header.end() + 1
+        if body_start > len(text):  # the header is the file's last line, with no newline
+            edits.append((len(text), len(text), f"\n{line}\n"))
+            continue
+        nxt = bisect.bisect_left(starts, body_start)
+        body_end = starts[nxt] if nxt < len(starts) else len(text)
+        found = _field_line(field).search(text, body_start, body_end)
+        if found is not None:
+            edits.append((found.start(), found.end(), line))
+        else:
+            edits.append((body_start, body_start, f"{line}\n"))
+    parts: list[str] = []
+    at = 0
+    for start, end, replacement in sorted(edits, key=lambda e: e[0]):
+        parts += [text[at:start], replacement]
+        at = end
+    parts.append(text[at:])
+    edited = "".join(parts)
+    if not appended:
+        return edited
+    sep = "" if not edited or edited.endswith("\n\n") else "\n" if edited.endswith("\n") else "\n\n"
+    return edited + sep + "\n".join(appended)
 
 
 def record_trust(
@@ -201,17 +235,18 @@ def record_trust(
     """
     try:
         text = (
-            read_bounded(config_path, _MAX_CONFIG_BYTES, "Codex config").decode("utf-8")
+            read_bounded(config_path, MAX_USER_CONFIG_BYTES, "Codex config").decode("utf-8")
             if config_path.exists()
             else ""
         )
-        tomllib.loads(text)
+        original = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise TrustError(f"{config_path}: cannot be read as TOML: {exc}") from None
-    for project in projects:
-        text = _with_value(text, ("projects",), str(project), "trust_level", "trusted", config_path)
-    for key, digest in records:
-        text = _with_value(text, ("hooks", "state"), key, "trusted_hash", digest, config_path)
+    values: list[tuple[tuple[str, ...], str, str, str]] = [
+        (("projects",), str(project), "trust_level", "trusted") for project in projects
+    ]
+    values += [(("hooks", "state"), key, "trusted_hash", digest) for key, digest in records]
+    text = _with_values(text, original, values, config_path)
     try:
         parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.hook_protocol import TrustRecord, read_record, write_record
+from dsh.hook_protocol import TrustRecord, read_record, record_bound, write_record
 from dsh.hook_protocol._trust_record import file_digest, state_of
 from dsh.hooks.codex.config._types import CodexHook
 from dsh.hooks.codex.trust._scripts import CODEX_SECTION, HookScripts, review_scripts
@@ -225,10 +225,18 @@ def _state(fingerprint: str | None, where: str, record: TrustRecord) -> LayerSta
 
 
 def review_layer(
-    project: Path, paths: Sequence[Path], trust_dir: Path | None = None
+    project: Path,
+    paths: Sequence[Path],
+    trust_dir: Path | None = None,
+    *,
+    hooks: Iterable[CodexHook] = (),
 ) -> LayerReview:
-    """The state of each of ``paths`` (the project layer) against the project's record."""
-    record = read_record(project, trust_dir, owned=(CODEX_SECTION,))
+    """The state of each of ``paths`` (the project layer) against the project's record,
+    read within a bound with room for an entry per file and per hook of ``hooks`` (the
+    catalog's: ``dsh.hook_protocol.record_bound``)."""
+    texts = [str(path) for path in paths]
+    texts += [f"{h.command} {h.source}" for h in hooks]
+    record = read_record(project, trust_dir, owned=(CODEX_SECTION,), bound=record_bound(texts))
     files = []
     for path in paths:
         shown = _shown(path, project)

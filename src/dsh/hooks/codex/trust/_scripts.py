@@ -27,6 +27,7 @@ from typing import Final, Literal, TypeAlias, final
 from dsh._frozen import frozen
 from dsh.base import FrozenDict, UnsafeJSONError, load_json
 from dsh.hook_protocol import TrustRecord, named_files
+from dsh.hook_protocol._named_files import FileDigests
 from dsh.hooks.codex.config._types import CodexCatalog, CodexHook
 
 __all__ = [
@@ -137,20 +138,27 @@ def _fingerprint(place: str, command: str, files: Mapping[str, str]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _recorded_files(record: TrustRecord, where: str) -> Mapping[str, str] | None:
-    """The files recorded for the hook at ``where`` (``None``: no entry); a malformed
-    entry counts as naming none."""
+def _recorded(record: TrustRecord) -> dict[str, Mapping[str, str]]:
+    """The entries of the record's ``codex`` section by their ``where`` (the first of each),
+    found once for a review rather than searched for each hook."""
+    found: dict[str, Mapping[str, str]] = {}
     for entry in record.sections.get(CODEX_SECTION, ()):
-        if entry.get("where") != where:
-            continue
-        try:
-            files = load_json(entry.get("files", "{}"))
-        except UnsafeJSONError:
-            return FrozenDict()
-        if not isinstance(files, dict):
-            return FrozenDict()
-        return FrozenDict({str(k): str(v) for k, v in files.items()})
-    return None
+        found.setdefault(entry.get("where", ""), entry)
+    return found
+
+
+def _recorded_files(entry: Mapping[str, str] | None) -> Mapping[str, str] | None:
+    """The files an entry records for its hook (``None``: no entry); a malformed entry
+    counts as naming none."""
+    if entry is None:
+        return None
+    try:
+        files = load_json(entry.get("files", "{}"))
+    except UnsafeJSONError:
+        return FrozenDict()
+    if not isinstance(files, dict):
+        return FrozenDict()
+    return FrozenDict({str(k): str(v) for k, v in files.items()})
 
 
 def _state(
@@ -173,13 +181,19 @@ def review_scripts(
 ) -> tuple[HookScripts, ...]:
     """Each hook of the project's ``.codex/`` among ``hooks`` against ``record``."""
     found = []
+    entries = _recorded(record)
+    digests = FileDigests()  # a script many hooks run is hashed once
+    sources: dict[Path, str] = {}
+    variables = {"PWD": str(project)}
     for hook in hooks:
         if hook.layer != "project":
             continue
-        place = f"{hook.event}[{hook.group}][{hook.index}] in {shown_path(hook.source, project)}"
-        files = FrozenDict(named_files(hook.command, project, variables={"PWD": str(project)}))
+        if hook.source not in sources:
+            sources[hook.source] = shown_path(hook.source, project)
+        place = f"{hook.event}[{hook.group}][{hook.index}] in {sources[hook.source]}"
+        files = FrozenDict(named_files(hook.command, project, variables=variables, digests=digests))
         fingerprint = _fingerprint(place, hook.command, files)
-        recorded = _recorded_files(record, f"codex hook {place}")
+        recorded = _recorded_files(entries.get(f"codex hook {place}"))
         found.append(
             HookScripts(
                 hook=hook,

@@ -420,6 +420,7 @@ def _large_claude_record(tmp_path: Path, project: Path) -> bytes:
 def test_a_codex_write_onto_a_record_over_its_bound_refuses_and_keeps_the_claude_sections(
     tmp_path: Path, project: Path
 ) -> None:
+    (project / ".codex" / "config.toml").write_text('model = "x"\n')  # a layer to record
     data = _large_claude_record(tmp_path, project)
     record = record_file(tmp_path, project)
     trust = dsh(tmp_path, "hooks", "trust", "--project", str(project))

@@ -457,3 +457,28 @@ def test_the_resume_picker_refuses_nonsense_and_a_closed_terminal_resumes_nothin
     s.child.sendeof()
     s.expect("no session chosen: nothing resumed")
     assert s.leave() == 2
+
+
+def test_ctrl_c_still_cancels_a_turn_after_an_approval_prompt(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    _asking_project(tmp_path, project)
+    pid_file = project / "pgid.txt"
+    responses = [[bash(f"echo $$ > {pid_file}; sleep 600")], [text("never reached")]]
+    s = start(spawned, tmp_path, project, responses)
+    s.say("run the slow thing")
+    s.expect("Allow?")
+    s.child.sendline("y")  # the question's prompt_toolkit run ends here
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        s.child.expect([pexpect.TIMEOUT], timeout=0.1)
+    group = int(pid_file.read_text())
+    try:
+        s.child.sendintr()
+        s.expect("interrupted")
+        s.expect("turn ended: aborted")
+        assert not _group_alive(group)
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
+    s.say("/exit")
+    assert s.leave() == 0

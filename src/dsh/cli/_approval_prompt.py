@@ -87,14 +87,19 @@ class TerminalApprovalPrompt:
 
         session: PromptSession[str] = PromptSession()
         while True:
-            given = (await session.prompt_async("Allow? [y/a/n] ")).strip().lower()
+            # handle_sigint=False: prompt_toolkit would replace the loop's SIGINT handler and
+            # remove it on exit, leaving Ctrl-C dead for the rest of the session. At the
+            # question Ctrl-C is a key (the terminal is raw) and raises KeyboardInterrupt.
+            asked = await session.prompt_async("Allow? [y/a/n] ", handle_sigint=False)
+            given = asked.strip().lower()
             outcome = _CHOICES.get(given)
             if outcome == "allowed-once" or outcome == "allowed-always":
                 return outcome
             if outcome == "rejected":
                 break
             self._view.console.print("  [dim]answer y, a or n[/dim]")
-        reason = (await session.prompt_async("Reason (Enter for none): ")).strip()
+        reason = await session.prompt_async("Reason (Enter for none): ", handle_sigint=False)
+        reason = reason.strip()
         if not reason:
             return ApprovalAnswer("rejected", "the user denied this call")
         if self._steer is not None:

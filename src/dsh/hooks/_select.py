@@ -97,6 +97,7 @@ def mount_bridges(project: Path, selection: HookSelection) -> BridgeMounts:
                 add_dirs=tuple(selection.add_dirs),
                 instructions=selection.claude_md,
                 attended=selection.attended,
+                discovered_hooks=claude,
             )
         )
     elif selection.claude_md:

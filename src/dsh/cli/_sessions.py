@@ -308,6 +308,10 @@ def log_main(
             raise UserError("--hooks, --turn and --transcript need a session ID")
         print_table(store, project.resolve(), every=every, as_json=as_json, echo=click.echo)
         return
+    # The hook events' types register with their module: without it they read back opaque
+    # (``hook/invocation None (None)``).
+    import dsh.hook_protocol  # noqa: F401
+
     events = store.load(resolve(store, session_id))
     if transcript:
         TranscriptPrinter(verbose=verbose).print_events(events)

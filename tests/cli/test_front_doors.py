@@ -1,0 +1,98 @@
+"""What a new user hits in the first minutes (issue 32): each a real ``dsh`` process."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.test_cli import dsh, write_script
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+
+
+def _recording_hook(record: Path, word: str) -> dict[str, Any]:
+    command = f"{sys.executable} -c \"open('{record}', 'a').write('{word}\\n')\""
+    return {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
+
+
+def _run_args(tmp_path: Path, project: Path, responses: list[Any] | None = None) -> list[str]:
+    script = write_script(tmp_path / "script.json", responses or [[{"type": "text", "text": "ok"}]])
+    return [
+        "--model",
+        f"scripted:{script}",
+        "--project",
+        str(project),
+        "--session-dir",
+        str(tmp_path / "sessions"),
+    ]
+
+
+def test_no_claude_hooks_leaves_the_projects_hooks_out_with_settings_given(
+    tmp_path: Path, project: Path
+) -> None:
+    record = tmp_path / "fired.txt"
+    (project / ".claude").mkdir()
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"hooks": _recording_hook(record, "project")}))
+    extra = tmp_path / "extra.json"
+    extra.write_text(json.dumps({"hooks": _recording_hook(record, "settings")}))
+    args = [*_run_args(tmp_path, project), "--settings", str(extra), "--no-claude-hooks"]
+    done = dsh("run", "hi", *args, cwd=tmp_path, env_extra={"HOME": str(tmp_path / "home")})
+    assert done.returncode == 0, done.stderr
+    assert record.read_text().splitlines() == ["settings"]
+
+
+def test_log_hooks_names_each_hooks_event_command_and_source(
+    tmp_path: Path, project: Path
+) -> None:
+    record = tmp_path / "fired.txt"
+    (project / ".claude").mkdir()
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"hooks": _recording_hook(record, "project")}))
+    args = _run_args(tmp_path, project)
+    env = {"HOME": str(tmp_path / "home")}
+    assert dsh("run", "hi", *args, cwd=tmp_path, env_extra=env).returncode == 0
+    [log] = (tmp_path / "sessions").glob("*.jsonl")
+    shown = dsh("log", log.stem, "--hooks", "--session-dir", str(tmp_path / "sessions"), cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "None" not in shown.stdout
+    [invocation] = [line for line in shown.stdout.splitlines() if "hook/invocation" in line]
+    assert f"UserPromptSubmit sh -c {sys.executable} -c" in invocation
+    [result] = [line for line in shown.stdout.splitlines() if "hook/result" in line]
+    assert "UserPromptSubmit exit 0" in result
+
+
+PLUGIN = """
+from dsh.tools import PRE_EXECUTE, PreToolDecision
+
+def fn(ctx):
+    @ctx.on(PRE_EXECUTE)
+    async def refuse(call, next):
+        if "secret" in str(call.arguments.get("command", "")):
+            return PreToolDecision.deny("not that one")
+        return await next()
+"""
+
+
+def test_a_plugins_denial_is_shown_with_the_plugins_name(tmp_path: Path, project: Path) -> None:
+    (tmp_path / "myplug.py").write_text(PLUGIN)
+    bash = {"type": "tool_use", "name": "Bash", "input": {"command": "cat secret"}}
+    args = _run_args(tmp_path, project, [[bash], [{"type": "text", "text": "fine"}]])
+    done = dsh("run", "hi", *args, "--plugin", "myplug:fn", "--no-claude-hooks", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "by plugin myplug:fn" in done.stdout
+    assert "pre-execute policy" not in done.stdout
+    [log] = (tmp_path / "sessions").glob("*.jsonl")
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    [result] = [e for e in events if e["type"] == "tool/result"]
+    assert result["code"] == "DENIED"
+    assert result["info"]["info"] == {"plugin": "myplug:fn"}

@@ -96,3 +96,25 @@ def test_a_plugins_denial_is_shown_with_the_plugins_name(tmp_path: Path, project
     [result] = [e for e in events if e["type"] == "tool/result"]
     assert result["code"] == "DENIED"
     assert result["info"]["info"] == {"plugin": "myplug:fn"}
+
+
+def test_user_level_codex_hooks_run_once_trusted_and_are_named_until_then(
+    tmp_path: Path, project: Path
+) -> None:
+    record = tmp_path / "fired.txt"
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    (home / "hooks.json").write_text(json.dumps({"hooks": _recording_hook(record, "codex")}))
+    env = {"CODEX_HOME": str(home), "HOME": str(tmp_path / "home")}
+    args = _run_args(tmp_path, project, [[{"type": "text", "text": "ok"}]] * 2)
+    first = dsh("run", "hi", *args, cwd=tmp_path, env_extra=env, trust=False)
+    assert first.returncode == 0, first.stderr
+    assert not record.exists()
+    assert "not trusted" in first.stdout + first.stderr
+    assert str(home / "hooks.json") in first.stdout + first.stderr
+    trusted = dsh("hooks", "trust", "--project", str(project), cwd=tmp_path, env_extra=env)
+    assert trusted.returncode == 0, trusted.stderr
+    assert f"codex hooks: trusted {home / 'hooks.json'}:user_prompt_submit" in trusted.stdout
+    again = dsh("run", "hi", *args, cwd=tmp_path, env_extra=env, trust=False)
+    assert again.returncode == 0, again.stderr
+    assert record.read_text().splitlines() == ["codex"]

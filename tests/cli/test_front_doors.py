@@ -118,3 +118,18 @@ def test_user_level_codex_hooks_run_once_trusted_and_are_named_until_then(
     again = dsh("run", "hi", *args, cwd=tmp_path, env_extra=env, trust=False)
     assert again.returncode == 0, again.stderr
     assert record.read_text().splitlines() == ["codex"]
+
+
+@pytest.mark.parametrize("under", [False, True])
+def test_a_data_dir_that_is_a_file_is_a_clear_error(
+    tmp_path: Path, project: Path, under: bool
+) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    data = a_file / "sessions" if under else a_file
+    args = _run_args(tmp_path, project)[:-2]  # no --session-dir: DSH_DATA_DIR says where
+    done = dsh("run", "hi", *args, cwd=tmp_path, env_extra={"DSH_DATA_DIR": str(data)})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"dsh: DSH_DATA_DIR {data} ")
+    assert "not a directory" in done.stderr
+    assert "internal error" not in done.stderr

@@ -133,3 +133,23 @@ def test_a_data_dir_that_is_a_file_is_a_clear_error(
     assert done.stderr.startswith(f"dsh: DSH_DATA_DIR {data} ")
     assert "not a directory" in done.stderr
     assert "internal error" not in done.stderr
+
+
+def test_an_add_dir_that_does_not_exist_is_refused_in_claude_codes_words(
+    tmp_path: Path, project: Path
+) -> None:
+    missing = tmp_path / "nowhere"
+    done = dsh("run", "hi", *_run_args(tmp_path, project), "--add-dir", str(missing), cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == f"dsh: --add-dir {missing}: Path {missing} was not found.\n"
+    assert not (tmp_path / "sessions").exists()
+
+
+@pytest.mark.parametrize("prompt", ["", "   \n"])
+def test_an_empty_prompt_is_refused(tmp_path: Path, project: Path, prompt: str) -> None:
+    done = dsh("run", prompt, *_run_args(tmp_path, project), cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("Usage: ") or done.stderr.startswith("dsh: ")
+    said = "only white space" if prompt else "Missing argument 'PROMPT...'"
+    assert said in done.stderr
+    assert not (tmp_path / "sessions").exists()

@@ -68,6 +68,7 @@ class SessionFlags:
     def hooks(self, permission_mode: RunMode | None, *, attended: bool) -> HookSelection:
         """The bridges these flags ask for, in ``permission_mode`` (the settled one)."""
         check_settings_args(self.settings_files)
+        _check_add_dirs(self.add_dirs)
         return HookSelection(
             hooks=self.hooks_choice,
             claude_hooks=not self.no_claude_hooks,
@@ -120,6 +121,33 @@ class RunFlags:
         return "maintenance" if self.maintenance else None
 
 
+def _check_add_dirs(dirs: tuple[Path, ...]) -> None:
+    """Each ``--add-dir`` an existing folder, else a ``UserError`` in Claude Code's words."""
+    for given in dirs:
+        path = given.expanduser().absolute()
+        if not path.exists():
+            raise UserError(f"--add-dir {given}: Path {path} was not found.")
+        if not path.is_dir():
+            raise UserError(
+                f"--add-dir {given}: {path} is not a directory. Did you mean to add the parent"
+                f" directory {path.parent}?"
+            )
+
+
+def _given_prompts(flags: RunFlags) -> tuple[str, ...]:
+    """PROMPT as the run's prompt: an empty one is none (stdin or the terminal gives it, as
+    ``claude -p ""``); one of white space alone is refused, as Claude Code refuses it."""
+    prompts = () if flags.streamed else stream_prompts(flags.prompt, flags.io)
+    if prompts and not prompts[0]:
+        return ()
+    if prompts and not prompts[0].strip():
+        raise click.UsageError(
+            "the prompt contains only white space: give a prompt with text as PROMPT or on"
+            " standard input"
+        )
+    return prompts
+
+
 def _attended(options: RunOptions, attended: bool) -> RunOptions:
     """``options`` with a person at the terminal or not (hooks see it; asks reach them)."""
     return dataclasses.replace(options, hooks=dataclasses.replace(options.hooks, attended=attended))
@@ -148,7 +176,7 @@ def run(**params: Any) -> None:
 def run_flags(flags: RunFlags) -> ExitCode:
     """Run what ``flags`` say; returns the exit code."""
     _check_usage(flags)
-    prompts = () if flags.streamed else stream_prompts(flags.prompt, flags.io)
+    prompts = _given_prompts(flags)
     interactive = False
     if not flags.init_only and not prompts and not flags.streamed:
         interactive, prompts = prompt_from_stdin()

@@ -153,3 +153,17 @@ def test_an_empty_prompt_is_refused(tmp_path: Path, project: Path, prompt: str) 
     said = "only white space" if prompt else "Missing argument 'PROMPT...'"
     assert said in done.stderr
     assert not (tmp_path / "sessions").exists()
+
+
+def test_a_corrupt_session_file_is_named_by_dsh_log_only(tmp_path: Path, project: Path) -> None:
+    args = _run_args(tmp_path, project, [[{"type": "text", "text": "ok"}]] * 2)
+    assert dsh("run", "hi", *args, cwd=tmp_path).returncode == 0
+    bad = tmp_path / "sessions" / "broken.jsonl"
+    bad.write_text("not a header\n")
+    again = dsh("run", "more", *args, "-c", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "skipping" not in again.stdout + again.stderr
+    listed = dsh("log", "--session-dir", str(tmp_path / "sessions"), cwd=project)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stderr.count("skipping") == 1
+    assert f"dsh: skipping {bad}: " in listed.stderr

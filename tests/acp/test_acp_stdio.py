@@ -13,7 +13,9 @@ from tests.cli.test_cli import write_script
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
 
 
-def _acp(tmp_path: Path, stdin: int | None, data: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def _acp(
+    tmp_path: Path, stdin: int | None, data: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
     script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "ok"}]])
     env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_")}
     argv = [sys.executable, "-m", "dsh", "acp", "--model", f"scripted:{script}"]

@@ -51,9 +51,7 @@ def test_no_claude_hooks_leaves_the_projects_hooks_out_with_settings_given(
     assert record.read_text().splitlines() == ["settings"]
 
 
-def test_log_hooks_names_each_hooks_event_command_and_source(
-    tmp_path: Path, project: Path
-) -> None:
+def test_log_hooks_names_each_hooks_event_command_and_source(tmp_path: Path, project: Path) -> None:
     record = tmp_path / "fired.txt"
     (project / ".claude").mkdir()
     settings = project / ".claude" / "settings.json"
@@ -62,7 +60,9 @@ def test_log_hooks_names_each_hooks_event_command_and_source(
     env = {"HOME": str(tmp_path / "home")}
     assert dsh("run", "hi", *args, cwd=tmp_path, env_extra=env).returncode == 0
     [log] = (tmp_path / "sessions").glob("*.jsonl")
-    shown = dsh("log", log.stem, "--hooks", "--session-dir", str(tmp_path / "sessions"), cwd=tmp_path)
+    shown = dsh(
+        "log", log.stem, "--hooks", "--session-dir", str(tmp_path / "sessions"), cwd=tmp_path
+    )
     assert shown.returncode == 0, shown.stderr
     assert "None" not in shown.stdout
     [invocation] = [line for line in shown.stdout.splitlines() if "hook/invocation" in line]

@@ -482,3 +482,18 @@ def test_ctrl_c_still_cancels_a_turn_after_an_approval_prompt(
             os.killpg(group, signal.SIGKILL)
     s.say("/exit")
     assert s.leave() == 0
+
+
+def test_dsh_prompt_is_the_first_turn_of_an_interactive_session(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    responses = [[text("FIRST-REPLY")], [text("SECOND-REPLY")]]
+    s = start(spawned, tmp_path, project, responses, "--trust-project", "hello first", command=())
+    s.expect("> hello first")
+    s.expect("FIRST-REPLY")
+    s.say("and then")
+    s.expect("SECOND-REPLY")
+    s.say("/exit")
+    assert s.leave() == 0
+    users = [e["content"] for e in s.events() if e["type"] == "user/message"]
+    assert users == ["hello first", "and then"]

@@ -20,7 +20,7 @@ import selectors
 import signal
 import sys
 import threading
-from typing import BinaryIO, Final, cast
+from typing import Any, BinaryIO, Final, cast
 
 from acp import run_agent
 from acp.interfaces import Agent
@@ -61,7 +61,7 @@ class _CheckedReader(asyncio.StreamReader):
         super().__init__(limit=limit)
         self.writer: asyncio.StreamWriter | None = None
 
-    async def readuntil(self, separator: bytes = b"\n") -> bytes:
+    async def readuntil(self, separator: Any = b"\n") -> bytes:
         while True:
             line = await super().readuntil(separator)
             if not line.strip() or _parses(line):

@@ -89,6 +89,9 @@ class _Repl:
                 await self.term.agent.setup(self.options.setup)
             await self.term.agent.start()
             self.out("[dim]dsh: /help for commands, Ctrl-D to leave[/dim]")
+            for first in self.options.prompts:  # `dsh PROMPT`: its first turn
+                self.out(f"> {terminal_safe(first)}", markup=False, highlight=False)
+                await self._handle(first)
             while not self.leaving:
                 # A background subagent that finished gets its notification turn (2.1.332's).
                 await self._guarded(run_ready_notifications(self.term.agent))

@@ -30,7 +30,11 @@ def _signed_listener(listener: Any, name: str) -> Any:
             return decision
 
         decision = await listener(call, forward, *rest)
-        if type(decision) is PreToolDeny and decision.info is None and not _passed_on(decision, passed):
+        if (
+            type(decision) is PreToolDeny
+            and decision.info is None
+            and not _passed_on(decision, passed)
+        ):
             return PreToolDeny(
                 decision.reason,
                 info={"plugin": name},

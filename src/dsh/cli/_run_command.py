@@ -13,7 +13,7 @@ import dataclasses
 import sys
 from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 import click
 
@@ -36,7 +36,9 @@ from dsh.hooks import HooksChoice, HookSelection
 from dsh.host import HostOptions
 from dsh.models import Model, ModelError, load_model
 
-__all__ = ["RunFlags", "SessionFlags", "load_run_model", "run"]
+__all__ = ["FrontMode", "RunFlags", "SessionFlags", "load_run_model", "run"]
+
+FrontMode: TypeAlias = Literal["run", "terminal", "print"]
 
 
 @frozen(kw_only=True)
@@ -95,11 +97,15 @@ class RunFlags:
     trust_project: bool
     io: Mapping[str, Any]
     """``io_options``' flags (``--output-format``, ``--resume``...), as ``settle`` reads them."""
+    front: FrontMode = "run"
+    """How PROMPT runs: ``dsh run``'s way, bare ``dsh``'s (``terminal``: interactive at a
+    terminal, PROMPT its first turn) or ``dsh -p``'s (``print``: headless always)."""
 
     @classmethod
-    def of(cls, params: Mapping[str, Any]) -> RunFlags:
+    def of(cls, params: Mapping[str, Any], *, front: FrontMode = "run") -> RunFlags:
         """``dsh run``'s ``params`` (click's, by name) as one value."""
         return cls(
+            front=front,
             prompt=params["prompt"],
             project=params["project"],
             session=SessionFlags.of(params),
@@ -179,7 +185,15 @@ def run_flags(flags: RunFlags) -> ExitCode:
     prompts = _given_prompts(flags)
     interactive = False
     if not flags.init_only and not prompts and not flags.streamed:
+        if flags.front == "print" and stdin_is_terminal():
+            raise click.UsageError(
+                "Input must be provided either through stdin or as a prompt argument when"
+                " using --print"
+            )
         interactive, prompts = prompt_from_stdin()
+    elif flags.front == "terminal" and not flags.streamed and prompts:
+        # `dsh PROMPT` at a terminal: an interactive session whose first turn is PROMPT.
+        interactive = stdin_is_terminal() and stdout_is_terminal()
     # Bytes that are not UTF-8 (on the command line or stdin) become U+FFFD, as Claude Code
     # reads them: the prompt is recorded and sent as text.
     prompts = tuple(valid_text(prompt) for prompt in prompts)

@@ -497,3 +497,20 @@ def test_dsh_prompt_is_the_first_turn_of_an_interactive_session(
     assert s.leave() == 0
     users = [e["content"] for e in s.events() if e["type"] == "user/message"]
     assert users == ["hello first", "and then"]
+
+
+def test_the_approval_prompt_shows_the_call_as_its_tool_line_does(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    _asking_project(tmp_path, project)
+    responses = [[bash("echo x >> ran.txt")], [text("ALL-DONE")]]
+    s = start(spawned, tmp_path, project, responses)
+    s.say("touch it")
+    s.expect("? Bash(echo x >> ran.txt)")
+    s.expect("CHECK-ME")  # the asking hook's reason
+    s.expect("Allow?")
+    s.child.sendline("y")
+    s.expect("ALL-DONE")
+    s.say("/exit")
+    assert s.leave() == 0
+    assert '{"command"' not in s.transcript.getvalue()

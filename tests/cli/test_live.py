@@ -275,3 +275,14 @@ def test_time_waiting_for_an_approval_is_not_the_tools(
     view.on_event(ToolResultEvent(token="t1", content="file.txt"))
     view.close()
     assert "⏺ Bash(ls) · 3.0s" in _plain(out)
+
+
+def test_a_compaction_summary_is_not_left_in_the_live_region(tmp_path: Path) -> None:
+    from dsh.session import CompactionEnd
+
+    view, out = _view(tmp_path)
+    view.on_text("SUMMARY-TEXT")  # the summary streams as the model writes it
+    view.on_event(CompactionEnd(summary="SUMMARY-TEXT"))
+    view.close()  # the next prompt
+    after = _plain(out).split("── compacted: SUMMARY-TEXT ──", 1)[1]
+    assert "SUMMARY-TEXT" not in after

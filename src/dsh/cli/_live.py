@@ -331,6 +331,15 @@ class LiveView:
         if hint is not None:
             self.console.print(f"    [yellow]{plain_markup(hint)}[/yellow]")
 
+    def _compacted(self, event: Any) -> None:
+        """The summary streamed as the model wrote it; its line replaces what is left of it
+        (no assistant message follows to take it out of the live region)."""
+        with self._lock:
+            self._text = ""
+        self._streamed = False
+        self._stop_live()
+        self.printer.print_event(event)
+
     def _hook_invocation(self, event: Any) -> None:
         command = command_text(tuple(event.command))
         self._hooks[str(event.id)] = command
@@ -403,6 +412,7 @@ _HANDLERS: Final = {
     "context/message": LiveView._context,
     "notice": LiveView._notice,
     "prompt/blocked": LiveView._blocked,
+    "compaction/end": LiveView._compacted,
 }
 
 

@@ -514,3 +514,25 @@ def test_the_approval_prompt_shows_the_call_as_its_tool_line_does(
     s.say("/exit")
     assert s.leave() == 0
     assert '{"command"' not in s.transcript.getvalue()
+
+
+def test_the_banner_and_a_continued_sessions_recent_history(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    from dsh import __version__
+
+    responses = [[text("FIRST-REPLY")], [text("AGAIN-REPLY")]]
+    s = start(spawned, tmp_path, project, responses)
+    s.expect(f"✻ dsh {__version__} · model ")
+    s.expect(str(project))
+    s.say("the first prompt")
+    s.expect("FIRST-REPLY")
+    s.say("/exit")
+    assert s.leave() == 0
+    again = start(spawned, tmp_path, project, responses, "-c")
+    again.expect("the last 1 turn(s) of session")
+    again.expect("the first prompt")
+    again.expect("FIRST-REPLY")
+    again.expect("── resumed ──")
+    again.say("/exit")
+    assert again.leave() == 0

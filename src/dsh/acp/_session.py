@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from acp import RequestError, plan_entry, update_plan
+from acp import RequestError, plan_entry, text_block, tool_content, update_plan
 from acp.interfaces import Client
 from acp.schema import (
     PermissionOption,
@@ -288,13 +288,20 @@ class AcpSession:
         await self.flush()
         key = call_id(req.tool_use_id, f"dsh-approval-{uuid.uuid4().hex}")
         view = self.translator.view(key) or tool_view(req.tool_name, req.arguments, self.project)
+        # What the editor shows beside the options: the call (its diff, for an edit) and why
+        # dsh asks (the asking hook's or rule's reason), not only a title and raw input.
+        why = tool_content(
+            text_block(f"{req.tool_name}: {view.title}\nAsked because: {req.reason}")
+        )
         call = ToolCallUpdate(
             tool_call_id=key,
-            title=view.title,
+            title=view.title,  # the call's own title: the update renames its card
             kind=view.kind,
             status="pending",
+            content=[*view.diffs, why] if req.reason else list(view.diffs) or None,
             raw_input=view.raw_input,
             locations=list(view.locations) or None,
+            field_meta={"dsh": {"reason": req.reason}} if req.reason else None,
         )
         return await self._client.request_permission(
             session_id=self.id, tool_call=call, options=options

@@ -62,8 +62,9 @@ async def test_load_replays_the_history_before_answering(tmp_path: Path, project
             "tool_call",
             "tool_call_update",
             "agent_message_chunk",
+            "available_commands_update",  # the slash commands dsh runs, after the history
         ]
-        user, call, result, reply = replayed
+        user, call, result, reply, _commands = replayed
         assert isinstance(user, UserMessageChunk)
         assert user.content.text == "first question"
         assert isinstance(call, ToolCallStart)
@@ -166,7 +167,9 @@ async def test_closing_stdin_mid_turn_kills_the_tool_and_ends_the_session_once(
     assert [e["reason"] for e in ends] == ["aborted"]
 
 
-def test_a_bad_input_line_is_skipped_with_one_log_line_and_no_traceback(tmp_path: Path) -> None:
+def test_a_bad_input_line_is_answered_as_a_parse_error_with_one_log_line_and_no_traceback(
+    tmp_path: Path,
+) -> None:
     script = write_script(tmp_path / "s.json", [{"responses": [[{"type": "text", "text": "ok"}]]}])
     initialize = {
         "jsonrpc": "2.0",
@@ -184,7 +187,9 @@ def test_a_bad_input_line_is_skipped_with_one_log_line_and_no_traceback(tmp_path
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    [line] = done.stdout.splitlines()
+    # JSON-RPC's answer to a line that does not parse (issue 32), then initialize's.
+    parse_error, line = done.stdout.splitlines()
+    assert json.loads(parse_error)["error"]["code"] == -32700
     assert json.loads(line)["result"]["agentInfo"]["name"] == "dsh"
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("dsh acp: ")

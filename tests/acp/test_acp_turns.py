@@ -17,9 +17,11 @@ import pytest
 from acp import RequestError, text_block
 from acp.schema import (
     AgentPlanUpdate,
+    ContentToolCallContent,
     FileEditToolCallContent,
     ImageContentBlock,
     McpServerStdio,
+    TextContentBlock,
     ToolCallStart,
 )
 
@@ -109,6 +111,12 @@ async def test_an_ask_is_a_permission_request_allowed_then_rejected(
         [start] = starts(agent, allowed)
         assert asked.tool_call_id == start.tool_call_id
         assert asked.title == start.title == "`echo ok > allowed.txt`"
+        # Why dsh asks reaches the editor: the asking hook's reason, with the call.
+        [why] = asked.content or []
+        assert isinstance(why, ContentToolCallContent)
+        assert isinstance(why.content, TextContentBlock)
+        assert why.content.text.endswith("Asked because: writes a file")
+        assert asked.field_meta == {"dsh": {"reason": "writes a file"}}
         assert start.kind == "execute"
         assert [o.kind for o in options] == [
             "allow_once",

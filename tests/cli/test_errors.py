@@ -144,10 +144,17 @@ def test_an_internal_failure_exits_70_with_one_line_and_debug_shows_the_tracebac
     tmp_path: Path,
 ) -> None:
     script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "hi"}]])
-    not_a_dir = tmp_path / "file"
-    not_a_dir.write_text("")
+    # A plugin that breaks dsh itself (its transcript printer). A data directory that is a
+    # file, the failure this test used before, is the user's now (tests/cli/test_front_doors).
+    (tmp_path / "breaker.py").write_text(
+        "import dsh.cli._render as render\n"
+        "def fn(ctx):\n"
+        "    def broken(*args, **kwargs):\n"
+        "        raise RuntimeError('the printer broke')\n"
+        "    render.TranscriptPrinter.print_event = broken\n"
+    )
     args = ["run", "hi", "--model", f"scripted:{script}", "--project", str(tmp_path)]
-    args += ["--session-dir", str(not_a_dir)]
+    args += ["--session-dir", str(tmp_path / "sessions"), "--plugin", "breaker:fn"]
     done = dsh(*args, cwd=tmp_path)
     refused(done, 70, "dsh: internal error: ", "rerun with --debug")
     assert len(done.stderr.strip().splitlines()) == 1

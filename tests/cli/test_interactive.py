@@ -457,3 +457,82 @@ def test_the_resume_picker_refuses_nonsense_and_a_closed_terminal_resumes_nothin
     s.child.sendeof()
     s.expect("no session chosen: nothing resumed")
     assert s.leave() == 2
+
+
+def test_ctrl_c_still_cancels_a_turn_after_an_approval_prompt(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    _asking_project(tmp_path, project)
+    pid_file = project / "pgid.txt"
+    responses = [[bash(f"echo $$ > {pid_file}; sleep 600")], [text("never reached")]]
+    s = start(spawned, tmp_path, project, responses)
+    s.say("run the slow thing")
+    s.expect("Allow?")
+    s.child.sendline("y")  # the question's prompt_toolkit run ends here
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        s.child.expect([pexpect.TIMEOUT], timeout=0.1)
+    group = int(pid_file.read_text())
+    try:
+        s.child.sendintr()
+        s.expect("interrupted")
+        s.expect("turn ended: aborted")
+        assert not _group_alive(group)
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
+    s.say("/exit")
+    assert s.leave() == 0
+
+
+def test_dsh_prompt_is_the_first_turn_of_an_interactive_session(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    responses = [[text("FIRST-REPLY")], [text("SECOND-REPLY")]]
+    s = start(spawned, tmp_path, project, responses, "--trust-project", "hello first", command=())
+    s.expect("> hello first")
+    s.expect("FIRST-REPLY")
+    s.say("and then")
+    s.expect("SECOND-REPLY")
+    s.say("/exit")
+    assert s.leave() == 0
+    users = [e["content"] for e in s.events() if e["type"] == "user/message"]
+    assert users == ["hello first", "and then"]
+
+
+def test_the_approval_prompt_shows_the_call_as_its_tool_line_does(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    _asking_project(tmp_path, project)
+    responses = [[bash("echo x >> ran.txt")], [text("ALL-DONE")]]
+    s = start(spawned, tmp_path, project, responses)
+    s.say("touch it")
+    s.expect("? Bash(echo x >> ran.txt)")
+    s.expect("CHECK-ME")  # the asking hook's reason
+    s.expect("Allow?")
+    s.child.sendline("y")
+    s.expect("ALL-DONE")
+    s.say("/exit")
+    assert s.leave() == 0
+    assert '{"command"' not in s.transcript.getvalue()
+
+
+def test_the_banner_and_a_continued_sessions_recent_history(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    from dsh import __version__
+
+    responses = [[text("FIRST-REPLY")], [text("AGAIN-REPLY")]]
+    s = start(spawned, tmp_path, project, responses)
+    s.expect(f"✻ dsh {__version__} · model ")
+    s.expect(str(project))
+    s.say("the first prompt")
+    s.expect("FIRST-REPLY")
+    s.say("/exit")
+    assert s.leave() == 0
+    again = start(spawned, tmp_path, project, responses, "-c")
+    again.expect("the last 1 turn(s) of session")
+    again.expect("the first prompt")
+    again.expect("FIRST-REPLY")
+    again.expect("── resumed ──")
+    again.say("/exit")
+    assert again.leave() == 0

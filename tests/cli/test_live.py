@@ -11,6 +11,7 @@ import io
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
@@ -217,3 +218,71 @@ def test_bare_dsh_reads_a_piped_prompt_and_says_what_to_do_without_one(tmp_path:
     empty = dsh(cwd=tmp_path, env_extra=env, stdin="")
     assert empty.returncode == 2
     assert "pipe one in on standard input, or run dsh at a terminal" in empty.stderr
+
+
+def _post_tool_hook() -> tuple[HookInvocationEvent, HookResultEvent]:
+    call = HookInvocationEvent(
+        hook_event="PostToolUse",
+        source="project",
+        group=0,
+        index=0,
+        command=("post-hook.sh",),
+        timeout=5.0,
+        payload_sha256="0" * 64,
+        payload_bytes=2,
+    )
+    done = HookResultEvent(
+        invocation_id=call.id,
+        hook_event="PostToolUse",
+        source="project",
+        group=0,
+        index=0,
+        duration=0.25,
+        exit_code=0,
+    )
+    return call, done
+
+
+def test_a_post_tool_use_hooks_line_prints_below_its_tools_line(tmp_path: Path) -> None:
+    view, out = _view(tmp_path)
+    view.on_event(
+        ToolCallEvent(token="t1", tool_name="Bash", arguments=freeze_json({"command": "ls"}))
+    )
+    call, done = _post_tool_hook()
+    view.on_event(call)
+    view.on_event(done)  # the hook ends before the tool's result is logged
+    view.on_event(ToolResultEvent(token="t1", content="file.txt"))
+    view.close()
+    lines = _plain(out).splitlines()  # the live region's spinner lines are among them
+    tool_at = next(i for i, line in enumerate(lines) if "⏺ Bash(ls) ·" in line)
+    hook_at = next(i for i, line in enumerate(lines) if "PostToolUse hook" in line and "→" in line)
+    assert tool_at < hook_at
+
+
+def test_time_waiting_for_an_approval_is_not_the_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = [100.0]
+    monkeypatch.setattr("dsh.cli._live.time.monotonic", lambda: clock[0])
+    view, out = _view(tmp_path)
+    view.on_event(
+        ToolCallEvent(token="t1", tool_name="Bash", arguments=freeze_json({"command": "ls"}))
+    )
+    clock[0] += 1.0  # a PreToolUse hook
+    with view.paused():  # the approval prompt
+        clock[0] += 30.0
+    clock[0] += 2.0  # the tool itself
+    view.on_event(ToolResultEvent(token="t1", content="file.txt"))
+    view.close()
+    assert "⏺ Bash(ls) · 3.0s" in _plain(out)
+
+
+def test_a_compaction_summary_is_not_left_in_the_live_region(tmp_path: Path) -> None:
+    from dsh.session import CompactionEnd
+
+    view, out = _view(tmp_path)
+    view.on_text("SUMMARY-TEXT")  # the summary streams as the model writes it
+    view.on_event(CompactionEnd(summary="SUMMARY-TEXT"))
+    view.close()  # the next prompt
+    after = _plain(out).split("── compacted: SUMMARY-TEXT ──", 1)[1]
+    assert "SUMMARY-TEXT" not in after

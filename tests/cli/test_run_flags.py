@@ -20,7 +20,7 @@ def test_every_flag_of_dsh_run_is_read_into_run_flags() -> None:
     with run.make_context("run", ["--max-steps", "7", "--hooks", "codex", "hi", "there"]) as ctx:
         params = dict(ctx.params)
     flags = RunFlags.of(params)
-    read = {f.name for f in dataclasses.fields(RunFlags)} - {"session", "io"}
+    read = {f.name for f in dataclasses.fields(RunFlags)} - {"session", "io", "front"}
     assert set(params) == read | set(SESSION_FLAGS) | set(IO_KEYS)
     assert flags.prompt == ("hi", "there")
     assert flags.project == Path(".")

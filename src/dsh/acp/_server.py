@@ -93,6 +93,8 @@ class DshAgent:
         **kwargs: Any,
     ) -> NewSessionResponse:
         session = await self._open(cwd, resume=None, mcp_servers=mcp_servers)
+        # Once the client has the answer (it names the session the update is about).
+        asyncio.get_running_loop().call_soon(session.announce_commands)
         return NewSessionResponse(session_id=session.id)
 
     async def load_session(

@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from acp import RequestError, plan_entry, update_plan
+from acp import RequestError, plan_entry, text_block, tool_content, update_plan
 from acp.interfaces import Client
 from acp.schema import (
     PermissionOption,
@@ -36,6 +36,7 @@ from acp.schema import (
 )
 
 from dsh.acp._approval import AcpApprovalChannel
+from dsh.acp._commands import commands_update, slash_command
 from dsh.acp._config import AcpConfig, SessionSeams, session_host_options, untrusted_lines
 from dsh.acp._tools import tool_view
 from dsh.acp._trust import ask_trust
@@ -168,11 +169,13 @@ class AcpSession:
         return self._turn is not None or self._prompting
 
     async def replay(self) -> None:
-        """The session's history as updates (``session/load``), all sent when this returns."""
+        """The session's history as updates (``session/load``), then the slash commands, all
+        sent when this returns."""
         replay = UpdateTranslator(self._put, self.project, replay=True)
         for event in self.agent.events:
             replay.event(event)
         replay.flush()
+        self.announce_commands()
         await self.flush()
 
     async def close(self) -> None:
@@ -210,10 +213,32 @@ class AcpSession:
         self._prompting = True
         try:
             async with self._turns:  # after a notification turn that is running
+                command = slash_command(content)
+                if command is not None:
+                    return await self._command(*command)
                 result = await self._run(content)
         finally:
             self._prompting = False
         return PromptResponse(stop_reason=stop_reason_for(result, refused=self._refused))
+
+    def announce_commands(self) -> None:
+        """Offer the slash commands dsh runs (``available_commands_update``)."""
+        self._put(commands_update())
+
+    async def _command(self, name: str, rest: str) -> PromptResponse:
+        """A slash command dsh runs itself (``_commands``): ``/compact [instructions]``."""
+        assert name == "compact"
+        self.translator.flush()
+        summary = await self.agent.compact(rest or None)
+        self.translator.flush()
+        said = (
+            "Compacted: the summary above replaces the conversation so far."
+            if summary is not None
+            else "Not compacted (a hook vetoed it, or it failed)."
+        )
+        self._put(notice_update(said, level="info", source="dsh", key=uuid.uuid4().hex))
+        await self.flush()
+        return PromptResponse(stop_reason="end_turn")
 
     async def _run(self, content: Content | None) -> TurnResult:
         """One turn (``content`` the client's prompt; ``None``: the ready notifications'),
@@ -304,13 +329,20 @@ class AcpSession:
         await self.flush()
         key = call_id(req.tool_use_id, f"dsh-approval-{uuid.uuid4().hex}")
         view = self.translator.view(key) or tool_view(req.tool_name, req.arguments, self.project)
+        # What the editor shows beside the options: the call (its diff, for an edit) and why
+        # dsh asks (the asking hook's or rule's reason), not only a title and raw input.
+        why = tool_content(
+            text_block(f"{req.tool_name}: {view.title}\nAsked because: {req.reason}")
+        )
         call = ToolCallUpdate(
             tool_call_id=key,
-            title=view.title,
+            title=view.title,  # the call's own title: the update renames its card
             kind=view.kind,
             status="pending",
+            content=[*view.diffs, why] if req.reason else list(view.diffs) or None,
             raw_input=view.raw_input,
             locations=list(view.locations) or None,
+            field_meta={"dsh": {"reason": req.reason}} if req.reason else None,
         )
         return await self._client.request_permission(
             session_id=self.id, tool_call=call, options=options

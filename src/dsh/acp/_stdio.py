@@ -4,18 +4,23 @@ The protocol's two descriptors are duplicated away first; then standard
 input becomes ``/dev/null`` and standard output a copy of standard error, so
 nothing a tool, a hook process or a library writes (or reads) can corrupt the
 stream. Closing stdin (or SIGTERM) ends every session cleanly: session-end
-fires once for each, then the process exits.
+fires once for each, then the process exits. A line that is not JSON is answered
+with JSON-RPC's parse error (-32700); an input the event loop cannot wait on
+(``</dev/null``, a file) is read by a thread into a pipe.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
+import selectors
 import signal
 import sys
-from typing import BinaryIO, cast
+import threading
+from typing import Any, BinaryIO, Final, cast
 
 from acp import run_agent
 from acp.interfaces import Agent
@@ -43,14 +48,77 @@ def _take_stdio() -> tuple[BinaryIO, BinaryIO]:
     return os.fdopen(proto_in, "rb", buffering=0), os.fdopen(proto_out, "wb", buffering=0)
 
 
+_PARSE_ERROR: Final = (
+    b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}\n'
+)
+
+
+class _CheckedReader(asyncio.StreamReader):
+    """The protocol's input: a line that is not JSON is answered with JSON-RPC's -32700
+    (the SDK would drop it with a logged traceback) and not passed on."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit=limit)
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def readuntil(self, separator: Any = b"\n") -> bytes:
+        while True:
+            line = await super().readuntil(separator)
+            if not line.strip() or _parses(line):
+                return line
+            if self.writer is not None and not self.writer.is_closing():
+                self.writer.write(_PARSE_ERROR)
+            logger.warning("dsh acp: a line on stdin is not JSON (answered -32700)")
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+def _pollable(source: BinaryIO) -> bool:
+    """Whether the event loop can wait on ``source`` (``/dev/null`` and files it cannot)."""
+    with selectors.DefaultSelector() as selector:
+        try:
+            selector.register(source, selectors.EVENT_READ)
+        except (OSError, ValueError):
+            return False
+    return True
+
+
+def _piped(source: BinaryIO) -> BinaryIO:
+    """``source`` copied into a pipe by a thread (the pipe's size bounds what is read ahead)."""
+    read_end, write_end = os.pipe()
+
+    def copy() -> None:
+        try:
+            while chunk := source.read(65536):
+                os.write(write_end, chunk)
+        except OSError:
+            pass
+        finally:
+            os.close(write_end)
+            source.close()
+
+    threading.Thread(target=copy, name="dsh-acp-stdin", daemon=True).start()
+    return os.fdopen(read_end, "rb", buffering=0)
+
+
 async def _streams(
     source: BinaryIO, sink: BinaryIO
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=_LINE_LIMIT)
+    reader = _CheckedReader(limit=_LINE_LIMIT)
+    if not _pollable(source):
+        source = _piped(source)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, sink)
-    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    reader.writer = writer
+    return reader, writer
 
 
 async def serve_stdio(config: AcpConfig) -> None:

@@ -26,6 +26,7 @@ from acp import (
 from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
+    AvailableCommandsUpdate,
     ImageContentBlock,
     TextContentBlock,
     ToolCallProgress,
@@ -52,7 +53,12 @@ from dsh.session import (
 __all__ = ["TASK_TOOLS", "Update", "UpdateTranslator", "call_id", "notice_update"]
 
 Update: TypeAlias = (
-    AgentMessageChunk | UserMessageChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
+    AgentMessageChunk
+    | UserMessageChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | AgentPlanUpdate
+    | AvailableCommandsUpdate
 )
 Sink: TypeAlias = Callable[[Update], None]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh.approval import ApprovalAnswer, ApprovalOutcome, ApprovalRequest, ChannelAnswer
 from dsh.cli._render import plain_markup
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 __all__ = ["TerminalApprovalPrompt"]
 
 _MAX_ARGS: Final = 600
+_MAX_HEAD: Final = 160
+_SUMMARY_KEYS: Final = ("command", "file_path", "path", "pattern", "url", "prompt", "description")
 _CHOICES: Final[dict[str, ApprovalOutcome]] = {
     "y": "allowed-once",
     "yes": "allowed-once",
@@ -71,10 +73,10 @@ class TerminalApprovalPrompt:
 
     def _show(self, req: ApprovalRequest) -> None:
         out = self._view.console.print
-        args = json.dumps(req.arguments, ensure_ascii=False, sort_keys=True, default=str)
-        if len(args) > _MAX_ARGS:
-            args = args[:_MAX_ARGS] + "…"
-        out(f"\n[bold yellow]? {plain_markup(req.tool_name)}[/bold yellow] {plain_markup(args)}")
+        head, body = call_lines(req.tool_name, req.arguments)
+        out(f"\n[bold yellow]? {plain_markup(head)}[/bold yellow]")
+        for line in body:
+            out(f"  {plain_markup(line)}", highlight=False)
         if req.reason:
             out(f"  [dim]asked because:[/dim] {plain_markup(req.reason)}")
         out(
@@ -87,16 +89,47 @@ class TerminalApprovalPrompt:
 
         session: PromptSession[str] = PromptSession()
         while True:
-            given = (await session.prompt_async("Allow? [y/a/n] ")).strip().lower()
+            # handle_sigint=False: prompt_toolkit would replace the loop's SIGINT handler and
+            # remove it on exit, leaving Ctrl-C dead for the rest of the session. At the
+            # question Ctrl-C is a key (the terminal is raw) and raises KeyboardInterrupt.
+            asked = await session.prompt_async("Allow? [y/a/n] ", handle_sigint=False)
+            given = asked.strip().lower()
             outcome = _CHOICES.get(given)
             if outcome == "allowed-once" or outcome == "allowed-always":
                 return outcome
             if outcome == "rejected":
                 break
             self._view.console.print("  [dim]answer y, a or n[/dim]")
-        reason = (await session.prompt_async("Reason (Enter for none): ")).strip()
+        reason = await session.prompt_async("Reason (Enter for none): ", handle_sigint=False)
+        reason = reason.strip()
         if not reason:
             return ApprovalAnswer("rejected", "the user denied this call")
         if self._steer is not None:
             self._steer(f"I denied the {req.tool_name} call: {reason}")
         return ApprovalAnswer("rejected", f"the user denied this call: {reason}")
+
+
+def call_lines(tool: str, arguments: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """A call as a person reads it: ``Bash(ls -la)`` as the tool line shows it, then what it
+    would do in full (a command's text, a file's path and size, each other argument)."""
+    summary = _one_line(next((arguments[k] for k in _SUMMARY_KEYS if k in arguments), ""))
+    head = f"{tool}({summary[:_MAX_HEAD]}{'…' if len(summary) > _MAX_HEAD else ''})"
+    body: list[str] = []
+    for key, value in arguments.items():
+        if key == "content" and isinstance(value, str):
+            body.append(f"{key}: {len(value.splitlines())} lines, {len(value)} characters")
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        if len(text) > _MAX_ARGS:
+            text = text[:_MAX_ARGS] + "…"
+        if key in _SUMMARY_KEYS and text == summary:
+            continue  # already the head
+        first, *rest = text.splitlines() or [""]
+        body.append(f"{key}: {first}")
+        body += [f"  {line}" for line in rest]
+    return head, body
+
+
+def _one_line(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return " ".join(text.split())

@@ -46,6 +46,17 @@ _HELP: Final = (
 )
 
 
+_HISTORY_TURNS: Final = 3
+_HISTORY_EVENTS: Final = frozenset(
+    {"user/message", "assistant/message", "tool/call", "tool/result", "turn/end"}
+)
+
+
+def _home(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
+
+
 def history_path() -> Path:
     """The prompt history file: ``$DSH_DATA_DIR`` or dsh's user data dir, ``prompt_history``."""
     override = os.environ.get("DSH_DATA_DIR")
@@ -85,10 +96,16 @@ class _Repl:
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, self._sigint)
         try:
+            self._banner()
+            if self.options.host.resume is not None:
+                self._recent_history()
             if self.options.setup is not None:
                 await self.term.agent.setup(self.options.setup)
             await self.term.agent.start()
             self.out("[dim]dsh: /help for commands, Ctrl-D to leave[/dim]")
+            for first in self.options.prompts:  # `dsh PROMPT`: its first turn
+                self.out(f"> {terminal_safe(first)}", markup=False, highlight=False)
+                await self._handle(first)
             while not self.leaving:
                 # A background subagent that finished gets its notification turn (2.1.332's).
                 await self._guarded(run_ready_notifications(self.term.agent))
@@ -102,6 +119,32 @@ class _Repl:
             await self.term.agent.close("prompt_input_exit")
         finally:
             loop.remove_signal_handler(signal.SIGINT)
+
+    def _banner(self) -> None:
+        """dsh's version, the model and the directory, as Claude Code's welcome box says."""
+        from dsh import __version__
+
+        model = getattr(self.options.host.model, "name", "?")
+        where = _home(str(self.options.host.project))
+        line = f"✻ dsh {__version__} · model {model} · {where}"
+        self.out(f"[bold]{plain_markup(terminal_safe(line))}[/bold]")
+
+    def _recent_history(self) -> None:
+        """A resumed session's last turns, as the transcript shows them."""
+        events = list(self.term.agent.session.events)
+        starts = [i for i, e in enumerate(events) if e.type == "turn/start"]
+        if not starts:
+            return
+        recent = events[starts[-_HISTORY_TURNS:][0] :]
+        turns = min(len(starts), _HISTORY_TURNS)
+        self.out(
+            f"[dim]── the last {turns} turn(s) of session {self.term.agent.session.id[:8]} ──[/]"
+        )
+        printer = self.term.view.printer
+        for event in recent:
+            if event.type in _HISTORY_EVENTS:
+                printer.print_event(event)
+        self.out("[dim]── resumed ──[/dim]")
 
     async def _read(self) -> str | None:
         """The next prompt (``""``: nothing to do), or ``None`` to leave. A background

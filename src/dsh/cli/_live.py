@@ -45,6 +45,8 @@ _RESULT_LINES: Final = 6
 _QUIET_EVENTS: Final = frozenset({"turn/start", "session/header"})
 # What comes between a reply and its replacement: the display hooks' own runs.
 _KEEP_HOLDING: Final = frozenset({"assistant/display", "hook/invocation", "hook/result"})
+# Hooks that run after a tool but before its result is logged: shown below its line.
+_AFTER_TOOL_HOOKS: Final = frozenset({"PostToolUse", "PostToolUseFailure"})
 
 
 class _Running:
@@ -89,6 +91,7 @@ class LiveView:
         self._live: Live | None = None
         self._paused = 0
         self._last_blocked: str | None = None
+        self._after_tool: list[Any] = []
 
     # -- the callbacks ---------------------------------------------------------------
 
@@ -159,11 +162,21 @@ class LiveView:
         """No live region while the body runs (a prompt owns the terminal meanwhile)."""
         self._paused += 1
         self._stop_live()
+        began = time.monotonic()
         try:
             yield
         finally:
             self._paused -= 1
+            self._not_counting(time.monotonic() - began)
             self._refresh()
+
+    def _not_counting(self, waited: float) -> None:
+        """The time a prompt owned the terminal (an approval) is left out of what runs."""
+        for token, (name, brief, started, path, before) in list(self._calls.items()):
+            self._calls[token] = (name, brief, started + waited, path, before)
+        with self._lock:
+            for running in self._running.values():
+                running.started += waited
 
     def close(self) -> None:
         """Print what is still pending and remove the live region."""
@@ -174,6 +187,9 @@ class LiveView:
         if self._held is not None:
             held, self._held = self._held, None
             self._assistant_text(held.text)
+        after, self._after_tool = self._after_tool, []
+        for hook in after:  # a turn that ended before its tool's result
+            self._hook_lines(hook)
         self._stop_live()
 
     def _refresh(self) -> None:
@@ -270,6 +286,14 @@ class LiveView:
             self._running[f"tool:{token}"] = _Running(label)
 
     def _tool_result(self, event: Any) -> None:
+        try:
+            self._tool_result_lines(event)
+        finally:
+            after, self._after_tool = self._after_tool, []
+            for hook in after:
+                self._hook_lines(hook)
+
+    def _tool_result_lines(self, event: Any) -> None:
         token = str(event.token)
         with self._lock:
             self._running.pop(f"tool:{token}", None)
@@ -307,6 +331,15 @@ class LiveView:
         if hint is not None:
             self.console.print(f"    [yellow]{plain_markup(hint)}[/yellow]")
 
+    def _compacted(self, event: Any) -> None:
+        """The summary streamed as the model wrote it; its line replaces what is left of it
+        (no assistant message follows to take it out of the live region)."""
+        with self._lock:
+            self._text = ""
+        self._streamed = False
+        self._stop_live()
+        self.printer.print_event(event)
+
     def _hook_invocation(self, event: Any) -> None:
         command = command_text(tuple(event.command))
         self._hooks[str(event.id)] = command
@@ -318,7 +351,13 @@ class LiveView:
         key = str(event.invocation_id)
         with self._lock:
             self._running.pop(f"hook:{key}", None)
-        command = self._hooks.pop(key, event.source)
+        if event.hook_event in _AFTER_TOOL_HOOKS and self._calls:
+            self._after_tool.append(event)  # printed below the tool's line, when it comes
+            return
+        self._hook_lines(event)
+
+    def _hook_lines(self, event: Any) -> None:
+        command = self._hooks.pop(str(event.invocation_id), event.source)
         decision = hook_decision(event)
         exited = event.exit_code not in (None, 0) and "exit" not in decision
         status = f", exit {event.exit_code}" if exited else ""
@@ -373,6 +412,7 @@ _HANDLERS: Final = {
     "context/message": LiveView._context,
     "notice": LiveView._notice,
     "prompt/blocked": LiveView._blocked,
+    "compaction/end": LiveView._compacted,
 }
 
 

@@ -23,6 +23,7 @@ import click
 from dsh import __version__
 from dsh.cli._acp import acp_command
 from dsh.cli._errors import internal_failure, set_debug, user_error_for
+from dsh.cli._front_flags import PROMPT_KEY, FrontGroup, front_params
 from dsh.cli._lazy import work
 from dsh.cli._run_flags import SESSION_DIR_HELP, run_flags
 from dsh.cli._sessions_flags import hook_source_options, hooks_test_options, log_options
@@ -48,17 +49,26 @@ def _debug_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
+@click.group(
+    cls=FrontGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    invoke_without_command=True,
+    subcommand_metavar="[PROMPT] | COMMAND [ARGS]...",
+)
 @click.version_option(__version__, prog_name="dsh", message=_VERSION)
 @_debug_option
 @click.pass_context
-def cli(ctx: click.Context) -> None:
+def cli(ctx: click.Context, /, **flags: Any) -> None:
     """dsh: an agent harness with a typed lifecycle interception surface.
 
-    With no command, `dsh` is `dsh run` with no prompt: interactive at a terminal.
+    As `claude` takes it: `dsh` starts an interactive session at a terminal, `dsh PROMPT`
+    one whose first turn is PROMPT, `dsh -p PROMPT` prints the response and exits (as
+    `dsh run PROMPT`); -c continues this project's latest session, -r [ID] resumes one.
+    A first word that names a command runs the command (`dsh log`); after -p or --,
+    it is the prompt (`dsh -p log`, `dsh -- log`).
     """
     if ctx.invoked_subcommand is None:
-        ctx.invoke(run)
+        work("_front:front")(ctx.meta.get(PROMPT_KEY, ()), **flags)
 
 
 @cli.command()
@@ -87,6 +97,7 @@ def run(**flags: Any) -> None:
 
 
 cli.add_command(acp_command(run))
+cli.params[:0] = front_params(cli, run)
 
 
 @cli.command()

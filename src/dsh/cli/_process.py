@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any, TypeVar
 
 import click
 
-from dsh.cli._errors import internal_failure, user_error_for
+from dsh.cli._errors import UserError, internal_failure, user_error_for
 from dsh.session import default_data_dir
 
 __all__ = ["run_async", "session_dir", "started"]
@@ -32,8 +33,18 @@ def started() -> None:
 
 
 def session_dir(value: Path | None) -> Path:
-    """``--session-dir``'s value, else ``$DSH_DATA_DIR`` or the user data directory."""
-    return value if value is not None else default_data_dir()
+    """``--session-dir``'s value, else ``$DSH_DATA_DIR`` or the user data directory; a
+    ``UserError`` naming where it came from when it (or a folder above it) is not a folder."""
+    path = value if value is not None else default_data_dir()
+    blocked = next((p for p in (path, *path.parents) if p.exists()), None)
+    if blocked is not None and not blocked.is_dir():
+        if value is not None:
+            where = "--session-dir"
+        else:
+            where = "DSH_DATA_DIR" if os.environ.get("DSH_DATA_DIR") else "the data directory"
+        what = "is" if blocked == path else f"is under {blocked}, which is"
+        raise UserError(f"{where} {path} {what} not a directory")
+    return path
 
 
 def run_async(coro: Coroutine[Any, Any, T], internal: T) -> T:

@@ -13,7 +13,7 @@ import dataclasses
 import sys
 from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 import click
 
@@ -36,7 +36,9 @@ from dsh.hooks import HooksChoice, HookSelection
 from dsh.host import HostOptions
 from dsh.models import Model, ModelError, load_model
 
-__all__ = ["RunFlags", "SessionFlags", "load_run_model", "run"]
+__all__ = ["FrontMode", "RunFlags", "SessionFlags", "load_run_model", "run"]
+
+FrontMode: TypeAlias = Literal["run", "terminal", "print"]
 
 
 @frozen(kw_only=True)
@@ -68,6 +70,7 @@ class SessionFlags:
     def hooks(self, permission_mode: RunMode | None, *, attended: bool) -> HookSelection:
         """The bridges these flags ask for, in ``permission_mode`` (the settled one)."""
         check_settings_args(self.settings_files)
+        _check_add_dirs(self.add_dirs)
         return HookSelection(
             hooks=self.hooks_choice,
             claude_hooks=not self.no_claude_hooks,
@@ -95,11 +98,15 @@ class RunFlags:
     skip_untrusted_hooks: bool
     io: Mapping[str, Any]
     """``io_options``' flags (``--output-format``, ``--resume``...), as ``settle`` reads them."""
+    front: FrontMode = "run"
+    """How PROMPT runs: ``dsh run``'s way, bare ``dsh``'s (``terminal``: interactive at a
+    terminal, PROMPT its first turn) or ``dsh -p``'s (``print``: headless always)."""
 
     @classmethod
-    def of(cls, params: Mapping[str, Any]) -> RunFlags:
+    def of(cls, params: Mapping[str, Any], *, front: FrontMode = "run") -> RunFlags:
         """``dsh run``'s ``params`` (click's, by name) as one value."""
         return cls(
+            front=front,
             prompt=params["prompt"],
             project=params["project"],
             session=SessionFlags.of(params),
@@ -120,6 +127,33 @@ class RunFlags:
         if self.setup_init or self.init_only:
             return "init"
         return "maintenance" if self.maintenance else None
+
+
+def _check_add_dirs(dirs: tuple[Path, ...]) -> None:
+    """Each ``--add-dir`` an existing folder, else a ``UserError`` in Claude Code's words."""
+    for given in dirs:
+        path = given.expanduser().absolute()
+        if not path.exists():
+            raise UserError(f"--add-dir {given}: Path {path} was not found.")
+        if not path.is_dir():
+            raise UserError(
+                f"--add-dir {given}: {path} is not a directory. Did you mean to add the parent"
+                f" directory {path.parent}?"
+            )
+
+
+def _given_prompts(flags: RunFlags) -> tuple[str, ...]:
+    """PROMPT as the run's prompt: an empty one is none (stdin or the terminal gives it, as
+    ``claude -p ""``); one of white space alone is refused, as Claude Code refuses it."""
+    prompts = () if flags.streamed else stream_prompts(flags.prompt, flags.io)
+    if prompts and not prompts[0]:
+        return ()
+    if prompts and not prompts[0].strip():
+        raise click.UsageError(
+            "the prompt contains only white space: give a prompt with text as PROMPT or on"
+            " standard input"
+        )
+    return prompts
 
 
 def _attended(options: RunOptions, attended: bool) -> RunOptions:
@@ -150,10 +184,18 @@ def run(**params: Any) -> None:
 def run_flags(flags: RunFlags) -> ExitCode:
     """Run what ``flags`` say; returns the exit code."""
     _check_usage(flags)
-    prompts = () if flags.streamed else stream_prompts(flags.prompt, flags.io)
+    prompts = _given_prompts(flags)
     interactive = False
     if not flags.init_only and not prompts and not flags.streamed:
+        if flags.front == "print" and stdin_is_terminal():
+            raise click.UsageError(
+                "Input must be provided either through stdin or as a prompt argument when"
+                " using --print"
+            )
         interactive, prompts = prompt_from_stdin()
+    elif flags.front == "terminal" and not flags.streamed and prompts:
+        # `dsh PROMPT` at a terminal: an interactive session whose first turn is PROMPT.
+        interactive = stdin_is_terminal() and stdout_is_terminal()
     # Bytes that are not UTF-8 (on the command line or stdin) become U+FFFD, as Claude Code
     # reads them: the prompt is recorded and sent as text.
     prompts = tuple(valid_text(prompt) for prompt in prompts)

@@ -95,6 +95,7 @@ def io_options(f: Callable[..., Any]) -> Callable[..., Any]:
             help="Continue the latest session of this project.",
         ),
         click.option(
+            "-r",
             "--resume",
             is_flag=False,
             flag_value="",

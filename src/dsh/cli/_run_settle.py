@@ -62,16 +62,19 @@ def load_plugin(spec: str, where: str) -> Plugin:
         raise UserError(f"{where} {spec}: module {module_name} has no {name!r}")
     if not callable(plugin):
         raise UserError(f"{where} {spec}: {name!r} is not callable (a plugin is a function)")
-    return _guarded(plugin, f"{where} {spec}")
+    return _guarded(plugin, f"{where} {spec}", spec)
 
 
-def _guarded(plugin: Any, where: str) -> Plugin:
-    """``plugin``, with a failure while it mounts reported as the user's (exit 2, no traceback)."""
+def _guarded(plugin: Any, where: str, spec: str) -> Plugin:
+    """``plugin``, with a failure while it mounts reported as the user's (exit 2, no traceback)
+    and its pre-execute denials signed with ``spec`` (``_plugin_names``)."""
 
     @functools.wraps(plugin)
     def mount(ctx: Any) -> None:
+        from dsh.cli._plugin_names import signed
+
         try:
-            plugin(ctx)
+            plugin(signed(ctx, spec))
         except Exception as exc:
             raise UserError(
                 f"{where}: the plugin failed to mount: {type(exc).__name__}: {exc}"

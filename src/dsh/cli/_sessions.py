@@ -58,7 +58,7 @@ def latest_session(store: JsonlSessionStore, project: Path) -> SessionInfo:
 
 def session_project(store: JsonlSessionStore, session_id: str) -> Path | None:
     """The directory the session's header records, checked to exist; ``None`` if none."""
-    info = next((i for i in store.list() if i.id == session_id), None)
+    info = next((i for i in store.list(skipped=[]) if i.id == session_id), None)
     if info is None or info.project is None:
         return None
     path = Path(info.project)
@@ -126,11 +126,14 @@ def session_rows(store: JsonlSessionStore, infos: Iterable[SessionInfo]) -> list
 
 def project_sessions(store: JsonlSessionStore, project: Path) -> list[SessionInfo]:
     """The sessions created for ``project``, most recently changed first; none is an error."""
-    mine = [i for i in store.list() if _same_dir(i.project, project)]
+    # A file whose header is unreadable may be any project's: named only when it matters.
+    skipped: list[tuple[Path, str]] = []
+    mine = [i for i in store.list(skipped=skipped) if _same_dir(i.project, project)]
     if not mine:
+        unreadable = f"; {len(skipped)} unreadable session file(s) skipped" if skipped else ""
         raise UserError(
             f"no session of project {project} in {store.data_dir} to continue "
-            "(`dsh log --all` lists every session)"
+            f"(`dsh log --all` lists every session{unreadable})"
         )
     return sorted(mine, key=lambda i: (i.modified or i.created, i.created), reverse=True)
 
@@ -162,8 +165,12 @@ def _date(seconds: float) -> str:
 def print_table(
     store: JsonlSessionStore, project: Path, *, every: bool, as_json: bool, echo: Any
 ) -> None:
-    """``dsh log``: the sessions of ``project`` (every one with ``every``), oldest first."""
-    infos = store.list()
+    """``dsh log``: the sessions of ``project`` (every one with ``every``), oldest first; each
+    session file whose header is unreadable is named once on stderr."""
+    skipped: list[tuple[Path, str]] = []
+    infos = store.list(skipped=skipped)
+    for path, why in skipped:
+        click.echo(terminal_safe(f"dsh: skipping {path}: {why}"), err=True)
     if not every:
         infos = [i for i in infos if _same_dir(i.project, project)]
     rows = session_rows(store, infos)
@@ -308,6 +315,10 @@ def log_main(
             raise UserError("--hooks, --turn and --transcript need a session ID")
         print_table(store, project.resolve(), every=every, as_json=as_json, echo=click.echo)
         return
+    # The hook events' types register with their module: without it they read back opaque
+    # (``hook/invocation None (None)``).
+    import dsh.hook_protocol  # noqa: F401
+
     events = store.load(resolve(store, session_id))
     if transcript:
         TranscriptPrinter(verbose=verbose).print_events(events)

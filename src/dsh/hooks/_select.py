@@ -10,7 +10,9 @@ mounted: a run without hooks never pays for importing them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
@@ -36,7 +38,12 @@ BRIDGE_CHOICES: Final = ("claude", "codex", "both")
 
 
 def bridges_for(project: Path, choice: HooksChoice | None) -> frozenset[str]:
-    """The bridges to mount: ``choice``'s, else the ones the project has folders for."""
+    """The bridges to mount: ``choice``'s, else the ones the project has folders for.
+
+    Hooks in the user's ``$CODEX_HOME`` (``hooks.json``, a ``[hooks]`` table in
+    ``config.toml``) mount the Codex bridge too: they are the user's own, and Codex runs
+    them in every project (once trusted, as Codex trusts them: ``dsh hooks trust``).
+    """
     if choice == "both":
         return frozenset({"claude", "codex"})
     if choice is not None:
@@ -45,7 +52,29 @@ def bridges_for(project: Path, choice: HooksChoice | None) -> frozenset[str]:
     has_claude = (project / ".claude").is_dir()
     if has_codex and has_claude:
         return frozenset({"claude", "codex"})
-    return frozenset({"codex"}) if has_codex else frozenset({"claude"})
+    if has_codex:
+        return frozenset({"codex"})
+    if _user_codex_hooks():
+        return frozenset({"claude", "codex"})
+    return frozenset({"claude"})
+
+
+_HOOKS_TABLE: Final = re.compile(rb"^[ \t]*(\[\[?[ \t]*hooks\b|hooks[ \t]*[.=])", re.MULTILINE)
+
+
+def _user_codex_hooks(env: Mapping[str, str] | None = None) -> bool:
+    """Whether the user's Codex home (``$CODEX_HOME``, else ``~/.codex``) declares hooks."""
+    environ = os.environ if env is None else env
+    configured = environ.get("CODEX_HOME")
+    home = Path(configured).expanduser() if configured else Path.home() / ".codex"
+    if (home / "hooks.json").is_file():
+        return True
+    try:
+        with open(home / "config.toml", "rb") as config:
+            text = config.read(1 << 20)
+    except OSError:
+        return False
+    return _HOOKS_TABLE.search(text) is not None
 
 
 @final
@@ -102,6 +131,7 @@ def mount_bridges(project: Path, selection: HookSelection) -> BridgeMounts:
                 instructions=selection.claude_md,
                 attended=selection.attended,
                 refuse_untrusted=selection.refuse_untrusted,
+                discovered_hooks=claude,
             )
         )
     elif selection.claude_md:

@@ -253,8 +253,12 @@ class JsonlSessionStore:
         path = self._existing(session_id)
         return tuple(scan_log(path, session_id).events)
 
-    def list(self) -> list[SessionInfo]:
-        """Every session under the data dir, oldest first (from each file's header)."""
+    def list(self, *, skipped: list[tuple[Path, str]] | None = None) -> list[SessionInfo]:
+        """Every session under the data dir, oldest first (from each file's header).
+
+        A file whose header cannot be read is left out: named in ``skipped`` (path, why)
+        when given, else in a logged warning.
+        """
         if not self.data_dir.is_dir():
             return []
         infos = []
@@ -265,7 +269,10 @@ class JsonlSessionStore:
                     stat = os.fstat(f.fileno())
                 header = parse_header(path, first, path.name[: -len(".jsonl")])
             except (OSError, SessionError) as exc:
-                log.warning("skipping %s: %s", path, exc)
+                if skipped is None:
+                    log.warning("skipping %s: %s", path, exc)
+                else:
+                    skipped.append((path, str(exc)))
                 continue
             infos.append(
                 SessionInfo(

@@ -107,6 +107,10 @@ class ClaudeCodeProfile:
     """Fail closed: ``load`` raises ``UntrustedHooksError`` (naming them and the ways
     forward) instead of leaving out a project hook or project-enabled plugin that is not
     trusted; what a headless ``dsh run`` asks for."""
+    discovered_hooks: bool = True
+    """Off (``--no-claude-hooks`` with ``--settings`` or ``--plugin-dir``): only the hooks of
+    ``settings_files`` and ``plugin_roots`` run; the user's, project's, local, managed and
+    installed plugins' hooks are left out (their permissions and instructions still load)."""
 
     @property
     def name(self) -> str:
@@ -117,15 +121,16 @@ class ClaudeCodeProfile:
 
         if self.catalog is not None:
             return self.catalog
-        return load_catalog(
+        catalog = load_catalog(
             project,
             settings_files=self.settings_files,
             plugin_roots=self.plugin_roots,
             home=self.home,
             managed_path=self.managed_path,
             env=self.env,
-            discover_installed_plugins=self.discover_installed_plugins,
+            discover_installed_plugins=self.discover_installed_plugins and self.discovered_hooks,
         )
+        return catalog if self.discovered_hooks else _given_hooks_only(catalog)
 
     def _instructions_files(self, project: Path) -> list[LoadedInstructions]:
         """The project's own instructions files a run would load (none when not loading)."""
@@ -359,3 +364,16 @@ def _trusted_permissions(
     )
     gated = dataclasses.replace(catalog, permissions=without_gated(catalog.permissions, trusted))
     return gated, notices
+
+
+def _given_hooks_only(catalog: Catalog) -> Catalog:
+    """``catalog`` with only the hooks of ``--settings`` files and ``--plugin-dir`` roots."""
+    import dataclasses
+
+    from dsh.base import FrozenDict
+
+    kept = {
+        event: tuple(h for h in hooks if h.source.kind in ("cli", "plugin"))
+        for event, hooks in catalog.hooks.items()
+    }
+    return dataclasses.replace(catalog, hooks=FrozenDict({e: h for e, h in kept.items() if h}))

@@ -1,0 +1,124 @@
+"""Bare ``dsh`` takes Claude Code's command line (``-p``, ``-c``, ``-r``, ``--model``, ...)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh.cli._front import tool_rules
+from tests.cli.test_cli import dsh, write_script
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+
+
+def _flags(tmp_path: Path, responses: list[Any]) -> list[str]:
+    script = write_script(tmp_path / "script.json", responses)
+    return ["--model", f"scripted:{script}", "--session-dir", str(tmp_path / "sessions")]
+
+
+def _events(tmp_path: Path) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for log in sorted((tmp_path / "sessions").glob("*.jsonl")):
+        out += [json.loads(line) for line in log.read_text().splitlines()]
+    return out
+
+
+def _prompts(tmp_path: Path) -> list[str]:
+    return [e["content"] for e in _events(tmp_path) if e["type"] == "user/message"]
+
+
+def test_print_runs_the_prompt_headless_with_options_after_it(
+    tmp_path: Path, project: Path
+) -> None:
+    flags = _flags(tmp_path, [[{"type": "text", "text": "HELLO-BACK"}]])
+    done = dsh("-p", "say hello", *flags, "--output-format", "text", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "HELLO-BACK\n"
+    assert _prompts(tmp_path) == ["say hello"]
+
+
+def test_a_prompt_away_from_a_terminal_runs_as_dsh_run(tmp_path: Path, project: Path) -> None:
+    flags = _flags(tmp_path, [[{"type": "text", "text": "HELLO-BACK"}]])
+    done = dsh(*flags, "say", "hello", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "HELLO-BACK" in done.stdout
+    assert _prompts(tmp_path) == ["say hello"]
+
+
+def test_print_reads_the_prompt_from_stdin(tmp_path: Path, project: Path) -> None:
+    flags = _flags(tmp_path, [[{"type": "text", "text": "OK"}]])
+    done = dsh("-p", *flags, cwd=project, stdin="from stdin\n")
+    assert done.returncode == 0, done.stderr
+    assert _prompts(tmp_path) == ["from stdin"]
+
+
+def test_a_command_name_is_the_command_unless_after_p_or_dashes(
+    tmp_path: Path, project: Path
+) -> None:
+    flags = _flags(tmp_path, [[{"type": "text", "text": "OK"}]] * 2)
+    listed = dsh("log", "--session-dir", str(tmp_path / "sessions"), cwd=project)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith("no sessions")
+    assert dsh("-p", "log", *flags, cwd=project).returncode == 0
+    assert dsh(*flags, "--", "config", cwd=project).returncode == 0
+    assert sorted(_prompts(tmp_path)) == ["config", "log"]
+
+
+def test_continue_resume_and_max_turns(tmp_path: Path, project: Path) -> None:
+    bash = {"type": "tool_use", "name": "Bash", "input": {"command": "echo x"}}
+    flags = _flags(tmp_path, [[{"type": "text", "text": "ONE"}], [{"type": "text", "text": "TWO"}]])
+    assert dsh("-p", "first", *flags, cwd=project).returncode == 0
+    [log] = (tmp_path / "sessions").glob("*.jsonl")
+    assert dsh("-c", "-p", "second", *flags, cwd=project).returncode == 0
+    assert dsh("-p", "third", "-r", log.stem[:8], *flags, cwd=project).returncode == 0
+    assert len(list((tmp_path / "sessions").glob("*.jsonl"))) == 1
+    assert _prompts(tmp_path) == ["first", "second", "third"]
+    limited = _flags(tmp_path, [[bash], [bash], [{"type": "text", "text": "never"}]])
+    done = dsh("-p", "loop", *limited, "--max-turns", "1", cwd=project)
+    assert done.returncode == 3, done.stderr
+    assert "the step limit" in done.stdout
+
+
+def test_disallowed_tools_are_denied_as_claude_codes_rules(tmp_path: Path, project: Path) -> None:
+    bash = {"type": "tool_use", "name": "Bash", "input": {"command": "echo RAN > ran.txt"}}
+    flags = _flags(tmp_path, [[bash], [{"type": "text", "text": "done"}]])
+    flags += ["--permission-mode", "bypassPermissions"]
+    done = dsh("-p", "go", *flags, "--disallowedTools", "Edit,Bash(echo *)", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert not (project / "ran.txt").exists()
+    [result] = [e for e in _events(tmp_path) if e["type"] == "tool/result"]
+    assert result["code"] == "DENIED"
+
+
+def test_tool_lists_split_as_claude_code_splits_them() -> None:
+    assert tool_rules(("Bash(git log:*) Edit", "Read,Write")) == [
+        "Bash(git log:*)",
+        "Edit",
+        "Read",
+        "Write",
+    ]
+
+
+def test_print_with_no_prompt_at_all_says_so(tmp_path: Path, project: Path) -> None:
+    done = dsh("-p", *_flags(tmp_path, []), cwd=project)
+    assert done.returncode == 2
+    assert "Missing argument" in done.stderr
+
+
+def test_the_first_run_error_names_flags_bare_dsh_takes(tmp_path: Path, project: Path) -> None:
+    done = dsh("hello", cwd=project, env_extra={"DSH_CONFIG_DIR": str(tmp_path / "cfg")})
+    assert done.returncode == 2
+    assert "no model: pass --model scripted:FILE or --model NAME --base-url URL" in done.stderr
+    script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "OK"}]])
+    sessions = str(tmp_path / "sessions")
+    named = ["--model", f"scripted:{script}", "--base-url", "http://127.0.0.1:9", "hello"]
+    again = dsh(*named, "--session-dir", sessions, cwd=project)
+    assert again.returncode == 0, again.stderr

@@ -104,12 +104,9 @@ def hooks_trust(
     started()
     root = project.resolve()
     profiles = run_profiles(root, settings_files, plugin_dirs)
-    before = {line.split(": ", 2)[-1]: line for line in untrusted_lines(profiles, root)}
     lines = trust_profiles(profiles, root)
     for line in lines:
-        key = line.split(": ", 2)[-1]
-        changed = " (changed since last trust)" if "changed since" in before.get(key, "") else ""
-        click.echo(terminal_safe(line + changed))
+        click.echo(terminal_safe(line))
     if not lines:
         click.echo(
             f"{terminal_safe(str(root))}: the project declares no hooks, plugins or"

@@ -159,7 +159,7 @@ class ClaudeCodeProfile:
 
         catalog = self._discover(project)
         review = record_review(catalog, self.trust_dir, self._instructions_files(project))
-        return tuple(review.lines(every=True))
+        return tuple(review.recorded_lines())
 
     def untrusted(self, project: Path, /) -> Sequence[str]:
         """One line per item a run leaves out because it is not trusted, and why."""

@@ -144,6 +144,9 @@ class TrustReview:
     """The project's widening permission entries (``trust._gated``)."""
     permissions_trusted: frozenset[str] = frozenset()
     """The fingerprints of those trusted."""
+    changed: frozenset[int] = frozenset()
+    """After ``record_review``: the places, in ``lines(every=True)``'s order, of the items
+    that had changed since they were last trusted."""
 
     def lines(self, *, every: bool = False) -> list[str]:
         """``<state>: <item>`` for each untrusted item (``every``: each item)."""
@@ -155,6 +158,15 @@ class TrustReview:
                 state = "trusted" if trusted else "not trusted yet"
                 found.append(f"{state}: {entry.describe(self.project)}")
         return found
+
+    def recorded_lines(self) -> list[str]:
+        """What ``dsh hooks trust`` recorded: ``trusted: <item>`` for each item, marked
+        ``(changed since last trust)`` where it was before (``changed``), so the command
+        reviews the project once."""
+        return [
+            line + (" (changed since last trust)" if n in self.changed else "")
+            for n, line in enumerate(self.lines(every=True))
+        ]
 
     def untrusted_permissions(self) -> tuple[GatedEntry, ...]:
         return tuple(e for e in self.permissions if e.fingerprint not in self.permissions_trusted)
@@ -323,8 +335,14 @@ def record_review(
             "permissions": [permission_entry(e, project) for e in review.permissions],
         },
     )
+    items: list[HookTrust | PluginTrust | FileTrust] = [
+        *review.hooks,
+        *review.plugins,
+        *review.files,
+    ]
     return dataclasses.replace(
         review,
+        changed=frozenset(n for n, i in enumerate(items) if i.state == "changed since trusted"),
         hooks=tuple(dataclasses.replace(h, state="trusted") for h in review.hooks),
         plugins=tuple(dataclasses.replace(p, state="trusted") for p in review.plugins),
         files=tuple(dataclasses.replace(f, state="trusted") for f in review.files),

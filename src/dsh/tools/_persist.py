@@ -65,7 +65,6 @@ PREVIEW_CHARS: Final = 2_000
 """How much of a persisted result the model sees (Claude Code's ``PREVIEW_SIZE_BYTES``)."""
 MAX_ERROR_CHARS: Final = 10_000
 """The most of a tool's failure text the model (and PostToolUseFailure's ``error``) sees."""
-_ERROR_KEEP: Final = MAX_ERROR_CHARS // 2
 
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
@@ -109,20 +108,22 @@ def persisted_message(path: Path, size: int, text: str) -> str:
     )
 
 
-def cut_error(result: ToolResult) -> ToolResult:
-    """A failure's text cut in the middle past ``MAX_ERROR_CHARS``; other results as they are.
+def cut_error(call: ToolCall, result: ToolResult) -> ToolResult:
+    """A failure's text cut in the middle past its tool's ``max_error_chars``; other results
+    as they are.
 
     Not a failure of the arguments (``INVALID_ARGS``): Claude Code shows its input errors
     (``<tool_use_error>``) whole, and they are bounded by the arguments' own bound."""
     content = result.content
+    limit = call.tool.max_error_chars if call.tool is not None else MAX_ERROR_CHARS
     if not result.is_error or result.code == "INVALID_ARGS" or not isinstance(content, str):
         return result
-    if len(content) <= MAX_ERROR_CHARS:
+    if limit is None or len(content) <= limit:
         return result
-    cut = len(content) - MAX_ERROR_CHARS
+    keep = limit // 2
     text = (
-        f"{content[:_ERROR_KEEP]}\n\n... [{cut} characters truncated] ...\n\n"
-        f"{content[-_ERROR_KEEP:]}"
+        f"{content[:keep]}\n\n... [{len(content) - 2 * keep} characters truncated] ...\n\n"
+        f"{content[len(content) - keep :]}"
     )
     return ToolResult(text, result.output, True, result.code, result.info)
 

@@ -249,7 +249,7 @@ class ToolRegistry:
                     run = Dispatch(call, ctx, wrappers)
                     work = run.start if wrappers else run.dispatch
                     # A failure's text as the model and PostToolUseFailure see it.
-                    result = cut_error(await work(signal, workspace))
+                    result = cut_error(call, await work(signal, workspace))
             post_fns = ctx.listeners(POST_EXECUTE)
             if post_fns:
                 result, more = await post_execute(post_fns, call, result, signal)

@@ -273,6 +273,16 @@ class Runtime:
         for text in within_total(event, texts):
             agent.inject(text, source=f"{SOURCE}:{event}")
 
+    def _contexts(self, agent: Agent, event: str, merged: CodexMerged) -> tuple[str, ...]:
+        """A tool event's ``additionalContext`` texts, each within its hook's limit and all of
+        them within the event's total (``within_total``: a note names the hooks left out)."""
+        texts = [
+            (hook.command, self._bounded(agent, hook, answer.additional_context))
+            for hook, answer in merged
+            if answer.additional_context
+        ]
+        return tuple(within_total(event, texts)) if texts else ()
+
     def _bounded(self, agent: Agent, hook: CodexHook, text: str) -> str:
         """``text`` as the model may read it: over the hook's ``additionalContextLimit``
         (about 4 characters a token; 2500 tokens unless set, 0 for no limit) it is written to a

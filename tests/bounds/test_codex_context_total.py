@@ -42,7 +42,7 @@ def _run(tmp_path: Path, event: str, hooks: int) -> None:
     replies = [[{"type": "auto_shell", "command": "echo hi"}], [{"type": "text", "text": "ok"}]]
     script.write_text(json.dumps({"openai": {"rules": [{"responses": replies}]}}))
     env = environment(tmp_path) | {"CODEX_HOME": str(home / ".codex")}
-    args = ("run", "--model", f"scripted:{script}", "--hooks", "codex")
+    args: tuple[str, ...] = ("run", "--model", f"scripted:{script}", "--hooks", "codex")
     args += ("--dangerously-bypass-hook-trust", "--permission-mode", "bypassPermissions")
     done = run_dsh(*args, "--", "go", cwd=project, env=env)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -122,6 +122,19 @@ CASES: dict[str, dict[str, Any]] = {
 }
 
 
+def _stderr_hook(size: int) -> str:
+    body = f"import sys; sys.stdin.read(); sys.stderr.write('E' * {size}); sys.exit(2)"
+    return f'python3 -c "{body}"'
+
+
+# Where 2.1.332 starts to save a hook's blocking error (the 100,000 case above is saved).
+for _size in (9_000, 11_000, 30_000, 60_000):
+    CASES[f"pretool-exit2-{_size // 1000}k"] = {
+        "hook": {"PreToolUse": _stderr_hook(_size)},
+        "replies": [[_bash("toolu_a", "echo hi")], _DONE],
+    }
+
+
 def _substitute(value: Any, project: str) -> Any:
     if isinstance(value, str):
         return value.replace("${PROJECT_DIR}", project)

@@ -72,9 +72,11 @@ bench: $(STAMP)
 # The long fuzz run of every hostile-input property (plugin manifests, Claude settings,
 # Codex hooks.json/config.toml, trust records), FUZZ_EXAMPLES each, unhandled exceptions
 # counted (must be 0); niced, and never part of `make test` or CI (hours at 100,000).
+# FUZZ_MINUTES=M stops each property after M minutes and reports what ran.
 FUZZ_EXAMPLES ?= 100000
 fuzz: $(STAMP)
-	CI=1 nice -n 19 $(BIN)/python benchmarks/fuzz_all.py $(FUZZ_EXAMPLES)
+	CI=1 nice -n 19 $(BIN)/python benchmarks/fuzz_all.py $(FUZZ_EXAMPLES) \
+	  $(if $(FUZZ_MINUTES),--minutes $(FUZZ_MINUTES))
 
 # The real Claude Code and Codex that benchmarks/bench_side_by_side.py measures dsh against,
 # installed with npm into .bench-tools/ only (gitignored); never part of `make test` or CI.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +67,22 @@ def test_a_tool_events_context_has_a_total_with_a_note(tmp_path: Path, event: st
     assert "left out: 25 hooks' context" in note
     assert "and 20 more" in note
     assert [c.endswith(f" from hook {n}") for n, c in enumerate(contexts)] == [True] * 5
+
+
+def test_hooks_trust_records_under_a_project_header_that_ends_the_file(tmp_path: Path) -> None:
+    """Found by ``make fuzz``: a user config.toml whose last line is the project's header
+    (no newline after it) made ``dsh hooks trust`` write invalid TOML and fail."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".codex").mkdir(parents=True)
+    hooks = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}
+    (project / ".codex" / "hooks.json").write_text(json.dumps(hooks))
+    (home / ".codex").mkdir(parents=True)
+    config = home / ".codex" / "config.toml"
+    config.write_text(f'[projects."{project.resolve()}"]')
+    env = environment(tmp_path) | {"CODEX_HOME": str(home / ".codex")}
+    done = run_dsh("hooks", "trust", "--project", str(project), cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    recorded = tomllib.loads(config.read_text())
+    assert recorded["projects"][str(project.resolve())]["trust_level"] == "trusted"
+    assert any(s.get("trusted_hash") for s in recorded["hooks"]["state"].values())

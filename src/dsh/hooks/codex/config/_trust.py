@@ -170,7 +170,10 @@ def _with_value(
     line = f"{field} = {toml_string(value)}"
     header = _header(prefix, key).search(text)
     if header is None:
-        table = _lookup(tomllib.loads(text) if text.strip() else {}, prefix)
+        try:
+            table = _lookup(tomllib.loads(text) if text.strip() else {}, prefix)
+        except tomllib.TOMLDecodeError as exc:
+            raise TrustError(f"{path}: recording trust would break the file: {exc}") from None
         if isinstance(table, dict) and key in table:
             raise TrustError(
                 f'{path}: the record for {key} is not a [{".".join(prefix)}."…"] table;'
@@ -178,6 +181,8 @@ def _with_value(
             )
         sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
         return f"{text}{sep}[{'.'.join(prefix)}.{toml_string(key)}]\n{line}\n"
+    if header.end() == len(text):  # the header ends the file, with no newline after it
+        text += "\n"
     body_start = header.end() + 1
     nxt = _TABLE_START.search(text, body_start)
     body_end = nxt.start() if nxt is not None else len(text)

@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: bytecode demo test lint typecheck imports pytest bench bench-tools clean acp-node-client
+.PHONY: bytecode demo test lint typecheck imports pytest bench bench-tools fuzz clean acp-node-client
 
 # UV=path/to/uv makes the venv with uv instead (seeded with pip, which tests/packaging runs):
 # the same packages, several times faster; .ci/run passes the main venv's uv (a dev extra)
@@ -68,6 +68,15 @@ pytest: $(STAMP) $(ACP_NODE_STAMP)
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+
+# The long fuzz run of every hostile-input property (plugin manifests, Claude settings,
+# Codex hooks.json/config.toml, trust records), FUZZ_EXAMPLES each, unhandled exceptions
+# counted (must be 0); niced, and never part of `make test` or CI (hours at 100,000).
+# FUZZ_MINUTES=M stops each property after M minutes and reports what ran.
+FUZZ_EXAMPLES ?= 100000
+fuzz: $(STAMP)
+	CI=1 nice -n 19 $(BIN)/python benchmarks/fuzz_all.py $(FUZZ_EXAMPLES) \
+	  $(if $(FUZZ_MINUTES),--minutes $(FUZZ_MINUTES))
 
 # The real Claude Code and Codex that benchmarks/bench_side_by_side.py measures dsh against,
 # installed with npm into .bench-tools/ only (gitignored); never part of `make test` or CI.

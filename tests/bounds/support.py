@@ -34,8 +34,11 @@ def text(reply: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": reply}]
 
 
-def run(tmp_path: Path, project: Path, model: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_dsh("run", "go", "--model", model, *args, cwd=project, env=environment(tmp_path))
+def run(
+    tmp_path: Path, project: Path, model: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environ = environment(tmp_path) | (env or {})
+    return run_dsh("run", "go", "--model", model, *args, cwd=project, env=environ)
 
 
 def events(tmp_path: Path) -> list[dict[str, Any]]:

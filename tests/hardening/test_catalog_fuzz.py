@@ -161,3 +161,11 @@ def test_any_settings_are_loaded_without_raising(
     project_file: bytes, cli_file: bytes, inline: str
 ) -> None:
     check_settings(project_file, cli_file, inline)
+
+
+FUZZ_TARGET = (
+    "claude settings files",
+    check_settings,
+    {"project_file": FILE_BYTES, "cli_file": FILE_BYTES, "inline": FILE_TEXT},
+)
+"""What ``benchmarks/fuzz_all.py`` (``make fuzz``) runs: a name, the property, its strategies."""

@@ -84,6 +84,12 @@ def _plugin(base: Path, manifest_dir: str, hooks: Any) -> Path:
 @FUZZ
 @given(hooks=HOOKS)
 def test_no_manifest_path_makes_either_bridge_raise(hooks: Any) -> None:
+    check_manifest(hooks)
+
+
+def check_manifest(hooks: Any) -> None:
+    """The property: both bridges read a manifest whose ``hooks`` is ``hooks`` without
+    raising, and Codex's diagnostics are printable."""
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         claude = _plugin(base, ".claude-plugin", hooks)
@@ -96,3 +102,9 @@ def test_no_manifest_path_makes_either_bridge_raise(hooks: Any) -> None:
         codex.rename(cache / "1.0.0")
         found: list[CodexDiagnostic] = []
         list(enabled_plugins(home, {"plugins": {"p@m": {"enabled": True}}}, found))
+        for diagnostic in found:
+            diagnostic.describe().encode("utf-8")
+
+
+FUZZ_TARGET = ("plugin manifests", check_manifest, {"hooks": HOOKS})
+"""What ``benchmarks/fuzz_all.py`` (``make fuzz``) runs: a name, the property, its strategies."""

@@ -248,9 +248,11 @@ async def test_the_projects_agents_md_loads_only_when_the_project_is_trusted(
         assert "CASE-GLOBAL" in str(first["messages"])  # the global file needs no project trust
 
 
-async def test_long_hook_context_is_spilled_to_a_file_with_a_preview(
+async def test_long_hook_context_is_spilled_to_a_file_with_its_start_and_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """As the real Codex 0.171 cuts it (tests/fixtures/codex_hook_spill.json): the hook's
+    10,000 bytes hold the first and last bytes and the saved-to line."""
     long = "x" * 20_000 + "-END"
     answers = {
         "PostToolUse": {
@@ -262,9 +264,14 @@ async def test_long_hook_context_is_spilled_to_a_file_with_a_preview(
     rig = make_codex_rig(tmp_path, monkeypatch, ECHO, ["PostToolUse"], answers)
     await rig.run("go")
     (context,) = [m["text"] for m in rig.requests()[1]["messages"] if m["role"] == "context"]
-    assert len(context) < 2500
-    assert context.startswith("x" * 2000)
-    assert spilled_text(context.rsplit(" are in ", 1)[1].rstrip("]")) == long
+    header = "Warning: truncated output (original token count: 5001)\nTotal output lines: 1\n\n"
+    assert context.startswith(header + "x" * 4000)
+    body, path = context[len(header) :].split("\n\nFull hook output saved to: ")
+    head, cut, tail = body.split("…")
+    assert tail.endswith("x-END")
+    assert len(head) + len(tail) + len(f"\n\nFull hook output saved to: {path}") == 10_000
+    assert cut == f"{-(-(len(long) - len(head) - len(tail)) // 4)} tokens truncated"
+    assert spilled_text(path) == long
 
 
 def spilled_text(path: str) -> str:

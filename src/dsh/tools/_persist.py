@@ -19,6 +19,13 @@ gets, in its place::
 directories, never written through a symlink, as its session files are. A result with an
 image, a failure, and a result that cannot be saved (no session file, a full disk) are
 left as they are: Claude Code also shows the result whole when saving it fails.
+
+A tool whose own output is over a bound of its own saves it here too, before any hook
+sees the result (``persist_output_file``: the Bash tool over ``BASH_MAX_OUTPUT_LENGTH``,
+whose ``tool_response`` then names the file). A failure is never persisted; the text of a
+tool's failure is cut in the middle past ``MAX_ERROR_CHARS`` instead (``cut_error``), as
+Claude Code 2.1.332 formats an error a tool raised: the first and last 5,000 characters
+around ``\n\n... [N characters truncated] ...\n\n`` (``tests/fixtures/claude_bounds.json``).
 """
 
 from __future__ import annotations
@@ -27,19 +34,24 @@ import json
 import logging
 import os
 import re
+import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import IO, Final
 
 from dsh.messages import TextBlock
 from dsh.session import SessionError
 from dsh.session._private_files import make_private_dir, open_private
-from dsh.tools._identity import ToolCall
+from dsh.tools._identity import CallToken, ToolCall
 from dsh.tools._types import ToolResult
 
 __all__ = [
     "DEFAULT_MAX_RESULT_CHARS",
+    "MAX_ERROR_CHARS",
     "PREVIEW_CHARS",
+    "cut_error",
     "format_size",
+    "persist_output_file",
     "persist_oversized",
     "persisted_message",
     "preview_of",
@@ -51,6 +63,8 @@ DEFAULT_MAX_RESULT_CHARS: Final = 50_000
 """Claude Code's cap on any tool's inline result, whatever the tool declares."""
 PREVIEW_CHARS: Final = 2_000
 """How much of a persisted result the model sees (Claude Code's ``PREVIEW_SIZE_BYTES``)."""
+MAX_ERROR_CHARS: Final = 10_000
+"""The most of a tool's failure text the model (and PostToolUseFailure's ``error``) sees."""
 
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
@@ -94,6 +108,41 @@ def persisted_message(path: Path, size: int, text: str) -> str:
     )
 
 
+def cut_error(call: ToolCall, result: ToolResult) -> ToolResult:
+    """A failure's text cut in the middle past its tool's ``max_error_chars``; other results
+    as they are.
+
+    Not a failure of the arguments (``INVALID_ARGS``): Claude Code shows its input errors
+    (``<tool_use_error>``) whole, and they are bounded by the arguments' own bound."""
+    content = result.content
+    limit = call.tool.max_error_chars if call.tool is not None else MAX_ERROR_CHARS
+    if not result.is_error or result.code == "INVALID_ARGS" or not isinstance(content, str):
+        return result
+    if limit is None or len(content) <= limit:
+        return result
+    keep = limit // 2
+    text = (
+        f"{content[:keep]}\n\n... [{len(content) - 2 * keep} characters truncated] ...\n\n"
+        f"{content[len(content) - keep :]}"
+    )
+    return ToolResult(text, result.output, True, result.code, result.info)
+
+
+def persist_output_file(
+    source: Path, directory: Path | None, token: CallToken | None
+) -> Path | None:
+    """A copy of the file ``source`` (a tool's whole output) among the session's tool results,
+    named after the call; ``None`` when there is nowhere to put it or it cannot be written."""
+    if directory is None or token is None:
+        return None
+
+    def copy(sink: IO[bytes]) -> None:
+        with source.open("rb") as f:
+            shutil.copyfileobj(f, sink, 1 << 20)
+
+    return _create(directory, _names(None, token, "txt"), copy, what=str(token))
+
+
 def persist_oversized(call: ToolCall, result: ToolResult, directory: Path | None) -> ToolResult:
     """``result`` with its content persisted and previewed when it is over the tool's limit."""
     definition = call.tool
@@ -127,11 +176,26 @@ def persist_oversized(call: ToolCall, result: ToolResult, directory: Path | None
 
 def _write(directory: Path, call: ToolCall, text: str, suffix: str) -> Path | None:
     """The file holding ``text``: ``<tool use id>.<suffix>``, created afresh; ``None`` if not."""
-    ident = call.tool_use_id
-    name = ident if ident is not None and _SAFE_NAME.fullmatch(ident) else None
-    names = [f"{name}.{suffix}"] if name is not None else []
-    # A reused or unusable id: the call's own token, unique in the session.
-    names.append(f"{str(call.token).replace(':', '_')}.{suffix}")
+    data = text.encode("utf-8", errors="replace")
+    names = _names(call.tool_use_id, call.token, suffix)
+    return _create(directory, names, lambda sink: sink.write(data), what=call.name)
+
+
+def _names(tool_use_id: str | None, token: CallToken | None, suffix: str) -> list[str]:
+    """The tool use id if it is a usable file name, then the call's token (unique in the
+    session) for a reused or unusable id."""
+    names = []
+    if tool_use_id is not None and _SAFE_NAME.fullmatch(tool_use_id):
+        names.append(f"{tool_use_id}.{suffix}")
+    if token is not None:
+        names.append(f"{str(token).replace(':', '_')}.{suffix}")
+    return names
+
+
+def _create(
+    directory: Path, names: list[str], write: Callable[[IO[bytes]], object], *, what: str
+) -> Path | None:
+    """The first of ``names`` in ``directory`` created afresh (0600) and filled by ``write``."""
     try:
         make_private_dir(directory)
         for candidate in names:
@@ -140,9 +204,13 @@ def _write(directory: Path, call: ToolCall, text: str, suffix: str) -> Path | No
                 fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
             except FileExistsError:
                 continue
-            with os.fdopen(fd, "w", encoding="utf-8", errors="replace") as f:
-                f.write(text)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    write(f)
+            except BaseException:
+                path.unlink(missing_ok=True)  # no half-written file left behind
+                raise
             return path
     except (OSError, SessionError, UnicodeError) as exc:
-        logger.warning("tool result of %s not persisted in %s: %s", call.name, directory, exc)
+        logger.warning("tool result of %s not persisted in %s: %s", what, directory, exc)
     return None

@@ -45,7 +45,7 @@ from dsh.tools._channels import EXECUTE, POST_EXECUTE, PRE_EXECUTE, RESULT, REWR
 from dsh.tools._dispatch import Dispatch
 from dsh.tools._failures import aborted_before, exc_text
 from dsh.tools._identity import CallToken, ToolCall, ToolExecutionResult, ToolRequest
-from dsh.tools._persist import persist_oversized
+from dsh.tools._persist import cut_error, persist_oversized
 from dsh.tools._phases import Guard, decide, post_execute, run_guard
 from dsh.tools._schema import compile_validator
 from dsh.tools._seal import Entry, SealFailure, remember_validator, rewrite, seal_request
@@ -248,7 +248,8 @@ class ToolRegistry:
                     wrappers = ctx.listeners(EXECUTE)
                     run = Dispatch(call, ctx, wrappers)
                     work = run.start if wrappers else run.dispatch
-                    result = await work(signal, workspace)
+                    # A failure's text as the model and PostToolUseFailure see it.
+                    result = cut_error(call, await work(signal, workspace))
             post_fns = ctx.listeners(POST_EXECUTE)
             if post_fns:
                 result, more = await post_execute(post_fns, call, result, signal)

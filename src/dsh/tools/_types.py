@@ -308,6 +308,11 @@ class ToolDefinition:
     for every tool at 50,000, Claude Code's ``maxResultSizeChars``); a larger one is
     saved to a file and the model sees a preview (``dsh.tools._persist``). ``None``: a
     tool that bounds its own output (Read, as Claude Code's).
+
+    ``max_error_chars``: the most of a failure's text the model sees; a longer one is cut
+    in the middle with a note of how much was left out, as Claude Code formats an error a
+    tool raised. ``None``: a tool that frames and bounds its failures itself (Codex's
+    ``exec_command``).
     """
 
     name: str
@@ -322,6 +327,7 @@ class ToolDefinition:
     deferred: bool = False
     shell_command: str | None = None
     max_result_chars: int | None = 50_000
+    max_error_chars: int | None = 10_000
 
     def load_input_model(self) -> type[BaseModel] | None:
         """``input_model`` as a class (a ``LazyModel`` imported now)."""

@@ -124,7 +124,13 @@ def _wire() -> str:
 - What the model sees: a PreToolUse block as the tool output
   `Command blocked by PreToolUse hook: <reason>. Command: <cmd>`; context as separate
   developer-role messages; a Stop block as the user message
-  `<hook_prompt hook_run_id="stop:<n>:<file>">R</hook_prompt>`.
+  `<hook_prompt hook_run_id="stop:<n>:<file>">R</hook_prompt>`. A text over its hook's
+  `additionalContextLimit` (4 bytes a token, 2,500 tokens unless set) is saved whole to a file
+  (beside the session log; Codex uses `/tmp/hook_outputs/`) and the model reads Codex's cut of
+  it: `Warning: truncated output (original token count: N)`, `Total output lines: L`, the
+  first and last bytes around `…K tokens truncated…`, and `Full hook output saved to: <path>`
+  (recorded from the binary: `tests/fixtures/codex_hook_spill.json`). All of one event's
+  contexts together stay within 50,000 characters, with a note naming the hooks left out.
 """
 
 

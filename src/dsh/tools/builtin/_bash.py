@@ -8,9 +8,21 @@ stream (stderr merged into stdout, as Claude Code 2.x reports it: its
 ``tool_response.stderr`` is empty), written to a file, so a backgrounded
 grandchild holding the stream open cannot hang the call.
 
+An output over ``BASH_MAX_OUTPUT_LENGTH`` characters (30,000 unless set, at most
+150,000) is saved whole among the session's tool results, as Claude Code 2.1.332 does
+(``tests/fixtures/claude_bounds.json``): ``tool_response.stdout`` holds its first
+``BASH_MAX_OUTPUT_LENGTH`` characters, ``persistedOutputPath`` and ``persistedOutputSize``
+(bytes) name the file, and the model reads ``<persisted-output>`` with a 2,000-character
+preview (``dsh.tools._persist``). A failure is not saved: the model reads ``Exit code N``
+and the first ``BASH_MAX_OUTPUT_LENGTH`` characters, cut in the middle past 10,000 as
+every tool failure is. Without a session file to put it beside, the output is cut at
+the bound with a note of the lines left out.
+
 A background command's output goes to ``<one directory per process>/<its
 id>.log``, so the path the model is told is a function of the
-``backgroundTaskId`` alone and ``present_bash`` can render a replaced output.
+``backgroundTaskId`` alone and ``present_bash`` can render a replaced output. Claude
+Code does not persist it either: the model reads that file with Read, which bounds
+itself.
 """
 
 from __future__ import annotations
@@ -32,6 +44,7 @@ from dsh.base._containment import contain_process, mark_environment, release_pro
 from dsh.base._process_group import own_session
 from dsh.base._watchdog import CONTAINMENT_ENV
 from dsh.messages import Content
+from dsh.tools._persist import PREVIEW_CHARS, persist_output_file, persisted_message
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult, Workspace
 from dsh.tools.builtin._common import (
     ArgumentsError,
@@ -58,6 +71,7 @@ __all__ = [
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 MAX_OUTPUT_CHARS = 30_000
+_MAX_OUTPUT_UPPER = 150_000  # Claude Code's ceiling on BASH_MAX_OUTPUT_LENGTH
 # Variables bash itself rewrites on every start; keeping them would drift.
 # DSH_CONTAINMENT: each command's own containment mark, never handed to the next one.
 _VOLATILE_ENV = frozenset({"_", "SHLVL", CONTAINMENT_ENV})
@@ -105,8 +119,13 @@ def present_bash(output: Any) -> Content:
     The output text, else ``(Bash completed with no output)``; a background
     call's id and output file. ``stderr`` and ``interrupted`` (never set by
     the tool on success, but a replacement may set them) follow the output
-    as Claude Code shows them.
+    as Claude Code shows them. An output saved to a file
+    (``persistedOutputPath``): the ``<persisted-output>`` preview of it.
     """
+    persisted = output.get("persistedOutputPath")
+    if persisted:
+        size = output.get("persistedOutputSize") or len(output["stdout"])
+        return persisted_message(Path(persisted), size, output["stdout"])
     parts = [output["stdout"], output["stderr"].strip()]
     if output["interrupted"]:
         parts.append(_ABORTED)
@@ -124,11 +143,23 @@ def _bash_executable(env: dict[str, str]) -> str:
 
 
 def _max_output(env: dict[str, str]) -> int:
+    """``BASH_MAX_OUTPUT_LENGTH``: a positive number, at most 150,000; else 30,000."""
     try:
         value = int(env.get("BASH_MAX_OUTPUT_LENGTH", ""))
     except ValueError:
         return MAX_OUTPUT_CHARS
-    return value if value > 0 else MAX_OUTPUT_CHARS
+    return min(value, _MAX_OUTPUT_UPPER) if value > 0 else MAX_OUTPUT_CHARS
+
+
+def _head(path: Path, limit: int) -> tuple[str, bool]:
+    """The output's first characters (``limit`` of them, or the preview's if more), and
+    whether the whole output is longer than ``limit`` characters; read with a bound."""
+    chars = max(limit, PREVIEW_CHARS)
+    with path.open("rb") as f:
+        data = f.read(chars * 4 + 4)
+        more = bool(f.read(1))
+    text = data.decode("utf-8", errors="replace")
+    return text, more or len(text) > limit
 
 
 def _read_output(path: Path, limit: int) -> str:
@@ -148,6 +179,25 @@ def _read_output(path: Path, limit: int) -> str:
         cut = newlines + (last != "\n")
         text += f"\n\n... [{cut} {'line' if cut == 1 else 'lines'} truncated] ..."
     return text
+
+
+def _settle_output(
+    path: Path, invocation: ToolInvocation, *, failed: bool
+) -> tuple[str, dict[str, Any]]:
+    """``stdout`` as the response holds it, and the fields naming a saved output, if any.
+
+    Over the bound, a success's output is saved whole (``persistedOutputPath``); a failure's
+    is not, and its first ``limit`` characters stand (cut again as every failure is)."""
+    workspace = invocation.workspace
+    limit = _max_output(workspace.env)
+    head, over = _head(path, limit)
+    stdout = _tidy(head[:limit])
+    if not over or failed:
+        return stdout, {}
+    saved = persist_output_file(path, workspace.tool_results_dir, invocation.token)
+    if saved is None:  # nowhere to save it: cut here, with a note
+        return _read_output(path, limit), {}
+    return stdout, {"persistedOutputPath": str(saved), "persistedOutputSize": saved.stat().st_size}
 
 
 def _tidy(text: str) -> str:
@@ -232,10 +282,11 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
                 signal=invocation.signal,
                 timeout=timeout_ms / 1000,
             )
-        stdout = _read_output(output_path, _max_output(workspace.env))
+        failed = outcome.interrupted or outcome.returncode != 0
+        stdout, extra = _settle_output(output_path, invocation, failed=failed)
         if not outcome.interrupted:
             _absorb_state(workspace, state)
-    response = _response(stdout, args.command, interrupted=outcome.interrupted)
+    response = _response(stdout, args.command, interrupted=outcome.interrupted, extra=extra)
     suffix = f"\n{stdout}" if stdout else ""
     if outcome.aborted is not None:
         return ToolResult.error(
@@ -362,13 +413,14 @@ BASH_TOOL = builtin_tool(
     "Executes a bash command with an optional timeout (milliseconds, default "
     f"{DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}). The working directory and exported "
     "environment persist between commands. stdout and stderr are returned together; "
-    f"output beyond {MAX_OUTPUT_CHARS} characters is truncated. A non-zero exit is an error "
-    "result. Use run_in_background for long-running processes.",
+    f"output beyond {MAX_OUTPUT_CHARS} characters is saved to a file and previewed. A non-zero "
+    "exit is an error result. Use run_in_background for long-running processes.",
     _BASH_INPUT,
     _run_bash,
     output_model=builtin_model("BashOutput"),
     present=present_bash,
     shell_command="command",
-    # Bash cuts its own output at MAX_OUTPUT_CHARS (BASH_MAX_OUTPUT_LENGTH) already.
-    max_result_chars=None,
+    # Claude Code's maxResultSizeChars for Bash: what a raised BASH_MAX_OUTPUT_LENGTH or a
+    # hook's replacement lets through is persisted past it like any tool's result.
+    max_result_chars=MAX_OUTPUT_CHARS,
 )

@@ -110,6 +110,9 @@ class BashOutput(ToolOutput):
     isImage: bool = False
     noOutputExpected: bool = False
     backgroundTaskId: str = ""  # a run_in_background call's only
+    # An output over BASH_MAX_OUTPUT_LENGTH: the file holding it whole, and its size in bytes.
+    persistedOutputPath: str = ""
+    persistedOutputSize: int = 0
 
 
 # Read ----------------------------------------------------------------------------------

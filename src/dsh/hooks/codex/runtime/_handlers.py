@@ -24,6 +24,7 @@ class Handlers:
         self._state = runtime._state
         self._base = runtime._base
         self._bounded = runtime._bounded
+        self._contexts = runtime._contexts
         self._fire = runtime._fire
         self._inject_contexts = runtime._inject_contexts
         self._settle = runtime._settle

@@ -43,6 +43,7 @@ from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex.config._trust import DEFAULT_CONTEXT_LIMIT
 from dsh.hooks.codex.config._types import CodexCatalog, CodexHook, CodexPermissionMode
 from dsh.hooks.codex.events._specs import run_id_label
+from dsh.hooks.codex.runtime._spill import BYTES_PER_TOKEN, spilled_text
 from dsh.tools import CallStateKey
 
 __all__ = [
@@ -58,10 +59,8 @@ __all__ = [
 
 SOURCE: Final = "codex-hooks"
 
-_CHARS_PER_TOKEN: Final = 4
 ASYNC_LIMIT: Final = 8
 """Codex's bound on a session's ``async: true`` firings running at once."""
-_PREVIEW_CHARS: Final = 2000
 
 CodexMerged: TypeAlias = MergedAnswers[CodexHook, CodexAnswer]
 
@@ -273,27 +272,37 @@ class Runtime:
         for text in within_total(event, texts):
             agent.inject(text, source=f"{SOURCE}:{event}")
 
+    def _contexts(self, agent: Agent, event: str, merged: CodexMerged) -> tuple[str, ...]:
+        """A tool event's ``additionalContext`` texts, each within its hook's limit and all of
+        them within the event's total (``within_total``: a note names the hooks left out)."""
+        texts = [
+            (hook.command, self._bounded(agent, hook, answer.additional_context))
+            for hook, answer in merged
+            if answer.additional_context
+        ]
+        return tuple(within_total(event, texts)) if texts else ()
+
     def _bounded(self, agent: Agent, hook: CodexHook, text: str) -> str:
         """``text`` as the model may read it: over the hook's ``additionalContextLimit``
-        (about 4 characters a token; 2500 tokens unless set, 0 for no limit) it is written to a
-        file beside the session log and the model gets a preview and the path, as Codex spills."""
+        (4 bytes a token; 2500 tokens unless set, 0 for no limit) it is written to a file
+        beside the session log and the model reads its start and end and the path, as Codex
+        spills it (``_spill``)."""
         tokens = hook.additional_context_limit
-        limit = (DEFAULT_CONTEXT_LIMIT if tokens is None else tokens) * _CHARS_PER_TOKEN
-        if limit == 0 or len(text) <= limit:
+        limit = (DEFAULT_CONTEXT_LIMIT if tokens is None else tokens) * BYTES_PER_TOKEN
+        if limit == 0 or len(text.encode("utf-8", "surrogatepass")) <= limit:
             return text
-        preview = text[:_PREVIEW_CHARS]
         root = root_session(agent)
         path = root.session.path
         if path is None:
-            return f"{preview}\n[hook output truncated: {len(text)} characters in all]"
+            return spilled_text(text, limit, None)
         folder = path.with_name(f"{root.session_id}-hook-output")
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            spill = folder / f"{uuid.uuid4().hex}.txt"
+            spill = folder / f"{uuid.uuid4()}.txt"
             spill.write_text(text, encoding="utf-8", errors="backslashreplace")
         except OSError:
-            return f"{preview}\n[hook output truncated: {len(text)} characters in all]"
-        return f"{preview}\n[hook output truncated: all {len(text)} characters are in {spill}]"
+            return spilled_text(text, limit, None)
+        return spilled_text(text, limit, spill)
 
     def _settle(self, agent: Agent) -> asyncio.Future[list[Any]]:
         """Wait for the session's background firings (Interrupt hooks) to finish."""

@@ -121,10 +121,7 @@ class ToolEvents(Handlers):
         if denial is not None and denial[1].reason:
             reason = self._bounded(agent, denial[0], denial[1].reason)
             text = _blocked_text(name, arguments, reason)
-        contexts = tuple(
-            self._bounded(agent, h, a.additional_context) for h, a in merged if a.additional_context
-        )
-        return merged, PreToolOutcome(text, contexts)
+        return merged, PreToolOutcome(text, self._contexts(agent, "PreToolUse", merged))
 
     async def _pre_tool_rewrite(self, proposed: ProposedCall) -> InputRewrite | None:
         agent = calling_agent(proposed.agent)
@@ -245,9 +242,7 @@ class ToolEvents(Handlers):
             # Codex replaces the output and lets the turn go on.
             text = halt[1].stop_reason or "PostToolUse hook stopped execution"
             replacement = self._bounded(agent, halt[0], text)
-        contexts = tuple(
-            self._bounded(agent, h, a.additional_context) for h, a in merged if a.additional_context
-        )
+        contexts = self._contexts(agent, "PostToolUse", merged)
         decision = await nxt()
         if replacement is None and not contexts:
             return decision

@@ -20,6 +20,7 @@ from typing import Any, Final, final
 
 from dsh._frozen import frozen
 from dsh.hook_protocol import HookDecodeError, HookRun
+from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._executor import run_hook
 from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex.config._types import CodexCatalog, CodexHook
@@ -135,7 +136,12 @@ def codex_pre_tool_decision(
     """What PreToolUse's answers come to for that call: any block wins, the first reason in
     configured order becoming the tool output the model reads; else allowed, with contexts."""
     answers = [t.answer for t in trials if t.answer is not None]
-    contexts = tuple(a.additional_context for a in answers if a.additional_context)
+    texts = [
+        (t.hook.command, t.answer.additional_context)
+        for t in trials
+        if t.answer is not None and t.answer.additional_context
+    ]
+    contexts = tuple(within_total("PreToolUse", texts)) if texts else ()
     denial = next((a for a in answers if a.block or a.permission == "deny"), None)
     if denial is not None and denial.reason:
         text = _blocked_text(tool, tool_input, denial.reason)

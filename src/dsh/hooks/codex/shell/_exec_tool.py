@@ -157,4 +157,7 @@ EXEC_COMMAND_TOOL: Final = ToolDefinition(
     input_schema=_SCHEMA,
     run=_run_exec,
     shell_command="cmd",  # so another bridge's shell policy sees it as a shell call
+    # Codex bounds the output by max_output_tokens and frames it itself, failure or not.
+    max_result_chars=None,
+    max_error_chars=None,
 )

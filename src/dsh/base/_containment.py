@@ -36,15 +36,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Final, Literal
 
+from dsh.base._namespace import ContainmentName, Namespace, open_namespace
 from dsh.base._watchdog import (
     CONTAINMENT_ENV,
     carriers,
@@ -59,12 +61,15 @@ __all__ = [
     "HookHelpers",
     "become_subreaper",
     "contain_process",
+    "containment_in_use",
     "end_left_behind",
     "end_process_tree",
     "hook_helpers",
     "mark_environment",
+    "namespace_entry",
     "release_process",
     "set_hook_helpers",
+    "set_process_containment",
     "sweep_processes",
 ]
 
@@ -72,6 +77,7 @@ _PR_SET_CHILD_SUBREAPER: Final = 36
 _LINUX: Final = sys.platform.startswith("linux")
 _MAX_OUTER_MARKS: Final = 16  # nested dsh processes; an environment value stays bounded
 _ROUNDS: Final = 5  # a search finds what forked while the last one killed
+_HELLO_BOUND: Final = 5.0  # seconds for the watchdog to say whether it made a namespace
 
 HookHelpers = Literal["hook", "session"]
 """How long what a hook leaves running after a normal exit lives: until the hook's end
@@ -92,6 +98,9 @@ class _Warden:
         self.subreaper = False
         self.tried = False
         self.helpers: HookHelpers = "hook"
+        self.wanted: ContainmentName = "namespace"
+        self.namespace: Namespace | None = None
+        self.why = ""  # why there is no namespace
 
     def tell(self, line: str) -> None:
         if not self.tried:
@@ -106,17 +115,58 @@ class _Warden:
 
     def start_watchdog(self) -> None:
         script = Path(__file__).with_name("_watchdog.py")
+        life = os.pipe() if self.wanted == "namespace" else None
         try:
             self.watchdog = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(script), self.token],
+                [sys.executable, "-I", "-S", str(script), self.token]
+                + ([str(life[0])] if life else []),
                 stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
+                stdout=subprocess.PIPE if life else subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
+                pass_fds=(life[0],) if life else (),
                 start_new_session=True,  # Ctrl-C at the terminal is dsh's, not the watchdog's
             )
-        except OSError:
+        except OSError as exc:
+            self.why = f"the watchdog did not start: {exc}"
             return  # no watchdog: groups and sweeps still work
+        finally:
+            if life:
+                os.close(life[0])
         self.pipe = self.watchdog.stdin
+        if life:
+            self.namespace_from(self.watchdog.stdout, life[1])
+
+    def namespace_from(self, out: IO[bytes] | None, life: int) -> None:
+        """Open the namespace the watchdog's first line names (it says so within seconds)."""
+        hello = ""
+        if out is not None:
+            with contextlib.suppress(OSError, ValueError):
+                if select.select([out], [], [], _HELLO_BOUND)[0]:
+                    hello = out.readline(200).decode(errors="replace")
+                out.close()
+        opened = open_namespace(hello, life)
+        if isinstance(opened, str):
+            os.close(life)
+            self.why = opened
+        else:
+            self.namespace = opened
+
+    def entry(self) -> Callable[[], None] | None:
+        """The ``preexec_fn`` that puts a spawn's children in dsh's namespace, if there is one."""
+        if self.wanted != "namespace":
+            return None
+        if not self.tried:
+            self.tried = True
+            self.start_watchdog()
+        space = self.namespace
+        if space is None:
+            return None
+        if not space.alive():
+            self.namespace = None
+            self.why = "its namespace ended (its init was killed)"
+            space.close()
+            return None
+        return space.enter(pdeathsig=threading.current_thread() is threading.main_thread())
 
     def mine(self, mark: bytes) -> bool:
         return mark.startswith(self.token.encode() + b".")
@@ -136,6 +186,39 @@ def set_hook_helpers(helpers: HookHelpers) -> None:
 def hook_helpers() -> HookHelpers:
     """The lifetime ``set_hook_helpers`` chose (``"hook"`` unless told otherwise)."""
     return _WARDEN.helpers
+
+
+def set_process_containment(name: ContainmentName) -> None:
+    """How this process contains what it starts from now on: ``"namespace"`` (the default:
+    in dsh's namespace where the kernel allows one, marks as well) or ``"marks"`` alone."""
+    if name not in ("namespace", "marks"):
+        raise ValueError(f"process containment is 'namespace' or 'marks', not {name!r}")
+    with _WARDEN.lock:
+        _WARDEN.wanted = name
+
+
+def namespace_entry() -> Callable[[], None] | None:
+    """The ``preexec_fn`` for a contained spawn: its children go in dsh's namespace (made at
+    the first call); ``None`` with ``"marks"``, off Linux, or where the kernel refused one."""
+    if not _LINUX:
+        return None
+    with _WARDEN.lock:
+        return _WARDEN.entry()
+
+
+def containment_in_use() -> tuple[ContainmentName, str]:
+    """The containment this process's spawns get, and why or how (making the namespace if it
+    is wanted and not made yet)."""
+    if not _LINUX:
+        return "marks", "process groups only, off Linux"
+    namespace_entry()
+    space = _WARDEN.namespace
+    if _WARDEN.wanted == "marks":
+        return "marks", 'process_containment = "marks"'
+    if space is None:
+        return "marks", f"no namespace: {_WARDEN.why or 'the kernel refused one'}"
+    kind = "user and pid namespaces" if space.kind == "user" else "a pid namespace"
+    return "namespace", f"{kind}: what dsh starts ends with it"
 
 
 def become_subreaper() -> bool:
@@ -326,7 +409,9 @@ def sweep_processes() -> int:
     me = os.getpid()
     orphans: set[int] = set()
     if _WARDEN.subreaper:
-        orphans = {p for p, pp in parents.items() if pp == me and p not in spawned}
+        # Re-parented to dsh, or (inside dsh's namespace) to the namespace's init.
+        adopters = {me} | ({_WARDEN.namespace.init} if _WARDEN.namespace is not None else set())
+        orphans = {p for p, pp in parents.items() if pp in adopters and p not in spawned}
         orphans.discard(watchdog or -1)
     # What carries the mark of a run that is over, wherever it went (init's child included).
     marked = carriers(lambda w: _WARDEN.mine(w) and w not in active)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dsh._frozen import frozen
-from dsh.base._containment import set_hook_helpers
+from dsh.base._containment import set_hook_helpers, set_process_containment
 from dsh.base._env_policy import withhold_variable
 from dsh.cli._errors import UserError
 from dsh.cli._resume_picker import pick_session
@@ -110,6 +110,7 @@ def settle(
     except ConfigError as exc:
         raise UserError(str(exc)) from exc
     set_hook_helpers(config.hook_helpers or "hook")  # the process's: its hooks run under it
+    set_process_containment(config.process_containment or "namespace")
     plugins: list[Plugin] = []
     for spec in config.plugins if not io.get("plugins") else ():
         plugins.append(load_plugin(spec, f"plugins (from {config.sources['plugins']})"))

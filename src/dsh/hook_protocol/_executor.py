@@ -35,6 +35,7 @@ from dsh.base._containment import (
     end_process_tree,
     hook_helpers,
     mark_environment,
+    namespace_entry,
     release_process,
 )
 from dsh.base._process_group import own_session
@@ -288,6 +289,7 @@ async def run_hook(
             process_group=None if own_session() else 0,
             env=env,
             cwd=cmd.cwd,
+            preexec_fn=namespace_entry(),  # its children in dsh's namespace, where there is one
         )
     )
     try:

@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING, Any, final
 from dsh._data_dir import user_config_dir
 from dsh._frozen import frozen
 from dsh.base import DshError, FrozenDict, read_bounded
-from dsh.host._config_names import HookHelpersName, OutputFormatName, PermissionModeName
+from dsh.host._config_names import (
+    HookHelpersName,
+    OutputFormatName,
+    PermissionModeName,
+    ProcessContainmentName,
+)
 
 if TYPE_CHECKING:
     from dsh._schema import SchemaRefusal
@@ -54,6 +59,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "plugins",
     "output_format",
     "hook_helpers",
+    "process_containment",
     "shell_environment_policy",
 )
 """The configuration's keys, as the files, ``DSH_<KEY>`` and ``dsh config show`` name them
@@ -78,6 +84,10 @@ class DshConfig:
     hook_helpers: HookHelpersName | None = None
     """What hooks leave running after a normal exit ends at the hook's end (``"hook"``,
     the default) or lives until the session ends (``"session"``)."""
+    process_containment: ProcessContainmentName | None = None
+    """How the processes dsh starts are contained: in dsh's namespace where the kernel
+    allows one (``"namespace"``, the default) or by marks, groups and trees alone
+    (``"marks"``: ``sudo`` and other set-user-ID programs work in hooks again)."""
     shell_environment_policy: Mapping[str, Any] = field(default_factory=FrozenDict)
     """``[shell_environment_policy]`` (Codex's vocabulary, ``dsh.base.EnvironmentPolicy``):
     the environment of every process the model drives; the files' tables merged as Codex

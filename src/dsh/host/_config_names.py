@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["HookHelpersName", "OutputFormatName", "PermissionModeName"]
+__all__ = ["HookHelpersName", "OutputFormatName", "PermissionModeName", "ProcessContainmentName"]
 
 PermissionModeName = Literal[
     "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk", "manual"
 ]
 OutputFormatName = Literal["text", "json", "stream-json"]
 HookHelpersName = Literal["hook", "session"]
+ProcessContainmentName = Literal["namespace", "marks"]

@@ -15,7 +15,12 @@ import msgspec
 
 from dsh._schema import SchemaError, SchemaRefusal, decode
 from dsh.base import EnvironmentPolicy
-from dsh.host._config_names import HookHelpersName, OutputFormatName, PermissionModeName
+from dsh.host._config_names import (
+    HookHelpersName,
+    OutputFormatName,
+    PermissionModeName,
+    ProcessContainmentName,
+)
 
 __all__ = ["Settings", "decode_layer"]
 
@@ -30,6 +35,7 @@ class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     plugins: tuple[str, ...] = ()
     output_format: OutputFormatName | None = None
     hook_helpers: HookHelpersName | None = None
+    process_containment: ProcessContainmentName | None = None
     shell_environment_policy: dict[str, Any] | None = None
 
 

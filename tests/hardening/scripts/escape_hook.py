@@ -33,6 +33,26 @@ def note(text: str) -> None:
         f.write(text + "\n")
 
 
+def own_pid() -> int:
+    """This process's pid as ``/proc`` (and the test) sees it: inside dsh's pid namespace
+    ``os.getpid()`` is the namespace's number, ``/proc/self`` still dsh's."""
+    return int(os.readlink("/proc/self"))
+
+
+def seen_from_proc(child: int) -> int:
+    """The pid ``/proc`` shows for ``child`` (a child's pid as ``fork`` gave it to us)."""
+    me = str(own_pid())
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            status = Path(f"/proc/{name}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("PPid", "").strip() == me and fields["NSpid"].split()[-1] == str(child):
+            return int(name)
+    return child
+
+
 def linger() -> None:
     for fd in (0, 1, 2):
         os.close(fd)
@@ -44,7 +64,7 @@ def daemon() -> None:
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
-            note(str(os.getpid()))
+            note(str(own_pid()))
             linger()
         os._exit(0)
     os.wait()
@@ -74,10 +94,10 @@ def alive(pid: str) -> bool:
 if mode == "setsid":
     if os.fork() == 0:
         os.setsid()
-        note(str(os.getpid()))
+        note(str(own_pid()))
         linger()
     wait_for_pids(1)
-    note(str(os.getpid()))
+    note(str(own_pid()))
     note("ready")
     time.sleep(300)
 elif mode == "double-fork":
@@ -92,12 +112,12 @@ elif mode == "double-fork-stay":
 elif mode == "leave":
     if os.fork() == 0:
         os.setsid()
-        note(str(os.getpid()))
+        note(str(own_pid()))
         linger()
     nohup = subprocess.Popen(
         ["nohup", "sleep", "300"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    note(str(nohup.pid))
+    note(str(seen_from_proc(nohup.pid)))
     daemon()
     wait_for_pids(3)
     note("ready")

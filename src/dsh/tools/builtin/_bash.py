@@ -28,7 +28,12 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
-from dsh.base._containment import contain_process, mark_environment, release_process
+from dsh.base._containment import (
+    contain_process,
+    mark_environment,
+    namespace_entry,
+    release_process,
+)
 from dsh.base._process_group import own_session
 from dsh.base._watchdog import CONTAINMENT_ENV
 from dsh.messages import Content
@@ -343,6 +348,7 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
             stderr=subprocess.STDOUT,
             start_new_session=own_session(),
             process_group=None if own_session() else 0,
+            preexec_fn=namespace_entry(),  # its children in dsh's namespace, where there is one
         )
     contain_process(process.pid, mark)
     shell = BackgroundShell(shell_id, command, output_path, process)

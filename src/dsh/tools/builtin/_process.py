@@ -20,6 +20,7 @@ from dsh.base._containment import (
     contain_process,
     end_process_tree,
     mark_environment,
+    namespace_entry,
     release_process,
 )
 from dsh.base._process_group import own_session
@@ -70,6 +71,7 @@ async def run_in_group(
         stderr=stderr,
         start_new_session=own_session(),
         process_group=None if own_session() else 0,
+        preexec_fn=namespace_entry(),  # its children in dsh's namespace, where there is one
     )
     contain_process(proc.pid, mark)
     work = asyncio.ensure_future(proc.communicate())

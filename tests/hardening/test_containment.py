@@ -7,10 +7,15 @@ hook's end after a normal exit (seen by a later hook of the same session), at th
 session's end with ``hook_helpers = "session"``, on a hook's timeout, when the Bash tool's
 command times out, for a background shell, and when dsh itself is killed with SIGKILL
 mid-hook or right after a hook double-forked (the watchdog, through the containment mark).
+Every case runs under both containments (``process_containment``: dsh's namespace, and
+marks alone). Then the escape marks cannot hold, namespace only: a Bash command or a hook
+whose child clears its mark (``env -u DSH_CONTAINMENT``) and double-forks out of its
+session, after which dsh is killed with SIGKILL.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -27,6 +32,38 @@ from tests.hardening.test_trust import dsh
 SCRIPT = Path(__file__).parent / "scripts" / "escape_hook.py"
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")
+
+CONTAINMENT = ["marks"]  # this test's ``process_containment`` (set by ``containment``)
+
+
+@pytest.fixture(autouse=True, params=["namespace", "marks"])
+def containment(request: pytest.FixtureRequest) -> str:
+    """Each case under both containments (a project's ``.dsh/config.toml`` says which)."""
+    if request.param == "namespace" and namespace_refused():
+        pytest.skip("the kernel gives dsh no namespace here")
+    CONTAINMENT[0] = request.param
+    return str(request.param)
+
+
+@functools.cache
+def namespace_refused() -> bool:
+    done = subprocess.run(
+        [sys.executable, "-m", "dsh", "config", "show", "--json"],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("DSH_")},
+        check=True,
+    )
+    return bool(json.loads(done.stdout)["process_containment"]["in_use"] != "namespace")
+
+
+def configure(project: Path, helpers: str | None = None) -> None:
+    """``project``'s ``.dsh/config.toml``: this case's containment (and ``helpers``)."""
+    (project / ".dsh").mkdir(exist_ok=True)
+    text = f"process_containment = {CONTAINMENT[0]!r}\n"
+    if helpers is not None:
+        text += f"hook_helpers = {helpers!r}\n"
+    (project / ".dsh" / "config.toml").write_text(text)
 
 
 def alive(pid: int) -> bool:
@@ -77,9 +114,7 @@ def project_with_hook(
             handler["timeout"] = timeout
         hooks[event] = [{"hooks": [handler]}]
     (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
-    if helpers is not None:
-        (project / ".dsh").mkdir()
-        (project / ".dsh" / "config.toml").write_text(f"hook_helpers = {helpers!r}\n")
+    configure(project, helpers)
     return project
 
 
@@ -150,11 +185,19 @@ def log_events(tmp_path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
-def start_dsh(tmp_path: Path, project: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "d")}
-    env.pop("DSH_MODEL", None)
+def start_dsh(
+    tmp_path: Path, project: Path, *extra: str, spec: str | None = None
+) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_")}
+    env |= {"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "d")}
     return subprocess.Popen(
-        [sys.executable, "-m", "dsh", *run_args(tmp_path, project, model(tmp_path))],
+        [
+            sys.executable,
+            "-m",
+            "dsh",
+            *run_args(tmp_path, project, spec or model(tmp_path)),
+            *extra,
+        ],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -208,6 +251,7 @@ def test_kill_9_of_dsh_right_after_a_double_fork_leaves_nothing(
 def test_the_bash_tools_escapees_end_on_timeout_and_at_the_sessions_end(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
+    configure(project)
     (tmp_path / "home").mkdir()
     fg, bg = tmp_path / "fg.txt", tmp_path / "bg.txt"
     foreground = f"setsid sleep 300 & echo $! > {fg}; sleep 300"
@@ -232,3 +276,47 @@ def test_the_bash_tools_escapees_end_on_timeout_and_at_the_sessions_end(tmp_path
     pids = pids_in(fg) + pids_in(bg)
     assert len(pids) == 2
     assert gone(pids)
+
+
+# A child that clears its containment mark, leaves the session in a double fork and says its
+# pid as /proc has it (the `sh` that then becomes `sleep`); then dsh is killed with SIGKILL.
+ESCAPE = (
+    'env -u DSH_CONTAINMENT sh -c \'(setsid sh -c "cut -d\\" \\" -f4 /proc/self/stat > {pidfile};'
+    " exec sleep 300\" </dev/null >/dev/null 2>&1 &)';"
+    " while [ ! -s {pidfile} ]; do sleep 0.02; done; kill -9 {dsh}"
+)
+NAMESPACE_ONLY = pytest.mark.parametrize("containment", ["namespace"], indirect=True)
+
+
+def escaped_pid(proc: subprocess.Popen[bytes], pidfile: Path) -> int:
+    """The escapee's pid, once dsh (``proc``) is dead of the SIGKILL the attack sent."""
+    assert proc.wait(timeout=60) == -signal.SIGKILL  # the attack killed dsh itself
+    [pid] = pids_in(pidfile)
+    return pid
+
+
+@NAMESPACE_ONLY  # marks cannot hold it (docs/reliability.md, "Limits")
+def test_a_bash_command_whose_child_clears_its_mark_and_kills_dsh_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    configure(project)
+    (tmp_path / "home").mkdir()
+    command = ESCAPE.format(pidfile=tmp_path / "escapee.txt", dsh="$PPID")  # Bash's parent
+    spec = model(tmp_path, [{"type": "tool_use", "name": "Bash", "input": {"command": command}}])
+    proc = start_dsh(tmp_path, project, "--permission-mode", "bypassPermissions", spec=spec)
+    assert gone([escaped_pid(proc, tmp_path / "escapee.txt")])
+
+
+@NAMESPACE_ONLY  # marks cannot hold it (docs/reliability.md, "Limits")
+def test_a_hook_whose_child_clears_its_mark_and_kills_dsh_leaves_nothing(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    (tmp_path / "home").mkdir()
+    command = ESCAPE.format(pidfile=tmp_path / "escapee.txt", dsh="$CLAUDE_PID")
+    hooks = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
+    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    configure(project)
+    proc = start_dsh(tmp_path, project)
+    assert gone([escaped_pid(proc, tmp_path / "escapee.txt")])

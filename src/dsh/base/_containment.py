@@ -42,11 +42,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Final, Literal
 
-from dsh.base._namespace import ContainmentName, Namespace, open_namespace
+from dsh.base._namespace import ContainmentName, Entry, Namespace, open_namespace
 from dsh.base._watchdog import (
     CONTAINMENT_ENV,
     carriers,
@@ -61,12 +61,12 @@ __all__ = [
     "HookHelpers",
     "become_subreaper",
     "contain_process",
+    "contained_spawn",
     "containment_in_use",
     "end_left_behind",
     "end_process_tree",
     "hook_helpers",
     "mark_environment",
-    "namespace_entry",
     "release_process",
     "set_hook_helpers",
     "set_process_containment",
@@ -151,8 +151,8 @@ class _Warden:
         else:
             self.namespace = opened
 
-    def entry(self) -> Callable[[], None] | None:
-        """The ``preexec_fn`` that puts a spawn's children in dsh's namespace, if there is one."""
+    def entry(self) -> Namespace | None:
+        """dsh's namespace, made at the first call, if it is wanted and alive."""
         if self.wanted != "namespace":
             return None
         if not self.tried:
@@ -166,7 +166,7 @@ class _Warden:
             self.why = "its namespace ended (its init was killed)"
             space.close()
             return None
-        return space.enter(pdeathsig=threading.current_thread() is threading.main_thread())
+        return space
 
     def mine(self, mark: bytes) -> bool:
         return mark.startswith(self.token.encode() + b".")
@@ -197,13 +197,17 @@ def set_process_containment(name: ContainmentName) -> None:
         _WARDEN.wanted = name
 
 
-def namespace_entry() -> Callable[[], None] | None:
-    """The ``preexec_fn`` for a contained spawn: its children go in dsh's namespace (made at
-    the first call); ``None`` with ``"marks"``, off Linux, or where the kernel refused one."""
+def contained_spawn(
+    argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: object = None
+) -> Entry:
+    """The argv and ``preexec_fn`` for a contained spawn of ``argv`` (with ``env`` in ``cwd``):
+    its children go in dsh's namespace, made at the first call; ``argv`` unchanged and no
+    ``preexec_fn`` with ``"marks"``, off Linux, or where the kernel refused one."""
     if not _LINUX:
-        return None
+        return list(argv), None
     with _WARDEN.lock:
-        return _WARDEN.entry()
+        space = _WARDEN.entry()
+    return (list(argv), None) if space is None else space.spawn(argv, env, cwd)
 
 
 def containment_in_use() -> tuple[ContainmentName, str]:
@@ -211,14 +215,15 @@ def containment_in_use() -> tuple[ContainmentName, str]:
     is wanted and not made yet)."""
     if not _LINUX:
         return "marks", "process groups only, off Linux"
-    namespace_entry()
-    space = _WARDEN.namespace
+    with _WARDEN.lock:
+        space = _WARDEN.entry()
     if _WARDEN.wanted == "marks":
         return "marks", 'process_containment = "marks"'
     if space is None:
         return "marks", f"no namespace: {_WARDEN.why or 'the kernel refused one'}"
     kind = "user and pid namespaces" if space.kind == "user" else "a pid namespace"
-    return "namespace", f"{kind}: what dsh starts ends with it"
+    via = "nsenter" if space.launcher is not None else "a preexec_fn"
+    return "namespace", f"{kind}, joined through {via}: what dsh starts ends with it"
 
 
 def become_subreaper() -> bool:

@@ -31,11 +31,11 @@ from dsh.base._child_watcher import use_pidfd_child_watcher
 from dsh.base._containment import (
     HookHelpers,
     contain_process,
+    contained_spawn,
     end_left_behind,
     end_process_tree,
     hook_helpers,
     mark_environment,
-    namespace_entry,
     release_process,
 )
 from dsh.base._process_group import own_session
@@ -277,11 +277,13 @@ async def run_hook(
     if signal is not None and signal.aborted:
         return _unstarted(cmd, started, error=None, cancelled=True)
     mark, env = mark_environment(spawn_environment(cmd.env))
+    # Its children in dsh's namespace, where there is one.
+    argv, preexec = contained_spawn(cmd.argv, env, cmd.cwd)
     use_pidfd_child_watcher()
     spawn = asyncio.ensure_future(
         loop.subprocess_exec(
             lambda: Capture(loop, stdout_cap, stderr_cap),
-            *cmd.argv,
+            *argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -289,7 +291,7 @@ async def run_hook(
             process_group=None if own_session() else 0,
             env=env,
             cwd=cmd.cwd,
-            preexec_fn=namespace_entry(),  # its children in dsh's namespace, where there is one
+            preexec_fn=preexec,
         )
     )
     try:

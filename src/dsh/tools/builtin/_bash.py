@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, final
 
 from dsh.base._containment import (
     contain_process,
+    contained_spawn,
     mark_environment,
-    namespace_entry,
     release_process,
 )
 from dsh.base._process_group import own_session
@@ -332,15 +332,12 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
     shell_id = f"bash_{next(_ids)}"
     output_path = _background_output_path(shell_id)
     mark, env = mark_environment(workspace.env)
+    script = [_bash_executable(workspace.env), "-c", _SOURCE_ENV_SCRIPTS + command, "dsh-bash"]
+    # Its children in dsh's namespace, where there is one.
+    argv, preexec = contained_spawn([*script, *map(str, workspace.env_scripts)], env, workspace.cwd)
     with output_path.open("wb") as sink:
         process = subprocess.Popen(
-            [
-                _bash_executable(workspace.env),
-                "-c",
-                _SOURCE_ENV_SCRIPTS + command,
-                "dsh-bash",
-                *map(str, workspace.env_scripts),
-            ],
+            argv,
             cwd=workspace.cwd,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -348,7 +345,7 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
             stderr=subprocess.STDOUT,
             start_new_session=own_session(),
             process_group=None if own_session() else 0,
-            preexec_fn=namespace_entry(),  # its children in dsh's namespace, where there is one
+            preexec_fn=preexec,
         )
     contain_process(process.pid, mark)
     shell = BackgroundShell(shell_id, command, output_path, process)

@@ -30,6 +30,7 @@ VALUES: dict[str, list[Any]] = {
     "output_format": ["text", "json", "stream-json", "json"],
     "plugins": [("a:b",), ("c:d",), ("e:f",), ("g:h",)],
     "hook_helpers": ["session", "hook", "session", "hook"],
+    "process_containment": ["marks", "namespace", "marks", "namespace"],
 }
 
 

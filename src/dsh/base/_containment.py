@@ -20,15 +20,20 @@ the kill), their groups and every process carrying its mark, so a ``setsid``,
   way, kill -9 included, the pipe closes and the watchdog ends every group
   still contained, the trees under them and every process carrying one of this
   dsh's marks (a double fork made just before dsh died, now init's child).
+- **dsh's namespace.** With ``set_process_containment("namespace")`` (the default), the
+  watchdog also makes a pid namespace (``_namespace``) whose init exits with dsh, and
+  every spawn joins it (``contained_spawn``): all a hook or Bash process starts, a
+  child that scrubbed its mark included, dies with dsh by the kernel's hand. Where the
+  kernel refuses one, marks alone (``containment_in_use`` says which and why).
 - **Session end.** ``sweep_processes`` ends every group that outlived its run,
   every process carrying the mark of a run that is over and, once
   ``become_subreaper`` made dsh a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``;
-  ``dsh run`` does), every process re-parented to dsh.
+  ``dsh run`` does), every process re-parented to dsh or to the namespace's init.
 
 Limits: the sweep is per process, not per session; a process that both scrubs
 its environment (``env -i``, an exec with its own) and leaves its tree is found
-only as an orphan of a subreaper dsh at session end (and survives dsh's kill -9
-if it double-forked in that window). Elsewhere than Linux, process groups only.
+only as an orphan at session end (and, without the namespace, survives dsh's
+kill -9 if it double-forked in that window). Elsewhere than Linux, process groups only.
 """
 
 from __future__ import annotations

@@ -27,14 +27,18 @@ from tests.agent.support import (
 
 CAUSE = AbortCause(kind="user", reason="CANCEL-NOW")
 
-# Starts a grandchild in its own group's process tree, says both pids, then sleeps.
+# Starts a grandchild in its own group's process tree, says both pids, then sleeps. The pids
+# are /proc's: inside dsh's namespace (docs/reliability.md) getpid() gives the namespace's.
 SLEEPER = """
 import os, subprocess, sys, time
 sys.stdin.read()
 child = subprocess.Popen(["sleep", "600"])
 path = sys.argv[1]
+me = os.readlink("/proc/self")
+with open(f"/proc/{me}/task/{me}/children") as f:
+    [child_pid] = f.read().split()
 with open(path + ".tmp", "w") as f:
-    f.write(f"{os.getpid()} {child.pid}")
+    f.write(f"{me} {child_pid}")
 os.replace(path + ".tmp", path)
 time.sleep(600)
 """

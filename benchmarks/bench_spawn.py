@@ -2,13 +2,14 @@
 
 Run: .venv/bin/python benchmarks/bench_spawn.py [RUNS]
 First the one-off cost: making the namespace (the watchdog starts, unshares, forks its
-init and says so; ``nsenter`` is tried once) before the first contained spawn. Then the
-same ``true`` hook run with ``process_containment = "marks"``, in the namespace through
-``nsenter`` (the default where it is installed) and through the ``preexec_fn`` (a fork
-instead of a vfork), interleaved (``helpers="session"``: no search at its end); and the
-bare spawn (``subprocess.Popen`` of ``true`` and its wait) with no ``preexec_fn``
-(vfork), one that does nothing (fork: what any ``preexec_fn`` costs), the namespace's
-and behind ``nsenter``. Prints medians, and each way's median difference from marks.
+init, which mounts its ``/proc``, and says so; ``nsenter`` is tried once) before the first
+contained spawn. Then the same ``true`` hook run with ``process_containment = "marks"`` and
+in the namespace (behind ``nsenter``, which forks ``true`` inside and waits), interleaved
+(``helpers="session"``: no search at its end); and the bare spawn (``subprocess.Popen`` of
+``true`` and its wait): plain (vfork), behind ``nsenter`` as dsh runs it, and behind
+``nsenter --no-fork`` (the process itself left outside, its children inside: how the
+namespace was joined before, for comparison). Prints medians, and each way's median
+difference from marks (vfork).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 
 from dsh.base._child_watcher import use_pidfd_child_watcher
 from dsh.base._containment import _WARDEN, containment_in_use, set_process_containment
@@ -29,20 +29,14 @@ from dsh.hook_protocol._executor import run_hook
 ORIGIN = HookOrigin(source="bench", event="PreToolUse")
 
 
-def _nothing() -> None:
-    pass
-
-
-def _popen(preexec: Callable[[], None] | None, prefix: tuple[str, ...] = ()) -> float:
+def _popen(prefix: tuple[str, ...] = ()) -> float:
     started = time.perf_counter()
-    subprocess.Popen([*prefix, "true"], preexec_fn=preexec, process_group=0).wait()
+    subprocess.Popen([*prefix, "true"], process_group=0).wait()
     return time.perf_counter() - started
 
 
-async def _hook(cmd: HookCommand, way: str, launcher: tuple[str, ...] | None) -> float:
+async def _hook(cmd: HookCommand, way: str) -> float:
     set_process_containment("marks" if way == "marks" else "namespace")
-    assert _WARDEN.namespace is not None
-    _WARDEN.namespace.launcher = launcher if way == "nsenter" else None
     started = time.perf_counter()
     await run_hook(cmd, b"", helpers="session")
     return time.perf_counter() - started
@@ -64,20 +58,17 @@ async def main(runs: int) -> None:
     assert space is not None
     launcher = space.launcher
     cmd = HookCommand(argv=("true",), timeout=10, origin=ORIGIN)
-    ways = ["marks", "nsenter", "preexec"] if launcher is not None else ["marks", "preexec"]
-    hooks: dict[str, list[float]] = {way: [] for way in ways}
+    hooks: dict[str, list[float]] = {"marks": [], "nsenter": []}
     for _ in range(runs):
-        for way in ways:
-            hooks[way].append(await _hook(cmd, way, launcher))
+        for way, these in hooks.items():
+            these.append(await _hook(cmd, way))
     _report("`true` hook", hooks, runs)
-    bare: dict[str, list[float]] = {"vfork": [], "fork": [], "preexec": [], "nsenter": []}
-    enter = space.enter(pdeathsig=True)
+    split = (*launcher[:-1], "--no-fork", "--")
+    bare: dict[str, list[float]] = {"vfork": [], "nsenter": [], "nsenter --no-fork": []}
     for _ in range(runs):
-        bare["vfork"].append(_popen(None))
-        bare["fork"].append(_popen(_nothing))
-        bare["preexec"].append(_popen(enter))
-        if launcher is not None:
-            bare["nsenter"].append(_popen(None, launcher))
+        bare["vfork"].append(_popen())
+        bare["nsenter"].append(_popen(launcher))
+        bare["nsenter --no-fork"].append(_popen(split))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     _report(f"bare spawn (Popen + wait of `true`, this process {rss} MiB)", bare, runs)
 

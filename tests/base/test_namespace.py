@@ -51,10 +51,10 @@ def test_config_show_names_the_containment_in_use_and_marks_when_configured() ->
 def test_a_refusal_from_the_watchdog_is_a_reason_not_a_namespace() -> None:
     life = os.pipe()
     try:
-        refused = open_namespace("marks Operation not permitted (unshare)\n", life[1])
+        refused = open_namespace("marks Operation not permitted (unshare)\n", life[1], "nsenter")
         assert refused == "Operation not permitted (unshare)"
-        assert open_namespace("", life[1]) == "the watchdog did not start"
-        assert open_namespace("ns x user\n", life[1]) == "the watchdog did not start"
+        assert open_namespace("", life[1], "nsenter") == "the watchdog did not start"
+        assert open_namespace("ns x user\n", life[1], "nsenter") == "the watchdog did not start"
     finally:
         os.close(life[0])
         os.close(life[1])
@@ -94,3 +94,19 @@ def test_when_the_namespaces_init_is_killed_later_spawns_fall_back_to_marks() ->
         "marks|no namespace: its namespace ended (its init was killed)",
         "0 hi",
     ]
+
+
+def test_without_nsenter_no_namespace_and_config_says_why() -> None:
+    script = textwrap.dedent(
+        """
+        import dsh.base._containment as containment
+        containment.find_nsenter = lambda: None
+        print(*containment.containment_in_use(), sep="|")
+        print(containment.contained_spawn(["true"]))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["marks|no namespace: nsenter not found", "(['true'], None)"]

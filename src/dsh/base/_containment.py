@@ -21,10 +21,11 @@ the kill), their groups and every process carrying its mark, so a ``setsid``,
   still contained, the trees under them and every process carrying one of this
   dsh's marks (a double fork made just before dsh died, now init's child).
 - **dsh's namespace.** With ``set_process_containment("namespace")`` (the default), the
-  watchdog also makes a pid namespace (``_namespace``) whose init exits with dsh, and
-  every spawn joins it (``contained_spawn``): all a hook or Bash process starts, a
-  child that scrubbed its mark included, dies with dsh by the kernel's hand. Where the
-  kernel refuses one, marks alone (``containment_in_use`` says which and why).
+  watchdog also makes pid and mount namespaces (``_namespace``; its own ``/proc``) whose
+  init exits with dsh, and every spawn runs in it behind ``nsenter`` (``contained_spawn``):
+  a hook or Bash process and all it starts, a child that scrubbed its mark included, share
+  one pid numbering and die with dsh by the kernel's hand. Where the kernel refuses one or
+  ``nsenter`` is missing, marks alone (``containment_in_use`` says which and why).
 - **Session end.** ``sweep_processes`` ends every group that outlived its run,
   every process carrying the mark of a run that is over and, once
   ``become_subreaper`` made dsh a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``;
@@ -51,7 +52,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Final, Literal
 
-from dsh.base._namespace import ContainmentName, Entry, Namespace, open_namespace
+from dsh.base._namespace import (
+    ContainmentName,
+    Entry,
+    Namespace,
+    find_nsenter,
+    open_namespace,
+)
 from dsh.base._watchdog import (
     CONTAINMENT_ENV,
     carriers,
@@ -120,7 +127,10 @@ class _Warden:
 
     def start_watchdog(self) -> None:
         script = Path(__file__).with_name("_watchdog.py")
-        life = os.pipe() if self.wanted == "namespace" else None
+        nsenter = find_nsenter() if self.wanted == "namespace" else None
+        if self.wanted == "namespace" and nsenter is None:
+            self.why = "nsenter not found"
+        life = os.pipe() if nsenter is not None else None
         try:
             self.watchdog = subprocess.Popen(
                 [sys.executable, "-I", "-S", str(script), self.token]
@@ -138,10 +148,10 @@ class _Warden:
             if life:
                 os.close(life[0])
         self.pipe = self.watchdog.stdin
-        if life:
-            self.namespace_from(self.watchdog.stdout, life[1])
+        if life and nsenter is not None:
+            self.namespace_from(self.watchdog.stdout, life[1], nsenter)
 
-    def namespace_from(self, out: IO[bytes] | None, life: int) -> None:
+    def namespace_from(self, out: IO[bytes] | None, life: int, nsenter: str) -> None:
         """Open the namespace the watchdog's first line names (it says so within seconds)."""
         hello = ""
         if out is not None:
@@ -149,7 +159,7 @@ class _Warden:
                 if select.select([out], [], [], _HELLO_BOUND)[0]:
                     hello = out.readline(200).decode(errors="replace")
                 out.close()
-        opened = open_namespace(hello, life)
+        opened = open_namespace(hello, life, nsenter)
         if isinstance(opened, str):
             os.close(life)
             self.why = opened
@@ -205,9 +215,9 @@ def set_process_containment(name: ContainmentName) -> None:
 def contained_spawn(
     argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: object = None
 ) -> Entry:
-    """The argv and ``preexec_fn`` for a contained spawn of ``argv`` (with ``env`` in ``cwd``):
-    its children go in dsh's namespace, made at the first call; ``argv`` unchanged and no
-    ``preexec_fn`` with ``"marks"``, off Linux, or where the kernel refused one."""
+    """The argv (and ``preexec_fn``: none) for a contained spawn of ``argv`` (with ``env`` in
+    ``cwd``): run inside dsh's namespace, made at the first call, behind ``nsenter``; ``argv``
+    unchanged with ``"marks"``, off Linux, without ``nsenter`` or where the kernel refused."""
     if not _LINUX:
         return list(argv), None
     with _WARDEN.lock:
@@ -226,9 +236,8 @@ def containment_in_use() -> tuple[ContainmentName, str]:
         return "marks", 'process_containment = "marks"'
     if space is None:
         return "marks", f"no namespace: {_WARDEN.why or 'the kernel refused one'}"
-    kind = "user and pid namespaces" if space.kind == "user" else "a pid namespace"
-    via = "nsenter" if space.launcher is not None else "a preexec_fn"
-    return "namespace", f"{kind}, joined through {via}: what dsh starts ends with it"
+    kind = "user, pid and mount namespaces" if space.kind == "user" else "pid and mount namespaces"
+    return "namespace", f"{kind}, joined through nsenter: what dsh starts ends with it"
 
 
 def become_subreaper() -> bool:

@@ -1,132 +1,89 @@
-"""dsh's namespace: a pid namespace the kernel ends with dsh, which contained spawns join.
+"""dsh's namespace: pid and mount namespaces the kernel ends with dsh, which contained spawns join.
 
 The watchdog (``_watchdog.py TOKEN FD``) makes it at the first contained spawn:
 a pid namespace whose init, pid 1 there, exits when dsh's end of a pipe closes
 (dsh ended in any way, SIGKILL included), and then the kernel SIGKILLs every
-process in it. Unprivileged, the pid namespace belongs to a new user namespace
-that maps only dsh's uid and gid to themselves (``setgroups`` denied); with
-``CAP_SYS_ADMIN`` (root) there is no user namespace.
+process in it; with it a mount namespace (mounts below ``/`` made slaves: nothing
+mounted in it reaches dsh's) where init mounts a fresh ``/proc``, the namespace's
+own, so ``ps``, ``pgrep`` and ``pkill`` inside give the numbers ``kill`` inside
+takes. Unprivileged, both belong to a new user namespace that maps only dsh's uid
+and gid to themselves (``setgroups`` denied); with ``CAP_SYS_ADMIN`` (root) there
+is no user namespace.
 
-Each hook and Bash process joins it before its program runs (``Namespace.spawn``):
-through util-linux's ``nsenter`` where it is installed (``nsenter --user --pid
---preserve-credentials --no-fork -- ARGV``: the same process, which joins and execs
-ARGV, so dsh's spawn keeps Python's cheap vfork path), else a ``preexec_fn`` between
-fork and exec (``setns`` into the user namespace, then the pid namespace; a fork
-instead of a vfork, some milliseconds more a spawn: ``benchmarks/bench_spawn.py``).
-The process itself stays in dsh's pid namespace (``setns`` on a pid namespace
-moves only the children-to-be), so it keeps its pid, leads its group as before
-and is ended by its group as before; everything it starts (a double fork, a
-``setsid``, a child that scrubbed its containment mark) is inside, and dies
-with dsh (the watchdog ends the process itself, as before; through the
-``preexec_fn`` it also gets ``PR_SET_PDEATHSIG`` SIGKILL from dsh's main thread).
+Each hook and Bash process runs inside it (``Namespace.spawn``), through util-linux's
+``nsenter`` (``nsenter --user --pid --mount --wd=. --preserve-credentials -- ARGV``):
+dsh spawns ``nsenter`` (cheap vfork path kept), which joins the namespaces and forks
+ARGV, pid namespace being joined only by the children-to-be, and waits for it: its exit
+status is ARGV's, and a death by a signal is raised again on ``nsenter`` itself. ARGV
+is in ``nsenter``'s process group (and session), so the group's kill reaches it; ARGV
+and all it starts share one pid numbering (``$$`` a small number, ``$PPID`` 0: its
+parent is outside). Where ``nsenter`` is missing or cannot join, no namespace: marks
+(``setns`` in a ``preexec_fn`` would move only the children, leaving the process
+itself with the outer numbering and its children with the inner one).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import select
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal
+from typing import Final, Literal
 
-if TYPE_CHECKING:
-    import ctypes
-
-__all__ = ["ContainmentName", "Entry", "Namespace", "open_namespace"]
+__all__ = ["ContainmentName", "Entry", "Namespace", "find_nsenter", "open_namespace"]
 
 ContainmentName = Literal["namespace", "marks"]
 """How dsh contains what it starts: in its namespace where the kernel allows one (marks
 as well), or by containment marks, process groups and trees alone."""
 
-_CLONE_NEWUSER: Final = 0x10000000
-_CLONE_NEWPID: Final = 0x20000000
-_PR_SET_PDEATHSIG: Final = 1
-_SIGKILL: Final = 9
 _SYSTEM_PATH: Final = "/usr/bin:/bin:/usr/sbin:/sbin"
 
 Entry = tuple[list[str], Callable[[], None] | None]
-"""How a spawn joins the namespace: the argv to run and the ``preexec_fn`` to give it."""
+"""How a spawn joins the namespace: the argv to run and the ``preexec_fn`` to give it
+(none: ``nsenter`` does it)."""
+
+
+def find_nsenter() -> str | None:
+    """util-linux's ``nsenter``, on ``PATH`` or in the system's directories."""
+    return shutil.which("nsenter", path=f"{os.environ.get('PATH', '')}:{_SYSTEM_PATH}")
 
 
 class Namespace:
-    """dsh's namespace, open: its init's pid (in dsh's pid namespace) and the descriptors
-    a spawn joins it through (close-on-exec, held while dsh lives)."""
+    """dsh's namespace, open: its init's pid (in dsh's pid namespace), the ``nsenter``
+    command that joins it, and a descriptor that tells when init has exited."""
 
-    def __init__(self, init: int, kind: Literal["user", "pid"], life: int) -> None:
+    def __init__(self, init: int, kind: Literal["user", "pid"], life: int, nsenter: str) -> None:
         self.init = init
         self.kind = kind
         self.life = life  # dsh's end of the pipe init waits on: closed only by dsh's end
-        flags = os.O_RDONLY | os.O_CLOEXEC
-        self.user = os.open(f"/proc/{init}/ns/user", flags) if kind == "user" else -1
-        self.pid = os.open(f"/proc/{init}/ns/pid", flags)
         self.watch = os.pidfd_open(init)  # readable once init has exited
-        self.launcher = self._launcher()
-
-    def _launcher(self) -> tuple[str, ...] | None:
-        """``nsenter`` and its arguments, where it is installed and joins this namespace."""
-        found = shutil.which("nsenter", path=f"{os.environ.get('PATH', '')}:{_SYSTEM_PATH}")
-        if found is None:
-            return None
-        joins = [f"--user=/proc/{self.init}/ns/user"] if self.kind == "user" else []
-        joins.append(f"--pid=/proc/{self.init}/ns/pid")
-        launcher = (found, *joins, "--preserve-credentials", "--no-fork", "--")
+        joins = [f"--user=/proc/{init}/ns/user"] if kind == "user" else []
+        joins += [f"--pid=/proc/{init}/ns/pid", f"--mount=/proc/{init}/ns/mnt"]
+        # --wd=.: joining a mount namespace moves to its root; stay where dsh's spawn put us.
+        self.launcher = (nsenter, *joins, "--wd=.", "--preserve-credentials", "--")
         try:  # an old nsenter without these flags, or one a security module stops
-            subprocess.run([*launcher, "true"], check=True, timeout=5, capture_output=True)
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return launcher
+            subprocess.run([*self.launcher, "true"], check=True, timeout=5, capture_output=True)
+        except (OSError, subprocess.SubprocessError) as exc:
+            self.close()
+            raise OSError(f"nsenter could not join it ({exc})") from None
 
     def spawn(self, argv: Sequence[str], env: Mapping[str, str] | None, cwd: object) -> Entry:
-        """``argv`` made to join this namespace: behind ``nsenter`` when it runs a program
-        Python would run (else Python's own error for it stands), else through a
-        ``preexec_fn``."""
-        if self.launcher is not None and _runnable(argv[0], env, cwd):
+        """``argv`` run inside this namespace, behind ``nsenter``, when it names a program
+        Python would run (else as it is: Python's own error for it stands)."""
+        if _runnable(argv[0], env, cwd):
             return [*self.launcher, *argv], None
-        return list(argv), self.enter(pdeathsig=_main_thread())
+        return list(argv), None
 
     def alive(self) -> bool:
         """Whether init still runs (a namespace whose init died takes no new process)."""
         return not select.select([self.watch], [], [], 0)[0]
 
-    def enter(self, *, pdeathsig: bool) -> Callable[[], None]:
-        """The ``preexec_fn`` that joins this namespace (and asks for SIGKILL on the parent
-        thread's death): it runs in the child, between fork and exec."""
-        libc = _libc()
-        setns, prctl, user, pid = libc.setns, libc.prctl, self.user, self.pid
-
-        def enter() -> None:
-            if user >= 0 and setns(user, _CLONE_NEWUSER) != 0:
-                raise OSError("dsh: could not join its user namespace")
-            if setns(pid, _CLONE_NEWPID) != 0:
-                raise OSError("dsh: could not join its pid namespace")
-            if pdeathsig:
-                prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
-
-        return enter
-
     def close(self) -> None:
-        for fd in (self.user, self.pid, self.watch):
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-
-
-@functools.cache
-def _libc() -> ctypes.CDLL:
-    import ctypes  # here, not at the start: nsenter needs none of it
-
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def _main_thread() -> bool:
-    # The death signal follows the spawning thread: only the main thread lives as long as dsh.
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
+        with contextlib.suppress(OSError):
+            os.close(self.watch)
 
 
 def _runnable(program: str, env: Mapping[str, str] | None, cwd: object) -> bool:
@@ -138,15 +95,15 @@ def _runnable(program: str, env: Mapping[str, str] | None, cwd: object) -> bool:
     return shutil.which(program, path=search) is not None
 
 
-def open_namespace(hello: str, life: int) -> Namespace | str:
+def open_namespace(hello: str, life: int, nsenter: str) -> Namespace | str:
     """The namespace the watchdog's first line (``hello``) names, or why there is none."""
     words = hello.split()
     if len(words) == 3 and words[0] == "ns" and words[1].isdigit() and words[2] in ("user", "pid"):
         kind: Literal["user", "pid"] = "user" if words[2] == "user" else "pid"
         try:
-            return Namespace(int(words[1]), kind, life)
-        except (OSError, AttributeError) as exc:
-            return f"its namespace could not be opened: {exc}"
+            return Namespace(int(words[1]), kind, life, nsenter)
+        except OSError as exc:
+            return str(exc) if exc.errno is None else f"its namespace could not be opened: {exc}"
     if words[:1] == ["marks"]:
         return " ".join(words[1:]) or "the kernel refused a namespace"
     return "the watchdog did not start"

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """A test hook that leaves processes behind, as a hook trying to outlive dsh would.
 
-usage: python3 escape_hook.py MODE PIDFILE. Every process it leaves writes its pid on a
-line of PIDFILE (the hook waits for those lines, then writes ``ready``), and sleeps for five
-minutes.
+usage: python3 escape_hook.py MODE PIDFILE. Every process it leaves writes its pid (as
+``PID@INODE``: ``tests/nspids.py``) on a line of PIDFILE (the hook waits for those lines,
+then writes ``ready``), and sleeps for five minutes.
 
 - ``setsid``: a child that calls setsid() (a new session, out of the hook's group), then
   the hook itself sleeps (so a short timeout ends it).
@@ -33,24 +33,10 @@ def note(text: str) -> None:
         f.write(text + "\n")
 
 
-def own_pid() -> int:
-    """This process's pid as ``/proc`` (and the test) sees it: inside dsh's pid namespace
-    ``os.getpid()`` is the namespace's number, ``/proc/self`` still dsh's."""
-    return int(os.readlink("/proc/self"))
-
-
-def seen_from_proc(child: int) -> int:
-    """The pid ``/proc`` shows for ``child`` (a child's pid as ``fork`` gave it to us)."""
-    me = str(own_pid())
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            status = Path(f"/proc/{name}/status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if fields.get("PPid", "").strip() == me and fields["NSpid"].split()[-1] == str(child):
-            return int(name)
-    return child
+def own_pid(pid: int | None = None) -> str:
+    """``PID@INODE``: this process's pid (or ``pid``, of its namespace) and its pid namespace's
+    inode, which the test (outside dsh's namespace) finds it by (``tests/nspids.py``)."""
+    return f"{os.getpid() if pid is None else pid}@{os.stat('/proc/self/ns/pid').st_ino}"
 
 
 def linger() -> None:
@@ -64,7 +50,7 @@ def daemon() -> None:
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
-            note(str(own_pid()))
+            note(own_pid())
             linger()
         os._exit(0)
     os.wait()
@@ -75,7 +61,7 @@ def wait_for_pids(count: int) -> None:
     would not wait long enough on a loaded machine)."""
     while True:
         try:
-            if sum(line.isdigit() for line in Path(pidfile).read_text().split()) >= count:
+            if sum("@" in line for line in Path(pidfile).read_text().split()) >= count:
                 return
         except FileNotFoundError:
             pass
@@ -94,10 +80,10 @@ def alive(pid: str) -> bool:
 if mode == "setsid":
     if os.fork() == 0:
         os.setsid()
-        note(str(own_pid()))
+        note(own_pid())
         linger()
     wait_for_pids(1)
-    note(str(own_pid()))
+    note(own_pid())
     note("ready")
     time.sleep(300)
 elif mode == "double-fork":
@@ -112,20 +98,20 @@ elif mode == "double-fork-stay":
 elif mode == "leave":
     if os.fork() == 0:
         os.setsid()
-        note(str(own_pid()))
+        note(own_pid())
         linger()
     nohup = subprocess.Popen(
         ["nohup", "sleep", "300"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    note(str(seen_from_proc(nohup.pid)))
+    note(own_pid(nohup.pid))
     daemon()
     wait_for_pids(3)
     note("ready")
 elif mode == "check":
     with open(pidfile) as f:
-        pids = [line.strip() for line in f if line.strip().isdigit()]
-    with open(pidfile + ".check", "w") as out:
-        out.write("".join(f"{'alive' if alive(p) else 'dead'} {p}\n" for p in pids))
+        pids = [line.strip() for line in f if "@" in line]
+    with open(pidfile + ".check", "w") as out:  # in the same namespace: its numbers are ours
+        out.write("".join(f"{'alive' if alive(p.split('@')[0]) else 'dead'} {p}\n" for p in pids))
 elif mode == "hang":
     with open(pidfile + ".hang", "w") as f:
         f.write("hanging\n")

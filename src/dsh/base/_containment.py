@@ -82,6 +82,7 @@ __all__ = [
     "release_process",
     "set_hook_helpers",
     "set_process_containment",
+    "signal_group",
     "sweep_processes",
 ]
 
@@ -324,6 +325,34 @@ def _since(pid: int) -> list[str] | None:
     if last < pid:
         return None
     return [n for n in names if n.isdigit() and pid < int(n) <= last]
+
+
+def signal_group(pgid: int, sig: int) -> None:
+    """Send ``sig`` to the group ``pgid`` leads, sparing the ``nsenter`` in front of a command
+    in dsh's namespace: it would die of ``sig`` without passing it on, while the command
+    (which may catch or ignore it) ran on; when the command dies of it, ``nsenter`` says so."""
+    space = _WARDEN.namespace
+    members: set[int] = set()
+    if _LINUX and space is not None and _leads_through(pgid, space.launcher):
+        members = group_members(pgid) - {pgid}
+    try:
+        if not members:
+            os.killpg(pgid, sig)
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is already empty, or a member changed its credentials
+
+
+def _leads_through(pid: int, launcher: tuple[str, ...]) -> bool:
+    """Whether ``pid`` is an ``nsenter`` dsh started with ``launcher``."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            words = f.read(4096).split(b"\0")
+    except OSError:
+        return False
+    return words[: len(launcher)] == [os.fsencode(word) for word in launcher]
 
 
 def _kill_everything_of(pid: int, *, leader_alive: bool) -> set[int]:

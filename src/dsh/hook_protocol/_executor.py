@@ -18,8 +18,6 @@ is seen at once even while a grandchild keeps the pipes open (Python 3.11's
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import signal as _signal
 import subprocess
 import time
@@ -37,6 +35,7 @@ from dsh.base._containment import (
     hook_helpers,
     mark_environment,
     release_process,
+    signal_group,
 )
 from dsh.base._process_group import own_session
 from dsh.hook_protocol._capture import Capture
@@ -130,12 +129,6 @@ class HookRun:
         )
 
 
-def _killpg(pgid: int, sig: int) -> None:
-    # ESRCH: the group is already empty; EPERM: a member changed its credentials.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
 async def _wait_for(fut: asyncio.Future[None], timeout: float) -> None:
     if not fut.done():
         await asyncio.wait((fut,), timeout=max(timeout, 0.0))
@@ -146,7 +139,7 @@ async def _terminate_group(
 ) -> None:
     """SIGTERM the group, wait up to ``grace`` for exit and EOF, then SIGKILL the group
     (and, ``marked``, every process carrying the hook's mark)."""
-    _killpg(pgid, _signal.SIGTERM)
+    signal_group(pgid, _signal.SIGTERM)  # the command's, not the nsenter's in front of it
     if not (capture.exited.done() and capture.output_closed.done()):
         await asyncio.wait((capture.exited, capture.output_closed), timeout=grace)
     # Unconditional: a member that ignored SIGTERM, or detached its stdio, is

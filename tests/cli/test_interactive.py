@@ -186,7 +186,10 @@ def test_ctrl_c_cancels_the_running_tool_and_a_second_leaves(
     spawned: list[Session], tmp_path: Path, project: Path
 ) -> None:
     pid_file = project / "pgid.txt"
-    responses = [[bash(f"sleep 600 & echo {SHELL_PID} > {pid_file}; wait")], [text("never reached")]]
+    responses = [
+        [bash(f"sleep 600 & echo {SHELL_PID} > {pid_file}; wait")],
+        [text("never reached")],
+    ]
     s = start(spawned, tmp_path, project, responses)
     s.say("run the slow thing")
     s.expect("sleep 600")

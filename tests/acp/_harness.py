@@ -41,6 +41,8 @@ from acp.schema import (
 )
 from referencing import Registry, Resource
 
+from tests.nspids import outer_pid
+
 SCHEMA = Path(__file__).parent / "schema" / "acp-v1-schema.json"
 
 _BY_METHOD = {
@@ -177,11 +179,14 @@ def _text_of(path: Path) -> str:
 
 
 async def written_pid(path: Path) -> int:
-    """The pid a tool wrote to ``path`` (``echo $$ > path``), once it is there."""
+    """The pid a tool wrote to ``path`` (``PID@INODE``: tests/nspids.py), once it is there,
+    as ``/proc`` here numbers it (the tool still runs)."""
     while True:
         text = _text_of(path)
         if text:
-            return int(text)
+            pid = outer_pid(text)
+            assert pid is not None, text
+            return pid
         await asyncio.sleep(0.05)
 
 

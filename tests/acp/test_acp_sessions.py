@@ -139,7 +139,11 @@ async def test_closing_stdin_mid_turn_kills_the_tool_and_ends_the_session_once(
     tmp_path: Path, project: Path
 ) -> None:
     hooks = install_hooks(project, {})
-    bash = {"type": "tool_use", "name": "Bash", "input": {"command": "echo $$ > pid.txt; sleep 60"}}
+    bash = {
+        "type": "tool_use",
+        "name": "Bash",
+        "input": {"command": "echo $$@$(stat -Lc %i /proc/self/ns/pid) > pid.txt; sleep 60"},
+    }
     script = write_script(
         tmp_path / "s.json", [{"responses": [[bash], [{"type": "text", "text": "x"}]]}]
     )

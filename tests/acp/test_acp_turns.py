@@ -34,6 +34,7 @@ from tests.acp._harness import (
     written_pid,
 )
 from tests.acp._hooks import install_hooks, pre_tool, seen
+from tests.nspids import SHELL_PID
 
 
 def bash(command: str, **extra: Any) -> dict[str, Any]:
@@ -167,7 +168,14 @@ async def test_cancel_mid_tool_kills_it_and_the_prompt_answers_cancelled(
 ) -> None:
     script = write_script(
         tmp_path / "s.json",
-        [{"responses": [[bash("echo $$ > pid.txt; sleep 60; echo late > late.txt")], [text("x")]]}],
+        [
+            {
+                "responses": [
+                    [bash(f"echo {SHELL_PID} > pid.txt; sleep 60; echo late > late.txt")],
+                    [text("x")],
+                ]
+            }
+        ],
     )
     async with run_agent_process(tmp_path, script) as agent:
         await agent.initialize()

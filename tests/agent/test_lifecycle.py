@@ -43,6 +43,7 @@ from tests.agent.support import (
     wait_for_file,
     wait_until_gone,
 )
+from tests.nspids import SHELL_BG_PID, outer_pid
 
 
 async def test_a_new_session_starts_with_startup(tmp_path: Path) -> None:
@@ -133,12 +134,16 @@ async def test_cancel_now_aborts_the_running_tool_and_ends_the_turn_aborted(
 ) -> None:
     h = make_harness(
         tmp_path,
-        replies([bash("sleep 30 & echo $! > sleep.pid; wait"), bash("echo never")], [text("no")]),
+        replies(
+            [bash(f"sleep 30 & echo {SHELL_BG_PID} > sleep.pid; wait"), bash("echo never")],
+            [text("no")],
+        ),
     )
     agent = h.agent()
     agent.send("sleep")
     task = asyncio.create_task(agent.run_turn())
-    pid = int(await wait_for_file(h.project / "sleep.pid"))
+    pid = outer_pid(await wait_for_file(h.project / "sleep.pid"))
+    assert pid is not None
     assert psutil.pid_exists(pid)
     cause = AbortCause(kind="user", reason="CANCEL-NOW")
     agent.cancel(cause)

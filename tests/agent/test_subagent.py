@@ -42,6 +42,7 @@ from tests.agent.support import (
     wait_for_file,
     wait_until_gone,
 )
+from tests.nspids import SHELL_BG_PID, outer_pid
 
 SUB_PROMPT = "SUBTASK-MARKER: run echo from-sub and report."
 
@@ -225,7 +226,7 @@ async def test_cancelling_the_parent_cancels_the_running_child_and_its_tool(
     tmp_path: Path,
 ) -> None:
     script = _script()
-    script["rules"][0]["responses"] = [[bash("sleep 30 & echo $! > child.pid; wait")]]
+    script["rules"][0]["responses"] = [[bash(f"sleep 30 & echo {SHELL_BG_PID} > child.pid; wait")]]
     h = make_harness(tmp_path, script)
     h.ctx.plugin(subagent_plugin)
     children: list[Agent] = []
@@ -237,7 +238,8 @@ async def test_cancelling_the_parent_cancels_the_running_child_and_its_tool(
     parent = h.agent()
     parent.send("Please delegate to a subagent")
     task = asyncio.create_task(parent.run_turn())
-    pid = int(await wait_for_file(h.project / "child.pid"))
+    pid = outer_pid(await wait_for_file(h.project / "child.pid"))
+    assert pid is not None
     parent.cancel(AbortCause(kind="user", reason="STOP-ALL"))
     result = await task
     assert result.end_reason == TurnEndReason("aborted")

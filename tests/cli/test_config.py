@@ -31,6 +31,7 @@ VALUES: dict[str, list[Any]] = {
     "plugins": [("a:b",), ("c:d",), ("e:f",), ("g:h",)],
     "hook_helpers": ["session", "hook", "session", "hook"],
     "hook_concurrency": [2, 3, 4, 5],
+    "process_containment": ["marks", "namespace", "marks", "namespace"],
 }
 
 

@@ -22,6 +22,7 @@ import psutil
 import pytest
 
 from tests.cli.test_cli import dsh, write_script
+from tests.nspids import SHELL_PID, outer_pid
 
 PROMPT = "\x1b[?2004h"
 """What prompt_toolkit writes as each prompt opens (bracketed paste on)."""
@@ -185,13 +186,18 @@ def test_ctrl_c_cancels_the_running_tool_and_a_second_leaves(
     spawned: list[Session], tmp_path: Path, project: Path
 ) -> None:
     pid_file = project / "pgid.txt"
-    responses = [[bash(f"echo $$ > {pid_file}; sleep 600")], [text("never reached")]]
+    responses = [
+        [bash(f"sleep 600 & echo {SHELL_PID} > {pid_file}; wait")],
+        [text("never reached")],
+    ]
     s = start(spawned, tmp_path, project, responses)
     s.say("run the slow thing")
     s.expect("sleep 600")
     while not pid_file.exists() or not pid_file.read_text().strip():
         s.child.expect([pexpect.TIMEOUT], timeout=0.1)
-    group = int(pid_file.read_text())
+    shell = outer_pid(pid_file.read_text().strip())
+    assert shell is not None
+    group = os.getpgid(shell)
     try:
         assert _group_alive(group)
         s.child.sendintr()

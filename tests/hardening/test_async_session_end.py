@@ -8,10 +8,10 @@ import json
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from tests.cli.test_cli import dsh
+from tests.nspids import SHELL_PID, outer_pid
 
 BUDGET = 1.5  # Claude Code's SessionEnd budget, when no settings file declares a longer timeout
 MARGIN = 8.0  # start-up and a loaded machine; the bug was an exit that never came
@@ -26,7 +26,7 @@ def test_a_sleeping_session_end_hook_does_not_hold_the_exit(
     pid_file = tmp_path / "hook.pid"
     handler = {
         "type": "command",
-        "command": f"echo $$ > {pid_file}; exec sleep 1000",
+        "command": f"echo {SHELL_PID} > {pid_file}; exec sleep 1000",
         "async": run_async,
     }
     settings = {"hooks": {"SessionEnd": [{"hooks": [handler]}]}}
@@ -46,15 +46,12 @@ def test_a_sleeping_session_end_hook_does_not_hold_the_exit(
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stdout + done.stderr
     assert elapsed < BUDGET + MARGIN, elapsed
-    pid = int(pid_file.read_text())  # the hook did start
+    pid = pid_file.read_text().strip()  # the hook did start (PID@INODE: tests/nspids.py)
     assert not _running(pid), f"the SessionEnd hook's process {pid} outlived dsh"
 
 
-def _running(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
+def _running(said: str) -> bool:
+    return outer_pid(said) is not None
 
 
 def test_under_the_codex_bridge_too(tmp_path: Path) -> None:
@@ -64,7 +61,7 @@ def test_under_the_codex_bridge_too(tmp_path: Path) -> None:
     pid_file = tmp_path / "hook.pid"
     handler = {
         "type": "command",
-        "command": f"echo $$ > {pid_file}; exec sleep 1000",
+        "command": f"echo {SHELL_PID} > {pid_file}; exec sleep 1000",
         "async": True,
         "timeout": 600,
     }
@@ -83,4 +80,4 @@ def test_under_the_codex_bridge_too(tmp_path: Path) -> None:
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stdout + done.stderr
     assert elapsed < 3.0 + MARGIN, elapsed
-    assert not _running(int(pid_file.read_text()))
+    assert not _running(pid_file.read_text().strip())

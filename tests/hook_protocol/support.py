@@ -21,6 +21,7 @@ from dsh.hook_protocol import (
     WrongEvent,
     exec_argv,
 )
+from tests.nspids import outer_pid
 
 SCRIPTS = Path(__file__).parent / "scripts"
 
@@ -54,12 +55,10 @@ def command(
     )
 
 
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a running (not zombie) process."""
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
+def alive(pid: int | str) -> bool:
+    """Whether ``pid`` (a number here, or ``PID@INODE`` said inside dsh's namespace:
+    tests/nspids.py) is a running (not zombie) process."""
+    return outer_pid(pid) is not None
 
 
 def group_members(pgid: int) -> list[int]:
@@ -79,11 +78,11 @@ def group_members(pgid: int) -> list[int]:
 WAIT_BOUND = 30.0
 
 
-async def wait_gone(pgid: int, *pids: int) -> list[int]:
+async def wait_gone(pgid: int, *pids: int | str) -> list[int | str]:
     """Survivors of group ``pgid`` (and of ``pids``), after giving SIGKILL time to land."""
     deadline = time.monotonic() + WAIT_BOUND
     while True:
-        survivors = sorted({*group_members(pgid), *(p for p in pids if alive(p))})
+        survivors: list[int | str] = [*group_members(pgid), *(p for p in pids if alive(p))]
         if not survivors or time.monotonic() > deadline:
             return survivors
         await asyncio.sleep(0.02)
@@ -137,3 +136,12 @@ def toy_decoder(event: str) -> Callable[[HookRun], ToyDecision | WrongEvent | No
         return ToyDecision("allow")
 
     return decode
+
+
+def said_group(text: str) -> tuple[int, list[int]]:
+    """The pids a running hook said (``PID@INODE`` each: tests/nspids.py), as ``/proc``
+    here numbers them, and the process group of the first (the hook's own)."""
+    pids = [outer_pid(token) for token in text.split()]
+    assert None not in pids, text
+    found = [pid for pid in pids if pid is not None]
+    return os.getpgid(found[0]), found

@@ -20,11 +20,13 @@ from tests.hook_protocol.support import (
     WAIT_BOUND,
     alive,
     command,
+    said_group,
     script,
     toy_decoder,
     wait_for_file,
     wait_gone,
 )
+from tests.nspids import SHELL_BG_PID, outer_pid
 
 MiB = 1 << 20
 
@@ -176,8 +178,7 @@ async def test_sleeping_past_the_timeout_is_ended_with_sigterm(tmp_path: Path) -
     assert run.timed_out
     assert (run.exit_code, run.signal) == (None, signal.SIGTERM)
     assert run.pid is not None
-    pids = [int(p) for p in pidfile.read_text().split()]
-    assert await wait_gone(run.pid, *pids) == []
+    assert await wait_gone(run.pid, *pidfile.read_text().split()) == []
 
 
 async def test_a_hook_ignoring_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:
@@ -187,7 +188,7 @@ async def test_a_hook_ignoring_sigterm_is_killed_after_the_grace(tmp_path: Path)
     assert run.timed_out
     assert run.signal == signal.SIGKILL
     assert run.pid is not None
-    assert await wait_gone(run.pid, int(pidfile.read_text())) == []
+    assert await wait_gone(run.pid, pidfile.read_text().strip()) == []
 
 
 async def test_grandchild_holding_stdout_cannot_hold_a_timed_out_run(tmp_path: Path) -> None:
@@ -198,7 +199,7 @@ async def test_grandchild_holding_stdout_cannot_hold_a_timed_out_run(tmp_path: P
     # The grandchild sleeps 60 s; the run did not wait for it.
     assert run.duration < 30
     assert run.pid is not None
-    assert await wait_gone(run.pid, int(pidfile.read_text())) == []
+    assert await wait_gone(run.pid, pidfile.read_text().strip()) == []
 
 
 async def test_grandchild_holding_stdout_after_a_normal_exit_is_not_waited_for(
@@ -210,21 +211,22 @@ async def test_grandchild_holding_stdout_after_a_normal_exit_is_not_waited_for(
     assert run.stdout == "started\n"
     assert run.duration < 30
     assert run.pid is not None
-    assert await wait_gone(run.pid, int(pidfile.read_text())) == []
+    assert await wait_gone(run.pid, pidfile.read_text().strip()) == []
 
 
 async def test_background_process_with_its_own_stdio_survives_a_normal_exit_for_the_session(
     tmp_path: Path,
 ) -> None:
     pidfile = tmp_path / "pid"
-    cmd = command(shell_argv(f"sleep 60 >/dev/null 2>&1 </dev/null & echo $! > {pidfile}; echo ok"))
-    run = await run_hook(cmd, b"", helpers="session")
-    pid = int(pidfile.read_text())
+    left = f"sleep 60 >/dev/null 2>&1 </dev/null & echo {SHELL_BG_PID} > {pidfile}; echo ok"
+    run = await run_hook(command(shell_argv(left)), b"", helpers="session")
+    pid = outer_pid(pidfile.read_text().strip())
     try:
         assert (run.exit_code, run.stdout, run.left_behind) == (0, "ok\n", 0)
-        assert alive(pid)
+        assert pid is not None  # alive
     finally:
-        os.kill(pid, signal.SIGKILL)
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="marks are read from /proc")
@@ -233,13 +235,14 @@ async def test_what_a_hook_leaves_running_ends_at_its_normal_exit_by_default(
 ) -> None:
     pidfile = tmp_path / "pid"
     script = (
-        f"sleep 61 >/dev/null 2>&1 </dev/null & echo $! >> {pidfile};"
-        f" setsid sleep 62 >/dev/null 2>&1 </dev/null & echo $! >> {pidfile};"
-        f" (setsid sh -c 'sleep 63 & echo $! >> {pidfile}' &) >/dev/null 2>&1 </dev/null;"
+        f"sleep 61 >/dev/null 2>&1 </dev/null & echo {SHELL_BG_PID} >> {pidfile};"
+        f" setsid sleep 62 >/dev/null 2>&1 </dev/null & echo {SHELL_BG_PID} >> {pidfile};"
+        f" (setsid sh -c 'sleep 63 & echo {SHELL_BG_PID} >> {pidfile}' &) >/dev/null 2>&1"
+        " </dev/null;"
         f" while [ $(wc -l < {pidfile}) -lt 3 ]; do sleep 0.01; done; echo ok"
     )
     run = await run_hook(command(shell_argv(script)), b"")
-    pids = [int(line) for line in pidfile.read_text().split()]
+    pids = pidfile.read_text().split()  # PID@INODE: tests/nspids.py
     assert (run.exit_code, run.stdout) == (0, "ok\n")
     assert run.left_behind >= 3  # and the double fork's middle shell, if it had not exited
     assert not [pid for pid in pids if alive(pid)]  # at once: ended and reaped
@@ -247,14 +250,15 @@ async def test_what_a_hook_leaves_running_ends_at_its_normal_exit_by_default(
 
 async def test_a_process_that_left_the_group_cannot_hold_the_run(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
-    cmd = command(shell_argv(f"setsid sleep 60 & echo $! > {pidfile}; echo ok"), timeout=10)
-    run = await run_hook(cmd, b"", eof_grace=0.1, kill_grace=0.1)
-    pid = int(pidfile.read_text())
+    left = f"setsid sleep 60 & echo {SHELL_BG_PID} > {pidfile}; echo ok"
+    run = await run_hook(command(shell_argv(left), timeout=10), b"", eof_grace=0.1, kill_grace=0.1)
+    pid = outer_pid(pidfile.read_text().strip())
     try:
         assert (run.exit_code, run.stdout, run.timed_out) == (0, "ok\n", False)
         assert run.duration < 5
     finally:
-        os.kill(pid, signal.SIGKILL)
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
 
 
 # --- cancellation ------------------------------------------------------------------------------
@@ -263,11 +267,11 @@ async def test_a_process_that_left_the_group_cannot_hold_the_run(tmp_path: Path)
 async def test_cancelling_the_task_kills_the_group_and_reraises(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     task = asyncio.create_task(run_hook(command(script("pidfile_sleep.sh", pidfile)), b""))
-    pids = [int(p) for p in (await wait_for_file(pidfile)).split()]
+    pgid, pids = said_group(await wait_for_file(pidfile))
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await wait_gone(pids[0], *pids) == []
+    assert await wait_gone(pgid, *pids) == []
 
 
 def _marked(marker: str) -> list[int]:
@@ -306,13 +310,13 @@ async def test_an_abort_signal_ends_the_run_as_cancelled(tmp_path: Path) -> None
     task = asyncio.create_task(
         run_hook(command(script("pidfile_sleep.sh", pidfile)), b"", signal=abort)
     )
-    pids = [int(p) for p in (await wait_for_file(pidfile)).split()]
+    pgid, pids = said_group(await wait_for_file(pidfile))
     abort.abort("user pressed escape")
     run = await task
     assert run.cancelled
     assert not run.timed_out
     assert run.exit_code is None
-    assert await wait_gone(pids[0], *pids) == []
+    assert await wait_gone(pgid, *pids) == []
     assert hook_outcome(run, toy_decoder("PreToolUse")).no_decision == "cancelled"
 
 

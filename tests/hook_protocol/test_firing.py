@@ -31,12 +31,15 @@ from dsh.hook_protocol import (
 from dsh.session import JsonlSessionStore, NoticeEvent, SessionEvent, SessionLog
 from tests.hook_protocol.support import (
     ToyDecision,
+    alive,
     command,
+    said_group,
     script,
     toy_decoder,
     wait_for_file,
     wait_gone,
 )
+from tests.nspids import SHELL_BG_PID
 
 
 @dataclass(frozen=True)
@@ -198,7 +201,7 @@ async def test_aborting_the_signal_ends_the_hooks_and_they_decide_nothing(
         ]
     )
     firing = asyncio.create_task(fire_hooks(handlers, b"{}", sink=sink, rules=ToyRules()))
-    pid, grandchild = map(int, (await wait_for_file(pidfile)).split())
+    pgid, pids = said_group(await wait_for_file(pidfile))
     await wait_for_file(ran)
     await asyncio.sleep(0.2)  # the quick hook exits right after writing
     assert sink.signal is not None
@@ -210,7 +213,7 @@ async def test_aborting_the_signal_ends_the_hooks_and_they_decide_nothing(
     assert slow == "cancelled"
     # On a loaded machine the quick hook may still be being reaped when the abort lands.
     assert quick in ("abstained", "cancelled")
-    assert await wait_gone(pid, pid, grandchild) == []
+    assert await wait_gone(pgid, *pids) == []
 
 
 async def test_a_cancelled_firing_still_gives_every_invocation_its_result(
@@ -221,7 +224,7 @@ async def test_a_cancelled_firing_still_gives_every_invocation_its_result(
         [command(script("pidfile_sleep.sh", p), index=i) for i, p in enumerate(pidfiles)]
     )
     firing = asyncio.create_task(fire_hooks(handlers, b"{}", sink=sink, rules=ToyRules()))
-    pids = [int((await wait_for_file(p)).split()[0]) for p in pidfiles]
+    groups = [said_group(await wait_for_file(p)) for p in pidfiles]
     firing.cancel()
     with pytest.raises(asyncio.CancelledError):
         await firing
@@ -232,8 +235,8 @@ async def test_a_cancelled_firing_still_gives_every_invocation_its_result(
     ]
     assert [r.no_decision for r in _results(sink)] == ["cancelled", "cancelled"]
     assert store.load(sink.log.id) == (*invocations, *results)
-    for pid in pids:
-        assert await wait_gone(pid, pid) == []
+    for pgid, pids in groups:
+        assert await wait_gone(pgid, *pids) == []
 
 
 async def test_a_routed_sink_logs_in_one_place_and_cancels_by_another_signal(
@@ -294,7 +297,7 @@ async def test_a_hook_that_left_processes_running_gets_one_notice_naming_it_plai
 ) -> None:
     pidfile = tmp_path / "pid"
     # The command, from a settings file, carries a terminal escape: the notice shows it escaped.
-    left = f"sleep 60 >/dev/null 2>&1 </dev/null & echo $! > {pidfile}; : '\x1b[2J'"
+    left = f"sleep 60 >/dev/null 2>&1 </dev/null & echo {SHELL_BG_PID} > {pidfile}; : '\x1b[2J'"
     handlers = _named([command(shell_argv(left)), command(shell_argv("true"), index=1)])
     await fire_hooks(handlers, b"{}", sink=sink, rules=ToyRules())
     [notice] = [e for group in sink.groups for e in group if isinstance(e, NoticeEvent)]
@@ -303,5 +306,4 @@ async def test_a_hook_that_left_processes_running_gets_one_notice_naming_it_plai
     assert "\x1b" not in notice.text
     assert "\\x1b[2J" in notice.text
     assert 'hook_helpers = "session"' in notice.text
-    pid = int(pidfile.read_text())
-    assert await wait_gone(pid, pid) == []
+    assert not alive(pidfile.read_text().strip())  # ended at the hook's end (tests/nspids.py)

@@ -30,7 +30,10 @@ def test_without_a_terminal_a_hook_gets_a_group_of_its_own_in_dsh_session() -> N
     seen = json.loads(out.splitlines()[-1])
     assert seen["own_session"] is False
     hook = seen["hook"]
-    assert hook["pgid"] == hook["pid"]  # its own group: ending the group ends its tree
+    # Its own group (led by the hook, or by the nsenter that runs it in dsh's namespace, its
+    # parent): ending the group ends its tree.
+    assert hook["pgid"] in (hook["pid"], hook["ppid"])
+    assert hook["pgid"] != seen["dsh_pgid"]
     assert hook["sid"] == seen["dsh_sid"]  # no session made for it
     assert hook["tty"] != "opened"
 
@@ -44,6 +47,7 @@ def test_in_a_terminal_a_hook_gets_a_session_of_its_own_and_cannot_reach_it() ->
         child.close(force=True)
     assert seen["own_session"] is True
     hook = seen["hook"]
-    assert hook["pgid"] == hook["pid"]
-    assert hook["sid"] == hook["pid"]
+    assert hook["pgid"] in (hook["pid"], hook["ppid"])  # the hook, or nsenter before it
+    assert hook["pgid"] != seen["dsh_pgid"]
+    assert hook["sid"] == hook["pgid"]
     assert hook["tty"] != "opened"

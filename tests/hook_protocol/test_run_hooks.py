@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from dsh.hook_protocol import HookCommand, run_hooks
-from tests.hook_protocol.support import command, origin, script, wait_for_file, wait_gone
+from tests.hook_protocol.support import (
+    command,
+    origin,
+    said_group,
+    script,
+    wait_for_file,
+    wait_gone,
+)
 
 
 def _times(stem: Path) -> tuple[int, int]:
@@ -112,12 +119,12 @@ async def test_cancelling_run_hooks_kills_every_group(tmp_path: Path) -> None:
     pidfiles = [tmp_path / f"p{i}" for i in range(3)]
     cmds = [command(script("pidfile_sleep.sh", p), index=i) for i, p in enumerate(pidfiles)]
     task = asyncio.create_task(run_hooks(cmds, b"{}", dedup=False))
-    pids = [[int(x) for x in (await wait_for_file(p)).split()] for p in pidfiles]
+    groups = [said_group(await wait_for_file(p)) for p in pidfiles]
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    for group in pids:
-        assert await wait_gone(group[0], *group) == []
+    for pgid, pids in groups:
+        assert await wait_gone(pgid, *pids) == []
 
 
 async def test_no_hooks_is_no_runs() -> None:

@@ -24,17 +24,20 @@ from tests.agent.support import (
     wait_for_file,
     wait_until_gone,
 )
+from tests.nspids import outer_pid
 
 CAUSE = AbortCause(kind="user", reason="CANCEL-NOW")
 
-# Starts a grandchild in its own group's process tree, says both pids, then sleeps.
+# Starts a grandchild in its own group's process tree, says both pids, then sleeps. The pids
+# are PID@INODE (tests/nspids.py): inside dsh's namespace the numbers are the namespace's.
 SLEEPER = """
 import os, subprocess, sys, time
 sys.stdin.read()
 child = subprocess.Popen(["sleep", "600"])
 path = sys.argv[1]
+inode = os.stat("/proc/self/ns/pid").st_ino
 with open(path + ".tmp", "w") as f:
-    f.write(f"{os.getpid()} {child.pid}")
+    f.write(f"{os.getpid()}@{inode} {child.pid}@{inode}")
 os.replace(path + ".tmp", path)
 time.sleep(600)
 """
@@ -82,7 +85,9 @@ async def test_cancel_now_kills_a_running_hook_and_ends_the_turn(
     agent = harness.agent()
     agent.send("go")
     task = asyncio.ensure_future(agent.run_turn())
-    hook_pid, grandchild_pid = map(int, (await wait_for_file(pids)).split())
+    hook_pid, grandchild_pid = map(outer_pid, (await wait_for_file(pids)).split())
+    assert hook_pid is not None
+    assert grandchild_pid is not None
     assert psutil.pid_exists(hook_pid)
     assert psutil.pid_exists(grandchild_pid)
     agent.cancel(CAUSE, when="now")

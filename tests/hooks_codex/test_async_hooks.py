@@ -23,6 +23,7 @@ from dsh.session import NoticeEvent, SessionEvent
 from dsh.tools import ToolDefinition, ToolInvocation, ToolResult
 from tests.agent.support import bash, make_harness, text, tool
 from tests.hooks_codex.codex_support import hook_command, mount_codex, recording_hooks
+from tests.nspids import SHELL_PID, outer_pid
 
 
 def gated(command: str, gate: Path) -> str:
@@ -145,7 +146,7 @@ async def test_the_session_end_kills_an_async_hook_still_running(
     gate, pid_file = tmp_path / "never-opened", tmp_path / "hook.pid"
     script = {"rules": [], "responses": [[bash("true")], [text("done")]]}
     harness = make_harness(tmp_path, script)
-    command = f"echo $$ > {shlex.quote(str(pid_file))}; " + gated("true", gate)
+    command = f"echo {SHELL_PID} > {shlex.quote(str(pid_file))}; " + gated("true", gate)
     handler = {"type": "command", "command": command, "async": True}
     # No SessionEnd hook: the bridge still ends its async hooks with the session.
     hooks = {"PostToolUse": [{"hooks": [handler]}], "Stop": recording_hooks()["Stop"]}
@@ -157,7 +158,7 @@ async def test_the_session_end_kills_an_async_hook_still_running(
         e for e in agent.events if isinstance(e, HookResultEvent) and e.hook_event == "PostToolUse"
     ]
     assert ended.cancelled
-    assert not alive(int(pid_file.read_text()))
+    assert outer_pid(pid_file.read_text().strip()) is None  # PID@INODE: tests/nspids.py
 
 
 def test_the_coverage_page_says_async_hooks_run_in_the_background() -> None:

@@ -20,15 +20,21 @@ the kill), their groups and every process carrying its mark, so a ``setsid``,
   way, kill -9 included, the pipe closes and the watchdog ends every group
   still contained, the trees under them and every process carrying one of this
   dsh's marks (a double fork made just before dsh died, now init's child).
+- **dsh's namespace.** With ``set_process_containment("namespace")`` (the default), the
+  watchdog also makes pid and mount namespaces (``_namespace``; its own ``/proc``) whose
+  init exits with dsh, and every spawn runs in it behind ``nsenter`` (``contained_spawn``):
+  a hook or Bash process and all it starts, a child that scrubbed its mark included, share
+  one pid numbering and die with dsh by the kernel's hand. Where the kernel refuses one or
+  ``nsenter`` is missing, marks alone (``containment_in_use`` says which and why).
 - **Session end.** ``sweep_processes`` ends every group that outlived its run,
   every process carrying the mark of a run that is over and, once
   ``become_subreaper`` made dsh a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``;
-  ``dsh run`` does), every process re-parented to dsh.
+  ``dsh run`` does), every process re-parented to dsh or to the namespace's init.
 
 Limits: the sweep is per process, not per session; a process that both scrubs
 its environment (``env -i``, an exec with its own) and leaves its tree is found
-only as an orphan of a subreaper dsh at session end (and survives dsh's kill -9
-if it double-forked in that window). Elsewhere than Linux, process groups only.
+only as an orphan at session end (and, without the namespace, survives dsh's
+kill -9 if it double-forked in that window). Elsewhere than Linux, process groups only.
 """
 
 from __future__ import annotations
@@ -36,15 +42,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Final, Literal
 
+from dsh.base._namespace import (
+    ContainmentName,
+    Entry,
+    Namespace,
+    find_nsenter,
+    open_namespace,
+)
 from dsh.base._watchdog import (
     CONTAINMENT_ENV,
     carriers,
@@ -59,12 +73,16 @@ __all__ = [
     "HookHelpers",
     "become_subreaper",
     "contain_process",
+    "contained_spawn",
+    "containment_in_use",
     "end_left_behind",
     "end_process_tree",
     "hook_helpers",
     "mark_environment",
     "release_process",
     "set_hook_helpers",
+    "set_process_containment",
+    "signal_group",
     "sweep_processes",
 ]
 
@@ -72,6 +90,7 @@ _PR_SET_CHILD_SUBREAPER: Final = 36
 _LINUX: Final = sys.platform.startswith("linux")
 _MAX_OUTER_MARKS: Final = 16  # nested dsh processes; an environment value stays bounded
 _ROUNDS: Final = 5  # a search finds what forked while the last one killed
+_HELLO_BOUND: Final = 5.0  # seconds for the watchdog to say whether it made a namespace
 
 HookHelpers = Literal["hook", "session"]
 """How long what a hook leaves running after a normal exit lives: until the hook's end
@@ -92,6 +111,9 @@ class _Warden:
         self.subreaper = False
         self.tried = False
         self.helpers: HookHelpers = "hook"
+        self.wanted: ContainmentName = "namespace"
+        self.namespace: Namespace | None = None
+        self.why = ""  # why there is no namespace
 
     def tell(self, line: str) -> None:
         if not self.tried:
@@ -106,17 +128,61 @@ class _Warden:
 
     def start_watchdog(self) -> None:
         script = Path(__file__).with_name("_watchdog.py")
+        nsenter = find_nsenter() if self.wanted == "namespace" else None
+        if self.wanted == "namespace" and nsenter is None:
+            self.why = "nsenter not found"
+        life = os.pipe() if nsenter is not None else None
         try:
             self.watchdog = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(script), self.token],
+                [sys.executable, "-I", "-S", str(script), self.token]
+                + ([str(life[0])] if life else []),
                 stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
+                stdout=subprocess.PIPE if life else subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
+                pass_fds=(life[0],) if life else (),
                 start_new_session=True,  # Ctrl-C at the terminal is dsh's, not the watchdog's
             )
-        except OSError:
+        except OSError as exc:
+            self.why = f"the watchdog did not start: {exc}"
             return  # no watchdog: groups and sweeps still work
+        finally:
+            if life:
+                os.close(life[0])
         self.pipe = self.watchdog.stdin
+        if life and nsenter is not None:
+            self.namespace_from(self.watchdog.stdout, life[1], nsenter)
+
+    def namespace_from(self, out: IO[bytes] | None, life: int, nsenter: str) -> None:
+        """Open the namespace the watchdog's first line names (it says so within seconds)."""
+        hello = ""
+        if out is not None:
+            with contextlib.suppress(OSError, ValueError):
+                if select.select([out], [], [], _HELLO_BOUND)[0]:
+                    hello = out.readline(200).decode(errors="replace")
+                out.close()
+        opened = open_namespace(hello, life, nsenter)
+        if isinstance(opened, str):
+            os.close(life)
+            self.why = opened
+        else:
+            self.namespace = opened
+
+    def entry(self) -> Namespace | None:
+        """dsh's namespace, made at the first call, if it is wanted and alive."""
+        if self.wanted != "namespace":
+            return None
+        if not self.tried:
+            self.tried = True
+            self.start_watchdog()
+        space = self.namespace
+        if space is None:
+            return None
+        if not space.alive():
+            self.namespace = None
+            self.why = "its namespace ended (its init was killed)"
+            space.close()
+            return None
+        return space
 
     def mine(self, mark: bytes) -> bool:
         return mark.startswith(self.token.encode() + b".")
@@ -136,6 +202,43 @@ def set_hook_helpers(helpers: HookHelpers) -> None:
 def hook_helpers() -> HookHelpers:
     """The lifetime ``set_hook_helpers`` chose (``"hook"`` unless told otherwise)."""
     return _WARDEN.helpers
+
+
+def set_process_containment(name: ContainmentName) -> None:
+    """How this process contains what it starts from now on: ``"namespace"`` (the default:
+    in dsh's namespace where the kernel allows one, marks as well) or ``"marks"`` alone."""
+    if name not in ("namespace", "marks"):
+        raise ValueError(f"process containment is 'namespace' or 'marks', not {name!r}")
+    with _WARDEN.lock:
+        _WARDEN.wanted = name
+
+
+def contained_spawn(
+    argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: object = None
+) -> Entry:
+    """The argv (and ``preexec_fn``: none) for a contained spawn of ``argv`` (with ``env`` in
+    ``cwd``): run inside dsh's namespace, made at the first call, behind ``nsenter``; ``argv``
+    unchanged with ``"marks"``, off Linux, without ``nsenter`` or where the kernel refused."""
+    if not _LINUX:
+        return list(argv), None
+    with _WARDEN.lock:
+        space = _WARDEN.entry()
+    return (list(argv), None) if space is None else space.spawn(argv, env, cwd)
+
+
+def containment_in_use() -> tuple[ContainmentName, str]:
+    """The containment this process's spawns get, and why or how (making the namespace if it
+    is wanted and not made yet)."""
+    if not _LINUX:
+        return "marks", "process groups only, off Linux"
+    with _WARDEN.lock:
+        space = _WARDEN.entry()
+    if _WARDEN.wanted == "marks":
+        return "marks", 'process_containment = "marks"'
+    if space is None:
+        return "marks", f"no namespace: {_WARDEN.why or 'the kernel refused one'}"
+    kind = "user, pid and mount namespaces" if space.kind == "user" else "pid and mount namespaces"
+    return "namespace", f"{kind}, joined through nsenter: what dsh starts ends with it"
 
 
 def become_subreaper() -> bool:
@@ -222,6 +325,34 @@ def _since(pid: int) -> list[str] | None:
     if last < pid:
         return None
     return [n for n in names if n.isdigit() and pid < int(n) <= last]
+
+
+def signal_group(pgid: int, sig: int) -> None:
+    """Send ``sig`` to the group ``pgid`` leads, sparing the ``nsenter`` in front of a command
+    in dsh's namespace: it would die of ``sig`` without passing it on, while the command
+    (which may catch or ignore it) ran on; when the command dies of it, ``nsenter`` says so."""
+    space = _WARDEN.namespace
+    members: set[int] = set()
+    if _LINUX and space is not None and _leads_through(pgid, space.launcher):
+        members = group_members(pgid) - {pgid}
+    try:
+        if not members:
+            os.killpg(pgid, sig)
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is already empty, or a member changed its credentials
+
+
+def _leads_through(pid: int, launcher: tuple[str, ...]) -> bool:
+    """Whether ``pid`` is an ``nsenter`` dsh started with ``launcher``."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            words = f.read(4096).split(b"\0")
+    except OSError:
+        return False
+    return words[: len(launcher)] == [os.fsencode(word) for word in launcher]
 
 
 def _kill_everything_of(pid: int, *, leader_alive: bool) -> set[int]:
@@ -326,7 +457,9 @@ def sweep_processes() -> int:
     me = os.getpid()
     orphans: set[int] = set()
     if _WARDEN.subreaper:
-        orphans = {p for p, pp in parents.items() if pp == me and p not in spawned}
+        # Re-parented to dsh, or (inside dsh's namespace) to the namespace's init.
+        adopters = {me} | ({_WARDEN.namespace.init} if _WARDEN.namespace is not None else set())
+        orphans = {p for p, pp in parents.items() if pp in adopters and p not in spawned}
         orphans.discard(watchdog or -1)
     # What carries the mark of a run that is over, wherever it went (init's child included).
     marked = carriers(lambda w: _WARDEN.mine(w) and w not in active)

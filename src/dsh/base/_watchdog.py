@@ -1,6 +1,6 @@
 """The process tree walk and kill shared by dsh and its watchdog (standard library only).
 
-Run as a script (``python -I -S _watchdog.py TOKEN``) it is the watchdog: it reads
+Run as a script (``python -I -S _watchdog.py TOKEN [FD]``) it is the watchdog: it reads
 ``+PID``/``-PID`` lines (a contained process group, or its release) from stdin
 and, when stdin closes because dsh is gone (an exit, a crash, kill -9 alike),
 SIGKILLs every contained group, every process still under it and every process
@@ -8,6 +8,14 @@ of its user whose environment carries one of dsh's containment marks
 (``DSH_CONTAINMENT``, words ``TOKEN.N``): what double-forked out of every tree
 just before dsh died, re-parented to init. Imported, it gives
 ``dsh.base._containment`` the same walk and the same search.
+
+Given ``FD`` (the read end of a pipe only dsh writes to, never written), it first
+makes dsh's **namespace** (``_make_namespace``): a child unshares a pid namespace and a
+mount namespace (with a user namespace mapping only its own uid and gid to themselves, where
+it lacks ``CAP_SYS_ADMIN``) and forks its init, pid 1 there, which mounts the namespace's
+own ``/proc``, reaps orphans and exits when ``FD`` reads end of file: dsh is gone, however
+it ended, and the kernel SIGKILLs everything in the namespace. The first line on stdout
+says which it got: ``ns INIT_PID user`` or ``ns INIT_PID pid``, else ``marks REASON``.
 """
 
 from __future__ import annotations
@@ -18,6 +26,10 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ctypes
 
 __all__ = [
     "CONTAINMENT_ENV",
@@ -34,6 +46,12 @@ CONTAINMENT_ENV = "DSH_CONTAINMENT"
 _KEY = CONTAINMENT_ENV.encode() + b"="
 _DEAD = (b"Z", b"X")  # states of a process that is dead, its parent not told yet
 _ROUNDS = 5  # a search finds what forked while the last one killed; a bound, not a loop forever
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWPID = 0x20000000
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x2, 0x4, 0x8
+_MS_REC, _MS_SLAVE = 0x4000, 0x80000
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 def _stat(name: str) -> list[bytes]:
@@ -179,5 +197,114 @@ def _watch(token: bytes) -> None:
         time.sleep(0.01)  # SIGKILLed processes lose their environment (and their match) at once
 
 
+def _mount_proc(libc: ctypes.CDLL) -> str:
+    """Mount the namespace's own ``/proc`` (run by its init): ``""``, or why not."""
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    if libc.mount(b"proc", b"/proc", b"proc", flags, None) == 0:
+        return ""
+    import ctypes
+
+    errno = ctypes.get_errno()
+    return f"could not mount its /proc: {os.strerror(errno)}"
+
+
+def _init(life: int, libc: ctypes.CDLL, told: int) -> None:
+    """Pid 1 of dsh's namespace: mount its ``/proc`` (say on ``told`` whether it did), then
+    reap what is re-parented here until dsh's pipe closes."""
+    why = _mount_proc(libc)
+    with contextlib.suppress(OSError):
+        os.write(told, why.encode() or b"ok")
+    os.close(told)
+    if why:
+        os._exit(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)  # hold none of dsh's pipes
+
+    def reap(_signum: int, _frame: object) -> None:
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+
+    signal.signal(signal.SIGCHLD, reap)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError):
+        while os.read(life, 64):
+            pass
+    os._exit(0)  # the kernel SIGKILLs every process left in the namespace
+
+
+def _unshare(libc: ctypes.CDLL) -> str:
+    """Enter a new mount namespace, a new pid namespace for children (and a user namespace,
+    unprivileged): its kind. Every mount is made a slave: what the namespace mounts (its
+    ``/proc``) stays in it, what the system mounts later still shows."""
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(_CLONE_NEWPID | _CLONE_NEWNS) == 0:
+        _slave(libc)
+        return "pid"  # privileged: no user namespace, the processes keep their capabilities
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWPID | _CLONE_NEWNS) != 0:
+        import ctypes
+
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno), "unshare")
+    for name, text in (
+        ("setgroups", "deny"),
+        ("uid_map", f"{uid} {uid} 1"),
+        ("gid_map", f"{gid} {gid} 1"),
+    ):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+    _slave(libc)
+    return "user"
+
+
+def _slave(libc: ctypes.CDLL) -> None:
+    if libc.mount(None, b"/", None, _MS_REC | _MS_SLAVE, None) != 0:
+        import ctypes
+
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno), "mount")
+
+
+def _make_namespace(life: int) -> None:
+    """Make dsh's namespace and its init, and say which on stdout (see the module)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # init is this watchdog's child
+    except (OSError, AttributeError) as exc:
+        _say(f"marks {exc}")
+        return
+    child = os.fork()
+    if child == 0:
+        try:
+            kind = _unshare(libc)
+            told, tell = os.pipe()
+            init = os.fork()
+        except OSError as exc:
+            _say(f"marks {exc.strerror or exc} ({exc.filename or 'unshare'})")
+            os._exit(0)
+        if init == 0:
+            os.close(told)
+            _init(life, libc, tell)
+        os.close(tell)
+        said = ""
+        with contextlib.suppress(OSError):
+            said = os.read(told, 200).decode(errors="replace")
+        _say(f"ns {init} {kind}" if said == "ok" else f"marks {said or 'its init died'}")
+        os._exit(0)
+    os.close(life)
+    os.waitpid(child, 0)
+
+
+def _say(line: str) -> None:
+    with contextlib.suppress(OSError):
+        os.write(1, line.encode() + b"\n")
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 2:
+        _make_namespace(int(sys.argv[2]))
+        os.close(1)  # dsh reads one line
     _watch(os.fsencode(sys.argv[1]) if len(sys.argv) > 1 else b"")

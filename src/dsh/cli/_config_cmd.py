@@ -2,7 +2,9 @@
 
 The same loader ``dsh run`` uses (``dsh.host.load_config``): the user file,
 the project file, ``DSH_*`` variables. A bad file or variable is the same
-``dsh: ...`` line and exit 2 as for ``dsh run``.
+``dsh: ...`` line and exit 2 as for ``dsh run``. It also says which containment
+the processes dsh starts get here (``process_containment``'s ``in_use``): dsh's
+namespace, or marks where the configuration or the kernel says so, and why.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from dsh.base._containment import containment_in_use, set_process_containment
 from dsh.cli._errors import UserError
 from dsh.cli._process import started
 from dsh.cli._render import terminal_safe
@@ -30,12 +33,16 @@ def config_show(project: Path, *, as_json: bool) -> None:
         config = load_config(project)
     except ConfigError as exc:
         raise UserError(str(exc)) from exc
+    set_process_containment(config.process_containment or "namespace")
+    in_use, how = containment_in_use()
     if as_json:
         values = {key: config.value(key) for key in CONFIG_KEYS}
-        shown: dict[str, object] = {
+        entries: dict[str, dict[str, object]] = {
             key: {"value": list(v) if isinstance(v, tuple) else v, "source": config.sources[key]}
             for key, v in values.items()
         }
+        entries["process_containment"] |= {"in_use": in_use, "how": how}
+        shown: dict[str, object] = dict(entries)
         shown["model_provider"] = _provider(config, project)
         click.echo(json.dumps(shown, ensure_ascii=False))
         return
@@ -53,6 +60,7 @@ def config_show(project: Path, *, as_json: bool) -> None:
     else:
         line = f"model provider: {chosen['provider']} for {chosen['model']!r} ({chosen['reason']})"
         click.echo(terminal_safe(line))
+    click.echo(terminal_safe(f"containment:  {in_use} ({how})"))
     user, here = user_file(), project_config_file(project)
     click.echo(f"user file:    {user}{'' if user.is_file() else ' (none)'}")
     click.echo(f"project file: {here}{'' if here.is_file() else ' (none)'}")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dsh._frozen import frozen
-from dsh.base._containment import set_hook_helpers
+from dsh.base._containment import set_hook_helpers, set_process_containment
 from dsh.base._env_policy import withhold_variable
 from dsh.cli._errors import UserError
 from dsh.cli._resume_picker import pick_session
@@ -117,6 +117,7 @@ def settle(
         from dsh.hook_protocol._slots import set_hook_concurrency
 
         set_hook_concurrency(config.hook_concurrency)
+    set_process_containment(config.process_containment or "namespace")
     plugins: list[Plugin] = []
     for spec in config.plugins if not io.get("plugins") else ():
         plugins.append(load_plugin(spec, f"plugins (from {config.sources['plugins']})"))

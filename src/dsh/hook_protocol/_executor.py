@@ -18,8 +18,6 @@ is seen at once even while a grandchild keeps the pipes open (Python 3.11's
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import signal as _signal
 import subprocess
 import time
@@ -31,11 +29,13 @@ from dsh.base._child_watcher import use_pidfd_child_watcher
 from dsh.base._containment import (
     HookHelpers,
     contain_process,
+    contained_spawn,
     end_left_behind,
     end_process_tree,
     hook_helpers,
     mark_environment,
     release_process,
+    signal_group,
 )
 from dsh.base._process_group import own_session
 from dsh.hook_protocol._capture import Capture
@@ -130,12 +130,6 @@ class HookRun:
         )
 
 
-def _killpg(pgid: int, sig: int) -> None:
-    # ESRCH: the group is already empty; EPERM: a member changed its credentials.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
 async def _wait_for(fut: asyncio.Future[None], timeout: float) -> None:
     if not fut.done():
         await asyncio.wait((fut,), timeout=max(timeout, 0.0))
@@ -146,7 +140,7 @@ async def _terminate_group(
 ) -> None:
     """SIGTERM the group, wait up to ``grace`` for exit and EOF, then SIGKILL the group
     (and, ``marked``, every process carrying the hook's mark)."""
-    _killpg(pgid, _signal.SIGTERM)
+    signal_group(pgid, _signal.SIGTERM)  # the command's, not the nsenter's in front of it
     if not (capture.exited.done() and capture.output_closed.done()):
         await asyncio.wait((capture.exited, capture.output_closed), timeout=grace)
     # Unconditional: a member that ignored SIGTERM, or detached its stdio, is
@@ -296,11 +290,13 @@ async def _run_hook(
     if signal is not None and signal.aborted:
         return _unstarted(cmd, started, error=None, cancelled=True)
     mark, env = mark_environment(spawn_environment(cmd.env))
+    # Its children in dsh's namespace, where there is one.
+    argv, preexec = contained_spawn(cmd.argv, env, cmd.cwd)
     use_pidfd_child_watcher()
     spawn = asyncio.ensure_future(
         loop.subprocess_exec(
             lambda: Capture(loop, stdout_cap, stderr_cap),
-            *cmd.argv,
+            *argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -308,6 +304,7 @@ async def _run_hook(
             process_group=None if own_session() else 0,
             env=env,
             cwd=cmd.cwd,
+            preexec_fn=preexec,
         )
     )
     try:

@@ -28,6 +28,7 @@ from dsh.host._config_names import (
     HookHelpersName,
     OutputFormatName,
     PermissionModeName,
+    ProcessContainmentName,
     ProviderName,
 )
 
@@ -62,6 +63,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "output_format",
     "hook_helpers",
     "hook_concurrency",
+    "process_containment",
     "shell_environment_policy",
 )
 """The configuration's keys, as the files, ``DSH_<KEY>`` and ``dsh config show`` name them
@@ -91,6 +93,10 @@ class DshConfig:
     hook_concurrency: int | None = None
     """How many hook processes run at once (``None``: ``max(16, 4 × CPUs)``); the others
     wait their turn in the order they would have started (``dsh.hook_protocol``)."""
+    process_containment: ProcessContainmentName | None = None
+    """How the processes dsh starts are contained: in dsh's namespace where the kernel
+    allows one (``"namespace"``, the default) or by marks, groups and trees alone
+    (``"marks"``: ``sudo`` and other set-user-ID programs work in hooks again)."""
     shell_environment_policy: Mapping[str, Any] = field(default_factory=FrozenDict)
     """``[shell_environment_policy]`` (Codex's vocabulary, ``dsh.base.EnvironmentPolicy``):
     the environment of every process the model drives; the files' tables merged as Codex

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["HookHelpersName", "OutputFormatName", "PermissionModeName", "ProviderName"]
+__all__ = [
+    "HookHelpersName",
+    "OutputFormatName",
+    "PermissionModeName",
+    "ProcessContainmentName",
+    "ProviderName",
+]
 
 PermissionModeName = Literal[
     "default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk", "manual"
@@ -18,3 +24,4 @@ OutputFormatName = Literal["text", "json", "stream-json"]
 HookHelpersName = Literal["hook", "session"]
 ProviderName = Literal["anthropic", "responses", "chat"]
 """The model providers (``dsh.models``): Anthropic Messages, OpenAI Responses, chat completions."""
+ProcessContainmentName = Literal["namespace", "marks"]

@@ -20,6 +20,7 @@ from dsh.host._config_names import (
     HookHelpersName,
     OutputFormatName,
     PermissionModeName,
+    ProcessContainmentName,
     ProviderName,
 )
 
@@ -38,6 +39,7 @@ class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     output_format: OutputFormatName | None = None
     hook_helpers: HookHelpersName | None = None
     hook_concurrency: int | None = None
+    process_containment: ProcessContainmentName | None = None
     shell_environment_policy: dict[str, Any] | None = None
 
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """A test hook that leaves processes behind, as a hook trying to outlive dsh would.
 
-usage: python3 escape_hook.py MODE PIDFILE. Every process it leaves writes its pid on a
-line of PIDFILE (the hook waits for those lines, then writes ``ready``), and sleeps for five
-minutes.
+usage: python3 escape_hook.py MODE PIDFILE. Every process it leaves writes its pid (as
+``PID@INODE``: ``tests/nspids.py``) on a line of PIDFILE (the hook waits for those lines,
+then writes ``ready``), and sleeps for five minutes.
 
 - ``setsid``: a child that calls setsid() (a new session, out of the hook's group), then
   the hook itself sleeps (so a short timeout ends it).
@@ -33,6 +33,12 @@ def note(text: str) -> None:
         f.write(text + "\n")
 
 
+def own_pid(pid: int | None = None) -> str:
+    """``PID@INODE``: this process's pid (or ``pid``, of its namespace) and its pid namespace's
+    inode, which the test (outside dsh's namespace) finds it by (``tests/nspids.py``)."""
+    return f"{os.getpid() if pid is None else pid}@{os.stat('/proc/self/ns/pid').st_ino}"
+
+
 def linger() -> None:
     for fd in (0, 1, 2):
         os.close(fd)
@@ -44,7 +50,7 @@ def daemon() -> None:
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
-            note(str(os.getpid()))
+            note(own_pid())
             linger()
         os._exit(0)
     os.wait()
@@ -55,7 +61,7 @@ def wait_for_pids(count: int) -> None:
     would not wait long enough on a loaded machine)."""
     while True:
         try:
-            if sum(line.isdigit() for line in Path(pidfile).read_text().split()) >= count:
+            if sum("@" in line for line in Path(pidfile).read_text().split()) >= count:
                 return
         except FileNotFoundError:
             pass
@@ -74,10 +80,10 @@ def alive(pid: str) -> bool:
 if mode == "setsid":
     if os.fork() == 0:
         os.setsid()
-        note(str(os.getpid()))
+        note(own_pid())
         linger()
     wait_for_pids(1)
-    note(str(os.getpid()))
+    note(own_pid())
     note("ready")
     time.sleep(300)
 elif mode == "double-fork":
@@ -92,20 +98,20 @@ elif mode == "double-fork-stay":
 elif mode == "leave":
     if os.fork() == 0:
         os.setsid()
-        note(str(os.getpid()))
+        note(own_pid())
         linger()
     nohup = subprocess.Popen(
         ["nohup", "sleep", "300"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    note(str(nohup.pid))
+    note(own_pid(nohup.pid))
     daemon()
     wait_for_pids(3)
     note("ready")
 elif mode == "check":
     with open(pidfile) as f:
-        pids = [line.strip() for line in f if line.strip().isdigit()]
-    with open(pidfile + ".check", "w") as out:
-        out.write("".join(f"{'alive' if alive(p) else 'dead'} {p}\n" for p in pids))
+        pids = [line.strip() for line in f if "@" in line]
+    with open(pidfile + ".check", "w") as out:  # in the same namespace: its numbers are ours
+        out.write("".join(f"{'alive' if alive(p.split('@')[0]) else 'dead'} {p}\n" for p in pids))
 elif mode == "hang":
     with open(pidfile + ".hang", "w") as f:
         f.write("hanging\n")

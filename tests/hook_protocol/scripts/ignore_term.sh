@@ -2,5 +2,5 @@
 # ignore_term.sh PIDFILE: ignore SIGTERM (inherited by the sleep too) and outlive the timeout.
 trap '' TERM
 sleep 60 &
-echo "$!" > "$1"
+echo "$!@$(stat -Lc %i /proc/self/ns/pid)" > "$1"  # PID@INODE: tests/nspids.py
 wait

@@ -19,6 +19,7 @@ from dsh.tools import ToolInvocation, Workspace
 from dsh.tools.builtin import BASH_TOOL
 from dsh.tools.builtin._bash import MAX_OUTPUT_CHARS, background_shell
 from tests.hook_protocol.support import WAIT_BOUND
+from tests.nspids import SHELL_PID, outer_pid
 
 from ._support import CONFORMANCE, call, conformance_payloads
 
@@ -193,13 +194,25 @@ async def test_timeout_kills_the_whole_group(ws: Workspace) -> None:
     await _assert_group_gone(pgid)
 
 
+def _group_of(said: str) -> int:
+    """The process group of the shell that said its pid (``PID@INODE``, tests/nspids.py)."""
+    pid = outer_pid(said.strip())
+    assert pid is not None
+    return os.getpgid(pid)
+
+
 async def test_abort_kills_the_whole_group(ws: Workspace, tmp_path: Path) -> None:
     signal = AbortSignal()
     marker = tmp_path / "pid"
     task = asyncio.create_task(
-        call(BASH_TOOL, ws, signal=signal, command=f"sleep 300 & echo $$ > {marker}; sleep 300")
+        call(
+            BASH_TOOL,
+            ws,
+            signal=signal,
+            command=f"sleep 300 & echo {SHELL_PID} > {marker}; sleep 300",
+        )
     )
-    pgid = int(await _wait_for(marker))
+    pgid = _group_of(await _wait_for(marker))
     assert _survivors(pgid)
     signal.abort("user pressed stop")
     result = await task
@@ -213,9 +226,9 @@ async def test_abort_kills_the_whole_group(ws: Workspace, tmp_path: Path) -> Non
 async def test_cancelling_the_call_kills_the_group(ws: Workspace, tmp_path: Path) -> None:
     marker = tmp_path / "pid"
     task = asyncio.create_task(
-        call(BASH_TOOL, ws, command=f"sleep 300 & echo $$ > {marker}; sleep 300")
+        call(BASH_TOOL, ws, command=f"sleep 300 & echo {SHELL_PID} > {marker}; sleep 300")
     )
-    pgid = int(await _wait_for(marker))
+    pgid = _group_of(await _wait_for(marker))
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -40,7 +40,12 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
-from dsh.base._containment import contain_process, mark_environment, release_process
+from dsh.base._containment import (
+    contain_process,
+    contained_spawn,
+    mark_environment,
+    release_process,
+)
 from dsh.base._process_group import own_session
 from dsh.base._watchdog import CONTAINMENT_ENV
 from dsh.messages import Content
@@ -378,15 +383,12 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
     shell_id = f"bash_{next(_ids)}"
     output_path = _background_output_path(shell_id)
     mark, env = mark_environment(workspace.env)
+    script = [_bash_executable(workspace.env), "-c", _SOURCE_ENV_SCRIPTS + command, "dsh-bash"]
+    # Its children in dsh's namespace, where there is one.
+    argv, preexec = contained_spawn([*script, *map(str, workspace.env_scripts)], env, workspace.cwd)
     with output_path.open("wb") as sink:
         process = subprocess.Popen(
-            [
-                _bash_executable(workspace.env),
-                "-c",
-                _SOURCE_ENV_SCRIPTS + command,
-                "dsh-bash",
-                *map(str, workspace.env_scripts),
-            ],
+            argv,
             cwd=workspace.cwd,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -394,6 +396,7 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
             stderr=subprocess.STDOUT,
             start_new_session=own_session(),
             process_group=None if own_session() else 0,
+            preexec_fn=preexec,
         )
     contain_process(process.pid, mark)
     shell = BackgroundShell(shell_id, command, output_path, process)

@@ -18,6 +18,7 @@ from dsh.base import AbortSignal
 from dsh.base._child_watcher import use_pidfd_child_watcher
 from dsh.base._containment import (
     contain_process,
+    contained_spawn,
     end_process_tree,
     mark_environment,
     release_process,
@@ -61,8 +62,10 @@ async def run_in_group(
     """Run ``argv`` in a new session; return when it exits, times out or is aborted."""
     use_pidfd_child_watcher()
     mark, marked = mark_environment(env)
+    # Its children in dsh's namespace, where there is one.
+    command, preexec = contained_spawn(argv, marked, cwd)
     proc = await asyncio.create_subprocess_exec(
-        *argv,
+        *command,
         cwd=cwd,
         env=marked,
         stdin=asyncio.subprocess.DEVNULL,
@@ -70,6 +73,7 @@ async def run_in_group(
         stderr=stderr,
         start_new_session=own_session(),
         process_group=None if own_session() else 0,
+        preexec_fn=preexec,
     )
     contain_process(proc.pid, mark)
     work = asyncio.ensure_future(proc.communicate())

@@ -1,0 +1,112 @@
+"""dsh's namespace and its fallbacks: marks when configured, when the kernel refuses, when
+the namespace's init was killed; what ``dsh config show`` says of each.
+
+The escapes it holds are in ``tests/hardening/test_containment.py`` (through ``dsh run``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from dsh.base._namespace import open_namespace
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux")
+
+
+def config_show(**env: str) -> dict[str, object]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DSH_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "dsh", "config", "show", "--json"],
+        capture_output=True,
+        text=True,
+        env={**clean, **env},
+        check=True,
+    )
+    shown = json.loads(done.stdout)["process_containment"]
+    assert isinstance(shown, dict)
+    return shown
+
+
+def test_config_show_names_the_containment_in_use_and_marks_when_configured() -> None:
+    forced = config_show(DSH_PROCESS_CONTAINMENT="marks")
+    assert forced == {
+        "value": "marks",
+        "source": "env DSH_PROCESS_CONTAINMENT",
+        "in_use": "marks",
+        "how": 'process_containment = "marks"',
+    }
+    default = config_show()
+    assert default["value"] is None
+    assert default["in_use"] in ("namespace", "marks")
+    if default["in_use"] == "marks":  # the kernel refused: it says why
+        assert str(default["how"]).startswith("no namespace: ")
+
+
+def test_a_refusal_from_the_watchdog_is_a_reason_not_a_namespace() -> None:
+    life = os.pipe()
+    try:
+        refused = open_namespace("marks Operation not permitted (unshare)\n", life[1], "nsenter")
+        assert refused == "Operation not permitted (unshare)"
+        assert open_namespace("", life[1], "nsenter") == "the watchdog did not start"
+        assert open_namespace("ns x user\n", life[1], "nsenter") == "the watchdog did not start"
+    finally:
+        os.close(life[0])
+        os.close(life[1])
+
+
+def test_when_the_namespaces_init_is_killed_later_spawns_fall_back_to_marks() -> None:
+    script = textwrap.dedent(
+        """
+        import asyncio, os, signal, sys, time
+        from dsh.base._containment import _WARDEN, containment_in_use, contained_spawn
+        from dsh.hook_protocol import HookCommand, HookOrigin
+        from dsh.hook_protocol._executor import run_hook
+
+        in_use, how = containment_in_use()
+        if in_use != "namespace":
+            print("refused"); sys.exit(0)
+        init = _WARDEN.namespace.init
+        os.kill(init, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while _WARDEN.namespace.alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert contained_spawn(["true"]) == (["true"], None)
+        print(*containment_in_use(), sep="|")
+        origin = HookOrigin(source="test", event="PreToolUse")
+        cmd = HookCommand(argv=("sh", "-c", "echo hi; (sleep 0 &)"), timeout=10, origin=origin)
+        run = asyncio.run(run_hook(cmd, b""))
+        print(run.exit_code, run.stdout.strip())
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    if done.stdout == "refused\n":
+        pytest.skip("the kernel gives dsh no namespace here")
+    assert done.stdout.splitlines() == [
+        "marks|no namespace: its namespace ended (its init was killed)",
+        "0 hi",
+    ]
+
+
+def test_without_nsenter_no_namespace_and_config_says_why() -> None:
+    script = textwrap.dedent(
+        """
+        import dsh.base._containment as containment
+        containment.find_nsenter = lambda: None
+        print(*containment.containment_in_use(), sep="|")
+        print(containment.contained_spawn(["true"]))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["marks|no namespace: nsenter not found", "(['true'], None)"]

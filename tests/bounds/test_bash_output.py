@@ -181,3 +181,28 @@ def test_an_output_just_over_the_bound_is_saved(tmp_path: Path) -> None:
     assert [_without_path(r["content"]) for r in results] == [
         _without_path(r["content"]) for r in recorded
     ]
+
+
+def test_an_edit_failure_is_shown_whole_as_claude_code_shows_it(tmp_path: Path) -> None:
+    """Claude Code 2.1.332 gives an Edit's failure whole, its 100,000-character old_string
+    quoted (``edit-error``); only a command's failure is cut in the middle."""
+    project, settings = _project(tmp_path)
+    (project / "f.txt").write_text("hello\n")
+    old = "Q" * 100_000
+    path = str(project / "f.txt")
+    replies = [
+        tool_use("Read", "toolu_r", file_path=path),
+        tool_use("Edit", "toolu_a", file_path=path, old_string=old, new_string="x"),
+    ]
+    model = script(tmp_path, *replies, text("done"))
+    flags = ("--settings", str(settings), "--permission-mode", "bypassPermissions")
+    done = run(tmp_path, project, model, *flags)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [_read, result] = of_type(tmp_path, "tool/result")
+    [recorded] = [r for r in _recorded_results("edit-error") if r.get("is_error")]
+    assert result["is_error"] is True
+    assert recorded["content"]["length"] == 100_078
+    assert f"String: {old}" in result["content"]
+    assert "characters truncated" not in result["content"]
+    [payload] = _payloads(tmp_path, "PostToolUseFailure")
+    assert old in payload["error"]

@@ -111,6 +111,7 @@ def builtin_tool(
     deferred: bool = False,
     shell_command: str | None = None,
     max_result_chars: int | None = 50_000,
+    max_error_chars: int | None = 10_000,
 ) -> ToolDefinition:
     """``ToolDefinition.from_model`` with the schema generated ahead of time (``_schemas.py``)
     and the models named lazily: declaring the tool imports no pydantic."""
@@ -127,6 +128,7 @@ def builtin_tool(
         deferred=deferred,
         shell_command=shell_command,
         max_result_chars=max_result_chars,
+        max_error_chars=max_error_chars,
     )
 
 

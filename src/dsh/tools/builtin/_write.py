@@ -279,6 +279,8 @@ EDIT_TOOL = builtin_tool(
     _run_edit,
     output_model=builtin_model("EditOutput"),
     present=present_edit,
+    max_error_chars=None,  # Claude Code shows an edit's failure whole (it quotes old_string,
+    # which the arguments' own bound limits)
 )
 
 MULTI_EDIT_TOOL = builtin_tool(
@@ -289,4 +291,6 @@ MULTI_EDIT_TOOL = builtin_tool(
     _run_multi_edit,
     output_model=builtin_model("MultiEditOutput"),
     present=present_multi_edit,
+    max_error_chars=None,  # Claude Code shows an edit's failure whole (it quotes old_string,
+    # which the arguments' own bound limits)
 )

@@ -114,6 +114,7 @@ class _Warden:
         self.wanted: ContainmentName = "namespace"
         self.namespace: Namespace | None = None
         self.why = ""  # why there is no namespace
+        self.pending: tuple[IO[bytes] | None, int, str] | None = None  # hello not read yet
 
     def tell(self, line: str) -> None:
         if not self.tried:
@@ -149,8 +150,15 @@ class _Warden:
             if life:
                 os.close(life[0])
         self.pipe = self.watchdog.stdin
-        if life and nsenter is not None:
-            self.namespace_from(self.watchdog.stdout, life[1], nsenter)
+        if life and nsenter is not None:  # its hello is read when a spawn needs the namespace
+            self.pending = (self.watchdog.stdout, life[1], nsenter)
+
+    def settle(self) -> None:
+        """Read the started watchdog's hello and open the namespace it names, once."""
+        if self.pending is not None:
+            out, life, nsenter = self.pending
+            self.pending = None
+            self.namespace_from(out, life, nsenter)
 
     def namespace_from(self, out: IO[bytes] | None, life: int, nsenter: str) -> None:
         """Open the namespace the watchdog's first line names (it says so within seconds)."""
@@ -174,6 +182,7 @@ class _Warden:
         if not self.tried:
             self.tried = True
             self.start_watchdog()
+        self.settle()
         space = self.namespace
         if space is None:
             return None
@@ -211,6 +220,18 @@ def set_process_containment(name: ContainmentName) -> None:
         raise ValueError(f"process containment is 'namespace' or 'marks', not {name!r}")
     with _WARDEN.lock:
         _WARDEN.wanted = name
+
+
+def prepare_containment() -> None:
+    """Start making dsh's namespace now, in the background, when processes will be started
+    soon (hooks are configured): the first spawn then finds it made instead of waiting for
+    the watchdog to start. Nothing when ``"marks"`` is wanted, or it is already started."""
+    if not _LINUX:
+        return
+    with _WARDEN.lock:
+        if _WARDEN.wanted == "namespace" and not _WARDEN.tried:
+            _WARDEN.tried = True
+            _WARDEN.start_watchdog()
 
 
 def contained_spawn(

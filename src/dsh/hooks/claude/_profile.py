@@ -225,7 +225,10 @@ class ClaudeCodeProfile:
         hooks: ClaudeHooksPlugin | None = None
         if catalog.all_hooks() or commands.commands:
             # The runtime (dsh.hook_protocol under it) loads only when there is something to run.
+            from dsh.base._containment import prepare_containment
             from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
+
+            prepare_containment()  # hooks will run: the namespace is made meanwhile
 
             hooks = claude_hooks_plugin(
                 catalog,

@@ -167,6 +167,10 @@ class CodexProfile:
             lines.extend(() if problem is None else (f"warning: {problem}",))
         mode = self.permission_mode or catalog.permission_mode
         hooks = codex_hooks_plugin(catalog, permission_mode=mode) if catalog.running() else None
+        if hooks is not None:
+            from dsh.base._containment import prepare_containment
+
+            prepare_containment()  # hooks will run: the namespace is made meanwhile
         instructions: Plugin | None = None
         if self.instructions:
             from dsh.instructions import codex_instructions_plugin

@@ -122,3 +122,50 @@ def test_the_first_run_error_names_flags_bare_dsh_takes(tmp_path: Path, project:
     named = ["--model", f"scripted:{script}", "--base-url", "http://127.0.0.1:9", "hello"]
     again = dsh(*named, "--session-dir", sessions, cwd=project)
     assert again.returncode == 0, again.stderr
+
+
+def test_claudes_session_flags_on_bare_dsh(tmp_path: Path, project: Path) -> None:
+    """``--append-system-prompt``, ``--permission-mode``, ``--settings``, ``--add-dir`` and
+    ``--output-format`` on bare ``dsh`` do what they do on ``claude``."""
+    write = {"type": "tool_use", "name": "Write", "input": {"file_path": "f.txt", "content": "x"}}
+    script = tmp_path / "script.json"
+    rule = {"contains": "APPENDED-PROMPT", "responses": [[write], [{"type": "text", "text": "OK"}]]}
+    script.write_text(json.dumps({"rules": [rule], "default": [{"type": "text", "text": "NO"}]}))
+    (tmp_path / "extra").mkdir()
+    hook = {"hooks": [{"type": "command", "command": "echo SETTINGS-HOOK >> hook.log"}]}
+    settings = json.dumps({"hooks": {"UserPromptSubmit": [hook]}})
+    sessions = ["--session-dir", str(tmp_path / "sessions")]
+    done = dsh(
+        "--model", f"scripted:{script}", *sessions, "--append-system-prompt", "APPENDED-PROMPT",
+        "--permission-mode", "plan", "--settings", settings, "--add-dir", str(tmp_path / "extra"),
+        "--output-format", "json", "--trust-project", "-p", "go", cwd=project,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["result"] == "OK"
+    assert [d["tool_name"] for d in result["permission_denials"]] == ["Write"]  # plan mode
+    assert not (project / "f.txt").exists()
+    assert (project / "hook.log").read_text() == "SETTINGS-HOOK\n"
+
+
+def test_stream_json_input_on_bare_dsh(tmp_path: Path, project: Path) -> None:
+    flags = _flags(tmp_path, [[{"type": "text", "text": "STREAMED"}]])
+    line = json.dumps({"type": "user", "message": {"role": "user", "content": "from a line"}})
+    done = dsh(
+        "-p", *flags, "--input-format", "stream-json", "--output-format", "stream-json",
+        cwd=project, stdin=line + "\n",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["result"] == "STREAMED"
+    assert _prompts(tmp_path) == ["from a line"]
+
+
+def test_every_dsh_run_option_is_a_bare_dsh_option() -> None:
+    """Bare ``dsh`` takes ``dsh run``'s options as they are declared (so one added there,
+    ``--mcp-config`` for one, is Claude's command line here too)."""
+    from dsh.cli._main import cli, run
+
+    bare = {opt for p in cli.params for opt in p.opts}
+    for param in run.params:
+        if param.param_type_name == "option":
+            assert set(param.opts) <= bare, param.opts

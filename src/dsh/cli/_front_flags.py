@@ -7,6 +7,10 @@ options (``dsh run``'s, plus Claude Code's ``-p/--print``, ``--max-turns``,
 ``--allowedTools``, ``--disallowedTools``) say how it runs. As with ``claude``, with
 ``-p`` before it, or after ``--``, a subcommand's name is a prompt
 (``dsh -p log``, ``dsh -- log``). Declared with click alone; the work is ``_front``'s.
+
+The place for a session flag Claude Code has and dsh adds later (``--mcp-config``, issue 30)
+is ``dsh run``'s declaration (``_run_flags``): ``front_params`` gives the group every one of
+``run``'s options, so bare ``dsh`` takes it as ``dsh run`` does (a test holds this).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ routes the question here: the live region is paused, the call is shown
 (terminal-safe) and the person answers allow once, allow always for this
 session (the broker remembers it), or deny, optionally with a reason that is
 passed to the model as the user's steering. Ctrl-C or Ctrl-D at the question
-cancels it and interrupts the turn.
+cancels it and interrupts the turn, and so does Esc.
 """
 
 from __future__ import annotations
@@ -71,6 +71,19 @@ class TerminalApprovalPrompt:
                         self._interrupt("interrupted by the user at a permission prompt")
                     return ApprovalAnswer("cancelled", "the user interrupted the prompt")
 
+    async def _ask(self, session: Any, question: str) -> str:
+        """The answer to ``question``: a line typed before it was asked (shown after it), else
+        what is typed now, starting with what was typed ahead."""
+        ahead, entered = self._view.typed_ahead()
+        if entered:
+            self._view.console.print(f"{question}{plain_markup(ahead)}", highlight=False)
+            return ahead
+        # handle_sigint=False: prompt_toolkit would replace the loop's SIGINT handler and
+        # remove it on exit, leaving Ctrl-C dead for the rest of the session. At the
+        # question Ctrl-C is a key (the terminal is raw) and raises KeyboardInterrupt.
+        answer: str = await session.prompt_async(question, handle_sigint=False, default=ahead)
+        return answer
+
     def _show(self, req: ApprovalRequest) -> None:
         out = self._view.console.print
         head, body = call_lines(req.tool_name, req.arguments)
@@ -87,12 +100,9 @@ class TerminalApprovalPrompt:
     async def _answer(self, req: ApprovalRequest) -> ChannelAnswer:
         from prompt_toolkit import PromptSession
 
-        session: PromptSession[str] = PromptSession()
+        session: PromptSession[str] = PromptSession(key_bindings=_escape_cancels())
         while True:
-            # handle_sigint=False: prompt_toolkit would replace the loop's SIGINT handler and
-            # remove it on exit, leaving Ctrl-C dead for the rest of the session. At the
-            # question Ctrl-C is a key (the terminal is raw) and raises KeyboardInterrupt.
-            asked = await session.prompt_async("Allow? [y/a/n] ", handle_sigint=False)
+            asked = await self._ask(session, "Allow? [y/a/n] ")
             given = asked.strip().lower()
             outcome = _CHOICES.get(given)
             if outcome == "allowed-once" or outcome == "allowed-always":
@@ -100,13 +110,26 @@ class TerminalApprovalPrompt:
             if outcome == "rejected":
                 break
             self._view.console.print("  [dim]answer y, a or n[/dim]")
-        reason = await session.prompt_async("Reason (Enter for none): ", handle_sigint=False)
+        reason = await self._ask(session, "Reason (Enter for none): ")
         reason = reason.strip()
         if not reason:
             return ApprovalAnswer("rejected", "the user denied this call")
         if self._steer is not None:
             self._steer(f"I denied the {req.tool_name} call: {reason}")
         return ApprovalAnswer("rejected", f"the user denied this call: {reason}")
+
+
+def _escape_cancels() -> Any:
+    """Esc at the question cancels it as Ctrl-C does (eager: not the start of a sequence)."""
+    from prompt_toolkit.key_binding import KeyBindings
+
+    keys = KeyBindings()
+
+    @keys.add("escape", eager=True)
+    def _cancel(event: Any) -> None:
+        event.app.exit(exception=KeyboardInterrupt())
+
+    return keys
 
 
 def call_lines(tool: str, arguments: Mapping[str, Any]) -> tuple[str, list[str]]:

@@ -19,33 +19,24 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any, Final
 
 from dsh._data_dir import user_data_dir
 from dsh.agent import notifications_ready, run_ready_notifications, watch_background
-from dsh.cli._add_dir import add_dir_interactive
+from dsh.cli._keys import WorkKeys
 from dsh.cli._render import TranscriptPrinter, plain_markup, terminal_safe
-from dsh.cli._run import ExitCode, RunOptions, compact_command
+from dsh.cli._run import ExitCode, RunOptions
+from dsh.cli._slash import COMMANDS, command_of
+from dsh.cli._slash_builtin import BUILTIN
 from dsh.cli._terminal import TerminalHost, terminal_host
-from dsh.context._chain import describe
 
 __all__ = ["history_path", "run_interactive"]
 
 HISTORY_FILE: Final = "prompt_history"
 _WOKEN: Final = "\x00dsh-background-finished"
 """What a read returns when a background subagent's finishing ended it (never typed)."""
-_HELP: Final = (
-    "/compact [instructions]  compact the conversation (PreCompact, summary, PostCompact)\n"
-    "/clear                   end this session and start a new one (SessionEnd/Start clear)\n"
-    "/hooks                   what is mounted: plugins, profiles, hooks and their files\n"
-    "/add-dir DIR             add a working directory for this session (DirectoryAdded)\n"
-    "/exit                    leave (as Ctrl-D)\n"
-    "Ctrl-C cancels the running turn; a second Ctrl-C leaves."
-)
-
-
 _HISTORY_TURNS: Final = 3
 _HISTORY_EVENTS: Final = frozenset(
     {"user/message", "assistant/message", "tool/call", "tool/result", "turn/end"}
@@ -83,14 +74,26 @@ class _Repl:
     def __init__(self, term: TerminalHost, options: RunOptions, history: Path) -> None:
         from prompt_toolkit import PromptSession
 
+        from dsh.cli._prompt_input import PromptCompleter
+
         self.term = term
         self.options = options
         self.out = term.view.console.print
-        self.prompts: PromptSession[str] = PromptSession(history=_open_history(history))
+        assert BUILTIN  # the built-in commands are in the table
+        listed = [(name, c.description) for name, c in sorted(COMMANDS.items())]
+        self.prompts: PromptSession[str] = PromptSession(
+            history=_open_history(history),
+            completer=PromptCompleter(options.host.project, listed),
+            complete_while_typing=False,
+        )
         self.interrupts = 0
         self.work: asyncio.Future[Any] | None = None
         self.leaving = False
         self.draft = ""
+        self.cancellable = False
+        self.keys = WorkKeys(self._escape)
+        term.view.on_pause = self.keys.suspend
+        term.view.typed_ahead = self.keys.take_line
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -98,24 +101,24 @@ class _Repl:
         try:
             self._banner()
             if self.options.host.resume is not None:
-                self._recent_history()
+                self.recent_history()
             if self.options.setup is not None:
                 await self.term.agent.setup(self.options.setup)
             await self.term.agent.start()
             self.out("[dim]dsh: /help for commands, Ctrl-D to leave[/dim]")
             for first in self.options.prompts:  # `dsh PROMPT`: its first turn
                 self.out(f"> {terminal_safe(first)}", markup=False, highlight=False)
-                await self._handle(first)
+                await self.handle(first)
             while not self.leaving:
                 # A background subagent that finished gets its notification turn (2.1.332's).
-                await self._guarded(run_ready_notifications(self.term.agent))
+                await self.guarded(run_ready_notifications(self.term.agent))
                 if self.leaving:
                     break
                 text = await self._read()
                 if text is None:
                     break
                 if text:
-                    await self._handle(text)
+                    await self.handle(text)
             await self.term.agent.close("prompt_input_exit")
         finally:
             loop.remove_signal_handler(signal.SIGINT)
@@ -129,7 +132,7 @@ class _Repl:
         line = f"✻ dsh {__version__} · model {model} · {where}"
         self.out(f"[bold]{plain_markup(terminal_safe(line))}[/bold]")
 
-    def _recent_history(self) -> None:
+    def recent_history(self) -> None:
         """A resumed session's last turns, as the transcript shows them."""
         events = list(self.term.agent.session.events)
         starts = [i for i, e in enumerate(events) if e.type == "turn/start"]
@@ -153,6 +156,13 @@ class _Repl:
         if notifications_ready(self.term.agent):  # one finished before the watch began
             remove()
             return ""
+        ahead, entered = self.keys.take_line()
+        if entered:  # typed whole while the last turn ran: the next prompt, as typed
+            remove()
+            self.out(f"> {terminal_safe(self.draft + ahead)}", markup=False, highlight=False)
+            line, self.draft = self.draft + ahead, ""
+            return line.strip()
+        self.draft += ahead
         try:
             line = await self.prompts.prompt_async("> ", handle_sigint=False, default=self.draft)
         except EOFError:
@@ -181,25 +191,45 @@ class _Repl:
         app.exit(result=_WOKEN)
 
     def _sigint(self) -> None:
-        """Ctrl-C while a turn (or compaction) runs: cancel it; a second one leaves."""
+        """Ctrl-C while a turn (or compaction, or ``!command``) runs: interrupt it; a second
+        one leaves."""
         work = self.work
         if work is None or work.done():
             return
         self.interrupts += 1
         if self.interrupts == 1:
-            if self.term.agent.running:
-                self.term.interrupt("interrupted by the user (Ctrl-C)")
-                self.out("[yellow]⏹ interrupted (Ctrl-C again to leave)[/yellow]")
-            else:  # a compaction or a session start: it runs to its end unless you leave
-                self.out("[yellow]not a turn: it finishes on its own (Ctrl-C again to leave)[/]")
+            self._interrupt("Ctrl-C", "(Ctrl-C again to leave)")
         else:
             self.leaving = True
             work.cancel()
 
-    async def _guarded(self, work: Awaitable[Any]) -> Any:
+    def _escape(self) -> None:
+        """Esc while something runs: interrupt it, as the first Ctrl-C does (it never leaves)."""
+        work = self.work
+        if work is not None and not work.done():
+            self._interrupt("Esc", "")
+
+    def _interrupt(self, key: str, more: str) -> None:
+        work = self.work
+        if work is None:
+            return
+        if self.term.agent.running:
+            self.term.interrupt(f"interrupted by the user ({key})")
+            self.out(f"[yellow]⏹ interrupted {more}[/yellow]".replace(" [/", "[/"))
+        elif self.cancellable:  # a compaction or a shell command: it ends here
+            work.cancel()
+            self.out(f"[yellow]⏹ interrupted {more}[/yellow]".replace(" [/", "[/"))
+        else:  # a session start: it runs to its end unless you leave
+            self.out("[yellow]not a turn: it finishes on its own (Ctrl-C again to leave)[/]")
+
+    async def guarded(self, work: Awaitable[Any], *, cancellable: bool = False) -> Any:
+        """Run ``work`` so that Ctrl-C or Esc interrupts it (a turn is cancelled through the
+        agent; ``cancellable`` work, a compaction or a command, is cancelled outright)."""
         self.work = asyncio.ensure_future(work)
+        self.cancellable = cancellable
         try:
-            return await self.work
+            with self.keys.watching():
+                return await self.work
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
@@ -208,85 +238,52 @@ class _Repl:
         finally:
             self.work = None
 
-    async def _handle(self, text: str) -> None:
-        word = text.split(maxsplit=1)[0]
-        command = _COMMANDS.get(word)
-        if command is not None:
-            await command(self, text[len(word) :].strip())
+    def say(self, text: str) -> None:
+        self.out(terminal_safe(text), markup=False, highlight=False)
+
+    async def handle(self, text: str) -> None:
+        """One line typed at the prompt: a slash command, a ``!command`` or a prompt."""
+        found = command_of(text)
+        if found is not None:
+            command, rest = found
+            await command.run(self, rest)
             return
+        if text.startswith("!") and text[1:].strip():
+            await self._bang(text[1:].strip())
+            return
+        await self.send(text)
+
+    async def send(self, text: str) -> None:
+        """``text`` as a turn, the files it mentions (``@path``) attached."""
+        from dsh.cli._prompt_input import attach_mentions
+
         agent = self.term.agent
-        agent.send(text)
-        await self._guarded(agent.run_turn())
+        agent.send(attach_mentions(text, self.options.host.project))
+        self.term.view.working(True)
+        try:
+            await self.guarded(agent.run_turn())
+        finally:
+            self.term.view.working(False)
 
-    async def _compact(self, rest: str) -> None:
-        instructions = compact_command(f"/compact {rest}".strip())
-        summary = await self._guarded(self.term.agent.compact(instructions or None))
-        if summary is None:
-            self.out("[yellow]not compacted (vetoed, failed or interrupted)[/yellow]")
+    async def _bang(self, command: str) -> None:
+        """``!command``: run in the shell, shown, then sent with its output (a turn)."""
+        from dsh.cli._prompt_input import bash_blocks, run_bang
 
-    async def _clear(self, rest: str) -> None:
-        term, old = self.term, self.term.agent
-        await old.close("clear")
-        term.broker.forget(old.session_id)
-        host = term.host
-        session = host.store.create()
-        term.sessions.append(session)
-        term.agent = host.assembly.agent(session, source="clear")
-        term.view.session_hint = f"dsh log {session.id}"
-        self.out(f"[dim]cleared: new session {session.id}[/dim]")
-        await self._guarded(term.agent.start())
-
-    async def _hooks(self, rest: str) -> None:
-        self.out(plain_markup(mounted_report(self.term, self.options)), highlight=False)
-
-    async def _add_dir(self, rest: str) -> None:
-        line = await add_dir_interactive(self.term.agent, self.term.profiles, rest)
-        self.out(terminal_safe(line), markup=False, highlight=False)
-
-    async def _exit(self, rest: str) -> None:
-        self.leaving = True
-
-    async def _help(self, rest: str) -> None:
-        self.out(plain_markup(_HELP))
-
-
-_COMMANDS: Final[dict[str, Callable[[_Repl, str], Awaitable[None]]]] = {
-    "/compact": _Repl._compact,
-    "/clear": _Repl._clear,
-    "/hooks": _Repl._hooks,
-    "/add-dir": _Repl._add_dir,
-    "/exit": _Repl._exit,
-    "/quit": _Repl._exit,
-    "/help": _Repl._help,
-}
-
-
-def mounted_report(term: TerminalHost, options: RunOptions) -> str:
-    """What this session runs: the native plugins in order, each profile's sources and hooks."""
-    lines = [f"Project: {options.host.project}", "", "Native plugins (in mounting order):"]
-    plugins = term.host.assembly.options.plugins
-    lines += [f"  {describe(p)}" for p in plugins] or ["  (none)"]
-    for profile in term.profiles:
-        lines += ["", f"Profile {profile.name}:"]
-        mount = profile.mount
-        catalog = getattr(mount, "catalog", None)
-        report = getattr(catalog, "render_report", None)
-        if callable(report):
-            lines += ["  " + line for line in str(report()).splitlines()]
-        session = getattr(
-            getattr(getattr(mount, "permissions", None), "state", None), "report", None
-        )
-        if callable(session):  # what the session runs with now (modes and rules it changed)
-            lines += ["", *("  " + line for line in session())]
-        elif mount is not None:
-            lines.append(f"  hooks: {'mounted' if mount.hooks is not None else 'none'}")
-            lines += [f"  {d}" for d in mount.diagnostics]
-    if not term.profiles:
-        lines += ["", "No hook profile mounted (--no-claude-hooks)."]
-    diagnostics = term.host.diagnostics
-    if diagnostics:
-        lines += ["", "Diagnostics:", *(f"  {d}" for d in diagnostics)]
-    return terminal_safe("\n".join(lines))
+        ran = await self.guarded(run_bang(command, self.options.host.project), cancellable=True)
+        if ran is None:
+            return
+        stdout, stderr, code = ran
+        shown = (stdout + stderr).rstrip("\n")
+        self.say("\n".join(f"  ⎿ {line}" for line in (shown or "(no output)").splitlines()))
+        if code != 0:
+            self.say(f"  ⎿ exit {code}")
+        agent = self.term.agent
+        agent.send(bash_blocks(command, stdout, stderr, code))
+        self.term.view.working(True)
+        try:
+            await self.guarded(agent.run_turn())
+        finally:
+            self.term.view.working(False)
 
 
 async def run_interactive(

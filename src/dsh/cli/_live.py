@@ -18,7 +18,7 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -92,11 +92,36 @@ class LiveView:
         self._paused = 0
         self._last_blocked: str | None = None
         self._after_tool: list[Any] = []
+        self._working: float | None = None
+        self._turn_began: float | None = None
+        self.on_pause: Callable[[bool], None] | None = None
+        """Told when a prompt takes the terminal (``True``) and gives it back (``False``)."""
+        self.typed_ahead: Callable[[], tuple[str, bool]] = lambda: ("", False)
+        """A line typed before a prompt asked, and whether Enter ended it."""
+
+    def working(self, on: bool) -> None:
+        """A turn begins (the person pressed Enter) or ends: until the model's first token
+        (and again after each tool result) a line says it works, for how long, how to stop."""
+        now = time.monotonic()
+        self._turn_began = now if on else None
+        self._working = now if on else None
+        self._refresh()
+
+    def _still_working(self, kind: object) -> None:
+        """What ``kind`` of event says about the working line."""
+        if self._turn_began is None:
+            return
+        if kind in ("assistant/message", "tool/call", "turn/end"):
+            self._working = None
+        elif kind == "tool/result":
+            self._working = self._turn_began
 
     # -- the callbacks ---------------------------------------------------------------
 
     def on_text(self, delta: str) -> None:
         """A piece of the model's reply: whole paragraphs are printed, the rest shown live."""
+        if delta:
+            self._working = None
         if not self.stream_text or not delta:
             return
         with self._shielded("streamed text"):
@@ -145,6 +170,7 @@ class LiveView:
 
     def _show(self, event: Any) -> None:
         kind = getattr(event, "type", None)
+        self._still_working(kind)
         if self._held is not None and kind not in _KEEP_HOLDING:
             held, self._held = self._held, None
             self._assistant_text(held.text)
@@ -163,10 +189,14 @@ class LiveView:
         self._paused += 1
         self._stop_live()
         began = time.monotonic()
+        if self.on_pause is not None and self._paused == 1:
+            self.on_pause(True)
         try:
             yield
         finally:
             self._paused -= 1
+            if self.on_pause is not None and self._paused == 0:
+                self.on_pause(False)
             self._not_counting(time.monotonic() - began)
             self._refresh()
 
@@ -194,7 +224,7 @@ class LiveView:
 
     def _refresh(self) -> None:
         with self._lock:
-            busy = bool(self._running) or bool(self._text.strip())
+            busy = bool(self._running) or bool(self._text.strip()) or self._working is not None
         if busy and not self._paused:
             if self._live is None:
                 from rich.live import Live
@@ -228,6 +258,10 @@ class LiveView:
             text = self._text
             running = [(r.label, time.monotonic() - r.started) for r in self._running.values()]
         parts: list[RenderableType] = []
+        working = self._working
+        if working is not None:
+            said = f"Working… ({time.monotonic() - working:.0f}s · esc to interrupt)"
+            parts.append(Spinner("dots", text=Text(said), style="magenta"))
         if text.strip():
             parts.append(Markdown(terminal_safe(text)))
         for label, elapsed in running:

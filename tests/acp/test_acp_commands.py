@@ -48,8 +48,9 @@ async def test_compact_is_offered_and_run_by_dsh_not_sent_to_the_model(
         await agent.initialize()
         session = await agent.new_session(project)
         offered = await _offered(agent, session)
-        [command] = offered.available_commands
-        assert command.name == "compact"
+        names = [c.name for c in offered.available_commands]
+        assert names == ["compact", "init", "model", "status", "cost", "permissions", "memory"]
+        [command] = [c for c in offered.available_commands if c.name == "compact"]
         assert command.input is not None
         said = await agent.conn.prompt(session_id=session, prompt=[text_block("hello")])
         assert said.stop_reason == "end_turn"

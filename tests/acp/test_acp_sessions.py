@@ -126,9 +126,10 @@ async def test_unknown_sessions_and_bad_requests_get_clear_errors(
         with pytest.raises(RequestError) as empty:
             await agent.conn.prompt(session_id=session, prompt=[])
         assert empty.value.code == -32602
-        with pytest.raises(RequestError) as unsupported:
+        with pytest.raises(RequestError) as unknown_mode:  # modes are Claude Code's (issue 32)
             await agent.conn.set_session_mode(session_id=session, mode_id="yolo")
-        assert unsupported.value.code == -32601
+        assert unknown_mode.value.code == -32602
+        assert "yolo" in str(unknown_mode.value.data)
         # Errors leave the session usable.
         answer = await agent.conn.prompt(session_id=session, prompt=[text_block("x")])
         assert answer.stop_reason == "end_turn"

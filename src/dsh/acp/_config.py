@@ -50,6 +50,11 @@ class AcpConfig:
     with a notice naming ``dsh hooks trust``."""
     plugins: Sequence[Plugin] = field(default_factory=tuple)
     profiles: Sequence[Profile] = field(default_factory=tuple)
+    resolve_model: Callable[[str], Model] | None = None
+    """The model a name selects (``/model NAME``, the ``model`` option); ``None``: the
+    session's own model (a scripted run has no other)."""
+    models: tuple[str, ...] = ()
+    """Model names offered in the ``model`` option, after the session's own."""
 
 
 @final

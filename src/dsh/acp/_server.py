@@ -26,6 +26,8 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
 )
 
 from dsh import __version__
@@ -95,7 +97,11 @@ class DshAgent:
         session = await self._open(cwd, resume=None, mcp_servers=mcp_servers)
         # Once the client has the answer (it names the session the update is about).
         asyncio.get_running_loop().call_soon(session.announce_commands)
-        return NewSessionResponse(session_id=session.id)
+        return NewSessionResponse(
+            session_id=session.id,
+            modes=session.modes(),
+            config_options=list(session.config_options()),
+        )
 
     async def load_session(
         self,
@@ -113,7 +119,9 @@ class DshAgent:
         if session is None:
             session = await self._open(cwd, resume=session_id, mcp_servers=mcp_servers)
         await session.replay()
-        return LoadSessionResponse()
+        return LoadSessionResponse(
+            modes=session.modes(), config_options=list(session.config_options())
+        )
 
     async def _open(
         self, cwd: str, *, resume: str | None, mcp_servers: list[Any] | None
@@ -121,7 +129,7 @@ class DshAgent:
         if self._closed or self._client is None:
             raise RequestError(-32600, "dsh acp is shutting down")
         project = _project(cwd)
-        session = AcpSession(self._client, project)
+        session = AcpSession(self._client, project, self._config.resolve_model)
         notices = (MCP_NOTICE,) if mcp_servers else ()
         try:
             await session.open(self._config, resume=resume, notices=notices)
@@ -159,6 +167,23 @@ class DshAgent:
         except Exception as exc:
             logger.exception("session %s: the prompt failed", session_id)
             raise RequestError(-32603, f"dsh failed while answering: {exc}") from None
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        session = self._session(session_id)
+        session.set_mode(mode_id)
+        await session.flush()
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        session = self._session(session_id)
+        if not isinstance(value, str):
+            raise RequestError.invalid_params({"value": "dsh's options take a value, not a flag"})
+        options = await session.set_option(config_id, value)
+        return SetSessionConfigOptionResponse(config_options=list(options))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self._sessions.get(session_id)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import uuid
 from collections.abc import Callable, Sequence
@@ -27,17 +28,29 @@ from pathlib import Path
 from acp import RequestError, plan_entry, text_block, tool_content, update_plan
 from acp.interfaces import Client
 from acp.schema import (
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
     PermissionOption,
     PlanEntryStatus,
     PromptResponse,
     RequestPermissionResponse,
+    SessionConfigOptionBoolean,
+    SessionConfigOptionSelect,
+    SessionModeState,
     StopReason,
     ToolCallUpdate,
 )
 
 from dsh.acp._approval import AcpApprovalChannel
-from dsh.acp._commands import commands_update, slash_command
+from dsh.acp._commands import commands_update, report, slash_command, switch_model
 from dsh.acp._config import AcpConfig, SessionSeams, session_host_options, untrusted_lines
+from dsh.acp._modes import (
+    MountedProfile,
+    can_enter,
+    config_options,
+    mode_state,
+    permission_state,
+)
 from dsh.acp._tools import tool_view
 from dsh.acp._trust import ask_trust
 from dsh.acp._updates import Update, UpdateTranslator, call_id, notice_update
@@ -54,7 +67,7 @@ from dsh.approval import ApprovalBroker, ApprovalRequest
 from dsh.context import Context
 from dsh.host import Host, open_host
 from dsh.messages import Content
-from dsh.models import ModelRefusal
+from dsh.models import Model, ModelRefusal
 from dsh.session import AbortCause, SessionEvent, TurnEndReason
 from dsh.tools import EXECUTE, ExecuteNext, ToolExecution, ToolResult
 from dsh.tools.builtin._tasks import session_tasks
@@ -92,13 +105,17 @@ class AcpSession:
     """A dsh session driven by an ACP client; ``open`` it, ``prompt`` it, ``close`` it."""
 
     __slots__ = (
+        "_began",
         "_client",
         "_delivery",
         "_host",
+        "_models",
         "_notices",
         "_outbox",
+        "_profiles",
         "_prompting",
         "_refused",
+        "_resolve",
         "_sender",
         "_stack",
         "_turn",
@@ -109,8 +126,11 @@ class AcpSession:
         "translator",
     )
 
-    def __init__(self, client: Client, project: Path) -> None:
+    def __init__(
+        self, client: Client, project: Path, resolve: Callable[[str], Model] | None = None
+    ) -> None:
         self._client = client
+        self._resolve: Callable[[str], Model] = resolve or (lambda _name: self.agent.model)
         self.project = project
         self.id = ""
         self.translator = UpdateTranslator(self._put, project)
@@ -126,6 +146,9 @@ class AcpSession:
         self._prompting = False
         self._delivery: asyncio.Task[None] | None = None
         self._unwatch: Callable[[], None] | None = None
+        self._profiles: tuple[MountedProfile, ...] = ()
+        self._began = "default"
+        self._models: tuple[str, ...] = ()
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -153,8 +176,13 @@ class AcpSession:
             session_id=None if resume is not None else session_id,
             trust=trust,
         )
+        self._profiles = tuple(MountedProfile(p) for p in options.profiles)
+        options = dataclasses.replace(options, profiles=self._profiles)
+        self._models = config.models
         self._host = await self._stack.enter_async_context(open_host(options))
         self.id = self._host.session.id
+        state = permission_state(self._profiles)
+        self._began = state.mode if state is not None else "default"
         self._notices = [*(str(d) for d in self._host.diagnostics), *notices]
         self._sender = asyncio.create_task(self._send_all(), name=f"dsh-acp-send-{self.id}")
         self._unwatch = watch_background(self._host.agent, self._background_finished)
@@ -163,6 +191,52 @@ class AcpSession:
     def agent(self) -> Agent:
         assert self._host is not None, "the session is not open"
         return self._host.agent
+
+    # -- modes and configuration options (``_modes``) ----------------------------------
+
+    def modes(self) -> SessionModeState | None:
+        return mode_state(permission_state(self._profiles), self._began)
+
+    def config_options(self) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
+        state = permission_state(self._profiles)
+        return config_options(state, self._began, self.agent.model.name, self._models)
+
+    def set_mode(self, mode: str) -> None:
+        """``session/set_mode`` (or the ``mode`` option): the permission mode from now on."""
+        state = permission_state(self._profiles)
+        if state is None:
+            raise RequestError.invalid_params(
+                {"modeId": f"{mode}: this session has no permission modes (no Claude Code hooks)"}
+            )
+        if not can_enter(state, self._began, mode):
+            raise RequestError.invalid_params({"modeId": f"not a mode of this session: {mode}"})
+        state.mode = mode
+        state.mode_source = "set by the ACP client"
+        self._put(CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode))
+        self._put(self._options_update())
+
+    async def set_option(
+        self, option: str, value: str
+    ) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
+        """``session/set_config_option``: ``mode`` or ``model`` (a switch hooks may refuse)."""
+        if option == "mode":
+            self.set_mode(value)
+        elif option == "model":
+            if self.running:
+                raise RequestError(-32600, "the model changes between turns: wait for the answer")
+            said = await switch_model(self.agent, value, self._resolve)
+            if said is not None:
+                raise RequestError.invalid_params({"value": said})
+            self._put(self._options_update())
+        else:
+            raise RequestError.invalid_params({"configId": f"no such option: {option}"})
+        await self.flush()
+        return self.config_options()
+
+    def _options_update(self) -> ConfigOptionUpdate:
+        return ConfigOptionUpdate(
+            session_update="config_option_update", config_options=list(self.config_options())
+        )
 
     @property
     def running(self) -> bool:
@@ -226,16 +300,26 @@ class AcpSession:
         self._put(commands_update())
 
     async def _command(self, name: str, rest: str) -> PromptResponse:
-        """A slash command dsh runs itself (``_commands``): ``/compact [instructions]``."""
-        assert name == "compact"
+        """A slash command dsh runs itself (``_commands``)."""
+        if name == "init":
+            from dsh.instructions._init import INIT_PROMPT
+
+            result = await self._run(INIT_PROMPT + (f"\n\n{rest}" if rest else ""))
+            return PromptResponse(stop_reason=stop_reason_for(result, refused=self._refused))
         self.translator.flush()
-        summary = await self.agent.compact(rest or None)
-        self.translator.flush()
-        said = (
-            "Compacted: the summary above replaces the conversation so far."
-            if summary is not None
-            else "Not compacted (a hook vetoed it, or it failed)."
-        )
+        if name == "compact":
+            summary = await self.agent.compact(rest or None)
+            self.translator.flush()
+            said = (
+                "Compacted: the summary above replaces the conversation so far."
+                if summary is not None
+                else "Not compacted (a hook vetoed it, or it failed)."
+            )
+        else:
+            state = permission_state(self._profiles)
+            said = await report(name, rest, agent=self.agent, state=state, resolve=self._resolve)
+            if name == "model" and rest:
+                self._put(self._options_update())
         self._put(notice_update(said, level="info", source="dsh", key=uuid.uuid4().hex))
         await self.flush()
         return PromptResponse(stop_reason="end_turn")

@@ -27,6 +27,8 @@ from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
     AvailableCommandsUpdate,
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
     ImageContentBlock,
     TextContentBlock,
     ToolCallProgress,
@@ -59,6 +61,8 @@ Update: TypeAlias = (
     | ToolCallProgress
     | AgentPlanUpdate
     | AvailableCommandsUpdate
+    | CurrentModeUpdate
+    | ConfigOptionUpdate
 )
 Sink: TypeAlias = Callable[[Update], None]
 

@@ -16,10 +16,13 @@ from typing import Any
 from dsh.acp import AcpConfig, serve_stdio
 from dsh.cli._errors import UserError
 from dsh.cli._process import session_dir, started
-from dsh.cli._run_command import SessionFlags, load_run_model
+from dsh.cli._run_command import SessionFlags, load_run_model, model_resolver
 from dsh.cli._run_settle import settle
 
 __all__ = ["serve"]
+
+_ALIASES = ("sonnet", "opus", "haiku")
+"""Claude Code's model aliases, offered in an ACP session's ``model`` option for a Claude."""
 
 
 def serve(*, trust_project: bool = False, verbose: bool = False, **params: Any) -> None:
@@ -47,6 +50,8 @@ def serve(*, trust_project: bool = False, verbose: bool = False, **params: Any) 
         trust_projects=trust_project,
         # A person is at the editor: asks reach them.
         hooks=flags.hooks(settled.permission_mode, attended=True),
+        resolve_model=model_resolver(settled.model_spec, settled.base_url),
+        models=_ALIASES if model.name.startswith("claude") else (),
     )
     # Start-up is over (``dsh`` pauses the collector while it imports): a server runs long.
     started()

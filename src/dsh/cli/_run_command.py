@@ -36,7 +36,7 @@ from dsh.hooks import HooksChoice, HookSelection
 from dsh.host import HostOptions
 from dsh.models import Model, ModelError, load_model
 
-__all__ = ["FrontMode", "RunFlags", "SessionFlags", "load_run_model", "run"]
+__all__ = ["FrontMode", "RunFlags", "SessionFlags", "load_run_model", "model_resolver", "run"]
 
 FrontMode: TypeAlias = Literal["run", "terminal", "print"]
 
@@ -221,7 +221,7 @@ def run_flags(flags: RunFlags) -> ExitCode:
         trust_project=flags.trust_project,
         skip_untrusted=flags.skip_untrusted_hooks,
         stream_input=sys.stdin if flags.streamed else None,
-        resolve_model=_model_resolver(settled.model_spec, settled.base_url),
+        resolve_model=model_resolver(settled.model_spec, settled.base_url),
     )
     hooks = options.hooks
     if hooks.claude_hooks or hooks.settings_files or hooks.plugin_dirs:
@@ -301,7 +301,7 @@ def _given() -> dict[str, Any]:
     return given
 
 
-def _model_resolver(spec: str | None, base_url: str | None) -> Callable[[str], Model]:
+def model_resolver(spec: str | None, base_url: str | None) -> Callable[[str], Model]:
     """What ``/model NAME`` and ``set_model`` select: NAME on the run's endpoint; a scripted
     run keeps its script (there is no other model to switch to)."""
 

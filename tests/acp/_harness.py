@@ -48,12 +48,16 @@ SCHEMA = Path(__file__).parent / "schema" / "acp-v1-schema.json"
 _BY_METHOD = {
     "session/update": "SessionNotification",
     "session/request_permission": "RequestPermissionRequest",
+    "fs/read_text_file": "ReadTextFileRequest",
+    "fs/write_text_file": "WriteTextFileRequest",
 }
 _RESULT_BY_METHOD = {
     "initialize": "InitializeResponse",
     "session/new": "NewSessionResponse",
     "session/load": "LoadSessionResponse",
     "session/prompt": "PromptResponse",
+    "session/set_mode": "SetSessionModeResponse",
+    "session/set_config_option": "SetSessionConfigOptionResponse",
 }
 
 

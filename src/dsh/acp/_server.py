@@ -32,6 +32,7 @@ from acp.schema import (
 
 from dsh import __version__
 from dsh.acp._config import AcpConfig
+from dsh.acp._files import EditorFiles
 from dsh.acp._prompt import AcpBlock, prompt_content
 from dsh.acp._session import AcpSession
 from dsh.session import SessionNotFoundError
@@ -51,6 +52,8 @@ class DshAgent:
         self._client: Client | None = None
         self._sessions: dict[str, AcpSession] = {}
         self._closed = False
+        self._fs: tuple[bool, bool] = (False, False)
+        """Whether the client reads and writes text files for us (``initialize``)."""
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
@@ -68,6 +71,9 @@ class DshAgent:
         client_info: Implementation | None = None,
         **kwargs: Any,
     ) -> InitializeResponse:
+        fs = client_capabilities.fs if client_capabilities is not None else None
+        if fs is not None:
+            self._fs = (bool(fs.read_text_file), bool(fs.write_text_file))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -143,6 +149,9 @@ class DshAgent:
         if self._closed:  # stdin closed while the host opened
             await session.close()
             raise RequestError(-32600, "dsh acp is shutting down")
+        reads, writes = self._fs
+        if reads or writes:
+            session.files = EditorFiles(self._client, session.id, reads=reads, writes=writes)
         self._sessions[session.id] = session
         logger.info("session %s opened in %s", session.id, project)
         return session

@@ -44,6 +44,7 @@ from acp.schema import (
 from dsh.acp._approval import AcpApprovalChannel
 from dsh.acp._commands import commands_update, report, slash_command, switch_model
 from dsh.acp._config import AcpConfig, SessionSeams, session_host_options, untrusted_lines
+from dsh.acp._files import EditorFiles
 from dsh.acp._modes import (
     MountedProfile,
     can_enter,
@@ -70,6 +71,7 @@ from dsh.messages import Content
 from dsh.models import Model, ModelRefusal
 from dsh.session import AbortCause, SessionEvent, TurnEndReason
 from dsh.tools import EXECUTE, ExecuteNext, ToolExecution, ToolResult
+from dsh.tools.builtin._client_files import CLIENT_FILES
 from dsh.tools.builtin._tasks import session_tasks
 
 __all__ = ["AcpSession", "stop_reason_for"]
@@ -121,6 +123,7 @@ class AcpSession:
         "_turn",
         "_turns",
         "_unwatch",
+        "files",
         "id",
         "project",
         "translator",
@@ -147,6 +150,8 @@ class AcpSession:
         self._delivery: asyncio.Task[None] | None = None
         self._unwatch: Callable[[], None] | None = None
         self._profiles: tuple[MountedProfile, ...] = ()
+        self.files: EditorFiles | None = None
+        """The client's files, when it offers them (``DshAgent`` sets it)."""
         self._began = "default"
         self._models: tuple[str, ...] = ()
 
@@ -389,7 +394,13 @@ class AcpSession:
         call = execution.call
         if call.agent is self.agent:
             self.translator.started(call.tool_use_id, str(call.token))
-        return await next()
+        if self.files is None:
+            return await next()
+        token = CLIENT_FILES.set(self.files)  # Read/Write/Edit go through the editor
+        try:
+            return await next()
+        finally:
+            CLIENT_FILES.reset(token)
 
     async def _turn_error(self, agent: Agent, error: Exception) -> None:
         if agent is self.agent and isinstance(error, ModelRefusal):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import base64
+import io
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from dsh.base._real_path import LinkError, real_path
 from dsh.messages import Content, ImageBlock
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
+from dsh.tools.builtin._client_files import CLIENT_FILES, read_text
 from dsh.tools.builtin._common import (
     ArgumentsError,
     builtin_input,
@@ -104,6 +106,17 @@ def _looks_binary(path: Path) -> bool:
         return b"\0" in f.read(8192)
 
 
+async def _client_text(path: Path) -> bytes | None:
+    """The file as the editor has it (its unsaved buffer), when an ACP client offers it."""
+    if CLIENT_FILES.get() is None:
+        return None
+    return (await read_text(path, lambda p: p.read_text(errors="replace"))).encode()
+
+
+def _client_lines(text: bytes | None) -> io.BytesIO | None:
+    return None if text is None else io.BytesIO(text)
+
+
 async def _run_read(invocation: ToolInvocation) -> ToolResult:
     try:
         args = parse_arguments(_READ_INPUT, invocation)
@@ -141,7 +154,7 @@ async def _run_read(invocation: ToolInvocation) -> ToolResult:
         limit = args.limit or DEFAULT_READ_LIMIT
         selected: list[str] = []
         total = 0
-        with path.open("rb") as f:
+        with _client_lines(await _client_text(path)) or path.open("rb") as f:
             for total, raw in enumerate(f, 1):
                 if start <= total < start + limit:
                     line = raw.decode("utf-8", errors="replace").rstrip("\n").removesuffix("\r")

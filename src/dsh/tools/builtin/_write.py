@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from dsh.base._real_path import LinkError, real_path
 from dsh.messages import Content
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
+from dsh.tools.builtin._client_files import CLIENT_FILES, read_text, write_text
 from dsh.tools.builtin._common import (
     ArgumentsError,
     builtin_input,
@@ -95,6 +96,17 @@ def _read_text(path: Path) -> str:
         return f.read()
 
 
+def _is_file(path: Path) -> bool:
+    return path.is_file()
+
+
+async def _client_text(path: Path) -> str | None:
+    """An existing file's text as the editor has it (``None``: the disk's, read later)."""
+    if CLIENT_FILES.get() is None or not _is_file(path):
+        return None
+    return await read_text(path, _read_text)
+
+
 def _real(path: Path, action: str, shown: str) -> Path | ToolResult:
     """Where ``path`` really is (links followed: a write through a link changes its target
     and keeps the link), or the tool error for a link loop or a link to nothing."""
@@ -128,8 +140,8 @@ async def _run_write(invocation: ToolInvocation) -> ToolResult:
     if path.is_dir():
         return ToolResult.error(f"Cannot write {shown}: it is a directory")
     try:
-        original = _read_text(path) if path.exists() else None
-        replace_text(path, args.content)
+        original = await read_text(path, _read_text) if path.exists() else None
+        await write_text(path, args.content, replace_text)
     except OSError as exc:
         return _os_error("write", shown, exc)
     output: dict[str, Any] = {
@@ -163,7 +175,7 @@ def _apply(content: str, old: str, new: str, replace_all: bool, shown: str, wher
 
 
 def _edit_file(
-    path: Path, shown: str, edits: list[EditOperation], *, multi: bool
+    path: Path, shown: str, edits: list[EditOperation], *, multi: bool, text: str | None
 ) -> tuple[str | None, str]:
     """``(original or None when created, updated)``; raises ``_EditFailed`` naming the file
     as ``shown`` (``path`` is where it really is)."""
@@ -179,7 +191,7 @@ def _edit_file(
                                  shown, f" (edit {i})" if multi else "")  # fmt: skip
             return None, content
         raise _EditFailed(f"File does not exist: {shown}")
-    original = _read_text(path)
+    original = _read_text(path) if text is None else text
     content = original
     for i, e in enumerate(edits, 1):
         where = f" (edit {i} of {len(edits)})" if multi else ""
@@ -209,8 +221,9 @@ async def _run_edit(invocation: ToolInvocation) -> ToolResult:
         old_string=args.old_string, new_string=args.new_string, replace_all=args.replace_all
     )
     try:
-        original, updated = _edit_file(path, shown, [op], multi=False)
-        replace_text(path, updated)
+        text = await _client_text(path)
+        original, updated = _edit_file(path, shown, [op], multi=False, text=text)
+        await write_text(path, updated, replace_text)
     except _EditFailed as failed:
         return ToolResult.error(failed.reason)
     except OSError as exc:
@@ -237,8 +250,9 @@ async def _run_multi_edit(invocation: ToolInvocation) -> ToolResult:
     if isinstance(path, ToolResult):
         return path
     try:
-        original, updated = _edit_file(path, shown, args.edits, multi=True)
-        replace_text(path, updated)
+        text = await _client_text(path)
+        original, updated = _edit_file(path, shown, args.edits, multi=True, text=text)
+        await write_text(path, updated, replace_text)
     except _EditFailed as failed:
         return ToolResult.error(f"{failed.reason}\nNo edits were applied.")
     except OSError as exc:

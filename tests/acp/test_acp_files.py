@@ -87,8 +87,8 @@ async def test_the_editors_buffers_are_read_and_written_not_the_disk(
     assert not fresh.exists()
     assert client.writes == [(str(note), "edited buffer\n"), (str(fresh), "new file\n")]
     events = [json.loads(x) for x in next((tmp_path / "sessions").glob("*.jsonl")).open()]
-    results = [e for e in events if e["type"] == "tool/result"]
-    assert [r.get("is_error", False) for r in results] == [False, False, False]
+    ended = [e for e in events if e["type"] == "tool/result"]
+    assert [e.get("is_error", False) for e in ended] == [False, False, False]
 
 
 async def test_without_the_capability_the_disk_is_used(tmp_path: Path, project: Path) -> None:

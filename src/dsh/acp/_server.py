@@ -52,11 +52,24 @@ class DshAgent:
         self._client: Client | None = None
         self._sessions: dict[str, AcpSession] = {}
         self._closed = False
+        self.client_notices = False
+        """Whether the client advertised ``session.notices`` (the pinned SDK drops the field
+        from ``initialize``'s parameters: ``saw_message`` reads it from the wire)."""
         self._fs: tuple[bool, bool] = (False, False)
         """Whether the client reads and writes text files for us (``initialize``)."""
 
     def on_connect(self, conn: Client) -> None:
         self._client = conn
+
+    def saw_message(self, message: object) -> None:
+        """A message from the client, as read (before the SDK parses it)."""
+        if not isinstance(message, dict) or message.get("method") != "initialize":
+            return
+        params = message.get("params")
+        capabilities = params.get("clientCapabilities") if isinstance(params, dict) else None
+        session = capabilities.get("session") if isinstance(capabilities, dict) else None
+        notices = session.get("notices") if isinstance(session, dict) else None
+        self.client_notices = isinstance(notices, dict)
 
     @property
     def sessions(self) -> tuple[str, ...]:
@@ -149,6 +162,7 @@ class DshAgent:
         if self._closed:  # stdin closed while the host opened
             await session.close()
             raise RequestError(-32600, "dsh acp is shutting down")
+        session.notices = self.client_notices
         reads, writes = self._fs
         if reads or writes:
             session.files = EditorFiles(self._client, session.id, reads=reads, writes=writes)

@@ -54,7 +54,7 @@ from dsh.acp._modes import (
 )
 from dsh.acp._tools import tool_view
 from dsh.acp._trust import ask_trust
-from dsh.acp._updates import Update, UpdateTranslator, call_id, notice_update
+from dsh.acp._updates import Notice, Update, UpdateTranslator, call_id, notice_update
 from dsh.agent import (
     MESSAGE_DISPLAY,
     TURN_ERROR,
@@ -125,6 +125,7 @@ class AcpSession:
         "_unwatch",
         "files",
         "id",
+        "notices",
         "project",
         "translator",
     )
@@ -150,6 +151,8 @@ class AcpSession:
         self._delivery: asyncio.Task[None] | None = None
         self._unwatch: Callable[[], None] | None = None
         self._profiles: tuple[MountedProfile, ...] = ()
+        self.notices = False
+        """Whether the client advertised ``session.notices`` (``DshAgent`` sets it)."""
         self.files: EditorFiles | None = None
         """The client's files, when it offers them (``DshAgent`` sets it)."""
         self._began = "default"
@@ -292,6 +295,7 @@ class AcpSession:
         self._prompting = True
         try:
             async with self._turns:  # after a notification turn that is running
+                self._pending_notices()
                 command = slash_command(content)
                 if command is not None:
                     return await self._command(*command)
@@ -299,6 +303,12 @@ class AcpSession:
         finally:
             self._prompting = False
         return PromptResponse(stop_reason=stop_reason_for(result, refused=self._refused))
+
+    def _pending_notices(self) -> None:
+        """What the session's opening left to say (hooks left out, settings diagnostics)."""
+        for text in self._notices:
+            self._put(Notice(text, "warning", "dsh", uuid.uuid4().hex))
+        self._notices = []
 
     def announce_commands(self) -> None:
         """Offer the slash commands dsh runs (``available_commands_update``)."""
@@ -337,9 +347,7 @@ class AcpSession:
         self.translator.stream_text = not self._host.ctx.listeners(MESSAGE_DISPLAY)
         self.translator.show_prompts = content is None
         self._refused = False
-        for text in self._notices:
-            self._put(notice_update(text, level="warning", source="dsh", key=uuid.uuid4().hex))
-        self._notices = []
+        self._pending_notices()
         if content is not None:
             agent.send(content)
             work = agent.run_turn()
@@ -443,6 +451,15 @@ class AcpSession:
             session_id=self.id, tool_call=call, options=options
         )
 
+    async def _send_notice(self, notice: Notice) -> None:
+        """ACP's ``notice`` to a client that takes them (the SDK has no model of it: the raw
+        connection sends it), else an agent message marked as a notice."""
+        send = getattr(getattr(self._client, "_conn", None), "send_notification", None)
+        if self.notices and callable(send):
+            await send("session/update", {"sessionId": self.id, "update": notice.wire()})
+        else:
+            await self._client.session_update(session_id=self.id, update=notice.as_message())
+
     # -- the outbox --------------------------------------------------------------------
 
     def _put(self, update: Update) -> None:
@@ -456,7 +473,10 @@ class AcpSession:
         while True:
             update = await self._outbox.get()
             try:
-                await self._client.session_update(session_id=self.id, update=update)
+                if isinstance(update, Notice):
+                    await self._send_notice(update)
+                else:
+                    await self._client.session_update(session_id=self.id, update=update)
             except Exception as exc:  # the client went away: the rest is dropped
                 logger.debug("session %s: update not sent: %s", self.id, exc)
             finally:

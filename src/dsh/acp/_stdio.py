@@ -20,6 +20,7 @@ import selectors
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any, BinaryIO, Final, cast
 
 from acp import run_agent
@@ -60,23 +61,28 @@ class _CheckedReader(asyncio.StreamReader):
     def __init__(self, limit: int) -> None:
         super().__init__(limit=limit)
         self.writer: asyncio.StreamWriter | None = None
+        self.seen: Callable[[object], None] | None = None
+        """Told each message as read (what the SDK's models would drop)."""
 
     async def readuntil(self, separator: Any = b"\n") -> bytes:
         while True:
             line = await super().readuntil(separator)
-            if not line.strip() or _parses(line):
+            if not line.strip():
+                return line
+            try:
+                message = json.loads(line)
+            except ValueError:
+                message = _NOT_JSON
+            if message is not _NOT_JSON:
+                if self.seen is not None:
+                    self.seen(message)
                 return line
             if self.writer is not None and not self.writer.is_closing():
                 self.writer.write(_PARSE_ERROR)
             logger.warning("dsh acp: a line on stdin is not JSON (answered -32700)")
 
 
-def _parses(line: bytes) -> bool:
-    try:
-        json.loads(line)
-    except ValueError:
-        return False
-    return True
+_NOT_JSON: Final = object()
 
 
 def _pollable(source: BinaryIO) -> bool:
@@ -129,6 +135,8 @@ async def serve_stdio(config: AcpConfig) -> None:
     except (OSError, ValueError) as exc:
         raise OSError(f"dsh acp needs pipes (or a terminal) on stdin and stdout: {exc}") from exc
     agent = DshAgent(config)
+    if isinstance(reader, _CheckedReader):
+        reader.seen = agent.saw_message
     serving = asyncio.current_task()
     loop = asyncio.get_running_loop()
     if serving is not None:

@@ -4,8 +4,9 @@ The loop logs every event (``HostOptions.on_event``) and streams the model's
 text (``on_text``); ``UpdateTranslator`` turns both into updates, in order,
 for a sink. A tool call is ``tool_call`` (pending) when it is sealed,
 ``in_progress`` when its body starts (``started``), ``completed`` or
-``failed`` with its result. User notices become agent messages marked as
-notices (``_meta.dsh.notice``), never model input. When a display listener
+``failed`` with its result. User notices are ``Notice``s: ACP's ``notice`` update for a
+client that advertised ``session.notices``, else agent messages marked as notices
+(``_meta.dsh.notice``); never model input. When a display listener
 may replace the model's text (``agent/message-display``), the text is held
 until it is decided; otherwise it streams as it comes.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias, final
 
 from acp import (
     start_tool_call,
@@ -37,6 +38,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
+from dsh._frozen import frozen
 from dsh.acp._tools import ToolContent, ToolView, result_content, text_content, tool_view
 from dsh.base import thaw_json
 from dsh.messages import Content, ImageBlock, TextBlock, ToolUse
@@ -52,19 +54,8 @@ from dsh.session import (
     UserMessageEvent,
 )
 
-__all__ = ["TASK_TOOLS", "Update", "UpdateTranslator", "call_id", "notice_update"]
+__all__ = ["TASK_TOOLS", "Notice", "Update", "UpdateTranslator", "call_id", "notice_update"]
 
-Update: TypeAlias = (
-    AgentMessageChunk
-    | UserMessageChunk
-    | ToolCallStart
-    | ToolCallProgress
-    | AgentPlanUpdate
-    | AvailableCommandsUpdate
-    | CurrentModeUpdate
-    | ConfigOptionUpdate
-)
-Sink: TypeAlias = Callable[[Update], None]
 
 TASK_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
 """The tools that change the session's task list (the client's plan)."""
@@ -89,11 +80,55 @@ def call_id(tool_use_id: str | None, token: str) -> str:
 
 
 def notice_update(text: str, *, level: str, source: str, key: str) -> AgentMessageChunk:
-    """A user notice as an agent message of its own, marked ``_meta.dsh.notice``."""
+    """A user notice as an agent message of its own, marked ``_meta.dsh.notice`` (for a
+    client without ``session.notices``, and for what dsh answers a command)."""
     chunk = update_agent_message_text(f"{_ICONS.get(level, _ICONS['info'])} {text}\n")
     chunk.message_id = f"dsh-notice-{key}"
     chunk.field_meta = {"dsh": {"notice": {"level": level, "source": source}}}
     return chunk
+
+
+@final
+@frozen
+class Notice:
+    """A notice for the user (never model input): ACP's ``notice`` update for a client that
+    advertised ``session.notices``, else an agent message marked as one (``as_message``).
+
+    The pinned Python SDK has no model of it, so ``wire`` is the update as JSON."""
+
+    text: str
+    level: str
+    source: str
+    key: str
+
+    def as_message(self) -> AgentMessageChunk:
+        return notice_update(self.text, level=self.level, source=self.source, key=self.key)
+
+    def wire(self) -> dict[str, Any]:
+        title, _, rest = self.text.partition("\n")
+        update: dict[str, Any] = {
+            "sessionUpdate": "notice",
+            "severity": self.level if self.level in _ICONS else "info",
+            "title": title.strip() or self.text.strip() or "notice",
+            "_meta": {"dsh": {"source": self.source, "id": self.key}},
+        }
+        if rest.strip():
+            update["description"] = rest.strip()
+        return update
+
+
+Update: TypeAlias = (
+    AgentMessageChunk
+    | UserMessageChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | AgentPlanUpdate
+    | AvailableCommandsUpdate
+    | CurrentModeUpdate
+    | ConfigOptionUpdate
+    | Notice
+)
+Sink: TypeAlias = Callable[[Update], None]
 
 
 def _user_blocks(content: Content) -> list[UserMessageChunk]:
@@ -193,7 +228,7 @@ class UpdateTranslator:
             case ToolResultEvent():
                 self._result(event)
             case NoticeEvent(text=text, level=level, source=source):
-                self._sink(notice_update(text, level=level, source=source, key=event.id))
+                self._sink(Notice(text, level, source, event.id))
             case TurnEnd():
                 self._streamed = False  # text streamed before a failed model call
                 self.flush()

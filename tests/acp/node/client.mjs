@@ -56,7 +56,11 @@ try {
   await app.connectWith(stream, async (agent) => {
     const init = await agent.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: {
+        fs: { readTextFile: false, writeTextFile: false },
+        terminal: false,
+        session: { notices: {} },
+      },
       clientInfo: { name: "dsh-node-test-client", version: "0.0.0" },
     });
     check(init.protocolVersion === 1 && init.agentInfo?.name === "dsh", "initialize");
@@ -71,7 +75,41 @@ try {
 
     let session = await newSession();
     check(trustAsked === 1, `trust question asked before the session opened (${trustAsked})`);
-    let r = await prompt(session.sessionId, "allow");
+    // Claude Code's permission modes as session modes; the model as a configuration option.
+    check(session.modes?.currentModeId === "default", `modes: ${session.modes?.currentModeId}`);
+    const model = session.configOptions?.find((o) => o.category === "model");
+    check(model !== undefined && model.currentValue.length > 0, "model option offered");
+    await agent.request(acp.methods.agent.session.setMode, {
+      sessionId: session.sessionId,
+      modeId: "acceptEdits",
+    });
+    check(
+      updates.some((u) => u.sessionUpdate === "current_mode_update" && u.currentModeId === "acceptEdits"),
+      "set_mode: current_mode_update",
+    );
+    await agent.request(acp.methods.agent.session.setMode, {
+      sessionId: session.sessionId,
+      modeId: "default",
+    });
+    const commands = updates.find((u) => u.sessionUpdate === "available_commands_update");
+    const names = (commands?.availableCommands ?? []).map((c) => c.name);
+    check(["compact", "model", "status"].every((n) => names.includes(n)), `commands: ${names}`);
+    let r = await prompt(session.sessionId, "/status");
+    check(r.stopReason === "end_turn", `/status: stopReason ${r.stopReason}`);
+    // Notices (the hooks left out, untrusted) are ACP notices, not the agent's words.
+    const notices = updates.filter((u) => u.sessionUpdate === "notice");
+    check(
+      notices.some((n) => n.severity === "warning" && /not trusted|untrusted/.test(n.title)),
+      `notice update for the untrusted hooks (${notices.map((n) => n.title)})`,
+    );
+    check(
+      !updates.some(
+        (u) => u.sessionUpdate === "agent_message_chunk" && u._meta?.dsh?.notice?.level === "warning",
+      ),
+      "no notice as an agent message",
+    );
+    updates.length = 0;
+    r = await prompt(session.sessionId, "allow");
     check(r.stopReason === "end_turn", `allowed: stopReason ${r.stopReason}`);
     check(asked === 1, `allowed: one permission request (${asked})`);
     check(

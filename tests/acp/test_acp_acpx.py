@@ -8,6 +8,7 @@ without node or that install the test is skipped, saying why. acpx advertises th
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -27,16 +28,17 @@ def test_acpx_runs_a_turn_whose_write_goes_through_the_client(tmp_path: Path) ->
         pytest.skip("acpx is not installed in tests/acp/node (`make acp-node-client`): skipped")
     project = tmp_path / "project"
     project.mkdir()
-    write = {"type": "tool_use", "name": "Write", "input": {"file_path": "made.txt", "content": "x\n"}}
+    made = {"file_path": "made.txt", "content": "x\n"}
+    write = {"type": "tool_use", "name": "Write", "input": made}
     script = write_script(
         tmp_path / "s.json", [{"responses": [[write], [{"type": "text", "text": "WROTE-IT"}]]}]
     )
     agent = [sys.executable, "-m", "dsh", "acp", "--model", f"scripted:{script}"]
     agent += ["--session-dir", str(tmp_path / "sessions"), "--trust-project"]
     agent += ["--permission-mode", "acceptEdits"]
+    client = [str(ACPX), "--agent", shlex.join(agent), "--cwd", str(project), "--approve-all"]
     done = subprocess.run(
-        [str(ACPX), "--agent", " ".join(agent), "--cwd", str(project), "--approve-all"]
-        + ["--format", "json", "exec", "write the file"],
+        [*client, "--format", "json", "exec", "write the file"],
         env=dsh_env(tmp_path),
         capture_output=True,
         text=True,

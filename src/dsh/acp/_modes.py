@@ -6,7 +6,7 @@ sent as ``permission_mode`` and what the policy applies); it is offered as ACP s
 (``modes`` in ``session/new``'s and ``session/load``'s answer, changed with
 ``session/set_mode``) and, for clients that use configuration options instead, as the
 ``mode`` option. The model is the ``model`` option (``session/set_config_option``: the
-pinned SDK's way; ``session/set_model`` is gone from the protocol): the switch is
+pinned SDK's way; it has no ``session/set_model``): the switch is
 ``Agent.switch_model``, so PreModelSwitch hooks may refuse it. ``bypassPermissions`` is
 offered only to a session that started in it (Claude Code's rule), ``auto`` never (dsh has
 no classifier). A session without the Claude Code profile has no modes.

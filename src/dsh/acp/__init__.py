@@ -10,7 +10,8 @@ before its session opens (``_trust.ask_trust``); the loop's events stream out as
 (``_updates.UpdateTranslator``); ``_session.stop_reason_for`` maps a turn's end to ACP's stop
 reasons. Claude Code's permission modes and the model are session modes and configuration
 options (``_modes``); the slash commands dsh runs are ``_commands``; the client's
-``fs/*`` serve Read/Write/Edit when offered (``_files``). ``docs/acp.md`` has the details and the Zed settings.
+``fs/*`` serve Read/Write/Edit when offered (``_files``). ``docs/acp.md`` has the details
+and the Zed settings.
 """
 
 from dsh._public import publish

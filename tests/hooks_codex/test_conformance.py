@@ -213,6 +213,25 @@ def adapted_script(case: dict[str, Any]) -> dict[str, Any]:
     return script
 
 
+class RecordedModel:
+    """The case's scripted model, named as the recording's ``config.toml`` named it, keeping
+    each request as the Responses wire (Codex's) sends it."""
+
+    def __init__(self, script: dict[str, Any], record: Path) -> None:
+        self._scripted = ScriptedModel(script, record_to=record, name=RECORDED_MODEL)
+        self.bodies: list[dict[str, Any]] = []
+
+    @property
+    def name(self) -> str:
+        return self._scripted.name
+
+    async def complete(
+        self, request: ModelRequest, *, on_text: TextCallback | None = None
+    ) -> AssistantMessage:
+        self.bodies.append(responses_body(self.name, request, ThinkingStore()))
+        return await self._scripted.complete(request, on_text=on_text)
+
+
 # The recording's server: every reply reports 100 input and 10 output tokens; in
 # `auto-compact`, a request offering tools reports a million, over the configured limit.
 RECORDED_USAGE = {"type": "usage", "input_tokens": 100, "output_tokens": 10}
@@ -228,17 +247,19 @@ def with_usage(script: dict[str, Any], big: bool) -> None:
             reply.append(usage)
 
 
-def mount(case: dict[str, Any], places: Places, monkeypatch: pytest.MonkeyPatch) -> CodexRig:
+def mount(
+    case: dict[str, Any], places: Places, monkeypatch: pytest.MonkeyPatch
+) -> tuple[CodexRig, RecordedModel]:
     script = adapted_script(case)
     compacts = case["case"] == "auto-compact"
     with_usage(script, compacts)
     harness = make_harness(places.run_dir, script)
-    harness.model = ScriptedModel(script, record_to=harness.record)
+    model = RecordedModel(script, harness.record)
     places.home.mkdir(exist_ok=True)
     monkeypatch.setenv("HOME", str(places.home))
     modes = [e["payload"].get("permission_mode") for e in recorded(CASES_DIR / case["case"])]
     mode: CodexPermissionMode = "default" if "default" in modes else "bypassPermissions"
-    return mount_codex(
+    rig = mount_codex(
         places.run_dir,
         monkeypatch,
         harness,
@@ -248,25 +269,7 @@ def mount(case: dict[str, Any], places: Places, monkeypatch: pytest.MonkeyPatch)
         permission_mode=mode,
         config_toml=AUTO_COMPACT_CONFIG if compacts else None,
     )
-
-
-class RecordedModel:
-    """The case's scripted model under the name the recording's ``config.toml`` gave it,
-    keeping each request as the Responses wire (Codex's) sends it."""
-
-    def __init__(self, scripted: ScriptedModel) -> None:
-        self._scripted = scripted
-        self.bodies: list[dict[str, Any]] = []
-
-    @property
-    def name(self) -> str:
-        return RECORDED_MODEL
-
-    async def complete(
-        self, request: ModelRequest, *, on_text: TextCallback | None = None
-    ) -> AssistantMessage:
-        self.bodies.append(responses_body(RECORDED_MODEL, request, ThinkingStore()))
-        return await self._scripted.complete(request, on_text=on_text)
+    return rig, model
 
 
 async def replay(case: dict[str, Any], rig: CodexRig, model: RecordedModel) -> None:
@@ -294,9 +297,8 @@ async def test_case(case_dir: Path | None, tmp_path: Path, monkeypatch: pytest.M
     unknown = sorted({e for e in case["hook_order"] if e not in CODEX_EVENT_SUPPORT})
     assert not unknown, f"events missing from CODEX_EVENT_SUPPORT: {unknown}"
     places = Places(tmp_path)
-    rig = mount(case, places, monkeypatch)
+    rig, model = mount(case, places, monkeypatch)
     assert not [d for d in rig.diagnostics if "not trusted" not in d], rig.diagnostics
-    model = RecordedModel(rig.harness.model)
     await replay(case, rig, model)
     problems: list[str] = []
     compare_invocations(case_dir, rig, places, problems)

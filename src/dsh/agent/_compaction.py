@@ -20,7 +20,7 @@ from dsh.agent._decisions import CompactRequest, CompactTrigger, PreCompactVeto
 from dsh.agent._model_calls import observed_call
 from dsh.agent._turn import ERROR, EndTurn, error_text
 from dsh.base import AbortSignal
-from dsh.messages import Usage, UserMessage
+from dsh.messages import UserMessage
 from dsh.models import ModelRequest
 from dsh.session import CompactionEnd, CompactionStart
 
@@ -30,7 +30,6 @@ __all__ = [
     "SUMMARY_TAG",
     "compact",
     "compact_if_over_budget",
-    "context_tokens",
 ]
 
 COMPACT_SYSTEM = (
@@ -49,20 +48,10 @@ async def compact_if_over_budget(core: AgentCore) -> None:
     options = core.agent.options
     budget, limit = options.compact_budget, options.compact_tokens
     used = core.projector.usage
-    over = limit is not None and used is not None and context_tokens(used) >= limit
+    over = limit is not None and used is not None and used.context_tokens >= limit
     if over or (budget is not None and core.history_size.chars(core.projection()) > budget):
         await compact(core, "auto", None)
         core.check_cancel()
-
-
-def context_tokens(usage: Usage) -> int:
-    """The context a reply's call had, as the API counted it: input, cache and output tokens."""
-    return (
-        usage.input_tokens
-        + usage.cache_read_input_tokens
-        + usage.cache_creation_input_tokens
-        + usage.output_tokens
-    )
 
 
 async def compact(core: AgentCore, trigger: CompactTrigger, instructions: str | None) -> str | None:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dsh.hooks.codex.config._catalog import load_codex_catalog
+from dsh.hooks.codex import load_codex_catalog
 from dsh.messages import AssistantMessage as Reply
 from dsh.messages import ContextMessage, ToolResultMessage, ToolUse, UserMessage
 from dsh.models import ModelRequest

@@ -9,9 +9,12 @@ reads the event stream (``message_start``, ``content_block_start``/``_delta``/
 know are skipped, as the API's versioning asks) into one ``AssistantMessage`` with the
 usage reported, cache tokens included. Failures are worded as Claude Code words them
 (``API Error: 400 M``, ``Failed to authenticate. API Error: 401 M``,
-``API Error: Request rejected (429) · M``); 408, 409, 429 and 5xx (529: overloaded)
-are retried up to ``CLAUDE_CODE_MAX_RETRIES`` times (default 10), a server's
-``x-should-retry`` and ``Retry-After`` obeyed.
+``API Error: Request rejected (429) · M``); 401, 408, 409, 429 and 5xx (529:
+overloaded) are retried up to ``CLAUDE_CODE_MAX_RETRIES`` times (default 10), a server's
+``x-should-retry`` and ``Retry-After`` obeyed; a 400 is sent five more times at once,
+whatever ``CLAUDE_CODE_MAX_RETRIES`` says, as 2.1.332 sends its degraded requests
+(without a beta, a thinking display, deferred tools: none of which dsh's requests have,
+so the same body). Recorded with the binary: ``tests/fixtures/claude_api_retries.json``.
 """
 
 from __future__ import annotations
@@ -63,7 +66,8 @@ ALIASES: Mapping[str, str] = {
 }
 """Claude Code's model aliases; ``ANTHROPIC_DEFAULT_<ALIAS>_MODEL`` overrides each."""
 _DEFAULT_MAX_TOKENS = 32_000
-_RETRYABLE = frozenset({408, 409, 429})
+_RETRYABLE = frozenset({401, 408, 409, 429})
+_RESENDS_400 = 5
 
 
 def resolve_alias(name: str) -> str:
@@ -167,6 +171,9 @@ class AnthropicFormat:
 
     def failure(self, message: str) -> ModelError:
         return ModelError(f"API Error: {message}", status=None, retryable=False)
+
+    def resends(self, status: int) -> int:
+        return _RESENDS_400 if status == 400 else 0
 
 
 def _text(value: object, what: str) -> str:

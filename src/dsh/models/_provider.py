@@ -75,6 +75,11 @@ class WireFormat(Protocol):
         """A failure without a status (no reply, a broken stream), worded by the format."""
         ...
 
+    def resends(self, status: int) -> int:
+        """How many times a request that failed with ``status`` (and is not retried) is sent
+        again at once, before the failure stands (0: none)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Backoff:
@@ -167,7 +172,7 @@ class StreamingModel:
         from dsh.models._openai import RetryNotice
 
         body = self.wire.body(request)
-        attempt = 0
+        attempt = resent = 0
         while True:
             attempt += 1
             streamed: list[bool] = [False]
@@ -175,6 +180,11 @@ class StreamingModel:
                 return await self._attempt(body, on_text, streamed)
             except _Failure as failure:
                 error = failure.error
+                status = error.status
+                resend = not (error.retryable or streamed[0]) and status is not None
+                if resend and resent < self.wire.resends(status or 0):
+                    resent, attempt = resent + 1, attempt - 1
+                    continue  # sent again at once, not a retry (no wait, no notice)
                 last = attempt > self.backoff.retries
                 if not error.retryable or last or streamed[0]:
                     raise error from failure.__cause__

@@ -232,6 +232,9 @@ class ResponsesFormat:
     def failure(self, message: str) -> ModelError:
         return ModelError(f"stream error: {message}", status=None, retryable=False)
 
+    def resends(self, status: int) -> int:
+        return 0
+
 
 def _object(value: object, what: str) -> Mapping[str, Any]:
     if not isinstance(value, dict):

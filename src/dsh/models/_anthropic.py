@@ -67,6 +67,8 @@ ALIASES: Mapping[str, str] = {
 """Claude Code's model aliases; ``ANTHROPIC_DEFAULT_<ALIAS>_MODEL`` overrides each."""
 _DEFAULT_MAX_TOKENS = 32_000
 _RETRYABLE = frozenset({401, 408, 409, 429})
+TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20"
+"""The beta 2.1.332 sends for ``defer_loading`` tools and ``tool_reference`` blocks."""
 _RESENDS_400 = 5
 
 
@@ -132,6 +134,7 @@ class AnthropicFormat:
             "Content-Type": "application/json",
             "User-Agent": f"dsh/{__version__}",
             "anthropic-version": API_VERSION,
+            "anthropic-beta": TOOL_SEARCH_BETA,
         }
         if self._api_key:
             headers["x-api-key"] = self._api_key

@@ -155,6 +155,17 @@ class AnthropicFormat:
     def decoder(self) -> MessagesDecoder:
         return MessagesDecoder(self.thinking)
 
+    count_path = "/v1/messages/count_tokens"
+
+    def count_body(self, request: ModelRequest) -> Mapping[str, Any]:
+        """``count_tokens``' body: the request's model, system, messages and tools."""
+        body = self.body(request)
+        return {k: body[k] for k in ("model", "system", "messages", "tools") if k in body}
+
+    def counted(self, reply: object) -> int | None:
+        """The ``input_tokens`` a ``count_tokens`` reply gives (``None``: not a count)."""
+        return token_count(reply.get("input_tokens")) if isinstance(reply, Mapping) else None
+
     def status_error(self, e: StatusError) -> ModelError:
         message = server_message(e.data, e.text)
         status = e.status

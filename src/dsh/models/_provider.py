@@ -18,7 +18,7 @@ import random
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from dsh.messages import AssistantMessage
 from dsh.models._chat_reply import retry_after
@@ -32,7 +32,7 @@ from dsh.models._reply_bounds import (
 from dsh.models._types import ModelError, ModelRequest, TextCallback
 from dsh.models._wire import ChatTransport, Malformed, ReplyError, StatusError, Unreachable
 
-__all__ = ["Backoff", "ReplyDecoder", "StreamingModel", "WireFormat"]
+__all__ = ["Backoff", "ReplyDecoder", "StreamingModel", "TokenCounting", "WireFormat"]
 
 
 class ReplyDecoder(Protocol):
@@ -79,6 +79,17 @@ class WireFormat(Protocol):
         """How many times a request that failed with ``status`` (and is not retried) is sent
         again at once, before the failure stands (0: none)."""
         ...
+
+
+@runtime_checkable
+class TokenCounting(WireFormat, Protocol):
+    """A wire format with a call that counts a request's input tokens (``count_tokens``)."""
+
+    count_path: str
+
+    def count_body(self, request: ModelRequest) -> Mapping[str, Any]: ...
+
+    def counted(self, reply: object) -> int | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +203,31 @@ class StreamingModel:
                 if self.on_retry is not None:
                     self.on_retry(RetryNotice(attempt=attempt, delay=delay, error=error))
                 await asyncio.sleep(delay)
+
+    async def count_tokens(self, request: ModelRequest) -> int | None:
+        """The input tokens ``request`` would take, as the API counts them (the Messages
+        API's ``count_tokens``); ``None`` when the wire format has no such call. Raises
+        ``ModelError`` as a request does."""
+        wire = self.wire
+        if not isinstance(wire, TokenCounting):
+            return None
+        from dsh.models._http import HttpChatTransport
+
+        transport = HttpChatTransport(
+            self.base_url, "", timeout=self.timeout, path=wire.count_path, headers=wire.headers()
+        )
+        try:
+            reply = await transport.complete(wire.count_body(request))
+        except StatusError as e:
+            raise wire.status_error(e) from e
+        except (Unreachable, Malformed) as e:
+            raise wire.failure(f"{e} [{self.base_url}]") from e
+        finally:
+            await transport.aclose()
+        counted = wire.counted(reply)
+        if counted is None:
+            raise wire.failure("count_tokens answered without input_tokens")
+        return counted
 
     async def _attempt(
         self, body: Mapping[str, Any], on_text: TextCallback | None, streamed: list[bool]

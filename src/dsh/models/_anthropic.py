@@ -80,6 +80,17 @@ def resolve_alias(name: str) -> str:
     return name.strip()
 
 
+def scripted_resends(status: int) -> int:
+    """How many more times this wire sends a request failing with ``status`` for good: its
+    resends, or ``CLAUDE_CODE_MAX_RETRIES`` retries (a scripted model's replay of it)."""
+    if status in _RETRYABLE or status >= 500:
+        try:
+            return _env_int(RETRIES_ENV_VAR, 10)
+        except ValueError:
+            return 10  # a model of this wire would not have loaded; the default then
+    return _RESENDS_400 if status == 400 else 0
+
+
 def _env_int(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:

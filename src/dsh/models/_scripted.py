@@ -182,7 +182,22 @@ class ScriptedModel:
         if self._record_to is not None:
             self._record(request)
         reply = self._choose(request)
+        for _ in range(self._sent_again(reply)):
+            self.requests += 1
+            if self._record_to is not None:
+                self._record(request)
         return self._play(reply, request, on_text)
+
+    def _sent_again(self, reply: Reply) -> int:
+        """How many more times an ``anthropic`` script's failing request is sent, as the
+        Anthropic wire sends it (``_anthropic``: a 400 five more times; a retryable status
+        ``CLAUDE_CODE_MAX_RETRIES`` times), so a replay makes the requests dsh would."""
+        failure = next((b for b in reply if isinstance(b, HttpErrorBlock)), None)
+        if failure is None or self._script.wire != "anthropic":
+            return 0
+        from dsh.models._anthropic import scripted_resends
+
+        return scripted_resends(failure.status)
 
     def _record(self, request: ModelRequest) -> None:
         assert self._record_to is not None

@@ -16,14 +16,12 @@ from typing import Any
 
 import pytest
 
-from dsh.models import ScriptedModel
 from dsh.models._prices import cost_usd, price_of
 from tests.agent.support import replies, text
 from tests.hooks_claude.bridge_support import Rig, make_rig
+from tests.hooks_claude.recorded_server import recorded_model
 from tests.shared_paths import CONFORMANCE, on_ci
 
-USAGE = {"type": "usage", "input_tokens": 100, "output_tokens": 20}
-"""What the recordings' server reported for each reply."""
 FIGURES = ("context_tokens", "estimated_cache_write_usd")
 
 
@@ -37,9 +35,9 @@ def recorded(case: str, name: str) -> dict[str, Any]:
 
 
 def rig_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, events: list[str]) -> Rig:
-    script = replies([text("first answer"), USAGE], [text("second answer"), USAGE])
+    script = replies([text("first answer")], [text("second answer")])
     rig = make_rig(tmp_path, monkeypatch, script, events)
-    rig.harness.model = ScriptedModel(script, record_to=rig.harness.record, name="claude-opus-5-5")
+    rig.harness.model = recorded_model(script, record_to=rig.harness.record)
     return rig
 
 
@@ -67,7 +65,7 @@ async def test_model_switch_figures_and_ids_are_as_recorded(
     agent = rig.harness.agent()
     agent.send("hello")
     await agent.run_turn()
-    sonnet = ScriptedModel({"responses": [[text("on sonnet")]]}, name="claude-sonnet-5-5")
+    sonnet = recorded_model({"responses": [[text("on sonnet")]]}, requested="sonnet")
     await agent.switch_model(sonnet, requested="sonnet", source="sdk")
     agent.send("again")
     await agent.run_turn()

@@ -13,7 +13,7 @@ EXPECTED_DIFFERENCES: Final[dict[str, str]] = {
         "no PermissionRequest answer: headless Codex hands the escalation to its automatic"
         " reviewer (Guardian, a second model conversation whose four requests the recording"
         " shows, and whose invalid answer rejects the call); dsh has no such reviewer and declines"
-        " the escalation at once (same hooks and payloads, two model requests) (issue 16)"
+        " the escalation at once (same hooks and payloads, two model requests) (issue 28)"
     ),
 }
 

@@ -118,16 +118,18 @@ def test_the_sonnet_alias_is_the_id_the_recordings_show(
     assert "x-api-key" not in mock.headers[0]
 
 
-def test_a_400_is_claude_codes_api_error_and_is_not_retried(
+def test_a_400_is_claude_codes_api_error_sent_six_times(
     tmp_path: Path, mock: AnthropicMock
 ) -> None:
+    """As the recording ``api-error`` (and ``tests/fixtures/claude_api_retries.json``) shows:
+    2.1.332 sends a 400 six times (its degraded requests), whatever its retry setting."""
     error = {"type": "invalid_request_error", "message": "CASE-MOCK-400"}
     mock.fail_with = (400, {"type": "error", "error": error})
     done = run(tmp_path, claude_env(tmp_path, mock))
     assert done.returncode != 0
     assert "API Error: 400 CASE-MOCK-400" in done.stdout + done.stderr
     assert "Traceback" not in done.stdout + done.stderr
-    assert mock.main_requests == 1
+    assert mock.main_requests == 6
 
 
 def test_a_429_is_retried_as_claude_code_max_retries_says(

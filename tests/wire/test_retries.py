@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
@@ -14,6 +15,7 @@ from dsh.models import ModelError, RetryNotice
 from dsh.models._anthropic import AnthropicFormat, anthropic_model
 from dsh.models._provider import Backoff, StreamingModel
 from dsh.models._wire import StatusError
+from tests.shared_paths import ROOT
 from tests.wire.streams import REQUEST, ByteTransport
 
 
@@ -58,22 +60,52 @@ def test_retryable_statuses_are_retried_then_answer(status: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("status", "said"),
+    ("status", "said", "calls"),
     [
-        (400, "API Error: 400 M400"),
-        (401, "Failed to authenticate. API Error: 401 M401"),
-        (403, "API Error: 403 M403"),
-        (404, "API Error: 404 M404"),
+        (400, "API Error: 400 M400", 6),
+        (403, "API Error: 403 M403", 1),
+        (404, "API Error: 404 M404", 1),
     ],
 )
-def test_other_statuses_fail_at_once_in_claude_codes_words(status: int, said: str) -> None:
-    transport = Failing(status, {}, times=1)
+def test_other_statuses_fail_in_claude_codes_words(status: int, said: str, calls: int) -> None:
+    """A 400 is sent five more times at once (2.1.332's degraded requests), no retry notice."""
+    transport = Failing(status, {}, times=10)
     made, notices = model(transport)
     with pytest.raises(ModelError) as caught:
         asyncio.run(made.complete(REQUEST))
     assert caught.value.message == said
     assert caught.value.status == status
-    assert (transport.calls, notices) == (1, [])
+    assert (transport.calls, notices) == (calls, [])
+
+
+def test_a_401_is_retried_in_claude_codes_words() -> None:
+    transport = Failing(401, {}, times=10)
+    made, notices = model(transport, retries=2)
+    with pytest.raises(ModelError) as caught:
+        asyncio.run(made.complete(REQUEST))
+    assert caught.value.message == "Failed to authenticate. API Error: 401 M401"
+    assert (transport.calls, len(notices)) == (3, 2)
+
+
+RECORDED = json.loads((ROOT / "tests" / "fixtures" / "claude_api_retries.json").read_text())
+
+
+@pytest.mark.parametrize(
+    "case", RECORDED["cases"], ids=lambda c: f"{c['status']}-{c['env']}-{c['headers']}"
+)
+def test_as_many_requests_as_the_real_one_made(
+    case: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``benchmarks/record_claude_retries.py``: 2.1.332 against a server failing every request."""
+    monkeypatch.delenv("CLAUDE_CODE_MAX_RETRIES", raising=False)
+    for name, value in case["env"].items():
+        monkeypatch.setenv(name, value)
+    retries = anthropic_model("sonnet").backoff.retries
+    transport = Failing(case["status"], {}, times=100)
+    made, _ = model(transport, retries=retries)
+    with pytest.raises(ModelError):
+        asyncio.run(made.complete(REQUEST))
+    assert transport.calls == len(case["requests"])
 
 
 def test_retry_after_is_the_wait_and_x_should_retry_overrides_the_status() -> None:

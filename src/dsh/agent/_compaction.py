@@ -1,11 +1,15 @@
 """Compaction: ``agent/pre-compact`` (vetoable), ``compaction/start``, the summarization
 call (``agent/compaction-reply`` after each answer), ``compaction/end``, then
 ``agent/session-start`` (``compact``) and ``agent/post-compact``;
-and the projected-context budget that triggers it before a model call.
+and what triggers it before a model call: the projected history over ``compact_budget``
+characters, or the usage the last reply reported at or over ``compact_tokens`` (Codex's
+``model_auto_compact_token_limit``: Codex compacts before its next request once a reply's
+usage reached the limit, and asks again from the summary: ``auto-compact``).
 
 The summary is asked for inside ``<summary>`` tags; an answer without them is asked for
 once more, as Claude Code 2.1.332 retries it (conformance case ``compact-bad-summary``),
-and the second answer is the summary whatever it holds. The summary is the answer's
+and the second answer is the summary whatever it holds (``AgentOptions.summary_attempts``:
+Codex 0.171 takes the first answer as it is). The summary is the answer's
 text as it is, tags included (what Claude Code's PostCompact reports)."""
 
 from __future__ import annotations
@@ -38,13 +42,14 @@ COMPACT_PROMPT = (
     "inside <summary></summary> tags."
 )
 SUMMARY_TAG = "<summary>"
-# How many times the summarization call is made when an answer lacks SUMMARY_TAG.
-_SUMMARY_ATTEMPTS = 2
 
 
 async def compact_if_over_budget(core: AgentCore) -> None:
-    budget = core.agent.options.compact_budget
-    if budget is not None and core.history_size.chars(core.projection()) > budget:
+    options = core.agent.options
+    budget, limit = options.compact_budget, options.compact_tokens
+    used = core.projector.usage
+    over = limit is not None and used is not None and used.context_tokens >= limit
+    if over or (budget is not None and core.history_size.chars(core.projection()) > budget):
         await compact(core, "auto", None)
         core.check_cancel()
 
@@ -90,7 +95,7 @@ async def _summarize(
     )
     signal = core.turn.signal if core.turn is not None else AbortSignal()
     text = ""
-    for attempt in range(1, _SUMMARY_ATTEMPTS + 1):
+    for attempt in range(1, core.agent.options.summary_attempts + 1):
         try:
             reply = await observed_call(core, request, signal, kind="compaction", attempt=attempt)
         except EndTurn as end:

@@ -178,7 +178,9 @@ def _request(core: AgentCore) -> ModelRequest:
     if announcement is not None:
         system = f"{system}\n\n{announcement}" if system else announcement
     specs = tuple(
-        ToolSpec(name=d.name, description=d.description, input_schema=d.input_schema)
+        ToolSpec(
+            name=d.name, description=d.description, input_schema=d.input_schema, deferred=d.deferred
+        )
         for d in offered_tools(definitions, messages)
     )
     return ModelRequest(messages=messages, tools=specs, system=system)

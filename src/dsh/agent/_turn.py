@@ -94,7 +94,8 @@ class TurnState:
 
 
 def new_turn_id() -> str:
-    return uuid.uuid4().hex
+    """A turn's id: a UUID in its usual text form, as Codex 0.171 sends ``turn_id``."""
+    return str(uuid.uuid4())
 
 
 def error_text(error: BaseException | None) -> str:

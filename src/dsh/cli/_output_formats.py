@@ -12,9 +12,13 @@ that last ``result`` object alone; ``text`` its ``result`` text alone.
 
 Token usage is what the model reported for each call (``AssistantMessage.usage``):
 an ``assistant`` line carries its reply's, a ``result`` the sum over its turn's
-replies; a model that reports none counts zeros. What dsh does not measure is
-reported as Claude Code reports an empty value: costs are zeros, and a hook's
-stdout, which the session log does not keep, is empty.
+replies; a model that reports none counts zeros. ``total_cost_usd`` and
+``modelUsage`` are the session's, a resumed one's earlier replies included (as
+2.1.332 reports them: ``claude-stream-json/resume``), the cost at the model's price
+(``dsh.models._prices``, dated); a model without a public price costs 0, as does
+usage no server reported. What dsh does not measure is reported as Claude Code
+reports an empty value, and a hook's stdout, which the session log does not keep, is
+empty.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import re
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any, Literal, TextIO
 
@@ -36,6 +40,7 @@ from dsh.cli._run import ExitCode, RunOptions, _run_prompts, prepared_host_optio
 from dsh.host import open_host
 from dsh.messages import Usage, content_text
 from dsh.messages._messages import referenced_tools
+from dsh.models._prices import cost_usd, price_of
 from dsh.session import (
     AssistantMessageEvent,
     NoticeEvent,
@@ -125,6 +130,30 @@ class StreamJson:
         self._blocked: str | None = None
         self._turn_started = time.monotonic()
         self._turn_usage = Usage()
+        self._session_usage = Usage()
+
+    def seed(self, events: Iterable[SessionEvent]) -> None:
+        """Count the usage of a resumed session's earlier replies into the session's."""
+        for event in events:
+            if isinstance(event, AssistantMessageEvent) and event.usage is not None:
+                self._session_usage += event.usage
+
+    def _costs(self) -> tuple[float, dict[str, Any]]:
+        """``total_cost_usd`` and ``modelUsage``: the session's usage, priced."""
+        used = self._session_usage
+        price = price_of(self._model)
+        cost = cost_usd(used, price) if price is not None else 0
+        if used == Usage():
+            return cost, {}
+        entry = {
+            "inputTokens": used.input_tokens,
+            "outputTokens": used.output_tokens,
+            "cacheReadInputTokens": used.cache_read_input_tokens,
+            "cacheCreationInputTokens": used.cache_creation_input_tokens,
+            "webSearchRequests": 0,
+            "costUSD": cost,
+        }
+        return cost, {self._model: entry}
 
     # -- events as they come --
 
@@ -149,6 +178,7 @@ class StreamJson:
         if isinstance(event, AssistantMessageEvent):
             if event.usage is not None:
                 self._turn_usage += event.usage
+                self._session_usage += event.usage
             return self._assistant(event)
         if isinstance(event, ToolCallEvent):
             self._calls[event.token] = event
@@ -368,6 +398,7 @@ class StreamJson:
         if turn.end_reason == TurnEndReason.error:
             steps = max(steps, 1)  # the failed request counts, as Claude Code counts it
         elapsed = round((time.monotonic() - self._turn_started) * 1000)
+        cost, model_usage = self._costs()
         obj: dict[str, Any] = {
             "type": "result",
             "subtype": subtype,
@@ -378,9 +409,9 @@ class StreamJson:
             "result": text,
             "stop_reason": _STOP_REASONS.get(terminal),
             "session_id": self.session_id,
-            "total_cost_usd": 0,
+            "total_cost_usd": cost,
             "usage": _usage(self._turn_usage),
-            "modelUsage": {},
+            "modelUsage": model_usage,
             "permission_denials": list(self._denials),
             "terminal_reason": terminal,
             "api_error_status": error_status,
@@ -454,6 +485,8 @@ async def run_machine(
     async with open_host(dataclasses.replace(base, on_event=converter.feed)) as host:
         holder.append(host)
         converter.session_id = host.session.id
+        if options.host.resume is not None:
+            converter.seed(host.session.events)
         for diagnostic in host.diagnostics:
             warn(str(diagnostic))
         code = await _run_prompts(host.agent, options, None, on_result=on_result)

@@ -49,6 +49,7 @@ class SessionFlags:
     base_url: str | None
     session_dir: Path | None
     max_steps: int
+    auto_compact_tokens: int | None
     settings_files: tuple[str, ...]
     plugin_dirs: tuple[Path, ...]
     hooks_choice: HooksChoice | None
@@ -65,7 +66,7 @@ class SessionFlags:
         return cls(**{name: params[name] for name in SESSION_FLAGS})
 
     def agent(self) -> AgentOptions:
-        return AgentOptions(max_steps=self.max_steps)
+        return AgentOptions(max_steps=self.max_steps, compact_tokens=self.auto_compact_tokens)
 
     def hooks(self, permission_mode: RunMode | None, *, attended: bool) -> HookSelection:
         """The bridges these flags ask for, in ``permission_mode`` (the settled one)."""

@@ -27,6 +27,7 @@ SESSION_FLAGS = (
     "base_url",
     "session_dir",
     "max_steps",
+    "auto_compact_tokens",
     "settings_files",
     "plugin_dirs",
     "no_claude_hooks",
@@ -170,6 +171,14 @@ _RUN_OPTIONS = [
         "--session-dir", type=click.Path(path_type=Path), default=None, help=SESSION_DIR_HELP
     ),
     click.option("--max-steps", type=click.IntRange(min=1), default=50, show_default=True),
+    click.option(
+        "--auto-compact-tokens",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Compact once a reply's reported usage (input, cache and output tokens) reaches"
+        " this (Codex's model_auto_compact_token_limit; with --hooks codex, config.toml's"
+        " is the default).",
+    ),
     click.option(
         "--settings",
         "settings_files",

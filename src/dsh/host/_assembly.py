@@ -34,6 +34,7 @@ class Assembly:
     """
 
     __slots__ = (
+        "_adjust",
         "_diagnostics",
         "_environments",
         "approval",
@@ -65,6 +66,7 @@ class Assembly:
         )
         self._diagnostics: list[ProfileDiagnostic] = []
         self._environments: list[Mapping[str, Any]] = []
+        self._adjust: list[Callable[[AgentOptions], AgentOptions]] = []
 
     @property
     def project(self) -> Path:
@@ -102,6 +104,11 @@ class Assembly:
         environment = getattr(loaded, "environment", None)
         if environment:
             self._environments.append(environment)
+        # What the protocol's configuration changes in an agent's options (Codex's
+        # `model_auto_compact_token_limit`; optional: not in ``ProfileMount``).
+        adjust = getattr(loaded, "agent_options", None)
+        if adjust is not None:
+            self._adjust.append(adjust)
         return found
 
     def environment_policy(self) -> EnvironmentPolicy:
@@ -149,11 +156,14 @@ class Assembly:
         rendered for the agent's model."""
         host = self.options
         model = model or self.model
+        options = options or host.agent
+        for adjust in self._adjust:
+            options = adjust(options)
         return Agent(
             self.ctx,
             model=model,
             session=session,
-            options=options or host.agent,
+            options=options,
             registry=self.registry,
             workspace=Workspace(cwd=self.project, env=self.environment_policy().environment()),
             source=source,

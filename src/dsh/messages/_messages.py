@@ -117,6 +117,17 @@ class Usage:
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
 
+    @property
+    def context_tokens(self) -> int:
+        """The context the call had, as the API counted it: input, cache and output tokens
+        (Claude Code's ``context_tokens``; what Codex's auto-compact limit is held against)."""
+        return (
+            self.input_tokens
+            + self.cache_read_input_tokens
+            + self.cache_creation_input_tokens
+            + self.output_tokens
+        )
+
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.input_tokens + other.input_tokens,

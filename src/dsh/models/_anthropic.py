@@ -9,9 +9,12 @@ reads the event stream (``message_start``, ``content_block_start``/``_delta``/
 know are skipped, as the API's versioning asks) into one ``AssistantMessage`` with the
 usage reported, cache tokens included. Failures are worded as Claude Code words them
 (``API Error: 400 M``, ``Failed to authenticate. API Error: 401 M``,
-``API Error: Request rejected (429) · M``); 408, 409, 429 and 5xx (529: overloaded)
-are retried up to ``CLAUDE_CODE_MAX_RETRIES`` times (default 10), a server's
-``x-should-retry`` and ``Retry-After`` obeyed.
+``API Error: Request rejected (429) · M``); 401, 408, 409, 429 and 5xx (529:
+overloaded) are retried up to ``CLAUDE_CODE_MAX_RETRIES`` times (default 10), a server's
+``x-should-retry`` and ``Retry-After`` obeyed; a 400 is sent five more times at once,
+whatever ``CLAUDE_CODE_MAX_RETRIES`` says, as 2.1.332 sends its degraded requests
+(without a beta, a thinking display, deferred tools: none of which dsh's requests have,
+so the same body). Recorded with the binary: ``tests/fixtures/claude_api_retries.json``.
 """
 
 from __future__ import annotations
@@ -63,7 +66,10 @@ ALIASES: Mapping[str, str] = {
 }
 """Claude Code's model aliases; ``ANTHROPIC_DEFAULT_<ALIAS>_MODEL`` overrides each."""
 _DEFAULT_MAX_TOKENS = 32_000
-_RETRYABLE = frozenset({408, 409, 429})
+_RETRYABLE = frozenset({401, 408, 409, 429})
+TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20"
+"""The beta 2.1.332 sends for ``defer_loading`` tools and ``tool_reference`` blocks."""
+_RESENDS_400 = 5
 
 
 def resolve_alias(name: str) -> str:
@@ -72,6 +78,17 @@ def resolve_alias(name: str) -> str:
     if alias in ALIASES:
         return os.environ.get(f"ANTHROPIC_DEFAULT_{alias.upper()}_MODEL") or ALIASES[alias]
     return name.strip()
+
+
+def scripted_resends(status: int) -> int:
+    """How many more times this wire sends a request failing with ``status`` for good: its
+    resends, or ``CLAUDE_CODE_MAX_RETRIES`` retries (a scripted model's replay of it)."""
+    if status in _RETRYABLE or status >= 500:
+        try:
+            return _env_int(RETRIES_ENV_VAR, 10)
+        except ValueError:
+            return 10  # a model of this wire would not have loaded; the default then
+    return _RESENDS_400 if status == 400 else 0
 
 
 def _env_int(name: str, default: int) -> int:
@@ -128,6 +145,7 @@ class AnthropicFormat:
             "Content-Type": "application/json",
             "User-Agent": f"dsh/{__version__}",
             "anthropic-version": API_VERSION,
+            "anthropic-beta": TOOL_SEARCH_BETA,
         }
         if self._api_key:
             headers["x-api-key"] = self._api_key
@@ -148,6 +166,17 @@ class AnthropicFormat:
     def decoder(self) -> MessagesDecoder:
         return MessagesDecoder(self.thinking)
 
+    count_path = "/v1/messages/count_tokens"
+
+    def count_body(self, request: ModelRequest) -> Mapping[str, Any]:
+        """``count_tokens``' body: the request's model, system, messages and tools."""
+        body = self.body(request)
+        return {k: body[k] for k in ("model", "system", "messages", "tools") if k in body}
+
+    def counted(self, reply: object) -> int | None:
+        """The ``input_tokens`` a ``count_tokens`` reply gives (``None``: not a count)."""
+        return token_count(reply.get("input_tokens")) if isinstance(reply, Mapping) else None
+
     def status_error(self, e: StatusError) -> ModelError:
         message = server_message(e.data, e.text)
         status = e.status
@@ -167,6 +196,9 @@ class AnthropicFormat:
 
     def failure(self, message: str) -> ModelError:
         return ModelError(f"API Error: {message}", status=None, retryable=False)
+
+    def resends(self, status: int) -> int:
+        return _RESENDS_400 if status == 400 else 0
 
 
 def _text(value: object, what: str) -> str:

@@ -13,8 +13,10 @@ Message mapping (what the model sees):
   ``Summary of the conversation so far:``.
 Consecutive ``user`` messages are merged into one (the API would merge them anyway; a
 ``tool_result`` block must lead the message that answers a ``tool_use``, and does).
-``tool_reference`` blocks (a ToolSearch result) are written as the ``<functions>`` text
-chat completions get: the native block needs the tool-search beta and deferred tools.
+``tool_reference`` blocks (a ToolSearch result) are native ``tool_reference`` blocks for
+an offered tool, and a loaded deferred tool is offered with ``defer_loading: true``, as
+2.1.332 sends them (with the ``advanced-tool-use`` beta, ``_anthropic``); a reference to a
+tool the request does not offer is the ``<functions>`` text chat completions get.
 
 Prompt caching as Claude Code places it: the system prompt is one text block with
 ``cache_control: {"type": "ephemeral"}``, and the last content block of the last
@@ -37,6 +39,7 @@ from dsh.messages import (
     ModelMessage,
     SteeringMessage,
     SummaryMessage,
+    ToolReferenceBlock,
     ToolResultMessage,
     UserMessage,
 )
@@ -88,6 +91,8 @@ def _blocks(content: Content, tools: Mapping[str, ToolSpec]) -> list[dict[str, A
         if isinstance(block, ImageBlock):
             source = {"type": "base64", "media_type": block.media_type, "data": block.data}
             out.append({"type": "image", "source": source})
+        elif isinstance(block, ToolReferenceBlock) and block.tool_name in tools:
+            out.append({"type": "tool_reference", "tool_name": block.tool_name})
         else:
             out.extend({"type": "text", "text": t} for t in block_texts((block,), tools) if t)
     return out
@@ -159,6 +164,15 @@ def _messages(request: ModelRequest, thinking: ThinkingStore) -> list[dict[str, 
     return out
 
 
+def _tool(tool: ToolSpec) -> dict[str, Any]:
+    spec = {
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": thaw_json(tool.input_schema),
+    }
+    return {**spec, "defer_loading": True} if tool.deferred else spec
+
+
 def messages_body(
     model: str,
     request: ModelRequest,
@@ -172,14 +186,7 @@ def messages_body(
     if request.system:
         body["system"] = [{"type": "text", "text": request.system, "cache_control": dict(CACHE)}]
     if request.tools:
-        body["tools"] = [
-            {
-                "name": t.name,
-                "description": t.description,
-                "input_schema": thaw_json(t.input_schema),
-            }
-            for t in request.tools
-        ]
+        body["tools"] = [_tool(t) for t in request.tools]
     body["max_tokens"] = max_tokens
     if thinking_budget:
         body["thinking"] = {"type": "enabled", "budget_tokens": thinking_budget}

@@ -18,7 +18,7 @@ import random
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from dsh.messages import AssistantMessage
 from dsh.models._chat_reply import retry_after
@@ -32,7 +32,7 @@ from dsh.models._reply_bounds import (
 from dsh.models._types import ModelError, ModelRequest, TextCallback
 from dsh.models._wire import ChatTransport, Malformed, ReplyError, StatusError, Unreachable
 
-__all__ = ["Backoff", "ReplyDecoder", "StreamingModel", "WireFormat"]
+__all__ = ["Backoff", "ReplyDecoder", "StreamingModel", "TokenCounting", "WireFormat"]
 
 
 class ReplyDecoder(Protocol):
@@ -74,6 +74,22 @@ class WireFormat(Protocol):
     def failure(self, message: str) -> ModelError:
         """A failure without a status (no reply, a broken stream), worded by the format."""
         ...
+
+    def resends(self, status: int) -> int:
+        """How many times a request that failed with ``status`` (and is not retried) is sent
+        again at once, before the failure stands (0: none)."""
+        ...
+
+
+@runtime_checkable
+class TokenCounting(WireFormat, Protocol):
+    """A wire format with a call that counts a request's input tokens (``count_tokens``)."""
+
+    count_path: str
+
+    def count_body(self, request: ModelRequest) -> Mapping[str, Any]: ...
+
+    def counted(self, reply: object) -> int | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +183,7 @@ class StreamingModel:
         from dsh.models._openai import RetryNotice
 
         body = self.wire.body(request)
-        attempt = 0
+        attempt = resent = 0
         while True:
             attempt += 1
             streamed: list[bool] = [False]
@@ -175,6 +191,11 @@ class StreamingModel:
                 return await self._attempt(body, on_text, streamed)
             except _Failure as failure:
                 error = failure.error
+                status = error.status
+                resend = not (error.retryable or streamed[0]) and status is not None
+                if resend and resent < self.wire.resends(status or 0):
+                    resent, attempt = resent + 1, attempt - 1
+                    continue  # sent again at once, not a retry (no wait, no notice)
                 last = attempt > self.backoff.retries
                 if not error.retryable or last or streamed[0]:
                     raise error from failure.__cause__
@@ -182,6 +203,31 @@ class StreamingModel:
                 if self.on_retry is not None:
                     self.on_retry(RetryNotice(attempt=attempt, delay=delay, error=error))
                 await asyncio.sleep(delay)
+
+    async def count_tokens(self, request: ModelRequest) -> int | None:
+        """The input tokens ``request`` would take, as the API counts them (the Messages
+        API's ``count_tokens``); ``None`` when the wire format has no such call. Raises
+        ``ModelError`` as a request does."""
+        wire = self.wire
+        if not isinstance(wire, TokenCounting):
+            return None
+        from dsh.models._http import HttpChatTransport
+
+        transport = HttpChatTransport(
+            self.base_url, "", timeout=self.timeout, path=wire.count_path, headers=wire.headers()
+        )
+        try:
+            reply = await transport.complete(wire.count_body(request))
+        except StatusError as e:
+            raise wire.status_error(e) from e
+        except (Unreachable, Malformed) as e:
+            raise wire.failure(f"{e} [{self.base_url}]") from e
+        finally:
+            await transport.aclose()
+        counted = wire.counted(reply)
+        if counted is None:
+            raise wire.failure("count_tokens answered without input_tokens")
+        return counted
 
     async def _attempt(
         self, body: Mapping[str, Any], on_text: TextCallback | None, streamed: list[bool]

@@ -9,7 +9,9 @@ with, passed back before it as Codex does), ``tools`` as ``function`` tools,
 and ``include: ["reasoning.encrypted_content"]`` (with ``store`` off, reasoning only
 survives as that). No ``previous_response_id``: Codex sends the whole input each time.
 Hook context (``ContextMessage``) is a ``developer`` message, as Codex's own hook
-context is (the recordings' ``model_view``).
+context is (the recordings' ``model_view``); a tool step's context goes before the step's
+tool outputs, where Codex records it (``posttool-context``), and a compaction's summary
+is framed as Codex frames it (``CODEX_SUMMARY_PREFIX``, ``auto-compact``).
 
 The reply (``ResponsesDecoder``): ``response.output_item.added``/``.done`` per item,
 ``response.output_text.delta`` (text as it comes), ``response.completed`` with the usage
@@ -20,7 +22,7 @@ know are skipped.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, final
 
 from dsh import __version__
@@ -41,11 +43,23 @@ from dsh.messages import (
 from dsh.messages._messages import token_count
 from dsh.models._anthropic_body import ThinkingStore
 from dsh.models._chat_reply import server_message
-from dsh.models._chat_request import SUMMARY_PREFIX, block_texts
+from dsh.models._chat_request import block_texts
 from dsh.models._types import ModelError, ModelRequest, ToolSpec
 from dsh.models._wire import StatusError
 
-__all__ = ["ResponsesDecoder", "ResponsesFormat", "responses_body"]
+__all__ = ["CODEX_SUMMARY_PREFIX", "ResponsesDecoder", "ResponsesFormat", "responses_body"]
+
+CODEX_SUMMARY_PREFIX = (
+    "Another language model started to solve this problem and produced a summary of its"
+    " thinking process. You also have access to the state of the tools that were used by that"
+    " language model. Use this to build on the work that has already been done and avoid"
+    " duplicating work. Here is the summary produced by the other language model, use the"
+    " information in this summary to assist with your own analysis:\n"
+)
+"""Codex 0.171's framing of a compaction summary, the summary after it (``auto-compact``)."""
+
+_STEP_CONTEXT = "tools/post-execute"
+"""The source of a tool step's context (``dsh.agent``), which Codex puts before the outputs."""
 
 _RETRYABLE = frozenset({408, 409, 429})
 
@@ -112,15 +126,42 @@ def _items(
         case SteeringMessage(text=text):
             return [_message("user", [{"type": "input_text", "text": text}])]
         case SummaryMessage(text=text):
-            return [_message("user", [{"type": "input_text", "text": SUMMARY_PREFIX + text}])]
+            summary = CODEX_SUMMARY_PREFIX + text
+            return [_message("user", [{"type": "input_text", "text": summary}])]
     raise TypeError(f"not a model message: {message!r}")  # pragma: no cover
+
+
+def _codex_order(messages: Sequence[ModelMessage]) -> list[ModelMessage]:
+    """``messages`` with each tool step's context moved before the step's tool outputs: Codex
+    records a hook's context as the hook answers, before the outputs it follows in dsh's log."""
+    out: list[ModelMessage] = []
+    n = 0
+    while n < len(messages):
+        end = n
+        while end < len(messages) and isinstance(messages[end], ToolResultMessage):
+            end += 1
+        after = end
+        while (
+            end > n
+            and after < len(messages)
+            and isinstance(context := messages[after], ContextMessage)
+            and context.source == _STEP_CONTEXT
+        ):
+            after += 1
+        if end == n:
+            out.append(messages[n])
+            n += 1
+            continue
+        out += [*messages[end:after], *messages[n:end]]
+        n = after
+    return out
 
 
 def responses_body(model: str, request: ModelRequest, reasoning: ThinkingStore) -> dict[str, Any]:
     """The JSON body POSTed to ``responses`` (always streamed)."""
     tools = {t.name: t for t in request.tools}
     items: list[dict[str, Any]] = []
-    for message in request.messages:
+    for message in _codex_order(request.messages):
         items += _items(message, tools, reasoning)
     return {
         "model": model,
@@ -190,6 +231,9 @@ class ResponsesFormat:
 
     def failure(self, message: str) -> ModelError:
         return ModelError(f"stream error: {message}", status=None, retryable=False)
+
+    def resends(self, status: int) -> int:
+        return 0
 
 
 def _object(value: object, what: str) -> Mapping[str, Any]:

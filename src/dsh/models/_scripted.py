@@ -114,6 +114,7 @@ class ScriptedModel:
     (``request_to_json``), before it is answered. ``substitutions``: placeholders
     replaced in every string the script plays (text, tool input, commands), e.g.
     ``{"__PROJ__": "/path/to/project"}`` for the cases recorded with that placeholder.
+    ``name``: the model name it answers to (hook payloads' ``model``, ``from_model``).
     """
 
     def __init__(
@@ -123,10 +124,12 @@ class ScriptedModel:
         record_to: Path | None = None,
         source: str = "<script>",
         substitutions: Mapping[str, str] | None = None,
+        name: str | None = None,
     ) -> None:
         self._script = decode_script(script, source)
         self._substitutions = dict(substitutions or {})
         self._source = source
+        self._name = name if name is not None else f"scripted:{source}"
         self._record_to = record_to
         self._last_id = 0
         self.requests = 0
@@ -158,7 +161,9 @@ class ScriptedModel:
 
     @property
     def name(self) -> str:
-        return f"scripted:{self._source}"
+        """``scripted:<source>``, or the ``name`` it was given (a replay names it as the
+        recording's model: ``claude-opus-5-5``, ``mock-model``)."""
+        return self._name
 
     @property
     def wire(self) -> Wire | None:
@@ -177,7 +182,22 @@ class ScriptedModel:
         if self._record_to is not None:
             self._record(request)
         reply = self._choose(request)
+        for _ in range(self._sent_again(reply)):
+            self.requests += 1
+            if self._record_to is not None:
+                self._record(request)
         return self._play(reply, request, on_text)
+
+    def _sent_again(self, reply: Reply) -> int:
+        """How many more times an ``anthropic`` script's failing request is sent, as the
+        Anthropic wire sends it (``_anthropic``: a 400 five more times; a retryable status
+        ``CLAUDE_CODE_MAX_RETRIES`` times), so a replay makes the requests dsh would."""
+        failure = next((b for b in reply if isinstance(b, HttpErrorBlock)), None)
+        if failure is None or self._script.wire != "anthropic":
+            return 0
+        from dsh.models._anthropic import scripted_resends
+
+        return scripted_resends(failure.status)
 
     def _record(self, request: ModelRequest) -> None:
         assert self._record_to is not None

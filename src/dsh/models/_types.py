@@ -43,11 +43,14 @@ TextCallback = Callable[[str], None]
 
 @frozen
 class ToolSpec:
-    """A tool as the model is told about it: name, description, JSON Schema of its input."""
+    """A tool as the model is told about it: name, description, JSON Schema of its input;
+    ``deferred``: a deferred tool a ToolSearch result loaded (the Anthropic wire marks it
+    ``defer_loading`` and lets that result reference it with a ``tool_reference`` block)."""
 
     name: str
     description: str
     input_schema: Mapping[str, Any]
+    deferred: bool = False
 
 
 @frozen

@@ -8,7 +8,9 @@ assistant's tool calls were still unanswered is placed after their results.
 
 ``Projection`` keeps that view up to date one event at a time (the agent feeds
 it every event it logs), so a step costs what its new events cost, not what the
-whole history does; ``project`` is the same fold over a whole log.
+whole history does; ``project`` is the same fold over a whole log. It also keeps the
+usage the last reply reported (``usage``): the size of the context it stands for, as the
+API counted it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dsh.messages import (
     SteeringMessage,
     SummaryMessage,
     ToolResultMessage,
+    Usage,
     UserMessage,
 )
 from dsh.messages._history import history_view
@@ -50,7 +53,7 @@ class Projection:
     returned view, so a later result still lands in its place.
     """
 
-    __slots__ = ("_base", "_count", "_held", "_mark", "_out", "_pending", "_view")
+    __slots__ = ("_base", "_count", "_held", "_mark", "_out", "_pending", "_usage", "_view")
 
     def __init__(self, events: Iterable[SessionEvent] = ()) -> None:
         self._out: list[ModelMessage] = []
@@ -63,7 +66,14 @@ class Projection:
         self._view: tuple[ModelMessage, ...] | None = ()
         # The serial of the last view that was ``_out`` as it stood; ``_out`` has only grown since.
         self._base = 0
+        self._usage: Usage | None = None
         self.extend(events)
+
+    @property
+    def usage(self) -> Usage | None:
+        """What the last reply's call reported using (``None``: none reported since the log's
+        start or its last compaction)."""
+        return self._usage
 
     @property
     def count(self) -> int:
@@ -89,6 +99,7 @@ class Projection:
             message = SteeringMessage(event.text)
         elif isinstance(event, AssistantMessageEvent):
             self._settle()
+            self._usage = event.usage
             self._out.append(AssistantMessage(event.text, event.tool_calls))
             for call in event.tool_calls:
                 self._pending[call.id] = call.id
@@ -101,6 +112,7 @@ class Projection:
             self._settle()
             kept = self._out[self._mark :] if self._mark is not None else []
             self._out = [SummaryMessage(event.summary), *kept]
+            self._usage = None
             self._base = 0
             self._mark = None
             return

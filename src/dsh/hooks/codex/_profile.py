@@ -38,6 +38,7 @@ from dsh.hooks.codex.trust._layer import (
 from dsh.hooks.codex.trust._scripts import SCRIPT_GATED, gate_scripts
 
 if TYPE_CHECKING:
+    from dsh.agent import AgentOptions
     from dsh.context import Plugin
     from dsh.hooks.codex.runtime._bridge import CodexHooksPlugin
 
@@ -80,6 +81,16 @@ class CodexMount:
         """Codex's ``[shell_environment_policy]`` (the config layers', merged): ``dsh.host``
         puts it over dsh's defaults for every process the model drives."""
         return self.catalog.shell_environment_policy
+
+    def agent_options(self, options: AgentOptions) -> AgentOptions:
+        """An agent's ``options`` as Codex's configuration has them (``dsh.host`` applies it to
+        every agent): ``model_auto_compact_token_limit`` where the options set no
+        ``compact_tokens`` (a ``dsh run --auto-compact-tokens`` wins), and a compaction that
+        takes its first summary, as Codex does."""
+        tokens = options.compact_tokens
+        if tokens is None:
+            tokens = self.catalog.auto_compact_tokens
+        return replace(options, compact_tokens=tokens, summary_attempts=1)
 
 
 @final

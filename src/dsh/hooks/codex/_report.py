@@ -113,8 +113,9 @@ def _wire() -> str:
   running. SessionEnd handlers always run synchronously.
 - Timeouts in seconds: {DEFAULT_TIMEOUT} by default, at least 1; SessionEnd and Interrupt
   {SHORT_TIMEOUT_DEFAULT} s by default, clamped to {SHORT_TIMEOUT_CAP} s.
-- Payloads carry `turn_id` (turn events) and `model` (all but SessionEnd); `permission_mode`
-  is `bypassPermissions` (headless, as `codex exec`) or `default`. A shell call is
+- Payloads carry `turn_id` (turn events; a UUID, as Codex 0.171 sends it) and `model` (all
+  but SessionEnd); `permission_mode` is `bypassPermissions` (headless, as `codex exec`) or
+  `default`. A shell call is
   `tool_name: "Bash"` with `tool_input: {{"command": …}}` and a plain-string `tool_response`.
 - Strict output: stdout must be one JSON object of the event's schema (unknown keys, a wrong
   `hookEventName`, `decision: "block"` without a reason, PreToolUse `ask`, …: the answer is

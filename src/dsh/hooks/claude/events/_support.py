@@ -88,10 +88,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`initialUserMessage`, `sessionTitle`, `reloadSkills`: dsh has no session titles"
             " or headless first-message seam, and reads skills once when the session starts",
             "`watchPaths`: no file watcher (`FileChanged` is not supported)",
-            "`context_tokens` is an estimate (about 4 characters a token of the system prompt"
-            " and the projected history): dsh records no token usage; `estimated_cache_write_usd`"
-            " prices it at 2.1.332's default model's rate (5 USD per million tokens), since dsh"
-            " knows no model prices",
+            "`context_tokens` is the usage the API reported for the last response; only a log"
+            " whose last response has none (a server that reports no usage) gives an estimate"
+            " (about 4 characters a token of the system prompt and the projected history)",
         ),
     ),
     "Setup": EventSupport(

@@ -17,12 +17,15 @@ __all__ = [
 ]
 
 _MODEL_NAMES = (
-    "`from_model`/`to_model` are the host's model names (`--model`), not Claude Code's catalog"
-    " ids; `requested_model` is what was asked for"
+    "`from_model`/`to_model` are the models' ids: Claude Code's aliases resolve to its catalog"
+    " ids as 2.1.332 sends them (`sonnet` → `claude-sonnet-5-5`); `requested_model` is what"
+    " was asked for"
 )
-_NO_PRICES = (
-    "`context_tokens` and `estimated_cache_write_usd` are estimates from the session log (dsh"
-    " records no usage and knows no prices), at the rate of 2.1.332's default model"
+_PRICES = (
+    "`context_tokens` is the usage the API reported for the last response (input, cache and"
+    " output tokens; estimated only when none was reported); `estimated_cache_write_usd`"
+    " prices it at the new model's cache-write price (a dated table, `dsh.models._prices`; a"
+    " model without a public price at 2.1.332's default model's rate)"
 )
 
 USER_PROMPT_EXPANSION = EventSupport(
@@ -71,7 +74,7 @@ DIRECTORY_ADDED = EventSupport(
 
 PRE_MODEL_SWITCH = EventSupport(
     seam="agent/model-switch",
-    status="partial",
+    status="supported",
     applied=(
         "fires before `agent.switch_model` (`/model NAME`: `source: command`; a stream-json"
         " `set_model`: `source: sdk`), between turns",
@@ -81,8 +84,9 @@ PRE_MODEL_SWITCH = EventSupport(
         " timeout blocks): `PreModelSwitch hook PreModelSwitch:<model> did not respond before"
         " its timeout`; any other failure is shown to the user (`… failed: Failed with"
         " non-blocking status code: <stderr>`) and the switch goes on",
+        _MODEL_NAMES,
+        _PRICES,
     ),
-    limits=(_MODEL_NAMES, _NO_PRICES),
 )
 
 POST_MODEL_SWITCH = EventSupport(
@@ -91,10 +95,8 @@ POST_MODEL_SWITCH = EventSupport(
     applied=(
         "fires after a switch; `additionalContext` (and plain stdout) reach the next request"
         " as context; exit 2 and `systemMessage` reach the user, the switch stands",
-    ),
-    limits=(
         _MODEL_NAMES,
-        _NO_PRICES,
-        "`source` `auto`, `resume`, `picker`: dsh switches models only when asked",
+        _PRICES,
     ),
+    limits=("`source` `auto`, `resume`, `picker`: dsh switches models only when asked",),
 )

@@ -141,7 +141,11 @@ class LifecycleEvents(Handlers):
             payload["model"] = agent.model.name
         elif value == "resume":
             figures = resume_fields(
-                agent.events, system=agent.system, now=time.time(), messages=agent.messages()
+                agent.events,
+                system=agent.system,
+                now=time.time(),
+                messages=agent.messages(),
+                model=agent.model.name,
             )
             if figures:
                 payload["seconds_since_last_response"] = figures["seconds_since_last_response"]

@@ -65,9 +65,13 @@ class SessionCommandEvents(Handlers):
         payload["to_model"] = request.to_model
         payload["requested_model"] = request.requested
         payload["source"] = request.source
-        # dsh records no usage and knows no prices: the resume estimate (`_resume`).
+        # The reported usage of the last response; its cache write at the new model's price.
         figures = resume_fields(
-            agent.events, system=agent.system, now=time.time(), messages=agent.messages()
+            agent.events,
+            system=agent.system,
+            now=time.time(),
+            messages=agent.messages(),
+            model=request.to_model,
         )
         payload["context_tokens"] = figures.get("context_tokens", 0)
         payload["prompt_cache_warm"] = figures.get("prompt_cache_likely_expired") is False

@@ -3,10 +3,13 @@
 Claude Code 2.1.332 adds four keys to a ``source: "resume"`` payload:
 ``seconds_since_last_response``, ``context_tokens`` (the last response's input,
 cache and output tokens), ``prompt_cache_likely_expired`` and
-``estimated_cache_write_usd``. dsh records no token usage and knows no model
-prices, so ``context_tokens`` is an estimate of what the model sees next (its
-system prompt and the log's projection) and the cost is that estimate at the
-rate 2.1.332 charged its default model; the time comes from the log itself.
+``estimated_cache_write_usd``. ``context_tokens`` is what the API reported for the
+last response (its ``Usage.context_tokens``: 120 for the recordings' 100 input and 20
+output tokens); only a response whose usage was not reported gives an estimate of what
+the model sees next (its system prompt and the log's projection, about 4 characters a
+token). The cost is those tokens written to the cache at the model's price
+(``dsh.models._prices``; a model without a public price at the rate 2.1.332 charges its
+default model); the time comes from the log itself.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dsh.messages import (
     UserMessage,
     content_text,
 )
+from dsh.models._prices import price_of
 from dsh.session import AssistantMessageEvent, SessionEvent, project
 
 __all__ = [
@@ -38,7 +42,8 @@ CACHE_TTL_SECONDS: Final = 300
 """The prompt cache's lifetime Claude Code assumes (``cache_ttl: "5m"``)."""
 
 CACHE_WRITE_USD_PER_TOKEN: Final = 5e-6
-"""2.1.332's rate in the recording: 120 tokens cost 0.0006 USD on its default model."""
+"""2.1.332's rate in the recording: 120 tokens cost 0.0006 USD on its default model (the
+rate for a model without a price in ``dsh.models._prices``)."""
 
 CHARS_PER_TOKEN: Final = 4
 """The rough size of a token, for a log that records no usage."""
@@ -59,23 +64,30 @@ def resume_fields(
     system: str | None,
     now: float,
     messages: Sequence[ModelMessage] | None = None,
+    model: str | None = None,
 ) -> ResumeFields:
     """The four keys for a session resumed with ``events`` (none before any response).
 
-    ``messages``, when given, is ``project(events)`` already at hand (the agent's view).
+    ``messages``, when given, is ``project(events)`` already at hand (the agent's view);
+    ``model`` the model whose cache write is priced.
     """
     last = next((e for e in reversed(events) if isinstance(e, AssistantMessageEvent)), None)
     if last is None:
         return {}
     seconds = max(0, int(now - last.time))
-    view = project(events) if messages is None else messages
-    chars = len(system or "") + sum(_chars(m) for m in view)
-    tokens = math.ceil(chars / CHARS_PER_TOKEN)
+    if last.usage is not None:
+        tokens = last.usage.context_tokens
+    else:
+        view = project(events) if messages is None else messages
+        chars = len(system or "") + sum(_chars(m) for m in view)
+        tokens = math.ceil(chars / CHARS_PER_TOKEN)
+    price = price_of(model) if model is not None else None
+    rate = price.cache_write / 1_000_000 if price is not None else CACHE_WRITE_USD_PER_TOKEN
     return {
         "seconds_since_last_response": seconds,
         "context_tokens": tokens,
         "prompt_cache_likely_expired": seconds > CACHE_TTL_SECONDS,
-        "estimated_cache_write_usd": round(tokens * CACHE_WRITE_USD_PER_TOKEN, 6),
+        "estimated_cache_write_usd": round(tokens * rate, 6),
     }
 
 

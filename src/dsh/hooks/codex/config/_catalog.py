@@ -374,6 +374,31 @@ def _permission_mode(
     )
 
 
+def _auto_compact_tokens(
+    layers: list[tuple[CodexLayer, Path]],
+    user_config: Mapping[str, Any] | None,
+    diagnostics: list[CodexDiagnostic],
+    refused: Collection[Path] = (),
+) -> int | None:
+    """``model_auto_compact_token_limit`` as the layers set it (the highest wins); a value that
+    is not a positive integer is a diagnostic, and not used."""
+    found: int | None = None
+    for layer, folder in layers:
+        path = folder / "config.toml"
+        if path.absolute() in refused:
+            continue
+        config = user_config if layer == "user" else read_toml(path, [])
+        if not isinstance(config, Mapping) or "model_auto_compact_token_limit" not in config:
+            continue
+        value = config["model_auto_compact_token_limit"]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            reason = f"model_auto_compact_token_limit: not a positive integer: {value!r}; not used"
+            diagnostics.append(CodexDiagnostic(source=str(path), reason=reason, severity="error"))
+            continue
+        found = value
+    return found
+
+
 def _environment_table(
     layers: list[tuple[CodexLayer, Path]],
     user_config: Mapping[str, Any] | None,
@@ -465,6 +490,8 @@ def load_codex_catalog(
         for plugin in enabled_plugins(home, user_config, diagnostics):
             sources.append(plugin.source)
             builder.add(plugin.source, "plugin", plugin.parsed, plugin=plugin)
+    environment = _environment_table(layers, user_config, diagnostics, refused)
+    compact_tokens = _auto_compact_tokens(layers, user_config, diagnostics, refused)
     return CodexCatalog(
         hooks=tuple(builder.hooks),
         diagnostics=(*diagnostics, *builder.diagnostics),
@@ -472,5 +499,6 @@ def load_codex_catalog(
         project_trusted=trusted_project,
         codex_home=home,
         permission_mode=_permission_mode(layers, user_config, refused),
-        shell_environment_policy=_environment_table(layers, user_config, diagnostics, refused),
+        shell_environment_policy=environment,
+        auto_compact_tokens=compact_tokens,
     )

@@ -166,6 +166,9 @@ class CodexCatalog:
     shell_environment_policy: Mapping[str, Any] = field(default_factory=FrozenDict)
     """The layers' ``[shell_environment_policy]`` tables, merged (Codex's vocabulary: the
     environment of the processes the model drives, ``dsh.base.EnvironmentPolicy``)."""
+    auto_compact_tokens: int | None = None
+    """``model_auto_compact_token_limit`` (the highest layer that sets it wins): the reported
+    usage at which a session compacts (``AgentOptions.compact_tokens``)."""
 
     def running(self) -> tuple[CodexHook, ...]:
         return tuple(h for h in self.hooks if h.runs)

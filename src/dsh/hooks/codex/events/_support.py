@@ -165,11 +165,10 @@ _TABLE: Final[dict[str, CodexEventSupport]] = {
             "`continue: false`: the output is replaced by `stopReason` (else `PostToolUse hook"
             " stopped execution`); the turn goes on",
             _CONTEXT,
+            "on the Responses API (Codex's) the context goes before the step's tool outputs, where"
+            " Codex puts it; chat completions need results right after their call, so there it"
+            " follows them",
             _NOTICE,
-        ),
-        difference=(
-            "the context message comes after the step's tool results (chat-completion APIs need"
-            " results right after their call); Codex puts it before the output"
         ),
     ),
     "PreCompact": CodexEventSupport(
@@ -177,6 +176,11 @@ _TABLE: Final[dict[str, CodexEventSupport]] = {
         status="supported",
         applied=(
             "manual and automatic compaction; matcher on `trigger`",
+            "automatic as in Codex 0.171: before the next request once a reply's reported usage"
+            " (input, cache and output tokens) reached `model_auto_compact_token_limit` (the"
+            " highest `config.toml` layer that sets it; `dsh run --auto-compact-tokens` wins);"
+            " the first summary answer is taken, and the request after it carries the summary"
+            " in Codex's framing (`Another language model started to solve this problem…`)",
             "`continue: false` abandons the compaction and aborts the turn",
         ),
     ),

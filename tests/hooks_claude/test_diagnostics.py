@@ -82,7 +82,6 @@ def test_matcher_that_is_not_a_string(machine: Machine) -> None:
     [
         ("prompt", "LLM"),
         ("agent", "agent hooks"),
-        ("http", "HTTP"),
         ("mcp_tool", "MCP"),
     ],
 )

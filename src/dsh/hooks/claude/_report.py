@@ -63,10 +63,30 @@ everything. `allowManagedHooksOnly` and `strictPluginOnlyCustomization` (`hooks`
 honoured from managed settings only. The same handler (same command and `args`)
 declared in several settings files runs once; each plugin's copy stays separate.
 
-Only `command` hooks run: in the shell form through `sh -c` (`bash -c` with
+`command` hooks run in the shell form through `sh -c` (`bash -c` with
 `"shell": "bash"`), or with `args` as the exec form, spawned without a shell. The
 default timeout is {default} s, 30 s for `UserPromptSubmit`; `SessionEnd` hooks share
 a 1.5 s budget raised to the highest timeout a settings file declares, at most 60 s.
+
+`http` hooks POST the payload (the JSON a command hook reads on stdin) to `url`, as
+2.1.332 does (conformance `http-hook-pretool`, `-mixed`, `-plain-text`, `-url-blocked`):
+headers `Accept: application/json, text/plain, */*`, `Content-Type: application/json`,
+then the declared ones, each `$VAR`/`${VAR}` filled from the hook's environment only when
+the handler's `allowedEnvVars` lists it (an unlisted one becomes an empty string; dsh's
+model keys never are filled in; CR, LF and NUL are dropped; a declared `Content-Length`
+or `Transfer-Encoding` is ignored); dsh's own `User-Agent` and `Accept-Encoding: gzip,
+deflate` (2.1.332 sends axios's). Redirects are not followed (a 3xx fails, as with
+2.1.332's `maxRedirects: 0`); a proxy named by `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY`
+(not for `NO_PROXY` hosts) carries the request. The answer is read like a command
+hook's stdout: a 2xx with an empty body abstains, a 2xx JSON object is decoded and
+applied the same way (a Stop block names the URL where a command would stand); any
+other status, a body that is not a JSON object (plain text reaches the model nowhere),
+one over 1 MiB, a refused connection or the timeout is a non-blocking failure (a
+blocking one with `onFailure: "block"`). `allowedHttpHookUrls` (lists from every file
+add up; `*` a wildcard, the host compared without case or trailing dot, `[]` allows
+none; a value that is not a list allows none) leaves out an HTTP hook whose URL matches
+no pattern, with a `policy` warning; `httpHookAllowedEnvVars` narrows every handler's
+`allowedEnvVars`.
 
 A hook gets its payload on stdin as Claude Code 2.1.332 writes it: compact JSON, UTF-8
 unescaped, one trailing newline; the transcript at `transcript_path` has its lines in the
@@ -113,7 +133,7 @@ handler indexes, and the reason (`dsh hooks check` prints them all).
   that is not a number of seconds above 0. The whole suite (one settings file, or one
   plugin) is skipped, never half-mounted, and a `suite-skipped` diagnostic says why.
 - **warning**: a well-formed declaration this host does not run (an event marked
-  not supported below; `http`, `mcp_tool`, `prompt` and `agent` hooks;
+  not supported below; `mcp_tool`, `prompt` and `agent` hooks;
   PowerShell; an `if` on an event that is not a tool event, which never runs), or an
   unknown field that is ignored. The rest of the suite runs.
 - **info**: a note on something ignored exactly as Claude Code ignores it (a matcher

@@ -9,7 +9,7 @@ from typing import Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import FrozenDict
-from dsh.hook_protocol import HookCommand, HookOrigin, hook_environment
+from dsh.hook_protocol import HookCommand, HookOrigin, HttpTarget, hook_environment
 from dsh.hooks.claude.rules._values import PermissionSettings
 from dsh.hooks.claude.settings._matcher import IfRule, Matcher
 
@@ -17,6 +17,7 @@ __all__ = [
     "Catalog",
     "Diagnostic",
     "DiagnosticCode",
+    "HandlerKind",
     "HookDeclaration",
     "HookSource",
     "OnFailureMode",
@@ -64,6 +65,9 @@ DiagnosticCode: TypeAlias = Literal[
 ]
 
 OnFailureMode: TypeAlias = Literal["continue", "block"]
+
+HandlerKind: TypeAlias = Literal["command", "http", "prompt", "agent"]
+"""The handler types this host runs (``mcp_tool`` is not one yet)."""
 
 
 @final
@@ -167,6 +171,11 @@ class HookDeclaration:
     ``CLAUDE_PLUGIN_ROOT`` and ``CLAUDE_PLUGIN_DATA``); ``dedup_key`` is equal
     for "the same handler" declared in several settings files (run once), and
     differs for each plugin's copy.
+
+    ``kind`` says how it runs: a ``command`` spawns ``argv``; an ``http`` hook POSTs
+    to ``http`` (then ``declared_command`` and ``command`` are its URL, where Claude
+    Code's messages name it, and ``argv`` is just that URL); a ``prompt`` or
+    ``agent`` hook asks a model to judge ``prompt`` (``model``: the one it names).
     """
 
     event: str
@@ -186,6 +195,10 @@ class HookDeclaration:
     status_message: str | None
     env: Mapping[str, str] = field(default_factory=FrozenDict)
     dedup_key: Hashable
+    kind: HandlerKind = "command"
+    http: HttpTarget | None = None
+    prompt: str | None = None
+    model: str | None = None
 
     @property
     def plugin(self) -> str | None:
@@ -237,6 +250,7 @@ class HookDeclaration:
             cwd=cwd,
             on_failure="block" if self.on_failure == "block" else "ignore",
             dedup_key=self.dedup_key,
+            http=self.http,
         )
 
 

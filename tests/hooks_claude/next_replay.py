@@ -20,12 +20,16 @@ import pytest
 
 from dsh.hooks.claude import load_catalog
 from tests.hooks_claude import _conformance_replay as conformance
+from tests.hooks_claude._conformance_text import comparable
 from tests.hooks_claude.bridge_support import SCRIPT, Rig
 from tests.hooks_claude.http_server import HookServer
 from tests.hooks_claude.test_conformance import (
+    VOLATILE,
     compare_invocations,
     compare_payload,
-    compare_requests,
+    expected_items,
+    hook_items,
+    is_subsequence,
 )
 from tests.shared_paths import CONFORMANCE
 
@@ -120,6 +124,46 @@ def compare_http(
             keys = f"2.1.332 {list(theirs['body'])}, dsh {list(body)}"
             problems.append(f"{theirs['path']} body keys: {keys}")
         compare_payload(theirs["path"], places.placeholders(body), theirs["body"], problems)
+
+
+_PAYLOAD_START = '{"session_id"'
+
+
+def without_ids(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Request items with the hook input a prompt or agent hook embeds in its text (the
+    README: "compare their text with ids normalised") given its volatile values' types."""
+    out = []
+    for item in items:
+        line = item.get("line")
+        if isinstance(line, str) and _PAYLOAD_START in line:
+            at = line.index(_PAYLOAD_START)
+            try:
+                data = json.loads(line[at:])
+            except ValueError:
+                out.append(item)
+                continue
+            shaped = {k: type(v).__name__ if k in VOLATILE else v for k, v in data.items()}
+            item = {**item, "line": line[:at] + json.dumps(shaped)}
+        out.append(item)
+    return out
+
+
+def compare_requests(
+    case: dict[str, Any],
+    rig: Rig,
+    places: conformance.Places,
+    back: dict[str, str],
+    problems: list[str],
+) -> None:
+    """``test_conformance.compare_requests``, with ids in embedded hook inputs normalised."""
+    requests, views = rig.requests(), conformance.expected_views(case)
+    if len(requests) != len(views):
+        problems.append(f"model requests: 2.1.332 {len(views)}, dsh {len(requests)}")
+    for request, view in zip(requests, views, strict=False):  # counted above
+        want = without_ids(comparable(expected_items(view), recorded=True))
+        got = comparable(places.placeholders(hook_items(request, back)), recorded=False)
+        if not is_subsequence(want, without_ids(got)):
+            problems.append(f"request {view['seq']}: 2.1.332 {want}, dsh {without_ids(got)}")
 
 
 async def replay_next(

@@ -46,6 +46,7 @@ from dsh.hook_protocol._firing import (
     fire_hooks,
 )
 from dsh.hook_protocol._http import HttpTarget
+from dsh.hook_protocol._in_process import Answered, InProcessHook
 from dsh.hook_protocol._named_files import named_files
 from dsh.hook_protocol._outcome import (
     HookDecodeError,
@@ -68,6 +69,7 @@ from dsh.hook_protocol._trust_record import (
 __all__ = [
     "SECRET_ENV_VARS",
     "AnswerRules",
+    "Answered",
     "BackgroundFirings",
     "HookCommand",
     "HookDecodeError",
@@ -78,6 +80,7 @@ __all__ = [
     "HookRun",
     "HookSink",
     "HttpTarget",
+    "InProcessHook",
     "MergedAnswers",
     "NoDecision",
     "OnFailure",

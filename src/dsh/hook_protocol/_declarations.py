@@ -19,6 +19,7 @@ from dsh.base import FrozenDict
 
 if TYPE_CHECKING:
     from dsh.hook_protocol._http import HttpTarget
+    from dsh.hook_protocol._in_process import InProcessHook
 
 __all__ = ["HookCommand", "HookOrigin", "OnFailure", "exec_argv", "shell_argv"]
 
@@ -87,7 +88,9 @@ class HookCommand:
 
     ``http``, when set, makes this an HTTP hook: the payload is POSTed to its URL
     instead of a process's stdin (``_http``); ``argv`` then only names it (its URL),
-    in messages and the ``hook/*`` events.
+    in messages and the ``hook/*`` events. ``call``, when set, is a hook dsh runs in
+    its own process (a model judging the payload: ``_in_process``), under the same
+    timeout; ``argv`` again only names it.
     """
 
     argv: tuple[str, ...]
@@ -98,6 +101,7 @@ class HookCommand:
     on_failure: OnFailure = "ignore"
     dedup_key: Hashable | None = field(default=None)
     http: HttpTarget | None = None
+    call: InProcessHook | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         where = self.origin.describe()

@@ -205,6 +205,10 @@ async def run_hook(
     for name, value in (("stdout_cap", stdout_cap), ("stderr_cap", stderr_cap)):
         if value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
+    if cmd.call is not None:  # no process: dsh answers it, within the same timeout
+        from dsh.hook_protocol._in_process import run_in_process
+
+        return await run_in_process(cmd, cmd.call, bytes(stdin), signal)
     if cmd.http is not None:  # no process: a request, bounded by the same cap and timeout
         from dsh.hook_protocol._http import run_http_hook
 

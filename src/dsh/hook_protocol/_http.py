@@ -25,20 +25,18 @@ truncated output. httpx2 is imported only when an HTTP hook runs.
 
 from __future__ import annotations
 
-import asyncio
 import re
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final, final
 
 from dsh._frozen import frozen
 from dsh.base import UnsafeJSONError, load_json
 from dsh.hook_protocol._environment import spawn_environment
-from dsh.hook_protocol._run import HookRun
+from dsh.hook_protocol._in_process import Answered, run_in_process
 
 if TYPE_CHECKING:
     from dsh.hook_protocol._declarations import HookCommand
-    from dsh.hook_protocol._run import CancelSignal
+    from dsh.hook_protocol._run import CancelSignal, HookRun
 
 __all__ = ["HttpTarget", "interpolate_header", "run_http_hook"]
 
@@ -99,77 +97,39 @@ def _body_problem(body: str) -> str | None:
     return None
 
 
+@final
+@frozen
+class _HttpCall:
+    """One firing's request (an ``InProcessHook``): the target, the headers, the cap."""
+
+    target: HttpTarget
+    headers: Mapping[str, str]
+    cap: int
+
+    def describe(self) -> str:
+        return f"HTTP hook request to {self.target.url}"
+
+    async def __call__(self, payload: bytes) -> Answered:
+        status, body, truncated = await _post(self.target.url, payload, self.headers, self.cap)
+        if not 200 <= status < 300:
+            return Answered(exit_code=1, stderr=f"HTTP {status} from {self.target.url}")
+        if truncated:
+            reason = f"HTTP hook answer over {self.cap} bytes"
+            return Answered(exit_code=1, stderr=reason, stdout_truncated=True)
+        problem = _body_problem(body)
+        if problem is not None:
+            return Answered(exit_code=1, stderr=problem)
+        return Answered(exit_code=0, stdout=body)
+
+
 async def run_http_hook(
     cmd: HookCommand, stdin: bytes, *, body_cap: int, signal: CancelSignal | None
 ) -> HookRun:
     """POST ``stdin`` to ``cmd.http``; never raises but for cancellation (see the module)."""
     target = cmd.http
     assert target is not None
-    started = time.perf_counter()
-    if signal is not None and signal.aborted:
-        return HookRun.without_output(cmd, 0.0, cancelled=True)
     headers = target.request_headers(spawn_environment(cmd.env) or {})
-    request = asyncio.ensure_future(_post(target.url, stdin, headers, body_cap))
-    abort: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    remove: Callable[[], None] | None = None
-    if signal is not None:
-
-        def on_abort(_reason: str) -> None:
-            if not abort.done():
-                abort.set_result(None)
-
-        remove = signal.on_abort(on_abort)
-    try:
-        done, _ = await asyncio.wait(
-            (request, abort), timeout=cmd.timeout, return_when=asyncio.FIRST_COMPLETED
-        )
-    except asyncio.CancelledError:
-        request.cancel()
-        await asyncio.gather(request, return_exceptions=True)
-        raise
-    finally:
-        if remove is not None:
-            remove()
-    duration = time.perf_counter() - started
-    if request not in done:
-        request.cancel()
-        await asyncio.gather(request, return_exceptions=True)
-        cancelled = abort.done()
-        return HookRun(
-            command=cmd,
-            pid=None,
-            exit_code=None,
-            signal=None,
-            stdout="",
-            stderr="",
-            duration=duration,
-            timed_out=not cancelled,
-            cancelled=cancelled,
-        )
-    try:
-        status, body, truncated = request.result()
-    except Exception as exc:
-        reason = f"HTTP hook request to {target.url} failed: {type(exc).__name__}: {exc}"
-        return HookRun.without_output(cmd, duration, spawn_error=reason)
-    stdout, stderr, code = body, "", 0
-    if not 200 <= status < 300:
-        stdout, stderr, code = "", f"HTTP {status} from {target.url}", 1
-    elif truncated:
-        stdout, stderr, code = "", f"HTTP hook answer over {body_cap} bytes", 1
-    else:
-        problem = _body_problem(body)
-        if problem is not None:
-            stdout, stderr, code = "", problem, 1
-    return HookRun(
-        command=cmd,
-        pid=None,
-        exit_code=code,
-        signal=None,
-        stdout=stdout,
-        stderr=stderr,
-        stdout_truncated=truncated,
-        duration=duration,
-    )
+    return await run_in_process(cmd, _HttpCall(target, headers, body_cap), stdin, signal)
 
 
 async def _post(

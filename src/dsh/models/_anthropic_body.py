@@ -181,6 +181,9 @@ def messages_body(
             for t in request.tools
         ]
     body["max_tokens"] = max_tokens
+    if request.output_schema is not None:
+        schema = thaw_json(request.output_schema)
+        body["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
     if thinking_budget:
         body["thinking"] = {"type": "enabled", "budget_tokens": thinking_budget}
     body["stream"] = True

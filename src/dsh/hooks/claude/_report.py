@@ -88,6 +88,20 @@ none; a value that is not a list allows none) leaves out an HTTP hook whose URL 
 no pattern, with a `policy` warning; `httpHookAllowedEnvVars` narrows every handler's
 `allowedEnvVars`.
 
+`prompt` hooks ask the session's model, as 2.1.332 does (conformance `prompt-hook-pretool`):
+one request with 2.1.332's system prompt (its stop-condition one on `Stop` and
+`SubagentStop`), no tools, the verdict's JSON schema (`ok`, `reason`, `impossible`) as
+structured output (Anthropic's `output_config.format`), and one user message, the prompt
+with `$ARGUMENTS` filled with the hook input as compact JSON (absent, the input follows as
+`ARGUMENTS: …`); on `Stop` and `SubagentStop` the conversation comes first and the prompt is
+asked as a stopping condition. `{"ok": false, "reason": R}` blocks as exit 2 with stderr R
+would (the model reads `[<prompt>]: R`, the prompt as configured) and, except on `Stop` and
+`SubagentStop` and unless `continueOnBlock`, ends the turn after the call as 2.1.332 does;
+`{"ok": true}` lets the action go on; an answer that is not such JSON, or a failed model
+request, is a non-blocking failure; the timeout is 30 s unless declared. A handler's `model`
+is not honoured: the session's model judges (dsh selects no second model for a hook), as
+2.1.332 does when `model` is left out.
+
 A hook gets its payload on stdin as Claude Code 2.1.332 writes it: compact JSON, UTF-8
 unescaped, one trailing newline; the transcript at `transcript_path` has its lines in the
 same layout. Its environment holds Claude Code's variables: `CLAUDE_PROJECT_DIR`,
@@ -133,7 +147,7 @@ handler indexes, and the reason (`dsh hooks check` prints them all).
   that is not a number of seconds above 0. The whole suite (one settings file, or one
   plugin) is skipped, never half-mounted, and a `suite-skipped` diagnostic says why.
 - **warning**: a well-formed declaration this host does not run (an event marked
-  not supported below; `mcp_tool`, `prompt` and `agent` hooks;
+  not supported below; `mcp_tool` and `agent` hooks;
   PowerShell; an `if` on an event that is not a tool event, which never runs), or an
   unknown field that is ignored. The rest of the suite runs.
 - **info**: a note on something ignored exactly as Claude Code ignores it (a matcher

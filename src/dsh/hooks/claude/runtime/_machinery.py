@@ -41,6 +41,7 @@ from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.rules._modes import PermissionMode
+from dsh.hooks.claude.runtime._judged import in_process
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
@@ -343,7 +344,8 @@ class Runtime:
         handlers = []
         for n, hook in enumerate(hooks):
             own = env if files is None else {**env, "CLAUDE_ENV_FILE": str(files[n])}
-            handlers.append((hook, hook.to_command(cwd=agent.workspace.cwd, env=own)))
+            call = in_process(hook, agent) if hook.kind != "command" else None
+            handlers.append((hook, hook.to_command(cwd=agent.workspace.cwd, env=own, call=call)))
         # The running turn's signal: `agent.cancel(..., when="now")` ends the hooks'
         # process groups and their runs come back `cancelled` (no decision).
         sink: Agent | RoutedSink = agent

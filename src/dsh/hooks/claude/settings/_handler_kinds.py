@@ -38,7 +38,7 @@ __all__ = [
     "admit_other",
 ]
 
-OTHER_KINDS: Final[frozenset[str]] = frozenset({"http"})
+OTHER_KINDS: Final[frozenset[str]] = frozenset({"http", "prompt"})
 """The handler types besides ``command`` that this host runs."""
 
 PROMPT_DEFAULT_TIMEOUT: Final = 30.0
@@ -234,4 +234,5 @@ def _declaration(
         http=http,
         prompt=None if http is not None else text,
         model=None if isinstance(model, HttpHandler) else model.model,
+        continue_on_block=isinstance(model, PromptHandler) and model.continueOnBlock,
     )

@@ -9,7 +9,13 @@ from typing import Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import FrozenDict
-from dsh.hook_protocol import HookCommand, HookOrigin, HttpTarget, hook_environment
+from dsh.hook_protocol import (
+    HookCommand,
+    HookOrigin,
+    HttpTarget,
+    InProcessHook,
+    hook_environment,
+)
 from dsh.hooks.claude.rules._values import PermissionSettings
 from dsh.hooks.claude.settings._matcher import IfRule, Matcher
 
@@ -199,6 +205,7 @@ class HookDeclaration:
     http: HttpTarget | None = None
     prompt: str | None = None
     model: str | None = None
+    continue_on_block: bool = False
 
     @property
     def plugin(self) -> str | None:
@@ -232,6 +239,7 @@ class HookDeclaration:
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        call: InProcessHook | None = None,
     ) -> HookCommand:
         """The ``HookCommand`` the executor runs for one firing of this hook.
 
@@ -239,7 +247,8 @@ class HookDeclaration:
         variables (``CLAUDE_CODE_SESSION_ID``, ``CLAUDE_EFFORT``, ...) to this
         hook's own (``CLAUDE_PROJECT_DIR``, ``CLAUDE_PLUGIN_ROOT``, ...);
         ``timeout`` overrides the declared one (e.g. what is left of the
-        SessionEnd budget). ``onFailure: "continue"`` becomes ``ignore``.
+        SessionEnd budget); ``call`` runs it in dsh's process (a ``prompt`` hook's model
+        request). ``onFailure: "continue"`` becomes ``ignore``.
         """
         merged = hook_environment(self.env, env)
         return HookCommand(
@@ -251,6 +260,7 @@ class HookDeclaration:
             on_failure="block" if self.on_failure == "block" else "ignore",
             dedup_key=self.dedup_key,
             http=self.http,
+            call=call,
         )
 
 

@@ -80,7 +80,6 @@ def test_matcher_that_is_not_a_string(machine: Machine) -> None:
 @pytest.mark.parametrize(
     ("kind", "needle"),
     [
-        ("agent", "agent hooks"),
         ("mcp_tool", "MCP"),
     ],
 )

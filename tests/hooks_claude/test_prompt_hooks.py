@@ -13,6 +13,7 @@ import pytest
 
 from dsh.hook_protocol import Answered, HookCommand, HookOrigin
 from dsh.hook_protocol._executor import run_hook
+from dsh.hooks.claude.runtime._agent_hooks import ENFORCE
 from dsh.hooks.claude.runtime._judged import PROMPT_SYSTEM, STOP_SYSTEM, VERDICT_SCHEMA
 from dsh.messages import ToolResultMessage, content_text
 from tests.agent.support import make_harness
@@ -101,8 +102,8 @@ def prompt_hooks(
 async def rig_run(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    script: dict[str, object],
-    hooks: dict[str, object],
+    script: dict[str, Any],
+    hooks: dict[str, Any],
 ) -> tuple[list[tuple[str, bool]], list[dict[str, Any]]]:
     """The session's tool results (content, error) and the model's requests."""
     harness = make_harness(tmp_path, script)
@@ -196,3 +197,66 @@ async def test_the_timeout_ends_a_judge_that_never_answers() -> None:
     run = await run_hook(cmd, b"{}")
     assert run.timed_out
     assert run.exit_code is None
+
+
+async def test_recorded_agent_hook_stop(
+    tmp_path: Path, server: HookServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig, problems = await replay_next("agent-hook-stop", tmp_path, server, monkeypatch)
+    assert not problems, "\n".join(problems)
+    # The hook agent's requests: its system prompt, the session's tools 2.1.332 gives it
+    # (of Bash, Edit, ListAgents, Read, ReportFindings, Skill, ToolSearch, Write) and then
+    # StructuredOutput; the prompt with `$ARGUMENTS` filled in.
+    agent = rig.requests()[2]
+    transcript = rig.entries()[0]["payload"]["transcript_path"]
+    assert agent["system"].startswith(
+        "You are verifying a stop condition in Claude Code. Your task is to verify that the"
+        f" agent completed the given plan. The conversation transcript is available at:"
+        f" {transcript}\n"
+    )
+    assert (
+        "return your result using the StructuredOutput tool, always with a reason"
+        in (agent["system"])
+    )
+    assert [t["name"] for t in agent["tools"]] == [
+        "Bash",
+        "Edit",
+        "Read",
+        "Write",
+        "StructuredOutput",
+    ]
+    assert agent["tools"][-1]["input_schema"]["required"] == ["ok"]
+    (message,) = agent["messages"]
+    assert message["content"].startswith("CASE-AGENT-HOOK-STOP: verify the work. Input: {")
+    # Its StructuredOutput call fired the settings' tool hooks as recorded.
+    posts = [e["payload"] for e in rig.entries() if e["event"] == "PostToolUse"]
+    hooked = [p for p in posts if p["tool_name"] == "StructuredOutput"]
+    assert [p["tool_response"] for p in hooked] == ["Structured output provided successfully"] * 2
+    assert all(p["agent_id"].startswith("hook-agent-") and "agent_type" not in p for p in hooked)
+    assert {p["permission_mode"] for p in hooked} == {"dontAsk"}
+
+
+async def test_an_agent_hook_that_answers_in_text_is_told_to_call_structured_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    verdict = {"ok": False, "reason": "UNSAFE"}
+    agent_rule = {
+        "has_tool": "StructuredOutput",
+        "responses": [
+            [{"type": "text", "text": "It looks fine to me."}],
+            [{"type": "tool_use", "name": "StructuredOutput", "input": verdict}],
+        ],
+    }
+    script = judged(["unused"])
+    script["rules"] = [agent_rule, *script["rules"]]  # type: ignore[misc]
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "agent", "prompt": "check"}]}]}
+    results, requests = await rig_run(tmp_path, monkeypatch, script, hooks)
+    first, second = requests[1], requests[2]
+    assert first["system"].startswith(
+        "You are evaluating a PreToolUse hook in Claude Code. Your task is to evaluate the"
+        " condition described in the user message."
+    )
+    assert second["messages"][-1]["content"] == ENFORCE
+    assert results == [
+        ("PreToolUse:Bash hook error: Agent hook condition was not met: UNSAFE", True)
+    ]

@@ -102,6 +102,21 @@ request, is a non-blocking failure; the timeout is 30 s unless declared. A handl
 is not honoured: the session's model judges (dsh selects no second model for a hook), as
 2.1.332 does when `model` is left out.
 
+`agent` hooks run a small subagent, as 2.1.332 does (conformance `agent-hook-stop`): the
+session's model, 2.1.332's system prompt (verifying a stop condition on `Stop` and
+`SubagentStop`, evaluating the event's condition elsewhere; the transcript's path named),
+one user message (the prompt with `$ARGUMENTS` filled in), and the tools 2.1.332 gives it
+that the session has (`Bash`, `Edit`, `Read`, `Write`, `Skill`, `ToolSearch`) plus
+`StructuredOutput` (`ok`, `reason`), whose call ends it. Its tool calls fire the settings'
+tool hooks with `agent_id: "hook-agent-<uuid>"`, no `agent_type` and `permission_mode:
+"dontAsk"`; it fires no SubagentStart, SubagentStop or PostToolBatch. A text-only answer is
+sent back with 2.1.332's `[structured-output-enforce]` line (at most 50 requests).
+`{"ok": false, "reason": R}` blocks with `Agent hook condition was not met: R` (Stop's
+feedback, framed as for a command's block); `{"ok": true}` lets the action go on; no verdict
+is a non-blocking failure; the timeout is 60 s unless declared. Its calls go through the
+session's permission policy (2.1.332 runs them in `dontAsk`, which only the payload says
+here); `model` is not honoured, as for `prompt` hooks.
+
 A hook gets its payload on stdin as Claude Code 2.1.332 writes it: compact JSON, UTF-8
 unescaped, one trailing newline; the transcript at `transcript_path` has its lines in the
 same layout. Its environment holds Claude Code's variables: `CLAUDE_PROJECT_DIR`,
@@ -147,7 +162,7 @@ handler indexes, and the reason (`dsh hooks check` prints them all).
   that is not a number of seconds above 0. The whole suite (one settings file, or one
   plugin) is skipped, never half-mounted, and a `suite-skipped` diagnostic says why.
 - **warning**: a well-formed declaration this host does not run (an event marked
-  not supported below; `mcp_tool` and `agent` hooks;
+  not supported below; `mcp_tool` hooks;
   PowerShell; an `if` on an event that is not a tool event, which never runs), or an
   unknown field that is ignored. The rest of the suite runs.
 - **info**: a note on something ignored exactly as Claude Code ignores it (a matcher

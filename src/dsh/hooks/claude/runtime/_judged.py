@@ -22,17 +22,19 @@ from typing import TYPE_CHECKING, Any, Final, final
 from dsh._frozen import frozen
 from dsh.base import UnsafeJSONError, load_json
 from dsh.hook_protocol import Answered, InProcessHook
+from dsh.hooks.claude.runtime._agent_hooks import STOP_EVENTS, AgentJudge
 from dsh.hooks.claude.settings._commands import expand_arguments
 from dsh.messages import ModelMessage, UserMessage
 from dsh.models import Model, ModelError, ModelRequest
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from dsh.agent import Agent
     from dsh.hooks.claude.settings._types import HookDeclaration
 
-__all__ = ["STOP_EVENTS", "PromptJudge", "in_process", "verdict_answer"]
+__all__ = ["PromptJudge", "in_process", "verdict_answer"]
 
-STOP_EVENTS: Final = frozenset({"Stop", "SubagentStop"})
 
 _RULES: Final = (
     '"ok" decides what happens next: true lets the action go ahead and false blocks it.'
@@ -152,8 +154,9 @@ class PromptJudge:
         return verdict_answer(reply.text, prevent_continuation=prevent)
 
 
-def in_process(hook: HookDeclaration, agent: Agent) -> InProcessHook | None:
-    """What runs ``hook`` in dsh's process for ``agent`` (``None``: a process, or a request)."""
+def in_process(hook: HookDeclaration, agent: Agent, transcript: Path) -> InProcessHook | None:
+    """What runs ``hook`` in dsh's process for ``agent`` (``None``: a process, or a request);
+    ``transcript`` is the session's transcript, which an agent hook is told of."""
     if hook.kind == "prompt" and hook.prompt is not None:
         stop = hook.event in STOP_EVENTS
         return PromptJudge(
@@ -163,4 +166,6 @@ def in_process(hook: HookDeclaration, agent: Agent) -> InProcessHook | None:
             continue_on_block=hook.continue_on_block,
             history=agent.messages() if stop else (),
         )
+    if hook.kind == "agent" and hook.prompt is not None:
+        return AgentJudge(parent=agent, prompt=hook.prompt, event=hook.event, transcript=transcript)
     return None

@@ -41,6 +41,7 @@ from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.rules._modes import PermissionMode
+from dsh.hooks.claude.runtime._agent_hooks import is_hook_agent
 from dsh.hooks.claude.runtime._judged import in_process
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
 from dsh.hooks.claude.settings._commands import CommandSet
@@ -290,13 +291,15 @@ class Runtime:
         pid = self._state(agent).prompt_id
         if prompt_id and pid is not None:
             payload["prompt_id"] = pid
+        hook_agent = is_hook_agent(agent)  # 2.1.332: `dontAsk`, an id and no type
         if permission:
-            payload["permission_mode"] = self.permission_mode
+            payload["permission_mode"] = "dontAsk" if hook_agent else self.permission_mode
         if as_agent is not None:
             payload["agent_id"], payload["agent_type"] = as_agent
         elif agent_fields and agent.parent is not None:
             payload["agent_id"] = agent.agent_id
-            payload["agent_type"] = agent.agent_type
+            if not hook_agent:
+                payload["agent_type"] = agent.agent_type
         if effort and self.effort is not None:
             payload["effort"] = {"level": self.effort}
         payload["hook_event_name"] = event
@@ -344,7 +347,7 @@ class Runtime:
         handlers = []
         for n, hook in enumerate(hooks):
             own = env if files is None else {**env, "CLAUDE_ENV_FILE": str(files[n])}
-            call = in_process(hook, agent) if hook.kind != "command" else None
+            call = in_process(hook, agent, path) if hook.kind != "command" else None
             handlers.append((hook, hook.to_command(cwd=agent.workspace.cwd, env=own, call=call)))
         # The running turn's signal: `agent.cancel(..., when="now")` ends the hooks'
         # process groups and their runs come back `cancelled` (no decision).

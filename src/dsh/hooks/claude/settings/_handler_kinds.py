@@ -38,7 +38,7 @@ __all__ = [
     "admit_other",
 ]
 
-OTHER_KINDS: Final[frozenset[str]] = frozenset({"http", "prompt"})
+OTHER_KINDS: Final[frozenset[str]] = frozenset({"http", "prompt", "agent"})
 """The handler types besides ``command`` that this host runs."""
 
 PROMPT_DEFAULT_TIMEOUT: Final = 30.0

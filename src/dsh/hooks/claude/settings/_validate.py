@@ -40,7 +40,6 @@ __all__ = ["SuiteContext", "SuiteResult", "validate_hooks"]
 
 _UNSUPPORTED_TYPE: Final[Mapping[str, str]] = {
     "mcp_tool": "this host has no MCP client",
-    "agent": "this host does not run agent hooks",
 }
 
 # Fields of the other handler types, and undocumented ones seen in Claude Code's schema.

@@ -112,7 +112,16 @@ def mount_next(
             return load_catalog(*args, settings_files=[cli], **kwargs)
 
         monkeypatch.setattr(conformance, "load_catalog", with_cli_settings)
-    return conformance.mount(case, places, monkeypatch)
+    rig, back = conformance.mount(case, places, monkeypatch)
+    if rig.catalog.env:
+        monkeypatch.setenv("CASE_HOOK_ENV_KEEP", ",".join(rig.catalog.env))
+        # As `dsh.host` layers a profile's `environment` (the settings' `env` as the policy's
+        # `set`) for the processes the model drives; the replay mounts the bridge alone.
+        kind = type(rig.harness.assembly)
+        policy = kind.environment_policy
+        layered = {"set": rig.catalog.env}
+        monkeypatch.setattr(kind, "environment_policy", lambda self: policy(self).layered(layered))
+    return rig, back
 
 
 def compare_http(

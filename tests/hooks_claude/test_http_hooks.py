@@ -268,3 +268,20 @@ def test_env_var_policy_narrows_each_hooks_list(machine: Machine) -> None:
     (decl,) = machine.load().all_hooks()
     assert decl.http is not None
     assert decl.http.allowed_env == {"B"}
+
+
+# --- Settings that change what hooks see (claude-next) -------------------------------------
+
+
+@pytest.mark.parametrize("name", ["settings-env", "disable-all-hooks"])
+async def test_recorded_settings_case(
+    name: str, tmp_path: Path, hook_server: HookServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CASE_SETTINGS_ENV", raising=False)
+    rig, problems = await replay_next(name, tmp_path, hook_server, monkeypatch)
+    assert not problems, "\n".join(problems)
+    if name == "settings-env":
+        envs = {e["event"]: e["env"].get("CASE_SETTINGS_ENV") for e in rig.entries()}
+        assert set(envs.values()) == {"from-settings-env"}, envs
+    else:
+        assert rig.entries() == []

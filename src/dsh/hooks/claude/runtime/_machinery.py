@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias
 from dsh._frozen import frozen, slotted
 from dsh.agent import Agent
 from dsh.agent._background import background_subagents
+from dsh.base._env_policy import model_keys
 from dsh.hook_protocol import (
     HookOutcome,
     HookRun,
@@ -233,6 +234,8 @@ class Runtime:
         self._started: CallStateKey[float] = CallStateKey("claude-hooks.started")
         self._transcripts: dict[Path, TranscriptWriter] = {}
         self._legacy_warned: set[Hashable] = set()
+        keys = model_keys(os.environ)  # never to a hook, wherever they are set
+        self._settings_env = {k: v for k, v in catalog.env.items() if k not in keys}
 
     @property
     def permission_mode(self) -> PermissionMode:
@@ -339,7 +342,8 @@ class Runtime:
         writer.sync(root.events, cwd=root.workspace.cwd)
         # As Claude Code writes it: compact JSON, UTF-8 raw, one trailing newline.
         data = (claude_json(payload) + "\n").encode("utf-8")
-        env = _claude_env(root, payload, attended=self.attended)
+        # Settings `env` first (2.1.332 has it in its own environment), Claude Code's over it.
+        env = {**self._settings_env, **_claude_env(root, payload, attended=self.attended)}
         _make_plugin_data(hooks)
         files = None
         if event in ENV_FILE_EVENTS:

@@ -25,6 +25,7 @@ from typing import Final, final
 
 from dsh._frozen import frozen, slotted
 from dsh.base import FrozenDict
+from dsh.hooks.claude.settings._env import settings_env
 from dsh.hooks.claude.settings._http_policy import http_policy
 from dsh.hooks.claude.settings._parse import (
     JSONProblem,
@@ -342,6 +343,7 @@ def load_catalog(
         session_end_budget=budget,
         permissions=permissions,
         project_plugins=FrozenDict(project_plugins),
+        env_layers=settings_env(settings, diags),
     )
 
 

@@ -285,6 +285,16 @@ class Catalog:
     permissions: PermissionSettings = field(default_factory=PermissionSettings)
     project_plugins: Mapping[str, str] = field(default_factory=FrozenDict)
     """Installed plugins enabled only by the project's settings: plugin id to that file."""
+    env_layers: tuple[tuple[HookSource, Mapping[str, str]], ...] = ()
+    """Each settings file's ``env`` (``settings._env``), lowest precedence first."""
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The settings' ``env``, merged: what 2.1.332 sets for hooks and Bash."""
+        out: dict[str, str] = {}
+        for _source, values in self.env_layers:
+            out.update(values)
+        return out
 
     @property
     def ok(self) -> bool:

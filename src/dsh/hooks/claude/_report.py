@@ -68,10 +68,10 @@ reaches every hook, beside Claude Code's own variables, and every process the mo
 (Bash) as the environment policy's `set` (docs/cli.md, "What the model's processes
 inherit"; its `include_only` still applies), as 2.1.332 has it in its own environment
 (conformance `settings-env`); a number or a boolean becomes its JSON text, anything else
-is left out with a warning. dsh's model keys set there reach neither. A project's own `env` (project and local settings) applies
-once the project is trusted (`dsh hooks trust`): a variable such as `PATH` there changes
-what every hook and command runs. `disableAllHooks: true` runs no hook at all
-(conformance `disable-all-hooks`).
+is left out with a warning. dsh's model keys set there reach neither. A project's own
+`env` (project and local settings) applies once the project is trusted (`dsh hooks
+trust`): a variable such as `PATH` there changes what every hook and command runs.
+`disableAllHooks: true` runs no hook at all (conformance `disable-all-hooks`).
 
 `command` hooks run in the shell form through `sh -c` (`bash -c` with
 `"shell": "bash"`), or with `args` as the exec form, spawned without a shell. The

@@ -166,6 +166,9 @@ class CodexCatalog:
     shell_environment_policy: Mapping[str, Any] = field(default_factory=FrozenDict)
     """The layers' ``[shell_environment_policy]`` tables, merged (Codex's vocabulary: the
     environment of the processes the model drives, ``dsh.base.EnvironmentPolicy``)."""
+    notify: tuple[str, ...] = ()
+    """``notify``: the program (and its arguments) Codex runs after each turn, with the
+    turn's JSON appended (``runtime._notify``); empty when none is set."""
 
     def running(self) -> tuple[CodexHook, ...]:
         return tuple(h for h in self.hooks if h.runs)

@@ -260,3 +260,32 @@ async def test_an_agent_hook_that_answers_in_text_is_told_to_call_structured_out
     assert results == [
         ("PreToolUse:Bash hook error: Agent hook condition was not met: UNSAFE", True)
     ]
+
+
+def test_prompt_and_agent_handlers_are_admitted_but_not_agent_on_permission_request(
+    tmp_path: Path,
+) -> None:
+    from dsh.hooks.claude import load_catalog
+
+    project = tmp_path / "p"
+    (project / ".claude").mkdir(parents=True)
+    hooks = {
+        "Stop": [{"hooks": [{"type": "prompt", "prompt": "a"}, {"type": "agent", "prompt": "b"}]}],
+        "PermissionRequest": [{"hooks": [{"type": "agent", "prompt": "c"}]}],
+    }
+    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    catalog = load_catalog(
+        project,
+        home=tmp_path,
+        managed_path=tmp_path / "none.json",
+        env={},
+        discover_installed_plugins=False,
+    )
+    assert [(h.kind, h.timeout) for h in catalog.for_event("Stop")] == [
+        ("prompt", 30),
+        ("agent", 60),
+    ]
+    assert catalog.for_event("PermissionRequest") == ()
+    (diag,) = catalog.warnings
+    assert "not supported for PermissionRequest" in diag.reason
+    assert "not supported by this host" not in catalog.render_report()

@@ -85,6 +85,16 @@ def admit_other(
         except MatcherError as exc:
             add("error", "bad-if", str(exc))
             return None
+    if kind == "agent" and event == "PermissionRequest":
+        # 2.1.332 accepts it in settings and fails it at every firing, with these words.
+        add(
+            "warning",
+            "type-not-allowed",
+            "agent-type hooks are not supported for PermissionRequest events (an agent hook"
+            " answers ok or not ok, and cannot return the allow / deny decision a permission"
+            " request needs); Claude Code fails it each time, so it is not run",
+        )
+        return None
     if event not in ADMITTED_EVENTS:
         limit = HOOK_EVENT_HOST_SUPPORT[event].limits[0]
         add("warning", "unsupported-event", f"`{event}` is not supported by this host: {limit}")

@@ -5,6 +5,7 @@ settings, a proxy) through the executor and the catalog."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from dsh.hook_protocol import HookCommand, HookOrigin, HttpTarget, OnFailure, ho
 from dsh.hook_protocol._executor import run_hook
 from dsh.hooks.claude import decode_answer
 from dsh.hooks.claude.settings._http_policy import url_allowed
+from tests.cli.support import run_dsh
 from tests.hooks_claude.conftest import Machine, settings
 from tests.hooks_claude.http_server import HookServer, serve
 from tests.hooks_claude.next_replay import replay_next
@@ -285,3 +287,36 @@ async def test_recorded_settings_case(
         assert set(envs.values()) == {"from-settings-env"}, envs
     else:
         assert rig.entries() == []
+
+
+def test_dsh_run_sends_an_http_hook_and_applies_its_answer(
+    tmp_path: Path, hook_server: HookServer
+) -> None:
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "CASE-HTTP-DENY",
+        }
+    }
+    hook_server.answer("/run/pre", {"body": deny})
+    project = tmp_path / "project"
+    project.mkdir()
+    settings = tmp_path / "settings.json"
+    handler = {"type": "http", "url": hook_server.url("/run/pre")}
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}})
+    )
+    script = tmp_path / "script.json"
+    replies = [
+        [{"type": "tool_use", "name": "Bash", "input": {"command": "echo hi"}}],
+        [{"type": "text", "text": "Done."}],
+    ]
+    script.write_text(json.dumps({"rules": [{"has_tool": "Bash", "responses": replies}]}))
+    args = ("run", "--project", str(project), "--settings", str(settings))
+    args += ("--model", f"scripted:{script}", "--permission-mode", "bypassPermissions", "go")
+    done = run_dsh(*args, cwd=project, env={"HOME": str(tmp_path / "home")})
+    assert done.returncode == 0, done.stderr
+    assert "PreToolUse:Bash hook error: CASE-HTTP-DENY" in done.stdout
+    (request,) = hook_server.requests()
+    assert request["body"]["tool_input"] == {"command": "echo hi"}

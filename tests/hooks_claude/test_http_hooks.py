@@ -313,7 +313,7 @@ def test_dsh_run_sends_an_http_hook_and_applies_its_answer(
         [{"type": "text", "text": "Done."}],
     ]
     script.write_text(json.dumps({"rules": [{"has_tool": "Bash", "responses": replies}]}))
-    args = ("run", "--project", str(project), "--settings", str(settings))
+    args: tuple[str, ...] = ("run", "--project", str(project), "--settings", str(settings))
     args += ("--model", f"scripted:{script}", "--permission-mode", "bypassPermissions", "go")
     done = run_dsh(*args, cwd=project, env={"HOME": str(tmp_path / "home")})
     assert done.returncode == 0, done.stderr

@@ -80,9 +80,6 @@ def test_matcher_that_is_not_a_string(machine: Machine) -> None:
 @pytest.mark.parametrize(
     ("kind", "needle"),
     [
-        ("prompt", "LLM"),
-        ("agent", "agent hooks"),
-        ("http", "HTTP"),
         ("mcp_tool", "MCP"),
     ],
 )

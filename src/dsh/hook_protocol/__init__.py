@@ -3,7 +3,9 @@
 Shared by the Claude Code and Codex bridges (which never import each other).
 A bridge builds ``HookCommand``s from its tool's configuration (the
 environment through ``hook_environment``; no hook inherits the model API
-keys, ``SECRET_ENV_VARS``, unless ``$DSH_HOOK_PASS_ENV`` names them) and fires an event's hooks with
+keys, ``SECRET_ENV_VARS``, unless ``$DSH_HOOK_PASS_ENV`` names them; an
+HTTP hook is a ``HookCommand`` with an ``HttpTarget``: its payload POSTed, the
+answer read as its output, ``_http``) and fires an event's hooks with
 ``fire_hooks``: it runs them concurrently (at most the process's hook
 concurrency limit at once, the others queued in declaration order:
 ``_slots``), records ``hook/invocation`` and
@@ -34,7 +36,7 @@ from dsh.hook_protocol._declarations import (
 )
 from dsh.hook_protocol._environment import SECRET_ENV_VARS
 from dsh.hook_protocol._events import HookInvocationEvent, HookResultEvent
-from dsh.hook_protocol._executor import HookRun, run_hooks
+from dsh.hook_protocol._executor import run_hooks
 from dsh.hook_protocol._firing import (
     AnswerRules,
     HookSink,
@@ -43,6 +45,8 @@ from dsh.hook_protocol._firing import (
     Strongest,
     fire_hooks,
 )
+from dsh.hook_protocol._http import HttpTarget
+from dsh.hook_protocol._in_process import Answered, InProcessHook
 from dsh.hook_protocol._named_files import named_files
 from dsh.hook_protocol._outcome import (
     HookDecodeError,
@@ -52,6 +56,7 @@ from dsh.hook_protocol._outcome import (
     hook_outcome,
 )
 from dsh.hook_protocol._regex import regex_problem
+from dsh.hook_protocol._run import HookRun
 from dsh.hook_protocol._sessions import SessionStates, hook_environment
 from dsh.hook_protocol._trust_record import (
     TrustRecord,
@@ -64,6 +69,7 @@ from dsh.hook_protocol._trust_record import (
 __all__ = [
     "SECRET_ENV_VARS",
     "AnswerRules",
+    "Answered",
     "BackgroundFirings",
     "HookCommand",
     "HookDecodeError",
@@ -73,6 +79,8 @@ __all__ = [
     "HookResultEvent",
     "HookRun",
     "HookSink",
+    "HttpTarget",
+    "InProcessHook",
     "MergedAnswers",
     "NoDecision",
     "OnFailure",

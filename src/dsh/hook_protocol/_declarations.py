@@ -12,10 +12,14 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from dsh._frozen import frozen
 from dsh.base import FrozenDict
+
+if TYPE_CHECKING:
+    from dsh.hook_protocol._http import HttpTarget
+    from dsh.hook_protocol._in_process import InProcessHook
 
 __all__ = ["HookCommand", "HookOrigin", "OnFailure", "exec_argv", "shell_argv"]
 
@@ -81,6 +85,12 @@ class HookCommand:
     ``run_hooks(..., dedup=True)``: hooks with equal keys run once. ``None``
     means the default key, ``(argv, env, cwd)`` (see ``key``); a bridge that keeps
     copies from different plugins apart puts the plugin into the key.
+
+    ``http``, when set, makes this an HTTP hook: the payload is POSTed to its URL
+    instead of a process's stdin (``_http``); ``argv`` then only names it (its URL),
+    in messages and the ``hook/*`` events. ``call``, when set, is a hook dsh runs in
+    its own process (a model judging the payload: ``_in_process``), under the same
+    timeout; ``argv`` again only names it.
     """
 
     argv: tuple[str, ...]
@@ -90,6 +100,8 @@ class HookCommand:
     cwd: Path | None = None
     on_failure: OnFailure = "ignore"
     dedup_key: Hashable | None = field(default=None)
+    http: HttpTarget | None = None
+    call: InProcessHook | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         where = self.origin.describe()

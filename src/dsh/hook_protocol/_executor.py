@@ -22,9 +22,7 @@ import signal as _signal
 import subprocess
 import time
 from collections.abc import Callable, Coroutine, Hashable, Sequence
-from typing import Protocol
 
-from dsh._frozen import frozen
 from dsh.base._child_watcher import use_pidfd_child_watcher
 from dsh.base._containment import (
     HookHelpers,
@@ -41,14 +39,13 @@ from dsh.base._process_group import own_session
 from dsh.hook_protocol._capture import Capture
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._environment import spawn_environment
+from dsh.hook_protocol._run import CancelSignal, HookRun
 from dsh.hook_protocol._slots import hook_slot
 
 __all__ = [
     "DEFAULT_CAPTURE_CAP",
     "DEFAULT_EOF_GRACE",
     "DEFAULT_KILL_GRACE",
-    "CancelSignal",
-    "HookRun",
     "run_hook",
     "run_hooks",
     "unique_hooks",
@@ -67,67 +64,6 @@ _REAP_BOUND = 5.0
 # After SIGKILL a process is gone within milliseconds unless it sits in an
 # uninterruptible sleep; the bound only keeps such a process from hanging the
 # loop (the child watcher still reaps it whenever it dies).
-
-
-class CancelSignal(Protocol):
-    """What the executor needs from an abort signal (``dsh.tools.AbortSignal`` has it)."""
-
-    @property
-    def aborted(self) -> bool: ...
-
-    def on_abort(self, callback: Callable[[str], None]) -> Callable[[], None]: ...
-
-
-@frozen(kw_only=True)
-class HookRun:
-    """What one hook process did.
-
-    One of these describes how it ended: ``exit_code`` (it exited),
-    ``signal`` (a signal ended it, ours after a timeout or someone else's), or
-    ``spawn_error`` (it never started, or the executor failed around it: the
-    text names the path). ``timed_out`` and ``cancelled`` say why the executor
-    ended it. ``stdout``/``stderr`` hold at most the capture cap of bytes each,
-    decoded as UTF-8 with replacement; ``*_truncated`` says more was written and
-    dropped. ``duration`` is in seconds from spawn to the end of capture.
-    ``left_behind`` counts the processes it left running when it exited
-    normally that dsh ended then (its helpers; see ``dsh.base.set_hook_helpers``).
-    """
-
-    command: HookCommand
-    pid: int | None
-    exit_code: int | None
-    signal: int | None
-    stdout: str
-    stderr: str
-    stdout_truncated: bool = False
-    stderr_truncated: bool = False
-    duration: float
-    timed_out: bool = False
-    cancelled: bool = False
-    spawn_error: str | None = None
-    left_behind: int = 0
-
-    @classmethod
-    def without_output(
-        cls,
-        command: HookCommand,
-        duration: float,
-        *,
-        cancelled: bool = False,
-        spawn_error: str | None = None,
-    ) -> HookRun:
-        """A run with nothing to read: it never started (``spawn_error``) or was cancelled."""
-        return cls(
-            command=command,
-            pid=None,
-            exit_code=None,
-            signal=None,
-            stdout="",
-            stderr="",
-            duration=duration,
-            cancelled=cancelled,
-            spawn_error=spawn_error,
-        )
 
 
 async def _wait_for(fut: asyncio.Future[None], timeout: float) -> None:
@@ -269,6 +205,14 @@ async def run_hook(
     for name, value in (("stdout_cap", stdout_cap), ("stderr_cap", stderr_cap)):
         if value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
+    if cmd.call is not None:  # no process: dsh answers it, within the same timeout
+        from dsh.hook_protocol._in_process import run_in_process
+
+        return await run_in_process(cmd, cmd.call, bytes(stdin), signal)
+    if cmd.http is not None:  # no process: a request, bounded by the same cap and timeout
+        from dsh.hook_protocol._http import run_http_hook
+
+        return await run_http_hook(cmd, bytes(stdin), body_cap=stdout_cap, signal=signal)
     async with hook_slot():  # from before the spawn until the process is reaped
         return await _run_hook(
             cmd, stdin, stdout_cap, stderr_cap, kill_grace, eof_grace, signal, helpers

@@ -24,8 +24,9 @@ from typing import Generic, Protocol, TypeVar, final
 from dsh._frozen import frozen
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._events import HookInvocationEvent, invocation_event, result_event
-from dsh.hook_protocol._executor import CancelSignal, HookRun, run_hooks, unique_hooks
+from dsh.hook_protocol._executor import run_hooks, unique_hooks
 from dsh.hook_protocol._outcome import FAILURE_REASONS, HookOutcome, WrongEvent, hook_outcome
+from dsh.hook_protocol._run import CancelSignal, HookRun
 from dsh.session import NoticeEvent, SessionEvent
 
 __all__ = [

@@ -16,7 +16,7 @@ from typing import Final, Generic, Literal, TypeAlias, TypeVar, final
 
 from dsh._frozen import frozen
 from dsh.base import DshError
-from dsh.hook_protocol._executor import HookRun
+from dsh.hook_protocol._run import HookRun
 
 __all__ = [
     "FAILURE_REASONS",

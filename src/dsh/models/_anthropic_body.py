@@ -188,6 +188,9 @@ def messages_body(
     if request.tools:
         body["tools"] = [_tool(t) for t in request.tools]
     body["max_tokens"] = max_tokens
+    if request.output_schema is not None:
+        schema = thaw_json(request.output_schema)
+        body["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
     if thinking_budget:
         body["thinking"] = {"type": "enabled", "budget_tokens": thinking_budget}
     body["stream"] = True

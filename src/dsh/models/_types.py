@@ -60,6 +60,9 @@ class ModelRequest:
     messages: tuple[ModelMessage, ...]
     tools: tuple[ToolSpec, ...] = field(default=())
     system: str | None = None
+    output_schema: Mapping[str, Any] | None = None
+    """A JSON Schema the answer's text must follow (structured output), where the wire
+    format has one: Anthropic's ``output_config.format`` (a prompt hook's verdict)."""
 
 
 class ModelError(DshError):
@@ -157,7 +160,7 @@ def request_to_json(request: ModelRequest) -> dict[str, Any]:
     ``steering``, ``summary``), not any wire format's; images keep their base64 data, and
     tool references stay ``{"type": "tool_reference", "tool_name"}`` blocks.
     """
-    return {
+    out: dict[str, Any] = {
         "system": request.system,
         "tools": [
             {
@@ -169,6 +172,9 @@ def request_to_json(request: ModelRequest) -> dict[str, Any]:
         ],
         "messages": [_message_json(m) for m in request.messages],
     }
+    if request.output_schema is not None:
+        out["output_schema"] = thaw_json(request.output_schema)
+    return out
 
 
 def _message_text(message: ModelMessage) -> str:

@@ -72,7 +72,9 @@ def record(label: str, raw: str, log: str) -> None:
         payload, stdin_raw = json.loads(raw), None
     except ValueError:
         payload, stdin_raw = None, raw
-    env = {k: v for k, v in os.environ.items() if k.startswith(("CLAUDE", "CODEX"))}
+    # `CASE_HOOK_ENV_KEEP`: more names to record (comma-separated; a settings `env` case's).
+    keep = set(os.environ.get("CASE_HOOK_ENV_KEEP", "").split(",")) - {""}
+    env = {k: v for k, v in os.environ.items() if k.startswith(("CLAUDE", "CODEX")) or k in keep}
     entry: dict[str, Any] = {
         "event": label,
         "argv": sys.argv,

@@ -56,6 +56,8 @@ class ClaudeCodeMount:
     instructions: ClaudeInstructionsPlugin | None
     diagnostics: tuple[str, ...]
     permissions: ClaudePermissionsPlugin | None = None
+    environment: Mapping[str, Any] | None = None
+    """The settings' ``env`` as the environment policy's ``set`` (``dsh.host`` layers it)."""
 
 
 @final
@@ -211,6 +213,7 @@ class ClaudeCodeProfile:
                 bound=bound,
             )
             catalog, ignored = _trusted_permissions(catalog, self.trust_dir)
+            catalog = _trusted_env(catalog, self.trust_dir)
         notes: list[str] = []
         state = self._permission_state(catalog, project, notes) if self.permissions else None
         mode = state.mode if state is not None else (self.permission_mode or "default")
@@ -257,7 +260,8 @@ class ClaudeCodeProfile:
             logger.info("claude commands: %s", line)
         diagnostics += (*notes, *(() if notice is None else (notice,)), *ignored)
         policy = ClaudePermissionsPlugin(state) if state is not None else None
-        return ClaudeCodeMount(catalog, hooks, instructions, diagnostics, policy)
+        environment = {"set": catalog.env} if catalog.env else None
+        return ClaudeCodeMount(catalog, hooks, instructions, diagnostics, policy, environment)
 
     def _trust_command(self, project: Path) -> str:
         """The ``dsh hooks trust`` command line that trusts what this profile reviews."""
@@ -367,6 +371,26 @@ def _trusted_permissions(
     )
     gated = dataclasses.replace(catalog, permissions=without_gated(catalog.permissions, trusted))
     return gated, notices
+
+
+def _trusted_env(catalog: Catalog, trust_dir: Path | None) -> Catalog:
+    """``catalog`` without the project's own ``env`` (project and local settings) until the
+    user trusted the project: a variable there (``PATH``, ``LD_PRELOAD``) would change what
+    every hook and command runs."""
+    import dataclasses
+
+    from dsh.hooks.claude.trust._records import project_trusted, read_record
+
+    if not any(source.kind in ("project", "local") for source, _ in catalog.env_layers):
+        return catalog
+    if project_trusted(read_record(catalog.project_dir, trust_dir)):
+        return catalog
+    kept = tuple(
+        (source, values)
+        for source, values in catalog.env_layers
+        if source.kind not in ("project", "local")
+    )
+    return dataclasses.replace(catalog, env_layers=kept)
 
 
 def _given_hooks_only(catalog: Catalog) -> Catalog:

@@ -63,10 +63,69 @@ everything. `allowManagedHooksOnly` and `strictPluginOnlyCustomization` (`hooks`
 honoured from managed settings only. The same handler (same command and `args`)
 declared in several settings files runs once; each plugin's copy stays separate.
 
-Only `command` hooks run: in the shell form through `sh -c` (`bash -c` with
+Settings `env` (each file's, merged by the same precedence, a later file winning a name)
+reaches every hook, beside Claude Code's own variables, and every process the model drives
+(Bash) as the environment policy's `set` (docs/cli.md, "What the model's processes
+inherit"; its `include_only` still applies), as 2.1.332 has it in its own environment
+(conformance `settings-env`); a number or a boolean becomes its JSON text, anything else
+is left out with a warning. dsh's model keys set there reach neither. A project's own
+`env` (project and local settings) applies once the project is trusted (`dsh hooks
+trust`): a variable such as `PATH` there changes what every hook and command runs.
+`disableAllHooks: true` runs no hook at all (conformance `disable-all-hooks`).
+
+`command` hooks run in the shell form through `sh -c` (`bash -c` with
 `"shell": "bash"`), or with `args` as the exec form, spawned without a shell. The
 default timeout is {default} s, 30 s for `UserPromptSubmit`; `SessionEnd` hooks share
 a 1.5 s budget raised to the highest timeout a settings file declares, at most 60 s.
+
+`http` hooks POST the payload (the JSON a command hook reads on stdin) to `url`, as
+2.1.332 does (conformance `http-hook-pretool`, `-mixed`, `-plain-text`, `-url-blocked`):
+headers `Accept: application/json, text/plain, */*`, `Content-Type: application/json`,
+then the declared ones, each `$VAR`/`${VAR}` filled from the hook's environment only when
+the handler's `allowedEnvVars` lists it (an unlisted one becomes an empty string; dsh's
+model keys never are filled in; CR, LF and NUL are dropped; a declared `Content-Length`
+or `Transfer-Encoding` is ignored); dsh's own `User-Agent` and `Accept-Encoding: gzip,
+deflate` (2.1.332 sends axios's). Redirects are not followed (a 3xx fails, as with
+2.1.332's `maxRedirects: 0`); a proxy named by `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY`
+(not for `NO_PROXY` hosts) carries the request. The answer is read like a command
+hook's stdout: a 2xx with an empty body abstains, a 2xx JSON object is decoded and
+applied the same way (a Stop block names the URL where a command would stand); any
+other status, a body that is not a JSON object (plain text reaches the model nowhere),
+one over 1 MiB, a refused connection or the timeout is a non-blocking failure (a
+blocking one with `onFailure: "block"`). `allowedHttpHookUrls` (lists from every file
+add up; `*` a wildcard, the host compared without case or trailing dot, `[]` allows
+none; a value that is not a list allows none) leaves out an HTTP hook whose URL matches
+no pattern, with a `policy` warning; `httpHookAllowedEnvVars` narrows every handler's
+`allowedEnvVars`.
+
+`prompt` hooks ask the session's model, as 2.1.332 does (conformance `prompt-hook-pretool`):
+one request with 2.1.332's system prompt (its stop-condition one on `Stop` and
+`SubagentStop`), no tools, the verdict's JSON schema (`ok`, `reason`, `impossible`) as
+structured output (Anthropic's `output_config.format`), and one user message, the prompt
+with `$ARGUMENTS` filled with the hook input as compact JSON (absent, the input follows as
+`ARGUMENTS: …`); on `Stop` and `SubagentStop` the conversation comes first and the prompt is
+asked as a stopping condition. `{"ok": false, "reason": R}` blocks as exit 2 with stderr R
+would (the model reads `[<prompt>]: R`, the prompt as configured) and, except on `Stop` and
+`SubagentStop` and unless `continueOnBlock`, ends the turn after the call as 2.1.332 does;
+`{"ok": true}` lets the action go on; an answer that is not such JSON, or a failed model
+request, is a non-blocking failure; the timeout is 30 s unless declared. A handler's `model`
+is not honoured: the session's model judges (dsh selects no second model for a hook), as
+2.1.332 does when `model` is left out.
+
+`agent` hooks run a small subagent, as 2.1.332 does (conformance `agent-hook-stop`): the
+session's model, 2.1.332's system prompt (verifying a stop condition on `Stop` and
+`SubagentStop`, evaluating the event's condition elsewhere; the transcript's path named),
+one user message (the prompt with `$ARGUMENTS` filled in), and the tools 2.1.332 gives it
+that the session has (`Bash`, `Edit`, `Read`, `Write`, `Skill`, `ToolSearch`) plus
+`StructuredOutput` (`ok`, `reason`), whose call ends it. Its tool calls fire the settings'
+tool hooks with `agent_id: "hook-agent-<uuid>"`, no `agent_type` and `permission_mode:
+"dontAsk"`; it fires no SubagentStart, SubagentStop or PostToolBatch. A text-only answer is
+sent back with 2.1.332's `[structured-output-enforce]` line (at most 50 requests).
+`{"ok": false, "reason": R}` blocks with `Agent hook condition was not met: R` (Stop's
+feedback, framed as for a command's block); `{"ok": true}` lets the action go on; no verdict
+is a non-blocking failure; the timeout is 60 s unless declared. Its calls go through the
+session's permission policy (2.1.332 runs them in `dontAsk`, which only the payload says
+here); `model` is not honoured, as for `prompt` hooks.
 
 A hook gets its payload on stdin as Claude Code 2.1.332 writes it: compact JSON, UTF-8
 unescaped, one trailing newline; the transcript at `transcript_path` has its lines in the
@@ -113,7 +172,7 @@ handler indexes, and the reason (`dsh hooks check` prints them all).
   that is not a number of seconds above 0. The whole suite (one settings file, or one
   plugin) is skipped, never half-mounted, and a `suite-skipped` diagnostic says why.
 - **warning**: a well-formed declaration this host does not run (an event marked
-  not supported below; `http`, `mcp_tool`, `prompt` and `agent` hooks;
+  not supported below; `mcp_tool` hooks;
   PowerShell; an `if` on an event that is not a tool event, which never runs), or an
   unknown field that is ignored. The rest of the suite runs.
 - **info**: a note on something ignored exactly as Claude Code ignores it (a matcher

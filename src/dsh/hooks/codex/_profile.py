@@ -177,7 +177,8 @@ class CodexProfile:
             problem = record_layer(review, self.trust_dir)  # the first run: what loads now
             lines.extend(() if problem is None else (f"warning: {problem}",))
         mode = self.permission_mode or catalog.permission_mode
-        hooks = codex_hooks_plugin(catalog, permission_mode=mode) if catalog.running() else None
+        runs = catalog.running() or catalog.notify
+        hooks = codex_hooks_plugin(catalog, permission_mode=mode) if runs else None
         if hooks is not None:
             from dsh.base._containment import prepare_containment
 

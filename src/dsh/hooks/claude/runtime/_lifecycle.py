@@ -35,6 +35,7 @@ from dsh.agent import (
     TurnResult,
 )
 from dsh.context import Next
+from dsh.hooks.claude.runtime._agent_hooks import is_hook_agent
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,
@@ -195,6 +196,8 @@ class LifecycleEvents(Handlers):
     async def _stop(
         self, agent: Agent, state: ContinuationState, nxt: Next[ContinuationDecision]
     ) -> ContinuationDecision:
+        if is_hook_agent(agent):  # an agent hook's subagent: no Stop, no SubagentStop
+            return await nxt()
         if agent.parent is not None:  # a child fires SubagentStop, which may keep it running
             return await self._subagent_continuation(agent, state, nxt)
         if state.decision.continues:

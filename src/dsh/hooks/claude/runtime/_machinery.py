@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias
 from dsh._frozen import frozen, slotted
 from dsh.agent import Agent
 from dsh.agent._background import background_subagents
+from dsh.base._env_policy import model_keys
 from dsh.hook_protocol import (
     HookOutcome,
     HookRun,
@@ -41,6 +42,8 @@ from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.rules._modes import PermissionMode
+from dsh.hooks.claude.runtime._agent_hooks import is_hook_agent
+from dsh.hooks.claude.runtime._judged import in_process
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
@@ -231,6 +234,8 @@ class Runtime:
         self._started: CallStateKey[float] = CallStateKey("claude-hooks.started")
         self._transcripts: dict[Path, TranscriptWriter] = {}
         self._legacy_warned: set[Hashable] = set()
+        keys = model_keys(os.environ)  # never to a hook, wherever they are set
+        self._settings_env = {k: v for k, v in catalog.env.items() if k not in keys}
 
     @property
     def permission_mode(self) -> PermissionMode:
@@ -289,13 +294,15 @@ class Runtime:
         pid = self._state(agent).prompt_id
         if prompt_id and pid is not None:
             payload["prompt_id"] = pid
+        hook_agent = is_hook_agent(agent)  # 2.1.332: `dontAsk`, an id and no type
         if permission:
-            payload["permission_mode"] = self.permission_mode
+            payload["permission_mode"] = "dontAsk" if hook_agent else self.permission_mode
         if as_agent is not None:
             payload["agent_id"], payload["agent_type"] = as_agent
         elif agent_fields and agent.parent is not None:
             payload["agent_id"] = agent.agent_id
-            payload["agent_type"] = agent.agent_type
+            if not hook_agent:
+                payload["agent_type"] = agent.agent_type
         if effort and self.effort is not None:
             payload["effort"] = {"level": self.effort}
         payload["hook_event_name"] = event
@@ -335,7 +342,8 @@ class Runtime:
         writer.sync(root.events, cwd=root.workspace.cwd)
         # As Claude Code writes it: compact JSON, UTF-8 raw, one trailing newline.
         data = (claude_json(payload) + "\n").encode("utf-8")
-        env = _claude_env(root, payload, attended=self.attended)
+        # Settings `env` first (2.1.332 has it in its own environment), Claude Code's over it.
+        env = {**self._settings_env, **_claude_env(root, payload, attended=self.attended)}
         _make_plugin_data(hooks)
         files = None
         if event in ENV_FILE_EVENTS:
@@ -343,7 +351,8 @@ class Runtime:
         handlers = []
         for n, hook in enumerate(hooks):
             own = env if files is None else {**env, "CLAUDE_ENV_FILE": str(files[n])}
-            handlers.append((hook, hook.to_command(cwd=agent.workspace.cwd, env=own)))
+            call = in_process(hook, agent, path) if hook.kind != "command" else None
+            handlers.append((hook, hook.to_command(cwd=agent.workspace.cwd, env=own, call=call)))
         # The running turn's signal: `agent.cancel(..., when="now")` ends the hooks'
         # process groups and their runs come back `cancelled` (no decision).
         sink: Agent | RoutedSink = agent

@@ -25,6 +25,8 @@ from typing import Final, final
 
 from dsh._frozen import frozen, slotted
 from dsh.base import FrozenDict
+from dsh.hooks.claude.settings._env import settings_env
+from dsh.hooks.claude.settings._http_policy import http_policy
 from dsh.hooks.claude.settings._parse import (
     JSONProblem,
     read_json_file,
@@ -325,6 +327,7 @@ def load_catalog(
     for suite in suites:
         suite.disabled = _disabled_reason(suite, policy)
         entries.extend(_mount(suite, diags, admitted))
+    admitted = http_policy(settings, diags).apply(admitted, diags)
 
     budget = _session_end_budget(admitted, env)
     final_hooks: dict[str, list[HookDeclaration]] = {}
@@ -340,6 +343,7 @@ def load_catalog(
         session_end_budget=budget,
         permissions=permissions,
         project_plugins=FrozenDict(project_plugins),
+        env_layers=settings_env(settings, diags),
     )
 
 

@@ -19,10 +19,13 @@ import msgspec
 from dsh._schema import SchemaRefusal, decode
 
 __all__ = [
+    "AgentHandler",
     "CommandHandler",
+    "HttpHandler",
     "MatcherGroup",
     "PluginHooksFileModel",
     "PluginManifestModel",
+    "PromptHandler",
     "SchemaRefusal",
     "Settings",
     "decode",
@@ -39,6 +42,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     allowManagedHooksOnly: bool | None = None
     enabledPlugins: dict[str, Any] | None = None
     strictPluginOnlyCustomization: bool | list[str] | None = None
+    # Read leniently (``settings/_http_policy``, ``_env``): a bad value narrows what runs
+    # instead of skipping the file's hooks.
+    allowedHttpHookUrls: Any = None
+    httpHookAllowedEnvVars: Any = None
+    env: Any = None
 
 
 class PluginHooksFileModel(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,6 +81,57 @@ class CommandHandler(msgspec.Struct, frozen=True, kw_only=True):
     asyncRewake: bool = False
     shell: Literal["bash", "powershell"] | None = None
     onFailure: Literal["continue", "block"] = "continue"
+    statusMessage: str | None = None
+    once: bool | None = None
+    if_: str | None = msgspec.field(default=None, name="if")
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None and not math.isfinite(self.timeout):
+            raise ValueError("Input should be a finite number")
+
+
+class HttpHandler(msgspec.Struct, frozen=True, kw_only=True):
+    """A ``type: "http"`` handler (reference §1.3): the payload POSTed to ``url``."""
+
+    type: Literal["http"]
+    url: Annotated[str, msgspec.Meta(min_length=1)]
+    headers: dict[str, str] | None = None
+    allowedEnvVars: list[str] | None = None
+    timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    onFailure: Literal["continue", "block"] = "continue"
+    statusMessage: str | None = None
+    once: bool | None = None
+    if_: str | None = msgspec.field(default=None, name="if")
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None and not math.isfinite(self.timeout):
+            raise ValueError("Input should be a finite number")
+
+
+class PromptHandler(msgspec.Struct, frozen=True, kw_only=True):
+    """A ``type: "prompt"`` handler (reference §1.3, §5): ``prompt`` judged by a model."""
+
+    type: Literal["prompt"]
+    prompt: Annotated[str, msgspec.Meta(min_length=1)]
+    model: str | None = None
+    continueOnBlock: bool = False
+    timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    statusMessage: str | None = None
+    once: bool | None = None
+    if_: str | None = msgspec.field(default=None, name="if")
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None and not math.isfinite(self.timeout):
+            raise ValueError("Input should be a finite number")
+
+
+class AgentHandler(msgspec.Struct, frozen=True, kw_only=True):
+    """A ``type: "agent"`` handler (reference §1.3, §5): ``prompt`` checked by a subagent."""
+
+    type: Literal["agent"]
+    prompt: Annotated[str, msgspec.Meta(min_length=1)]
+    model: str | None = None
+    timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
     statusMessage: str | None = None
     once: bool | None = None
     if_: str | None = msgspec.field(default=None, name="if")

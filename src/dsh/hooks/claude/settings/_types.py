@@ -9,7 +9,13 @@ from typing import Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import FrozenDict
-from dsh.hook_protocol import HookCommand, HookOrigin, hook_environment
+from dsh.hook_protocol import (
+    HookCommand,
+    HookOrigin,
+    HttpTarget,
+    InProcessHook,
+    hook_environment,
+)
 from dsh.hooks.claude.rules._values import PermissionSettings
 from dsh.hooks.claude.settings._matcher import IfRule, Matcher
 
@@ -17,6 +23,7 @@ __all__ = [
     "Catalog",
     "Diagnostic",
     "DiagnosticCode",
+    "HandlerKind",
     "HookDeclaration",
     "HookSource",
     "OnFailureMode",
@@ -64,6 +71,9 @@ DiagnosticCode: TypeAlias = Literal[
 ]
 
 OnFailureMode: TypeAlias = Literal["continue", "block"]
+
+HandlerKind: TypeAlias = Literal["command", "http", "prompt", "agent"]
+"""The handler types this host runs (``mcp_tool`` is not one yet)."""
 
 
 @final
@@ -167,6 +177,11 @@ class HookDeclaration:
     ``CLAUDE_PLUGIN_ROOT`` and ``CLAUDE_PLUGIN_DATA``); ``dedup_key`` is equal
     for "the same handler" declared in several settings files (run once), and
     differs for each plugin's copy.
+
+    ``kind`` says how it runs: a ``command`` spawns ``argv``; an ``http`` hook POSTs
+    to ``http`` (then ``declared_command`` and ``command`` are its URL, where Claude
+    Code's messages name it, and ``argv`` is just that URL); a ``prompt`` or
+    ``agent`` hook asks a model to judge ``prompt`` (``model``: the one it names).
     """
 
     event: str
@@ -186,6 +201,11 @@ class HookDeclaration:
     status_message: str | None
     env: Mapping[str, str] = field(default_factory=FrozenDict)
     dedup_key: Hashable
+    kind: HandlerKind = "command"
+    http: HttpTarget | None = None
+    prompt: str | None = None
+    model: str | None = None
+    continue_on_block: bool = False
 
     @property
     def plugin(self) -> str | None:
@@ -219,6 +239,7 @@ class HookDeclaration:
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        call: InProcessHook | None = None,
     ) -> HookCommand:
         """The ``HookCommand`` the executor runs for one firing of this hook.
 
@@ -226,7 +247,8 @@ class HookDeclaration:
         variables (``CLAUDE_CODE_SESSION_ID``, ``CLAUDE_EFFORT``, ...) to this
         hook's own (``CLAUDE_PROJECT_DIR``, ``CLAUDE_PLUGIN_ROOT``, ...);
         ``timeout`` overrides the declared one (e.g. what is left of the
-        SessionEnd budget). ``onFailure: "continue"`` becomes ``ignore``.
+        SessionEnd budget); ``call`` runs it in dsh's process (a ``prompt`` hook's model
+        request). ``onFailure: "continue"`` becomes ``ignore``.
         """
         merged = hook_environment(self.env, env)
         return HookCommand(
@@ -237,6 +259,8 @@ class HookDeclaration:
             cwd=cwd,
             on_failure="block" if self.on_failure == "block" else "ignore",
             dedup_key=self.dedup_key,
+            http=self.http,
+            call=call,
         )
 
 
@@ -261,6 +285,16 @@ class Catalog:
     permissions: PermissionSettings = field(default_factory=PermissionSettings)
     project_plugins: Mapping[str, str] = field(default_factory=FrozenDict)
     """Installed plugins enabled only by the project's settings: plugin id to that file."""
+    env_layers: tuple[tuple[HookSource, Mapping[str, str]], ...] = ()
+    """Each settings file's ``env`` (``settings._env``), lowest precedence first."""
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The settings' ``env``, merged: what 2.1.332 sets for hooks and Bash."""
+        out: dict[str, str] = {}
+        for _source, values in self.env_layers:
+            out.update(values)
+        return out
 
     @property
     def ok(self) -> bool:

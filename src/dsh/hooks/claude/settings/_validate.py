@@ -23,6 +23,7 @@ from dsh.hook_protocol._regex import unsafe_char_problem
 from dsh.hooks.claude.events._specs import CLAUDE_HOOK_TYPES, EVENT_SPECS, EventSpec
 from dsh.hooks.claude.events._support import ADMITTED_EVENTS, HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude.rules._grammar import rule_root
+from dsh.hooks.claude.settings._handler_kinds import OTHER_KINDS, admit_other
 from dsh.hooks.claude.settings._matcher import IfRule, Matcher, MatcherError
 from dsh.hooks.claude.settings._types import (
     Diagnostic,
@@ -38,10 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["SuiteContext", "SuiteResult", "validate_hooks"]
 
 _UNSUPPORTED_TYPE: Final[Mapping[str, str]] = {
-    "http": "this host does not send hook input over HTTP",
     "mcp_tool": "this host has no MCP client",
-    "prompt": "this host does not run LLM-evaluated prompt hooks",
-    "agent": "this host does not run agent hooks",
 }
 
 # Fields of the other handler types, and undocumented ones seen in Claude Code's schema.
@@ -303,6 +301,20 @@ def _validate_handler(
         return None
     support = HOOK_EVENT_HOST_SUPPORT[event]
     admitted = event in ADMITTED_EVENTS
+    if kind in OTHER_KINDS:
+        return admit_other(
+            kind,
+            raw,
+            add,
+            event=event,
+            spec=spec,
+            source=out.source,
+            g=g,
+            h=h,
+            matcher=matcher,
+            if_root=_if_root(out.source, context),
+            placeholders=context.placeholders(),
+        )
     if kind != "command":
         add(
             "warning",

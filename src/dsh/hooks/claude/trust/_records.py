@@ -140,7 +140,7 @@ def _named_files(
 
 def _fingerprint(hook: HookDeclaration, project: Path, files: dict[str, str]) -> str:
     source = hook.source.path
-    declared = {
+    declared: dict[str, object] = {
         "source": None if source is None else _relative(source, project),
         "kind": hook.source.kind,
         "event": hook.event,
@@ -157,6 +157,11 @@ def _fingerprint(hook: HookDeclaration, project: Path, files: dict[str, str]) ->
         "statusMessage": hook.status_message,
         "files": files,
     }
+    if hook.http is not None:  # what an HTTP hook sends, where (its URL is the `command`)
+        declared["http"] = {
+            "headers": [list(pair) for pair in hook.http.headers],
+            "allowedEnvVars": sorted(hook.http.allowed_env),
+        }
     text = json.dumps(declared, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
 

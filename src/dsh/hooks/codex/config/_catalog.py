@@ -399,6 +399,37 @@ def _auto_compact_tokens(
     return found
 
 
+def _notify(
+    layers: list[tuple[CodexLayer, Path]],
+    user_config: Mapping[str, Any] | None,
+    diagnostics: list[CodexDiagnostic],
+    refused: Collection[Path] = (),
+) -> tuple[str, ...]:
+    """``notify``, the program Codex runs after each turn (the highest layer that sets it
+    wins); one that is not a non-empty list of strings is a diagnostic and is not run."""
+    chosen: object = None
+    where = ""
+    for layer, folder in layers:
+        path = folder / "config.toml"
+        if path.absolute() in refused:
+            continue
+        config = user_config if layer == "user" else read_toml(path, [])
+        if isinstance(config, Mapping) and "notify" in config:
+            chosen, where = config["notify"], str(path)
+    if chosen is None:
+        return ()
+    if (
+        not isinstance(chosen, list)
+        or not chosen
+        or not all(isinstance(a, str) and "\0" not in a for a in chosen)
+        or not chosen[0]
+    ):
+        reason = "notify: not a list of strings naming a program; it is not run"
+        diagnostics.append(CodexDiagnostic(source=where, reason=reason, severity="error"))
+        return ()
+    return tuple(chosen)
+
+
 def _environment_table(
     layers: list[tuple[CodexLayer, Path]],
     user_config: Mapping[str, Any] | None,
@@ -492,6 +523,7 @@ def load_codex_catalog(
             builder.add(plugin.source, "plugin", plugin.parsed, plugin=plugin)
     environment = _environment_table(layers, user_config, diagnostics, refused)
     compact_tokens = _auto_compact_tokens(layers, user_config, diagnostics, refused)
+    notify = _notify(layers, user_config, diagnostics, refused)  # before they are listed
     return CodexCatalog(
         hooks=tuple(builder.hooks),
         diagnostics=(*diagnostics, *builder.diagnostics),
@@ -501,4 +533,5 @@ def load_codex_catalog(
         permission_mode=_permission_mode(layers, user_config, refused),
         shell_environment_policy=environment,
         auto_compact_tokens=compact_tokens,
+        notify=notify,
     )

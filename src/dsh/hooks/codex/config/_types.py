@@ -169,6 +169,9 @@ class CodexCatalog:
     auto_compact_tokens: int | None = None
     """``model_auto_compact_token_limit`` (the highest layer that sets it wins): the reported
     usage at which a session compacts (``AgentOptions.compact_tokens``)."""
+    notify: tuple[str, ...] = ()
+    """``notify``: the program (and its arguments) Codex runs after each turn, with the
+    turn's JSON appended (``runtime._notify``); empty when none is set."""
 
     def running(self) -> tuple[CodexHook, ...]:
         return tuple(h for h in self.hooks if h.runs)

@@ -101,6 +101,12 @@ class CodexHooksPlugin:
             ctx.on(PRE_COMPACT, life._pre_compact)
         if d("PreCompact") or d("PostCompact") or d("SessionStart"):
             ctx.on(POST_COMPACT, life._post_compact)
+        if self.catalog.notify:  # outermost: it sees the turn's final decision
+            from dsh.hooks.codex.runtime._notify import Notify
+
+            notify = Notify(self.catalog.notify, self.catalog.codex_home)
+            ctx.on(TURN_CONTINUATION, notify.turn_end, prepend=True)
+            ctx.on(SESSION_END, notify.session_end)
         # Also to kill (and log as cancelled) the `async: true` hooks still running.
         if d("SessionEnd") or d("Interrupt") or any(h.run_async for h in self.catalog.running()):
             ctx.on(SESSION_END, life._session_end)

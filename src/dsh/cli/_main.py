@@ -167,8 +167,38 @@ def hooks_test_command(**flags: Any) -> None:
 
     The payload: --payload FILE (- for stdin), --case DIR (a recorded case's EVENT.json), or
     generated (--tool NAME --input JSON, --prompt TEXT). Exits 1 when a hook failed.
+
+    --fixtures DIR checks each fixture in DIR (its payload, hooks and expected effect)
+    instead; exits 1 on any mismatch, with a diff (--junit FILE, --update to accept).
     """
     work("_hooks_test:hooks_test_main")(**flags)
+
+
+@hooks.command(name="record")
+@click.argument("session_id", required=False)
+@click.option("--session-dir", type=click.Path(path_type=Path), default=None, help=SESSION_DIR_HELP)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("hook-fixtures"),
+    show_default=True,
+    help="The folder to write the fixtures into.",
+)
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="The project whose hooks to run (default: the session's; its latest session).",
+)
+@_debug_option
+def hooks_record_command(**flags: Any) -> None:
+    """Turn SESSION's hook runs (default: the project's latest) into fixtures for `dsh hooks
+    test --fixtures`.
+
+    Each firing's payload is rebuilt from the log; its expect is what the project's
+    hooks make of it today.
+    """
+    work("_hooks_record:hooks_record_main")(**flags)
 
 
 @hooks.command(name="coverage")

@@ -47,7 +47,9 @@ def run_example(text: str, project: Path) -> None:
             assert done.stdout == expected, f"$ {command}\n{done.stdout}{done.stderr}"
 
 
-@pytest.mark.parametrize("heading", ["### A worked example", "### Recording a session"])
+@pytest.mark.parametrize(
+    "heading", ["### A worked example", "### Recording a session", "### Asking why"]
+)
 def test_the_worked_example_runs_as_printed(heading: str, tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()

@@ -201,6 +201,31 @@ def hooks_record_command(**flags: Any) -> None:
     work("_hooks_record:hooks_record_main")(**flags)
 
 
+@hooks.command(name="why")
+@click.argument("event")
+@hook_source_options("The project whose hooks to explain.")
+@click.option("--tool", default=None, help="The tool call's name (a tool event).")
+@click.option("--input", "tool_input", default=None, help="The tool call's input, JSON.")
+@click.option("--prompt", default=None, help="The prompt (UserPromptSubmit).")
+@click.option("--session", "session_id", default=None, help="Take the call from this session.")
+@click.option("--call", type=click.IntRange(min=1), default=None, help="With --session: call N.")
+@click.option("--session-dir", type=click.Path(path_type=Path), default=None, help=SESSION_DIR_HELP)
+@click.option(
+    "--bridge",
+    type=click.Choice(["claude", "codex", "both"]),
+    default=None,
+    help="Whose hooks (default: what the project has, as dsh run).",
+)
+@_debug_option
+def hooks_why_command(**flags: Any) -> None:
+    """For each hook declared for EVENT: would it run, and why not, with where it came from.
+
+    The reasons: untrusted, changed, matcher, if, disabled, policy, deduplicated,
+    unsupported, timeout, invalid. Nothing runs.
+    """
+    work("_hooks_why:hooks_why_main")(**flags)
+
+
 @hooks.command(name="coverage")
 @click.argument("bridge", type=click.Choice(["claude", "codex"]), default="claude")
 @_debug_option

@@ -34,6 +34,9 @@ def log_options(f: Callable[..., Any]) -> Callable[..., Any]:
             "--transcript", is_flag=True, help="Show the session as a transcript, not a timeline."
         ),
         click.option("--verbose", "-v", is_flag=True, help="Transcript: also events with no line."),
+        click.option(
+            "--why", is_flag=True, help="Timeline: also the hooks that did not run, and why."
+        ),
     ]
     for option in reversed(options):
         f = option(f)

@@ -18,7 +18,9 @@ root session; ``regex_problem`` bounds a matcher's regex before it is
 compiled. ``read_record``/``write_record`` keep the per-project trust record
 both bridges store their fingerprints in, each in its own sections, and
 ``named_files`` the files of the project a hook's command line names (the
-scripts it runs, in a project hook's fingerprint). The
+scripts it runs, in a project hook's fingerprint). ``HookSelection`` says whether
+a declared handler runs for an event and why not (``dsh hooks why``);
+``skipped_event`` records those that did not in the log (``hook/skipped``). The
 lower-level ``run_hooks`` and ``hook_outcome`` stay public for a bridge with
 other needs. A native plugin needs none of this.
 """
@@ -52,6 +54,12 @@ from dsh.hook_protocol._outcome import (
     hook_outcome,
 )
 from dsh.hook_protocol._regex import regex_problem
+from dsh.hook_protocol._selection import (
+    HookSelection,
+    HookSkippedEvent,
+    SelectionCode,
+    skipped_event,
+)
 from dsh.hook_protocol._sessions import SessionStates, hook_environment
 from dsh.hook_protocol._trust_record import (
     TrustRecord,
@@ -72,11 +80,14 @@ __all__ = [
     "HookOutcome",
     "HookResultEvent",
     "HookRun",
+    "HookSelection",
     "HookSink",
+    "HookSkippedEvent",
     "MergedAnswers",
     "NoDecision",
     "OnFailure",
     "RoutedSink",
+    "SelectionCode",
     "SessionStates",
     "Strongest",
     "TrustRecord",
@@ -92,6 +103,7 @@ __all__ = [
     "regex_problem",
     "run_hooks",
     "shell_argv",
+    "skipped_event",
     "write_record",
 ]
 

@@ -33,6 +33,7 @@ from dsh.hook_protocol import (
     SessionStates,
     WrongEvent,
     fire_hooks,
+    skipped_event,
 )
 from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._sessions import root_session
@@ -42,6 +43,7 @@ from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
+from dsh.hooks.claude.runtime._why import skipped_selections
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 from dsh.hooks.claude.transcript._projection import (
@@ -245,11 +247,17 @@ class Runtime:
     ) -> tuple[HookDeclaration, ...]:
         """The hooks of a tool event for this call: matcher, then ``if`` (as Claude Code)."""
         cwd = agent.workspace.cwd
-        return tuple(
+        chosen = tuple(
             h
             for h in self.catalog.matching(event, name)
             if h.if_rule is None or h.if_rule.admits(name, arguments, cwd=cwd)
         )
+        # The handlers left out, and why, for `dsh log ID --hooks --why` (`hook/skipped`).
+        about = {"tool_name": name, "tool_input": arguments}
+        record = skipped_event(event, skipped_selections(self.catalog, event, chosen, about, cwd))
+        if record is not None:
+            agent.append_events([record], durable=False)
+        return chosen
 
     def transcript_path(self, agent: Agent) -> Path:
         """Where ``agent``'s (root session's) transcript is written."""

@@ -39,8 +39,12 @@ def run_example(text: str, project: Path) -> None:
     for console in consoles:
         for command, expected in re.findall(r"^\$ (.*)\n((?:(?!\$ ).*\n)*)", console, re.M):
             args = shlex.split(command)
+            env = {"HOME": str(project.parent)}
+            while "=" in args[0]:  # VAR=value before the command, as a shell reads it
+                name, _, value = args.pop(0).partition("=")
+                env[name] = value
             assert args[0] == "dsh"
-            done = run_dsh(*args[1:], cwd=project, env={"HOME": str(project.parent)})
+            done = run_dsh(*args[1:], cwd=project, env=env)
             if expected == "...\n":  # output not shown: the command must succeed
                 assert done.returncode == 0, f"$ {command}\n{done.stdout}{done.stderr}"
                 continue
@@ -54,3 +58,12 @@ def test_the_worked_example_runs_as_printed(heading: str, tmp_path: Path) -> Non
     project = tmp_path / "project"
     project.mkdir()
     run_example(section(heading), project)
+
+
+def test_the_console_export_example_runs_and_the_hook_joins_the_trace(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    run_example(section("### Exporting a session to the console"), project)
+    (line,) = (project / "traceparents.txt").read_text().splitlines()
+    version, trace_id, span_id, flags = line.split("-")
+    assert (version, len(trace_id), len(span_id), flags) == ("00", 32, 16, "01")

@@ -34,7 +34,7 @@ from dsh.hook_protocol._declarations import (
     exec_argv,
     shell_argv,
 )
-from dsh.hook_protocol._environment import SECRET_ENV_VARS
+from dsh.hook_protocol._environment import SECRET_ENV_VARS, HookVariables, add_hook_variables
 from dsh.hook_protocol._events import HookInvocationEvent, HookResultEvent
 from dsh.hook_protocol._executor import HookRun, run_hooks
 from dsh.hook_protocol._firing import (
@@ -83,6 +83,7 @@ __all__ = [
     "HookSelection",
     "HookSink",
     "HookSkippedEvent",
+    "HookVariables",
     "MergedAnswers",
     "NoDecision",
     "OnFailure",
@@ -93,6 +94,7 @@ __all__ = [
     "TrustRecord",
     "UntrustedHooksError",
     "WrongEvent",
+    "add_hook_variables",
     "exec_argv",
     "fire_hooks",
     "hook_environment",

@@ -109,6 +109,7 @@ _NOT_FOR_A_PLAIN_RUN = (
     "dsh.tools.builtin._task_io",
     "dsh.agent._subagent_input",
     "dsh.hooks.claude.runtime._skill_input",
+    "dsh.agent._model_policy",
 )
 
 

@@ -67,3 +67,16 @@ def test_the_console_export_example_runs_and_the_hook_joins_the_trace(tmp_path: 
     (line,) = (project / "traceparents.txt").read_text().splitlines()
     version, trace_id, span_id, flags = line.split("-")
     assert (version, len(trace_id), len(span_id), flags) == ("00", 32, 16, "01")
+
+
+def test_the_model_call_seams_example_passes_as_printed() -> None:
+    body = section("### A context prune and a reply rewrite")
+    match = re.search(r"```python\n(.*?)```", body, re.S)
+    assert match is not None
+    namespace: dict[str, object] = {"__name__": "test_from_docs"}
+    exec(compile(match.group(1), str(DOC), "exec"), namespace)
+    tests = [value for name, value in namespace.items() if name.startswith("test_")]
+    assert len(tests) == 1
+    for test in tests:
+        assert callable(test)
+        test()

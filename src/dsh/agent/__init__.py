@@ -98,7 +98,9 @@ __all__ = [
     "DIRECTORY_ADDED",
     "INSTRUCTIONS_LOADED",
     "MESSAGE_DISPLAY",
+    "MODEL_REPLY",
     "MODEL_REQUEST",
+    "MODEL_REQUEST_POLICY",
     "MODEL_RESPONSE",
     "MODEL_SWITCH",
     "MODEL_SWITCHED",
@@ -136,6 +138,7 @@ __all__ = [
     "InstructionsScope",
     "ModelCall",
     "ModelCallEnd",
+    "ModelSubstitutedEvent",
     "ModelSwitchAllow",
     "ModelSwitchDecision",
     "ModelSwitchDeny",
@@ -155,6 +158,14 @@ __all__ = [
     "PromptDecision",
     "PromptSource",
     "PromptVariant",
+    "ReplyBlock",
+    "ReplyDecision",
+    "ReplyKeep",
+    "ReplyRewrite",
+    "RequestAnswer",
+    "RequestDecision",
+    "RequestRewrite",
+    "RequestSend",
     "SessionEndReason",
     "SessionStartSource",
     "SetupTrigger",
@@ -170,6 +181,19 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from dsh.agent._model_policy import (
+        MODEL_REPLY,
+        MODEL_REQUEST_POLICY,
+        ModelSubstitutedEvent,
+        ReplyBlock,
+        ReplyDecision,
+        ReplyKeep,
+        ReplyRewrite,
+        RequestAnswer,
+        RequestDecision,
+        RequestRewrite,
+        RequestSend,
+    )
     from dsh.agent._subagent import AGENT_TOOL, subagent_plugin
     from dsh.agent._subagent_input import AgentToolInput
 
@@ -178,6 +202,21 @@ publish(globals())
 __getattr__ = lazy(
     globals(),
     {
+        # The model-call policies: loaded by the first plugin that names them (the loop
+        # looks for the module, so a run without one never imports it).
+        "dsh.agent._model_policy": (
+            "MODEL_REPLY",
+            "MODEL_REQUEST_POLICY",
+            "ModelSubstitutedEvent",
+            "ReplyBlock",
+            "ReplyDecision",
+            "ReplyKeep",
+            "ReplyRewrite",
+            "RequestAnswer",
+            "RequestDecision",
+            "RequestRewrite",
+            "RequestSend",
+        ),
         "dsh.agent._subagent": ("AGENT_TOOL", "subagent_plugin"),
         "dsh.agent._subagent_input": ("AgentToolInput",),  # pydantic comes with it
     },

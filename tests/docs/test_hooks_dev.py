@@ -69,8 +69,11 @@ def test_the_console_export_example_runs_and_the_hook_joins_the_trace(tmp_path: 
     assert (version, len(trace_id), len(span_id), flags) == ("00", 32, 16, "01")
 
 
-def test_the_model_call_seams_example_passes_as_printed() -> None:
-    body = section("### A context prune and a reply rewrite")
+@pytest.mark.parametrize(
+    "heading", ["### A context prune and a reply rewrite", "### A hook that rewrites the prompt"]
+)
+def test_the_python_examples_pass_as_printed(heading: str) -> None:
+    body = section(heading)
     match = re.search(r"```python\n(.*?)```", body, re.S)
     assert match is not None
     namespace: dict[str, object] = {"__name__": "test_from_docs"}

@@ -42,6 +42,7 @@ from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.rules._modes import PermissionMode
+from dsh.hooks.claude.runtime._extensions import extensions_on, usage_so_far
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
 from dsh.hooks.claude.runtime._why import skipped_selections
 from dsh.hooks.claude.settings._commands import CommandSet
@@ -109,6 +110,8 @@ class AgentState:
     background: set[asyncio.Task[None]] = field(default_factory=set)
     # the subagents whose SubagentStop fired on their continuation seam (by agent id)
     subagents_stopped: set[str] = field(default_factory=set)
+    # dsh's opt-in Stop counter: how many times in a row each Stop hook blocked (by place)
+    stop_blocks: dict[str, int] = field(default_factory=dict)
 
 
 def additional_contexts(merged: Merged) -> list[str]:
@@ -307,6 +310,8 @@ class Runtime:
         if effort and self.effort is not None:
             payload["effort"] = {"level": self.effort}
         payload["hook_event_name"] = event
+        if extensions_on():  # dsh's opt-in `dsh` key (runtime._extensions)
+            payload["dsh"] = {"usage": usage_so_far(agent)}
         return payload
 
     async def _fire(

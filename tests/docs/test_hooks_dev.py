@@ -70,7 +70,12 @@ def test_the_console_export_example_runs_and_the_hook_joins_the_trace(tmp_path: 
 
 
 @pytest.mark.parametrize(
-    "heading", ["### A context prune and a reply rewrite", "### A hook that rewrites the prompt"]
+    "heading",
+    [
+        "### A context prune and a reply rewrite",
+        "### A hook that rewrites the prompt",
+        "### Capping a session",
+    ],
 )
 def test_the_python_examples_pass_as_printed(heading: str) -> None:
     body = section(heading)

@@ -111,6 +111,7 @@ __all__ = [
     "SESSION_END",
     "SESSION_START",
     "SETUP",
+    "SPEND_CAP_KIND",
     "SUBAGENT_END",
     "SUBAGENT_START",
     "TURN_CONTINUATION",
@@ -153,6 +154,7 @@ __all__ = [
     "PreCompactProceed",
     "PreCompactVariant",
     "PreCompactVeto",
+    "Pricer",
     "PromptAllow",
     "PromptBlock",
     "PromptDecision",
@@ -176,6 +178,7 @@ __all__ = [
     "notifications_ready",
     "run_notifications",
     "run_ready_notifications",
+    "spend_cap",
     "subagent_plugin",
     "watch_background",
 ]
@@ -194,6 +197,7 @@ if TYPE_CHECKING:
         RequestRewrite,
         RequestSend,
     )
+    from dsh.agent._spend_cap import SPEND_CAP_KIND, Pricer, spend_cap
     from dsh.agent._subagent import AGENT_TOOL, subagent_plugin
     from dsh.agent._subagent_input import AgentToolInput
 
@@ -217,6 +221,7 @@ __getattr__ = lazy(
             "RequestRewrite",
             "RequestSend",
         ),
+        "dsh.agent._spend_cap": ("SPEND_CAP_KIND", "Pricer", "spend_cap"),
         "dsh.agent._subagent": ("AGENT_TOOL", "subagent_plugin"),
         "dsh.agent._subagent_input": ("AgentToolInput",),  # pydantic comes with it
     },

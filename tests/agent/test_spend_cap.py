@@ -16,7 +16,6 @@ from dsh.agent import SPEND_CAP_KIND, spend_cap
 from dsh.messages import Usage
 from dsh.testing import assert_allowed, assert_denied, call, run_session, say
 
-
 USAGE = {"type": "usage", "input_tokens": 100, "output_tokens": 10}
 
 

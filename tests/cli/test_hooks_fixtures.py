@@ -131,6 +131,14 @@ def test_a_fixture_without_expect_is_new_and_fails_until_accepted(
         ('{"event": "PreToolUse", "bridge": "gemini"}', "ERROR   bad: bridge: "),
         ('{"event": "NoSuchEvent"}', "ERROR   bad: run_hook: 'NoSuchEvent' is not a claude"),
         ('{"event": "Stop", "files": {"x": "y"}}', "ERROR   bad: files: given without hooks"),
+        (
+            '{"event": "Stop", "hooks": {}, "files": {"../escape": "y"}}',
+            "ERROR   bad: files: '../escape' is not a relative path inside the project",
+        ),
+        (
+            '{"event": "Stop", "hooks": {}, "files": {"/tmp/abs": "y"}}',
+            "ERROR   bad: files: '/tmp/abs' is not a relative path inside the project",
+        ),
     ],
 )
 def test_a_broken_fixture_is_named_and_fails(tmp_path: Path, text: str, said: str) -> None:

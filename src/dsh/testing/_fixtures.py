@@ -68,6 +68,12 @@ def _read(path: Path) -> tuple[dict[str, Any], FixtureSchema]:
         raise ValueError(f"{where or 'the fixture'}: {exc.errors[0].msg}") from exc
 
 
+def _inside(relative: str) -> bool:
+    """A ``files`` key names a place in the sandboxed project: relative, no ``..``."""
+    parts = Path(relative).parts
+    return bool(parts) and not Path(relative).is_absolute() and ".." not in parts
+
+
 def _substituted(value: Any, project: Path) -> Any:
     text = json.dumps(value).replace("${PROJECT_DIR}", str(project))
     return json.loads(text.replace("${HOME}", str(Path.home())))
@@ -88,6 +94,10 @@ async def check_fixture(path: Path, *, project: Path) -> FixtureCheck:
     own = fixture.hooks is None
     if own and fixture.files:
         error = "files: given without hooks (they would be written into the project)"
+        return FixtureCheck(name=path.stem, path=path, observed=None, error=error)
+    outside = next((f for f in fixture.files if not _inside(f)), None)
+    if outside is not None:
+        error = f"files: {outside!r} is not a relative path inside the project"
         return FixtureCheck(name=path.stem, path=path, observed=None, error=error)
     with contextlib.ExitStack() as stack:
         where = project if own else stack.enter_context(sandbox()).project

@@ -34,7 +34,9 @@ entry.main()
 
 # Never on any path below: the openai SDK (the default backend is dsh's own), the
 # interactive terminal, the ACP server and its SDK.
-_NEVER = ("openai", "prompt_toolkit", "acp", "dsh.acp", "dsh.cli._interactive")
+# Nor OpenTelemetry, unless CLAUDE_CODE_ENABLE_TELEMETRY asks for export.
+_NEVER: tuple[str, ...] = ("openai", "prompt_toolkit", "acp", "dsh.acp", "dsh.cli._interactive")
+_NEVER += ("opentelemetry", "dsh.telemetry")
 # Not for printing the version or a help text: the harness, asyncio, pydantic, rich, HTTP.
 _NOT_FOR_HELP = (
     *("asyncio", "pydantic", "rich", "httpx2", "msgspec"),
@@ -107,6 +109,7 @@ _NOT_FOR_A_PLAIN_RUN = (
     "dsh.tools.builtin._task_io",
     "dsh.agent._subagent_input",
     "dsh.hooks.claude.runtime._skill_input",
+    "dsh.agent._model_policy",
 )
 
 

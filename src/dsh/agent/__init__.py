@@ -98,7 +98,9 @@ __all__ = [
     "DIRECTORY_ADDED",
     "INSTRUCTIONS_LOADED",
     "MESSAGE_DISPLAY",
+    "MODEL_REPLY",
     "MODEL_REQUEST",
+    "MODEL_REQUEST_POLICY",
     "MODEL_RESPONSE",
     "MODEL_SWITCH",
     "MODEL_SWITCHED",
@@ -109,6 +111,7 @@ __all__ = [
     "SESSION_END",
     "SESSION_START",
     "SETUP",
+    "SPEND_CAP_KIND",
     "SUBAGENT_END",
     "SUBAGENT_START",
     "TURN_CONTINUATION",
@@ -136,6 +139,7 @@ __all__ = [
     "InstructionsScope",
     "ModelCall",
     "ModelCallEnd",
+    "ModelSubstitutedEvent",
     "ModelSwitchAllow",
     "ModelSwitchDecision",
     "ModelSwitchDeny",
@@ -150,11 +154,20 @@ __all__ = [
     "PreCompactProceed",
     "PreCompactVariant",
     "PreCompactVeto",
+    "Pricer",
     "PromptAllow",
     "PromptBlock",
     "PromptDecision",
     "PromptSource",
     "PromptVariant",
+    "ReplyBlock",
+    "ReplyDecision",
+    "ReplyKeep",
+    "ReplyRewrite",
+    "RequestAnswer",
+    "RequestDecision",
+    "RequestRewrite",
+    "RequestSend",
     "SessionEndReason",
     "SessionStartSource",
     "SetupTrigger",
@@ -165,11 +178,26 @@ __all__ = [
     "notifications_ready",
     "run_notifications",
     "run_ready_notifications",
+    "spend_cap",
     "subagent_plugin",
     "watch_background",
 ]
 
 if TYPE_CHECKING:
+    from dsh.agent._model_policy import (
+        MODEL_REPLY,
+        MODEL_REQUEST_POLICY,
+        ModelSubstitutedEvent,
+        ReplyBlock,
+        ReplyDecision,
+        ReplyKeep,
+        ReplyRewrite,
+        RequestAnswer,
+        RequestDecision,
+        RequestRewrite,
+        RequestSend,
+    )
+    from dsh.agent._spend_cap import SPEND_CAP_KIND, Pricer, spend_cap
     from dsh.agent._subagent import AGENT_TOOL, subagent_plugin
     from dsh.agent._subagent_input import AgentToolInput
 
@@ -178,6 +206,22 @@ publish(globals())
 __getattr__ = lazy(
     globals(),
     {
+        # The model-call policies: loaded by the first plugin that names them (the loop
+        # looks for the module, so a run without one never imports it).
+        "dsh.agent._model_policy": (
+            "MODEL_REPLY",
+            "MODEL_REQUEST_POLICY",
+            "ModelSubstitutedEvent",
+            "ReplyBlock",
+            "ReplyDecision",
+            "ReplyKeep",
+            "ReplyRewrite",
+            "RequestAnswer",
+            "RequestDecision",
+            "RequestRewrite",
+            "RequestSend",
+        ),
+        "dsh.agent._spend_cap": ("SPEND_CAP_KIND", "Pricer", "spend_cap"),
         "dsh.agent._subagent": ("AGENT_TOOL", "subagent_plugin"),
         "dsh.agent._subagent_input": ("AgentToolInput",),  # pydantic comes with it
     },

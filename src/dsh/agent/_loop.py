@@ -11,8 +11,9 @@ ends the turn raises ``EndTurn``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from typing import NoReturn
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 from dsh.agent._channels import (
     MESSAGE_DISPLAY,
@@ -149,10 +150,28 @@ async def _model_step(core: AgentCore, turn: TurnState) -> AssistantMessage:
         logged.append(core.append(event, durable=False))
         return logged[-1].id
 
-    reply = await observed_call(core, _request(core), turn.signal, logged=log)
+    policy = sys.modules.get("dsh.agent._model_policy")
+    if policy is None:  # no plugin named the model-call policies: none can listen
+        reply = await observed_call(core, _request(core), turn.signal, logged=log)
+    else:
+        reply = await _decided_call(core, turn, policy, log)
     if reply.text and core.agent.parent is None:
         await _display(core, turn, logged[-1])
     return reply
+
+
+async def _decided_call(
+    core: AgentCore, turn: TurnState, policy: Any, log: Callable[[AssistantMessage], str]
+) -> AssistantMessage:
+    """The step's call under ``agent/model-request-policy`` and ``agent/model-reply``."""
+    request = await policy.decide_request(core, _request(core))
+    if isinstance(request, AssistantMessage):  # answered without the model
+        reply: AssistantMessage = await policy.decide_reply(core, request)
+        log(reply)
+        return reply
+    return await observed_call(
+        core, request, turn.signal, logged=log, reviewed=lambda r: policy.decide_reply(core, r)
+    )
 
 
 def _bounded(calls: tuple[ToolUse, ...]) -> tuple[ToolUse, ...]:

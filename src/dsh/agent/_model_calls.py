@@ -10,7 +10,7 @@ block or retry the call. ``observed_call`` is the one place that fires them.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
@@ -103,13 +103,17 @@ async def observed_call(
     kind: ModelCallKind = "sampling",
     attempt: int = 1,
     logged: Callable[[AssistantMessage], str | None] = lambda reply: None,
+    reviewed: Callable[[AssistantMessage], Awaitable[AssistantMessage]] | None = None,
 ) -> AssistantMessage:
     """``core.call_model`` between ``agent/model-request`` and ``agent/model-response``
     (when anything listens). ``logged`` logs a completed reply and gives its event id (the
-    ``response_id``) before the response is announced."""
+    ``response_id``) before the response is announced; ``reviewed`` (``agent/model-reply``)
+    may change or refuse the reply first."""
     ctx, agent = core.ctx, core.agent
     if not ctx.listeners(MODEL_REQUEST) and not ctx.listeners(MODEL_RESPONSE):
         reply = await core.call_model(request, signal)
+        if reviewed is not None:
+            reply = await reviewed(reply)
         logged(reply)
         return reply
     call = ModelCall.new(agent.model.name, kind=kind, attempt=attempt)
@@ -123,6 +127,8 @@ async def observed_call(
         else:  # not raced against the aborted signal; the listeners' own timeouts bound them
             await ctx.emit(MODEL_RESPONSE, agent, ModelCallEnd.aborted(call))
         raise
+    if reviewed is not None:
+        reply = await reviewed(reply)
     done = ModelCallEnd.completed(call, reply.usage, logged(reply))
     await core.guarded(MODEL_RESPONSE, ctx.emit(MODEL_RESPONSE, agent, done))
     return reply

@@ -1,6 +1,7 @@
 """``dsh hooks test``: run a project's Claude Code hooks by hand and see what they decide.
 
-``dsh hooks test EVENT`` runs every admitted hook of EVENT (``--hook N``: the
+``dsh hooks test --fixtures DIR`` checks a folder of fixtures instead
+(``_hooks_fixtures``). ``dsh hooks test EVENT`` runs every admitted hook of EVENT (``--hook N``: the
 Nth only) that matches the payload, with the payload from ``--payload FILE``
 (``-`` for stdin), from a recorded case (``--case DIR``: its ``EVENT.json``),
 or generated (``--tool Bash --input '{...}'``, ``--prompt``, ``--source``).
@@ -127,8 +128,17 @@ def hooks_test(
     tool_input: str | None,
     prompt: str | None,
     every: bool,
+    fixtures: Path | None = None,
+    junit: Path | None = None,
+    update: bool = False,
 ) -> int:
     """``dsh hooks test``; returns the exit status."""
+    if fixtures is not None:
+        from dsh.cli._hooks_fixtures import run_fixtures
+
+        return run_fixtures(fixtures, project=project, junit=junit, update=update)
+    if junit is not None or update:
+        raise click.UsageError("--junit and --update go with --fixtures DIR")
     catalog = load_catalog(project, settings_files=settings_files, plugin_roots=plugin_dirs)
     if every:
         return _test_all(catalog, project)

@@ -167,8 +167,63 @@ def hooks_test_command(**flags: Any) -> None:
 
     The payload: --payload FILE (- for stdin), --case DIR (a recorded case's EVENT.json), or
     generated (--tool NAME --input JSON, --prompt TEXT). Exits 1 when a hook failed.
+
+    --fixtures DIR checks each fixture in DIR (its payload, hooks and expected effect)
+    instead; exits 1 on any mismatch, with a diff (--junit FILE, --update to accept).
     """
     work("_hooks_test:hooks_test_main")(**flags)
+
+
+@hooks.command(name="record")
+@click.argument("session_id", required=False)
+@click.option("--session-dir", type=click.Path(path_type=Path), default=None, help=SESSION_DIR_HELP)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("hook-fixtures"),
+    show_default=True,
+    help="The folder to write the fixtures into.",
+)
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="The project whose hooks to run (default: the session's; its latest session).",
+)
+@_debug_option
+def hooks_record_command(**flags: Any) -> None:
+    """Turn SESSION's hook runs (default: the project's latest) into fixtures for `dsh hooks
+    test --fixtures`.
+
+    Each firing's payload is rebuilt from the log; its expect is what the project's
+    hooks make of it today.
+    """
+    work("_hooks_record:hooks_record_main")(**flags)
+
+
+@hooks.command(name="why")
+@click.argument("event")
+@hook_source_options("The project whose hooks to explain.")
+@click.option("--tool", default=None, help="The tool call's name (a tool event).")
+@click.option("--input", "tool_input", default=None, help="The tool call's input, JSON.")
+@click.option("--prompt", default=None, help="The prompt (UserPromptSubmit).")
+@click.option("--session", "session_id", default=None, help="Take the call from this session.")
+@click.option("--call", type=click.IntRange(min=1), default=None, help="With --session: call N.")
+@click.option("--session-dir", type=click.Path(path_type=Path), default=None, help=SESSION_DIR_HELP)
+@click.option(
+    "--bridge",
+    type=click.Choice(["claude", "codex", "both"]),
+    default=None,
+    help="Whose hooks (default: what the project has, as dsh run).",
+)
+@_debug_option
+def hooks_why_command(**flags: Any) -> None:
+    """For each hook declared for EVENT: would it run, and why not, with where it came from.
+
+    The reasons: untrusted, changed, matcher, if, disabled, policy, deduplicated,
+    unsupported, timeout, invalid. Nothing runs.
+    """
+    work("_hooks_why:hooks_why_main")(**flags)
 
 
 @hooks.command(name="coverage")

@@ -245,6 +245,8 @@ def _describe(event: SessionEvent, shown: dict[str, str]) -> str:
         decision = get("decision")
         said = f" decision {json.dumps(decision, default=str)}" if decision is not None else ""
         return f"{get('hook_event')} {outcome} in {get('duration') or 0:.2f}s{said}"
+    if kind == "hook/skipped":
+        return f"{get('hook_event')}: {len(get('skipped') or ())} handler(s) did not run"
     if kind == "turn/end":
         return str(get("reason")) + (f" ({get('error')})" if get("error") else "")
     for name in ("text", "summary", "reason", "prompt"):
@@ -261,8 +263,10 @@ def print_timeline(
     turn: int | None,
     as_json: bool,
     echo: Any,
+    why: bool = False,
 ) -> None:
-    """``dsh log ID``: one line per event (time since the start, turn, type, what happened)."""
+    """``dsh log ID``: one line per event (time since the start, turn, type, what happened);
+    ``why``: also each ``hook/skipped``, a line per handler left out and why."""
     turns = _numbered_turns(events)
     if turn is not None and turn > max(turns, default=0):
         raise UserError(f"--turn {turn}: the session has {max(turns, default=0)} turn(s)")
@@ -275,6 +279,8 @@ def print_timeline(
     for event, number in zip(events, turns, strict=True):
         if hooks_only and not event.type.startswith("hook/"):
             continue
+        if event.type == "hook/skipped" and not why:
+            continue
         if turn is not None and number != turn:
             continue
         if as_json:
@@ -283,6 +289,18 @@ def print_timeline(
         where = f"turn {number}" if number else "session"
         text = _clip(_describe(event, shown), 100)
         echo(terminal_safe(f"+{event.time - start:8.2f}s  {where:<8}  {event.type:<18}  {text}"))
+        if event.type == "hook/skipped":
+            for line in _skipped_lines(event):
+                echo(terminal_safe(line))
+
+
+def _skipped_lines(event: SessionEvent) -> list[str]:
+    """Under a ``hook/skipped`` line: each handler left out, then its reason's code and words."""
+    lines = []
+    for skipped in getattr(event, "skipped", None) or ():
+        lines.append(f"{'':<34}{skipped.get('where')}: {skipped.get('command')}")
+        lines.append(f"{'':<36}{skipped.get('code')}: {skipped.get('reason')}")
+    return lines
 
 
 def resolve(store: JsonlSessionStore, given: str) -> str:
@@ -307,12 +325,13 @@ def log_main(
     as_json: bool,
     transcript: bool,
     verbose: bool,
+    why: bool = False,
 ) -> None:
     """``dsh log [ID]``: the table, or one session's timeline (or transcript)."""
     store = JsonlSessionStore(data_dir)
     if session_id is None:
-        if hooks_only or turn is not None or transcript:
-            raise UserError("--hooks, --turn and --transcript need a session ID")
+        if hooks_only or turn is not None or transcript or why:
+            raise UserError("--hooks, --turn, --transcript and --why need a session ID")
         print_table(store, project.resolve(), every=every, as_json=as_json, echo=click.echo)
         return
     # The hook events' types register with their module: without it they read back opaque
@@ -323,4 +342,6 @@ def log_main(
     if transcript:
         TranscriptPrinter(verbose=verbose).print_events(events)
         return
-    print_timeline(events, hooks_only=hooks_only, turn=turn, as_json=as_json, echo=click.echo)
+    print_timeline(
+        events, hooks_only=hooks_only, turn=turn, as_json=as_json, echo=click.echo, why=why
+    )

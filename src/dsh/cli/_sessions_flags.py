@@ -34,6 +34,9 @@ def log_options(f: Callable[..., Any]) -> Callable[..., Any]:
             "--transcript", is_flag=True, help="Show the session as a transcript, not a timeline."
         ),
         click.option("--verbose", "-v", is_flag=True, help="Transcript: also events with no line."),
+        click.option(
+            "--why", is_flag=True, help="Timeline: also the hooks that did not run, and why."
+        ),
     ]
     for option in reversed(options):
         f = option(f)
@@ -76,6 +79,23 @@ def hooks_test_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--input", "tool_input", default=None, help="Generated: the tool input JSON."),
         click.option("--prompt", default=None, help="Generated: the UserPromptSubmit prompt."),
         click.option("--all", "every", is_flag=True, help="Run every declared hook; report each."),
+        click.option(
+            "--fixtures",
+            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            default=None,
+            help="A folder of fixtures (*.json): check each hook effect against its expect.",
+        ),
+        click.option(
+            "--junit",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="With --fixtures: also write the checks as JUnit XML to FILE.",
+        ),
+        click.option(
+            "--update",
+            is_flag=True,
+            help="With --fixtures: write each observed effect into its fixture as its expect.",
+        ),
     ]
     for option in reversed(options):
         f = option(f)

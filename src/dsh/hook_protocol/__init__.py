@@ -20,7 +20,9 @@ root session; ``regex_problem`` bounds a matcher's regex before it is
 compiled. ``read_record``/``write_record`` keep the per-project trust record
 both bridges store their fingerprints in, each in its own sections, and
 ``named_files`` the files of the project a hook's command line names (the
-scripts it runs, in a project hook's fingerprint). The
+scripts it runs, in a project hook's fingerprint). ``HookSelection`` says whether
+a declared handler runs for an event and why not (``dsh hooks why``);
+``skipped_event`` records those that did not in the log (``hook/skipped``). The
 lower-level ``run_hooks`` and ``hook_outcome`` stay public for a bridge with
 other needs. A native plugin needs none of this.
 """
@@ -34,7 +36,7 @@ from dsh.hook_protocol._declarations import (
     exec_argv,
     shell_argv,
 )
-from dsh.hook_protocol._environment import SECRET_ENV_VARS
+from dsh.hook_protocol._environment import SECRET_ENV_VARS, HookVariables, add_hook_variables
 from dsh.hook_protocol._events import HookInvocationEvent, HookResultEvent
 from dsh.hook_protocol._executor import run_hooks
 from dsh.hook_protocol._firing import (
@@ -57,6 +59,12 @@ from dsh.hook_protocol._outcome import (
 )
 from dsh.hook_protocol._regex import regex_problem
 from dsh.hook_protocol._run import HookRun
+from dsh.hook_protocol._selection import (
+    HookSelection,
+    HookSkippedEvent,
+    SelectionCode,
+    skipped_event,
+)
 from dsh.hook_protocol._sessions import SessionStates, hook_environment
 from dsh.hook_protocol._trust_record import (
     TrustRecord,
@@ -78,18 +86,23 @@ __all__ = [
     "HookOutcome",
     "HookResultEvent",
     "HookRun",
+    "HookSelection",
     "HookSink",
+    "HookSkippedEvent",
+    "HookVariables",
     "HttpTarget",
     "InProcessHook",
     "MergedAnswers",
     "NoDecision",
     "OnFailure",
     "RoutedSink",
+    "SelectionCode",
     "SessionStates",
     "Strongest",
     "TrustRecord",
     "UntrustedHooksError",
     "WrongEvent",
+    "add_hook_variables",
     "exec_argv",
     "fire_hooks",
     "hook_environment",
@@ -100,6 +113,7 @@ __all__ = [
     "regex_problem",
     "run_hooks",
     "shell_argv",
+    "skipped_event",
     "write_record",
 ]
 

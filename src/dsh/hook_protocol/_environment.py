@@ -15,17 +15,43 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
-from typing import Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 from dsh.base._env_policy import MODEL_KEY_VARIABLES, model_keys
 
 __all__ = [
     "PASS_ENV_SETTING",
     "SECRET_ENV_VARS",
+    "HookVariables",
+    "add_hook_variables",
+    "hook_variables",
     "spawn_environment",
     "withheld_variables",
 ]
+
+HookVariables = Callable[[Any], Mapping[str, str]]
+"""Variables for one hook run, from its ``HookOrigin``: ``TRACEPARENT`` from the telemetry."""
+
+_PROVIDERS: list[HookVariables] = []
+
+
+def add_hook_variables(provider: HookVariables) -> Callable[[], None]:
+    """Give every hook run ``provider``'s variables, until the returned function is called."""
+    _PROVIDERS.append(provider)
+    return lambda: _PROVIDERS.remove(provider) if provider in _PROVIDERS else None
+
+
+def hook_variables(added: Mapping[str, str] | None, origin: Any) -> Mapping[str, str] | None:
+    """``added`` and the providers' variables for a run from ``origin`` (``added`` as it is,
+    with no provider: a plain run pays nothing)."""
+    if not _PROVIDERS:
+        return added
+    merged = dict(added or {})
+    for provider in _PROVIDERS:
+        merged.update(provider(origin))
+    return merged
+
 
 SECRET_ENV_VARS: Final = MODEL_KEY_VARIABLES
 """The model API key variables no hook inherits unless ``PASS_ENV_SETTING`` names them."""

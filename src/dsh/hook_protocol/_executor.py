@@ -38,7 +38,7 @@ from dsh.base._containment import (
 from dsh.base._process_group import own_session
 from dsh.hook_protocol._capture import Capture
 from dsh.hook_protocol._declarations import HookCommand
-from dsh.hook_protocol._environment import spawn_environment
+from dsh.hook_protocol._environment import hook_variables, spawn_environment
 from dsh.hook_protocol._run import CancelSignal, HookRun
 from dsh.hook_protocol._slots import hook_slot
 
@@ -233,7 +233,7 @@ async def _run_hook(
     started = time.perf_counter()
     if signal is not None and signal.aborted:
         return _unstarted(cmd, started, error=None, cancelled=True)
-    mark, env = mark_environment(spawn_environment(cmd.env))
+    mark, env = mark_environment(spawn_environment(hook_variables(cmd.env, cmd.origin)))
     # Its children in dsh's namespace, where there is one.
     argv, preexec = contained_spawn(cmd.argv, env, cmd.cwd)
     use_pidfd_child_watcher()

@@ -8,9 +8,10 @@ runs several agents on one context builds one with ``assemble``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from dsh.agent import Agent, AgentOptions, SessionStartSource, subagent_plugin
 from dsh.approval import APPROVAL, ApprovalService
@@ -64,6 +65,13 @@ class Assembly:
             if options.store is not None
             else JsonlSessionStore(options.session_dir or default_data_dir())
         )
+        if os.environ.get("CLAUDE_CODE_ENABLE_TELEMETRY"):
+            # OpenTelemetry export, as Claude Code's variables ask; never imported otherwise.
+            from dsh.telemetry import observed_store, telemetry_settings
+
+            settings = telemetry_settings(os.environ)
+            if settings is not None:
+                self.store = cast(SessionStore, observed_store(self.store, settings))
         self._diagnostics: list[ProfileDiagnostic] = []
         self._environments: list[Mapping[str, Any]] = []
         self._adjust: list[Callable[[AgentOptions], AgentOptions]] = []

@@ -14,6 +14,9 @@ authors and embedders:
   codex_hooks=...)``: one payload through a bridge's hooks, as ``dsh hooks test``
   runs it: each run, its decoded answer, and for PreToolUse the decision and the text
   the model reads (``HookTestResult``);
+- ``check_fixtures(folder, project=...)``: a folder of hook fixtures (a payload, the
+  hook configuration, the expected ``HookEffect``) checked against the hooks that run
+  today, as ``dsh hooks test --fixtures`` checks them (``FixtureCheck``, ``accept_fixture``);
 - ``assert_denied``, ``assert_allowed``, ``assert_asked`` on any of those, or on a
   ``PreToolDecision``, with failure messages that say what was decided instead.
 
@@ -24,6 +27,8 @@ has a plugin test and a hook test, both run by dsh's own suite.
 
 from dsh._public import publish
 from dsh.testing._assertions import Decided, assert_allowed, assert_asked, assert_denied
+from dsh.testing._effect import EffectDecision, HookEffect
+from dsh.testing._fixtures import FixtureCheck, accept_fixture, check_fixture, check_fixtures
 from dsh.testing._hooks import Bridge, HookRunRecord, HookTestResult, run_hook
 from dsh.testing._script import Reply, ScriptBlock, call, say, scripted_model
 from dsh.testing._session import SessionRun, ToolCallRecord, run_session
@@ -31,16 +36,22 @@ from dsh.testing._session import SessionRun, ToolCallRecord, run_session
 __all__ = [
     "Bridge",
     "Decided",
+    "EffectDecision",
+    "FixtureCheck",
+    "HookEffect",
     "HookRunRecord",
     "HookTestResult",
     "Reply",
     "ScriptBlock",
     "SessionRun",
     "ToolCallRecord",
+    "accept_fixture",
     "assert_allowed",
     "assert_asked",
     "assert_denied",
     "call",
+    "check_fixture",
+    "check_fixtures",
     "run_hook",
     "run_session",
     "say",

@@ -36,6 +36,7 @@ from dsh.hooks.codex import (
     codex_pre_tool_decision,
     try_codex_hook,
 )
+from dsh.testing._effect import HookEffect, claude_effect, codex_effect
 from dsh.testing._sandbox import Sandbox, sandbox, write_project
 from dsh.tools import PreToolDecision, PreToolDeny
 
@@ -69,7 +70,8 @@ class HookRunRecord:
 @frozen(kw_only=True)
 class HookTestResult:
     """What ``run_hook`` found: the ``payload`` sent, each hook's run (``runs``, in order),
-    the catalog's ``diagnostics`` and, for PreToolUse, the ``decision`` the answers come to."""
+    the catalog's ``diagnostics``, for PreToolUse the ``decision`` the answers come to, and
+    for any event their ``effect`` (decision kind, model-visible text, exit codes, notices)."""
 
     bridge: Bridge
     event: str
@@ -77,6 +79,7 @@ class HookTestResult:
     runs: tuple[HookRunRecord, ...]
     decision: PreToolDecision | None = None
     diagnostics: tuple[str, ...] = ()
+    effect: HookEffect = HookEffect(decision="none")
 
     @property
     def model_text(self) -> str | None:
@@ -95,17 +98,20 @@ async def run_hook(
     codex_hooks: Mapping[str, Any] | None = None,
     files: Mapping[str, str] | None = None,
     project: Path | None = None,
+    bridge: Bridge | None = None,
 ) -> HookTestResult:
     """Run the hooks of ``event`` that ``payload`` selects (default: one generated in the
     bridge's shape from ``tool``, ``tool_input`` and ``prompt``) and decode their answers.
 
     The hooks are Claude Code's (``claude_settings``, the project's ``.claude/settings.json``)
     or, with ``codex_hooks``, Codex's (``.codex/hooks.json``); ``files`` go beside them.
-    ``project`` is a directory of your own to run in (default: a temporary one).
+    ``project`` is a directory of your own to run in (default: a temporary one); with neither
+    settings given, its own hooks run, Codex's with ``bridge="codex"``.
     """
     if claude_settings is not None and codex_hooks is not None:
         raise ValueError("run_hook: give claude_settings or codex_hooks, not both")
-    bridge: Bridge = "codex" if codex_hooks is not None else "claude"
+    if bridge is None:
+        bridge = "codex" if codex_hooks is not None else "claude"
     known = CODEX_HOOK_EVENTS if bridge == "codex" else CLAUDE_HOOK_EVENTS
     if event not in known:
         raise ValueError(f"run_hook: {event!r} is not a {bridge} hook event")
@@ -172,6 +178,7 @@ async def _claude(
         runs=runs,
         decision=decision,
         diagnostics=diagnostics,
+        effect=claude_effect(event, name, trials),
     )
 
 
@@ -194,9 +201,9 @@ async def _codex(
     trials = [await try_codex_hook(h, payload, box.project, codex_home=home) for h in hooks]
     runs = tuple(_record(t.run, t.hook.command, t.answer, t.problem) for t in trials)
     decision = None
+    name = tool or str(payload.get("tool_name", "Bash"))
+    arguments = tool_input if tool_input is not None else _mapping(payload.get("tool_input"))
     if event == "PreToolUse":
-        name = tool or str(payload.get("tool_name", "Bash"))
-        arguments = tool_input if tool_input is not None else _mapping(payload.get("tool_input"))
         decision = codex_pre_tool_decision(name, arguments, trials)
     diagnostics = tuple(d.describe() for d in catalog.diagnostics)
     return HookTestResult(
@@ -206,6 +213,7 @@ async def _codex(
         runs=runs,
         decision=decision,
         diagnostics=diagnostics,
+        effect=codex_effect(event, name, arguments, trials),
     )
 
 

@@ -66,6 +66,7 @@ __all__ = [
     "claude_hooks_plugin",
     "consequences",
     "decode_answer",
+    "explain_hooks",
     "generated_payload",
     "hooks_for",
     "load_catalog",
@@ -84,6 +85,7 @@ publish(globals())
 # hand (``dsh hooks test``, ``dsh.testing``).
 if TYPE_CHECKING:
     from dsh.hooks.claude._report import render_coverage_markdown
+    from dsh.hooks.claude._why import explain_hooks
     from dsh.hooks.claude.answers._answer import HookAnswer
     from dsh.hooks.claude.answers._decode import decode_answer
     from dsh.hooks.claude.events._specs import CLAUDE_HOOK_EVENTS, EVENT_SPECS, EventSpec
@@ -106,6 +108,7 @@ __getattr__ = lazy(
     globals(),
     {
         "dsh.hooks.claude._report": ("render_coverage_markdown",),
+        "dsh.hooks.claude._why": ("explain_hooks",),
         "dsh.hooks.claude.answers._answer": ("HookAnswer",),
         "dsh.hooks.claude.answers._decode": ("decode_answer",),
         "dsh.hooks.claude.events._specs": ("CLAUDE_HOOK_EVENTS", "EVENT_SPECS", "EventSpec"),

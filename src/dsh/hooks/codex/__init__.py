@@ -49,6 +49,7 @@ __all__ = [
     "codex_payload",
     "codex_pre_tool_decision",
     "decode_codex_answer",
+    "explain_codex_hooks",
     "hook_hash",
     "load_codex_catalog",
     "record_trust",
@@ -61,6 +62,7 @@ publish(globals())
 # Running one payload by hand (``dsh hooks test``, ``dsh.testing``): loaded when first asked for,
 # so a session never pays for it.
 if TYPE_CHECKING:
+    from dsh.hooks.codex._why import explain_codex_hooks
     from dsh.hooks.codex.runtime._trial import (
         CodexHookTrial,
         codex_hooks_for,
@@ -72,12 +74,13 @@ if TYPE_CHECKING:
 __getattr__ = lazy(
     globals(),
     {
+        "dsh.hooks.codex._why": ("explain_codex_hooks",),
         "dsh.hooks.codex.runtime._trial": (
             "CodexHookTrial",
             "codex_hooks_for",
             "codex_payload",
             "codex_pre_tool_decision",
             "try_codex_hook",
-        )
+        ),
     },
 )

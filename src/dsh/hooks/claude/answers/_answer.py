@@ -54,6 +54,8 @@ class HookAnswer:
     display_content: str | None = None
     watch_paths: tuple[str, ...] | None = None
     updated_tool_output: Any = None
+    extensions: dict[str, Any] | None = None
+    """``hookSpecificOutput.dsh``: dsh's opt-in extensions (Claude Code ignores the key)."""
 
     @property
     def blocks(self) -> bool:

@@ -132,7 +132,16 @@ def _answer(exit_code: int, model: _OutputModel, data: dict[str, Any]) -> HookAn
             tuple(specific.watchPaths) if specific and specific.watchPaths is not None else None
         ),
         updated_tool_output=specific.updatedToolOutput if specific else None,
+        extensions=_extensions(data) if specific else None,
     )
+
+
+def _extensions(data: dict[str, Any]) -> dict[str, Any] | None:
+    """``hookSpecificOutput.dsh`` when it is an object (Claude Code, like any tool that does
+    not know the key, ignores it; so does dsh when it is not an object)."""
+    specific = data.get("hookSpecificOutput")
+    extensions = specific.get("dsh") if isinstance(specific, dict) else None
+    return extensions if isinstance(extensions, dict) else None
 
 
 def answer_from_json(exit_code: int, data: dict[str, Any], event: str) -> HookAnswer | WrongEvent:

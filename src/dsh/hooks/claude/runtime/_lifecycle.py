@@ -15,7 +15,7 @@ import re
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from dsh.agent import (
     Agent,
@@ -36,9 +36,11 @@ from dsh.agent import (
 )
 from dsh.context import Next
 from dsh.hooks.claude.runtime._agent_hooks import is_hook_agent
+from dsh.hooks.claude.runtime._extensions import hook_place
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
     SOURCE,
+    Merged,
     Runtime,
     additional_contexts,
     background_tasks,
@@ -181,14 +183,17 @@ class LifecycleEvents(Handlers):
         if message is not None:
             return PromptDecision.block(message)
         lines = prompt_context_lines("UserPromptSubmit", merged)
+        updated = _updated_prompt(merged)
         decision = await nxt()
-        if not isinstance(decision, PromptAllow) or not lines:
+        if not isinstance(decision, PromptAllow) or (not lines and updated is None):
             return decision
-        text = "\n".join(lines)
+        text = "\n".join(lines) or None
         if decision.additional_context:
-            text = f"{decision.additional_context}\n{text}"
+            text = f"{decision.additional_context}\n{text}" if text else decision.additional_context
         return PromptDecision.allow(
-            decision.content, text, source=decision.source or f"{SOURCE}:UserPromptSubmit"
+            updated if updated is not None else decision.content,
+            text,
+            source=decision.source or f"{SOURCE}:UserPromptSubmit",
         )
 
     # -- Stop / StopFailure ---------------------------------------------------------------
@@ -210,11 +215,18 @@ class LifecycleEvents(Handlers):
         payload["last_assistant_message"] = state.final_text
         payload["background_tasks"] = background_tasks(agent)
         payload["session_crons"] = []
+        counts = self._state(agent).stop_blocks
+        if not state.stop_hook_active:
+            counts.clear()  # a new run of Stop hooks: none has blocked yet
+        if "dsh" in payload:
+            cast(dict[str, Any], payload)["dsh"]["stop_blocks"] = dict(counts)
         merged = await self._fire(agent, "Stop", hooks, payload)
         self._common_effects(agent, "Stop", merged)
         if halting(merged) is not None:
             return await nxt()
         blocks = blocking(merged)
+        for decl, _ in blocks:
+            counts[hook_place(decl)] = counts.get(hook_place(decl), 0) + 1
         if blocks:
             feedback = stop_feedback([shown_reason(d, a) for d, a in blocks])
             # 2.1.332: a JSON block (not exit 2) also names its command, as system text
@@ -452,3 +464,14 @@ def _api_error_text(error: Exception) -> str:
     if status == 429:
         return f"API Error: Request rejected (429) · {message}"
     return f"API Error: {status} {message}"
+
+
+def _updated_prompt(merged: Merged) -> str | None:
+    """dsh's opt-in ``hookSpecificOutput.dsh.updatedPrompt``: the prompt the model gets instead
+    (the last hook in declaration order that gives one wins); Claude Code ignores the key."""
+    updated = None
+    for _, answer in merged.answers:
+        value = (answer.extensions or {}).get("updatedPrompt")
+        if isinstance(value, str) and value:
+            updated = value
+    return updated

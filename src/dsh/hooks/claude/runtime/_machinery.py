@@ -34,6 +34,7 @@ from dsh.hook_protocol import (
     SessionStates,
     WrongEvent,
     fire_hooks,
+    skipped_event,
 )
 from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._sessions import root_session
@@ -43,8 +44,10 @@ from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._agent_hooks import is_hook_agent
+from dsh.hooks.claude.runtime._extensions import extensions_on, usage_so_far
 from dsh.hooks.claude.runtime._judged import in_process
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
+from dsh.hooks.claude.runtime._why import skipped_selections
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 from dsh.hooks.claude.transcript._projection import (
@@ -110,6 +113,8 @@ class AgentState:
     background: set[asyncio.Task[None]] = field(default_factory=set)
     # the subagents whose SubagentStop fired on their continuation seam (by agent id)
     subagents_stopped: set[str] = field(default_factory=set)
+    # dsh's opt-in Stop counter: how many times in a row each Stop hook blocked (by place)
+    stop_blocks: dict[str, int] = field(default_factory=dict)
 
 
 def additional_contexts(merged: Merged) -> list[str]:
@@ -250,11 +255,17 @@ class Runtime:
     ) -> tuple[HookDeclaration, ...]:
         """The hooks of a tool event for this call: matcher, then ``if`` (as Claude Code)."""
         cwd = agent.workspace.cwd
-        return tuple(
+        chosen = tuple(
             h
             for h in self.catalog.matching(event, name)
             if h.if_rule is None or h.if_rule.admits(name, arguments, cwd=cwd)
         )
+        # The handlers left out, and why, for `dsh log ID --hooks --why` (`hook/skipped`).
+        about = {"tool_name": name, "tool_input": arguments}
+        record = skipped_event(event, skipped_selections(self.catalog, event, chosen, about, cwd))
+        if record is not None:
+            agent.append_events([record], durable=False)
+        return chosen
 
     def transcript_path(self, agent: Agent) -> Path:
         """Where ``agent``'s (root session's) transcript is written."""
@@ -306,6 +317,8 @@ class Runtime:
         if effort and self.effort is not None:
             payload["effort"] = {"level": self.effort}
         payload["hook_event_name"] = event
+        if extensions_on():  # dsh's opt-in `dsh` key (runtime._extensions)
+            payload["dsh"] = {"usage": usage_so_far(agent)}
         return payload
 
     async def _fire(

@@ -1,0 +1,124 @@
+"""Record what the real Claude Code does with dsh's opt-in extensions in a hook's answer.
+
+usage: python benchmarks/record_dsh_extensions.py CLAUDE OUT.json
+
+dsh reads extensions under ``hookSpecificOutput.dsh`` (docs/hooks-dev.md). Run against
+the real Claude Code 2.1.332 (a loopback Anthropic mock, ``record_claude_bounds.Mock``;
+a private ``CLAUDE_CONFIG_DIR``; permissions skipped), each case's hook answers with the
+extension beside fields Claude Code knows: the fixture keeps what the model was sent
+(the user message, the tool results), so a test can check that Claude Code ignored the
+extension and honoured the rest. Never run by ``make test``; its output is
+``tests/fixtures/dsh_extensions_claude.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from record_claude_bounds import _DONE, Mock, _bash
+
+_PROMPT = {
+    "hookSpecificOutput": {
+        "hookEventName": "UserPromptSubmit",
+        "additionalContext": "context from the hook",
+        "dsh": {"updatedPrompt": "the rewritten prompt"},
+    }
+}
+_DENY = {
+    "hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "denied by the hook",
+        "dsh": {"note": "an extension dsh reads"},
+    }
+}
+CASES: dict[str, dict[str, Any]] = {
+    "prompt-updated-prompt": {"event": "UserPromptSubmit", "answer": _PROMPT, "replies": [_DONE]},
+    "pretool-deny-with-dsh": {
+        "event": "PreToolUse",
+        "answer": _DENY,
+        "replies": [[_bash("toolu_a", "echo hi")], _DONE],
+    },
+}
+
+
+def _texts(body: dict[str, Any]) -> list[str]:
+    out = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        for block in blocks:
+            if block.get("type") == "text":
+                text = str(block["text"])
+                if message["role"] == "user" and not text.startswith("<system-reminder>"):
+                    out.append(f"user: {text}")
+                # Of the system text, what hooks added (Claude Code's words for it).
+                out += [
+                    f"system: {line}"
+                    for line in text.splitlines()
+                    if "hook" in line.lower()
+                    and message["role"] == "system"
+                    and line.startswith("UserPromptSubmit")
+                ]
+            elif block.get("type") == "tool_result":
+                out.append(f"tool_result: {json.dumps(block.get('content'))}")
+    return out
+
+
+def record(claude: str, case: dict[str, Any], mock: Mock) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="rec-dsh-ext-") as tmp:
+        root = Path(tmp)
+        project, config, home = root / "project", root / "config", root / "home"
+        for d in (project, config, home):
+            d.mkdir()
+        answer = root / "answer.json"
+        answer.write_text(json.dumps(case["answer"]))
+        command = f"cat > /dev/null; cat {answer}"
+        hooks = {case["event"]: [{"hooks": [{"type": "command", "command": command}]}]}
+        settings = root / "settings.json"
+        settings.write_text(json.dumps({"hooks": hooks}))
+        with mock.lock:
+            mock.replies = case["replies"]
+            mock.bodies = []
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
+        env |= {
+            "HOME": str(home),
+            "ANTHROPIC_BASE_URL": mock.url,
+            "ANTHROPIC_API_KEY": "sk-rec-loopback",
+            "CLAUDE_CONFIG_DIR": str(config),
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "IS_SANDBOX": "1",
+        }
+        argv = [claude, "-p", "the original prompt", "--settings", str(settings),
+                "--dangerously-skip-permissions", "--model", "claude-rec"]  # fmt: skip
+        done = subprocess.run(
+            argv, cwd=project, env=env, capture_output=True, text=True, timeout=300
+        )
+        return {
+            "exit_code": done.returncode,
+            "stdout": done.stdout[-2000:],
+            "requests": [_texts(body) for body in mock.bodies],
+        }
+
+
+def main() -> int:
+    claude, out = sys.argv[1], Path(sys.argv[2])
+    mock = Mock()
+    version = subprocess.run([claude, "--version"], capture_output=True, text=True).stdout.strip()
+    recorded: dict[str, Any] = {"cli_version": version}
+    for name, case in CASES.items():
+        print("recording", name, flush=True)
+        recorded[name] = {"answer": case["answer"], **record(claude, case, mock)}
+    out.write_text(json.dumps(recorded, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

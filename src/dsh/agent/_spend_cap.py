@@ -1,0 +1,71 @@
+"""A session spend cap, as the Claude Agent SDK's ``maxBudgetUsd``: ``spend_cap(limit, pricer)``.
+
+A plugin that prices each completed model call (``agent/model-response``'s
+usage, through ``pricer``: the model's name and the call's ``Usage`` to US
+dollars, ``None`` when it has no price) and, once the total reaches ``limit``,
+denies every tool call with a terminal guard (deny-only: it never allows what
+another policy refused). The denial's ``info`` is typed: ``kind`` is
+``"spend_cap"``, with ``limit_usd`` and ``spent_usd``; its reason is what the
+model reads. dsh has no price table of its own yet: the pricer is the caller's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
+
+from dsh.agent._model_calls import MODEL_RESPONSE, ModelCallEnd
+from dsh.context import Context, Plugin
+from dsh.messages import Usage
+from dsh.tools import TOOLS, GuardDenial, ToolCall
+
+if TYPE_CHECKING:
+    from dsh.agent._agent import Agent
+
+__all__ = ["SPEND_CAP_KIND", "Pricer", "spend_cap"]
+
+Pricer = Callable[[str, Usage], "float | None"]
+"""A call's cost in US dollars from the model's name and its usage; ``None``: no price."""
+
+SPEND_CAP_KIND: Final = "spend_cap"
+
+
+def spend_cap(limit_usd: float, pricer: Pricer) -> Plugin:
+    """The plugin that denies tool calls once the priced calls reach ``limit_usd``."""
+    if not limit_usd > 0:
+        raise ValueError(f"spend_cap: the limit must be a positive amount, not {limit_usd!r}")
+    spent = [0.0]
+    unpriced: set[str] = set()
+
+    def plugin(ctx: Context) -> None:
+        @ctx.on(MODEL_RESPONSE)
+        async def count(agent: Agent, end: ModelCallEnd) -> None:
+            if end.usage is None:
+                return
+            cost = pricer(end.call.model, end.usage)
+            if cost is None:
+                if end.call.model not in unpriced:
+                    unpriced.add(end.call.model)
+                    agent.notice(
+                        f"spend cap: no price for model {end.call.model}; its calls are"
+                        " not counted",
+                        source="spend-cap",
+                        level="warning",
+                    )
+                return
+            spent[0] += max(0.0, cost)
+
+        def guard(call: ToolCall) -> GuardDenial | None:
+            if spent[0] < limit_usd:
+                return None
+            reason = (
+                f"The session's spend cap is reached: ${spent[0]:.4f} of ${limit_usd:.4f} spent;"
+                f" {call.name} was not run."
+            )
+            info = {"kind": SPEND_CAP_KIND, "limit_usd": limit_usd, "spent_usd": spent[0]}
+            return GuardDenial(reason, info)
+
+        ctx.require(TOOLS).guard(guard)
+
+    plugin.__name__ = "spend_cap"
+    return plugin

@@ -1,0 +1,47 @@
+"""dsh's opt-in payload extensions for Claude Code hooks: a ``dsh`` key, off by default.
+
+With ``DSH_HOOK_EXTENSIONS=1`` in dsh's environment every payload gets a ``dsh``
+object (a key Claude Code never sends, so a hook written for it is unaffected):
+``usage``, the session's tokens so far (``input_tokens``, ``output_tokens``, and
+``cost_usd``, ``null`` while dsh has no price for the model); and at Stop,
+``stop_blocks``, how many times in a row each Stop hook has blocked this turn
+(by ``<file>: Stop[group][index]``), the counter Claude Code's one-bit
+``stop_hook_active`` stands for. Answers' extensions (``hookSpecificOutput.dsh``)
+are read where they apply (``updatedPrompt``: ``_lifecycle``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from dsh.agent import Agent
+    from dsh.hooks.claude.settings._types import HookDeclaration
+
+__all__ = ["EXTENSIONS_SETTING", "extensions_on", "hook_place", "usage_so_far"]
+
+EXTENSIONS_SETTING: Final = "DSH_HOOK_EXTENSIONS"
+
+
+def extensions_on(env: Mapping[str, str] | None = None) -> bool:
+    value = (os.environ if env is None else env).get(EXTENSIONS_SETTING, "")
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def usage_so_far(agent: Agent) -> dict[str, Any]:
+    """The tokens the session's replies reported so far (its root's log)."""
+    root = agent
+    while root.parent is not None:
+        root = root.parent
+    totals = {"input_tokens": 0, "output_tokens": 0}
+    for event in root.events:
+        usage = getattr(event, "usage", None) if event.type == "assistant/message" else None
+        for key in totals:
+            totals[key] += int(getattr(usage, key, 0) or 0)
+    return {**totals, "cost_usd": None}
+
+
+def hook_place(decl: HookDeclaration) -> str:
+    return f"{decl.source.label}: {decl.event}[{decl.group_index}][{decl.hook_index}]"

@@ -1,0 +1,87 @@
+"""Why a Claude Code hook is left out of a firing: its matcher or its ``if`` rule.
+
+``select_reason`` is the runtime's choice for one handler and one payload (the
+matcher against the event's matcher field, then the ``if`` rule against the
+tool call); ``skipped_selections`` explains the handlers of an event a firing
+left out, for its ``hook/skipped`` event. ``dsh hooks why`` (``_why``) adds
+trust, deduplication and what the catalog did not admit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from dsh.hook_protocol import HookSelection, SelectionCode
+from dsh.hooks.claude.events._specs import EVENT_SPECS
+from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
+
+__all__ = ["DIAGNOSED", "select_reason", "skipped_selections", "where"]
+
+DIAGNOSED: Final[dict[str, SelectionCode]] = {
+    "unknown-event": "unsupported",
+    "unsupported-event": "unsupported",
+    "unsupported-type": "unsupported",
+    "bad-timeout": "timeout",
+    "if-never-runs": "if",
+    "bad-if": "if",
+    "bad-matcher": "matcher",
+    "suite-skipped": "invalid",
+    "missing-type": "invalid",
+    "unknown-type": "invalid",
+    "type-not-allowed": "invalid",
+    "missing-command": "invalid",
+    "bad-shape": "invalid",
+}
+"""The diagnostics that leave a handler out, and the reason each gives."""
+
+
+def where(decl: HookDeclaration) -> str:
+    plugin = f" (plugin {decl.plugin})" if decl.plugin else ""
+    return f"{decl.source.label}{plugin}: {decl.event}[{decl.group_index}][{decl.hook_index}]"
+
+
+def select_reason(
+    decl: HookDeclaration, event: str, payload: Mapping[str, Any], cwd: Path
+) -> tuple[SelectionCode, str]:
+    """``runs``, or ``matcher``/``if`` and why: the runtime's own choice for one handler."""
+    field = EVENT_SPECS[event].matcher_field
+    value = payload.get(field) if field is not None else None
+    value = value if isinstance(value, str) else None
+    if not decl.matches(value):
+        return "matcher", f"its matcher {decl.matcher.declared!r} does not select {field} {value!r}"
+    rule = decl.if_rule
+    if rule is not None:
+        tool = str(payload.get("tool_name", ""))
+        arguments = payload.get("tool_input")
+        if not rule.admits(tool, arguments if isinstance(arguments, Mapping) else {}, cwd=cwd):
+            return "if", f"its `if` rule {rule.declared!r} does not admit this {tool} call"
+    return "runs", ""
+
+
+def skipped_selections(
+    catalog: Catalog,
+    event: str,
+    chosen: Sequence[HookDeclaration],
+    payload: Mapping[str, Any],
+    cwd: Path,
+) -> tuple[HookSelection, ...]:
+    """The handlers of ``event`` a firing left out (not in ``chosen``), each with why."""
+    out = []
+    for decl in catalog.for_event(event):
+        if any(decl is c for c in chosen):
+            continue
+        code, reason = select_reason(decl, event, payload, cwd)
+        if code == "runs":
+            code, reason = "disabled", "not chosen for this firing"
+        out.append(
+            HookSelection(
+                event=event,
+                where=where(decl),
+                command=decl.declared_command,
+                code=code,
+                reason=reason,
+            )
+        )
+    return tuple(out)

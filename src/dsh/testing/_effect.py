@@ -1,0 +1,167 @@
+"""What one event's hooks came to, in words a fixture can pin: ``HookEffect``.
+
+``claude_effect`` and ``codex_effect`` read the trials of one payload (each
+hook's run and decoded answer) with their bridge's own rules and say, for any
+event, four things a test or ``dsh hooks test --fixtures`` compares: the
+``decision`` (``deny``, ``ask``, ``allow`` for the permission events; ``block``,
+``halt`` or ``none`` for any), the ``model_text`` (what the hooks hand the
+model: a denial's tool error as the model reads it, a block reason the model
+reads, each context), the ``exit_codes`` (each hook's, in order; ``None`` for
+one that did not exit) and the ``notices`` (what the user is shown: a system
+message, a halt's stop reason, a blocked prompt's reason, a hook's failure).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypeAlias, final
+
+from dsh._frozen import frozen
+from dsh.hooks.claude import HookTrial, pre_tool_decision, shown_reason
+from dsh.hooks.codex import CodexHookTrial, codex_pre_tool_decision
+from dsh.tools import PreToolAllow, PreToolAsk, PreToolDecision, PreToolDeny
+
+__all__ = ["EffectDecision", "HookEffect", "claude_effect", "codex_effect"]
+
+EffectDecision: TypeAlias = Literal["allow", "ask", "block", "deny", "halt", "none"]
+"""The kinds of decision an event's hooks come to (the strongest wins)."""
+
+_CLAUDE_MODEL_READS_BLOCK = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PostToolBatch"}
+)
+_CODEX_MODEL_READS_BLOCK = frozenset({"PostToolUse", "Stop", "SubagentStop"})
+_PLAIN_IS_CONTEXT = frozenset({"SessionStart", "UserPromptSubmit"})
+
+
+@final
+@frozen(kw_only=True)
+class HookEffect:
+    """What one event's hooks came to: the ``decision``, what the model reads
+    (``model_text``), each hook's exit code (``exit_codes``) and what the user is
+    shown (``notices``)."""
+
+    decision: EffectDecision
+    model_text: tuple[str, ...] = ()
+    exit_codes: tuple[int | None, ...] = ()
+    notices: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The plain-JSON form a fixture's ``expect`` holds."""
+        return {
+            "decision": self.decision,
+            "model_text": list(self.model_text),
+            "exit_codes": list(self.exit_codes),
+            "notices": list(self.notices),
+        }
+
+
+def claude_effect(event: str, tool: str, trials: Sequence[HookTrial]) -> HookEffect:
+    """What Claude Code's answers to one ``event`` payload come to (``tool``: its tool name)."""
+    model: list[str] = []
+    notices: list[str] = [t.problem for t in trials if t.problem]
+    decision: EffectDecision = "none"
+    for trial in trials:
+        answer = trial.answer
+        if answer is None:
+            continue
+        if answer.system_message:
+            notices.append(answer.system_message)
+        if answer.halt:
+            decision = "halt"
+            notices.append(answer.stop_reason or "")
+        if answer.permission_request is not None and decision != "halt":
+            decision = _stronger(decision, answer.permission_request.behavior)
+            if answer.permission_request.message:
+                model.append(answer.permission_request.message)
+        if answer.blocks and event != "PreToolUse":
+            decision = _stronger(decision, "block")
+            reason = shown_reason(trial.hook, answer)
+            (model if event in _CLAUDE_MODEL_READS_BLOCK else notices).append(reason)
+        if event != "PreToolUse" and answer.additional_context:
+            model.append(answer.additional_context)
+        if answer.plain and event in _PLAIN_IS_CONTEXT:
+            model.append(answer.plain)
+    if event == "PreToolUse":
+        pre = pre_tool_decision(tool, trials)
+        decision = _stronger(decision, _pre_tool_kind(pre, trials))
+        if isinstance(pre, PreToolDeny):
+            model.insert(0, pre.reason)
+        elif isinstance(pre, PreToolAsk):
+            notices.append(pre.reason)
+        model.extend(_contexts(pre))
+    codes = tuple(t.run.exit_code for t in trials)
+    return HookEffect(
+        decision=decision, model_text=tuple(model), exit_codes=codes, notices=tuple(notices)
+    )
+
+
+def codex_effect(
+    event: str, tool: str, tool_input: Mapping[str, Any], trials: Sequence[CodexHookTrial]
+) -> HookEffect:
+    """What Codex's answers to one ``event`` payload come to."""
+    model: list[str] = []
+    notices: list[str] = [t.problem for t in trials if t.problem]
+    decision: EffectDecision = "none"
+    for trial in trials:
+        answer = trial.answer
+        if answer is None:
+            continue
+        if answer.system_message:
+            notices.append(answer.system_message)
+        if answer.halt:
+            decision = "halt"
+            notices.append(answer.stop_reason or "")
+        if answer.behavior is not None and decision != "halt":
+            decision = _stronger(decision, answer.behavior)
+            if answer.message:
+                model.append(answer.message)
+        if answer.block and event != "PreToolUse":
+            decision = _stronger(decision, "block")
+            reason = answer.reason or ""
+            (model if event in _CODEX_MODEL_READS_BLOCK else notices).append(reason)
+        if event != "PreToolUse" and answer.additional_context:
+            model.append(answer.additional_context)
+        if answer.plain and event in _PLAIN_IS_CONTEXT:
+            model.append(answer.plain)
+    if event == "PreToolUse":
+        pre = codex_pre_tool_decision(tool, tool_input, trials)
+        if isinstance(pre, PreToolDeny):
+            decision = _stronger(decision, "deny")
+            model.insert(0, pre.reason)
+        elif any(t.answer is not None and t.answer.permission == "allow" for t in trials):
+            decision = _stronger(decision, "allow")
+        model.extend(_contexts(pre))
+    codes = tuple(t.run.exit_code for t in trials)
+    return HookEffect(
+        decision=decision, model_text=tuple(model), exit_codes=codes, notices=tuple(notices)
+    )
+
+
+_RANK: dict[EffectDecision, int] = {
+    "none": 0,
+    "allow": 1,
+    "ask": 2,
+    "block": 3,
+    "deny": 3,
+    "halt": 4,
+}
+
+
+def _stronger(current: EffectDecision, new: EffectDecision) -> EffectDecision:
+    return new if _RANK[new] > _RANK[current] else current
+
+
+def _contexts(pre: PreToolDecision) -> tuple[str, ...]:
+    if isinstance(pre, PreToolAllow | PreToolAsk | PreToolDeny):
+        return pre.additional_context
+    return ()
+
+
+def _pre_tool_kind(pre: PreToolDecision, trials: Sequence[HookTrial]) -> EffectDecision:
+    if isinstance(pre, PreToolDeny):
+        return "deny"
+    if isinstance(pre, PreToolAsk):
+        return "ask"
+    if any(t.answer is not None and t.answer.permission_decision == "allow" for t in trials):
+        return "allow"
+    return "none"

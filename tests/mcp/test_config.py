@@ -79,7 +79,9 @@ def test_invalid_entries_named_by_file_and_place(tmp_path: Path) -> None:
     )
     config = claude_mcp_servers(project, home=tmp_path / "h", env={})
     assert [s.name for s in config.servers] == ["good"]
-    assert config.diagnostics[0] == ".mcp.json: mcpServers.bad.args[1]: Input should be a valid string"
+    assert (
+        config.diagnostics[0] == ".mcp.json: mcpServers.bad.args[1]: Input should be a valid string"
+    )
     assert "type 'ws'" in config.diagnostics[1]
 
 

@@ -36,6 +36,7 @@ class Assembly:
     __slots__ = (
         "_diagnostics",
         "_environments",
+        "_mcp_servers",
         "approval",
         "ctx",
         "model",
@@ -65,6 +66,7 @@ class Assembly:
         )
         self._diagnostics: list[ProfileDiagnostic] = []
         self._environments: list[Mapping[str, Any]] = []
+        self._mcp_servers: list[Any] = list(options.mcp_servers)
 
     @property
     def project(self) -> Path:
@@ -102,7 +104,25 @@ class Assembly:
         environment = getattr(loaded, "environment", None)
         if environment:
             self._environments.append(environment)
+        # The MCP servers the protocol's configuration declares (optional: not in ``ProfileMount``).
+        self._mcp_servers.extend(getattr(loaded, "mcp_servers", ()))
         return found
+
+    def start_mcp_servers(self) -> None:
+        """Start the MCP servers ``options`` and the profiles declared (``dsh.mcp``, imported
+        only when there is one), one per name, the first declaration winning."""
+        if not self._mcp_servers:
+            return
+        from dsh.mcp._session import start_servers
+
+        unique = {s.name: s for s in reversed(self._mcp_servers)}
+        start_servers(
+            self.ctx,
+            list(reversed(unique.values())),
+            registry=self.registry,
+            env=self.environment_policy().environment(),
+            cwd=str(self.project),
+        )
 
     def environment_policy(self) -> EnvironmentPolicy:
         """dsh's defaults, then the profiles' tables, then ``options.environment``."""

@@ -168,9 +168,7 @@ def _read_json(path: Path, what: str, problems: list[str]) -> Any:
         return None
 
 
-def _dynamic(
-    given: str, project: Path, env: Mapping[str, str]
-) -> tuple[list[McpServer], list[str]]:
+def _dynamic(given: str, env: Mapping[str, str]) -> tuple[list[McpServer], list[str]]:
     """One ``--mcp-config`` argument: a file, or inline JSON (``McpConfigError`` if neither)."""
     text = given.strip()
     if text.startswith("{"):
@@ -180,7 +178,7 @@ def _dynamic(
         except UnsafeJSONError as exc:
             raise McpConfigError(f"{where}: not valid JSON: {exc}") from None
     else:
-        path = (project / given).expanduser() if not Path(given).is_absolute() else Path(given)
+        path = Path(given).expanduser().absolute()  # as given: against the working directory
         where = f"--mcp-config {given}"
         try:
             data = load_json(read_bounded(path, _FILE_BOUND, "MCP configuration file"))
@@ -231,7 +229,7 @@ def claude_mcp_servers(
     project = project.absolute()
     dynamic: list[McpServer] = []
     for given in mcp_config:
-        dynamic.extend(_dynamic(given, project, env)[0])
+        dynamic.extend(_dynamic(given, env)[0])
     if strict:
         return ClaudeMcpConfig(tuple(_by_name(dynamic)), ())
     problems: list[str] = []

@@ -15,9 +15,22 @@ import os
 import subprocess
 import sys
 
-from pydantic import BaseModel
+MODE = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+if MODE == "garbage":
+    sys.stdout.write('this is not json\n{"jsonrpc": 3}\n')
+    sys.stdout.flush()
+    sys.stdin.read()
+    sys.exit(0)
+if MODE == "crash":
+    sys.stderr.write("sample server: crashing on purpose\n")
+    sys.exit(3)
+if MODE == "hang":
+    sys.stdin.read()
+    sys.exit(0)
 
-from mcp.server.mcpserver import Context, Image, MCPServer
+from mcp.server.mcpserver import Context, Image, MCPServer  # noqa: E402
+from mcp.server.mcpserver.exceptions import ToolError  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
 
 server = MCPServer("sample")
 
@@ -41,7 +54,7 @@ def add(a: int, b: int) -> str:
 @server.tool()
 def fail(reason: str) -> str:
     """Always fails."""
-    raise ValueError(f"failed on purpose: {reason}")
+    raise ToolError(f"failed on purpose: {reason}")
 
 
 @server.tool()
@@ -91,7 +104,7 @@ def env(name: str) -> str:
 @server.tool()
 def spawn() -> str:
     """Leaves a sleeping grandchild behind and says its pid."""
-    child = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    child = subprocess.Popen(["sleep", "299.5"], start_new_session=True)
     return str(child.pid)
 
 
@@ -102,21 +115,11 @@ def review(code: str, style: str = "short") -> str:
 
 
 def main() -> None:
-    mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
-    if mode == "garbage":
-        sys.stdout.write('this is not json\n{"jsonrpc": 3}\n')
-        sys.stdout.flush()
-        sys.stdin.read()
+    if MODE == "http":
+        server.run("streamable-http", port=int(sys.argv[2]))
         return
-    if mode == "crash":
-        sys.stderr.write("sample server: crashing on purpose\n")
-        sys.exit(3)
-    if mode == "hang":
-        sys.stdin.read()
-        return
-    if mode in ("http", "sse"):
-        transport = "streamable-http" if mode == "http" else "sse"
-        server.run(transport, port=int(sys.argv[2]))
+    if MODE == "sse":
+        server.run("sse", port=int(sys.argv[2]))
         return
     server.run("stdio")
 

@@ -145,6 +145,7 @@ command = 3
     assert sorted(by_name) == ["docs", "remote"]
     docs = by_name["docs"]
     assert (docs.tool_timeout_sec, docs.startup_timeout_sec) == (5, 10.0)
-    assert docs.offers("search") and not docs.offers("other")
+    assert docs.offers("search")
+    assert not docs.offers("other")
     assert by_name["remote"].headers == {"X-K": "k"}
     assert problems == ["config.toml: [mcp_servers.broken] command: Input should be a valid string"]

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from mcp.client.session import ClientSession
 
     from dsh.mcp._spec import McpServer
+    from dsh.mcp._stdio import StdioProcess
 
 __all__ = [
     "ConnectionState",
@@ -69,6 +70,15 @@ class RemotePrompt:
     arguments: tuple[tuple[str, bool], ...] = ()
 
 
+def _as_parsed(schema: Any) -> dict[str, Any]:
+    """A tool's input schema in the key order Claude Code holds it (the TypeScript SDK's parse:
+    ``type``, ``properties``, ``required`` first, the rest as sent; ``mcp-tool-error``)."""
+    if not isinstance(schema, dict):
+        return {"type": "object"}
+    known = {k: schema[k] for k in ("type", "properties", "required") if k in schema}
+    return {**known, **{k: v for k, v in schema.items() if k not in known}}
+
+
 def _describe(exc: BaseException) -> str:
     """One line for what ended a connection (the first leaf of an exception group)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -106,7 +116,7 @@ class McpConnection:
         self._ready = asyncio.Event()
         self._closing = asyncio.Event()
         self._task: asyncio.Future[None] | None = None
-        self._stderr: Callable[[], str] = str
+        self._process: StdioProcess | None = None
 
     def start(self) -> None:
         """Start connecting (once)."""
@@ -124,7 +134,7 @@ class McpConnection:
             from dsh.mcp._stdio import stdio_streams
 
             async with stdio_streams(server, self._env, self._cwd) as (read, write, process):
-                self._stderr = process.stderr_tail
+                self._process = process
                 yield read, write
             return
         import httpx2
@@ -173,14 +183,24 @@ class McpConnection:
                 raise
         except BaseException as exc:
             if self.state != "connected" or not self._closing.is_set():
-                tail = self._stderr()
-                self.error = _describe(exc) + (f" (stderr: {tail[-300:]})" if tail else "")
+                self.error = self._why(exc)
             if not isinstance(exc, Exception):
                 raise
         finally:
             self._session = None
             self.state = "closed" if self._closing.is_set() and self.error is None else "failed"
             self._ready.set()
+
+    def _why(self, exc: BaseException) -> str:
+        """What ended the connection, with what the process said of it."""
+        text = _describe(exc)
+        process = self._process
+        if process is None:
+            return text
+        if process.garbage is not None:
+            text = f"it wrote what is no MCP message ({process.garbage!r}); {text}"
+        tail = process.stderr_tail()
+        return text + (f" (stderr: {tail[-300:]})" if tail else "")
 
     async def _handshake(self, session: ClientSession) -> None:
         result = await session.initialize()
@@ -197,7 +217,7 @@ class McpConnection:
                     RemoteTool(
                         name=t.name,
                         description=t.description or "",
-                        input_schema=freeze_json(t.input_schema or {"type": "object"}),
+                        input_schema=freeze_json(_as_parsed(t.input_schema)),
                         read_only=bool(hints is not None and hints.read_only_hint),
                     )
                 )

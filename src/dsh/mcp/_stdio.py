@@ -45,6 +45,8 @@ class StdioProcess:
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self.stderr = bytearray()
+        self.garbage: str | None = None
+        """The first line it wrote that is no MCP message (its start)."""
 
     def stderr_tail(self) -> str:
         return self.stderr.decode("utf-8", "replace").strip()[-_STDERR_KEEP:]
@@ -105,6 +107,8 @@ async def stdio_streams(
                 try:
                     message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
                 except ValueError as exc:
+                    if process.garbage is None:
+                        process.garbage = line[:120].decode("utf-8", "replace").strip()
                     await read_writer.send(exc)
                     continue
                 await read_writer.send(SessionMessage(message))

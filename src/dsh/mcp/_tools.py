@@ -20,10 +20,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from dsh.agent import calling_agent
 from dsh.base import freeze_json, thaw_json
 from dsh.mcp._connection import McpCallError, McpConnection, RemoteTool
 from dsh.messages import Content, ContentBlock, ImageBlock, TextBlock
 from dsh.tools import McpServerRef, ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools._deferred import TOOL_SEARCH, loaded_tools
 
 __all__ = ["mcp_tool_name", "normalize_name", "present_content", "server_tools"]
 
@@ -82,6 +84,27 @@ def _output(result: Any) -> list[dict[str, Any]]:
     return content
 
 
+def _unloaded_note(invocation: ToolInvocation) -> str:
+    """Claude Code's note on a failed call of a deferred tool whose schema the model had not
+    loaded (the ``mcp-tool-error`` recording), or ``""``."""
+    agent = calling_agent(invocation.agent)
+    registry = agent.registry if agent is not None else None
+    tool = registry.get(invocation.name) if registry is not None else None
+    if tool is None or not tool.deferred or registry is None or registry.get(TOOL_SEARCH) is None:
+        return ""
+    assert agent is not None
+    if invocation.name in loaded_tools(agent.messages()):
+        return ""
+    schema = json.dumps(thaw_json(tool.input_schema), separators=(",", ":"), ensure_ascii=False)
+    return (
+        "\n\nThis tool's input schema was not in your prompt when you called it. The input"
+        f" schema is: {schema}\nIf your input does not match this schema, correct it and call"
+        " the tool again. If it matches, the error above has another cause. If the corrected"
+        f' call fails the same way, call {TOOL_SEARCH} with query "select:{invocation.name}" to'
+        " load the tool, then call it again."
+    )
+
+
 def _body(connection: McpConnection, remote: str) -> Any:
     async def run(invocation: ToolInvocation) -> ToolResult:
         try:
@@ -91,7 +114,13 @@ def _body(connection: McpConnection, remote: str) -> Any:
         output = _output(result)
         if result.is_error:
             text = "\n".join(str(c.get("text", "")) for c in output if c.get("type") == "text")
-            return ToolResult.error(text or "the tool failed", output=freeze_json(output))
+            text = text or "the tool failed"
+            # The model is told more than hooks are (PostToolUseFailure: the server's text).
+            return ToolResult.error(
+                text + _unloaded_note(invocation),
+                output=freeze_json(output),
+                info=freeze_json({"server_error": text}),
+            )
         return ToolResult.ok(present_content(output), output=freeze_json(output))
 
     return run
@@ -128,7 +157,9 @@ def _definition(
         description=remote.description,
         input_schema=remote.input_schema,
         run=_body(connection, remote.name),
-        read_only=remote.read_only,
+        # Claude Code asks before an MCP call whatever its readOnlyHint says (`mcp-perm-default`),
+        # so the hint makes calls concurrent, never permitted.
+        concurrency_safe=remote.read_only,
         present=present_content,
         deferred=deferred,
         mcp_server=ref,

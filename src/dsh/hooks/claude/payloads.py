@@ -37,6 +37,7 @@ __all__ = [
     "DirectoryAddedHookInput",
     "Effort",
     "InstructionsLoadedHookInput",
+    "McpServerInfo",
     "MessageDisplayHookInput",
     "PermissionDeniedHookInput",
     "PermissionRequestHookInput",
@@ -62,6 +63,14 @@ __all__ = [
     "UserPromptExpansionHookInput",
     "UserPromptSubmitHookInput",
 ]
+
+
+class McpServerInfo(TypedDict):
+    """``mcp_server``: the MCP server of an ``mcp__`` tool (``{"name": ..., "source": ...}``,
+    the source ``project``, ``user``, ``local``, ``dynamic`` or ``plugin``), the last key."""
+
+    name: str
+    source: str
 
 
 class Effort(TypedDict):
@@ -161,6 +170,7 @@ class PreToolUseHookInput(BaseHookInput):
     tool_name: str
     tool_input: dict[str, Any]
     tool_use_id: str | None
+    mcp_server: NotRequired[McpServerInfo]
 
 
 class PermissionRequestHookInput(BaseHookInput):
@@ -173,6 +183,7 @@ class PermissionRequestHookInput(BaseHookInput):
     tool_name: str
     tool_input: dict[str, Any]
     permission_suggestions: NotRequired[list[dict[str, Any]]]
+    mcp_server: NotRequired[McpServerInfo]
 
 
 class PostToolUseHookInput(BaseHookInput):
@@ -187,6 +198,7 @@ class PostToolUseHookInput(BaseHookInput):
     tool_response: Any
     tool_use_id: str | None
     duration_ms: int
+    mcp_server: NotRequired[McpServerInfo]
 
 
 class PostToolUseFailureHookInput(BaseHookInput):
@@ -202,6 +214,7 @@ class PostToolUseFailureHookInput(BaseHookInput):
     error: str
     is_interrupt: bool
     duration_ms: int
+    mcp_server: NotRequired[McpServerInfo]
 
 
 class PostToolBatchCall(TypedDict):

@@ -33,8 +33,11 @@ entry.main()
 """
 
 # Never on any path below: the openai SDK (the default backend is dsh's own), the
-# interactive terminal, the ACP server and its SDK.
-_NEVER = ("openai", "prompt_toolkit", "acp", "dsh.acp", "dsh.cli._interactive")
+# interactive terminal, the ACP server and its SDK, the MCP SDK (no server is configured).
+_NEVER = (
+    *("openai", "prompt_toolkit", "acp", "dsh.acp", "dsh.cli._interactive"),
+    *("mcp", "mcp_types", "dsh.mcp._session", "dsh.mcp._connection"),
+)
 # Not for printing the version or a help text: the harness, asyncio, pydantic, rich, HTTP.
 _NOT_FOR_HELP = (
     *("asyncio", "pydantic", "rich", "httpx2", "msgspec"),

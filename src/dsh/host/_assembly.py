@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsh.agent import Agent, AgentOptions, SessionStartSource, subagent_plugin
 from dsh.approval import APPROVAL, ApprovalService
@@ -23,6 +23,9 @@ from dsh.models import Model
 from dsh.session import JsonlSessionStore, SessionEvent, SessionLog, SessionStore, default_data_dir
 from dsh.tools import TOOLS, ToolRegistry, Workspace
 from dsh.tools.builtin import builtin_tools
+
+if TYPE_CHECKING:
+    from dsh.mcp._session import McpServers
 
 __all__ = ["Assembly", "assemble"]
 
@@ -37,6 +40,7 @@ class Assembly:
         "_diagnostics",
         "_environments",
         "_mcp_servers",
+        "mcp",
         "approval",
         "ctx",
         "model",
@@ -67,6 +71,8 @@ class Assembly:
         self._diagnostics: list[ProfileDiagnostic] = []
         self._environments: list[Mapping[str, Any]] = []
         self._mcp_servers: list[Any] = list(options.mcp_servers)
+        self.mcp: McpServers | None = None
+        """The session's MCP servers once started (``start_mcp_servers``), else ``None``."""
 
     @property
     def project(self) -> Path:
@@ -116,7 +122,7 @@ class Assembly:
         from dsh.mcp._session import start_servers
 
         unique = {s.name: s for s in reversed(self._mcp_servers)}
-        start_servers(
+        self.mcp = start_servers(
             self.ctx,
             list(reversed(unique.values())),
             registry=self.registry,

@@ -94,6 +94,14 @@ class McpServers:
             raise McpCallError(f"no MCP server named {server!r} is configured")
         return found
 
+    def statuses(self) -> list[dict[str, str]]:
+        """Each server as stream-json's ``init`` lists it: name, status, source."""
+        shown = {"pending": "pending", "connected": "connected"}
+        return [
+            {"name": name, "status": shown.get(c.state, "failed"), "source": c.server.source}
+            for name, c in self.connections.items()
+        ]
+
     def tool_names(self, server: str) -> list[str]:
         connection = self.connections[server]
         return [mcp_tool_name(server, t.name) for t in connection.tools]

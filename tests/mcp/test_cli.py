@@ -1,0 +1,104 @@
+"""``dsh run`` with MCP servers: ``--mcp-config``, a project's ``.mcp.json`` under dsh's trust
+flow, a server that fails, and a bad configuration, each in a real ``dsh`` process."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.cli.support import run_dsh
+from tests.cli.test_cli import write_script
+
+SERVER = str(Path(__file__).with_name("sample_server.py"))
+ECHO = [{"type": "tool_use", "name": "mcp__sample__echo", "input": {"message": "HI"}}]
+DONE = [{"type": "text", "text": "done"}]
+
+
+def _setup(tmp_path: Path, servers: dict[str, object]) -> tuple[Path, Path, list[str]]:
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "home").mkdir()
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": servers}))
+    model = write_script(tmp_path / "script.json", [ECHO, DONE])
+    args = ["--model", f"scripted:{model}", "--project", str(project)]
+    args += ["--session-dir", str(tmp_path / "sessions")]
+    return project, config, args
+
+
+def _sample(*extra: str) -> dict[str, object]:
+    return {"command": sys.executable, "args": [SERVER, *extra]}
+
+
+def test_mcp_config_servers_run_a_call(tmp_path: Path) -> None:
+    _, config, args = _setup(tmp_path, {"sample": _sample()})
+    done = run_dsh(
+        "run", "go", *args, "--mcp-config", str(config), "--strict-mcp-config",
+        "--permission-mode", "bypassPermissions", "--output-format", "stream-json",
+        cwd=tmp_path, env={"HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    init = lines[0]
+    assert init["mcp_servers"][0]["name"] == "sample"
+    assert init["mcp_servers"][0]["source"] == "dynamic"
+    assert "mcp__sample__echo" in init["tools"]
+    results = [line for line in lines if line.get("type") == "user"]
+    assert results[0]["tool_use_result"] == [{"type": "text", "text": "Echo: HI"}]
+    assert lines[-1]["result"] == "done"
+
+
+def test_a_bad_mcp_config_is_a_clear_error(tmp_path: Path) -> None:
+    _, _, args = _setup(tmp_path, {})
+    done = run_dsh("run", "go", *args, "--mcp-config", "nope.json", cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"dsh: --mcp-config nope.json: file not found: {tmp_path}/nope.json" in done.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"mcpServers": {"x": {"command": 3}}}))
+    done = run_dsh("run", "go", *args, "--mcp-config", str(bad), cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"--mcp-config {bad}: mcpServers.x.command: Input should be a valid string" in (
+        done.stderr
+    )
+    assert "Traceback" not in done.stderr
+
+
+def test_a_failing_server_is_a_notice_and_the_turn_goes_on(tmp_path: Path) -> None:
+    _, config, args = _setup(tmp_path, {"sample": _sample("crash")})
+    done = run_dsh(
+        "run", "go", *args, "--mcp-config", str(config),
+        "--permission-mode", "bypassPermissions",
+        cwd=tmp_path, env={"HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "MCP server 'sample'" in done.stdout + done.stderr
+    assert "crashing on purpose" in done.stdout + done.stderr
+    assert "done" in done.stdout
+
+
+def test_project_servers_follow_the_trust_flow(tmp_path: Path) -> None:
+    project, _, args = _setup(tmp_path, {})
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"sample": _sample()}}))
+    env = {"HOME": str(tmp_path / "home"), "DSH_DATA_DIR": str(tmp_path / "data")}
+    mode = ["--permission-mode", "bypassPermissions"]
+    refused = run_dsh("run", "go", *args, *mode, cwd=tmp_path, env=env)
+    assert refused.returncode == 2
+    assert "1 MCP server(s) not trusted" in refused.stderr
+    assert f"not trusted yet: MCP server sample in .mcp.json: {sys.executable} {SERVER}" in (
+        refused.stderr
+    )
+    skipped = run_dsh("run", "go", *args, *mode, "--skip-untrusted-hooks", cwd=tmp_path, env=env)
+    assert skipped.returncode == 0, skipped.stderr
+    assert "1 MCP server(s) of .mcp.json not started: sample (not trusted yet)" in (
+        skipped.stderr + skipped.stdout
+    )
+    trusted = run_dsh("run", "go", *args, *mode, "--trust-project", cwd=tmp_path, env=env)
+    assert trusted.returncode == 0, trusted.stderr
+    assert "Echo: HI" in trusted.stdout
+    again = run_dsh("run", "go", *args, *mode, cwd=tmp_path, env=env)
+    assert again.returncode == 0, again.stderr
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"sample": _sample("x")}}))
+    changed = run_dsh("run", "go", *args, *mode, cwd=tmp_path, env=env)
+    assert changed.returncode == 2
+    assert "changed since trusted: MCP server sample" in changed.stderr

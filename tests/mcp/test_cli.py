@@ -102,3 +102,33 @@ def test_project_servers_follow_the_trust_flow(tmp_path: Path) -> None:
     changed = run_dsh("run", "go", *args, *mode, cwd=tmp_path, env=env)
     assert changed.returncode == 2
     assert "changed since trusted: MCP server sample" in changed.stderr
+
+
+def test_codex_config_toml_servers(tmp_path: Path) -> None:
+    _, _, args = _setup(tmp_path, {})
+    codex_home = tmp_path / "codex"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        "[mcp_servers.sample]\n"
+        f"command = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(SERVER)}]\n"
+        'enabled_tools = ["echo"]\n'
+        "[mcp_servers.broken]\ncommand = 3\n"
+    )
+    env = {"HOME": str(tmp_path / "home"), "CODEX_HOME": str(codex_home)}
+    done = run_dsh(
+        "run", "go", *args, "--hooks", "codex", "--output-format", "stream-json",
+        cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0]["mcp_servers"][0] == {
+        "name": "sample",
+        "status": "connected",
+        "source": "codex",
+    }
+    tools = [t for t in lines[0]["tools"] if t.startswith("mcp__")]
+    assert tools == ["mcp__sample__echo"]  # enabled_tools
+    results = [line for line in lines if line.get("type") == "user"]
+    assert results[0]["tool_use_result"] == [{"type": "text", "text": "Echo: HI"}]
+    assert "[mcp_servers.broken] command: Input should be a valid string" in done.stderr

@@ -81,6 +81,11 @@ class CodexMount:
         puts it over dsh's defaults for every process the model drives."""
         return self.catalog.shell_environment_policy
 
+    @property
+    def mcp_servers(self) -> tuple[Any, ...]:
+        """Codex's ``[mcp_servers.NAME]`` servers: ``dsh.host`` starts them."""
+        return self.catalog.mcp_servers
+
 
 @final
 @frozen(kw_only=True)

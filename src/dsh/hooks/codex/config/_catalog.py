@@ -406,6 +406,31 @@ def _environment_table(
     return FrozenDict(merged)
 
 
+def _mcp_servers(
+    layers: list[tuple[CodexLayer, Path]],
+    user_config: Mapping[str, Any] | None,
+    diagnostics: list[CodexDiagnostic],
+    refused: Collection[Path] = (),
+) -> tuple[Any, ...]:
+    """The layers' ``[mcp_servers.NAME]`` tables (``dsh.mcp``), a higher layer's server of a
+    name winning; a bad table is a diagnostic naming the file and the table."""
+    found: dict[str, Any] = {}
+    for layer, folder in layers:
+        path = folder / "config.toml"
+        if path.absolute() in refused:
+            continue
+        config = user_config if layer == "user" else read_toml(path, [])
+        if not isinstance(config, Mapping) or "mcp_servers" not in config:
+            continue
+        from dsh.mcp import codex_mcp_servers  # only a configuration that has servers
+
+        servers, problems = codex_mcp_servers(config, file=str(path))
+        for problem in problems:
+            diagnostics.append(CodexDiagnostic(source=str(path), reason=problem, severity="error"))
+        found.update((server.name, server) for server in servers)
+    return tuple(found.values())
+
+
 def load_codex_catalog(
     project: Path,
     *,
@@ -465,6 +490,7 @@ def load_codex_catalog(
         for plugin in enabled_plugins(home, user_config, diagnostics):
             sources.append(plugin.source)
             builder.add(plugin.source, "plugin", plugin.parsed, plugin=plugin)
+    mcp_servers = _mcp_servers(layers, user_config, diagnostics, refused)
     return CodexCatalog(
         hooks=tuple(builder.hooks),
         diagnostics=(*diagnostics, *builder.diagnostics),
@@ -473,4 +499,5 @@ def load_codex_catalog(
         codex_home=home,
         permission_mode=_permission_mode(layers, user_config, refused),
         shell_environment_policy=_environment_table(layers, user_config, diagnostics, refused),
+        mcp_servers=mcp_servers,
     )

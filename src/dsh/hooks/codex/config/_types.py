@@ -166,6 +166,9 @@ class CodexCatalog:
     shell_environment_policy: Mapping[str, Any] = field(default_factory=FrozenDict)
     """The layers' ``[shell_environment_policy]`` tables, merged (Codex's vocabulary: the
     environment of the processes the model drives, ``dsh.base.EnvironmentPolicy``)."""
+    mcp_servers: tuple[Any, ...] = ()
+    """The layers' ``[mcp_servers.NAME]`` servers (``dsh.mcp.McpServer``), a higher layer's
+    of a name winning: ``dsh.host`` starts them."""
 
     def running(self) -> tuple[CodexHook, ...]:
         return tuple(h for h in self.hooks if h.runs)

@@ -132,3 +132,21 @@ def test_codex_config_toml_servers(tmp_path: Path) -> None:
     results = [line for line in lines if line.get("type") == "user"]
     assert results[0]["tool_use_result"] == [{"type": "text", "text": "Echo: HI"}]
     assert "[mcp_servers.broken] command: Input should be a valid string" in done.stderr
+
+
+def test_mcp_list(tmp_path: Path) -> None:
+    project, config, _ = _setup(tmp_path, {"sample": _sample(), "broken": _sample("crash")})
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"proj": _sample()}}))
+    env = {"HOME": str(tmp_path / "home"), "DSH_DATA_DIR": str(tmp_path / "data")}
+    done = run_dsh(
+        "mcp", "list", "--project", str(project), "--mcp-config", str(config), cwd=tmp_path, env=env
+    )
+    assert done.returncode == 1, done.stderr  # one server failed
+    out = done.stdout
+    assert f"sample (dynamic, --mcp-config {config}: mcpServers.sample)" in out
+    assert "  state: connected\n  tools (9): mcp__sample__echo, mcp__sample__add," in out
+    assert "  prompts: /mcp__sample__review" in out
+    assert "broken (dynamic" in out
+    assert "crashing on purpose" in out
+    assert "proj (project, .mcp.json: mcpServers.proj)" in out
+    assert "  state: not trusted yet, not started (dsh hooks trust trusts it)" in out

@@ -162,6 +162,11 @@ class ClaudeCodeProfile:
         servers = self._project_servers(self._mcp(project, catalog)[0])
         return review_trust(catalog, self.trust_dir, self._instructions_files(project), servers)
 
+    def mcp_servers_of(self, project: Path, /) -> tuple[tuple[McpServer, ...], tuple[str, ...]]:
+        """Every MCP server Claude Code's configuration declares here (trusted or not), and
+        what was not admitted (``dsh mcp list``)."""
+        return self._mcp(project, self._discover(project))
+
     def trust(self, project: Path, /) -> Sequence[str]:
         """Trust everything the project controls now (``dsh hooks trust``); one line per item."""
         from dsh.hooks.claude.trust._review import record_review

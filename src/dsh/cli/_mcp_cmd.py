@@ -25,7 +25,7 @@ def _declared(
     project: Path, mcp_config: Sequence[str], strict: bool
 ) -> tuple[list[Any], dict[str, str], list[str]]:
     from dsh.hooks.claude import ClaudeCodeProfile
-    from dsh.hooks.codex.config._catalog import load_codex_catalog
+    from dsh.hooks.codex import load_codex_catalog
 
     profile = ClaudeCodeProfile(mcp_config=tuple(mcp_config), strict_mcp_config=strict)
     servers, notes = profile.mcp_servers_of(project)

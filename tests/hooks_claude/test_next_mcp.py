@@ -48,7 +48,6 @@ VOLATILE = {
 
 NOT_YET: dict[str, str] = {
     "mcp-tool-handler": "the mcp_tool hook handler type",
-    "mcp-elicitation": "Elicitation hooks",
 }
 
 

@@ -19,11 +19,21 @@ from dsh.mcp._claude_config import (
     parse_mcp_json,
 )
 from dsh.mcp._codex_config import codex_mcp_servers
+from dsh.mcp._elicitation import (
+    ELICITATION,
+    ElicitAction,
+    ElicitationAnswer,
+    ElicitationRequest,
+)
 from dsh.mcp._expand import expand
 from dsh.mcp._spec import McpServer, McpSource, McpTransport
 
 __all__ = [
+    "ELICITATION",
     "ClaudeMcpConfig",
+    "ElicitAction",
+    "ElicitationAnswer",
+    "ElicitationRequest",
     "McpConfigError",
     "McpServer",
     "McpSource",

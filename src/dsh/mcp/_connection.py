@@ -36,7 +36,9 @@ __all__ = [
 
 ConnectionState: TypeAlias = Literal["pending", "connected", "failed", "closed"]
 
-ElicitHandler: TypeAlias = Callable[["McpServer", Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
+ElicitHandler: TypeAlias = Callable[
+    ["McpConnection", Mapping[str, Any]], Awaitable[Mapping[str, Any]]
+]
 """Answers a server's ``elicitation/create`` (its params, as sent) with ``{"action": ...,
 "content": ...}``."""
 
@@ -117,6 +119,8 @@ class McpConnection:
         self._closing = asyncio.Event()
         self._task: asyncio.Future[None] | None = None
         self._process: StdioProcess | None = None
+        self.caller: Any = None
+        """The caller (an agent) of the call in flight, for what the server asks meanwhile."""
 
     def start(self) -> None:
         """Start connecting (once)."""
@@ -242,7 +246,7 @@ class McpConnection:
         assert self._elicit is not None
         sent = params.model_dump(by_alias=True, exclude_none=True, mode="json")
         try:
-            answer = await self._elicit(self.server, sent)
+            answer = await self._elicit(self, sent)
         except Exception:
             answer = {"action": "decline"}
         return ElicitResult.model_validate(dict(answer))
@@ -253,10 +257,12 @@ class McpConnection:
             raise McpCallError(f"MCP server {self.server.name!r} is not connected: {why}")
         return self._session
 
-    async def call(self, tool: str, arguments: Mapping[str, Any]) -> Any:
-        """The ``CallToolResult`` of ``tool`` (``McpCallError`` when there is none)."""
+    async def call(self, tool: str, arguments: Mapping[str, Any], *, caller: Any = None) -> Any:
+        """The ``CallToolResult`` of ``tool`` (``McpCallError`` when there is none);
+        ``caller`` is who asks, should the server ask something back meanwhile."""
         session = self._live()
         timeout = self.server.tool_timeout_sec
+        self.caller = caller
         try:
             return await asyncio.wait_for(session.call_tool(tool, dict(arguments)), timeout=timeout)
         except TimeoutError:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptDecision, PromptSource
 from dsh.context import Context, Next, ServiceKey
 from dsh.mcp._connection import ElicitHandler, McpCallError, McpConnection
+from dsh.mcp._elicitation import ELICITATION, ElicitationAnswer, ElicitationRequest
 from dsh.mcp._tools import mcp_tool_name, server_tools
 from dsh.messages import Content
 
@@ -50,13 +51,20 @@ class McpServers:
         }
         self.notices: list[str] = []
         self._settled: asyncio.Future[list[None]] | None = None
+        self._ctx: Context | None = None
         self._announced = False
 
-    async def _elicit(self, server: McpServer, params: Mapping[str, Any]) -> Mapping[str, Any]:
-        """Ask whoever answers elicitations now (none: declined, as headless Claude Code)."""
-        if self.elicit is None:
-            return {"action": "decline"}
-        return await self.elicit(server, params)
+    async def _elicit(
+        self, connection: McpConnection, params: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """The ``mcp/elicitation`` seam's answer (none: declined, as headless Claude Code)."""
+        if self.elicit is not None:
+            return await self.elicit(connection, params)
+        if self._ctx is None:
+            return ElicitationAnswer.decline().to_json()
+        request = ElicitationRequest(connection.server.name, params)
+        answer = await self._ctx.waterfall(ELICITATION, connection.caller, request)
+        return answer.to_json()
 
     def start(self) -> None:
         """Start every connection at once; tools are registered as each connects."""
@@ -122,6 +130,7 @@ class McpServers:
         return await nxt()
 
     def apply(self, ctx: Context) -> None:
+        self._ctx = ctx
         ctx.provide(MCP, self)
         ctx.on(PROMPT_SUBMIT, self._before_prompt, prepend=True)
         ctx.add_disposer(self.close)

@@ -108,7 +108,9 @@ def _unloaded_note(invocation: ToolInvocation) -> str:
 def _body(connection: McpConnection, remote: str) -> Any:
     async def run(invocation: ToolInvocation) -> ToolResult:
         try:
-            result = await connection.call(remote, thaw_json(invocation.arguments))
+            result = await connection.call(
+                remote, thaw_json(invocation.arguments), caller=invocation.agent
+            )
         except McpCallError as exc:
             return ToolResult.error(str(exc))
         output = _output(result)

@@ -36,6 +36,7 @@ __all__ = [
     "CwdChangedHookInput",
     "DirectoryAddedHookInput",
     "Effort",
+    "ElicitationHookInput",
     "InstructionsLoadedHookInput",
     "McpServerInfo",
     "MessageDisplayHookInput",
@@ -379,6 +380,17 @@ class SessionEndHookInput(BaseHookInput):
     reason: str
 
 
+class ElicitationHookInput(BaseHookInput):
+    prompt_id: NotRequired[str]
+    agent_id: NotRequired[str]
+    agent_type: NotRequired[str]
+    hook_event_name: Literal["Elicitation"]
+    mcp_server_name: str
+    message: str
+    mode: str
+    requested_schema: NotRequired[dict[str, Any]]
+
+
 HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
     {
         "Setup": SetupHookInput,
@@ -407,6 +419,7 @@ HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
         "PreModelSwitch": PreModelSwitchHookInput,
         "PostModelSwitch": PostModelSwitchHookInput,
         "SessionEnd": SessionEndHookInput,
+        "Elicitation": ElicitationHookInput,
     }
 )
 """Each event the bridge sends, by name, to the type of its payload."""

@@ -150,3 +150,22 @@ def test_mcp_list(tmp_path: Path) -> None:
     assert "crashing on purpose" in out
     assert "proj (project, .mcp.json: mcpServers.proj)" in out
     assert "  state: not trusted yet, not started (dsh hooks trust trusts it)" in out
+
+
+def test_mcp_prompts_are_slash_commands(tmp_path: Path) -> None:
+    _, config, args = _setup(tmp_path, {"sample": _sample()})
+    rules = [
+        {"contains": "Review this code (long plain): x=1", "responses": [DONE]},
+        {"responses": [[{"type": "text", "text": "not expanded"}]]},
+    ]
+    script = tmp_path / "prompts.json"
+    script.write_text(json.dumps({"anthropic": {"rules": rules}}))
+    args[1] = f"scripted:{script}"
+    base = [*args, "--mcp-config", str(config), "--output-format", "json"]
+    env = {"HOME": str(tmp_path / "home")}
+    # The words fill the arguments in order, the last taking the rest.
+    done = run_dsh("run", "/mcp__sample__review x=1 long plain", *base, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == "done"
+    done = run_dsh("run", "/mcp__sample__review", *base, cwd=tmp_path, env=env)
+    assert "/mcp__sample__review: missing argument(s): code" in done.stdout + done.stderr

@@ -16,10 +16,11 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from dsh.agent import PROMPT_SUBMIT, Agent, PromptDecision, PromptSource
+from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource
 from dsh.context import Context, Next, ServiceKey
 from dsh.mcp._connection import ElicitHandler, McpCallError, McpConnection
 from dsh.mcp._elicitation import ELICITATION, ElicitationAnswer, ElicitationRequest
+from dsh.mcp._prompts import expand_prompt, find_prompt
 from dsh.mcp._tools import mcp_tool_name, server_tools
 from dsh.messages import Content
 
@@ -127,7 +128,15 @@ class McpServers:
             self._announced = True
             for text in self.notices:
                 agent.notice(text, source=_SOURCE, level="warning")
-        return await nxt()
+        decision = await nxt()
+        found = find_prompt(self.connections, content) if isinstance(content, str) else None
+        if found is None or not isinstance(decision, PromptAllow) or decision.content is not None:
+            return decision
+        try:
+            expanded = await expand_prompt(*found)
+        except McpCallError as exc:
+            return PromptDecision.block(str(exc), source=_SOURCE)
+        return PromptDecision.allow(expanded, decision.additional_context, source=decision.source)
 
     def apply(self, ctx: Context) -> None:
         self._ctx = ctx

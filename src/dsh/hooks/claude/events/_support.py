@@ -280,7 +280,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             _IF_EVALUATED,
         ),
         limits=(
-            "`updatedMCPToolOutput`: dsh has no MCP tools",
+            "`updatedMCPToolOutput`: 2.1.332 honours `updatedToolOutput` for MCP tools (their"
+            " content array, `mcp-post-updated-output`); dsh does the same and reads no other name",
             "`classifierContext`: dsh has no auto-mode classifier",
         ),
         difference=_POST_SPLIT,

@@ -119,6 +119,7 @@ class McpConnection:
         self._closing = asyncio.Event()
         self._task: asyncio.Future[None] | None = None
         self._process: StdioProcess | None = None
+        self._auth_asked = False
         self.caller: Any = None
         """The caller (an agent) of the call in flight, for what the server asks meanwhile."""
 
@@ -159,6 +160,12 @@ class McpConnection:
         from mcp.client.streamable_http import streamable_http_client
 
         client = create_mcp_http_client(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+
+        async def seen(response: httpx2.Response) -> None:
+            if response.status_code == 401:  # the SDK's error no longer says which status
+                self._auth_asked = True
+
+        client.event_hooks = {**client.event_hooks, "response": [seen]}
         async with client, streamable_http_client(server.url, http_client=client) as streams:
             yield streams[0], streams[1]
 
@@ -198,6 +205,10 @@ class McpConnection:
     def _why(self, exc: BaseException) -> str:
         """What ended the connection, with what the process said of it."""
         text = _describe(exc)
+        if self._auth_asked:
+            return (
+                f"the server asks for OAuth authorization, which dsh does not support yet ({text})"
+            )
         process = self._process
         if process is None:
             return text

@@ -169,3 +169,20 @@ def test_mcp_prompts_are_slash_commands(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["result"] == "done"
     done = run_dsh("run", "/mcp__sample__review", *base, cwd=tmp_path, env=env)
     assert "/mcp__sample__review: missing argument(s): code" in done.stdout + done.stderr
+
+
+def test_slash_mcp_shows_the_servers_interactively(tmp_path: Path) -> None:
+    from tests.cli.test_interactive import Session, start
+
+    project, config, _ = _setup(tmp_path, {"sample": _sample()})
+    spawned: list[Session] = []
+    try:
+        s = start(spawned, tmp_path, project, [DONE], "--mcp-config", str(config))
+        s.say("/mcp")
+        s.expect("sample (dynamic, --mcp-config")
+        s.expect("tools (9): mcp__sample__echo")
+        s.say("/exit")
+        assert s.leave() == 0
+    finally:
+        for session in spawned:
+            session.child.close(force=True)

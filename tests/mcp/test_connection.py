@@ -128,3 +128,37 @@ async def test_servers_that_fail_are_notices_not_stuck_turns(tmp_path: Path) -> 
     assert "command not found: /no/such/cmd" in notices
     await manager.close()
     assert not [d.name for d in registry.definitions() if d.name.startswith("mcp__")]
+
+
+def test_mcp_tool_hook_input_is_filled_from_the_hook_input() -> None:
+    from dsh.mcp._hook import fill_input
+
+    hook_input = {"prompt": "Please run echo hi", "tool_input": {"command": "ls", "n": 2}}
+    template = {
+        "message": "CASE-MCPH-UPS ${prompt}",
+        "nested": ["${tool_input.command}", "${tool_input.n}", "${missing.path}"],
+        "n": 3,
+    }
+    assert fill_input(template, hook_input) == {
+        "message": "CASE-MCPH-UPS Please run echo hi",
+        "nested": ["ls", "2", ""],
+        "n": 3,
+    }
+
+
+async def test_mcp_tool_hook_runs_a_servers_tool(tmp_path: Path) -> None:
+    from dsh.mcp._hook import run_mcp_tool_hook
+
+    registry = ToolRegistry(Context())
+    manager = McpServers([_server()], registry=registry, env=dict(os.environ), cwd=str(tmp_path))
+    manager.start()
+    await manager.settled()
+    run = await run_mcp_tool_hook(
+        manager, "sample", "echo", {"message": "hook ${prompt}"}, {"prompt": "p"}
+    )
+    assert (run.text, run.error) == ("Echo: hook p", None)
+    failed = await run_mcp_tool_hook(manager, "sample", "fail", {"reason": "x"}, {})
+    assert failed.error == "Error executing tool fail: failed on purpose: x"
+    missing = await run_mcp_tool_hook(manager, "nope", "echo", {}, {})
+    assert missing.error == "no MCP server named 'nope' is configured"
+    await manager.close()

@@ -41,6 +41,7 @@ _HELP: Final = (
     "/clear                   end this session and start a new one (SessionEnd/Start clear)\n"
     "/hooks                   what is mounted: plugins, profiles, hooks and their files\n"
     "/add-dir DIR             add a working directory for this session (DirectoryAdded)\n"
+    "/mcp                     the MCP servers: where declared, state, tools and prompts\n"
     "/exit                    leave (as Ctrl-D)\n"
     "Ctrl-C cancels the running turn; a second Ctrl-C leaves."
 )
@@ -243,6 +244,13 @@ class _Repl:
         line = await add_dir_interactive(self.term.agent, self.term.profiles, rest)
         self.out(terminal_safe(line), markup=False, highlight=False)
 
+    async def _mcp(self, rest: str) -> None:
+        servers = self.term.host.assembly.mcp
+        if servers is not None:
+            await servers.settled()  # each connected or failed, within its start-up timeout
+        lines = servers.report() if servers is not None else ["no MCP servers configured"]
+        self.out(terminal_safe("\n".join(lines)), markup=False, highlight=False)
+
     async def _exit(self, rest: str) -> None:
         self.leaving = True
 
@@ -255,6 +263,7 @@ _COMMANDS: Final[dict[str, Callable[[_Repl, str], Awaitable[None]]]] = {
     "/clear": _Repl._clear,
     "/hooks": _Repl._hooks,
     "/add-dir": _Repl._add_dir,
+    "/mcp": _Repl._mcp,
     "/exit": _Repl._exit,
     "/quit": _Repl._exit,
     "/help": _Repl._help,

@@ -111,6 +111,21 @@ class McpServers:
             for name, c in self.connections.items()
         ]
 
+    def report(self) -> list[str]:
+        """Each server, where it was declared, its state, its tools and prompts (``/mcp``)."""
+        lines: list[str] = []
+        for name, c in self.connections.items():
+            lines.append(f"{name} ({c.server.source}, {c.server.where}): {c.state}")
+            if c.error is not None:
+                lines.append(f"  {c.error}")
+            if c.state == "connected":
+                tools = [mcp_tool_name(name, t.name) for t in c.tools]
+                lines.append(f"  tools ({len(tools)}): {', '.join(tools) or '-'}")
+                if c.prompts:
+                    prompts = ", ".join("/" + mcp_tool_name(name, p.name) for p in c.prompts)
+                    lines.append(f"  prompts: {prompts}")
+        return lines or ["no MCP servers configured"]
+
     def tool_names(self, server: str) -> list[str]:
         connection = self.connections[server]
         return [mcp_tool_name(server, t.name) for t in connection.tools]

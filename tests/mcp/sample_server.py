@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 
-MODE = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+MODE = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("marker-") else "stdio"
 if MODE == "garbage":
     sys.stdout.write('this is not json\n{"jsonrpc": 3}\n')
     sys.stdout.flush()
@@ -102,9 +102,9 @@ def env(name: str) -> str:
 
 
 @server.tool()
-def spawn() -> str:
-    """Leaves a sleeping grandchild behind and says its pid."""
-    child = subprocess.Popen(["sleep", "299.5"], start_new_session=True)
+def spawn(seconds: str = "299.5") -> str:
+    """Leaves a sleeping grandchild behind (its own session) and says its pid."""
+    child = subprocess.Popen(["sleep", seconds], start_new_session=True)
     return str(child.pid)
 
 

@@ -186,3 +186,44 @@ def test_slash_mcp_shows_the_servers_interactively(tmp_path: Path) -> None:
     finally:
         for session in spawned:
             session.child.close(force=True)
+
+
+def test_servers_end_with_a_killed_dsh(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    import psutil
+
+    marker = f"marker-{os.getpid()}-{time.monotonic_ns()}"
+    sleeper = f"{290 + (time.monotonic_ns() % 10**6) / 10**6:.6f}"  # the grandchild's
+    _, config, args = _setup(tmp_path, {"sample": _sample(marker)})
+    spawn = [{"type": "tool_use", "name": "mcp__sample__spawn", "input": {"seconds": sleeper}}]
+    slow = [{"type": "tool_use", "name": "mcp__sample__slow", "input": {"seconds": 120}}]
+    args[1] = f"scripted:{write_script(tmp_path / 'slow.json', [spawn, slow, DONE])}"
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    env = {k: v for k, v in env.items() if not k.startswith("DSH_")}
+    argv = [sys.executable, "-m", "dsh", "run", "go", *args, "--mcp-config", str(config)]
+    argv += ["--permission-mode", "bypassPermissions"]
+    dsh = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL)
+
+    def alive(word: str) -> list[psutil.Process]:
+        found = []
+        for p in psutil.process_iter(["cmdline", "status"]):
+            if word in (p.info["cmdline"] or []) and p.info["status"] != "zombie":
+                found.append(p)
+        return found
+
+    deadline = time.monotonic() + 60
+    while not alive(sleeper) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert alive(marker), "the server never started"
+    assert alive(sleeper), "the server's grandchild never started"
+    os.kill(dsh.pid, signal.SIGKILL)  # in the slow call, or about to make it
+    dsh.wait()
+    deadline = time.monotonic() + 30
+    while (alive(marker) or alive(sleeper)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(marker), "the MCP server outlived dsh"
+    assert not alive(sleeper), "what the MCP server started outlived dsh"

@@ -135,16 +135,21 @@ async def stdio_streams(
 
 
 async def _end(process: StdioProcess, tasks: Sequence[asyncio.Future[None]]) -> None:
-    """Close stdin, give the server ``_GRACE`` to exit, then end its tree; reap it."""
+    """Close stdin, give the server ``_GRACE`` to exit, then end its tree; reap it. The kill
+    happens however this is left (a second cancellation included)."""
     proc = process.proc
-    with contextlib.suppress(Exception):
-        assert proc.stdin is not None
-        proc.stdin.close()
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(asyncio.shield(proc.wait()), _GRACE)
-    end_process_tree(proc.pid)
-    await proc.wait()
-    release_process(proc.pid)
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    try:
+        with contextlib.suppress(Exception):
+            assert proc.stdin is not None
+            proc.stdin.close()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(proc.wait()), _GRACE)
+    finally:
+        end_process_tree(proc.pid)
+        for task in tasks:
+            task.cancel()
+        try:
+            await asyncio.shield(proc.wait())
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            release_process(proc.pid)

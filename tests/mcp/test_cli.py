@@ -115,10 +115,17 @@ def test_codex_config_toml_servers(tmp_path: Path) -> None:
         'enabled_tools = ["echo"]\n'
         "[mcp_servers.broken]\ncommand = 3\n"
     )
+    from tests.hooks_codex.codex_support import recording_hooks
+
+    hooks = recording_hooks(["PreToolUse", "PostToolUse"], matcher="mcp__.*")
+    (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    log = tmp_path / "hooks.jsonl"
     env = {"HOME": str(tmp_path / "home"), "CODEX_HOME": str(codex_home)}
+    env |= {"CASE_HOOK_LOG": str(log), "CASE_HOOK_RESPOND": str(tmp_path / "none.json")}
+    (tmp_path / "none.json").write_text("null")
     done = run_dsh(
         "run", "go", *args, "--hooks", "codex", "--output-format", "stream-json",
-        cwd=tmp_path, env=env,
+        "--dangerously-bypass-hook-trust", cwd=tmp_path, env=env,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
@@ -132,6 +139,15 @@ def test_codex_config_toml_servers(tmp_path: Path) -> None:
     results = [line for line in lines if line.get("type") == "user"]
     assert results[0]["tool_use_result"] == [{"type": "text", "text": "Echo: HI"}]
     assert "[mcp_servers.broken] command: Input should be a valid string" in done.stderr
+    # Codex's hooks see the call as Codex names it, the result as a CallToolResult.
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["event"] for e in entries] == ["PreToolUse", "PostToolUse"]
+    post = entries[1]["payload"]
+    assert (post["tool_name"], post["tool_input"]) == ("mcp__sample__echo", {"message": "HI"})
+    assert post["tool_response"] == {
+        "content": [{"type": "text", "text": "Echo: HI"}],
+        "isError": False,
+    }
 
 
 def test_mcp_list(tmp_path: Path) -> None:

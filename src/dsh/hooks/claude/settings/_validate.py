@@ -39,7 +39,7 @@ __all__ = ["SuiteContext", "SuiteResult", "validate_hooks"]
 
 _UNSUPPORTED_TYPE: Final[Mapping[str, str]] = {
     "http": "this host does not send hook input over HTTP",
-    "mcp_tool": "dsh does not run mcp_tool handlers yet",
+    "mcp_tool": "dsh does not run MCP tool handlers yet",
     "prompt": "this host does not run LLM-evaluated prompt hooks",
     "agent": "this host does not run agent hooks",
 }

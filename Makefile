@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: bytecode demo test lint typecheck imports pytest bench bench-tools fuzz clean acp-node-client
+.PHONY: bytecode demo test lint typecheck imports pytest bench bench-tools fuzz clean acp-node-client mcp-node-server
 
 # UV=path/to/uv makes the venv with uv instead (seeded with pip, which tests/packaging runs):
 # the same packages, several times faster; .ci/run passes the main venv's uv (a dev extra)
@@ -60,10 +60,24 @@ $(ACP_NODE_STAMP): $(ACP_NODE)/package.json $(ACP_NODE)/package-lock.json
 
 acp-node-client: $(ACP_NODE_STAMP)
 
+# The reference MCP server (@modelcontextprotocol/server-everything) the MCP tests and the
+# claude-next MCP replays start, installed into that directory only; without npm (or when
+# the install fails) those tests are skipped, saying why. CI machines have node.
+MCP_NODE := tests/mcp/node
+MCP_NODE_STAMP := $(MCP_NODE)/node_modules/.installed-stamp
+
+$(MCP_NODE_STAMP): $(MCP_NODE)/package.json $(MCP_NODE)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  (npm ci --prefix $(MCP_NODE) --no-audit --no-fund --silent && touch $@) \
+	    || echo "npm ci failed: the server-everything MCP tests will be skipped"; \
+	else echo "npm not found: the server-everything MCP tests will be skipped"; fi
+
+mcp-node-server: $(MCP_NODE_STAMP)
+
 # The suite runs on every core (pytest-xdist; worksteal hands a slow test's neighbours to an
 # idle worker); PYTEST_WORKERS=0 runs it in one process, as a plain `pytest` does.
 PYTEST_WORKERS ?= auto
-pytest: $(STAMP) $(ACP_NODE_STAMP)
+pytest: $(STAMP) $(ACP_NODE_STAMP) $(MCP_NODE_STAMP)
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
 
 bench: $(STAMP)
@@ -87,4 +101,4 @@ bench-tools:
 	  @anthropic-ai/claude-code@2.1.332 @openai/codex@0.171.0
 
 clean:
-	rm -rf $(VENV) .venv-* build *.egg-info src/*.egg-info $(ACP_NODE)/node_modules
+	rm -rf $(VENV) .venv-* build *.egg-info src/*.egg-info $(ACP_NODE)/node_modules $(MCP_NODE)/node_modules

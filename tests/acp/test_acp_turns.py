@@ -61,10 +61,11 @@ def starts(agent: AgentProcess, session_id: str) -> list[ToolCallStart]:
     return [u for u in agent.client.of(session_id) if isinstance(u, ToolCallStart)]
 
 
-async def test_initialize_advertises_load_prompt_kinds_and_no_mcp(
+async def test_initialize_advertises_load_prompt_kinds_and_mcp(
     tmp_path: Path, project: Path
 ) -> None:
-    script = write_script(tmp_path / "s.json", [{"responses": [[text("hi")]]}])
+    echo = {"type": "tool_use", "name": "mcp__sample__echo", "input": {"message": "via acp"}}
+    script = write_script(tmp_path / "s.json", [{"responses": [[echo], [text("hi")]]}])
     async with run_agent_process(tmp_path, script) as agent:
         init = await agent.initialize()
         caps = init.agent_capabilities
@@ -73,16 +74,18 @@ async def test_initialize_advertises_load_prompt_kinds_and_no_mcp(
         assert caps.prompt_capabilities.image is True
         assert caps.prompt_capabilities.embedded_context is True
         assert caps.prompt_capabilities.audio is False
-        assert caps.mcp_capabilities.http is False
-        assert caps.mcp_capabilities.sse is False
-        assert "mcp" in caps.field_meta["dsh"]
+        assert caps.mcp_capabilities.http is True
+        assert caps.mcp_capabilities.sse is True
         assert init.agent_info.name == "dsh"
-        # A session given MCP servers says, as a notice, that they are ignored.
-        stdio_server = McpServerStdio(name="x", command="/bin/true", args=[], env=[])
+        # A session given an MCP server starts it: its tool runs.
+        server = str(Path(__file__).parents[1] / "mcp" / "sample_server.py")
+        stdio_server = McpServerStdio(name="sample", command=sys.executable, args=[server], env=[])
         new = await agent.conn.new_session(cwd=str(project), mcp_servers=[stdio_server])
         assert await prompt(agent, new.session_id, "hello") == "end_turn"
-        assert "MCP" in agent.client.text(new.session_id, notices=True)
         assert agent.client.text(new.session_id) == "hi"
+        assert "Echo: via acp" in json.dumps(
+            [u.model_dump(mode="json") for u in agent.client.of(new.session_id)]
+        )
 
 
 async def test_an_ask_is_a_permission_request_allowed_then_rejected(

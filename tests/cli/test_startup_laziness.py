@@ -33,9 +33,12 @@ entry.main()
 """
 
 # Never on any path below: the openai SDK (the default backend is dsh's own), the
-# interactive terminal, the ACP server and its SDK.
+# interactive terminal, the ACP server and its SDK, the MCP SDK (no server is configured).
 # Nor OpenTelemetry, unless CLAUDE_CODE_ENABLE_TELEMETRY asks for export.
-_NEVER: tuple[str, ...] = ("openai", "prompt_toolkit", "acp", "dsh.acp", "dsh.cli._interactive")
+_NEVER: tuple[str, ...] = (
+    *("openai", "prompt_toolkit", "acp", "dsh.acp", "dsh.cli._interactive"),
+    *("mcp", "mcp_types", "dsh.mcp._session", "dsh.mcp._connection"),
+)
 _NEVER += ("opentelemetry", "dsh.telemetry")
 # Not for printing the version or a help text: the harness, asyncio, pydantic, rich, HTTP.
 _NOT_FOR_HELP = (

@@ -36,6 +36,8 @@ EVENTS = tuple(
     if row.status != "not-supported" and e not in NEVER_IN_DSH_RUN
 )
 HOOK_TIMEOUT = 2
+MCP_SERVER = Path(__file__).parents[1] / "mcp" / "sample_server.py"
+"""A user-level MCP server whose ``ask-user`` tool elicits (so that Elicitation fires)."""
 SECRET = "HOSTILE-CORPUS-SECRET-KEY"
 
 
@@ -71,6 +73,8 @@ SCRIPT_JSON = {
                         _bash("ls /definitely/not/here"),
                         _bash("cd sub && pwd"),
                         _bash("touch perm.txt"),
+                        # A user-level MCP server's tool that elicits: Elicitation fires.
+                        {"type": "tool_use", "name": "mcp__elicit__ask-user", "input": {}},
                         {
                             "type": "tool_use",
                             "name": "TaskCreate",
@@ -127,7 +131,12 @@ def prepare(run_dir: Path, mode: str, answer: bytes = b"{}") -> Path:
     command = f"{sys.executable} {SCRIPT} {mode} {run_dir}"
     handler = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
     hooks = {event: [{"hooks": [handler]}] for event in EVENTS}
-    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    allow = {"allow": ["mcp__elicit"]}  # the elicitation's call runs whatever the hooks say
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": hooks, "permissions": allow})
+    )
+    server = {"command": sys.executable, "args": [str(MCP_SERVER)]}
+    (run_dir / "home" / ".claude.json").write_text(json.dumps({"mcpServers": {"elicit": server}}))
     (run_dir / "answer.bin").write_bytes(answer)
     (run_dir / "script.json").write_text(json.dumps(SCRIPT_JSON))
     return project

@@ -40,6 +40,7 @@ from dsh.hooks.claude import (
     decode_answer,
     load_catalog,
 )
+from dsh.mcp import ELICITATION
 from dsh.session import AbortCause, NoticeEvent, TurnEndReason
 from dsh.tools import (
     APPROVAL_REQUEST,
@@ -80,6 +81,7 @@ CHANNELS: dict[str, Any] = {
         MODEL_SWITCH,
         MODEL_SWITCHED,
         DIRECTORY_ADDED,
+        ELICITATION,
     )
 }
 

@@ -15,7 +15,7 @@ from dsh.hooks.claude.payloads import HOOK_INPUTS, PreToolUseHookInput
 from tests.hook_payloads import payload_problems, recorded_payloads
 from tests.hooks_claude._conformance_replay import CASES_DIR
 from tests.hooks_claude.test_conformance import require_corpus
-from tests.shared_paths import on_ci
+from tests.shared_paths import CONFORMANCE, on_ci
 
 
 def test_every_event_the_bridge_runs_has_a_payload_type_named_for_it() -> None:
@@ -32,6 +32,13 @@ def test_every_recorded_payload_has_exactly_its_events_keys_in_order() -> None:
     require_corpus(CASES_DIR, ci=on_ci())
     payloads = recorded_payloads(CASES_DIR)
     assert len(payloads) > 500
+    # The events dsh sends that only the claude-next corpus records (its MCP cases).
+    nexts = [
+        (where, p)
+        for where, p in recorded_payloads(CONFORMANCE / "claude-next")
+        if where.split("/")[0].startswith("mcp-") and p.get("hook_event_name") in HOOK_INPUTS
+    ]
+    payloads += nexts
     assert {p["hook_event_name"] for _, p in payloads} == set(HOOK_INPUTS)
     problems = [f"{where}: {p}" for where, d in payloads for p in payload_problems(d, HOOK_INPUTS)]
     assert problems == []

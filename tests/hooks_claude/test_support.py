@@ -52,6 +52,7 @@ SEAMS = {
     "DirectoryAdded": "agent/directory-added",
     "PreModelSwitch": "agent/model-switch",
     "PostModelSwitch": "agent/model-switched",
+    "Elicitation": "mcp/elicitation",
 }
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import final
+from typing import Any, final
 
 from dsh._frozen import frozen
 from dsh.agent import AgentOptions
@@ -88,6 +88,7 @@ def session_host_options(
     resume: str | None = None,
     session_id: str | None = None,
     trust: bool = False,
+    mcp_servers: Sequence[Any] = (),
 ) -> HostOptions:
     """The host of one ACP session: ``project`` is the client's ``cwd``; ``resume`` names the
     session ``session/load`` continues, ``session_id`` a new one's id; ``trust`` (the
@@ -111,4 +112,5 @@ def session_host_options(
         agent=config.agent,
         on_event=seams.on_event,
         on_text=seams.on_text,
+        mcp_servers=tuple(mcp_servers),
     )

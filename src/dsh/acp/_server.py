@@ -3,7 +3,8 @@
 Every session has its own host; the client's ``cwd`` is its project. Each
 handler answers with a result or a ``RequestError`` naming the problem: no
 exception escapes to the SDK (it would log a traceback), and a prompt always
-gets an answer, ``cancelled`` included. MCP servers are not supported: the
+gets an answer, ``cancelled`` included. The client's MCP servers start with the session
+(``_mcp``, ``dsh.mcp``); formerly they were not supported: the
 capabilities say so, and a session given some says so as a notice.
 """
 
@@ -37,11 +38,9 @@ from dsh.acp._prompt import AcpBlock, prompt_content
 from dsh.acp._session import AcpSession
 from dsh.session import SessionNotFoundError
 
-__all__ = ["MCP_NOTICE", "DshAgent"]
+__all__ = ["DshAgent"]
 
 logger = logging.getLogger("dsh.acp")
-
-MCP_NOTICE = "dsh does not connect to MCP servers: the mcpServers given to this session are ignored"
 
 
 class DshAgent:
@@ -94,8 +93,7 @@ class DshAgent:
                 prompt_capabilities=PromptCapabilities(
                     image=True, audio=False, embedded_context=True
                 ),
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
-                field_meta={"dsh": {"mcp": "not supported: mcpServers are ignored"}},
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
             ),
             agent_info=Implementation(name="dsh", title="dsh", version=__version__),
             auth_methods=[],
@@ -149,9 +147,11 @@ class DshAgent:
             raise RequestError(-32600, "dsh acp is shutting down")
         project = _project(cwd)
         session = AcpSession(self._client, project, self._config.resolve_model)
-        notices = (MCP_NOTICE,) if mcp_servers else ()
+        from dsh.acp._mcp import acp_mcp_servers  # dsh.mcp only when servers are given
+
+        servers, notices = acp_mcp_servers(mcp_servers) if mcp_servers else ((), ())
         try:
-            await session.open(self._config, resume=resume, notices=notices)
+            await session.open(self._config, resume=resume, notices=notices, mcp_servers=servers)
         except SessionNotFoundError:
             raise RequestError.resource_not_found(resume) from None
         except Exception as exc:

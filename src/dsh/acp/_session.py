@@ -24,6 +24,7 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from acp import RequestError, plan_entry, text_block, tool_content, update_plan
 from acp.interfaces import Client
@@ -160,7 +161,14 @@ class AcpSession:
 
     # -- lifecycle ---------------------------------------------------------------------
 
-    async def open(self, config: AcpConfig, *, resume: str | None, notices: Sequence[str]) -> None:
+    async def open(
+        self,
+        config: AcpConfig,
+        *,
+        resume: str | None,
+        notices: Sequence[str],
+        mcp_servers: Sequence[Any] = (),
+    ) -> None:
         """Open the host; ``resume`` continues that session (``session/load``). What the
         project controls and is not trusted is asked about first (``ask_trust``)."""
         seams = SessionSeams(
@@ -183,6 +191,7 @@ class AcpSession:
             resume=resume,
             session_id=None if resume is not None else session_id,
             trust=trust,
+            mcp_servers=mcp_servers,
         )
         self._profiles = tuple(MountedProfile(p) for p in options.profiles)
         options = dataclasses.replace(options, profiles=self._profiles)

@@ -86,6 +86,8 @@ def user_error_for(exc: BaseException) -> click.ClickException | None:
     if isinstance(exc, UntrustedHooksError):
         # A run that fails closed on the project's untrusted hooks: exit 2, nothing ran.
         return UserError(str(exc))
+    if type(exc).__name__ == "McpConfigError":  # dsh.mcp is imported only when it is used
+        return UserError(str(exc))
 
     if isinstance(exc, SessionLockedError):
         by = f"process {exc.holder}" if exc.holder else "another dsh process"

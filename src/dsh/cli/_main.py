@@ -249,6 +249,33 @@ def hooks_trust(**flags: Any) -> None:
     work("_trust:hooks_trust")(**flags)
 
 
+@cli.group()
+def mcp() -> None:
+    """The MCP servers a session here starts (docs/mcp.md)."""
+
+
+@mcp.command(name="list")
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project whose servers to list.",
+)
+@click.option(
+    "--mcp-config", "mcp_config", multiple=True, help="An MCP configuration file or JSON."
+)
+@click.option("--strict-mcp-config", is_flag=True, help="Only the --mcp-config servers.")
+@_debug_option
+def mcp_list(project: Path, mcp_config: tuple[str, ...], strict_mcp_config: bool) -> None:
+    """Each server: where it was declared, its state once started, its tools and prompts.
+
+    A project's .mcp.json server that is not trusted is listed, not started. Exits 1 when a
+    server failed to start.
+    """
+    sys.exit(work("_mcp_cmd:mcp_list")(project, mcp_config, strict_mcp_config))
+
+
 def _exit_status(code: object) -> int:
     if code is None:
         return 0

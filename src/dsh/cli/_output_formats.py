@@ -116,6 +116,7 @@ class StreamJson:
         permission_mode: str,
         start_source: str,
         tools: Callable[[], list[str]],
+        mcp_servers: Callable[[], list[dict[str, str]]] = list,
     ) -> None:
         self._emit = emit
         self._cwd = cwd
@@ -123,6 +124,7 @@ class StreamJson:
         self._permission_mode = permission_mode
         self._start_source = start_source
         self._tools = tools
+        self._mcp_servers = mcp_servers
         self.session_id = ""
         self._init_sent = False
         self._calls: dict[str, ToolCallEvent] = {}
@@ -222,7 +224,7 @@ class StreamJson:
             "init",
             cwd=self._cwd,
             tools=self._tools(),
-            mcp_servers=[],
+            mcp_servers=self._mcp_servers(),
             model=self._model,
             permissionMode=self._permission_mode,
             slash_commands=["compact"],
@@ -461,6 +463,10 @@ async def run_machine(
     def tools() -> list[str]:
         return [d.name for d in holder[0].registry.definitions()] if holder else []
 
+    def mcp_servers() -> list[dict[str, str]]:
+        servers = holder[0].assembly.mcp if holder else None
+        return servers.statuses() if servers is not None else []
+
     converter = StreamJson(
         write if streaming else _ignore,
         cwd=str(options.host.project),
@@ -468,6 +474,7 @@ async def run_machine(
         permission_mode=options.hooks.permission_mode or "default",
         start_source="resume" if options.host.resume is not None else "startup",
         tools=tools,
+        mcp_servers=mcp_servers,
     )
 
     def on_result(turn: TurnResult) -> None:

@@ -59,6 +59,8 @@ class SessionFlags:
     add_dirs: tuple[Path, ...]
     no_claude_md: bool
     plugins: tuple[str, ...]
+    mcp_config: tuple[str, ...] = ()
+    strict_mcp_config: bool = False
 
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> SessionFlags:
@@ -82,6 +84,8 @@ class SessionFlags:
             claude_md=not self.no_claude_md,
             attended=attended,
             bypass_hook_trust=self.bypass_hook_trust,
+            mcp_config=self.mcp_config,
+            strict_mcp_config=self.strict_mcp_config,
         )
 
 

@@ -37,6 +37,8 @@ SESSION_FLAGS = (
     "hooks_choice",
     "bypass_hook_trust",
     "plugins",
+    "mcp_config",
+    "strict_mcp_config",
 )
 """``dsh run``'s options that describe a session: ``dsh acp`` takes the very same ones
 (``dsh.cli._run_command.SessionFlags`` is their value)."""
@@ -230,6 +232,18 @@ _RUN_OPTIONS = [
         type=click.Path(file_okay=False, path_type=Path),
         help="Another working directory the session may change files in, as Claude Code's "
         "--add-dir.",
+    ),
+    click.option(
+        "--mcp-config",
+        "mcp_config",
+        multiple=True,
+        help='An MCP server configuration file or inline JSON ({"mcpServers": ...}) whose'
+        " servers the session starts too, as Claude Code's --mcp-config (docs/mcp.md).",
+    ),
+    click.option(
+        "--strict-mcp-config",
+        is_flag=True,
+        help="Start only the --mcp-config servers, none of the project's or user's.",
     ),
     click.option(
         "--no-claude-md",

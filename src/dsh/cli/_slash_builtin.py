@@ -101,6 +101,14 @@ async def _add_dir(repl: Repl, rest: str) -> None:
     repl.say(await add_dir_interactive(repl.term.agent, repl.term.profiles, rest))
 
 
+async def _mcp(repl: Repl, rest: str) -> None:
+    servers = repl.term.host.assembly.mcp
+    if servers is not None:
+        await servers.settled()  # each connected or failed, within its start-up timeout
+    lines = servers.report() if servers is not None else ["no MCP servers configured"]
+    repl.say("\n".join(lines))
+
+
 async def _exit(repl: Repl, rest: str) -> None:
     repl.leaving = True
 
@@ -293,6 +301,7 @@ BUILTIN: Final[tuple[tuple[SlashCommand, tuple[str, ...]], ...]] = (
         _c("/memory", "Show the memory files in context; edit one", _memory, "[user|project]"),
         (),
     ),
+    (_c("/mcp", "The MCP servers: where declared, state, tools and prompts", _mcp), ()),
     (_c("/model", "Show or switch the model (PreModelSwitch)", _model, "[NAME]"), ()),
     (_c("/permissions", "Show the permission mode, directories and rules", _permissions), ()),
     (_c("/resume", "List this project's sessions; continue one", _resume, "[N|ID]"), ()),

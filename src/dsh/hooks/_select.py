@@ -102,6 +102,10 @@ class HookSelection:
     attended: bool = False
     bypass_hook_trust: bool = False
     refuse_untrusted: bool = False
+    mcp_config: Sequence[str] = ()
+    """``--mcp-config`` files or inline JSON (Claude Code's MCP servers, ``dsh.mcp``)."""
+    strict_mcp_config: bool = False
+    """``--strict-mcp-config``: the ``mcp_config`` servers alone."""
 
 
 @final
@@ -119,7 +123,7 @@ def mount_bridges(project: Path, selection: HookSelection) -> BridgeMounts:
     profiles: list[ClaudeCodeProfile | CodexProfile] = []
     plugins: list[Plugin] = []
     claude = selection.claude_hooks and "claude" in bridges
-    if claude or selection.settings_files or selection.plugin_dirs:
+    if claude or selection.settings_files or selection.plugin_dirs or selection.mcp_config:
         from dsh.hooks.claude import ClaudeCodeProfile
 
         profiles.append(
@@ -132,6 +136,8 @@ def mount_bridges(project: Path, selection: HookSelection) -> BridgeMounts:
                 attended=selection.attended,
                 refuse_untrusted=selection.refuse_untrusted,
                 discovered_hooks=claude,
+                mcp_config=tuple(selection.mcp_config),
+                strict_mcp_config=selection.strict_mcp_config,
             )
         )
     elif selection.claude_md:

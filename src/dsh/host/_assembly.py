@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from dsh.agent import Agent, AgentOptions, SessionStartSource, subagent_plugin
 from dsh.approval import APPROVAL, ApprovalService
@@ -24,6 +24,9 @@ from dsh.models import Model
 from dsh.session import JsonlSessionStore, SessionEvent, SessionLog, SessionStore, default_data_dir
 from dsh.tools import TOOLS, ToolRegistry, Workspace
 from dsh.tools.builtin import builtin_tools
+
+if TYPE_CHECKING:
+    from dsh.mcp._session import McpServers
 
 __all__ = ["Assembly", "assemble"]
 
@@ -38,8 +41,10 @@ class Assembly:
         "_adjust",
         "_diagnostics",
         "_environments",
+        "_mcp_servers",
         "approval",
         "ctx",
+        "mcp",
         "model",
         "options",
         "registry",
@@ -75,6 +80,9 @@ class Assembly:
         self._diagnostics: list[ProfileDiagnostic] = []
         self._environments: list[Mapping[str, Any]] = []
         self._adjust: list[Callable[[AgentOptions], AgentOptions]] = []
+        self._mcp_servers: list[Any] = list(options.mcp_servers)
+        self.mcp: McpServers | None = None
+        """The session's MCP servers once started (``start_mcp_servers``), else ``None``."""
 
     @property
     def project(self) -> Path:
@@ -117,7 +125,25 @@ class Assembly:
         adjust = getattr(loaded, "agent_options", None)
         if adjust is not None:
             self._adjust.append(adjust)
+        # The MCP servers the protocol's configuration declares (optional: not in ``ProfileMount``).
+        self._mcp_servers.extend(getattr(loaded, "mcp_servers", ()))
         return found
+
+    def start_mcp_servers(self) -> None:
+        """Start the MCP servers ``options`` and the profiles declared (``dsh.mcp``, imported
+        only when there is one), one per name, the first declaration winning."""
+        if not self._mcp_servers:
+            return
+        from dsh.mcp._session import start_servers
+
+        unique = {s.name: s for s in reversed(self._mcp_servers)}
+        self.mcp = start_servers(
+            self.ctx,
+            list(reversed(unique.values())),
+            registry=self.registry,
+            env=self.environment_policy().environment(),
+            cwd=str(self.project),
+        )
 
     def environment_policy(self) -> EnvironmentPolicy:
         """dsh's defaults, then the profiles' tables, then ``options.environment``."""

@@ -57,6 +57,7 @@ async def open_host(options: HostOptions) -> AsyncIterator[Host]:
     assembly = Assembly(options)
     try:
         assembly.mount_configured()
+        assembly.start_mcp_servers()
         session = assembly.open_session()
         try:
             agent = assembly.agent(session)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
 from dsh.agent import AgentOptions
@@ -16,6 +16,9 @@ from dsh.host._profile import Profile
 from dsh.host._system_prompt import SystemPrompt
 from dsh.models import Model
 from dsh.session import SessionEvent, SessionStore
+
+if TYPE_CHECKING:
+    from dsh.mcp import McpServer
 
 __all__ = ["HostOptions"]
 
@@ -38,7 +41,9 @@ class HostOptions:
     is sent; ``on_event`` and ``on_text`` watch it. ``environment`` is a
     ``[shell_environment_policy]`` table (Codex's vocabulary, ``dsh.base.EnvironmentPolicy``)
     over dsh's defaults and what a profile's configuration says (Codex's ``config.toml``):
-    the environment of every process the model drives.
+    the environment of every process the model drives. ``mcp_servers`` are MCP servers the
+    session starts beside those its profiles configure (``--mcp-config`` servers come through
+    the Claude Code profile; an ACP client's ``mcpServers`` come here); ``dsh.mcp``.
     """
 
     project: Path
@@ -63,6 +68,7 @@ class HostOptions:
     on_event: Callable[[SessionEvent], None] | None = None
     on_text: Callable[[str], None] | None = None
     environment: Mapping[str, Any] = field(default_factory=FrozenDict)
+    mcp_servers: Sequence[McpServer] = ()
 
     def __post_init__(self) -> None:
         if self.resume is not None and self.fork is not None:

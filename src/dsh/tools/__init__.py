@@ -61,6 +61,7 @@ from dsh.tools._tasks import (
 from dsh.tools._types import (
     FailureCode,
     LazyModel,
+    McpServerRef,
     OutputMismatchError,
     ToolBody,
     ToolCaller,
@@ -91,6 +92,7 @@ __all__ = [
     "InputRewrite",
     "InputRewriteVariant",
     "LazyModel",
+    "McpServerRef",
     "OutputMismatchError",
     "PostToolAccept",
     "PostToolBlock",

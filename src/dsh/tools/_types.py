@@ -32,6 +32,7 @@ __all__ = [
     "FAILURE_CODES",
     "FailureCode",
     "LazyModel",
+    "McpServerRef",
     "ModelRef",
     "OutputMismatchError",
     "OutputPresenter",
@@ -66,6 +67,16 @@ FAILURE_CODES: tuple[FailureCode, ...] = (
     "MALFORMED_RESULT",
     "LISTENER_ERROR",
 )
+
+
+@final
+@frozen
+class McpServerRef:
+    """The MCP server a tool comes from: its name and where it was declared (Claude Code's
+    ``mcp_server`` in a tool hook's payload: ``{"name": ..., "source": ...}``)."""
+
+    name: str
+    source: str
 
 
 @final
@@ -309,6 +320,8 @@ class ToolDefinition:
     saved to a file and the model sees a preview (``dsh.tools._persist``). ``None``: a
     tool that bounds its own output (Read, as Claude Code's).
 
+    ``mcp_server``: the MCP server whose tool this is (``dsh.mcp``), or ``None``.
+
     ``max_error_chars``: the most of a failure's text the model sees; a longer one is cut
     in the middle with a note of how much was left out, as Claude Code formats an error a
     tool raised. ``None``: a tool that frames and bounds its failures itself (Codex's
@@ -328,6 +341,7 @@ class ToolDefinition:
     shell_command: str | None = None
     max_result_chars: int | None = 50_000
     max_error_chars: int | None = 10_000
+    mcp_server: McpServerRef | None = None
 
     def load_input_model(self) -> type[BaseModel] | None:
         """``input_model`` as a class (a ``LazyModel`` imported now)."""

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from dsh.hooks.claude.settings._types import Catalog
     from dsh.hooks.claude.trust._review import TrustReview
     from dsh.instructions import ClaudeInstructionsPlugin, InstructionsGate, LoadedInstructions
+    from dsh.mcp import McpServer
 
 __all__ = ["CLAUDE_PROFILE_NAME", "ClaudeCodeMount", "ClaudeCodeProfile"]
 
@@ -58,6 +59,8 @@ class ClaudeCodeMount:
     permissions: ClaudePermissionsPlugin | None = None
     environment: Mapping[str, Any] | None = None
     """The settings' ``env`` as the environment policy's ``set`` (``dsh.host`` layers it)."""
+    mcp_servers: tuple[McpServer, ...] = ()
+    """The MCP servers Claude Code's configuration declares (a project's only once trusted)."""
 
 
 @final
@@ -109,6 +112,11 @@ class ClaudeCodeProfile:
     """Fail closed: ``load`` raises ``UntrustedHooksError`` (naming them and the ways
     forward) instead of leaving out a project hook or project-enabled plugin that is not
     trusted; what a headless ``dsh run`` asks for."""
+    mcp: bool = True
+    """Read Claude Code's MCP servers (``dsh.mcp``): ``mcp_config`` (``--mcp-config`` files or
+    inline JSON), alone with ``strict_mcp_config``."""
+    mcp_config: Sequence[str] = ()
+    strict_mcp_config: bool = False
     discovered_hooks: bool = True
     """Off (``--no-claude-hooks`` with ``--settings`` or ``--plugin-dir``): only the hooks of
     ``settings_files`` and ``plugin_roots`` run; the user's, project's, local, managed and
@@ -153,14 +161,21 @@ class ClaudeCodeProfile:
         from dsh.hooks.claude.trust._review import review_trust
 
         catalog = self._discover(project)
-        return review_trust(catalog, self.trust_dir, self._instructions_files(project))
+        servers = self._project_servers(self._mcp(project, catalog)[0])
+        return review_trust(catalog, self.trust_dir, self._instructions_files(project), servers)
+
+    def mcp_servers_of(self, project: Path, /) -> tuple[tuple[McpServer, ...], tuple[str, ...]]:
+        """Every MCP server Claude Code's configuration declares here (trusted or not), and
+        what was not admitted (``dsh mcp list``)."""
+        return self._mcp(project, self._discover(project))
 
     def trust(self, project: Path, /) -> Sequence[str]:
         """Trust everything the project controls now (``dsh hooks trust``); one line per item."""
         from dsh.hooks.claude.trust._review import record_review
 
         catalog = self._discover(project)
-        review = record_review(catalog, self.trust_dir, self._instructions_files(project))
+        servers = self._project_servers(self._mcp(project, catalog)[0])
+        review = record_review(catalog, self.trust_dir, self._instructions_files(project), servers)
         return tuple(review.recorded_lines())
 
     def untrusted(self, project: Path, /) -> Sequence[str]:
@@ -184,6 +199,7 @@ class ClaudeCodeProfile:
         from dsh.hooks.claude.settings._commands import load_commands
 
         catalog = self._discover(project)
+        servers, mcp_notes = self._mcp(project, catalog)
         notice = None
         ignored: tuple[str, ...] = ()
         gate: InstructionsGate | None = None
@@ -192,7 +208,16 @@ class ClaudeCodeProfile:
             from dsh.hooks.claude.trust._review import TrustGate, review_trust, trusted_catalog
             from dsh.instructions._gate import shown_path
 
-            review = review_trust(catalog, self.trust_dir, self._instructions_files(project))
+            review = review_trust(
+                catalog,
+                self.trust_dir,
+                self._instructions_files(project),
+                self._project_servers(servers),
+            )
+            refused_servers = {s.server.name for s in review.servers if not s.trusted}
+            servers = tuple(
+                s for s in servers if s.source != "project" or s.name not in refused_servers
+            )
             refusal = (
                 review.refusal(self._trust_command(review.project))
                 if self.refuse_untrusted
@@ -214,6 +239,11 @@ class ClaudeCodeProfile:
             )
             catalog, ignored = _trusted_permissions(catalog, self.trust_dir)
             catalog = _trusted_env(catalog, self.trust_dir)
+        # A plugin left out (not trusted) brings no server either.
+        live = {f"plugin:{p}:" for p in _loaded_plugins(catalog)}
+        servers = tuple(
+            s for s in servers if s.source != "plugin" or any(s.name.startswith(p) for p in live)
+        )
         notes: list[str] = []
         state = self._permission_state(catalog, project, notes) if self.permissions else None
         mode = state.mode if state is not None else (self.permission_mode or "default")
@@ -258,10 +288,42 @@ class ClaudeCodeProfile:
             logger.info("claude hooks: %s (dsh hooks check lists it)", note)
         for line in commands.diagnostics:
             logger.info("claude commands: %s", line)
-        diagnostics += (*notes, *(() if notice is None else (notice,)), *ignored)
+        diagnostics += (*notes, *(() if notice is None else (notice,)), *ignored, *mcp_notes)
         policy = ClaudePermissionsPlugin(state) if state is not None else None
         environment = {"set": catalog.env} if catalog.env else None
-        return ClaudeCodeMount(catalog, hooks, instructions, diagnostics, policy, environment)
+        return ClaudeCodeMount(
+            catalog,
+            hooks,
+            instructions,
+            diagnostics,
+            policy,
+            environment=environment,
+            mcp_servers=servers,
+        )
+
+    def _mcp(
+        self, project: Path, catalog: Catalog
+    ) -> tuple[tuple[McpServer, ...], tuple[str, ...]]:
+        """The MCP servers Claude Code's files declare, and what was not admitted
+        (``McpConfigError``, for a ``--mcp-config`` that cannot be used, goes up)."""
+        if not self.mcp:
+            return (), ()
+        from dsh.mcp import claude_mcp_servers
+
+        plugins = _loaded_plugins(catalog)
+        config = claude_mcp_servers(
+            project,
+            home=self.home,
+            env=self.env,
+            mcp_config=self.mcp_config,
+            strict=self.strict_mcp_config,
+            plugin_roots=plugins,
+        )
+        return config.servers, config.diagnostics
+
+    @staticmethod
+    def _project_servers(servers: Sequence[McpServer]) -> tuple[McpServer, ...]:
+        return tuple(s for s in servers if s.source == "project")
 
     def _trust_command(self, project: Path) -> str:
         """The ``dsh hooks trust`` command line that trusts what this profile reviews."""
@@ -335,6 +397,15 @@ class ClaudeCodeProfile:
             config_dir=config_dir,
             written=written if self.require_trust and self.catalog is None else None,
         )
+
+
+def _loaded_plugins(catalog: Catalog) -> dict[str, Path]:
+    """Each plugin whose files the catalog loaded, by id, and its root."""
+    return {
+        e.source.plugin: e.source.plugin_root
+        for e in catalog.sources
+        if e.source.plugin is not None and e.source.plugin_root is not None and e.status == "loaded"
+    }
 
 
 def _plugin_dirs(given: Sequence[Path | str | PluginRoot], catalog: Catalog) -> list[Path]:

@@ -36,7 +36,9 @@ __all__ = [
     "CwdChangedHookInput",
     "DirectoryAddedHookInput",
     "Effort",
+    "ElicitationHookInput",
     "InstructionsLoadedHookInput",
+    "McpServerInfo",
     "MessageDisplayHookInput",
     "PermissionDeniedHookInput",
     "PermissionRequestHookInput",
@@ -62,6 +64,14 @@ __all__ = [
     "UserPromptExpansionHookInput",
     "UserPromptSubmitHookInput",
 ]
+
+
+class McpServerInfo(TypedDict):
+    """``mcp_server``: the MCP server of an ``mcp__`` tool (``{"name": ..., "source": ...}``,
+    the source ``project``, ``user``, ``local``, ``dynamic`` or ``plugin``), the last key."""
+
+    name: str
+    source: str
 
 
 class Effort(TypedDict):
@@ -161,6 +171,7 @@ class PreToolUseHookInput(BaseHookInput):
     tool_name: str
     tool_input: dict[str, Any]
     tool_use_id: str | None
+    mcp_server: NotRequired[McpServerInfo]
 
 
 class PermissionRequestHookInput(BaseHookInput):
@@ -173,6 +184,7 @@ class PermissionRequestHookInput(BaseHookInput):
     tool_name: str
     tool_input: dict[str, Any]
     permission_suggestions: NotRequired[list[dict[str, Any]]]
+    mcp_server: NotRequired[McpServerInfo]
 
 
 class PostToolUseHookInput(BaseHookInput):
@@ -187,6 +199,7 @@ class PostToolUseHookInput(BaseHookInput):
     tool_response: Any
     tool_use_id: str | None
     duration_ms: int
+    mcp_server: NotRequired[McpServerInfo]
 
 
 class PostToolUseFailureHookInput(BaseHookInput):
@@ -202,6 +215,7 @@ class PostToolUseFailureHookInput(BaseHookInput):
     error: str
     is_interrupt: bool
     duration_ms: int
+    mcp_server: NotRequired[McpServerInfo]
 
 
 class PostToolBatchCall(TypedDict):
@@ -366,6 +380,17 @@ class SessionEndHookInput(BaseHookInput):
     reason: str
 
 
+class ElicitationHookInput(BaseHookInput):
+    prompt_id: NotRequired[str]
+    agent_id: NotRequired[str]
+    agent_type: NotRequired[str]
+    hook_event_name: Literal["Elicitation"]
+    mcp_server_name: str
+    message: str
+    mode: str
+    requested_schema: NotRequired[dict[str, Any]]
+
+
 HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
     {
         "Setup": SetupHookInput,
@@ -394,6 +419,7 @@ HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
         "PreModelSwitch": PreModelSwitchHookInput,
         "PostModelSwitch": PostModelSwitchHookInput,
         "SessionEnd": SessionEndHookInput,
+        "Elicitation": ElicitationHookInput,
     }
 )
 """Each event the bridge sends, by name, to the type of its payload."""

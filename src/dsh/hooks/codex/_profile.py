@@ -92,6 +92,11 @@ class CodexMount:
             tokens = self.catalog.auto_compact_tokens
         return replace(options, compact_tokens=tokens, summary_attempts=1)
 
+    @property
+    def mcp_servers(self) -> tuple[Any, ...]:
+        """Codex's ``[mcp_servers.NAME]`` servers: ``dsh.host`` starts them."""
+        return self.catalog.mcp_servers
+
 
 @final
 @frozen(kw_only=True)

@@ -279,7 +279,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             _IF_EVALUATED,
         ),
         limits=(
-            "`updatedMCPToolOutput`: dsh has no MCP tools",
+            "`updatedMCPToolOutput`: 2.1.332 honours `updatedToolOutput` for MCP tools (their"
+            " content array, `mcp-post-updated-output`); dsh does the same and reads no other name",
             "`classifierContext`: dsh has no auto-mode classifier",
         ),
         difference=_POST_SPLIT,
@@ -466,8 +467,21 @@ _TABLE: Final[dict[str, EventSupport]] = {
     ),
     "PreModelSwitch": PRE_MODEL_SWITCH,
     "PostModelSwitch": POST_MODEL_SWITCH,
-    "Elicitation": not_supported("dsh has no MCP client"),
-    "ElicitationResult": not_supported("dsh has no MCP client"),
+    "Elicitation": EventSupport(
+        seam="mcp/elicitation",
+        status="partial",
+        applied=(
+            "fires when an MCP server elicits during one of its tool calls, matched on"
+            " `mcp_server_name`, with the server's `message`, `mode` and `requested_schema`",
+            "`hookSpecificOutput.action` (`accept`, `decline`, `cancel`) and `content` are"
+            ' what the server gets; exit 2 or `decision: "block"` declines',
+            "no hook answering: declined, as in `-p`",
+        ),
+        limits=("no form is shown at a terminal or over ACP: what no hook answers is declined",),
+    ),
+    "ElicitationResult": not_supported(
+        "dsh shows no elicitation form, so there is no user answer to report"
+    ),
     "SessionEnd": EventSupport(
         seam="agent/session-end",
         status="supported",

@@ -39,7 +39,7 @@ USER_PROMPT_EXPANSION = EventSupport(
         NOTICE,
         HALTS,
     ),
-    limits=("`expansion_type: mcp_prompt`: dsh has no MCP client",),
+    limits=("`expansion_type: mcp_prompt`: dsh offers no MCP prompts as commands yet",),
 )
 
 PRE_SKILL_SHELL_COMMAND = EventSupport(

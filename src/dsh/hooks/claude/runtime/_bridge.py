@@ -47,12 +47,14 @@ from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._command_events import CommandEvents
 from dsh.hooks.claude.runtime._lifecycle import LifecycleEvents
 from dsh.hooks.claude.runtime._machinery import Runtime
+from dsh.hooks.claude.runtime._mcp_events import McpEvents
 from dsh.hooks.claude.runtime._permission_events import PermissionEvents
 from dsh.hooks.claude.runtime._session_commands import SessionCommandEvents
 from dsh.hooks.claude.runtime._subagents import SubagentEvents
 from dsh.hooks.claude.runtime._tool_events import ToolEvents
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog
+from dsh.mcp import ELICITATION
 from dsh.tools import (
     APPROVAL_REQUEST,
     POST_EXECUTE,
@@ -78,6 +80,7 @@ class ClaudeHooksPlugin:
         self.lifecycle = LifecycleEvents(self.runtime, self.subagents)
         self.tools = ToolEvents(self.runtime)
         self.permission_events = PermissionEvents(self.runtime)
+        self.mcp_events = McpEvents(self.runtime)
         self.command_events = CommandEvents(self.runtime)
         self.session_commands = SessionCommandEvents(self.runtime)
 
@@ -131,6 +134,8 @@ class ClaudeHooksPlugin:
         self.session_commands._mount_session_commands(ctx)
         if d("MessageDisplay"):
             ctx.on(MESSAGE_DISPLAY, life._message_display)
+        if d("Elicitation"):
+            ctx.on(ELICITATION, self.mcp_events._elicitation)
         if d("CwdChanged"):
             ctx.on(CWD_CHANGED, life._cwd_changed)
         if d("PreToolUse"):

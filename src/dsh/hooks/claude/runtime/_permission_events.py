@@ -25,7 +25,7 @@ from dsh.base import thaw_json
 from dsh.context import Next
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import SOURCE, shown_reason
-from dsh.hooks.claude.runtime._tool_input import observable_input
+from dsh.hooks.claude.runtime._tool_input import mcp_server_of, observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
 from dsh.tools import PreToolDecision, PreToolDeny, ToolCall
 
@@ -75,6 +75,9 @@ class PermissionEvents(Handlers):
         asked = self.permissions.asked(call) if self.permissions is not None else None
         if asked is not None and asked.suggestions:
             payload["permission_suggestions"] = [dict(s) for s in asked.suggestions]
+        server = mcp_server_of(call.tool)
+        if server is not None:
+            payload["mcp_server"] = server
         merged = await self._fire(agent, "PermissionRequest", hooks, payload)
         self._common_effects(agent, "PermissionRequest", merged)
         denials: list[str] = []

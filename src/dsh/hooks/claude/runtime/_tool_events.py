@@ -31,7 +31,7 @@ from dsh.hooks.claude.runtime._machinery import (
     halting,
     shown_reason,
 )
-from dsh.hooks.claude.runtime._tool_input import observable_input
+from dsh.hooks.claude.runtime._tool_input import mcp_server_of, observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
 from dsh.hooks.claude.transcript._content import claude_content
 from dsh.tools import (
@@ -149,6 +149,9 @@ class ToolEvents(Handlers):
         payload["tool_name"] = name
         payload["tool_input"] = observable_input(name, arguments, agent.workspace.cwd)
         payload["tool_use_id"] = tool_use_id
+        server = mcp_server_of(agent.registry.get(name))
+        if server is not None:
+            payload["mcp_server"] = server
         merged = await self._fire(agent, "PreToolUse", hooks, payload)
         # Shown and honoured now, even if a later rewriter refuses the call.
         self._common_effects(agent, "PreToolUse", merged)
@@ -326,14 +329,23 @@ class ToolEvents(Handlers):
             done["tool_response"] = _tool_response(result)
             done["tool_use_id"] = call.tool_use_id
             done["duration_ms"] = duration_ms
+            server = mcp_server_of(call.tool)
+            if server is not None:
+                done["mcp_server"] = server
             return done
         failed: PostToolUseFailureHookInput = self._base(agent, event)
         failed["tool_name"] = call.name
         failed["tool_input"] = tool_input
         failed["tool_use_id"] = call.tool_use_id
-        failed["error"] = result.text
+        # An MCP tool's failure: the server's text, without what dsh told the model besides.
+        info = result.info
+        server_error = info.get("server_error") if isinstance(info, Mapping) else None
+        failed["error"] = server_error if isinstance(server_error, str) else result.text
         failed["is_interrupt"] = False
         failed["duration_ms"] = duration_ms
+        server = mcp_server_of(call.tool)
+        if server is not None:
+            failed["mcp_server"] = server
         return failed
 
     def _updated_output(self, agent: Agent, call: ToolCall, merged: Merged) -> Any:
@@ -423,7 +435,7 @@ class ToolEvents(Handlers):
                     else r.call.arguments
                 ),
                 "tool_use_id": r.call.tool_use_id,
-                "tool_response": claude_content(r.result.content),
+                "tool_response": _batch_response(r),
             }
             for r in results
         ]
@@ -448,6 +460,17 @@ class ToolEvents(Handlers):
         return PostToolBatchDecision.proceed(
             text, source=decision.source or f"{SOURCE}:PostToolBatch"
         )
+
+
+def _batch_response(done: ToolExecutionResult) -> Any:
+    """A call's ``tool_response`` in PostToolBatch: an MCP tool's content array as such (the
+    ``mcp-project-basic`` recording), any other tool's result as its transcript shows it."""
+    tool = done.call.tool
+    output = done.result.output
+    mcp = tool is not None and tool.mcp_server is not None
+    if mcp and not done.result.is_error and isinstance(output, tuple | list):
+        return thaw_json(output)
+    return claude_content(done.result.content)
 
 
 def _tool_response(result: ToolResult) -> Any:

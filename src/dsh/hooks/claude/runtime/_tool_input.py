@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from dsh.base import thaw_json
+from dsh.hooks.claude.payloads import McpServerInfo
+from dsh.tools import ToolDefinition
 from dsh.tools._deferred import TOOL_SEARCH
 from dsh.tools.builtin._tool_search import DEFAULT_MAX_RESULTS
 
-__all__ = ["observable_input"]
+__all__ = ["mcp_server_of", "observable_input"]
 
 # Claude Code's own file tools and their path fields, which PreToolUse/PostToolUse hooks get
 # absolute and normalized (`file-path-write`); the tool and PostToolBatch keep the model's.
@@ -48,3 +50,9 @@ def observable_input(name: str, arguments: Mapping[str, Any], cwd: Path) -> dict
     if key is not None and isinstance(value, str) and value:
         shown[key] = os.path.normpath(cwd / Path(value).expanduser())
     return shown
+
+
+def mcp_server_of(definition: ToolDefinition | None) -> McpServerInfo | None:
+    """The ``mcp_server`` Claude Code adds, last, to an MCP tool's hook payloads."""
+    ref = definition.mcp_server if definition is not None else None
+    return None if ref is None else {"name": ref.name, "source": ref.source}

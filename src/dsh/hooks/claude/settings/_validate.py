@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["SuiteContext", "SuiteResult", "validate_hooks"]
 
 _UNSUPPORTED_TYPE: Final[Mapping[str, str]] = {
-    "mcp_tool": "this host has no MCP client",
+    "mcp_tool": "dsh does not run MCP tool handlers yet",
 }
 
 # Fields of the other handler types, and undocumented ones seen in Claude Code's schema.

@@ -166,7 +166,7 @@ def _fingerprint(hook: HookDeclaration, project: Path, files: dict[str, str]) ->
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-RECORD_SECTIONS: Final = ("hooks", "plugins", "instructions", "permissions")
+RECORD_SECTIONS: Final = ("hooks", "plugins", "instructions", "permissions", "mcp_servers")
 """The Claude Code bridge's sections of a trust record (``dsh.hook_protocol``'s record):
 each entry a ``fingerprint`` and the ``where`` it was."""
 

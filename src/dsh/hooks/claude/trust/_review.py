@@ -1,6 +1,6 @@
 """The trust review of a project: everything it controls that runs only once trusted.
 
-Four kinds of things a cloned repository puts in front of dsh, each with a
+Five kinds of things a cloned repository puts in front of dsh, each with a
 fingerprint kept in the project's trust record (``dsh.hooks.claude.trust._records``):
 
 * the hooks its own settings files declare (the declaration and the project
@@ -11,6 +11,8 @@ fingerprint kept in the project's trust record (``dsh.hooks.claude.trust._record
 * the widening entries of its ``.claude/settings.json`` permissions
   (``permissions.allow``, ``additionalDirectories``: ``trust._gated``),
   which Claude Code ignores in an untrusted workspace;
+* the MCP servers of its ``.mcp.json`` (``ServerTrust``: a server is a command, or a URL
+  with headers, like a hook's): untrusted, the server is not started;
 * its instructions files (``CLAUDE.md``, ``.claude/CLAUDE.md``,
   ``CLAUDE.local.md``, ``.claude/rules/*`` and what they import, in every
   directory of the walk down to the project): these follow the project's
@@ -34,7 +36,7 @@ import json
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import final
+from typing import TYPE_CHECKING, final
 
 from dsh._frozen import frozen
 from dsh.base import FrozenDict
@@ -58,9 +60,13 @@ from dsh.hooks.claude.trust._records import (
 from dsh.instructions import LoadedInstructions, find_instructions
 from dsh.instructions._gate import fingerprint, project_controlled, shown_path
 
+if TYPE_CHECKING:
+    from dsh.mcp import McpServer
+
 __all__ = [
     "FileTrust",
     "PluginTrust",
+    "ServerTrust",
     "TrustGate",
     "TrustReview",
     "project_instructions",
@@ -132,6 +138,42 @@ class PluginTrust:
 
 @final
 @frozen(kw_only=True)
+class ServerTrust:
+    """One MCP server of the project's ``.mcp.json`` and whether it may start."""
+
+    server: McpServer
+    fingerprint: str
+    state: TrustState
+
+    @property
+    def trusted(self) -> bool:
+        return self.state == "trusted"
+
+    def where(self, project: Path) -> str:
+        return f"mcp server {self.server.name}"
+
+    def describe(self, project: Path) -> str:
+        """``MCP server github in .mcp.json: npx -y server-github``."""
+        return f"MCP server {self.server.name} in .mcp.json: {self.server.shown()}"
+
+
+def server_fingerprint(server: McpServer) -> str:
+    """What the user trusts of a project server: everything that says what runs and where."""
+    declared = {
+        "name": server.name,
+        "transport": server.transport,
+        "command": server.command,
+        "args": list(server.args),
+        "env": dict(server.env),
+        "url": server.url,
+        "headers": dict(server.headers),
+    }
+    text = json.dumps(declared, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@final
+@frozen(kw_only=True)
 class TrustReview:
     """What a project controls, each item with its trust state, and a problem with the record."""
 
@@ -144,13 +186,20 @@ class TrustReview:
     """The project's widening permission entries (``trust._gated``)."""
     permissions_trusted: frozenset[str] = frozenset()
     """The fingerprints of those trusted."""
+    servers: tuple[ServerTrust, ...] = ()
+    """The project's ``.mcp.json`` servers."""
     changed: frozenset[int] = frozenset()
     """After ``record_review``: the places, in ``lines(every=True)``'s order, of the items
     that had changed since they were last trusted."""
 
     def lines(self, *, every: bool = False) -> list[str]:
         """``<state>: <item>`` for each untrusted item (``every``: each item)."""
-        items: list[HookTrust | PluginTrust | FileTrust] = [*self.hooks, *self.plugins, *self.files]
+        items: list[HookTrust | PluginTrust | FileTrust | ServerTrust] = [
+            *self.hooks,
+            *self.plugins,
+            *self.files,
+            *self.servers,
+        ]
         found = [f"{i.state}: {i.describe(self.project)}" for i in items if every or not i.trusted]
         for entry in self.permissions:
             trusted = entry.fingerprint in self.permissions_trusted
@@ -177,11 +226,13 @@ class TrustReview:
         ``trust_command`` (the exact ``dsh hooks trust`` command line)."""
         hooks = [h for h in self.hooks if not h.trusted]
         plugins = [p for p in self.plugins if not p.trusted]
-        if not hooks and not plugins:
+        servers = [s for s in self.servers if not s.trusted]
+        if not hooks and not plugins and not servers:
             return None
         counted = [f"{len(hooks)} hook(s)"] if hooks else []
         counted += [f"{len(plugins)} plugin(s) its settings enable"] if plugins else []
-        items: list[HookTrust | PluginTrust] = [*hooks, *plugins]
+        counted += [f"{len(servers)} MCP server(s)"] if servers else []
+        items: list[HookTrust | PluginTrust | ServerTrust] = [*hooks, *plugins, *servers]
         shown = items[:_REFUSAL_ITEMS]  # the message stays a screen, whatever is configured
         listed = "".join(f"\n  {i.state}: {i.describe(self.project)}" for i in shown)
         if len(items) > len(shown):
@@ -212,6 +263,10 @@ class TrustReview:
         if plugins:
             listed = "; ".join(f"{p.plugin} ({p.state})" for p in plugins)
             parts.append(f"{len(plugins)} plugin(s) its settings enable not run: {listed}")
+        servers = [s for s in self.servers if not s.trusted]
+        if servers:
+            listed = "; ".join(f"{s.server.name} ({s.state})" for s in servers)
+            parts.append(f"{len(servers)} MCP server(s) of .mcp.json not started: {listed}")
         files = [f for f in self.files if not f.trusted]
         if files:
             listed = "; ".join(
@@ -300,8 +355,10 @@ def review_trust(
     catalog: Catalog,
     trust_dir: Path | None = None,
     files: Sequence[LoadedInstructions] = (),
+    servers: Sequence[McpServer] = (),
 ) -> TrustReview:
-    """Every item of the project's (its hooks, the plugins it enables, ``files``) and its state."""
+    """Every item of the project's (its hooks, the plugins it enables, ``files``, its
+    ``.mcp.json`` ``servers``) and its state."""
     project = catalog.project_dir
     record = read_record(project, trust_dir, bound=catalog_bound(catalog))
     hooks, problem = hook_trust(catalog, trust_dir, record)
@@ -314,16 +371,24 @@ def review_trust(
         problem=problem,
         permissions=gated_entries(catalog.permissions),
         permissions_trusted=trusted,
+        servers=tuple(_server_trust(s, record) for s in servers),
     )
+
+
+def _server_trust(server: McpServer, record: TrustRecord) -> ServerTrust:
+    digest = server_fingerprint(server)
+    state = state_of(digest, f"mcp server {server.name}", record)
+    return ServerTrust(server=server, fingerprint=digest, state=state)
 
 
 def record_review(
     catalog: Catalog,
     trust_dir: Path | None = None,
     files: Sequence[LoadedInstructions] = (),
+    servers: Sequence[McpServer] = (),
 ) -> TrustReview:
     """Trust everything the project controls now (the record then holds exactly that)."""
-    review = review_trust(catalog, trust_dir, files)
+    review = review_trust(catalog, trust_dir, files, servers)
     project = review.project
     write_record(
         project,
@@ -333,12 +398,14 @@ def record_review(
             "plugins": [_entry(p.fingerprint, p.where(project)) for p in review.plugins],
             "instructions": [_entry(f.fingerprint, f.where(project)) for f in review.files],
             "permissions": [permission_entry(e, project) for e in review.permissions],
+            "mcp_servers": [_entry(s.fingerprint, s.where(project)) for s in review.servers],
         },
     )
-    items: list[HookTrust | PluginTrust | FileTrust] = [
+    items: list[HookTrust | PluginTrust | FileTrust | ServerTrust] = [
         *review.hooks,
         *review.plugins,
         *review.files,
+        *review.servers,
     ]
     return dataclasses.replace(
         review,
@@ -346,6 +413,7 @@ def record_review(
         hooks=tuple(dataclasses.replace(h, state="trusted") for h in review.hooks),
         plugins=tuple(dataclasses.replace(p, state="trusted") for p in review.plugins),
         files=tuple(dataclasses.replace(f, state="trusted") for f in review.files),
+        servers=tuple(dataclasses.replace(s, state="trusted") for s in review.servers),
         permissions_trusted=frozenset(e.fingerprint for e in review.permissions),
         problem=None,
     )

@@ -462,6 +462,31 @@ def _environment_table(
     return FrozenDict(merged)
 
 
+def _mcp_servers(
+    layers: list[tuple[CodexLayer, Path]],
+    user_config: Mapping[str, Any] | None,
+    diagnostics: list[CodexDiagnostic],
+    refused: Collection[Path] = (),
+) -> tuple[Any, ...]:
+    """The layers' ``[mcp_servers.NAME]`` tables (``dsh.mcp``), a higher layer's server of a
+    name winning; a bad table is a diagnostic naming the file and the table."""
+    found: dict[str, Any] = {}
+    for layer, folder in layers:
+        path = folder / "config.toml"
+        if path.absolute() in refused:
+            continue
+        config = user_config if layer == "user" else read_toml(path, [])
+        if not isinstance(config, Mapping) or "mcp_servers" not in config:
+            continue
+        from dsh.mcp import codex_mcp_servers  # only a configuration that has servers
+
+        servers, problems = codex_mcp_servers(config, file=str(path))
+        for problem in problems:
+            diagnostics.append(CodexDiagnostic(source=str(path), reason=problem, severity="error"))
+        found.update((server.name, server) for server in servers)
+    return tuple(found.values())
+
+
 def load_codex_catalog(
     project: Path,
     *,
@@ -524,6 +549,7 @@ def load_codex_catalog(
     environment = _environment_table(layers, user_config, diagnostics, refused)
     compact_tokens = _auto_compact_tokens(layers, user_config, diagnostics, refused)
     notify = _notify(layers, user_config, diagnostics, refused)  # before they are listed
+    mcp_servers = _mcp_servers(layers, user_config, diagnostics, refused)
     return CodexCatalog(
         hooks=tuple(builder.hooks),
         diagnostics=(*diagnostics, *builder.diagnostics),
@@ -534,4 +560,5 @@ def load_codex_catalog(
         shell_environment_policy=environment,
         auto_compact_tokens=compact_tokens,
         notify=notify,
+        mcp_servers=mcp_servers,
     )

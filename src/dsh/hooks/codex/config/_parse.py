@@ -188,7 +188,7 @@ def parse_hooks_table(source: Path, table: Mapping[str, Any], *, toml: bool) -> 
                     )
                     continue
                 reason = (
-                    "`mcp_tool` handlers are not run by dsh (it has no MCP client): skipped"
+                    "`mcp_tool` handlers are not run by dsh yet: skipped"
                     if handler.type == "mcp_tool"
                     else f"`{handler.type}` hooks are not supported yet (Codex skips them too)"
                 )

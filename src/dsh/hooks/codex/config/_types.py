@@ -172,6 +172,9 @@ class CodexCatalog:
     notify: tuple[str, ...] = ()
     """``notify``: the program (and its arguments) Codex runs after each turn, with the
     turn's JSON appended (``runtime._notify``); empty when none is set."""
+    mcp_servers: tuple[Any, ...] = ()
+    """The layers' ``[mcp_servers.NAME]`` servers (``dsh.mcp.McpServer``), a higher layer's
+    of a name winning: ``dsh.host`` starts them."""
 
     def running(self) -> tuple[CodexHook, ...]:
         return tuple(h for h in self.hooks if h.runs)

@@ -11,7 +11,8 @@ ones too (Codex has no failure event); a block replaces the output with the
 reason. A shell call, dsh's ``Bash`` or Codex's ``exec_command``, is
 ``tool_name: "Bash"`` with ``{command}`` (PermissionRequest adds
 exec_command's ``justification`` as ``description``) and a
-plain-string ``tool_response``.
+plain-string ``tool_response``. An MCP tool is ``mcp__<server>__<tool>`` (dsh's own name
+for it) and its ``tool_response`` the ``CallToolResult`` as JSON.
 """
 
 from __future__ import annotations
@@ -90,9 +91,12 @@ def _blocked_text(name: str, arguments: Mapping[str, Any], reason: str) -> str:
     return f"Tool call blocked by PreToolUse hook: {reason}. Tool: {name}"
 
 
-def _tool_response(result: ToolResult) -> Any:
-    """What Codex sends as ``tool_response``: a shell call's output as a plain string."""
+def _tool_response(result: ToolResult, mcp: bool = False) -> Any:
+    """What Codex sends as ``tool_response``: a shell call's output as a plain string; an MCP
+    tool's the ``CallToolResult`` as JSON (``content``, ``isError``)."""
     output = thaw_json(result.output) if result.output is not None else None
+    if mcp and isinstance(output, list):
+        return {"content": output, "isError": result.is_error}
     for key in ("stdout", "output"):  # Bash's, exec_command's
         if isinstance(output, dict) and isinstance(output.get(key), str):
             return output[key]
@@ -230,7 +234,10 @@ class ToolEvents(Handlers):
         payload: PostToolUseHookInput = self._base(agent, "PostToolUse")
         payload["tool_name"] = hook_tool_name(call.name)
         payload["tool_input"] = codex_tool_input(call.name, call.arguments)
-        payload["tool_response"] = _tool_response(result)
+        tool = call.tool
+        payload["tool_response"] = _tool_response(
+            result, tool is not None and bool(tool.mcp_server)
+        )
         payload["tool_use_id"] = call.tool_use_id
         merged = await self._fire(agent, "PostToolUse", hooks, payload)
         replacement = None

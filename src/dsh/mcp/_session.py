@@ -1,0 +1,181 @@
+"""A session's MCP servers: started together at session start, their tools registered
+as each connects, ready before the first prompt, closed with the session.
+
+``start_servers`` starts every connection at once (the SDK imported then, only when a
+server is configured) and mounts ``McpPlugin``: the ``MCP`` service (what ``dsh mcp list``,
+``/mcp``, ``mcp_tool`` hooks and MCP prompts use) and a ``agent/prompt-submit`` listener,
+first in the waterfall, that waits until each server is connected or failed (each within
+its ``startup_timeout_sec``) so the first request names every tool, as Claude Code's
+``-p`` does; a failed server is one notice, the session goes on. Closing the context
+closes every connection and ends every server process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource
+from dsh.context import Context, Next, ServiceKey
+from dsh.mcp._connection import ElicitHandler, McpCallError, McpConnection
+from dsh.mcp._elicitation import ELICITATION, ElicitationAnswer, ElicitationRequest
+from dsh.mcp._prompts import expand_prompt, find_prompt
+from dsh.mcp._tools import mcp_tool_name, server_tools
+from dsh.messages import Content
+
+if TYPE_CHECKING:
+    from dsh.mcp._spec import McpServer
+    from dsh.tools import ToolRegistry
+
+__all__ = ["MCP", "McpServers", "start_servers"]
+
+_SOURCE = "mcp"
+
+
+class McpServers:
+    """Every connection of a session, by server name, in configuration order."""
+
+    def __init__(
+        self,
+        servers: Sequence[McpServer],
+        *,
+        registry: ToolRegistry,
+        env: Mapping[str, str],
+        cwd: str,
+        elicit: ElicitHandler | None = None,
+    ) -> None:
+        self._registry = registry
+        self.elicit: ElicitHandler | None = elicit
+        self.connections = {
+            s.name: McpConnection(s, env=env, cwd=cwd, elicit=self._elicit) for s in servers
+        }
+        self.notices: list[str] = []
+        self._settled: asyncio.Future[list[None]] | None = None
+        self._ctx: Context | None = None
+        self._announced = False
+
+    async def _elicit(
+        self, connection: McpConnection, params: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """The ``mcp/elicitation`` seam's answer (none: declined, as headless Claude Code)."""
+        if self.elicit is not None:
+            return await self.elicit(connection, params)
+        if self._ctx is None:
+            return ElicitationAnswer.decline().to_json()
+        request = ElicitationRequest(connection.server.name, params)
+        answer = await self._ctx.waterfall(ELICITATION, connection.caller, request)
+        return answer.to_json()
+
+    def start(self) -> None:
+        """Start every connection at once; tools are registered as each connects."""
+        for connection in self.connections.values():
+            connection.start()
+        self._settled = asyncio.ensure_future(
+            asyncio.gather(*(self._register(c) for c in self.connections.values()))
+        )
+
+    async def _register(self, connection: McpConnection) -> None:
+        await connection.ready()
+        server = connection.server
+        if connection.state != "connected":
+            self.notices.append(
+                f"MCP server {server.name!r} ({server.where}) failed to start: {connection.error}"
+            )
+            return
+        tools, notices = server_tools(connection)
+        self.notices.extend(notices)
+        for tool in tools:
+            try:
+                self._registry.register(tool)
+            except ValueError as exc:  # a clash with another tool, a schema that is no schema
+                self.notices.append(f"MCP server {server.name!r}: {exc}")
+
+    async def settled(self) -> None:
+        """Return once every server is connected (its tools registered) or failed."""
+        if self._settled is not None:
+            await asyncio.shield(self._settled)
+
+    def connection(self, server: str) -> McpConnection:
+        """The connection of ``server`` (``McpCallError`` for a name not configured)."""
+        found = self.connections.get(server)
+        if found is None:
+            raise McpCallError(f"no MCP server named {server!r} is configured")
+        return found
+
+    def statuses(self) -> list[dict[str, str]]:
+        """Each server as stream-json's ``init`` lists it: name, status, source."""
+        shown = {"pending": "pending", "connected": "connected"}
+        return [
+            {"name": name, "status": shown.get(c.state, "failed"), "source": c.server.source}
+            for name, c in self.connections.items()
+        ]
+
+    def report(self) -> list[str]:
+        """Each server, where it was declared, its state, its tools and prompts (``/mcp``)."""
+        lines: list[str] = []
+        for name, c in self.connections.items():
+            lines.append(f"{name} ({c.server.source}, {c.server.where}): {c.state}")
+            if c.error is not None:
+                lines.append(f"  {c.error}")
+            if c.state == "connected":
+                tools = [mcp_tool_name(name, t.name) for t in c.tools]
+                lines.append(f"  tools ({len(tools)}): {', '.join(tools) or '-'}")
+                if c.prompts:
+                    prompts = ", ".join("/" + mcp_tool_name(name, p.name) for p in c.prompts)
+                    lines.append(f"  prompts: {prompts}")
+        return lines or ["no MCP servers configured"]
+
+    def tool_names(self, server: str) -> list[str]:
+        connection = self.connections[server]
+        return [mcp_tool_name(server, t.name) for t in connection.tools]
+
+    async def close(self) -> None:
+        if self._settled is not None and not self._settled.done():
+            self._settled.cancel()
+        await asyncio.gather(*(c.close() for c in self.connections.values()))
+
+    async def _before_prompt(
+        self, agent: Agent, content: Content, source: PromptSource, nxt: Next[PromptDecision]
+    ) -> PromptDecision:
+        await self.settled()
+        if not self._announced and agent.parent is None:
+            self._announced = True
+            for text in self.notices:
+                agent.notice(text, source=_SOURCE, level="warning")
+        decision = await nxt()
+        found = find_prompt(self.connections, content) if isinstance(content, str) else None
+        if found is None or not isinstance(decision, PromptAllow) or decision.content is not None:
+            return decision
+        try:
+            expanded = await expand_prompt(*found)
+        except McpCallError as exc:
+            return PromptDecision.block(str(exc), source=_SOURCE)
+        return PromptDecision.allow(expanded, decision.additional_context, source=decision.source)
+
+    def apply(self, ctx: Context) -> None:
+        self._ctx = ctx
+        ctx.provide(MCP, self)
+        ctx.on(PROMPT_SUBMIT, self._before_prompt, prepend=True)
+        ctx.add_disposer(self.close)
+
+
+MCP: ServiceKey[McpServers] = ServiceKey("mcp")
+"""The session's MCP servers, for what calls them outside a tool call (``mcp_tool``
+hooks, prompts, ``/mcp``)."""
+
+
+def start_servers(
+    ctx: Context,
+    servers: Sequence[McpServer],
+    *,
+    registry: ToolRegistry,
+    env: Mapping[str, str],
+    cwd: str,
+) -> McpServers:
+    """Start ``servers`` and mount them on ``ctx`` (scope ``mcp``)."""
+    manager = McpServers(servers, registry=registry, env=env, cwd=cwd)
+    scope = ctx.plugin(manager.apply, name="mcp")
+    manager._registry = registry.bound_to(scope)  # its tools go with the scope
+    manager.start()
+    return manager

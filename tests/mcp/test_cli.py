@@ -1,0 +1,245 @@
+"""``dsh run`` with MCP servers: ``--mcp-config``, a project's ``.mcp.json`` under dsh's trust
+flow, a server that fails, and a bad configuration, each in a real ``dsh`` process."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.cli.support import run_dsh
+from tests.cli.test_cli import write_script
+
+SERVER = str(Path(__file__).with_name("sample_server.py"))
+ECHO = [{"type": "tool_use", "name": "mcp__sample__echo", "input": {"message": "HI"}}]
+DONE = [{"type": "text", "text": "done"}]
+
+
+def _setup(tmp_path: Path, servers: dict[str, object]) -> tuple[Path, Path, list[str]]:
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "home").mkdir()
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": servers}))
+    model = write_script(tmp_path / "script.json", [ECHO, DONE])
+    args = ["--model", f"scripted:{model}", "--project", str(project)]
+    args += ["--session-dir", str(tmp_path / "sessions")]
+    return project, config, args
+
+
+def _sample(*extra: str) -> dict[str, object]:
+    return {"command": sys.executable, "args": [SERVER, *extra]}
+
+
+def test_mcp_config_servers_run_a_call(tmp_path: Path) -> None:
+    _, config, args = _setup(tmp_path, {"sample": _sample()})
+    done = run_dsh(
+        "run", "go", *args, "--mcp-config", str(config), "--strict-mcp-config",
+        "--permission-mode", "bypassPermissions", "--output-format", "stream-json",
+        cwd=tmp_path, env={"HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    init = lines[0]
+    assert init["mcp_servers"][0]["name"] == "sample"
+    assert init["mcp_servers"][0]["source"] == "dynamic"
+    assert "mcp__sample__echo" in init["tools"]
+    results = [line for line in lines if line.get("type") == "user"]
+    assert results[0]["tool_use_result"] == [{"type": "text", "text": "Echo: HI"}]
+    assert lines[-1]["result"] == "done"
+
+
+def test_a_bad_mcp_config_is_a_clear_error(tmp_path: Path) -> None:
+    _, _, args = _setup(tmp_path, {})
+    done = run_dsh("run", "go", *args, "--mcp-config", "nope.json", cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"dsh: --mcp-config nope.json: file not found: {tmp_path}/nope.json" in done.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"mcpServers": {"x": {"command": 3}}}))
+    done = run_dsh("run", "go", *args, "--mcp-config", str(bad), cwd=tmp_path)
+    assert done.returncode == 2
+    assert f"--mcp-config {bad}: mcpServers.x.command: Input should be a valid string" in (
+        done.stderr
+    )
+    assert "Traceback" not in done.stderr
+
+
+def test_a_failing_server_is_a_notice_and_the_turn_goes_on(tmp_path: Path) -> None:
+    _, config, args = _setup(tmp_path, {"sample": _sample("crash")})
+    done = run_dsh(
+        "run", "go", *args, "--mcp-config", str(config),
+        "--permission-mode", "bypassPermissions",
+        cwd=tmp_path, env={"HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "MCP server 'sample'" in done.stdout + done.stderr
+    assert "crashing on purpose" in done.stdout + done.stderr
+    assert "done" in done.stdout
+
+
+def test_project_servers_follow_the_trust_flow(tmp_path: Path) -> None:
+    project, _, args = _setup(tmp_path, {})
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"sample": _sample()}}))
+    env = {"HOME": str(tmp_path / "home"), "DSH_DATA_DIR": str(tmp_path / "data")}
+    mode = ["--permission-mode", "bypassPermissions"]
+    refused = run_dsh("run", "go", *args, *mode, cwd=tmp_path, env=env)
+    assert refused.returncode == 2
+    assert "1 MCP server(s) not trusted" in refused.stderr
+    assert f"not trusted yet: MCP server sample in .mcp.json: {sys.executable} {SERVER}" in (
+        refused.stderr
+    )
+    skipped = run_dsh("run", "go", *args, *mode, "--skip-untrusted-hooks", cwd=tmp_path, env=env)
+    assert skipped.returncode == 0, skipped.stderr
+    assert "1 MCP server(s) of .mcp.json not started: sample (not trusted yet)" in (
+        skipped.stderr + skipped.stdout
+    )
+    trusted = run_dsh("run", "go", *args, *mode, "--trust-project", cwd=tmp_path, env=env)
+    assert trusted.returncode == 0, trusted.stderr
+    assert "Echo: HI" in trusted.stdout
+    again = run_dsh("run", "go", *args, *mode, cwd=tmp_path, env=env)
+    assert again.returncode == 0, again.stderr
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"sample": _sample("x")}}))
+    changed = run_dsh("run", "go", *args, *mode, cwd=tmp_path, env=env)
+    assert changed.returncode == 2
+    assert "changed since trusted: MCP server sample" in changed.stderr
+
+
+def test_codex_config_toml_servers(tmp_path: Path) -> None:
+    _, _, args = _setup(tmp_path, {})
+    codex_home = tmp_path / "codex"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        "[mcp_servers.sample]\n"
+        f"command = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(SERVER)}]\n"
+        'enabled_tools = ["echo"]\n'
+        "[mcp_servers.broken]\ncommand = 3\n"
+    )
+    from tests.hooks_codex.codex_support import recording_hooks
+
+    hooks = recording_hooks(["PreToolUse", "PostToolUse"], matcher="mcp__.*")
+    (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    log = tmp_path / "hooks.jsonl"
+    env = {"HOME": str(tmp_path / "home"), "CODEX_HOME": str(codex_home)}
+    env |= {"CASE_HOOK_LOG": str(log), "CASE_HOOK_RESPOND": str(tmp_path / "none.json")}
+    (tmp_path / "none.json").write_text("null")
+    done = run_dsh(
+        "run", "go", *args, "--hooks", "codex", "--output-format", "stream-json",
+        "--dangerously-bypass-hook-trust", cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0]["mcp_servers"][0] == {
+        "name": "sample",
+        "status": "connected",
+        "source": "codex",
+    }
+    tools = [t for t in lines[0]["tools"] if t.startswith("mcp__")]
+    assert tools == ["mcp__sample__echo"]  # enabled_tools
+    results = [line for line in lines if line.get("type") == "user"]
+    assert results[0]["tool_use_result"] == [{"type": "text", "text": "Echo: HI"}]
+    assert "[mcp_servers.broken] command: Input should be a valid string" in done.stderr
+    # Codex's hooks see the call as Codex names it, the result as a CallToolResult.
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["event"] for e in entries] == ["PreToolUse", "PostToolUse"]
+    post = entries[1]["payload"]
+    assert (post["tool_name"], post["tool_input"]) == ("mcp__sample__echo", {"message": "HI"})
+    assert post["tool_response"] == {
+        "content": [{"type": "text", "text": "Echo: HI"}],
+        "isError": False,
+    }
+
+
+def test_mcp_list(tmp_path: Path) -> None:
+    project, config, _ = _setup(tmp_path, {"sample": _sample(), "broken": _sample("crash")})
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"proj": _sample()}}))
+    env = {"HOME": str(tmp_path / "home"), "DSH_DATA_DIR": str(tmp_path / "data")}
+    done = run_dsh(
+        "mcp", "list", "--project", str(project), "--mcp-config", str(config), cwd=tmp_path, env=env
+    )
+    assert done.returncode == 1, done.stderr  # one server failed
+    out = done.stdout
+    assert f"sample (dynamic, --mcp-config {config}: mcpServers.sample)" in out
+    assert "  state: connected\n  tools (9): mcp__sample__echo, mcp__sample__add," in out
+    assert "  prompts: /mcp__sample__review" in out
+    assert "broken (dynamic" in out
+    assert "crashing on purpose" in out
+    assert "proj (project, .mcp.json: mcpServers.proj)" in out
+    assert "  state: not trusted yet, not started (dsh hooks trust trusts it)" in out
+
+
+def test_mcp_prompts_are_slash_commands(tmp_path: Path) -> None:
+    _, config, args = _setup(tmp_path, {"sample": _sample()})
+    rules = [
+        {"contains": "Review this code (long plain): x=1", "responses": [DONE]},
+        {"responses": [[{"type": "text", "text": "not expanded"}]]},
+    ]
+    script = tmp_path / "prompts.json"
+    script.write_text(json.dumps({"anthropic": {"rules": rules}}))
+    args[1] = f"scripted:{script}"
+    base = [*args, "--mcp-config", str(config), "--output-format", "json"]
+    env = {"HOME": str(tmp_path / "home")}
+    # The words fill the arguments in order, the last taking the rest.
+    done = run_dsh("run", "/mcp__sample__review x=1 long plain", *base, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == "done"
+    done = run_dsh("run", "/mcp__sample__review", *base, cwd=tmp_path, env=env)
+    assert "/mcp__sample__review: missing argument(s): code" in done.stdout + done.stderr
+
+
+def test_slash_mcp_shows_the_servers_interactively(tmp_path: Path) -> None:
+    from tests.cli.test_interactive import Session, start
+
+    project, config, _ = _setup(tmp_path, {"sample": _sample()})
+    spawned: list[Session] = []
+    try:
+        s = start(spawned, tmp_path, project, [DONE], "--mcp-config", str(config))
+        s.say("/mcp")
+        s.expect("sample (dynamic, --mcp-config")
+        s.expect("tools (9): mcp__sample__echo")
+        s.say("/exit")
+        assert s.leave() == 0
+    finally:
+        for session in spawned:
+            session.child.close(force=True)
+
+
+def test_servers_end_with_a_killed_dsh(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    import psutil
+
+    marker = f"marker-{os.getpid()}-{time.monotonic_ns()}"
+    sleeper = f"{290 + (time.monotonic_ns() % 10**6) / 10**6:.6f}"  # the grandchild's
+    _, config, args = _setup(tmp_path, {"sample": _sample(marker)})
+    spawn = [{"type": "tool_use", "name": "mcp__sample__spawn", "input": {"seconds": sleeper}}]
+    slow = [{"type": "tool_use", "name": "mcp__sample__slow", "input": {"seconds": 120}}]
+    args[1] = f"scripted:{write_script(tmp_path / 'slow.json', [spawn, slow, DONE])}"
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    env = {k: v for k, v in env.items() if not k.startswith("DSH_")}
+    argv = [sys.executable, "-m", "dsh", "run", "go", *args, "--mcp-config", str(config)]
+    argv += ["--permission-mode", "bypassPermissions"]
+    dsh = subprocess.Popen(argv, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL)
+
+    def alive(word: str) -> list[psutil.Process]:
+        found = []
+        for p in psutil.process_iter(["cmdline", "status"]):
+            if word in (p.info["cmdline"] or []) and p.info["status"] != "zombie":
+                found.append(p)
+        return found
+
+    deadline = time.monotonic() + 60
+    while not alive(sleeper) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert alive(marker), "the server never started"
+    assert alive(sleeper), "the server's grandchild never started"
+    os.kill(dsh.pid, signal.SIGKILL)  # in the slow call, or about to make it
+    dsh.wait()
+    deadline = time.monotonic() + 30
+    while (alive(marker) or alive(sleeper)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(marker), "the MCP server outlived dsh"
+    assert not alive(sleeper), "what the MCP server started outlived dsh"

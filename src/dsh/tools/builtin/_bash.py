@@ -47,9 +47,11 @@ from dsh.base._containment import (
     release_process,
 )
 from dsh.base._process_group import own_session
+from dsh.base._sandbox import SandboxError
 from dsh.base._watchdog import CONTAINMENT_ENV
 from dsh.messages import Content
 from dsh.tools._persist import PREVIEW_CHARS, persist_output_file, persisted_message
+from dsh.tools._sandbox import active_sandbox, sandbox_refusal, shell_sandbox
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult, Workspace
 from dsh.tools.builtin._common import (
     ArgumentsError,
@@ -277,15 +279,21 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
     with tempfile.TemporaryDirectory(prefix="dsh-bash-") as state_dir:
         state = Path(state_dir)
         output_path = state / "output"
+        argv = [bash, "-c", _WRAPPER, "dsh-bash", state_dir, args.command, *scripts]
+        try:  # the EXIT trap writes the state directory, even in a read-only sandbox
+            sandbox = shell_sandbox(workspace, argv, workspace.cwd, (state,))
+        except SandboxError as exc:
+            return sandbox_refusal(exc)
         with output_path.open("wb") as sink:
             outcome = await run_in_group(
-                [bash, "-c", _WRAPPER, "dsh-bash", state_dir, args.command, *scripts],
+                argv,
                 cwd=workspace.cwd,
                 env=workspace.env,
                 stdout=sink,
                 stderr=subprocess.STDOUT,
                 signal=invocation.signal,
                 timeout=timeout_ms / 1000,
+                sandbox=sandbox,
             )
         failed = outcome.interrupted or outcome.returncode != 0
         stdout, extra = _settle_output(output_path, invocation, failed=failed)
@@ -302,7 +310,10 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
             f"Command timed out after {timeout_ms} ms and was killed{suffix}", output=response
         )
     if outcome.returncode != 0:
-        return ToolResult.error(f"Exit code {outcome.returncode}{suffix}", output=response)
+        policy = None if sandbox is None else active_sandbox(workspace)
+        info = None if policy is None else {"sandbox": policy.mode}  # for an on-failure rerun
+        text = f"Exit code {outcome.returncode}{suffix}"
+        return ToolResult.error(text, output=response, info=info)
     return ToolResult.ok(present_bash(response), output=response)
 
 
@@ -384,20 +395,32 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
     output_path = _background_output_path(shell_id)
     mark, env = mark_environment(workspace.env)
     script = [_bash_executable(workspace.env), "-c", _SOURCE_ENV_SCRIPTS + command, "dsh-bash"]
-    # Its children in dsh's namespace, where there is one.
-    argv, preexec = contained_spawn([*script, *map(str, workspace.env_scripts)], env, workspace.cwd)
-    with output_path.open("wb") as sink:
-        process = subprocess.Popen(
-            argv,
-            cwd=workspace.cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=own_session(),
-            process_group=None if own_session() else 0,
-            preexec_fn=preexec,
-        )
+    command = [*script, *map(str, workspace.env_scripts)]
+    try:
+        sandbox = shell_sandbox(workspace, command, workspace.cwd)
+    except SandboxError as exc:
+        return sandbox_refusal(exc)
+    # Its children in dsh's namespace, where there is one (a sandboxed spawn joins it itself).
+    if sandbox is None:
+        argv, preexec = contained_spawn(command, env, workspace.cwd)
+    else:
+        argv, preexec = sandbox.argv, sandbox.preexec
+    try:
+        with output_path.open("wb") as sink:
+            process = subprocess.Popen(
+                argv,
+                cwd=workspace.cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=own_session(),
+                process_group=None if own_session() else 0,
+                preexec_fn=preexec,
+            )
+    finally:
+        if sandbox is not None:
+            sandbox.close()
     contain_process(process.pid, mark)
     shell = BackgroundShell(shell_id, command, output_path, process)
     _BACKGROUND[shell_id] = shell

@@ -47,6 +47,7 @@ __all__ = [
     "SandboxSpawn",
     "sandbox_mechanism",
     "sandbox_spawn",
+    "sandbox_status",
 ]
 
 SandboxMode: TypeAlias = Literal["read-only", "workspace-write", "danger-full-access"]
@@ -165,6 +166,16 @@ def sandbox_mechanism() -> tuple[str | None, str]:
         f"Landlock ABI {landlock_abi()} for files, a seccomp filter for the network,"
         " a mount namespace for protected paths"
     )
+
+
+def sandbox_status(policy: SandboxPolicy | None) -> str:
+    """One line for ``/status``: the session's mode and the mechanism that enforces it."""
+    if policy is None or not policy.sandboxed:
+        return f"sandbox: none ({'danger-full-access' if policy is None else policy.describe()})"
+    mechanism, how = sandbox_mechanism()
+    if mechanism is None:
+        return f"sandbox: {policy.describe()}; no mechanism here ({how}): commands are refused"
+    return f"sandbox: {policy.describe()} on {mechanism} ({how})"
 
 
 def _find(program: str) -> str | None:

@@ -34,6 +34,7 @@ from dsh.cli._terminal import (
 )
 from dsh.hooks import HooksChoice, HookSelection
 from dsh.host import HostOptions
+from dsh.host._config import sandbox_policy
 from dsh.models import Model, ModelError, load_model
 
 __all__ = ["FrontMode", "RunFlags", "SessionFlags", "load_run_model", "run"]
@@ -214,6 +215,7 @@ def run_flags(flags: RunFlags) -> ExitCode:
             agent=flags.session.agent(),
             system=settled.system,
             environment=settled.config.shell_environment_policy,
+            sandbox=sandbox_policy(settled.config),
         ),
         hooks=flags.session.hooks(settled.permission_mode, attended=False),
         prompts=prompts,
@@ -293,9 +295,12 @@ def _given() -> dict[str, Any]:
         "base_url": "base_url",
         "permission_mode": "permission_mode",
         "project": "project",
+        "sandbox_mode": "sandbox_mode",
     }
     given = {}
     for param, key in keys.items():
+        if param not in ctx.params:
+            continue
         if ctx.get_parameter_source(param) is not click.core.ParameterSource.DEFAULT:
             given[key] = ctx.params[param]
     return given

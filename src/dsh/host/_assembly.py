@@ -155,7 +155,11 @@ class Assembly:
             session=session,
             options=options or host.agent,
             registry=self.registry,
-            workspace=Workspace(cwd=self.project, env=self.environment_policy().environment()),
+            workspace=Workspace(
+                cwd=self.project,
+                env=self.environment_policy().environment(),
+                sandbox=host.sandbox,
+            ),
             source=source,
             system=self.system_prompt(model),
             store=self.store,

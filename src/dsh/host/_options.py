@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
 from dsh.agent import AgentOptions
@@ -16,6 +16,9 @@ from dsh.host._profile import Profile
 from dsh.host._system_prompt import SystemPrompt
 from dsh.models import Model
 from dsh.session import SessionEvent, SessionStore
+
+if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxPolicy
 
 __all__ = ["HostOptions"]
 
@@ -63,6 +66,9 @@ class HostOptions:
     on_event: Callable[[SessionEvent], None] | None = None
     on_text: Callable[[str], None] | None = None
     environment: Mapping[str, Any] = field(default_factory=FrozenDict)
+    sandbox: SandboxPolicy | None = None
+    """The sandbox of every process the model drives (``dsh.base._sandbox``; ``None``: none,
+    unless a profile's configuration gives one: Codex's ``sandbox_mode``)."""
 
     def __post_init__(self) -> None:
         if self.resume is not None and self.fork is not None:

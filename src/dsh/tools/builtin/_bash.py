@@ -395,14 +395,14 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
     output_path = _background_output_path(shell_id)
     mark, env = mark_environment(workspace.env)
     script = [_bash_executable(workspace.env), "-c", _SOURCE_ENV_SCRIPTS + command, "dsh-bash"]
-    command = [*script, *map(str, workspace.env_scripts)]
+    spawned = [*script, *map(str, workspace.env_scripts)]
     try:
-        sandbox = shell_sandbox(workspace, command, workspace.cwd)
+        sandbox = shell_sandbox(workspace, spawned, workspace.cwd)
     except SandboxError as exc:
         return sandbox_refusal(exc)
     # Its children in dsh's namespace, where there is one (a sandboxed spawn joins it itself).
     if sandbox is None:
-        argv, preexec = contained_spawn(command, env, workspace.cwd)
+        argv, preexec = contained_spawn(spawned, env, workspace.cwd)
     else:
         argv, preexec = sandbox.argv, sandbox.preexec
     try:

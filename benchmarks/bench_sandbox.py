@@ -26,7 +26,7 @@ from pathlib import Path
 from dsh.base import freeze_json
 from dsh.base._sandbox import SandboxPolicy, sandbox_mechanism
 from dsh.tools import ToolInvocation, Workspace
-from dsh.tools.builtin._bash import BASH_TOOL
+from dsh.tools.builtin import BASH_TOOL
 
 _CODEX = Path("/tmp/rest27cx/node_modules/.bin/codex")
 

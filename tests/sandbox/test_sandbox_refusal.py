@@ -10,7 +10,7 @@ import pytest
 from dsh.base import _sandbox_kernel, freeze_json
 from dsh.base._sandbox import SandboxPolicy, sandbox_status
 from dsh.tools import ToolInvocation, ToolResult, Workspace
-from dsh.tools.builtin._bash import BASH_TOOL
+from dsh.tools.builtin import BASH_TOOL
 
 
 def _bash(workspace: Workspace, command: str, background: bool = False) -> ToolResult:

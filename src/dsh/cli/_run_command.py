@@ -97,6 +97,8 @@ class RunFlags:
     maintenance: bool
     trust_project: bool
     skip_untrusted_hooks: bool
+    sandbox_mode: str | None
+    """``--sandbox/-s``: read as the configuration key ``sandbox_mode`` (``_given``)."""
     io: Mapping[str, Any]
     """``io_options``' flags (``--output-format``, ``--resume``...), as ``settle`` reads them."""
     front: FrontMode = "run"
@@ -116,6 +118,7 @@ class RunFlags:
             maintenance=params["maintenance"],
             trust_project=params["trust_project"],
             skip_untrusted_hooks=params["skip_untrusted_hooks"],
+            sandbox_mode=params["sandbox_mode"],
             io={key: params[key] for key in IO_KEYS},
         )
 

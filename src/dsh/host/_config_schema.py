@@ -88,10 +88,13 @@ def _check_plugins(value: Any) -> str | None:
 
 
 def _check_roots(value: Any) -> str | None:
-    if value is None:
-        return None
-    for root in value.writable_roots:
-        if not root.startswith("/"):
+    # The decoded table, or (when the walk describes a refusal) the raw one.
+    roots = value.get("writable_roots") if isinstance(value, Mapping) else None
+    roots = value.writable_roots if isinstance(value, WorkspaceWrite) else roots
+    if not isinstance(roots, (list, tuple)):
+        return None  # the schema says what is wrong with it
+    for root in roots:
+        if isinstance(root, str) and not root.startswith("/"):
             return f"writable root {root!r} is not an absolute path"
     return None
 

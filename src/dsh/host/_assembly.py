@@ -8,14 +8,16 @@ runs several agents on one context builds one with ``assemble``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsh.agent import Agent, AgentOptions, SessionStartSource, subagent_plugin
 from dsh.approval import APPROVAL, ApprovalService
 from dsh.base import EnvironmentPolicy
 from dsh.context import Context, Plugin
+from dsh.host._config import dsh_state
 from dsh.host._options import HostOptions
 from dsh.host._profile import Profile, ProfileDiagnostic
 from dsh.host._system_prompt import SystemPrompt
@@ -23,6 +25,9 @@ from dsh.models import Model
 from dsh.session import JsonlSessionStore, SessionEvent, SessionLog, SessionStore, default_data_dir
 from dsh.tools import TOOLS, ToolRegistry, Workspace
 from dsh.tools.builtin import builtin_tools
+
+if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxPolicy
 
 __all__ = ["Assembly", "assemble"]
 
@@ -36,6 +41,7 @@ class Assembly:
     __slots__ = (
         "_diagnostics",
         "_environments",
+        "_sandbox",
         "approval",
         "ctx",
         "model",
@@ -65,6 +71,7 @@ class Assembly:
         )
         self._diagnostics: list[ProfileDiagnostic] = []
         self._environments: list[Mapping[str, Any]] = []
+        self._sandbox: SandboxPolicy | None = None
 
     @property
     def project(self) -> Path:
@@ -102,7 +109,26 @@ class Assembly:
         environment = getattr(loaded, "environment", None)
         if environment:
             self._environments.append(environment)
+        self._adopt_sandbox(profile.name, loaded)
         return found
+
+    def _adopt_sandbox(self, name: str, loaded: object) -> None:
+        """The first profile's sandbox (Codex's ``sandbox_mode``, Claude Code's ``sandbox``
+        settings), when dsh's own configuration names none, with its approval policy."""
+        sandbox = getattr(loaded, "sandbox", None)
+        if sandbox is None or self.options.sandbox is not None or self._sandbox is not None:
+            return
+        self._sandbox = dataclasses.replace(sandbox, protected=(*sandbox.protected, *dsh_state()))
+        policy = getattr(loaded, "approval_policy", None)
+        if policy in ("untrusted", "on-failure"):
+            from dsh.tools._sandbox_approval import SandboxApprovals
+
+            self.ctx.plugin(SandboxApprovals(policy), name=f"{name}-sandbox-approvals")
+
+    @property
+    def sandbox(self) -> SandboxPolicy | None:
+        """The sandbox the agents' workspaces get (``options.sandbox``, else a profile's)."""
+        return self.options.sandbox if self.options.sandbox is not None else self._sandbox
 
     def environment_policy(self) -> EnvironmentPolicy:
         """dsh's defaults, then the profiles' tables, then ``options.environment``."""
@@ -158,7 +184,7 @@ class Assembly:
             workspace=Workspace(
                 cwd=self.project,
                 env=self.environment_policy().environment(),
-                sandbox=host.sandbox,
+                sandbox=self.sandbox,
             ),
             source=source,
             system=self.system_prompt(model),

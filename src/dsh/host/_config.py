@@ -43,6 +43,7 @@ __all__ = [
     "CONFIG_KEYS",
     "ConfigError",
     "DshConfig",
+    "dsh_state",
     "load_config",
     "project_config_file",
     "sandbox_policy",
@@ -259,7 +260,6 @@ def sandbox_policy(config: DshConfig, *, source: str | None = None) -> SandboxPo
     read-only (its data and configuration directories)."""
     if config.sandbox_mode is None:
         return None
-    from dsh._data_dir import user_data_dir
     from dsh.base._sandbox import SandboxPolicy
 
     table = config.sandbox_workspace_write
@@ -269,6 +269,14 @@ def sandbox_policy(config: DshConfig, *, source: str | None = None) -> SandboxPo
         network_access=bool(table.get("network_access", False)),
         exclude_tmpdir_env_var=bool(table.get("exclude_tmpdir_env_var", False)),
         exclude_slash_tmp=bool(table.get("exclude_slash_tmp", False)),
-        protected=(user_data_dir(), user_config_file().parent),
+        protected=dsh_state(),
         source=source or config.sources["sandbox_mode"].replace("--sandbox-mode", "--sandbox"),
     )
+
+
+def dsh_state() -> tuple[Path, ...]:
+    """dsh's own state a sandboxed command must not change: its data directory (sessions,
+    trust records) and its user configuration directory."""
+    from dsh._data_dir import user_data_dir
+
+    return (user_data_dir(), user_config_file().parent)

@@ -285,16 +285,19 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
         except SandboxError as exc:
             return sandbox_refusal(exc)
         with output_path.open("wb") as sink:
-            outcome = await run_in_group(
-                argv,
-                cwd=workspace.cwd,
-                env=workspace.env,
-                stdout=sink,
-                stderr=subprocess.STDOUT,
-                signal=invocation.signal,
-                timeout=timeout_ms / 1000,
-                sandbox=sandbox,
-            )
+            try:
+                outcome = await run_in_group(
+                    argv,
+                    cwd=workspace.cwd,
+                    env=workspace.env,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                    signal=invocation.signal,
+                    timeout=timeout_ms / 1000,
+                    sandbox=sandbox,
+                )
+            except subprocess.SubprocessError as exc:  # the child could not restrict itself
+                return sandbox_refusal(SandboxError(f"the sandbox could not be applied: {exc}"))
         failed = outcome.interrupted or outcome.returncode != 0
         stdout, extra = _settle_output(output_path, invocation, failed=failed)
         if not outcome.interrupted:
@@ -407,7 +410,7 @@ def _start_background(command: str, workspace: Workspace) -> ToolResult:
         argv, preexec = sandbox.argv, sandbox.preexec
     try:
         with output_path.open("wb") as sink:
-            process = subprocess.Popen(
+            process = subprocess.Popen(  # a child that cannot restrict itself: SubprocessError
                 argv,
                 cwd=workspace.cwd,
                 env=env,

@@ -31,6 +31,7 @@ from dsh.hooks.codex.config._parse import (
     parse_hooks_table,
 )
 from dsh.hooks.codex.config._plugins import PluginHooks, enabled_plugins
+from dsh.hooks.codex.config._sandbox import sandbox_table
 from dsh.hooks.codex.config._trust import (
     MAX_USER_CONFIG_BYTES,
     HookState,
@@ -374,6 +375,21 @@ def _permission_mode(
     )
 
 
+def _sandbox_table(
+    layers: list[tuple[CodexLayer, Path]],
+    user_config: Mapping[str, Any] | None,
+    diagnostics: list[CodexDiagnostic],
+    refused: Collection[Path] = (),
+) -> FrozenDict:
+    """The layers' sandbox keys (``config._sandbox``), each layer's file read once more."""
+    configs = [
+        (path, user_config if layer == "user" else read_toml(path, []))
+        for layer, folder in layers
+        if (path := folder / "config.toml").absolute() not in refused
+    ]
+    return sandbox_table(configs, diagnostics)
+
+
 def _environment_table(
     layers: list[tuple[CodexLayer, Path]],
     user_config: Mapping[str, Any] | None,
@@ -465,6 +481,7 @@ def load_codex_catalog(
         for plugin in enabled_plugins(home, user_config, diagnostics):
             sources.append(plugin.source)
             builder.add(plugin.source, "plugin", plugin.parsed, plugin=plugin)
+    sandbox = _sandbox_table(layers, user_config, diagnostics, refused)  # before they are taken
     return CodexCatalog(
         hooks=tuple(builder.hooks),
         diagnostics=(*diagnostics, *builder.diagnostics),
@@ -473,4 +490,5 @@ def load_codex_catalog(
         codex_home=home,
         permission_mode=_permission_mode(layers, user_config, refused),
         shell_environment_policy=_environment_table(layers, user_config, diagnostics, refused),
+        sandbox=sandbox,
     )

@@ -166,6 +166,10 @@ class CodexCatalog:
     shell_environment_policy: Mapping[str, Any] = field(default_factory=FrozenDict)
     """The layers' ``[shell_environment_policy]`` tables, merged (Codex's vocabulary: the
     environment of the processes the model drives, ``dsh.base.EnvironmentPolicy``)."""
+    sandbox: Mapping[str, Any] = field(default_factory=FrozenDict)
+    """What the layers set of the sandbox: ``sandbox_mode``, ``approval_policy`` and the
+    ``[sandbox_workspace_write]`` table (only what is set: Codex's own defaults are not
+    dsh's, docs/sandbox.md)."""
 
     def running(self) -> tuple[CodexHook, ...]:
         return tuple(h for h in self.hooks if h.runs)

@@ -92,6 +92,12 @@ class SandboxPolicy:
     exclude_slash_tmp: bool = False
     protected: tuple[Path, ...] = field(default=())
     source: str = "default"
+    excluded_commands: tuple[str, ...] = ()
+    """Commands run outside the sandbox (Claude Code's ``excludedCommands``: ``git``, ``docker
+    *``): a simple command whose words start with one of these."""
+    allow_unsandboxed: bool = False
+    """Whether a call may ask to run outside the sandbox (Claude Code's Bash
+    ``dangerouslyDisableSandbox`` under ``allowUnsandboxedCommands``; Codex's ``on-request``)."""
 
     def __post_init__(self) -> None:
         if self.mode not in SANDBOX_MODES:

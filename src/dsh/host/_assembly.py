@@ -120,7 +120,7 @@ class Assembly:
             return
         self._sandbox = dataclasses.replace(sandbox, protected=(*sandbox.protected, *dsh_state()))
         policy = getattr(loaded, "approval_policy", None)
-        if policy in ("untrusted", "on-failure"):
+        if policy in ("untrusted", "on-failure", "on-request"):
             from dsh.tools._sandbox_approval import SandboxApprovals
 
             self.ctx.plugin(SandboxApprovals(policy), name=f"{name}-sandbox-approvals")

@@ -271,6 +271,7 @@ def sandbox_policy(config: DshConfig, *, source: str | None = None) -> SandboxPo
         exclude_slash_tmp=bool(table.get("exclude_slash_tmp", False)),
         protected=dsh_state(),
         source=source or config.sources["sandbox_mode"].replace("--sandbox-mode", "--sandbox"),
+        allow_unsandboxed=config.approval_policy == "on-request",
     )
 
 

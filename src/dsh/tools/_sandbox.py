@@ -9,6 +9,7 @@ enforced here (the command is then refused, never run unsandboxed).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -18,9 +19,10 @@ from typing import Final
 from dsh.base._sandbox import SandboxError, SandboxPolicy, SandboxSpawn, sandbox_spawn
 from dsh.tools._types import ToolResult, Workspace
 
-__all__ = ["active_sandbox", "outside_sandbox", "sandbox_refusal", "shell_sandbox"]
+__all__ = ["active_sandbox", "excluded", "outside_sandbox", "sandbox_refusal", "shell_sandbox"]
 
 _OUTSIDE: Final[ContextVar[bool]] = ContextVar("dsh_outside_sandbox", default=False)
+_COMPOUND: Final = re.compile(r"[;&|<>`\n]|\$\(")
 
 
 def active_sandbox(workspace: Workspace) -> SandboxPolicy | None:
@@ -41,13 +43,39 @@ def outside_sandbox() -> Iterator[None]:
         _OUTSIDE.reset(token)
 
 
+def excluded(policy: SandboxPolicy, command: str) -> bool:
+    """Whether ``command`` is one ``policy`` runs outside the sandbox: a simple command (no
+    operator, substitution or redirection a second command could hide behind) whose words
+    start with an ``excluded_commands`` entry (``git``, ``docker *``, ``npm run:*``)."""
+    if not policy.excluded_commands or _COMPOUND.search(command):
+        return False
+    words = command.split()
+    for entry in policy.excluded_commands:
+        wanted = entry.removesuffix(":*").removesuffix(" *").removesuffix("*").split()
+        if wanted and words[: len(wanted)] == wanted:
+            return True
+    return False
+
+
 def shell_sandbox(
-    workspace: Workspace, argv: Sequence[str], cwd: Path, extra_writable: Sequence[Path] = ()
+    workspace: Workspace,
+    argv: Sequence[str],
+    cwd: Path,
+    extra_writable: Sequence[Path] = (),
+    *,
+    command: str | None = None,
+    unsandboxed: bool = False,
 ) -> SandboxSpawn | None:
     """The sandboxed spawn of ``argv`` (``None``: it runs as it is); ``SandboxError`` when
-    the sandbox cannot be applied."""
+    the sandbox cannot be applied. ``command`` (the model's command line) is run outside
+    when the policy excludes it; ``unsandboxed`` (the call asked to leave the sandbox) when
+    the policy lets a call ask."""
     policy = active_sandbox(workspace)
     if policy is None:
+        return None
+    if command is not None and excluded(policy, command):
+        return None
+    if unsandboxed and policy.allow_unsandboxed:
         return None
     project = workspace.project_dir or workspace.cwd
     return sandbox_spawn(

@@ -51,7 +51,11 @@ def test_names_and_flags() -> None:
 @pytest.mark.parametrize(
     ("tool", "fields", "required"),
     [
-        (BASH_TOOL, {"command", "timeout", "description", "run_in_background"}, ["command"]),
+        (
+            BASH_TOOL,
+            {"command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"},
+            ["command"],
+        ),
         (READ_TOOL, {"file_path", "offset", "limit"}, ["file_path"]),
         (WRITE_TOOL, {"file_path", "content"}, ["file_path", "content"]),
         (

@@ -272,7 +272,7 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
             f"Working directory {workspace.cwd} does not exist; cannot run the command"
         )
     if args.run_in_background:
-        return _start_background(args.command, workspace)
+        return _start_background(args.command, workspace, args.dangerouslyDisableSandbox is True)
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
     bash = _bash_executable(workspace.env)
     scripts = [str(p) for p in workspace.env_scripts]
@@ -281,7 +281,14 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
         output_path = state / "output"
         argv = [bash, "-c", _WRAPPER, "dsh-bash", state_dir, args.command, *scripts]
         try:  # the EXIT trap writes the state directory, even in a read-only sandbox
-            sandbox = shell_sandbox(workspace, argv, workspace.cwd, (state,))
+            sandbox = shell_sandbox(
+                workspace,
+                argv,
+                workspace.cwd,
+                (state,),
+                command=args.command,
+                unsandboxed=args.dangerouslyDisableSandbox is True,
+            )
         except SandboxError as exc:
             return sandbox_refusal(exc)
         with output_path.open("wb") as sink:
@@ -393,14 +400,16 @@ def background_shell(shell_id: str) -> BackgroundShell | None:
     return _BACKGROUND.get(shell_id)
 
 
-def _start_background(command: str, workspace: Workspace) -> ToolResult:
+def _start_background(command: str, workspace: Workspace, unsandboxed: bool) -> ToolResult:
     shell_id = f"bash_{next(_ids)}"
     output_path = _background_output_path(shell_id)
     mark, env = mark_environment(workspace.env)
     script = [_bash_executable(workspace.env), "-c", _SOURCE_ENV_SCRIPTS + command, "dsh-bash"]
     spawned = [*script, *map(str, workspace.env_scripts)]
     try:
-        sandbox = shell_sandbox(workspace, spawned, workspace.cwd)
+        sandbox = shell_sandbox(
+            workspace, spawned, workspace.cwd, command=command, unsandboxed=unsandboxed
+        )
     except SandboxError as exc:
         return sandbox_refusal(exc)
     # Its children in dsh's namespace, where there is one (a sandboxed spawn joins it itself).

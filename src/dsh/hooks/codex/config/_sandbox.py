@@ -89,4 +89,5 @@ def codex_sandbox(table: Mapping[str, Any]) -> SandboxPolicy | None:
         exclude_tmpdir_env_var=write.get("exclude_tmpdir_env_var") is True,
         exclude_slash_tmp=write.get("exclude_slash_tmp") is True,
         source="Codex config.toml",
+        allow_unsandboxed=table.get("approval_policy") == "on-request",
     )

@@ -119,15 +119,16 @@ class SandboxPolicy:
             roots.append(Path("/tmp"))
         return roots
 
-    def protected_paths(self, project: Path) -> list[Path]:
-        """The protected paths that exist and lie beneath a root the command may write."""
-        roots = (
-            [r.resolve() for r in (project, *self.writable_roots)]
-            if self.mode == "workspace-write"
-            else []
-        )
+    def protected_paths(self, project: Path, env: Mapping[str, str]) -> list[Path]:
+        """The protected paths that exist and lie beneath a root the command may write: the
+        protected names at the top of the project and each writable root (not the temp
+        directories), and ``protected`` wherever a writable root holds it."""
+        if self.mode != "workspace-write":
+            return []
+        tops = [r.resolve() for r in (project, *self.writable_roots)]
+        roots = [r.resolve() for r in self.writable(project, env)]
         found: list[Path] = []
-        for root in roots:
+        for root in tops:
             found += [root / name for name in PROTECTED_NAMES if os.path.lexists(root / name)]
         for path in self.protected:
             real = path.resolve()
@@ -211,7 +212,7 @@ def sandbox_spawn(
             "util-linux's unshare is missing: a sandboxed command cannot join dsh's namespace"
         )
     writable = [str(p) for p in (*policy.writable(project, env), *extra_writable)]
-    binds = [(os.fsencode(p), mount_flags(str(p))) for p in policy.protected_paths(project)]
+    binds = [(os.fsencode(p), mount_flags(str(p))) for p in policy.protected_paths(project, env)]
     fds: list[int] = []
     try:
         ruleset = landlock_ruleset(writable, _DEVICES)

@@ -14,15 +14,17 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from dsh.base._sandbox import SandboxError, SandboxPolicy, SandboxSpawn, sandbox_spawn
 from dsh.tools._types import ToolResult, Workspace
+
+if TYPE_CHECKING:  # imported when a workspace has a sandbox: a plain run never loads it
+    from dsh.base._sandbox import SandboxPolicy, SandboxSpawn
 
 __all__ = ["active_sandbox", "excluded", "outside_sandbox", "sandbox_refusal", "shell_sandbox"]
 
 _OUTSIDE: Final[ContextVar[bool]] = ContextVar("dsh_outside_sandbox", default=False)
-_COMPOUND: Final = re.compile(r"[;&|<>`\n]|\$\(")
+_COMPOUND: Final = r"[;&|<>`\n]|\$\("  # an operator, a redirection, a substitution
 
 
 def active_sandbox(workspace: Workspace) -> SandboxPolicy | None:
@@ -47,7 +49,7 @@ def excluded(policy: SandboxPolicy, command: str) -> bool:
     """Whether ``command`` is one ``policy`` runs outside the sandbox: a simple command (no
     operator, substitution or redirection a second command could hide behind) whose words
     start with an ``excluded_commands`` entry (``git``, ``docker *``, ``npm run:*``)."""
-    if not policy.excluded_commands or _COMPOUND.search(command):
+    if not policy.excluded_commands or re.search(_COMPOUND, command):
         return False
     words = command.split()
     for entry in policy.excluded_commands:
@@ -65,11 +67,11 @@ def shell_sandbox(
     *,
     command: str | None = None,
     unsandboxed: bool = False,
-) -> SandboxSpawn | None:
-    """The sandboxed spawn of ``argv`` (``None``: it runs as it is); ``SandboxError`` when
-    the sandbox cannot be applied. ``command`` (the model's command line) is run outside
-    when the policy excludes it; ``unsandboxed`` (the call asked to leave the sandbox) when
-    the policy lets a call ask."""
+) -> SandboxSpawn | ToolResult | None:
+    """The sandboxed spawn of ``argv`` (``None``: it runs as it is), or the error result of a
+    command the sandbox cannot run (it must not run at all). ``command`` (the model's command
+    line) runs outside when the policy excludes it; ``unsandboxed`` (the call asked to leave
+    the sandbox) when the policy lets a call ask."""
     policy = active_sandbox(workspace)
     if policy is None:
         return None
@@ -77,12 +79,17 @@ def shell_sandbox(
         return None
     if unsandboxed and policy.allow_unsandboxed:
         return None
+    from dsh.base._sandbox import SandboxError, sandbox_spawn
+
     project = workspace.project_dir or workspace.cwd
-    return sandbox_spawn(
-        policy, argv, cwd=cwd, project=project, env=workspace.env, extra_writable=extra_writable
-    )
+    try:
+        return sandbox_spawn(
+            policy, argv, cwd=cwd, project=project, env=workspace.env, extra_writable=extra_writable
+        )
+    except SandboxError as exc:
+        return sandbox_refusal(str(exc))
 
 
-def sandbox_refusal(exc: SandboxError) -> ToolResult:
+def sandbox_refusal(why: str) -> ToolResult:
     """The error result of a command the sandbox could not run (it did not run at all)."""
-    return ToolResult.error(f"dsh: {exc}", info={"sandbox": "unavailable"})
+    return ToolResult.error(f"dsh: {why}", info={"sandbox": "unavailable"})

@@ -47,11 +47,9 @@ from dsh.base._containment import (
     release_process,
 )
 from dsh.base._process_group import own_session
-from dsh.base._sandbox import SandboxError
 from dsh.base._watchdog import CONTAINMENT_ENV
 from dsh.messages import Content
 from dsh.tools._persist import PREVIEW_CHARS, persist_output_file, persisted_message
-from dsh.tools._sandbox import active_sandbox, sandbox_refusal, shell_sandbox
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult, Workspace
 from dsh.tools.builtin._common import (
     ArgumentsError,
@@ -63,6 +61,7 @@ from dsh.tools.builtin._common import (
 from dsh.tools.builtin._process import kill_group, run_in_group
 
 if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxSpawn
     from dsh.tools.builtin._models import BashInput
 
 __all__ = [
@@ -143,6 +142,25 @@ def present_bash(output: Any) -> Content:
             f"Output is being written to: {_background_output_path(shell_id)}"
         )
     return "\n".join(p for p in parts if p) or _NO_OUTPUT
+
+
+def _sandboxed(
+    workspace: Workspace,
+    argv: list[str],
+    extra: tuple[Path, ...] = (),
+    *,
+    command: str,
+    unsandboxed: bool,
+) -> SandboxSpawn | ToolResult | None:
+    """The sandboxed spawn of ``argv`` (``dsh.tools._sandbox``, imported only when the
+    workspace has a sandbox), a refusal, or ``None``: it runs as it is."""
+    if workspace.sandbox is None:
+        return None
+    from dsh.tools._sandbox import shell_sandbox
+
+    return shell_sandbox(
+        workspace, argv, workspace.cwd, extra, command=command, unsandboxed=unsandboxed
+    )
 
 
 def _bash_executable(env: dict[str, str]) -> str:
@@ -280,17 +298,11 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
         state = Path(state_dir)
         output_path = state / "output"
         argv = [bash, "-c", _WRAPPER, "dsh-bash", state_dir, args.command, *scripts]
-        try:  # the EXIT trap writes the state directory, even in a read-only sandbox
-            sandbox = shell_sandbox(
-                workspace,
-                argv,
-                workspace.cwd,
-                (state,),
-                command=args.command,
-                unsandboxed=args.dangerouslyDisableSandbox is True,
-            )
-        except SandboxError as exc:
-            return sandbox_refusal(exc)
+        # The EXIT trap writes the state directory, even in a read-only sandbox.
+        leave = args.dangerouslyDisableSandbox is True
+        sandbox = _sandboxed(workspace, argv, (state,), command=args.command, unsandboxed=leave)
+        if isinstance(sandbox, ToolResult):
+            return sandbox
         with output_path.open("wb") as sink:
             try:
                 outcome = await run_in_group(
@@ -304,7 +316,9 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
                     sandbox=sandbox,
                 )
             except subprocess.SubprocessError as exc:  # the child could not restrict itself
-                return sandbox_refusal(SandboxError(f"the sandbox could not be applied: {exc}"))
+                from dsh.tools._sandbox import sandbox_refusal
+
+                return sandbox_refusal(f"the sandbox could not be applied: {exc}")
         failed = outcome.interrupted or outcome.returncode != 0
         stdout, extra = _settle_output(output_path, invocation, failed=failed)
         if not outcome.interrupted:
@@ -320,8 +334,8 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
             f"Command timed out after {timeout_ms} ms and was killed{suffix}", output=response
         )
     if outcome.returncode != 0:
-        policy = None if sandbox is None else active_sandbox(workspace)
-        info = None if policy is None else {"sandbox": policy.mode}  # for an on-failure rerun
+        # Which sandbox stopped it, for an on-failure rerun.
+        info = None if sandbox is None else {"sandbox": getattr(workspace.sandbox, "mode", "")}
         text = f"Exit code {outcome.returncode}{suffix}"
         return ToolResult.error(text, output=response, info=info)
     return ToolResult.ok(present_bash(response), output=response)
@@ -406,12 +420,9 @@ def _start_background(command: str, workspace: Workspace, unsandboxed: bool) -> 
     mark, env = mark_environment(workspace.env)
     script = [_bash_executable(workspace.env), "-c", _SOURCE_ENV_SCRIPTS + command, "dsh-bash"]
     spawned = [*script, *map(str, workspace.env_scripts)]
-    try:
-        sandbox = shell_sandbox(
-            workspace, spawned, workspace.cwd, command=command, unsandboxed=unsandboxed
-        )
-    except SandboxError as exc:
-        return sandbox_refusal(exc)
+    sandbox = _sandboxed(workspace, spawned, command=command, unsandboxed=unsandboxed)
+    if isinstance(sandbox, ToolResult):
+        return sandbox
     # Its children in dsh's namespace, where there is one (a sandboxed spawn joins it itself).
     if sandbox is None:
         argv, preexec = contained_spawn(spawned, env, workspace.cwd)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, final
+from typing import IO, TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
 from dsh.base import AbortSignal
@@ -24,7 +24,9 @@ from dsh.base._containment import (
     release_process,
 )
 from dsh.base._process_group import own_session
-from dsh.base._sandbox import SandboxSpawn
+
+if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxSpawn
 
 __all__ = ["ProcessOutcome", "kill_group", "run_in_group"]
 

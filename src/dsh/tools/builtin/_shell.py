@@ -15,12 +15,14 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import final
+from typing import TYPE_CHECKING, final
 
 from dsh._frozen import frozen
 from dsh.base import AbortSignal
-from dsh.base._sandbox import SandboxSpawn
 from dsh.tools.builtin._process import run_in_group
+
+if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxSpawn
 
 __all__ = ["ShellRun", "run_shell"]
 

@@ -32,7 +32,6 @@ from dsh.hooks.claude.settings._parse import (
 )
 from dsh.hooks.claude.settings._permissions import read_permissions
 from dsh.hooks.claude.settings._plugins import installed_plugins, plugin_suite
-from dsh.hooks.claude.settings._sandbox import read_sandbox
 from dsh.hooks.claude.settings._sources import (
     SCALAR_PRECEDENCE,
     Diagnostics,
@@ -281,7 +280,11 @@ def load_catalog(
     settings = _settings_sources(project, config_dir, settings_files, managed, diags)
     policy = _policy(settings, diags)
     permissions = read_permissions(settings, project, home, diags)
-    sandbox = read_sandbox(settings, project, home, diags)
+    sandbox = None
+    if any(s.file.data and "sandbox" in s.file.data for s in settings):
+        from dsh.hooks.claude.settings._sandbox import read_sandbox  # not on a plain run's path
+
+        sandbox = read_sandbox(settings, project, home, diags)
     suites: list[Suite] = []
     for s in settings:
         suite = Suite(kind=s.file.source.kind, files=[s.file])

@@ -7,11 +7,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh.base import FrozenDict
-from dsh.base._sandbox import SandboxPolicy
 from dsh.hooks.codex.config._types import CodexDiagnostic
+
+if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxPolicy
 
 __all__ = ["codex_sandbox", "sandbox_table"]
 
@@ -81,6 +83,8 @@ def codex_sandbox(table: Mapping[str, Any]) -> SandboxPolicy | None:
     mode = table.get("sandbox_mode")
     if mode not in _SANDBOX_MODES:
         return None
+    from dsh.base._sandbox import SandboxPolicy  # only when a layer sets a mode
+
     write = table.get("sandbox_workspace_write") or {}
     return SandboxPolicy(
         mode=mode,

@@ -24,9 +24,8 @@ from subprocess import SubprocessError
 from typing import Any, Final
 
 from dsh.base import thaw_json
-from dsh.base._sandbox import SandboxError
 from dsh.tools import ToolDefinition, ToolInvocation, ToolResult
-from dsh.tools._sandbox import active_sandbox, sandbox_refusal, shell_sandbox
+from dsh.tools._sandbox import active_sandbox, shell_sandbox
 from dsh.tools.builtin._shell import run_shell
 
 __all__ = ["EXEC_COMMAND", "EXEC_COMMAND_TOOL", "exec_output_text"]
@@ -131,10 +130,9 @@ async def _run_exec(invocation: ToolInvocation) -> ToolResult:
     budget = _token_budget(args.get("max_output_tokens"))
     argv = [shell, "-lc" if login else "-c", args["cmd"]]
     escalated = args.get("sandbox_permissions") == "require_escalated"  # approved to get here
-    try:
-        sandbox = None if escalated else shell_sandbox(workspace, argv, cwd)
-    except SandboxError as exc:
-        return sandbox_refusal(exc)
+    sandbox = None if escalated else shell_sandbox(workspace, argv, cwd)
+    if isinstance(sandbox, ToolResult):
+        return sandbox
     try:
         run = await run_shell(
             argv,

@@ -42,7 +42,13 @@ def _config(project: Path, body: str) -> None:
 _extra: dict[str, str] = {}
 
 
-def _run(tmp_path: Path, project: Path, commands: list[str], *flags: str) -> list[dict[str, Any]]:
+def _run(
+    tmp_path: Path,
+    project: Path,
+    commands: list[str],
+    *flags: str,
+    env: dict[str, str] | None = None,
+) -> list[dict[str, Any]]:
     """Run ``commands`` as one scripted turn's Bash calls; their ``tool/result`` events."""
     calls = [
         [{"type": "tool_use", "name": "Bash", "input": {"command": command}}]
@@ -56,7 +62,7 @@ def _run(tmp_path: Path, project: Path, commands: list[str], *flags: str) -> lis
     args += ["--session-dir", str(sessions), *flags]
     if "--permission-mode" not in flags:
         args += ["--permission-mode", "bypassPermissions"]
-    done = run_dsh(*args, cwd=tmp_path)
+    done = run_dsh(*args, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     [log] = sessions.glob("*.jsonl")
     events = [json.loads(line) for line in log.read_text().splitlines()]
@@ -230,3 +236,15 @@ def test_config_show_names_the_mechanism(tmp_path: Path) -> None:
     assert "sandbox:      landlock+seccomp (Landlock ABI" in done.stdout
     shown = json.loads(run_dsh("config", "show", "--json", cwd=tmp_path).stdout)
     assert shown["sandbox_mode"]["mechanism"] == "landlock+seccomp"
+
+
+def test_the_sandbox_holds_without_dsh_namespace(tmp_path: Path, project: Path) -> None:
+    # process_containment = "marks": no namespace to join; the child makes its own mount
+    # namespace for the protected paths.
+    _config(project, 'sandbox_mode = "workspace-write"')
+    outside = tmp_path / "outside"
+    commands = ["echo x > .git/HEAD", f"echo x > {outside}/a.txt", "echo in > in.txt"]
+    results = _run(tmp_path, project, commands, env={"DSH_PROCESS_CONTAINMENT": "marks"})
+    assert [r["is_error"] for r in results] == [True, True, False]
+    assert (project / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+    assert list(outside.iterdir()) == []

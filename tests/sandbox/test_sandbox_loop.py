@@ -217,7 +217,9 @@ def test_on_failure_offers_the_failed_command_outside_the_sandbox(
     outside = tmp_path / "outside"
     command = f"echo out > {outside}/a.txt"
     flags = ("--trust-project", "--permission-mode", "default")
-    results = _run(tmp_path, project, ["echo in > in.txt", command], *flags)
+    # A failure of its own (no denial's words) is not offered: as Codex guesses it.
+    results = _run(tmp_path, project, ["test -e nothing-here", "echo in > in.txt", command], *flags)
+    results = results[1:]
     # The sandboxed run failed; the PermissionRequest hook saw the escalation of that command.
     assert [json.loads(line) for line in seen.read_text().splitlines()] == [{"command": command}]
     assert (project / "in.txt").read_text() == "in\n"

@@ -21,7 +21,14 @@ from dsh.tools._types import ToolResult, Workspace
 if TYPE_CHECKING:  # imported when a workspace has a sandbox: a plain run never loads it
     from dsh.base._sandbox import SandboxPolicy, SandboxSpawn
 
-__all__ = ["active_sandbox", "excluded", "outside_sandbox", "sandbox_refusal", "shell_sandbox"]
+__all__ = [
+    "active_sandbox",
+    "excluded",
+    "likely_denied",
+    "outside_sandbox",
+    "sandbox_refusal",
+    "shell_sandbox",
+]
 
 _OUTSIDE: Final[ContextVar[bool]] = ContextVar("dsh_outside_sandbox", default=False)
 _COMPOUND: Final = r"[;&|<>`\n]|\$\("  # an operator, a redirection, a substitution
@@ -88,6 +95,31 @@ def shell_sandbox(
         )
     except SandboxError as exc:
         return sandbox_refusal(str(exc))
+
+
+_DENIED_WORDS: Final = (
+    "operation not permitted",
+    "permission denied",
+    "read-only file system",
+    "seccomp",
+    "sandbox",
+    "landlock",
+    "failed to write file",
+)
+_NOT_DENIED: Final = frozenset({2, 126, 127})  # a builtin misused, not executable, not found
+_SIGSYS_EXIT: Final = 128 + 31
+
+
+def likely_denied(returncode: int, output: str) -> bool:
+    """Whether a sandboxed command's failure looks like the sandbox's doing, as Codex 0.171
+    guesses it (``is_likely_sandbox_denied``): a denial's words in its output, or a death by
+    ``SIGSYS`` (the seccomp filter), but never ``2``, ``126`` or ``127`` without the words."""
+    if returncode == 0:
+        return False
+    lower = output.lower()
+    if any(word in lower for word in _DENIED_WORDS):
+        return True
+    return returncode not in _NOT_DENIED and returncode in (_SIGSYS_EXIT, -31)
 
 
 def sandbox_refusal(why: str) -> ToolResult:

@@ -163,6 +163,15 @@ def _sandboxed(
     )
 
 
+def _denial(workspace: Workspace, returncode: int, output: str) -> dict[str, str] | None:
+    """``{"sandbox": MODE}`` when the sandbox likely stopped the command (an on-failure
+    rerun is offered then), else ``None``."""
+    from dsh.tools._sandbox import likely_denied
+
+    mode = getattr(workspace.sandbox, "mode", "")
+    return {"sandbox": mode} if likely_denied(returncode, output) else None
+
+
 def _bash_executable(env: dict[str, str]) -> str:
     return shutil.which("bash", path=env.get("PATH")) or shutil.which("bash") or "/bin/bash"
 
@@ -334,8 +343,7 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
             f"Command timed out after {timeout_ms} ms and was killed{suffix}", output=response
         )
     if outcome.returncode != 0:
-        # Which sandbox stopped it, for an on-failure rerun.
-        info = None if sandbox is None else {"sandbox": getattr(workspace.sandbox, "mode", "")}
+        info = None if sandbox is None else _denial(workspace, outcome.returncode, stdout)
         text = f"Exit code {outcome.returncode}{suffix}"
         return ToolResult.error(text, output=response, info=info)
     return ToolResult.ok(present_bash(response), output=response)

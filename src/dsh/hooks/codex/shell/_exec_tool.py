@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from dsh.base import thaw_json
 from dsh.tools import ToolDefinition, ToolInvocation, ToolResult
-from dsh.tools._sandbox import active_sandbox, shell_sandbox
+from dsh.tools._sandbox import active_sandbox, likely_denied, shell_sandbox
 from dsh.tools.builtin._shell import run_shell
 
 __all__ = ["EXEC_COMMAND", "EXEC_COMMAND_TOOL", "exec_output_text"]
@@ -154,7 +154,8 @@ async def _run_exec(invocation: ToolInvocation) -> ToolResult:
         return ToolResult.error(killed, output=output)
     if run.returncode != 0:
         policy = None if sandbox is None else active_sandbox(workspace)
-        info = None if policy is None else {"sandbox": policy.mode}  # for an on-failure rerun
+        denied = policy is not None and likely_denied(run.returncode, run.output)
+        info = {"sandbox": policy.mode} if policy is not None and denied else None
         return ToolResult.error(text, output=output, info=info)
     return ToolResult.ok(text, output=output)
 

@@ -69,7 +69,7 @@ def test_exec_command_runs_in_codex_sandbox_and_escalates_outside_it(tmp_path: P
 
 
 def test_codex_layers_give_the_sandbox_and_refuse_bad_values(tmp_path: Path) -> None:
-    from dsh.hooks.codex.config._catalog import load_codex_catalog
+    from dsh.hooks.codex import load_codex_catalog
     from dsh.hooks.codex.config._sandbox import codex_sandbox
 
     home = tmp_path / "home"

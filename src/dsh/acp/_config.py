@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
 from dsh.agent import AgentOptions
@@ -23,6 +23,9 @@ from dsh.hooks import HookSelection, mount_bridges
 from dsh.host import HostOptions, Profile, TrustingProfile
 from dsh.models import Model
 from dsh.session import SessionEvent
+
+if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxPolicy
 
 __all__ = ["AcpConfig", "SessionSeams", "session_host_options", "untrusted_lines"]
 
@@ -55,6 +58,9 @@ class AcpConfig:
     session's own model (a scripted run has no other)."""
     models: tuple[str, ...] = ()
     """Model names offered in the ``model`` option, after the session's own."""
+    sandbox: SandboxPolicy | None = None
+    """The sandbox of the model's commands in every session (dsh's configuration's
+    ``sandbox_mode``; ``None``: a bridge's, else none). docs/sandbox.md."""
 
 
 @final
@@ -113,4 +119,5 @@ def session_host_options(
         on_event=seams.on_event,
         on_text=seams.on_text,
         mcp_servers=tuple(mcp_servers),
+        sandbox=config.sandbox,
     )

@@ -191,6 +191,7 @@ def _child_agent(
         # The same list, not a copy: what the session's hooks export later reaches the child too.
         env_scripts=parent.workspace.env_scripts,
         tool_results_dir=parent.workspace.tool_results_dir,
+        sandbox=parent.workspace.sandbox,  # a subagent's commands are the model's too
     )
     return Agent(
         parent.ctx,

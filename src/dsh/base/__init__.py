@@ -9,7 +9,8 @@ carry (``valid_text``), the environment of the processes the model drives
 the one race against it (``race``). dsh's own packages also share what the private
 modules here own: the root of the closed decision unions (``_union.ClosedUnion``), dsh's
 model keys (``_env_policy``) and the containment of the processes dsh starts
-(``_containment``, ``_namespace``, ``_watchdog``, ``_process_group``).
+(``_containment``, ``_namespace``, ``_watchdog``, ``_process_group``) and the sandbox of the
+processes the model drives (``_sandbox``, ``_sandbox_kernel``).
 """
 
 from dsh._public import publish

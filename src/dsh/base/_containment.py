@@ -80,6 +80,7 @@ __all__ = [
     "hook_helpers",
     "mark_environment",
     "release_process",
+    "sandbox_namespace",
     "set_hook_helpers",
     "set_process_containment",
     "signal_group",
@@ -245,6 +246,14 @@ def contained_spawn(
     with _WARDEN.lock:
         space = _WARDEN.entry()
     return (list(argv), None) if space is None else space.spawn(argv, env, cwd)
+
+
+def sandbox_namespace() -> Namespace | None:
+    """dsh's namespace (made at the first call) for a sandboxed spawn to join itself, if any."""
+    if not _LINUX:
+        return None
+    with _WARDEN.lock:
+        return _WARDEN.entry()
 
 
 def containment_in_use() -> tuple[ContainmentName, str]:

@@ -18,6 +18,7 @@ from dsh.cli._errors import UserError
 from dsh.cli._process import session_dir, started
 from dsh.cli._run_command import SessionFlags, load_run_model, model_resolver
 from dsh.cli._run_settle import settle
+from dsh.host._config import sandbox_policy
 
 __all__ = ["serve"]
 
@@ -47,6 +48,7 @@ def serve(*, trust_project: bool = False, verbose: bool = False, **params: Any) 
         session_dir=sessions,
         agent=flags.agent(),
         plugins=settled.plugins,
+        sandbox=sandbox_policy(settled.config),
         trust_projects=trust_project,
         # A person is at the editor: asks reach them.
         hooks=flags.hooks(settled.permission_mode, attended=True),

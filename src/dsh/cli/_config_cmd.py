@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from dsh.base._containment import containment_in_use, set_process_containment
+from dsh.base._sandbox import sandbox_mechanism
 from dsh.cli._errors import UserError
 from dsh.cli._process import started
 from dsh.cli._render import terminal_safe
@@ -35,6 +36,7 @@ def config_show(project: Path, *, as_json: bool) -> None:
         raise UserError(str(exc)) from exc
     set_process_containment(config.process_containment or "namespace")
     in_use, how = containment_in_use()
+    mechanism, sandbox_how = sandbox_mechanism()
     if as_json:
         values = {key: config.value(key) for key in CONFIG_KEYS}
         entries: dict[str, dict[str, object]] = {
@@ -42,6 +44,7 @@ def config_show(project: Path, *, as_json: bool) -> None:
             for key, v in values.items()
         }
         entries["process_containment"] |= {"in_use": in_use, "how": how}
+        entries["sandbox_mode"] |= {"mechanism": mechanism, "how": sandbox_how}
         shown: dict[str, object] = dict(entries)
         shown["model_provider"] = _provider(config, project)
         click.echo(json.dumps(shown, ensure_ascii=False))
@@ -61,9 +64,17 @@ def config_show(project: Path, *, as_json: bool) -> None:
         line = f"model provider: {chosen['provider']} for {chosen['model']!r} ({chosen['reason']})"
         click.echo(terminal_safe(line))
     click.echo(terminal_safe(f"containment:  {in_use} ({how})"))
+    click.echo(terminal_safe(sandbox_line(mechanism, sandbox_how)))
     user, here = user_file(), project_config_file(project)
     click.echo(f"user file:    {user}{'' if user.is_file() else ' (none)'}")
     click.echo(f"project file: {here}{'' if here.is_file() else ' (none)'}")
+
+
+def sandbox_line(mechanism: str | None, how: str) -> str:
+    """``sandbox:      landlock+seccomp (…)``, or what a sandboxed mode does without one."""
+    if mechanism is None:
+        return f"sandbox:      none here ({how}): a sandboxed mode refuses to run commands"
+    return f"sandbox:      {mechanism} ({how})"
 
 
 def _provider(config: DshConfig, project: Path) -> dict[str, str] | None:

@@ -34,6 +34,7 @@ from dsh.cli._terminal import (
 )
 from dsh.hooks import HooksChoice, HookSelection
 from dsh.host import HostOptions
+from dsh.host._config import sandbox_policy
 from dsh.models import Model, ModelError, load_model
 
 __all__ = ["FrontMode", "RunFlags", "SessionFlags", "load_run_model", "model_resolver", "run"]
@@ -101,6 +102,8 @@ class RunFlags:
     maintenance: bool
     trust_project: bool
     skip_untrusted_hooks: bool
+    sandbox_mode: str | None
+    """``--sandbox/-s``: read as the configuration key ``sandbox_mode`` (``_given``)."""
     io: Mapping[str, Any]
     """``io_options``' flags (``--output-format``, ``--resume``...), as ``settle`` reads them."""
     front: FrontMode = "run"
@@ -120,6 +123,7 @@ class RunFlags:
             maintenance=params["maintenance"],
             trust_project=params["trust_project"],
             skip_untrusted_hooks=params["skip_untrusted_hooks"],
+            sandbox_mode=params["sandbox_mode"],
             io={key: params[key] for key in IO_KEYS},
         )
 
@@ -219,6 +223,7 @@ def run_flags(flags: RunFlags) -> ExitCode:
             agent=flags.session.agent(),
             system=settled.system,
             environment=settled.config.shell_environment_policy,
+            sandbox=sandbox_policy(settled.config),
         ),
         hooks=flags.session.hooks(settled.permission_mode, attended=False),
         prompts=prompts,
@@ -298,9 +303,12 @@ def _given() -> dict[str, Any]:
         "base_url": "base_url",
         "permission_mode": "permission_mode",
         "project": "project",
+        "sandbox_mode": "sandbox_mode",
     }
     given = {}
     for param, key in keys.items():
+        if param not in ctx.params:
+            continue
         if ctx.get_parameter_source(param) is not click.core.ParameterSource.DEFAULT:
             given[key] = ctx.params[param]
     return given

@@ -124,10 +124,26 @@ def io_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def run_flags(f: Callable[..., Any]) -> Callable[..., Any]:
     """``dsh run``'s arguments and flags, added to ``f`` in their ``--help`` order."""
-    f = io_options(trust_project_option(f))
+    f = io_options(sandbox_option(trust_project_option(f)))
     for option in reversed(_RUN_OPTIONS):
         f = option(f)
     return f
+
+
+def sandbox_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``dsh run --sandbox/-s MODE``: Codex's flag, the shell tools' sandbox (docs/sandbox.md)."""
+    return click.option(
+        "--sandbox",
+        "-s",
+        "sandbox_mode",
+        type=click.Choice(["read-only", "workspace-write", "danger-full-access"]),
+        default=None,
+        help="Run the model's shell commands in a sandbox, as Codex's --sandbox: read-only, "
+        "workspace-write (writes in the project, [sandbox_workspace_write] writable_roots and "
+        "the temp dirs; .git and dsh's state kept read-only; no network unless network_access) "
+        "or danger-full-access (none, the default). Where the kernel has no sandbox, a "
+        "sandboxed mode refuses to run commands. See docs/sandbox.md.",
+    )(f)
 
 
 def trust_project_option(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -130,7 +130,7 @@ def settle(
         api_key=_api_key(config),
         project=project,
         resume=resume,
-        plugins=tuple(plugins),
+        plugins=(*plugins, *_approvals(config)),
         system=_system(io.get("system_prompt"), io.get("append_system_prompt")),
         output_format=config.output_format,
         permission_mode=_permission_mode(config),
@@ -221,3 +221,12 @@ def _api_key(config: DshConfig) -> str | None:
             "which is not set in the environment"
         )
     return key
+
+
+def _approvals(config: DshConfig) -> tuple[Plugin, ...]:
+    """Codex's approval policy over the sandbox, when the configuration names one."""
+    if config.approval_policy is None or config.sandbox_mode is None:
+        return ()
+    from dsh.tools._sandbox_approval import SandboxApprovals
+
+    return (SandboxApprovals(config.approval_policy),)

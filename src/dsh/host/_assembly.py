@@ -8,6 +8,7 @@ runs several agents on one context builds one with ``assemble``.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -17,6 +18,7 @@ from dsh.agent import Agent, AgentOptions, SessionStartSource, subagent_plugin
 from dsh.approval import APPROVAL, ApprovalService
 from dsh.base import EnvironmentPolicy
 from dsh.context import Context, Plugin
+from dsh.host._config import dsh_state
 from dsh.host._options import HostOptions
 from dsh.host._profile import Profile, ProfileDiagnostic
 from dsh.host._system_prompt import SystemPrompt
@@ -26,6 +28,7 @@ from dsh.tools import TOOLS, ToolRegistry, Workspace
 from dsh.tools.builtin import builtin_tools
 
 if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxPolicy
     from dsh.mcp._session import McpServers
 
 __all__ = ["Assembly", "assemble"]
@@ -42,6 +45,7 @@ class Assembly:
         "_diagnostics",
         "_environments",
         "_mcp_servers",
+        "_sandbox",
         "approval",
         "ctx",
         "mcp",
@@ -83,6 +87,7 @@ class Assembly:
         self._mcp_servers: list[Any] = list(options.mcp_servers)
         self.mcp: McpServers | None = None
         """The session's MCP servers once started (``start_mcp_servers``), else ``None``."""
+        self._sandbox: SandboxPolicy | None = None
 
     @property
     def project(self) -> Path:
@@ -127,6 +132,7 @@ class Assembly:
             self._adjust.append(adjust)
         # The MCP servers the protocol's configuration declares (optional: not in ``ProfileMount``).
         self._mcp_servers.extend(getattr(loaded, "mcp_servers", ()))
+        self._adopt_sandbox(profile.name, loaded)
         return found
 
     def start_mcp_servers(self) -> None:
@@ -144,6 +150,24 @@ class Assembly:
             env=self.environment_policy().environment(),
             cwd=str(self.project),
         )
+
+    def _adopt_sandbox(self, name: str, loaded: object) -> None:
+        """The first profile's sandbox (Codex's ``sandbox_mode``, Claude Code's ``sandbox``
+        settings), when dsh's own configuration names none, with its approval policy."""
+        sandbox = getattr(loaded, "sandbox", None)
+        if sandbox is None or self.options.sandbox is not None or self._sandbox is not None:
+            return
+        self._sandbox = dataclasses.replace(sandbox, protected=(*sandbox.protected, *dsh_state()))
+        policy = getattr(loaded, "approval_policy", None)
+        if policy in ("untrusted", "on-failure", "on-request"):
+            from dsh.tools._sandbox_approval import SandboxApprovals
+
+            self.ctx.plugin(SandboxApprovals(policy), name=f"{name}-sandbox-approvals")
+
+    @property
+    def sandbox(self) -> SandboxPolicy | None:
+        """The sandbox the agents' workspaces get (``options.sandbox``, else a profile's)."""
+        return self.options.sandbox if self.options.sandbox is not None else self._sandbox
 
     def environment_policy(self) -> EnvironmentPolicy:
         """dsh's defaults, then the profiles' tables, then ``options.environment``."""
@@ -199,7 +223,11 @@ class Assembly:
             session=session,
             options=options,
             registry=self.registry,
-            workspace=Workspace(cwd=self.project, env=self.environment_policy().environment()),
+            workspace=Workspace(
+                cwd=self.project,
+                env=self.environment_policy().environment(),
+                sandbox=self.sandbox,
+            ),
             source=source,
             system=self.system_prompt(model),
             store=self.store,

@@ -25,23 +25,28 @@ from dsh._data_dir import user_config_dir
 from dsh._frozen import frozen
 from dsh.base import DshError, FrozenDict, read_bounded
 from dsh.host._config_names import (
+    ApprovalPolicyName,
     HookHelpersName,
     OutputFormatName,
     PermissionModeName,
     ProcessContainmentName,
     ProviderName,
+    SandboxModeName,
 )
 
 if TYPE_CHECKING:
     from dsh._schema import SchemaRefusal
+    from dsh.base._sandbox import SandboxPolicy
 
 __all__ = [
     "CONFIG_DIR_ENV",
     "CONFIG_KEYS",
     "ConfigError",
     "DshConfig",
+    "dsh_state",
     "load_config",
     "project_config_file",
+    "sandbox_policy",
     "user_config_file",
 ]
 
@@ -65,6 +70,9 @@ CONFIG_KEYS: tuple[str, ...] = (
     "hook_concurrency",
     "process_containment",
     "shell_environment_policy",
+    "sandbox_mode",
+    "sandbox_workspace_write",
+    "approval_policy",
 )
 """The configuration's keys, as the files, ``DSH_<KEY>`` and ``dsh config show`` name them
 (the fields of ``_config_schema.Settings``, which a test checks)."""
@@ -101,6 +109,15 @@ class DshConfig:
     """``[shell_environment_policy]`` (Codex's vocabulary, ``dsh.base.EnvironmentPolicy``):
     the environment of every process the model drives; the files' tables merged as Codex
     merges its layers (a key of a higher file wins; ``set`` merges by variable)."""
+    sandbox_mode: SandboxModeName | None = None
+    """The shell tools' sandbox (Codex's ``sandbox_mode``; ``None``: no sandbox, see
+    docs/sandbox.md for why that is dsh's default)."""
+    sandbox_workspace_write: Mapping[str, Any] = field(default_factory=FrozenDict)
+    """``[sandbox_workspace_write]`` (Codex's): ``writable_roots``, ``network_access``,
+    ``exclude_tmpdir_env_var``, ``exclude_slash_tmp``."""
+    approval_policy: ApprovalPolicyName | None = None
+    """Codex's ``approval_policy`` over the sandbox (``on-failure``: a command the sandbox
+    stopped is offered to run outside it; ``untrusted``: every command asks first)."""
     sources: Mapping[str, str]
     files: tuple[Path, ...] = ()
 
@@ -236,3 +253,31 @@ def load_config(
                 sources[key] = label
     files = tuple(p for p in (user, project_file) if p.is_file())
     return DshConfig(**values, sources=sources, files=files)
+
+
+def sandbox_policy(config: DshConfig, *, source: str | None = None) -> SandboxPolicy | None:
+    """The sandbox ``config`` asks for (``None``: none asked), with dsh's own state kept
+    read-only (its data and configuration directories)."""
+    if config.sandbox_mode is None:
+        return None
+    from dsh.base._sandbox import SandboxPolicy
+
+    table = config.sandbox_workspace_write
+    return SandboxPolicy(
+        mode=config.sandbox_mode,
+        writable_roots=tuple(Path(p) for p in table.get("writable_roots", ())),
+        network_access=bool(table.get("network_access", False)),
+        exclude_tmpdir_env_var=bool(table.get("exclude_tmpdir_env_var", False)),
+        exclude_slash_tmp=bool(table.get("exclude_slash_tmp", False)),
+        protected=dsh_state(),
+        source=source or config.sources["sandbox_mode"].replace("--sandbox-mode", "--sandbox"),
+        allow_unsandboxed=config.approval_policy == "on-request",
+    )
+
+
+def dsh_state() -> tuple[Path, ...]:
+    """dsh's own state a sandboxed command must not change: its data directory (sessions,
+    trust records) and its user configuration directory."""
+    from dsh._data_dir import user_data_dir
+
+    return (user_data_dir(), user_config_file().parent)

@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import Literal
 
 __all__ = [
+    "ApprovalPolicyName",
     "HookHelpersName",
     "OutputFormatName",
     "PermissionModeName",
     "ProcessContainmentName",
     "ProviderName",
+    "SandboxModeName",
 ]
 
 PermissionModeName = Literal[
@@ -25,3 +27,7 @@ HookHelpersName = Literal["hook", "session"]
 ProviderName = Literal["anthropic", "responses", "chat"]
 """The model providers (``dsh.models``): Anthropic Messages, OpenAI Responses, chat completions."""
 ProcessContainmentName = Literal["namespace", "marks"]
+SandboxModeName = Literal["read-only", "workspace-write", "danger-full-access"]
+"""Codex's sandbox modes (``dsh.base._sandbox.SandboxMode``): the shell tools' sandbox."""
+ApprovalPolicyName = Literal["untrusted", "on-failure", "on-request", "never"]
+"""Codex's approval policies (``dsh.tools._sandbox_approval``)."""

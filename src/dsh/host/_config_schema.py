@@ -17,14 +17,25 @@ import msgspec
 from dsh._schema import SchemaError, SchemaRefusal, decode
 from dsh.base import EnvironmentPolicy
 from dsh.host._config_names import (
+    ApprovalPolicyName,
     HookHelpersName,
     OutputFormatName,
     PermissionModeName,
     ProcessContainmentName,
     ProviderName,
+    SandboxModeName,
 )
 
-__all__ = ["Settings", "decode_layer"]
+__all__ = ["Settings", "WorkspaceWrite", "decode_layer"]
+
+
+class WorkspaceWrite(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """``[sandbox_workspace_write]``, Codex's table of that name."""
+
+    writable_roots: tuple[str, ...] = ()
+    network_access: bool = False
+    exclude_tmpdir_env_var: bool = False
+    exclude_slash_tmp: bool = False
 
 
 class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -41,6 +52,9 @@ class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     hook_concurrency: int | None = None
     process_containment: ProcessContainmentName | None = None
     shell_environment_policy: dict[str, Any] | None = None
+    sandbox_mode: SandboxModeName | None = None
+    sandbox_workspace_write: WorkspaceWrite | None = None
+    approval_policy: ApprovalPolicyName | None = None
 
 
 def _check_variable(value: str | None) -> str | None:
@@ -73,7 +87,20 @@ def _check_plugins(value: Any) -> str | None:
     return None
 
 
+def _check_roots(value: Any) -> str | None:
+    # The decoded table, or (when the walk describes a refusal) the raw one.
+    roots = value.get("writable_roots") if isinstance(value, Mapping) else None
+    roots = value.writable_roots if isinstance(value, WorkspaceWrite) else roots
+    if not isinstance(roots, (list, tuple)):
+        return None  # the schema says what is wrong with it
+    for root in roots:
+        if isinstance(root, str) and not root.startswith("/"):
+            return f"writable root {root!r} is not an absolute path"
+    return None
+
+
 _CHECKS: Final = {
+    "sandbox_workspace_write": _check_roots,
     "api_key_env": _check_variable,
     "hook_concurrency": _check_concurrency,
     "plugins": _check_plugins,
@@ -103,4 +130,8 @@ def decode_layer(values: Mapping[str, Any]) -> dict[str, Any]:
             ]
         )
     settings = decode(data, Settings, checks=_CHECKS)
-    return {key: getattr(settings, key) for key in data}
+    out = {key: getattr(settings, key) for key in data}
+    table = out.get("sandbox_workspace_write")
+    if isinstance(table, WorkspaceWrite):  # kept as a plain table (``dsh config show``)
+        out["sandbox_workspace_write"] = msgspec.structs.asdict(table)
+    return out

@@ -18,6 +18,7 @@ from dsh.models import Model
 from dsh.session import SessionEvent, SessionStore
 
 if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxPolicy
     from dsh.mcp import McpServer
 
 __all__ = ["HostOptions"]
@@ -69,6 +70,9 @@ class HostOptions:
     on_text: Callable[[str], None] | None = None
     environment: Mapping[str, Any] = field(default_factory=FrozenDict)
     mcp_servers: Sequence[McpServer] = ()
+    sandbox: SandboxPolicy | None = None
+    """The sandbox of every process the model drives (``dsh.base._sandbox``; ``None``: none,
+    unless a profile's configuration gives one: Codex's ``sandbox_mode``)."""
 
     def __post_init__(self) -> None:
         if self.resume is not None and self.fork is not None:

@@ -20,6 +20,7 @@ from dsh.base import AbortSignal, DshError, EnvironmentPolicy
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from dsh.base._sandbox import SandboxPolicy
     from dsh.tools._identity import CallToken  # _identity stands on this module
 from dsh.base import FrozenDict, thaw_json
 from dsh.context import Context
@@ -136,6 +137,8 @@ class Workspace:
     env_scripts: list[Path] = field(default_factory=list)
     tool_results_dir: Path | None = None
     """Where a result too large for the model is saved (``None``: nowhere, shown whole)."""
+    sandbox: SandboxPolicy | None = None
+    """The sandbox of every process the model drives (``None``: none, full access)."""
     session_state: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """What the session's tools keep between calls (the task list), by a key each tool owns."""
     _cleanups: list[Callable[[], None]] = field(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from pydantic import BaseModel, ValidationError
 
@@ -51,7 +54,11 @@ def test_names_and_flags() -> None:
 @pytest.mark.parametrize(
     ("tool", "fields", "required"),
     [
-        (BASH_TOOL, {"command", "timeout", "description", "run_in_background"}, ["command"]),
+        (
+            BASH_TOOL,
+            {"command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"},
+            ["command"],
+        ),
         (READ_TOOL, {"file_path", "offset", "limit"}, ["file_path"]),
         (WRITE_TOOL, {"file_path", "content"}, ["file_path", "content"]),
         (
@@ -156,3 +163,13 @@ def test_grep_flag_fields_by_their_names() -> None:
 def test_bad_inputs_are_refused(tool: ToolDefinition, arguments: dict[str, object]) -> None:
     with pytest.raises(ValidationError):
         _model(tool).model_validate(arguments)
+
+
+def test_bash_takes_the_fields_claude_code_offers_with_or_without_a_sandbox() -> None:
+    # Recorded from Claude Code 2.1.332 (benchmarks/record_claude_sandbox.py): its Bash schema
+    # has dangerouslyDisableSandbox whether the settings enable the sandbox or not.
+    fixture = Path(__file__).parents[2] / "fixtures" / "claude_sandbox.json"
+    recorded = json.loads(fixture.read_text())
+    ours = set(BASH_TOOL.input_schema["properties"])
+    for case in recorded.values():
+        assert set(case["bash_input_schema"]["properties"]) == ours

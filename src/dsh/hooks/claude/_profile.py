@@ -27,6 +27,7 @@ from dsh.hooks.claude.permissions._plugin import (
 )
 
 if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxPolicy
     from dsh.hooks.claude.rules._modes import PermissionMode
     from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin
     from dsh.hooks.claude.settings._catalog import PluginRoot
@@ -61,6 +62,12 @@ class ClaudeCodeMount:
     """The settings' ``env`` as the environment policy's ``set`` (``dsh.host`` layers it)."""
     mcp_servers: tuple[McpServer, ...] = ()
     """The MCP servers Claude Code's configuration declares (a project's only once trusted)."""
+
+    @property
+    def sandbox(self) -> SandboxPolicy | None:
+        """The settings' ``sandbox`` (enabled): ``dsh.host`` runs the model's commands in it
+        when dsh's own configuration names none."""
+        return self.catalog.sandbox
 
 
 @final

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from dsh._frozen import frozen
 from dsh.hooks.codex.config._catalog import DEFAULT_SYSTEM_DIR, load_codex_catalog
+from dsh.hooks.codex.config._sandbox import codex_sandbox
 from dsh.hooks.codex.config._trust import TrustError, record_trust
 from dsh.hooks.codex.config._types import CodexCatalog, CodexHook, CodexPermissionMode
 from dsh.hooks.codex.trust._layer import (
@@ -39,6 +40,7 @@ from dsh.hooks.codex.trust._scripts import SCRIPT_GATED, gate_scripts
 
 if TYPE_CHECKING:
     from dsh.agent import AgentOptions
+    from dsh.base._sandbox import SandboxPolicy
     from dsh.context import Plugin
     from dsh.hooks.codex.runtime._bridge import CodexHooksPlugin
 
@@ -96,6 +98,19 @@ class CodexMount:
     def mcp_servers(self) -> tuple[Any, ...]:
         """Codex's ``[mcp_servers.NAME]`` servers: ``dsh.host`` starts them."""
         return self.catalog.mcp_servers
+
+    @property
+    def sandbox(self) -> SandboxPolicy | None:
+        """Codex's ``sandbox_mode`` and ``[sandbox_workspace_write]`` as the layers set them:
+        ``dsh.host`` runs the model's commands in it when dsh's own configuration names none."""
+        return codex_sandbox(self.catalog.sandbox)
+
+    @property
+    def approval_policy(self) -> str | None:
+        """Codex's ``approval_policy`` as the layers set it (with ``sandbox``: when a command
+        asks, or is offered to run outside the sandbox)."""
+        policy = self.catalog.sandbox.get("approval_policy")
+        return policy if isinstance(policy, str) else None
 
 
 @final

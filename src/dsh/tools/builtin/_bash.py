@@ -61,6 +61,7 @@ from dsh.tools.builtin._common import (
 from dsh.tools.builtin._process import kill_group, run_in_group
 
 if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxSpawn
     from dsh.tools.builtin._models import BashInput
 
 __all__ = [
@@ -141,6 +142,34 @@ def present_bash(output: Any) -> Content:
             f"Output is being written to: {_background_output_path(shell_id)}"
         )
     return "\n".join(p for p in parts if p) or _NO_OUTPUT
+
+
+def _sandboxed(
+    workspace: Workspace,
+    argv: list[str],
+    extra: tuple[Path, ...] = (),
+    *,
+    command: str,
+    unsandboxed: bool,
+) -> SandboxSpawn | ToolResult | None:
+    """The sandboxed spawn of ``argv`` (``dsh.tools._sandbox``, imported only when the
+    workspace has a sandbox), a refusal, or ``None``: it runs as it is."""
+    if workspace.sandbox is None:
+        return None
+    from dsh.tools._sandbox import shell_sandbox
+
+    return shell_sandbox(
+        workspace, argv, workspace.cwd, extra, command=command, unsandboxed=unsandboxed
+    )
+
+
+def _denial(workspace: Workspace, returncode: int, output: str) -> dict[str, str] | None:
+    """``{"sandbox": MODE}`` when the sandbox likely stopped the command (an on-failure
+    rerun is offered then), else ``None``."""
+    from dsh.tools._sandbox import likely_denied
+
+    mode = getattr(workspace.sandbox, "mode", "")
+    return {"sandbox": mode} if likely_denied(returncode, output) else None
 
 
 def _bash_executable(env: dict[str, str]) -> str:
@@ -270,23 +299,35 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
             f"Working directory {workspace.cwd} does not exist; cannot run the command"
         )
     if args.run_in_background:
-        return _start_background(args.command, workspace)
+        return _start_background(args.command, workspace, args.dangerouslyDisableSandbox is True)
     timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
     bash = _bash_executable(workspace.env)
     scripts = [str(p) for p in workspace.env_scripts]
     with tempfile.TemporaryDirectory(prefix="dsh-bash-") as state_dir:
         state = Path(state_dir)
         output_path = state / "output"
+        argv = [bash, "-c", _WRAPPER, "dsh-bash", state_dir, args.command, *scripts]
+        # The EXIT trap writes the state directory, even in a read-only sandbox.
+        leave = args.dangerouslyDisableSandbox is True
+        sandbox = _sandboxed(workspace, argv, (state,), command=args.command, unsandboxed=leave)
+        if isinstance(sandbox, ToolResult):
+            return sandbox
         with output_path.open("wb") as sink:
-            outcome = await run_in_group(
-                [bash, "-c", _WRAPPER, "dsh-bash", state_dir, args.command, *scripts],
-                cwd=workspace.cwd,
-                env=workspace.env,
-                stdout=sink,
-                stderr=subprocess.STDOUT,
-                signal=invocation.signal,
-                timeout=timeout_ms / 1000,
-            )
+            try:
+                outcome = await run_in_group(
+                    argv,
+                    cwd=workspace.cwd,
+                    env=workspace.env,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                    signal=invocation.signal,
+                    timeout=timeout_ms / 1000,
+                    sandbox=sandbox,
+                )
+            except subprocess.SubprocessError as exc:  # the child could not restrict itself
+                from dsh.tools._sandbox import sandbox_refusal
+
+                return sandbox_refusal(f"the sandbox could not be applied: {exc}")
         failed = outcome.interrupted or outcome.returncode != 0
         stdout, extra = _settle_output(output_path, invocation, failed=failed)
         if not outcome.interrupted:
@@ -302,7 +343,9 @@ async def _run_bash(invocation: ToolInvocation) -> ToolResult:
             f"Command timed out after {timeout_ms} ms and was killed{suffix}", output=response
         )
     if outcome.returncode != 0:
-        return ToolResult.error(f"Exit code {outcome.returncode}{suffix}", output=response)
+        info = None if sandbox is None else _denial(workspace, outcome.returncode, stdout)
+        text = f"Exit code {outcome.returncode}{suffix}"
+        return ToolResult.error(text, output=response, info=info)
     return ToolResult.ok(present_bash(response), output=response)
 
 
@@ -379,25 +422,36 @@ def background_shell(shell_id: str) -> BackgroundShell | None:
     return _BACKGROUND.get(shell_id)
 
 
-def _start_background(command: str, workspace: Workspace) -> ToolResult:
+def _start_background(command: str, workspace: Workspace, unsandboxed: bool) -> ToolResult:
     shell_id = f"bash_{next(_ids)}"
     output_path = _background_output_path(shell_id)
     mark, env = mark_environment(workspace.env)
     script = [_bash_executable(workspace.env), "-c", _SOURCE_ENV_SCRIPTS + command, "dsh-bash"]
-    # Its children in dsh's namespace, where there is one.
-    argv, preexec = contained_spawn([*script, *map(str, workspace.env_scripts)], env, workspace.cwd)
-    with output_path.open("wb") as sink:
-        process = subprocess.Popen(
-            argv,
-            cwd=workspace.cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=own_session(),
-            process_group=None if own_session() else 0,
-            preexec_fn=preexec,
-        )
+    spawned = [*script, *map(str, workspace.env_scripts)]
+    sandbox = _sandboxed(workspace, spawned, command=command, unsandboxed=unsandboxed)
+    if isinstance(sandbox, ToolResult):
+        return sandbox
+    # Its children in dsh's namespace, where there is one (a sandboxed spawn joins it itself).
+    if sandbox is None:
+        argv, preexec = contained_spawn(spawned, env, workspace.cwd)
+    else:
+        argv, preexec = sandbox.argv, sandbox.preexec
+    try:
+        with output_path.open("wb") as sink:
+            process = subprocess.Popen(  # a child that cannot restrict itself: SubprocessError
+                argv,
+                cwd=workspace.cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=own_session(),
+                process_group=None if own_session() else 0,
+                preexec_fn=preexec,
+            )
+    finally:
+        if sandbox is not None:
+            sandbox.close()
     contain_process(process.pid, mark)
     shell = BackgroundShell(shell_id, command, output_path, process)
     _BACKGROUND[shell_id] = shell

@@ -98,6 +98,11 @@ class BashInput(ToolInput):
         description="Set to true to run this command in the background; read its output "
         "from the file named in the result",
     )
+    dangerouslyDisableSandbox: bool | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Set this to true to dangerously override sandbox mode and run commands "
+        "without sandboxing.",
+    )
 
 
 class BashOutput(ToolOutput):

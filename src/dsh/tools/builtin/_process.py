@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, final
+from typing import IO, TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
 from dsh.base import AbortSignal
@@ -24,6 +24,9 @@ from dsh.base._containment import (
     release_process,
 )
 from dsh.base._process_group import own_session
+
+if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxSpawn
 
 __all__ = ["ProcessOutcome", "kill_group", "run_in_group"]
 
@@ -58,23 +61,34 @@ async def run_in_group(
     stderr: IO[Any] | int,
     signal: AbortSignal | None,
     timeout: float | None,
+    sandbox: SandboxSpawn | None = None,
 ) -> ProcessOutcome:
-    """Run ``argv`` in a new session; return when it exits, times out or is aborted."""
+    """Run ``argv`` in a new session; return when it exits, times out or is aborted.
+
+    With ``sandbox`` (``dsh.base._sandbox.sandbox_spawn`` of ``argv``), its argv and set-up
+    are run instead: the child joins dsh's namespace itself, then restricts itself."""
     use_pidfd_child_watcher()
     mark, marked = mark_environment(env)
     # Its children in dsh's namespace, where there is one.
-    command, preexec = contained_spawn(argv, marked, cwd)
-    proc = await asyncio.create_subprocess_exec(
-        *command,
-        cwd=cwd,
-        env=marked,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=stdout,
-        stderr=stderr,
-        start_new_session=own_session(),
-        process_group=None if own_session() else 0,
-        preexec_fn=preexec,
-    )
+    if sandbox is None:
+        command, preexec = contained_spawn(argv, marked, cwd)
+    else:
+        command, preexec = sandbox.argv, sandbox.preexec
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *command,
+            cwd=cwd,
+            env=marked,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=own_session(),
+            process_group=None if own_session() else 0,
+            preexec_fn=preexec,
+        )
+    finally:
+        if sandbox is not None:
+            sandbox.close()
     contain_process(proc.pid, mark)
     work = asyncio.ensure_future(proc.communicate())
     aborted = asyncio.ensure_future(signal.wait()) if signal is not None else None

@@ -30,6 +30,10 @@ INPUT_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
                 "description": "Set to true to run this command in the background; read its output from the file named in the result",
                 "type": "boolean",
             },
+            "dangerouslyDisableSandbox": {
+                "description": "Set this to true to dangerously override sandbox mode and run commands without sandboxing.",
+                "type": "boolean",
+            },
         },
         "required": ["command"],
         "type": "object",

@@ -15,11 +15,14 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import final
+from typing import TYPE_CHECKING, final
 
 from dsh._frozen import frozen
 from dsh.base import AbortSignal
 from dsh.tools.builtin._process import run_in_group
+
+if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxSpawn
 
 __all__ = ["ShellRun", "run_shell"]
 
@@ -65,8 +68,10 @@ async def run_shell(
     signal: AbortSignal | None,
     timeout: float,
     max_chars: int,
+    sandbox: SandboxSpawn | None = None,
 ) -> ShellRun:
-    """Run ``argv`` in ``cwd`` with ``env``; its merged output, at most ``max_chars`` of it."""
+    """Run ``argv`` in ``cwd`` with ``env``; its merged output, at most ``max_chars`` of it
+    (``sandbox``: the sandboxed spawn of ``argv``, ``dsh.tools._sandbox.shell_sandbox``)."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="dsh-shell-") as folder:
         output_path = Path(folder) / "output"
@@ -79,6 +84,7 @@ async def run_shell(
                 stderr=subprocess.STDOUT,
                 signal=signal,
                 timeout=timeout,
+                sandbox=sandbox,
             )
         output, cut = _read(output_path, max(max_chars, 0))
     return ShellRun(

@@ -282,6 +282,11 @@ def load_catalog(
     settings = _settings_sources(project, config_dir, settings_files, managed, diags)
     policy = _policy(settings, diags)
     permissions = read_permissions(settings, project, home, diags)
+    sandbox = None
+    if any(s.file.data and "sandbox" in s.file.data for s in settings):
+        from dsh.hooks.claude.settings._sandbox import read_sandbox  # not on a plain run's path
+
+        sandbox = read_sandbox(settings, project, home, diags)
     suites: list[Suite] = []
     for s in settings:
         suite = Suite(kind=s.file.source.kind, files=[s.file])
@@ -344,6 +349,7 @@ def load_catalog(
         permissions=permissions,
         project_plugins=FrozenDict(project_plugins),
         env_layers=settings_env(settings, diags),
+        sandbox=sandbox,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Literal, TypeAlias, final
+from typing import TYPE_CHECKING, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import FrozenDict
@@ -18,6 +18,9 @@ from dsh.hook_protocol import (
 )
 from dsh.hooks.claude.rules._values import PermissionSettings
 from dsh.hooks.claude.settings._matcher import IfRule, Matcher
+
+if TYPE_CHECKING:
+    from dsh.base._sandbox import SandboxPolicy
 
 __all__ = [
     "Catalog",
@@ -285,6 +288,8 @@ class Catalog:
     permissions: PermissionSettings = field(default_factory=PermissionSettings)
     project_plugins: Mapping[str, str] = field(default_factory=FrozenDict)
     """Installed plugins enabled only by the project's settings: plugin id to that file."""
+    sandbox: SandboxPolicy | None = None
+    """The settings' ``sandbox`` (``settings._sandbox``; ``None``: not enabled)."""
     env_layers: tuple[tuple[HookSource, Mapping[str, str]], ...] = ()
     """Each settings file's ``env`` (``settings._env``), lowest precedence first."""
 

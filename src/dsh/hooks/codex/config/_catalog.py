@@ -31,6 +31,7 @@ from dsh.hooks.codex.config._parse import (
     parse_hooks_table,
 )
 from dsh.hooks.codex.config._plugins import PluginHooks, enabled_plugins
+from dsh.hooks.codex.config._sandbox import sandbox_table
 from dsh.hooks.codex.config._trust import (
     MAX_USER_CONFIG_BYTES,
     HookState,
@@ -430,6 +431,21 @@ def _notify(
     return tuple(chosen)
 
 
+def _sandbox_table(
+    layers: list[tuple[CodexLayer, Path]],
+    user_config: Mapping[str, Any] | None,
+    diagnostics: list[CodexDiagnostic],
+    refused: Collection[Path] = (),
+) -> FrozenDict:
+    """The layers' sandbox keys (``config._sandbox``), each layer's file read once more."""
+    configs = [
+        (path, user_config if layer == "user" else read_toml(path, []))
+        for layer, folder in layers
+        if (path := folder / "config.toml").absolute() not in refused
+    ]
+    return sandbox_table(configs, diagnostics)
+
+
 def _environment_table(
     layers: list[tuple[CodexLayer, Path]],
     user_config: Mapping[str, Any] | None,
@@ -550,6 +566,7 @@ def load_codex_catalog(
     compact_tokens = _auto_compact_tokens(layers, user_config, diagnostics, refused)
     notify = _notify(layers, user_config, diagnostics, refused)  # before they are listed
     mcp_servers = _mcp_servers(layers, user_config, diagnostics, refused)
+    sandbox = _sandbox_table(layers, user_config, diagnostics, refused)  # before they are taken
     return CodexCatalog(
         hooks=tuple(builder.hooks),
         diagnostics=(*diagnostics, *builder.diagnostics),
@@ -561,4 +578,5 @@ def load_codex_catalog(
         auto_compact_tokens=compact_tokens,
         notify=notify,
         mcp_servers=mcp_servers,
+        sandbox=sandbox,
     )

@@ -175,6 +175,10 @@ class CodexCatalog:
     mcp_servers: tuple[Any, ...] = ()
     """The layers' ``[mcp_servers.NAME]`` servers (``dsh.mcp.McpServer``), a higher layer's
     of a name winning: ``dsh.host`` starts them."""
+    sandbox: Mapping[str, Any] = field(default_factory=FrozenDict)
+    """What the layers set of the sandbox: ``sandbox_mode``, ``approval_policy`` and the
+    ``[sandbox_workspace_write]`` table (only what is set: Codex's own defaults are not
+    dsh's, docs/sandbox.md)."""
 
     def running(self) -> tuple[CodexHook, ...]:
         return tuple(h for h in self.hooks if h.runs)

@@ -240,10 +240,12 @@ CODEX_EVENT_SUPPORT: Final[Mapping[str, CodexEventSupport]] = MappingProxyType(
 CONFIG_LIMITS: Final = (
     "the shell tool: a Codex session offers `exec_command` (Codex's name, fields and output"
     " frame: `Chunk ID`, `Wall time`, `Process exited with code N`, `Original token count`,"
-    " `Output:`) beside dsh's own tools; dsh has **no sandbox**, so an unescalated call runs as"
-    " `Bash` does, under dsh's permission policy, and `require_escalated` is a question of"
-    " approval only: under approval `never` (`bypassPermissions`) it is refused with Codex's"
-    " text (`approval policy is Never; reject command — …`), under `on-request` (`default`) it"
+    " `Output:`) beside dsh's own tools; an unescalated call runs as `Bash` does, in the"
+    " sandbox when one is on (the config layers' `sandbox_mode` and"
+    " `[sandbox_workspace_write]`, or dsh's own: docs/sandbox.md) and under dsh's permission"
+    " policy, and `require_escalated` asks to run outside it: under approval `never`"
+    " (`bypassPermissions`) it is refused with Codex's text (`approval policy is Never; reject"
+    " command — …`), under `on-request` (`default`) it"
     " goes through PermissionRequest and the approval seam. The policy is the config layers',"
     " settled as `codex exec` settles it (checked with the 0.171 binary): `on-request` only"
     ' with `approvals_reviewer = "auto_review"`, else `never`. Each call runs to its'

@@ -5,11 +5,11 @@ The input schema is Codex's (``cmd``, ``workdir``, ``shell``, ``login``,
 ``justification``, ``prefix_rule``), so a model trained on Codex calls it as it
 would there, and the output is framed as Codex frames it (``Chunk ID``,
 ``Wall time``, ``Process exited with code N``, ``Original token count``,
-``Output:``). What dsh does not have, it says so here and in the coverage
-table: no sandbox (an unescalated call runs as ``Bash`` does, under dsh's
-permission policy; ``require_escalated`` is the approval question, see
-``shell._policy``), no PTY (``tty`` runs on pipes), no interactive sessions
-(the call runs to its end, at most ten minutes, instead of yielding after
+``Output:``). An unescalated call runs in the session's sandbox when there is one
+(``dsh.tools._sandbox``: Codex's ``sandbox_mode``, or dsh's); ``require_escalated`` is
+the approval question (``shell._policy``) and, approved, runs outside it. What dsh does
+not have, it says so here and in the coverage table: no PTY (``tty`` runs on pipes), no
+interactive sessions (the call runs to its end, at most ten minutes, instead of yielding after
 ``yield_time_ms`` to ``write_stdin``; ``prefix_rule`` is not remembered).
 """
 
@@ -20,10 +20,12 @@ import os
 import secrets
 import shutil
 from collections.abc import Mapping
+from subprocess import SubprocessError
 from typing import Any, Final
 
 from dsh.base import thaw_json
 from dsh.tools import ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools._sandbox import active_sandbox, likely_denied, shell_sandbox
 from dsh.tools.builtin._shell import run_shell
 
 __all__ = ["EXEC_COMMAND", "EXEC_COMMAND_TOOL", "exec_output_text"]
@@ -59,7 +61,8 @@ _SCHEMA: Final[Mapping[str, Any]] = {
             "type": "string",
             "description": (
                 "Defaults to `use_default`; use `require_escalated` for a command that needs the"
-                " user's approval (dsh has no sandbox: it asks, and runs only if approved)."
+                " user's approval to run outside the sandbox (it asks, and runs only if"
+                " approved)."
             ),
             "enum": ["use_default", "require_escalated"],
         },
@@ -125,16 +128,22 @@ async def _run_exec(invocation: ToolInvocation) -> ToolResult:
     shell = args.get("shell") or _user_shell(workspace.env)
     login = args.get("login", True) is not False
     budget = _token_budget(args.get("max_output_tokens"))
+    argv = [shell, "-lc" if login else "-c", args["cmd"]]
+    escalated = args.get("sandbox_permissions") == "require_escalated"  # approved to get here
+    sandbox = None if escalated else shell_sandbox(workspace, argv, cwd)
+    if isinstance(sandbox, ToolResult):
+        return sandbox
     try:
         run = await run_shell(
-            [shell, "-lc" if login else "-c", args["cmd"]],
+            argv,
             cwd=cwd,
             env=workspace.env,
             signal=invocation.signal,
             timeout=_TIMEOUT_S,
             max_chars=budget * _CHARS_PER_TOKEN,
+            sandbox=sandbox,
         )
-    except (OSError, ValueError) as exc:  # no such shell, a NUL in the command line
+    except (OSError, ValueError, SubprocessError) as exc:  # no such shell, a NUL in the line
         return ToolResult.error(f"exec_command failed: cannot start {shell}: {exc}")
     text = exec_output_text(run.output, run.returncode, run.seconds, run.truncated)
     output = {"output": run.output, "exit_code": run.returncode, "wall_time": run.seconds}
@@ -144,7 +153,10 @@ async def _run_exec(invocation: ToolInvocation) -> ToolResult:
         killed = f"exec_command timed out after {_TIMEOUT_S:.0f} s and was killed\n{text}"
         return ToolResult.error(killed, output=output)
     if run.returncode != 0:
-        return ToolResult.error(text, output=output)
+        policy = None if sandbox is None else active_sandbox(workspace)
+        denied = policy is not None and likely_denied(run.returncode, run.output)
+        info = {"sandbox": policy.mode} if policy is not None and denied else None
+        return ToolResult.error(text, output=output, info=info)
     return ToolResult.ok(text, output=output)
 
 

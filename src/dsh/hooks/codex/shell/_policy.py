@@ -2,8 +2,8 @@
 
 ``CodexShellPlugin`` registers ``exec_command`` (``_exec_tool``) and is mounted
 after the Codex hooks plugin, so it is inner to PreToolUse (Codex runs the hook
-first, then its approval check). dsh has no sandbox; what Codex would run
-inside one runs as ``Bash`` does, under dsh's permission policy. A call with
+first, then its approval check). An unescalated call runs in the session's sandbox
+when there is one (docs/sandbox.md), under dsh's permission policy. A call with
 ``sandbox_permissions: "require_escalated"`` asks to leave the sandbox, and
 that is the question dsh puts, as Codex does under its approval policy:
 

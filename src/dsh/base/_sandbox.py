@@ -1,0 +1,273 @@
+"""The sandbox of the processes the model drives: its policy, and a spawn inside it.
+
+A ``SandboxPolicy`` is Codex's vocabulary: a mode (``read-only``, ``workspace-write``,
+``danger-full-access``), the writable roots beside the project, the temp directories
+(``$TMPDIR`` and ``/tmp`` unless excluded), ``network_access``. ``sandbox_spawn`` turns it
+into what ``subprocess`` needs for one spawn (``SandboxSpawn``: argv, ``preexec_fn``, the
+descriptors to pass), built from the kernel calls of ``_sandbox_kernel``:
+
+- **filesystem**: Landlock, reads anywhere, writes only beneath the writable roots (none
+  in ``read-only``) and to ``/dev/null``; every path is resolved by the kernel, so a
+  symlink, a ``/proc/self/root`` or ``/proc/PID/cwd`` path reaches only what its target
+  allows (and another process's ``/proc`` entries not at all: Landlock forbids ptrace-like
+  access to a process outside the sandbox);
+- **protected paths**: ``.git``, ``.agents``, ``.codex`` and ``.aws`` at the top of each
+  writable root (what Codex 0.171 keeps read-only, seen with its binary), ``.dsh`` (dsh's
+  project configuration), the Claude Code settings files, and dsh's own data and
+  configuration directories: each one that exists is bound read-only in the command's own
+  mount namespace;
+- **network**: the seccomp filter, unless ``network_access``;
+- **privileges**: ``no_new_privs``, so a setuid binary runs with the caller's rights.
+
+In dsh's namespace (``_namespace``) the child joins it itself before it restricts itself
+(``setns``: user, then mount, then pid for its children), since a sandboxed ``nsenter``
+could not open another process's namespaces, and ``unshare --fork`` (util-linux, beside
+``nsenter``) forks the command into the pid namespace and waits for it as ``nsenter``
+would. Hooks never come here: the sandbox is the model's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import field
+from pathlib import Path
+from typing import Final, Literal, TypeAlias, final, get_args
+
+from dsh._frozen import frozen
+
+__all__ = [
+    "PROTECTED_NAMES",
+    "SANDBOX_MODES",
+    "SandboxError",
+    "SandboxMode",
+    "SandboxPolicy",
+    "SandboxSpawn",
+    "sandbox_mechanism",
+    "sandbox_spawn",
+    "sandbox_status",
+]
+
+SandboxMode: TypeAlias = Literal["read-only", "workspace-write", "danger-full-access"]
+SANDBOX_MODES: tuple[SandboxMode, ...] = get_args(SandboxMode)
+
+PROTECTED_NAMES: Final = (
+    ".git",
+    ".agents",
+    ".codex",
+    ".aws",
+    ".dsh",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+)
+"""Kept read-only at the top of every writable root: Codex 0.171's four, dsh's project
+configuration and the Claude Code settings a command could otherwise rewrite its hooks with."""
+
+_DEVICES: Final = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+_SYSTEM_PATH: Final = "/usr/bin:/bin:/usr/sbin:/sbin"
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
+_MS_RDONLY, _MS_REMOUNT, _MS_BIND = 0x1, 0x20, 0x1000
+_MS_REC, _MS_SLAVE = 0x4000, 0x80000
+
+
+class SandboxError(OSError):
+    """A sandboxed mode cannot run a command here (no mechanism, or it failed to apply)."""
+
+
+@final
+@frozen(kw_only=True)
+class SandboxPolicy:
+    """Where a sandboxed command may write and whether it reaches the network.
+
+    ``writable_roots`` are beside the project (absolute); ``protected`` are more paths kept
+    read-only (dsh's own state); ``source`` says where the mode came from (``/status``).
+    """
+
+    mode: SandboxMode = "danger-full-access"
+    writable_roots: tuple[Path, ...] = ()
+    network_access: bool = False
+    exclude_tmpdir_env_var: bool = False
+    exclude_slash_tmp: bool = False
+    protected: tuple[Path, ...] = field(default=())
+    source: str = "default"
+    excluded_commands: tuple[str, ...] = ()
+    """Commands run outside the sandbox (Claude Code's ``excludedCommands``: ``git``, ``docker
+    *``): a simple command whose words start with one of these."""
+    allow_unsandboxed: bool = False
+    """Whether a call may ask to run outside the sandbox (Claude Code's Bash
+    ``dangerouslyDisableSandbox`` under ``allowUnsandboxedCommands``; Codex's ``on-request``)."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in SANDBOX_MODES:
+            raise ValueError(f"sandbox mode {self.mode!r} is not one of {', '.join(SANDBOX_MODES)}")
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.mode != "danger-full-access"
+
+    def writable(self, project: Path, env: Mapping[str, str]) -> list[Path]:
+        """The roots a command may write beneath (none in ``read-only``)."""
+        if self.mode != "workspace-write":
+            return []
+        roots = [project, *self.writable_roots]
+        tmpdir = env.get("TMPDIR", "")
+        if not self.exclude_tmpdir_env_var and os.path.isabs(tmpdir):
+            roots.append(Path(tmpdir))
+        if not self.exclude_slash_tmp:
+            roots.append(Path("/tmp"))
+        return roots
+
+    def protected_paths(self, project: Path, env: Mapping[str, str]) -> list[Path]:
+        """The protected paths that exist and lie beneath a root the command may write: the
+        protected names at the top of the project and each writable root (not the temp
+        directories), and ``protected`` wherever a writable root holds it."""
+        if self.mode != "workspace-write":
+            return []
+        tops = [r.resolve() for r in (project, *self.writable_roots)]
+        roots = [r.resolve() for r in self.writable(project, env)]
+        found: list[Path] = []
+        for root in tops:
+            found += [root / name for name in PROTECTED_NAMES if os.path.lexists(root / name)]
+        for path in self.protected:
+            real = path.resolve()
+            if real.exists() and any(real.is_relative_to(r) for r in roots):
+                found.append(real)
+        return found
+
+    def describe(self) -> str:
+        """``workspace-write, network off (from --sandbox)``."""
+        if not self.sandboxed:
+            return f"{self.mode} (from {self.source})"
+        net = "network on" if self.network_access else "network off"
+        return f"{self.mode}, {net} (from {self.source})"
+
+
+@final
+@frozen
+class SandboxSpawn:
+    """One sandboxed spawn: what to run, the child's set-up, the descriptors it needs.
+    ``close`` (after the spawn, whatever happened) closes dsh's copies of them."""
+
+    argv: list[str]
+    preexec: Callable[[], None]
+    pass_fds: tuple[int, ...]
+    fds: tuple[int, ...]
+
+    def close(self) -> None:
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def sandbox_mechanism() -> tuple[str | None, str]:
+    """The mechanism a sandboxed mode uses here (``None``: none, so it refuses commands),
+    and how or why not: ``dsh config show`` and ``/status`` say it."""
+    from dsh.base._sandbox_kernel import kernel_support, landlock_abi
+
+    why = kernel_support()
+    if why is not None:
+        return None, why
+    return "landlock+seccomp", (
+        f"Landlock ABI {landlock_abi()} for files, a seccomp filter for the network,"
+        " a mount namespace for protected paths"
+    )
+
+
+def sandbox_status(policy: SandboxPolicy | None) -> str:
+    """One line for ``/status``: the session's mode and the mechanism that enforces it."""
+    if policy is None or not policy.sandboxed:
+        return f"sandbox: none ({'danger-full-access' if policy is None else policy.describe()})"
+    mechanism, how = sandbox_mechanism()
+    if mechanism is None:
+        return f"sandbox: {policy.describe()}; no mechanism here ({how}): commands are refused"
+    return f"sandbox: {policy.describe()} on {mechanism} ({how})"
+
+
+def _find(program: str) -> str | None:
+    return shutil.which(program, path=f"{os.environ.get('PATH', '')}:{_SYSTEM_PATH}")
+
+
+def sandbox_spawn(
+    policy: SandboxPolicy,
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    project: Path,
+    env: Mapping[str, str],
+    extra_writable: Sequence[Path] = (),
+) -> SandboxSpawn:
+    """How to spawn ``argv`` inside ``policy``'s sandbox; ``SandboxError`` when it cannot be."""
+    from dsh.base._containment import sandbox_namespace
+    from dsh.base._sandbox_kernel import KernelCalls, landlock_ruleset, mount_flags, network_filter
+
+    mechanism, why = sandbox_mechanism()
+    if mechanism is None:
+        raise SandboxError(f"the {policy.mode} sandbox cannot run commands here: {why}")
+    space = sandbox_namespace()
+    unshare = _find("unshare") if space is not None else None
+    if space is not None and unshare is None:
+        raise SandboxError(
+            "util-linux's unshare is missing: a sandboxed command cannot join dsh's namespace"
+        )
+    writable = [str(p) for p in (*policy.writable(project, env), *extra_writable)]
+    binds = [(os.fsencode(p), mount_flags(str(p))) for p in policy.protected_paths(project, env)]
+    fds: list[int] = []
+    try:
+        ruleset = landlock_ruleset(writable, _DEVICES)
+        fds.append(ruleset)
+        joins: list[tuple[int, int, str]] = []
+        if space is not None:
+            kinds = [("user", _CLONE_NEWUSER)] if space.kind == "user" else []
+            kinds += [("mnt", _CLONE_NEWNS), ("pid", _CLONE_NEWPID)]
+            for name, flag in kinds:
+                fd = os.open(f"/proc/{space.init}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
+                fds.append(fd)
+                joins.append((fd, flag, name))
+    except OSError as exc:
+        SandboxSpawn([], _nothing, (), tuple(fds)).close()
+        raise SandboxError(f"the {policy.mode} sandbox could not be prepared: {exc}") from None
+    calls = KernelCalls(None if policy.network_access else network_filter())
+    where = os.fsencode(cwd)
+    own_userns = space is None and bool(binds) and os.geteuid() != 0
+    ids = (os.getuid(), os.getgid())
+
+    def enter() -> None:  # in the child, between fork and exec: no imports, no threads
+        for fd, flag, name in joins:
+            if name != "pid":
+                calls.setns(fd, flag, name)
+        if own_userns:
+            calls.unshare(_CLONE_NEWUSER)
+            _map_ids(*ids)
+        if binds:
+            calls.unshare(_CLONE_NEWNS)
+            calls.mount(None, b"/", _MS_REC | _MS_SLAVE)
+            for path, flags in binds:
+                calls.mount(path, path, _MS_BIND | _MS_REC)
+                calls.mount(None, path, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | flags)
+        os.chdir(where)  # by path: the directory as this mount namespace shows it
+        for fd, flag, name in joins:
+            if name == "pid":
+                calls.setns(fd, flag, name)  # for its children: unshare --fork's
+        calls.restrict(ruleset)
+
+    command = [unshare, "--fork", "--", *argv] if unshare is not None else list(argv)
+    return SandboxSpawn(command, enter, (), tuple(fds))
+
+
+def _nothing() -> None:
+    return None
+
+
+def _map_ids(uid: int, gid: int) -> None:
+    for name, text in (
+        ("setgroups", "deny"),
+        ("uid_map", f"{uid} {uid} 1"),
+        ("gid_map", f"{gid} {gid} 1"),
+    ):
+        fd = os.open(f"/proc/self/{name}", os.O_WRONLY)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)

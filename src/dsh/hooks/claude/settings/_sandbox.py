@@ -1,0 +1,117 @@
+"""Claude Code's ``sandbox`` settings, read from every settings scope into one sandbox.
+
+``read_sandbox`` gives the ``SandboxPolicy`` the settings ask for (``None``: ``enabled`` is
+not true in the scope that decides it). Scalars (``enabled``, ``allowUnsandboxedCommands``)
+by settings precedence (managed, command line, local, project, user); lists
+(``excludedCommands``, ``filesystem.allowWrite``, ``filesystem.denyWrite``) from every
+scope. Claude Code 2.1.332 sandboxes Bash with bubblewrap and a proxy; dsh maps it onto its
+own mechanism (docs/sandbox.md): ``workspace-write`` in the project (and the temp
+directories), ``allowWrite`` as more writable roots, ``denyWrite`` kept read-only,
+``excludedCommands`` run outside, the Bash ``dangerouslyDisableSandbox`` field honoured
+unless ``allowUnsandboxedCommands`` is false. The keys that widen the sandbox
+(``allowWrite``, ``excludedCommands``) are not taken from a project's shared
+``.claude/settings.json``: a cloned repository must not open its own sandbox. What dsh
+cannot enforce it says, once per file: ``network.allowedDomains`` (dsh cannot filter by
+domain: the network stays off) and ``filesystem.denyRead``. Where dsh has no mechanism,
+commands are refused (Claude Code runs them unsandboxed with a warning).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dsh.base._sandbox import SandboxPolicy
+from dsh.hooks.claude.settings._permissions import directory_path, settings_root
+from dsh.hooks.claude.settings._sources import SCALAR_PRECEDENCE, Diagnostics, ReadSettings
+from dsh.hooks.claude.settings._types import HookSource
+
+__all__ = ["read_sandbox"]
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str) and v] if isinstance(value, list) else []
+
+
+def _table(block: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = block.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _path(text: str, root: Path, home: Path) -> Path:
+    """A sandbox path: ``//abs`` and ``/abs`` absolute, ``~/`` from home, else from ``root``."""
+    return directory_path(text[1:] if text.startswith("//") else text, root, home)
+
+
+def read_sandbox(
+    settings: Sequence[ReadSettings], project: Path, home: Path, diags: Diagnostics
+) -> SandboxPolicy | None:
+    """The sandbox of ``settings`` (as discovery read them), or ``None`` when not enabled."""
+    blocks: list[tuple[HookSource, Mapping[str, Any]]] = []
+    for s in settings:
+        raw = s.file.data.get("sandbox") if s.model is not None and s.file.data else None
+        if raw is None:
+            continue
+        if not isinstance(raw, dict):
+            diags.add(s.file.source, "warning", "bad-field", "`sandbox` must be an object; ignored")
+            continue
+        blocks.append((s.file.source, raw))
+    ranked = sorted(blocks, key=lambda b: SCALAR_PRECEDENCE.get(b[0].kind, 9))
+    enabled = next((b["enabled"] for _, b in ranked if isinstance(b.get("enabled"), bool)), False)
+    if not enabled:
+        return None
+    allow = next(
+        (
+            b["allowUnsandboxedCommands"]
+            for _, b in ranked
+            if isinstance(b.get("allowUnsandboxedCommands"), bool)
+        ),
+        True,
+    )
+    writable: list[Path] = []
+    denied: list[Path] = []
+    excluded: list[str] = []
+    for source, block in blocks:
+        root = settings_root(source, project)
+        fs = _table(block, "filesystem")
+        denied += [_path(p, root, home) for p in _strings(fs.get("denyWrite"))]
+        widening = _strings(fs.get("allowWrite")), _strings(block.get("excludedCommands"))
+        if source.kind == "project" and any(widening):
+            diags.add(
+                source,
+                "warning",
+                "ignored-field",
+                "`sandbox.filesystem.allowWrite` and `sandbox.excludedCommands` widen the sandbox:"
+                " dsh does not take them from a project's shared settings (put them in"
+                " .claude/settings.local.json or user settings)",
+            )
+            continue
+        writable += [_path(p, root, home) for p in widening[0]]
+        excluded += widening[1]
+        net = _table(block, "network")
+        if _strings(net.get("allowedDomains")):
+            diags.add(
+                source,
+                "warning",
+                "unsupported-field",
+                "`sandbox.network.allowedDomains`: dsh cannot filter the network by domain, so a"
+                " sandboxed command has no network (docs/sandbox.md)",
+            )
+        if _strings(fs.get("denyRead")):
+            diags.add(
+                source,
+                "warning",
+                "unsupported-field",
+                "`sandbox.filesystem.denyRead` is not enforced by dsh's sandbox (it limits writes"
+                " and the network; reads stay open)",
+            )
+    where = next(source for source, b in ranked if isinstance(b.get("enabled"), bool))
+    return SandboxPolicy(
+        mode="workspace-write",
+        writable_roots=tuple(writable),
+        protected=tuple(denied),
+        excluded_commands=tuple(excluded),
+        allow_unsandboxed=allow,
+        source=f"Claude Code {where.kind} settings {where.path}",
+    )

@@ -1,0 +1,156 @@
+"""Claude Code's ``sandbox`` settings and the asking approval policies, through the loop.
+
+``tmp_path/outside`` is under ``/tmp``, writable in a ``workspace-write`` sandbox; the Claude
+settings keep it read-only with ``filesystem.denyWrite``, and dsh's own configuration with
+``exclude_slash_tmp``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh.base._sandbox import sandbox_mechanism
+from tests.cli.support import run_dsh
+
+pytestmark = pytest.mark.skipif(
+    sandbox_mechanism()[0] is None, reason=f"no sandbox here: {sandbox_mechanism()[1]}"
+)
+
+
+def _bash(command: str, **extra: Any) -> list[dict[str, Any]]:
+    return [{"type": "tool_use", "name": "Bash", "input": {"command": command, **extra}}]
+
+
+def _run(tmp_path: Path, project: Path, calls: list[Any], *flags: str) -> tuple[list[Any], str]:
+    script = tmp_path / "script.json"
+    responses = [*calls, [{"type": "text", "text": "done"}]]
+    script.write_text(json.dumps({"anthropic": {"rules": [{"responses": responses}]}}))
+    args = ["run", "go", "--model", f"scripted:{script}", "--project", str(project)]
+    args += ["--session-dir", str(tmp_path / "sessions"), *flags]
+    done = run_dsh(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [log] = (tmp_path / "sessions").glob("*.jsonl")
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    return [e for e in events if e["type"] == "tool/result"], done.stdout + done.stderr
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / ".claude").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    return root
+
+
+def _settings(project: Path, name: str, sandbox: dict[str, Any]) -> None:
+    (project / ".claude" / name).write_text(json.dumps({"sandbox": sandbox}))
+
+
+BYPASS = ("--permission-mode", "bypassPermissions")
+
+
+def test_claude_sandbox_settings_confine_bash(tmp_path: Path, project: Path) -> None:
+    outside = tmp_path / "outside"
+    sandbox = {"enabled": True, "excludedCommands": ["touch"]}
+    _settings(
+        project, "settings.local.json", {**sandbox, "filesystem": {"denyWrite": [str(outside)]}}
+    )
+    calls = [
+        _bash(f"echo x > {outside}/a.txt"),  # denyWrite
+        _bash(f"touch {outside}/b.txt"),  # an excluded command runs outside
+        _bash(f"true; touch {outside}/c.txt"),  # not a simple command: sandboxed
+        _bash(f"echo x > {outside}/d.txt", dangerouslyDisableSandbox=True),  # allowed to leave
+        _bash("echo in > in.txt"),
+    ]
+    results, _ = _run(tmp_path, project, calls, *BYPASS)
+    assert [r["is_error"] for r in results] == [True, False, True, False, False]
+    assert sorted(p.name for p in outside.iterdir()) == ["b.txt", "d.txt"]
+    assert "Read-only file system" in results[0]["content"]
+    assert (project / "in.txt").read_text() == "in\n"
+
+
+def test_a_project_cannot_widen_its_own_sandbox(tmp_path: Path, project: Path) -> None:
+    outside = tmp_path / "outside"
+    _settings(project, "settings.local.json", {"allowUnsandboxedCommands": False})
+    sandbox = {
+        "enabled": True,
+        "excludedCommands": ["touch"],
+        "filesystem": {"denyWrite": [str(outside)]},
+    }
+    _settings(project, "settings.json", sandbox)
+    calls = [
+        _bash(f"touch {outside}/a.txt"),
+        _bash(f"echo x > {outside}/b.txt", dangerouslyDisableSandbox=True),
+    ]
+    results, _ = _run(tmp_path, project, calls, *BYPASS, "--trust-project")
+    assert [r["is_error"] for r in results] == [True, True]
+    assert list(outside.iterdir()) == []
+    check = run_dsh("hooks", "check", "--project", str(project), cwd=tmp_path)
+    assert "dsh does not take them from a project's shared settings" in check.stdout
+
+
+def _permission_hook(project: Path, seen: Path, behavior: str) -> None:
+    hook = project / "answer.py"
+    hook.write_text(
+        "import json, sys\n"
+        "payload = json.load(sys.stdin)\n"
+        "open(sys.argv[1], 'a').write(payload['tool_input']['command'] + '\\n')\n"
+        "out = {'hookSpecificOutput': {'hookEventName': 'PermissionRequest',"
+        f" 'decision': {{'behavior': {behavior!r}}}}}}}\n"
+        "print(json.dumps(out))\n"
+    )
+    command = f"{sys.executable} {hook} {seen}"
+    settings = {
+        "permissions": {"allow": ["Bash"]},
+        "hooks": {"PermissionRequest": [{"hooks": [{"type": "command", "command": command}]}]},
+    }
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+
+
+def _dsh_config(project: Path, policy: str) -> None:
+    (project / ".dsh").mkdir()
+    (project / ".dsh" / "config.toml").write_text(
+        f'sandbox_mode = "workspace-write"\napproval_policy = "{policy}"\n'
+        "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n"
+    )
+
+
+def test_on_request_asks_before_a_call_leaves_the_sandbox(tmp_path: Path, project: Path) -> None:
+    outside, seen = tmp_path / "outside", tmp_path / "seen.txt"
+    _dsh_config(project, "on-request")
+    _permission_hook(project, seen, "allow")
+    calls = [
+        _bash(f"echo x > {outside}/a.txt"),  # fails in the sandbox; nobody is asked
+        _bash(f"echo x > {outside}/b.txt", dangerouslyDisableSandbox=True),  # asks, allowed
+    ]
+    flags = ("--trust-project", "--permission-mode", "default")
+    results, _ = _run(tmp_path, project, calls, *flags)
+    assert [r["is_error"] for r in results] == [True, False]
+    assert seen.read_text().splitlines() == [f"echo x > {outside}/b.txt"]
+    assert [p.name for p in outside.iterdir()] == ["b.txt"]
+
+
+def test_never_ignores_a_request_to_leave(tmp_path: Path, project: Path) -> None:
+    outside = tmp_path / "outside"
+    _dsh_config(project, "never")
+    calls = [_bash(f"echo x > {outside}/a.txt", dangerouslyDisableSandbox=True)]
+    results, _ = _run(tmp_path, project, calls, *BYPASS)
+    assert results[0]["is_error"] is True
+    assert list(outside.iterdir()) == []
+
+
+def test_untrusted_asks_but_for_known_safe_commands(tmp_path: Path, project: Path) -> None:
+    seen = tmp_path / "seen.txt"
+    _dsh_config(project, "untrusted")
+    _permission_hook(project, seen, "deny")
+    calls = [_bash("ls"), _bash("git status"), _bash("touch made.txt"), _bash("ls; touch x")]
+    flags = ("--trust-project", "--permission-mode", "default")
+    results, _ = _run(tmp_path, project, calls, *flags)
+    assert seen.read_text().splitlines() == ["touch made.txt", "ls; touch x"]
+    assert [r["is_error"] for r in results][2:] == [True, True]
+    assert not (project / "made.txt").exists()

@@ -20,8 +20,9 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from dsh.base import EnvironmentPolicy, FrozenDict, read_head
+from dsh.base import read_head
 from dsh.hook_protocol._regex import unsafe_char_problem
+from dsh.hooks.codex.config._layer_keys import layer_keys
 from dsh.hooks.codex.config._matcher import CodexMatcher, CodexMatcherError
 from dsh.hooks.codex.config._parse import (
     MAX_SOURCE_BYTES,
@@ -31,7 +32,6 @@ from dsh.hooks.codex.config._parse import (
     parse_hooks_table,
 )
 from dsh.hooks.codex.config._plugins import PluginHooks, enabled_plugins
-from dsh.hooks.codex.config._sandbox import sandbox_table
 from dsh.hooks.codex.config._trust import (
     MAX_USER_CONFIG_BYTES,
     HookState,
@@ -44,7 +44,6 @@ from dsh.hooks.codex.config._types import (
     CodexDiagnostic,
     CodexHook,
     CodexLayer,
-    CodexPermissionMode,
     TrustStatus,
 )
 from dsh.hooks.codex.events._specs import (
@@ -350,159 +349,6 @@ def _layers(
     return layers
 
 
-def _permission_mode(
-    layers: list[tuple[CodexLayer, Path]],
-    user_config: Mapping[str, Any] | None,
-    refused: Collection[Path] = (),
-) -> CodexPermissionMode:
-    """The approval policy a headless Codex run takes from the layers (the highest that sets
-    a key wins): ``codex exec`` honours ``on-request`` only with the automatic reviewer
-    (``approvals_reviewer = "auto_review"``, seen with the 0.171 binary), else it is ``never``."""
-    settings: dict[str, Any] = {}
-    for layer, folder in layers:
-        path = folder / "config.toml"
-        if path.absolute() in refused:
-            continue
-        config = user_config if layer == "user" else read_toml(path, [])
-        for key in ("approval_policy", "approvals_reviewer"):
-            if isinstance(config, Mapping) and key in config:
-                settings[key] = config[key]
-    asks = settings.get("approval_policy") == "on-request"
-    return (
-        "default"
-        if asks and settings.get("approvals_reviewer") == "auto_review"
-        else ("bypassPermissions")
-    )
-
-
-def _auto_compact_tokens(
-    layers: list[tuple[CodexLayer, Path]],
-    user_config: Mapping[str, Any] | None,
-    diagnostics: list[CodexDiagnostic],
-    refused: Collection[Path] = (),
-) -> int | None:
-    """``model_auto_compact_token_limit`` as the layers set it (the highest wins); a value that
-    is not a positive integer is a diagnostic, and not used."""
-    found: int | None = None
-    for layer, folder in layers:
-        path = folder / "config.toml"
-        if path.absolute() in refused:
-            continue
-        config = user_config if layer == "user" else read_toml(path, [])
-        if not isinstance(config, Mapping) or "model_auto_compact_token_limit" not in config:
-            continue
-        value = config["model_auto_compact_token_limit"]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            reason = f"model_auto_compact_token_limit: not a positive integer: {value!r}; not used"
-            diagnostics.append(CodexDiagnostic(source=str(path), reason=reason, severity="error"))
-            continue
-        found = value
-    return found
-
-
-def _notify(
-    layers: list[tuple[CodexLayer, Path]],
-    user_config: Mapping[str, Any] | None,
-    diagnostics: list[CodexDiagnostic],
-    refused: Collection[Path] = (),
-) -> tuple[str, ...]:
-    """``notify``, the program Codex runs after each turn (the highest layer that sets it
-    wins); one that is not a non-empty list of strings is a diagnostic and is not run."""
-    chosen: object = None
-    where = ""
-    for layer, folder in layers:
-        path = folder / "config.toml"
-        if path.absolute() in refused:
-            continue
-        config = user_config if layer == "user" else read_toml(path, [])
-        if isinstance(config, Mapping) and "notify" in config:
-            chosen, where = config["notify"], str(path)
-    if chosen is None:
-        return ()
-    if (
-        not isinstance(chosen, list)
-        or not chosen
-        or not all(isinstance(a, str) and "\0" not in a for a in chosen)
-        or not chosen[0]
-    ):
-        reason = "notify: not a list of strings naming a program; it is not run"
-        diagnostics.append(CodexDiagnostic(source=where, reason=reason, severity="error"))
-        return ()
-    return tuple(chosen)
-
-
-def _sandbox_table(
-    layers: list[tuple[CodexLayer, Path]],
-    user_config: Mapping[str, Any] | None,
-    diagnostics: list[CodexDiagnostic],
-    refused: Collection[Path] = (),
-) -> FrozenDict:
-    """The layers' sandbox keys (``config._sandbox``), each layer's file read once more."""
-    configs = [
-        (path, user_config if layer == "user" else read_toml(path, []))
-        for layer, folder in layers
-        if (path := folder / "config.toml").absolute() not in refused
-    ]
-    return sandbox_table(configs, diagnostics)
-
-
-def _environment_table(
-    layers: list[tuple[CodexLayer, Path]],
-    user_config: Mapping[str, Any] | None,
-    diagnostics: list[CodexDiagnostic],
-    refused: Collection[Path] = (),
-) -> FrozenDict:
-    """The layers' ``[shell_environment_policy]`` tables merged as Codex merges layers (a key
-    of a higher layer wins; ``set`` merges by variable); a bad table is a diagnostic."""
-    merged: dict[str, Any] = {}
-    for layer, folder in layers:
-        path = folder / "config.toml"
-        if path.absolute() in refused:
-            continue
-        config = user_config if layer == "user" else read_toml(path, [])
-        table = config.get("shell_environment_policy") if isinstance(config, Mapping) else None
-        if table is None:
-            continue
-        try:
-            if not isinstance(table, Mapping):
-                raise ValueError("not a table")
-            EnvironmentPolicy().layered(table, strict=False)
-        except ValueError as exc:
-            reason = f"[shell_environment_policy]: {exc}; the table is not used"
-            diagnostics.append(CodexDiagnostic(source=str(path), reason=reason, severity="error"))
-            continue
-        sets = {**merged.get("set", {}), **table.get("set", {})}
-        merged.update(table)
-        if sets:
-            merged["set"] = sets
-    return FrozenDict(merged)
-
-
-def _mcp_servers(
-    layers: list[tuple[CodexLayer, Path]],
-    user_config: Mapping[str, Any] | None,
-    diagnostics: list[CodexDiagnostic],
-    refused: Collection[Path] = (),
-) -> tuple[Any, ...]:
-    """The layers' ``[mcp_servers.NAME]`` tables (``dsh.mcp``), a higher layer's server of a
-    name winning; a bad table is a diagnostic naming the file and the table."""
-    found: dict[str, Any] = {}
-    for layer, folder in layers:
-        path = folder / "config.toml"
-        if path.absolute() in refused:
-            continue
-        config = user_config if layer == "user" else read_toml(path, [])
-        if not isinstance(config, Mapping) or "mcp_servers" not in config:
-            continue
-        from dsh.mcp import codex_mcp_servers  # only a configuration that has servers
-
-        servers, problems = codex_mcp_servers(config, file=str(path))
-        for problem in problems:
-            diagnostics.append(CodexDiagnostic(source=str(path), reason=problem, severity="error"))
-        found.update((server.name, server) for server in servers)
-    return tuple(found.values())
-
-
 def load_codex_catalog(
     project: Path,
     *,
@@ -562,21 +408,24 @@ def load_codex_catalog(
         for plugin in enabled_plugins(home, user_config, diagnostics):
             sources.append(plugin.source)
             builder.add(plugin.source, "plugin", plugin.parsed, plugin=plugin)
-    environment = _environment_table(layers, user_config, diagnostics, refused)
-    compact_tokens = _auto_compact_tokens(layers, user_config, diagnostics, refused)
-    notify = _notify(layers, user_config, diagnostics, refused)  # before they are listed
-    mcp_servers = _mcp_servers(layers, user_config, diagnostics, refused)
-    sandbox = _sandbox_table(layers, user_config, diagnostics, refused)  # before they are taken
+    # Each layer's config.toml read once more (within its bound) for the keys beside its
+    # hooks; every reader adds its diagnostics before the catalog lists them.
+    configs = [
+        (path, user_config if layer == "user" else read_toml(path, []))
+        for layer, folder in layers
+        if (path := folder / "config.toml").absolute() not in refused
+    ]
+    keys = layer_keys(configs, diagnostics)
     return CodexCatalog(
         hooks=tuple(builder.hooks),
         diagnostics=(*diagnostics, *builder.diagnostics),
         sources=tuple(sources),
         project_trusted=trusted_project,
         codex_home=home,
-        permission_mode=_permission_mode(layers, user_config, refused),
-        shell_environment_policy=environment,
-        auto_compact_tokens=compact_tokens,
-        notify=notify,
-        mcp_servers=mcp_servers,
-        sandbox=sandbox,
+        permission_mode=keys.permission_mode,
+        shell_environment_policy=keys.environment,
+        auto_compact_tokens=keys.compact_tokens,
+        notify=keys.notify,
+        mcp_servers=keys.mcp_servers,
+        sandbox=keys.sandbox,
     )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from dsh._public import lazy, publish
 from dsh.agent._agent import Agent
+from dsh.agent._agent_types import AGENT_TYPES, SUBAGENT_MODELS, AgentType, AgentTypes
 from dsh.agent._background import (
     notifications_ready,
     run_notifications,
@@ -93,6 +94,7 @@ from dsh.agent._turn import CancelWhen, TurnResult
 
 __all__ = [
     "AGENT_TOOL",
+    "AGENT_TYPES",
     "COMPACTION_REPLY",
     "CWD_CHANGED",
     "DIRECTORY_ADDED",
@@ -110,6 +112,7 @@ __all__ = [
     "SESSION_START",
     "SETUP",
     "SUBAGENT_END",
+    "SUBAGENT_MODELS",
     "SUBAGENT_START",
     "TURN_CONTINUATION",
     "TURN_ERROR",
@@ -117,6 +120,8 @@ __all__ = [
     "Agent",
     "AgentOptions",
     "AgentToolInput",
+    "AgentType",
+    "AgentTypes",
     "CancelWhen",
     "CompactRequest",
     "CompactTrigger",

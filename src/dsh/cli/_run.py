@@ -19,7 +19,7 @@ from dataclasses import field
 from typing import IO, Any
 
 from dsh._frozen import slotted
-from dsh.agent import Agent, SetupTrigger, TurnResult, run_notifications
+from dsh.agent import SUBAGENT_MODELS, Agent, SetupTrigger, TurnResult, run_notifications
 from dsh.base._containment import become_subreaper
 from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command
 from dsh.cli._errors import UserError
@@ -247,6 +247,9 @@ async def _run_prompts(
 ) -> ExitCode:
     """Run ``options.prompts``; ``printed`` catches the transcript up after each, ``on_result``
     is told each turn's result (``--output-format``)."""
+    if options.resolve_model is not None:
+        # A custom agent's `model:` (`haiku`, a full name) on the run's endpoint.
+        agent.ctx.provide(SUBAGENT_MODELS, options.resolve_model)
     if options.setup is not None:
         await agent.setup(options.setup)
     if not options.prompts:

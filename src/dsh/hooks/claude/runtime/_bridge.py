@@ -44,6 +44,7 @@ from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude.permissions._plugin import PermissionState
 from dsh.hooks.claude.rules._modes import PermissionMode
+from dsh.hooks.claude.runtime._agents import AgentListing
 from dsh.hooks.claude.runtime._command_events import CommandEvents
 from dsh.hooks.claude.runtime._lifecycle import LifecycleEvents
 from dsh.hooks.claude.runtime._machinery import Runtime
@@ -51,6 +52,7 @@ from dsh.hooks.claude.runtime._permission_events import PermissionEvents
 from dsh.hooks.claude.runtime._session_commands import SessionCommandEvents
 from dsh.hooks.claude.runtime._subagents import SubagentEvents
 from dsh.hooks.claude.runtime._tool_events import ToolEvents
+from dsh.hooks.claude.settings._agents import AgentSet
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog
 from dsh.tools import (
@@ -71,9 +73,15 @@ class ClaudeHooksPlugin:
     """The plugin ``claude_hooks_plugin`` returns: ``ctx.plugin(plugin)`` mounts it."""
 
     def __init__(
-        self, catalog: Catalog, *, commands: CommandSet | None = None, **settings: Any
+        self,
+        catalog: Catalog,
+        *,
+        commands: CommandSet | None = None,
+        agents: AgentSet | None = None,
+        **settings: Any,
     ) -> None:
-        self.runtime = Runtime(catalog, commands=commands, **settings)
+        self.runtime = Runtime(catalog, commands=commands, agents=agents, **settings)
+        self.agent_listing = AgentListing(self.runtime)
         self.subagents = SubagentEvents(self.runtime)
         self.lifecycle = LifecycleEvents(self.runtime, self.subagents)
         self.tools = ToolEvents(self.runtime)
@@ -127,6 +135,7 @@ class ClaudeHooksPlugin:
         ctx.on(PROMPT_SUBMIT, life._prompt_submit)
         if self.commands.commands:  # after UserPromptSubmit: 2.1.332 expands after it fires
             self.command_events._mount_commands(ctx)
+        self.agent_listing._mount_agents(ctx)  # the custom agents, when there are any
         # PreModelSwitch, PostModelSwitch, DirectoryAdded
         self.session_commands._mount_session_commands(ctx)
         if d("MessageDisplay"):
@@ -181,6 +190,7 @@ def claude_hooks_plugin(
     attended: bool = False,
     permissions: PermissionState | None = None,
     commands: CommandSet | None = None,
+    agents: AgentSet | None = None,
 ) -> ClaudeHooksPlugin:
     """The plugin that runs ``catalog``'s hooks on dsh's seams: ``ctx.plugin(...)`` it.
 
@@ -190,7 +200,8 @@ def claude_hooks_plugin(
     ``attended`` whether a person is at the terminal (``CLAUDE_CODE_SESSION_ATTENDED``);
     ``permissions`` the permission policy's state, shared with ``ClaudePermissionsPlugin``
     (its mode is then what hooks are sent, and PermissionRequest applies to it);
-    ``commands`` the custom commands and skills (``load_commands``) prompts may expand.
+    ``commands`` the custom commands and skills (``load_commands``) prompts may expand;
+    ``agents`` the custom subagents (``load_agents``) the ``Agent`` tool offers.
     """
     return ClaudeHooksPlugin(
         catalog,
@@ -200,4 +211,5 @@ def claude_hooks_plugin(
         attended=attended,
         permissions=permissions,
         commands=commands,
+        agents=agents,
     )

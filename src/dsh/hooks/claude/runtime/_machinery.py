@@ -42,6 +42,7 @@ from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
+from dsh.hooks.claude.settings._agents import AgentSet
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 from dsh.hooks.claude.transcript._projection import (
@@ -107,6 +108,12 @@ class AgentState:
     background: set[asyncio.Task[None]] = field(default_factory=set)
     # the subagents whose SubagentStop fired on their continuation seam (by agent id)
     subagents_stopped: set[str] = field(default_factory=set)
+    # the hooks of the skills loaded so far (from the call after the load on), and those
+    # loaded by a call still running
+    skill_hooks: list[HookDeclaration] = field(default_factory=list)
+    skill_hooks_pending: list[HookDeclaration] = field(default_factory=list)
+    # the `once: true` frontmatter hooks that ran already (by dedup key)
+    once_fired: set[Hashable] = field(default_factory=set)
 
 
 def additional_contexts(merged: Merged) -> list[str]:
@@ -214,9 +221,16 @@ class Runtime:
         attended: bool = False,
         permissions: PermissionState | None = None,
         commands: CommandSet | None = None,
+        agents: AgentSet | None = None,
     ) -> None:
         self.catalog = catalog
         self.commands = commands if commands is not None else CommandSet()
+        self.agents = agents if agents is not None else AgentSet()
+        # The events a skill's or an agent's frontmatter has hooks for: their listeners
+        # are mounted even when no settings file declares them.
+        self._scoped_events = self.agents.hook_events() | {
+            e for c in self.commands.commands for e, hooks in c.hooks.items() if hooks
+        }
         self._permission_mode: PermissionMode = permission_mode
         self.permissions = permissions
         self.transcript_dir = transcript_dir
@@ -238,16 +252,50 @@ class Runtime:
         return self.permissions.mode if self.permissions is not None else self._permission_mode
 
     def declared(self, event: str) -> bool:
-        return bool(self.catalog.for_event(event))
+        return bool(self.catalog.for_event(event)) or event in self._scoped_events
+
+    def scoped(self, agent: Agent, event: str, value: str | None) -> tuple[HookDeclaration, ...]:
+        """The frontmatter hooks of ``event`` that apply to ``agent`` and match ``value``: its
+        own agent type's (a subagent's), then the session's loaded skills'. A ``once: true``
+        hook is handed out the first time only."""
+        found: list[HookDeclaration] = []
+        if agent.parent is not None:
+            own = self.agents.get(agent.agent_type)
+            if own is not None:
+                found.extend(own.hooks.get(event, ()))
+        state = self._state(agent)
+        if event == "PreToolUse" and state.skill_hooks_pending:
+            # A skill's hooks start with the call after the one that loaded it (2.1.332).
+            state.skill_hooks.extend(state.skill_hooks_pending)
+            state.skill_hooks_pending.clear()
+        found.extend(h for h in state.skill_hooks if h.event == event)
+        out = []
+        for hook in found:
+            if not hook.matches(value) or (hook.once and hook.dedup_key in state.once_fired):
+                continue
+            if hook.once:
+                state.once_fired.add(hook.dedup_key)
+            out.append(hook)
+        return tuple(out)
+
+    def load_skill_hooks(
+        self, agent: Agent, hooks: Mapping[str, Sequence[HookDeclaration]]
+    ) -> None:
+        """A skill was loaded: its hooks apply from the session's next tool call on."""
+        state = self._state(agent)
+        known = {h.dedup_key for h in (*state.skill_hooks, *state.skill_hooks_pending)}
+        for decls in hooks.values():
+            state.skill_hooks_pending.extend(h for h in decls if h.dedup_key not in known)
 
     def _tool_hooks(
         self, event: str, name: str, arguments: Mapping[str, Any], agent: Agent
     ) -> tuple[HookDeclaration, ...]:
-        """The hooks of a tool event for this call: matcher, then ``if`` (as Claude Code)."""
+        """The hooks of a tool event for this call: matcher, then ``if`` (as Claude Code);
+        the settings' first, then the frontmatter's (``scoped``)."""
         cwd = agent.workspace.cwd
         return tuple(
             h
-            for h in self.catalog.matching(event, name)
+            for h in (*self.catalog.matching(event, name), *self.scoped(agent, event, name))
             if h.if_rule is None or h.if_rule.admits(name, arguments, cwd=cwd)
         )
 

@@ -186,6 +186,8 @@ class HookDeclaration:
     status_message: str | None
     env: Mapping[str, str] = field(default_factory=FrozenDict)
     dedup_key: Hashable
+    once: bool = False
+    """``once: true`` in a skill's frontmatter: it runs the first time it matches only."""
 
     @property
     def plugin(self) -> str | None:

@@ -11,6 +11,7 @@ it a type's child runs on its parent's model.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Final, final
 
 from dsh._frozen import frozen
@@ -38,6 +39,8 @@ class AgentType:
     permission_mode: str | None = None
     prompt: str | None = None
     source: str = BUILT_IN
+    path: Path | None = None
+    """The file it was read from (``None``: built in)."""
 
     def offers(self, tool: str) -> bool:
         """Whether a child of this type gets ``tool``."""

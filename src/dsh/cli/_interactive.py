@@ -40,6 +40,7 @@ _HELP: Final = (
     "/compact [instructions]  compact the conversation (PreCompact, summary, PostCompact)\n"
     "/clear                   end this session and start a new one (SessionEnd/Start clear)\n"
     "/hooks                   what is mounted: plugins, profiles, hooks and their files\n"
+    "/agents                  the agent types the Agent tool offers (.claude/agents, ...)\n"
     "/add-dir DIR             add a working directory for this session (DirectoryAdded)\n"
     "/exit                    leave (as Ctrl-D)\n"
     "Ctrl-C cancels the running turn; a second Ctrl-C leaves."
@@ -239,6 +240,11 @@ class _Repl:
     async def _hooks(self, rest: str) -> None:
         self.out(plain_markup(mounted_report(self.term, self.options)), highlight=False)
 
+    async def _agents(self, rest: str) -> None:
+        from dsh.cli._agents_command import agents_report
+
+        self.out(terminal_safe(agents_report(self.term.agent)), markup=False, highlight=False)
+
     async def _add_dir(self, rest: str) -> None:
         line = await add_dir_interactive(self.term.agent, self.term.profiles, rest)
         self.out(terminal_safe(line), markup=False, highlight=False)
@@ -254,6 +260,7 @@ _COMMANDS: Final[dict[str, Callable[[_Repl, str], Awaitable[None]]]] = {
     "/compact": _Repl._compact,
     "/clear": _Repl._clear,
     "/hooks": _Repl._hooks,
+    "/agents": _Repl._agents,
     "/add-dir": _Repl._add_dir,
     "/exit": _Repl._exit,
     "/quit": _Repl._exit,

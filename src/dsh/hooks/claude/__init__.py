@@ -66,6 +66,7 @@ __all__ = [
     "claude_hooks_plugin",
     "consequences",
     "decode_answer",
+    "frontmatter_report",
     "generated_payload",
     "hooks_for",
     "load_catalog",
@@ -100,6 +101,7 @@ if TYPE_CHECKING:
         pre_tool_decision,
         try_hook,
     )
+    from dsh.hooks.claude.settings._frontmatter_report import frontmatter_report
     from dsh.hooks.claude.transcript._content import claude_content
 
 __getattr__ = lazy(
@@ -114,6 +116,7 @@ __getattr__ = lazy(
         "dsh.hooks.claude.permissions._add_dir": ("add_working_directory",),
         "dsh.hooks.claude.runtime._bridge": ("ClaudeHooksPlugin", "claude_hooks_plugin"),
         "dsh.hooks.claude.runtime._machinery": ("shown_reason",),
+        "dsh.hooks.claude.settings._frontmatter_report": ("frontmatter_report",),
         "dsh.hooks.claude.runtime._trial": (
             "HookTrial",
             "consequences",

@@ -235,8 +235,20 @@ class ClaudeCodeProfile:
         )
         if not frontmatter_trusted:
             left_out = _untrusted_frontmatter(agents, commands, catalog.project_dir)
+            if left_out and self.refuse_untrusted:
+                from dsh.hook_protocol import UntrustedHooksError
+
+                how = self._trust_command(catalog.project_dir)
+                raise UntrustedHooksError(
+                    f"{left_out[0].removeprefix('warning: ')}, so this run does not start (no"
+                    f" one is there to ask)\nTrust the project, then run again: {how}"
+                    "\nOr trust it and run in one step: rerun with --trust-project"
+                    "\nOr run without them: rerun with --skip-untrusted-hooks"
+                )
             ignored += left_out
             agents, commands = agents.without_project_hooks(), commands.without_project_hooks()
+        if state is not None:
+            state.agent_modes.update(agents.permission_modes())
         hooks: ClaudeHooksPlugin | None = None
         if catalog.all_hooks() or commands.commands or agents.agents:
             # The runtime (dsh.hook_protocol under it) loads only when there is something to run.

@@ -338,7 +338,11 @@ class Runtime:
         if prompt_id and pid is not None:
             payload["prompt_id"] = pid
         if permission:
-            payload["permission_mode"] = self.permission_mode
+            payload["permission_mode"] = (
+                self.permissions.mode_for(agent)
+                if self.permissions is not None
+                else self.permission_mode
+            )
         if as_agent is not None:
             payload["agent_id"], payload["agent_type"] = as_agent
         elif agent_fields and agent.parent is not None:

@@ -30,6 +30,8 @@ from typing import Any, Final, Literal, TypeAlias, final
 from dsh._frozen import frozen
 from dsh.agent import AgentType, AgentTypes
 from dsh.base import FrozenDict, read_bounded
+from dsh.hooks.claude.rules._modes import PermissionMode
+from dsh.hooks.claude.rules._values import parse_mode
 from dsh.hooks.claude.settings._types import Diagnostic, HookDeclaration, HookSource
 from dsh.hooks.claude.settings._validate import SuiteContext, validate_hooks
 
@@ -169,6 +171,14 @@ class AgentSet:
     def types(self) -> AgentTypes:
         return AgentTypes(tuple(a.type for a in self.agents))
 
+    def permission_modes(self) -> dict[str, PermissionMode]:
+        """Each agent's ``permissionMode``, by name (those that declare one)."""
+        return {
+            a.type.name: mode
+            for a in self.agents
+            if (mode := parse_mode(a.type.permission_mode)) is not None
+        }
+
     def hook_events(self) -> frozenset[str]:
         """The events some agent has hooks for."""
         return frozenset(e for a in self.agents for e, hooks in a.hooks.items() if hooks)
@@ -271,6 +281,7 @@ def _read_agent(
         permission_mode=mode if isinstance(mode, str) else None,
         prompt=front.body.strip() or None,
         source=kind,
+        path=path,
     )
     isolation = fields.get("isolation")
     return ClaudeAgent(

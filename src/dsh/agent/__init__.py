@@ -71,6 +71,7 @@ from dsh.agent._decisions import (
     TurnStop,
     TurnStopDecision,
 )
+from dsh.agent._deferral import DeferredCall, Settlement
 from dsh.agent._model_calls import (
     MODEL_REQUEST,
     MODEL_RESPONSE,
@@ -130,6 +131,7 @@ __all__ = [
     "ContinuationState",
     "ContinuationStop",
     "ContinuationVariant",
+    "DeferredCall",
     "DirectorySource",
     "DisplayDecision",
     "DisplayReplace",
@@ -162,6 +164,7 @@ __all__ = [
     "PromptVariant",
     "SessionEndReason",
     "SessionStartSource",
+    "Settlement",
     "SetupTrigger",
     "TurnResult",
     "TurnStop",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 from collections.abc import Awaitable, Callable
@@ -24,7 +25,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from dsh._data_dir import user_data_dir
-from dsh.agent import notifications_ready, run_ready_notifications, watch_background
+from dsh.agent import (
+    Settlement,
+    notifications_ready,
+    run_ready_notifications,
+    watch_background,
+)
+from dsh.base import thaw_json
 from dsh.cli._add_dir import add_dir_interactive
 from dsh.cli._render import TranscriptPrinter, plain_markup, terminal_safe
 from dsh.cli._run import ExitCode, RunOptions, compact_command
@@ -112,6 +119,9 @@ class _Repl:
                 await self._guarded(run_ready_notifications(self.term.agent))
                 if self.leaving:
                     break
+                await self._settle_deferred()  # a call a hook deferred waits on the person
+                if self.leaving:
+                    break
                 text = await self._read()
                 if text is None:
                     break
@@ -171,6 +181,33 @@ class _Repl:
         self.draft = ""
         self.interrupts = 0
         return line.strip()
+
+    async def _settle_deferred(self) -> None:
+        """Each deferred tool call of the session, shown and put to the person: run it, or
+        not (its turn goes on either way); Ctrl-C or Ctrl-D leaves it pending."""
+        from prompt_toolkit import PromptSession
+
+        agent = self.term.agent
+        for call in agent.pending_calls:
+            shown = json.dumps(thaw_json(call.arguments), ensure_ascii=False)
+            shown = shown if len(shown) <= 300 else shown[:299] + "…"
+            self.out(
+                terminal_safe(f"⏸ deferred: {call.tool_name} {shown} ({call.by or 'a policy'})"),
+                markup=False,
+                highlight=False,
+            )
+            try:
+                answer = await PromptSession[str]().prompt_async(
+                    "Run it? [y/N] ", handle_sigint=False
+                )
+            except (EOFError, KeyboardInterrupt):
+                self.out("[dim]left pending: it is asked again at the next prompt[/dim]")
+                return
+            run = answer.strip().lower() in ("y", "yes")
+            reason = None if run else "the user declined it"
+            outcome: Settlement = "approved" if run else "rejected"
+            settle = agent.settle_deferred(call.tool_use_id, outcome, by="terminal", reason=reason)
+            await self._guarded(settle)
 
     def _wake(self) -> None:
         """A background subagent finished while the prompt is open: end the read (its

@@ -43,7 +43,7 @@ from dsh.messages import ToolUse
 from dsh.tools._call_state import drop
 from dsh.tools._channels import EXECUTE, POST_EXECUTE, PRE_EXECUTE, RESULT, REWRITE_INPUT
 from dsh.tools._dispatch import Dispatch
-from dsh.tools._failures import aborted_before, exc_text
+from dsh.tools._failures import DEFERRED, aborted_before, exc_text
 from dsh.tools._identity import CallToken, ToolCall, ToolExecutionResult, ToolRequest
 from dsh.tools._persist import cut_error, persist_oversized
 from dsh.tools._phases import Guard, decide, post_execute, run_guard
@@ -272,7 +272,8 @@ class ToolRegistry:
                     # A failure's text as the model and PostToolUseFailure see it.
                     result = cut_error(call, await work(signal, workspace))
             post_fns = ctx.listeners(POST_EXECUTE)
-            if post_fns:
+            # A deferred call has not run: nothing after it (2.1.332 fires no PostToolUse).
+            if post_fns and result.code != DEFERRED:
                 result, more = await post_execute(post_fns, call, result, signal)
                 contexts += more
             # What the model will see, bounded: the one place every tool's result passes.

@@ -192,7 +192,19 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " hook",
             "`additionalContext` added after the step's tool results",
             _FILE_PATHS,
-            "several hooks: deny > ask > allow; every context delivered in declaration order",
+            "several hooks: deny > defer > ask > allow; every context delivered in declaration"
+            " order",
+            '`permissionDecision: "defer"` (`defer-single`, `defer-two-calls`, `defer-then-deny`'
+            " in tests/fixtures/claude_defer.json): the call does not run and is kept pending in"
+            " the session log (`tool/deferred`); the step's other calls run; the turn ends"
+            " `deferred` with no PostToolBatch and no Stop (stream-json: `stop_reason` and"
+            " `terminal_reason` `tool_deferred`, `deferred_tool_use`); its reason, context and"
+            " `updatedInput` are ignored. Settled (`dsh run --resume ID` with no prompt; at the"
+            " terminal, asked `Run it? [y/N]`; over ACP, a permission request), it runs with the"
+            " same `tool_use_id` after PreToolUse fires again (which may deny or defer it once"
+            " more), then UserPromptSubmit fires for `Continue from where you left off.` and the"
+            " turn goes on; rejected (`--reject-deferred REASON`, `n`, an ACP reject), the model"
+            " gets an error result naming who refused it",
             NOTICE,
             "`continue: false` halts after the step's calls finish (`agent.cancel` with a"
             " hook cause)",
@@ -205,11 +217,16 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " `max_results: 5` filled in (`task-tools-search`)",
             _IF_EVALUATED,
         ),
-        limits=('`permissionDecision: "defer"`: no pause-and-resume arm on `PreToolDecision`',),
+        limits=(
+            '`permissionDecision: "defer"` in a subagent\'s call: not honoured (the call goes on,'
+            " with a warning): a subagent's turn cannot wait past its parent's",
+        ),
         difference=(
             "Several hooks' `updatedInput`: the last valid one in declaration order wins, where"
             " Claude Code takes the last hook to finish (non-deterministic); a hook that"
-            " answers without `updatedInput` never erases another's."
+            " answers without `updatedInput` never erases another's. `defer` in an interactive"
+            " session: Claude Code ignores it with a warning; dsh keeps the call pending and"
+            " asks the person at the terminal (or the ACP client) to run or refuse it."
         ),
     ),
     "PermissionRequest": EventSupport(

@@ -90,12 +90,14 @@ Merged: TypeAlias = MergedAnswers[HookDeclaration, HookAnswer]
 
 @frozen
 class PreToolOutcome:
-    """PreToolUse's merged answer for one call (deny > ask > allow; contexts in order)."""
+    """PreToolUse's merged answer for one call (deny > defer > ask > allow; contexts in
+    order); ``deferred_by`` names the hooks that deferred it."""
 
     denials: tuple[str, ...]
     asks: tuple[str, ...]
     contexts: tuple[str, ...]
     allowed: bool = False
+    deferred_by: str | None = None
 
 
 @slotted

@@ -52,6 +52,9 @@ SEAMS = {
     "DirectoryAdded": "agent/directory-added",
     "PreModelSwitch": "agent/model-switch",
     "PostModelSwitch": "agent/model-switched",
+    # Compared after each tool call (and before each prompt): runtime/_watch.py.
+    "ConfigChange": "tools/post-execute",
+    "FileChanged": "tools/post-execute",
 }
 
 

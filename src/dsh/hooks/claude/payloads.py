@@ -33,9 +33,11 @@ from typing import Any, Final, Literal, NotRequired, TypedDict
 __all__ = [
     "HOOK_INPUTS",
     "BaseHookInput",
+    "ConfigChangeHookInput",
     "CwdChangedHookInput",
     "DirectoryAddedHookInput",
     "Effort",
+    "FileChangedHookInput",
     "InstructionsLoadedHookInput",
     "MessageDisplayHookInput",
     "PermissionDeniedHookInput",
@@ -366,6 +368,23 @@ class SessionEndHookInput(BaseHookInput):
     reason: str
 
 
+class ConfigChangeHookInput(BaseHookInput):
+    prompt_id: NotRequired[str]
+    hook_event_name: Literal["ConfigChange"]
+    source: str
+    file_path: str
+
+
+class FileChangedHookInput(BaseHookInput):
+    prompt_id: NotRequired[str]
+    agent_id: NotRequired[str]
+    agent_type: NotRequired[str]
+    hook_event_name: Literal["FileChanged"]
+    file_path: str
+    event: str
+
+
+
 HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
     {
         "Setup": SetupHookInput,
@@ -394,6 +413,8 @@ HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
         "PreModelSwitch": PreModelSwitchHookInput,
         "PostModelSwitch": PostModelSwitchHookInput,
         "SessionEnd": SessionEndHookInput,
+        "ConfigChange": ConfigChangeHookInput,
+        "FileChanged": FileChangedHookInput,
     }
 )
 """Each event the bridge sends, by name, to the type of its payload."""

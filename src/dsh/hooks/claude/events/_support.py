@@ -83,11 +83,11 @@ _TABLE: Final[dict[str, EventSupport]] = {
             _ENV_FILE,
             NOTICE,
             HALTS,
+            "`watchPaths`: the files FileChanged watches",
         ),
         limits=(
             "`initialUserMessage`, `sessionTitle`, `reloadSkills`: dsh has no session titles"
             " or headless first-message seam, and reads skills once when the session starts",
-            "`watchPaths`: no file watcher (`FileChanged` is not supported)",
             "`context_tokens` is an estimate (about 4 characters a token of the system prompt"
             " and the projected history): dsh records no token usage; `estimated_cache_write_usd`"
             " prices it at 2.1.332's default model's rate (5 USD per million tokens), since dsh"
@@ -446,7 +446,26 @@ _TABLE: Final[dict[str, EventSupport]] = {
         limits=("`terminalSequence`: dsh runs hooks without a terminal of theirs",),
     ),
     "TeammateIdle": not_supported("dsh has no agent teams"),
-    "ConfigChange": not_supported("settings are read when the session starts; no settings watcher"),
+    "ConfigChange": EventSupport(
+        seam="tools/post-execute",
+        status="partial",
+        applied=(
+            "fires when a settings file (`user_settings`, `project_settings`, `local_settings`,"
+            " the managed file as `policy_settings`) or a skill file (`skills`) changed, with"
+            " `source` (the matcher's value) and `file_path` (`config-change`; `config-skill` in"
+            " tests/fixtures/claude_events.json); dsh compares the files after each tool call,"
+            " before its PostToolUse (where 2.1.332's watcher fired in the recordings), and"
+            " before each prompt",
+            'exit 2 and `decision: "block"`: nothing shown anywhere, as in Claude Code',
+        ),
+        limits=(
+            "a change is not applied to the running session whether or not a hook blocks it:"
+            " dsh reads settings and skills when a session starts (`dsh run --resume` picks it"
+            " up); `config-change`'s new `env` is not seen by the session's later Bash",
+            "a change made while dsh waits for the person at the terminal fires at the next"
+            " prompt, not at once: dsh compares files, it runs no watcher",
+        ),
+    ),
     "CwdChanged": EventSupport(
         seam="agent/cwd-changed",
         status="partial",
@@ -457,11 +476,30 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "exit 2 stderr shown to the user as a hook-error notice",
             _ENV_FILE,
             f"{NOTICE}; `continue` discarded, as in Claude Code",
+            "`watchPaths` replace the files FileChanged watches",
         ),
-        limits=("`watchPaths`: no file watcher (`FileChanged` is not supported)",),
+        limits=("`terminalSequence`: dsh runs hooks without a terminal of theirs",),
     ),
     "DirectoryAdded": DIRECTORY_ADDED,
-    "FileChanged": not_supported("dsh has no file watcher"),
+    "FileChanged": EventSupport(
+        seam="tools/post-execute",
+        status="partial",
+        applied=(
+            "fires when a watched file changed (`event`: `change`, `add`, `unlink`) with"
+            " `file_path` (`file-changed` in tests/fixtures/claude_events.json): the files"
+            " FileChanged matchers name (literal file names in the project, split on `|`) and"
+            " the `watchPaths` a SessionStart, CwdChanged or FileChanged hook returned (each"
+            " answer replaces that list); groups are filtered by the file's name; compared after"
+            " each tool call, before its PostToolUse, and before each prompt",
+            _ENV_FILE,
+            "exit 2 stderr shown to the user as a hook-error notice",
+            f"{NOTICE}; `continue` discarded, as in Claude Code",
+        ),
+        limits=(
+            "a change made while dsh waits for the person fires at the next prompt: dsh"
+            " compares files at fixed points, it runs no watcher",
+        ),
+    ),
     "WorktreeCreate": not_supported("dsh does not manage worktrees"),
     "WorktreeRemove": not_supported("dsh does not manage worktrees"),
     "PreCompact": EventSupport(

@@ -52,6 +52,7 @@ from dsh.hooks.claude.runtime._permission_events import PermissionEvents
 from dsh.hooks.claude.runtime._session_commands import SessionCommandEvents
 from dsh.hooks.claude.runtime._subagents import SubagentEvents
 from dsh.hooks.claude.runtime._tool_events import ToolEvents
+from dsh.hooks.claude.runtime._watch import Watches
 from dsh.hooks.claude.settings._agents import AgentSet
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog
@@ -82,6 +83,7 @@ class ClaudeHooksPlugin:
     ) -> None:
         self.runtime = Runtime(catalog, commands=commands, agents=agents, **settings)
         self.agent_listing = AgentListing(self.runtime)
+        self.watches = Watches(self.runtime)
         self.subagents = SubagentEvents(self.runtime)
         self.lifecycle = LifecycleEvents(self.runtime, self.subagents)
         self.tools = ToolEvents(self.runtime)
@@ -122,6 +124,9 @@ class ClaudeHooksPlugin:
         }
 
     def apply(self, ctx: Context) -> None:
+        # First: outermost on tools/post-execute and agent/prompt-submit, so a changed file's
+        # event fires before PostToolUse and UserPromptSubmit.
+        self.watches._mount_watches(ctx)
         d = self.declared
         life, subagents, tools = self.lifecycle, self.subagents, self.tools
         perms = self.permission_events

@@ -81,7 +81,7 @@ ENTRYPOINT: Final = "sdk-cli"
 
 SOURCE: Final = "claude-hooks"
 
-ENV_FILE_EVENTS: Final = frozenset({"SessionStart", "Setup", "CwdChanged"})
+ENV_FILE_EVENTS: Final = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})
 """The events whose hooks get a ``CLAUDE_ENV_FILE`` to export the session's Bash environment."""
 
 Merged: TypeAlias = MergedAnswers[HookDeclaration, HookAnswer]
@@ -246,12 +246,24 @@ class Runtime:
         self._pre_tool_outcome: CallStateKey[PreToolOutcome] = CallStateKey("claude-hooks.pre-tool")
         self._started: CallStateKey[float] = CallStateKey("claude-hooks.started")
         self._transcripts: dict[Path, TranscriptWriter] = {}
+        # Set by the FileChanged watch (``_watch``) when it is mounted.
+        self.on_watch_paths: Callable[[Agent, Sequence[str]], None] | None = None
         self._legacy_warned: set[Hashable] = set()
 
     @property
     def permission_mode(self) -> PermissionMode:
         """The mode hooks are sent: the permission policy's current one, when it is mounted."""
         return self.permissions.mode if self.permissions is not None else self._permission_mode
+
+    def watch_paths_from(self, agent: Agent, merged: Merged) -> None:
+        """A SessionStart, CwdChanged or FileChanged firing's ``watchPaths`` (the last answer
+        with one), handed to the FileChanged watch (``_watch``), when one is mounted."""
+        found: tuple[str, ...] | None = None
+        for _, answer in merged.answers:
+            if answer.watch_paths is not None:
+                found = answer.watch_paths
+        if found is not None and self.on_watch_paths is not None:
+            self.on_watch_paths(agent, found)
 
     def declared(self, event: str) -> bool:
         return bool(self.catalog.for_event(event)) or event in self._scoped_events

@@ -75,3 +75,20 @@ async def test_a_deferred_call_the_client_rejects_never_runs(tmp_path: Path, pro
         assert response.stop_reason == "end_turn"
         assert agent.client.text(session) == "refused"
     assert not (project / "ran.txt").exists()
+
+
+async def test_a_permission_request_to_the_client_fires_notification(
+    tmp_path: Path, project: Path
+) -> None:
+    events = ("PreToolUse", "Notification")
+    hooks = install_hooks(project, {"PreToolUse": pre_tool("ask", "asks")}, events=events)
+    script = write_script(tmp_path / "s.json", [{"responses": [[bash("echo x")], [text("ok")]]}])
+    async with run_agent_process(tmp_path, script) as agent:
+        await agent.initialize()
+        session = await agent.new_session(project)
+        agent.client.answers = ["allow_once"]
+        response = await agent.conn.prompt(session_id=session, prompt=[text_block("go")])
+        assert response.stop_reason == "end_turn"
+    [notified] = seen(hooks, "Notification")
+    assert notified["notification_type"] == "permission_prompt"
+    assert notified["message"] == "Claude needs your permission to use Bash"

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from dsh._data_dir import user_data_dir
 from dsh.agent import (
+    NOTIFICATION,
     Settlement,
     notifications_ready,
     run_ready_notifications,
@@ -54,6 +55,7 @@ _HELP: Final = (
 )
 
 
+_IDLE_SECONDS: Final = 60.0
 _HISTORY_TURNS: Final = 3
 _HISTORY_EVENTS: Final = frozenset(
     {"user/message", "assistant/message", "tool/call", "tool/result", "turn/end"}
@@ -99,6 +101,7 @@ class _Repl:
         self.work: asyncio.Future[Any] | None = None
         self.leaving = False
         self.draft = ""
+        self._idle_task: asyncio.Future[None] | None = None
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -164,6 +167,7 @@ class _Repl:
         if notifications_ready(self.term.agent):  # one finished before the watch began
             remove()
             return ""
+        idle = self._idle_timer()
         try:
             line = await self.prompts.prompt_async("> ", handle_sigint=False, default=self.draft)
         except EOFError:
@@ -176,6 +180,8 @@ class _Repl:
             return ""
         finally:
             remove()
+            if idle is not None:
+                idle.cancel()
         if line == _WOKEN:
             return ""
         self.draft = ""
@@ -208,6 +214,24 @@ class _Repl:
             outcome: Settlement = "approved" if run else "rejected"
             settle = agent.settle_deferred(call.tool_use_id, outcome, by="terminal", reason=reason)
             await self._guarded(settle)
+
+    def _idle_timer(self) -> asyncio.TimerHandle | None:
+        """After a turn, 2.1.332's ``idle_prompt`` notification once the person has left the
+        prompt waiting ``DSH_IDLE_NOTIFY_SECONDS`` (default 60, 2.1.332's)."""
+        agent = self.term.agent
+        if not any(e.type == "turn/end" for e in agent.events):
+            return None
+        try:
+            seconds = float(os.environ.get("DSH_IDLE_NOTIFY_SECONDS") or _IDLE_SECONDS)
+        except ValueError:
+            seconds = _IDLE_SECONDS
+
+        def notify() -> None:
+            message = "Claude is waiting for your input"
+            work = agent.ctx.emit(NOTIFICATION, agent, message, "idle_prompt")
+            self._idle_task = asyncio.ensure_future(work)
+
+        return asyncio.get_running_loop().call_later(max(seconds, 0.0), notify)
 
     def _wake(self) -> None:
         """A background subagent finished while the prompt is open: end the read (its

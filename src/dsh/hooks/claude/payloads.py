@@ -40,6 +40,7 @@ __all__ = [
     "FileChangedHookInput",
     "InstructionsLoadedHookInput",
     "MessageDisplayHookInput",
+    "NotificationHookInput",
     "PermissionDeniedHookInput",
     "PermissionRequestHookInput",
     "PostCompactHookInput",
@@ -384,6 +385,13 @@ class FileChangedHookInput(BaseHookInput):
     event: str
 
 
+class NotificationHookInput(BaseHookInput):
+    prompt_id: NotRequired[str]
+    hook_event_name: Literal["Notification"]
+    message: str
+    title: NotRequired[str]
+    notification_type: str
+
 
 HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
     {
@@ -415,6 +423,7 @@ HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
         "SessionEnd": SessionEndHookInput,
         "ConfigChange": ConfigChangeHookInput,
         "FileChanged": FileChangedHookInput,
+        "Notification": NotificationHookInput,
     }
 )
 """Each event the bridge sends, by name, to the type of its payload."""

@@ -350,7 +350,29 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " `permission_state`, so PermissionDenied never fires in `dsh run`",
         ),
     ),
-    "Notification": not_supported("dsh has no notification channel"),
+    "Notification": EventSupport(
+        seam="approval/request",
+        status="partial",
+        applied=(
+            "`permission_prompt`: a tool call's permission question put to a person (at the"
+            " terminal, or the ACP client's `session/request_permission`), with 2.1.332's"
+            " message `Claude needs your permission to use <Tool>`, after any PermissionRequest"
+            " hook; headless nothing fires, as 2.1.332 fires none in `-p` (`notify-permission`"
+            " in tests/fixtures/claude_events.json)",
+            "`idle_prompt`: the interactive terminal waited for input `DSH_IDLE_NOTIFY_SECONDS`"
+            " (default 60, 2.1.332's) after a turn: `Claude is waiting for your input`, on"
+            " `agent/notification`",
+            "the matcher is `notification_type`; exit codes, decisions, `systemMessage` and"
+            " `continue` do nothing, as in Claude Code",
+        ),
+        limits=(
+            "the other types (`auth_success`, the elicitation dialogs, agent views, quota"
+            " notices) name things dsh does not show",
+            "`permission_prompt` fires as the question is put, where 2.1.332 waits about 6 s"
+            " for an answer first",
+            "`terminalSequence`: dsh runs hooks without a terminal of theirs",
+        ),
+    ),
     "SubagentStart": EventSupport(
         seam="subagent/start",
         status="supported",

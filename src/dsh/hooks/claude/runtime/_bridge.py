@@ -48,6 +48,7 @@ from dsh.hooks.claude.runtime._agents import AgentListing
 from dsh.hooks.claude.runtime._command_events import CommandEvents
 from dsh.hooks.claude.runtime._lifecycle import LifecycleEvents
 from dsh.hooks.claude.runtime._machinery import Runtime
+from dsh.hooks.claude.runtime._notifications import NotificationEvents
 from dsh.hooks.claude.runtime._permission_events import PermissionEvents
 from dsh.hooks.claude.runtime._session_commands import SessionCommandEvents
 from dsh.hooks.claude.runtime._subagents import SubagentEvents
@@ -84,6 +85,7 @@ class ClaudeHooksPlugin:
         self.runtime = Runtime(catalog, commands=commands, agents=agents, **settings)
         self.agent_listing = AgentListing(self.runtime)
         self.watches = Watches(self.runtime)
+        self.notifications = NotificationEvents(self.runtime)
         self.subagents = SubagentEvents(self.runtime)
         self.lifecycle = LifecycleEvents(self.runtime, self.subagents)
         self.tools = ToolEvents(self.runtime)
@@ -155,6 +157,7 @@ class ClaudeHooksPlugin:
             ctx.on(PRE_EXECUTE, perms._permission_denied)  # inner to PreToolUse's
         if d("PermissionRequest"):
             ctx.on(APPROVAL_REQUEST, perms._permission_request)
+        self.notifications._mount_notifications(ctx)  # inner to PermissionRequest's
         if d("PostToolUse") or d("PostToolUseFailure"):
             ctx.on(POST_EXECUTE, tools._post_tool)
         if d("PostToolBatch"):

@@ -6,6 +6,7 @@ from typing import assert_never
 
 from dsh.agent import (
     MESSAGE_DISPLAY,
+    NOTIFICATION,
     POST_TOOL_BATCH,
     PRE_COMPACT,
     PROMPT_SUBMIT,
@@ -142,6 +143,12 @@ ctx.on(MESSAGE_DISPLAY, display_ok)
 ctx.on(TURN_STOP, turn_stop_ok)
 
 
+async def notification_ok(agent: Agent, message: str, notification_type: str) -> None: ...
+
+
+ctx.on(NOTIFICATION, notification_ok)
+
+
 # -- rejected -----------------------------------------------------------------
 
 
@@ -229,6 +236,12 @@ async def turn_stop_returns_a_continuation(agent: Agent, step: int) -> Continuat
 ctx.on(PROMPT_SUBMIT, prompt_returns_a_continuation)  # type: ignore[misc]
 ctx.on(POST_TOOL_BATCH, batch_returns_a_prompt_decision)  # type: ignore[misc]
 ctx.on(MESSAGE_DISPLAY, display_takes_the_wrong_next)  # type: ignore[misc]
+
+
+async def notification_without_its_type(agent: Agent, message: str) -> None: ...
+
+
+ctx.on(NOTIFICATION, notification_without_its_type)  # type: ignore[misc]
 ctx.on(TURN_STOP, turn_stop_returns_a_continuation)  # type: ignore[misc]
 
 

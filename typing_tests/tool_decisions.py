@@ -30,6 +30,7 @@ from dsh.tools import (
     PreToolAllow,
     PreToolAsk,
     PreToolDecision,
+    PreToolDefer,
     PreToolDeny,
     PreToolVariant,
     Task,
@@ -48,6 +49,8 @@ ctx = Context()
 
 deny: PreToolDeny = PreToolDecision.deny("no", {"rule": 1})
 ask: PreToolAsk = PreToolDecision.ask("sure?")
+defer: PreToolDefer = PreToolDecision.defer("later", by="a policy")
+deferred_why: str | None = defer.reason
 allow: PreToolAllow = PreToolDecision.allow(additional_context="note")
 reason: str = deny.reason  # a deny always has its reason: no cast
 asked: str = ask.reason
@@ -70,6 +73,8 @@ def pre_text(decision: PreToolVariant) -> str:
             return why
         case PreToolAsk():
             return decision.reason
+        case PreToolDefer():
+            return "deferred"
         case _:
             assert_never(decision)
 

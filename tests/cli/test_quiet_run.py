@@ -19,7 +19,7 @@ def test_a_well_formed_suite_runs_without_warning_lines(tmp_path: Path) -> None:
     hooks = {
         "UserPromptSubmit": [{"hooks": [{"type": "command", "command": hook}]}],
         # Well formed for Claude Code, noted by dsh: an event and a hook type it lacks.
-        "Notification": [{"hooks": [{"type": "command", "command": "true"}]}],
+        "WorktreeCreate": [{"hooks": [{"type": "command", "command": "true"}]}],
         "Stop": [{"hooks": [{"type": "prompt", "prompt": "Is the task done?"}]}],
     }
     (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
@@ -36,5 +36,5 @@ def test_a_well_formed_suite_runs_without_warning_lines(tmp_path: Path) -> None:
         check=False,
         env={"HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
     )
-    assert "Notification" in check.stdout
+    assert "WorktreeCreate" in check.stdout
     assert "prompt" in check.stdout

@@ -29,7 +29,14 @@ from typing import Any
 from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT
 
 SCRIPT = Path(__file__).parent / "scripts" / "hostile_hook.py"
-NEVER_IN_DSH_RUN = frozenset({"PermissionDenied"})  # fires only with an auto-mode classifier
+NEVER_IN_DSH_RUN = frozenset(
+    {
+        "PermissionDenied",  # fires only with an auto-mode classifier
+        "Notification",  # only when a person is asked: never in a headless run (as `claude -p`)
+        "ConfigChange",  # only when a settings or skill file changes (tests/hooks_claude)
+        "FileChanged",  # only when a watched file changes (tests/hooks_claude)
+    }
+)
 EVENTS = tuple(
     e
     for e, row in HOOK_EVENT_HOST_SUPPORT.items()

@@ -118,13 +118,11 @@ def test_plugin_hooks_get_their_root(machine: Machine) -> None:
     # A plugin loaded from its directory has Claude Code's `--plugin-dir` id, `<name>@inline`.
     assert post.env["CLAUDE_PLUGIN_DATA"].endswith("/plugins/data/formatter-inline")
     assert not Path(post.env["CLAUDE_PLUGIN_DATA"]).exists()  # created when a hook runs
-    # Notification has no seam here: diagnosed, the rest of the plugin still mounts.
-    (diag,) = catalog.warnings
-    assert (diag.code, diag.event, diag.plugin) == (
-        "unsupported-event",
-        "Notification",
-        "formatter",
-    )
+    # Its Notification hook is admitted too (issue 31), with the same root.
+    (notify,) = catalog.for_event("Notification")
+    assert notify.plugin == "formatter"
+    assert notify.env["CLAUDE_PLUGIN_ROOT"] == str(root)
+    assert catalog.warnings == ()
     assert catalog.sources[0].status == "loaded"
 
 

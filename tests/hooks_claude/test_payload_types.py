@@ -39,7 +39,10 @@ def test_every_recorded_payload_has_exactly_its_events_keys_in_order() -> None:
         if where.split("/")[0].startswith("mcp-") and p.get("hook_event_name") in HOOK_INPUTS
     ]
     payloads += nexts
-    assert {p["hook_event_name"] for _, p in payloads} == set(HOOK_INPUTS)
+    # Recorded elsewhere (claude-next's config-change, tests/fixtures/claude_events.json):
+    # tests/hooks_claude/test_watched_files.py checks their payloads the same way.
+    elsewhere = {"ConfigChange", "FileChanged", "Notification"}
+    assert {p["hook_event_name"] for _, p in payloads} == set(HOOK_INPUTS) - elsewhere
     problems = [f"{where}: {p}" for where, d in payloads for p in payload_problems(d, HOOK_INPUTS)]
     assert problems == []
 

@@ -53,6 +53,10 @@ SEAMS = {
     "PreModelSwitch": "agent/model-switch",
     "PostModelSwitch": "agent/model-switched",
     "Elicitation": "mcp/elicitation",
+    # Compared after each tool call (and before each prompt): runtime/_watch.py.
+    "ConfigChange": "tools/post-execute",
+    "FileChanged": "tools/post-execute",
+    "Notification": "approval/request",
 }
 
 

@@ -22,13 +22,14 @@ import contextlib
 import dataclasses
 import logging
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from acp import RequestError, plan_entry, text_block, tool_content, update_plan
 from acp.interfaces import Client
 from acp.schema import (
+    AllowedOutcome,
     ConfigOptionUpdate,
     CurrentModeUpdate,
     PermissionOption,
@@ -60,6 +61,7 @@ from dsh.agent import (
     MESSAGE_DISPLAY,
     TURN_ERROR,
     Agent,
+    Settlement,
     TurnResult,
     notifications_ready,
     run_ready_notifications,
@@ -85,7 +87,14 @@ _STOP_REASONS: dict[TurnEndReason, StopReason] = {
     TurnEndReason.rejected: "cancelled",
     TurnEndReason.aborted: "cancelled",
     TurnEndReason.max_steps: "max_turn_requests",
+    # The call the client declined to settle (or could not be asked about) waits in the log.
+    TurnEndReason.deferred: "end_turn",
 }
+
+_DEFERRED_OPTIONS: tuple[PermissionOption, ...] = (
+    PermissionOption(option_id="run", name="Run it", kind="allow_once"),
+    PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+)
 
 
 async def _notification_turns(agent: Agent) -> TurnResult:
@@ -357,11 +366,55 @@ class AcpSession:
         self.translator.show_prompts = content is None
         self._refused = False
         self._pending_notices()
-        if content is not None:
-            agent.send(content)
-            work = agent.run_turn()
-        else:
-            work = _notification_turns(agent)
+        try:
+            if content is not None and agent.pending_calls:
+                # A loaded session's deferred calls are settled before its next prompt.
+                await self._settle_deferred()
+            if content is not None:
+                agent.send(content)
+                work = agent.run_turn()
+            else:
+                work = _notification_turns(agent)
+            result = await self._await_turn(work)
+            if result.end_reason == TurnEndReason.deferred:
+                result = await self._settle_deferred() or result
+        finally:
+            self.translator.show_prompts = False
+        self.translator.flush()
+        await self.flush()
+        return result
+
+    async def _settle_deferred(self) -> TurnResult | None:
+        """Each deferred call put to the client (``session/request_permission``: run it, or
+        reject it) and its turn run on; a cancelled or failed request leaves it pending."""
+        agent = self.agent
+        result: TurnResult | None = None
+        while agent.pending_calls:
+            call = agent.pending_calls[0]
+            why = f"deferred by {call.by}" if call.by else "deferred"
+            req = ApprovalRequest(
+                call.tool_name, call.arguments, why, agent.session_id, call.tool_use_id
+            )
+            try:
+                response = await self._ask(req, list(_DEFERRED_OPTIONS))
+            except (RequestError, ConnectionError, OSError) as exc:
+                logger.warning("session/request_permission failed: %s", exc)
+                return result
+            outcome = response.outcome
+            if not isinstance(outcome, AllowedOutcome):
+                return result
+            run = outcome.option_id == "run"
+            reason = None if run else "the user rejected it in the editor"
+            settlement: Settlement = "approved" if run else "rejected"
+            work = agent.settle_deferred(call.tool_use_id, settlement, by="acp", reason=reason)
+            result = await self._await_turn(work)
+            if result.end_reason == TurnEndReason.deferred:
+                continue  # deferred again: asked again
+        return result
+
+    async def _await_turn(self, work: Awaitable[TurnResult]) -> TurnResult:
+        """``work`` (a turn) as the session's running turn, until it ends."""
+        agent = self.agent
         turn = self._turn = asyncio.ensure_future(work)
         try:
             result = await asyncio.shield(turn)
@@ -373,9 +426,6 @@ class AcpSession:
             raise
         finally:
             self._turn = None
-            self.translator.show_prompts = False
-        self.translator.flush()
-        await self.flush()
         return result
 
     # -- background subagents' notification turns -------------------------------------

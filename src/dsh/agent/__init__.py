@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from dsh._public import lazy, publish
 from dsh.agent._agent import Agent
+from dsh.agent._agent_types import AGENT_TYPES, SUBAGENT_MODELS, AgentType, AgentTypes
 from dsh.agent._background import (
     notifications_ready,
     run_notifications,
@@ -22,6 +23,7 @@ from dsh.agent._channels import (
     CWD_CHANGED,
     INSTRUCTIONS_LOADED,
     MESSAGE_DISPLAY,
+    NOTIFICATION,
     POST_COMPACT,
     POST_TOOL_BATCH,
     PRE_COMPACT,
@@ -70,6 +72,7 @@ from dsh.agent._decisions import (
     TurnStop,
     TurnStopDecision,
 )
+from dsh.agent._deferral import DeferredCall, Settlement
 from dsh.agent._model_calls import (
     MODEL_REQUEST,
     MODEL_RESPONSE,
@@ -93,6 +96,7 @@ from dsh.agent._turn import CancelWhen, TurnResult
 
 __all__ = [
     "AGENT_TOOL",
+    "AGENT_TYPES",
     "COMPACTION_REPLY",
     "CWD_CHANGED",
     "DIRECTORY_ADDED",
@@ -104,6 +108,7 @@ __all__ = [
     "MODEL_RESPONSE",
     "MODEL_SWITCH",
     "MODEL_SWITCHED",
+    "NOTIFICATION",
     "POST_COMPACT",
     "POST_TOOL_BATCH",
     "PRE_COMPACT",
@@ -113,6 +118,7 @@ __all__ = [
     "SETUP",
     "SPEND_CAP_KIND",
     "SUBAGENT_END",
+    "SUBAGENT_MODELS",
     "SUBAGENT_START",
     "TURN_CONTINUATION",
     "TURN_ERROR",
@@ -120,6 +126,8 @@ __all__ = [
     "Agent",
     "AgentOptions",
     "AgentToolInput",
+    "AgentType",
+    "AgentTypes",
     "CancelWhen",
     "CompactRequest",
     "CompactTrigger",
@@ -128,6 +136,7 @@ __all__ = [
     "ContinuationState",
     "ContinuationStop",
     "ContinuationVariant",
+    "DeferredCall",
     "DirectorySource",
     "DisplayDecision",
     "DisplayReplace",
@@ -170,6 +179,7 @@ __all__ = [
     "RequestSend",
     "SessionEndReason",
     "SessionStartSource",
+    "Settlement",
     "SetupTrigger",
     "TurnResult",
     "TurnStop",

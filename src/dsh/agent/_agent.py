@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from dsh.agent._background import settle_background
@@ -34,6 +34,14 @@ from dsh.agent._decisions import (
     SessionStartSource,
     SetupTrigger,
 )
+from dsh.agent._deferral import (
+    CONTINUE_PROMPT,
+    DeferredCall,
+    Settlement,
+    pending_calls,
+    rejection_result,
+    settled_record,
+)
 from dsh.agent._loop import drain_prompts, end_turn, run_steps
 from dsh.agent._options import AgentOptions
 from dsh.agent._switching import (
@@ -45,8 +53,10 @@ from dsh.agent._switching import (
     add_directory,
     switch_model,
 )
+from dsh.agent._tool_step import run_settled_call
 from dsh.agent._turn import (
     ABORTED,
+    DEFERRED_END,
     ERROR,
     CancelWhen,
     EndTurn,
@@ -54,9 +64,9 @@ from dsh.agent._turn import (
     TurnState,
     new_turn_id,
 )
-from dsh.base import AbortSignal
+from dsh.base import AbortSignal, freeze_json
 from dsh.context import Context
-from dsh.messages import Content, ModelMessage
+from dsh.messages import Content, ModelMessage, ToolUse
 from dsh.models import Model
 from dsh.session import (
     AbortCause,
@@ -67,6 +77,7 @@ from dsh.session import (
     TurnStart,
 )
 from dsh.tools import TOOLS, ToolRegistry, Workspace
+from dsh.tools._failures import DEFERRED
 from dsh.tools._identity import CallToken
 
 __all__ = ["Agent", "CancelWhen", "TurnResult"]
@@ -373,8 +384,49 @@ class Agent:
 
     # -- the turn ---------------------------------------------------------------
 
+    @property
+    def pending_calls(self) -> tuple[DeferredCall, ...]:
+        """The tool calls deferred and not settled yet (``settle_deferred``), in log order."""
+        return pending_calls(self._core.session.events)
+
+    async def settle_deferred(
+        self,
+        tool_use_id: str,
+        outcome: Settlement,
+        *,
+        by: str,
+        reason: str | None = None,
+    ) -> TurnResult:
+        """Settle a deferred call and go on with its turn's work, as a turn of its own:
+        ``approved`` runs it through the pipeline again (same ``tool_use_id``: the policies
+        decide afresh), ``rejected`` answers it with an error; then the session continues
+        with 2.1.332's ``Continue from where you left off.`` ``by`` says who settled it
+        (``terminal``, ``acp``, ``resume``...), for the log. ``KeyError`` when no such call
+        is pending."""
+        call = next((c for c in self.pending_calls if c.tool_use_id == tool_use_id), None)
+        if call is None:
+            raise KeyError(f"no deferred call {tool_use_id!r} is pending in this session")
+        record = settled_record(outcome, by, reason)
+        core = self._core
+
+        async def settle(turn: TurnState) -> None:
+            if outcome == "rejected":
+                core.append(rejection_result(call, by, reason))
+                return
+            use = ToolUse(call.tool_use_id, call.tool_name, freeze_json(call.arguments))
+            res = await run_settled_call(core, use, turn.signal, record)
+            if res.result.code == DEFERRED:
+                raise EndTurn(DEFERRED_END)  # deferred again: it stays pending
+
+        self.send(CONTINUE_PROMPT)
+        return await self._turn(settle)
+
     async def run_turn(self) -> TurnResult:
         """Run one turn: drain the queued prompts, then step until the turn ends."""
+        return await self._turn(None)
+
+    async def _turn(self, prelude: Callable[[TurnState], Awaitable[None]] | None) -> TurnResult:
+        """A turn; ``prelude`` runs first, inside it (a deferred call being settled)."""
         if self._core.turn is not None:
             raise RuntimeError(f"{self!r}: a turn is already running")
         if self._closed:
@@ -390,6 +442,8 @@ class Agent:
         try:
             core.append(TurnStart())
             try:
+                if prelude is not None:
+                    await prelude(turn)
                 # Before the prompts, so a new prompt survives compaction verbatim.
                 await compact_if_over_budget(core)
                 await drain_prompts(core)

@@ -38,6 +38,7 @@ __all__ = [
     "CWD_CHANGED",
     "INSTRUCTIONS_LOADED",
     "MESSAGE_DISPLAY",
+    "NOTIFICATION",
     "POST_COMPACT",
     "POST_TOOL_BATCH",
     "PRE_COMPACT",
@@ -117,6 +118,10 @@ is never shown, so it fires only in an agent without a parent.
 CWD_CHANGED: NotifyChannel[Agent, Path, Path] = NotifyChannel("agent/cwd-changed")
 """``(agent, old_cwd, new_cwd)``: a tool call (or a run of parallel calls) left the agent's
 workspace in another directory; after its result is logged, before ``agent/post-tool-batch``."""
+
+NOTIFICATION: NotifyChannel[Agent, str, str] = NotifyChannel("agent/notification")
+"""``(agent, message, notification_type)``: a front end tells the person something waits on
+them (``idle_prompt``: the terminal has waited for input a while; Claude Code's vocabulary)."""
 
 TURN_STOP: SerialChannel[TurnStop, Agent, int] = SerialChannel("agent/turn-stop")
 """Before each model call after the first (with the step number); the first ``TurnStop`` wins."""

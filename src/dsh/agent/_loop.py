@@ -40,6 +40,7 @@ from dsh.agent._model_calls import observed_call
 from dsh.agent._tool_step import run_tool_calls
 from dsh.agent._turn import (
     COMPLETED,
+    DEFERRED_END,
     MAX_STEPS,
     REJECTED,
     STOPPED,
@@ -63,6 +64,7 @@ from dsh.session import (
 )
 from dsh.tools import offered_tools
 from dsh.tools._deferred import deferred_announcement
+from dsh.tools._failures import DEFERRED
 from dsh.tools._seal import MAX_ARGUMENT_CHARS, arguments_size
 
 __all__ = ["drain_prompts", "end_turn", "run_steps"]
@@ -226,6 +228,9 @@ async def _display(core: AgentCore, turn: TurnState, message: SessionEvent) -> N
 async def _tool_step(core: AgentCore, turn: TurnState, uses: Sequence[ToolUse]) -> None:
     """The step's tool calls, then ``agent/post-tool-batch``: proceed (with context) or stop."""
     results = await run_tool_calls(core, uses, turn.signal)
+    if any(r.result.code == DEFERRED for r in results):
+        # The step's other calls ran; the turn waits on the deferred one (_deferral).
+        raise EndTurn(DEFERRED_END)
     core.check_cancel()
     decision = await core.guarded(
         POST_TOOL_BATCH, core.ctx.waterfall(POST_TOOL_BATCH, core.agent, tuple(results))

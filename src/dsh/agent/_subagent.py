@@ -17,11 +17,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent._agent import Agent
+from dsh.agent._agent_types import AGENT_TYPES, GENERAL_PURPOSE, SUBAGENT_MODELS, AgentType
 from dsh.agent._background import launch_background
 from dsh.agent._channels import SUBAGENT_END, SUBAGENT_START
 from dsh.agent._task_output import TaskOutput, open_output
 from dsh.agent._turn import ABORTED, COMPLETED, STOPPED, TurnResult
 from dsh.context import Context
+from dsh.models import Model
 from dsh.session import (
     AbortCause,
     SessionEvent,
@@ -71,13 +73,23 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
             "subagents need a session store; this agent was created without one"
         )
     args = _INPUT.load().model_validate(dict(inv.arguments))
+    # Without a list of types (no bridge provides one), the type is a label on the default
+    # agent; with one, 2.1.332's rule: an unknown type is refused.
+    types = parent.ctx.get(AGENT_TYPES)
+    kind = types.get(args.subagent_type) if types is not None else GENERAL_PURPOSE
+    if kind is None:
+        # 2.1.332's refusal, word for word.
+        names = ", ".join(t.name for t in types.all()) if types is not None else ""
+        return ToolResult.error(
+            f"Agent type '{args.subagent_type}' not found. Available agents: {names}"
+        )
     agent_id = _new_agent_id()
     if _in_background(parent, args):
         output = open_output(parent, agent_id)
         on_event = output.write if output is not None else None
-        child = _child_agent(parent, store.create(), store, inv, args, agent_id, on_event)
+        child = _child_agent(parent, store.create(), store, inv, args, agent_id, on_event, kind)
         return _launch(parent, child, inv, args, output)
-    child = _child_agent(parent, store.create(), store, inv, args, agent_id, None)
+    child = _child_agent(parent, store.create(), store, inv, args, agent_id, None, kind)
     result = await _run_child(parent, child, inv, args)
     return _tool_result(child, result)
 
@@ -182,8 +194,10 @@ def _child_agent(
     args: AgentToolInput,
     agent_id: str,
     on_event: Callable[[SessionEvent], None] | None,
+    kind: AgentType,
 ) -> Agent:
-    """The child: the parent's context, model, registry and limits; a copy of its workspace."""
+    """The child: the parent's context and limits, its type's tools, model and system prompt
+    (the parent's where the type names none); a copy of its workspace."""
     workspace = Workspace(
         cwd=parent.workspace.cwd,
         env=dict(parent.workspace.env),
@@ -193,15 +207,17 @@ def _child_agent(
         tool_results_dir=parent.workspace.tool_results_dir,
         sandbox=parent.workspace.sandbox,  # a subagent's commands are the model's too
     )
+    registry = parent.registry
+    offered = kind.offered(d.name for d in registry.definitions())
     return Agent(
         parent.ctx,
-        model=parent.model,
+        model=_model_of(parent, kind),
         session=session,
-        registry=parent.registry,
+        registry=registry.limited_to(offered) if offered is not None else registry,
         workspace=workspace,
         options=parent.options,
         source="startup",
-        system=parent.system,
+        system=kind.prompt if kind.prompt is not None else parent.system,
         store=store,
         on_event=on_event,
         parent=parent,
@@ -209,6 +225,14 @@ def _child_agent(
         agent_id=agent_id,
         agent_type=args.subagent_type,
     )
+
+
+def _model_of(parent: Agent, kind: AgentType) -> Model:
+    """The type's model (through ``SUBAGENT_MODELS``), else the parent's."""
+    resolve = parent.ctx.get(SUBAGENT_MODELS)
+    if kind.model is None or kind.model == "inherit" or resolve is None:
+        return parent.model
+    return resolve(kind.model)
 
 
 async def _run_child(

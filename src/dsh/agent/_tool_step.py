@@ -10,17 +10,18 @@ never interleave.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from dsh.agent._channels import CWD_CHANGED
 from dsh.agent._core import AgentCore
-from dsh.base import AbortSignal
+from dsh.base import AbortSignal, FrozenDict
 from dsh.messages import ToolUse
-from dsh.session import ContextMessageEvent, ToolCallEvent, ToolResultEvent
+from dsh.session import ContextMessageEvent, ToolCallEvent, ToolDeferredEvent, ToolResultEvent
 from dsh.tools import ToolCall, ToolExecutionResult
+from dsh.tools._failures import DEFERRED
 from dsh.tools._seal import SealFailure
 
-__all__ = ["run_tool_calls"]
+__all__ = ["run_settled_call", "run_tool_calls"]
 
 
 async def run_tool_calls(
@@ -66,7 +67,12 @@ def _groups(core: AgentCore, uses: Sequence[ToolUse]) -> list[list[ToolUse]]:
 
 
 async def _execute(
-    core: AgentCore, use: ToolUse, signal: AbortSignal, *, log_result: bool
+    core: AgentCore,
+    use: ToolUse,
+    signal: AbortSignal,
+    *,
+    log_result: bool,
+    approval: FrozenDict | None = None,
 ) -> ToolExecutionResult:
     agent = core.agent
     # The model's arguments, frozen JSON already, are sealed as they are.
@@ -74,7 +80,19 @@ async def _execute(
     _log_call(core, sealed.call if isinstance(sealed, SealFailure) else sealed)
     res = await agent.registry.run(sealed, signal=signal)
     if log_result:
-        _log_result(core, res)
+        _log_result(core, res, approval)
+    return res
+
+
+async def run_settled_call(
+    core: AgentCore, use: ToolUse, signal: AbortSignal, approval: FrozenDict
+) -> ToolExecutionResult:
+    """An approved deferred call, through the whole pipeline again (same ``tool_use_id``);
+    its result records how it was settled. Its context follows it, as a step's does."""
+    res = await _execute(core, use, signal, log_result=True, approval=approval)
+    for text in res.additional_context:
+        core.append(ContextMessageEvent(source="tools/post-execute", text=text))
+    core.flush_context()
     return res
 
 
@@ -92,10 +110,26 @@ def _log_call(core: AgentCore, call: ToolCall) -> None:
     )
 
 
-def _log_result(core: AgentCore, res: ToolExecutionResult) -> None:
+def _log_result(
+    core: AgentCore, res: ToolExecutionResult, approval: FrozenDict | None = None
+) -> None:
     # A record of what happened: durable with the next write-ahead record (a tool call,
     # a hook's invocation) or the turn's end, whichever comes first.
     r = res.result
+    if r.code == DEFERRED:
+        # Pending, not answered: durable now, since the turn ends on it (_deferral).
+        info = r.info if isinstance(r.info, Mapping) else {}
+        core.append(
+            ToolDeferredEvent(
+                token=str(res.call.token),
+                tool_use_id=res.call.tool_use_id,
+                tool_name=res.call.name,
+                arguments=res.call.arguments,
+                reason=info.get("reason"),
+                by=info.get("by"),
+            )
+        )
+        return
     core.append(
         ToolResultEvent(
             token=str(res.call.token),
@@ -106,7 +140,7 @@ def _log_result(core: AgentCore, res: ToolExecutionResult) -> None:
             code=r.code,
             info=r.info,
             dispatched=res.dispatched,
-            approval=res.approval,
+            approval=approval if approval is not None else res.approval,
         ),
         durable=False,
     )

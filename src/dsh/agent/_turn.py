@@ -15,6 +15,7 @@ from dsh.session import (
     AssistantMessageEvent,
     SessionEvent,
     ToolCallEvent,
+    ToolDeferredEvent,
     ToolResultEvent,
     TurnEndReason,
 )
@@ -22,6 +23,7 @@ from dsh.session import (
 __all__ = [
     "ABORTED",
     "COMPLETED",
+    "DEFERRED_END",
     "ERROR",
     "MAX_STEPS",
     "REJECTED",
@@ -42,6 +44,7 @@ ABORTED = TurnEndReason("aborted")
 MAX_STEPS = TurnEndReason("max_steps")
 STOPPED = TurnEndReason("stopped")
 ERROR = TurnEndReason("error")
+DEFERRED_END = TurnEndReason("deferred")
 
 CancelWhen = Literal["now", "after_step"]
 
@@ -106,7 +109,8 @@ def error_text(error: BaseException | None) -> str:
 
 
 def unanswered_results(events: Iterable[SessionEvent], reason: str) -> list[ToolResultEvent]:
-    """An ``ABORTED`` result for every tool call of ``events`` that has none, in call order."""
+    """An ``ABORTED`` result for every tool call of ``events`` that has none (a deferred call
+    is pending: it has none yet, and gets none here), in call order."""
     asked: dict[str, str] = {}
     tokens: dict[str, str] = {}
     answered: set[str] = set()
@@ -116,8 +120,8 @@ def unanswered_results(events: Iterable[SessionEvent], reason: str) -> list[Tool
                 asked[use.id] = use.name
         elif isinstance(ev, ToolCallEvent) and ev.tool_use_id is not None:
             tokens[ev.tool_use_id] = ev.token
-        elif isinstance(ev, ToolResultEvent) and ev.tool_use_id is not None:
-            answered.add(ev.tool_use_id)
+        elif isinstance(ev, ToolResultEvent | ToolDeferredEvent) and ev.tool_use_id is not None:
+            answered.add(ev.tool_use_id)  # a deferred call is pending, not unanswered
     return [
         ToolResultEvent(
             token=tokens.get(use_id, ""),

@@ -1,9 +1,10 @@
 """``dsh hooks check``'s work: every hook source, declaration and diagnosis, per bridge.
 
-Claude Code's catalog report first (``Catalog.render_report``), then the
-Codex side (its sources, trust, hooks and diagnostics), then the project hooks
-not trusted yet (``_trust.untrusted_report``). Exits 1 when a declaration is
-diagnosed; untrusted hooks do not change the exit code.
+Claude Code's catalog report first (``Catalog.render_report``), then its agents' and
+skills' frontmatter (``frontmatter_report``: nothing for a project without them), then the
+Codex side (its sources, trust, hooks and diagnostics), then the project hooks not trusted
+yet (``_trust.untrusted_report``). Exits 1 when a declaration is diagnosed; untrusted hooks
+do not change the exit code.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import click
 from dsh.cli._process import started
 from dsh.cli._render import terminal_safe
 from dsh.cli._trust import untrusted_report
-from dsh.hooks.claude import load_catalog
+from dsh.hooks.claude import frontmatter_report, load_catalog
 from dsh.hooks.codex import CODEX_EVENT_SUPPORT, CodexProfile
 
 __all__ = ["codex_check_report", "hooks_check"]
@@ -29,10 +30,12 @@ def hooks_check(
     root = project.resolve()
     catalog = load_catalog(root, settings_files=settings_files, plugin_roots=plugin_dirs)
     click.echo(terminal_safe(catalog.render_report()), nl=False)
+    frontmatter, frontmatter_ok = frontmatter_report(root, plugin_roots=plugin_dirs)
+    click.echo(terminal_safe(frontmatter), nl=False)
     codex, codex_ok = codex_check_report(root)
     click.echo(terminal_safe(codex), nl=False)
     click.echo(untrusted_report(root, settings_files, plugin_dirs), nl=False)
-    sys.exit(0 if catalog.ok and codex_ok else 1)
+    sys.exit(0 if catalog.ok and codex_ok and frontmatter_ok else 1)
 
 
 def codex_check_report(project: Path, *, bypass_trust: bool = False) -> tuple[str, bool]:

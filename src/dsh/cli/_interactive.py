@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 from collections.abc import Awaitable
@@ -24,7 +25,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from dsh._data_dir import user_data_dir
-from dsh.agent import notifications_ready, run_ready_notifications, watch_background
+from dsh.agent import (
+    NOTIFICATION,
+    Settlement,
+    notifications_ready,
+    run_ready_notifications,
+    watch_background,
+)
+from dsh.base import thaw_json
 from dsh.cli._keys import WorkKeys
 from dsh.cli._render import TranscriptPrinter, plain_markup, terminal_safe
 from dsh.cli._run import ExitCode, RunOptions
@@ -37,6 +45,7 @@ __all__ = ["history_path", "run_interactive"]
 HISTORY_FILE: Final = "prompt_history"
 _WOKEN: Final = "\x00dsh-background-finished"
 """What a read returns when a background subagent's finishing ended it (never typed)."""
+_IDLE_SECONDS: Final = 60.0
 _HISTORY_TURNS: Final = 3
 _HISTORY_EVENTS: Final = frozenset(
     {"user/message", "assistant/message", "tool/call", "tool/result", "turn/end"}
@@ -94,6 +103,7 @@ class _Repl:
         self.keys = WorkKeys(self._escape)
         term.view.on_pause = self.keys.suspend
         term.view.typed_ahead = self.keys.take_line
+        self._idle_task: asyncio.Future[None] | None = None
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -112,6 +122,9 @@ class _Repl:
             while not self.leaving:
                 # A background subagent that finished gets its notification turn (2.1.332's).
                 await self.guarded(run_ready_notifications(self.term.agent))
+                if self.leaving:
+                    break
+                await self._settle_deferred()  # a call a hook deferred waits on the person
                 if self.leaving:
                     break
                 text = await self._read()
@@ -163,6 +176,7 @@ class _Repl:
             line, self.draft = self.draft + ahead, ""
             return line.strip()
         self.draft += ahead
+        idle = self._idle_timer()
         try:
             line = await self.prompts.prompt_async("> ", handle_sigint=False, default=self.draft)
         except EOFError:
@@ -175,11 +189,58 @@ class _Repl:
             return ""
         finally:
             remove()
+            if idle is not None:
+                idle.cancel()
         if line == _WOKEN:
             return ""
         self.draft = ""
         self.interrupts = 0
         return line.strip()
+
+    async def _settle_deferred(self) -> None:
+        """Each deferred tool call of the session, shown and put to the person: run it, or
+        not (its turn goes on either way); Ctrl-C or Ctrl-D leaves it pending."""
+        from prompt_toolkit import PromptSession
+
+        agent = self.term.agent
+        for call in agent.pending_calls:
+            shown = json.dumps(thaw_json(call.arguments), ensure_ascii=False)
+            shown = shown if len(shown) <= 300 else shown[:299] + "…"
+            self.out(
+                terminal_safe(f"⏸ deferred: {call.tool_name} {shown} ({call.by or 'a policy'})"),
+                markup=False,
+                highlight=False,
+            )
+            try:
+                answer = await PromptSession[str]().prompt_async(
+                    "Run it? [y/N] ", handle_sigint=False
+                )
+            except (EOFError, KeyboardInterrupt):
+                self.out("[dim]left pending: it is asked again at the next prompt[/dim]")
+                return
+            run = answer.strip().lower() in ("y", "yes")
+            reason = None if run else "the user declined it"
+            outcome: Settlement = "approved" if run else "rejected"
+            settle = agent.settle_deferred(call.tool_use_id, outcome, by="terminal", reason=reason)
+            await self.guarded(settle)
+
+    def _idle_timer(self) -> asyncio.TimerHandle | None:
+        """After a turn, 2.1.332's ``idle_prompt`` notification once the person has left the
+        prompt waiting ``DSH_IDLE_NOTIFY_SECONDS`` (default 60, 2.1.332's)."""
+        agent = self.term.agent
+        if not any(e.type == "turn/end" for e in agent.events):
+            return None
+        try:
+            seconds = float(os.environ.get("DSH_IDLE_NOTIFY_SECONDS") or _IDLE_SECONDS)
+        except ValueError:
+            seconds = _IDLE_SECONDS
+
+        def notify() -> None:
+            message = "Claude is waiting for your input"
+            work = agent.ctx.emit(NOTIFICATION, agent, message, "idle_prompt")
+            self._idle_task = asyncio.ensure_future(work)
+
+        return asyncio.get_running_loop().call_later(max(seconds, 0.0), notify)
 
     def _wake(self) -> None:
         """A background subagent finished while the prompt is open: end the read (its

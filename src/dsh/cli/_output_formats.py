@@ -48,6 +48,7 @@ from dsh.session import (
     SessionEvent,
     SteeringMessageEvent,
     ToolCallEvent,
+    ToolDeferredEvent,
     ToolResultEvent,
     TurnEndReason,
 )
@@ -85,7 +86,11 @@ _HTTP_STATUS = re.compile(r"\bHTTP (\d{3})\b")
 _API_ERRORS = {401: "authentication_failed", 403: "permission_denied", 429: "rate_limit"}
 
 # Claude Code's stop_reason by terminal_reason (an API error's synthetic message "stops").
-_STOP_REASONS = {"completed": "end_turn", "api_error": "stop_sequence"}
+_STOP_REASONS = {
+    "completed": "end_turn",
+    "api_error": "stop_sequence",
+    "tool_deferred": "tool_deferred",
+}
 
 # (subtype, is_error, terminal_reason) for each way a turn ends.
 _ENDINGS: dict[TurnEndReason, tuple[str, bool, str]] = {
@@ -95,6 +100,7 @@ _ENDINGS: dict[TurnEndReason, tuple[str, bool, str]] = {
     TurnEndReason.error: ("success", True, "api_error"),
     TurnEndReason.max_steps: ("error_max_turns", True, "max_turns"),
     TurnEndReason.aborted: ("error_during_execution", True, "aborted"),
+    TurnEndReason.deferred: ("success", False, "tool_deferred"),
 }
 
 
@@ -129,6 +135,7 @@ class StreamJson:
         self._init_sent = False
         self._calls: dict[str, ToolCallEvent] = {}
         self._denials: list[dict[str, Any]] = []
+        self._deferred: ToolDeferredEvent | None = None
         self._blocked: str | None = None
         self._turn_started = time.monotonic()
         self._turn_usage = Usage()
@@ -168,8 +175,11 @@ class StreamJson:
         if kind == "hook/result" and _field(event, "hook_event") == "SessionStart":
             self._send(self._hook_response(event))
             return
+        if isinstance(event, ToolDeferredEvent):
+            self._deferred = event
         if kind == "turn/start":
             self._turn_started = time.monotonic()
+            self._deferred = None
             self._denials = []
             self._blocked = None
             self._turn_usage = Usage()
@@ -419,6 +429,15 @@ class StreamJson:
             "api_error_status": error_status,
             "uuid": str(uuid.uuid4()),
         }
+        deferred = self._deferred
+        if turn.end_reason == TurnEndReason.deferred and deferred is not None:
+            # 2.1.332's: the call that waits, as the model asked for it.
+            obj["result"] = ""
+            obj["deferred_tool_use"] = {
+                "id": deferred.tool_use_id,
+                "name": deferred.tool_name,
+                "input": _plain(deferred.arguments),
+            }
         return obj
 
 

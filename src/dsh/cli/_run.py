@@ -13,13 +13,21 @@ import contextlib
 import dataclasses
 import enum
 import importlib
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from typing import IO, Any
 
 from dsh._frozen import slotted
-from dsh.agent import Agent, SetupTrigger, TurnResult, run_notifications
+from dsh.agent import (
+    SUBAGENT_MODELS,
+    Agent,
+    Settlement,
+    SetupTrigger,
+    TurnResult,
+    run_notifications,
+)
 from dsh.base._containment import become_subreaper
 from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command
 from dsh.cli._errors import UserError
@@ -115,6 +123,11 @@ class RunOptions:
     """``--input-format stream-json``: the turns and control requests come from here."""
     resolve_model: Callable[[str], Model] | None = None
     """The model ``/model NAME`` or a ``set_model`` selects (``None``: the run's own)."""
+    reject_deferred: str | None = None
+    """``--reject-deferred REASON``: a resumed session's deferred tool calls are rejected with
+    this reason; without it they run, through the policies again (2.1.332's resume)."""
+    resumed_without_prompt: bool = False
+    """``--resume``/``--continue`` with no prompt: the run settles the deferred calls only."""
 
 
 def host_options(options: RunOptions) -> HostOptions:
@@ -247,8 +260,15 @@ async def _run_prompts(
 ) -> ExitCode:
     """Run ``options.prompts``; ``printed`` catches the transcript up after each, ``on_result``
     is told each turn's result (``--output-format``)."""
+    if options.resolve_model is not None:
+        # A custom agent's `model:` (`haiku`, a full name) on the run's endpoint.
+        agent.ctx.provide(SUBAGENT_MODELS, options.resolve_model)
     if options.setup is not None:
         await agent.setup(options.setup)
+    if agent.pending_calls or options.resumed_without_prompt:
+        settled = await _settle_pending(agent, options, printed, on_result)
+        if settled is not None or not options.prompts:
+            return settled if settled is not None else ExitCode.OK
     if not options.prompts:
         await agent.start()  # `--init-only`: the session starts and ends, with no turn
     if options.stream_input is not None:
@@ -288,6 +308,8 @@ async def _run_prompts(
         def report(result: TurnResult) -> None:
             if printed is not None:
                 printed.catch_up(agent.events)
+                if result.end_reason == TurnEndReason.deferred:
+                    printed.say(deferred_notice(agent))
             if on_result is not None:
                 on_result(result)
 
@@ -300,6 +322,47 @@ async def _run_prompts(
         if code != ExitCode.OK:
             break
     return code
+
+
+def deferred_notice(agent: Agent) -> str:
+    """What a run that ended on a deferred call says: the call, and how to settle it."""
+    calls = ", ".join(f"{c.tool_name} ({c.tool_use_id})" for c in agent.pending_calls)
+    return (
+        f"deferred: {calls} waits to be settled. Run it: dsh run --resume {agent.session_id}"
+        f"; or refuse it: dsh run --resume {agent.session_id} --reject-deferred REASON"
+    )
+
+
+async def _settle_pending(
+    agent: Agent,
+    options: RunOptions,
+    printed: _Printed | None,
+    on_result: Callable[[TurnResult], None] | None,
+) -> ExitCode | None:
+    """A resumed session's deferred calls, each settled (run, or rejected with
+    ``--reject-deferred``) and its turn run on; ``None`` when the prompts may follow."""
+    pending = agent.pending_calls
+    if not pending:
+        print(
+            f"dsh: no deferred call waits in session {agent.session_id}, and no prompt was"
+            " given: give one to continue it",
+            file=sys.stderr,
+        )
+        return ExitCode.USAGE
+    for call in pending:
+        outcome: Settlement = "rejected" if options.reject_deferred is not None else "approved"
+        if printed is not None:
+            printed.say(f"{outcome[:-1].capitalize()}ing the deferred {call.tool_name} call")
+        result = await agent.settle_deferred(
+            call.tool_use_id, outcome, by="resume", reason=options.reject_deferred
+        )
+        if printed is not None:
+            printed.catch_up(agent.events)
+        if on_result is not None:
+            on_result(result)
+        if result.end_reason == TurnEndReason.deferred or exit_code_for(result) != ExitCode.OK:
+            return exit_code_for(result)
+    return None
 
 
 def _resolver(options: RunOptions) -> Callable[[str], Model]:

@@ -195,13 +195,15 @@ def run_flags(flags: RunFlags) -> ExitCode:
     _check_usage(flags)
     prompts = _given_prompts(flags)
     interactive = False
+    resuming = flags.io.get("resume") is not None or bool(flags.io.get("continue_session"))
     if not flags.init_only and not prompts and not flags.streamed:
         if flags.front == "print" and stdin_is_terminal():
             raise click.UsageError(
                 "Input must be provided either through stdin or as a prompt argument when"
                 " using --print"
             )
-        interactive, prompts = prompt_from_stdin()
+        # A resumed session may need no prompt: its deferred calls are what it runs.
+        interactive, prompts = prompt_from_stdin(allow_empty=resuming)
     elif flags.front == "terminal" and not flags.streamed and prompts:
         # `dsh PROMPT` at a terminal: an interactive session whose first turn is PROMPT.
         interactive = stdin_is_terminal() and stdout_is_terminal()
@@ -232,6 +234,8 @@ def run_flags(flags: RunFlags) -> ExitCode:
         skip_untrusted=flags.skip_untrusted_hooks,
         stream_input=sys.stdin if flags.streamed else None,
         resolve_model=model_resolver(settled.model_spec, settled.base_url),
+        reject_deferred=flags.io.get("reject_deferred"),
+        resumed_without_prompt=resuming and not prompts and not interactive,
     )
     hooks = options.hooks
     if hooks.claude_hooks or hooks.settings_files or hooks.plugin_dirs:
@@ -254,6 +258,12 @@ def _check_usage(flags: RunFlags) -> None:
         raise click.UsageError("--init-only runs no prompt: drop PROMPT, or use --init")
     if flags.streamed and (flags.prompt or flags.init_only):
         raise click.UsageError("--input-format stream-json reads the prompts from stdin")
+    resuming = flags.io.get("resume") is not None or bool(flags.io.get("continue_session"))
+    if flags.io.get("reject_deferred") is not None and not resuming:
+        raise click.UsageError(
+            "--reject-deferred settles a resumed session's deferred calls:"
+            " give --resume ID or --continue"
+        )
 
 
 def _run_model(settled: Settled, flags: RunFlags) -> Model:

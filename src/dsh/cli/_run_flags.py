@@ -52,6 +52,7 @@ IO_KEYS = (
     "resume",
     "plugins",
     "verbose",
+    "reject_deferred",
 )
 
 
@@ -107,6 +108,13 @@ def io_options(f: Callable[..., Any]) -> Callable[..., Any]:
             help="Continue the session with this id (a unique prefix will do); with no ID, "
             "pick one of this project's sessions at a terminal, else the latest. It runs in "
             "the directory it was created in.",
+        ),
+        click.option(
+            "--reject-deferred",
+            default=None,
+            metavar="REASON",
+            help="With --resume or --continue: reject the session's deferred tool calls (a "
+            'PreToolUse hook\'s "defer") with REASON instead of running them.',
         ),
         click.option(
             "--plugin",

@@ -101,6 +101,12 @@ async def _add_dir(repl: Repl, rest: str) -> None:
     repl.say(await add_dir_interactive(repl.term.agent, repl.term.profiles, rest))
 
 
+async def _agents(repl: Repl, rest: str) -> None:
+    from dsh.cli._agents_command import agents_report
+
+    repl.say(agents_report(repl.term.agent))
+
+
 async def _mcp(repl: Repl, rest: str) -> None:
     servers = repl.term.host.assembly.mcp
     if servers is not None:
@@ -280,6 +286,7 @@ def _c(name: str, description: str, run: object, hint: str = "") -> SlashCommand
 
 BUILTIN: Final[tuple[tuple[SlashCommand, tuple[str, ...]], ...]] = (
     (_c("/add-dir", "Add a working directory for this session", _add_dir, "DIR"), ()),
+    (_c("/agents", "The agent types the Agent tool offers (.claude/agents, ...)", _agents), ()),
     (_c("/clear", "Clear the conversation: a new session (SessionEnd/Start clear)", _clear), ()),
     (
         _c(

@@ -65,11 +65,12 @@ def stdout_is_terminal() -> bool:
     return _isatty(sys.stdout)
 
 
-def prompt_from_stdin() -> tuple[bool, tuple[str, ...]]:
+def prompt_from_stdin(*, allow_empty: bool = False) -> tuple[bool, tuple[str, ...]]:
     """For ``dsh run`` given no PROMPT: interactive (both ends a terminal), or stdin's prompt.
 
     Returns ``(True, ())`` for interactive mode, else ``(False, (text,))``;
-    raises a usage error when there is neither.
+    raises a usage error when there is neither (``allow_empty``: ``(False, ())`` for an
+    empty stdin, a resumed session's own work).
     """
     missing = (
         "Missing argument 'PROMPT...'. Give one, pipe one in on standard input, "
@@ -85,6 +86,8 @@ def prompt_from_stdin() -> tuple[bool, tuple[str, ...]]:
             f"the prompt on standard input is over {MAX_STDIN_PROMPT} characters"
         )
     if not text.strip():
+        if allow_empty:
+            return False, ()
         raise click.UsageError(missing)
     return False, (text.strip(),)
 

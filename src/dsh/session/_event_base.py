@@ -57,6 +57,7 @@ class TurnEndReason(enum.StrEnum):
     max_steps = "max_steps"
     stopped = "stopped"  # by agent/turn-stop
     error = "error"
+    deferred = "deferred"  # a tool call was deferred: it waits, pending, to be settled
 
     # Constant-style aliases of the same members.
     COMPLETED = "completed"
@@ -65,6 +66,7 @@ class TurnEndReason(enum.StrEnum):
     MAX_STEPS = "max_steps"
     STOPPED = "stopped"
     ERROR = "error"
+    DEFERRED = "deferred"
 
 
 AbortKind: TypeAlias = Literal["user", "hook", "timeout", "error"]

@@ -28,6 +28,7 @@ __all__ = [
     "SubagentEnd",
     "SubagentStart",
     "ToolCallEvent",
+    "ToolDeferredEvent",
     "ToolResultEvent",
     "TurnEnd",
     "TurnStart",
@@ -144,6 +145,27 @@ class ToolResultEvent(SessionEvent):
 @final
 @register_event_type
 @frozen(kw_only=True)
+class ToolDeferredEvent(SessionEvent):
+    """A tool call a pre-execute policy deferred: it has not run, and it stays pending (its
+    turn ended ``deferred``) until a ``tool/result`` with its ``tool_use_id`` settles it.
+
+    ``tool_name`` and ``arguments`` are the call as it would run; ``reason`` and ``by`` say
+    why and who deferred it.
+    """
+
+    type: ClassVar[str] = "tool/deferred"
+
+    token: str
+    tool_use_id: str | None = None
+    tool_name: str
+    arguments: Any
+    reason: str | None = None
+    by: str | None = None
+
+
+@final
+@register_event_type
+@frozen(kw_only=True)
 class ContextMessageEvent(SessionEvent):
     """Model-visible context (``source`` like ``plugin:<name>`` or ``hook:claude:SessionStart``)."""
 
@@ -244,6 +266,7 @@ CORE_EVENT_TYPES: tuple[type[SessionEvent], ...] = (
     AssistantDisplayEvent,
     ToolCallEvent,
     ToolResultEvent,
+    ToolDeferredEvent,
     ContextMessageEvent,
     SteeringMessageEvent,
     PromptBlockedEvent,

@@ -34,6 +34,7 @@ from dsh.tools._decisions import (
     PreToolAllow,
     PreToolAsk,
     PreToolDecision,
+    PreToolDefer,
     PreToolDeny,
     PreToolVariant,
 )
@@ -101,6 +102,7 @@ __all__ = [
     "PreToolAllow",
     "PreToolAsk",
     "PreToolDecision",
+    "PreToolDefer",
     "PreToolDeny",
     "PreToolVariant",
     "ProposedCall",

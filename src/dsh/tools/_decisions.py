@@ -33,6 +33,7 @@ __all__ = [
     "PreToolAllow",
     "PreToolAsk",
     "PreToolDecision",
+    "PreToolDefer",
     "PreToolDeny",
     "PreToolVariant",
     "check_content",
@@ -147,7 +148,8 @@ InputRewriteVariant: TypeAlias = InputKeep | InputReplace
 
 
 class PreToolDecision(ClosedUnion):
-    """``tools/pre-execute``'s answer: allow, deny (skips guards and dispatch) or ask.
+    """``tools/pre-execute``'s answer: allow, deny (skips guards and dispatch), ask, or defer
+    (the call neither runs nor fails: it waits, durably, for someone to settle it).
 
     ``additional_context`` becomes model-visible context after the step's
     tool results, whatever the call's outcome. Build one with ``allow()``,
@@ -156,7 +158,7 @@ class PreToolDecision(ClosedUnion):
     """
 
     __slots__ = ()
-    kind: ClassVar[Literal["allow", "deny", "ask"]]
+    kind: ClassVar[Literal["allow", "deny", "ask", "defer"]]
 
     @staticmethod
     def allow(*, additional_context: str | Iterable[str] | None = None) -> PreToolAllow:
@@ -178,6 +180,13 @@ class PreToolDecision(ClosedUnion):
     def ask(reason: str, *, additional_context: str | Iterable[str] | None = None) -> PreToolAsk:
         """Ask the approval service; only an allowed outcome lets the call go on."""
         return PreToolAsk(reason, _contexts(additional_context))
+
+    @staticmethod
+    def defer(reason: str | None = None, *, by: str | None = None) -> PreToolDefer:
+        """Leave the call pending: the turn ends, the log keeps the call, and it runs (or is
+        refused) when someone settles it (``Agent.settle_deferred``), with the same id.
+        ``by`` names who deferred it (for the log)."""
+        return PreToolDefer(reason, by)
 
 
 @final
@@ -226,9 +235,21 @@ class PreToolAsk(PreToolDecision):
             object.__setattr__(self, "additional_context", _contexts(self.additional_context))
 
 
+@final
+@frozen
+class PreToolDefer(PreToolDecision):
+    """Leave the call pending (``reason``, ``by``: why and who, for the log and the person
+    who settles it); it carries no context (2.1.332 ignores a deferring hook's)."""
+
+    kind: ClassVar[Literal["defer"]] = "defer"
+    reason: str | None = None
+    by: str | None = None
+    additional_context: tuple[str, ...] = ()
+
+
 _ALLOW = PreToolAllow()
 
-PreToolVariant: TypeAlias = PreToolAllow | PreToolDeny | PreToolAsk
+PreToolVariant: TypeAlias = PreToolAllow | PreToolDeny | PreToolAsk | PreToolDefer
 
 
 @final

@@ -5,7 +5,7 @@ Each carries a stable ``code`` and JSON ``info``; its content is the reason.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from dsh.base import AbortSignal, FrozenDict, freeze_json
 from dsh.context._chain import describe
@@ -50,6 +50,15 @@ def listener_failed(
 
 def denied(by: str, reason: str, **extra: Any) -> ToolResult:
     return result(reason, "DENIED", by=by, reason=reason, **extra)
+
+
+DEFERRED: Final = "DEFERRED"
+"""The code of a call a pre-execute policy deferred: it has not run, and waits to be settled."""
+
+
+def deferred(reason: str | None, by: str | None) -> ToolResult:
+    text = "the call is deferred: it waits for someone to approve or reject it"
+    return result(text, DEFERRED, by=by, reason=reason)
 
 
 def malformed(source: str, problem: str) -> ToolResult:

@@ -35,10 +35,11 @@ from dsh.tools._decisions import (
     PostToolVariant,
     PreToolAllow,
     PreToolDecision,
+    PreToolDefer,
     PreToolDeny,
     PreToolVariant,
 )
-from dsh.tools._failures import aborted_before, denied, exc_text, listener_failed
+from dsh.tools._failures import aborted_before, deferred, denied, exc_text, listener_failed
 from dsh.tools._identity import ToolCall
 from dsh.tools._types import OutputMismatchError, ToolCaller, ToolResult
 
@@ -88,6 +89,8 @@ async def decide(
     if type(decision) is PreToolDeny:
         extra = {"info": decision.info} if decision.info is not None else {}
         return denied("pre-execute", decision.reason, **extra), contexts, None
+    if type(decision) is PreToolDefer:
+        return deferred(decision.reason, decision.by), (), None
     result, approval = await ask(ctx, call, decision.reason, signal)
     return result, contexts, approval
 

@@ -43,7 +43,7 @@ from dsh.messages import ToolUse
 from dsh.tools._call_state import drop
 from dsh.tools._channels import EXECUTE, POST_EXECUTE, PRE_EXECUTE, RESULT, REWRITE_INPUT
 from dsh.tools._dispatch import Dispatch
-from dsh.tools._failures import aborted_before, exc_text
+from dsh.tools._failures import DEFERRED, aborted_before, exc_text
 from dsh.tools._identity import CallToken, ToolCall, ToolExecutionResult, ToolRequest
 from dsh.tools._persist import cut_error, persist_oversized
 from dsh.tools._phases import Guard, decide, post_execute, run_guard
@@ -82,11 +82,12 @@ class ToolRegistry:
     registrations and guards are removed when that scope is disposed.
     """
 
-    __slots__ = ("_core", "_scope")
+    __slots__ = ("_core", "_only", "_scope")
 
     def __init__(self, ctx: Context) -> None:
         self._core = _Core(ctx)
         self._scope = ctx
+        self._only: frozenset[str] | None = None
 
     def bound_to(self, scope: Context) -> ToolRegistry:
         """This registry as seen from ``scope``: what it installs goes with the scope."""
@@ -95,6 +96,16 @@ class ToolRegistry:
         view = ToolRegistry.__new__(ToolRegistry)
         view._core = self._core
         view._scope = scope
+        view._only = self._only
+        return view
+
+    def limited_to(self, names: frozenset[str] | None) -> ToolRegistry:
+        """This registry with only the tools ``names`` (``None``: all of them): a subagent
+        type's tools. The others are neither offered nor run (an unknown tool to the call)."""
+        view = ToolRegistry.__new__(ToolRegistry)
+        view._core = self._core
+        view._scope = self._scope
+        view._only = names
         return view
 
     # -- definitions ------------------------------------------------------------
@@ -146,12 +157,22 @@ class ToolRegistry:
         core.definitions = tuple(e.definition for e in core.entries.values())
 
     def get(self, name: str) -> ToolDefinition | None:
+        if self._only is not None and name not in self._only:
+            return None
         entry = self._core.entries.get(name)
         return entry.definition if entry is not None else None
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
         """Every registered tool, in registration order."""
+        if self._only is not None:
+            return tuple(d for d in self._core.definitions if d.name in self._only)
         return self._core.definitions
+
+    def _entries(self) -> dict[str, Entry]:
+        entries = self._core.entries
+        if self._only is None:
+            return entries
+        return {name: e for name, e in entries.items() if name in self._only}
 
     # -- guards -----------------------------------------------------------------
 
@@ -194,7 +215,7 @@ class ToolRegistry:
         if signal is not None and type(signal) is not AbortSignal:
             raise _bad_signal(signal)
         core = self._core
-        call, failure = seal_request(core.entries, request, agent, parent)
+        call, failure = seal_request(self._entries(), request, agent, parent)
         if failure is None and call.tool is not None:
             rewriters = core.ctx.listeners(REWRITE_INPUT)
             if rewriters and (signal is None or not signal.aborted):
@@ -251,7 +272,8 @@ class ToolRegistry:
                     # A failure's text as the model and PostToolUseFailure see it.
                     result = cut_error(call, await work(signal, workspace))
             post_fns = ctx.listeners(POST_EXECUTE)
-            if post_fns:
+            # A deferred call has not run: nothing after it (2.1.332 fires no PostToolUse).
+            if post_fns and result.code != DEFERRED:
                 result, more = await post_execute(post_fns, call, result, signal)
                 contexts += more
             # What the model will see, bounded: the one place every tool's result passes.

@@ -57,6 +57,8 @@ FailureCode: TypeAlias = Literal[
     "TOOL_ERROR",
     "MALFORMED_RESULT",
     "LISTENER_ERROR",
+    # Not a tool body's to give (so not in FAILURE_CODES): a pre-execute deferral.
+    "DEFERRED",
 ]
 FAILURE_CODES: tuple[FailureCode, ...] = (
     "UNKNOWN_TOOL",

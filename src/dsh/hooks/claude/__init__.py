@@ -67,6 +67,7 @@ __all__ = [
     "consequences",
     "decode_answer",
     "explain_hooks",
+    "frontmatter_report",
     "generated_payload",
     "hooks_for",
     "load_catalog",
@@ -102,6 +103,7 @@ if TYPE_CHECKING:
         pre_tool_decision,
         try_hook,
     )
+    from dsh.hooks.claude.settings._frontmatter_report import frontmatter_report
     from dsh.hooks.claude.transcript._content import claude_content
 
 __getattr__ = lazy(
@@ -117,6 +119,7 @@ __getattr__ = lazy(
         "dsh.hooks.claude.permissions._add_dir": ("add_working_directory",),
         "dsh.hooks.claude.runtime._bridge": ("ClaudeHooksPlugin", "claude_hooks_plugin"),
         "dsh.hooks.claude.runtime._machinery": ("shown_reason",),
+        "dsh.hooks.claude.settings._frontmatter_report": ("frontmatter_report",),
         "dsh.hooks.claude.runtime._trial": (
             "HookTrial",
             "consequences",

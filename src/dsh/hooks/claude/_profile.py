@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     from dsh.base._sandbox import SandboxPolicy
     from dsh.hooks.claude.rules._modes import PermissionMode
     from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin
+    from dsh.hooks.claude.settings._agents import AgentSet
     from dsh.hooks.claude.settings._catalog import PluginRoot
+    from dsh.hooks.claude.settings._commands import CommandSet
     from dsh.hooks.claude.settings._types import Catalog
     from dsh.hooks.claude.trust._review import TrustReview
     from dsh.instructions import ClaudeInstructionsPlugin, InstructionsGate, LoadedInstructions
@@ -203,6 +205,7 @@ class ClaudeCodeProfile:
         and left out, or, with ``refuse_untrusted``, a hook or plugin not trusted
         raises ``UntrustedHooksError`` before anything is mounted.
         """
+        from dsh.hooks.claude.settings._agents import load_agents
         from dsh.hooks.claude.settings._commands import load_commands
 
         catalog = self._discover(project)
@@ -210,6 +213,7 @@ class ClaudeCodeProfile:
         notice = None
         ignored: tuple[str, ...] = ()
         gate: InstructionsGate | None = None
+        frontmatter_trusted = True
         if self.catalog is None and self.require_trust:
             from dsh.hooks.claude.trust._records import catalog_bound
             from dsh.hooks.claude.trust._review import TrustGate, review_trust, trusted_catalog
@@ -246,6 +250,7 @@ class ClaudeCodeProfile:
             )
             catalog, ignored = _trusted_permissions(catalog, self.trust_dir)
             catalog = _trusted_env(catalog, self.trust_dir)
+            frontmatter_trusted = _project_trusted(catalog.project_dir, self.trust_dir)
         # A plugin left out (not trusted) brings no server either.
         live = {f"plugin:{p}:" for p in _loaded_plugins(catalog)}
         servers = tuple(
@@ -262,8 +267,30 @@ class ClaudeCodeProfile:
             plugin_roots=_plugin_dirs(self.plugin_roots, catalog),
             config_dir=Path(configured).expanduser() if configured else None,
         )
+        agents = load_agents(
+            project,
+            home=self.home,
+            plugin_roots=_plugin_dirs(self.plugin_roots, catalog),
+            config_dir=Path(configured).expanduser() if configured else None,
+        )
+        if not frontmatter_trusted:
+            left_out = _untrusted_frontmatter(agents, commands, catalog.project_dir)
+            if left_out and self.refuse_untrusted:
+                from dsh.hook_protocol import UntrustedHooksError
+
+                how = self._trust_command(catalog.project_dir)
+                raise UntrustedHooksError(
+                    f"{left_out[0].removeprefix('warning: ')}, so this run does not start (no"
+                    f" one is there to ask)\nTrust the project, then run again: {how}"
+                    "\nOr trust it and run in one step: rerun with --trust-project"
+                    "\nOr run without them: rerun with --skip-untrusted-hooks"
+                )
+            ignored += left_out
+            agents, commands = agents.without_project_hooks(), commands.without_project_hooks()
+        if state is not None:
+            state.agent_modes.update(agents.permission_modes())
         hooks: ClaudeHooksPlugin | None = None
-        if catalog.all_hooks() or commands.commands:
+        if catalog.all_hooks() or commands.commands or agents.agents:
             # The runtime (dsh.hook_protocol under it) loads only when there is something to run.
             from dsh.base._containment import prepare_containment
             from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
@@ -278,6 +305,7 @@ class ClaudeCodeProfile:
                 attended=self.attended,
                 permissions=state,
                 commands=commands,
+                agents=agents,
             )
         instructions = None
         if self.instructions:
@@ -295,6 +323,7 @@ class ClaudeCodeProfile:
             logger.info("claude hooks: %s (dsh hooks check lists it)", note)
         for line in commands.diagnostics:
             logger.info("claude commands: %s", line)
+        diagnostics += tuple(d.describe() for d in agents.diagnostics if d.severity == "error")
         diagnostics += (*notes, *(() if notice is None else (notice,)), *ignored, *mcp_notes)
         policy = ClaudePermissionsPlugin(state) if state is not None else None
         environment = {"set": catalog.env} if catalog.env else None
@@ -413,6 +442,30 @@ def _loaded_plugins(catalog: Catalog) -> dict[str, Path]:
         for e in catalog.sources
         if e.source.plugin is not None and e.source.plugin_root is not None and e.status == "loaded"
     }
+
+
+def _project_trusted(project: Path, trust_dir: Path | None) -> bool:
+    """Whether the user trusted ``project`` (its agents' and skills' hooks may run)."""
+    from dsh.hooks.claude.trust._records import project_trusted, read_record
+
+    return project_trusted(read_record(project, trust_dir))
+
+
+def _untrusted_frontmatter(
+    agents: AgentSet, commands: CommandSet, project: Path
+) -> tuple[str, ...]:
+    """One line per project agent or skill whose frontmatter hooks an untrusted project
+    leaves out (2.1.332 runs a project agent's only in a trusted folder)."""
+    files = [a.path for a in agents.project_hooks()] + [c.path for c in commands.project_hooks()]
+    if not files:
+        return ()
+    shown = ", ".join(
+        str(p.relative_to(project)) if p.is_relative_to(project) else str(p) for p in files
+    )
+    return (
+        f"warning: frontmatter hooks of {shown} left out: the project is not trusted"
+        " (`dsh hooks trust` or --trust-project trusts it)",
+    )
 
 
 def _plugin_dirs(given: Sequence[Path | str | PluginRoot], catalog: Catalog) -> list[Path]:

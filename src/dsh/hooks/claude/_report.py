@@ -159,6 +159,26 @@ every `dsh run` mode and in `dsh acp` (a turn the client did not prompt, streame
 `session/update`s). `run_in_background: false` waits for the answer, as does a subagent's
 own `Agent` call. dsh has no SendMessage tool, so the result does not offer one.
 
+Custom subagents (`agents/*.md` in the project's `.claude`, the user's config directory
+and each plugin; the project's win, then the user's, as for commands) are offered by
+`subagent_type`: frontmatter `name` and `description` (both required), `tools` and
+`disallowedTools` (a comma-separated string or a list; the child is offered only those,
+and a call of another is an unknown tool), `model` (`haiku`, a full name or `inherit`: on
+the run's endpoint, as `/model NAME`), `permissionMode` (the subagent's calls are checked
+in it unless the session is in `bypassPermissions`, `acceptEdits` or `auto`, and never in
+`bypassPermissions` unless the session is) and the body as its system prompt. With custom
+agents, the session's first prompt carries 2.1.332's list (`Available agent types for the
+Agent tool:`, `- name: description (Tools: …)`) and an unknown type is refused with
+2.1.332's `Agent type 'x' not found. Available agents: …`. A frontmatter `hooks:` map (an
+agent's or a skill's) is validated like a settings file's `hooks` (`dsh hooks check` names
+the file and line of each problem): an agent's run for that agent's own tool calls, its
+`Stop` as SubagentStop; a skill's run from the call after the skill was loaded (by the
+`Skill` tool or `/name`), next to the settings' hooks, `once: true` honoured, with the
+skill's folder as `CLAUDE_PLUGIN_ROOT`. Frontmatter hooks in the project follow its trust
+like its settings hooks: left out (said once) until it is trusted, and a headless `dsh run`
+refuses to start with them untrusted (2.1.332 runs a project agent's only in a trusted
+folder: `custom-agent-hooks`). `/agents` lists the types in an interactive session.
+
 ## Diagnostics
 
 The catalog validates every declaration and admits only what this host runs;

@@ -33,13 +33,16 @@ from typing import Any, Final, Literal, NotRequired, TypedDict
 __all__ = [
     "HOOK_INPUTS",
     "BaseHookInput",
+    "ConfigChangeHookInput",
     "CwdChangedHookInput",
     "DirectoryAddedHookInput",
     "Effort",
     "ElicitationHookInput",
+    "FileChangedHookInput",
     "InstructionsLoadedHookInput",
     "McpServerInfo",
     "MessageDisplayHookInput",
+    "NotificationHookInput",
     "PermissionDeniedHookInput",
     "PermissionRequestHookInput",
     "PostCompactHookInput",
@@ -391,6 +394,30 @@ class ElicitationHookInput(BaseHookInput):
     requested_schema: NotRequired[dict[str, Any]]
 
 
+class ConfigChangeHookInput(BaseHookInput):
+    prompt_id: NotRequired[str]
+    hook_event_name: Literal["ConfigChange"]
+    source: str
+    file_path: str
+
+
+class FileChangedHookInput(BaseHookInput):
+    prompt_id: NotRequired[str]
+    agent_id: NotRequired[str]
+    agent_type: NotRequired[str]
+    hook_event_name: Literal["FileChanged"]
+    file_path: str
+    event: str
+
+
+class NotificationHookInput(BaseHookInput):
+    prompt_id: NotRequired[str]
+    hook_event_name: Literal["Notification"]
+    message: str
+    title: NotRequired[str]
+    notification_type: str
+
+
 HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
     {
         "Setup": SetupHookInput,
@@ -420,6 +447,9 @@ HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
         "PostModelSwitch": PostModelSwitchHookInput,
         "SessionEnd": SessionEndHookInput,
         "Elicitation": ElicitationHookInput,
+        "ConfigChange": ConfigChangeHookInput,
+        "FileChanged": FileChangedHookInput,
+        "Notification": NotificationHookInput,
     }
 )
 """Each event the bridge sends, by name, to the type of its payload."""

@@ -83,11 +83,11 @@ _TABLE: Final[dict[str, EventSupport]] = {
             _ENV_FILE,
             NOTICE,
             HALTS,
+            "`watchPaths`: the files FileChanged watches",
         ),
         limits=(
             "`initialUserMessage`, `sessionTitle`, `reloadSkills`: dsh has no session titles"
             " or headless first-message seam, and reads skills once when the session starts",
-            "`watchPaths`: no file watcher (`FileChanged` is not supported)",
             "`context_tokens` is the usage the API reported for the last response; only a log"
             " whose last response has none (a server that reports no usage) gives an estimate"
             " (about 4 characters a token of the system prompt and the projected history)",
@@ -191,7 +191,19 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " hook",
             "`additionalContext` added after the step's tool results",
             _FILE_PATHS,
-            "several hooks: deny > ask > allow; every context delivered in declaration order",
+            "several hooks: deny > defer > ask > allow; every context delivered in declaration"
+            " order",
+            '`permissionDecision: "defer"` (`defer-single`, `defer-two-calls`, `defer-then-deny`'
+            " in tests/fixtures/claude_defer.json): the call does not run and is kept pending in"
+            " the session log (`tool/deferred`); the step's other calls run; the turn ends"
+            " `deferred` with no PostToolBatch and no Stop (stream-json: `stop_reason` and"
+            " `terminal_reason` `tool_deferred`, `deferred_tool_use`); its reason, context and"
+            " `updatedInput` are ignored. Settled (`dsh run --resume ID` with no prompt; at the"
+            " terminal, asked `Run it? [y/N]`; over ACP, a permission request), it runs with the"
+            " same `tool_use_id` after PreToolUse fires again (which may deny or defer it once"
+            " more), then UserPromptSubmit fires for `Continue from where you left off.` and the"
+            " turn goes on; rejected (`--reject-deferred REASON`, `n`, an ACP reject), the model"
+            " gets an error result naming who refused it",
             NOTICE,
             "`continue: false` halts after the step's calls finish (`agent.cancel` with a"
             " hook cause)",
@@ -204,11 +216,16 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " `max_results: 5` filled in (`task-tools-search`)",
             _IF_EVALUATED,
         ),
-        limits=('`permissionDecision: "defer"`: no pause-and-resume arm on `PreToolDecision`',),
+        limits=(
+            '`permissionDecision: "defer"` in a subagent\'s call: not honoured (the call goes on,'
+            " with a warning): a subagent's turn cannot wait past its parent's",
+        ),
         difference=(
             "Several hooks' `updatedInput`: the last valid one in declaration order wins, where"
             " Claude Code takes the last hook to finish (non-deterministic); a hook that"
-            " answers without `updatedInput` never erases another's."
+            " answers without `updatedInput` never erases another's. `defer` in an interactive"
+            " session: Claude Code ignores it with a warning; dsh keeps the call pending and"
+            " asks the person at the terminal (or the ACP client) to run or refuse it."
         ),
     ),
     "PermissionRequest": EventSupport(
@@ -333,7 +350,29 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " `permission_state`, so PermissionDenied never fires in `dsh run`",
         ),
     ),
-    "Notification": not_supported("dsh has no notification channel"),
+    "Notification": EventSupport(
+        seam="approval/request",
+        status="partial",
+        applied=(
+            "`permission_prompt`: a tool call's permission question put to a person (at the"
+            " terminal, or the ACP client's `session/request_permission`), with 2.1.332's"
+            " message `Claude needs your permission to use <Tool>`, after any PermissionRequest"
+            " hook; headless nothing fires, as 2.1.332 fires none in `-p` (`notify-permission`"
+            " in tests/fixtures/claude_events.json)",
+            "`idle_prompt`: the interactive terminal waited for input `DSH_IDLE_NOTIFY_SECONDS`"
+            " (default 60, 2.1.332's) after a turn: `Claude is waiting for your input`, on"
+            " `agent/notification`",
+            "the matcher is `notification_type`; exit codes, decisions, `systemMessage` and"
+            " `continue` do nothing, as in Claude Code",
+        ),
+        limits=(
+            "the other types (`auth_success`, the elicitation dialogs, agent views, quota"
+            " notices) name things dsh does not show",
+            "`permission_prompt` fires as the question is put, where 2.1.332 waits about 6 s"
+            " for an answer first",
+            "`terminalSequence`: dsh runs hooks without a terminal of theirs",
+        ),
+    ),
     "SubagentStart": EventSupport(
         seam="subagent/start",
         status="supported",
@@ -429,7 +468,26 @@ _TABLE: Final[dict[str, EventSupport]] = {
         limits=("`terminalSequence`: dsh runs hooks without a terminal of theirs",),
     ),
     "TeammateIdle": not_supported("dsh has no agent teams"),
-    "ConfigChange": not_supported("settings are read when the session starts; no settings watcher"),
+    "ConfigChange": EventSupport(
+        seam="tools/post-execute",
+        status="partial",
+        applied=(
+            "fires when a settings file (`user_settings`, `project_settings`, `local_settings`,"
+            " the managed file as `policy_settings`) or a skill file (`skills`) changed, with"
+            " `source` (the matcher's value) and `file_path` (`config-change`; `config-skill` in"
+            " tests/fixtures/claude_events.json); dsh compares the files after each tool call,"
+            " before its PostToolUse (where 2.1.332's watcher fired in the recordings), and"
+            " before each prompt",
+            'exit 2 and `decision: "block"`: nothing shown anywhere, as in Claude Code',
+        ),
+        limits=(
+            "a change is not applied to the running session whether or not a hook blocks it:"
+            " dsh reads settings and skills when a session starts (`dsh run --resume` picks it"
+            " up); `config-change`'s new `env` is not seen by the session's later Bash",
+            "a change made while dsh waits for the person at the terminal fires at the next"
+            " prompt, not at once: dsh compares files, it runs no watcher",
+        ),
+    ),
     "CwdChanged": EventSupport(
         seam="agent/cwd-changed",
         status="partial",
@@ -440,11 +498,30 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "exit 2 stderr shown to the user as a hook-error notice",
             _ENV_FILE,
             f"{NOTICE}; `continue` discarded, as in Claude Code",
+            "`watchPaths` replace the files FileChanged watches",
         ),
-        limits=("`watchPaths`: no file watcher (`FileChanged` is not supported)",),
+        limits=("`terminalSequence`: dsh runs hooks without a terminal of theirs",),
     ),
     "DirectoryAdded": DIRECTORY_ADDED,
-    "FileChanged": not_supported("dsh has no file watcher"),
+    "FileChanged": EventSupport(
+        seam="tools/post-execute",
+        status="partial",
+        applied=(
+            "fires when a watched file changed (`event`: `change`, `add`, `unlink`) with"
+            " `file_path` (`file-changed` in tests/fixtures/claude_events.json): the files"
+            " FileChanged matchers name (literal file names in the project, split on `|`) and"
+            " the `watchPaths` a SessionStart, CwdChanged or FileChanged hook returned (each"
+            " answer replaces that list); groups are filtered by the file's name; compared after"
+            " each tool call, before its PostToolUse, and before each prompt",
+            _ENV_FILE,
+            "exit 2 stderr shown to the user as a hook-error notice",
+            f"{NOTICE}; `continue` discarded, as in Claude Code",
+        ),
+        limits=(
+            "a change made while dsh waits for the person fires at the next prompt: dsh"
+            " compares files at fixed points, it runs no watcher",
+        ),
+    ),
     "WorktreeCreate": not_supported("dsh does not manage worktrees"),
     "WorktreeRemove": not_supported("dsh does not manage worktrees"),
     "PreCompact": EventSupport(

@@ -87,12 +87,16 @@ class AutoClassifier(Protocol):
         ...
 
 
+_PARENT_MODE_STANDS: frozenset[str] = frozenset({"bypassPermissions", "acceptEdits", "auto"})
+
+
 class PermissionState:
     """The permission mode, rules and working directories of one mounted profile."""
 
     __slots__ = (
         "_asked",
         "_hook_allowed",
+        "agent_modes",
         "classifier",
         "directories",
         "home",
@@ -122,9 +126,21 @@ class PermissionState:
         self.rules: list[RuleEntry] = list(settings.rules)
         self.directories: list[WorkingDirectory] = list(directories)
         self.home = home
+        # A custom agent's `permissionMode` (by agent type): `mode_for` applies it.
+        self.agent_modes: dict[str, PermissionMode] = {}
         # Kept in each call's own slot, from PreToolUse to PermissionRequest.
         self._hook_allowed: CallStateKey[bool] = CallStateKey("claude-permissions.hook-allowed")
         self._asked: CallStateKey[PermissionCheck] = CallStateKey("claude-permissions.asked")
+
+    def mode_for(self, agent: object) -> PermissionMode:
+        """The mode ``agent``'s calls are checked in: a subagent's type's ``permissionMode``
+        unless the session's is ``bypassPermissions``, ``acceptEdits`` or ``auto`` (those
+        stand), and never ``bypassPermissions`` unless the session is in it (2.1.332)."""
+        kind = getattr(agent, "agent_type", None) if getattr(agent, "parent", None) else None
+        own = self.agent_modes.get(kind) if isinstance(kind, str) else None
+        if own is None or self.mode in _PARENT_MODE_STANDS or own == "bypassPermissions":
+            return self.mode
+        return own
 
     def paths(self) -> tuple[Path, ...]:
         return tuple(d.path for d in self.directories)
@@ -171,7 +187,7 @@ class PermissionState:
             name,
             arguments,
             read_only=call.tool is not None and call.tool.read_only,
-            mode=self.mode,
+            mode=self.mode_for(agent),
             rules=self.rules,
             directories=self.paths(),
             cwd=cwd,

@@ -44,14 +44,18 @@ from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude.permissions._plugin import PermissionState
 from dsh.hooks.claude.rules._modes import PermissionMode
+from dsh.hooks.claude.runtime._agents import AgentListing
 from dsh.hooks.claude.runtime._command_events import CommandEvents
 from dsh.hooks.claude.runtime._lifecycle import LifecycleEvents
 from dsh.hooks.claude.runtime._machinery import Runtime
 from dsh.hooks.claude.runtime._mcp_events import McpEvents
+from dsh.hooks.claude.runtime._notifications import NotificationEvents
 from dsh.hooks.claude.runtime._permission_events import PermissionEvents
 from dsh.hooks.claude.runtime._session_commands import SessionCommandEvents
 from dsh.hooks.claude.runtime._subagents import SubagentEvents
 from dsh.hooks.claude.runtime._tool_events import ToolEvents
+from dsh.hooks.claude.runtime._watch import Watches
+from dsh.hooks.claude.settings._agents import AgentSet
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog
 from dsh.mcp import ELICITATION
@@ -73,9 +77,17 @@ class ClaudeHooksPlugin:
     """The plugin ``claude_hooks_plugin`` returns: ``ctx.plugin(plugin)`` mounts it."""
 
     def __init__(
-        self, catalog: Catalog, *, commands: CommandSet | None = None, **settings: Any
+        self,
+        catalog: Catalog,
+        *,
+        commands: CommandSet | None = None,
+        agents: AgentSet | None = None,
+        **settings: Any,
     ) -> None:
-        self.runtime = Runtime(catalog, commands=commands, **settings)
+        self.runtime = Runtime(catalog, commands=commands, agents=agents, **settings)
+        self.agent_listing = AgentListing(self.runtime)
+        self.watches = Watches(self.runtime)
+        self.notifications = NotificationEvents(self.runtime)
         self.subagents = SubagentEvents(self.runtime)
         self.lifecycle = LifecycleEvents(self.runtime, self.subagents)
         self.tools = ToolEvents(self.runtime)
@@ -117,6 +129,9 @@ class ClaudeHooksPlugin:
         }
 
     def apply(self, ctx: Context) -> None:
+        # First: outermost on tools/post-execute and agent/prompt-submit, so a changed file's
+        # event fires before PostToolUse and UserPromptSubmit.
+        self.watches._mount_watches(ctx)
         d = self.declared
         life, subagents, tools = self.lifecycle, self.subagents, self.tools
         perms = self.permission_events
@@ -130,6 +145,7 @@ class ClaudeHooksPlugin:
         ctx.on(PROMPT_SUBMIT, life._prompt_submit)
         if self.commands.commands:  # after UserPromptSubmit: 2.1.332 expands after it fires
             self.command_events._mount_commands(ctx)
+        self.agent_listing._mount_agents(ctx)  # the custom agents, when there are any
         # PreModelSwitch, PostModelSwitch, DirectoryAdded
         self.session_commands._mount_session_commands(ctx)
         if d("MessageDisplay"):
@@ -146,6 +162,7 @@ class ClaudeHooksPlugin:
             ctx.on(PRE_EXECUTE, perms._permission_denied)  # inner to PreToolUse's
         if d("PermissionRequest"):
             ctx.on(APPROVAL_REQUEST, perms._permission_request)
+        self.notifications._mount_notifications(ctx)  # inner to PermissionRequest's
         if d("PostToolUse") or d("PostToolUseFailure"):
             ctx.on(POST_EXECUTE, tools._post_tool)
         if d("PostToolBatch"):
@@ -186,6 +203,7 @@ def claude_hooks_plugin(
     attended: bool = False,
     permissions: PermissionState | None = None,
     commands: CommandSet | None = None,
+    agents: AgentSet | None = None,
 ) -> ClaudeHooksPlugin:
     """The plugin that runs ``catalog``'s hooks on dsh's seams: ``ctx.plugin(...)`` it.
 
@@ -195,7 +213,8 @@ def claude_hooks_plugin(
     ``attended`` whether a person is at the terminal (``CLAUDE_CODE_SESSION_ATTENDED``);
     ``permissions`` the permission policy's state, shared with ``ClaudePermissionsPlugin``
     (its mode is then what hooks are sent, and PermissionRequest applies to it);
-    ``commands`` the custom commands and skills (``load_commands``) prompts may expand.
+    ``commands`` the custom commands and skills (``load_commands``) prompts may expand;
+    ``agents`` the custom subagents (``load_agents``) the ``Agent`` tool offers.
     """
     return ClaudeHooksPlugin(
         catalog,
@@ -205,4 +224,5 @@ def claude_hooks_plugin(
         attended=attended,
         permissions=permissions,
         commands=commands,
+        agents=agents,
     )

@@ -105,6 +105,8 @@ class CommandEvents(Handlers):
                 return PromptDecision.block(message)
             contexts = prompt_context_lines("UserPromptExpansion", merged)
         text = await self._expand(agent, command, args, invoked_by="user")
+        if command.hooks:
+            self.runtime.load_skill_hooks(agent, command.hooks)
         head = (
             f"<command-message>{command.name}</command-message>\n"
             f"<command-name>/{command.name}</command-name>\n"
@@ -150,6 +152,8 @@ class CommandEvents(Handlers):
             invoked_by="claude",
             call_id=str(inv.token) if inv.token is not None else None,
         )
+        if skill.hooks:
+            self.runtime.load_skill_hooks(agent, skill.hooks)
         lead = f"Base directory for this skill: {skill.base_dir}\n\n"
         agent.steer(lead + text if skill.kind == "skill" else text)
         return ToolResult.ok(

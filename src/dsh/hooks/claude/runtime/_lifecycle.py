@@ -156,6 +156,7 @@ class LifecycleEvents(Handlers):
                 payload["prompt_cache_likely_expired"] = figures["prompt_cache_likely_expired"]
                 payload["estimated_cache_write_usd"] = figures["estimated_cache_write_usd"]
         merged = await self._fire(agent, "SessionStart", hooks, payload)
+        self.runtime.watch_paths_from(agent, merged)
         self._inject_contexts(agent, "SessionStart", merged, plain_as=f"SessionStart:{value}")
         self._user_errors(agent, "SessionStart", merged)
         self._common_effects(agent, "SessionStart", merged)
@@ -396,8 +397,7 @@ class LifecycleEvents(Handlers):
         for _, answer in merged.answers:
             if answer.system_message:
                 agent.notice(answer.system_message, source=f"{SOURCE}:CwdChanged")
-            if answer.watch_paths is not None:
-                logger.info("CwdChanged watchPaths are not applied (dsh has no file watcher)")
+        self.runtime.watch_paths_from(agent, merged)
         self._user_errors(agent, "CwdChanged", merged)
 
     # -- SessionEnd ---------------------------------------------------------------------------

@@ -48,6 +48,7 @@ from dsh.hooks.claude.runtime._extensions import extensions_on, usage_so_far
 from dsh.hooks.claude.runtime._judged import in_process
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
 from dsh.hooks.claude.runtime._why import skipped_selections
+from dsh.hooks.claude.settings._agents import AgentSet
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 from dsh.hooks.claude.transcript._projection import (
@@ -86,7 +87,7 @@ ENTRYPOINT: Final = "sdk-cli"
 
 SOURCE: Final = "claude-hooks"
 
-ENV_FILE_EVENTS: Final = frozenset({"SessionStart", "Setup", "CwdChanged"})
+ENV_FILE_EVENTS: Final = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})
 """The events whose hooks get a ``CLAUDE_ENV_FILE`` to export the session's Bash environment."""
 
 Merged: TypeAlias = MergedAnswers[HookDeclaration, HookAnswer]
@@ -95,12 +96,14 @@ Merged: TypeAlias = MergedAnswers[HookDeclaration, HookAnswer]
 
 @frozen
 class PreToolOutcome:
-    """PreToolUse's merged answer for one call (deny > ask > allow; contexts in order)."""
+    """PreToolUse's merged answer for one call (deny > defer > ask > allow; contexts in
+    order); ``deferred_by`` names the hooks that deferred it."""
 
     denials: tuple[str, ...]
     asks: tuple[str, ...]
     contexts: tuple[str, ...]
     allowed: bool = False
+    deferred_by: str | None = None
 
 
 @slotted
@@ -115,6 +118,12 @@ class AgentState:
     subagents_stopped: set[str] = field(default_factory=set)
     # dsh's opt-in Stop counter: how many times in a row each Stop hook blocked (by place)
     stop_blocks: dict[str, int] = field(default_factory=dict)
+    # the hooks of the skills loaded so far (from the call after the load on), and those
+    # loaded by a call still running
+    skill_hooks: list[HookDeclaration] = field(default_factory=list)
+    skill_hooks_pending: list[HookDeclaration] = field(default_factory=list)
+    # the `once: true` frontmatter hooks that ran already (by dedup key)
+    once_fired: set[Hashable] = field(default_factory=set)
 
 
 def additional_contexts(merged: Merged) -> list[str]:
@@ -222,9 +231,16 @@ class Runtime:
         attended: bool = False,
         permissions: PermissionState | None = None,
         commands: CommandSet | None = None,
+        agents: AgentSet | None = None,
     ) -> None:
         self.catalog = catalog
         self.commands = commands if commands is not None else CommandSet()
+        self.agents = agents if agents is not None else AgentSet()
+        # The events a skill's or an agent's frontmatter has hooks for: their listeners
+        # are mounted even when no settings file declares them.
+        self._scoped_events = self.agents.hook_events() | {
+            e for c in self.commands.commands for e, hooks in c.hooks.items() if hooks
+        }
         self._permission_mode: PermissionMode = permission_mode
         self.permissions = permissions
         self.transcript_dir = transcript_dir
@@ -238,6 +254,8 @@ class Runtime:
         self._pre_tool_outcome: CallStateKey[PreToolOutcome] = CallStateKey("claude-hooks.pre-tool")
         self._started: CallStateKey[float] = CallStateKey("claude-hooks.started")
         self._transcripts: dict[Path, TranscriptWriter] = {}
+        # Set by the FileChanged watch (``_watch``) when it is mounted.
+        self.on_watch_paths: Callable[[Agent, Sequence[str]], None] | None = None
         self._legacy_warned: set[Hashable] = set()
         keys = model_keys(os.environ)  # never to a hook, wherever they are set
         self._settings_env = {k: v for k, v in catalog.env.items() if k not in keys}
@@ -247,17 +265,61 @@ class Runtime:
         """The mode hooks are sent: the permission policy's current one, when it is mounted."""
         return self.permissions.mode if self.permissions is not None else self._permission_mode
 
+    def watch_paths_from(self, agent: Agent, merged: Merged) -> None:
+        """A SessionStart, CwdChanged or FileChanged firing's ``watchPaths`` (the last answer
+        with one), handed to the FileChanged watch (``_watch``), when one is mounted."""
+        found: tuple[str, ...] | None = None
+        for _, answer in merged.answers:
+            if answer.watch_paths is not None:
+                found = answer.watch_paths
+        if found is not None and self.on_watch_paths is not None:
+            self.on_watch_paths(agent, found)
+
     def declared(self, event: str) -> bool:
-        return bool(self.catalog.for_event(event))
+        return bool(self.catalog.for_event(event)) or event in self._scoped_events
+
+    def scoped(self, agent: Agent, event: str, value: str | None) -> tuple[HookDeclaration, ...]:
+        """The frontmatter hooks of ``event`` that apply to ``agent`` and match ``value``: its
+        own agent type's (a subagent's), then the session's loaded skills'. A ``once: true``
+        hook is handed out the first time only."""
+        found: list[HookDeclaration] = []
+        if agent.parent is not None:
+            own = self.agents.get(agent.agent_type)
+            if own is not None:
+                found.extend(own.hooks.get(event, ()))
+        state = self._state(agent)
+        if event == "PreToolUse" and state.skill_hooks_pending:
+            # A skill's hooks start with the call after the one that loaded it (2.1.332).
+            state.skill_hooks.extend(state.skill_hooks_pending)
+            state.skill_hooks_pending.clear()
+        found.extend(h for h in state.skill_hooks if h.event == event)
+        out = []
+        for hook in found:
+            if not hook.matches(value) or (hook.once and hook.dedup_key in state.once_fired):
+                continue
+            if hook.once:
+                state.once_fired.add(hook.dedup_key)
+            out.append(hook)
+        return tuple(out)
+
+    def load_skill_hooks(
+        self, agent: Agent, hooks: Mapping[str, Sequence[HookDeclaration]]
+    ) -> None:
+        """A skill was loaded: its hooks apply from the session's next tool call on."""
+        state = self._state(agent)
+        known = {h.dedup_key for h in (*state.skill_hooks, *state.skill_hooks_pending)}
+        for decls in hooks.values():
+            state.skill_hooks_pending.extend(h for h in decls if h.dedup_key not in known)
 
     def _tool_hooks(
         self, event: str, name: str, arguments: Mapping[str, Any], agent: Agent
     ) -> tuple[HookDeclaration, ...]:
-        """The hooks of a tool event for this call: matcher, then ``if`` (as Claude Code)."""
+        """The hooks of a tool event for this call: matcher, then ``if`` (as Claude Code);
+        the settings' first, then the frontmatter's (``scoped``)."""
         cwd = agent.workspace.cwd
         chosen = tuple(
             h
-            for h in self.catalog.matching(event, name)
+            for h in (*self.catalog.matching(event, name), *self.scoped(agent, event, name))
             if h.if_rule is None or h.if_rule.admits(name, arguments, cwd=cwd)
         )
         # The handlers left out, and why, for `dsh log ID --hooks --why` (`hook/skipped`).
@@ -307,7 +369,13 @@ class Runtime:
             payload["prompt_id"] = pid
         hook_agent = is_hook_agent(agent)  # 2.1.332: `dontAsk`, an id and no type
         if permission:
-            payload["permission_mode"] = "dontAsk" if hook_agent else self.permission_mode
+            payload["permission_mode"] = (
+                "dontAsk"
+                if hook_agent
+                else self.permissions.mode_for(agent)
+                if self.permissions is not None
+                else self.permission_mode
+            )
         if as_agent is not None:
             payload["agent_id"], payload["agent_type"] = as_agent
         elif agent_fields and agent.parent is not None:

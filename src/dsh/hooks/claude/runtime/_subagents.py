@@ -85,6 +85,8 @@ class SubagentEvents(Handlers):
         if child.agent_id is not None:
             stopped.add(child.agent_id)
         hooks = self.catalog.matching("SubagentStop", child.agent_type)
+        # The agent's own `Stop` hooks, which 2.1.332 runs as SubagentStop.
+        hooks += self.runtime.scoped(child, "SubagentStop", child.agent_type)
         if not hooks:
             return None
         payload: SubagentStopHookInput = self._base(child, "SubagentStop")

@@ -73,15 +73,18 @@ _NO_POST_EVENT: Final = frozenset(
     {"UNKNOWN_TOOL", "INVALID_ARGS", "DENIED", "ABORTED_BEFORE_DISPATCH", "ABORTED"}
 )
 
-# PreToolUse's precedence: any denial wins, then any ask; else the call is allowed.
-_PRE_TOOL_PRECEDENCE: Final[tuple[Literal["deny", "ask"], ...]] = ("deny", "ask")
+# PreToolUse's precedence: any denial wins, then any deferral, then any ask; else the call
+# is allowed (2.1.332: deny > defer > ask > allow).
+_PRE_TOOL_PRECEDENCE: Final[tuple[Literal["deny", "defer", "ask"], ...]] = ("deny", "defer", "ask")
 
 
-def _pre_tool_kind(answer: HookAnswer) -> Literal["deny", "ask"] | None:
+def _pre_tool_kind(answer: HookAnswer) -> Literal["deny", "defer", "ask"] | None:
     if answer.blocking_error is not None:
         return "deny"
     if answer.permission_decision == "deny" or answer.decision == "block":
         return "deny"
+    if answer.permission_decision == "defer":
+        return "defer"
     if answer.permission_decision == "ask":
         return "ask"
     return None
@@ -97,6 +100,10 @@ def _pre_tool_outcome(name: str, merged: Merged) -> PreToolOutcome:
             a.permission_decision == "allow" or a.decision == "approve" for _, a in merged.answers
         )
         return PreToolOutcome((), (), contexts, allowed)
+    if strongest.kind == "defer":
+        # Its reason and every context are ignored, as 2.1.332 ignores them for defer.
+        commands = ", ".join(d.declared_command for d, _ in strongest.answers)
+        return PreToolOutcome((), (), (), deferred_by=commands)
     if strongest.kind == "ask":
         asks = tuple(
             a.permission_reason or f"Hook PreToolUse:{name} asks for approval"
@@ -209,6 +216,17 @@ class ToolEvents(Handlers):
                 )
             outcome = _pre_tool_outcome(call.name, merged)
         contexts = outcome.contexts
+        if outcome.deferred_by is not None:
+            if agent.parent is None:
+                by = f"{SOURCE}:PreToolUse"
+                return PreToolDecision.defer(f"deferred by {outcome.deferred_by}", by=by)
+            # A subagent's call cannot wait past its parent's: no decision, said once.
+            agent.notice(
+                f"PreToolUse hook deferred {call.name} in a subagent; deferral applies to the"
+                " session's own calls only, so the call goes on",
+                source=f"{SOURCE}:PreToolUse",
+                level="warning",
+            )
         if outcome.denials:
             reason = "\n".join(outcome.denials)
             info = {"hook_event": "PreToolUse"}

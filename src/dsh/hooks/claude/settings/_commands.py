@@ -13,13 +13,16 @@ is not a command name, is skipped with a diagnostic line, never a crash.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import field
 from pathlib import Path
 from typing import Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.base import read_bounded
+from dsh.base import FrozenDict, read_bounded
+from dsh.hooks.claude.settings._types import HookDeclaration, HookSource
 
 __all__ = [
     "MAX_COMMAND_BYTES",
@@ -72,6 +75,8 @@ class CustomCommand:
     description: str
     base_dir: Path
     model_invocable: bool = True
+    hooks: Mapping[str, tuple[HookDeclaration, ...]] = field(default_factory=FrozenDict)
+    """A skill's frontmatter hooks by event (``_agents.frontmatter_hooks``)."""
 
 
 @final
@@ -100,6 +105,18 @@ class CommandSet:
         """What the Skill tool loads as ``name``: a skill, or a command (2.1.332 offers both)."""
         found = self.get(name.removeprefix("/"))
         return found if found is not None and found.model_invocable else None
+
+    def without_project_hooks(self) -> CommandSet:
+        """The same commands, the project's skills without their hooks (an untrusted project)."""
+        commands = tuple(
+            dataclasses.replace(c, hooks=FrozenDict()) if c.source == "projectSettings" else c
+            for c in self.commands
+        )
+        return CommandSet(commands, self.diagnostics)
+
+    def project_hooks(self) -> tuple[CustomCommand, ...]:
+        """The project's skills that declare hooks."""
+        return tuple(c for c in self.commands if c.source == "projectSettings" and c.hooks)
 
     @property
     def invocable(self) -> tuple[CustomCommand, ...]:
@@ -187,6 +204,7 @@ def _read(
         notes.append(f"{path}: skipped: {name!r} is not a command name")
         return None
     first = next((line.strip() for line in body.splitlines() if line.strip()), name)
+    hooks = _skill_hooks(raw, path, source, base_dir, notes) if kind == "skill" else FrozenDict()
     return CustomCommand(
         name=name,
         kind=kind,
@@ -196,7 +214,41 @@ def _read(
         description=_cut(fields.get("description") or first),
         base_dir=base_dir,
         model_invocable=fields.get("disable-model-invocation", "").lower() != "true",
+        hooks=hooks,
     )
+
+
+_HOOK_SOURCE: Final[Mapping[CommandSource, Literal["project", "user", "plugin"]]] = {
+    "projectSettings": "project",
+    "userSettings": "user",
+    "plugin": "plugin",
+}
+
+
+def _skill_hooks(
+    raw: str, path: Path, source: CommandSource, base_dir: Path, notes: list[str]
+) -> Mapping[str, tuple[HookDeclaration, ...]]:
+    """A skill's frontmatter ``hooks:`` (YAML, read only when the key is there); each problem
+    a diagnostic line naming the file and line. Their ``CLAUDE_PLUGIN_ROOT`` is the skill's
+    folder, as 2.1.332 sets it."""
+    match = _FRONTMATTER.match(raw)
+    if match is None or not re.search(r"^hooks[ \t]*:", match.group(1), re.MULTILINE):
+        return FrozenDict()
+    from dsh.hooks.claude.settings._agents import frontmatter_hooks, hooks_line, read_frontmatter
+    from dsh.hooks.claude.settings._validate import SuiteContext
+
+    front = read_frontmatter(raw)
+    if front.fields is None:
+        notes.append(f"{path}: line {front.line}: hooks left out: frontmatter {front.problem}")
+        return FrozenDict()
+    hook_source = HookSource(kind=_HOOK_SOURCE[source], path=path)
+    project = base_dir.parent.parent.parent if source == "projectSettings" else base_dir
+    context = SuiteContext(project_dir=project, plugin_root=base_dir)
+    hooks, problems = frontmatter_hooks(
+        front.fields.get("hooks"), hook_source, context, line=hooks_line(raw)
+    )
+    notes.extend(d.describe() for d in problems)
+    return hooks
 
 
 def _cut(text: str) -> str:

@@ -209,6 +209,8 @@ class HookDeclaration:
     prompt: str | None = None
     model: str | None = None
     continue_on_block: bool = False
+    once: bool = False
+    """``once: true`` in a skill's frontmatter: it runs the first time it matches only."""
 
     @property
     def plugin(self) -> str | None:

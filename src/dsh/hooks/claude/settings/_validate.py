@@ -62,6 +62,9 @@ class SuiteContext:
     project_dir: Path
     plugin_root: Path | None = None
     plugin_data: Path | None = None
+    frontmatter: bool = False
+    """An agent's or a skill's frontmatter: ``once`` is honoured, and its hooks are their own
+    (never deduplicated with a settings file's)."""
 
     def placeholders(self) -> dict[str, str]:
         values = {"CLAUDE_PROJECT_DIR": str(self.project_dir)}
@@ -393,7 +396,7 @@ def _validate_handler(
             " configuration)",
         )
         runnable = False
-    _note_fields(model, _extra(raw, type(model)), spec, event, add)
+    _note_fields(model, _extra(raw, type(model)), spec, event, add, context.frontmatter)
     if not runnable or matcher is None:
         return None
 
@@ -421,6 +424,8 @@ def _validate_handler(
     scope: tuple[str, ...] = (
         ("settings",) if out.source.is_settings_file else ("plugin", str(out.source.plugin))
     )
+    if context.frontmatter:
+        scope = ("frontmatter", out.source.label)
     return HookDeclaration(
         event=event,
         source=out.source,
@@ -441,6 +446,7 @@ def _validate_handler(
         status_message=model.statusMessage,
         env=FrozenDict(values),
         dedup_key=("claude", *scope, argv),
+        once=bool(model.once) and context.frontmatter,
     )
 
 
@@ -450,6 +456,7 @@ def _note_fields(
     spec: EventSpec,
     event: str,
     add: _Add,
+    frontmatter: bool = False,
 ) -> None:
     for key in sorted(extra):
         if key in _INTERNAL_FIELDS:
@@ -462,7 +469,7 @@ def _note_fields(
             )
         else:
             add("warning", "unknown-field", f"unknown field `{key}` is ignored (misspelled?)")
-    if model.once is not None:
+    if model.once is not None and not frontmatter:
         add(
             "info",
             "ignored-field",

@@ -1,0 +1,111 @@
+"""ConfigChange and FileChanged against recordings of 2.1.332: ``config-change`` (claude-next
+corpus, replayed), ``config-skill`` and ``file-changed`` (tests/fixtures/claude_events.json).
+Where the event fires (between the editing call's PreToolUse and PostToolUse), its payload's
+keys and values, and its matcher."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh.hooks.claude.payloads import HOOK_INPUTS
+from tests.agent.support import bash, text
+from tests.hook_payloads import payload_problems
+from tests.hooks_claude import _conformance_replay as replay_module
+from tests.hooks_claude.bridge_support import make_rig
+from tests.shared_paths import CONFORMANCE, on_ci
+
+from . import test_conformance as conformance
+
+NEXT = CONFORMANCE / "claude-next"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "claude_events.json"
+EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"]
+
+
+def _recorded(name: str) -> dict[str, Any]:
+    cases = json.loads(FIXTURE.read_text())["cases"]
+    case: dict[str, Any] = next(c for c in cases if c["case"] == name)
+    return case
+
+
+def _keys(case: dict[str, Any], event: str) -> list[str]:
+    return next(list(h["payload"]) for h in case["hooks"] if h["event"] == event)
+
+
+async def test_config_change_replays_as_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conformance.require_corpus(NEXT, ci=on_ci())
+    case = json.loads((NEXT / "config-change" / "case.json").read_text())
+    monkeypatch.setattr(replay_module, "CASES_DIR", NEXT)
+    places = replay_module.Places(tmp_path)
+    rig, back = replay_module.mount(case, places, monkeypatch)
+    await replay_module.replay(case, rig, places)
+    problems: list[str] = []
+    conformance.compare_invocations(NEXT / "config-change", rig, places, back, problems)
+    # As recorded, but for the new settings' `env`, which the second Bash call prints (a
+    # limit: dsh applies settings when a session starts; docs/hooks-claude.md, ConfigChange).
+    [only] = problems
+    assert only.startswith("PostToolBatch.tool_calls: 2.1.332")
+    assert "'tool_response': 'X=from-new-settings'" in only
+    assert only.endswith("'tool_response': 'X='}]")
+    requests = rig.requests()
+    assert len(requests) == len(case["model_view"])
+    last = [i for i in conformance.hook_items(requests[-1], back) if "tool_result" in i]
+    assert last == [
+        {"tool_result": "(Bash completed with no output)", "is_error": False},
+        {"tool_result": "X=", "is_error": False},
+    ]
+
+
+async def test_a_skill_file_change_is_a_config_change_of_source_skills(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorded = _recorded("config-skill")
+    # The recording edits an existing skill; here the call makes it (the project is made with
+    # the rig): the same source and path, an added file rather than a changed one.
+    command = "mkdir -p .claude/skills/s && " + recorded["bash"]
+    script = {"rules": [{"responses": [[bash(command)], [text("done")]]}]}
+    rig = make_rig(tmp_path, monkeypatch, script, [*EVENTS, "ConfigChange"])
+    skill = rig.harness.project / ".claude" / "skills" / "s" / "SKILL.md"
+    await rig.run("go")
+    assert rig.order() == [h["event"] for h in recorded["hooks"]]
+    [payload] = rig.payloads("ConfigChange")
+    assert list(payload) == _keys(recorded, "ConfigChange")
+    assert payload_problems(payload, HOOK_INPUTS) == []
+    assert payload["source"] == "skills"
+    assert payload["file_path"] == str(skill)
+
+
+async def test_a_watched_file_fires_file_changed_as_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorded = _recorded("file-changed")
+    watched = tmp_path / "project" / "watched.txt"
+    watch = {"hookSpecificOutput": {"hookEventName": "SessionStart", "watchPaths": [str(watched)]}}
+    script = {"rules": [{"responses": [[bash(f"echo more >> {watched}")], [text("done")]]}]}
+    rig = make_rig(
+        tmp_path, monkeypatch, script, [*EVENTS, "FileChanged"], {"SessionStart": {"stdout": watch}}
+    )
+    watched.write_text("first\n")
+    await rig.run("go")
+    assert rig.order() == [h["event"] for h in recorded["hooks"]]
+    [payload] = rig.payloads("FileChanged")
+    assert list(payload) == _keys(recorded, "FileChanged")
+    assert payload_problems(payload, HOOK_INPUTS) == []
+    assert payload["file_path"] == str(watched)
+    assert payload["event"] == "change"
+
+
+async def test_a_file_changed_matcher_watches_that_file_and_filters_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = [[bash("echo x > a.env")], [bash("rm a.env && echo y > b.txt")], [text("done")]]
+    script = {"rules": [{"responses": calls}]}
+    rig = make_rig(tmp_path, monkeypatch, script, {"FileChanged": "a.env|b.txt"})
+    await rig.run("go")
+    events = [(p["file_path"].rsplit("/", 1)[-1], p["event"]) for p in rig.payloads("FileChanged")]
+    assert events == [("a.env", "add"), ("a.env", "unlink"), ("b.txt", "add")]

@@ -154,3 +154,28 @@ def test_untrusted_asks_but_for_known_safe_commands(tmp_path: Path, project: Pat
     assert seen.read_text().splitlines() == ["touch made.txt", "ls; touch x"]
     assert [r["is_error"] for r in results][2:] == [True, True]
     assert not (project / "made.txt").exists()
+
+
+def test_deny_read_hides_a_file_and_a_directory(tmp_path: Path, project: Path) -> None:
+    secrets = tmp_path / "outside"
+    (secrets / "token.txt").write_text("s3cret-file\n")
+    (secrets / "keys").mkdir()
+    (secrets / "keys" / "id").write_text("s3cret-dir\n")
+    deny = [str(secrets / "token.txt"), str(secrets / "keys")]
+    _settings(project, "settings.json", {"enabled": True, "filesystem": {"denyRead": deny}})
+    calls = [
+        _bash(f"cat {secrets}/token.txt; echo end"),
+        _bash(f"ls -A {secrets}/keys; cat {secrets}/keys/id; echo end"),
+        _bash(f"echo x > {secrets}/keys/new"),  # the placeholder is read-only
+        _bash(f"cat {secrets}/token.txt", dangerouslyDisableSandbox=True),  # outside: readable
+    ]
+    results, out = _run(tmp_path, project, calls, *BYPASS, "--trust-project")
+    assert "s3cret" not in results[0]["content"] + results[1]["content"]
+    assert results[0]["content"].strip() == "end"
+    assert "No such file or directory" in results[1]["content"]
+    assert results[2]["is_error"]
+    assert "Read-only file system" in results[2]["content"]
+    assert "s3cret-file" in results[3]["content"]
+    assert "denyRead" not in out  # enforced, so not diagnosed
+    assert sorted(p.name for p in (secrets / "keys").iterdir()) == ["id"]
+    assert (secrets / "token.txt").read_text() == "s3cret-file\n"

@@ -16,6 +16,8 @@ descriptors to pass), built from the kernel calls of ``_sandbox_kernel``:
   project configuration), the Claude Code settings files, and dsh's own data and
   configuration directories: each one that exists is bound read-only in the command's own
   mount namespace;
+- **unreadable paths** (Claude Code's ``denyRead``): each one that exists is covered there
+  by an empty read-only mount (a ``tmpfs`` over a directory, ``/dev/null`` over a file);
 - **network**: the seccomp filter, unless ``network_access``;
 - **privileges**: ``no_new_privs``, so a setuid binary runs with the caller's rights.
 
@@ -70,6 +72,7 @@ _SYSTEM_PATH: Final = "/usr/bin:/bin:/usr/sbin:/sbin"
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
 _MS_RDONLY, _MS_REMOUNT, _MS_BIND = 0x1, 0x20, 0x1000
 _MS_REC, _MS_SLAVE = 0x4000, 0x80000
+_MS_EMPTY: Final = 0x2 | 0x4 | 0x8  # nosuid, nodev, noexec: a denyRead placeholder
 
 
 class SandboxError(OSError):
@@ -95,6 +98,10 @@ class SandboxPolicy:
     excluded_commands: tuple[str, ...] = ()
     """Commands run outside the sandbox (Claude Code's ``excludedCommands``: ``git``, ``docker
     *``): a simple command whose words start with one of these."""
+    unreadable: tuple[Path, ...] = ()
+    """Paths a sandboxed command cannot read (Claude Code's ``filesystem.denyRead``): each one
+    that exists is covered, in the command's own mount namespace, by an empty read-only
+    mount (a ``tmpfs`` over a directory, ``/dev/null`` over a file)."""
     allow_unsandboxed: bool = False
     """Whether a call may ask to run outside the sandbox (Claude Code's Bash
     ``dangerouslyDisableSandbox`` under ``allowUnsandboxedCommands``; Codex's ``on-request``)."""
@@ -135,6 +142,12 @@ class SandboxPolicy:
             if real.exists() and any(real.is_relative_to(r) for r in roots):
                 found.append(real)
         return found
+
+    def unreadable_paths(self) -> list[Path]:
+        """The ``unreadable`` paths that exist, resolved (any sandboxed mode)."""
+        if not self.sandboxed:
+            return []
+        return [p.resolve() for p in self.unreadable if p.exists()]
 
     def describe(self) -> str:
         """``workspace-write, network off (from --sandbox)``."""
@@ -213,6 +226,8 @@ def sandbox_spawn(
         )
     writable = [str(p) for p in (*policy.writable(project, env), *extra_writable)]
     binds = [(os.fsencode(p), mount_flags(str(p))) for p in policy.protected_paths(project, env)]
+    hidden = [(os.fsencode(p), p.is_dir()) for p in policy.unreadable_paths()]
+    null_flags = mount_flags("/dev/null")
     fds: list[int] = []
     try:
         ruleset = landlock_ruleset(writable, _DEVICES)
@@ -230,7 +245,8 @@ def sandbox_spawn(
         raise SandboxError(f"the {policy.mode} sandbox could not be prepared: {exc}") from None
     calls = KernelCalls(None if policy.network_access else network_filter())
     where = os.fsencode(cwd)
-    own_userns = space is None and bool(binds) and os.geteuid() != 0
+    mounts = bool(binds or hidden)
+    own_userns = space is None and mounts and os.geteuid() != 0
     ids = (os.getuid(), os.getgid())
 
     def enter() -> None:  # in the child, between fork and exec: no imports, no threads
@@ -240,12 +256,18 @@ def sandbox_spawn(
         if own_userns:
             calls.unshare(_CLONE_NEWUSER)
             _map_ids(*ids)
-        if binds:
+        if mounts:
             calls.unshare(_CLONE_NEWNS)
             calls.mount(None, b"/", _MS_REC | _MS_SLAVE)
             for path, flags in binds:
                 calls.mount(path, path, _MS_BIND | _MS_REC)
                 calls.mount(None, path, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | flags)
+            for path, is_dir in hidden:  # denyRead: an empty read-only mount over it
+                if is_dir:
+                    calls.mount(b"tmpfs", path, _MS_RDONLY | _MS_EMPTY, b"tmpfs")
+                else:
+                    calls.mount(b"/dev/null", path, _MS_BIND)
+                    calls.mount(None, path, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | null_flags)
         os.chdir(where)  # by path: the directory as this mount namespace shows it
         for fd, flag, name in joins:
             if name == "pid":

@@ -245,8 +245,10 @@ class KernelCalls:
         if self._unshare(flags) != 0:
             raise _failed("unshare")
 
-    def mount(self, source: bytes | None, target: bytes, flags: int) -> None:
-        if self._mount(source, target, None, flags, None) != 0:
+    def mount(
+        self, source: bytes | None, target: bytes, flags: int, fstype: bytes | None = None
+    ) -> None:
+        if self._mount(source, target, fstype, flags, None) != 0:
             raise _failed(f"mount {os.fsdecode(target)}")
 
     def restrict(self, ruleset: int) -> None:

@@ -3,17 +3,18 @@
 ``read_sandbox`` gives the ``SandboxPolicy`` the settings ask for (``None``: ``enabled`` is
 not true in the scope that decides it). Scalars (``enabled``, ``allowUnsandboxedCommands``)
 by settings precedence (managed, command line, local, project, user); lists
-(``excludedCommands``, ``filesystem.allowWrite``, ``filesystem.denyWrite``) from every
-scope. Claude Code 2.1.332 sandboxes Bash with bubblewrap and a proxy; dsh maps it onto its
-own mechanism (docs/sandbox.md): ``workspace-write`` in the project (and the temp
-directories), ``allowWrite`` as more writable roots, ``denyWrite`` kept read-only,
-``excludedCommands`` run outside, the Bash ``dangerouslyDisableSandbox`` field honoured
-unless ``allowUnsandboxedCommands`` is false. The keys that widen the sandbox
-(``allowWrite``, ``excludedCommands``) are not taken from a project's shared
+(``excludedCommands``, ``filesystem.allowWrite``, ``filesystem.denyWrite``,
+``filesystem.denyRead``) from every scope. Claude Code 2.1.332 sandboxes Bash with
+bubblewrap and a proxy; dsh maps it onto its own mechanism (docs/sandbox.md):
+``workspace-write`` in the project (and the temp directories), ``allowWrite`` as more
+writable roots, ``denyWrite`` kept read-only, ``denyRead`` hidden under an empty
+read-only mount, ``excludedCommands`` run outside, the Bash ``dangerouslyDisableSandbox``
+field honoured unless ``allowUnsandboxedCommands`` is false. The keys that widen the
+sandbox (``allowWrite``, ``excludedCommands``) are not taken from a project's shared
 ``.claude/settings.json``: a cloned repository must not open its own sandbox. What dsh
 cannot enforce it says, once per file: ``network.allowedDomains`` (dsh cannot filter by
-domain: the network stays off) and ``filesystem.denyRead``. Where dsh has no mechanism,
-commands are refused (Claude Code runs them unsandboxed with a warning).
+domain: the network stays off). Where dsh has no mechanism, commands are refused (Claude
+Code runs them unsandboxed with a warning).
 """
 
 from __future__ import annotations
@@ -71,11 +72,13 @@ def read_sandbox(
     )
     writable: list[Path] = []
     denied: list[Path] = []
+    unreadable: list[Path] = []
     excluded: list[str] = []
     for source, block in blocks:
         root = settings_root(source, project)
         fs = _table(block, "filesystem")
         denied += [_path(p, root, home) for p in _strings(fs.get("denyWrite"))]
+        unreadable += [_path(p, root, home) for p in _strings(fs.get("denyRead"))]
         widening = _strings(fs.get("allowWrite")), _strings(block.get("excludedCommands"))
         if source.kind == "project" and any(widening):
             diags.add(
@@ -98,19 +101,12 @@ def read_sandbox(
                 "`sandbox.network.allowedDomains`: dsh cannot filter the network by domain, so a"
                 " sandboxed command has no network (docs/sandbox.md)",
             )
-        if _strings(fs.get("denyRead")):
-            diags.add(
-                source,
-                "warning",
-                "unsupported-field",
-                "`sandbox.filesystem.denyRead` is not enforced by dsh's sandbox (it limits writes"
-                " and the network; reads stay open)",
-            )
     where = next(source for source, b in ranked if isinstance(b.get("enabled"), bool))
     return SandboxPolicy(
         mode="workspace-write",
         writable_roots=tuple(writable),
         protected=tuple(denied),
+        unreadable=tuple(unreadable),
         excluded_commands=tuple(excluded),
         allow_unsandboxed=allow,
         source=f"Claude Code {where.kind} settings {where.path}",

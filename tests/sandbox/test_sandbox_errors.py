@@ -59,3 +59,12 @@ def test_each_refusal_is_taken_for_the_sandbox(tmp_path: Path, command: str, err
     assert (project / ".git" / "config").read_text() == "kept\n"
     assert sorted(p.name for p in (project / ".git").iterdir()) == ["config"]
     assert list((tmp_path / "outside").iterdir()) == []
+
+
+def test_a_working_directory_under_deny_read_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    policy = SandboxPolicy(mode="workspace-write", unreadable=(tmp_path,))
+    result = _bash(Workspace(cwd=tmp_path / "project", sandbox=policy), "touch ran.txt")
+    assert result.is_error
+    assert f"the working directory {tmp_path / 'project'} is under a denyRead path" in result.text
+    assert not (tmp_path / "project" / "ran.txt").exists()

@@ -226,7 +226,12 @@ def sandbox_spawn(
         )
     writable = [str(p) for p in (*policy.writable(project, env), *extra_writable)]
     binds = [(os.fsencode(p), mount_flags(str(p))) for p in policy.protected_paths(project, env)]
-    hidden = [(os.fsencode(p), p.is_dir()) for p in policy.unreadable_paths()]
+    unreadable = policy.unreadable_paths()
+    here = cwd.resolve()
+    for path in unreadable:
+        if here.is_relative_to(path):  # the command could not even enter its directory
+            raise SandboxError(f"the working directory {cwd} is under a denyRead path ({path})")
+    hidden = [(os.fsencode(p), p.is_dir()) for p in unreadable]
     null_flags = mount_flags("/dev/null")
     fds: list[int] = []
     try:

@@ -179,3 +179,6 @@ def test_deny_read_hides_a_file_and_a_directory(tmp_path: Path, project: Path) -
     assert "denyRead" not in out  # enforced, so not diagnosed
     assert sorted(p.name for p in (secrets / "keys").iterdir()) == ["id"]
     assert (secrets / "token.txt").read_text() == "s3cret-file\n"
+    _settings(project, "settings.local.json", {"filesystem": {"allowRead": [str(secrets)]}})
+    check = run_dsh("hooks", "check", "--project", str(project), cwd=tmp_path)
+    assert "`sandbox.filesystem.allowRead` is not supported" in check.stdout

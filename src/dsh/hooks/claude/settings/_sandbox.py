@@ -13,8 +13,8 @@ field honoured unless ``allowUnsandboxedCommands`` is false. The keys that widen
 sandbox (``allowWrite``, ``excludedCommands``) are not taken from a project's shared
 ``.claude/settings.json``: a cloned repository must not open its own sandbox. What dsh
 cannot enforce it says, once per file: ``network.allowedDomains`` (dsh cannot filter by
-domain: the network stays off). Where dsh has no mechanism, commands are refused (Claude
-Code runs them unsandboxed with a warning).
+domain: the network stays off) and ``filesystem.allowRead`` (not re-opened). Where dsh
+has no mechanism, commands are refused (Claude Code runs them unsandboxed with a warning).
 """
 
 from __future__ import annotations
@@ -92,6 +92,14 @@ def read_sandbox(
             continue
         writable += [_path(p, root, home) for p in widening[0]]
         excluded += widening[1]
+        if _strings(fs.get("allowRead")):
+            diags.add(
+                source,
+                "warning",
+                "unsupported-field",
+                "`sandbox.filesystem.allowRead` is not supported: a path under a `denyRead` path"
+                " stays hidden from sandboxed commands (docs/sandbox.md)",
+            )
         net = _table(block, "network")
         if _strings(net.get("allowedDomains")):
             diags.add(

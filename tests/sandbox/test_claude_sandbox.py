@@ -161,7 +161,7 @@ def test_deny_read_hides_a_file_and_a_directory(tmp_path: Path, project: Path) -
     (secrets / "token.txt").write_text("s3cret-file\n")
     (secrets / "keys").mkdir()
     (secrets / "keys" / "id").write_text("s3cret-dir\n")
-    deny = [str(secrets / "token.txt"), str(secrets / "keys")]
+    deny = [str(secrets / "token.txt"), str(secrets / "keys"), str(secrets / "keys" / "id")]
     _settings(project, "settings.json", {"enabled": True, "filesystem": {"denyRead": deny}})
     calls = [
         _bash(f"cat {secrets}/token.txt; echo end"),

@@ -144,10 +144,12 @@ class SandboxPolicy:
         return found
 
     def unreadable_paths(self) -> list[Path]:
-        """The ``unreadable`` paths that exist, resolved (any sandboxed mode)."""
+        """The ``unreadable`` paths that exist, resolved (any sandboxed mode), but those
+        beneath another one (its empty mount hides them already)."""
         if not self.sandboxed:
             return []
-        return [p.resolve() for p in self.unreadable if p.exists()]
+        found = {p.resolve() for p in self.unreadable if p.exists()}
+        return sorted(p for p in found if not any(p != q and p.is_relative_to(q) for q in found))
 
     def describe(self) -> str:
         """``workspace-write, network off (from --sandbox)``."""

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,13 @@ def test_an_at_mention_completes_with_tab_and_attaches_the_file(
     spawned: list[Session], tmp_path: Path, project: Path
 ) -> None:
     (project / "note.txt").write_text("line one\nline two\n")
+    prompts = tmp_path / "prompts.txt"
+    hook = tmp_path / "prompt_hook.py"
+    hook.write_text(
+        f"import json, sys\nopen({str(prompts)!r}, 'a').write(json.load(sys.stdin)['prompt'])\n"
+    )
+    command = {"hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}
+    record_hooks(tmp_path, project, [], {"UserPromptSubmit": [command]})
     seen = "Result of calling the Read tool:\n1\tline one\n2\tline two\n3\t\n</system-reminder>"
     s = start_rules(spawned, tmp_path, project, [{"contains": seen, "responses": [text("SAW-IT")]}])
     s.prompt()
@@ -124,6 +132,7 @@ def test_an_at_mention_completes_with_tab_and_attaches_the_file(
     [prompt] = [e["content"] for e in s.events() if e["type"] == "user/message"]
     assert prompt[-1] == {"type": "text", "text": "what is in @note.txt"}
     assert f'"file_path":"{project / "note.txt"}"' in prompt[0]["text"]
+    assert prompts.read_text() == "what is in @note.txt"  # the hook sees what was typed
 
 
 def test_a_bang_command_runs_in_the_shell_and_joins_the_conversation(

@@ -222,3 +222,57 @@ def test_resume_lists_the_projects_sessions_and_continues_one(
     users = [json.loads(line) for line in log.read_text().splitlines()]
     prompts = [e["content"] for e in users if e["type"] == "user/message"]
     assert prompts == ["the first prompt", "and again"]
+
+
+def _slow_hook(tmp_path: Path, project: Path, event: str) -> Path:
+    """Project settings with an ``event`` hook that writes its shell's pid and sleeps."""
+    pid_file = tmp_path / f"{event}.pid"
+    slow = f"echo {SHELL_PID} > {pid_file}; sleep 600"
+    record_hooks(
+        tmp_path, project, [], {event: [{"hooks": [{"type": "command", "command": slow}]}]}
+    )
+    return pid_file
+
+
+def _ended(s: Session, pid_file: Path, key: str, after: str) -> None:
+    """Send ``key`` once the hook runs: ``interrupted``, then ``after`` (what follows the
+    interrupted work), and by then the hook's process group is gone."""
+    shell = outer_pid(_wait_for(s, pid_file))
+    assert shell is not None
+    group = os.getpgid(shell)
+    try:
+        s.child.send(key)
+        s.expect("interrupted")
+        s.expect(after)
+        assert not _group_alive(group)
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)  # only if dsh failed to
+
+
+def test_esc_interrupts_the_session_start_hooks(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    pid_file = _slow_hook(tmp_path, project, "SessionStart")
+    s = start(spawned, tmp_path, project, [[text("AFTER-START")]])
+    _ended(s, pid_file, ESC, "/help for commands")
+    s.say("hello")  # the session goes on
+    s.expect("AFTER-START")
+    s.say("/exit")
+    assert s.leave() == 0
+
+
+def test_ctrl_c_interrupts_a_compaction(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    pid_file = _slow_hook(tmp_path, project, "PreCompact")
+    s = start(spawned, tmp_path, project, [[text("FIRST")], [text("AFTER-COMPACT")]])
+    s.say("hello")
+    s.expect("FIRST")
+    s.say("/compact")
+    _ended(s, pid_file, "\x03", "not compacted")
+    s.say("again")  # the session goes on, not compacted
+    s.expect("AFTER-COMPACT")
+    s.say("/exit")
+    assert s.leave() == 0
+    assert not [e for e in s.events() if e["type"].startswith("compaction/")]

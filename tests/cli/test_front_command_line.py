@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -169,3 +170,33 @@ def test_every_dsh_run_option_is_a_bare_dsh_option() -> None:
     for param in run.params:
         if param.param_type_name == "option":
             assert set(param.opts) <= bare, param.opts
+
+
+def test_print_attaches_a_mentioned_file_as_claude_p_does(tmp_path: Path, project: Path) -> None:
+    """``dsh -p "… @note.txt"`` attaches the file as the interactive prompt does (2.1.332's
+    ``-p`` gives the same shape, ``tests/fixtures/claude_input.json``); the prompt's hooks see
+    the text as typed."""
+    (project / "note.txt").write_text("line one\nline two\n")
+    seen = "Result of calling the Read tool:\n1\tline one\n2\tline two\n3\t\n</system-reminder>"
+    rule = {"contains": seen, "responses": [[{"type": "text", "text": "SAW-IT"}]]}
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"rules": [rule], "default": [{"type": "text", "text": "NO"}]}))
+    hook = tmp_path / "prompt_hook.py"
+    prompts = tmp_path / "prompts.txt"
+    hook.write_text(
+        f"import json, sys\nopen({str(prompts)!r}, 'a').write(json.load(sys.stdin)['prompt'])\n"
+    )
+    command = {"hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}
+    settings = json.dumps({"hooks": {"UserPromptSubmit": [command]}})
+    done = dsh(
+        "-p", "look at @note.txt", "--model", f"scripted:{script}", "--settings", settings,
+        "--session-dir", str(tmp_path / "sessions"), "--trust-project", "--output-format", "text",
+        cwd=project,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "SAW-IT\n"
+    [prompt] = _prompts(tmp_path)
+    assert isinstance(prompt, list)
+    assert prompt[-1] == {"type": "text", "text": "look at @note.txt"}
+    assert f'"file_path":"{project / "note.txt"}"' in prompt[0]["text"]
+    assert prompts.read_text() == "look at @note.txt"

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,13 @@ def test_an_at_mention_completes_with_tab_and_attaches_the_file(
     spawned: list[Session], tmp_path: Path, project: Path
 ) -> None:
     (project / "note.txt").write_text("line one\nline two\n")
+    prompts = tmp_path / "prompts.txt"
+    hook = tmp_path / "prompt_hook.py"
+    hook.write_text(
+        f"import json, sys\nopen({str(prompts)!r}, 'a').write(json.load(sys.stdin)['prompt'])\n"
+    )
+    command = {"hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}
+    record_hooks(tmp_path, project, [], {"UserPromptSubmit": [command]})
     seen = "Result of calling the Read tool:\n1\tline one\n2\tline two\n3\t\n</system-reminder>"
     s = start_rules(spawned, tmp_path, project, [{"contains": seen, "responses": [text("SAW-IT")]}])
     s.prompt()
@@ -124,6 +132,7 @@ def test_an_at_mention_completes_with_tab_and_attaches_the_file(
     [prompt] = [e["content"] for e in s.events() if e["type"] == "user/message"]
     assert prompt[-1] == {"type": "text", "text": "what is in @note.txt"}
     assert f'"file_path":"{project / "note.txt"}"' in prompt[0]["text"]
+    assert prompts.read_text() == "what is in @note.txt"  # the hook sees what was typed
 
 
 def test_a_bang_command_runs_in_the_shell_and_joins_the_conversation(
@@ -213,3 +222,57 @@ def test_resume_lists_the_projects_sessions_and_continues_one(
     users = [json.loads(line) for line in log.read_text().splitlines()]
     prompts = [e["content"] for e in users if e["type"] == "user/message"]
     assert prompts == ["the first prompt", "and again"]
+
+
+def _slow_hook(tmp_path: Path, project: Path, event: str) -> Path:
+    """Project settings with an ``event`` hook that writes its shell's pid and sleeps."""
+    pid_file = tmp_path / f"{event}.pid"
+    slow = f"echo {SHELL_PID} > {pid_file}; sleep 600"
+    record_hooks(
+        tmp_path, project, [], {event: [{"hooks": [{"type": "command", "command": slow}]}]}
+    )
+    return pid_file
+
+
+def _ended(s: Session, pid_file: Path, key: str, after: str) -> None:
+    """Send ``key`` once the hook runs: ``interrupted``, then ``after`` (what follows the
+    interrupted work), and by then the hook's process group is gone."""
+    shell = outer_pid(_wait_for(s, pid_file))
+    assert shell is not None
+    group = os.getpgid(shell)
+    try:
+        s.child.send(key)
+        s.expect("interrupted")
+        s.expect(after)
+        assert not _group_alive(group)
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)  # only if dsh failed to
+
+
+def test_esc_interrupts_the_session_start_hooks(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    pid_file = _slow_hook(tmp_path, project, "SessionStart")
+    s = start(spawned, tmp_path, project, [[text("AFTER-START")]])
+    _ended(s, pid_file, ESC, "/help for commands")
+    s.say("hello")  # the session goes on
+    s.expect("AFTER-START")
+    s.say("/exit")
+    assert s.leave() == 0
+
+
+def test_ctrl_c_interrupts_a_compaction(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    pid_file = _slow_hook(tmp_path, project, "PreCompact")
+    s = start(spawned, tmp_path, project, [[text("FIRST")], [text("AFTER-COMPACT")]])
+    s.say("hello")
+    s.expect("FIRST")
+    s.say("/compact")
+    _ended(s, pid_file, "\x03", "not compacted")
+    s.say("again")  # the session goes on, not compacted
+    s.expect("AFTER-COMPACT")
+    s.say("/exit")
+    assert s.leave() == 0
+    assert not [e for e in s.events() if e["type"].startswith("compaction/")]

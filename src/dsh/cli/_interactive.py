@@ -114,9 +114,11 @@ class _Repl:
                 self.recent_history()
             if self.options.setup is not None:
                 await self.term.agent.setup(self.options.setup)
-            await self.term.agent.start()
+            # SessionStart's hooks: Esc or Ctrl-C ends them (their process groups killed)
+            # and the session goes on with what they gave so far.
+            await self.guarded(self.term.agent.start(), cancellable=True)
             self.out("[dim]dsh: /help for commands, Ctrl-D to leave[/dim]")
-            for first in self.options.prompts:  # `dsh PROMPT`: its first turn
+            for first in self.options.prompts if not self.leaving else ():  # `dsh PROMPT`
                 self.out(f"> {terminal_safe(first)}", markup=False, highlight=False)
                 await self.handle(first)
             while not self.leaving:
@@ -277,15 +279,16 @@ class _Repl:
         if self.term.agent.running:
             self.term.interrupt(f"interrupted by the user ({key})")
             self.out(f"[yellow]⏹ interrupted {more}[/yellow]".replace(" [/", "[/"))
-        elif self.cancellable:  # a compaction or a shell command: it ends here
+        elif self.cancellable:  # a compaction, a session start or a shell command: it ends here
             work.cancel()
             self.out(f"[yellow]⏹ interrupted {more}[/yellow]".replace(" [/", "[/"))
-        else:  # a session start: it runs to its end unless you leave
+        else:  # between a settled call or a notification and its turn: nothing to stop yet
             self.out("[yellow]not a turn: it finishes on its own (Ctrl-C again to leave)[/]")
 
     async def guarded(self, work: Awaitable[Any], *, cancellable: bool = False) -> Any:
         """Run ``work`` so that Ctrl-C or Esc interrupts it (a turn is cancelled through the
-        agent; ``cancellable`` work, a compaction or a command, is cancelled outright)."""
+        agent; ``cancellable`` work, a compaction, a session start or a command, is cancelled
+        outright)."""
         self.work = asyncio.ensure_future(work)
         self.cancellable = cancellable
         try:

@@ -17,6 +17,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
+from pathlib import Path
 from typing import IO, Any
 
 from dsh._frozen import slotted
@@ -37,7 +38,7 @@ from dsh.cli._sessions import resumed_summary
 from dsh.cli._trust import ask_to_trust, trust_profiles
 from dsh.hooks import HookSelection, mount_bridges
 from dsh.host import HostOptions, open_host
-from dsh.messages import AssistantMessage
+from dsh.messages import AssistantMessage, Content
 from dsh.models import Model, ModelError, ModelRequest, TextCallback
 from dsh.session import SessionEvent, TurnEndReason
 
@@ -48,6 +49,7 @@ __all__ = [
     "exit_code_for",
     "host_options",
     "run_session",
+    "with_mentions",
 ]
 
 
@@ -144,6 +146,17 @@ def host_options(options: RunOptions) -> HostOptions:
 def compact_command(prompt: str) -> str | None:
     """The instructions of a ``/compact [instructions]`` prompt (``""`` for none), else ``None``."""
     return slash_argument(prompt, "/compact")
+
+
+def with_mentions(prompt: str, project: Path) -> Content:
+    """``prompt`` with the files it mentions (``@path``) attached, as ``claude -p`` attaches
+    them (the interactive form; ``cli/_prompt_input``, imported only when a ``@`` is there:
+    the plain run does not need prompt_toolkit)."""
+    if "@" not in prompt:
+        return prompt
+    from dsh.cli._prompt_input import attach_mentions
+
+    return attach_mentions(prompt, project)
 
 
 def _import_in_background(*modules: str) -> None:
@@ -303,7 +316,7 @@ async def _run_prompts(
             if printed is not None:
                 printed.catch_up(agent.events)
             continue
-        agent.send(prompt)
+        agent.send(with_mentions(prompt, options.host.project))
 
         def report(result: TurnResult) -> None:
             if printed is not None:

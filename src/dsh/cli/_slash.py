@@ -37,8 +37,9 @@ class Repl(Protocol):
     def say(self, text: str) -> None:
         """Print ``text`` as it is (escaped for the terminal, no markup)."""
 
-    async def guarded(self, work: Awaitable[Any]) -> Any:
-        """Run ``work`` so that Ctrl-C or Esc interrupts it; its result, or ``None``."""
+    async def guarded(self, work: Awaitable[Any], *, cancellable: bool = False) -> Any:
+        """Run ``work`` so that Ctrl-C or Esc interrupts it; its result, or ``None``
+        (``cancellable``: work that is not a turn, cancelled outright)."""
 
     async def send(self, text: str) -> None:
         """Run ``text`` as the user's prompt: a turn."""

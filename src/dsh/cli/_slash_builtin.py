@@ -23,7 +23,7 @@ __all__ = ["BUILTIN", "mounted_report"]
 
 
 async def _compact(repl: Repl, rest: str) -> None:
-    summary = await repl.guarded(repl.term.agent.compact(rest or None))
+    summary = await repl.guarded(repl.term.agent.compact(rest or None), cancellable=True)
     if summary is None:
         repl.say("not compacted (vetoed, failed or interrupted)")
 
@@ -45,7 +45,7 @@ async def _switch(repl: Repl, session_id: str | None, *, reason: str) -> None:
     term.view.session_hint = f"dsh log {session.id}"
     if session_id is None:
         repl.say(f"cleared: new session {session.id}")
-    await repl.guarded(term.agent.start())
+    await repl.guarded(term.agent.start(), cancellable=True)  # Esc/Ctrl-C end its hooks
 
 
 async def _resume(repl: Repl, rest: str) -> None:

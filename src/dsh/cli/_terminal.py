@@ -28,6 +28,7 @@ from dsh.cli._run import (
     compact_command,
     exit_code_for,
     prepared_host_options,
+    with_mentions,
 )
 from dsh.host import Host, Profile, ProfileMount, open_host
 from dsh.session import SessionLog
@@ -224,7 +225,7 @@ async def run_live(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
             if instructions is not None:
                 await agent.compact(instructions or None)
                 continue
-            agent.send(prompt)
+            agent.send(with_mentions(prompt, options.host.project))
             result = await agent.run_turn()
             # As `claude -p`: each background subagent that finishes starts a notification turn.
             code = exit_code_for(await run_notifications(agent) or result)

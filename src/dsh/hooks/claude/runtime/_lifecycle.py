@@ -52,7 +52,7 @@ from dsh.hooks.claude.runtime._machinery import (
 )
 from dsh.hooks.claude.runtime._subagents import SubagentEvents, stop_feedback
 from dsh.hooks.claude.transcript._resume import resume_fields
-from dsh.messages import Content, content_text
+from dsh.messages import Content, TextBlock, content_text
 from dsh.session import AbortCause
 
 if TYPE_CHECKING:  # annotations only: a payload is built as a dict
@@ -173,7 +173,7 @@ class LifecycleEvents(Handlers):
         hooks = self.catalog.matching("UserPromptSubmit", None)
         if not hooks:
             return await nxt()
-        prompt = content_text(content)
+        prompt = _typed_prompt(content)
         payload: UserPromptSubmitHookInput = self._base(
             agent, "UserPromptSubmit", effort=False, agent_fields=False
         )
@@ -464,6 +464,27 @@ def _api_error_text(error: Exception) -> str:
     if status == 429:
         return f"API Error: Request rejected (429) · {message}"
     return f"API Error: {status} {message}"
+
+
+_ATTACHMENT_PREFIXES: tuple[str, ...] = (
+    "<system-reminder>\nCalled the Read tool with the following input: ",
+    "<system-reminder>\nResult of calling the Read tool:\n",
+)
+"""How an ``@file``'s blocks start (``cli/_prompt_input.attach_mentions`` writes them)."""
+
+
+def _typed_prompt(content: Content) -> str:
+    """The prompt as typed: ``content``'s text without the leading ``@file`` attachment
+    blocks (2.1.332 gives UserPromptSubmit the raw input, not what the model reads). The
+    last block is always kept: it is the typed text, whatever it starts with."""
+    if isinstance(content, str):
+        return content
+    blocks = list(content)
+    while len(blocks) > 1 and isinstance(first := blocks[0], TextBlock):
+        if not first.text.startswith(_ATTACHMENT_PREFIXES):
+            break
+        blocks.pop(0)
+    return content_text(tuple(blocks))
 
 
 def _updated_prompt(merged: Merged) -> str | None:

@@ -21,7 +21,7 @@ from dsh.hooks.claude.runtime._why import DIAGNOSED, select_reason, where
 from dsh.hooks.claude.settings._types import Catalog, Diagnostic, HookDeclaration
 from dsh.hooks.claude.trust._review import TrustReview
 
-__all__ = ["explain_hooks"]
+__all__ = ["explain_hooks", "left_out_selections"]
 
 
 def _trust(decl: HookDeclaration, review: TrustReview | None) -> tuple[SelectionCode, str] | None:
@@ -99,3 +99,31 @@ def _diagnosed(diagnostics: Sequence[Diagnostic], event: str) -> list[HookSelect
                 )
             )
     return out
+
+
+def left_out_selections(
+    catalog: Catalog, review: TrustReview | None
+) -> dict[str, tuple[HookSelection, ...]]:
+    """What a run's catalog will never have, by event, for the log's ``hook/skipped``: the
+    hooks of ``catalog`` (before trust) that ``review`` left out, each handler's diagnostic,
+    and under ``"*"`` the files turned off or left out by policy (any event's)."""
+    out: dict[str, list[HookSelection]] = {}
+    for decl in catalog.all_hooks():
+        trust = _trust(decl, review)
+        if trust is not None:
+            code, reason = trust
+            out.setdefault(decl.event, []).append(
+                HookSelection(
+                    event=decl.event,
+                    where=where(decl),
+                    command=decl.declared_command,
+                    code=code,
+                    reason=reason,
+                )
+            )
+    for selection in _diagnosed(catalog.diagnostics, "*"):
+        out.setdefault(selection.event, []).append(selection)
+    for d in catalog.diagnostics:
+        if d.event is not None and d.event != "*" and d.code in DIAGNOSED:
+            out.setdefault(d.event, []).extend(_diagnosed((d,), d.event))
+    return {event: tuple(found) for event, found in out.items()}

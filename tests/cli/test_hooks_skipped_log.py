@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from dsh.hooks.claude import load_catalog
-from dsh.hooks.claude._why import left_out_selections
+from dsh.hooks.claude.trust._left_out import left_out_selections
+from dsh.hooks.codex import CodexProfile
 from tests.cli.support import run_dsh
 from tests.cli.test_hooks_why import dsh, hook, project, settings
 
@@ -100,3 +101,32 @@ def test_a_file_turned_off_or_left_out_by_policy(
     (selection,) = left_out_selections(catalog, None)["*"]
     assert (selection.code, selection.command) == (code, "(every hook in it)")
     assert reason in selection.reason
+
+
+def test_codex_untrusted_and_matcher(project: Path) -> None:
+    codex_home = project.parent / "home" / ".codex"
+    codex_home.mkdir(parents=True)
+
+    def group(command: str, matcher: str | None = None) -> dict[str, Any]:
+        return {"hooks": [{"type": "command", "command": command}]} | (
+            {"matcher": matcher} if matcher else {}
+        )
+
+    def declare(*prompt: str) -> None:
+        hooks = {
+            "SessionStart": [group("echo r", "^resume$"), group("echo s")],
+            "UserPromptSubmit": [group(c) for c in prompt],
+        }
+        (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+
+    declare("echo u")
+    profile = CodexProfile(home=codex_home, system_dir=None, trust_dir=project.parent / "trust")
+    assert list(profile.trust(project))
+    declare("echo u", "echo v")
+    lines = session_why(project, "--hooks", "codex")
+    print("\n".join(lines))
+    assert "matcher: its matcher '^resume$' does not select source 'startup'" in lines
+    untrusted = [i for i, line in enumerate(lines) if line.startswith("untrusted: not trusted")]
+    assert len(untrusted) == 1
+    assert lines[untrusted[0] - 1].endswith("UserPromptSubmit[1][0]: echo v")
+    assert sum("hook/skipped" in line for line in lines) == 2

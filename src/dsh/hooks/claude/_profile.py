@@ -296,8 +296,8 @@ class ClaudeCodeProfile:
         if catalog.all_hooks() or commands.commands or agents.agents:
             # The runtime (dsh.hook_protocol under it) loads only when there is something to run.
             from dsh.base._containment import prepare_containment
-            from dsh.hooks.claude._why import left_out_selections
             from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
+            from dsh.hooks.claude.trust._left_out import left_out_selections
 
             prepare_containment()  # hooks will run: the namespace is made meanwhile
 

@@ -219,7 +219,7 @@ def claude_hooks_plugin(
     ``commands`` the custom commands and skills (``load_commands``) prompts may expand;
     ``agents`` the custom subagents (``load_agents``) the ``Agent`` tool offers;
     ``left_out`` the handlers the catalog never had, by event (``"*"``: every event), for
-    the session log's ``hook/skipped`` (``dsh.hooks.claude._why.left_out_selections``).
+    the session log's ``hook/skipped`` (``dsh.hooks.claude.trust._left_out.left_out_selections``).
     """
     return ClaudeHooksPlugin(
         catalog,

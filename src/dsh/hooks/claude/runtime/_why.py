@@ -18,43 +18,20 @@ from typing import Any, Final
 
 from dsh.hook_protocol import HookSelection, SelectionCode
 from dsh.hooks.claude.events._specs import EVENT_SPECS
+from dsh.hooks.claude.settings._selection import where
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 
 __all__ = [
-    "DIAGNOSED",
     "TOOL_EVENTS",
     "firing_skips",
     "select_reason",
     "skipped_selections",
-    "where",
 ]
 
 TOOL_EVENTS: Final = frozenset(
     {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
 )
 """The events whose hooks are chosen per tool call (``skipped_selections`` logs those)."""
-
-DIAGNOSED: Final[dict[str, SelectionCode]] = {
-    "unknown-event": "unsupported",
-    "unsupported-event": "unsupported",
-    "unsupported-type": "unsupported",
-    "bad-timeout": "timeout",
-    "if-never-runs": "if",
-    "bad-if": "if",
-    "bad-matcher": "matcher",
-    "suite-skipped": "invalid",
-    "missing-type": "invalid",
-    "unknown-type": "invalid",
-    "type-not-allowed": "invalid",
-    "missing-command": "invalid",
-    "bad-shape": "invalid",
-}
-"""The diagnostics that leave a handler out, and the reason each gives."""
-
-
-def where(decl: HookDeclaration) -> str:
-    plugin = f" (plugin {decl.plugin})" if decl.plugin else ""
-    return f"{decl.source.label}{plugin}: {decl.event}[{decl.group_index}][{decl.hook_index}]"
 
 
 def select_reason(

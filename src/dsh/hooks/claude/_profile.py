@@ -214,6 +214,8 @@ class ClaudeCodeProfile:
         ignored: tuple[str, ...] = ()
         gate: InstructionsGate | None = None
         frontmatter_trusted = True
+        review_made: TrustReview | None = None
+        declared = catalog
         if self.catalog is None and self.require_trust:
             from dsh.hooks.claude.trust._records import catalog_bound
             from dsh.hooks.claude.trust._review import TrustGate, review_trust, trusted_catalog
@@ -225,6 +227,7 @@ class ClaudeCodeProfile:
                 self._instructions_files(project),
                 self._project_servers(servers),
             )
+            review_made = review
             refused_servers = {s.server.name for s in review.servers if not s.trusted}
             servers = tuple(
                 s for s in servers if s.source != "project" or s.name not in refused_servers
@@ -294,6 +297,7 @@ class ClaudeCodeProfile:
             # The runtime (dsh.hook_protocol under it) loads only when there is something to run.
             from dsh.base._containment import prepare_containment
             from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
+            from dsh.hooks.claude.trust._left_out import left_out_selections
 
             prepare_containment()  # hooks will run: the namespace is made meanwhile
 
@@ -306,6 +310,7 @@ class ClaudeCodeProfile:
                 permissions=state,
                 commands=commands,
                 agents=agents,
+                left_out=left_out_selections(declared, review_made),
             )
         instructions = None
         if self.instructions:

@@ -12,33 +12,18 @@ that is not valid.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
-from dsh.hook_protocol import HookSelection, SelectionCode
-from dsh.hooks.claude.runtime._why import DIAGNOSED, select_reason, where
-from dsh.hooks.claude.settings._types import Catalog, Diagnostic, HookDeclaration
+from dsh.hook_protocol import HookSelection
+from dsh.hooks.claude.runtime._why import select_reason
+from dsh.hooks.claude.settings._selection import where
+from dsh.hooks.claude.settings._types import Catalog
+from dsh.hooks.claude.trust._left_out import diagnosed, trust_reason
 from dsh.hooks.claude.trust._review import TrustReview
 
 __all__ = ["explain_hooks"]
-
-
-def _trust(decl: HookDeclaration, review: TrustReview | None) -> tuple[SelectionCode, str] | None:
-    if review is None:
-        return None
-    for entry in review.hooks:
-        if entry.hook == decl and not entry.trusted:
-            code: SelectionCode = (
-                "changed" if entry.state == "changed since trusted" else "untrusted"
-            )
-            return code, f"project hook {entry.state} (`dsh hooks trust` trusts it as it is)"
-    for plugin in review.plugins:
-        if decl in plugin.hooks and not plugin.trusted:
-            why = f"plugin {plugin.plugin}, enabled by the project's settings, is {plugin.state}"
-            code = "changed" if plugin.state == "changed since trusted" else "untrusted"
-            return code, why
-    return None
 
 
 def explain_hooks(
@@ -55,7 +40,7 @@ def explain_hooks(
     out: list[HookSelection] = []
     running: dict[Hashable, str] = {}
     for decl in catalog.for_event(event):
-        code, reason = _trust(decl, review) or select_reason(decl, event, payload, where_run)
+        code, reason = trust_reason(decl, review) or select_reason(decl, event, payload, where_run)
         if code == "runs" and decl.dedup_key in running:
             code, reason = (
                 "deduplicated",
@@ -72,30 +57,5 @@ def explain_hooks(
                 reason=reason,
             )
         )
-    out.extend(_diagnosed(catalog.diagnostics, event))
+    out.extend(diagnosed(catalog.diagnostics, event))
     return tuple(out)
-
-
-def _diagnosed(diagnostics: Sequence[Diagnostic], event: str) -> list[HookSelection]:
-    """What the catalog left out for ``event``: its handlers' diagnostics, and whole files."""
-    out = []
-    for d in diagnostics:
-        if d.code in ("source-disabled", "suite-skipped") and d.event is None:
-            code: SelectionCode = "policy" if "managed settings" in d.reason else "disabled"
-            code = "invalid" if d.code == "suite-skipped" else code
-            out.append(
-                HookSelection(
-                    event=event,
-                    where=d.where,
-                    command="(every hook in it)",
-                    code=code,
-                    reason=d.reason,
-                )
-            )
-        elif d.event == event and d.code in DIAGNOSED:
-            out.append(
-                HookSelection(
-                    event=event, where=d.where, command="", code=DIAGNOSED[d.code], reason=d.reason
-                )
-            )
-    return out

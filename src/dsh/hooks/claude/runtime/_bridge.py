@@ -18,6 +18,7 @@ their listeners.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from dsh.agent import (
     Agent,
 )
 from dsh.context import Context
+from dsh.hook_protocol import HookSelection
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude.permissions._plugin import PermissionState
@@ -204,6 +206,7 @@ def claude_hooks_plugin(
     permissions: PermissionState | None = None,
     commands: CommandSet | None = None,
     agents: AgentSet | None = None,
+    left_out: Mapping[str, Sequence[HookSelection]] | None = None,
 ) -> ClaudeHooksPlugin:
     """The plugin that runs ``catalog``'s hooks on dsh's seams: ``ctx.plugin(...)`` it.
 
@@ -214,7 +217,9 @@ def claude_hooks_plugin(
     ``permissions`` the permission policy's state, shared with ``ClaudePermissionsPlugin``
     (its mode is then what hooks are sent, and PermissionRequest applies to it);
     ``commands`` the custom commands and skills (``load_commands``) prompts may expand;
-    ``agents`` the custom subagents (``load_agents``) the ``Agent`` tool offers.
+    ``agents`` the custom subagents (``load_agents``) the ``Agent`` tool offers;
+    ``left_out`` the handlers the catalog never had, by event (``"*"``: every event), for
+    the session log's ``hook/skipped`` (``dsh.hooks.claude.trust._left_out.left_out_selections``).
     """
     return ClaudeHooksPlugin(
         catalog,
@@ -225,4 +230,5 @@ def claude_hooks_plugin(
         permissions=permissions,
         commands=commands,
         agents=agents,
+        left_out=left_out,
     )

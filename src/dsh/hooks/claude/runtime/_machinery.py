@@ -29,6 +29,7 @@ from dsh.base._env_policy import model_keys
 from dsh.hook_protocol import (
     HookOutcome,
     HookRun,
+    HookSelection,
     MergedAnswers,
     RoutedSink,
     SessionStates,
@@ -47,7 +48,7 @@ from dsh.hooks.claude.runtime._agent_hooks import is_hook_agent
 from dsh.hooks.claude.runtime._extensions import extensions_on, usage_so_far
 from dsh.hooks.claude.runtime._judged import in_process
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
-from dsh.hooks.claude.runtime._why import skipped_selections
+from dsh.hooks.claude.runtime._why import firing_skips, skipped_selections
 from dsh.hooks.claude.settings._agents import AgentSet
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
@@ -87,6 +88,9 @@ ENTRYPOINT: Final = "sdk-cli"
 
 SOURCE: Final = "claude-hooks"
 
+SKIP_RECORDS: Final = 1000
+"""At most this many ``hook/skipped`` events per session (a long session's log stays bounded)."""
+
 ENV_FILE_EVENTS: Final = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})
 """The events whose hooks get a ``CLAUDE_ENV_FILE`` to export the session's Bash environment."""
 
@@ -124,6 +128,9 @@ class AgentState:
     skill_hooks_pending: list[HookDeclaration] = field(default_factory=list)
     # the `once: true` frontmatter hooks that ran already (by dedup key)
     once_fired: set[Hashable] = field(default_factory=set)
+    # `hook/skipped`: the events whose left-out handlers were logged, and how many so far
+    skips_given: set[str] = field(default_factory=set)
+    skip_records: int = 0
 
 
 def additional_contexts(merged: Merged) -> list[str]:
@@ -232,8 +239,11 @@ class Runtime:
         permissions: PermissionState | None = None,
         commands: CommandSet | None = None,
         agents: AgentSet | None = None,
+        left_out: Mapping[str, Sequence[HookSelection]] | None = None,
     ) -> None:
         self.catalog = catalog
+        # What the catalog never had, by event ("*": every event), for `hook/skipped`.
+        self.left_out = left_out if left_out is not None else {}
         self.commands = commands if commands is not None else CommandSet()
         self.agents = agents if agents is not None else AgentSet()
         # The events a skill's or an agent's frontmatter has hooks for: their listeners
@@ -324,10 +334,38 @@ class Runtime:
         )
         # The handlers left out, and why, for `dsh log ID --hooks --why` (`hook/skipped`).
         about = {"tool_name": name, "tool_input": arguments}
-        record = skipped_event(event, skipped_selections(self.catalog, event, chosen, about, cwd))
-        if record is not None:
-            agent.append_events([record], durable=False)
+        self._log_skipped(agent, event, skipped_selections(self.catalog, event, chosen, about, cwd))
         return chosen
+
+    def _log_skipped(
+        self, agent: Agent, event: str, skipped: Sequence[HookSelection], to: Agent | None = None
+    ) -> None:
+        """One ``hook/skipped`` event for ``skipped``, while the session's bound allows."""
+        state = self._state(agent)
+        record = skipped_event(event, skipped) if state.skip_records < SKIP_RECORDS else None
+        if record is not None:
+            state.skip_records += 1
+            (to or agent).append_events([record], durable=False)
+
+    def _firing_skipped(
+        self,
+        agent: Agent,
+        event: str,
+        hooks: Sequence[HookDeclaration],
+        payload: Any,
+        to: Agent | None,
+    ) -> None:
+        """Log the handlers this firing runs without (``firing_skips``): the catalog's left-out
+        ones the first time ``event`` fires in the session, matcher and duplicates each time."""
+        state = self._state(agent)
+        left_out: Sequence[HookSelection] = ()
+        if self.left_out and event not in state.skips_given:
+            state.skips_given.add(event)
+            left_out = (*self.left_out.get(event, ()), *self.left_out.get("*", ()))
+        cwd = agent.workspace.cwd
+        self._log_skipped(
+            agent, event, firing_skips(self.catalog, event, hooks, payload, cwd, left_out), to
+        )
 
     def transcript_path(self, agent: Agent) -> Path:
         """Where ``agent``'s (root session's) transcript is written."""
@@ -403,6 +441,8 @@ class Runtime:
 
         ``detached``: not cancelled by the running turn's signal (a background hook).
         """
+        if not detached:
+            self._firing_skipped(agent, event, hooks, payload, log_to)
         if not detached and event != "SessionEnd" and any(h.run_async for h in hooks):
             # Claude Code does not wait for `async: true` hooks: their answers come later.
             # Not at SessionEnd: nothing is left to deliver to, and a firing left running

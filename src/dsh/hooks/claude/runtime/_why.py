@@ -1,45 +1,37 @@
-"""Why a Claude Code hook is left out of a firing: its matcher or its ``if`` rule.
+"""Why a Claude Code hook is left out of a firing: its matcher, its ``if`` rule, and the rest.
 
 ``select_reason`` is the runtime's choice for one handler and one payload (the
 matcher against the event's matcher field, then the ``if`` rule against the
 tool call); ``skipped_selections`` explains the handlers of an event a firing
-left out, for its ``hook/skipped`` event. ``dsh hooks why`` (``_why``) adds
-trust, deduplication and what the catalog did not admit.
+left out, for its ``hook/skipped`` event. ``firing_skips`` does the same for
+every other event at its firing, with the handlers deduplicated and, the first
+time an event fires in a session, those the catalog never had (``left_out``:
+not trusted or changed, a file turned off or left out by policy, not valid),
+as ``dsh hooks why`` (``_why``) names them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from dsh.hook_protocol import HookSelection, SelectionCode
 from dsh.hooks.claude.events._specs import EVENT_SPECS
+from dsh.hooks.claude.settings._selection import where
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 
-__all__ = ["DIAGNOSED", "select_reason", "skipped_selections", "where"]
+__all__ = [
+    "TOOL_EVENTS",
+    "firing_skips",
+    "select_reason",
+    "skipped_selections",
+]
 
-DIAGNOSED: Final[dict[str, SelectionCode]] = {
-    "unknown-event": "unsupported",
-    "unsupported-event": "unsupported",
-    "unsupported-type": "unsupported",
-    "bad-timeout": "timeout",
-    "if-never-runs": "if",
-    "bad-if": "if",
-    "bad-matcher": "matcher",
-    "suite-skipped": "invalid",
-    "missing-type": "invalid",
-    "unknown-type": "invalid",
-    "type-not-allowed": "invalid",
-    "missing-command": "invalid",
-    "bad-shape": "invalid",
-}
-"""The diagnostics that leave a handler out, and the reason each gives."""
-
-
-def where(decl: HookDeclaration) -> str:
-    plugin = f" (plugin {decl.plugin})" if decl.plugin else ""
-    return f"{decl.source.label}{plugin}: {decl.event}[{decl.group_index}][{decl.hook_index}]"
+TOOL_EVENTS: Final = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
+)
+"""The events whose hooks are chosen per tool call (``skipped_selections`` logs those)."""
 
 
 def select_reason(
@@ -85,3 +77,45 @@ def skipped_selections(
             )
         )
     return tuple(out)
+
+
+def firing_skips(
+    catalog: Catalog,
+    event: str,
+    hooks: Sequence[HookDeclaration],
+    payload: Mapping[str, Any],
+    cwd: Path,
+    left_out: Sequence[HookSelection] = (),
+) -> list[HookSelection]:
+    """The handlers one firing of ``event`` runs without, each with why: ``left_out`` (what
+    the catalog never had, given once per event and session), the matcher (tool events log
+    theirs when they choose), and a handler deduplicated. Nothing to do when all run."""
+    out = [
+        HookSelection(event=event, where=s.where, command=s.command, code=s.code, reason=s.reason)
+        for s in left_out
+    ]
+    if event not in TOOL_EVENTS:
+        chosen = {id(h) for h in hooks}
+        for decl in catalog.for_event(event):
+            if id(decl) in chosen:
+                continue
+            code, reason = select_reason(decl, event, payload, cwd)
+            if code != "runs":
+                out.append(_selection(decl, code, reason))
+    first: dict[Hashable, HookDeclaration] = {}
+    for decl in hooks:
+        ran = first.setdefault(decl.dedup_key, decl)
+        if ran is not decl:
+            why = f"an identical command runs already ({where(ran)})"
+            out.append(_selection(decl, "deduplicated", why))
+    return out
+
+
+def _selection(decl: HookDeclaration, code: SelectionCode, reason: str) -> HookSelection:
+    return HookSelection(
+        event=decl.event,
+        where=where(decl),
+        command=decl.declared_command,
+        code=code,
+        reason=reason,
+    )

@@ -36,10 +36,12 @@ from dsh.hook_protocol import (
     RoutedSink,
     SessionStates,
     fire_hooks,
+    skipped_event,
 )
 from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
+from dsh.hooks.codex.config._selection import firing_skips
 from dsh.hooks.codex.config._trust import DEFAULT_CONTEXT_LIMIT
 from dsh.hooks.codex.config._types import CodexCatalog, CodexHook, CodexPermissionMode
 from dsh.hooks.codex.events._specs import run_id_label
@@ -83,6 +85,13 @@ class CodexState:
     watched: object = None  # the turn signal whose abort fires Interrupt
     # `async: true` hooks still running: the session's end cancels them (Codex kills them).
     async_runs: BackgroundFirings = field(default_factory=lambda: BackgroundFirings(ASYNC_LIMIT))
+    # `hook/skipped`: the events whose untrusted handlers were logged, and how many so far
+    skips_given: set[str] = field(default_factory=set)
+    skip_records: int = 0
+
+
+SKIP_RECORDS: Final = 1000
+"""At most this many ``hook/skipped`` events per session (a long session's log stays bounded)."""
 
 
 def codex_stdin(payload: Mapping[str, Any]) -> bytes:
@@ -149,6 +158,31 @@ class Runtime:
         self._pre_tool_outcome: CallStateKey[PreToolOutcome] = CallStateKey("codex-hooks.pre-tool")
         self._shell = _user_shell()
 
+    def _log_skipped(
+        self,
+        agent: Agent,
+        event: str,
+        hooks: Sequence[CodexHook],
+        payload: Mapping[str, Any],
+        to: Agent | None,
+    ) -> None:
+        """One ``hook/skipped`` for the handlers this firing runs without (``dsh log ID
+        --hooks --why``): untrusted ones once per event and session, bounded per session."""
+        state = self._state(agent)
+        if state.skip_records >= SKIP_RECORDS or len(hooks) == self._declared_count(event):
+            return
+        trust = event not in state.skips_given
+        state.skips_given.add(event)
+        record = skipped_event(
+            event, firing_skips(self.catalog, event, hooks, payload, trust=trust)
+        )
+        if record is not None:
+            state.skip_records += 1
+            (to or agent).append_events([record], durable=False)
+
+    def _declared_count(self, event: str) -> int:
+        return sum(1 for h in self.catalog.hooks if h.event == event)
+
     def declared(self, event: str) -> bool:
         return self.catalog.declared(event)
 
@@ -200,6 +234,8 @@ class Runtime:
         ``detached``: not cancelled by the running turn's signal. The ``async: true``
         hooks among ``hooks`` are not waited for (``_fire_async``).
         """
+        if not detached:
+            self._log_skipped(agent, event, hooks, payload, log_to)
         if not detached and any(h.run_async for h in hooks):
             self._fire_async(agent, event, [h for h in hooks if h.run_async], payload, log_to)
             hooks = [h for h in hooks if not h.run_async]

@@ -1,0 +1,132 @@
+"""``hook/skipped`` for every event of the Claude Code bridge: what ``dsh log ID --hooks --why``
+shows for the handlers a real session ran without (not trusted, matcher, deduplicated, a file
+turned off), with the reasons ``dsh hooks why`` gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh.hooks.claude import load_catalog
+from dsh.hooks.claude.trust._left_out import left_out_selections
+from dsh.hooks.codex import CodexProfile
+from tests.cli.support import run_dsh
+from tests.cli.test_hooks_why import dsh, hook, project, settings
+
+__all__ = ["project"]
+
+
+def session_why(project: Path, *run: str) -> list[str]:
+    """Run one prompt (the scripted model answers ``ok``), then ``dsh log --hooks --why``."""
+    script = project.parent / "script.json"
+    replies = [[{"type": "text", "text": "ok"}]]
+    script.write_text(json.dumps({"anthropic": {"rules": [{"responses": replies}]}}))
+    sessions = project.parent / "sessions"
+    ran = dsh(
+        project, "run", "hi", "--model", f"scripted:{script}", "--session-dir", str(sessions), *run
+    )
+    assert ran.returncode == 0, ran.stderr
+    (log,) = sessions.glob("*.jsonl")
+    env = {"HOME": str(project.parent / "home")}
+    shown = run_dsh(
+        "log", log.stem, "--session-dir", str(sessions), "--hooks", "--why", cwd=project, env=env
+    )
+    assert shown.returncode == 0, shown.stderr
+    return [line.strip() for line in shown.stdout.splitlines()]
+
+
+def test_untrusted_matcher_and_deduplicated_at_lifecycle_events(project: Path) -> None:
+    settings(
+        project,
+        {
+            "SessionStart": [
+                {"matcher": "resume", "hooks": [hook("echo r")]},
+                {"hooks": [hook("echo s")]},
+            ],
+            "UserPromptSubmit": [{"hooks": [hook("echo u")]}, {"hooks": [hook("echo u")]}],
+        },
+    )
+    assert dsh(project, "hooks", "trust").returncode == 0
+    settings(
+        project,
+        {
+            "SessionStart": [
+                {"matcher": "resume", "hooks": [hook("echo r")]},
+                {"hooks": [hook("echo s")]},
+            ],
+            "UserPromptSubmit": [
+                {"hooks": [hook("echo u")]},
+                {"hooks": [hook("echo u")]},
+                {"hooks": [hook("echo v")]},
+            ],
+        },
+    )
+    lines = session_why(project, "--skip-untrusted-hooks")
+    print("\n".join(lines))
+    assert "matcher: its matcher 'resume' does not select source 'startup'" in lines
+    dedup = "deduplicated: an identical command runs already ("
+    (same,) = [line for line in lines if line.startswith(dedup)]
+    assert same.endswith("/.claude/settings.json: UserPromptSubmit[0][0])")
+    untrusted = lines.index(
+        "untrusted: project hook not trusted yet (`dsh hooks trust` trusts it as it is)"
+    )
+    assert lines[untrusted - 1].endswith("UserPromptSubmit[2][0]: echo v")
+    assert sum("hook/skipped" in line for line in lines) == 2  # once each, nothing when all run
+
+
+@pytest.mark.parametrize(
+    ("managed", "code", "reason"),
+    [
+        (
+            {},
+            "disabled",
+            "hooks not loaded: `disableAllHooks` is true in ",
+        ),
+        ({"allowManagedHooksOnly": True}, "policy", "managed settings set `allowManagedHooksOnly`"),
+    ],
+)
+def test_a_file_turned_off_or_left_out_by_policy(
+    project: Path, managed: dict[str, Any], code: str, reason: str
+) -> None:
+    """What a run's catalog never has is logged for any event (``"*"``) at its first firing."""
+    path = project.parent / "managed-settings.json"
+    stop = {"Stop": [{"hooks": [hook("echo m")]}]}
+    path.write_text(json.dumps({"hooks": stop, **managed}))
+    settings(project, {"Stop": [{"hooks": [hook("echo p")]}]}, disableAllHooks=code == "disabled")
+    catalog = load_catalog(project, home=project.parent / "home", managed_path=path, env={})
+    assert [h.declared_command for h in catalog.for_event("Stop")] == ["echo m"]
+    (selection,) = left_out_selections(catalog, None)["*"]
+    assert (selection.code, selection.command) == (code, "(every hook in it)")
+    assert reason in selection.reason
+
+
+def test_codex_untrusted_and_matcher(project: Path) -> None:
+    codex_home = project.parent / "home" / ".codex"
+    codex_home.mkdir(parents=True)
+
+    def group(command: str, matcher: str | None = None) -> dict[str, Any]:
+        return {"hooks": [{"type": "command", "command": command}]} | (
+            {"matcher": matcher} if matcher else {}
+        )
+
+    def declare(*prompt: str) -> None:
+        hooks = {
+            "SessionStart": [group("echo r", "^resume$"), group("echo s")],
+            "UserPromptSubmit": [group(c) for c in prompt],
+        }
+        (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+
+    declare("echo u")
+    profile = CodexProfile(home=codex_home, system_dir=None, trust_dir=project.parent / "trust")
+    assert list(profile.trust(project))
+    declare("echo u", "echo v")
+    lines = session_why(project, "--hooks", "codex")
+    print("\n".join(lines))
+    assert "matcher: its matcher '^resume$' does not select source 'startup'" in lines
+    untrusted = [i for i, line in enumerate(lines) if line.startswith("untrusted: not trusted")]
+    assert len(untrusted) == 1
+    assert lines[untrusted[0] - 1].endswith("UserPromptSubmit[1][0]: echo v")
+    assert sum("hook/skipped" in line for line in lines) == 2

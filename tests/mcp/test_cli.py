@@ -243,3 +243,36 @@ def test_servers_end_with_a_killed_dsh(tmp_path: Path) -> None:
         time.sleep(0.1)
     assert not alive(marker), "the MCP server outlived dsh"
     assert not alive(sleeper), "what the MCP server started outlived dsh"
+
+
+def test_mcp_tool_hooks_decide_and_fail_as_claude_code_reads_them(tmp_path: Path) -> None:
+    """An ``mcp_tool`` PreToolUse handler whose tool answers JSON denies the call (the tool
+    here: the sample server's ``env``, reading a deny set in the server's environment under
+    the name the input's ``${tool_name}`` becomes); one
+    on a server not configured is a non-blocking error; the run goes on."""
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "CASE-MCP-HOOK-DENY",
+        }
+    }
+    server = _sample() | {"env": {"mcp__sample__echo": json.dumps(deny)}}
+    _, config, args = _setup(tmp_path, {"sample": server})
+    pre = {"type": "mcp_tool", "server": "sample", "tool": "env", "input": {"name": "${tool_name}"}}
+    nowhere = {"type": "mcp_tool", "server": "nowhere", "tool": "echo", "input": {}}
+    hooks = {"PreToolUse": [{"matcher": "mcp__sample__echo", "hooks": [pre, nowhere]}]}
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": hooks}))
+    done = run_dsh(
+        "run", "go", *args, "--mcp-config", str(config), "--strict-mcp-config",
+        "--settings", str(settings), "--permission-mode", "bypassPermissions",
+        cwd=tmp_path, env={"HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    denied = "error [DENIED] by a PreToolUse hook: PreToolUse:mcp__sample__echo hook error:"
+    assert f"{denied} CASE-MCP-HOOK-DENY" in done.stdout
+    assert "CASE-MCP-HOOK-DENY" in done.stdout
+    assert "Echo: HI" not in done.stdout
+    # The handler on a server that is not there: a failure, not a decision (2.1.332's notice).
+    assert "A hook gave no usable answer, so it didn't check this action." in done.stdout

@@ -223,7 +223,7 @@ def test_unsupported_event_does_not_skip_the_suite(machine: Machine) -> None:
     data = {
         "hooks": {
             "Notification": [{"hooks": [command("notify")]}],
-            "ElicitationResult": [{"matcher": "github", "hooks": [command("elicit")]}],
+            "TeammateIdle": [{"hooks": [command("idle")]}],
             "Stop": [{"hooks": [command("stop")]}],
         }
     }
@@ -231,7 +231,7 @@ def test_unsupported_event_does_not_skip_the_suite(machine: Machine) -> None:
     unsupported = [d for d in catalog.diagnostics if d.code == "unsupported-event"]
     assert [(d.event, d.severity) for d in unsupported] == [
         ("Notification", "warning"),
-        ("ElicitationResult", "warning"),
+        ("TeammateIdle", "warning"),
     ]
     assert "notification channel" in unsupported[0].reason
     assert [h.declared_command for h in catalog.for_event("Stop")] == ["stop"]

@@ -53,6 +53,7 @@ SEAMS = {
     "PreModelSwitch": "agent/model-switch",
     "PostModelSwitch": "agent/model-switched",
     "Elicitation": "mcp/elicitation",
+    "ElicitationResult": "mcp/elicitation",
 }
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "DirectoryAddedHookInput",
     "Effort",
     "ElicitationHookInput",
+    "ElicitationResultHookInput",
     "InstructionsLoadedHookInput",
     "McpServerInfo",
     "MessageDisplayHookInput",
@@ -391,6 +392,18 @@ class ElicitationHookInput(BaseHookInput):
     requested_schema: NotRequired[dict[str, Any]]
 
 
+class ElicitationResultHookInput(BaseHookInput):
+    prompt_id: NotRequired[str]
+    agent_id: NotRequired[str]
+    agent_type: NotRequired[str]
+    hook_event_name: Literal["ElicitationResult"]
+    mcp_server_name: str
+    elicitation_id: NotRequired[str]
+    mode: str
+    action: str
+    content: NotRequired[dict[str, Any]]
+
+
 HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
     {
         "Setup": SetupHookInput,
@@ -420,6 +433,7 @@ HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
         "PostModelSwitch": PostModelSwitchHookInput,
         "SessionEnd": SessionEndHookInput,
         "Elicitation": ElicitationHookInput,
+        "ElicitationResult": ElicitationResultHookInput,
     }
 )
 """Each event the bridge sends, by name, to the type of its payload."""

@@ -77,28 +77,28 @@ def test_matcher_that_is_not_a_string(machine: Machine) -> None:
     assert _only(catalog, "bad-matcher").severity == "error"
 
 
-@pytest.mark.parametrize(
-    ("kind", "needle"),
-    [
-        ("mcp_tool", "MCP"),
-    ],
-)
-def test_unsupported_hook_types_say_which(machine: Machine, kind: str, needle: str) -> None:
-    handler = {"type": kind, "prompt": "p", "url": "http://x", "server": "s", "tool": "t"}
-    data = {
-        "hooks": {
-            "PreToolUse": [{"matcher": "Bash", "hooks": [handler, command("echo runs")]}],
-        }
-    }
+def test_mcp_tool_hooks_are_admitted_with_their_target(machine: Machine) -> None:
+    handler = {"type": "mcp_tool", "server": "s", "tool": "t", "input": {"m": "${prompt}"}}
+    data = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}}
     catalog = _project(machine, data)
-    diag = _only(catalog, "unsupported-type")
-    assert diag.severity == "warning"
-    assert (diag.event, diag.group_index, diag.hook_index) == ("PreToolUse", 0, 0)
-    assert f"`{kind}`" in diag.reason
-    assert needle in diag.reason
-    # Not malformed: the command hook beside it is admitted.
-    assert [h.hook_index for h in catalog.for_event("PreToolUse")] == [1]
-    assert not catalog.ok
+    (hook,) = catalog.for_event("PreToolUse")
+    assert hook.kind == "mcp_tool"
+    assert hook.declared_command == "s/t"
+    assert hook.mcp_tool is not None
+    assert (hook.mcp_tool.server, hook.mcp_tool.tool) == ("s", "t")
+    assert dict(hook.mcp_tool.input) == {"m": "${prompt}"}
+    assert catalog.ok
+
+
+@pytest.mark.parametrize("missing", ["server", "tool"])
+def test_an_mcp_tool_hook_without_server_or_tool_is_refused(machine: Machine, missing: str) -> None:
+    handler = {"type": "mcp_tool", "server": "s", "tool": "t"}
+    del handler[missing]
+    data = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}}
+    catalog = _project(machine, data)
+    diag = _only(catalog, "missing-command")
+    assert f"`{missing}`" in diag.reason
+    assert not catalog.for_event("PreToolUse")
 
 
 def test_unknown_type_and_type_not_allowed_for_the_event(machine: Machine) -> None:
@@ -223,7 +223,7 @@ def test_unsupported_event_does_not_skip_the_suite(machine: Machine) -> None:
     data = {
         "hooks": {
             "WorktreeCreate": [{"hooks": [command("worktree")]}],
-            "ElicitationResult": [{"matcher": "github", "hooks": [command("elicit")]}],
+            "TeammateIdle": [{"hooks": [command("idle")]}],
             "Stop": [{"hooks": [command("stop")]}],
         }
     }
@@ -231,7 +231,7 @@ def test_unsupported_event_does_not_skip_the_suite(machine: Machine) -> None:
     unsupported = [d for d in catalog.diagnostics if d.code == "unsupported-event"]
     assert [(d.event, d.severity) for d in unsupported] == [
         ("WorktreeCreate", "warning"),
-        ("ElicitationResult", "warning"),
+        ("TeammateIdle", "warning"),
     ]
     assert "worktrees" in unsupported[0].reason
     assert [h.declared_command for h in catalog.for_event("Stop")] == ["stop"]

@@ -46,9 +46,7 @@ VOLATILE = {
     "message_id",
 }
 
-NOT_YET: dict[str, str] = {
-    "mcp-tool-handler": "the mcp_tool hook handler type",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def _cases() -> list[str]:

@@ -17,6 +17,11 @@ from tests.hooks_claude._conformance_replay import CASES_DIR
 from tests.hooks_claude.test_conformance import require_corpus
 from tests.shared_paths import CONFORMANCE, on_ci
 
+UNRECORDED: dict[str, str] = {
+    # Strict: once a case records it, the set comparison below fails until it comes out.
+    "ElicitationResult": "no recording yet: its keys are from 2.1.332's code (docs/mcp.md)",
+}
+
 
 def test_every_event_the_bridge_runs_has_a_payload_type_named_for_it() -> None:
     runs = {e for e, s in HOOK_EVENT_HOST_SUPPORT.items() if s.status != "not-supported"}
@@ -42,7 +47,10 @@ def test_every_recorded_payload_has_exactly_its_events_keys_in_order() -> None:
     # Recorded elsewhere (claude-next's config-change, tests/fixtures/claude_events.json):
     # tests/hooks_claude/test_watched_files.py checks their payloads the same way.
     elsewhere = {"ConfigChange", "FileChanged", "Notification"}
-    assert {p["hook_event_name"] for _, p in payloads} == set(HOOK_INPUTS) - elsewhere
+    elsewhere = {"ConfigChange", "FileChanged", "Notification"}
+    assert {p["hook_event_name"] for _, p in payloads} == set(HOOK_INPUTS) - elsewhere - set(
+        UNRECORDED
+    )
     problems = [f"{where}: {p}" for where, d in payloads for p in payload_problems(d, HOOK_INPUTS)]
     assert problems == []
 

@@ -57,6 +57,7 @@ SEAMS = {
     "ConfigChange": "tools/post-execute",
     "FileChanged": "tools/post-execute",
     "Notification": "approval/request",
+    "ElicitationResult": "mcp/elicitation",
 }
 
 

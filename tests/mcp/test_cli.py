@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.cli.support import run_dsh
 from tests.cli.test_cli import write_script
@@ -243,3 +244,109 @@ def test_servers_end_with_a_killed_dsh(tmp_path: Path) -> None:
         time.sleep(0.1)
     assert not alive(marker), "the MCP server outlived dsh"
     assert not alive(sleeper), "what the MCP server started outlived dsh"
+
+
+def test_mcp_tool_hooks_decide_and_fail_as_claude_code_reads_them(tmp_path: Path) -> None:
+    """An ``mcp_tool`` PreToolUse handler whose tool answers JSON denies the call (the tool
+    here: the sample server's ``env``, reading a deny set in the server's environment under
+    the name the input's ``${tool_name}`` becomes); one
+    on a server not configured is a non-blocking error; the run goes on."""
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "CASE-MCP-HOOK-DENY",
+        }
+    }
+    server = _sample() | {"env": {"mcp__sample__echo": json.dumps(deny)}}
+    _, config, args = _setup(tmp_path, {"sample": server})
+    pre = {"type": "mcp_tool", "server": "sample", "tool": "env", "input": {"name": "${tool_name}"}}
+    nowhere = {"type": "mcp_tool", "server": "nowhere", "tool": "echo", "input": {}}
+    hooks = {"PreToolUse": [{"matcher": "mcp__sample__echo", "hooks": [pre, nowhere]}]}
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": hooks}))
+    done = run_dsh(
+        "run", "go", *args, "--mcp-config", str(config), "--strict-mcp-config",
+        "--settings", str(settings), "--permission-mode", "bypassPermissions",
+        cwd=tmp_path, env={"HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    denied = "error [DENIED] by a PreToolUse hook: PreToolUse:mcp__sample__echo hook error:"
+    assert f"{denied} CASE-MCP-HOOK-DENY" in done.stdout
+    assert "CASE-MCP-HOOK-DENY" in done.stdout
+    assert "Echo: HI" not in done.stdout
+    # The handler on a server that is not there: a failure, not a decision (2.1.332's notice).
+    assert "A hook gave no usable answer, so it didn't check this action." in done.stdout
+
+
+HOOK = """
+import json, pathlib, sys
+payload = json.load(sys.stdin)
+with open(sys.argv[1], "a") as log:
+    log.write(json.dumps(payload) + "\\n")
+answer = pathlib.Path(sys.argv[2]).read_text()
+sys.stdout.write(answer)
+sys.exit(int(sys.argv[3]))
+"""
+
+
+def _elicit_run(tmp_path: Path, answer: object, code: int = 0) -> tuple[str, list[dict[str, Any]]]:
+    """``ask-user`` called with an ElicitationResult hook that logs its payload and answers
+    ``answer`` with exit ``code``: the tool's result text, the payloads."""
+    tmp_path.mkdir()
+    _, config, args = _setup(tmp_path, {"sample": _sample()})
+    script = [[{"type": "tool_use", "name": "mcp__sample__ask-user", "input": {}}], DONE]
+    model = write_script(tmp_path / "script.json", script)
+    args[args.index("--model") + 1] = f"scripted:{model}"
+    hook, log, said = tmp_path / "hook.py", tmp_path / "log.jsonl", tmp_path / "answer.json"
+    hook.write_text(HOOK)
+    said.write_text(json.dumps(answer) if answer is not None else "")
+    command = f"{sys.executable} {hook} {log} {said} {code}"
+    handler = {"type": "command", "command": command}
+    hooks = {"ElicitationResult": [{"matcher": "sample", "hooks": [handler]}]}
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": hooks}))
+    done = run_dsh(
+        "run", "go", *args, "--mcp-config", str(config), "--strict-mcp-config",
+        "--settings", str(settings), "--permission-mode", "bypassPermissions",
+        "--output-format", "stream-json", cwd=tmp_path, env={"HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    (result,) = [line for line in lines if line.get("type") == "user"]
+    (text,) = [b["text"] for b in result["tool_use_result"]]
+    return text, [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_elicitation_result_hooks_see_the_answer_and_may_replace_it(tmp_path: Path) -> None:
+    accept = {
+        "hookSpecificOutput": {
+            "hookEventName": "ElicitationResult",
+            "action": "accept",
+            "content": {"name": "CASE-RESULT-NAME", "check": True},
+        }
+    }
+    text, (payload,) = _elicit_run(tmp_path / "accept", accept)
+    assert text == "accepted: CASE-RESULT-NAME True"
+    # 2.1.332's keys, in its order: no Elicitation hook answered, so headless declines.
+    keys = list(payload)
+    assert keys[keys.index("hook_event_name") :] == [
+        "hook_event_name",
+        "mcp_server_name",
+        "mode",
+        "action",
+    ]
+    assert {k: payload[k] for k in ("hook_event_name", "mcp_server_name", "mode", "action")} == {
+        "hook_event_name": "ElicitationResult",
+        "mcp_server_name": "sample",
+        "mode": "form",
+        "action": "decline",
+    }
+    assert "content" not in payload
+    assert "permission_mode" not in payload
+    # Silent: the answer stands; exit 2 declines whatever its JSON says.
+    assert _elicit_run(tmp_path / "silent", None)[0] == "action: decline"
+    blocked, _ = _elicit_run(tmp_path / "blocked", accept, code=2)
+    assert blocked == "action: decline"
+    cancel = {"hookSpecificOutput": {"hookEventName": "ElicitationResult", "action": "cancel"}}
+    assert _elicit_run(tmp_path / "cancel", cancel)[0] == "action: cancel"

@@ -192,7 +192,7 @@ handler indexes, and the reason (`dsh hooks check` prints them all).
   that is not a number of seconds above 0. The whole suite (one settings file, or one
   plugin) is skipped, never half-mounted, and a `suite-skipped` diagnostic says why.
 - **warning**: a well-formed declaration this host does not run (an event marked
-  not supported below; `mcp_tool` hooks;
+  not supported below;
   PowerShell; an `if` on an event that is not a tool event, which never runs), or an
   unknown field that is ignored. The rest of the suite runs.
 - **info**: a note on something ignored exactly as Claude Code ignores it (a matcher

@@ -38,6 +38,7 @@ __all__ = [
     "DirectoryAddedHookInput",
     "Effort",
     "ElicitationHookInput",
+    "ElicitationResultHookInput",
     "FileChangedHookInput",
     "InstructionsLoadedHookInput",
     "McpServerInfo",
@@ -418,6 +419,18 @@ class NotificationHookInput(BaseHookInput):
     notification_type: str
 
 
+class ElicitationResultHookInput(BaseHookInput):
+    prompt_id: NotRequired[str]
+    agent_id: NotRequired[str]
+    agent_type: NotRequired[str]
+    hook_event_name: Literal["ElicitationResult"]
+    mcp_server_name: str
+    elicitation_id: NotRequired[str]
+    mode: str
+    action: str
+    content: NotRequired[dict[str, Any]]
+
+
 HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
     {
         "Setup": SetupHookInput,
@@ -450,6 +463,7 @@ HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
         "ConfigChange": ConfigChangeHookInput,
         "FileChanged": FileChangedHookInput,
         "Notification": NotificationHookInput,
+        "ElicitationResult": ElicitationResultHookInput,
     }
 )
 """Each event the bridge sends, by name, to the type of its payload."""

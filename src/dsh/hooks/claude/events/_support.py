@@ -556,8 +556,21 @@ _TABLE: Final[dict[str, EventSupport]] = {
         ),
         limits=("no form is shown at a terminal or over ACP: what no hook answers is declined",),
     ),
-    "ElicitationResult": not_supported(
-        "dsh shows no elicitation form, so there is no user answer to report"
+    "ElicitationResult": EventSupport(
+        seam="mcp/elicitation",
+        status="partial",
+        applied=(
+            "fires when no `Elicitation` hook answered, with the answer the server would get"
+            " (`action`, `content` when there is one, `mode`), matched on `mcp_server_name`;"
+            " not when an `Elicitation` hook answered, as in Claude Code",
+            "`hookSpecificOutput.action` and `content` replace the answer (the answer's"
+            ' `content` kept when the hook gives none); exit 2, `decision: "block"` or'
+            " `decline` declines",
+        ),
+        limits=(
+            "no form is shown at a terminal or over ACP: the answer it reports is `decline`",
+            "the `Notification` 2.1.332 sends after it (`elicitation_response`) is not sent",
+        ),
     ),
     "SessionEnd": EventSupport(
         seam="agent/session-end",

@@ -152,7 +152,7 @@ class ClaudeHooksPlugin:
         self.session_commands._mount_session_commands(ctx)
         if d("MessageDisplay"):
             ctx.on(MESSAGE_DISPLAY, life._message_display)
-        if d("Elicitation"):
+        if d("Elicitation") or d("ElicitationResult"):
             ctx.on(ELICITATION, self.mcp_events._elicitation)
         if d("CwdChanged"):
             ctx.on(CWD_CHANGED, life._cwd_changed)

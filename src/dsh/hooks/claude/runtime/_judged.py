@@ -168,4 +168,10 @@ def in_process(hook: HookDeclaration, agent: Agent, transcript: Path) -> InProce
         )
     if hook.kind == "agent" and hook.prompt is not None:
         return AgentJudge(parent=agent, prompt=hook.prompt, event=hook.event, transcript=transcript)
+    if hook.kind == "mcp_tool" and hook.mcp_tool is not None:
+        from dsh.hooks.claude.runtime._mcp_tool_hook import McpToolHook
+        from dsh.mcp._session import MCP  # only where such a hook fires
+
+        servers = agent.ctx.get(MCP)
+        return McpToolHook(servers=servers, target=hook.mcp_tool, event=hook.event)
     return None

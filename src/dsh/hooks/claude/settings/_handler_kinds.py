@@ -1,9 +1,10 @@
 """The handler types beside ``command`` this host runs: shapes checked, declarations built.
 
 ``http`` (the payload POSTed to ``url``, ``dsh.hook_protocol.HttpTarget``),
-``prompt`` and ``agent`` (``prompt`` judged by a model). ``_validate`` admits a
-handler of one of these types through here; what is common to every type (the
-event takes it, ``if``, nulls) stays there. ``mcp_tool`` is not one yet.
+``prompt`` and ``agent`` (``prompt`` judged by a model), ``mcp_tool`` (a tool of one of
+the session's MCP servers, ``McpToolTarget``). ``_validate`` admits a handler of one of
+these types through here; what is common to every type (the event takes it, ``if``,
+nulls) stays there.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 from urllib.parse import urlsplit
 
-from dsh.base import FrozenDict
+from dsh.base import FrozenDict, NotJSONError, freeze_json
 from dsh.hook_protocol import HttpTarget
 from dsh.hook_protocol._regex import unsafe_char_problem
 from dsh.hooks.claude.events._specs import EventSpec
@@ -24,11 +25,17 @@ from dsh.hooks.claude.settings._types import (
     HandlerKind,
     HookDeclaration,
     HookSource,
+    McpToolTarget,
     Severity,
 )
 
 if TYPE_CHECKING:
-    from dsh.hooks.claude.settings._models import AgentHandler, HttpHandler, PromptHandler
+    from dsh.hooks.claude.settings._models import (
+        AgentHandler,
+        HttpHandler,
+        McpToolHandler,
+        PromptHandler,
+    )
 
 __all__ = [
     "AGENT_DEFAULT_TIMEOUT",
@@ -38,13 +45,13 @@ __all__ = [
     "admit_other",
 ]
 
-OTHER_KINDS: Final[frozenset[str]] = frozenset({"http", "prompt", "agent"})
+OTHER_KINDS: Final[frozenset[str]] = frozenset({"http", "prompt", "agent", "mcp_tool"})
 """The handler types besides ``command`` that this host runs."""
 
 PROMPT_DEFAULT_TIMEOUT: Final = 30.0
 AGENT_DEFAULT_TIMEOUT: Final = 60.0
 
-OtherHandler: TypeAlias = "HttpHandler | PromptHandler | AgentHandler"
+OtherHandler: TypeAlias = "HttpHandler | PromptHandler | AgentHandler | McpToolHandler"
 
 _Add = Callable[[Severity, DiagnosticCode, str], None]
 
@@ -63,8 +70,8 @@ def admit_other(
     if_root: Path,
     placeholders: Mapping[str, str],
 ) -> HookDeclaration | None:
-    """An ``http``, ``prompt`` or ``agent`` handler admitted (its declaration) or diagnosed
-    through ``add`` (``None``); the event already takes the type."""
+    """An ``http``, ``prompt``, ``agent`` or ``mcp_tool`` handler admitted (its declaration)
+    or diagnosed through ``add`` (``None``); the event already takes the type."""
     nulls = sorted(k for k, v in raw.items() if v is None)
     for key in nulls:
         # Claude Code's schema has optional fields, not nullable ones.
@@ -129,15 +136,17 @@ def _decode(kind: str, raw: dict[str, Any], add: _Add) -> OtherHandler | None:
     from dsh.hooks.claude.settings._models import (
         AgentHandler,
         HttpHandler,
+        McpToolHandler,
         PromptHandler,
         describe_validation_error,
         extra,
     )
 
-    schemas: Mapping[str, type[HttpHandler | PromptHandler | AgentHandler]] = {
+    schemas: Mapping[str, type[HttpHandler | PromptHandler | AgentHandler | McpToolHandler]] = {
         "http": HttpHandler,
         "prompt": PromptHandler,
         "agent": AgentHandler,
+        "mcp_tool": McpToolHandler,
     }
     schema = schemas[kind]
     try:
@@ -148,9 +157,13 @@ def _decode(kind: str, raw: dict[str, Any], add: _Add) -> OtherHandler | None:
             if fld == "timeout":
                 code = "bad-timeout"
                 reason += "; a timeout is a number of seconds > 0"
-            elif fld in ("url", "prompt") and err_type in ("missing", "string_too_short"):
+            elif fld in ("url", "prompt", "server", "tool") and err_type in (
+                "missing",
+                "string_too_short",
+            ):
                 code = "missing-command"
-                reason = f"a{'n' if kind == 'http' else ''} {kind} hook needs a non-empty `{fld}`"
+                reason = f"a{'n' if kind in ('http', 'mcp_tool') else ''} {kind} hook needs"
+                reason += f" a non-empty `{fld}`"
             add("error", code, reason)
         return None
     if isinstance(model, HttpHandler):
@@ -159,6 +172,12 @@ def _decode(kind: str, raw: dict[str, Any], add: _Add) -> OtherHandler | None:
             add(
                 "error", "bad-field", f"`url` must be an http:// or https:// URL, got {model.url!r}"
             )
+            return None
+    if isinstance(model, McpToolHandler):
+        try:
+            freeze_json(model.input or {}, "input")
+        except (NotJSONError, RecursionError) as exc:
+            add("error", "bad-field", f"`input` is not plain JSON: {exc or 'nested too deep'}")
             return None
     for key in sorted(extra(raw, schema)):
         add("warning", "unknown-field", f"`{key}` is not a field of `{kind}` hooks; it is ignored")
@@ -173,11 +192,13 @@ def _decode(kind: str, raw: dict[str, Any], add: _Add) -> OtherHandler | None:
 
 def _texts(model: OtherHandler) -> list[tuple[str, str]]:
     """Every text of the handler that reaches a request, a model or a rule."""
-    from dsh.hooks.claude.settings._models import HttpHandler
+    from dsh.hooks.claude.settings._models import HttpHandler, McpToolHandler
 
     if isinstance(model, HttpHandler):
         texts = [("`url`", model.url)]
         texts += [(f"`headers.{k}`", f"{k}{v}") for k, v in (model.headers or {}).items()]
+    elif isinstance(model, McpToolHandler):
+        texts = [("`server`", model.server), ("`tool`", model.tool)]
     else:
         texts = [("`prompt`", model.prompt)]
     if model.if_ is not None:
@@ -197,16 +218,28 @@ def _declaration(
     if_rule: IfRule | None,
     placeholders: Mapping[str, str],
 ) -> HookDeclaration:
-    """The declaration of an admitted ``http``, ``prompt`` or ``agent`` handler."""
-    from dsh.hooks.claude.settings._models import HttpHandler, PromptHandler
+    """The declaration of an admitted ``http``, ``prompt``, ``agent`` or ``mcp_tool``
+    handler."""
+    from dsh.hooks.claude.settings._models import (
+        AgentHandler,
+        HttpHandler,
+        McpToolHandler,
+        PromptHandler,
+    )
 
     scope: tuple[str, ...] = (
         ("settings",) if source.is_settings_file else ("plugin", str(source.plugin))
     )
     kind: HandlerKind
     http: HttpTarget | None = None
+    mcp_tool: McpToolTarget | None = None
     on_failure = "continue"
-    if isinstance(model, HttpHandler):
+    if isinstance(model, McpToolHandler):
+        kind, text, default = "mcp_tool", f"{model.server}/{model.tool}", spec.default_timeout
+        frozen_input = freeze_json(model.input or {}, "input")
+        mcp_tool = McpToolTarget(server=model.server, tool=model.tool, input=frozen_input)
+        key: tuple[object, ...] = ("mcp_tool", model.server, model.tool, frozen_input)
+    elif isinstance(model, HttpHandler):
         kind, text, default = "http", model.url, spec.default_timeout
         http = HttpTarget(
             url=model.url,
@@ -215,7 +248,7 @@ def _declaration(
         )
         if model.onFailure == "block" and not spec.on_failure_ignored:
             on_failure = "block"
-        key: tuple[object, ...] = ("http", model.url)
+        key = ("http", model.url)
     else:
         is_prompt = isinstance(model, PromptHandler)
         kind = "prompt" if is_prompt else "agent"
@@ -242,7 +275,8 @@ def _declaration(
         dedup_key=("claude", *scope, key),
         kind=kind,
         http=http,
-        prompt=None if http is not None else text,
-        model=None if isinstance(model, HttpHandler) else model.model,
+        prompt=text if kind in ("prompt", "agent") else None,
+        model=model.model if isinstance(model, PromptHandler | AgentHandler) else None,
         continue_on_block=isinstance(model, PromptHandler) and model.continueOnBlock,
+        mcp_tool=mcp_tool,
     )

@@ -23,6 +23,7 @@ __all__ = [
     "CommandHandler",
     "HttpHandler",
     "MatcherGroup",
+    "McpToolHandler",
     "PluginHooksFileModel",
     "PluginManifestModel",
     "PromptHandler",
@@ -131,6 +132,24 @@ class AgentHandler(msgspec.Struct, frozen=True, kw_only=True):
     type: Literal["agent"]
     prompt: Annotated[str, msgspec.Meta(min_length=1)]
     model: str | None = None
+    timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    statusMessage: str | None = None
+    once: bool | None = None
+    if_: str | None = msgspec.field(default=None, name="if")
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None and not math.isfinite(self.timeout):
+            raise ValueError("Input should be a finite number")
+
+
+class McpToolHandler(msgspec.Struct, frozen=True, kw_only=True):
+    """A ``type: "mcp_tool"`` handler (reference §1.3): ``server``'s ``tool`` called with
+    ``input``, its ``${path}`` filled from the hook input."""
+
+    type: Literal["mcp_tool"]
+    server: Annotated[str, msgspec.Meta(min_length=1)]
+    tool: Annotated[str, msgspec.Meta(min_length=1)]
+    input: dict[str, Any] | None = None
     timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
     statusMessage: str | None = None
     once: bool | None = None

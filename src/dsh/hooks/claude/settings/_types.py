@@ -29,6 +29,7 @@ __all__ = [
     "HandlerKind",
     "HookDeclaration",
     "HookSource",
+    "McpToolTarget",
     "OnFailureMode",
     "Severity",
     "SourceEntry",
@@ -75,8 +76,19 @@ DiagnosticCode: TypeAlias = Literal[
 
 OnFailureMode: TypeAlias = Literal["continue", "block"]
 
-HandlerKind: TypeAlias = Literal["command", "http", "prompt", "agent"]
-"""The handler types this host runs (``mcp_tool`` is not one yet)."""
+HandlerKind: TypeAlias = Literal["command", "http", "prompt", "agent", "mcp_tool"]
+"""The handler types this host runs."""
+
+
+@final
+@frozen(kw_only=True)
+class McpToolTarget:
+    """What an ``mcp_tool`` handler calls: ``server``'s ``tool`` with ``input`` (frozen JSON,
+    its ``${path}`` filled from the hook input at each firing)."""
+
+    server: str
+    tool: str
+    input: Mapping[str, object] = field(default_factory=FrozenDict)
 
 
 @final
@@ -184,7 +196,8 @@ class HookDeclaration:
     ``kind`` says how it runs: a ``command`` spawns ``argv``; an ``http`` hook POSTs
     to ``http`` (then ``declared_command`` and ``command`` are its URL, where Claude
     Code's messages name it, and ``argv`` is just that URL); a ``prompt`` or
-    ``agent`` hook asks a model to judge ``prompt`` (``model``: the one it names).
+    ``agent`` hook asks a model to judge ``prompt`` (``model``: the one it names); an
+    ``mcp_tool`` hook calls ``mcp_tool`` (``declared_command`` is ``server/tool``).
     """
 
     event: str
@@ -211,6 +224,7 @@ class HookDeclaration:
     continue_on_block: bool = False
     once: bool = False
     """``once: true`` in a skill's frontmatter: it runs the first time it matches only."""
+    mcp_tool: McpToolTarget | None = None
 
     @property
     def plugin(self) -> str | None:

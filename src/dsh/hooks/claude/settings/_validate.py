@@ -38,10 +38,6 @@ if TYPE_CHECKING:
 
 __all__ = ["SuiteContext", "SuiteResult", "validate_hooks"]
 
-_UNSUPPORTED_TYPE: Final[Mapping[str, str]] = {
-    "mcp_tool": "dsh does not run MCP tool handlers yet",
-}
-
 # Fields of the other handler types, and undocumented ones seen in Claude Code's schema.
 _OTHER_TYPE_FIELDS: Final = frozenset(
     {"url", "headers", "allowedEnvVars", "server", "tool", "input", "prompt", "model"}
@@ -318,14 +314,6 @@ def _validate_handler(
             if_root=_if_root(out.source, context),
             placeholders=context.placeholders(),
         )
-    if kind != "command":
-        add(
-            "warning",
-            "unsupported-type",
-            f"`{kind}` hooks are not supported by this host ({_UNSUPPORTED_TYPE[kind]});"
-            " it runs `command` hooks only",
-        )
-        return None
     nulls = sorted(k for k, v in raw.items() if v is None)
     for key in nulls:
         # Claude Code's schema has optional fields, not nullable ones.

@@ -115,6 +115,9 @@ class RunOptions:
     """``--input-format stream-json``: the turns and control requests come from here."""
     resolve_model: Callable[[str], Model] | None = None
     """The model ``/model NAME`` or a ``set_model`` selects (``None``: the run's own)."""
+    max_budget_usd: float | None = None
+    """``--max-budget-usd``: its guard is among ``host.plugins``; the stream-json result
+    reports reaching it (``error_max_budget_usd``)."""
 
 
 def host_options(options: RunOptions) -> HostOptions:

@@ -13,7 +13,6 @@ from typing import Any
 import pexpect
 
 from dsh.base._sandbox import sandbox_mechanism
-
 from tests.cli.test_interactive import (
     Session,
     _asking_project,

@@ -38,8 +38,8 @@ SET: dict[str, str] = {
 }
 _DUMP = (
     "import json, os, sys; json.load(sys.stdin); "
-    "print(json.dumps(sorted(k for k in os.environ if 'OTEL' in k or k.startswith(('TRACE', 'REC_')))), "
-    "file=open(sys.argv[1], 'w'))"
+    "names = [k for k in os.environ if 'OTEL' in k or k.startswith(('TRACE', 'REC_'))]; "
+    "print(json.dumps(sorted(names)), file=open(sys.argv[1], 'w'))"
 )
 
 

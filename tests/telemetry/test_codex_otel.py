@@ -150,7 +150,7 @@ def test_the_layers_otel_tables_merge_key_by_key_and_a_bad_one_is_named() -> Non
     from dsh.hooks.codex.config._types import CodexDiagnostic
 
     diagnostics: list[CodexDiagnostic] = []
-    configs = [
+    configs: list[tuple[Path, dict[str, Any] | None]] = [
         (Path("/u/config.toml"), {"otel": {"environment": "prod", "log_user_prompt": True}}),
         (Path("/p/config.toml"), {"otel": {"environment": "ci"}}),
         (Path("/q/config.toml"), {"otel": "on"}),

@@ -146,8 +146,8 @@ def test_what_dsh_cannot_export_so_is_not_exported() -> None:
 
 
 def test_the_layers_otel_tables_merge_key_by_key_and_a_bad_one_is_named() -> None:
-    from dsh.hooks.codex.config._layer_keys import layer_keys
     from dsh.hooks.codex import CodexDiagnostic
+    from dsh.hooks.codex.config._layer_keys import layer_keys
 
     diagnostics: list[CodexDiagnostic] = []
     configs: list[tuple[Path, dict[str, Any] | None]] = [

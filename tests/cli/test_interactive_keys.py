@@ -13,6 +13,7 @@ from typing import Any
 
 import pexpect
 
+from dsh.base._sandbox import sandbox_mechanism
 from tests.cli.test_interactive import (
     Session,
     _asking_project,
@@ -178,6 +179,7 @@ def test_claudes_slash_commands_run_in_dsh_and_complete_with_tab(
     s.expect("tus")
     s.child.send("\r")
     s.expect("Session ID: ")
+    s.expect("sandbox: none (danger-full-access)")
     for command, shows in [
         ("/help", "/permissions"),
         ("/model", "Current model: "),
@@ -276,3 +278,18 @@ def test_ctrl_c_interrupts_a_compaction(
     s.say("/exit")
     assert s.leave() == 0
     assert not [e for e in s.events() if e["type"].startswith("compaction/")]
+
+
+def test_status_shows_the_sessions_sandbox_and_its_mechanism(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    s = start_rules(spawned, tmp_path, project, [], "--sandbox", "workspace-write")
+    s.say("/status")
+    mechanism, how = sandbox_mechanism()
+    if mechanism is None:
+        s.expect(f"no mechanism here ({how}): commands are refused")
+    else:
+        s.expect("sandbox: workspace-write, network off (from flag --sandbox) on ")
+        s.expect(mechanism)
+    s.say("/exit")
+    assert s.leave() == 0

@@ -115,3 +115,24 @@ def test_the_key_variable_the_config_names_is_withheld_too(tmp_path: Path, where
     [entry] = [json.loads(line) for line in log.read_text().splitlines()]
     assert "MY_PROVIDER_KEY" not in entry["env"]
     assert not any("sk-provider" in value for value in entry["env"].values())
+
+
+RECORDED_OTEL = json.loads(
+    (Path(__file__).parents[1] / "fixtures" / "hook_otel_env_claude.json").read_text()
+)
+
+
+async def test_no_hook_sees_the_otel_variables_as_claude_code_strips_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The variables ``benchmarks/record_hook_otel_env.py`` set for the real 2.1.332, set
+    here: the hooks see what its hook saw of them, with export off and on."""
+    assert RECORDED_OTEL["cli_version"].startswith("2.1.332")
+    recorded = RECORDED_OTEL["export-off"]
+    assert RECORDED_OTEL["export-on"]["hook_saw"] == recorded["hook_saw"]
+    values = {"TRACEPARENT": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
+    for name in recorded["set"]:
+        monkeypatch.setenv(name, values.get(name, "1"))
+    for entry in await hook_environments(tmp_path, monkeypatch):
+        seen = sorted(name for name in entry["env"] if name in recorded["set"])
+        assert seen == recorded["hook_saw"], entry["event"]

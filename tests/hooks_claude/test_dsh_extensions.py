@@ -14,6 +14,9 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from dsh.models import ScriptedModel
 from dsh.testing import call, run_session, say
 
 FIXTURE = json.loads(
@@ -106,10 +109,44 @@ def test_with_extensions_on_payloads_carry_usage_and_a_stop_block_counter(
     assert [p["stop_hook_active"] for p in payloads] == [False, True, True]
     usage = payloads[-1]["dsh"]["usage"]
     assert set(usage) == {"input_tokens", "output_tokens", "cost_usd"}
-    assert usage["cost_usd"] is None
+    assert usage["cost_usd"] is None  # a scripted model's name: the table has no price
 
 
 def test_without_extensions_the_payload_is_claude_codes(tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.delenv("DSH_HOOK_EXTENSIONS", raising=False)
     _, payloads = stop_run(tmp_path)
     assert all("dsh" not in p for p in payloads)
+
+
+USAGE = {"type": "usage", "input_tokens": 1000, "output_tokens": 100}
+RECORD_USAGE = """
+import json, sys
+with open("usage.jsonl", "a") as f:
+    f.write(json.dumps(json.load(sys.stdin)["dsh"]["usage"]) + "\\n")
+"""
+
+
+def test_the_usage_is_priced_from_the_table_for_a_model_it_has(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """``claude-sonnet-4-5`` at $3 and $15 per Mtok: $0.0045 a reply of 1,000 in, 100 out."""
+    monkeypatch.setenv("DSH_HOOK_EXTENSIONS", "1")
+    replies = [[call("Bash", command="echo hi"), USAGE], [say("done"), USAGE]]
+    model = ScriptedModel({"model": "claude-sonnet-4-5", "responses": replies})
+    hook = {"hooks": [{"type": "command", "command": "python3 usage.py"}]}
+    settings = {"hooks": {"PreToolUse": [hook], "Stop": [hook]}}
+    asyncio.run(
+        run_session(
+            "go",
+            model=model,
+            claude_settings=settings,
+            files={"usage.py": RECORD_USAGE},
+            project=tmp_path,
+        )
+    )
+    lines = (tmp_path / "usage.jsonl").read_text().splitlines()
+    at_pre_tool, at_stop = (json.loads(line) for line in lines)
+    assert (at_pre_tool["input_tokens"], at_pre_tool["output_tokens"]) == (1000, 100)
+    assert at_pre_tool["cost_usd"] == pytest.approx(0.0045)
+    assert (at_stop["input_tokens"], at_stop["output_tokens"]) == (2000, 200)
+    assert at_stop["cost_usd"] == pytest.approx(0.009)

@@ -28,6 +28,8 @@ TEXT = {"type": "text", "text": "x"}
         ({"anthropic": {"default": TEXT}, "x": 1}, "$.x", "must have no other key"),
         ({"wire": "gemini", "default": TEXT}, "$.wire", "must be 'anthropic' or 'openai'"),
         ({"wire": "openai", "vendor": "openai", "default": TEXT}, "$.vendor", "not both"),
+        ({"model": "", "default": TEXT}, "$.model", "must be a model's name"),
+        ({"model": 5, "default": TEXT}, "$.model", "must be a model's name"),
         ({"rules": [{"has_tool": "Bash"}]}, "$.rules[0]", "a rule needs 'responses'"),
         ({"rules": [{"responses": []}]}, "$.rules[0].responses", "at least one reply"),
         ({"rules": [{"responses": [[]]}]}, "$.rules[0].responses[0]", "at least one block"),
@@ -241,3 +243,10 @@ def test_a_block_type_that_is_not_a_string_is_a_script_error(kind: object) -> No
     script = {"rules": [], "responses": [[{"type": kind, "text": "hi"}]]}
     with pytest.raises(ScriptError, match="unknown block type"):
         ScriptedModel(script)
+
+
+def test_a_script_names_the_model_it_stands_for() -> None:
+    assert ScriptedModel({"model": "claude-sonnet-4-5", "default": TEXT}).name == (
+        "claude-sonnet-4-5"
+    )
+    assert ScriptedModel({"default": TEXT}, source="s.json").name == "scripted:s.json"

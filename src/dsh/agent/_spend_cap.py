@@ -6,7 +6,9 @@ dollars, ``None`` when it has no price) and, once the total reaches ``limit``,
 denies every tool call with a terminal guard (deny-only: it never allows what
 another policy refused). The denial's ``info`` is typed: ``kind`` is
 ``"spend_cap"``, with ``limit_usd`` and ``spent_usd``; its reason is what the
-model reads. dsh has no price table of its own yet: the pricer is the caller's.
+model reads. The pricer is dsh's dated price table (``dsh.models._prices``) unless
+the caller gives one; ``--max-budget-usd`` mounts it on a run. The call that reaches
+the limit is named once in a warning notice (the terminal shows it).
 """
 
 from __future__ import annotations
@@ -30,10 +32,16 @@ Pricer = Callable[[str, Usage], "float | None"]
 SPEND_CAP_KIND: Final = "spend_cap"
 
 
-def spend_cap(limit_usd: float, pricer: Pricer) -> Plugin:
-    """The plugin that denies tool calls once the priced calls reach ``limit_usd``."""
+def spend_cap(limit_usd: float, pricer: Pricer | None = None) -> Plugin:
+    """The plugin that denies tool calls once the priced calls reach ``limit_usd``
+    (priced by ``pricer``, else by dsh's price table)."""
     if not limit_usd > 0:
         raise ValueError(f"spend_cap: the limit must be a positive amount, not {limit_usd!r}")
+    if pricer is None:
+        from dsh.models._prices import table_cost
+
+        pricer = table_cost
+    price: Pricer = pricer
     spent = [0.0]
     unpriced: set[str] = set()
 
@@ -42,7 +50,7 @@ def spend_cap(limit_usd: float, pricer: Pricer) -> Plugin:
         async def count(agent: Agent, end: ModelCallEnd) -> None:
             if end.usage is None:
                 return
-            cost = pricer(end.call.model, end.usage)
+            cost = price(end.call.model, end.usage)
             if cost is None:
                 if end.call.model not in unpriced:
                     unpriced.add(end.call.model)
@@ -53,7 +61,15 @@ def spend_cap(limit_usd: float, pricer: Pricer) -> Plugin:
                         level="warning",
                     )
                 return
+            below = spent[0] < limit_usd
             spent[0] += max(0.0, cost)
+            if below and spent[0] >= limit_usd:
+                agent.notice(
+                    f"spend cap reached: ${spent[0]:.4f} of ${limit_usd:.4f} spent; tool calls"
+                    " are denied from now on",
+                    source="spend-cap",
+                    level="warning",
+                )
 
         def guard(call: ToolCall) -> GuardDenial | None:
             if spent[0] < limit_usd:

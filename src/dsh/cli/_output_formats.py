@@ -123,8 +123,10 @@ class StreamJson:
         start_source: str,
         tools: Callable[[], list[str]],
         mcp_servers: Callable[[], list[dict[str, str]]] = list,
+        budget_usd: float | None = None,
     ) -> None:
         self._emit = emit
+        self._budget = budget_usd
         self._cwd = cwd
         self._model = model
         self._permission_mode = permission_mode
@@ -411,6 +413,9 @@ class StreamJson:
             steps = max(steps, 1)  # the failed request counts, as Claude Code counts it
         elapsed = round((time.monotonic() - self._turn_started) * 1000)
         cost, model_usage = self._costs()
+        exhausted = self._budget is not None and cost >= self._budget
+        if exhausted:  # 2.1.332's budget stop (its code: no recording has one)
+            subtype, is_error, terminal = "error_max_budget_usd", True, "budget_exhausted"
         obj: dict[str, Any] = {
             "type": "result",
             "subtype": subtype,
@@ -438,7 +443,14 @@ class StreamJson:
                 "name": deferred.tool_name,
                 "input": _plain(deferred.arguments),
             }
+        if exhausted:
+            obj["errors"] = [f"Reached maximum budget (${_js_number(self._budget or 0)})"]
         return obj
+
+
+def _js_number(value: float) -> str:
+    """``value`` as JavaScript writes a number in a template (``5``, ``0.25``)."""
+    return str(int(value)) if value.is_integer() else repr(value)
 
 
 def _field(event: SessionEvent, name: str) -> Any:
@@ -494,6 +506,7 @@ async def run_machine(
         start_source="resume" if options.host.resume is not None else "startup",
         tools=tools,
         mcp_servers=mcp_servers,
+        budget_usd=options.max_budget_usd,
     )
 
     def on_result(turn: TurnResult) -> None:

@@ -130,6 +130,9 @@ class RunOptions:
     this reason; without it they run, through the policies again (2.1.332's resume)."""
     resumed_without_prompt: bool = False
     """``--resume``/``--continue`` with no prompt: the run settles the deferred calls only."""
+    max_budget_usd: float | None = None
+    """``--max-budget-usd``: its guard is among ``host.plugins``; the stream-json result
+    reports reaching it (``error_max_budget_usd``)."""
 
 
 def host_options(options: RunOptions) -> HostOptions:

@@ -32,6 +32,7 @@ from dsh.cli._terminal import (
     stdin_is_terminal,
     stdout_is_terminal,
 )
+from dsh.context import Plugin
 from dsh.hooks import HooksChoice, HookSelection
 from dsh.host import HostOptions
 from dsh.host._config import sandbox_policy
@@ -104,6 +105,8 @@ class RunFlags:
     skip_untrusted_hooks: bool
     sandbox_mode: str | None
     """``--sandbox/-s``: read as the configuration key ``sandbox_mode`` (``_given``)."""
+    max_budget_usd: float | None
+    """``--max-budget-usd``: the session's spend cap (``dsh.agent.spend_cap``), if any."""
     io: Mapping[str, Any]
     """``io_options``' flags (``--output-format``, ``--resume``...), as ``settle`` reads them."""
     front: FrontMode = "run"
@@ -124,6 +127,7 @@ class RunFlags:
             trust_project=params["trust_project"],
             skip_untrusted_hooks=params["skip_untrusted_hooks"],
             sandbox_mode=params["sandbox_mode"],
+            max_budget_usd=params["max_budget_usd"],
             io={key: params[key] for key in IO_KEYS},
         )
 
@@ -221,7 +225,7 @@ def run_flags(flags: RunFlags) -> ExitCode:
             model=model,
             session_dir=sessions,
             resume=settled.resume,
-            plugins=settled.plugins,
+            plugins=(*settled.plugins, *_spend_cap(flags.max_budget_usd)),
             agent=flags.session.agent(),
             system=settled.system,
             environment=settled.config.shell_environment_policy,
@@ -236,6 +240,7 @@ def run_flags(flags: RunFlags) -> ExitCode:
         resolve_model=model_resolver(settled.model_spec, settled.base_url),
         reject_deferred=flags.io.get("reject_deferred"),
         resumed_without_prompt=resuming and not prompts and not interactive,
+        max_budget_usd=flags.max_budget_usd,
     )
     hooks = options.hooks
     if hooks.claude_hooks or hooks.settings_files or hooks.plugin_dirs:
@@ -249,6 +254,15 @@ def run_flags(flags: RunFlags) -> ExitCode:
 
         return run_async(run_machine(options, settled.output_format), ExitCode.INTERNAL)
     return run_async(session_runner(options, interactive=interactive), ExitCode.INTERNAL)
+
+
+def _spend_cap(limit_usd: float | None) -> tuple[Plugin, ...]:
+    """``--max-budget-usd``'s guard, priced by dsh's table (none without the flag)."""
+    if limit_usd is None:
+        return ()
+    from dsh.agent import spend_cap
+
+    return (spend_cap(limit_usd),)
 
 
 def _check_usage(flags: RunFlags) -> None:

@@ -132,7 +132,7 @@ def io_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def run_flags(f: Callable[..., Any]) -> Callable[..., Any]:
     """``dsh run``'s arguments and flags, added to ``f`` in their ``--help`` order."""
-    f = io_options(sandbox_option(trust_project_option(f)))
+    f = io_options(budget_option(sandbox_option(trust_project_option(f))))
     for option in reversed(_RUN_OPTIONS):
         f = option(f)
     return f
@@ -151,6 +151,21 @@ def sandbox_option(f: Callable[..., Any]) -> Callable[..., Any]:
         "the temp dirs; .git and dsh's state kept read-only; no network unless network_access) "
         "or danger-full-access (none, the default). Where the kernel has no sandbox, a "
         "sandboxed mode refuses to run commands. See docs/sandbox.md.",
+    )(f)
+
+
+def budget_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``dsh run --max-budget-usd N``: Claude Code's flag (the Agent SDK's ``maxBudgetUsd``)."""
+    return click.option(
+        "--max-budget-usd",
+        "max_budget_usd",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        metavar="AMOUNT",
+        help="A spend cap in US dollars, as Claude Code's --max-budget-usd: once the replies'"
+        " reported usage, priced by dsh's price table, reaches it, every tool call is denied"
+        " (the stream-json result is error_max_budget_usd). A model the table has no price"
+        " for is named in a notice and not counted. See docs/cli.md.",
     )(f)
 
 

@@ -162,6 +162,10 @@ async def _status(repl: Repl, rest: str) -> None:
     mode = next((line for line in _permission_lines(repl) if "mode" in line.lower()), None)
     if mode is not None:
         lines.append(f"Permissions: {mode.strip()}")
+    from dsh.base._sandbox import sandbox_status
+
+    # The session's own sandbox (the flag's, the config's or a profile's), as `dsh config show`.
+    lines.append(sandbox_status(repl.term.host.assembly.sandbox))
     repl.say("\n".join(lines))
 
 

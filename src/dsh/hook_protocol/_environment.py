@@ -9,6 +9,9 @@ Other secrets (``AWS_SECRET_ACCESS_KEY``, ``GITHUB_TOKEN``) pass: the environmen
 policy of the processes the model drives (``EnvironmentPolicy``) is not a hook's.
 ``$DSH_HOOK_PASS_ENV`` (names, comma- or space-separated) passes named keys on; a
 declaration's own ``env`` entry for one is the declaration's choice and is kept.
+Every ``OTEL_*`` variable and ``CLAUDE_CODE_OTEL_DIAG_STDERR`` is left out too, as Claude
+Code 2.1.332 leaves them out with export on or off (``ANT_OTEL_*`` and ``TRACEPARENT`` pass:
+``tests/fixtures/hook_otel_env_claude.json``), so dsh's exporter settings are not a hook's.
 """
 
 from __future__ import annotations
@@ -66,13 +69,17 @@ def withheld_variables(inherited: Mapping[str, str]) -> frozenset[str]:
     return frozenset(n for n in model_keys(inherited) if n in inherited and n not in passed)
 
 
+def _telemetry_variable(name: str) -> bool:
+    return name.startswith("OTEL_") or name == "CLAUDE_CODE_OTEL_DIAG_STDERR"
+
+
 def spawn_environment(
     added: Mapping[str, str] | None, inherited: Mapping[str, str] | None = None
 ) -> dict[str, str] | None:
     """The environment to spawn a hook with: ``inherited`` (default ``os.environ``)
     without the withheld secrets, then ``added``; ``None`` when that is just ``os.environ``."""
     base = os.environ if inherited is None else inherited
-    withheld = withheld_variables(base)
+    withheld = withheld_variables(base) | {n for n in base if _telemetry_variable(n)}
     if not withheld and added is None and inherited is None:
         return None
     env = {k: v for k, v in base.items() if k not in withheld}

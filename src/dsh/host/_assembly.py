@@ -45,6 +45,7 @@ class Assembly:
         "_diagnostics",
         "_environments",
         "_mcp_servers",
+        "_observed",
         "_sandbox",
         "approval",
         "ctx",
@@ -74,6 +75,7 @@ class Assembly:
             if options.store is not None
             else JsonlSessionStore(options.session_dir or default_data_dir())
         )
+        self._observed = False
         if os.environ.get("CLAUDE_CODE_ENABLE_TELEMETRY"):
             # OpenTelemetry export, as Claude Code's variables ask; never imported otherwise.
             from dsh.telemetry import observed_store, telemetry_settings
@@ -81,6 +83,7 @@ class Assembly:
             settings = telemetry_settings(os.environ)
             if settings is not None:
                 self.store = cast(SessionStore, observed_store(self.store, settings))
+                self._observed = True
         self._diagnostics: list[ProfileDiagnostic] = []
         self._environments: list[Mapping[str, Any]] = []
         self._adjust: list[Callable[[AgentOptions], AgentOptions]] = []
@@ -133,6 +136,7 @@ class Assembly:
         # The MCP servers the protocol's configuration declares (optional: not in ``ProfileMount``).
         self._mcp_servers.extend(getattr(loaded, "mcp_servers", ()))
         self._adopt_sandbox(profile.name, loaded)
+        self._adopt_telemetry(loaded)
         return found
 
     def start_mcp_servers(self) -> None:
@@ -150,6 +154,20 @@ class Assembly:
             env=self.environment_policy().environment(),
             cwd=str(self.project),
         )
+
+    def _adopt_telemetry(self, loaded: object) -> None:
+        """Export as a profile's configuration asks (Codex's ``[otel]``), when nothing else
+        does (the environment's ``CLAUDE_CODE_ENABLE_TELEMETRY`` wins); OpenTelemetry is
+        imported only then."""
+        table = getattr(loaded, "otel", None)
+        if not table or self._observed:
+            return
+        from dsh.telemetry import codex_telemetry, observed_store
+
+        settings = codex_telemetry(table)
+        if settings is not None:
+            self.store = cast(SessionStore, observed_store(self.store, settings))
+            self._observed = True
 
     def _adopt_sandbox(self, name: str, loaded: object) -> None:
         """The first profile's sandbox (Codex's ``sandbox_mode``, Claude Code's ``sandbox``

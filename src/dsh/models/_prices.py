@@ -22,7 +22,7 @@ from typing import Final, final
 from dsh._frozen import frozen
 from dsh.messages import Usage
 
-__all__ = ["PRICES", "PRICES_DATE", "ModelPrice", "cost_usd", "price_of"]
+__all__ = ["PRICES", "PRICES_DATE", "ModelPrice", "cost_usd", "price_of", "table_cost"]
 
 PRICES_DATE: Final = "2026-12-01"
 """When the table was last checked against its sources."""
@@ -85,3 +85,9 @@ def cost_usd(usage: Usage, price: ModelPrice) -> float:
         + usage.cache_read_input_tokens * price.cache_read
     )
     return total / 1_000_000
+
+
+def table_cost(model: str, usage: Usage) -> float | None:
+    """What ``usage`` cost on ``model`` at the table's price; ``None``: the table has none."""
+    price = price_of(model)
+    return cost_usd(usage, price) if price is not None else None

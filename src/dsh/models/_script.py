@@ -135,6 +135,8 @@ class Script:
     # repeats); beside the vendor key in a recorded case's model_script. The scripted model
     # serves no HTTP, so it only carries them for the tests that start such a server.
     http_hooks: Mapping[str, tuple[HttpHookAnswer, ...]] = _NO_HTTP_HOOKS
+    # The model the script stands for (its name, priced as that model's: ``--max-budget-usd``).
+    model: str | None = None
 
 
 # --- decoding -------------------------------------------------------------------------------
@@ -143,7 +145,9 @@ _COMMENT_KEYS = frozenset({"description", "comment"})
 # Beside the vendor key of a recorded case: the mock's answers to http hook handlers.
 _CASE_KEYS = frozenset({"http_hooks"})
 _HTTP_ANSWER_KEYS = frozenset({"status", "body"}) | _COMMENT_KEYS
-_SCRIPT_KEYS = frozenset({"rules", "default", "responses", "wire", "vendor"}) | _COMMENT_KEYS
+_SCRIPT_KEYS = (
+    frozenset({"rules", "default", "responses", "wire", "vendor", "model"}) | _COMMENT_KEYS
+)
 _CONDITION_KEYS = ("has_tool", "first_user_contains", "contains", "not_contains")
 _RULE_KEYS = frozenset({*_CONDITION_KEYS, "no_tools", "responses"}) | _COMMENT_KEYS
 _BLOCK_KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -241,7 +245,12 @@ class _Decoder:
         default = self.reply(obj["default"], f"{path}.default") if "default" in obj else None
         if not rules and default is None:
             raise self.fail(path, "the script has no 'rules', 'responses' or 'default'")
-        return Script(wire=wire, rules=tuple(rules), default=default, http_hooks=http_hooks)
+        model = obj.get("model")
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise self.fail(f"{path}.model", "must be a model's name (a non-empty string)")
+        return Script(
+            wire=wire, rules=tuple(rules), default=default, http_hooks=http_hooks, model=model
+        )
 
     def http_hooks(self, value: object, path: str) -> Mapping[str, tuple[HttpHookAnswer, ...]]:
         obj = self.mapping(value, path, "the http hooks' answers")

@@ -129,7 +129,9 @@ class ScriptedModel:
         self._script = decode_script(script, source)
         self._substitutions = dict(substitutions or {})
         self._source = source
-        self._name = name if name is not None else f"scripted:{source}"
+        if name is None:
+            name = self._script.model or f"scripted:{source}"
+        self._name = name
         self._record_to = record_to
         self._last_id = 0
         self.requests = 0
@@ -162,7 +164,7 @@ class ScriptedModel:
     @property
     def name(self) -> str:
         """``scripted:<source>``, or the ``name`` it was given (a replay names it as the
-        recording's model: ``claude-opus-5-5``, ``mock-model``)."""
+        recording's model: ``claude-opus-5-5``, ``mock-model``), else the script's ``model``."""
         return self._name
 
     @property

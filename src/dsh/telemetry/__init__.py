@@ -18,12 +18,17 @@ who made it and why), the metrics and events Claude Code names
 ``claude_code.tool_result``) and dsh's own (``dsh.hook.count``,
 ``dsh.hook_result``). A hook run gets ``TRACEPARENT`` naming its span, as
 Claude Code 2.1.332 passes it when tracing is on.
+
+Under the Codex bridge, Codex's ``[otel]`` settings in ``config.toml`` do the same when the
+environment asks for nothing (``codex_telemetry``: ``exporter`` for the log events,
+``trace_exporter`` for the spans, ``metrics_exporter``, their ``otlp-http`` endpoint and
+headers, ``environment`` and ``log_user_prompt``).
 """
 
 from dsh._public import publish
-from dsh.telemetry._settings import TelemetrySettings, telemetry_settings
+from dsh.telemetry._settings import TelemetrySettings, codex_telemetry, telemetry_settings
 
-__all__ = ["TelemetrySettings", "observed_store", "telemetry_settings"]
+__all__ = ["TelemetrySettings", "codex_telemetry", "observed_store", "telemetry_settings"]
 
 
 def observed_store(store: object, settings: TelemetrySettings) -> object:

@@ -67,19 +67,26 @@ class Exporters:
 
     def __init__(self, settings: TelemetrySettings) -> None:
         self.settings = settings
-        resource = Resource.create({"service.name": "dsh", "service.version": __version__})
+        resource = Resource.create(
+            {"service.name": "dsh", "service.version": __version__, **dict(settings.attributes)}
+        )
+        headers = dict(settings.headers) or None
         self.traces: TracerProvider | None = None
         self.metrics: MeterProvider | None = None
         self.logs: LoggerProvider | None = None
         if settings.traces != "none":
             self.traces = TracerProvider(resource=resource)
             span_exporter = (
-                OTLPSpanExporter() if settings.traces == "otlp" else ConsoleSpanExporter()
+                OTLPSpanExporter(settings.traces_endpoint, headers=headers)
+                if settings.traces == "otlp"
+                else ConsoleSpanExporter()
             )
             self.traces.add_span_processor(BatchSpanProcessor(span_exporter))
         if settings.metrics != "none":
             metric_exporter = (
-                OTLPMetricExporter() if settings.metrics == "otlp" else ConsoleMetricExporter()
+                OTLPMetricExporter(settings.metrics_endpoint, headers=headers)
+                if settings.metrics == "otlp"
+                else ConsoleMetricExporter()
             )
             reader = PeriodicExportingMetricReader(
                 metric_exporter, export_interval_millis=settings.metric_interval_ms
@@ -88,7 +95,9 @@ class Exporters:
         if settings.logs != "none":
             self.logs = LoggerProvider(resource=resource)
             log_exporter = (
-                OTLPLogExporter() if settings.logs == "otlp" else ConsoleLogRecordExporter()
+                OTLPLogExporter(settings.logs_endpoint, headers=headers)
+                if settings.logs == "otlp"
+                else ConsoleLogRecordExporter()
             )
             self.logs.add_log_record_processor(
                 BatchLogRecordProcessor(

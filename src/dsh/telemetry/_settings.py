@@ -1,14 +1,15 @@
-"""Which signals to export and how, from the environment, as Claude Code reads it."""
+"""Which signals to export and how: from the environment, as Claude Code reads it, or from
+Codex's ``[otel]`` settings in its ``config.toml`` (``codex_telemetry``)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Literal, TypeAlias, final
+from typing import Any, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 
-__all__ = ["Exporter", "TelemetrySettings", "telemetry_settings"]
+__all__ = ["Exporter", "TelemetrySettings", "codex_telemetry", "telemetry_settings"]
 
 Exporter: TypeAlias = Literal["otlp", "console", "none"]
 
@@ -28,6 +29,14 @@ class TelemetrySettings:
     logs_interval_ms: int = 5000
     log_user_prompts: bool = False
     propagate_traceparent: bool = False
+    traces_endpoint: str | None = None
+    """Where each signal goes, as given (``None``: the ``OTEL_*`` variables' or the default)."""
+    metrics_endpoint: str | None = None
+    logs_endpoint: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    """Headers of every export request (Codex's ``headers``; else ``OTEL_*_HEADERS``')."""
+    attributes: tuple[tuple[str, str], ...] = ()
+    """Resource attributes besides dsh's own (Codex's ``environment`` as ``env``)."""
 
     @property
     def on(self) -> bool:
@@ -76,5 +85,56 @@ def telemetry_settings(env: Mapping[str, str]) -> TelemetrySettings | None:
         log_user_prompts=_truthy(env.get("OTEL_LOG_USER_PROMPTS")),
         propagate_traceparent=traces != "none"
         or _truthy(env.get("CLAUDE_CODE_PROPAGATE_TRACEPARENT")),
+    )
+    return settings if settings.on else None
+
+
+_CODEX_SIGNALS: dict[str, str] = {
+    "trace_exporter": "traces",
+    "metrics_exporter": "metrics",
+    "exporter": "logs",
+}
+
+
+def _codex_exporter(key: str, value: object) -> tuple[Exporter, str | None, dict[str, str]]:
+    """One of Codex's exporter values: ``"none"`` or ``{otlp-http = {endpoint, protocol,
+    headers}}``; what dsh cannot export so (``otlp-grpc``, ``protocol = "json"``, another
+    name) is warned about and not exported."""
+    if value is None or value == "none":
+        return "none", None, {}
+    http = value.get("otlp-http") if isinstance(value, Mapping) and len(value) == 1 else None
+    if not isinstance(http, Mapping) or not isinstance(http.get("endpoint"), str):
+        logger.warning("[otel] %s = %r: dsh exports otlp-http with an endpoint; not exported",
+                       key, value)  # fmt: skip
+        return "none", None, {}
+    protocol = http.get("protocol", "binary")
+    if protocol != "binary":
+        logger.warning("[otel] %s: protocol %r: dsh sends binary; not exported", key, protocol)
+        return "none", None, {}
+    headers = http.get("headers") or {}
+    if not isinstance(headers, Mapping):
+        headers = {}
+    return "otlp", http["endpoint"], {str(k): str(v) for k, v in headers.items()}
+
+
+def codex_telemetry(table: Mapping[str, Any]) -> TelemetrySettings | None:
+    """What Codex's ``[otel]`` table asks for (``exporter``: the log events;
+    ``trace_exporter``: the spans; ``metrics_exporter``: the metrics; ``environment``: the
+    ``env`` resource attribute, ``dev`` by default; ``log_user_prompt``), or ``None`` when
+    it exports nothing."""
+    chosen: dict[str, Any] = {}
+    headers: dict[str, str] = {}
+    for key, signal in _CODEX_SIGNALS.items():
+        exporter, endpoint, more = _codex_exporter(key, table.get(key))
+        chosen[signal] = exporter
+        chosen[f"{signal}_endpoint"] = endpoint
+        headers.update(more)
+    environment = table.get("environment", "dev")
+    settings = TelemetrySettings(
+        **chosen,
+        log_user_prompts=table.get("log_user_prompt") is True,
+        propagate_traceparent=chosen["traces"] != "none",
+        headers=tuple(sorted(headers.items())),
+        attributes=(("env", str(environment)),),
     )
     return settings if settings.on else None

@@ -106,6 +106,12 @@ class CodexMount:
         return codex_sandbox(self.catalog.sandbox)
 
     @property
+    def otel(self) -> Mapping[str, Any]:
+        """Codex's ``[otel]`` settings as the layers set them: ``dsh.host`` exports the session
+        as they say (``dsh.telemetry.codex_telemetry``) when the environment asks for nothing."""
+        return self.catalog.otel
+
+    @property
     def approval_policy(self) -> str | None:
         """Codex's ``approval_policy`` as the layers set it (with ``sandbox``: when a command
         asks, or is offered to run outside the sandbox)."""

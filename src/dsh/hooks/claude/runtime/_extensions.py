@@ -3,7 +3,9 @@
 With ``DSH_HOOK_EXTENSIONS=1`` in dsh's environment every payload gets a ``dsh``
 object (a key Claude Code never sends, so a hook written for it is unaffected):
 ``usage``, the session's tokens so far (``input_tokens``, ``output_tokens``, and
-``cost_usd``, ``null`` while dsh has no price for the model); and at Stop,
+``cost_usd``: all of them, cache tokens included, priced at the session model's price in
+dsh's dated table, ``dsh.models._prices``; ``null`` when the table has no price for it,
+nothing being made up); and at Stop,
 ``stop_blocks``, how many times in a row each Stop hook has blocked this turn
 (by ``<file>: Stop[group][index]``), the counter Claude Code's one-bit
 ``stop_hook_active`` stands for. Answers' extensions (``hookSpecificOutput.dsh``)
@@ -31,16 +33,23 @@ def extensions_on(env: Mapping[str, str] | None = None) -> bool:
 
 
 def usage_so_far(agent: Agent) -> dict[str, Any]:
-    """The tokens the session's replies reported so far (its root's log)."""
+    """The tokens the session's replies reported so far (its root's log), and their cost."""
+    from dsh.messages import Usage
+    from dsh.models._prices import table_cost
+
     root = agent
     while root.parent is not None:
         root = root.parent
-    totals = {"input_tokens": 0, "output_tokens": 0}
+    used = Usage()
     for event in root.events:
         usage = getattr(event, "usage", None) if event.type == "assistant/message" else None
-        for key in totals:
-            totals[key] += int(getattr(usage, key, 0) or 0)
-    return {**totals, "cost_usd": None}
+        if isinstance(usage, Usage):
+            used += usage
+    return {
+        "input_tokens": used.input_tokens,
+        "output_tokens": used.output_tokens,
+        "cost_usd": table_cost(root.model.name, used),
+    }
 
 
 def hook_place(decl: HookDeclaration) -> str:

@@ -428,4 +428,5 @@ def load_codex_catalog(
         notify=keys.notify,
         mcp_servers=keys.mcp_servers,
         sandbox=keys.sandbox,
+        otel=keys.otel,
     )

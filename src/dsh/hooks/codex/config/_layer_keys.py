@@ -3,7 +3,8 @@
 ``layer_keys`` takes each layer's parsed ``config.toml`` (lowest precedence first; a layer
 that is absent, refused or unreadable is ``None``) and gives what dsh honours of them: the
 approval settings as a headless run takes them, ``[shell_environment_policy]``,
-``model_auto_compact_token_limit``, ``notify``, ``[mcp_servers.NAME]`` and the sandbox keys.
+``model_auto_compact_token_limit``, ``notify``, ``[mcp_servers.NAME]``, the sandbox keys and
+``[otel]`` (key by key, a higher layer's winning; ``dsh.telemetry`` reads its values).
 A higher layer's value wins, as in Codex 0.171. A value Codex would refuse is a
 ``CodexDiagnostic`` naming its file, and the key is then what the layers below say.
 """
@@ -34,6 +35,7 @@ class LayerKeys:
     notify: tuple[str, ...] = ()
     mcp_servers: tuple[Any, ...] = ()
     sandbox: FrozenDict = field(default_factory=FrozenDict)
+    otel: FrozenDict = field(default_factory=FrozenDict)
 
 
 def layer_keys(configs: Configs, diagnostics: list[CodexDiagnostic]) -> LayerKeys:
@@ -45,7 +47,23 @@ def layer_keys(configs: Configs, diagnostics: list[CodexDiagnostic]) -> LayerKey
         notify=_notify(configs, diagnostics),
         mcp_servers=_mcp_servers(configs, diagnostics),
         sandbox=sandbox_table(configs, diagnostics),
+        otel=_otel(configs, diagnostics),
     )
+
+
+def _otel(configs: Configs, diagnostics: list[CodexDiagnostic]) -> FrozenDict:
+    """``[otel]``, the layers' tables merged key by key; one that is not a table is a
+    diagnostic, and not used."""
+    merged: dict[str, Any] = {}
+    for path, config in configs:
+        if not isinstance(config, Mapping) or "otel" not in config:
+            continue
+        table = config["otel"]
+        if not isinstance(table, Mapping):
+            diagnostics.append(_error(path, f"otel: not a table: {table!r}; not used"))
+            continue
+        merged.update(table)
+    return FrozenDict(merged)
 
 
 def _error(path: Path | str, reason: str) -> CodexDiagnostic:

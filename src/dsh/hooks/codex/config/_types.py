@@ -179,6 +179,10 @@ class CodexCatalog:
     """What the layers set of the sandbox: ``sandbox_mode``, ``approval_policy`` and the
     ``[sandbox_workspace_write]`` table (only what is set: Codex's own defaults are not
     dsh's, docs/sandbox.md)."""
+    otel: Mapping[str, Any] = field(default_factory=FrozenDict)
+    """The layers' ``[otel]`` tables, merged key by key (``environment``, ``exporter``,
+    ``trace_exporter``, ``metrics_exporter``, ``log_user_prompt``): ``dsh.host`` exports the
+    session so (``dsh.telemetry.codex_telemetry``)."""
 
     def running(self) -> tuple[CodexHook, ...]:
         return tuple(h for h in self.hooks if h.runs)

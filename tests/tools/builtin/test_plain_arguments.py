@@ -79,7 +79,13 @@ def test_the_schema_decides_for_the_model(tool: ToolDefinition, tmp_path: Any) -
     workspace = Workspace(cwd=tmp_path)
     certified = 0
 
-    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    # Derandomized: whether 300 examples certify one is then fixed, not a chance per run.
+    @settings(
+        max_examples=300,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        derandomize=True,
+    )
     @given(_arguments(dict(ref.schema)))
     def check(args: dict[str, Any]) -> None:
         nonlocal certified

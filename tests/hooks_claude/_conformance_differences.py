@@ -84,10 +84,6 @@ PENDING_CX: dict[str, str] = {
 }
 
 # Cases that still fail for a Claude Code cause of issue 28 this branch has not closed.
-_JOINED = (
-    "several handlers' or events' context: 2.1.332 sends one system message, the lines joined"
-    " by newlines; dsh one message each (issue 28)"
-)
 _COMMAND_BLOCKS = (
     "an expanded command's prompt: 2.1.332 sends the `<command-message>` lines and the"
     " expanded text as two text blocks, dsh as one text (issue 28)"
@@ -98,9 +94,6 @@ _AGENT_FOREGROUND = (
     " dsh sends its own record and the bare report (issue 28)"
 )
 PENDING: dict[str, str] = {
-    "posttool-block": _JOINED,
-    "prompt-context": _JOINED,
-    "prompt-plain-stdout": _JOINED,
     "skill-shell-command": _COMMAND_BLOCKS,
     "skill-shell-deny": _COMMAND_BLOCKS,
     "exit2-skill-shell": _COMMAND_BLOCKS,

@@ -216,14 +216,15 @@ def content_text(content: Any) -> str:
 
 def matches(want: dict[str, Any], got: dict[str, Any]) -> bool:
     """Whether our message ``got`` is the recorded item ``want``: a tool result or a text
-    exactly; recorded hook lines (the hook's lines of one system message) as a run of lines
-    of one message of the same role."""
+    exactly; recorded hook lines (the hook lines of one system message, which also holds
+    Claude Code's own text, the recording's blank lines left out) all in one message of the
+    same role, in order."""
     if "tool_result" in want or "text" in want:
         return want == got
     if got.get("role") != want["role"]:
         return False
-    lines, run = got["text"].split("\n"), want["hook_lines"]
-    return any(lines[i : i + len(run)] == run for i in range(len(lines) - len(run) + 1))
+    lines = iter(got["text"].split("\n"))
+    return all(any(line == hook for line in lines) for hook in want["hook_lines"])
 
 
 def is_matched_in_order(wanted: list[dict[str, Any]], got: list[dict[str, Any]]) -> bool:

@@ -37,12 +37,14 @@ from dsh.agent import (
 from dsh.context import Next
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
+    BETWEEN,
     SOURCE,
     Runtime,
     additional_contexts,
     background_tasks,
     blocked_prompt_message,
     blocking,
+    event_context,
     halting,
     prompt_context_lines,
     shown_reason,
@@ -149,7 +151,13 @@ class LifecycleEvents(Handlers):
                 payload["prompt_cache_likely_expired"] = figures["prompt_cache_likely_expired"]
                 payload["estimated_cache_write_usd"] = figures["estimated_cache_write_usd"]
         merged = await self._fire(agent, "SessionStart", hooks, payload)
-        self._inject_contexts(agent, "SessionStart", merged, plain_as=f"SessionStart:{value}")
+        if value == "compact":
+            self._inject_contexts(agent, "SessionStart", merged, plain_as="SessionStart:compact")
+        else:
+            # Sent after the first prompt, with UserPromptSubmit's (``_prompt_submit``).
+            text = event_context("SessionStart", merged, plain_as=f"SessionStart:{value}")
+            state = self._state(agent)
+            state.session_context = BETWEEN.join(t for t in (state.session_context, text) if t)
         self._user_errors(agent, "SessionStart", merged)
         self._common_effects(agent, "SessionStart", merged)
 
@@ -164,7 +172,7 @@ class LifecycleEvents(Handlers):
         state.prompt_id = str(uuid.uuid4())
         hooks = self.catalog.matching("UserPromptSubmit", None)
         if not hooks:
-            return await nxt()
+            return self._with_session_context(agent, await nxt(), "")
         prompt = content_text(content)
         payload: UserPromptSubmitHookInput = self._base(
             agent, "UserPromptSubmit", effort=False, agent_fields=False
@@ -176,10 +184,20 @@ class LifecycleEvents(Handlers):
         if message is not None:
             return PromptDecision.block(message)
         lines = prompt_context_lines("UserPromptSubmit", merged)
-        decision = await nxt()
-        if not isinstance(decision, PromptAllow) or not lines:
+        return self._with_session_context(agent, await nxt(), BETWEEN.join(lines))
+
+    def _with_session_context(
+        self, agent: Agent, decision: PromptDecision, text: str
+    ) -> PromptDecision:
+        """An allowed prompt's decision with SessionStart's text (not yet sent) and ``text``
+        (UserPromptSubmit's) as one context message after the prompt, as 2.1.332 sends them."""
+        if not isinstance(decision, PromptAllow):
             return decision
-        text = "\n".join(lines)
+        state = self._state(agent)
+        text = BETWEEN.join(t for t in (state.session_context, text) if t)
+        state.session_context = ""
+        if not text:
+            return decision
         if decision.additional_context:
             text = f"{decision.additional_context}\n{text}"
         return PromptDecision.allow(

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.hooks_claude.bridge_support import make_rig
+from dsh.session import NoticeEvent
+from tests.hooks_claude.bridge_support import hook_command, make_rig
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "claude_strict.json"
 NOT_OFFERED = {"Glob", "Grep"}
@@ -99,3 +100,73 @@ async def test_file_tools_as_recorded(tmp_path: Path, monkeypatch: pytest.Monkey
         assert mine_p["tool_input"] == want_p["tool_input"]
         assert list(mine_p["tool_input"]) == list(want_p["tool_input"])  # key order too
         assert mine_p["tool_response"] == want_p["tool_response"]
+
+
+def renamed(value: Any, ours: str, theirs: str) -> Any:
+    """``value`` with our hook's command written as the recording's."""
+    if isinstance(value, str):
+        return value.replace(ours, theirs)
+    if isinstance(value, list):
+        return [renamed(v, ours, theirs) for v in value]
+    if isinstance(value, dict):
+        return {k: renamed(v, ours, theirs) for k, v in value.items()}
+    return value
+
+
+def without_volatile(payload: dict[str, Any]) -> dict[str, Any]:
+    volatile = {"session_id", "transcript_path", "cwd", "prompt_id", "duration_ms"}
+    volatile |= {"tool_use_id", "permission_mode", "effort"}
+    out = {k: v for k, v in payload.items() if k not in volatile}
+    if "tool_calls" in out:
+        out["tool_calls"] = [without_volatile(c) for c in out["tool_calls"]]
+    return out
+
+
+async def test_task_tools_as_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TaskCreated's exit 2 (the call fails with its feedback), TaskUpdate and TaskGet of a
+    task that does not exist (a normal result `Task not found`): results and payloads."""
+    case = recorded("task-tools")
+    monkeypatch.setenv("CLAUDE_CODE_ENABLE_TODO_TOOLS", "1")
+    replies = case["case"]["replies"]
+    script = {"anthropic": {"rules": [{"has_tool": "Bash", "responses": replies}]}}
+    events = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "TaskCreated"]
+    command = next(h["payload"] for h in case["hooks"] if h["event"] == "PostToolUseFailure")
+    rig = make_rig(
+        tmp_path,
+        monkeypatch,
+        script,
+        events,
+        {"TaskCreated": {"exit": 2, "stderr": "NO-TASK-PLEASE"}},
+    )
+    await rig.run("go")
+    ours = our_results(rig.requests()[-1], ["TaskCreate", "TaskUpdate", "TaskGet"])
+    theirs = recorded_results(case["requests"][-1])
+    recorded_hook = command["error"].split("\n[")[1].split("]: ")[0]
+    assert renamed(ours, hook_command("TaskCreated"), recorded_hook) == theirs
+    want = [
+        without_volatile(h["payload"])
+        for h in case["hooks"]
+        if h["event"] in events and h["event"] != "TaskCreated"
+    ]
+    got = [
+        without_volatile(e["payload"])
+        for e in rig.entries()
+        if e["event"] in events and e["event"] != "TaskCreated"
+    ]
+    assert renamed(got, hook_command("TaskCreated"), recorded_hook) == want
+
+
+async def test_stop_block_cap_as_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Stop hook that always blocks: as many requests and Stops as 2.1.332's, and its
+    notice, word for word, when the cap overrides the block."""
+    case = recorded("stop-cap")
+    script = {"anthropic": {"rules": [{"has_tool": "Bash", "responses": case["case"]["replies"]}]}}
+    block = {"stdout": {"decision": "block", "reason": "STOP-AGAIN"}}
+    rig = make_rig(tmp_path, monkeypatch, script, ["Stop"], {"Stop": block})
+    agent, _ = await rig.run("go")
+    assert len(rig.requests()) == len(case["requests"])
+    assert rig.order().count("Stop") == [h["event"] for h in case["hooks"]].count("Stop")
+    (notice,) = (s for s in case["stream"] if s.get("subtype") == "informational")
+    events = rig.harness.store.load(agent.session_id)
+    shown = [e.text for e in events if isinstance(e, NoticeEvent) and e.level == "warning"]
+    assert shown == [notice["content"]]

@@ -49,7 +49,11 @@ from dsh.hooks.claude.runtime._machinery import (
     prompt_context_lines,
     shown_reason,
 )
-from dsh.hooks.claude.runtime._subagents import SubagentEvents, stop_feedback
+from dsh.hooks.claude.runtime._subagents import (
+    SubagentEvents,
+    block_cap_reached,
+    stop_feedback,
+)
 from dsh.hooks.claude.transcript._resume import resume_fields
 from dsh.messages import Content, content_text
 from dsh.session import AbortCause
@@ -226,14 +230,14 @@ class LifecycleEvents(Handlers):
         if halting(merged) is not None:
             return await nxt()
         blocks = blocking(merged)
+        if blocks and block_cap_reached(agent, state):
+            return await nxt()
         if blocks:
             feedback = stop_feedback([shown_reason(d, a) for d, a in blocks])
             # 2.1.332: a JSON block (not exit 2) also names its command, as system text
-            # after the feedback (steering is drained before context at the next step);
-            # not when the continuation cap ends the turn, or it would reach the next one.
-            capped = state.streak >= agent.options.continuation_cap
+            # after the feedback (steering is drained before context at the next step).
             for decl, answer in blocks:
-                if answer.blocking_error is None and not capped:
+                if answer.blocking_error is None:
                     agent.inject(
                         f'Stop hook blocking error from command: "{decl.declared_command}":'
                         f" {answer.block_reason}",

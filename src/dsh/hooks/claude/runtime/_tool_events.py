@@ -391,10 +391,9 @@ class ToolEvents(Handlers):
         # `continue: false` is ignored here, as Claude Code ignores it outside agent teams.
         blocks = blocking(merged)
         if blocks:
-            # 2.1.332's wordings: TaskCompleted's "feedback" (recorded), TaskCreated's "error".
-            lead = (
-                f"{event} hook feedback:\n" if event == "TaskCompleted" else f"{event} hook error: "
-            )
+            # 2.1.332's wording for both (recorded: `exit2-task-completed`, and `task-tools`
+            # in tests/fixtures/claude_strict.json).
+            lead = f"{event} hook feedback:\n"
             return TaskDecision.block(
                 "\n".join(
                     f"{lead}[{decl.declared_command}]: {answer.block_reason}"

@@ -3,15 +3,18 @@
 A real hook process answers at four events with far more than that (50,000 characters
 of plain stdout, of ``additionalContext`` and of ``systemMessage``; 32 MiB of stderr
 with exit 2 on PreToolUse and on Stop): every text the model is sent holds at most
-10,000 characters of any one of them, each cut is said with the true size, the turn
-completes, and the session log stays small.
+10,000 characters of any one of them, each cut is said with the true size (context and
+stdout: saved to a file, previewed, as 2.1.332 does), the turn completes, and the session
+log stays small.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,10 @@ from tests.hooks_claude.bridge_support import mount_hooks
 SCRIPT = Path(__file__).parent / "scripts" / "big_hook.py"
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop")
 RUN = re.compile(r"([SUMPT])\1{99,}")
+
+
+def sizes(paths: Iterable[str]) -> set[int]:
+    return {os.path.getsize(path) for path in paths}
 
 
 def test_cap_text_keeps_short_text_and_says_what_it_cut() -> None:
@@ -54,7 +61,11 @@ async def test_huge_hook_output_reaches_the_model_capped_and_said(
     # Each text is cut at 10,000: plain stdout, additionalContext, the tool's block, Stop's.
     assert {letter for letter, _ in runs} == {"S", "U", "P", "T"}
     assert max(size for _, size in runs) == HOOK_OUTPUT_CAP
-    assert "truncated: 50,000 characters, the first 10,000 shown" in requests
+    # The 50,000 characters of context and stdout are saved whole and previewed, as 2.1.332
+    # does (tests/fixtures/claude_strict.json, `hook-output-big`).
+    saved = re.findall(r"Output too large \(48.8KB\)\. Full output saved to: (\S+?)\\n", requests)
+    assert saved
+    assert sizes(set(saved)) == {50_000}
     assert "truncated: more than 1,048,576 characters" in requests  # stderr's capture cut
     events = harness.store.load(agent.session_id)
     notices = [e.text for e in events if isinstance(e, NoticeEvent)]

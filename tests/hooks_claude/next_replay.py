@@ -21,16 +21,15 @@ import pytest
 from dsh.hooks.claude import load_catalog
 from tests.hooks_claude import _conformance_replay as conformance
 from tests.hooks_claude import test_conformance
-from tests.hooks_claude._conformance_text import comparable
+from tests.hooks_claude._conformance_text import VOLATILE, comparable
 from tests.hooks_claude.bridge_support import SCRIPT, Rig
 from tests.hooks_claude.http_server import HookServer
 from tests.hooks_claude.test_conformance import (
-    VOLATILE,
     compare_invocations,
     compare_payload,
-    expected_items,
-    hook_items,
-    is_subsequence,
+    is_matched_in_order,
+    our_items,
+    recorded_items,
 )
 from tests.shared_paths import CONFORMANCE
 
@@ -158,18 +157,31 @@ def without_ids(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     README: "compare their text with ids normalised") given its volatile values' types."""
     out = []
     for item in items:
-        line = item.get("line")
-        if isinstance(line, str) and _PAYLOAD_START in line:
-            at = line.index(_PAYLOAD_START)
-            try:
-                data = json.loads(line[at:])
-            except ValueError:
-                out.append(item)
-                continue
-            shaped = {k: type(v).__name__ if k in VOLATILE else v for k, v in data.items()}
-            item = {**item, "line": line[:at] + json.dumps(shaped)}
+        item = dict(item)
+        for key in ("text", "line"):
+            if isinstance(item.get(key), str):
+                item[key] = _shaped(item[key])
+        if isinstance(item.get("hook_lines"), list):
+            item["hook_lines"] = [
+                _shaped(x) if isinstance(x, str) else x for x in item["hook_lines"]
+            ]
         out.append(item)
     return out
+
+
+def _shaped(text: str) -> str:
+    """``text`` with an embedded hook input's volatile values as their types' names."""
+    if _PAYLOAD_START not in text:
+        return text
+    at = text.index(_PAYLOAD_START)
+    try:
+        data, end = json.JSONDecoder().raw_decode(text, at)
+    except ValueError:
+        return text
+    if not isinstance(data, dict):
+        return text
+    shaped = {k: type(v).__name__ if k in VOLATILE else v for k, v in data.items()}
+    return text[:at] + json.dumps(shaped) + text[end:]
 
 
 def compare_requests(
@@ -184,10 +196,13 @@ def compare_requests(
     if len(requests) != len(views):
         problems.append(f"model requests: 2.1.332 {len(views)}, dsh {len(requests)}")
     for request, view in zip(requests, views, strict=False):  # counted above
-        want = without_ids(comparable(expected_items(view), recorded=True))
-        got = comparable(places.placeholders(hook_items(request, back)), recorded=False)
-        if not is_subsequence(want, without_ids(got)):
-            problems.append(f"request {view['seq']}: 2.1.332 {want}, dsh {without_ids(got)}")
+        want = without_ids(comparable(recorded_items(view)))
+        got = without_ids(comparable(places.placeholders(our_items(request, back))))
+        results = [g for g in got if "tool_result" in g]
+        if results != [w for w in want if "tool_result" in w]:
+            problems.append(f"request {view['seq']} tool results: 2.1.332 {want}, dsh {results}")
+        elif not is_matched_in_order(want, got):
+            problems.append(f"request {view['seq']}: 2.1.332 {want}, dsh {got}")
 
 
 # Handlers of one event run in parallel (the README): an agent hook's subagent fires its tool

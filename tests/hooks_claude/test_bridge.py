@@ -320,9 +320,10 @@ async def test_posttool_block_and_context_after_results(
     roles = [m["role"] for m in request["messages"]]
     assert roles.index("tool") < roles.index("context")
     command = rig.catalog.for_event("PostToolUse")[0].declared_command
+    # One message, the texts joined by a blank line, as 2.1.332 sends them (`posttool-block`).
     assert contexts(request) == [
-        f'PostToolUse:Bash hook blocking error from command: "{command}": R-POST',
-        "PostToolUse:Bash hook additional context: C-POST",
+        f'PostToolUse:Bash hook blocking error from command: "{command}": R-POST'
+        "\n\nPostToolUse:Bash hook additional context: C-POST",
     ]
 
 
@@ -470,10 +471,13 @@ async def test_session_start_and_prompt_context(
     )
     await rig.run("go")
     for request in rig.requests():
+        # One message after the prompt, as 2.1.332 sends them (`prompt-context`).
         assert contexts(request) == [
-            "SessionStart hook additional context: C-SS",
-            "UserPromptSubmit hook additional context: C-UPS",
+            "SessionStart hook additional context: C-SS"
+            "\n\nUserPromptSubmit hook additional context: C-UPS",
         ]
+        roles = [m["role"] for m in request["messages"]]
+        assert roles.index("user") < roles.index("context")
 
 
 async def test_plain_stdout_is_context(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -486,8 +490,7 @@ async def test_plain_stdout_is_context(tmp_path: Path, monkeypatch: pytest.Monke
     )
     await rig.run("go")
     assert contexts(rig.requests()[0]) == [
-        "SessionStart:startup hook success: P-SS",
-        "UserPromptSubmit hook success: P-UPS",
+        "SessionStart:startup hook success: P-SS\n\nUserPromptSubmit hook success: P-UPS",
     ]
 
 

@@ -77,7 +77,7 @@ async def test_a_blocked_creation_keeps_no_task_and_the_model_reads_why(
     agent, _ = await r.run("track it")
     (created, listed) = results(agent)
     assert created == (
-        f"TaskCreated hook error: [{hook_command('TaskCreated')}]: CASE-NO-TASKS",
+        f"TaskCreated hook feedback:\n[{hook_command('TaskCreated')}]: CASE-NO-TASKS",
         True,
     )
     assert listed == ("No tasks found", False)

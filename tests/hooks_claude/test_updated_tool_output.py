@@ -147,8 +147,8 @@ async def test_a_block_reason_and_context_follow_the_replacement(
     assert [m.get("content", m.get("text")) for m in after_call] == [
         "[redacted]",
         'PostToolUse:Bash hook blocking error from command: "'
-        f'{hook_command("PostA")}": CASE-BLOCK-REASON',
-        "PostToolUse:Bash hook additional context: CASE-CONTEXT",
+        f'{hook_command("PostA")}": CASE-BLOCK-REASON'
+        "\n\nPostToolUse:Bash hook additional context: CASE-CONTEXT",  # one message
     ]
 
 

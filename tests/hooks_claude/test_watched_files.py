@@ -46,15 +46,23 @@ async def test_config_change_replays_as_recorded(
     await replay_module.replay(case, rig, places)
     problems: list[str] = []
     conformance.compare_invocations(NEXT / "config-change", rig, places, back, problems)
-    # As recorded, but for the new settings' `env`, which the second Bash call prints (a
-    # limit: dsh applies settings when a session starts; docs/hooks-claude.md, ConfigChange).
-    [only] = problems
-    assert only.startswith("PostToolBatch.tool_calls: 2.1.332")
-    assert "'tool_response': 'X=from-new-settings'" in only
-    assert only.endswith("'tool_response': 'X='}]")
+    # As recorded, but for two limits: the new settings' `env`, which the second Bash call
+    # prints (dsh applies settings when a session starts; docs/hooks-claude.md, ConfigChange),
+    # and `bashEditDiff`, the diff 2.1.332 adds to the tool_response of a Bash call that
+    # changed a file (not built; issue 28).
+    edit, env_post, env_batch = problems
+    assert edit.startswith("PostToolUse.tool_response: 2.1.332")
+    assert "'bashEditDiff'" in edit.split(", dsh ")[0]
+    assert "'bashEditDiff'" not in edit.split(", dsh ")[1]
+    assert env_post.startswith("PostToolUse.tool_response: 2.1.332")
+    assert "'stdout': 'X=from-new-settings'" in env_post
+    assert "dsh {'stdout': 'X='," in env_post
+    assert env_batch.startswith("PostToolBatch.tool_calls: 2.1.332")
+    assert "'tool_response': 'X=from-new-settings'" in env_batch
+    assert env_batch.endswith("'tool_response': 'X='}]")
     requests = rig.requests()
     assert len(requests) == len(case["model_view"])
-    last = [i for i in conformance.hook_items(requests[-1], back) if "tool_result" in i]
+    last = [i for i in conformance.our_items(requests[-1], back) if "tool_result" in i]
     assert last == [
         {"tool_result": "(Bash completed with no output)", "is_error": False},
         {"tool_result": "X=", "is_error": False},

@@ -53,6 +53,7 @@ __all__ = [
     "format_size",
     "persist_output_file",
     "persist_oversized",
+    "persist_text",
     "persisted_message",
     "preview_of",
 ]
@@ -141,6 +142,16 @@ def persist_output_file(
             shutil.copyfileobj(f, sink, 1 << 20)
 
     return _create(directory, _names(None, token, "txt"), copy, what=str(token))
+
+
+def persist_text(directory: Path | None, name: str, text: str) -> Path | None:
+    """``text`` saved as ``name`` among the session's tool results (a hook's output too large
+    to show, as 2.1.332 saves it there); ``None`` when there is nowhere to put it, the name is
+    taken, or it cannot be written."""
+    if directory is None:
+        return None
+    data = text.encode("utf-8", errors="replace")
+    return _create(directory, [name], lambda sink: sink.write(data), what=name)
 
 
 def persist_oversized(call: ToolCall, result: ToolResult, directory: Path | None) -> ToolResult:

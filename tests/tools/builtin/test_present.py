@@ -55,7 +55,7 @@ from dsh.tools.builtin._bash import background_shell
 from dsh.tools.builtin._glob import MAX_GLOB_RESULTS
 from dsh.tools.builtin._grep import grep_tool
 from dsh.tools.builtin._read import MAX_LINE_CHARS
-from dsh.tools.builtin._write import present_edit
+from dsh.tools.builtin._write import WRITE_CREATED_SUFFIX, present_edit
 
 from ._support import call, call_with, conformance_payloads
 
@@ -223,9 +223,9 @@ def test_read_output_is_presented_as_the_tool_shows_it(
 
 async def test_read_one_empty_line_is_a_numbered_line(ws: Workspace, tmp_path: Path) -> None:
     f = tmp_path / "blank.txt"
-    f.write_text("\n")  # content "" but one line: not the empty-file warning
+    f.write_text("\n")  # content "\n": two lines as 2.1.332 counts them, not the empty warning
     result = await call(READ_TOOL, ws, file_path=str(f))
-    assert result.content == "     1\t"
+    assert result.content == "1\t\n2\t"
     assert_presented(READ_TOOL, result)
 
 
@@ -298,7 +298,7 @@ async def test_edit_output_cannot_tell_a_created_file_from_a_filled_empty_one(
     filled = await call(EDIT_TOOL, ws, file_path=str(f), old_string="", new_string="x")
     assert created.output == filled.output
     assert created.content == f"File created successfully at: {f}"
-    assert filled.content == f"The file {f} has been updated successfully."
+    assert filled.content == f"The file {f} has been updated successfully.{WRITE_CREATED_SUFFIX}"
     assert EDIT_TOOL.present is present_edit
     assert EDIT_TOOL.present_output(filled.output) == created.content
 

@@ -17,19 +17,21 @@ PNG = base64.b64decode(
 )
 
 
-async def test_numbered_lines_cat_n_style(ws: Workspace, tmp_path: Path) -> None:
+async def test_numbered_lines_as_claude_code_numbers_them(ws: Workspace, tmp_path: Path) -> None:
+    # 2.1.332 (tests/fixtures/claude_strict.json, `file-tools`): unpadded numbers, and the
+    # trailing newline an empty last line, counted.
     f = tmp_path / "a.txt"
     f.write_text("alpha\n\tbeta\ngamma\n")
     result = await call(READ_TOOL, ws, file_path=str(f))
-    assert result.content == "     1\talpha\n     2\t\tbeta\n     3\tgamma"
+    assert result.content == "1\talpha\n2\t\tbeta\n3\tgamma\n4\t"
     assert result.output == {
         "type": "text",
         "file": {
             "filePath": str(f),
-            "content": "alpha\n\tbeta\ngamma",
-            "numLines": 3,
+            "content": "alpha\n\tbeta\ngamma\n",
+            "numLines": 4,
             "startLine": 1,
-            "totalLines": 3,
+            "totalLines": 4,
         },
     }
 
@@ -38,12 +40,12 @@ async def test_offset_and_limit(ws: Workspace, tmp_path: Path) -> None:
     f = tmp_path / "n.txt"
     f.write_text("".join(f"line {i}\n" for i in range(1, 21)))
     result = await call(READ_TOOL, ws, file_path=str(f), offset=18, limit=2)
-    assert result.content == "    18\tline 18\n    19\tline 19"
+    assert result.content == "18\tline 18\n19\tline 19"
     assert result.output["file"]["numLines"] == 2
     assert result.output["file"]["startLine"] == 18
-    assert result.output["file"]["totalLines"] == 20
+    assert result.output["file"]["totalLines"] == 21  # the empty line after the last newline
     tail = await call(READ_TOOL, ws, file_path=str(f), offset=19)
-    assert tail.content == "    19\tline 19\n    20\tline 20"
+    assert tail.content == "19\tline 19\n20\tline 20\n21\t"
 
 
 async def test_default_limit_and_wide_numbers(ws: Workspace, tmp_path: Path) -> None:
@@ -52,8 +54,8 @@ async def test_default_limit_and_wide_numbers(ws: Workspace, tmp_path: Path) -> 
     result = await call(READ_TOOL, ws, file_path=str(f))
     lines = result.text.split("\n")
     assert len(lines) == DEFAULT_READ_LIMIT
-    assert lines[-1] == f"  {DEFAULT_READ_LIMIT}\tx"
-    assert result.output["file"]["totalLines"] == DEFAULT_READ_LIMIT + 500
+    assert lines[-1] == f"{DEFAULT_READ_LIMIT}\tx"
+    assert result.output["file"]["totalLines"] == DEFAULT_READ_LIMIT + 501
     many = tmp_path / "many.txt"
     many.write_text("y\n" * 1_000_001)
     far = await call(READ_TOOL, ws, file_path=str(many), offset=1_000_001, limit=1)
@@ -64,18 +66,19 @@ async def test_long_lines_are_truncated_and_marked(ws: Workspace, tmp_path: Path
     f = tmp_path / "wide.txt"
     f.write_text("a" * 5000 + "\nshort\n")
     result = await call(READ_TOOL, ws, file_path=str(f))
-    first, second = result.text.split("\n")
-    assert first.startswith("     1\t" + "a" * 2000)
+    first, second, last = result.text.split("\n")
+    assert first.startswith("1\t" + "a" * 2000)
     assert first.endswith("[line truncated]")
     assert "a" * 2001 not in first
-    assert second == "     2\tshort"
+    assert second == "2\tshort"
+    assert last == "3\t"
 
 
 async def test_crlf_bom_and_no_final_newline(ws: Workspace, tmp_path: Path) -> None:
     f = tmp_path / "w.txt"
     f.write_bytes(b"\xef\xbb\xbfone\r\ntwo")
     result = await call(READ_TOOL, ws, file_path=str(f))
-    assert result.content == "     1\tone\n     2\ttwo"
+    assert result.content == "1\tone\n2\ttwo"
 
 
 async def test_relative_path_resolves_against_cwd(ws: Workspace, tmp_path: Path) -> None:
@@ -83,8 +86,8 @@ async def test_relative_path_resolves_against_cwd(ws: Workspace, tmp_path: Path)
     (tmp_path / "sub" / "r.txt").write_text("here\n")
     ws.cwd = tmp_path / "sub"
     result = await call(READ_TOOL, ws, file_path="r.txt")
-    assert result.content == "     1\there"
-    assert result.output["file"]["filePath"] == str(tmp_path / "sub" / "r.txt")
+    assert result.content == "1\there\n2\t"
+    assert result.output["file"]["filePath"] == "r.txt"  # as the call wrote it (2.1.332)
 
 
 async def test_empty_file_and_offset_past_the_end(ws: Workspace, tmp_path: Path) -> None:
@@ -98,7 +101,7 @@ async def test_empty_file_and_offset_past_the_end(ws: Workspace, tmp_path: Path)
     past = await call(READ_TOOL, ws, file_path=str(short), offset=10)
     assert not past.is_error
     assert "shorter than the provided offset (10)" in past.text
-    assert "2 lines" in past.text
+    assert "3 lines" in past.text
 
 
 async def test_refusals_name_the_file(ws: Workspace, tmp_path: Path) -> None:
@@ -127,7 +130,7 @@ async def test_refusals_name_the_file(ws: Workspace, tmp_path: Path) -> None:
     assert str(huge) in too_big.text
     assert "offset and limit" in too_big.text
     part = await call(READ_TOOL, ws, file_path=str(huge), limit=1)
-    assert part.content == "     1\t" + "z" * 100
+    assert part.content == "1\t" + "z" * 100
 
 
 async def test_unreadable_file(ws: Workspace, tmp_path: Path) -> None:

@@ -292,16 +292,25 @@ async def test_deleted_removes_the_task_and_its_links(session: Session) -> None:
     assert out(await session.get("1"))["task"]["blocks"] == []
     assert out(await session.get("3"))["task"]["blockedBy"] == []
     gone = await session.get("2")
-    assert (gone.is_error, gone.content) == (True, "Task #2 not found")
+    assert (gone.is_error, gone.content, out(gone)) == (False, "Task not found", {"task": None})
     again = await session.call("TaskUpdate", taskId="2", status="deleted")
-    assert (again.is_error, again.content) == (True, "Task #2 not found")
+    assert (again.is_error, again.content) == (False, "Task not found")
 
 
 async def test_unknown_ids_are_errors_naming_them(session: Session) -> None:
     await session.call("TaskCreate", subject="a", description="")
+    # An unknown task itself: a normal result, as 2.1.332's (claude_strict.json, `task-tools`).
+    for name, arguments, output in [
+        ("TaskGet", {"taskId": "9"}, {"task": None}),
+        (
+            "TaskUpdate",
+            {"taskId": "9", "status": "completed"},
+            {"success": False, "taskId": "9", "updatedFields": [], "error": "Task not found"},
+        ),
+    ]:
+        result = await session.call(name, **arguments)
+        assert (result.is_error, result.content, out(result)) == (False, "Task not found", output)
     cases: list[tuple[str, dict[str, Any], str]] = [
-        ("TaskGet", {"taskId": "9"}, "Task #9 not found"),
-        ("TaskUpdate", {"taskId": "9", "status": "completed"}, "Task #9 not found"),
         ("TaskUpdate", {"taskId": "1", "subject": "x", "addBlocks": ["7"]}, "Task #7 not found"),
         ("TaskUpdate", {"taskId": "1", "addBlockedBy": ["1"]}, "Task #1 cannot block itself"),
     ]
@@ -416,7 +425,7 @@ async def test_a_blocked_creation_fails_with_the_reason_and_keeps_nothing(
     assert agent is session.agent
     assert task == Task(id="1", subject="a", description="d", metadata={"x": 1})
     assert await session.tasks() == []
-    assert (await session.get("1")).is_error
+    assert (await session.get("1")).content == "Task not found"
 
 
 async def test_a_chain_of_listeners_decides_in_order(session: Session) -> None:

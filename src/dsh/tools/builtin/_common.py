@@ -292,6 +292,9 @@ def walk(
             continue
 
 
+NO_NEWLINE = "\\ No newline at end of file"
+
+
 def structured_patch(old: str, new: str, *, context: int = 3) -> list[dict[str, Any]]:
     """The hunks turning ``old`` into ``new``, in Claude Code's ``structuredPatch`` shape.
 
@@ -300,6 +303,9 @@ def structured_patch(old: str, new: str, *, context: int = 3) -> list[dict[str, 
     """
     a = old.splitlines()
     b = new.splitlines()
+    # jsdiff's marker after a last line without a newline (2.1.332, the `file-tools` recording)
+    a_open = len(a) if old and not old.endswith("\n") else -1
+    b_open = len(b) if new and not new.endswith("\n") else -1
     hunks: list[dict[str, Any]] = []
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for group in matcher.get_grouped_opcodes(context):
@@ -309,11 +315,17 @@ def structured_patch(old: str, new: str, *, context: int = 3) -> list[dict[str, 
         for tag, a1, a2, b1, b2 in group:
             if tag == "equal":
                 lines.extend(" " + line for line in a[a1:a2])
+                if a2 == a_open and b2 == b_open:
+                    lines.append(NO_NEWLINE)
                 continue
             if tag in ("replace", "delete"):
                 lines.extend("-" + line for line in a[a1:a2])
+                if a2 == a_open:
+                    lines.append(NO_NEWLINE)
             if tag in ("replace", "insert"):
                 lines.extend("+" + line for line in b[b1:b2])
+                if b2 == b_open:
+                    lines.append(NO_NEWLINE)
         hunks.append(
             {
                 "oldStart": i1 + 1 if i2 > i1 else i1,

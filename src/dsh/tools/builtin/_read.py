@@ -1,4 +1,4 @@
-"""The ``Read`` tool: a file's lines numbered ``cat -n`` style, or an image as an image block."""
+"""The ``Read`` tool: a file's lines numbered as Claude Code numbers them, or an image."""
 
 from __future__ import annotations
 
@@ -76,8 +76,9 @@ def present_read(output: Any) -> Content:
 
 
 def format_numbered(lines: list[str], start: int) -> str:
-    """``cat -n`` style: the line number right-aligned in six columns, a tab, the line."""
-    return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, start))
+    """As 2.1.332 numbers them: the line number, unpadded, a tab, the line (``file-tools`` in
+    ``tests/fixtures/claude_strict.json``)."""
+    return "\n".join(f"{n}\t{line}" for n, line in enumerate(lines, start))
 
 
 def _clip(line: str) -> str:
@@ -154,19 +155,25 @@ async def _run_read(invocation: ToolInvocation) -> ToolResult:
         limit = args.limit or DEFAULT_READ_LIMIT
         selected: list[str] = []
         total = 0
+        ended = False  # the last line ended with a newline: 2.1.332 counts an empty line after
         with _client_lines(await _client_text(path)) or path.open("rb") as f:
             for total, raw in enumerate(f, 1):
+                ended = raw.endswith(b"\n")
                 if start <= total < start + limit:
                     line = raw.decode("utf-8", errors="replace").rstrip("\n").removesuffix("\r")
                     if total == 1:
                         line = line.removeprefix("\ufeff")
                     selected.append(line)
+        if ended:
+            total += 1
+            if start <= total < start + limit:
+                selected.append("")
     except PermissionError:
         return ToolResult.error(f"Cannot read {shown}: permission denied")
     except OSError as exc:
         return ToolResult.error(f"Cannot read {shown}: {exc.strerror or exc}")
     file_info: dict[str, Any] = {
-        "filePath": shown,
+        "filePath": args.file_path,  # as the call wrote it, as 2.1.332 shows it
         "content": "\n".join(selected),
         "numLines": len(selected),
         "startLine": start,
@@ -181,7 +188,7 @@ READ_TOOL = builtin_tool(
     "Reads a file from the local filesystem. file_path should be absolute (a relative path is "
     f"taken from the working directory). Reads up to {DEFAULT_READ_LIMIT} lines from the start "
     "by default; offset (1-based line number) and limit select a range. Lines come numbered "
-    f"in `cat -n` format; lines longer than {MAX_LINE_CHARS} characters are truncated. "
+    f"(number, tab, line); lines longer than {MAX_LINE_CHARS} characters are truncated. "
     "PNG, JPEG, GIF and WebP images are returned as images.",
     _READ_INPUT,
     _run_read,

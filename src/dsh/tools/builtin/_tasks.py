@@ -30,8 +30,9 @@ the id dropped from other tasks' blocks/blockedBy); metadata merging (a
 completed tasks out of ``blockedBy``.
 
 Where dsh differs, on purpose:
-- an unknown ``taskId`` (TaskGet, TaskUpdate) is an error result
-  ``Task #N not found``; Claude Code answers a non-error ``Task not found``;
+- an unknown id in ``addBlocks``/``addBlockedBy`` is an error result ``Task #N not found``
+  (an unknown ``taskId`` of TaskGet or TaskUpdate is, as in 2.1.332, a normal result
+  ``Task not found``: recorded, ``task-tools`` in ``tests/fixtures/claude_strict.json``);
 - TaskUpdate refuses an unknown id or the task's own id in
   ``addBlocks``/``addBlockedBy`` (Claude Code reports such a block as updated
   and links nothing);
@@ -217,6 +218,9 @@ async def _run_create(invocation: ToolInvocation) -> ToolResult:
     return ToolResult.ok(present_task_create(output), output=output)
 
 
+NOT_FOUND = "Task not found"
+
+
 def _not_found(task_id: str) -> ToolResult:
     return ToolResult.error(f"Task #{task_id} not found")
 
@@ -228,8 +232,8 @@ async def _run_get(invocation: ToolInvocation) -> ToolResult:
         return exc.result
     tasks = _task_list(invocation.workspace)
     task = tasks.tasks.get(args.taskId)
-    if task is None:
-        return _not_found(args.taskId)
+    if task is None:  # a normal result, as 2.1.332's (`task-tools` in claude_strict.json)
+        return ToolResult.ok(present_task_get({"task": None}), output={"task": None})
     output = {
         "task": {
             "id": task.id,
@@ -317,8 +321,9 @@ async def _run_update(invocation: ToolInvocation) -> ToolResult:
     tasks = _task_list(invocation.workspace)
     task_id = args.taskId
     existing = tasks.tasks.get(task_id)
-    if existing is None:
-        return _not_found(task_id)
+    if existing is None:  # a normal result, as 2.1.332's (`task-tools` in claude_strict.json)
+        missing = {"success": False, "taskId": task_id, "updatedFields": [], "error": NOT_FOUND}
+        return ToolResult.ok(present_task_update(missing), output=missing)
     add_blocks = list(dict.fromkeys(args.addBlocks or ()))
     add_blocked_by = list(dict.fromkeys(args.addBlockedBy or ()))
     for linked in (*add_blocks, *add_blocked_by):

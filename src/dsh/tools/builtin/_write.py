@@ -4,8 +4,10 @@ Text is read and written as UTF-8 with line endings untouched. ``MultiEdit``
 applies its edits in memory, in order, and writes only if every one applies.
 Result texts are Claude Code's where a recording shows them (``write-tool``:
 a created file's text ends with ``WRITE_CREATED_SUFFIX``; ``file-path-write``:
-Write's ``filePath`` and text keep the path as the call wrote it); the others
-keep the older Claude Code wording.
+Write's ``filePath`` and text keep the path as the call wrote it; ``file-tools`` in
+``tests/fixtures/claude_strict.json``: Write's and Edit's "updated" sentences, Edit's
+``replace_all`` one and Edit's ``filePath`` as the call wrote it); the others keep the older
+Claude Code wording (an Edit that creates a file: no suffix).
 
 Edit's success text says whether the call created the file, which its
 output cannot tell apart from filling an existing empty file with an empty
@@ -55,10 +57,18 @@ WRITE_CREATED_SUFFIX = " (file state is current in your context — no need to R
 """Claude Code 2.1's ending of Write's "File created successfully at: PATH" (recorded)."""
 
 
-def _created_or_updated(file_path: str, *, created: bool, suffix: str = "") -> str:
+def _created_or_updated(
+    file_path: str, *, created: bool, replaced_all: bool = False, suffix: str = ""
+) -> str:
+    """2.1.332's sentences (recorded: ``tests/fixtures/claude_strict.json``, ``file-tools``)."""
     if created:
         return f"File created successfully at: {file_path}{suffix}"
-    return f"The file {file_path} has been updated successfully."
+    if replaced_all:
+        return (
+            f"The file {file_path} has been updated. All occurrences were successfully"
+            f" replaced.{WRITE_CREATED_SUFFIX}"
+        )
+    return f"The file {file_path} has been updated successfully.{WRITE_CREATED_SUFFIX}"
 
 
 def present_write(output: Any) -> Content:
@@ -76,7 +86,8 @@ def present_edit(output: Any) -> Content:
     "updated" then (see the module docstring).
     """
     created = output["originalFile"] == "" and output["oldString"] == ""
-    return _created_or_updated(output["filePath"], created=created)
+    replaced_all = bool(output.get("replaceAll"))
+    return _created_or_updated(output["filePath"], created=created, replaced_all=replaced_all)
 
 
 def present_multi_edit(output: Any) -> Content:
@@ -229,7 +240,8 @@ async def _run_edit(invocation: ToolInvocation) -> ToolResult:
     except OSError as exc:
         return _os_error("edit", shown, exc)
     output = {
-        "filePath": shown,
+        # As the call wrote it, as 2.1.332 shows it (Write's `file-path-write`, `file-tools`).
+        "filePath": args.file_path,
         "oldString": args.old_string,
         "newString": args.new_string,
         "originalFile": original or "",
@@ -237,7 +249,11 @@ async def _run_edit(invocation: ToolInvocation) -> ToolResult:
         "userModified": False,
         "replaceAll": bool(args.replace_all),
     }
-    return ToolResult.ok(_created_or_updated(shown, created=original is None), output=output)
+    created = original is None
+    return ToolResult.ok(
+        _created_or_updated(args.file_path, created=created, replaced_all=bool(args.replace_all)),
+        output=output,
+    )
 
 
 async def _run_multi_edit(invocation: ToolInvocation) -> ToolResult:

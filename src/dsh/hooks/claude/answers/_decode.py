@@ -12,11 +12,14 @@ is ``_answer.py``'s ``HookAnswer``.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dsh.base import UnsafeJSONError, load_json
 from dsh.hook_protocol import HookDecodeError, HookRun, WrongEvent
 from dsh.hooks.claude.answers._answer import HookAnswer
+
+if TYPE_CHECKING:
+    from dsh.hooks.claude.answers._caps import Saver
 
 __all__ = ["decode_answer"]
 
@@ -35,16 +38,19 @@ def _parse_json(text: str) -> dict[str, Any] | None:
     return data
 
 
-def decode_answer(run: HookRun, event: str) -> HookAnswer | WrongEvent | None:
+def decode_answer(
+    run: HookRun, event: str, save: Saver | None = None
+) -> HookAnswer | WrongEvent | None:
     """What ``run`` says for ``event``; ``None`` when it ran fine and said nothing.
 
-    Every text of the answer is capped at Claude Code's 10,000 characters (``answers._caps``).
+    Every text of the answer is capped at Claude Code's 10,000 characters (``answers._caps``;
+    ``save``: a longer context or stdout saved to a file and previewed instead).
     """
     answer = _decode(run, event)
     if isinstance(answer, HookAnswer):
         from dsh.hooks.claude.answers._caps import cap_answer
 
-        return cap_answer(answer, run)
+        return cap_answer(answer, run, save)
     return answer
 
 

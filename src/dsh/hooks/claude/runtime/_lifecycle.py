@@ -39,6 +39,7 @@ from dsh.hooks.claude.runtime._agent_hooks import is_hook_agent
 from dsh.hooks.claude.runtime._extensions import hook_place
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
+    BETWEEN,
     SOURCE,
     Merged,
     Runtime,
@@ -46,11 +47,16 @@ from dsh.hooks.claude.runtime._machinery import (
     background_tasks,
     blocked_prompt_message,
     blocking,
+    event_context,
     halting,
     prompt_context_lines,
     shown_reason,
 )
-from dsh.hooks.claude.runtime._subagents import SubagentEvents, stop_feedback
+from dsh.hooks.claude.runtime._subagents import (
+    SubagentEvents,
+    block_cap_reached,
+    stop_feedback,
+)
 from dsh.hooks.claude.transcript._resume import resume_fields
 from dsh.messages import Content, TextBlock, content_text
 from dsh.session import AbortCause
@@ -157,7 +163,13 @@ class LifecycleEvents(Handlers):
                 payload["estimated_cache_write_usd"] = figures["estimated_cache_write_usd"]
         merged = await self._fire(agent, "SessionStart", hooks, payload)
         self.runtime.watch_paths_from(agent, merged)
-        self._inject_contexts(agent, "SessionStart", merged, plain_as=f"SessionStart:{value}")
+        if value == "compact":
+            self._inject_contexts(agent, "SessionStart", merged, plain_as="SessionStart:compact")
+        else:
+            # Sent after the first prompt, with UserPromptSubmit's (``_prompt_submit``).
+            text = event_context("SessionStart", merged, plain_as=f"SessionStart:{value}")
+            state = self._state(agent)
+            state.session_context = BETWEEN.join(t for t in (state.session_context, text) if t)
         self._user_errors(agent, "SessionStart", merged)
         self._common_effects(agent, "SessionStart", merged)
 
@@ -172,7 +184,7 @@ class LifecycleEvents(Handlers):
         state.prompt_id = str(uuid.uuid4())
         hooks = self.catalog.matching("UserPromptSubmit", None)
         if not hooks:
-            return await nxt()
+            return self._with_session_context(agent, await nxt(), "")
         prompt = _typed_prompt(content)
         payload: UserPromptSubmitHookInput = self._base(
             agent, "UserPromptSubmit", effort=False, agent_fields=False
@@ -185,15 +197,26 @@ class LifecycleEvents(Handlers):
             return PromptDecision.block(message)
         lines = prompt_context_lines("UserPromptSubmit", merged)
         updated = _updated_prompt(merged)
-        decision = await nxt()
-        if not isinstance(decision, PromptAllow) or (not lines and updated is None):
+        return self._with_session_context(agent, await nxt(), BETWEEN.join(lines), updated)
+
+    def _with_session_context(
+        self, agent: Agent, decision: PromptDecision, text: str, updated: str | None = None
+    ) -> PromptDecision:
+        """An allowed prompt's decision with SessionStart's text (not yet sent) and ``text``
+        (UserPromptSubmit's) as one context message after the prompt, as 2.1.332 sends them;
+        ``updated``: dsh's opt-in replacement of the prompt (``_updated_prompt``)."""
+        if not isinstance(decision, PromptAllow):
             return decision
-        text = "\n".join(lines) or None
+        state = self._state(agent)
+        text = BETWEEN.join(t for t in (state.session_context, text) if t)
+        state.session_context = ""
+        if not text and updated is None:
+            return decision
         if decision.additional_context:
             text = f"{decision.additional_context}\n{text}" if text else decision.additional_context
         return PromptDecision.allow(
             updated if updated is not None else decision.content,
-            text,
+            text or None,
             source=decision.source or f"{SOURCE}:UserPromptSubmit",
         )
 
@@ -228,14 +251,14 @@ class LifecycleEvents(Handlers):
         blocks = blocking(merged)
         for decl, _ in blocks:
             counts[hook_place(decl)] = counts.get(hook_place(decl), 0) + 1
+        if blocks and block_cap_reached(agent, state):
+            return await nxt()
         if blocks:
             feedback = stop_feedback([shown_reason(d, a) for d, a in blocks])
             # 2.1.332: a JSON block (not exit 2) also names its command, as system text
-            # after the feedback (steering is drained before context at the next step);
-            # not when the continuation cap ends the turn, or it would reach the next one.
-            capped = state.streak >= agent.options.continuation_cap
+            # after the feedback (steering is drained before context at the next step).
             for decl, answer in blocks:
-                if answer.blocking_error is None and not capped:
+                if answer.blocking_error is None:
                     agent.inject(
                         f'Stop hook blocking error from command: "{decl.declared_command}":'
                         f" {answer.block_reason}",

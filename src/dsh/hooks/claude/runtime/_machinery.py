@@ -41,6 +41,7 @@ from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._sessions import root_session
 from dsh.hook_protocol._slots import in_background
 from dsh.hooks.claude.answers._answer import HookAnswer
+from dsh.hooks.claude.answers._caps import Saver
 from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.rules._modes import PermissionMode
@@ -48,6 +49,7 @@ from dsh.hooks.claude.runtime._agent_hooks import is_hook_agent
 from dsh.hooks.claude.runtime._extensions import extensions_on, usage_so_far
 from dsh.hooks.claude.runtime._judged import in_process
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
+from dsh.hooks.claude.runtime._persisted_output import output_saver
 from dsh.hooks.claude.runtime._why import firing_skips, skipped_selections
 from dsh.hooks.claude.settings._agents import AgentSet
 from dsh.hooks.claude.settings._commands import CommandSet
@@ -66,6 +68,7 @@ if TYPE_CHECKING:
     from dsh.hooks.claude.permissions._plugin import PermissionState
 
 __all__ = [
+    "BETWEEN",
     "ENTRYPOINT",
     "ENV_FILE_EVENTS",
     "SOURCE",
@@ -78,6 +81,7 @@ __all__ = [
     "background_tasks",
     "blocked_prompt_message",
     "blocking",
+    "event_context",
     "halting",
     "prompt_context_lines",
     "shown_reason",
@@ -131,6 +135,9 @@ class AgentState:
     # `hook/skipped`: the events whose left-out handlers were logged, and how many so far
     skips_given: set[str] = field(default_factory=set)
     skip_records: int = 0
+    # SessionStart's text, which 2.1.332 sends after the first prompt, in one message with
+    # what UserPromptSubmit's hooks add
+    session_context: str = ""
 
 
 def additional_contexts(merged: Merged) -> list[str]:
@@ -184,6 +191,33 @@ def prompt_context_lines(event: str, merged: Merged) -> list[str]:
     return within_total(event, lines)
 
 
+# The events whose hooks' contexts 2.1.332 gives under one prefix, joined by newlines
+# (`PreToolUse:Bash hook additional context: C1\nC2`); the others give each hook its own
+# prefixed text, the texts joined by a blank line (recorded: `context-joined` in
+# tests/fixtures/claude_strict.json).
+ONE_PREFIX_EVENTS: Final = frozenset({"SessionStart", "PreToolUse"})
+BETWEEN: Final = "\n\n"
+"""How 2.1.332 joins the hook texts one model request carries, in one message."""
+
+
+def event_context(event: str, merged: Merged, *, plain_as: str | None, name: str = "") -> str:
+    """What one event's hooks add for the model, as 2.1.332 writes it in one message: the
+    contexts under one prefix (``ONE_PREFIX_EVENTS``) or each under its own, then each plain
+    stdout (named ``plain_as``), all within the event's total; ``""`` when none.
+    ``name``: the tool's, for a tool event's prefix (``PreToolUse:Bash``)."""
+    label = f"{event}:{name}" if name else event
+    contexts = additional_contexts(merged)
+    plain = [
+        (d.declared_command, f"{plain_as} hook success: {a.plain}")
+        for d, a in merged
+        if a.plain and not a.additional_context and plain_as is not None
+    ]
+    texts = [f"{label} hook additional context: {c}" for c in contexts]
+    if contexts and event in ONE_PREFIX_EVENTS:
+        texts = [f"{label} hook additional context: " + "\n".join(contexts)]
+    return BETWEEN.join([*texts, *within_total(event, plain)])
+
+
 def background_tasks(agent: Agent) -> list[dict[str, str]]:
     """Stop's and SubagentStop's ``background_tasks``: the session's background subagents
     still running, as 2.1.332 lists them."""
@@ -209,9 +243,10 @@ class _ClaudeRules:
     """Claude Code's answer rules for one event (``dsh.hook_protocol.AnswerRules``)."""
 
     event: str
+    save: Saver | None = None  # a long context or stdout saved to a file (_persisted_output)
 
     def decode(self, run: HookRun) -> HookAnswer | WrongEvent | None:
-        return decode_answer(run, self.event)
+        return decode_answer(run, self.event, self.save)
 
     def fail_closed(self, outcome: HookOutcome[HookAnswer]) -> HookAnswer:
         run = outcome.run
@@ -481,7 +516,8 @@ class Runtime:
             sink = RoutedSink(agent, None)
         elif log_to is not None:
             sink = RoutedSink(log_to, agent.signal if agent.signal is not None else log_to.signal)
-        merged = await fire_hooks(handlers, data, sink=sink, rules=_ClaudeRules(event))
+        save = output_saver(agent.workspace.tool_results_dir, event, payload, root.session_id)
+        merged = await fire_hooks(handlers, data, sink=sink, rules=_ClaudeRules(event, save))
         warning = no_decision_notice(event, merged)
         if warning is not None:
             agent.notice(warning, source=f"{SOURCE}:{event}", level="warning")
@@ -560,16 +596,10 @@ class Runtime:
     def _inject_contexts(
         self, agent: Agent, event: str, merged: Merged, *, plain_as: str | None
     ) -> None:
-        """Each hook's ``additionalContext`` as context; else, named ``plain_as``, its stdout
-        (all of them within the event's total)."""
-        texts: list[tuple[str, str]] = []
-        for decl, answer in merged:
-            if answer.additional_context:
-                text = f"{event} hook additional context: {answer.additional_context}"
-                texts.append((decl.declared_command, text))
-            elif answer.plain and plain_as is not None:
-                texts.append((decl.declared_command, f"{plain_as} hook success: {answer.plain}"))
-        for text in within_total(event, texts):
+        """The hooks' ``additionalContext`` and (named ``plain_as``) plain stdout as one
+        context message (``event_context``)."""
+        text = event_context(event, merged, plain_as=plain_as)
+        if text:
             agent.inject(text, source=f"{SOURCE}:{event}")
 
 

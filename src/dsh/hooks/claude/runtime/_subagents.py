@@ -48,6 +48,23 @@ STOP_FEEDBACK_LEAD = (
 )
 
 
+def block_cap_reached(agent: Agent, state: ContinuationState) -> bool:
+    """Whether a Stop/SubagentStop block is one past the continuation cap: then the turn ends
+    with 2.1.332's notice, counting this block (recorded: ``stop-cap`` in
+    ``tests/fixtures/claude_strict.json``, 8 continuations and the 9th block overridden)."""
+    if state.streak < agent.options.continuation_cap:
+        return False
+    agent.notice(
+        f"A hook blocked the turn from ending {state.streak + 1} consecutive times\u2014"
+        "overriding and ending turn. For Stop/SubagentStop hooks, check stop_hook_active in"
+        " the input and return success while it's true. Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
+        " to raise this limit.",
+        source=f"{SOURCE}:Stop",
+        level="warning",
+    )
+    return True
+
+
 def stop_feedback(reasons: list[str]) -> str:
     """The user text a Stop hook's feedback reaches the model as, in 2.1.332's framing."""
     body = "\n".join(reasons)
@@ -71,7 +88,7 @@ class SubagentEvents(Handlers):
         if merged is None:
             return await nxt()
         blocks = blocking(merged)
-        if blocks:
+        if blocks and not block_cap_reached(child, state):
             return ContinuationDecision.continue_(
                 stop_feedback([shown_reason(d, a) for d, a in blocks])
             )

@@ -23,11 +23,13 @@ from dsh.context import Next
 from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import (
+    BETWEEN,
     SOURCE,
     Merged,
     PreToolOutcome,
     additional_contexts,
     blocking,
+    event_context,
     halting,
     shown_reason,
 )
@@ -91,9 +93,8 @@ def _pre_tool_kind(answer: HookAnswer) -> Literal["deny", "defer", "ask"] | None
 
 
 def _pre_tool_outcome(name: str, merged: Merged) -> PreToolOutcome:
-    contexts = tuple(
-        f"PreToolUse:{name} hook additional context: {c}" for c in additional_contexts(merged)
-    )
+    text = event_context("PreToolUse", merged, plain_as=None, name=name)
+    contexts = (text,) if text else ()
     strongest = merged.strongest(_pre_tool_kind, _PRE_TOOL_PRECEDENCE)
     if strongest is None:
         allowed = any(
@@ -330,9 +331,10 @@ class ToolEvents(Handlers):
             return decision
         if not isinstance(decision, (PostToolAccept, PostToolBlock)):
             return decision
+        joined = (BETWEEN.join(contexts),) if contexts else ()  # one message, as 2.1.332's
         return dataclasses.replace(
             decision,
-            additional_context=(*contexts, *decision.additional_context),
+            additional_context=(*joined, *decision.additional_context),
             output=replacement if replacement is not None else decision.output,
         )
 
@@ -419,10 +421,9 @@ class ToolEvents(Handlers):
         # `continue: false` is ignored here, as Claude Code ignores it outside agent teams.
         blocks = blocking(merged)
         if blocks:
-            # 2.1.332's wordings: TaskCompleted's "feedback" (recorded), TaskCreated's "error".
-            lead = (
-                f"{event} hook feedback:\n" if event == "TaskCompleted" else f"{event} hook error: "
-            )
+            # 2.1.332's wording for both (recorded: `exit2-task-completed`, and `task-tools`
+            # in tests/fixtures/claude_strict.json).
+            lead = f"{event} hook feedback:\n"
             return TaskDecision.block(
                 "\n".join(
                     f"{lead}[{decl.declared_command}]: {answer.block_reason}"
@@ -469,10 +470,9 @@ class ToolEvents(Handlers):
                 reasons.insert(0, halt.stop_reason or "PostToolBatch hook stopped the turn")
             return PostToolBatchDecision.stop("\n".join(reasons))
         decision = await nxt()
-        lines = [f"PostToolBatch hook additional context: {c}" for c in additional_contexts(merged)]
-        if not isinstance(decision, PostToolBatchProceed) or not lines:
+        text = event_context("PostToolBatch", merged, plain_as=None)
+        if not isinstance(decision, PostToolBatchProceed) or not text:
             return decision
-        text = "\n".join(lines)
         if decision.additional_context:
             text = f"{decision.additional_context}\n{text}"
         return PostToolBatchDecision.proceed(

@@ -4,7 +4,8 @@ Claude Code 2.1.332 gives PreToolUse and PostToolUse hooks a file tool's path
 absolute and normalized (the corpus's ``file-path-write``), while the tool,
 its result and PostToolBatch keep the path the model wrote. They also get the
 input as the tool parsed it, its defaults filled in: ToolSearch's
-``max_results: 5`` (``task-tools-search``), which PostToolBatch's lacks.
+``max_results: 5`` (``task-tools-search``) and Edit's ``replace_all: false`` (the
+``file-tools`` recording), which PostToolBatch's lacks.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ _PATH_FIELDS: Final[Mapping[str, str]] = {
 # The defaults 2.1.332's input parsing fills in before PreToolUse/PostToolUse see the input.
 _DEFAULTS: Final[Mapping[str, Mapping[str, Any]]] = {
     TOOL_SEARCH: {"max_results": DEFAULT_MAX_RESULTS},
+    "Edit": {"replace_all": False},  # tests/fixtures/claude_strict.json, `file-tools`
 }
 
 

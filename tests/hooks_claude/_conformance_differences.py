@@ -65,22 +65,10 @@ _RETRIES = (
     " dsh one request"
 )
 PENDING_CX: dict[str, str] = {
-    "api-error": f"{_RETRIES} {_CX}",
-    "exit2-stop-failure": f"{_RETRIES} {_CX}",
-    "compact": f"{_TOKENS}; {_MODEL_IDS} (SessionStart `compact`) {_CX}",
     "compact-bad-summary": (
         f"{_TOKENS}; {_MODEL_IDS}; the compaction re-ask (2.1.332's second summary request"
         f" answers `Done: printed hi.`, dsh's `Done again.`) {_CX}"
     ),
-    "exit2-postcompact": f"{_TOKENS}; {_MODEL_IDS} {_CX}",
-    "exit2-precompact": f"{_TOKENS} {_CX}",
-    "resume": f"{_TOKENS} {_CX}",
-    "exit2-model-switch": f"{_TOKENS}; {_MODEL_IDS} {_CX}",
-    "exit2-post-model-switch": f"{_TOKENS}; {_MODEL_IDS} {_CX}",
-    "model-switch-deny": f"{_TOKENS}; {_MODEL_IDS} {_CX}",
-    "model-switch-sdk": f"{_TOKENS}; {_MODEL_IDS} {_CX}",
-    "model-switch-slash": f"{_TOKENS}; {_MODEL_IDS} {_CX}",
-    "model-switch-slash-deny": f"{_TOKENS}; {_MODEL_IDS} {_CX}",
 }
 
 # Cases that still fail for a Claude Code cause of issue 28 this branch has not closed.

@@ -34,9 +34,10 @@ from dsh.hooks.claude import (
 )
 from dsh.hooks.claude.settings._commands import load_commands
 from dsh.instructions import claude_instructions_plugin
-from dsh.models import Model, ScriptedModel
+from dsh.models import Model
 from tests.agent.support import make_harness
 from tests.hooks_claude.bridge_support import SCRIPT, Rig
+from tests.hooks_claude.recorded_server import recorded_model
 from tests.shared_paths import CONFORMANCE
 
 CASES_DIR = CONFORMANCE / "claude"
@@ -214,7 +215,12 @@ def mount(
     """The harness with the case's model, files, environment and hooks mounted."""
     script = adapted_script(case)
     harness = make_harness(places.run_dir, script)
-    harness.model = ScriptedModel(script, record_to=harness.record, substitutions=places.theirs)
+    harness.model = recorded_model(
+        script,
+        requested=_requested_model(case),
+        record_to=harness.record,
+        substitutions=places.theirs,
+    )
     places.home.mkdir(exist_ok=True)
     monkeypatch.setenv("HOME", str(places.home))
     for key, value in (case.get("cli_env") or {}).items():
@@ -280,13 +286,21 @@ def has_mode(entry: dict[str, Any]) -> bool:
     return "permission_mode" in (entry["payload"] or {})
 
 
+def _requested_model(case: dict[str, Any]) -> str | None:
+    """The case's ``--model`` (the recording's model is its catalog id), else ``None``."""
+    args = all_args(case)
+    if "--model" in args and args.index("--model") + 1 < len(args):
+        return args[args.index("--model") + 1]
+    return None
+
+
 def model_resolver(case: dict[str, Any], rig: Rig, places: Places) -> Callable[[str], Model]:
     """What a switch to ``name`` selects in the replay: the case's script under that name."""
     script = adapted_script(case)
 
     def resolve(name: str) -> Model:
         record = rig.harness.record
-        return ScriptedModel(script, record_to=record, substitutions=places.theirs, source=name)
+        return recorded_model(script, requested=name, record_to=record, substitutions=places.theirs)
 
     return resolve
 

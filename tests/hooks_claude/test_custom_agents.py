@@ -27,6 +27,7 @@ from dsh.hooks.claude import claude_hooks_plugin
 from dsh.hooks.claude.settings._agents import AgentSet, load_agents
 from dsh.models import Model, ScriptedModel
 from tests.hooks_claude import _conformance_replay as replay_module
+from tests.hooks_claude._conformance_differences import _AGENT_FOREGROUND
 from tests.hooks_claude.bridge_support import SCRIPT, Rig
 from tests.shared_paths import CONFORMANCE, on_ci
 
@@ -88,12 +89,24 @@ class _SettingsHooks(Rig):
         return [e for e in super().entries() if e["event"] not in LABELS]
 
 
+def _settings_recording(case_dir: Path, into: Path) -> Path:
+    """A copy of the recording whose order holds the settings handlers' invocations only (the
+    frontmatter handlers' are compared on their own), under the case's own name."""
+    out = into / case_dir.name
+    shutil.copytree(case_dir, out, dirs_exist_ok=True)
+    case = json.loads((out / "case.json").read_text())
+    case["hook_order"] = [e for e in case["hook_order"] if e not in LABELS]
+    (out / "case.json").write_text(json.dumps(case))
+    return out
+
+
 def _compare(
     case: dict[str, Any], rig: Rig, places: replay_module.Places, back: dict[str, str]
 ) -> list[str]:
     problems: list[str] = []
     settings_only = _SettingsHooks(**{f.name: getattr(rig, f.name) for f in fields(rig)})
-    conformance.compare_invocations(NEXT / case["case"], settings_only, places, back, problems)
+    recording = _settings_recording(NEXT / case["case"], places.run_dir / "settings-only")
+    conformance.compare_invocations(recording, settings_only, places, back, problems)
     conformance.compare_requests(case, rig, places, back, problems)
     return problems
 
@@ -118,6 +131,7 @@ def _subagent_requests(rig: Rig) -> list[dict[str, Any]]:
     return [r for r in rig.requests() if "SUBTASK-MARKER" in json.dumps(r["messages"][:1])]
 
 
+@pytest.mark.xfail(strict=True, reason=f"{_AGENT_FOREGROUND} (PENDING of the strict replay)")
 async def test_custom_agent_untrusted_replays_as_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

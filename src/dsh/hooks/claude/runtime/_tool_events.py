@@ -35,7 +35,7 @@ from dsh.hooks.claude.runtime._machinery import (
 )
 from dsh.hooks.claude.runtime._tool_input import observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
-from dsh.hooks.claude.transcript._content import claude_content
+from dsh.hooks.claude.transcript._content import batch_content
 from dsh.tools import (
     InputRewrite,
     PostToolAccept,
@@ -424,7 +424,7 @@ class ToolEvents(Handlers):
                     else r.call.arguments
                 ),
                 "tool_use_id": r.call.tool_use_id,
-                "tool_response": claude_content(r.result.content),
+                "tool_response": batch_content(r.result.content),
             }
             for r in results
         ]

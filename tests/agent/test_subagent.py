@@ -19,6 +19,7 @@ from dsh.agent import (
     TurnResult,
     subagent_plugin,
 )
+from dsh.agent._handback import FRAME
 from dsh.context import Next
 from dsh.messages import Content
 from dsh.session import (
@@ -141,7 +142,8 @@ async def test_a_subagent_runs_its_own_session_and_its_answer_is_the_tool_result
         "subagent result: from-sub",
     )
     tool_result = of_type(parent.events, ToolResultEvent)[0]
-    assert tool_result.content == "subagent result: from-sub"
+    # The report in 2.1.332's hand-back frame, indented (the corpus's `subagent-foreground`).
+    assert f"{FRAME}\n  subagent result: from-sub\nagentId: " in tool_result.content
     assert not tool_result.is_error
 
     # The child's own session, in the same store.
@@ -211,7 +213,10 @@ async def test_a_subagents_own_continuation_can_keep_it_running(tmp_path: Path) 
     parent = h.agent()
     parent.send("Please delegate to a subagent")
     await parent.run_turn()
-    assert of_type(parent.events, ToolResultEvent)[0].content == "double-checked"
+    assert (
+        f"{FRAME}\n  double-checked\nagentId: "
+        in of_type(parent.events, ToolResultEvent)[0].content
+    )
 
 
 async def test_the_agent_tool_leaves_with_its_plugin_scope(tmp_path: Path) -> None:

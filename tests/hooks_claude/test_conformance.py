@@ -194,24 +194,22 @@ def our_items(request: dict[str, Any], back: dict[str, str]) -> list[dict[str, A
     for m in request["messages"]:
         if m["role"] == "tool":
             content = m["content"]
-            if isinstance(content, list) and len(content) == 1 and content[0]["type"] == "text":
-                content = content[0]["text"]
             if isinstance(content, str):
                 content = with_recorded_commands(content, back)
             items.append({"tool_result": content, "is_error": m["is_error"]})
         elif m["role"] in ("context", "steering", "user"):
-            body = m["text"] if "text" in m else content_text(m["content"])
-            body = with_recorded_commands(body, back)
             role = "system" if m["role"] == "context" else "user"
-            items.append({"role": role, "text": body})
+            for body in texts_of(m["text"] if "text" in m else m["content"]):
+                items.append({"role": role, "text": with_recorded_commands(body, back)})
     return items
 
 
-def content_text(content: Any) -> str:
-    """A message's content as text: a string, or its text blocks' texts."""
+def texts_of(content: Any) -> list[str]:
+    """A message's texts: a string, or each of its text blocks (the recording's ``text``
+    item is one block: an expanded command's prompt is two)."""
     if isinstance(content, str):
-        return content
-    return "\n".join(b["text"] for b in content if b.get("type") == "text")
+        return [content]
+    return [b["text"] for b in content if b.get("type") == "text"]
 
 
 def matches(want: dict[str, Any], got: dict[str, Any]) -> bool:

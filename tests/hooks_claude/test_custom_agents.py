@@ -27,7 +27,6 @@ from dsh.hooks.claude import claude_hooks_plugin
 from dsh.hooks.claude.settings._agents import AgentSet, load_agents
 from dsh.models import Model, ScriptedModel
 from tests.hooks_claude import _conformance_replay as replay_module
-from tests.hooks_claude._conformance_differences import _AGENT_FOREGROUND
 from tests.hooks_claude.bridge_support import SCRIPT, Rig
 from tests.shared_paths import CONFORMANCE, on_ci
 
@@ -131,7 +130,6 @@ def _subagent_requests(rig: Rig) -> list[dict[str, Any]]:
     return [r for r in rig.requests() if "SUBTASK-MARKER" in json.dumps(r["messages"][:1])]
 
 
-@pytest.mark.xfail(strict=True, reason=f"{_AGENT_FOREGROUND} (PENDING of the strict replay)")
 async def test_custom_agent_untrusted_replays_as_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

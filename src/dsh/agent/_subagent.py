@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from dsh.agent._agent import Agent
 from dsh.agent._agent_types import AGENT_TYPES, GENERAL_PURPOSE, SUBAGENT_MODELS, AgentType
 from dsh.agent._background import launch_background
 from dsh.agent._channels import SUBAGENT_END, SUBAGENT_START
+from dsh.agent._handback import foreground_output
 from dsh.agent._task_output import TaskOutput, open_output
 from dsh.agent._turn import ABORTED, COMPLETED, STOPPED, TurnResult
 from dsh.context import Context
@@ -90,8 +92,10 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
         child = _child_agent(parent, store.create(), store, inv, args, agent_id, on_event, kind)
         return _launch(parent, child, inv, args, output)
     child = _child_agent(parent, store.create(), store, inv, args, agent_id, None, kind)
+    started = time.monotonic()
     result = await _run_child(parent, child, inv, args)
-    return _tool_result(child, result)
+    duration_ms = max(0, round((time.monotonic() - started) * 1000))
+    return _tool_result(parent, child, args, result, duration_ms)
 
 
 def _in_background(parent: Agent, args: AgentToolInput) -> bool:
@@ -284,7 +288,17 @@ async def _run_child(
     return result
 
 
-def _tool_result(child: Agent, result: TurnResult) -> ToolResult:
+def _tool_result(
+    parent: Agent, child: Agent, args: AgentToolInput, result: TurnResult, duration_ms: int
+) -> ToolResult:
+    """A finished foreground child's result: its report in 2.1.332's hand-back frame and
+    record (``_handback``); a child that did not finish, an error naming how it ended."""
+    if result.end_reason in (COMPLETED, STOPPED):
+        report = result.final_text or "(the subagent gave no answer)"
+        text, record = foreground_output(
+            child, report, prompt=args.prompt, model=parent.model.name, duration_ms=duration_ms
+        )
+        return ToolResult.ok(text, output=record)
     output = {
         "agent_id": child.agent_id,
         "agent_type": child.agent_type,
@@ -292,8 +306,6 @@ def _tool_result(child: Agent, result: TurnResult) -> ToolResult:
         "end_reason": result.end_reason.value,
         "steps": result.steps,
     }
-    if result.end_reason in (COMPLETED, STOPPED):
-        return ToolResult.ok(result.final_text or "(the subagent gave no answer)", output=output)
     detail = result.error or (result.cause.reason if result.cause is not None else None)
     reason = f"the subagent ended {result.end_reason.value}"
     return ToolResult.error(f"{reason}: {detail}" if detail else reason, output=output)

@@ -36,6 +36,11 @@ __all__ = [
     "SupportStatus",
 ]
 
+_PERSISTED = (
+    "an `additionalContext` or shown plain stdout over 10,000 characters is saved whole in the"
+    " session's `tool-results` folder and the model gets 2.1.332's `<persisted-output>` block"
+    " (its size, the file, a 2,000-character preview) in its place"
+)
 _ENV_FILE = (
     "`CLAUDE_ENV_FILE` (`claude-session-env/<session>/<event>-hook-<n>.sh` beside the"
     " transcripts in dsh's data dir, not Claude Code's config dir): what the hook writes there"
@@ -77,8 +82,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`resume` carries `seconds_since_last_response` (since the resumed log's last"
             " assistant message), `context_tokens`, `prompt_cache_likely_expired` (over 5"
             " minutes) and `estimated_cache_write_usd`; none before the log has a response",
-            "`additionalContext` injected as context",
-            "plain stdout on exit 0 injected as context",
+            "`additionalContext` (several hooks: under one prefix, joined by newlines) and plain"
+            " stdout on exit 0 injected as context after the first prompt, in one message with"
+            " UserPromptSubmit's, as 2.1.332 sends them (`compact`: at once)",
+            _PERSISTED,
             "exit 2 stderr shown to the user as a hook-error notice",
             _ENV_FILE,
             NOTICE,
@@ -136,7 +143,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
             '`decision: "block"` and exit 2 block the prompt (no model call); the reason is'
             " shown to the user, as Claude Code shows it",
             "`suppressOriginalPrompt` leaves the prompt out of the block message",
-            "`additionalContext` and plain stdout on exit 0 injected as context",
+            "`additionalContext` and plain stdout on exit 0 injected as context, one message"
+            " after the prompt, each hook's text under its own prefix, joined by a blank line",
+            _PERSISTED,
             "30-second default timeout",
             NOTICE,
             HALTS,
@@ -191,8 +200,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " hook",
             "`additionalContext` added after the step's tool results",
             _FILE_PATHS,
-            "several hooks: deny > defer > ask > allow; every context delivered in declaration"
-            " order",
+            "several hooks: deny > defer > ask > allow; their contexts one text under one"
+            " prefix, joined by newlines, in declaration order",
             '`permissionDecision: "defer"` (`defer-single`, `defer-two-calls`, `defer-then-deny`'
             " in tests/fixtures/claude_defer.json): the call does not run and is kept pending in"
             " the session log (`tool/deferred`); the step's other calls run; the turn ends"
@@ -289,7 +298,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "several hooks' `updatedToolOutput`: the last valid one in declaration order wins;"
             " a failed call's output is never replaced (a suite that gets PostToolUse for it,"
             " having no PostToolUseFailure, is told so in a notice)",
-            "`additionalContext` added after the step's tool results",
+            "`additionalContext` added after the step's tool results; a call's block reasons and"
+            " contexts are one message, each under its prefix, joined by a blank line",
+            _PERSISTED,
             NOTICE,
             HALTS,
             _NO_POST_EVENT,
@@ -323,9 +334,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
         applied=(
             "fires once after a step's tool results, before the next model call; denied calls"
             " included, with the reason as `tool_response`",
-            "`tool_response` is the result's text, or Claude Code's block list when it holds"
-            " `tool_reference` blocks (a ToolSearch result, `task-tools-search`); `tool_input`"
-            " is the model's own",
+            "`tool_response` is the result's text, or its blocks when the tool gave blocks (the"
+            " Agent tool's result, `subagent`; a ToolSearch result's `tool_reference` blocks,"
+            " `task-tools-search`); `tool_input` is the model's own",
             '`decision: "block"`, exit 2 and `continue: false` stop the loop before the next'
             " model call, with the reason",
             "`additionalContext` injected once before the next model call",
@@ -409,7 +420,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "fires while `TaskCreate` runs, with the new task's id assigned and before the task"
             " is kept: `task_id`, `task_subject`, `task_description`",
             'exit 2 and `decision: "block"`: the task is not created (its id stays used) and the'
-            " model sees the reasons as the call's error result",
+            " model sees the call's error result `TaskCreated hook feedback:\n[<command>]: R`;"
+            " PostToolUseFailure fires",
             NOTICE,
             "`continue: false` ignored, as in Claude Code",
         ),
@@ -439,8 +451,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " message framed as Claude Code frames it; a block also adds the context"
             ' `Stop hook blocking error from command: "<command>": R` after it',
             "`additionalContext` continues the turn as non-error feedback, framed the same",
-            "`stop_hook_active` reports a forced continuation; at most 8 in a row"
-            " (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`)",
+            "`stop_hook_active` reports a forced continuation; at most 8 in a row: the 9th"
+            " block ends the turn with 2.1.332's notice `A hook blocked the turn from ending 9"
+            " consecutive times—overriding and ending turn. …`",
             "`last_assistant_message` sent; `background_tasks` lists the background subagents"
             " still running (an `Agent` call, in the background unless it says"
             " `run_in_background: false`)",

@@ -35,7 +35,7 @@ from dsh.hooks.claude.runtime._machinery import (
 )
 from dsh.hooks.claude.runtime._tool_input import mcp_server_of, observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
-from dsh.hooks.claude.transcript._content import claude_content
+from dsh.hooks.claude.transcript._content import batch_content
 from dsh.tools import (
     InputRewrite,
     PostToolAccept,
@@ -488,7 +488,7 @@ def _batch_response(done: ToolExecutionResult) -> Any:
     mcp = tool is not None and tool.mcp_server is not None
     if mcp and not done.result.is_error and isinstance(output, tuple | list):
         return thaw_json(output)
-    return claude_content(done.result.content)
+    return batch_content(done.result.content)
 
 
 def _tool_response(result: ToolResult) -> Any:

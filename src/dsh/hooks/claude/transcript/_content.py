@@ -13,7 +13,7 @@ from typing import Any
 
 from dsh.messages import Content, ImageBlock, TextBlock, ToolReferenceBlock, content_text
 
-__all__ = ["claude_content"]
+__all__ = ["batch_content", "claude_content"]
 
 
 def _block(block: object) -> dict[str, Any]:
@@ -31,4 +31,13 @@ def claude_content(content: Content) -> str | list[dict[str, Any]]:
     in it, its blocks."""
     if isinstance(content, str) or not any(isinstance(b, ToolReferenceBlock) for b in content):
         return content_text(content)
+    return [_block(b) for b in content]
+
+
+def batch_content(content: Content) -> str | list[dict[str, Any]]:
+    """``content`` as PostToolBatch's ``tool_response``: a text as it is, blocks (a tool
+    reference, the Agent tool's result) as blocks (2.1.332: `subagent`,
+    `subagent-foreground`, `task-tools-search`)."""
+    if isinstance(content, str):
+        return content
     return [_block(b) for b in content]

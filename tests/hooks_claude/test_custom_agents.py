@@ -25,9 +25,10 @@ import pytest
 from dsh.agent import SUBAGENT_MODELS
 from dsh.hooks.claude import claude_hooks_plugin
 from dsh.hooks.claude.settings._agents import AgentSet, load_agents
-from dsh.models import Model, ScriptedModel
+from dsh.models import Model
 from tests.hooks_claude import _conformance_replay as replay_module
 from tests.hooks_claude.bridge_support import SCRIPT, Rig
+from tests.hooks_claude.recorded_server import recorded_model
 from tests.shared_paths import CONFORMANCE, on_ci
 
 from . import test_conformance as conformance
@@ -74,7 +75,7 @@ def _mount(
     def resolve(name: str) -> Model:
         asked.append(name)
         record = rig.harness.record
-        return ScriptedModel(script, record_to=record, substitutions=places.theirs, source=name)
+        return recorded_model(script, requested=name, record_to=record, substitutions=places.theirs)
 
     rig.harness.ctx.provide(SUBAGENT_MODELS, resolve)
     return rig, places, back, asked
@@ -130,6 +131,12 @@ def _subagent_requests(rig: Rig) -> list[dict[str, Any]]:
     return [r for r in rig.requests() if "SUBTASK-MARKER" in json.dumps(r["messages"][:1])]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="2.1.332 offers SendMessage, so a finished agent's record says `canContinueAgent:"
+    " true` and its hand-back offers to continue it; dsh has no SendMessage (the strict"
+    " replay's `subagent` case, PENDING; issue 28)",
+)
 async def test_custom_agent_untrusted_replays_as_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -138,7 +138,7 @@ def _launch(
         "status": "async_launched",
         "agentId": agent_id,
         "description": args.description,
-        "resolvedModel": parent.model.name,
+        "resolvedModel": child.model.name,
         "prompt": args.prompt,
         "outputFile": str(output.path) if output is not None else "",
         "canReadOutputFile": output is not None,
@@ -296,7 +296,7 @@ def _tool_result(
     if result.end_reason in (COMPLETED, STOPPED):
         report = result.final_text or "(the subagent gave no answer)"
         text, record = foreground_output(
-            child, report, prompt=args.prompt, model=parent.model.name, duration_ms=duration_ms
+            child, report, prompt=args.prompt, model=child.model.name, duration_ms=duration_ms
         )
         return ToolResult.ok(text, output=record)
     output = {

@@ -47,15 +47,17 @@ typecheck: $(STAMP)
 imports: $(STAMP)
 	$(BIN)/lint-imports
 
-# The independent ACP client of tests/acp (the TypeScript SDK), installed into that
-# directory only; without npm (or when the install fails) its test is skipped, saying why.
+# The independent ACP clients of tests/acp (the TypeScript SDK, acpx), installed into that
+# directory only from its lock file; without npm (or when the install fails) their tests are
+# skipped, saying why. `npm install`, not `npm ci`: npm 11's ci refuses this lock (an optional
+# platform package of acpx's @openclaw/fs-safe it calls missing), where install takes it as is.
 ACP_NODE := tests/acp/node
 ACP_NODE_STAMP := $(ACP_NODE)/node_modules/.installed-stamp
 
 $(ACP_NODE_STAMP): $(ACP_NODE)/package.json $(ACP_NODE)/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
-	  (npm ci --prefix $(ACP_NODE) --no-audit --no-fund --silent && touch $@) \
-	    || echo "npm ci failed: the independent ACP client test will be skipped"; \
+	  (npm install --prefix $(ACP_NODE) --no-audit --no-fund --silent && touch $@) \
+	    || echo "npm install failed: the independent ACP client test will be skipped"; \
 	else echo "npm not found: the independent ACP client test will be skipped"; fi
 
 acp-node-client: $(ACP_NODE_STAMP)

@@ -79,8 +79,10 @@ mcp-node-server: $(MCP_NODE_STAMP)
 # The suite runs on every core (pytest-xdist; worksteal hands a slow test's neighbours to an
 # idle worker); PYTEST_WORKERS=0 runs it in one process, as a plain `pytest` does.
 PYTEST_WORKERS ?= auto
+# PYTEST_PATHS: what to run (default: the whole suite, as pyproject's testpaths say).
+PYTEST_PATHS ?=
 pytest: $(STAMP) $(ACP_NODE_STAMP) $(MCP_NODE_STAMP)
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_PATHS)
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done

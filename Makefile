@@ -81,8 +81,10 @@ mcp-node-server: $(MCP_NODE_STAMP)
 PYTEST_WORKERS ?= auto
 # PYTEST_PATHS: what to run (default: the whole suite, as pyproject's testpaths say).
 PYTEST_PATHS ?=
+# PYTEST_ARGS: more pytest options (CI's other Pythons pass -m "not once").
+PYTEST_ARGS ?=
 pytest: $(STAMP) $(ACP_NODE_STAMP) $(MCP_NODE_STAMP)
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_PATHS)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS) $(PYTEST_PATHS)
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done

@@ -28,7 +28,10 @@ POINTS = int(os.environ.get("DSH_KILL_POINTS", "6"))
 HOOK = "import sys; sys.stdin.read()"
 EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc"),
+    pytest.mark.once,
+]
 
 
 def bash(n: int) -> list[dict[str, object]]:

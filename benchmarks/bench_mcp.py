@@ -1,7 +1,7 @@
 """MCP servers' cost: time to the first model request with 0, 1 and 5 stdio servers, and an
 MCP tool call's overhead over the server's own time.
 
-Run: .venv/bin/python benchmarks/bench_mcp.py [--runs N]
+Run: .venv/bin/python benchmarks/bench_mcp.py [--runs N] [--before SRC]
 
 The servers are ``_mcp_tiny_server.py`` (no SDK: its own start is a bare ``python -S``),
 given with ``--mcp-config``. First request: from ``dsh run``'s spawn to the loopback model's
@@ -10,6 +10,8 @@ servers' own start and handshake (the same, measured alone: spawn, initialize, t
 is printed beside it so that dsh's part can be read off. Call overhead: ``tools/call`` of
 ``ping`` through ``dsh.mcp``'s connection against the same request written to the server
 by hand (one JSON line, one line back), medians of 200 calls each, in this process.
+``--before SRC`` (another checkout's ``src``, e.g. main's) runs the same first requests with
+that tree too, interleaved, for a before/after in one run.
 """
 
 from __future__ import annotations
@@ -67,14 +69,14 @@ def handshake_alone() -> float:
     return took
 
 
-def startup(runs: int) -> None:
+def startup(runs: int, before: str | None) -> None:
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    trees = {"": str(ROOT / "src")} | ({"before ": before} if before else {})
     with tempfile.TemporaryDirectory(prefix="dsh-mcp-") as tmp:
         root = Path(tmp)
         (root / "project").mkdir()
         (root / "home").mkdir()
         env = base | {
-            "PYTHONPATH": str(ROOT / "src"),
             "DSH_API_KEY": "k",
             "HOME": str(root / "home"),
             "DSH_DATA_DIR": str(root / "data"),
@@ -88,23 +90,25 @@ def startup(runs: int) -> None:
             config = root / f"mcp-{count}.json"
             config.write_text(json.dumps({"mcpServers": servers}))
             argvs[count] = [*run, "--mcp-config", str(config)] if count else run
-        samples: dict[int, list[float]] = {n: [] for n in argvs}
+        samples: dict[tuple[str, int], list[float]] = {(t, n): [] for t in trees for n in argvs}
         alone: list[float] = []
         for _ in range(runs):
-            for count, argv in argvs.items():
-                samples[count].append(first_request(server, argv, env, root))
+            for tree, src in trees.items():
+                for count, argv in argvs.items():
+                    took = first_request(server, argv, env | {"PYTHONPATH": src}, root)
+                    samples[tree, count].append(took)
             alone.append(handshake_alone())
         server.httpd.shutdown()
-    base_ms = statistics.median(samples[0]) * 1000
     own = statistics.median(alone) * 1000
     print(f"time to the first model request, medians of {runs} runs, ms")
     print(f"(one tiny server's own start + handshake, alone: {own:.1f} ms;")
     print(f" load average {os.getloadavg()[0]:.1f} at the end)")
-    print("| stdio servers | first request | over 0 servers |")
-    print("| ---: | ---: | ---: |")
-    for count, values in samples.items():
+    print("| tree | stdio servers | first request | over 0 servers |")
+    print("| --- | ---: | ---: | ---: |")
+    for (tree, count), values in samples.items():
         ms = statistics.median(values) * 1000
-        print(f"| {count} | {ms:.1f} | {ms - base_ms:+.1f} |")
+        base_ms = statistics.median(samples[tree, 0]) * 1000
+        print(f"| {tree or 'this'} | {count} | {ms:.1f} | {ms - base_ms:+.1f} |")
 
 
 def by_hand(calls: int) -> list[float]:
@@ -127,7 +131,7 @@ def by_hand(calls: int) -> list[float]:
 
 
 async def through_dsh(calls: int) -> list[float]:
-    """The same calls through ``dsh.mcp``'s connection (the SDK's client session)."""
+    """The same calls through ``dsh.mcp``'s connection (dsh's own stdio client, ``_rpc``)."""
     sys.path.insert(0, str(ROOT / "src"))
     from dsh.mcp import McpServer
     from dsh.mcp._connection import McpConnection
@@ -158,7 +162,7 @@ def call_overhead(calls: int) -> None:
     direct = by_hand(calls)
     mine, raw = statistics.median(through) * 1e6, statistics.median(direct) * 1e6
     print(f"\nan MCP tools/call, medians of {calls} calls, µs")
-    print("| through dsh.mcp (SDK session) | by hand (one line each way) | overhead |")
+    print("| through dsh.mcp (its stdio client) | by hand (one line each way) | overhead |")
     print("| ---: | ---: | ---: |")
     print(f"| {mine:.0f} | {raw:.0f} | {mine - raw:+.0f} |")
 
@@ -167,8 +171,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--before", help="another checkout's src, run interleaved")
     args = parser.parse_args()
-    startup(args.runs)
+    startup(args.runs, args.before)
     call_overhead(args.calls)
 
 

@@ -74,7 +74,7 @@ async def run_mcp_tool_hook(
         result = await connection.call(tool, fill_input(template, hook_input))
     except McpCallError as exc:
         return McpHookRun(error=str(exc))
-    text = "\n".join(c.text for c in result.content or () if getattr(c, "type", None) == "text")
+    text = "\n".join(str(c.get("text", "")) for c in result.content if c.get("type") == "text")
     if result.is_error:
         return McpHookRun(text=text, error=text or f"{server}/{tool} returned an error")
     return McpHookRun(text=text)

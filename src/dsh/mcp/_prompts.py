@@ -46,16 +46,15 @@ def _arguments(command: str, prompt: RemotePrompt, rest: str) -> dict[str, str]:
     return given
 
 
-def _text(result: Any) -> str:
+def _text(contents: tuple[Mapping[str, Any], ...]) -> str:
     parts: list[str] = []
-    for message in result.messages:
-        content = message.content
-        text = getattr(content, "text", None)
+    for content in contents:
+        text = content.get("text")
         if isinstance(text, str):
             parts.append(text)
         else:
-            resource = getattr(content, "resource", None)
-            embedded = getattr(resource, "text", None)
+            resource = content.get("resource")
+            embedded = resource.get("text") if isinstance(resource, Mapping) else None
             if isinstance(embedded, str):
                 parts.append(embedded)
     return "\n\n".join(parts)

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource
-from dsh.context import Context, Next, ServiceKey
+from dsh.context import Context, Disposer, Next, ServiceKey
 from dsh.mcp._connection import ElicitHandler, McpCallError, McpConnection
 from dsh.mcp._elicitation import ELICITATION, ElicitationAnswer, ElicitationRequest
 from dsh.mcp._prompts import expand_prompt, find_prompt
@@ -50,6 +50,8 @@ class McpServers:
         self.connections = {
             s.name: McpConnection(s, env=env, cwd=cwd, elicit=self._elicit) for s in servers
         }
+        self._registered: dict[str, dict[str, Disposer]] = {}
+        """Each server's registered tools: their names and the disposers that remove them."""
         self.notices: list[str] = []
         self._settled: asyncio.Future[list[None]] | None = None
         self._ctx: Context | None = None
@@ -83,13 +85,26 @@ class McpServers:
                 f"MCP server {server.name!r} ({server.where}) failed to start: {connection.error}"
             )
             return
-        tools, notices = server_tools(connection)
-        self.notices.extend(notices)
+        self._add_tools(connection, self.notices)
+        connection.on_changed = self._changed
+
+    def _add_tools(self, connection: McpConnection, notices: list[str]) -> None:
+        server = connection.server
+        tools, left_out = server_tools(connection)
+        notices.extend(left_out)
+        mine = self._registered.setdefault(server.name, {})
         for tool in tools:
             try:
-                self._registry.register(tool)
+                mine[tool.name] = self._registry.register(tool)
             except ValueError as exc:  # a clash with another tool, a schema that is no schema
-                self.notices.append(f"MCP server {server.name!r}: {exc}")
+                notices.append(f"MCP server {server.name!r}: {exc}")
+
+    def _changed(self, connection: McpConnection) -> None:
+        """A server's ``tools/list_changed``: its tools as it lists them now, from the next
+        request on (what it says of those it leaves out is dropped: nobody is there to see)."""
+        for remove in self._registered.pop(connection.server.name, {}).values():
+            remove()
+        self._add_tools(connection, [])
 
     async def settled(self) -> None:
         """Return once every server is connected (its tools registered) or failed."""

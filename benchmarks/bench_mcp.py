@@ -207,7 +207,7 @@ class McpCallScript(AnthropicMock):
             stop = "end_turn"
         usage = {"input_tokens": 10, "output_tokens": 1}
         message = {"id": f"msg_{turn}", "type": "message", "role": "assistant", "content": []}
-        events = [
+        events: list[tuple[str, dict[str, object]]] = [
             ("message_start", {"message": message | {"model": "m", "usage": usage}}),
             ("content_block_start", {"index": 0, "content_block": block | {"input": {}}}),
             ("content_block_delta", {"index": 0, "delta": delta}),

@@ -279,6 +279,62 @@ def test_mcp_tool_hooks_decide_and_fail_as_claude_code_reads_them(tmp_path: Path
     assert "A hook gave no usable answer, so it didn't check this action." in done.stdout
 
 
+def test_blocking_mcp_tool_hooks_fail_closed_when_their_server_is_gone(tmp_path: Path) -> None:
+    """``onFailure: "block"`` on an ``mcp_tool`` handler whose server failed to start: the
+    PreToolUse handler refuses the call and the PermissionRequest handler denies it, each in
+    2.1.332's words; a plain text answer of a blocking handler is no verdict either."""
+    _, config, args = _setup(tmp_path, {"sample": _sample(), "gone": _sample("crash")})
+    add = {"type": "tool_use", "name": "mcp__sample__add", "input": {"a": 1, "b": 2}}
+    text = {"type": "tool_use", "name": "mcp__sample__structured", "input": {"x": 1}}
+    model = write_script(tmp_path / "script.json", [ECHO, [add], [text], DONE])
+    args[args.index("--model") + 1] = f"scripted:{model}"
+
+    def handler(server: str, tool: str, **more: object) -> dict[str, object]:
+        return {"type": "mcp_tool", "server": server, "tool": tool, "onFailure": "block", **more}
+
+    plain = handler("sample", "echo", input={"message": "plain"})
+    hooks = {
+        "PreToolUse": [
+            {"matcher": "mcp__sample__echo", "hooks": [handler("gone", "echo")]},
+            {"matcher": "mcp__sample__structured", "hooks": [plain]},
+        ],
+        "PermissionRequest": [{"matcher": "mcp__sample__add", "hooks": [handler("gone", "x")]}],
+    }
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": hooks}))
+    allow = {"permissions": {"allow": ["mcp__sample__echo", "mcp__sample__structured"]}}
+    (tmp_path / "project" / ".claude").mkdir()
+    (tmp_path / "project" / ".claude" / "settings.json").write_text(json.dumps(allow))
+    done = run_dsh(
+        "run", "go", *args, "--mcp-config", str(config), "--strict-mcp-config",
+        "--settings", str(settings), "--output-format", "stream-json", "--trust-project",
+        cwd=tmp_path, env={"HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    results = [line["message"]["content"][0] for line in lines if line.get("type") == "user"]
+    blocking = (
+        'failed; blocking because onFailure is "block" and the hook got no usable answer from'
+        " its MCP server. The user needs to fix the cause (in a session, /mcp shows the"
+        " server's state) or ask whoever manages the hook; Claude should not change the hook"
+        " or work around it."
+    )
+    pre, permission, no_verdict = (r["content"] for r in results)
+    assert all(r["is_error"] for r in results)
+    assert pre == (
+        f"PreToolUse:mcp__sample__echo hook error: [gone/echo]: {blocking}\n"
+        "MCP server 'gone' not connected"
+    )
+    assert permission == (
+        f"PermissionRequest:mcp__sample__add hook error: [gone/x]: {blocking}\n"
+        "MCP server 'gone' not connected"
+    )
+    assert no_verdict.startswith(
+        f"PreToolUse:mcp__sample__structured hook error: [sample/echo]: {blocking}\n"
+        "The MCP tool's answer is not a hook's JSON output, {} or empty. Details are left out"
+    )
+
+
 HOOK = """
 import json, pathlib, sys
 payload = json.load(sys.stdin)

@@ -179,12 +179,17 @@ def call_overhead(calls: int) -> None:
 
 
 class McpCallScript(AnthropicMock):
-    """The Anthropic mock scripted to call ``mcp__tiny__ping`` ``calls`` times, one call a
-    turn, then end; the main-loop requests' arrival times and bodies are kept."""
+    """The Anthropic mock scripted to call ``tool`` (``mcp__tiny__ping``) with ``tool_input``
+    ``calls`` times, one call a turn, then end; the main-loop requests' arrival times and
+    bodies are kept."""
 
-    def __init__(self, calls: int) -> None:
+    def __init__(
+        self, calls: int, tool: str = "mcp__tiny__ping", tool_input: dict[str, object] | None = None
+    ) -> None:
         super().__init__()
         self.calls = calls
+        self.tool = tool
+        self.tool_input = tool_input or {}
         self.arrivals: list[float] = []
         self.seen: list[dict[str, object]] = []
 
@@ -198,8 +203,8 @@ class McpCallScript(AnthropicMock):
         self.seen.append(body)
         turn = assistant_turns(body)
         if turn < self.calls:
-            block = {"type": "tool_use", "id": f"toolu_{turn:03d}", "name": "mcp__tiny__ping"}
-            delta = {"type": "input_json_delta", "partial_json": "{}"}
+            block = {"type": "tool_use", "id": f"toolu_{turn:03d}", "name": self.tool}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(self.tool_input)}
             stop = "tool_use"
         else:
             block = {"type": "text", "text": ""}

@@ -12,6 +12,7 @@ from tests.cli.support import run_dsh
 from tests.cli.test_cli import write_script
 
 SERVER = str(Path(__file__).with_name("sample_server.py"))
+FIXTURES = Path(__file__).parent.parent / "fixtures"
 ECHO = [{"type": "tool_use", "name": "mcp__sample__echo", "input": {"message": "HI"}}]
 DONE = [{"type": "text", "text": "done"}]
 
@@ -149,6 +150,11 @@ def test_codex_config_toml_servers(tmp_path: Path) -> None:
         "content": [{"type": "text", "text": "Echo: HI"}],
         "isError": False,
     }
+    # The keys, in their order, of what Codex 0.171 sent (tests/fixtures/mcp_hooks.json).
+    recorded = json.loads((FIXTURES / "mcp_hooks.json").read_text())
+    (case,) = [c for c in recorded["cases"] if c["case"] == "codex-mcp"]
+    sent = {h["event"]: list(h["payload"]) for h in case["hooks"]}
+    assert {e["event"]: list(e["payload"]) for e in entries} == sent
 
 
 def test_mcp_list(tmp_path: Path) -> None:
@@ -384,7 +390,8 @@ def test_elicitation_result_hooks_see_the_answer_and_may_replace_it(tmp_path: Pa
     }
     text, (payload,) = _elicit_run(tmp_path / "accept", accept)
     assert text == "accepted: CASE-RESULT-NAME True"
-    # 2.1.332's keys, in its order: no Elicitation hook answered, so headless declines.
+    # 2.1.332's keys, in its order: no Elicitation hook answered, so headless cancels (as
+    # tests/fixtures/mcp_hooks.json records).
     keys = list(payload)
     assert keys[keys.index("hook_event_name") :] == [
         "hook_event_name",
@@ -396,12 +403,12 @@ def test_elicitation_result_hooks_see_the_answer_and_may_replace_it(tmp_path: Pa
         "hook_event_name": "ElicitationResult",
         "mcp_server_name": "sample",
         "mode": "form",
-        "action": "decline",
+        "action": "cancel",
     }
     assert "content" not in payload
     assert "permission_mode" not in payload
     # Silent: the answer stands; exit 2 declines whatever its JSON says.
-    assert _elicit_run(tmp_path / "silent", None)[0] == "action: decline"
+    assert _elicit_run(tmp_path / "silent", None)[0] == "action: cancel"
     blocked, _ = _elicit_run(tmp_path / "blocked", accept, code=2)
     assert blocked == "action: decline"
     cancel = {"hookSpecificOutput": {"hookEventName": "ElicitationResult", "action": "cancel"}}

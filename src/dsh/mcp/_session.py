@@ -60,11 +60,11 @@ class McpServers:
     async def _elicit(
         self, connection: McpConnection, params: Mapping[str, Any]
     ) -> Mapping[str, Any]:
-        """The ``mcp/elicitation`` seam's answer (none: declined, as headless Claude Code)."""
+        """The ``mcp/elicitation`` seam's answer (none: cancelled, as headless Claude Code)."""
         if self.elicit is not None:
             return await self.elicit(connection, params)
         if self._ctx is None:
-            return ElicitationAnswer.decline().to_json()
+            return ElicitationAnswer.cancel().to_json()
         request = ElicitationRequest(connection.server.name, params)
         answer = await self._ctx.waterfall(ELICITATION, connection.caller, request)
         return answer.to_json()

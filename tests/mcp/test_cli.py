@@ -157,6 +157,50 @@ def test_codex_config_toml_servers(tmp_path: Path) -> None:
     assert {e["event"]: list(e["payload"]) for e in entries} == sent
 
 
+def test_codex_mcp_tool_handlers_run_as_codex_runs_them(tmp_path: Path) -> None:
+    """A Codex ``mcp_tool`` PreToolUse handler: its tool's text is the hook's answer (a deny,
+    as Codex 0.171 honours it: tests/fixtures/mcp_hooks.json), its trust hash is Codex's."""
+    _, _, args = _setup(tmp_path, {})
+    codex_home = tmp_path / "codex"
+    codex_home.mkdir()
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "CASE-CODEX-MCP-DENY",
+        }
+    }
+    (codex_home / "config.toml").write_text(
+        "[mcp_servers.sample]\n"
+        f"command = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(SERVER)}]\n"
+        f"env = {{ mcp__sample__echo = {json.dumps(json.dumps(deny))} }}\n"
+    )
+    handler = {"type": "mcp_tool", "server": "sample", "tool": "env"}
+    handler["input"] = {"name": "${tool_name}"}
+    hooks = {"PreToolUse": [{"matcher": "*", "hooks": [handler]}]}
+    (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    env = {"HOME": str(tmp_path / "home"), "CODEX_HOME": str(codex_home)}
+    done = run_dsh(
+        "run", "go", *args, "--hooks", "codex", "--output-format", "stream-json",
+        "--dangerously-bypass-hook-trust", cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    (result,) = [line["message"]["content"][0] for line in lines if line.get("type") == "user"]
+    assert result["is_error"]
+    assert "CASE-CODEX-MCP-DENY" in str(result["content"])
+    assert "Echo: HI" not in done.stdout
+    from dsh.hooks.codex.config._trust import mcp_hook_hash
+
+    # The hash Codex 0.171's hooks/list gave for this handler shape (recorded by hand).
+    recorded = "sha256:16e4ee969147ab3b0b26a696595c808b2cadf6024aa72a5d88e24ef4841ab4c9"
+    made = mcp_hook_hash(
+        "PreToolUse", "*", server="s", tool="t", input={}, timeout=7, status_message="m"
+    )
+    assert made == recorded
+
+
 def test_mcp_list(tmp_path: Path) -> None:
     project, config, _ = _setup(tmp_path, {"sample": _sample(), "broken": _sample("crash")})
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"proj": _sample()}}))

@@ -176,7 +176,7 @@ def test_codex_mcp_tool_handlers_run_as_codex_runs_them(tmp_path: Path) -> None:
         f"args = [{json.dumps(SERVER)}]\n"
         f"env = {{ mcp__sample__echo = {json.dumps(json.dumps(deny))} }}\n"
     )
-    handler = {"type": "mcp_tool", "server": "sample", "tool": "env"}
+    handler: dict[str, object] = {"type": "mcp_tool", "server": "sample", "tool": "env"}
     handler["input"] = {"name": "${tool_name}"}
     hooks = {"PreToolUse": [{"matcher": "*", "hooks": [handler]}]}
     (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}))

@@ -15,6 +15,7 @@ SERVER = str(Path(__file__).with_name("sample_server.py"))
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 ECHO = [{"type": "tool_use", "name": "mcp__sample__echo", "input": {"message": "HI"}}]
 DONE = [{"type": "text", "text": "done"}]
+CTX = {"type": "text", "text": "context seen"}
 
 
 def _setup(tmp_path: Path, servers: dict[str, object]) -> tuple[Path, Path, list[str]]:
@@ -236,6 +237,49 @@ def test_mcp_prompts_are_slash_commands(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["result"] == "done"
     done = run_dsh("run", "/mcp__sample__review", *base, cwd=tmp_path, env=env)
     assert "/mcp__sample__review: missing argument(s): code" in done.stdout + done.stderr
+    # UserPromptExpansion fires for it, as 2.1.332 fires it (expansion_type mcp_prompt).
+    rules.insert(0, {"contains": "CASE-EXPANSION-CONTEXT", "responses": [[CTX]]})
+    script.write_text(json.dumps({"anthropic": {"rules": rules}}))
+    hook, log, said = tmp_path / "hook.py", tmp_path / "log.jsonl", tmp_path / "answer.json"
+    hook.write_text(HOOK)
+    context = {
+        "hookSpecificOutput": {
+            "hookEventName": "UserPromptExpansion",
+            "additionalContext": "CASE-EXPANSION-CONTEXT",
+        }
+    }
+    said.write_text(json.dumps(context))
+    settings = tmp_path / "settings.json"
+    for code, expected in ((0, "context seen"), (2, None)):
+        handler = {"type": "command", "command": f"{sys.executable} {hook} {log} {said} {code}"}
+        hooks = {"UserPromptExpansion": [{"matcher": "mcp__sample__.*", "hooks": [handler]}]}
+        settings.write_text(json.dumps({"hooks": hooks}))
+        done = run_dsh(
+            "run", "/mcp__sample__review x=1 long plain", *base, "--settings", str(settings),
+            cwd=tmp_path, env=env,
+        )  # fmt: skip
+        if expected is not None:
+            assert json.loads(done.stdout)["result"] == expected, done.stdout
+        else:
+            assert "UserPromptExpansion operation blocked by hook" in done.stdout + done.stderr
+    payloads = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(payloads) == 2
+    keys = list(payloads[0])
+    assert keys[keys.index("hook_event_name") :] == [
+        "hook_event_name",
+        "expansion_type",
+        "command_name",
+        "command_args",
+        "command_source",
+        "prompt",
+    ]
+    assert {k: payloads[0][k] for k in keys[keys.index("expansion_type") :]} == {
+        "expansion_type": "mcp_prompt",
+        "command_name": "mcp__sample__review",
+        "command_args": "x=1 long plain",
+        "command_source": "mcp",
+        "prompt": "/mcp__sample__review x=1 long plain",
+    }
 
 
 def test_slash_mcp_shows_the_servers_interactively(tmp_path: Path) -> None:

@@ -299,6 +299,39 @@ def test_slash_mcp_shows_the_servers_interactively(tmp_path: Path) -> None:
             session.child.close(force=True)
 
 
+def test_an_elicitation_is_a_form_at_the_terminal(tmp_path: Path) -> None:
+    """The sample server's ``ask-user`` elicits a name and a boolean: asked field by field,
+    a wrong value asked again, then sent; a second form cancelled with Esc."""
+    from tests.cli.test_interactive import Session, start
+
+    project, config, _ = _setup(tmp_path, {"sample": _sample()})
+    ask = [{"type": "tool_use", "name": "mcp__sample__ask-user", "input": {}}]
+    spawned: list[Session] = []
+    try:
+        s = start(spawned, tmp_path, project, [ask, DONE, ask, DONE], "--mcp-config", str(config))
+        s.say("go")
+        s.expect("MCP server sample asks:")
+        s.expect("Please provide inputs for the following fields:")
+        s.expect("name:")
+        s.child.sendline("Ada")
+        s.expect("check:")
+        s.child.sendline("maybe")
+        s.expect("answer y or n")
+        s.child.sendline("y")
+        s.expect("Send? [Y/n]")
+        s.child.sendline("")
+        s.expect("accepted: Ada True")
+        s.say("again")
+        s.expect("name:")
+        s.child.send("\x1b")
+        s.expect("action: cancel")
+        s.say("/exit")
+        assert s.leave() == 0
+    finally:
+        for session in spawned:
+            session.child.close(force=True)
+
+
 def test_servers_end_with_a_killed_dsh(tmp_path: Path) -> None:
     import os
     import signal

@@ -20,8 +20,9 @@ from acp.schema import (
 
 from tests.acp._harness import RecordingClient, run_agent_process, write_script
 
-SERVER = str(Path(__file__).parents[1] / "mcp" / "sample_server.py")
-ASK = {"type": "tool_use", "name": "mcp__sample__ask-user", "input": {}}
+# Of the standard library: no SDK to import at its start (tests/mcp/rpc_server.py).
+SERVER = str(Path(__file__).parents[1] / "mcp" / "rpc_server.py")
+ASK = {"type": "tool_use", "name": "mcp__rpc__ask", "input": {}}
 
 
 class FormClient(RecordingClient):
@@ -54,7 +55,7 @@ async def _ask(tmp_path: Path, client: RecordingClient, form: bool) -> str:
             client_capabilities=caps,
             client_info=Implementation(name="dsh-tests", version="0"),
         )
-        server = McpServerStdio(name="sample", command=sys.executable, args=[SERVER], env=[])
+        server = McpServerStdio(name="rpc", command=sys.executable, args=[SERVER], env=[])
         new = await agent.conn.new_session(cwd=str(project), mcp_servers=[server])
         await agent.conn.prompt(session_id=new.session_id, prompt=[text_block("ask me")])
         return json.dumps([u.model_dump(mode="json") for u in client.of(new.session_id)])
@@ -63,10 +64,11 @@ async def _ask(tmp_path: Path, client: RecordingClient, form: bool) -> str:
 async def test_a_client_that_takes_forms_is_asked(tmp_path: Path) -> None:
     client = FormClient()
     sent = await _ask(tmp_path, client, form=True)
-    assert "accepted: Ada True" in sent, sent[-3000:]
+    accepted = {"action": "accept", "content": {"name": "Ada", "check": True}}
+    assert json.dumps(json.dumps({"answer": accepted}))[2:-3] in sent, sent[-3000:]
     ((message, mode),) = client.elicited
-    assert message == "Please provide inputs for the following fields:"
-    assert sorted(mode.requested_schema.properties) == ["check", "name"]
+    assert message == "Name?"
+    assert sorted(mode.requested_schema.properties) == ["name"]
 
 
 async def test_a_client_without_forms_is_not_asked_and_the_server_declined(
@@ -75,5 +77,5 @@ async def test_a_client_without_forms_is_not_asked_and_the_server_declined(
     client = FormClient()
     sent = await _ask(tmp_path, client, form=False)
     assert client.elicited == []
-    assert "action: decline" in sent
-    assert "this ACP client takes no elicitation form" in sent
+    assert json.dumps(json.dumps({"answer": {"action": "decline"}}))[2:-3] in sent, sent[-3000:]
+    assert "MCP server 'rpc' asked for input; declined: this ACP client takes no" in sent

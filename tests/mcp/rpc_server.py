@@ -61,9 +61,8 @@ def call(name: str) -> dict[str, object]:
     if name == "ask":
         pong = ask("ping", {})
         roots = ask("roots/list", {})
-        answer = ask(
-            "elicitation/create", {"message": "Name?", "requestedSchema": {"type": "object"}}
-        )
+        schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+        answer = ask("elicitation/create", {"message": "Name?", "requestedSchema": schema})
         text = json.dumps({"ping": pong, "roots": roots, "answer": answer})
         return {"content": [{"type": "text", "text": text}]}
     if name == "change":

@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsh.mcp import McpServer
-from dsh.mcp._connection import McpCallError, McpConnection
+from dsh.mcp._connection import McpConnection
+from dsh.mcp._errors import McpCallError
 from dsh.mcp._wire import Failure, Notification, Request, Response, WireError, decode
 
 SERVER = str(Path(__file__).with_name("rpc_server.py"))
@@ -69,7 +70,8 @@ async def test_a_server_that_does_everything_the_sdk_never_does(
     assert told["ping"] == {}
     assert told["roots"]["code"] == -32601
     assert told["answer"] == {"action": "accept", "content": {"name": "Ada"}}
-    assert asked == [{"message": "Name?", "requestedSchema": {"type": "object"}}]
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    assert asked == [{"message": "Name?", "requestedSchema": schema}]
     # An over-long line is skipped; the answer after it arrives.
     assert await _text(connection, "long") == "pong"
     # A timed-out call: the server is told it is cancelled.

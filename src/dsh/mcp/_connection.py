@@ -25,15 +25,7 @@ if TYPE_CHECKING:
     from dsh.mcp._spec import McpServer
     from dsh.mcp._stdio import StdioProcess
 
-__all__ = [
-    "CallResult",
-    "ConnectionState",
-    "ElicitHandler",
-    "McpCallError",
-    "McpConnection",
-    "RemotePrompt",
-    "RemoteTool",
-]
+__all__ = ["ConnectionState", "ElicitHandler", "McpClient", "McpConnection"]
 
 ConnectionState: TypeAlias = Literal["pending", "connected", "failed", "closed"]
 

@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import thaw_json
-from dsh.mcp._connection import McpCallError
+from dsh.mcp._errors import McpCallError
 from dsh.mcp._session import McpServers
 
 __all__ = ["HookFailure", "McpHookRun", "fill_input", "run_mcp_tool_hook"]

@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dsh.mcp._connection import McpCallError, McpConnection, RemotePrompt
+from dsh.mcp._connection import McpConnection
+from dsh.mcp._errors import McpCallError
 from dsh.mcp._tools import mcp_tool_name
+from dsh.mcp._wire import RemotePrompt
 
 __all__ = ["expand_prompt", "find_prompt"]
 

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource
 from dsh.context import Context, Disposer, Next, ServiceKey
-from dsh.mcp._connection import ElicitHandler, McpCallError, McpConnection
+from dsh.mcp._connection import ElicitHandler, McpConnection
 from dsh.mcp._elicitation import ELICITATION, ElicitationAnswer, ElicitationRequest
+from dsh.mcp._errors import McpCallError
 from dsh.mcp._prompts import expand_prompt, find_prompt
 from dsh.mcp._tools import mcp_tool_name, server_tools
 from dsh.messages import Content

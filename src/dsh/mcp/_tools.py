@@ -22,7 +22,9 @@ from typing import Any
 
 from dsh.agent import calling_agent
 from dsh.base import freeze_json, thaw_json
-from dsh.mcp._connection import CallResult, McpCallError, McpConnection, RemoteTool
+from dsh.mcp._connection import McpConnection
+from dsh.mcp._errors import McpCallError
+from dsh.mcp._wire import CallResult, RemoteTool
 from dsh.messages import Content, ContentBlock, ImageBlock, TextBlock
 from dsh.tools import McpServerRef, ToolDefinition, ToolInvocation, ToolResult
 from dsh.tools._deferred import TOOL_SEARCH, loaded_tools

@@ -210,6 +210,8 @@ def sse_body(
                 "name": name,
                 "arguments": arguments,
             }
+            if "namespace" in block:  # a namespace tool's (Codex's MCP tools: mcp__<server>)
+                item["namespace"] = block["namespace"]
             out.append(
                 _event(
                     "response.output_item.added",

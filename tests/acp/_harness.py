@@ -51,6 +51,9 @@ _BY_METHOD = {
     "fs/read_text_file": "ReadTextFileRequest",
     "fs/write_text_file": "WriteTextFileRequest",
 }
+_UNSTABLE = frozenset({"elicitation/create"})
+"""Methods of ACP's unstable protocol (not in the v1 schema), sent only to a client that
+advertised them; the SDK's models check them on both sides."""
 _RESULT_BY_METHOD = {
     "initialize": "InitializeResponse",
     "session/new": "NewSessionResponse",
@@ -87,6 +90,8 @@ class WireCheck:
         if "method" in message:
             name = _BY_METHOD.get(message["method"])
             payload = message.get("params")
+            if message["method"] in _UNSTABLE:
+                return
             if name is None:
                 self.errors.append(f"unexpected agent→client method {message['method']!r}")
                 return
@@ -252,6 +257,7 @@ async def run_agent_process(
     *extra: str,
     client: RecordingClient | None = None,
     trust: bool = True,
+    unstable: bool = False,
 ) -> AsyncIterator[AgentProcess]:
     """``dsh acp`` on ``script``; on exit its stdin is closed and it must exit 0 by itself."""
     stderr_path = tmp_path / f"acp-stderr-{next(_RUNS)}.log"
@@ -281,7 +287,13 @@ async def run_agent_process(
     wire = WireCheck()
     # Duck-typed (not an ``acp.Client`` subclass), as a strict client only has what it uses.
     client_side = cast(Client, recording)
-    conn = connect_to_agent(client_side, proc.stdin, proc.stdout, observers=[wire.observe])
+    conn = connect_to_agent(
+        client_side,
+        proc.stdin,
+        proc.stdout,
+        observers=[wire.observe],
+        use_unstable_protocol=unstable,  # a client of ACP's unstable methods (elicitation)
+    )
     agent = AgentProcess(conn, recording, wire, proc, stderr_path)
     try:
         yield agent

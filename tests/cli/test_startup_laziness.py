@@ -209,3 +209,24 @@ def test_an_answer_of_another_shape_loads_the_output_models(tmp_path: Path) -> N
     assert {"dsh.hooks.claude.answers._models", "msgspec"} <= loaded
     # The Bash call's arguments were still plain, and stdout a pipe.
     assert _offending(loaded, ("rich", "dsh.tools.builtin._models")) == []
+
+
+def test_a_run_with_a_stdio_mcp_server_loads_no_mcp_sdk(tmp_path: Path) -> None:
+    """A stdio server is dsh's own client's (``dsh.mcp._rpc``); the SDK is for HTTP alone."""
+    project = tmp_path / "project"
+    project.mkdir()
+    tiny = Path(__file__).parents[2] / "benchmarks" / "_mcp_tiny_server.py"
+    config = {"mcpServers": {"tiny": {"command": sys.executable, "args": ["-S", str(tiny)]}}}
+    reply = Reply(chunks=[chunk({"role": "assistant", "content": "hello there"}, "stop")])
+    with serving(reply) as server:
+        loaded = _loaded(
+            tmp_path,
+            *("run", "--model", "m", "--base-url", server.url, "--project", str(project)),
+            *("--mcp-config", json.dumps(config), "say hi"),
+            env={"DSH_API_KEY": "k"},
+        )
+        assert len(server.seen) == 1
+        assert "mcp__tiny__ping" in json.dumps(server.seen[0].body)  # its tool is named
+    assert "dsh.mcp._rpc" in loaded
+    sdk = ("mcp", "mcp_types", "anyio", "pydantic", "dsh.mcp._sdk")
+    assert _offending(loaded, (*sdk, "jsonschema")) == []  # its tools register without it

@@ -8,6 +8,8 @@ declared order; the payloads dsh builds are held to the same types in the replay
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import get_args
 
 from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT
@@ -19,8 +21,20 @@ from tests.shared_paths import CONFORMANCE, on_ci
 
 UNRECORDED: dict[str, str] = {
     # Strict: once a case records it, the set comparison below fails until it comes out.
-    "ElicitationResult": "no recording yet: its keys are from 2.1.332's code (docs/mcp.md)",
 }
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
+def _fixture_payloads() -> list[tuple[str, dict[str, object]]]:
+    """The Claude Code payloads ``benchmarks/record_mcp_hooks.py`` recorded (ElicitationResult
+    among them), ids scrubbed (``<id>``) but every key kept."""
+    recorded = json.loads((FIXTURES / "mcp_hooks.json").read_text())
+    return [
+        (f"mcp_hooks.json/{case['case']}", hook["payload"])
+        for case in recorded["cases"]
+        if case["case"].startswith("claude-")
+        for hook in case["hooks"]
+    ]
 
 
 def test_every_event_the_bridge_runs_has_a_payload_type_named_for_it() -> None:
@@ -43,7 +57,7 @@ def test_every_recorded_payload_has_exactly_its_events_keys_in_order() -> None:
         for where, p in recorded_payloads(CONFORMANCE / "claude-next")
         if where.split("/")[0].startswith("mcp-") and p.get("hook_event_name") in HOOK_INPUTS
     ]
-    payloads += nexts
+    payloads += nexts + _fixture_payloads()
     # Recorded elsewhere (claude-next's config-change, tests/fixtures/claude_events.json):
     # tests/hooks_claude/test_watched_files.py checks their payloads the same way.
     elsewhere = {"ConfigChange", "FileChanged", "Notification"}

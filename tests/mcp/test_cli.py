@@ -12,8 +12,10 @@ from tests.cli.support import run_dsh
 from tests.cli.test_cli import write_script
 
 SERVER = str(Path(__file__).with_name("sample_server.py"))
+FIXTURES = Path(__file__).parent.parent / "fixtures"
 ECHO = [{"type": "tool_use", "name": "mcp__sample__echo", "input": {"message": "HI"}}]
 DONE = [{"type": "text", "text": "done"}]
+CTX = {"type": "text", "text": "context seen"}
 
 
 def _setup(tmp_path: Path, servers: dict[str, object]) -> tuple[Path, Path, list[str]]:
@@ -149,6 +151,55 @@ def test_codex_config_toml_servers(tmp_path: Path) -> None:
         "content": [{"type": "text", "text": "Echo: HI"}],
         "isError": False,
     }
+    # The keys, in their order, of what Codex 0.171 sent (tests/fixtures/mcp_hooks.json).
+    recorded = json.loads((FIXTURES / "mcp_hooks.json").read_text())
+    (case,) = [c for c in recorded["cases"] if c["case"] == "codex-mcp"]
+    sent = {h["event"]: list(h["payload"]) for h in case["hooks"]}
+    assert {e["event"]: list(e["payload"]) for e in entries} == sent
+
+
+def test_codex_mcp_tool_handlers_run_as_codex_runs_them(tmp_path: Path) -> None:
+    """A Codex ``mcp_tool`` PreToolUse handler: its tool's text is the hook's answer (a deny,
+    as Codex 0.171 honours it: tests/fixtures/mcp_hooks.json), its trust hash is Codex's."""
+    _, _, args = _setup(tmp_path, {})
+    codex_home = tmp_path / "codex"
+    codex_home.mkdir()
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "CASE-CODEX-MCP-DENY",
+        }
+    }
+    (codex_home / "config.toml").write_text(
+        "[mcp_servers.sample]\n"
+        f"command = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(SERVER)}]\n"
+        f"env = {{ mcp__sample__echo = {json.dumps(json.dumps(deny))} }}\n"
+    )
+    handler: dict[str, object] = {"type": "mcp_tool", "server": "sample", "tool": "env"}
+    handler["input"] = {"name": "${tool_name}"}
+    hooks = {"PreToolUse": [{"matcher": "*", "hooks": [handler]}]}
+    (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    env = {"HOME": str(tmp_path / "home"), "CODEX_HOME": str(codex_home)}
+    done = run_dsh(
+        "run", "go", *args, "--hooks", "codex", "--output-format", "stream-json",
+        "--dangerously-bypass-hook-trust", cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    (result,) = [line["message"]["content"][0] for line in lines if line.get("type") == "user"]
+    assert result["is_error"]
+    assert "CASE-CODEX-MCP-DENY" in str(result["content"])
+    assert "Echo: HI" not in done.stdout
+    from dsh.hooks.codex.config._trust import mcp_hook_hash
+
+    # The hash Codex 0.171's hooks/list gave for this handler shape (recorded by hand).
+    recorded = "sha256:16e4ee969147ab3b0b26a696595c808b2cadf6024aa72a5d88e24ef4841ab4c9"
+    made = mcp_hook_hash(
+        "PreToolUse", "*", server="s", tool="t", input={}, timeout=7, status_message="m"
+    )
+    assert made == recorded
 
 
 def test_mcp_list(tmp_path: Path) -> None:
@@ -186,6 +237,49 @@ def test_mcp_prompts_are_slash_commands(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["result"] == "done"
     done = run_dsh("run", "/mcp__sample__review", *base, cwd=tmp_path, env=env)
     assert "/mcp__sample__review: missing argument(s): code" in done.stdout + done.stderr
+    # UserPromptExpansion fires for it, as 2.1.332 fires it (expansion_type mcp_prompt).
+    rules.insert(0, {"contains": "CASE-EXPANSION-CONTEXT", "responses": [[CTX]]})
+    script.write_text(json.dumps({"anthropic": {"rules": rules}}))
+    hook, log, said = tmp_path / "hook.py", tmp_path / "log.jsonl", tmp_path / "answer.json"
+    hook.write_text(HOOK)
+    context = {
+        "hookSpecificOutput": {
+            "hookEventName": "UserPromptExpansion",
+            "additionalContext": "CASE-EXPANSION-CONTEXT",
+        }
+    }
+    said.write_text(json.dumps(context))
+    settings = tmp_path / "settings.json"
+    for code, expected in ((0, "context seen"), (2, None)):
+        handler = {"type": "command", "command": f"{sys.executable} {hook} {log} {said} {code}"}
+        hooks = {"UserPromptExpansion": [{"matcher": "mcp__sample__.*", "hooks": [handler]}]}
+        settings.write_text(json.dumps({"hooks": hooks}))
+        done = run_dsh(
+            "run", "/mcp__sample__review x=1 long plain", *base, "--settings", str(settings),
+            cwd=tmp_path, env=env,
+        )  # fmt: skip
+        if expected is not None:
+            assert json.loads(done.stdout)["result"] == expected, done.stdout
+        else:
+            assert "UserPromptExpansion operation blocked by hook" in done.stdout + done.stderr
+    payloads = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(payloads) == 2
+    keys = list(payloads[0])
+    assert keys[keys.index("hook_event_name") :] == [
+        "hook_event_name",
+        "expansion_type",
+        "command_name",
+        "command_args",
+        "command_source",
+        "prompt",
+    ]
+    assert {k: payloads[0][k] for k in keys[keys.index("expansion_type") :]} == {
+        "expansion_type": "mcp_prompt",
+        "command_name": "mcp__sample__review",
+        "command_args": "x=1 long plain",
+        "command_source": "mcp",
+        "prompt": "/mcp__sample__review x=1 long plain",
+    }
 
 
 def test_slash_mcp_shows_the_servers_interactively(tmp_path: Path) -> None:
@@ -198,6 +292,39 @@ def test_slash_mcp_shows_the_servers_interactively(tmp_path: Path) -> None:
         s.say("/mcp")
         s.expect("sample (dynamic, --mcp-config")
         s.expect("tools (9): mcp__sample__echo")
+        s.say("/exit")
+        assert s.leave() == 0
+    finally:
+        for session in spawned:
+            session.child.close(force=True)
+
+
+def test_an_elicitation_is_a_form_at_the_terminal(tmp_path: Path) -> None:
+    """The sample server's ``ask-user`` elicits a name and a boolean: asked field by field,
+    a wrong value asked again, then sent; a second form cancelled with Esc."""
+    from tests.cli.test_interactive import Session, start
+
+    project, config, _ = _setup(tmp_path, {"sample": _sample()})
+    ask = [{"type": "tool_use", "name": "mcp__sample__ask-user", "input": {}}]
+    spawned: list[Session] = []
+    try:
+        s = start(spawned, tmp_path, project, [ask, DONE, ask, DONE], "--mcp-config", str(config))
+        s.say("go")
+        s.expect("MCP server sample asks:")
+        s.expect("Please provide inputs for the following fields:")
+        s.expect("name:")
+        s.child.sendline("Ada")
+        s.expect("check:")
+        s.child.sendline("maybe")
+        s.expect("answer y or n")
+        s.child.sendline("y")
+        s.expect("Send? [Y/n]")
+        s.child.sendline("")
+        s.expect("accepted: Ada True")
+        s.say("again")
+        s.expect("name:")
+        s.child.send("\x1b")
+        s.expect("action: cancel")
         s.say("/exit")
         assert s.leave() == 0
     finally:
@@ -279,6 +406,62 @@ def test_mcp_tool_hooks_decide_and_fail_as_claude_code_reads_them(tmp_path: Path
     assert "A hook gave no usable answer, so it didn't check this action." in done.stdout
 
 
+def test_blocking_mcp_tool_hooks_fail_closed_when_their_server_is_gone(tmp_path: Path) -> None:
+    """``onFailure: "block"`` on an ``mcp_tool`` handler whose server failed to start: the
+    PreToolUse handler refuses the call and the PermissionRequest handler denies it, each in
+    2.1.332's words; a plain text answer of a blocking handler is no verdict either."""
+    _, config, args = _setup(tmp_path, {"sample": _sample(), "gone": _sample("crash")})
+    add = {"type": "tool_use", "name": "mcp__sample__add", "input": {"a": 1, "b": 2}}
+    text = {"type": "tool_use", "name": "mcp__sample__structured", "input": {"x": 1}}
+    model = write_script(tmp_path / "script.json", [ECHO, [add], [text], DONE])
+    args[args.index("--model") + 1] = f"scripted:{model}"
+
+    def handler(server: str, tool: str, **more: object) -> dict[str, object]:
+        return {"type": "mcp_tool", "server": server, "tool": tool, "onFailure": "block", **more}
+
+    plain = handler("sample", "echo", input={"message": "plain"})
+    hooks = {
+        "PreToolUse": [
+            {"matcher": "mcp__sample__echo", "hooks": [handler("gone", "echo")]},
+            {"matcher": "mcp__sample__structured", "hooks": [plain]},
+        ],
+        "PermissionRequest": [{"matcher": "mcp__sample__add", "hooks": [handler("gone", "x")]}],
+    }
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": hooks}))
+    allow = {"permissions": {"allow": ["mcp__sample__echo", "mcp__sample__structured"]}}
+    (tmp_path / "project" / ".claude").mkdir()
+    (tmp_path / "project" / ".claude" / "settings.json").write_text(json.dumps(allow))
+    done = run_dsh(
+        "run", "go", *args, "--mcp-config", str(config), "--strict-mcp-config",
+        "--settings", str(settings), "--output-format", "stream-json", "--trust-project",
+        cwd=tmp_path, env={"HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    results = [line["message"]["content"][0] for line in lines if line.get("type") == "user"]
+    blocking = (
+        'failed; blocking because onFailure is "block" and the hook got no usable answer from'
+        " its MCP server. The user needs to fix the cause (in a session, /mcp shows the"
+        " server's state) or ask whoever manages the hook; Claude should not change the hook"
+        " or work around it."
+    )
+    pre, permission, no_verdict = (r["content"] for r in results)
+    assert all(r["is_error"] for r in results)
+    assert pre == (
+        f"PreToolUse:mcp__sample__echo hook error: [gone/echo]: {blocking}\n"
+        "MCP server 'gone' not connected"
+    )
+    assert permission == (
+        f"PermissionRequest:mcp__sample__add hook error: [gone/x]: {blocking}\n"
+        "MCP server 'gone' not connected"
+    )
+    assert no_verdict.startswith(
+        f"PreToolUse:mcp__sample__structured hook error: [sample/echo]: {blocking}\n"
+        "The MCP tool's answer is not a hook's JSON output, {} or empty. Details are left out"
+    )
+
+
 HOOK = """
 import json, pathlib, sys
 payload = json.load(sys.stdin)
@@ -328,7 +511,8 @@ def test_elicitation_result_hooks_see_the_answer_and_may_replace_it(tmp_path: Pa
     }
     text, (payload,) = _elicit_run(tmp_path / "accept", accept)
     assert text == "accepted: CASE-RESULT-NAME True"
-    # 2.1.332's keys, in its order: no Elicitation hook answered, so headless declines.
+    # 2.1.332's keys, in its order: no Elicitation hook answered, so headless cancels (as
+    # tests/fixtures/mcp_hooks.json records).
     keys = list(payload)
     assert keys[keys.index("hook_event_name") :] == [
         "hook_event_name",
@@ -340,12 +524,12 @@ def test_elicitation_result_hooks_see_the_answer_and_may_replace_it(tmp_path: Pa
         "hook_event_name": "ElicitationResult",
         "mcp_server_name": "sample",
         "mode": "form",
-        "action": "decline",
+        "action": "cancel",
     }
     assert "content" not in payload
     assert "permission_mode" not in payload
     # Silent: the answer stands; exit 2 declines whatever its JSON says.
-    assert _elicit_run(tmp_path / "silent", None)[0] == "action: decline"
+    assert _elicit_run(tmp_path / "silent", None)[0] == "action: cancel"
     blocked, _ = _elicit_run(tmp_path / "blocked", accept, code=2)
     assert blocked == "action: decline"
     cancel = {"hookSpecificOutput": {"hookEventName": "ElicitationResult", "action": "cancel"}}

@@ -14,7 +14,8 @@ import pytest
 from dsh.base import FrozenDict, thaw_json
 from dsh.context import Context
 from dsh.mcp import McpServer
-from dsh.mcp._connection import McpCallError, McpConnection
+from dsh.mcp._connection import McpConnection
+from dsh.mcp._errors import McpCallError
 from dsh.mcp._session import McpServers
 from dsh.mcp._tools import mcp_tool_name, normalize_name, server_tools
 from dsh.messages import ImageBlock, TextBlock

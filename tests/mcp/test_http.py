@@ -77,7 +77,7 @@ async def test_remote_transports(http_server: int, transport: str, path: str) ->
         headers={"X-Test": "1"},
     )
     connection, result = await _echo(server)
-    assert result.content[0].text == "Echo: over http"
+    assert result.content[0]["text"] == "Echo: over http"
     assert "echo" in [t.name for t in connection.tools]
     await connection.close()
     assert str(connection.state) == "closed"

@@ -54,6 +54,8 @@ class DshAgent:
         self.client_notices = False
         """Whether the client advertised ``session.notices`` (the pinned SDK drops the field
         from ``initialize``'s parameters: ``saw_message`` reads it from the wire)."""
+        self.elicitation_form = False
+        """Whether the client advertised ``elicitation.form`` (``_elicitation``)."""
         self._fs: tuple[bool, bool] = (False, False)
         """Whether the client reads and writes text files for us (``initialize``)."""
 
@@ -84,6 +86,8 @@ class DshAgent:
         **kwargs: Any,
     ) -> InitializeResponse:
         fs = client_capabilities.fs if client_capabilities is not None else None
+        elicitation = getattr(client_capabilities, "elicitation", None)
+        self.elicitation_form = getattr(elicitation, "form", None) is not None
         if fs is not None:
             self._fs = (bool(fs.read_text_file), bool(fs.write_text_file))
         return InitializeResponse(
@@ -147,6 +151,7 @@ class DshAgent:
             raise RequestError(-32600, "dsh acp is shutting down")
         project = _project(cwd)
         session = AcpSession(self._client, project, self._config.resolve_model)
+        session.elicitation_form = self.elicitation_form
         from dsh.acp._mcp import acp_mcp_servers  # dsh.mcp only when servers are given
 
         servers, notices = acp_mcp_servers(mcp_servers) if mcp_servers else ((), ())

@@ -133,6 +133,7 @@ class AcpSession:
         "_turn",
         "_turns",
         "_unwatch",
+        "elicitation_form",
         "files",
         "id",
         "notices",
@@ -163,6 +164,8 @@ class AcpSession:
         self._profiles: tuple[MountedProfile, ...] = ()
         self.notices = False
         """Whether the client advertised ``session.notices`` (``DshAgent`` sets it)."""
+        self.elicitation_form = False
+        """Whether the client advertised ``elicitation.form`` (``DshAgent`` sets it)."""
         self.files: EditorFiles | None = None
         """The client's files, when it offers them (``DshAgent`` sets it)."""
         self._began = "default"
@@ -207,6 +210,12 @@ class AcpSession:
         self._models = config.models
         self._host = await self._stack.enter_async_context(open_host(options))
         self.id = self._host.session.id
+        if self._host.assembly.mcp is not None:  # after the hooks' listeners (`_elicitation`)
+            from dsh.acp._elicitation import AcpElicitation
+            from dsh.mcp import ELICITATION
+
+            form = AcpElicitation(self._client, lambda: self.id, form=self.elicitation_form)
+            self._host.ctx.on(ELICITATION, form.answer)
         state = permission_state(self._profiles)
         self._began = state.mode if state is not None else "default"
         self._notices = [*(str(d) for d in self._host.diagnostics), *notices]

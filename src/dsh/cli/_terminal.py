@@ -192,6 +192,12 @@ async def terminal_host(
         view.session_hint = f"dsh log {host.session.id}"
         term = TerminalHost(host, view, broker, profiles)
         holder.append(term)
+        if host.assembly.mcp is not None and stdin_is_terminal():
+            # After every other listener: the Claude Code bridge's Elicitation hooks first.
+            from dsh.cli._elicit_form import TerminalElicitationForm
+            from dsh.mcp import ELICITATION
+
+            host.ctx.on(ELICITATION, TerminalElicitationForm(view).answer)
         for diagnostic in host.diagnostics:
             printer.console.print(f"[yellow]{plain_markup(str(diagnostic))}[/yellow]")
         try:

@@ -1,12 +1,14 @@
-"""``McpConnection``: one server's connection on the official ``mcp`` SDK, for a session.
+"""``McpConnection``: one server's connection, for a session, whichever its transport.
 
-Each connection is one long-lived task (the SDK's session lives in the task that opened
-it): transport (``stdio_streams``, the SDK's streamable HTTP or HTTP+SSE client), then
-``initialize``, ``tools/list`` and ``prompts/list`` within ``startup_timeout_sec``, then it
-waits for ``close``. Whatever goes wrong (the command is missing, the server crashes,
-hangs, answers garbage, asks for OAuth) ends in state ``failed`` with one line saying
-why, never an exception out of here. Calls (``call``) run from the caller's task and are
-bounded by the tool timeout and the caller's cancellation.
+Each connection is one long-lived task: the transport (a stdio server: the process and
+dsh's own JSON-RPC client, ``_stdio`` and ``_rpc``; HTTP and SSE: the official SDK's
+clients, ``_sdk``, imported only then), then ``initialize``, ``tools/list`` and
+``prompts/list`` within ``startup_timeout_sec``, then it waits for ``close`` (or the
+server's end). Whatever goes wrong (the command is missing, the server crashes, hangs,
+answers garbage, asks for OAuth) ends in state ``failed`` with one line saying why, never
+an exception out of here. Calls (``call``) run from the caller's task and are bounded by
+the tool timeout and the caller's cancellation. A server's ``list_changed`` notification
+lists its tools (or prompts) again and tells ``on_changed``.
 """
 
 from __future__ import annotations
@@ -14,25 +16,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, final
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
-from dsh._frozen import frozen
-from dsh.base import DshError, freeze_json
+from dsh.mcp._errors import McpCallError
+from dsh.mcp._wire import CallResult, RemotePrompt, RemoteTool
 
 if TYPE_CHECKING:
-    from mcp.client.session import ClientSession
-
     from dsh.mcp._spec import McpServer
     from dsh.mcp._stdio import StdioProcess
 
-__all__ = [
-    "ConnectionState",
-    "ElicitHandler",
-    "McpCallError",
-    "McpConnection",
-    "RemotePrompt",
-    "RemoteTool",
-]
+__all__ = ["ConnectionState", "ElicitHandler", "McpClient", "McpConnection"]
 
 ConnectionState: TypeAlias = Literal["pending", "connected", "failed", "closed"]
 
@@ -43,42 +36,18 @@ ElicitHandler: TypeAlias = Callable[
 "content": ...}``."""
 
 _CLOSE_WAIT = 3.0
-_MAX_TOOLS = 1000
-"""The most tools (and prompts) one server may put on the surface."""
 
 
-class McpCallError(DshError, RuntimeError):
-    """A call that did not get a result: the server is gone, it timed out, it failed."""
+class McpClient(Protocol):
+    """What a connection asks of its transport's session (``RpcSession``, ``SdkSession``)."""
 
-
-@final
-@frozen
-class RemoteTool:
-    """One of a server's tools as ``tools/list`` gave it."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    read_only: bool = False
-
-
-@final
-@frozen
-class RemotePrompt:
-    """One of a server's prompts: its name, description and arguments (name, required)."""
-
-    name: str
-    description: str
-    arguments: tuple[tuple[str, bool], ...] = ()
-
-
-def _as_parsed(schema: Any) -> dict[str, Any]:
-    """A tool's input schema in the key order Claude Code holds it (the TypeScript SDK's parse:
-    ``type``, ``properties``, ``required`` first, the rest as sent; ``mcp-tool-error``)."""
-    if not isinstance(schema, dict):
-        return {"type": "object"}
-    known = {k: schema[k] for k in ("type", "properties", "required") if k in schema}
-    return {**known, **{k: v for k, v in schema.items() if k not in known}}
+    async def initialize(self, *, elicitation: bool) -> None: ...
+    async def list_tools(self) -> tuple[RemoteTool, ...]: ...
+    async def list_prompts(self) -> tuple[RemotePrompt, ...]: ...
+    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> CallResult: ...
+    async def get_prompt(
+        self, name: str, arguments: Mapping[str, str]
+    ) -> tuple[Mapping[str, Any], ...]: ...
 
 
 def _describe(exc: BaseException) -> str:
@@ -92,7 +61,7 @@ def _describe(exc: BaseException) -> str:
         return f"command not found: {exc.filename or text}"
     if isinstance(exc, TimeoutError):
         return "timed out"
-    return text.splitlines()[0][:500]
+    return text.splitlines()[0][:500] if text.strip() else type(exc).__name__
 
 
 class McpConnection:
@@ -111,13 +80,16 @@ class McpConnection:
         self.error: str | None = None
         self.tools: tuple[RemoteTool, ...] = ()
         self.prompts: tuple[RemotePrompt, ...] = ()
+        self.on_changed: Callable[[McpConnection], None] | None = None
+        """Told after a ``list_changed`` notification had the lists read again."""
         self._env = env
         self._cwd = cwd
         self._elicit = elicit
-        self._session: ClientSession | None = None
+        self._client: McpClient | None = None
         self._ready = asyncio.Event()
         self._closing = asyncio.Event()
         self._task: asyncio.Future[None] | None = None
+        self._refreshing: set[asyncio.Future[None]] = set()
         self._process: StdioProcess | None = None
         self._auth_asked = False
         self.caller: Any = None
@@ -132,63 +104,49 @@ class McpConnection:
         """Return once the server is connected or has failed."""
         await self._ready.wait()
 
+    async def _answer(self, params: Mapping[str, Any]) -> Mapping[str, Any]:
+        assert self._elicit is not None
+        return await self._elicit(self, params)
+
     @contextlib.asynccontextmanager
-    async def _transport(self) -> AsyncIterator[tuple[Any, Any]]:
-        server = self.server
-        if server.transport == "stdio":
-            from dsh.mcp._stdio import stdio_streams
+    async def _session(self) -> AsyncIterator[tuple[McpClient, asyncio.Future[None] | None]]:
+        """The transport's session, and (stdio) the reader whose end is the server's."""
+        on_elicit = self._answer if self._elicit is not None else None
+        if self.server.transport != "stdio":
+            from dsh.mcp._sdk import sdk_session
 
-            async with stdio_streams(server, self._env, self._cwd) as (read, write, process):
-                self._process = process
-                yield read, write
-            return
-        import httpx2
-        from mcp.shared._httpx_utils import create_mcp_http_client
-
-        headers = dict(server.headers)
-        token = server.bearer_token_env_var
-        if token is not None:
-            if token not in self._env:
-                raise DshError(f"bearer_token_env_var {token} is not set")
-            headers["Authorization"] = f"Bearer {self._env[token]}"
-        if server.transport == "sse":
-            from mcp.client.sse import sse_client
-
-            async with sse_client(server.url, headers=headers) as (read, write):
-                yield read, write
-            return
-        from mcp.client.streamable_http import streamable_http_client
-
-        client = create_mcp_http_client(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
-
-        async def seen(response: httpx2.Response) -> None:
-            if response.status_code == 401:  # the SDK's error no longer says which status
+            def asked() -> None:
                 self._auth_asked = True
 
-        client.event_hooks = {**client.event_hooks, "response": [seen]}
-        async with client, streamable_http_client(server.url, http_client=client) as streams:
-            yield streams[0], streams[1]
+            async with sdk_session(
+                self.server, self._env, on_elicit=on_elicit, on_401=asked
+            ) as sdk:
+                yield sdk, None
+            return
+        from dsh.mcp._rpc import RpcSession
+        from dsh.mcp._stdio import stdio_process
+
+        async with stdio_process(self.server, self._env, self._cwd) as process:
+            self._process = process
+            rpc = RpcSession(
+                process, name=self.server.name, on_elicit=on_elicit, on_changed=self._changed
+            )
+            reader = asyncio.ensure_future(rpc.run())
+            try:
+                yield rpc, reader
+            finally:
+                reader.cancel()
+                await rpc.close()
+                await asyncio.gather(reader, return_exceptions=True)
 
     async def _run(self) -> None:
         try:
-            from mcp.client.session import ClientSession
-            from mcp_types import Implementation
-
-            callback = self._elicitation if self._elicit is not None else None
-            async with (
-                self._transport() as (read, write),
-                ClientSession(
-                    read,
-                    write,
-                    elicitation_callback=callback,
-                    client_info=Implementation(name="dsh", version="1"),
-                ) as session,
-            ):
-                await asyncio.wait_for(self._handshake(session), self.server.startup_timeout_sec)
-                self._session = session
+            async with self._session() as (client, reader):
+                await asyncio.wait_for(self._handshake(client), self.server.startup_timeout_sec)
+                self._client = client
                 self.state = "connected"
                 self._ready.set()
-                await self._closing.wait()
+                await self._hold(reader)
         except asyncio.CancelledError:
             if not self._closing.is_set():
                 raise
@@ -198,9 +156,22 @@ class McpConnection:
             if not isinstance(exc, Exception):
                 raise
         finally:
-            self._session = None
+            self._client = None
+            for task in self._refreshing:
+                task.cancel()
             self.state = "closed" if self._closing.is_set() and self.error is None else "failed"
             self._ready.set()
+
+    async def _hold(self, reader: asyncio.Future[None] | None) -> None:
+        """Wait for ``close``, or for the server's end (``McpCallError``)."""
+        closing: asyncio.Future[Any] = asyncio.ensure_future(self._closing.wait())
+        try:
+            waited: set[asyncio.Future[Any]] = {closing} if reader is None else {closing, reader}
+            await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closing.cancel()
+        if not self._closing.is_set():
+            raise McpCallError("the server exited")
 
     def _why(self, exc: BaseException) -> str:
         """What ended the connection, with what the process said of it."""
@@ -217,65 +188,47 @@ class McpConnection:
         tail = process.stderr_tail()
         return text + (f" (stderr: {tail[-300:]})" if tail else "")
 
-    async def _handshake(self, session: ClientSession) -> None:
-        result = await session.initialize()
-        tools: list[RemoteTool] = []
-        cursor: str | None = None
-        from mcp_types import PaginatedRequestParams
+    async def _handshake(self, client: McpClient) -> None:
+        await client.initialize(elicitation=self._elicit is not None)
+        self.tools = await client.list_tools()
+        self.prompts = await client.list_prompts()
 
-        while len(tools) < _MAX_TOOLS:
-            params = PaginatedRequestParams(cursor=cursor) if cursor else None
-            listed = await session.list_tools(params=params)
-            for t in listed.tools:
-                hints = t.annotations
-                tools.append(
-                    RemoteTool(
-                        name=t.name,
-                        description=t.description or "",
-                        input_schema=freeze_json(_as_parsed(t.input_schema)),
-                        read_only=bool(hints is not None and hints.read_only_hint),
-                    )
-                )
-            cursor = listed.next_cursor
-            if not cursor:
-                break
-        self.tools = tuple(tools[:_MAX_TOOLS])
-        if result.capabilities.prompts is not None:
-            listed_prompts = await session.list_prompts()
-            self.prompts = tuple(
-                RemotePrompt(
-                    name=p.name,
-                    description=p.description or "",
-                    arguments=tuple((a.name, bool(a.required)) for a in p.arguments or ()),
-                )
-                for p in listed_prompts.prompts[:_MAX_TOOLS]
-            )
+    def _changed(self, kind: str) -> None:
+        if len(self._refreshing) < 2:  # one running, one to follow: more would say nothing new
+            task = asyncio.ensure_future(self._refresh(kind))
+            self._refreshing.add(task)
+            task.add_done_callback(self._refreshing.discard)
 
-    async def _elicitation(self, context: Any, params: Any) -> Any:
-        from mcp_types import ElicitResult
-
-        assert self._elicit is not None
-        sent = params.model_dump(by_alias=True, exclude_none=True, mode="json")
+    async def _refresh(self, kind: str) -> None:
+        client = self._client
+        if client is None:
+            return
         try:
-            answer = await self._elicit(self, sent)
-        except Exception:
-            answer = {"action": "decline"}
-        return ElicitResult.model_validate(dict(answer))
+            if kind == "tools":
+                self.tools = await client.list_tools()
+            else:
+                self.prompts = await client.list_prompts()
+        except McpCallError:
+            return
+        if self.on_changed is not None:
+            self.on_changed(self)
 
-    def _live(self) -> ClientSession:
-        if self._session is None:
+    def _live(self) -> McpClient:
+        if self._client is None:
             why = self.error or f"it is {self.state}"
             raise McpCallError(f"MCP server {self.server.name!r} is not connected: {why}")
-        return self._session
+        return self._client
 
-    async def call(self, tool: str, arguments: Mapping[str, Any], *, caller: Any = None) -> Any:
-        """The ``CallToolResult`` of ``tool`` (``McpCallError`` when there is none);
-        ``caller`` is who asks, should the server ask something back meanwhile."""
-        session = self._live()
+    async def call(
+        self, tool: str, arguments: Mapping[str, Any], *, caller: Any = None
+    ) -> CallResult:
+        """The result of ``tool`` (``McpCallError`` when there is none); ``caller`` is who
+        asks, should the server ask something back meanwhile."""
+        client = self._live()
         timeout = self.server.tool_timeout_sec
         self.caller = caller
         try:
-            return await asyncio.wait_for(session.call_tool(tool, dict(arguments)), timeout=timeout)
+            return await asyncio.wait_for(client.call_tool(tool, arguments), timeout=timeout)
         except TimeoutError:
             raise McpCallError(
                 f"MCP server {self.server.name!r} tool {tool!r} timed out after {timeout:g}s"
@@ -287,11 +240,15 @@ class McpConnection:
                 f"MCP server {self.server.name!r} tool {tool!r} failed: {_describe(exc)}"
             ) from None
 
-    async def prompt(self, name: str, arguments: Mapping[str, str]) -> Any:
-        """The ``GetPromptResult`` of ``name``."""
-        session = self._live()
+    async def prompt(
+        self, name: str, arguments: Mapping[str, str]
+    ) -> tuple[Mapping[str, Any], ...]:
+        """The content items of ``prompts/get``'s messages for ``name``."""
+        client = self._live()
         try:
-            return await session.get_prompt(name, dict(arguments))
+            return await client.get_prompt(name, arguments)
+        except asyncio.CancelledError:
+            raise
         except Exception as exc:
             raise McpCallError(
                 f"MCP server {self.server.name!r} prompt {name!r} failed: {_describe(exc)}"

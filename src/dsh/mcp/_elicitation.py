@@ -3,8 +3,9 @@
 A server asks for input in the middle of one of its tool calls; the seam gets the agent
 whose call it is (``None`` outside a call) and the request (the server's name and its params
 as sent: ``message``, ``mode``, ``requestedSchema``...). A listener answers (a Claude Code
-``Elicitation`` hook), or passes it on; the chain ends declined, as Claude Code's ``-p``
-declines what nobody answers.
+``Elicitation`` hook), or passes it on; the chain ends cancelled, as Claude Code's ``-p``
+cancels what nobody answers (``tests/fixtures/mcp_hooks.json``: its ElicitationResult hook
+sees ``action: cancel``, the server gets ``cancel``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ class ElicitationAnswer:
         return cls("decline")
 
     @classmethod
+    def cancel(cls) -> ElicitationAnswer:
+        return cls("cancel")
+
+    @classmethod
     def accept(cls, content: Mapping[str, Any]) -> ElicitationAnswer:
         return cls("accept", FrozenDict(content))
 
@@ -52,11 +57,11 @@ class ElicitationAnswer:
         return {"action": self.action, "content": dict(self.content)}
 
 
-def _declined(agent: Any, request: ElicitationRequest) -> ElicitationAnswer:
-    return ElicitationAnswer.decline()
+def _unanswered(agent: Any, request: ElicitationRequest) -> ElicitationAnswer:
+    return ElicitationAnswer.cancel()
 
 
 ELICITATION: WaterfallChannel[ElicitationAnswer, Any, ElicitationRequest] = WaterfallChannel(
-    "mcp/elicitation", default=_declined, returns=ElicitationAnswer
+    "mcp/elicitation", default=_unanswered, returns=ElicitationAnswer
 )
 """A server's elicitation during a call of ``agent`` (or ``None``): answer or pass it on."""

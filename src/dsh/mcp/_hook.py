@@ -16,14 +16,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, final
+from typing import Any, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import thaw_json
-from dsh.mcp._connection import McpCallError
+from dsh.mcp._errors import McpCallError
 from dsh.mcp._session import McpServers
 
-__all__ = ["McpHookRun", "fill_input", "run_mcp_tool_hook"]
+__all__ = ["HookFailure", "McpHookRun", "fill_input", "run_mcp_tool_hook"]
+
+HookFailure: TypeAlias = Literal["not_connected", "call", "tool"]
+"""Why a call gave no answer: no such server or not connected, the call failed, the tool
+answered ``isError`` (2.1.332 words each differently when it fails closed)."""
 
 _PATH = re.compile(r"\$\{([A-Za-z0-9_.\-]+)\}")
 
@@ -35,6 +39,7 @@ class McpHookRun:
 
     text: str = ""
     error: str | None = None
+    failure: HookFailure | None = None
 
 
 def _lookup(data: Any, path: str) -> str:
@@ -67,14 +72,24 @@ async def run_mcp_tool_hook(
 ) -> McpHookRun:
     """Call ``server``'s ``tool`` as an ``mcp_tool`` handler does (see the module)."""
     if servers is None:
-        return McpHookRun(error=f"no MCP server named {server!r} is configured")
+        return McpHookRun(
+            error=f"no MCP server named {server!r} is configured", failure="not_connected"
+        )
     try:
         connection = servers.connection(server)
         await connection.ready()
+    except McpCallError as exc:
+        return McpHookRun(error=str(exc), failure="not_connected")
+    if connection.state != "connected":
+        why = connection.error or f"it is {connection.state}"
+        error = f"MCP server {server!r} is not connected: {why}"
+        return McpHookRun(error=error, failure="not_connected")
+    try:
         result = await connection.call(tool, fill_input(template, hook_input))
     except McpCallError as exc:
-        return McpHookRun(error=str(exc))
-    text = "\n".join(c.text for c in result.content or () if getattr(c, "type", None) == "text")
+        return McpHookRun(error=str(exc), failure="call")
+    text = "\n".join(str(c.get("text", "")) for c in result.content if c.get("type") == "text")
     if result.is_error:
-        return McpHookRun(text=text, error=text or f"{server}/{tool} returned an error")
+        error = text or f"{server}/{tool} returned an error"
+        return McpHookRun(text=text, error=error, failure="tool")
     return McpHookRun(text=text)

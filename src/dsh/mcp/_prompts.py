@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dsh.mcp._connection import McpCallError, McpConnection, RemotePrompt
+from dsh.mcp._connection import McpConnection
+from dsh.mcp._errors import McpCallError
 from dsh.mcp._tools import mcp_tool_name
+from dsh.mcp._wire import RemotePrompt
 
 __all__ = ["expand_prompt", "find_prompt"]
 
@@ -46,16 +48,15 @@ def _arguments(command: str, prompt: RemotePrompt, rest: str) -> dict[str, str]:
     return given
 
 
-def _text(result: Any) -> str:
+def _text(contents: tuple[Mapping[str, Any], ...]) -> str:
     parts: list[str] = []
-    for message in result.messages:
-        content = message.content
-        text = getattr(content, "text", None)
+    for content in contents:
+        text = content.get("text")
         if isinstance(text, str):
             parts.append(text)
         else:
-            resource = getattr(content, "resource", None)
-            embedded = getattr(resource, "text", None)
+            resource = content.get("resource")
+            embedded = resource.get("text") if isinstance(resource, Mapping) else None
             if isinstance(embedded, str):
                 parts.append(embedded)
     return "\n\n".join(parts)

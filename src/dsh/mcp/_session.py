@@ -17,9 +17,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource
-from dsh.context import Context, Next, ServiceKey
-from dsh.mcp._connection import ElicitHandler, McpCallError, McpConnection
+from dsh.context import Context, Disposer, Next, ServiceKey
+from dsh.mcp._connection import ElicitHandler, McpConnection
 from dsh.mcp._elicitation import ELICITATION, ElicitationAnswer, ElicitationRequest
+from dsh.mcp._errors import McpCallError
 from dsh.mcp._prompts import expand_prompt, find_prompt
 from dsh.mcp._tools import mcp_tool_name, server_tools
 from dsh.messages import Content
@@ -50,6 +51,8 @@ class McpServers:
         self.connections = {
             s.name: McpConnection(s, env=env, cwd=cwd, elicit=self._elicit) for s in servers
         }
+        self._registered: dict[str, dict[str, Disposer]] = {}
+        """Each server's registered tools: their names and the disposers that remove them."""
         self.notices: list[str] = []
         self._settled: asyncio.Future[list[None]] | None = None
         self._ctx: Context | None = None
@@ -58,11 +61,11 @@ class McpServers:
     async def _elicit(
         self, connection: McpConnection, params: Mapping[str, Any]
     ) -> Mapping[str, Any]:
-        """The ``mcp/elicitation`` seam's answer (none: declined, as headless Claude Code)."""
+        """The ``mcp/elicitation`` seam's answer (none: cancelled, as headless Claude Code)."""
         if self.elicit is not None:
             return await self.elicit(connection, params)
         if self._ctx is None:
-            return ElicitationAnswer.decline().to_json()
+            return ElicitationAnswer.cancel().to_json()
         request = ElicitationRequest(connection.server.name, params)
         answer = await self._ctx.waterfall(ELICITATION, connection.caller, request)
         return answer.to_json()
@@ -83,13 +86,26 @@ class McpServers:
                 f"MCP server {server.name!r} ({server.where}) failed to start: {connection.error}"
             )
             return
-        tools, notices = server_tools(connection)
-        self.notices.extend(notices)
+        self._add_tools(connection, self.notices)
+        connection.on_changed = self._changed
+
+    def _add_tools(self, connection: McpConnection, notices: list[str]) -> None:
+        server = connection.server
+        tools, left_out = server_tools(connection)
+        notices.extend(left_out)
+        mine = self._registered.setdefault(server.name, {})
         for tool in tools:
             try:
-                self._registry.register(tool)
+                mine[tool.name] = self._registry.register(tool)
             except ValueError as exc:  # a clash with another tool, a schema that is no schema
-                self.notices.append(f"MCP server {server.name!r}: {exc}")
+                notices.append(f"MCP server {server.name!r}: {exc}")
+
+    def _changed(self, connection: McpConnection) -> None:
+        """A server's ``tools/list_changed``: its tools as it lists them now, from the next
+        request on (what it says of those it leaves out is dropped: nobody is there to see)."""
+        for remove in self._registered.pop(connection.server.name, {}).values():
+            remove()
+        self._add_tools(connection, [])
 
     async def settled(self) -> None:
         """Return once every server is connected (its tools registered) or failed."""

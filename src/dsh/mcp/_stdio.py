@@ -1,21 +1,20 @@
-"""A stdio MCP server as a contained process, its pipes as the SDK's message streams.
+"""A stdio MCP server as a contained process: its message lines in and out, bounded.
 
-The SDK's own ``stdio_client`` spawns with its own environment and process group; dsh
-spawns the server as it spawns hooks instead: its environment is the configured ``env``
-over the session's environment policy (no model keys, no secrets), the process is
-contained (its group, its mark, dsh's namespace: it ends with dsh, ``kill -9`` included)
-and ended with everything it started when the session closes. Each message line is
-bounded (``MAX_LINE``): a server that writes more, or garbage, gives the session a parse
-error for that line, never unbounded memory. Standard error is kept, its last
-``_STDERR_KEEP`` bytes, for the notice when the server fails.
+dsh spawns the server as it spawns hooks: its environment is the configured ``env`` over
+the session's environment policy (no model keys, no secrets), the process is contained
+(its group, its mark, dsh's namespace: it ends with dsh, ``kill -9`` included) and ended
+with everything it started when the session closes. Each message line is bounded
+(``MAX_LINE``): a longer one is skipped and counted as garbage, never unbounded memory.
+Standard error is kept, its last ``_STDERR_KEEP`` bytes, for the notice when the server
+fails. Neither asyncio's nor the SDK's streams: a line is bytes, ``_rpc`` reads them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Final
 
 from dsh.base._child_watcher import use_pidfd_child_watcher
 from dsh.base._containment import (
@@ -30,26 +29,64 @@ from dsh.base._process_group import own_session
 if TYPE_CHECKING:
     from dsh.mcp._spec import McpServer
 
-__all__ = ["MAX_LINE", "StdioProcess", "stdio_streams"]
+__all__ = ["MAX_LINE", "OVERLONG", "StdioProcess", "stdio_process"]
 
 MAX_LINE: Final = 16 << 20
 """The longest message line a server may write (16 MiB)."""
+OVERLONG: Final = b"\0overlong"
+"""What ``read_line`` gives for a line over ``MAX_LINE`` (skipped)."""
 _STDERR_KEEP: Final = 4096
 _GRACE: Final = 0.5
 """Seconds a server has to exit once its stdin is closed, before it is killed."""
 
 
 class StdioProcess:
-    """The spawned server: its pid, the tail of its stderr, and how it ended."""
+    """The spawned server: its lines, the tail of its stderr, and how it ended."""
 
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        assert proc.stdin is not None
+        assert proc.stdout is not None
         self.proc = proc
+        self._stdin = proc.stdin
+        self._stdout = proc.stdout
         self.stderr = bytearray()
         self.garbage: str | None = None
         """The first line it wrote that is no MCP message (its start)."""
 
     def stderr_tail(self) -> str:
         return self.stderr.decode("utf-8", "replace").strip()[-_STDERR_KEEP:]
+
+    async def read_line(self) -> bytes | None:
+        """The next non-empty line (``OVERLONG`` for one too long), ``None`` at its end."""
+        while True:
+            try:
+                line = await self._stdout.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:
+                line = exc.partial  # the last line, unterminated, or nothing: the end
+                if not line.strip():
+                    return None
+            except asyncio.LimitOverrunError as exc:
+                await self._stdout.read(exc.consumed)  # skip the over-long line's start
+                while True:  # and the rest of it, never holding more than the limit
+                    try:
+                        await self._stdout.readuntil(b"\n")
+                        break
+                    except asyncio.LimitOverrunError as more:
+                        await self._stdout.read(more.consumed)
+                    except asyncio.IncompleteReadError:
+                        break
+                return OVERLONG
+            if line.strip():
+                return line
+
+    async def write(self, data: bytes) -> bool:
+        """Write one line; ``False`` when the server no longer reads."""
+        try:
+            self._stdin.write(data + b"\n")
+            await self._stdin.drain()
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            return False
+        return True
 
 
 async def _keep_stderr(stream: asyncio.StreamReader, process: StdioProcess) -> None:
@@ -59,14 +96,10 @@ async def _keep_stderr(stream: asyncio.StreamReader, process: StdioProcess) -> N
 
 
 @contextlib.asynccontextmanager
-async def stdio_streams(
+async def stdio_process(
     server: McpServer, env: Mapping[str, str], cwd: str
-) -> AsyncIterator[tuple[Any, Any, StdioProcess]]:
-    """The server spawned, and the SDK's (read, write) streams over its stdout and stdin."""
-    import anyio
-    import mcp_types
-    from mcp.shared.message import SessionMessage
-
+) -> AsyncIterator[StdioProcess]:
+    """The server spawned, ended (its whole tree) and reaped when the context is left."""
     use_pidfd_child_watcher()
     mark, marked = mark_environment({**env, **server.env})
     argv, preexec = contained_spawn([server.command, *server.args], marked, server.cwd or cwd)
@@ -84,57 +117,15 @@ async def stdio_streams(
     )
     contain_process(proc.pid, mark)
     process = StdioProcess(proc)
-    assert proc.stdin is not None
-    assert proc.stdout is not None
     assert proc.stderr is not None
-    stdin, stdout = proc.stdin, proc.stdout
-    read_writer, read_stream = anyio.create_memory_object_stream[Any](16)
-    write_stream, write_reader = anyio.create_memory_object_stream[Any](16)
-
-    async def reader() -> None:
-        async with read_writer:
-            while True:
-                try:
-                    line = await stdout.readuntil(b"\n")
-                except asyncio.IncompleteReadError:
-                    return  # the server closed its stdout
-                except asyncio.LimitOverrunError as exc:
-                    await stdout.read(exc.consumed)  # skip the over-long line's start
-                    await read_writer.send(ValueError(f"a message over {MAX_LINE} bytes"))
-                    continue
-                if not line.strip():
-                    continue
-                try:
-                    message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                except ValueError as exc:
-                    if process.garbage is None:
-                        process.garbage = line[:120].decode("utf-8", "replace").strip()
-                    await read_writer.send(exc)
-                    continue
-                await read_writer.send(SessionMessage(message))
-
-    async def writer() -> None:
-        async with write_reader:
-            async for session_message in write_reader:
-                data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                try:
-                    stdin.write(data.encode() + b"\n")
-                    await stdin.drain()
-                except (BrokenPipeError, ConnectionResetError):
-                    return
-
-    tasks = [
-        asyncio.ensure_future(reader()),
-        asyncio.ensure_future(writer()),
-        asyncio.ensure_future(_keep_stderr(proc.stderr, process)),
-    ]
+    stderr = asyncio.ensure_future(_keep_stderr(proc.stderr, process))
     try:
-        yield read_stream, write_stream, process
+        yield process
     finally:
-        await _end(process, tasks)
+        await _end(process, stderr)
 
 
-async def _end(process: StdioProcess, tasks: Sequence[asyncio.Future[None]]) -> None:
+async def _end(process: StdioProcess, stderr: asyncio.Future[None]) -> None:
     """Close stdin, give the server ``_GRACE`` to exit, then end its tree; reap it. The kill
     happens however this is left (a second cancellation included)."""
     proc = process.proc
@@ -146,10 +137,10 @@ async def _end(process: StdioProcess, tasks: Sequence[asyncio.Future[None]]) -> 
             await asyncio.wait_for(asyncio.shield(proc.wait()), _GRACE)
     finally:
         end_process_tree(proc.pid)
-        for task in tasks:
-            task.cancel()
         try:
             await asyncio.shield(proc.wait())
-            await asyncio.gather(*tasks, return_exceptions=True)
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(stderr), 1.0)
         finally:
+            stderr.cancel()
             release_process(proc.pid)

@@ -22,7 +22,9 @@ from typing import Any
 
 from dsh.agent import calling_agent
 from dsh.base import freeze_json, thaw_json
-from dsh.mcp._connection import McpCallError, McpConnection, RemoteTool
+from dsh.mcp._connection import McpConnection
+from dsh.mcp._errors import McpCallError
+from dsh.mcp._wire import CallResult, RemoteTool
 from dsh.messages import Content, ContentBlock, ImageBlock, TextBlock
 from dsh.tools import McpServerRef, ToolDefinition, ToolInvocation, ToolResult
 from dsh.tools._deferred import TOOL_SEARCH, loaded_tools
@@ -71,15 +73,10 @@ def present_content(output: Any) -> Content:
     )
 
 
-def _output(result: Any) -> list[dict[str, Any]]:
-    content = [
-        c.model_dump(by_alias=True, exclude_none=True, mode="json") for c in result.content or ()
-    ]
-    for item in content:
-        item.pop("_meta", None)
-        item.pop("annotations", None)
-    structured = getattr(result, "structured_content", None)
-    if not content and structured is not None:
+def _output(result: CallResult) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = [thaw_json(c) for c in result.content]
+    if not content and result.structured is not None:
+        structured = thaw_json(result.structured)
         content = [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}]
     return content
 

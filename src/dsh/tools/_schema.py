@@ -15,7 +15,11 @@ fast path can only say yes where ``jsonschema`` says yes, never decide a no.
 
 ``jsonschema`` and ``pydantic`` are imported on first use, not at import:
 together they cost more than the rest of ``dsh run``'s start-up, and the
-built-in tools need neither to register.
+built-in tools need neither to register. A schema the fast predicate covers
+whole and whose every value is of the metaschema's shape (``_well_formed``: what
+``check_schema`` would pass) needs no ``jsonschema`` to register either: its full
+validator is built at the first arguments the predicate does not certify (an MCP
+server's tools, registered before the first request, so cost it nothing).
 """
 
 from __future__ import annotations
@@ -72,11 +76,67 @@ def compile_validator(
         return _pydantic_validator(model)
     if not isinstance(schema, Mapping):
         raise ValueError(f"tool {name!r}: input_schema must be a mapping (a JSON schema object)")
+    plain = thaw_json(schema)
+    fast = _compile(plain)
+    if fast is not None and "$schema" not in plain and _well_formed(plain):
+        return _full_when_needed(name, plain, fast)
+    return _jsonschema_validator(name, plain)
+
+
+def _full_when_needed(name: str, plain: Any, fast: _Check) -> ArgumentValidator:
+    full: ArgumentValidator | None = None
+
+    def validate(arguments: Any) -> ArgumentErrors | None:
+        nonlocal full
+        if fast(arguments):
+            return None
+        if full is None:
+            full = _jsonschema_validator(name, plain)
+        return full(arguments)
+
+    return validate
+
+
+_STRING_NOTES = frozenset({"title", "description", "$comment"})
+_FLAG_NOTES = frozenset({"deprecated", "readOnly", "writeOnly"})
+
+
+def _well_formed(schema: Any) -> bool:
+    """Whether ``schema`` (one ``_compile`` covers) is certainly what the 2020-12 metaschema
+    allows: the values ``_compile`` does not look at of the right type, ``type`` and
+    ``required`` lists without repeats, lengths not negative, no ``$id``."""
+    if schema is True:
+        return True
+    if not isinstance(schema, dict) or "$id" in schema:
+        return False
+    for key, value in schema.items():
+        if key in _STRING_NOTES and not isinstance(value, str):
+            return False
+        if key in _FLAG_NOTES and not isinstance(value, bool):
+            return False
+        if key == "examples" and not isinstance(value, list):
+            return False
+        if key in ("type", "required") and not _distinct(value, empty_ok=key == "required"):
+            return False
+        if key in ("minLength", "maxLength", "minItems", "maxItems") and value < 0:
+            return False
+    properties = schema.get("properties", {})
+    items = schema.get("items", True)
+    return all(_well_formed(sub) for sub in (*properties.values(), items))
+
+
+def _distinct(value: Any, *, empty_ok: bool) -> bool:
+    """A string, or a list of strings without repeats (empty only where ``empty_ok``)."""
+    if not isinstance(value, list):
+        return True
+    return len(set(value)) == len(value) and (empty_ok or bool(value))
+
+
+def _jsonschema_validator(name: str, plain: Any) -> ArgumentValidator:
     import jsonschema
     from jsonschema import validators
     from jsonschema.exceptions import SchemaError
 
-    plain = thaw_json(schema)
     base = validators.validator_for(plain, default=jsonschema.Draft202012Validator)
     try:
         base.check_schema(plain)

@@ -147,6 +147,8 @@ class ClaudeHooksPlugin:
         ctx.on(PROMPT_SUBMIT, life._prompt_submit)
         if self.commands.commands:  # after UserPromptSubmit: 2.1.332 expands after it fires
             self.command_events._mount_commands(ctx)
+        elif d("UserPromptExpansion"):  # an MCP prompt used as a slash command fires it too
+            ctx.on(PROMPT_SUBMIT, self.command_events._expand_prompt)
         self.agent_listing._mount_agents(ctx)  # the custom agents, when there are any
         # PreModelSwitch, PostModelSwitch, DirectoryAdded
         self.session_commands._mount_session_commands(ctx)

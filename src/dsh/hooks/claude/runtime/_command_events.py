@@ -8,6 +8,11 @@ R]`` in its place) and runs in the session's Bash, its output replacing it. The 
 command's name and arguments, then the expanded text. The ``Skill`` tool loads a skill (or a
 command) the same way for the model: its result says it launched, and the expanded text follows
 as a user message. The first prompt of a session carries the skill list as context.
+
+An MCP prompt used as a slash command (``/mcp__<server>__<prompt> args``, expanded by
+``dsh.mcp``'s listener once this chain allowed it) fires UserPromptExpansion too, as 2.1.332
+does: ``expansion_type: "mcp_prompt"``, ``command_source: "mcp"``, matched on its name; a
+block drops the prompt, ``additionalContext`` goes with it.
 """
 
 from __future__ import annotations
@@ -85,25 +90,19 @@ class CommandEvents(Handlers):
         invocation = parse_invocation(prompt) if isinstance(content, str) else None
         command = self.commands.get(invocation[0]) if invocation is not None else None
         if command is None or invocation is None:
+            if invocation is not None and _names_mcp_prompt(agent, prompt):
+                fired = await self._expansion(agent, "mcp_prompt", *invocation, "mcp", prompt)
+                if isinstance(fired, PromptDecision):
+                    return fired
+                listing = "\n".join(t for t in (listing, *fired) if t) or None
             return _with_context(await nxt(), listing, LISTING_SOURCE)
         args = invocation[1]
-        hooks = self.catalog.matching("UserPromptExpansion", command.name)
-        contexts: list[str] = []
-        if hooks:
-            payload: UserPromptExpansionHookInput = self._base(
-                agent, "UserPromptExpansion", effort=False, agent_fields=False
-            )
-            payload["expansion_type"] = "slash_command"
-            payload["command_name"] = command.name
-            payload["command_args"] = args
-            payload["command_source"] = command.source
-            payload["prompt"] = prompt
-            merged = await self._fire(agent, "UserPromptExpansion", hooks, payload)
-            self._common_effects(agent, "UserPromptExpansion", merged)
-            message = blocked_prompt_message("UserPromptExpansion", merged, prompt)
-            if message is not None:
-                return PromptDecision.block(message)
-            contexts = prompt_context_lines("UserPromptExpansion", merged)
+        fired = await self._expansion(
+            agent, "slash_command", command.name, args, command.source, prompt
+        )
+        if isinstance(fired, PromptDecision):
+            return fired
+        contexts = fired
         text = await self._expand(agent, command, args, invoked_by="user")
         if command.hooks:
             self.runtime.load_skill_hooks(agent, command.hooks)
@@ -123,6 +122,29 @@ class CommandEvents(Handlers):
             merged_context,
             source=decision.source or f"{SOURCE}:UserPromptExpansion",
         )
+
+    async def _expansion(
+        self, agent: Agent, kind: str, name: str, args: str, source: str, prompt: str
+    ) -> PromptDecision | list[str]:
+        """UserPromptExpansion for ``/name args``: the block (a ``PromptDecision``), else the
+        hooks' contexts (none when no hook matches)."""
+        hooks = self.catalog.matching("UserPromptExpansion", name)
+        if not hooks:
+            return []
+        payload: UserPromptExpansionHookInput = self._base(
+            agent, "UserPromptExpansion", effort=False, agent_fields=False
+        )
+        payload["expansion_type"] = kind
+        payload["command_name"] = name
+        payload["command_args"] = args
+        payload["command_source"] = source
+        payload["prompt"] = prompt
+        merged = await self._fire(agent, "UserPromptExpansion", hooks, payload)
+        self._common_effects(agent, "UserPromptExpansion", merged)
+        message = blocked_prompt_message("UserPromptExpansion", merged, prompt)
+        if message is not None:
+            return PromptDecision.block(message)
+        return prompt_context_lines("UserPromptExpansion", merged)
 
     def _listing(self, agent: Agent) -> str | None:
         """The skill list, for the session's first prompt only (a resumed one has it)."""
@@ -224,6 +246,18 @@ class CommandEvents(Handlers):
                 reasons.append(answer.permission_reason or "denied")
         # `updatedInput` is never applied, as in 2.1.332 (the reference's note).
         return "; ".join(reasons) if reasons else None
+
+
+def _names_mcp_prompt(agent: Agent, prompt: str) -> bool:
+    """Whether ``prompt`` names a connected MCP server's prompt (``dsh.mcp``, imported only
+    for a prompt that could)."""
+    if not prompt.startswith("/mcp__"):
+        return False
+    from dsh.mcp._prompts import find_prompt
+    from dsh.mcp._session import MCP
+
+    servers = agent.ctx.get(MCP)
+    return servers is not None and find_prompt(servers.connections, prompt) is not None
 
 
 def _with_context(decision: PromptDecision, text: str | None, source: str) -> PromptDecision:

@@ -173,5 +173,6 @@ def in_process(hook: HookDeclaration, agent: Agent, transcript: Path) -> InProce
         from dsh.mcp._session import MCP  # only where such a hook fires
 
         servers = agent.ctx.get(MCP)
-        return McpToolHook(servers=servers, target=hook.mcp_tool, event=hook.event)
+        blocks = hook.on_failure == "block"
+        return McpToolHook(servers=servers, target=hook.mcp_tool, event=hook.event, blocks=blocks)
     return None

@@ -155,6 +155,18 @@ def blocking(merged: Merged) -> tuple[tuple[HookDeclaration, HookAnswer], ...]:
     return merged.where(lambda a: a.blocks)
 
 
+def mcp_fail_closed(outcome: HookOutcome[HookAnswer]) -> str | None:
+    """An ``mcp_tool`` handler's failed-closed reason in 2.1.332's words (``None``: not one)."""
+    from dsh.hooks.claude.runtime._mcp_tool_hook import McpToolHook, fail_closed_text
+
+    hook = outcome.run.command.call
+    if not isinstance(hook, McpToolHook):
+        return None
+    if outcome.no_decision in ("timed_out", "killed"):
+        return fail_closed_text(hook.target.server, "call", timed_out=True)
+    return outcome.run.stderr.strip() or None
+
+
 def shown_reason(decl: HookDeclaration, answer: HookAnswer) -> str:
     """A blocking answer's reason as Claude Code shows it: a JSON ``reason`` as it is, exit 2's
     stderr after ``[<command>]: `` (how 2.1.332 names the hook that printed it)."""
@@ -252,7 +264,7 @@ class _ClaudeRules:
         run = outcome.run
         return HookAnswer(
             exit_code=run.exit_code if run.exit_code is not None else -1,
-            blocking_error=outcome.reason or "hook failed",
+            blocking_error=mcp_fail_closed(outcome) or outcome.reason or "hook failed",
         )
 
     def to_json(self, answer: HookAnswer) -> object:

@@ -8,11 +8,21 @@ bridge decodes its fields as usual); any other text is a success whose shown out
 success: UserPromptSubmit completed``, not the tool's text: the ``mcp-tool-handler``
 recording); a failure (no such server, not connected, the call failed, ``isError``) is a
 non-blocking error, exit 1 with the reason on stderr.
+
+With ``onFailure: "block"`` (``blocks``) a failure fails closed, as 2.1.332's code does it:
+the handler's declaration is ``on_failure="block"``, and its stderr is 2.1.332's words
+(``fail_closed_text``): ``failed; blocking because onFailure is "block" and the hook got no
+usable answer from its MCP server...``, then ``MCP server 'S' not connected`` when it is not,
+or a fixed sentence for a failed call, a tool's error, or an answer that is no hook output
+(plain text, or JSON holding nothing but ``reason``), whose details 2.1.332 keeps out of
+the model's sight. Without it, a server that is gone fails open (a non-blocking error), as
+2.1.332 does.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, final
+import json
+from typing import TYPE_CHECKING, Final, final
 
 from dsh._frozen import frozen
 from dsh.hook_protocol import Answered
@@ -21,7 +31,48 @@ if TYPE_CHECKING:
     from dsh.hooks.claude.settings._types import McpToolTarget
     from dsh.mcp._session import McpServers
 
-__all__ = ["McpToolHook"]
+__all__ = ["McpToolHook", "fail_closed_text"]
+
+_BLOCKING: Final = (
+    'blocking because onFailure is "block" and the hook got no usable answer from its MCP'
+    " server. The user needs to fix the cause (in a session, /mcp shows the server's state) or"
+    " ask whoever manages the hook; Claude should not change the hook or work around it."
+)
+_HIDDEN: Final = (
+    " Details are left out of this message, since the MCP server may have written them. To see"
+    " them, start Claude Code with --debug and try again: they go to its debug log."
+)
+_WHY: Final = {
+    "call": "The call to the MCP server failed.",
+    "tool": "The MCP tool returned an error.",
+    "no_verdict": "The MCP tool's answer is not a hook's JSON output, {} or empty.",
+}
+
+
+def fail_closed_text(server: str, failure: str, *, timed_out: bool = False) -> str:
+    """2.1.332's reason for an ``onFailure: "block"`` mcp_tool handler that failed (what
+    follows ``[server/tool]: ``)."""
+    head = f"{'timed out' if timed_out else 'failed'}; {_BLOCKING}"
+    if timed_out:
+        return head
+    if failure == "not_connected":
+        return f"{head}\nMCP server '{server}' not connected"
+    return (
+        f"{head}\n{_WHY.get(failure, 'The hook got no answer that Claude Code can use.')}{_HIDDEN}"
+    )
+
+
+def _no_verdict(text: str) -> bool:
+    """Whether ``text`` is, for a blocking handler, no hook output: plain text, or JSON with no
+    field but ``reason`` (``{}`` and nothing at all are answers)."""
+    stripped = text.strip()
+    if not stripped or stripped.replace(" ", "") == "{}":
+        return False
+    try:
+        data = json.loads(stripped)
+    except ValueError:
+        return True
+    return not isinstance(data, dict) or not (set(data) - {"reason"})
 
 
 @final
@@ -32,6 +83,8 @@ class McpToolHook:
     servers: McpServers | None
     target: McpToolTarget
     event: str
+    blocks: bool = False
+    """``onFailure: "block"``: a failure fails closed (its stderr is ``fail_closed_text``)."""
 
     def describe(self) -> str:
         return f"MCP tool hook {self.target.server}/{self.target.tool}"
@@ -46,7 +99,12 @@ class McpToolHook:
             return Answered(exit_code=1, stderr=f"the hook input is not JSON: {exc}")
         t = self.target
         run = await run_mcp_tool_hook(self.servers, t.server, t.tool, t.input, hook_input)
+        if self.blocks and run.error is None and _no_verdict(run.text):
+            return Answered(exit_code=1, stderr=fail_closed_text(t.server, "no_verdict"))
         if run.error is not None:
+            if self.blocks:
+                failure = run.failure or "call"
+                return Answered(exit_code=1, stderr=fail_closed_text(t.server, failure))
             return Answered(exit_code=1, stdout=run.text, stderr=run.error)
         if run.text.lstrip().startswith("{"):
             # JSON (or text 2.1.332 tries as JSON and reports): the decoder reads it.

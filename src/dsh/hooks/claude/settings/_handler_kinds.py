@@ -239,6 +239,10 @@ def _declaration(
         frozen_input = freeze_json(model.input or {}, "input")
         mcp_tool = McpToolTarget(server=model.server, tool=model.tool, input=frozen_input)
         key: tuple[object, ...] = ("mcp_tool", model.server, model.tool, frozen_input)
+        # 2.1.332 also ignores it for an mcp_tool handler on SessionStart and Setup.
+        ignored = spec.on_failure_ignored or event in ("SessionStart", "Setup")
+        if model.onFailure not in (None, "continue") and not ignored:
+            on_failure = "block"
     elif isinstance(model, HttpHandler):
         kind, text, default = "http", model.url, spec.default_timeout
         http = HttpTarget(

@@ -151,6 +151,8 @@ class McpToolHandler(msgspec.Struct, frozen=True, kw_only=True):
     tool: Annotated[str, msgspec.Meta(min_length=1)]
     input: dict[str, Any] | None = None
     timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    # 2.1.332 reads any value but "continue" as "block" for an mcp_tool handler.
+    onFailure: Any = None
     statusMessage: str | None = None
     once: bool | None = None
     if_: str | None = msgspec.field(default=None, name="if")

@@ -192,15 +192,16 @@ class TrustReview:
     """After ``record_review``: the places, in ``lines(every=True)``'s order, of the items
     that had changed since they were last trusted."""
 
+    def items(self) -> tuple[HookTrust | PluginTrust | FileTrust | ServerTrust, ...]:
+        """Every reviewed item, in the order ``lines(every=True)`` names them (the places
+        ``changed`` counts)."""
+        return (*self.hooks, *self.plugins, *self.files, *self.servers)
+
     def lines(self, *, every: bool = False) -> list[str]:
         """``<state>: <item>`` for each untrusted item (``every``: each item)."""
-        items: list[HookTrust | PluginTrust | FileTrust | ServerTrust] = [
-            *self.hooks,
-            *self.plugins,
-            *self.files,
-            *self.servers,
+        found = [
+            f"{i.state}: {i.describe(self.project)}" for i in self.items() if every or not i.trusted
         ]
-        found = [f"{i.state}: {i.describe(self.project)}" for i in items if every or not i.trusted]
         for entry in self.permissions:
             trusted = entry.fingerprint in self.permissions_trusted
             if every or not trusted:
@@ -395,21 +396,16 @@ def record_review(
         trust_dir,
         {
             "hooks": [hook_entry(h, project) for h in review.hooks],
-            "plugins": [_entry(p.fingerprint, p.where(project)) for p in review.plugins],
-            "instructions": [_entry(f.fingerprint, f.where(project)) for f in review.files],
+            "plugins": _entries(review.plugins, project),
+            "instructions": _entries(review.files, project),
             "permissions": [permission_entry(e, project) for e in review.permissions],
-            "mcp_servers": [_entry(s.fingerprint, s.where(project)) for s in review.servers],
+            "mcp_servers": _entries(review.servers, project),
         },
     )
-    items: list[HookTrust | PluginTrust | FileTrust | ServerTrust] = [
-        *review.hooks,
-        *review.plugins,
-        *review.files,
-        *review.servers,
-    ]
+    changed = (n for n, i in enumerate(review.items()) if i.state == "changed since trusted")
     return dataclasses.replace(
         review,
-        changed=frozenset(n for n, i in enumerate(items) if i.state == "changed since trusted"),
+        changed=frozenset(changed),
         hooks=tuple(dataclasses.replace(h, state="trusted") for h in review.hooks),
         plugins=tuple(dataclasses.replace(p, state="trusted") for p in review.plugins),
         files=tuple(dataclasses.replace(f, state="trusted") for f in review.files),
@@ -419,8 +415,11 @@ def record_review(
     )
 
 
-def _entry(digest: str, where: str) -> Mapping[str, str]:
-    return {"fingerprint": digest, "where": where}
+def _entries(
+    items: Sequence[PluginTrust | FileTrust | ServerTrust], project: Path
+) -> list[Mapping[str, str]]:
+    """The record's entries of ``items``: each one's fingerprint and where it is."""
+    return [{"fingerprint": i.fingerprint, "where": i.where(project)} for i in items]
 
 
 def trusted_catalog(catalog: Catalog, review: TrustReview) -> Catalog:

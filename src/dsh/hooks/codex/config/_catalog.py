@@ -20,13 +20,14 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from dsh.base import read_head
+from dsh.base import freeze_json, read_head
 from dsh.hook_protocol._regex import unsafe_char_problem
 from dsh.hooks.codex.config._layer_keys import layer_keys
 from dsh.hooks.codex.config._matcher import CodexMatcher, CodexMatcherError
 from dsh.hooks.codex.config._parse import (
     MAX_SOURCE_BYTES,
     DeclaredHandler,
+    McpToolHandler,
     ParsedSource,
     parse_hooks_json,
     parse_hooks_table,
@@ -37,6 +38,7 @@ from dsh.hooks.codex.config._trust import (
     HookState,
     hook_hash,
     hook_key,
+    mcp_hook_hash,
     read_states,
 )
 from dsh.hooks.codex.config._types import (
@@ -44,6 +46,7 @@ from dsh.hooks.codex.config._types import (
     CodexDiagnostic,
     CodexHook,
     CodexLayer,
+    CodexMcpTool,
     TrustStatus,
 )
 from dsh.hooks.codex.events._specs import (
@@ -201,6 +204,8 @@ class _Builder:
                 source, declared, f"{exc}: the group is skipped, as Codex skips it", group_only=True
             )
             return None
+        if isinstance(h, McpToolHandler):
+            return self._mcp_hook(source, layer, declared, h, matcher, plugin)
         if not h.command.strip():
             self._warn(source, declared, "`command` is empty: skipped")
             return None
@@ -268,6 +273,56 @@ class _Builder:
             trust=self._trust(layer, key, digest),
             plugin=None if plugin is None else plugin.plugin_id,
             env=None if plugin is None else plugin.env,
+        )
+
+    def _mcp_hook(
+        self,
+        source: Path,
+        layer: CodexLayer,
+        declared: DeclaredHandler,
+        h: McpToolHandler,
+        matcher: CodexMatcher,
+        plugin: PluginHooks | None,
+    ) -> CodexHook | None:
+        """An ``mcp_tool`` handler, as 0.171 admits it (empty names: skipped, as it says)."""
+        event = declared.event
+        if not h.server.strip() or not h.tool.strip():
+            self._warn(source, declared, "`mcp_tool`: server and tool must not be empty: skipped")
+            return None
+        short = event in SHORT_TIMEOUT_EVENTS
+        default = SHORT_TIMEOUT_DEFAULT if short else DEFAULT_TIMEOUT
+        timeout = max(h.timeout if h.timeout is not None else default, 1)
+        if short:
+            timeout = min(timeout, SHORT_TIMEOUT_CAP)
+        key = hook_key(
+            source if plugin is None else plugin.key_source, event, declared.group, declared.index
+        )
+        target = CodexMcpTool(server=h.server, tool=h.tool, input=freeze_json(h.input or {}))
+        digest = mcp_hook_hash(
+            event,
+            declared.matcher,
+            server=h.server,
+            tool=h.tool,
+            input=h.input or {},
+            timeout=timeout,
+            status_message=h.status_message,
+        )
+        return CodexHook(
+            event=event,
+            source=source,
+            layer=layer,
+            group=declared.group,
+            index=declared.index,
+            matcher=matcher,
+            command=f"{h.server}/{h.tool}",
+            timeout=min(timeout, MAX_RUN_TIMEOUT),
+            status_message=h.status_message,
+            display_order=self.order,
+            key=key,
+            trusted_hash=digest,
+            trust=self._trust(layer, key, digest),
+            plugin=None if plugin is None else plugin.plugin_id,
+            mcp_tool=target,
         )
 
     def _trust(self, layer: CodexLayer, key: str, digest: str) -> TrustStatus:

@@ -28,6 +28,7 @@ __all__ = [
     "MAX_SOURCE_BYTES",
     "CommandHandler",
     "DeclaredHandler",
+    "McpToolHandler",
     "ParsedSource",
     "parse_hooks_json",
     "parse_hooks_table",
@@ -59,7 +60,10 @@ class CommandHandler(_Shape):
     )
 
 
-class _McpToolHandler(_Shape):
+class McpToolHandler(_Shape):
+    """A ``type: "mcp_tool"`` handler: ``server``'s ``tool`` called with ``input``, ``${path}``
+    filled from the hook input (Codex 0.171 runs them: ``tests/fixtures/mcp_hooks.json``)."""
+
     type: Literal["mcp_tool"]
     server: str
     tool: str
@@ -77,7 +81,7 @@ class _AgentHandler(_Shape):
 
 
 _Handler = Annotated[
-    CommandHandler | _McpToolHandler | _PromptHandler | _AgentHandler,
+    CommandHandler | McpToolHandler | _PromptHandler | _AgentHandler,
     Field(discriminator="type"),
 ]
 
@@ -101,13 +105,14 @@ _GROUPS: Final = TypeAdapter(list[_Group])
 
 @frozen(kw_only=True)
 class DeclaredHandler:
-    """A command handler as declared: its event, group, index and group's matcher."""
+    """A command or ``mcp_tool`` handler as declared: its event, group, index and group's
+    matcher."""
 
     event: str
     group: int
     index: int
     matcher: str | None
-    handler: CommandHandler
+    handler: CommandHandler | McpToolHandler
 
 
 @frozen(kw_only=True)
@@ -180,18 +185,14 @@ def parse_hooks_table(source: Path, table: Mapping[str, Any], *, toml: bool) -> 
             return _rejected(source, f"unreadable: {exc}", event=event)
         for g, group in enumerate(groups):
             for i, handler in enumerate(group.hooks):
-                if isinstance(handler, CommandHandler):
+                if isinstance(handler, CommandHandler | McpToolHandler):
                     handlers.append(
                         DeclaredHandler(
                             event=event, group=g, index=i, matcher=group.matcher, handler=handler
                         )
                     )
                     continue
-                reason = (
-                    "`mcp_tool` handlers are not run by dsh yet: skipped"
-                    if handler.type == "mcp_tool"
-                    else f"`{handler.type}` hooks are not supported yet (Codex skips them too)"
-                )
+                reason = f"`{handler.type}` hooks are not supported yet (Codex skips them too)"
                 diagnostics.append(
                     CodexDiagnostic(
                         source=str(source), reason=reason, event=event, group=g, index=i

@@ -39,6 +39,7 @@ __all__ = [
     "TrustError",
     "hook_hash",
     "hook_key",
+    "mcp_hook_hash",
     "read_states",
     "record_trust",
     "toml_string",
@@ -70,6 +71,39 @@ def hook_key(source: Path | str, event: str, group: int, index: int) -> str:
     return f"{source}:{EVENT_LABELS[event]}:{group}:{index}"
 
 
+def mcp_hook_hash(
+    event: str,
+    matcher: str | None,
+    *,
+    server: str,
+    tool: str,
+    input: Mapping[str, Any],
+    timeout: int,
+    status_message: str | None = None,
+) -> str:
+    """The ``trusted_hash`` Codex computes for one ``mcp_tool`` handler (checked against the
+    ``currentHash`` of 0.171's ``hooks/list``: ``input`` is ``{}`` when left out, ``timeout``
+    the effective one)."""
+    handler: dict[str, Any] = {
+        "type": "mcp_tool",
+        "server": server,
+        "tool": tool,
+        "input": dict(input),
+        "timeout": timeout,
+    }
+    if status_message is not None:
+        handler["statusMessage"] = status_message
+    return _digest(event, matcher, handler)
+
+
+def _digest(event: str, matcher: str | None, handler: Mapping[str, Any]) -> str:
+    identity: dict[str, Any] = {"event_name": EVENT_LABELS[event], "hooks": [handler]}
+    if matcher is not None and event in MATCHER_FIELDS:
+        identity["matcher"] = matcher
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def hook_hash(
     event: str,
     matcher: str | None,
@@ -95,11 +129,7 @@ def hook_hash(
         and event in CONTEXT_LIMIT_EVENTS
     ):
         handler["additionalContextLimit"] = additional_context_limit
-    identity: dict[str, Any] = {"event_name": EVENT_LABELS[event], "hooks": [handler]}
-    if matcher is not None and event in MATCHER_FIELDS:
-        identity["matcher"] = matcher
-    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return _digest(event, matcher, handler)
 
 
 def read_states(config: Mapping[str, Any]) -> dict[str, HookState]:

@@ -16,7 +16,13 @@ from typing import Any, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import FrozenDict
-from dsh.hook_protocol import HookCommand, HookOrigin, hook_environment, shell_argv
+from dsh.hook_protocol import (
+    HookCommand,
+    HookOrigin,
+    InProcessHook,
+    hook_environment,
+    shell_argv,
+)
 from dsh.hooks.codex.config._matcher import CodexMatcher
 from dsh.hooks.codex.events._specs import MATCHER_FIELDS, TOOL_ALIASES
 
@@ -28,6 +34,7 @@ __all__ = [
     "CodexDiagnostic",
     "CodexHook",
     "CodexLayer",
+    "CodexMcpTool",
     "CodexPermissionMode",
     "Severity",
     "TrustStatus",
@@ -71,6 +78,17 @@ class CodexDiagnostic:
 
 @final
 @frozen(kw_only=True)
+class CodexMcpTool:
+    """What an ``mcp_tool`` handler calls: ``server``'s ``tool`` with ``input`` (``${path}``
+    filled from the hook input at each firing)."""
+
+    server: str
+    tool: str
+    input: Mapping[str, Any] = field(default_factory=FrozenDict)
+
+
+@final
+@frozen(kw_only=True)
 class CodexHook:
     """One admitted command handler: what to run, where it was declared, its trust.
 
@@ -97,6 +115,8 @@ class CodexHook:
     trust: TrustStatus = "trusted"
     plugin: str | None = None
     env: Mapping[str, str] | None = None
+    mcp_tool: CodexMcpTool | None = None
+    """Set for an ``mcp_tool`` handler (``command`` then names it: ``server/tool``)."""
 
     @property
     def runs(self) -> bool:
@@ -126,10 +146,24 @@ class CodexHook:
         return self.matcher.matches(names)
 
     def to_command(
-        self, *, shell: str, cwd: Path | None, env: Mapping[str, str] | None
+        self,
+        *,
+        shell: str,
+        cwd: Path | None,
+        env: Mapping[str, str] | None,
+        call: InProcessHook | None = None,
     ) -> HookCommand:
         """The ``HookCommand`` for one firing: ``<shell> -c <command>`` in the session's cwd
-        (a plugin's ``${PLUGIN_ROOT}``-style placeholders filled in, and set in its env)."""
+        (a plugin's ``${PLUGIN_ROOT}``-style placeholders filled in, and set in its env); an
+        ``mcp_tool`` handler's is ``call``, run in dsh's process."""
+        if self.mcp_tool is not None and call is not None:
+            return HookCommand(
+                argv=(self.command,),
+                timeout=self.timeout,
+                origin=self.origin(),
+                dedup_key=("codex", self.key),
+                call=call,
+            )
         command = self.command
         for name, value in (self.env or {}).items():
             command = command.replace(f"${{{name}}}", value)

@@ -267,7 +267,8 @@ CONFIG_LIMITS: Final = (
     "dsh's file tools (`Write`, `Edit`, `MultiEdit`) reach hooks under their own names with"
     " their own inputs, not as `apply_patch` with a patch text (a matcher `apply_patch` still"
     " selects them)",
-    "`mcp_tool` handlers are skipped with a diagnostic (dsh does not run them yet)",
+    "an `mcp_tool` handler whose call fails (no such server, not connected, `isError`) is a"
+    " failed hook; what 0.171 does then is not recorded",
     "requirements.toml `managed_dir` is not read",
     "a Bash call's `tool_response` lacks the output's final newline: dsh's Bash tool trims it",
     "`transcript_path` is dsh's own session log (JSONL of dsh events), not a Codex rollout",

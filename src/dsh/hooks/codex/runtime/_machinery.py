@@ -32,6 +32,7 @@ from dsh.hook_protocol import (
     HookDecodeError,
     HookOutcome,
     HookRun,
+    InProcessHook,
     MergedAnswers,
     RoutedSink,
     SessionStates,
@@ -99,6 +100,16 @@ def codex_stdin(payload: Mapping[str, Any]) -> bytes:
     text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
     # A lone surrogate (from a hostile prompt) goes out as its JSON escape.
     return text.encode("utf-8", "backslashreplace")
+
+
+def _mcp_call(agent: Agent, hook: CodexHook) -> InProcessHook | None:
+    """What runs an ``mcp_tool`` handler: a call on the session's servers (``None``: not one)."""
+    if hook.mcp_tool is None:
+        return None
+    from dsh.hooks.codex.runtime._mcp_tool_hook import CodexMcpToolHook
+    from dsh.mcp._session import MCP  # only where such a hook fires
+
+    return CodexMcpToolHook(servers=agent.ctx.get(MCP), target=hook.mcp_tool)
 
 
 def hook_run_id(hook: CodexHook) -> str:
@@ -242,8 +253,10 @@ class Runtime:
         if not hooks:
             return MergedAnswers()
         env = self._env()
+        cwd = agent.workspace.cwd
         handlers = [
-            (h, h.to_command(shell=self._shell, cwd=agent.workspace.cwd, env=env)) for h in hooks
+            (h, h.to_command(shell=self._shell, cwd=cwd, env=env, call=_mcp_call(agent, h)))
+            for h in hooks
         ]
         rules = _CodexRules(event)
         sink: Agent | RoutedSink = agent

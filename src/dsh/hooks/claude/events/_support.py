@@ -535,8 +535,15 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " compares files at fixed points, it runs no watcher",
         ),
     ),
-    "WorktreeCreate": not_supported("dsh does not manage worktrees"),
-    "WorktreeRemove": not_supported("dsh does not manage worktrees"),
+    "WorktreeCreate": not_supported(
+        "dsh makes `--worktree`'s worktree with git itself (docs/cli.md); a hook that replaces"
+        " it (2.1.332 runs it before SessionStart and takes the path it prints:"
+        " tests/fixtures/claude_worktree.json) is not run, nor are subagent worktrees made"
+    ),
+    "WorktreeRemove": not_supported(
+        "dsh removes no worktree: `--worktree`'s is kept, as 2.1.332 keeps it in `-p`, where"
+        " WorktreeRemove never fired (tests/fixtures/claude_worktree.json)"
+    ),
     "PreCompact": EventSupport(
         seam="agent/pre-compact",
         status="supported",

@@ -1,11 +1,13 @@
 """Record what the real Claude Code does with worktrees: ``--worktree [NAME]``, the
-WorktreeCreate and WorktreeRemove hooks, and a subagent's ``isolation: worktree`` (issue 31).
+WorktreeCreate and WorktreeRemove hooks, and a subagent's ``isolation: worktree``; and an
+unknown ``subagent_type`` in a project with no custom agents (issue 31).
 
 usage: python benchmarks/record_claude_worktree.py CLAUDE OUT.json
 
 Runs ``CLAUDE -p`` (2.1.332) once per case in a fresh git repository (one commit, no remote)
 against the loopback Anthropic mock of ``record_claude_bounds``, headless, permissions
-skipped, a private ``HOME``/``CLAUDE_CONFIG_DIR``, with ``tests/hooks_claude/scripts/record_hook.py``
+skipped, a private ``HOME``/``CLAUDE_CONFIG_DIR``, with
+``tests/hooks_claude/scripts/record_hook.py``
 on the case's events (``CASE_HOOK_RESPOND`` gives its answers). For each case it keeps the exit
 code, stderr, the hook invocations (event, cwd, payload), what the model was sent back, and the
 repository afterwards (``git worktree list``, branches, what is under ``.claude/worktrees``), with
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,7 +30,9 @@ from typing import Any
 
 from record_claude_bounds import _DONE, _bash, _model_view, _sse, _tool
 
-_HOOK = Path(__file__).resolve().parent.parent / "tests" / "hooks_claude" / "scripts" / "record_hook.py"
+_HOOK = (
+    Path(__file__).resolve().parent.parent / "tests" / "hooks_claude" / "scripts" / "record_hook.py"
+)
 _SHOW = "pwd; git branch --show-current; git rev-parse --git-common-dir"
 _RECORDED = ("SessionStart", "PreToolUse", "SubagentStart", "SessionEnd", "Stop")
 _AGENT = (
@@ -45,7 +50,10 @@ _DELEGATE = _tool(
 _WRITE = "echo changed > new-file.txt"
 
 CASES: dict[str, dict[str, Any]] = {
-    "flag-native": {"args": ["--worktree", "sample-wt"], "replies": [[_bash("toolu_a", _SHOW)], _DONE]},
+    "flag-native": {
+        "args": ["--worktree", "sample-wt"],
+        "replies": [[_bash("toolu_a", _SHOW)], _DONE],
+    },
     "flag-native-noname": {"args": ["--worktree"], "replies": [[_bash("toolu_a", _SHOW)], _DONE]},
     "flag-native-changed": {
         "args": ["--worktree", "sample-wt"],
@@ -85,7 +93,10 @@ CASES: dict[str, dict[str, Any]] = {
         "args": ["--worktree", "sample-wt"],
         "replies": [[_bash("toolu_a", "pwd")], _DONE],
     },
-    "flag-bad-name": {"args": ["--worktree", "../evil"], "replies": [[_bash("toolu_a", "pwd")], _DONE]},
+    "flag-bad-name": {
+        "args": ["--worktree", "../evil"],
+        "replies": [[_bash("toolu_a", "pwd")], _DONE],
+    },
     "subagent-native": {
         "files": {".claude/agents/wt-helper.md": _AGENT},
         "events": ["WorktreeRemove", "SubagentStop"],
@@ -104,6 +115,12 @@ CASES: dict[str, dict[str, Any]] = {
         "answers": {"WorktreeCreate": {"exit": 2, "stderr": "CASE-WT-REFUSED"}},
         "replies": [[_DELEGATE], [_bash("toolu_c", "pwd")], _DONE],
         "sub_replies": [[_bash("toolu_b", _SHOW)], [{"type": "text", "text": "sub done"}]],
+    },
+    "unknown-subagent-type": {
+        "replies": [
+            [{**_DELEGATE, "input": {**_DELEGATE["input"], "subagent_type": "no-such-agent"}}],
+            _DONE,
+        ],
     },
 }
 
@@ -170,11 +187,15 @@ def _init(project: Path) -> None:
     _git(project, "-c", "user.name=r", "-c", "user.email=r@e", "commit", "-q", "-m", "init")
 
 
-def _shown(value: Any, project: Path, run: Path) -> Any:
+def _shown(value: dict[str, Any], project: Path, run: Path) -> dict[str, Any]:
+    """``value`` with the run's folders (and the project's transcript folder) as names."""
     text = json.dumps(value)
+    slug = re.sub(r"[^A-Za-z0-9]", "-", str(project.resolve()))
+    text = text.replace(slug, "${PROJECT_SLUG}")
     for real, name in ((project, "${PROJECT_DIR}"), (run, "${RUN_DIR}")):
         text = text.replace(str(real.resolve()), name).replace(str(real), name)
-    return json.loads(text)
+    shown: dict[str, Any] = json.loads(text)
+    return shown
 
 
 def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str, Any]:
@@ -192,7 +213,12 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
         events = (*_RECORDED, *case.get("events", ()))
         hook = {"type": "command", "command": f"python3 {_HOOK} EVENT"}
         hooks = {
-            e: [{"matcher": "*", "hooks": [{**hook, "command": hook["command"].replace("EVENT", e)}]}]
+            e: [
+                {
+                    "matcher": "*",
+                    "hooks": [{**hook, "command": hook["command"].replace("EVENT", e)}],
+                }
+            ]
             for e in events
         }
         settings = run / "settings.json"
@@ -217,15 +243,17 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
         argv = [claude, "-p", "go", "--output-format", "stream-json", "--verbose"]
         argv += ["--settings", str(settings), "--dangerously-skip-permissions"]
         argv += ["--model", "claude-rec", *case.get("args", ())]
-        done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            argv, cwd=project, env=env, capture_output=True, text=True, timeout=300
+        )
         calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
         worktrees = project / ".claude" / "worktrees"
         after = {
             "worktree_list": _git(project, "worktree", "list", "--porcelain"),
             "branches": _git(project, "branch", "--list", "--format=%(refname:short)"),
-            "claude_worktrees": sorted(
-                str(p.relative_to(project)) for p in worktrees.glob("*")
-            ) if worktrees.exists() else None,
+            "claude_worktrees": sorted(str(p.relative_to(project)) for p in worktrees.glob("*"))
+            if worktrees.exists()
+            else None,
             "status": _git(project, "status", "--porcelain"),
         }
         result = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]

@@ -82,7 +82,7 @@ def test_worktree_runs_the_session_in_a_new_git_worktree_and_keeps_it(
     for line in lines:  # every hook: payload cwd, process cwd and CLAUDE_PROJECT_DIR
         assert line["cwd"] == line["process_cwd"] == line["project_dir"] == str(where)
     # Kept afterwards, registered, on its own branch from the repository's HEAD.
-    assert "main\nworktree-sample-wt" == _git(repo, "branch", "--format=%(refname:short)")
+    assert _git(repo, "branch", "--format=%(refname:short)") == "main\nworktree-sample-wt"
     assert recorded["after"]["branches"] == "main\nworktree-sample-wt"
     assert f"worktree {where}" in _git(repo, "worktree", "list", "--porcelain")
     assert _git(where, "rev-parse", "HEAD") == _git(repo, "rev-parse", "HEAD")

@@ -80,9 +80,14 @@ GENERAL_PURPOSE: Final = AgentType(
 @final
 @frozen
 class AgentTypes:
-    """The agent types a session offers (``general-purpose`` always among them)."""
+    """The agent types a session offers (``general-purpose`` always among them).
+
+    ``labels`` are type names the ``Agent`` tool takes without a type of their own (a bridge's
+    built-in types dsh does not have): the default agent runs under that name, and a refusal
+    names them with the others."""
 
     types: tuple[AgentType, ...] = ()
+    labels: tuple[str, ...] = ()
 
     def all(self) -> tuple[AgentType, ...]:
         """Every type, sorted as 2.1.332 lists them (by name, case aside); the first of a
@@ -93,7 +98,14 @@ class AgentTypes:
         return tuple(sorted(seen.values(), key=lambda t: t.name.lower()))
 
     def get(self, name: str) -> AgentType | None:
-        return next((t for t in self.all() if t.name == name), None)
+        found = next((t for t in self.all() if t.name == name), None)
+        return GENERAL_PURPOSE if found is None and name in self.labels else found
+
+    def names(self) -> tuple[str, ...]:
+        """Every name the ``Agent`` tool takes, types and labels, sorted as 2.1.332 names
+        them in a refusal (case aside)."""
+        names = {t.name for t in self.all()} | set(self.labels)
+        return tuple(sorted(names, key=str.lower))
 
     def listing(self) -> str:
         """The list 2.1.332 gives the model (in a system message), word for word."""

@@ -81,7 +81,7 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
     kind = types.get(args.subagent_type) if types is not None else GENERAL_PURPOSE
     if kind is None:
         # 2.1.332's refusal, word for word.
-        names = ", ".join(t.name for t in types.all()) if types is not None else ""
+        names = ", ".join(types.names()) if types is not None else ""
         return ToolResult.error(
             f"Agent type '{args.subagent_type}' not found. Available agents: {names}"
         )

@@ -168,8 +168,12 @@ the run's endpoint, as `/model NAME`), `permissionMode` (the subagent's calls ar
 in it unless the session is in `bypassPermissions`, `acceptEdits` or `auto`, and never in
 `bypassPermissions` unless the session is) and the body as its system prompt. With custom
 agents, the session's first prompt carries 2.1.332's list (`Available agent types for the
-Agent tool:`, `- name: description (Tools: …)`) and an unknown type is refused with
-2.1.332's `Agent type 'x' not found. Available agents: …`. A frontmatter `hooks:` map (an
+Agent tool:`, `- name: description (Tools: …)`). With custom agents or none, an unknown type
+is refused with 2.1.332's `Agent type 'x' not found. Available agents: …`, naming 2.1.332's
+built-in types too (`claude, Explore, general-purpose, Plan, statusline-setup` when there
+is no custom one: `unknown-subagent-type` in tests/fixtures/claude_worktree.json); dsh has
+no agents of its own for `claude`, `Explore`, `Plan` and `statusline-setup`, so those names
+start the default agent, as any name did before. A frontmatter `hooks:` map (an
 agent's or a skill's) is validated like a settings file's `hooks` (`dsh hooks check` names
 the file and line of each problem): an agent's run for that agent's own tool calls, its
 `Stop` as SubagentStop; a skill's run from the call after the skill was loaded (by the

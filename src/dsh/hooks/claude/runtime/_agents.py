@@ -27,10 +27,10 @@ class AgentListing(Handlers):
 
     def _mount_agents(self, ctx: Context) -> None:
         agents = self.runtime.agents
-        if not agents.agents:
-            return
+        # Always: an unknown type is refused as 2.1.332 refuses it, custom agents or not.
         ctx.provide(AGENT_TYPES, agents.types())
-        ctx.on(PROMPT_SUBMIT, self._list_agents)
+        if agents.agents:
+            ctx.on(PROMPT_SUBMIT, self._list_agents)
 
     async def _list_agents(
         self, agent: Agent, content: Content, source: PromptSource, nxt: Next[PromptDecision]

@@ -70,7 +70,9 @@ inherit"; its `include_only` still applies), as 2.1.332 has it in its own enviro
 (conformance `settings-env`); a number or a boolean becomes its JSON text, anything else
 is left out with a warning. dsh's model keys set there reach neither. A project's own
 `env` (project and local settings) applies once the project is trusted (`dsh hooks
-trust`): a variable such as `PATH` there changes what every hook and command runs.
+trust`): a variable such as `PATH` there changes what every hook and command runs. A
+settings file's `env` changed during a session applies from the next hook and command on,
+unless a ConfigChange hook blocks the change (see ConfigChange below).
 `disableAllHooks: true` runs no hook at all (conformance `disable-all-hooks`).
 
 `command` hooks run in the shell form through `sh -c` (`bash -c` with

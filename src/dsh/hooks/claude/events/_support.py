@@ -492,11 +492,17 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " before its PostToolUse (where 2.1.332's watcher fired in the recordings), and"
             " before each prompt",
             'exit 2 and `decision: "block"`: nothing shown anywhere, as in Claude Code',
+            "a settings file's new `env` applies to every later hook and Bash command unless a"
+            " hook blocked the change, as 2.1.332 applies it (`config-change`: the next Bash"
+            " prints the new value); a name no file sets any more is unset; a project's own"
+            " (`project_settings`, `local_settings`) only once the project is trusted",
         ),
         limits=(
-            "a change is not applied to the running session whether or not a hook blocks it:"
-            " dsh reads settings and skills when a session starts (`dsh run --resume` picks it"
-            " up); `config-change`'s new `env` is not seen by the session's later Bash",
+            "a changed file's `hooks`, `permissions` and other keys, and a changed skill, are"
+            " not applied to the running session: dsh reads them when a session starts (`dsh"
+            " run --resume` picks them up); settings files are compared only in a session that"
+            " declares a ConfigChange or FileChanged hook; a new `env` name is not filtered by"
+            " the environment policy's `include_only`",
             "a change made while dsh waits for the person at the terminal fires at the next"
             " prompt, not at once: dsh compares files, it runs no watcher",
         ),

@@ -147,8 +147,6 @@ def _trusted_env(catalog: Catalog, trust_dir: Path | None) -> Catalog:
 
     from dsh.hooks.claude.trust._records import project_trusted, read_record
 
-    if not any(source.kind in ("project", "local") for source, _ in catalog.env_layers):
-        return catalog
     if project_trusted(read_record(catalog.project_dir, trust_dir)):
         return catalog
     kept = tuple(
@@ -156,4 +154,4 @@ def _trusted_env(catalog: Catalog, trust_dir: Path | None) -> Catalog:
         for source, values in catalog.env_layers
         if source.kind not in ("project", "local")
     )
-    return dataclasses.replace(catalog, env_layers=kept)
+    return dataclasses.replace(catalog, env_layers=kept, project_env_trusted=False)

@@ -123,3 +123,68 @@ def test_worktree_refusals_are_claude_codes(
     assert done.stderr.strip() == f"dsh: {words}"
     assert "MODEL-CALLED" not in done.stdout
     assert not (project / ".claude").exists()
+
+
+AGENT = (
+    "---\nname: wt-helper\ndescription: Helper that runs in its own worktree\ntools: Bash\n"
+    "isolation: worktree\n---\nYou are a worktree helper.\n"
+)
+
+
+@pytest.mark.parametrize("changes", [False, True])
+def test_an_isolated_subagent_works_in_its_own_worktree(
+    tmp_path: Path, repo: Path, changes: bool
+) -> None:
+    case = RECORDED["subagent-native-changed" if changes else "subagent-native"]
+    (repo / ".claude" / "agents").mkdir(parents=True)
+    (repo / ".claude" / "agents" / "wt-helper.md").write_text(AGENT)
+    record = _hooked(tmp_path, repo)
+    child_call = "pwd > where.txt" if changes else "pwd"
+    child = [[_bash(child_call)], [{"type": "text", "text": "sub done"}]]
+    delegate: dict[str, Any] = {"description": "d", "prompt": "SUBTASK: run pwd"}
+    delegate |= {"subagent_type": "wt-helper", "run_in_background": False}
+    parent = [
+        [{"type": "tool_use", "name": "Agent", "input": delegate}],
+        [_bash("pwd")],
+        [{"type": "text", "text": "parent done"}],
+    ]
+    rules = [{"first_user_contains": "SUBTASK", "responses": child}, {"responses": parent}]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"anthropic": {"rules": rules}}))
+    args = ["--model", f"scripted:{script}", "--settings", str(tmp_path / "settings.json")]
+    args += ["--permission-mode", "bypassPermissions", "--output-format", "stream-json"]
+    done = dsh("run", *args, "--verbose", "go", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    child_cwds = {line["cwd"] for line in lines if "/.claude/worktrees/agent-a" in line["cwd"]}
+    assert len(child_cwds) == 1  # the child's PreToolUse: cwd the worktree
+    [where] = child_cwds
+    assert re.fullmatch(rf"{re.escape(str(repo))}/\.claude/worktrees/agent-a[0-9a-f]{{16}}", where)
+    for line in lines:  # payload and process cwd agree; CLAUDE_PROJECT_DIR stays the project
+        assert line["cwd"] == line["process_cwd"]
+        assert line["project_dir"] == str(repo)
+    assert [line["cwd"] for line in lines][-1] == str(repo)  # the parent's next call
+    branches = _git(repo, "branch", "--format=%(refname:short)").splitlines()
+    result = next(
+        block
+        for event in map(json.loads, done.stdout.splitlines())
+        if event.get("type") == "user"
+        for block in event["message"]["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    )
+    text = json.dumps(result)
+    name = where.rsplit("/", 1)[1]
+    if changes:  # kept, and named in the result, as recorded
+        assert case["after"]["claude_worktrees"] == [f".claude/worktrees/{case_name(case)}"]
+        assert Path(where, "where.txt").read_text() == f"{where}\n"
+        assert branches == ["main", f"worktree-{name}"]
+        assert f"worktreePath: {where}\\nworktreeBranch: worktree-{name}\\n<usage>" in text
+    else:  # removed with its branch, as recorded
+        assert case["after"]["claude_worktrees"] == []
+        assert not Path(where).exists()
+        assert branches == ["main"]
+        assert "worktreePath" not in text
+
+
+def case_name(case: dict[str, Any]) -> str:
+    return str(case["after"]["claude_worktrees"][0]).rsplit("/", 1)[1]

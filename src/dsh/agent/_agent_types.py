@@ -41,6 +41,8 @@ class AgentType:
     source: str = BUILT_IN
     path: Path | None = None
     """The file it was read from (``None``: built in)."""
+    isolation: str | None = None
+    """``"worktree"``: each child runs in a git worktree of its own (``_isolation``)."""
 
     def offers(self, tool: str) -> bool:
         """Whether a child of this type gets ``tool``."""

@@ -14,7 +14,8 @@ import asyncio
 import dataclasses
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent._agent import Agent
@@ -46,6 +47,7 @@ from dsh.tools import (
 
 if TYPE_CHECKING:
     from dsh.agent._subagent_input import AgentToolInput
+    from dsh.base._worktree import Worktree
 
 __all__ = ["AGENT_TOOL", "DEFAULT_SUBAGENT_TYPE", "subagent_plugin"]
 
@@ -86,16 +88,34 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
             f"Agent type '{args.subagent_type}' not found. Available agents: {names}"
         )
     agent_id = _new_agent_id()
+    worktree = None
+    if kind.isolation == "worktree":  # the child in a git worktree of its own
+        from dsh.agent._isolation import isolated_worktree
+        from dsh.base._worktree import WorktreeError
+
+        try:
+            project = parent.workspace.project_dir or parent.workspace.cwd
+            worktree = await asyncio.to_thread(isolated_worktree, project, agent_id)
+        except WorktreeError as exc:
+            return ToolResult.error(str(exc))
+    cwd = worktree.path if worktree is not None else None
     if _in_background(parent, args):
         output = open_output(parent, agent_id)
         on_event = output.write if output is not None else None
-        child = _child_agent(parent, store.create(), store, inv, args, agent_id, on_event, kind)
-        return _launch(parent, child, inv, args, output)
-    child = _child_agent(parent, store.create(), store, inv, args, agent_id, None, kind)
+        child = _child_agent(
+            parent, store.create(), store, inv, args, agent_id, on_event, kind, cwd
+        )
+        return _launch(parent, child, inv, args, output, worktree)
+    child = _child_agent(parent, store.create(), store, inv, args, agent_id, None, kind, cwd)
     started = time.monotonic()
     result = await _run_child(parent, child, inv, args)
     duration_ms = max(0, round((time.monotonic() - started) * 1000))
-    return _tool_result(parent, child, args, result, duration_ms)
+    shown = _tool_result(parent, child, args, result, duration_ms)
+    if worktree is None:
+        return shown
+    from dsh.agent._isolation import settled_result
+
+    return await asyncio.to_thread(settled_result, shown, worktree)
 
 
 def _in_background(parent: Agent, args: AgentToolInput) -> bool:
@@ -112,12 +132,14 @@ def _launch(
     inv: ToolInvocation,
     args: AgentToolInput,
     output: TaskOutput | None,
+    worktree: Worktree | None = None,
 ) -> ToolResult:
     """Start ``child`` as a background subagent; the call's result says so (2.1.332's)."""
     agent_id = child.agent_id or _new_agent_id()
     # Not tied to this call's signal: the call ends now; the parent's close cancels the child.
+    running = _run_child(parent, child, dataclasses.replace(inv, signal=None), args, output)
     run = asyncio.get_running_loop().create_task(
-        _run_child(parent, child, dataclasses.replace(inv, signal=None), args, output),
+        running if worktree is None else _then_settle(running, worktree),
         name=f"subagent:{agent_id}",
     )
     tool_use_id = _tool_use_id(parent, inv)
@@ -145,6 +167,16 @@ def _launch(
         "canContinueAgent": can_continue,
     }
     return ToolResult.ok(launch_text(agent_id, output, can_continue=can_continue), output=result)
+
+
+async def _then_settle(running: Coroutine[Any, Any, TurnResult], worktree: Worktree) -> TurnResult:
+    """A background child's run, then its worktree removed if nothing changed there."""
+    from dsh.base._worktree import remove_if_unchanged
+
+    try:
+        return await running
+    finally:
+        await asyncio.to_thread(remove_if_unchanged, worktree)
 
 
 def _tool_use_id(parent: Agent, inv: ToolInvocation) -> str | None:
@@ -199,11 +231,13 @@ def _child_agent(
     agent_id: str,
     on_event: Callable[[SessionEvent], None] | None,
     kind: AgentType,
+    cwd: Path | None = None,
 ) -> Agent:
     """The child: the parent's context and limits, its type's tools, model and system prompt
-    (the parent's where the type names none); a copy of its workspace."""
+    (the parent's where the type names none); a copy of its workspace (in ``cwd``, its
+    worktree, when it has one)."""
     workspace = Workspace(
-        cwd=parent.workspace.cwd,
+        cwd=cwd or parent.workspace.cwd,
         env=dict(parent.workspace.env),
         project_dir=parent.workspace.project_dir,
         # The same list, not a copy: what the session's hooks export later reaches the child too.

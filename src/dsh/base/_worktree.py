@@ -26,6 +26,7 @@ __all__ = [
     "create_worktree",
     "generated_name",
     "name_problem",
+    "remove_if_unchanged",
     "repository_root",
 ]
 
@@ -152,3 +153,20 @@ def _base(root: Path) -> str:
 
 def _head(path: Path) -> str:
     return _git(path, "rev-parse", "HEAD").stdout.strip()
+
+
+def remove_if_unchanged(worktree: Worktree) -> bool:
+    """Remove ``worktree`` and its branch when nothing changed in it (no file changed or
+    added, no commit), as 2.1.332 does after an ``isolation: worktree`` subagent (recorded:
+    ``subagent-native``; ``subagent-native-changed`` kept it); whether it was removed."""
+    try:
+        status = _git(worktree.path, "status", "--porcelain")
+        if status.returncode != 0 or status.stdout.strip() or _head(worktree.path) != worktree.base:
+            return False
+        removed = _git(worktree.repository, "worktree", "remove", "--force", str(worktree.path))
+        if removed.returncode != 0:
+            return False
+        _git(worktree.repository, "branch", "-D", worktree.branch)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return True

@@ -168,7 +168,13 @@ and each plugin; the project's win, then the user's, as for commands) are offere
 and a call of another is an unknown tool), `model` (`haiku`, a full name or `inherit`: on
 the run's endpoint, as `/model NAME`), `permissionMode` (the subagent's calls are checked
 in it unless the session is in `bypassPermissions`, `acceptEdits` or `auto`, and never in
-`bypassPermissions` unless the session is) and the body as its system prompt. With custom
+`bypassPermissions` unless the session is), `isolation: worktree` (each child in a git
+worktree of its own, `<repository>/.claude/worktrees/agent-<agent id>` on a new branch
+`worktree-agent-<agent id>`, where its tools and hooks run, `CLAUDE_PROJECT_DIR` staying the
+project; when it ends, removed with its branch if nothing changed there, else kept and named
+in the result's `worktreePath:` and `worktreeBranch:` lines, as 2.1.332 does:
+`subagent-native`, `subagent-native-changed` in tests/fixtures/claude_worktree.json) and the
+body as its system prompt. With custom
 agents, the session's first prompt carries 2.1.332's list (`Available agent types for the
 Agent tool:`, `- name: description (Tools: …)`). With custom agents or none, an unknown type
 is refused with 2.1.332's `Agent type 'x' not found. Available agents: …`, naming 2.1.332's

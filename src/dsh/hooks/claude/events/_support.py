@@ -542,12 +542,14 @@ _TABLE: Final[dict[str, EventSupport]] = {
         ),
     ),
     "WorktreeCreate": not_supported(
-        "dsh makes `--worktree`'s worktree with git itself (docs/cli.md); a hook that replaces"
-        " it (2.1.332 runs it before SessionStart and takes the path it prints:"
-        " tests/fixtures/claude_worktree.json) is not run, nor are subagent worktrees made"
+        "dsh makes the worktrees of `--worktree` and of an `isolation: worktree` subagent with"
+        " git itself (docs/cli.md, docs/hooks-claude.md); a hook that replaces that (2.1.332 runs"
+        " it before SessionStart, or before SubagentStart, and takes the path it prints:"
+        " tests/fixtures/claude_worktree.json) is not run"
     ),
     "WorktreeRemove": not_supported(
-        "dsh removes no worktree: `--worktree`'s is kept, as 2.1.332 keeps it in `-p`, where"
+        "dsh removes only an unchanged subagent worktree it made itself, where 2.1.332 fires"
+        " no WorktreeRemove either; `--worktree`'s is kept, as 2.1.332 keeps it in `-p`, where"
         " WorktreeRemove never fired (tests/fixtures/claude_worktree.json)"
     ),
     "PreCompact": EventSupport(

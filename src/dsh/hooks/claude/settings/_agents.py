@@ -288,14 +288,14 @@ def _read_agent(
         prompt=front.body.strip() or None,
         source=kind,
         path=path,
+        isolation=isolation if isinstance(isolation := fields.get("isolation"), str) else None,
     )
-    isolation = fields.get("isolation")
     return ClaudeAgent(
         type=agent_type,
         path=path,
         source=kind,
         hooks=hooks,
-        isolation=isolation if isinstance(isolation, str) else None,
+        isolation=agent_type.isolation,
     )
 
 

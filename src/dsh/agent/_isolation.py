@@ -1,0 +1,35 @@
+"""A subagent in its own git worktree: an agent type's ``isolation: worktree``.
+
+As 2.1.332 runs one (recorded: ``benchmarks/record_claude_worktree.py``,
+``tests/fixtures/claude_worktree.json``, ``subagent-native`` and ``-changed``): before the
+child starts, ``git worktree add`` at ``<repository>/.claude/worktrees/agent-<agent id>`` on
+a new branch ``worktree-agent-<agent id>``; the child works there (its tools and hooks, whose
+``CLAUDE_PROJECT_DIR`` stays the project). When it ends, a worktree with no change is
+removed with its branch; one with changes is kept, and the caller's result names it
+(``worktreePath:``, ``worktreeBranch:`` after the ``agentId:`` line).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dsh.base._worktree import Worktree, create_worktree, remove_if_unchanged
+from dsh.tools import ToolResult
+
+__all__ = ["isolated_worktree", "settled_result"]
+
+
+def isolated_worktree(project: Path, agent_id: str) -> Worktree:
+    """The worktree of the subagent ``agent_id`` (``WorktreeError`` when it cannot be made)."""
+    return create_worktree(project, f"agent-{agent_id}")
+
+
+def settled_result(result: ToolResult, worktree: Worktree) -> ToolResult:
+    """``result`` once the child's ``worktree`` is settled: removed when unchanged, else
+    named in the result's text, before its ``<usage>`` block."""
+    if remove_if_unchanged(worktree) or result.is_error:
+        return result
+    lines = f"worktreePath: {worktree.path}\nworktreeBranch: {worktree.branch}"
+    head, usage, tail = result.text.rpartition("\n<usage>")
+    text = f"{head}\n{lines}{usage}{tail}" if usage else f"{result.text}\n{lines}"
+    return ToolResult.ok(text, output=result.output)

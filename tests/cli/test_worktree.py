@@ -188,3 +188,37 @@ def test_an_isolated_subagent_works_in_its_own_worktree(
 
 def case_name(case: dict[str, Any]) -> str:
     return str(case["after"]["claude_worktrees"][0]).rsplit("/", 1)[1]
+
+
+def test_a_failing_worktree_create_hook_fails_the_agent_call(tmp_path: Path, repo: Path) -> None:
+    recorded = RECORDED["subagent-hook-exit2"]
+    (repo / ".claude" / "agents").mkdir(parents=True)
+    (repo / ".claude" / "agents" / "wt-helper.md").write_text(AGENT)
+    hook = {"type": "command", "command": "echo CASE-WT-REFUSED >&2; exit 2"}
+    (tmp_path / "settings.json").write_text(
+        json.dumps({"hooks": {"WorktreeCreate": [{"hooks": [hook]}]}})
+    )
+    delegate: dict[str, Any] = {"description": "d", "prompt": "SUBTASK: run pwd"}
+    delegate |= {"subagent_type": "wt-helper", "run_in_background": False}
+    parent = [[{"type": "tool_use", "name": "Agent", "input": delegate}], [_bash("pwd")]]
+    parent.append([{"type": "text", "text": "parent done"}])
+    rules = [{"first_user_contains": "SUBTASK", "responses": [[_bash("echo CHILD-RAN")]]}]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"anthropic": {"rules": [*rules, {"responses": parent}]}}))
+    args = ["--model", f"scripted:{script}", "--settings", str(tmp_path / "settings.json")]
+    args += ["--permission-mode", "bypassPermissions", "--output-format", "stream-json"]
+    done = dsh("run", *args, "--verbose", "go", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    [first, *_] = [
+        block
+        for event in map(json.loads, done.stdout.splitlines())
+        if event.get("type") == "user"
+        for block in event["message"]["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]
+    theirs = recorded["model_view"][0]["seen"][0]["tool_result"]
+    assert first["is_error"] is theirs["is_error"] is True
+    assert first["content"] in (theirs["content"], [{"type": "text", "text": theirs["content"]}])
+    assert "CHILD-RAN" not in done.stdout
+    assert not (repo / ".claude" / "worktrees").exists()
+    assert _git(repo, "branch", "--format=%(refname:short)") == "main"

@@ -10,15 +10,15 @@ it a type's child runs on its parent's model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Final, final
+from typing import Any, Final, final
 
 from dsh._frozen import frozen
 from dsh.context import ServiceKey
 from dsh.models import Model
 
-__all__ = ["AGENT_TYPES", "SUBAGENT_MODELS", "AgentType", "AgentTypes"]
+__all__ = ["AGENT_TYPES", "SUBAGENT_MODELS", "WORKTREE_MAKER", "AgentType", "AgentTypes"]
 
 BUILT_IN: Final = "built-in"
 
@@ -126,3 +126,10 @@ AGENT_TYPES: ServiceKey[AgentTypes] = ServiceKey("agent-types")
 
 SUBAGENT_MODELS: ServiceKey[Callable[[str], Model]] = ServiceKey("subagent-models")
 """A type's ``model`` name to the model its child runs on."""
+
+WORKTREE_MAKER: ServiceKey[Callable[[Any, str], Awaitable[Path]]] = ServiceKey("worktree-maker")
+"""What makes an ``isolation: worktree`` subagent's worktree in place of git, given the parent
+agent and the worktree's name (``agent-<agent id>``): its path, or ``dsh.base.DshError`` with
+the words the caller's model reads. The Claude Code bridge provides it when a WorktreeCreate
+hook is declared (2.1.332 runs that hook in place of ``git worktree add``); a worktree made
+so is never removed by dsh."""

@@ -12,16 +12,40 @@ removed with its branch; one with changes is kept, and the caller's result names
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from dsh.base._worktree import Worktree, create_worktree, remove_if_unchanged
 from dsh.tools import ToolResult
 
-__all__ = ["isolated_worktree", "settled_result"]
+__all__ = ["isolated_worktree", "named_result", "settled_result"]
 
 
 def isolated_worktree(project: Path, agent_id: str) -> Worktree:
     """The worktree of the subagent ``agent_id`` (``WorktreeError`` when it cannot be made)."""
     return create_worktree(project, f"agent-{agent_id}")
+
+
+def named_result(result: ToolResult, path: Path) -> ToolResult:
+    """``result`` naming a worktree a ``WORKTREE_MAKER`` made (``worktreePath:`` alone, as
+    2.1.332's result names one its WorktreeCreate hook made: ``worktree-subagent``)."""
+    if result.is_error:
+        return result
+    text = _with_lines(result.text, f"worktreePath: {path}")
+    return ToolResult.ok(text, output=_with_keys(result.output, worktreePath=str(path)))
+
+
+def _with_keys(output: Any, **keys: str) -> Any:
+    """The call's record with ``keys`` before its ``canContinueAgent`` (2.1.332's order)."""
+    if not isinstance(output, dict):
+        return output
+    last = {k: v for k, v in output.items() if k == "canContinueAgent"}
+    return {**{k: v for k, v in output.items() if k not in last}, **keys, **last}
+
+
+def _with_lines(text: str, lines: str) -> str:
+    """``text`` with ``lines`` before its ``<usage>`` block (at its end when it has none)."""
+    head, usage, tail = text.rpartition("\n<usage>")
+    return f"{head}\n{lines}{usage}{tail}" if usage else f"{text}\n{lines}"
 
 
 def settled_result(result: ToolResult, worktree: Worktree) -> ToolResult:
@@ -30,6 +54,7 @@ def settled_result(result: ToolResult, worktree: Worktree) -> ToolResult:
     if remove_if_unchanged(worktree) or result.is_error:
         return result
     lines = f"worktreePath: {worktree.path}\nworktreeBranch: {worktree.branch}"
-    head, usage, tail = result.text.rpartition("\n<usage>")
-    text = f"{head}\n{lines}{usage}{tail}" if usage else f"{result.text}\n{lines}"
-    return ToolResult.ok(text, output=result.output)
+    output = _with_keys(
+        result.output, worktreePath=str(worktree.path), worktreeBranch=worktree.branch
+    )
+    return ToolResult.ok(_with_lines(result.text, lines), output=output)

@@ -19,12 +19,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent._agent import Agent
-from dsh.agent._agent_types import AGENT_TYPES, GENERAL_PURPOSE, SUBAGENT_MODELS, AgentType
+from dsh.agent._agent_types import (
+    AGENT_TYPES,
+    GENERAL_PURPOSE,
+    SUBAGENT_MODELS,
+    WORKTREE_MAKER,
+    AgentType,
+)
 from dsh.agent._background import launch_background
 from dsh.agent._channels import SUBAGENT_END, SUBAGENT_START
 from dsh.agent._handback import foreground_output
 from dsh.agent._task_output import TaskOutput, open_output
 from dsh.agent._turn import ABORTED, COMPLETED, STOPPED, TurnResult
+from dsh.base import DshError
 from dsh.context import Context
 from dsh.models import Model
 from dsh.session import (
@@ -88,17 +95,20 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
             f"Agent type '{args.subagent_type}' not found. Available agents: {names}"
         )
     agent_id = _new_agent_id()
-    worktree = None
+    worktree, made = None, None
     if kind.isolation == "worktree":  # the child in a git worktree of its own
         from dsh.agent._isolation import isolated_worktree
-        from dsh.base._worktree import WorktreeError
 
+        maker = parent.ctx.get(WORKTREE_MAKER)
         try:
-            project = parent.workspace.project_dir or parent.workspace.cwd
-            worktree = await asyncio.to_thread(isolated_worktree, project, agent_id)
-        except WorktreeError as exc:
+            if maker is not None:  # a hook makes it in place of git
+                made = await maker(parent, f"agent-{agent_id}")
+            else:
+                project = parent.workspace.project_dir or parent.workspace.cwd
+                worktree = await asyncio.to_thread(isolated_worktree, project, agent_id)
+        except DshError as exc:
             return ToolResult.error(str(exc))
-    cwd = worktree.path if worktree is not None else None
+    cwd = worktree.path if worktree is not None else made
     if _in_background(parent, args):
         output = open_output(parent, agent_id)
         on_event = output.write if output is not None else None
@@ -111,6 +121,10 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
     result = await _run_child(parent, child, inv, args)
     duration_ms = max(0, round((time.monotonic() - started) * 1000))
     shown = _tool_result(parent, child, args, result, duration_ms)
+    if made is not None:
+        from dsh.agent._isolation import named_result
+
+        return named_result(shown, made)
     if worktree is None:
         return shown
     from dsh.agent._isolation import settled_result

@@ -541,14 +541,30 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " compares files at fixed points, it runs no watcher",
         ),
     ),
-    "WorktreeCreate": not_supported(
-        "dsh makes the worktrees of `--worktree` and of an `isolation: worktree` subagent with"
-        " git itself (docs/cli.md, docs/hooks-claude.md); a hook that replaces that (2.1.332 runs"
-        " it before SessionStart, or before SubagentStart, and takes the path it prints:"
-        " tests/fixtures/claude_worktree.json) is not run"
+    "WorktreeCreate": EventSupport(
+        seam="subagent/start",
+        status="partial",
+        applied=(
+            "fires for an `isolation: worktree` subagent after the `Agent` call's PreToolUse and"
+            " before SubagentStart, with `name` (`agent-<agent_id>`), the session's `cwd` and"
+            " `prompt_id`, as 2.1.332 fires it (`worktree-subagent`); the hook replaces `git"
+            " worktree add`: the child works in the folder the first hook printed on stdout"
+            " (`hookSpecificOutput.worktreePath` in JSON), its tools and hooks there, its"
+            " `CLAUDE_PROJECT_DIR` the project; the result names it (`worktreePath:`); dsh never"
+            " removes it",
+            "exit 2, another failure, no output or a folder that is not there: the `Agent` call"
+            " fails with 2.1.332's `WorktreeCreate hook failed: hook succeeded but returned no"
+            " worktree path (…)` and no subagent starts (`subagent-hook-exit2` in"
+            " tests/fixtures/claude_worktree.json)",
+        ),
+        limits=(
+            "not run for `dsh run --worktree`: dsh makes that worktree with git before the"
+            " session exists (2.1.332 runs the hook there too, before SessionStart:"
+            " `worktree-flag`)",
+        ),
     ),
     "WorktreeRemove": not_supported(
-        "dsh removes only an unchanged subagent worktree it made itself, where 2.1.332 fires"
+        "dsh removes no worktrees but an unchanged subagent one it made itself, where 2.1.332 fires"
         " no WorktreeRemove either; `--worktree`'s is kept, as 2.1.332 keeps it in `-p`, where"
         " WorktreeRemove never fired (tests/fixtures/claude_worktree.json)"
     ),

@@ -49,6 +49,13 @@ _DELEGATE = _tool(
 )
 _WRITE = "echo changed > new-file.txt"
 
+
+def _judge(kind: str, prompt: str, model: str | None = None) -> dict[str, Any]:
+    """A matcher group with one ``prompt`` or ``agent`` handler (naming ``model``, if given)."""
+    handler = {"type": kind, "prompt": f"{prompt} $ARGUMENTS"}
+    return {"hooks": [handler if model is None else {**handler, "model": model}]}
+
+
 CASES: dict[str, dict[str, Any]] = {
     "flag-native": {
         "args": ["--worktree", "sample-wt"],
@@ -116,6 +123,25 @@ CASES: dict[str, dict[str, Any]] = {
         "replies": [[_DELEGATE], [_bash("toolu_c", "pwd")], _DONE],
         "sub_replies": [[_bash("toolu_b", _SHOW)], [{"type": "text", "text": "sub done"}]],
     },
+    "prompt-hook-models": {
+        "models": True,
+        "hook_settings": {
+            "PreToolUse": [
+                _judge("prompt", "Default model?"),
+                _judge("prompt", "Haiku?", "haiku"),
+                _judge("prompt", "Sonnet?", "sonnet"),
+                _judge("prompt", "Full?", "claude-full-x"),
+            ],
+        },
+        "replies": [[_bash("toolu_a", "echo hi")], _DONE],
+    },
+    "agent-hook-models": {
+        "models": True,
+        "hook_settings": {
+            "Stop": [_judge("agent", "Default agent?"), _judge("agent", "Haiku agent?", "haiku")],
+        },
+        "replies": [_DONE],
+    },
     "unknown-subagent-type": {
         "replies": [
             [{**_DELEGATE, "input": {**_DELEGATE["input"], "subagent_type": "no-such-agent"}}],
@@ -133,6 +159,7 @@ class Mock:
         self.replies: list[list[dict[str, Any]]] = [_DONE]
         self.sub_replies: list[list[dict[str, Any]]] = [_DONE]
         self.bodies: list[dict[str, Any]] = []
+        self.models: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         mock = self
 
@@ -157,7 +184,17 @@ class Mock:
                 body = json.loads(raw or b"{}")
                 tools = [t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
                 turns = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
-                if "Bash" in tools:
+                system = json.dumps(body.get("system"))[:20000]
+                with mock.lock:
+                    mock.models.append(
+                        {"model": body.get("model"), "tools": tools, "hook": "hook" in system}
+                    )
+                if "ok" in json.dumps(body.get("output_config") or {}) and "Bash" not in tools:
+                    turns, reply = 99, [{"type": "text", "text": '{"ok": true}'}]
+                elif "StructuredOutput" in tools and "Agent" not in tools:
+                    turns = 99
+                    reply = [_tool("toolu_so", "StructuredOutput", ok=True)]
+                elif "Bash" in tools:
                     with mock.lock:
                         mock.bodies.append(body)
                         script = mock.replies if "Agent" in tools else mock.sub_replies
@@ -221,6 +258,8 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
             ]
             for e in events
         }
+        for event, groups in case.get("hook_settings", {}).items():
+            hooks.setdefault(event, []).extend(groups)
         settings = run / "settings.json"
         settings.write_text(json.dumps({"hooks": hooks}))
         answers = json.loads(json.dumps(case.get("answers", {})).replace("${RUN_DIR}", str(run)))
@@ -228,6 +267,7 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
             mock.replies = case["replies"]
             mock.sub_replies = case.get("sub_replies", [_DONE])
             mock.bodies = []
+            mock.models = []
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
         env |= {
             "HOME": str(home),
@@ -268,6 +308,7 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
                     for c in calls
                 ],
                 "model_view": _model_view(mock.bodies),
+                "models": mock.models if case.get("models") else None,
                 "after": after,
             },
             project,

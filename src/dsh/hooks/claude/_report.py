@@ -111,8 +111,11 @@ would (the model reads `[<prompt>]: R`, the prompt as configured) and, except on
 `SubagentStop` and unless `continueOnBlock`, ends the turn after the call as 2.1.332 does;
 `{"ok": true}` lets the action go on; an answer that is not such JSON, or a failed model
 request, is a non-blocking failure; the timeout is 30 s unless declared. A handler's `model`
-is not honoured: the session's model judges (dsh selects no second model for a hook), as
-2.1.332 does when `model` is left out.
+names the model that judges, on the run's endpoint as a custom agent's `model` (`dsh run`:
+as `/model NAME`); without one the session's model judges, as 2.1.332 picks them (recorded:
+`prompt-hook-models` in tests/fixtures/claude_worktree.json; there is no small/fast
+default). 2.1.332 sends an alias there as it is (`haiku`); dsh's Anthropic client sends the
+id it stands for (`claude-haiku-5-5`), as for every request.
 
 `agent` hooks run a small subagent, as 2.1.332 does (conformance `agent-hook-stop`): the
 session's model, 2.1.332's system prompt (verifying a stop condition on `Stop` and
@@ -127,7 +130,8 @@ sent back with 2.1.332's `[structured-output-enforce]` line (at most 50 requests
 feedback, framed as for a command's block); `{"ok": true}` lets the action go on; no verdict
 is a non-blocking failure; the timeout is 60 s unless declared. Its calls go through the
 session's permission policy (2.1.332 runs them in `dontAsk`, which only the payload says
-here); `model` is not honoured, as for `prompt` hooks.
+here); a handler's `model` names the model it runs on, as for `prompt` hooks (an alias
+sent as the id it stands for, as 2.1.332 sends it: `agent-hook-models`).
 
 A hook gets its payload on stdin as Claude Code 2.1.332 writes it: compact JSON, UTF-8
 unescaped, one trailing newline; the transcript at `transcript_path` has its lines in the

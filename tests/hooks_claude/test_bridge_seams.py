@@ -231,7 +231,9 @@ async def test_subagent_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
                             "Agent",
                             description="d",
                             prompt="SUBTASK: echo",
-                            subagent_type="helper",
+                            # One of 2.1.332's built-in types (no custom agent here: an
+                            # unknown type is refused, as 2.1.332 refuses it).
+                            subagent_type="Explore",
                             run_in_background=False,
                         )
                     ],
@@ -273,7 +275,7 @@ async def test_subagent_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     (stop,) = rig.payloads("SubagentStop")
     for p in (start, child_pre, stop):
         assert p["session_id"] == agent.session_id
-        assert p["agent_type"] == "helper"
+        assert p["agent_type"] == "Explore"
         assert p["agent_id"] == start["agent_id"]
     assert "agent_id" not in rig.payloads("PreToolUse")[0]
     assert stop["last_assistant_message"] == "sub done"

@@ -77,7 +77,7 @@ async def test_a_subagents_bash_sees_the_sessions_exports(
             {
                 "has_tool": "Agent",
                 "responses": [
-                    [foreground_agent("SUBTASK: echo", subagent_type="x")],
+                    [foreground_agent("SUBTASK: echo", subagent_type="general-purpose")],
                     [text("parent done")],
                 ],
             },

@@ -19,10 +19,14 @@ from hypothesis import strategies as st
 
 from dsh._schema import SchemaRefusal, decode
 from dsh.hooks.claude.settings._models import (
+    AgentHandler,
     CommandHandler,
+    HttpHandler,
     MatcherGroup,
+    McpToolHandler,
     PluginHooksFileModel,
     PluginManifestModel,
+    PromptHandler,
     Settings,
     describe_validation_error,
     extra,
@@ -219,3 +223,44 @@ def test_refusals_in_the_words_users_see() -> None:
         "dict_type",
         "`hooks.dict[str,any]`: Input should be a valid dictionary (got 3)",
     )
+
+
+_EVERY_SHARED_FIELD_BAD = {"timeout": 0, "statusMessage": 1, "once": "x", "if": 2}
+
+
+@pytest.mark.parametrize(
+    ("schema", "own", "order"),
+    [
+        (
+            CommandHandler,
+            {"type": "command", "command": "", "args": [1], "shell": "sh", "onFailure": "x"},
+            ["command", "args", "timeout", "shell", "onFailure"],
+        ),
+        (
+            HttpHandler,
+            {"type": "http", "url": "", "headers": 1, "onFailure": "x"},
+            ["url", "headers", "timeout", "onFailure"],
+        ),
+        (
+            PromptHandler,
+            {"type": "prompt", "continueOnBlock": 1},
+            ["prompt", "continueOnBlock", "timeout"],
+        ),
+        (AgentHandler, {"type": "agent", "prompt": "", "model": 1}, ["prompt", "model", "timeout"]),
+        (
+            McpToolHandler,
+            {"type": "mcp_tool", "tool": "", "input": 1},
+            ["server", "tool", "input", "timeout"],
+        ),
+    ],
+)
+def test_a_handlers_problems_are_named_in_its_own_field_order(
+    schema: type[msgspec.Struct], own: dict[str, Any], order: list[str]
+) -> None:
+    # The shared fields live on one base struct (msgspec puts them first); the problems
+    # are still named content fields, timeout, run options, then statusMessage, once, if.
+    data = dict(reversed([*own.items(), *_EVERY_SHARED_FIELD_BAD.items()]))
+    with pytest.raises(SchemaRefusal) as caught:
+        decode(data, schema)
+    named = [field for field, _kind, _reason in describe_validation_error(caught.value, schema)]
+    assert named == [*order, "statusMessage", "once", "if"]

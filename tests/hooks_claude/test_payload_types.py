@@ -51,11 +51,13 @@ def test_every_recorded_payload_has_exactly_its_events_keys_in_order() -> None:
     require_corpus(CASES_DIR, ci=on_ci())
     payloads = recorded_payloads(CASES_DIR)
     assert len(payloads) > 500
-    # The events dsh sends that only the claude-next corpus records (its MCP cases).
+    # The events dsh sends that only the claude-next corpus records (its MCP and worktree
+    # cases).
     nexts = [
         (where, p)
         for where, p in recorded_payloads(CONFORMANCE / "claude-next")
-        if where.split("/")[0].startswith("mcp-") and p.get("hook_event_name") in HOOK_INPUTS
+        if where.split("/")[0].startswith(("mcp-", "worktree-"))
+        and p.get("hook_event_name") in HOOK_INPUTS
     ]
     payloads += nexts + _fixture_payloads()
     # Recorded elsewhere (claude-next's config-change, tests/fixtures/claude_events.json):

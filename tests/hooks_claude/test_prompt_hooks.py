@@ -289,3 +289,81 @@ def test_prompt_and_agent_handlers_are_admitted_but_not_agent_on_permission_requ
     (diag,) = catalog.warnings
     assert "not supported for PermissionRequest" in diag.reason
     assert "not supported by this host" not in catalog.render_report()
+
+
+MODELS = json.loads((Path(__file__).parents[1] / "fixtures" / "claude_worktree.json").read_text())
+
+
+@pytest.mark.parametrize("named", [None, "haiku"])
+async def test_a_prompt_hooks_model_names_the_model_that_judges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str | None
+) -> None:
+    # 2.1.332: no `model`, the session's (not a small/fast one); `model: haiku`, that one
+    # (prompt-hook-models: the judge's requests named "claude-rec", then "haiku").
+    recorded = [m["model"] for m in MODELS["prompt-hook-models"]["models"] if not m["tools"]]
+    assert recorded[:2] == ["claude-rec", "haiku"]
+    from dsh.agent import SUBAGENT_MODELS
+    from dsh.models import ScriptedModel
+
+    harness = make_harness(tmp_path, judged(['{"ok": true}']))
+    handler: dict[str, object] = {"prompt": "judge $ARGUMENTS"}
+    if named is not None:
+        handler["model"] = named
+    rig = mount_hooks(tmp_path, monkeypatch, harness, prompt_hooks("PreToolUse", handler), None)
+    asked: list[str] = []
+    judge = ScriptedModel(judged(['{"ok": false, "reason": "FROM-THE-NAMED-MODEL"}']))
+
+    def resolve(name: str) -> ScriptedModel:
+        asked.append(name)
+        return judge
+
+    rig.harness.ctx.provide(SUBAGENT_MODELS, resolve)
+    agent, _result = await rig.run("Please run echo hi")
+    results = [
+        content_text(m.content) for m in agent.messages() if isinstance(m, ToolResultMessage)
+    ]
+    assert asked == ([] if named is None else ["haiku"])
+    assert ("FROM-THE-NAMED-MODEL" in results[0]) is (named is not None)
+
+
+@pytest.mark.parametrize("named", [None, "haiku"])
+async def test_an_agent_hooks_model_names_the_model_its_subagent_runs_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str | None
+) -> None:
+    # 2.1.332: no `model`, the session's; `model: haiku`, that one (agent-hook-models).
+    recorded = [m["model"] for m in MODELS["agent-hook-models"]["models"]]
+    assert recorded[1:] == ["claude-rec", "claude-haiku-5-5"]
+    from dsh.agent import SUBAGENT_MODELS
+    from dsh.models import ScriptedModel
+
+    def verdict(reason: str) -> dict[str, Any]:
+        call = {"ok": False, "reason": reason}
+        rule = {"has_tool": "StructuredOutput", "responses": [[tool("StructuredOutput", call)]]}
+        script = judged(["unused"])
+        script["rules"] = [rule, *script["rules"]]  # type: ignore[misc]
+        return script
+
+    harness = make_harness(tmp_path, verdict("FROM-THE-SESSION-MODEL"))
+    handler: dict[str, Any] = {"type": "agent", "prompt": "check"}
+    if named is not None:
+        handler["model"] = named
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}
+    rig = mount_hooks(tmp_path, monkeypatch, harness, hooks, None)
+    asked: list[str] = []
+
+    def resolve(name: str) -> ScriptedModel:
+        asked.append(name)
+        return ScriptedModel(verdict("FROM-THE-NAMED-MODEL"))
+
+    rig.harness.ctx.provide(SUBAGENT_MODELS, resolve)
+    agent, _result = await rig.run("Please run echo hi")
+    results = [
+        content_text(m.content) for m in agent.messages() if isinstance(m, ToolResultMessage)
+    ]
+    assert asked == ([] if named is None else ["haiku"])
+    expected = "FROM-THE-SESSION-MODEL" if named is None else "FROM-THE-NAMED-MODEL"
+    assert results[0].endswith(f"Agent hook condition was not met: {expected}")
+
+
+def tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "tool_use", "name": name, "input": arguments}

@@ -25,7 +25,7 @@ async def test_a_json_block_gives_the_subagent_another_step(
             {
                 "has_tool": "Agent",
                 "responses": [
-                    [foreground_agent("SUBTASK: echo", subagent_type="x")],
+                    [foreground_agent("SUBTASK: echo", subagent_type="general-purpose")],
                     [text("parent done")],
                 ],
             },

@@ -26,6 +26,7 @@ REFERENCE = SHARED_REFERENCE / "claude-code-hooks.md"
 NEWER_THAN_REFERENCE = {"PreSkillShellCommand"}
 
 SEAMS = {
+    "WorktreeCreate": "subagent/start",
     "Setup": "agent/setup",
     "SessionStart": "agent/session-start",
     "InstructionsLoaded": "agent/instructions-loaded",

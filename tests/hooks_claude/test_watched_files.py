@@ -46,26 +46,19 @@ async def test_config_change_replays_as_recorded(
     await replay_module.replay(case, rig, places)
     problems: list[str] = []
     conformance.compare_invocations(NEXT / "config-change", rig, places, back, problems)
-    # As recorded, but for two limits: the new settings' `env`, which the second Bash call
-    # prints (dsh applies settings when a session starts; docs/hooks-claude.md, ConfigChange),
-    # and `bashEditDiff`, the diff 2.1.332 adds to the tool_response of a Bash call that
-    # changed a file (not built; issue 28).
-    edit, env_post, env_batch = problems
+    # As recorded (the new settings' `env` reaches the second Bash call, as 2.1.332 applies
+    # it mid-session), but for `bashEditDiff`, the diff 2.1.332 adds to the tool_response of
+    # a Bash call that changed a file (not built; issue 28).
+    [edit] = problems
     assert edit.startswith("PostToolUse.tool_response: 2.1.332")
     assert "'bashEditDiff'" in edit.split(", dsh ")[0]
     assert "'bashEditDiff'" not in edit.split(", dsh ")[1]
-    assert env_post.startswith("PostToolUse.tool_response: 2.1.332")
-    assert "'stdout': 'X=from-new-settings'" in env_post
-    assert "dsh {'stdout': 'X='," in env_post
-    assert env_batch.startswith("PostToolBatch.tool_calls: 2.1.332")
-    assert "'tool_response': 'X=from-new-settings'" in env_batch
-    assert env_batch.endswith("'tool_response': 'X='}]")
     requests = rig.requests()
     assert len(requests) == len(case["model_view"])
     last = [i for i in conformance.our_items(requests[-1], back) if "tool_result" in i]
     assert last == [
         {"tool_result": "(Bash completed with no output)", "is_error": False},
-        {"tool_result": "X=", "is_error": False},
+        {"tool_result": "X=from-new-settings", "is_error": False},
     ]
 
 
@@ -117,3 +110,25 @@ async def test_a_file_changed_matcher_watches_that_file_and_filters_by_name(
     await rig.run("go")
     events = [(p["file_path"].rsplit("/", 1)[-1], p["event"]) for p in rig.payloads("FileChanged")]
     assert events == [("a.env", "add"), ("a.env", "unlink"), ("b.txt", "add")]
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+async def test_a_changed_settings_env_reaches_later_hooks_and_commands_unless_blocked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blocked: bool
+) -> None:
+    # config-change's rule (the new env applies mid-session) for the local settings file, and
+    # a ConfigChange block keeping it out; a name no file sets any more is gone.
+    local = tmp_path / "project" / ".claude" / "settings.local.json"
+    write = f'echo \'{{"env": {{"CLAUDE_CASE_X": "new"}}}}\' > {local}'
+    calls = [[bash(write)], [bash("echo X=$CLAUDE_CASE_X")], [bash(f"rm {local}")]]
+    calls += [[bash("echo X=$CLAUDE_CASE_X")], [text("done")]]
+    answers = {"ConfigChange": {"exit": 2, "stderr": "refused"}} if blocked else None
+    events = [*EVENTS, "ConfigChange"]
+    rig = make_rig(tmp_path, monkeypatch, {"rules": [{"responses": calls}]}, events, answers)
+    await rig.run("go")
+    assert [p["source"] for p in rig.payloads("ConfigChange")] == ["local_settings"] * 2
+    printed = [p["tool_response"]["stdout"] for p in rig.payloads("PostToolUse")]
+    assert printed[1] == ("X=" if blocked else "X=new")
+    assert printed[3] == "X="
+    seen = [e["env"].get("CLAUDE_CASE_X") for e in rig.entries() if e["event"] == "PostToolUse"]
+    assert seen == [None, None, None, None] if blocked else seen == ["new", "new", None, None]

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 
 from dsh._public import lazy, publish
 from dsh.agent._agent import Agent
-from dsh.agent._agent_types import AGENT_TYPES, SUBAGENT_MODELS, AgentType, AgentTypes
+from dsh.agent._agent_types import (
+    AGENT_TYPES,
+    SUBAGENT_MODELS,
+    WORKTREE_MAKER,
+    AgentType,
+    AgentTypes,
+)
 from dsh.agent._background import (
     notifications_ready,
     run_notifications,
@@ -123,6 +129,7 @@ __all__ = [
     "TURN_CONTINUATION",
     "TURN_ERROR",
     "TURN_STOP",
+    "WORKTREE_MAKER",
     "Agent",
     "AgentOptions",
     "AgentToolInput",

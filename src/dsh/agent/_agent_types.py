@@ -10,15 +10,15 @@ it a type's child runs on its parent's model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Final, final
+from typing import Any, Final, final
 
 from dsh._frozen import frozen
 from dsh.context import ServiceKey
 from dsh.models import Model
 
-__all__ = ["AGENT_TYPES", "SUBAGENT_MODELS", "AgentType", "AgentTypes"]
+__all__ = ["AGENT_TYPES", "SUBAGENT_MODELS", "WORKTREE_MAKER", "AgentType", "AgentTypes"]
 
 BUILT_IN: Final = "built-in"
 
@@ -41,6 +41,8 @@ class AgentType:
     source: str = BUILT_IN
     path: Path | None = None
     """The file it was read from (``None``: built in)."""
+    isolation: str | None = None
+    """``"worktree"``: each child runs in a git worktree of its own (``_isolation``)."""
 
     def offers(self, tool: str) -> bool:
         """Whether a child of this type gets ``tool``."""
@@ -80,9 +82,14 @@ GENERAL_PURPOSE: Final = AgentType(
 @final
 @frozen
 class AgentTypes:
-    """The agent types a session offers (``general-purpose`` always among them)."""
+    """The agent types a session offers (``general-purpose`` always among them).
+
+    ``labels`` are type names the ``Agent`` tool takes without a type of their own (a bridge's
+    built-in types dsh does not have): the default agent runs under that name, and a refusal
+    names them with the others."""
 
     types: tuple[AgentType, ...] = ()
+    labels: tuple[str, ...] = ()
 
     def all(self) -> tuple[AgentType, ...]:
         """Every type, sorted as 2.1.332 lists them (by name, case aside); the first of a
@@ -93,7 +100,14 @@ class AgentTypes:
         return tuple(sorted(seen.values(), key=lambda t: t.name.lower()))
 
     def get(self, name: str) -> AgentType | None:
-        return next((t for t in self.all() if t.name == name), None)
+        found = next((t for t in self.all() if t.name == name), None)
+        return GENERAL_PURPOSE if found is None and name in self.labels else found
+
+    def names(self) -> tuple[str, ...]:
+        """Every name the ``Agent`` tool takes, types and labels, sorted as 2.1.332 names
+        them in a refusal (case aside)."""
+        names = {t.name for t in self.all()} | set(self.labels)
+        return tuple(sorted(names, key=str.lower))
 
     def listing(self) -> str:
         """The list 2.1.332 gives the model (in a system message), word for word."""
@@ -112,3 +126,10 @@ AGENT_TYPES: ServiceKey[AgentTypes] = ServiceKey("agent-types")
 
 SUBAGENT_MODELS: ServiceKey[Callable[[str], Model]] = ServiceKey("subagent-models")
 """A type's ``model`` name to the model its child runs on."""
+
+WORKTREE_MAKER: ServiceKey[Callable[[Any, str], Awaitable[Path]]] = ServiceKey("worktree-maker")
+"""What makes an ``isolation: worktree`` subagent's worktree in place of git, given the parent
+agent and the worktree's name (``agent-<agent id>``): its path, or ``dsh.base.DshError`` with
+the words the caller's model reads. The Claude Code bridge provides it when a WorktreeCreate
+hook is declared (2.1.332 runs that hook in place of ``git worktree add``); a worktree made
+so is never removed by dsh."""

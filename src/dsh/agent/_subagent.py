@@ -14,16 +14,24 @@ import asyncio
 import dataclasses
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent._agent import Agent
-from dsh.agent._agent_types import AGENT_TYPES, GENERAL_PURPOSE, SUBAGENT_MODELS, AgentType
+from dsh.agent._agent_types import (
+    AGENT_TYPES,
+    GENERAL_PURPOSE,
+    SUBAGENT_MODELS,
+    WORKTREE_MAKER,
+    AgentType,
+)
 from dsh.agent._background import launch_background
 from dsh.agent._channels import SUBAGENT_END, SUBAGENT_START
 from dsh.agent._handback import foreground_output
 from dsh.agent._task_output import TaskOutput, open_output
 from dsh.agent._turn import ABORTED, COMPLETED, STOPPED, TurnResult
+from dsh.base import DshError
 from dsh.context import Context
 from dsh.models import Model
 from dsh.session import (
@@ -46,6 +54,7 @@ from dsh.tools import (
 
 if TYPE_CHECKING:
     from dsh.agent._subagent_input import AgentToolInput
+    from dsh.base._worktree import Worktree
 
 __all__ = ["AGENT_TOOL", "DEFAULT_SUBAGENT_TYPE", "subagent_plugin"]
 
@@ -81,21 +90,46 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
     kind = types.get(args.subagent_type) if types is not None else GENERAL_PURPOSE
     if kind is None:
         # 2.1.332's refusal, word for word.
-        names = ", ".join(t.name for t in types.all()) if types is not None else ""
+        names = ", ".join(types.names()) if types is not None else ""
         return ToolResult.error(
             f"Agent type '{args.subagent_type}' not found. Available agents: {names}"
         )
     agent_id = _new_agent_id()
+    worktree, made = None, None
+    if kind.isolation == "worktree":  # the child in a git worktree of its own
+        from dsh.agent._isolation import isolated_worktree
+
+        maker = parent.ctx.get(WORKTREE_MAKER)
+        try:
+            if maker is not None:  # a hook makes it in place of git
+                made = await maker(parent, f"agent-{agent_id}")
+            else:
+                project = parent.workspace.project_dir or parent.workspace.cwd
+                worktree = await asyncio.to_thread(isolated_worktree, project, agent_id)
+        except DshError as exc:
+            return ToolResult.error(str(exc))
+    cwd = worktree.path if worktree is not None else made
     if _in_background(parent, args):
         output = open_output(parent, agent_id)
         on_event = output.write if output is not None else None
-        child = _child_agent(parent, store.create(), store, inv, args, agent_id, on_event, kind)
-        return _launch(parent, child, inv, args, output)
-    child = _child_agent(parent, store.create(), store, inv, args, agent_id, None, kind)
+        child = _child_agent(
+            parent, store.create(), store, inv, args, agent_id, on_event, kind, cwd
+        )
+        return _launch(parent, child, inv, args, output, worktree)
+    child = _child_agent(parent, store.create(), store, inv, args, agent_id, None, kind, cwd)
     started = time.monotonic()
     result = await _run_child(parent, child, inv, args)
     duration_ms = max(0, round((time.monotonic() - started) * 1000))
-    return _tool_result(parent, child, args, result, duration_ms)
+    shown = _tool_result(parent, child, args, result, duration_ms)
+    if made is not None:
+        from dsh.agent._isolation import named_result
+
+        return named_result(shown, made)
+    if worktree is None:
+        return shown
+    from dsh.agent._isolation import settled_result
+
+    return await asyncio.to_thread(settled_result, shown, worktree)
 
 
 def _in_background(parent: Agent, args: AgentToolInput) -> bool:
@@ -112,12 +146,14 @@ def _launch(
     inv: ToolInvocation,
     args: AgentToolInput,
     output: TaskOutput | None,
+    worktree: Worktree | None = None,
 ) -> ToolResult:
     """Start ``child`` as a background subagent; the call's result says so (2.1.332's)."""
     agent_id = child.agent_id or _new_agent_id()
     # Not tied to this call's signal: the call ends now; the parent's close cancels the child.
+    running = _run_child(parent, child, dataclasses.replace(inv, signal=None), args, output)
     run = asyncio.get_running_loop().create_task(
-        _run_child(parent, child, dataclasses.replace(inv, signal=None), args, output),
+        running if worktree is None else _then_settle(running, worktree),
         name=f"subagent:{agent_id}",
     )
     tool_use_id = _tool_use_id(parent, inv)
@@ -145,6 +181,16 @@ def _launch(
         "canContinueAgent": can_continue,
     }
     return ToolResult.ok(launch_text(agent_id, output, can_continue=can_continue), output=result)
+
+
+async def _then_settle(running: Coroutine[Any, Any, TurnResult], worktree: Worktree) -> TurnResult:
+    """A background child's run, then its worktree removed if nothing changed there."""
+    from dsh.base._worktree import remove_if_unchanged
+
+    try:
+        return await running
+    finally:
+        await asyncio.to_thread(remove_if_unchanged, worktree)
 
 
 def _tool_use_id(parent: Agent, inv: ToolInvocation) -> str | None:
@@ -199,11 +245,13 @@ def _child_agent(
     agent_id: str,
     on_event: Callable[[SessionEvent], None] | None,
     kind: AgentType,
+    cwd: Path | None = None,
 ) -> Agent:
     """The child: the parent's context and limits, its type's tools, model and system prompt
-    (the parent's where the type names none); a copy of its workspace."""
+    (the parent's where the type names none); a copy of its workspace (in ``cwd``, its
+    worktree, when it has one)."""
     workspace = Workspace(
-        cwd=parent.workspace.cwd,
+        cwd=cwd or parent.workspace.cwd,
         env=dict(parent.workspace.env),
         project_dir=parent.workspace.project_dir,
         # The same list, not a copy: what the session's hooks export later reaches the child too.

@@ -109,6 +109,8 @@ class RunFlags:
     """``--max-budget-usd``: the session's spend cap (``dsh.agent.spend_cap``), if any."""
     io: Mapping[str, Any]
     """``io_options``' flags (``--output-format``, ``--resume``...), as ``settle`` reads them."""
+    worktree: str | None = None
+    """``--worktree [NAME]``: run in that git worktree (``""``: a generated name)."""
     front: FrontMode = "run"
     """How PROMPT runs: ``dsh run``'s way, bare ``dsh``'s (``terminal``: interactive at a
     terminal, PROMPT its first turn) or ``dsh -p``'s (``print``: headless always)."""
@@ -129,6 +131,7 @@ class RunFlags:
             sandbox_mode=params["sandbox_mode"],
             max_budget_usd=params["max_budget_usd"],
             io={key: params[key] for key in IO_KEYS},
+            worktree=params.get("worktree"),
         )
 
     @property
@@ -140,6 +143,16 @@ class RunFlags:
         if self.setup_init or self.init_only:
             return "init"
         return "maintenance" if self.maintenance else None
+
+
+def _worktree(project: Path, name: str) -> Path:
+    """The worktree ``--worktree [NAME]`` runs the session in, made as 2.1.332 makes it."""
+    from dsh.base._worktree import WorktreeError, create_worktree, generated_name
+
+    try:
+        return create_worktree(project, name or generated_name()).path
+    except WorktreeError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _check_add_dirs(dirs: tuple[Path, ...]) -> None:
@@ -215,9 +228,10 @@ def run_flags(flags: RunFlags) -> ExitCode:
     # reads them: the prompt is recorded and sent as text.
     prompts = tuple(valid_text(prompt) for prompt in prompts)
     sessions = session_dir(flags.session.session_dir)
-    settled = settle(
-        project=flags.project.resolve(), session_dir=sessions, flags=_given(), io=flags.io
-    )
+    project = flags.project.resolve()
+    if flags.worktree is not None:
+        project = _worktree(project, flags.worktree)
+    settled = settle(project=project, session_dir=sessions, flags=_given(), io=flags.io)
     model = _run_model(settled, flags)
     options = RunOptions(
         host=HostOptions(

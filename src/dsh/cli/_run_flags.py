@@ -132,7 +132,7 @@ def io_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def run_flags(f: Callable[..., Any]) -> Callable[..., Any]:
     """``dsh run``'s arguments and flags, added to ``f`` in their ``--help`` order."""
-    f = io_options(budget_option(sandbox_option(trust_project_option(f))))
+    f = io_options(budget_option(sandbox_option(trust_project_option(worktree_option(f)))))
     for option in reversed(_RUN_OPTIONS):
         f = option(f)
     return f
@@ -166,6 +166,22 @@ def budget_option(f: Callable[..., Any]) -> Callable[..., Any]:
         " reported usage, priced by dsh's price table, reaches it, every tool call is denied"
         " (the stream-json result is error_max_budget_usd). A model the table has no price"
         " for is named in a notice and not counted. See docs/cli.md.",
+    )(f)
+
+
+def worktree_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``dsh run --worktree [NAME]``: Claude Code's flag, the session in a git worktree."""
+    return click.option(
+        "--worktree",
+        "-w",
+        "worktree",
+        is_flag=False,
+        flag_value="",
+        default=None,
+        metavar="[NAME]",
+        help="Run the session in a git worktree, as Claude Code's --worktree: "
+        "<repository>/.claude/worktrees/NAME on a new branch worktree-NAME (a generated name "
+        "without NAME; an existing one is reopened), kept afterwards. See docs/cli.md.",
     )(f)
 
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from dsh.hooks.claude.settings._catalog import PluginRoot
     from dsh.hooks.claude.settings._commands import CommandSet
     from dsh.hooks.claude.settings._types import Catalog
+    from dsh.hooks.claude.trust._mount import GatedMount
     from dsh.hooks.claude.trust._review import TrustReview
     from dsh.instructions import ClaudeInstructionsPlugin, InstructionsGate, LoadedInstructions
     from dsh.mcp import McpServer
@@ -205,141 +206,128 @@ class ClaudeCodeProfile:
         and left out, or, with ``refuse_untrusted``, a hook or plugin not trusted
         raises ``UntrustedHooksError`` before anything is mounted.
         """
-        from dsh.hooks.claude.settings._agents import load_agents
-        from dsh.hooks.claude.settings._commands import load_commands
-
-        catalog = self._discover(project)
-        servers, mcp_notes = self._mcp(project, catalog)
-        notice = None
-        ignored: tuple[str, ...] = ()
-        gate: InstructionsGate | None = None
-        frontmatter_trusted = True
-        review_made: TrustReview | None = None
-        declared = catalog
-        if self.catalog is None and self.require_trust:
-            from dsh.hooks.claude.trust._records import catalog_bound
-            from dsh.hooks.claude.trust._review import TrustGate, review_trust, trusted_catalog
-            from dsh.instructions._gate import shown_path
-
-            review = review_trust(
-                catalog,
-                self.trust_dir,
-                self._instructions_files(project),
-                self._project_servers(servers),
-            )
-            review_made = review
-            refused_servers = {s.server.name for s in review.servers if not s.trusted}
-            servers = tuple(
-                s for s in servers if s.source != "project" or s.name not in refused_servers
-            )
-            refusal = (
-                review.refusal(self._trust_command(review.project))
-                if self.refuse_untrusted
-                else None
-            )
-            if refusal is not None:
-                from dsh.hook_protocol import UntrustedHooksError
-
-                raise UntrustedHooksError(refusal)
-            bound = catalog_bound(catalog)
-            notice = review.notice()
-            catalog = trusted_catalog(catalog, review)
-            refused = [f.item.file.path for f in review.files if not f.trusted]
-            gate = TrustGate(
-                catalog.project_dir,
-                self.trust_dir,
-                [shown_path(path, catalog.project_dir) for path in refused],
-                bound=bound,
-            )
-            catalog, ignored = _trusted_permissions(catalog, self.trust_dir)
-            catalog = _trusted_env(catalog, self.trust_dir)
-            frontmatter_trusted = _project_trusted(catalog.project_dir, self.trust_dir)
+        gated, mcp_notes = self._gated(project)
+        catalog = gated.catalog
         # A plugin left out (not trusted) brings no server either.
         live = {f"plugin:{p}:" for p in _loaded_plugins(catalog)}
         servers = tuple(
-            s for s in servers if s.source != "plugin" or any(s.name.startswith(p) for p in live)
+            s
+            for s in gated.servers
+            if s.source != "plugin" or any(s.name.startswith(p) for p in live)
         )
         notes: list[str] = []
         state = self._permission_state(catalog, project, notes) if self.permissions else None
-        mode = state.mode if state is not None else (self.permission_mode or "default")
-        env = self.env if self.env is not None else os.environ
-        configured = env.get("CLAUDE_CONFIG_DIR")
-        commands = load_commands(
-            project,
-            home=self.home,
-            plugin_roots=_plugin_dirs(self.plugin_roots, catalog),
-            config_dir=Path(configured).expanduser() if configured else None,
-        )
-        agents = load_agents(
-            project,
-            home=self.home,
-            plugin_roots=_plugin_dirs(self.plugin_roots, catalog),
-            config_dir=Path(configured).expanduser() if configured else None,
-        )
-        if not frontmatter_trusted:
-            left_out = _untrusted_frontmatter(agents, commands, catalog.project_dir)
-            if left_out and self.refuse_untrusted:
-                from dsh.hook_protocol import UntrustedHooksError
-
-                how = self._trust_command(catalog.project_dir)
-                raise UntrustedHooksError(
-                    f"{left_out[0].removeprefix('warning: ')}, so this run does not start (no"
-                    f" one is there to ask)\nTrust the project, then run again: {how}"
-                    "\nOr trust it and run in one step: rerun with --trust-project"
-                    "\nOr run without them: rerun with --skip-untrusted-hooks"
-                )
-            ignored += left_out
-            agents, commands = agents.without_project_hooks(), commands.without_project_hooks()
+        agents, commands, ignored = self._custom_files(project, gated)
         if state is not None:
             state.agent_modes.update(agents.permission_modes())
-        hooks: ClaudeHooksPlugin | None = None
-        if catalog.all_hooks() or commands.commands or agents.agents:
-            # The runtime (dsh.hook_protocol under it) loads only when there is something to run.
-            from dsh.base._containment import prepare_containment
-            from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
-            from dsh.hooks.claude.trust._left_out import left_out_selections
-
-            prepare_containment()  # hooks will run: the namespace is made meanwhile
-
-            hooks = claude_hooks_plugin(
-                catalog,
-                permission_mode=mode,
-                transcript_dir=self.transcript_dir,
-                effort=self.effort,
-                attended=self.attended,
-                permissions=state,
-                commands=commands,
-                agents=agents,
-                left_out=left_out_selections(declared, review_made),
-            )
-        instructions = None
-        if self.instructions:
-            from dsh.instructions import claude_instructions_plugin
-
-            instructions = claude_instructions_plugin(
-                config_dir=self.instructions_config_dir,
-                managed_dir=self.instructions_managed_dir,
-                gate=gate,
-            )
-        # Only what skips a suite is shown on a run: what dsh merely notes (a field it
-        # ignores, an event it lacks) goes to the log and to `dsh hooks check`.
-        diagnostics = tuple(d.describe() for d in catalog.diagnostics if d.severity == "error")
-        for note in (d.describe() for d in catalog.diagnostics if d.severity != "error"):
-            logger.info("claude hooks: %s (dsh hooks check lists it)", note)
-        for line in commands.diagnostics:
-            logger.info("claude commands: %s", line)
-        diagnostics += tuple(d.describe() for d in agents.diagnostics if d.severity == "error")
-        diagnostics += (*notes, *(() if notice is None else (notice,)), *ignored, *mcp_notes)
-        policy = ClaudePermissionsPlugin(state) if state is not None else None
-        environment = {"set": catalog.env} if catalog.env else None
+        hooks = self._hooks_plugin(gated, state, agents, commands)
+        diagnostics = _logged_diagnostics(catalog, agents, commands)
+        notice = () if gated.notice is None else (gated.notice,)
+        diagnostics += (*notes, *notice, *ignored, *mcp_notes)
         return ClaudeCodeMount(
             catalog,
             hooks,
-            instructions,
+            self._instructions_plugin(gated.gate),
             diagnostics,
-            policy,
-            environment=environment,
+            ClaudePermissionsPlugin(state) if state is not None else None,
+            environment={"set": catalog.env} if catalog.env else None,
             mcp_servers=servers,
+        )
+
+    def _gated(self, project: Path) -> tuple[GatedMount, tuple[str, ...]]:
+        """What was discovered, as far as the project is trusted (all of it when trust is
+        not required or the catalog was given), and what of MCP was not admitted."""
+        from dsh.hooks.claude.trust._mount import GatedMount, gate_mount
+
+        catalog = self._discover(project)
+        servers, mcp_notes = self._mcp(project, catalog)
+        if self.catalog is not None or not self.require_trust:
+            return GatedMount(catalog, catalog, servers), mcp_notes
+        gated = gate_mount(
+            catalog,
+            servers,
+            trust_dir=self.trust_dir,
+            instructions=self._instructions_files(project),
+            trust_command=self._trust_command if self.refuse_untrusted else None,
+        )
+        return gated, mcp_notes
+
+    def _custom_files(
+        self, project: Path, gated: GatedMount
+    ) -> tuple[AgentSet, CommandSet, tuple[str, ...]]:
+        """The custom agents, commands and skills, without the project's frontmatter hooks
+        while it is not trusted, and the lines that say so."""
+        from dsh.hooks.claude.settings._agents import load_agents
+        from dsh.hooks.claude.settings._commands import load_commands
+
+        env = self.env if self.env is not None else os.environ
+        configured = env.get("CLAUDE_CONFIG_DIR")
+        config_dir = Path(configured).expanduser() if configured else None
+        plugins = _plugin_dirs(self.plugin_roots, gated.catalog)
+        commands = load_commands(
+            project, home=self.home, plugin_roots=plugins, config_dir=config_dir
+        )
+        agents = load_agents(project, home=self.home, plugin_roots=plugins, config_dir=config_dir)
+        if gated.frontmatter_trusted:
+            return agents, commands, gated.ignored
+        from dsh.hooks.claude.trust._mount import untrusted_frontmatter
+
+        left_out = untrusted_frontmatter(agents, commands, gated.catalog.project_dir)
+        if left_out and self.refuse_untrusted:
+            from dsh.hook_protocol import UntrustedHooksError
+
+            how = self._trust_command(gated.catalog.project_dir)
+            raise UntrustedHooksError(
+                f"{left_out[0].removeprefix('warning: ')}, so this run does not start (no"
+                f" one is there to ask)\nTrust the project, then run again: {how}"
+                "\nOr trust it and run in one step: rerun with --trust-project"
+                "\nOr run without them: rerun with --skip-untrusted-hooks"
+            )
+        agents, commands = agents.without_project_hooks(), commands.without_project_hooks()
+        return agents, commands, gated.ignored + left_out
+
+    def _hooks_plugin(
+        self,
+        gated: GatedMount,
+        state: PermissionState | None,
+        agents: AgentSet,
+        commands: CommandSet,
+    ) -> ClaudeHooksPlugin | None:
+        """The bridge, when there is something to run (``None`` otherwise)."""
+        catalog = gated.catalog
+        if not (catalog.all_hooks() or commands.commands or agents.agents):
+            return None
+        # The runtime (dsh.hook_protocol under it) loads only when there is something to run.
+        from dsh.base._containment import prepare_containment
+        from dsh.hooks.claude.runtime._bridge import claude_hooks_plugin
+        from dsh.hooks.claude.trust._left_out import left_out_selections
+
+        prepare_containment()  # hooks will run: the namespace is made meanwhile
+
+        return claude_hooks_plugin(
+            catalog,
+            permission_mode=state.mode if state is not None else self.permission_mode or "default",
+            transcript_dir=self.transcript_dir,
+            effort=self.effort,
+            attended=self.attended,
+            permissions=state,
+            commands=commands,
+            agents=agents,
+            left_out=left_out_selections(gated.declared, gated.review),
+        )
+
+    def _instructions_plugin(
+        self, gate: InstructionsGate | None
+    ) -> ClaudeInstructionsPlugin | None:
+        """The ``CLAUDE.md`` loader, behind the trust gate (``None`` when not loading)."""
+        if not self.instructions:
+            return None
+        from dsh.instructions import claude_instructions_plugin
+
+        return claude_instructions_plugin(
+            config_dir=self.instructions_config_dir,
+            managed_dir=self.instructions_managed_dir,
+            gate=gate,
         )
 
     def _mcp(
@@ -449,30 +437,6 @@ def _loaded_plugins(catalog: Catalog) -> dict[str, Path]:
     }
 
 
-def _project_trusted(project: Path, trust_dir: Path | None) -> bool:
-    """Whether the user trusted ``project`` (its agents' and skills' hooks may run)."""
-    from dsh.hooks.claude.trust._records import project_trusted, read_record
-
-    return project_trusted(read_record(project, trust_dir))
-
-
-def _untrusted_frontmatter(
-    agents: AgentSet, commands: CommandSet, project: Path
-) -> tuple[str, ...]:
-    """One line per project agent or skill whose frontmatter hooks an untrusted project
-    leaves out (2.1.332 runs a project agent's only in a trusted folder)."""
-    files = [a.path for a in agents.project_hooks()] + [c.path for c in commands.project_hooks()]
-    if not files:
-        return ()
-    shown = ", ".join(
-        str(p.relative_to(project)) if p.is_relative_to(project) else str(p) for p in files
-    )
-    return (
-        f"warning: frontmatter hooks of {shown} left out: the project is not trusted"
-        " (`dsh hooks trust` or --trust-project trusts it)",
-    )
-
-
 def _plugin_dirs(given: Sequence[Path | str | PluginRoot], catalog: Catalog) -> list[Path]:
     """The plugin folders commands and skills come from: those given, then the catalog's."""
     dirs = [Path(p) if isinstance(p, Path | str) else p.root for p in given]
@@ -481,52 +445,6 @@ def _plugin_dirs(given: Sequence[Path | str | PluginRoot], catalog: Catalog) -> 
         if root is not None and entry.status == "loaded" and root not in dirs:
             dirs.append(root)
     return dirs
-
-
-def _trusted_permissions(
-    catalog: Catalog, trust_dir: Path | None
-) -> tuple[Catalog, tuple[str, ...]]:
-    """``catalog`` without the project's widening permission entries unless they are
-    trusted, and Claude Code's notice for each kind left out (with how to trust)."""
-    import dataclasses
-    import shlex
-
-    from dsh.hooks.claude.trust._gated import ignored_notices, without_gated
-    from dsh.hooks.claude.trust._records import permissions_trust
-
-    trusted, entries = permissions_trust(catalog, trust_dir)
-    if not entries:
-        return catalog, ()
-    quoted = shlex.quote(str(catalog.project_dir))
-    how = (
-        f". Review them with `dsh hooks check --project {quoted}`, trust them with"
-        f" `dsh hooks trust --project {quoted}`, or run with --trust-project"
-    )
-    notices = tuple(
-        f"warning: {line}{how}" for line in ignored_notices(entries, catalog.project_dir)
-    )
-    gated = dataclasses.replace(catalog, permissions=without_gated(catalog.permissions, trusted))
-    return gated, notices
-
-
-def _trusted_env(catalog: Catalog, trust_dir: Path | None) -> Catalog:
-    """``catalog`` without the project's own ``env`` (project and local settings) until the
-    user trusted the project: a variable there (``PATH``, ``LD_PRELOAD``) would change what
-    every hook and command runs."""
-    import dataclasses
-
-    from dsh.hooks.claude.trust._records import project_trusted, read_record
-
-    if not any(source.kind in ("project", "local") for source, _ in catalog.env_layers):
-        return catalog
-    if project_trusted(read_record(catalog.project_dir, trust_dir)):
-        return catalog
-    kept = tuple(
-        (source, values)
-        for source, values in catalog.env_layers
-        if source.kind not in ("project", "local")
-    )
-    return dataclasses.replace(catalog, env_layers=kept)
 
 
 def _given_hooks_only(catalog: Catalog) -> Catalog:
@@ -540,3 +458,16 @@ def _given_hooks_only(catalog: Catalog) -> Catalog:
         for event, hooks in catalog.hooks.items()
     }
     return dataclasses.replace(catalog, hooks=FrozenDict({e: h for e, h in kept.items() if h}))
+
+
+def _logged_diagnostics(
+    catalog: Catalog, agents: AgentSet, commands: CommandSet
+) -> tuple[str, ...]:
+    """The lines a run shows: only what skips a suite (an error). What dsh merely notes (a
+    field it ignores, an event it lacks) goes to the log and to ``dsh hooks check``."""
+    diagnostics = tuple(d.describe() for d in catalog.diagnostics if d.severity == "error")
+    for note in (d.describe() for d in catalog.diagnostics if d.severity != "error"):
+        logger.info("claude hooks: %s (dsh hooks check lists it)", note)
+    for line in commands.diagnostics:
+        logger.info("claude commands: %s", line)
+    return diagnostics + tuple(d.describe() for d in agents.diagnostics if d.severity == "error")

@@ -70,7 +70,9 @@ inherit"; its `include_only` still applies), as 2.1.332 has it in its own enviro
 (conformance `settings-env`); a number or a boolean becomes its JSON text, anything else
 is left out with a warning. dsh's model keys set there reach neither. A project's own
 `env` (project and local settings) applies once the project is trusted (`dsh hooks
-trust`): a variable such as `PATH` there changes what every hook and command runs.
+trust`): a variable such as `PATH` there changes what every hook and command runs. A
+settings file's `env` changed during a session applies from the next hook and command on,
+unless a ConfigChange hook blocks the change (see ConfigChange below).
 `disableAllHooks: true` runs no hook at all (conformance `disable-all-hooks`).
 
 `command` hooks run in the shell form through `sh -c` (`bash -c` with
@@ -109,8 +111,11 @@ would (the model reads `[<prompt>]: R`, the prompt as configured) and, except on
 `SubagentStop` and unless `continueOnBlock`, ends the turn after the call as 2.1.332 does;
 `{"ok": true}` lets the action go on; an answer that is not such JSON, or a failed model
 request, is a non-blocking failure; the timeout is 30 s unless declared. A handler's `model`
-is not honoured: the session's model judges (dsh selects no second model for a hook), as
-2.1.332 does when `model` is left out.
+names the model that judges, on the run's endpoint as a custom agent's `model` (`dsh run`:
+as `/model NAME`); without one the session's model judges, as 2.1.332 picks them (recorded:
+`prompt-hook-models` in tests/fixtures/claude_worktree.json; there is no small/fast
+default). 2.1.332 sends an alias there as it is (`haiku`); dsh's Anthropic client sends the
+id it stands for (`claude-haiku-5-5`), as for every request.
 
 `agent` hooks run a small subagent, as 2.1.332 does (conformance `agent-hook-stop`): the
 session's model, 2.1.332's system prompt (verifying a stop condition on `Stop` and
@@ -125,7 +130,8 @@ sent back with 2.1.332's `[structured-output-enforce]` line (at most 50 requests
 feedback, framed as for a command's block); `{"ok": true}` lets the action go on; no verdict
 is a non-blocking failure; the timeout is 60 s unless declared. Its calls go through the
 session's permission policy (2.1.332 runs them in `dontAsk`, which only the payload says
-here); `model` is not honoured, as for `prompt` hooks.
+here); a handler's `model` names the model it runs on, as for `prompt` hooks (an alias
+sent as the id it stands for, as 2.1.332 sends it: `agent-hook-models`).
 
 A hook gets its payload on stdin as Claude Code 2.1.332 writes it: compact JSON, UTF-8
 unescaped, one trailing newline; the transcript at `transcript_path` has its lines in the
@@ -166,10 +172,20 @@ and each plugin; the project's win, then the user's, as for commands) are offere
 and a call of another is an unknown tool), `model` (`haiku`, a full name or `inherit`: on
 the run's endpoint, as `/model NAME`), `permissionMode` (the subagent's calls are checked
 in it unless the session is in `bypassPermissions`, `acceptEdits` or `auto`, and never in
-`bypassPermissions` unless the session is) and the body as its system prompt. With custom
+`bypassPermissions` unless the session is), `isolation: worktree` (each child in a git
+worktree of its own, `<repository>/.claude/worktrees/agent-<agent id>` on a new branch
+`worktree-agent-<agent id>`, where its tools and hooks run, `CLAUDE_PROJECT_DIR` staying the
+project; when it ends, removed with its branch if nothing changed there, else kept and named
+in the result's `worktreePath:` and `worktreeBranch:` lines, as 2.1.332 does:
+`subagent-native`, `subagent-native-changed` in tests/fixtures/claude_worktree.json) and the
+body as its system prompt. With custom
 agents, the session's first prompt carries 2.1.332's list (`Available agent types for the
-Agent tool:`, `- name: description (Tools: …)`) and an unknown type is refused with
-2.1.332's `Agent type 'x' not found. Available agents: …`. A frontmatter `hooks:` map (an
+Agent tool:`, `- name: description (Tools: …)`). With custom agents or none, an unknown type
+is refused with 2.1.332's `Agent type 'x' not found. Available agents: …`, naming 2.1.332's
+built-in types too (`claude, Explore, general-purpose, Plan, statusline-setup` when there
+is no custom one: `unknown-subagent-type` in tests/fixtures/claude_worktree.json); dsh has
+no agents of its own for `claude`, `Explore`, `Plan` and `statusline-setup`, so those names
+start the default agent, as any name did before. A frontmatter `hooks:` map (an
 agent's or a skill's) is validated like a settings file's `hooks` (`dsh hooks check` names
 the file and line of each problem): an agent's run for that agent's own tool calls, its
 `Stop` as SubagentStop; a skill's run from the call after the skill was loaded (by the

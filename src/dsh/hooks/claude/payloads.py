@@ -67,6 +67,7 @@ __all__ = [
     "TaskCreatedHookInput",
     "UserPromptExpansionHookInput",
     "UserPromptSubmitHookInput",
+    "WorktreeCreateHookInput",
 ]
 
 
@@ -402,6 +403,12 @@ class ConfigChangeHookInput(BaseHookInput):
     file_path: str
 
 
+class WorktreeCreateHookInput(BaseHookInput):
+    prompt_id: NotRequired[str]
+    hook_event_name: Literal["WorktreeCreate"]
+    name: str
+
+
 class FileChangedHookInput(BaseHookInput):
     prompt_id: NotRequired[str]
     agent_id: NotRequired[str]
@@ -461,6 +468,7 @@ HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
         "SessionEnd": SessionEndHookInput,
         "Elicitation": ElicitationHookInput,
         "ConfigChange": ConfigChangeHookInput,
+        "WorktreeCreate": WorktreeCreateHookInput,
         "FileChanged": FileChangedHookInput,
         "Notification": NotificationHookInput,
         "ElicitationResult": ElicitationResultHookInput,

@@ -492,11 +492,17 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " before its PostToolUse (where 2.1.332's watcher fired in the recordings), and"
             " before each prompt",
             'exit 2 and `decision: "block"`: nothing shown anywhere, as in Claude Code',
+            "a settings file's new `env` applies to every later hook and Bash command unless a"
+            " hook blocked the change, as 2.1.332 applies it (`config-change`: the next Bash"
+            " prints the new value); a name no file sets any more is unset; a project's own"
+            " (`project_settings`, `local_settings`) only once the project is trusted",
         ),
         limits=(
-            "a change is not applied to the running session whether or not a hook blocks it:"
-            " dsh reads settings and skills when a session starts (`dsh run --resume` picks it"
-            " up); `config-change`'s new `env` is not seen by the session's later Bash",
+            "a changed file's `hooks`, `permissions` and other keys, and a changed skill, are"
+            " not applied to the running session: dsh reads them when a session starts (`dsh"
+            " run --resume` picks them up); settings files are compared only in a session that"
+            " declares a ConfigChange or FileChanged hook; a new `env` name is not filtered by"
+            " the environment policy's `include_only`",
             "a change made while dsh waits for the person at the terminal fires at the next"
             " prompt, not at once: dsh compares files, it runs no watcher",
         ),
@@ -535,8 +541,33 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " compares files at fixed points, it runs no watcher",
         ),
     ),
-    "WorktreeCreate": not_supported("dsh does not manage worktrees"),
-    "WorktreeRemove": not_supported("dsh does not manage worktrees"),
+    "WorktreeCreate": EventSupport(
+        seam="subagent/start",
+        status="partial",
+        applied=(
+            "fires for an `isolation: worktree` subagent after the `Agent` call's PreToolUse and"
+            " before SubagentStart, with `name` (`agent-<agent_id>`), the session's `cwd` and"
+            " `prompt_id`, as 2.1.332 fires it (`worktree-subagent`); the hook replaces `git"
+            " worktree add`: the child works in the folder the first hook printed on stdout"
+            " (`hookSpecificOutput.worktreePath` in JSON), its tools and hooks there, its"
+            " `CLAUDE_PROJECT_DIR` the project; the result names it (`worktreePath:`); dsh never"
+            " removes it",
+            "exit 2, another failure, no output or a folder that is not there: the `Agent` call"
+            " fails with 2.1.332's `WorktreeCreate hook failed: hook succeeded but returned no"
+            " worktree path (…)` and no subagent starts (`subagent-hook-exit2` in"
+            " tests/fixtures/claude_worktree.json)",
+        ),
+        limits=(
+            "not run for `dsh run --worktree`: dsh makes that worktree with git before the"
+            " session exists (2.1.332 runs the hook there too, before SessionStart:"
+            " `worktree-flag`)",
+        ),
+    ),
+    "WorktreeRemove": not_supported(
+        "dsh removes no worktrees but an unchanged subagent one it made itself, where 2.1.332 fires"
+        " no WorktreeRemove either; `--worktree`'s is kept, as 2.1.332 keeps it in `-p`, where"
+        " WorktreeRemove never fired (tests/fixtures/claude_worktree.json)"
+    ),
     "PreCompact": EventSupport(
         seam="agent/pre-compact",
         status="supported",

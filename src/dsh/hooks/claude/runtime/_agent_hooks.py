@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from dsh.agent import Agent
+    from dsh.models import Model
 
 __all__ = ["HOOK_AGENT_PREFIX", "STOP_EVENTS", "AgentJudge", "is_hook_agent"]
 
@@ -136,6 +137,8 @@ class AgentJudge:
     prompt: str
     event: str
     transcript: Path
+    model: Model | None = None
+    """The model it runs on (``None``: its parent's)."""
 
     def describe(self) -> str:
         return f"the {self.event} agent hook"
@@ -192,7 +195,7 @@ class AgentJudge:
         )
         return Agent(
             parent.ctx,
-            model=parent.model,
+            model=self.model or parent.model,
             session=store.create(),
             registry=registry,
             workspace=workspace,

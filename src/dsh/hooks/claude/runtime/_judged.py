@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from dsh.agent import Agent
     from dsh.hooks.claude.settings._types import HookDeclaration
 
-__all__ = ["PromptJudge", "in_process", "verdict_answer"]
+__all__ = ["PromptJudge", "hook_model", "in_process", "verdict_answer"]
 
 
 _RULES: Final = (
@@ -160,14 +160,20 @@ def in_process(hook: HookDeclaration, agent: Agent, transcript: Path) -> InProce
     if hook.kind == "prompt" and hook.prompt is not None:
         stop = hook.event in STOP_EVENTS
         return PromptJudge(
-            model=agent.model,
+            model=hook_model(agent, hook.model),
             prompt=hook.prompt,
             event=hook.event,
             continue_on_block=hook.continue_on_block,
             history=agent.messages() if stop else (),
         )
     if hook.kind == "agent" and hook.prompt is not None:
-        return AgentJudge(parent=agent, prompt=hook.prompt, event=hook.event, transcript=transcript)
+        return AgentJudge(
+            parent=agent,
+            prompt=hook.prompt,
+            event=hook.event,
+            transcript=transcript,
+            model=hook_model(agent, hook.model),
+        )
     if hook.kind == "mcp_tool" and hook.mcp_tool is not None:
         from dsh.hooks.claude.runtime._mcp_tool_hook import McpToolHook
         from dsh.mcp._session import MCP  # only where such a hook fires
@@ -176,3 +182,16 @@ def in_process(hook: HookDeclaration, agent: Agent, transcript: Path) -> InProce
         blocks = hook.on_failure == "block"
         return McpToolHook(servers=servers, target=hook.mcp_tool, event=hook.event, blocks=blocks)
     return None
+
+
+def hook_model(agent: Agent, name: str | None) -> Model:
+    """The model a ``prompt`` or ``agent`` hook asks: the one its ``model`` names, on the run's
+    endpoint as a custom agent's (``SUBAGENT_MODELS``), else the session's, as 2.1.332 picks
+    it (recorded: ``prompt-hook-models``, ``agent-hook-models`` in
+    tests/fixtures/claude_worktree.json; no small/fast default)."""
+    from dsh.agent import SUBAGENT_MODELS
+
+    resolve = agent.ctx.get(SUBAGENT_MODELS)
+    if not name or resolve is None:
+        return agent.model
+    return resolve(name)

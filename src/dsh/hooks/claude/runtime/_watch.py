@@ -26,10 +26,13 @@ from typing import TYPE_CHECKING, Final
 
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptDecision, PromptSource, calling_agent
 from dsh.base import read_bounded
+from dsh.base._env_policy import model_keys
 from dsh.context import Context, Next
 from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.claude.runtime._handlers import Handlers
-from dsh.hooks.claude.runtime._machinery import SOURCE
+from dsh.hooks.claude.runtime._machinery import SOURCE, blocking
+from dsh.hooks.claude.settings._env import EnvLayer, file_env, merged_env, with_layer
+from dsh.hooks.claude.settings._types import HookSource, SourceKind
 from dsh.messages import Content
 from dsh.tools import POST_EXECUTE, PostToolDecision, ToolCall, ToolResult
 
@@ -37,6 +40,14 @@ if TYPE_CHECKING:
     from dsh.hooks.claude.payloads import ConfigChangeHookInput, FileChangedHookInput
 
 __all__ = ["Watches"]
+
+_ENV_KINDS: Final[dict[str, SourceKind]] = {
+    "user_settings": "user",
+    "project_settings": "project",
+    "local_settings": "local",
+    "policy_settings": "managed",
+}
+"""A ConfigChange ``source`` whose file's ``env`` is re-read, and its kind of settings."""
 
 _MAX_BYTES: Final = 1 << 20
 """A watched file is compared by its first MiB (a settings file is far smaller)."""
@@ -83,6 +94,7 @@ class Watches(Handlers):
         self._config = _snapshot(self._config_paths()) if config else {}
         self._matched = self._matcher_files() if files else ()
         self._dynamic: tuple[Path, ...] = ()
+        self._env_layers: tuple[EnvLayer, ...] = self.catalog.env_layers
         self._files = _snapshot(self._matched) if files else {}
         self.runtime.on_watch_paths = self._set_watch_paths
         ctx.on(POST_EXECUTE, self._after_call)
@@ -145,18 +157,42 @@ class Watches(Handlers):
     async def _config_change(self, agent: Agent, path: Path) -> None:
         source = self._settings.get(path, "skills")
         hooks = self.catalog.matching("ConfigChange", source)
-        if not hooks:
+        if hooks:
+            payload: ConfigChangeHookInput = self._base(
+                root_session(agent),
+                "ConfigChange",
+                permission=False,
+                agent_fields=False,
+                effort=False,
+            )
+            payload["source"] = source
+            payload["file_path"] = str(path)
+            merged = await self._fire(agent, "ConfigChange", hooks, payload)
+            # A block (exit 2, `decision: "block"`) keeps the change out of the session;
+            # 2.1.332 shows neither its reason nor its stderr (debug log only), nor does dsh.
+            if blocking(merged):
+                return
+        if source in _ENV_KINDS:
+            self._apply_env(root_session(agent), path, _ENV_KINDS[source])
+
+    def _apply_env(self, root: Agent, path: Path, kind: SourceKind) -> None:
+        """The changed file's ``env`` applied to the session as 2.1.332 applies it
+        (``config-change``): every later hook and Bash command sees the new values, and a
+        name no file sets any more is gone. A project's only while it is trusted."""
+        if kind in ("project", "local") and not self.catalog.project_env_trusted:
             return
-        payload: ConfigChangeHookInput = self._base(
-            root_session(agent), "ConfigChange", permission=False, agent_fields=False, effort=False
-        )
-        payload["source"] = source
-        payload["file_path"] = str(path)
-        merged = await self._fire(agent, "ConfigChange", hooks, payload)
-        # A block (exit 2, `decision: "block"`) keeps the change out of the session: dsh
-        # applies settings when a session starts, so it has nothing to undo; 2.1.332 shows
-        # neither its reason nor its stderr (debug log only), and neither does dsh.
-        _ = merged
+        layers = self._env_layers
+        before = merged_env(layers)
+        self._env_layers = with_layer(layers, HookSource(kind=kind, path=path), file_env(path))
+        after = merged_env(self._env_layers)
+        keys = model_keys(os.environ)  # never to a hook or a command
+        hook_env, command_env = self.runtime._settings_env, root.workspace.env
+        for name in before.keys() - after.keys():
+            hook_env.pop(name, None)
+            command_env.pop(name, None)
+        for name, value in after.items():
+            if name not in keys:
+                hook_env[name] = command_env[name] = value
 
     # -- FileChanged -------------------------------------------------------------------
 

@@ -47,6 +47,12 @@ __all__ = [
     "read_frontmatter",
 ]
 
+BUILT_IN_AGENT_NAMES: Final = ("claude", "Explore", "Plan", "statusline-setup")
+"""2.1.332's built-in agent types beside ``general-purpose`` (recorded: its refusal of an
+unknown type names them, ``tests/fixtures/claude_worktree.json``, ``unknown-subagent-type``):
+dsh has no agents of its own for them, so the ``Agent`` tool runs the default agent under
+those names, as it did before any type was known."""
+
 AgentSourceKind: TypeAlias = Literal["project", "user", "plugin"]
 
 MAX_AGENT_BYTES: Final = 256 * 1024
@@ -169,7 +175,7 @@ class AgentSet:
         return next((a for a in self.agents if a.type.name == name), None)
 
     def types(self) -> AgentTypes:
-        return AgentTypes(tuple(a.type for a in self.agents))
+        return AgentTypes(tuple(a.type for a in self.agents), labels=BUILT_IN_AGENT_NAMES)
 
     def permission_modes(self) -> dict[str, PermissionMode]:
         """Each agent's ``permissionMode``, by name (those that declare one)."""
@@ -282,14 +288,14 @@ def _read_agent(
         prompt=front.body.strip() or None,
         source=kind,
         path=path,
+        isolation=isolation if isinstance(isolation := fields.get("isolation"), str) else None,
     )
-    isolation = fields.get("isolation")
     return ClaudeAgent(
         type=agent_type,
         path=path,
         source=kind,
         hooks=hooks,
-        isolation=isolation if isinstance(isolation, str) else None,
+        isolation=agent_type.isolation,
     )
 
 

@@ -152,7 +152,7 @@ def _decode(kind: str, raw: dict[str, Any], add: _Add) -> OtherHandler | None:
     try:
         model = decode(raw, schema)
     except SchemaRefusal as exc:
-        for fld, err_type, reason in describe_validation_error(exc):
+        for fld, err_type, reason in describe_validation_error(exc, schema):
             code: DiagnosticCode = "bad-field"
             if fld == "timeout":
                 code = "bad-timeout"

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from dsh._schema import SchemaRefusal, decode
+from dsh._schema import SchemaError, SchemaRefusal, decode
 
 __all__ = [
     "AgentHandler",
@@ -71,17 +71,15 @@ class MatcherGroup(msgspec.Struct, frozen=True, kw_only=True):
     hooks: list[Any]
 
 
-class CommandHandler(msgspec.Struct, frozen=True, kw_only=True):
-    """A ``type: "command"`` handler (reference §1.3)."""
+class _Handler(msgspec.Struct, frozen=True, kw_only=True):
+    """What every handler type shares (reference §1.3): ``timeout`` (finite seconds above
+    0), ``statusMessage``, ``once`` and ``if``.
 
-    type: Literal["command"]
-    command: Annotated[str, msgspec.Meta(min_length=1)]
-    args: list[str] | None = None
+    msgspec puts these fields before a subtype's own; the diagnostics name a handler's
+    problems in the order they always have (``_diagnostic_order``).
+    """
+
     timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
-    async_: bool = msgspec.field(default=False, name="async")
-    asyncRewake: bool = False
-    shell: Literal["bash", "powershell"] | None = None
-    onFailure: Literal["continue", "block"] = "continue"
     statusMessage: str | None = None
     once: bool | None = None
     if_: str | None = msgspec.field(default=None, name="if")
@@ -91,75 +89,59 @@ class CommandHandler(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError("Input should be a finite number")
 
 
-class HttpHandler(msgspec.Struct, frozen=True, kw_only=True):
+class CommandHandler(_Handler, frozen=True, kw_only=True):
+    """A ``type: "command"`` handler (reference §1.3)."""
+
+    type: Literal["command"]
+    command: Annotated[str, msgspec.Meta(min_length=1)]
+    args: list[str] | None = None
+    async_: bool = msgspec.field(default=False, name="async")
+    asyncRewake: bool = False
+    shell: Literal["bash", "powershell"] | None = None
+    onFailure: Literal["continue", "block"] = "continue"
+
+
+class HttpHandler(_Handler, frozen=True, kw_only=True):
     """A ``type: "http"`` handler (reference §1.3): the payload POSTed to ``url``."""
 
     type: Literal["http"]
     url: Annotated[str, msgspec.Meta(min_length=1)]
     headers: dict[str, str] | None = None
     allowedEnvVars: list[str] | None = None
-    timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
     onFailure: Literal["continue", "block"] = "continue"
-    statusMessage: str | None = None
-    once: bool | None = None
-    if_: str | None = msgspec.field(default=None, name="if")
-
-    def __post_init__(self) -> None:
-        if self.timeout is not None and not math.isfinite(self.timeout):
-            raise ValueError("Input should be a finite number")
 
 
-class PromptHandler(msgspec.Struct, frozen=True, kw_only=True):
+class PromptHandler(_Handler, frozen=True, kw_only=True):
     """A ``type: "prompt"`` handler (reference §1.3, §5): ``prompt`` judged by a model."""
 
     type: Literal["prompt"]
     prompt: Annotated[str, msgspec.Meta(min_length=1)]
     model: str | None = None
     continueOnBlock: bool = False
-    timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
-    statusMessage: str | None = None
-    once: bool | None = None
-    if_: str | None = msgspec.field(default=None, name="if")
-
-    def __post_init__(self) -> None:
-        if self.timeout is not None and not math.isfinite(self.timeout):
-            raise ValueError("Input should be a finite number")
 
 
-class AgentHandler(msgspec.Struct, frozen=True, kw_only=True):
+class AgentHandler(_Handler, frozen=True, kw_only=True):
     """A ``type: "agent"`` handler (reference §1.3, §5): ``prompt`` checked by a subagent."""
+
+    field_order = ("type", "prompt", "model", "timeout", "statusMessage", "once", "if")
 
     type: Literal["agent"]
     prompt: Annotated[str, msgspec.Meta(min_length=1)]
     model: str | None = None
-    timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
-    statusMessage: str | None = None
-    once: bool | None = None
-    if_: str | None = msgspec.field(default=None, name="if")
-
-    def __post_init__(self) -> None:
-        if self.timeout is not None and not math.isfinite(self.timeout):
-            raise ValueError("Input should be a finite number")
 
 
-class McpToolHandler(msgspec.Struct, frozen=True, kw_only=True):
+class McpToolHandler(_Handler, frozen=True, kw_only=True):
     """A ``type: "mcp_tool"`` handler (reference §1.3): ``server``'s ``tool`` called with
     ``input``, its ``${path}`` filled from the hook input."""
+
+    field_order = ("type", "server", "tool", "input", "timeout", "statusMessage", "once", "if")
 
     type: Literal["mcp_tool"]
     server: Annotated[str, msgspec.Meta(min_length=1)]
     tool: Annotated[str, msgspec.Meta(min_length=1)]
     input: dict[str, Any] | None = None
-    timeout: Annotated[float, msgspec.Meta(gt=0)] | None = None
     # 2.1.332 reads any value but "continue" as "block" for an mcp_tool handler.
     onFailure: Any = None
-    statusMessage: str | None = None
-    once: bool | None = None
-    if_: str | None = msgspec.field(default=None, name="if")
-
-    def __post_init__(self) -> None:
-        if self.timeout is not None and not math.isfinite(self.timeout):
-            raise ValueError("Input should be a finite number")
 
 
 @functools.cache
@@ -175,10 +157,13 @@ def extra(data: dict[str, Any], schema: type[msgspec.Struct]) -> dict[str, Any]:
     return {key: value for key, value in data.items() if key not in known}
 
 
-def describe_validation_error(exc: SchemaRefusal) -> list[tuple[str, str, str]]:
-    """Each error as ``(field, error kind, readable reason)``."""
+def describe_validation_error(
+    exc: SchemaRefusal, schema: type[msgspec.Struct] | None = None
+) -> list[tuple[str, str, str]]:
+    """Each error as ``(field, error kind, readable reason)``, a handler ``schema``'s in the
+    order its fields were always named."""
     out: list[tuple[str, str, str]] = []
-    for err in exc.errors:
+    for err in _in_field_order(exc.errors, schema):
         loc = ".".join(str(p) for p in err.loc)
         if err.type == "missing":
             reason = f"`{loc}` is required"
@@ -186,3 +171,29 @@ def describe_validation_error(exc: SchemaRefusal) -> list[tuple[str, str, str]]:
             reason = f"`{loc}`: {err.msg} (got {err.input!r})"
         out.append((str(err.loc[0]) if err.loc else "", err.type, reason))
     return out
+
+
+_RUN_OPTIONS = ("async", "asyncRewake", "shell", "onFailure")
+
+
+@functools.cache
+def _diagnostic_order(schema: type[msgspec.Struct]) -> dict[str, int]:
+    """A handler's fields in the order its problems are named: its own content fields,
+    ``timeout``, its run options (``_RUN_OPTIONS``), then the rest of ``_Handler``'s."""
+    names = [f.encode_name for f in msgspec.structs.fields(schema)]
+    shared = [f.encode_name for f in msgspec.structs.fields(_Handler)]
+    own = [n for n in names if n not in shared]
+    content = [n for n in own if n not in _RUN_OPTIONS]
+    options = [n for n in own if n in _RUN_OPTIONS]
+    order = [*content, "timeout", *options, *(n for n in shared if n != "timeout")]
+    return {name: i for i, name in enumerate(order)}
+
+
+def _in_field_order(
+    errors: list[SchemaError], schema: type[msgspec.Struct] | None
+) -> list[SchemaError]:
+    """``errors`` sorted (stably) by their field's place in a handler's diagnostic order."""
+    if schema is None or not issubclass(schema, _Handler):
+        return errors
+    rank = _diagnostic_order(schema)
+    return sorted(errors, key=lambda e: rank.get(str(e.loc[0]), len(rank)) if e.loc else -1)

@@ -308,6 +308,9 @@ class Catalog:
     """The settings' ``sandbox`` (``settings._sandbox``; ``None``: not enabled)."""
     env_layers: tuple[tuple[HookSource, Mapping[str, str]], ...] = ()
     """Each settings file's ``env`` (``settings._env``), lowest precedence first."""
+    project_env_trusted: bool = True
+    """Whether the project's own ``env`` (project and local settings) applies: false while
+    the project is not trusted (``trust._mount``), also for a change made mid-session."""
 
     @property
     def env(self) -> dict[str, str]:

@@ -133,7 +133,7 @@ def _validated_handler(raw: dict[str, Any], add: _Add) -> CommandHandler | None:
     try:
         return decode(raw, CommandHandler)
     except SchemaRefusal as exc:
-        for fld, err_type, reason in describe_validation_error(exc):
+        for fld, err_type, reason in describe_validation_error(exc, CommandHandler):
             code: DiagnosticCode = "bad-field"
             if fld == "timeout":
                 code = "bad-timeout"

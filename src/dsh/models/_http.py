@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import sys
 from collections.abc import AsyncGenerator, Iterator, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, final
@@ -46,6 +47,7 @@ from dsh.models._wire import (
     DONE,
     ChatTransport,
     Malformed,
+    Refused,
     StatusError,
     Unreachable,
     decoded_events,
@@ -101,7 +103,18 @@ def _wire_errors() -> Iterator[None]:
     except FramingError as e:
         raise Malformed(f"the response's framing: {e}") from None
     except OSError as e:
+        refused = certificate_refused(e)
+        if refused is not None:
+            raise refused from None
         raise Unreachable("Connection error.", str(e) or type(e).__name__) from e
+
+
+def certificate_refused(e: BaseException | None) -> Refused | None:
+    """``e`` as a ``Refused`` when it is a certificate that failed verification."""
+    ssl = sys.modules.get("ssl")
+    if ssl is None or not isinstance(e, ssl.SSLCertVerificationError):
+        return None
+    return Refused(f"Connection error. The server's certificate was refused: {e}")
 
 
 @final
@@ -343,7 +356,10 @@ class HttpChatTransport:
         tls = None
         if origin.scheme == "https":
             if self._tls is None:
-                self._tls = tls_context()
+                try:
+                    self._tls = tls_context()
+                except ValueError as e:
+                    raise Refused(f"the trust store for https: {e}") from None
             tls = self._tls
         with _wire_errors():
             async with asyncio.timeout(self._timeout):

@@ -32,7 +32,14 @@ from dsh.models._reply_bounds import (
     reply_bound,
 )
 from dsh.models._types import ModelError, ModelRequest, TextCallback
-from dsh.models._wire import ChatTransport, Malformed, ReplyError, StatusError, Unreachable
+from dsh.models._wire import (
+    ChatTransport,
+    Malformed,
+    Refused,
+    ReplyError,
+    StatusError,
+    Unreachable,
+)
 
 __all__ = [
     "Backoff",
@@ -251,7 +258,7 @@ class StreamingModel:
             reply = await transport.complete(wire.count_body(request))
         except StatusError as e:
             raise wire.status_error(e) from e
-        except (Unreachable, Malformed) as e:
+        except (Unreachable, Malformed, Refused) as e:
             raise wire.failure(f"{e} [{self.base_url}]") from e
         finally:
             await transport.aclose()
@@ -276,7 +283,7 @@ class StreamingModel:
             raise _Failure(error, wait) from e
         except Unreachable as e:
             raise _Failure(self.wire.unreachable(e.message, e.detail, self.base_url)) from e
-        except ReplyError as e:
+        except (ReplyError, Refused) as e:
             raise _Failure(self.wire.failure(e.message)) from e
         except Malformed as e:
             raise _Failure(self.wire.failure(f"malformed reply from the server: {e.detail}")) from e

@@ -23,6 +23,7 @@ __all__ = [
     "PROJECT_ENV_VAR",
     "ChatTransport",
     "Malformed",
+    "Refused",
     "ReplyError",
     "StatusError",
     "Unreachable",
@@ -94,6 +95,15 @@ class Unreachable(WireError):
         super().__init__(message)
         self.message = message
         self.detail = detail or None
+
+
+class Refused(WireError):
+    """A connection dsh will not make: the server's certificate refused, a trust store that
+    cannot be loaded. Not retried: trying again would only fail the same way."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 class ReplyError(WireError):

@@ -180,3 +180,22 @@ def test_an_api_error_is_reported_without_a_traceback(tmp_path: Path, mock: Resp
     assert "unexpected status 400: MOCK-400" in done.stdout + done.stderr
     assert "Traceback" not in done.stdout + done.stderr
     assert len(mock.requests) == 1
+
+
+def test_a_profile_outside_codexs_set_up_is_refused(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    done = run_dsh(
+        "run",
+        "hi",
+        "--hooks",
+        "claude",
+        "--profile",
+        "work",
+        "--model",
+        "scripted:x.json",
+        cwd=project,
+        env={"HOME": str(tmp_path / "home"), "DSH_DATA_DIR": str(tmp_path / "data")},
+    )
+    assert done.returncode != 0
+    assert "dsh: --profile work: Codex's profiles apply to Codex's model set-up" in done.stderr

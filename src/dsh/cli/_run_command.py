@@ -287,9 +287,14 @@ def _run_model(settled: Settled, flags: RunFlags) -> Model:
     spec = settled.model_spec  # the flag, DSH_MODEL or a config file's
     if not spec and flags.init_only:
         return NO_MODEL  # no prompt, no model call: as `claude --init-only`, no model needed
-    return load_run_model(
-        settled, codex_profile=_codex_profile(settled.project, flags), profile=flags.config_profile
-    )
+    codex = _codex_profile(settled.project, flags)
+    profile = flags.config_profile
+    if profile is not None and not codex and not (spec or "").startswith("responses:"):
+        raise UserError(
+            f"--profile {profile}: Codex's profiles apply to Codex's model set-up, under the"
+            " Codex profile (--hooks codex, or a project with .codex/ and no .claude/)"
+        )
+    return load_run_model(settled, codex_profile=codex, profile=profile)
 
 
 def _codex_profile(project: Path, flags: RunFlags) -> bool:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from dsh.messages import UserMessage
-from dsh.models import ModelRequest
+from dsh.models import ModelRequest, OpenAICompatibleModel
 from dsh.models._anthropic import AnthropicFormat
-from dsh.models._openai import OpenAICompatibleModel
 from dsh.models._provider import Backoff, StreamingModel
 from dsh.models._responses import ResponsesFormat
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
-import sys
 from collections.abc import AsyncGenerator, Iterator, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, final
@@ -50,6 +49,7 @@ from dsh.models._wire import (
     Refused,
     StatusError,
     Unreachable,
+    certificate_refused,
     decoded_events,
     error_data,
     request_headers,
@@ -107,14 +107,6 @@ def _wire_errors() -> Iterator[None]:
         if refused is not None:
             raise refused from None
         raise Unreachable("Connection error.", str(e) or type(e).__name__) from e
-
-
-def certificate_refused(e: BaseException | None) -> Refused | None:
-    """``e`` as a ``Refused`` when it is a certificate that failed verification."""
-    ssl = sys.modules.get("ssl")
-    if ssl is None or not isinstance(e, ssl.SSLCertVerificationError):
-        return None
-    return Refused(f"Connection error. The server's certificate was refused: {e}")
 
 
 @final

@@ -31,6 +31,7 @@ from dsh.models._wire import (
     Refused,
     StatusError,
     Unreachable,
+    certificate_refused,
     decoded_events,
     error_data,
     request_headers,
@@ -170,8 +171,6 @@ def _status_error(response: httpx2.Response) -> StatusError:
 
 def _connection_error(e: Exception) -> Refused | Unreachable:
     """A failed connection: a certificate refused (not retried), else unreachable."""
-    from dsh.models._http import certificate_refused
-
     cause: BaseException | None = e
     for _ in range(4):  # httpx2's error, httpcore2's, then the ssl module's
         cause = cause.__cause__ or cause.__context__ if cause is not None else None

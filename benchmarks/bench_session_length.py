@@ -123,7 +123,7 @@ class Timed:
     ) -> AssistantMessage:
         self.marks.append(time.process_time())
         if self.full and isinstance(self.inner, OpenAICompatibleModel):
-            self.inner._encoder = None
+            self.inner.chat._encoder = None
         reply: AssistantMessage = await self.inner.complete(request, on_text=on_text)
         return reply
 

@@ -95,7 +95,9 @@ def test_every_body_equals_one_built_from_scratch(
 
 def test_a_body_whose_history_a_write_still_holds_stays_whole_as_the_next_one_grows() -> None:
     encoder = ChatBodyEncoder("m")
-    history: tuple[ModelMessage, ...] = tuple(UserMessage(f"{i}") for i in range(5))
+    history: tuple[ModelMessage, ...] = tuple(
+        m for i in range(5) for m in (UserMessage(f"{i}"), AssistantMessage(f"a{i}"))
+    )
     first = encoder.encode(ModelRequest(history), stream=True, max_tokens=None)
     held = first.parts()  # as a transport that has not written it all keeps a view of it
     before = b"".join(held)

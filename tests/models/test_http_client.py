@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from dsh.messages import UserMessage
+from dsh.messages import AssistantMessage, UserMessage
 from dsh.models import ModelBackend, ModelError, ModelRequest, OpenAICompatibleModel, RetryNotice
 from tests.models.raw_server import CHUNK_HI, RawConn, RawServer, raw_serving, sse
 
@@ -331,7 +331,8 @@ async def test_a_long_request_over_tls_is_the_bodys_bytes(
 ) -> None:
     # TLS never takes the plain socket's vectored write: the history goes through the TLS layer.
     monkeypatch.setenv("SSL_CERT_FILE", str(certificate / "cert.pem"))
-    request = ModelRequest(tuple(UserMessage(f"{i}: " + "x" * 2000) for i in range(600)))
+    turns = ((UserMessage(f"{i}: " + "x" * 2000), AssistantMessage("ok")) for i in range(600))
+    request = ModelRequest((*(m for turn in turns for m in turn), UserMessage("go")))
     with tls_server(certificate, keep(answer_ok)) as server:
         async with model_for(server.url, backend) as model:
             assert (await model.complete(request)).text == "hi"
@@ -339,8 +340,8 @@ async def test_a_long_request_over_tls_is_the_bodys_bytes(
     first, second = server.requests
     assert len(first.body) > 1 << 20
     assert first.body == second.body
-    sent = [m["content"] for m in json.loads(first.body)["messages"]]
-    assert sent == [f"{i}: " + "x" * 2000 for i in range(600)]
+    sent = [m["content"] for m in json.loads(first.body)["messages"] if m["role"] == "user"]
+    assert sent == [*(f"{i}: " + "x" * 2000 for i in range(600)), "go"]
 
 
 async def test_what_the_socket_does_not_take_at_once_is_queued_and_sent_in_order(

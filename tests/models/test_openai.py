@@ -195,9 +195,10 @@ async def test_messages_are_adapted_to_chat_completions() -> None:
             "content": [
                 {"type": "text", "text": "what is this?"},
                 {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBOR"}},
+                # the context that follows merged into the same user turn
+                {"type": "text", "text": reminder("SessionStart hook additional context: CTX")},
             ],
         },
-        {"role": "user", "content": reminder("SessionStart hook additional context: CTX")},
         {
             "role": "assistant",
             "content": "Checking.",
@@ -216,13 +217,15 @@ async def test_messages_are_adapted_to_chat_completions() -> None:
         },
         {"role": "tool", "tool_call_id": "call_1", "content": "Exit code 2\nls: nope"},
         {"role": "tool", "tool_call_id": "call_2", "content": "/tmp"},
-        {
+        {  # the results' images, then every user turn up to the next reply: one turn
             "role": "user",
-            "content": [{"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/"}}],
+            "content": [
+                {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/"}},
+                {"type": "text", "text": reminder("early context")},
+                {"type": "text", "text": reminder("post context")},
+                {"type": "text", "text": "Stop hook feedback:\nkeep going"},
+            ],
         },
-        {"role": "user", "content": reminder("early context")},
-        {"role": "user", "content": reminder("post context")},
-        {"role": "user", "content": "Stop hook feedback:\nkeep going"},
         {"role": "assistant", "content": "Done."},
         {"role": "user", "content": "Summary of the conversation so far:\nwe listed files"},
     ]

@@ -70,12 +70,13 @@ model = "other-model"
     }
 
 
-def run(tmp_path: Path, env: dict[str, str]) -> Any:
+def run(tmp_path: Path, env: dict[str, str], *flags: str) -> Any:
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
     return run_dsh(
         "run",
         "say hi",
+        *flags,
         "--hooks",
         "codex",
         "--output-format",
@@ -112,9 +113,63 @@ def test_codexs_config_runs_dsh_run_on_the_responses_api(
 
 
 def test_a_profile_picks_its_model(tmp_path: Path, mock: ResponsesMock) -> None:
-    done = run(tmp_path, codex_home(tmp_path, mock, 'profile = "other"'))
+    env = codex_home(tmp_path, mock)
+    # Codex 0.171's --profile NAME: $CODEX_HOME/NAME.config.toml over config.toml (the
+    # [profiles.other] table there is legacy, and ignored when nothing selects it).
+    (tmp_path / "codex-home" / "work.config.toml").write_text('model = "work-model"\n')
+    done = run(tmp_path, env, "--profile", "work")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert mock.requests[0]["model"] == "other-model"
+    assert mock.requests[0]["model"] == "work-model"
+    assert mock.paths[0] == "POST /v1/responses?api-version=2026-01-01"
+
+
+def test_the_legacy_profile_key_is_refused_as_codex_refuses_it(
+    tmp_path: Path, mock: ResponsesMock
+) -> None:
+    done = run(tmp_path, codex_home(tmp_path, mock, 'profile = "other"'))
+    assert done.returncode != 0
+    config = tmp_path / "codex-home" / "config.toml"
+    assert f'dsh: {config}: legacy `profile = "other"` config is no longer supported' in (
+        done.stderr
+    )
+    assert "use `--profile other` with `other.config.toml` instead" in done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert mock.requests == []
+
+
+def test_a_bad_profile_name_is_refused(tmp_path: Path, mock: ResponsesMock) -> None:
+    done = run(tmp_path, codex_home(tmp_path, mock), "--profile", "../work")
+    assert done.returncode != 0
+    assert "dsh: invalid --profile value `../work`; pass a plain name such as `work`" in (
+        done.stderr
+    )
+    assert mock.requests == []
+
+
+def test_a_trusted_projects_model_is_used_but_not_its_provider(
+    tmp_path: Path, mock: ResponsesMock
+) -> None:
+    project = tmp_path / "project"
+    (project / ".codex").mkdir(parents=True)
+    local = project / ".codex" / "config.toml"
+    local.write_text(
+        'model = "project-model"\nmodel_provider = "elsewhere"\n\n'
+        '[model_providers.elsewhere]\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'env_key = "LOOPBACK_KEY"\n'
+    )
+    trust = f'[projects."{project.resolve()}"]\ntrust_level = "trusted"\n'
+    env = codex_home(tmp_path, mock)
+    with (tmp_path / "codex-home" / "config.toml").open("a") as config:
+        config.write(trust)
+    done = run(tmp_path, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert mock.requests[0]["model"] == "project-model"
+    assert mock.headers[0]["authorization"] == "Bearer sk-loopback"  # the user's provider
+    assert (
+        f"dsh: warning: Ignored unsupported project-local config keys in {local.resolve()}:"
+        " model_provider, model_providers. If you want these settings to apply, manually set"
+        " them in your user-level config.toml."
+    ) in done.stderr
 
 
 def test_an_api_error_is_reported_without_a_traceback(tmp_path: Path, mock: ResponsesMock) -> None:
@@ -125,3 +180,22 @@ def test_an_api_error_is_reported_without_a_traceback(tmp_path: Path, mock: Resp
     assert "unexpected status 400: MOCK-400" in done.stdout + done.stderr
     assert "Traceback" not in done.stdout + done.stderr
     assert len(mock.requests) == 1
+
+
+def test_a_profile_outside_codexs_set_up_is_refused(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    done = run_dsh(
+        "run",
+        "hi",
+        "--hooks",
+        "claude",
+        "--profile",
+        "work",
+        "--model",
+        "scripted:x.json",
+        cwd=project,
+        env={"HOME": str(tmp_path / "home"), "DSH_DATA_DIR": str(tmp_path / "data")},
+    )
+    assert done.returncode != 0
+    assert "dsh: --profile work: Codex's profiles apply to Codex's model set-up" in done.stderr

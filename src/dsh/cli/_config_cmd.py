@@ -84,7 +84,11 @@ def _provider(config: DshConfig, project: Path) -> dict[str, str] | None:
     codex = (project / ".codex").is_dir() and not (project / ".claude").is_dir()
     try:
         choice = choose_provider(
-            config.model, provider=config.provider, base_url=config.base_url, codex_profile=codex
+            config.model,
+            provider=config.provider,
+            base_url=config.base_url,
+            codex_profile=codex,
+            project=project,
         )
     except ValueError as exc:
         raise UserError(str(exc)) from exc

@@ -22,7 +22,7 @@ from dsh.agent import AgentOptions, SetupTrigger
 from dsh.base import valid_text
 from dsh.cli._errors import UserError, check_settings_args
 from dsh.cli._process import run_async, session_dir, started
-from dsh.cli._render import TranscriptPrinter
+from dsh.cli._render import TranscriptPrinter, terminal_safe
 from dsh.cli._run import NO_MODEL, ExitCode, RunOptions, run_session
 from dsh.cli._run_flags import IO_KEYS, SESSION_FLAGS
 from dsh.cli._run_settle import RunMode, Settled, settle, stream_prompts
@@ -107,6 +107,8 @@ class RunFlags:
     """``--sandbox/-s``: read as the configuration key ``sandbox_mode`` (``_given``)."""
     max_budget_usd: float | None
     """``--max-budget-usd``: the session's spend cap (``dsh.agent.spend_cap``), if any."""
+    config_profile: str | None
+    """``--profile NAME``: Codex's profile file over its ``config.toml`` (``dsh.models``)."""
     io: Mapping[str, Any]
     """``io_options``' flags (``--output-format``, ``--resume``...), as ``settle`` reads them."""
     worktree: str | None = None
@@ -130,6 +132,7 @@ class RunFlags:
             skip_untrusted_hooks=params["skip_untrusted_hooks"],
             sandbox_mode=params["sandbox_mode"],
             max_budget_usd=params["max_budget_usd"],
+            config_profile=params["config_profile"],
             io={key: params[key] for key in IO_KEYS},
             worktree=params.get("worktree"),
         )
@@ -298,7 +301,14 @@ def _run_model(settled: Settled, flags: RunFlags) -> Model:
     spec = settled.model_spec  # the flag, DSH_MODEL or a config file's
     if not spec and flags.init_only:
         return NO_MODEL  # no prompt, no model call: as `claude --init-only`, no model needed
-    return load_run_model(settled, codex_profile=_codex_profile(settled.project, flags))
+    codex = _codex_profile(settled.project, flags)
+    profile = flags.config_profile
+    if profile is not None and not codex and not (spec or "").startswith("responses:"):
+        raise UserError(
+            f"--profile {profile}: Codex's profiles apply to Codex's model set-up, under the"
+            " Codex profile (--hooks codex, or a project with .codex/ and no .claude/)"
+        )
+    return load_run_model(settled, codex_profile=codex, profile=profile)
 
 
 def _codex_profile(project: Path, flags: RunFlags) -> bool:
@@ -309,9 +319,11 @@ def _codex_profile(project: Path, flags: RunFlags) -> bool:
     return (project / ".codex").is_dir() and not (project / ".claude").is_dir()
 
 
-def load_run_model(settled: Settled, *, codex_profile: bool = False) -> Model:
+def load_run_model(
+    settled: Settled, *, codex_profile: bool = False, profile: str | None = None
+) -> Model:
     """The model the settled flags name, else the environment's set-up (a usage error if
-    neither: ``dsh.models``' ``choose_provider``)."""
+    neither: ``dsh.models``' ``choose_provider``); Codex's config warnings to stderr."""
     # The key and the base URL are left to dsh.models, which reads the environment
     # itself: its errors then name the variable a value came from.
     try:
@@ -321,6 +333,9 @@ def load_run_model(settled: Settled, *, codex_profile: bool = False) -> Model:
             api_key=settled.api_key,
             provider=settled.config.provider,
             codex_profile=codex_profile,
+            project=settled.project,
+            profile=profile,
+            warn=_warn,
         )
     except ValueError as exc:
         if not settled.model_spec and str(exc).startswith("empty model spec"):
@@ -331,6 +346,10 @@ def load_run_model(settled: Settled, *, codex_profile: bool = False) -> Model:
         raise UserError(str(exc)) from exc
     except (ModelError, OSError) as exc:
         raise UserError(str(exc)) from exc
+
+
+def _warn(line: str) -> None:
+    click.echo(terminal_safe(f"dsh: warning: {line}"), err=True)
 
 
 def _given() -> dict[str, Any]:

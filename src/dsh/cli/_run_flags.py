@@ -258,6 +258,14 @@ _RUN_OPTIONS = [
         " Claude Code's otherwise). With both, Claude Code's hooks run first on each seam.",
     ),
     click.option(
+        "--profile",
+        "config_profile",
+        default=None,
+        metavar="NAME",
+        help="Codex's --profile: its model set-up reads $CODEX_HOME/NAME.config.toml over"
+        " config.toml (default: $DSH_CODEX_PROFILE). See docs/models.md.",
+    ),
+    click.option(
         "--dangerously-bypass-hook-trust",
         "bypass_hook_trust",
         is_flag=True,

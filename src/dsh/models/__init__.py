@@ -16,7 +16,8 @@ from dsh.models._scripted import ScriptedModel
 from dsh.models._types import Model, ModelError, ModelRefusal, ModelRequest, TextCallback, ToolSpec
 
 if TYPE_CHECKING:
-    from dsh.models._openai import ModelBackend, OpenAICompatibleModel, RetryNotice
+    from dsh.models._openai import ModelBackend, OpenAICompatibleModel
+    from dsh.models._provider import RetryNotice
 
 __all__ = [
     "Model",
@@ -36,5 +37,9 @@ __all__ = [
 publish(globals())
 
 __getattr__ = lazy(
-    globals(), {"dsh.models._openai": ("ModelBackend", "OpenAICompatibleModel", "RetryNotice")}
+    globals(),
+    {
+        "dsh.models._openai": ("ModelBackend", "OpenAICompatibleModel"),
+        "dsh.models._provider": ("RetryNotice",),
+    },
 )

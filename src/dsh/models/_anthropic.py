@@ -29,7 +29,7 @@ from dsh.base._env_policy import withhold_variable
 from dsh.messages import AssistantMessage, ToolUse, Usage
 from dsh.messages._messages import token_count
 from dsh.models._anthropic_body import ThinkingStore, messages_body
-from dsh.models._chat_reply import server_message
+from dsh.models._chat_reply import parse_arguments, server_message
 from dsh.models._provider import Backoff, StreamingModel
 from dsh.models._types import ModelError, ModelRefusal, ModelRequest
 from dsh.models._wire import StatusError
@@ -120,6 +120,7 @@ class AnthropicFormat:
 
     label = "Anthropic Messages"
     path = "/v1/messages"
+    streamed = True
 
     def __init__(
         self,
@@ -196,6 +197,15 @@ class AnthropicFormat:
 
     def failure(self, message: str) -> ModelError:
         return ModelError(f"API Error: {message}", status=None, retryable=False)
+
+    def unreachable(self, message: str, detail: str | None, base_url: str) -> ModelError:
+        said = f" ({detail})" if detail and detail != message else ""
+        error = self.failure(f"{message}{said} [{base_url}]")
+        error.retryable = True
+        return error
+
+    def given_up(self, error: ModelError, attempts: int, streamed: bool) -> ModelError:
+        return error
 
     def resends(self, status: int) -> int:
         return _RESENDS_400 if status == 400 else 0
@@ -320,15 +330,13 @@ class MessagesDecoder:
 
     @staticmethod
     def _call(block: Mapping[str, Any]) -> ToolUse:
-        from dsh.models._openai import _parse_arguments
-
         call_id = _text(block.get("id"), "a tool_use block's id")
         name = _text(block.get("name"), "a tool_use block's name")
         if not name:
             raise ValueError("a tool_use block without a name")
         raw = "".join(block["_json"])
         if raw:
-            return ToolUse(call_id, name, _parse_arguments(raw))
+            return ToolUse(call_id, name, parse_arguments(raw))
         given = block.get("input")
         return ToolUse(call_id, name, freeze_json(given if isinstance(given, dict) else {}))
 

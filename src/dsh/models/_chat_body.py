@@ -208,7 +208,7 @@ class ChatBodyEncoder:
             layout.add(message)
             if layout.settled:
                 self._settle(placed)
-        layout.flush()
+        layout.finish()
         self._messages = messages
         settled, pieces = len(self._settled), tuple(layout.out)
         head = b'{"model":' + self._model + b',"messages":['

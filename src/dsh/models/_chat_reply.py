@@ -9,12 +9,15 @@ import math
 import time
 from typing import Any, Literal
 
+from dsh.base import UnsafeJSONError, freeze_json, load_json
+
 __all__ = [
     "chunk_parts",
     "clamp",
     "completion_parts",
     "items_of",
     "member",
+    "parse_arguments",
     "refusal_text",
     "retry_after",
     "server_message",
@@ -22,6 +25,24 @@ __all__ = [
 ]
 
 _MAX_BODY_CHARS = 500
+_MAX_RAW_ARGUMENTS = 10_000
+
+
+def parse_arguments(raw: str) -> Any:
+    """A tool call's arguments as frozen JSON; text that is not JSON stays a raw string (the
+    registry rejects it). Every wire format's calls are read with it.
+
+    Arguments nested past ``JSON_MAX_DEPTH``, or holding ``NaN`` or a huge number, are not
+    JSON dsh carries: they stay text too, cut at ``_MAX_RAW_ARGUMENTS`` characters.
+    """
+    if not raw.strip():
+        return freeze_json({})
+    try:
+        return freeze_json(load_json(raw))
+    except (UnsafeJSONError, TypeError, ValueError, RecursionError):
+        if len(raw) > _MAX_RAW_ARGUMENTS:
+            return f"{raw[:_MAX_RAW_ARGUMENTS]}... [{len(raw):,} characters, cut]"
+        return raw
 
 
 def text_of(value: object) -> str:

@@ -22,7 +22,11 @@ Message mapping (what the model sees):
 - ``SteeringMessage`` → ``user``;
 - ``SummaryMessage`` → ``user`` "Summary of the conversation so far:\\n<summary>".
 The tool results answering an assistant message stay right after it: any other
-message found among them is moved after the last of them.
+message found among them is moved after the last of them. User turns that would follow
+one another (a prompt and its hook context, a tool result's images and a step's context)
+are merged into one (texts joined by a blank line; parts, when one has an image, in
+order): templates that insist on strict user/assistant alternation (Mistral's, Llama 2's)
+refuse two user turns in a row, and every template takes one.
 """
 
 from __future__ import annotations
@@ -167,6 +171,20 @@ def _plain(message: ModelMessage, tools: Mapping[str, ToolSpec]) -> dict[str, An
     raise TypeError(f"not a plain message: {message!r}")  # pragma: no cover
 
 
+def _parts(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
+
+
+def _merged(run: list[dict[str, Any]]) -> dict[str, Any]:
+    """Consecutive user turns as one."""
+    if len(run) == 1:
+        return run[0]
+    contents = [m["content"] for m in run]
+    if all(isinstance(c, str) for c in contents):
+        return {"role": "user", "content": "\n\n".join(contents)}
+    return {"role": "user", "content": [part for c in contents for part in _parts(c)]}
+
+
 class ChatLayout(Generic[T]):
     """The chat-completions message list, built one message at a time.
 
@@ -174,10 +192,11 @@ class ChatLayout(Generic[T]):
     or its JSON for a request body built once per message). ``settled`` says no
     message is held back, so the output so far stands whatever follows: an
     encoder resumes from such a point. ``tools`` are the request's, by name: what
-    a ``tool_reference`` block is rendered from.
+    a ``tool_reference`` block is rendered from. User turns are held in ``run`` until
+    something else follows (``finish`` ends the last), so that they go out as one.
     """
 
-    __slots__ = ("deferred", "encode", "images", "out", "pending", "tools")
+    __slots__ = ("deferred", "encode", "images", "out", "pending", "run", "tools")
 
     def __init__(
         self, encode: Callable[[dict[str, Any]], T], tools: Iterable[ToolSpec] = ()
@@ -186,12 +205,13 @@ class ChatLayout(Generic[T]):
         self.tools: Mapping[str, ToolSpec] = {t.name: t for t in tools}
         self.out: list[T] = []
         self.pending: set[str] = set()  # tool call ids still awaiting their result
-        self.deferred: list[T] = []  # messages held back until those results are in
+        self.deferred: list[dict[str, Any]] = []  # user turns held until those results are in
         self.images: list[dict[str, Any]] = []
+        self.run: list[dict[str, Any]] = []  # user turns in a row, to go out as one
 
     @property
     def settled(self) -> bool:
-        return not (self.pending or self.deferred or self.images)
+        return not (self.pending or self.deferred or self.images or self.run)
 
     def reset(self, length: int) -> None:
         """Back to a settled point where ``out`` had ``length`` items."""
@@ -199,16 +219,27 @@ class ChatLayout(Generic[T]):
         self.pending.clear()
         self.deferred.clear()
         self.images.clear()
+        self.run.clear()
 
     def flush(self) -> None:
+        """The tool results' images and the user turns held for them, into the run."""
         if self.images:
-            self.out.append(self.encode({"role": "user", "content": list(self.images)}))
+            self.run.append({"role": "user", "content": list(self.images)})
             self.images.clear()
-        self.out.extend(self.deferred)
+        self.run.extend(self.deferred)
         self.deferred.clear()
+
+    def finish(self) -> None:
+        """Everything held placed: the run of user turns as one."""
+        self.flush()
+        if self.run:
+            self.out.append(self.encode(_merged(self.run)))
+            self.run.clear()
 
     def add(self, message: ModelMessage) -> None:
         if isinstance(message, ToolResultMessage):
+            if not self.pending:
+                self.finish()
             tool_message, tool_images = _tool_result(message, self.tools)
             self.out.append(self.encode(tool_message))
             self.images.extend(tool_images)
@@ -218,15 +249,15 @@ class ChatLayout(Generic[T]):
             return
         if isinstance(message, AssistantMessage):
             self.pending.clear()
-            self.flush()
+            self.finish()
             self.out.append(self.encode(_assistant(message)))
             self.pending = {c.id for c in message.tool_calls}
             return
         if self.pending:
-            self.deferred.append(self.encode(_plain(message, self.tools)))
+            self.deferred.append(_plain(message, self.tools))
         else:
             self.flush()
-            self.out.append(self.encode(_plain(message, self.tools)))
+            self.run.append(_plain(message, self.tools))
 
 
 def _as_is(message: dict[str, Any]) -> dict[str, Any]:
@@ -240,7 +271,7 @@ def to_chat_messages(request: ModelRequest) -> list[dict[str, Any]]:
         layout.out.append({"role": "system", "content": request.system})
     for message in request.messages:
         layout.add(message)
-    layout.flush()
+    layout.finish()
     return layout.out
 
 

@@ -8,10 +8,14 @@
 3. No model named: ``$ANTHROPIC_MODEL``, or an Anthropic key (``$ANTHROPIC_API_KEY``,
    ``$ANTHROPIC_AUTH_TOKEN``) with no dsh or OpenAI key, is Claude Code's set-up: the
    Messages API, ``$ANTHROPIC_MODEL`` or 2.1.332's default model. Under the Codex
-   profile, Codex's ``config.toml`` ``model`` (``_codex_setup``).
-4. A dsh base URL (``--base-url``, ``DSH_BASE_URL``, config), or ``$OPENAI_BASE_URL``
-   with nothing of Anthropic's in the environment, is a chat-completions endpoint.
-5. A Claude name (``claude-…``, or Claude Code's aliases ``sonnet``, ``opus``,
+   profile, Codex's ``model`` from its config layers (``_codex_layers``).
+4. A dsh base URL (``--base-url``, ``DSH_BASE_URL``, config) is a chat-completions
+   endpoint.
+5. Under the Codex profile, a name when Codex's layers set ``model`` or
+   ``model_provider``: Codex's provider, as ``codex -m NAME`` uses it. Else
+   ``$OPENAI_BASE_URL`` with nothing of Anthropic's in the environment is a
+   chat-completions endpoint.
+6. A Claude name (``claude-…``, or Claude Code's aliases ``sonnet``, ``opus``,
    ``haiku``) is the Messages API; any other name chat completions.
 """
 
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Literal, final
 
 from dsh._frozen import frozen
@@ -53,9 +58,15 @@ def choose_provider(
     provider: str | None = None,
     base_url: str | None = None,
     codex_profile: bool = False,
+    project: Path | None = None,
+    profile: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> ProviderChoice | None:
-    """The provider for ``spec`` (None: no model named and none set up; see the module)."""
+    """The provider for ``spec`` (None: no model named and none set up; see the module).
+
+    ``codex_profile``: the run is under the Codex profile, its ``project`` the one whose
+    ``.codex/config.toml`` is a layer and ``profile`` Codex's ``--profile`` (``_codex_layers``);
+    ``ValueError`` for a Codex config Codex would refuse."""
     environ = os.environ if env is None else env
     spec = (spec or "").strip()
     if spec.startswith("scripted:"):
@@ -66,9 +77,18 @@ def choose_provider(
     if provider and spec:
         return ProviderChoice(_named(provider), spec, f"the provider setting ({provider})")
     if not spec:
-        return _set_up(environ, provider, codex_profile)
+        codex = (project, profile) if codex_profile else None
+        return _set_up(environ, provider, codex)
     if base_url or environ.get("DSH_BASE_URL"):
         return ProviderChoice("chat", spec, "a dsh base URL is set: a chat-completions endpoint")
+    if codex_profile and not _claude_name(spec):
+        from dsh.models._codex_layers import codex_layers
+
+        layers = codex_layers(environ, project=project, profile=profile)
+        where = layers.where("model_provider") or layers.where("model")
+        if where:
+            why = f"the model named on Codex's configured provider ({where}), as codex -m"
+            return ProviderChoice("responses", spec, why)
     if environ.get("OPENAI_BASE_URL") and not _anthropic_set_up(environ):
         # A gateway speaking chat completions may well serve Claude models by name.
         why = "$OPENAI_BASE_URL is set and nothing of Anthropic's: a chat-completions endpoint"
@@ -91,7 +111,9 @@ def _named(name: str) -> ProviderName:
 
 
 def _set_up(
-    environ: Mapping[str, str], provider: str | None, codex_profile: bool
+    environ: Mapping[str, str],
+    provider: str | None,
+    codex: tuple[Path | None, str | None] | None,
 ) -> ProviderChoice | None:
     """No model named: Claude Code's environment, else Codex's config under its profile."""
     from dsh.models._anthropic import DEFAULT_MODEL, MODEL_ENV_VAR
@@ -103,10 +125,10 @@ def _set_up(
         if keys and (provider == "anthropic" or not any(environ.get(k) for k in _DSH_KEYS)):
             why = f"${keys[0]} is set and no model is named: Claude Code's default model"
             return ProviderChoice("anthropic", DEFAULT_MODEL, why)
-    if codex_profile and provider in (None, "responses"):
+    if codex is not None and provider in (None, "responses"):
         from dsh.models._codex_setup import codex_model_name
 
-        found = codex_model_name(environ)
+        found = codex_model_name(environ, project=codex[0], profile=codex[1])
         if found is not None:
             model, where = found
             return ProviderChoice("responses", model, f"Codex's config ({where})")

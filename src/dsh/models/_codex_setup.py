@@ -1,52 +1,52 @@
-"""Codex 0.171's model set-up, read from its ``config.toml``, for runs under the Codex profile.
+"""Codex 0.171's model set-up, read from its config layers, for runs under the Codex profile.
 
-``$CODEX_HOME/config.toml`` (default ``~/.codex``): ``model``, ``model_provider``
-(default ``openai``), ``profile`` selecting a ``[profiles.NAME]`` table whose
-``model``/``model_provider`` win, and ``[model_providers.NAME]`` tables: ``base_url``,
-``env_key`` (the variable holding the key), ``wire_api`` (``responses``, the default,
-or ``chat``), ``query_params`` and ``http_headers`` (tables of strings),
-``env_http_headers`` (a header to the variable holding its value). The built-in
-``openai`` provider is ``$OPENAI_BASE_URL`` (else OpenAI's) with ``$OPENAI_API_KEY``.
-``$DSH_CODEX_PROFILE`` names a profile as ``codex --profile`` would.
+The layers (``_codex_layers``: system, user, ``--profile``'s file, a trusted project's
+``.codex/config.toml``) give ``model``, ``model_provider`` (default ``openai``) and the
+``[model_providers.NAME]`` tables: ``base_url``, ``env_key`` (the variable holding the
+key), ``wire_api`` (``responses``, the default, or ``chat``, a dsh extension: Codex
+0.171 refuses it), ``query_params`` and ``http_headers`` (tables of strings),
+``env_http_headers`` (a header to the variable holding its value). The built-in ``openai``
+provider is ``$OPENAI_BASE_URL`` (else OpenAI's) with ``$OPENAI_API_KEY``; as in Codex, a
+``[model_providers.openai]`` table does not replace it. Codex's other built-in providers
+(``ollama``, ``lmstudio``, ``amazon-bedrock``) dsh does not set up: an error says so.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlencode
 
-from dsh.base import read_bounded
 from dsh.base._env_policy import withhold_variable
+from dsh.models._codex_layers import CodexLayers, codex_layers
 from dsh.models._types import Model
 
 __all__ = ["codex_model", "codex_model_name", "codex_provider"]
 
-_MAX_BYTES = 1 << 20
-PROFILE_ENV_VAR = "DSH_CODEX_PROFILE"
-_OPENAI = {
+_OPENAI: Final = {
     "name": "OpenAI",
     "base_url": None,
     "env_key": "OPENAI_API_KEY",
     "wire_api": "responses",
 }
+_UNSUPPORTED_BUILT_INS: Final = ("ollama", "lmstudio", "amazon-bedrock")
 
 
-def _config(environ: Mapping[str, str]) -> tuple[dict[str, Any], Path]:
-    home = environ.get("CODEX_HOME") or str(Path("~/.codex").expanduser())
-    path = Path(home).expanduser() / "config.toml"
-    try:
-        data = read_bounded(path, _MAX_BYTES, "config file")
-    except OSError:
-        return {}, path
-    import tomllib
-
-    try:
-        return tomllib.loads(data.decode("utf-8", errors="replace")), path
-    except (tomllib.TOMLDecodeError, RecursionError) as e:
-        raise ValueError(f"{path}: not valid TOML: {e}") from None
+def codex_model_name(
+    environ: Mapping[str, str] | None = None,
+    *,
+    project: Path | None = None,
+    profile: str | None = None,
+) -> tuple[str, str] | None:
+    """Codex's configured model and the file that set it, or None when none is configured."""
+    env = os.environ if environ is None else environ
+    layers = codex_layers(env, project=project, profile=profile)
+    model = layers.settings.get("model")
+    if not isinstance(model, str) or not model.strip():
+        return None
+    return model.strip(), layers.where("model")
 
 
 def _table(value: object, where: str) -> Mapping[str, Any]:
@@ -57,41 +57,25 @@ def _table(value: object, where: str) -> Mapping[str, Any]:
     return value
 
 
-def _settings(environ: Mapping[str, str]) -> tuple[dict[str, Any], Path, str]:
-    """The top-level settings with the chosen profile's over them; the file; the profile."""
-    config, path = _config(environ)
-    name = environ.get(PROFILE_ENV_VAR) or config.get("profile")
-    merged = dict(config)
-    if isinstance(name, str) and name:
-        profiles = _table(config.get("profiles"), f"{path}: profiles")
-        if name not in profiles:
-            raise ValueError(f"{path}: no profile {name!r} ([profiles.{name}])")
-        merged.update(_table(profiles[name], f"{path}: profiles.{name}"))
-        return merged, path, name
-    return merged, path, ""
-
-
-def codex_model_name(environ: Mapping[str, str]) -> tuple[str, str] | None:
-    """Codex's configured model and where it was found, or None when none is configured."""
-    settings, path, profile = _settings(environ)
-    model = settings.get("model")
-    if not isinstance(model, str) or not model.strip():
-        return None
-    return model.strip(), f"{path}" + (f", profile {profile}" if profile else "")
-
-
-def codex_provider(environ: Mapping[str, str]) -> tuple[str, Mapping[str, Any]]:
-    """The configured provider's name and table (the built-in ``openai`` when not configured)."""
-    settings, path, _ = _settings(environ)
-    name = settings.get("model_provider") or "openai"
+def codex_provider(layers: CodexLayers) -> tuple[str, Mapping[str, Any], str]:
+    """The configured provider's name, its table (the built-in ``openai`` when not
+    configured) and the file that chose it; ``ValueError`` naming the file otherwise."""
+    name = layers.settings.get("model_provider") or "openai"
+    where = layers.where("model_provider") or layers.where("model_providers") or "config.toml"
     if not isinstance(name, str):
-        raise ValueError(f"{path}: model_provider must be a string")
-    providers = _table(settings.get("model_providers"), f"{path}: model_providers")
-    if name in providers:
-        return name, _table(providers[name], f"{path}: model_providers.{name}")
+        raise ValueError(f"{where}: model_provider must be a string")
     if name == "openai":
-        return name, _OPENAI
-    raise ValueError(f"{path}: model_provider {name!r} has no [model_providers.{name}] table")
+        return name, _OPENAI, where
+    if name in _UNSUPPORTED_BUILT_INS:
+        raise ValueError(
+            f"{where}: model_provider {name!r} is one of Codex's built-in providers, which dsh"
+            " does not set up: declare your own [model_providers.NAME] with its base_url"
+        )
+    providers = _table(layers.settings.get("model_providers"), f"{where}: model_providers")
+    if name not in providers:
+        raise ValueError(f"{where}: model_provider {name!r} has no [model_providers.{name}] table")
+    source = layers.where("model_providers") or where
+    return name, _table(providers[name], f"{source}: model_providers.{name}"), source
 
 
 def _strings(value: object, where: str) -> dict[str, str]:
@@ -107,21 +91,33 @@ def codex_model(
     base_url: str | None = None,
     api_key: str | None = None,
     environ: Mapping[str, str] | None = None,
+    project: Path | None = None,
+    profile: str | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> Model:
     """``name`` on Codex's configured provider (Responses, or chat completions for
-    ``wire_api = "chat"``). Raises ``ValueError`` for a config dsh cannot use."""
+    ``wire_api = "chat"``); Codex's warnings (a project's refused keys) go to ``warn``.
+    Raises ``ValueError`` for a config dsh cannot use, naming its file."""
     env = os.environ if environ is None else environ
-    provider_name, provider = codex_provider(env)
-    where = f"model_providers.{provider_name}"
+    layers = codex_layers(env, project=project, profile=profile)
+    for line in layers.warnings:
+        if warn is not None:
+            warn(line)
+    provider_name, provider, source = codex_provider(layers)
+    where = f"{source}: model_providers.{provider_name}"
     url = base_url or provider.get("base_url")
     if provider_name == "openai" and not base_url:
         url = env.get("OPENAI_BASE_URL") or url or "https://api.openai.com/v1"
     if not isinstance(url, str) or not url:
         raise ValueError(f"{where}: base_url is missing")
+    if not url.startswith(("http://", "https://")):
+        raise ValueError(f"{where}: base_url {url!r} is not an http:// or https:// URL")
     env_key = provider.get("env_key")
-    if isinstance(env_key, str) and env_key:
+    if env_key is not None and not isinstance(env_key, str):
+        raise ValueError(f"{where}: env_key must be a string (a variable's name)")
+    if env_key:
         withhold_variable(env_key)  # the provider's key: no tool or hook inherits it
-    key = api_key or (env.get(env_key) if isinstance(env_key, str) else None)
+    key = api_key or (env.get(env_key) if env_key else None)
     headers = _strings(provider.get("http_headers"), f"{where}.http_headers")
     for header, variable in _strings(
         provider.get("env_http_headers"), f"{where}.env_http_headers"

@@ -46,8 +46,10 @@ from dsh.models._wire import (
     DONE,
     ChatTransport,
     Malformed,
+    Refused,
     StatusError,
     Unreachable,
+    certificate_refused,
     decoded_events,
     error_data,
     request_headers,
@@ -101,6 +103,9 @@ def _wire_errors() -> Iterator[None]:
     except FramingError as e:
         raise Malformed(f"the response's framing: {e}") from None
     except OSError as e:
+        refused = certificate_refused(e)
+        if refused is not None:
+            raise refused from None
         raise Unreachable("Connection error.", str(e) or type(e).__name__) from e
 
 
@@ -343,7 +348,10 @@ class HttpChatTransport:
         tls = None
         if origin.scheme == "https":
             if self._tls is None:
-                self._tls = tls_context()
+                try:
+                    self._tls = tls_context()
+                except ValueError as e:
+                    raise Refused(f"the trust store for https: {e}") from None
             tls = self._tls
         with _wire_errors():
             async with asyncio.timeout(self._timeout):

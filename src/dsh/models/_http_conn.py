@@ -15,7 +15,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
 from dsh.models._http_frame import (
@@ -87,29 +87,51 @@ def _write_vectored(
     return rest
 
 
+EXTRA_CA_ENV_VARS = ("CODEX_CA_CERTIFICATE", "NODE_EXTRA_CA_CERTS")
+"""Certificates Codex 0.171 and Claude Code 2.1.332 trust besides the usual ones."""
+
+
 def tls_context() -> ssl.SSLContext:
-    """httpx2's trust for ``https://``: ``SSL_CERT_FILE``, ``SSL_CERT_DIR``, else the system's."""
+    """httpx2's trust for ``https://``: ``SSL_CERT_FILE``, ``SSL_CERT_DIR``, else the system's;
+    plus the certificates of ``$CODEX_CA_CERTIFICATE`` and ``$NODE_EXTRA_CA_CERTS`` (as
+    Codex and Claude Code add theirs). ``ValueError`` naming the variable and the file for
+    one that cannot be loaded."""
     import ssl
 
-    if cafile := os.environ.get("SSL_CERT_FILE"):
-        context = ssl.create_default_context(cafile=cafile)
-    elif capath := os.environ.get("SSL_CERT_DIR"):
-        context = ssl.create_default_context(capath=capath)
-    elif sys.platform in ("darwin", "win32"):  # the platform's own verifier
-        import truststore
-
-        context = truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    else:
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        paths = ssl.get_default_verify_paths()
-        cafile = paths.openssl_cafile if os.path.isfile(paths.openssl_cafile) else None
-        capath = paths.openssl_capath if os.path.isdir(paths.openssl_capath) else None
-        if not cafile and not capath:
-            cafile = next(filter(os.path.isfile, _CA_FILES), None)
+    cafile = os.environ.get("SSL_CERT_FILE")
+    capath = None if cafile else os.environ.get("SSL_CERT_DIR")
+    try:
         if cafile or capath:
-            context.load_verify_locations(cafile, capath)
+            context = ssl.create_default_context(cafile=cafile or None, capath=capath)
+        elif sys.platform in ("darwin", "win32"):  # the platform's own verifier
+            import truststore
+
+            context = truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        else:
+            context = _system_context(ssl)
+    except (OSError, ssl.SSLError) as e:
+        name, value = ("SSL_CERT_FILE", cafile) if cafile else ("SSL_CERT_DIR", capath)
+        raise ValueError(f"${name} ({value}): cannot load its certificates: {e}") from None
+    for name in EXTRA_CA_ENV_VARS:
+        if extra := os.environ.get(name):
+            try:
+                context.load_verify_locations(cafile=extra)
+            except (OSError, ssl.SSLError) as e:
+                raise ValueError(f"${name} ({extra}): cannot load its certificates: {e}") from None
     context.set_alpn_protocols(["http/1.1"])
     return context
+
+
+def _system_context(ssl: Any) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    paths = ssl.get_default_verify_paths()
+    cafile = paths.openssl_cafile if os.path.isfile(paths.openssl_cafile) else None
+    capath = paths.openssl_capath if os.path.isdir(paths.openssl_capath) else None
+    if not cafile and not capath:
+        cafile = next(filter(os.path.isfile, _CA_FILES), None)
+    if cafile or capath:
+        context.load_verify_locations(cafile, capath)
+    return context  # type: ignore[no-any-return]
 
 
 @final

@@ -28,8 +28,10 @@ from dsh.models._sse import SSEDecoder
 from dsh.models._wire import (
     DONE,
     Malformed,
+    Refused,
     StatusError,
     Unreachable,
+    certificate_refused,
     decoded_events,
     error_data,
     request_headers,
@@ -78,9 +80,15 @@ class HttpxChatTransport:
 
     def _http(self) -> httpx2.AsyncClient:
         if self._client is None:
-            verify: ssl.SSLContext | bool = True
             if self._url.startswith("http://"):
                 verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            else:  # the trust dsh's own client has: CA variables named as in _http_conn
+                from dsh.models._http_conn import tls_context
+
+                try:
+                    verify = tls_context()
+                except ValueError as e:
+                    raise Refused(f"the trust store for https: {e}") from None
             self._client = httpx2.AsyncClient(
                 timeout=httpx2.Timeout(self._timeout), follow_redirects=True, verify=verify
             )
@@ -106,7 +114,7 @@ class HttpxChatTransport:
         except httpx2.TimeoutException as e:
             raise Unreachable("Request timed out.", str(e)) from e
         except _CONNECTION_ERRORS as e:
-            raise Unreachable("Connection error.", str(e)) from e
+            raise _connection_error(e) from e
         if response.is_error:
             raise _status_error(response)
         try:
@@ -145,7 +153,7 @@ class HttpxChatTransport:
         except httpx2.TimeoutException as e:
             raise Unreachable("Request timed out.", str(e)) from e
         except _CONNECTION_ERRORS as e:
-            raise Unreachable("Connection error.", str(e)) from e
+            raise _connection_error(e) from e
 
 
 async def _drain(pieces: AsyncIterator[bytes]) -> None:
@@ -159,3 +167,13 @@ async def _drain(pieces: AsyncIterator[bytes]) -> None:
 def _status_error(response: httpx2.Response) -> StatusError:
     text = response.text
     return StatusError(response.status_code, error_data(text.strip()), text, response.headers)
+
+
+def _connection_error(e: Exception) -> Refused | Unreachable:
+    """A failed connection: a certificate refused (not retried), else unreachable."""
+    cause: BaseException | None = e
+    for _ in range(4):  # httpx2's error, httpcore2's, then the ssl module's
+        cause = cause.__cause__ or cause.__context__ if cause is not None else None
+        if (refused := certificate_refused(cause)) is not None:
+            return refused
+    return Unreachable("Connection error.", str(e))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -21,6 +22,9 @@ def load_model(
     record_to: Path | None = None,
     provider: str | None = None,
     codex_profile: bool = False,
+    project: Path | None = None,
+    profile: str | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> Model:
     """The model ``spec`` names.
 
@@ -31,6 +35,8 @@ def load_model(
     Codex's ``config.toml``) or an OpenAI-compatible chat-completions endpoint
     (``base_url`` and ``api_key`` default to the environment, see
     ``OpenAICompatibleModel``). An empty spec is the environment's set-up, if any.
+    Under the Codex profile (``codex_profile``), ``project`` and ``profile`` place Codex's
+    config layers (``_codex_layers``), whose warnings go to ``warn``.
     Raises ``ValueError`` for an empty spec with no set-up, a spec that looks like a
     mistyped ``scripted:`` and a ``base_url`` that is not an http(s) URL (before any
     request), and ``ScriptError`` for a bad script.
@@ -48,7 +54,12 @@ def load_model(
     from dsh.models._choice import choose_provider
 
     choice = choose_provider(
-        spec, provider=provider, base_url=base_url, codex_profile=codex_profile
+        spec,
+        provider=provider,
+        base_url=base_url,
+        codex_profile=codex_profile,
+        project=project,
+        profile=profile,
     )
     if choice is None:
         raise ValueError("empty model spec: give scripted:FILE or an endpoint model name")
@@ -59,7 +70,14 @@ def load_model(
     if choice.provider == "responses":
         from dsh.models._codex_setup import codex_model
 
-        return codex_model(choice.model, base_url=base_url, api_key=api_key)
+        return codex_model(
+            choice.model,
+            base_url=base_url,
+            api_key=api_key,
+            project=project if codex_profile else None,
+            profile=profile,
+            warn=warn,
+        )
     from dsh.models._openai import OpenAICompatibleModel
 
     return OpenAICompatibleModel(choice.model, base_url=base_url, api_key=api_key)

@@ -6,9 +6,10 @@ the stream's events (plain JSON, as the transport hands them) into one
 ``AssistantMessage``. ``StreamingModel`` owns what every format shares: the
 transport (dsh's own HTTP/1.1 client, httpx2 behind a proxy), retries with backoff
 and ``Retry-After``, the reply bounds (``_reply_bounds``) and failures as
-``ModelError``s worded by the format. The Anthropic Messages format is
-``_anthropic``; OpenAI's Responses format is ``_responses``. Chat completions keep
-their own model (``_openai``), which predates this seam and shares its transport.
+``ModelError``s worded by the format. The three formats: Anthropic Messages
+(``_anthropic``), OpenAI Responses (``_responses``) and chat completions
+(``_chat_format``; ``_openai.OpenAICompatibleModel`` is this model with chat completions'
+set-up and its other transports).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import random
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, final, runtime_checkable
 
+from dsh._frozen import frozen
 from dsh.messages import AssistantMessage
 from dsh.models._chat_reply import retry_after
 from dsh.models._reply_bounds import (
@@ -30,9 +32,33 @@ from dsh.models._reply_bounds import (
     reply_bound,
 )
 from dsh.models._types import ModelError, ModelRequest, TextCallback
-from dsh.models._wire import ChatTransport, Malformed, ReplyError, StatusError, Unreachable
+from dsh.models._wire import (
+    ChatTransport,
+    Malformed,
+    Refused,
+    ReplyError,
+    StatusError,
+    Unreachable,
+)
 
-__all__ = ["Backoff", "ReplyDecoder", "StreamingModel", "TokenCounting", "WireFormat"]
+__all__ = [
+    "Backoff",
+    "ReplyDecoder",
+    "RetryNotice",
+    "StreamingModel",
+    "TokenCounting",
+    "WireFormat",
+]
+
+
+@final
+@frozen
+class RetryNotice:
+    """A failed attempt that will be retried after ``delay`` seconds."""
+
+    attempt: int
+    delay: float
+    error: ModelError
 
 
 class ReplyDecoder(Protocol):
@@ -60,6 +86,8 @@ class WireFormat(Protocol):
     label: str
     """Its name in messages (``Anthropic Messages``, ``OpenAI Responses``)."""
     path: str
+    streamed: bool
+    """Whether a reply is a stream of events (else one whole JSON body, fed once)."""
 
     def headers(self) -> dict[str, str]: ...
 
@@ -72,7 +100,17 @@ class WireFormat(Protocol):
         ...
 
     def failure(self, message: str) -> ModelError:
-        """A failure without a status (no reply, a broken stream), worded by the format."""
+        """A failure without a status (a broken stream, an error event), worded by the format."""
+        ...
+
+    def unreachable(self, message: str, detail: str | None, base_url: str) -> ModelError:
+        """No reply from ``base_url`` (``message``: what failed, ``detail``: the socket's
+        words); retried."""
+        ...
+
+    def given_up(self, error: ModelError, attempts: int, streamed: bool) -> ModelError:
+        """The error that ends a call after ``attempts`` (``streamed``: text had reached the
+        caller), worded by the format."""
         ...
 
     def resends(self, status: int) -> int:
@@ -97,7 +135,8 @@ class Backoff:
     """Retries: how many, the first wait, the longest, and the longest ``Retry-After`` obeyed.
 
     The wait before retry ``n`` (1-based) is ``base * 2**(n-1)`` capped at ``most``,
-    plus up to ``jitter`` of it (Claude Code's: 0.5 s doubling to 32 s, +25 %).
+    plus up to ``jitter`` of it (Claude Code's: 0.5 s doubling to 32 s, +25 %); a negative
+    ``jitter`` takes up to that much off instead (chat completions': -50 %).
     """
 
     retries: int = 10
@@ -166,22 +205,21 @@ class StreamingModel:
 
     def _get_transport(self) -> ChatTransport:
         if self._transport is None:
-            from dsh.models._http import HttpChatTransport
-
-            self._transport = HttpChatTransport(
-                self.base_url,
-                "",
-                timeout=self.timeout,
-                path=self.wire.path,
-                headers=self.wire.headers(),
-            )
+            self._transport = self._new_transport()
         return self._transport
+
+    def _new_transport(self) -> ChatTransport:
+        """dsh's own HTTP/1.1 client (httpx2 behind a proxy), the format's path and headers."""
+        from dsh.models._http import HttpChatTransport
+
+        wire = self.wire
+        return HttpChatTransport(
+            self.base_url, "", timeout=self.timeout, path=wire.path, headers=wire.headers()
+        )
 
     async def complete(
         self, request: ModelRequest, *, on_text: TextCallback | None = None
     ) -> AssistantMessage:
-        from dsh.models._openai import RetryNotice
-
         body = self.wire.body(request)
         attempt = resent = 0
         while True:
@@ -198,7 +236,7 @@ class StreamingModel:
                     continue  # sent again at once, not a retry (no wait, no notice)
                 last = attempt > self.backoff.retries
                 if not error.retryable or last or streamed[0]:
-                    raise error from failure.__cause__
+                    raise self.wire.given_up(error, attempt, streamed[0]) from failure.__cause__
                 delay = failure.wait if failure.wait is not None else self.backoff.delay(attempt)
                 if self.on_retry is not None:
                     self.on_retry(RetryNotice(attempt=attempt, delay=delay, error=error))
@@ -220,7 +258,7 @@ class StreamingModel:
             reply = await transport.complete(wire.count_body(request))
         except StatusError as e:
             raise wire.status_error(e) from e
-        except (Unreachable, Malformed) as e:
+        except (Unreachable, Malformed, Refused) as e:
             raise wire.failure(f"{e} [{self.base_url}]") from e
         finally:
             await transport.aclose()
@@ -233,7 +271,10 @@ class StreamingModel:
         self, body: Mapping[str, Any], on_text: TextCallback | None, streamed: list[bool]
     ) -> AssistantMessage:
         try:
-            return await self._read(self._get_transport().stream(body), on_text, streamed)
+            transport = self._get_transport()
+            if not self.wire.streamed:
+                return await self._read_whole(transport, body, on_text)
+            return await self._read(transport.stream(body), on_text, streamed)
         except StatusError as e:
             error = self.wire.status_error(e)
             wait = (
@@ -241,11 +282,8 @@ class StreamingModel:
             )
             raise _Failure(error, wait) from e
         except Unreachable as e:
-            detail = f" ({e.detail})" if e.detail and e.detail != e.message else ""
-            error = self.wire.failure(f"{e.message}{detail} [{self.base_url}]")
-            error.retryable = True
-            raise _Failure(error) from e
-        except ReplyError as e:
+            raise _Failure(self.wire.unreachable(e.message, e.detail, self.base_url)) from e
+        except (ReplyError, Refused) as e:
             raise _Failure(self.wire.failure(e.message)) from e
         except Malformed as e:
             raise _Failure(self.wire.failure(f"malformed reply from the server: {e.detail}")) from e
@@ -280,6 +318,34 @@ class StreamingModel:
             return decoder.finish()
         except (TypeError, ValueError) as e:
             raise _Failure(self.wire.failure(f"malformed reply from the server: {e}")) from e
+
+    async def _read_whole(
+        self, transport: ChatTransport, body: Mapping[str, Any], on_text: TextCallback | None
+    ) -> AssistantMessage:
+        """A reply that is one JSON body (a format that does not stream), fed once."""
+        decoder = self.wire.decoder()
+        try:
+            async with asyncio.timeout(self.reply_timeout):
+                reply = await transport.complete(body)
+        except TimeoutError as e:
+            if not isinstance(e.__cause__, asyncio.CancelledError):
+                raise _Failure(self.wire.failure("Request timed out."), None) from e
+            raise self._cut(f"took over {self.reply_timeout:g} seconds") from None
+        try:
+            text = decoder.feed(reply)
+        except (TypeError, ValueError) as e:
+            raise _Failure(self.wire.failure(f"malformed reply from the server: {e}")) from e
+        except ModelError as e:
+            raise _Failure(e) from e
+        if decoder.size > self.max_reply_chars:
+            raise self._cut(f"is over {self.max_reply_chars:,} characters")
+        try:
+            message = decoder.finish()
+        except (TypeError, ValueError) as e:
+            raise _Failure(self.wire.failure(f"malformed reply from the server: {e}")) from e
+        if text and on_text is not None:
+            on_text(text)
+        return message
 
     def _cut(self, why: str) -> _Failure:
         return _Failure(self.wire.failure(f"the reply {why}; it was cut off"))

@@ -42,7 +42,7 @@ from dsh.messages import (
 )
 from dsh.messages._messages import token_count
 from dsh.models._anthropic_body import ThinkingStore
-from dsh.models._chat_reply import server_message
+from dsh.models._chat_reply import parse_arguments, server_message
 from dsh.models._chat_request import block_texts
 from dsh.models._types import ModelError, ModelRequest, ToolSpec
 from dsh.models._wire import StatusError
@@ -190,6 +190,7 @@ class ResponsesFormat:
     """The Responses API as a ``WireFormat`` (``_provider``)."""
 
     label = "OpenAI Responses"
+    streamed = True
 
     def __init__(
         self,
@@ -231,6 +232,15 @@ class ResponsesFormat:
 
     def failure(self, message: str) -> ModelError:
         return ModelError(f"stream error: {message}", status=None, retryable=False)
+
+    def unreachable(self, message: str, detail: str | None, base_url: str) -> ModelError:
+        said = f" ({detail})" if detail and detail != message else ""
+        error = self.failure(f"{message}{said} [{base_url}]")
+        error.retryable = True
+        return error
+
+    def given_up(self, error: ModelError, attempts: int, streamed: bool) -> ModelError:
+        return error
 
     def resends(self, status: int) -> int:
         return 0
@@ -328,14 +338,12 @@ class ResponsesDecoder:
 
 
 def _call(item: Mapping[str, Any]) -> ToolUse:
-    from dsh.models._openai import _parse_arguments
-
     name = _string(item.get("name"), "a function call's name")
     if not name:
         raise ValueError("a function call without a name")
     call_id = _string(item.get("call_id"), "a function call's call_id")
     arguments = _string(item.get("arguments", ""), "a function call's arguments")
-    return ToolUse(call_id, name, _parse_arguments(arguments))
+    return ToolUse(call_id, name, parse_arguments(arguments))
 
 
 def _usage(value: object) -> Usage | None:

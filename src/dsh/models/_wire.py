@@ -10,6 +10,7 @@ the model reports them the same way for every backend.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any, Protocol
 
@@ -23,10 +24,12 @@ __all__ = [
     "PROJECT_ENV_VAR",
     "ChatTransport",
     "Malformed",
+    "Refused",
     "ReplyError",
     "StatusError",
     "Unreachable",
     "WireError",
+    "certificate_refused",
     "decoded_events",
     "error_data",
     "request_headers",
@@ -94,6 +97,24 @@ class Unreachable(WireError):
         super().__init__(message)
         self.message = message
         self.detail = detail or None
+
+
+class Refused(WireError):
+    """A connection dsh will not make: the server's certificate refused, a trust store that
+    cannot be loaded. Not retried: trying again would only fail the same way."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def certificate_refused(e: BaseException | None) -> Refused | None:
+    """``e`` as a ``Refused`` when it is a certificate that failed verification (``ssl`` is
+    looked up, not imported: an ``http://`` run never loads it)."""
+    ssl = sys.modules.get("ssl")
+    if ssl is None or not isinstance(e, ssl.SSLCertVerificationError):
+        return None
+    return Refused(f"Connection error. The server's certificate was refused: {e}")
 
 
 class ReplyError(WireError):

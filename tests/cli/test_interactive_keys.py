@@ -127,9 +127,11 @@ def test_an_at_mention_completes_with_tab_and_attaches_the_file(
     s.child.send("\t")
     s.expect("te.txt")  # the rest of the name, written after what was typed
     s.child.send("\r")
+    s.expect("Read note.txt (3 lines)")  # 2.1.332's line under the prompt, not the blocks
     s.expect("SAW-IT")
     s.say("/exit")
     assert s.leave() == 0
+    assert "system-reminder" not in s.transcript.getvalue()
     [prompt] = [e["content"] for e in s.events() if e["type"] == "user/message"]
     assert prompt[-1] == {"type": "text", "text": "what is in @note.txt"}
     assert f'"file_path":"{project / "note.txt"}"' in prompt[0]["text"]

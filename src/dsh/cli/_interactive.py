@@ -134,7 +134,8 @@ class _Repl:
                     break
                 if text:
                     await self.handle(text)
-            await self.term.agent.close("prompt_input_exit")
+            # SessionEnd's hooks: Esc or Ctrl-C ends them, as everything else.
+            await self.guarded(self.term.agent.close("prompt_input_exit"), cancellable=True)
         finally:
             loop.remove_signal_handler(signal.SIGINT)
 

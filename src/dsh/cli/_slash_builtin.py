@@ -36,7 +36,12 @@ async def _switch(repl: Repl, session_id: str | None, *, reason: str) -> None:
     """End the current session (SessionEnd ``reason``) and go on in a new one (``None``) or
     the session ``session_id`` of the store."""
     term, old = repl.term, repl.term.agent
-    await old.close("clear" if reason == "clear" else "resume")
+    # Esc/Ctrl-C end its SessionEnd hooks (killed, as a turn's), and the switch goes on.
+    await repl.guarded(old.close("clear" if reason == "clear" else "resume"), cancellable=True)
+    # Its log closed now, its lock released: a later /resume may come back to it.
+    old.session.close()
+    if old.session in term.sessions:
+        term.sessions.remove(old.session)
     term.broker.forget(old.session_id)
     host = term.host
     session = host.store.create() if session_id is None else host.store.open(session_id)

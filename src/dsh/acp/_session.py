@@ -62,6 +62,8 @@ from dsh.agent import (
     Agent,
     TurnResult,
     notifications_ready,
+    notify_later,
+    permission_notify_delay,
     watch_background,
 )
 from dsh.approval import ApprovalBroker, ApprovalRequest
@@ -423,9 +425,15 @@ class AcpSession:
         key = call_id(req.tool_use_id, f"dsh-approval-{uuid.uuid4().hex}")
         view = self.translator.view(key) or tool_view(req.tool_name, req.arguments, self.project)
         call = permission_call(key, req.tool_name, view, req.reason)
-        return await self._client.request_permission(
-            session_id=self.id, tool_call=call, options=options
-        )
+        # 2.1.332's words over its SDK, once the question has waited 6 s unanswered.
+        message = f"Claude needs your permission to use {req.tool_name}"
+        answered = notify_later(self.agent, message, "permission_prompt", permission_notify_delay())
+        try:
+            return await self._client.request_permission(
+                session_id=self.id, tool_call=call, options=options
+            )
+        finally:
+            answered()
 
     # -- the outbox --------------------------------------------------------------------
 

@@ -258,6 +258,7 @@ async def run_agent_process(
     client: RecordingClient | None = None,
     trust: bool = True,
     unstable: bool = False,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[AgentProcess]:
     """``dsh acp`` on ``script``; on exit its stdin is closed and it must exit 0 by itself."""
     stderr_path = tmp_path / f"acp-stderr-{next(_RUNS)}.log"
@@ -278,7 +279,7 @@ async def run_agent_process(
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=stderr,
-            env=dsh_env(tmp_path),
+            env={**dsh_env(tmp_path), **(env or {})},
             cwd=tmp_path,
         )
     assert proc.stdin is not None

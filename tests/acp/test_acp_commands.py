@@ -66,3 +66,31 @@ async def test_compact_is_offered_and_run_by_dsh_not_sent_to_the_model(
     assert start["instructions"] == "keep the greeting"
     [end] = [e for e in events if e["type"] == "compaction/end"]
     assert "THE-SUMMARY" in end["summary"]
+
+
+async def test_permissions_adds_and_removes_a_rule_where_claude_code_keeps_it(
+    tmp_path: Path, project: Path
+) -> None:
+    """``/permissions add|remove`` over ACP edits as at the terminal: the rule goes to
+    ``.claude/settings.local.json`` (2.1.332's first place) and is in force at once."""
+    rules = [{"responses": [[{"type": "text", "text": "never asked"}]]}]
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"anthropic": {"rules": rules}}))
+    local = project / ".claude" / "settings.local.json"
+    async with run_agent_process(tmp_path, script) as agent:
+        await agent.initialize()
+        session = await agent.new_session(project)
+        await _offered(agent, session)
+        for text in ["/permissions add deny Bash(rm *)", "/permissions"]:
+            done = await agent.conn.prompt(session_id=session, prompt=[text_block(text)])
+            assert done.stop_reason == "end_turn"
+        said = agent.client.text(session, notices=True)
+        assert "Added deny rule Bash(rm *)" in said
+        assert f"deny  Bash(rm *)  [local: {local}]" in said
+        assert json.loads(local.read_text()) == {"permissions": {"deny": ["Bash(rm *)"]}}
+        await agent.conn.prompt(
+            session_id=session, prompt=[text_block("/permissions remove deny Bash(rm *)")]
+        )
+        assert "Deleted deny rule Bash(rm *)" in agent.client.text(session, notices=True)
+    assert json.loads(local.read_text()) == {"permissions": {"deny": []}}
+    assert not [e for e in _events(tmp_path) if e["type"] == "user/message"]

@@ -5,6 +5,7 @@ prompt. Run, it has the same ``tool_use_id`` (the hook is asked again)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -83,11 +84,21 @@ async def test_a_permission_request_to_the_client_fires_notification(
     events = ("PreToolUse", "Notification")
     hooks = install_hooks(project, {"PreToolUse": pre_tool("ask", "asks")}, events=events)
     script = write_script(tmp_path / "s.json", [{"responses": [[bash("echo x")], [text("ok")]]}])
-    async with run_agent_process(tmp_path, script) as agent:
+    # 2.1.332 waits 6 s for an answer first; the test's wait is 0.05 s, and the client answers
+    # only once the hook has run: the notification comes while the question waits.
+    env = {"DSH_PERMISSION_NOTIFY_SECONDS": "0.05"}
+    async with run_agent_process(tmp_path, script, env=env) as agent:
         await agent.initialize()
         session = await agent.new_session(project)
         agent.client.answers = ["allow_once"]
-        response = await agent.conn.prompt(session_id=session, prompt=[text_block("go")])
+        agent.client.hold = asyncio.Event()
+        prompt = asyncio.ensure_future(
+            agent.conn.prompt(session_id=session, prompt=[text_block("go")])
+        )
+        while not seen(hooks, "Notification"):
+            await asyncio.sleep(0.02)
+        agent.client.hold.set()
+        response = await prompt
         assert response.stop_reason == "end_turn"
     [notified] = seen(hooks, "Notification")
     assert notified["notification_type"] == "permission_prompt"

@@ -105,3 +105,43 @@ async def test_without_the_capability_the_disk_is_used(tmp_path: Path, project: 
     assert note.read_text() == "on DISK\n"
     assert client.reads == []
     assert client.writes == []
+
+
+async def test_notebooks_and_unsaved_files_are_read_through_the_editor_images_from_disk(
+    tmp_path: Path, project: Path
+) -> None:
+    """Any text Read reads (a notebook's JSON, a buffer not saved yet) comes from
+    ``fs/read_text_file``; an image from the disk, since ACP's fs has no binary read."""
+    notebook = project / "analysis.ipynb"
+    notebook.write_text('{"cells": []}\n')
+    draft = project / "draft.md"  # open in the editor, never saved
+    picture = project / "pic.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 16)
+    calls = [_call("Read", file_path=str(p)) for p in (notebook, draft, picture)]
+    rules = [{"responses": [calls, [{"type": "text", "text": "done"}]]}]
+    script = write_script(tmp_path / "s.json", rules)
+    unsaved = '{"cells": [{"cell_type": "code", "source": "print(\'unsaved cell\')"}]}\n'
+    client = EditorClient({str(notebook): unsaved, str(draft): "# a draft\n"})
+    async with run_agent_process(tmp_path, script, client=client) as agent:
+        await agent.conn.initialize(
+            protocol_version=PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True)),
+            client_info=Implementation(name="editor", version="0"),
+        )
+        session = await agent.new_session(project)
+        answer = await agent.conn.prompt(session_id=session, prompt=[text_block("go")])
+        assert answer.stop_reason == "end_turn"
+    assert sorted(client.reads) == sorted([str(notebook), str(draft)])
+    events = [json.loads(x) for x in next((tmp_path / "sessions").glob("*.jsonl")).open()]
+    results = {e["tool_use_id"]: e for e in events if e["type"] == "tool/result"}
+    ordered = [results[c["id"]] for c in _calls(events)]
+    assert [r.get("is_error", False) for r in ordered] == [False, False, False]
+    assert "print('unsaved cell')" in json.dumps(ordered[0]["content"])
+    assert "1\\t# a draft" in json.dumps(ordered[1]["content"])
+    assert ordered[2]["content"][0]["type"] == "image"
+
+
+def _calls(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    [message] = [e for e in events if e["type"] == "assistant/message" and e["tool_calls"]]
+    calls: list[dict[str, Any]] = message["tool_calls"]
+    return calls

@@ -20,8 +20,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh.acp._prompt import prompt_content
-from dsh.acp._session import stop_reason_for
 from dsh.acp._tools import MAX_SHOWN, bounded, tool_view
+from dsh.acp._turns import stop_reason_for
 from dsh.agent import TurnResult
 from dsh.base import freeze_json
 from dsh.messages import ImageBlock, TextBlock

@@ -200,3 +200,30 @@ def test_print_attaches_a_mentioned_file_as_claude_p_does(tmp_path: Path, projec
     assert prompt[-1] == {"type": "text", "text": "look at @note.txt"}
     assert f'"file_path":"{project / "note.txt"}"' in prompt[0]["text"]
     assert prompts.read_text() == "look at @note.txt"
+
+
+def test_plain_run_shows_an_attached_prompt_as_typed(tmp_path: Path, project: Path) -> None:
+    """Plain ``dsh run "… @note.txt"`` (and ``dsh log``) shows the prompt as typed and a
+    ``Read note.txt (N lines)`` line, as 2.1.332 shows it, not the blocks the model reads."""
+    (project / "note.txt").write_text("line one\nline two\n")
+    flags = _flags(tmp_path, [[{"type": "text", "text": "SAW-IT"}]])
+    done = dsh("run", "look at @note.txt", *flags, cwd=project)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    at = lines.index("> look at @note.txt")
+    assert lines[at + 1] == "  ⎿ Read note.txt (3 lines)"
+    assert "system-reminder" not in done.stdout
+    assert "line one" not in done.stdout
+    [prompt] = _prompts(tmp_path)  # the model still reads the file
+    assert isinstance(prompt, list)
+    assert "1\tline one" in prompt[1]["text"]
+    sessions = ["--session-dir", str(tmp_path / "sessions")]
+    table = dsh("log", *sessions, cwd=project)
+    assert table.stdout.splitlines()[1].endswith("look at @note.txt"), table.stdout
+    [row] = [
+        json.loads(line)
+        for line in dsh("log", "--json", *sessions, cwd=project).stdout.splitlines()
+    ]
+    timeline = dsh("log", row["id"], *sessions, cwd=project)
+    assert "user/message        > look at @note.txt\n" in timeline.stdout
+    assert "system-reminder" not in table.stdout + timeline.stdout

@@ -127,9 +127,11 @@ def test_an_at_mention_completes_with_tab_and_attaches_the_file(
     s.child.send("\t")
     s.expect("te.txt")  # the rest of the name, written after what was typed
     s.child.send("\r")
+    s.expect("Read note.txt (3 lines)")  # 2.1.332's line under the prompt, not the blocks
     s.expect("SAW-IT")
     s.say("/exit")
     assert s.leave() == 0
+    assert "system-reminder" not in s.transcript.getvalue()
     [prompt] = [e["content"] for e in s.events() if e["type"] == "user/message"]
     assert prompt[-1] == {"type": "text", "text": "what is in @note.txt"}
     assert f'"file_path":"{project / "note.txt"}"' in prompt[0]["text"]
@@ -227,12 +229,11 @@ def test_resume_lists_the_projects_sessions_and_continues_one(
 
 
 def _slow_hook(tmp_path: Path, project: Path, event: str) -> Path:
-    """Project settings with an ``event`` hook that writes its shell's pid and sleeps."""
+    """Project settings with an ``event`` hook that writes its shell's pid and sleeps (its
+    timeout 60 s: SessionEnd's budget is raised to it, from 1.5 s)."""
     pid_file = tmp_path / f"{event}.pid"
-    slow = f"echo {SHELL_PID} > {pid_file}; sleep 600"
-    record_hooks(
-        tmp_path, project, [], {event: [{"hooks": [{"type": "command", "command": slow}]}]}
-    )
+    slow = {"type": "command", "command": f"echo {SHELL_PID} > {pid_file}; sleep 600"}
+    record_hooks(tmp_path, project, [], {event: [{"hooks": [{**slow, "timeout": 60}]}]})
     return pid_file
 
 
@@ -293,3 +294,32 @@ def test_status_shows_the_sessions_sandbox_and_its_mechanism(
         s.expect(mechanism)
     s.say("/exit")
     assert s.leave() == 0
+
+
+def test_esc_and_ctrl_c_interrupt_the_session_end_hooks_of_clear_and_resume(
+    spawned: list[Session], tmp_path: Path, project: Path
+) -> None:
+    """``/clear`` and ``/resume`` fire SessionEnd (``clear``, ``resume``) and wait for its
+    hooks, as 2.1.332 does; Esc or Ctrl-C ends them (their process group gone) and the
+    command goes on: a new session, or the one resumed."""
+    pid_file = _slow_hook(tmp_path, project, "SessionEnd")
+    s = start(spawned, tmp_path, project, [[text("FIRST")], [text("SECOND")], [text("THIRD")]])
+    s.say("the first prompt")
+    s.expect("FIRST")
+    [log] = s.sessions.glob("*.jsonl")
+    first = log.stem
+    s.say("/clear")
+    _ended(s, pid_file, ESC, "cleared: new session")
+    s.say("in the new session")
+    s.expect("FIRST")
+    pid_file.unlink()
+    s.say(f"/resume {first}")
+    _ended(s, pid_file, "\x03", "the first prompt")  # the resumed session's history shows
+    s.say("and on")
+    s.expect("SECOND")  # the first session's second reply: it goes on
+    pid_file.unlink()
+    s.say("/exit")
+    _ended(s, pid_file, ESC, "session ")  # /exit's own SessionEnd hook: the same
+    assert s.leave() == 0
+    ends = [e for e in s.events() if e["type"] == "hook/result" and e["hook_event"] == "SessionEnd"]
+    assert len(ends) == 3

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from dsh.agent import TurnResult
-from dsh.cli._output_formats import StreamJson
+from dsh.cli._stream_json import StreamJson
 from dsh.messages import Usage
 from dsh.session import AssistantMessageEvent, TurnEndReason
 from tests.shared_paths import CONFORMANCE, on_ci

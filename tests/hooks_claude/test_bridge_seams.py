@@ -18,6 +18,7 @@ from dsh.agent import (
     MESSAGE_DISPLAY,
     MODEL_SWITCH,
     MODEL_SWITCHED,
+    NOTIFICATION,
     POST_COMPACT,
     POST_TOOL_BATCH,
     PRE_COMPACT,
@@ -82,6 +83,7 @@ CHANNELS: dict[str, Any] = {
         MODEL_SWITCHED,
         DIRECTORY_ADDED,
         ELICITATION,
+        NOTIFICATION,
     )
 }
 

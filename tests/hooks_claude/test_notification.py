@@ -1,16 +1,24 @@
-"""Notification: ``permission_prompt`` when a permission question is put to a person, none
-headless (as 2.1.332 in ``-p``: ``notify-permission`` in tests/fixtures/claude_events.json),
-and ``idle_prompt`` from a front end (``agent/notification``); the matcher is the type."""
+"""Notification: ``permission_prompt`` when a front end's permission question has waited
+2.1.332's 6 s (``notify_later``), none headless (as 2.1.332 in ``-p``: ``notify-permission``
+in tests/fixtures/claude_events.json), and ``idle_prompt`` from a front end
+(``agent/notification``); the matcher is the type."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dsh.agent import NOTIFICATION
+from dsh.agent import (
+    NOTIFICATION,
+    PERMISSION_NOTIFY_SECONDS,
+    notify_later,
+    permission_notify_delay,
+)
 from dsh.hooks.claude.payloads import HOOK_INPUTS
 from tests.agent.support import bash, text
 from tests.hook_payloads import payload_problems
@@ -33,18 +41,71 @@ def _rig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, attended: bool) -> 
     )
 
 
-async def test_a_permission_question_put_to_a_person_notifies(
+async def test_a_front_ends_permission_notification_reaches_the_hooks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The front end that puts a question says it waits (``notify_later``: after 2.1.332's
+    6 s, here at once); the bridge runs the hooks with 2.1.332's payload."""
     rig = _rig(tmp_path, monkeypatch, attended=True)
-    await rig.run("go")
-    assert rig.order() == ["PreToolUse", "PermissionRequest", "Notification"]
+    agent = rig.harness.agent()
+    await agent.start()
+    fired: list[Callable[[], None]] = []
+
+    def later(delay: float, callback: Callable[[], None]) -> Callable[[], None]:
+        assert delay == PERMISSION_NOTIFY_SECONDS == 6.0
+        fired.append(callback)
+        return lambda: None
+
+    message = "Claude needs your permission to use Bash"
+    notify_later(agent, message, "permission_prompt", 6.0, later=later)
+    assert rig.payloads("Notification") == []  # not before the wait is over
+    fired[0]()
+    while not rig.payloads("Notification"):
+        await asyncio.sleep(0.01)
+    await agent.close("other")
     [payload] = rig.payloads("Notification")
     assert payload["message"] == "Claude needs your permission to use Bash"
     assert payload["notification_type"] == "permission_prompt"
     assert list(payload)[-3:] == ["hook_event_name", "message", "notification_type"]
     assert "permission_mode" not in payload
     assert payload_problems(payload, HOOK_INPUTS) == []
+
+
+async def test_a_question_answered_within_the_wait_notifies_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = _rig(tmp_path, monkeypatch, attended=True)
+    agent = rig.harness.agent()
+    await agent.start()
+    handle: list[asyncio.Handle] = []
+
+    def later(delay: float, callback: Callable[[], None]) -> Callable[[], None]:
+        handle.append(asyncio.get_running_loop().call_soon(callback))
+        return handle[0].cancel
+
+    cancel = notify_later(
+        agent, "Claude needs your permission", "permission_prompt", 6.0, later=later
+    )
+    cancel()  # answered before the timer ran: 2.1.332's clearTimeout
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert handle[0].cancelled()
+    assert notify_later(agent, "x", "permission_prompt", None, later=later)() is None
+    assert len(handle) == 1  # turned off (None): no timer at all
+    await agent.close("other")
+    assert rig.payloads("Notification") == []
+
+
+def test_the_wait_is_2_1_332s_and_can_be_changed_or_turned_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("DSH_PERMISSION_NOTIFY_SECONDS", raising=False)
+    monkeypatch.delenv("CLAUDE_CODE_DISABLE_PERMISSION_PROMPT_NOTIFY_HOOKS", raising=False)
+    assert permission_notify_delay() == 6.0
+    monkeypatch.setenv("DSH_PERMISSION_NOTIFY_SECONDS", "0.5")
+    assert permission_notify_delay() == 0.5
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_PERMISSION_PROMPT_NOTIFY_HOOKS", "1")
+    assert permission_notify_delay() is None
 
 
 async def test_headless_nothing_notifies_as_recorded(

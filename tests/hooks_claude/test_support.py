@@ -57,7 +57,7 @@ SEAMS = {
     # Compared after each tool call (and before each prompt): runtime/_watch.py.
     "ConfigChange": "tools/post-execute",
     "FileChanged": "tools/post-execute",
-    "Notification": "approval/request",
+    "Notification": "agent/notification",
     "ElicitationResult": "mcp/elicitation",
 }
 

@@ -1,5 +1,7 @@
 """The ACP approval channel: an ``ask`` becomes ``session/request_permission``.
 
+``permission_call`` is the call such a request is about, as the editor shows it.
+
 The client is offered allow once, allow always, reject once and reject
 always; the option it selects is the approval outcome (allowed-always is
 remembered by the ``ApprovalBroker`` around this channel, reject-always by
@@ -14,17 +16,19 @@ import logging
 from collections.abc import Awaitable, Callable, Hashable
 from typing import final
 
-from acp import RequestError
+from acp import RequestError, text_block, tool_content
 from acp.schema import (
     AllowedOutcome,
     PermissionOption,
     PermissionOptionKind,
     RequestPermissionResponse,
+    ToolCallUpdate,
 )
 
+from dsh.acp._tools import ToolView
 from dsh.approval import ApprovalAnswer, ApprovalRequest, ChannelAnswer, by_call
 
-__all__ = ["PERMISSION_OPTIONS", "AcpApprovalChannel", "PermissionAsk"]
+__all__ = ["PERMISSION_OPTIONS", "AcpApprovalChannel", "PermissionAsk", "permission_call"]
 
 logger = logging.getLogger("dsh.acp")
 
@@ -79,3 +83,20 @@ class AcpApprovalChannel:
         return ApprovalAnswer(
             "rejected", f"the client answered with an unknown option {outcome.option_id!r}"
         )
+
+
+def permission_call(key: str, tool_name: str, view: ToolView, reason: str) -> ToolCallUpdate:
+    """The call a ``session/request_permission`` is about, as the editor shows it beside the
+    options: the call (its diff, for an edit) and why dsh asks (the asking hook's or rule's
+    reason), not only a title and raw input."""
+    why = tool_content(text_block(f"{tool_name}: {view.title}\nAsked because: {reason}"))
+    return ToolCallUpdate(
+        tool_call_id=key,
+        title=view.title,  # the call's own title: the update renames its card
+        kind=view.kind,
+        status="pending",
+        content=[*view.diffs, why] if reason else list(view.diffs) or None,
+        raw_input=view.raw_input,
+        locations=list(view.locations) or None,
+        field_meta={"dsh": {"reason": reason}} if reason else None,
+    )

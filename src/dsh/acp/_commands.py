@@ -40,7 +40,10 @@ COMMANDS: Final = {
     "model": ("Show the model, or switch to another (PreModelSwitch may refuse)", "model name"),
     "status": ("Show dsh's version, the session, the model and the permission mode", ""),
     "cost": ("Show the tokens this session's model calls used", ""),
-    "permissions": ("Show the permission mode, working directories and rules", ""),
+    "permissions": (
+        "Show the permission mode, working directories and rules; add or remove a rule",
+        "[add|remove allow|ask|deny RULE [local|project|user|session]]",
+    ),
     "memory": ("Show the memory files (CLAUDE.md) in context", ""),
 }
 """Each command dsh runs: its description and the hint for what may follow it."""
@@ -120,7 +123,11 @@ async def report(
             f"{total.cache_creation_input_tokens} cache write (tokens)"
         )
     if name == "permissions":
-        return "\n".join(state.report()) if state is not None else "No permission rules."
+        if state is None:
+            return "No permission rules."
+        if rest.strip():  # add|remove BEHAVIOR RULE [WHERE]: where 2.1.332 writes the rule
+            return "\n".join(state.edit(rest.strip()))
+        return "\n".join([*state.report(), *state.edit("")])
     assert name == "memory"
     from dsh.instructions import find_instructions
 

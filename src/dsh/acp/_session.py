@@ -26,10 +26,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from acp import RequestError, plan_entry, text_block, tool_content, update_plan
+from acp import RequestError, plan_entry, update_plan
 from acp.interfaces import Client
 from acp.schema import (
-    AllowedOutcome,
     ConfigOptionUpdate,
     CurrentModeUpdate,
     PermissionOption,
@@ -39,11 +38,9 @@ from acp.schema import (
     SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
     SessionModeState,
-    StopReason,
-    ToolCallUpdate,
 )
 
-from dsh.acp._approval import AcpApprovalChannel
+from dsh.acp._approval import AcpApprovalChannel, permission_call
 from dsh.acp._commands import commands_update, report, slash_command, switch_model
 from dsh.acp._config import AcpConfig, SessionSeams, session_host_options, untrusted_lines
 from dsh.acp._files import EditorFiles
@@ -54,17 +51,19 @@ from dsh.acp._modes import (
     mode_state,
     permission_state,
 )
+from dsh.acp._outbox import Outbox
 from dsh.acp._tools import tool_view
 from dsh.acp._trust import ask_trust
+from dsh.acp._turns import notification_turns, settle_deferred, stop_reason_for
 from dsh.acp._updates import Notice, Update, UpdateTranslator, call_id, notice_update
 from dsh.agent import (
     MESSAGE_DISPLAY,
     TURN_ERROR,
     Agent,
-    Settlement,
     TurnResult,
     notifications_ready,
-    run_ready_notifications,
+    notify_later,
+    permission_notify_delay,
     watch_background,
 )
 from dsh.approval import ApprovalBroker, ApprovalRequest
@@ -77,40 +76,9 @@ from dsh.tools import EXECUTE, ExecuteNext, ToolExecution, ToolResult
 from dsh.tools.builtin._client_files import CLIENT_FILES
 from dsh.tools.builtin._tasks import session_tasks
 
-__all__ = ["AcpSession", "stop_reason_for"]
+__all__ = ["AcpSession"]
 
 logger = logging.getLogger("dsh.acp")
-
-_STOP_REASONS: dict[TurnEndReason, StopReason] = {
-    TurnEndReason.completed: "end_turn",
-    TurnEndReason.stopped: "end_turn",  # a hook ended the turn; its reason was a notice
-    TurnEndReason.rejected: "cancelled",
-    TurnEndReason.aborted: "cancelled",
-    TurnEndReason.max_steps: "max_turn_requests",
-    # The call the client declined to settle (or could not be asked about) waits in the log.
-    TurnEndReason.deferred: "end_turn",
-}
-
-_DEFERRED_OPTIONS: tuple[PermissionOption, ...] = (
-    PermissionOption(option_id="run", name="Run it", kind="allow_once"),
-    PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
-)
-
-
-async def _notification_turns(agent: Agent) -> TurnResult:
-    """The ready notification turns (at least one is ready), the last one's result."""
-    last = await run_ready_notifications(agent)
-    return last if last is not None else TurnResult(end_reason=TurnEndReason.completed)
-
-
-def stop_reason_for(result: TurnResult, *, refused: bool) -> StopReason:
-    """ACP's stop reason for a turn's end; a model failure other than a refusal has none
-    (the prompt is answered with an error) and raises ``RequestError``."""
-    if result.end_reason == TurnEndReason.error:
-        if refused:
-            return "refusal"
-        raise RequestError(-32603, f"the turn failed: {result.error}", {"error": result.error})
-    return _STOP_REASONS.get(result.end_reason, "end_turn")
 
 
 class AcpSession:
@@ -128,7 +96,6 @@ class AcpSession:
         "_prompting",
         "_refused",
         "_resolve",
-        "_sender",
         "_stack",
         "_turn",
         "_turns",
@@ -136,7 +103,6 @@ class AcpSession:
         "elicitation_form",
         "files",
         "id",
-        "notices",
         "project",
         "translator",
     )
@@ -150,8 +116,7 @@ class AcpSession:
         self.id = ""
         self.translator = UpdateTranslator(self._put, project)
         self.translator.on_tasks = self._plan
-        self._outbox: asyncio.Queue[Update] = asyncio.Queue()
-        self._sender: asyncio.Task[None] | None = None
+        self._outbox = Outbox(client)
         self._stack = contextlib.AsyncExitStack()
         self._host: Host | None = None
         self._turn: asyncio.Future[TurnResult] | None = None
@@ -162,8 +127,6 @@ class AcpSession:
         self._delivery: asyncio.Task[None] | None = None
         self._unwatch: Callable[[], None] | None = None
         self._profiles: tuple[MountedProfile, ...] = ()
-        self.notices = False
-        """Whether the client advertised ``session.notices`` (``DshAgent`` sets it)."""
         self.elicitation_form = False
         """Whether the client advertised ``elicitation.form`` (``DshAgent`` sets it)."""
         self.files: EditorFiles | None = None
@@ -219,7 +182,7 @@ class AcpSession:
         state = permission_state(self._profiles)
         self._began = state.mode if state is not None else "default"
         self._notices = [*(str(d) for d in self._host.diagnostics), *notices]
-        self._sender = asyncio.create_task(self._send_all(), name=f"dsh-acp-send-{self.id}")
+        self._outbox.start(self.id)
         self._unwatch = watch_background(self._host.agent, self._background_finished)
 
     @property
@@ -301,13 +264,7 @@ class AcpSession:
             await self._stack.aclose()
         except Exception:
             logger.exception("session %s: closing failed", self.id)
-        if self._sender is not None:
-            with contextlib.suppress(asyncio.TimeoutError):
-                async with asyncio.timeout(2):
-                    await self._outbox.join()
-            self._sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sender
+        await self._outbox.close()
 
     # -- the turn ----------------------------------------------------------------------
 
@@ -383,7 +340,7 @@ class AcpSession:
                 agent.send(content)
                 work = agent.run_turn()
             else:
-                work = _notification_turns(agent)
+                work = notification_turns(agent)
             result = await self._await_turn(work)
             if result.end_reason == TurnEndReason.deferred:
                 result = await self._settle_deferred() or result
@@ -394,32 +351,8 @@ class AcpSession:
         return result
 
     async def _settle_deferred(self) -> TurnResult | None:
-        """Each deferred call put to the client (``session/request_permission``: run it, or
-        reject it) and its turn run on; a cancelled or failed request leaves it pending."""
-        agent = self.agent
-        result: TurnResult | None = None
-        while agent.pending_calls:
-            call = agent.pending_calls[0]
-            why = f"deferred by {call.by}" if call.by else "deferred"
-            req = ApprovalRequest(
-                call.tool_name, call.arguments, why, agent.session_id, call.tool_use_id
-            )
-            try:
-                response = await self._ask(req, list(_DEFERRED_OPTIONS))
-            except (RequestError, ConnectionError, OSError) as exc:
-                logger.warning("session/request_permission failed: %s", exc)
-                return result
-            outcome = response.outcome
-            if not isinstance(outcome, AllowedOutcome):
-                return result
-            run = outcome.option_id == "run"
-            reason = None if run else "the user rejected it in the editor"
-            settlement: Settlement = "approved" if run else "rejected"
-            work = agent.settle_deferred(call.tool_use_id, settlement, by="acp", reason=reason)
-            result = await self._await_turn(work)
-            if result.end_reason == TurnEndReason.deferred:
-                continue  # deferred again: asked again
-        return result
+        """Each deferred call put to the client and its turn run on (``_turns``)."""
+        return await settle_deferred(self.agent, self._ask, self._await_turn)
 
     async def _await_turn(self, work: Awaitable[TurnResult]) -> TurnResult:
         """``work`` (a turn) as the session's running turn, until it ends."""
@@ -500,52 +433,31 @@ class AcpSession:
         await self.flush()
         key = call_id(req.tool_use_id, f"dsh-approval-{uuid.uuid4().hex}")
         view = self.translator.view(key) or tool_view(req.tool_name, req.arguments, self.project)
-        # What the editor shows beside the options: the call (its diff, for an edit) and why
-        # dsh asks (the asking hook's or rule's reason), not only a title and raw input.
-        why = tool_content(
-            text_block(f"{req.tool_name}: {view.title}\nAsked because: {req.reason}")
-        )
-        call = ToolCallUpdate(
-            tool_call_id=key,
-            title=view.title,  # the call's own title: the update renames its card
-            kind=view.kind,
-            status="pending",
-            content=[*view.diffs, why] if req.reason else list(view.diffs) or None,
-            raw_input=view.raw_input,
-            locations=list(view.locations) or None,
-            field_meta={"dsh": {"reason": req.reason}} if req.reason else None,
-        )
-        return await self._client.request_permission(
-            session_id=self.id, tool_call=call, options=options
-        )
-
-    async def _send_notice(self, notice: Notice) -> None:
-        """ACP's ``notice`` to a client that takes them (the SDK has no model of it: the raw
-        connection sends it), else an agent message marked as a notice."""
-        send = getattr(getattr(self._client, "_conn", None), "send_notification", None)
-        if self.notices and callable(send):
-            await send("session/update", {"sessionId": self.id, "update": notice.wire()})
-        else:
-            await self._client.session_update(session_id=self.id, update=notice.as_message())
+        call = permission_call(key, req.tool_name, view, req.reason)
+        # 2.1.332's words over its SDK, once the question has waited 6 s unanswered.
+        message = f"Claude needs your permission to use {req.tool_name}"
+        answered = notify_later(self.agent, message, "permission_prompt", permission_notify_delay())
+        try:
+            return await self._client.request_permission(
+                session_id=self.id, tool_call=call, options=options
+            )
+        finally:
+            answered()
 
     # -- the outbox --------------------------------------------------------------------
 
+    @property
+    def notices(self) -> bool:
+        """Whether the client advertised ``session.notices`` (``DshAgent`` sets it)."""
+        return self._outbox.notices
+
+    @notices.setter
+    def notices(self, value: bool) -> None:
+        self._outbox.notices = value
+
     def _put(self, update: Update) -> None:
-        self._outbox.put_nowait(update)
+        self._outbox.put(update)
 
     async def flush(self) -> None:
         """Wait until every update produced so far has been written to the client."""
-        await self._outbox.join()
-
-    async def _send_all(self) -> None:
-        while True:
-            update = await self._outbox.get()
-            try:
-                if isinstance(update, Notice):
-                    await self._send_notice(update)
-                else:
-                    await self._client.session_update(session_id=self.id, update=update)
-            except Exception as exc:  # the client went away: the rest is dropped
-                logger.debug("session %s: update not sent: %s", self.id, exc)
-            finally:
-                self._outbox.task_done()
+        await self._outbox.flush()

@@ -115,6 +115,7 @@ __all__ = [
     "MODEL_SWITCH",
     "MODEL_SWITCHED",
     "NOTIFICATION",
+    "PERMISSION_NOTIFY_SECONDS",
     "POST_COMPACT",
     "POST_TOOL_BATCH",
     "PRE_COMPACT",
@@ -193,6 +194,8 @@ __all__ = [
     "TurnStopDecision",
     "calling_agent",
     "notifications_ready",
+    "notify_later",
+    "permission_notify_delay",
     "run_notifications",
     "run_ready_notifications",
     "spend_cap",
@@ -213,6 +216,11 @@ if TYPE_CHECKING:
         RequestDecision,
         RequestRewrite,
         RequestSend,
+    )
+    from dsh.agent._notify_later import (
+        PERMISSION_NOTIFY_SECONDS,
+        notify_later,
+        permission_notify_delay,
     )
     from dsh.agent._spend_cap import SPEND_CAP_KIND, Pricer, spend_cap
     from dsh.agent._subagent import AGENT_TOOL, subagent_plugin
@@ -239,6 +247,12 @@ __getattr__ = lazy(
             "RequestSend",
         ),
         "dsh.agent._spend_cap": ("SPEND_CAP_KIND", "Pricer", "spend_cap"),
+        # A front end's question that waits (the terminal's, an ACP client's).
+        "dsh.agent._notify_later": (
+            "PERMISSION_NOTIFY_SECONDS",
+            "notify_later",
+            "permission_notify_delay",
+        ),
         "dsh.agent._subagent": ("AGENT_TOOL", "subagent_plugin"),
         "dsh.agent._subagent_input": ("AgentToolInput",),  # pydantic comes with it
     },

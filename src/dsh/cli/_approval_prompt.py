@@ -46,7 +46,7 @@ class TerminalApprovalPrompt:
     Questions never overlap (parallel calls wait their turn).
     """
 
-    __slots__ = ("_interrupt", "_lock", "_steer", "_view")
+    __slots__ = ("_interrupt", "_lock", "_steer", "_view", "_waiting")
 
     def __init__(
         self,
@@ -54,22 +54,30 @@ class TerminalApprovalPrompt:
         *,
         steer: Callable[[str], None] | None = None,
         interrupt: Callable[[str], None] | None = None,
+        waiting: Callable[[ApprovalRequest], Callable[[], None]] | None = None,
     ) -> None:
         self._view = view
         self._steer = steer
         self._interrupt = interrupt
+        self._waiting = waiting
+        """Called as a question is shown; what it returns, as it is answered (the
+        ``permission_prompt`` Notification 2.1.332 sends once one has waited 6 s)."""
         self._lock = asyncio.Lock()
 
     async def request(self, req: ApprovalRequest, /) -> ChannelAnswer:
         async with self._lock:
             with self._view.paused():
                 self._show(req)
+                answered = self._waiting(req) if self._waiting is not None else None
                 try:
                     return await self._answer(req)
                 except (KeyboardInterrupt, EOFError):
                     if self._interrupt is not None:
                         self._interrupt("interrupted by the user at a permission prompt")
                     return ApprovalAnswer("cancelled", "the user interrupted the prompt")
+                finally:
+                    if answered is not None:
+                        answered()
 
     async def _ask(self, session: Any, question: str) -> str:
         """The answer to ``question``: a line typed before it was asked (shown after it), else

@@ -57,6 +57,22 @@ def _home(path: str) -> str:
     return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
 
 
+def _claude_idle_ms() -> float | None:
+    """``messageIdleNotifThresholdMs`` of Claude Code's global config, if it sets one."""
+    from dsh.base import UnsafeJSONError, load_json, read_bounded
+
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    home = Path(configured).expanduser() if configured else Path.home()
+    try:
+        data = load_json(read_bounded(home / ".claude.json", 4 << 20, "Claude Code's config"))
+    except (OSError, UnsafeJSONError):
+        return None
+    value = data.get("messageIdleNotifThresholdMs") if isinstance(data, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return None
+    return float(value)
+
+
 def history_path() -> Path:
     """The prompt history file: ``$DSH_DATA_DIR`` or dsh's user data dir, ``prompt_history``."""
     override = os.environ.get("DSH_DATA_DIR")
@@ -104,6 +120,7 @@ class _Repl:
         term.view.on_pause = self.keys.suspend
         term.view.typed_ahead = self.keys.take_line
         self._idle_task: asyncio.Future[None] | None = None
+        self._idle_after: float | None = None
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -134,7 +151,8 @@ class _Repl:
                     break
                 if text:
                     await self.handle(text)
-            await self.term.agent.close("prompt_input_exit")
+            # SessionEnd's hooks: Esc or Ctrl-C ends them, as everything else.
+            await self.guarded(self.term.agent.close("prompt_input_exit"), cancellable=True)
         finally:
             loop.remove_signal_handler(signal.SIGINT)
 
@@ -226,16 +244,31 @@ class _Repl:
             settle = agent.settle_deferred(call.tool_use_id, outcome, by="terminal", reason=reason)
             await self.guarded(settle)
 
+    def _idle_seconds(self) -> float:
+        """``DSH_IDLE_NOTIFY_SECONDS``, else 2.1.332's ``messageIdleNotifThresholdMs`` from
+        its global config (``~/.claude.json``, or ``$CLAUDE_CONFIG_DIR/.claude.json``), else
+        its default 60 s; read once."""
+        if self._idle_after is None:
+            self._idle_after = _IDLE_SECONDS
+            given = os.environ.get("DSH_IDLE_NOTIFY_SECONDS")
+            try:
+                if given:
+                    self._idle_after = max(float(given), 0.0)
+                else:
+                    found = _claude_idle_ms()
+                    if found is not None:
+                        self._idle_after = found / 1000
+            except ValueError:
+                pass
+        return self._idle_after
+
     def _idle_timer(self) -> asyncio.TimerHandle | None:
         """After a turn, 2.1.332's ``idle_prompt`` notification once the person has left the
-        prompt waiting ``DSH_IDLE_NOTIFY_SECONDS`` (default 60, 2.1.332's)."""
+        prompt waiting (``_idle_seconds``); once per wait, none once they answered."""
         agent = self.term.agent
         if not any(e.type == "turn/end" for e in agent.events):
             return None
-        try:
-            seconds = float(os.environ.get("DSH_IDLE_NOTIFY_SECONDS") or _IDLE_SECONDS)
-        except ValueError:
-            seconds = _IDLE_SECONDS
+        seconds = self._idle_seconds()
 
         def notify() -> None:
             message = "Claude is waiting for your input"

@@ -283,6 +283,8 @@ class LiveView:
     def _user(self, event: Any) -> None:
         if self.echo_prompts or getattr(event, "source", "user") != "user":
             self.printer.print_event(event)
+        else:  # the prompt line stays on the screen as typed: only the files it attached
+            self.printer.print_reads(event.content)
 
     def _assistant(self, event: Any) -> None:
         with self._lock:

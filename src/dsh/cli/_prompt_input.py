@@ -17,7 +17,6 @@ As Claude Code 2.1.332 does (``tests/fixtures/claude_input.json``, recorded by
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tempfile
@@ -27,10 +26,10 @@ from typing import Any, Final
 
 from prompt_toolkit.completion import Completer, Completion
 
+from dsh.cli._attachments import attachment_blocks
 from dsh.messages import Content, TextBlock
 
 __all__ = [
-    "MAX_ATTACHED_LINES",
     "PromptCompleter",
     "attach_mentions",
     "bash_blocks",
@@ -38,8 +37,7 @@ __all__ = [
 ]
 
 MAX_ATTACHED_BYTES: Final = 256 * 1024
-MAX_ATTACHED_LINES: Final = 2000
-"""What an ``@file`` attaches at most (the Read tool's default window)."""
+"""What an ``@file`` attaches at most (and ``_attachments.MAX_ATTACHED_LINES`` lines)."""
 MAX_BANG_OUTPUT: Final = 30_000
 """Characters of a ``!command``'s output kept for the conversation (Bash's own cut)."""
 _MENTION: Final = re.compile(r'(?:^|(?<=\s))@("[^"\n]+"|[^\s"]+)')
@@ -62,11 +60,6 @@ def _read_text(path: Path) -> str | None:
     return None if "\x00" in text else text
 
 
-def _numbered(text: str) -> str:
-    lines = text.split("\n")[:MAX_ATTACHED_LINES]
-    return "\n".join(f"{n}\t{line}" for n, line in enumerate(lines, 1))
-
-
 def attach_mentions(text: str, project: Path) -> Content:
     """``text`` with the files it mentions attached, as Claude Code attaches them (``text``
     itself when it mentions none)."""
@@ -81,19 +74,7 @@ def attach_mentions(text: str, project: Path) -> Content:
         if body is None:
             continue
         seen.add(path)
-        called = json.dumps({"file_path": str(path)}, ensure_ascii=False, separators=(",", ":"))
-        blocks.append(
-            TextBlock(
-                "<system-reminder>\nCalled the Read tool with the following input: "
-                f"{called}\n</system-reminder>"
-            )
-        )
-        blocks.append(
-            TextBlock(
-                "<system-reminder>\nResult of calling the Read tool:\n"
-                f"{_numbered(body)}\n</system-reminder>"
-            )
-        )
+        blocks.extend(attachment_blocks(path, body))
     if not blocks:
         return text
     return (*blocks, TextBlock(text))

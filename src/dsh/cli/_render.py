@@ -17,8 +17,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from dsh.cli._attachments import attached_reads, read_line, typed_text
 from dsh.cli._attribution import approval_denial_hint, decided_by
 from dsh.cli._plain_console import Out, PlainConsole, markup_escape, plain_output
 from dsh.messages import ToolReferenceBlock
@@ -118,12 +120,16 @@ def _brief_args(arguments: Any) -> str:
 class TranscriptPrinter:
     """Prints session events as they are appended (or all at once, for a stored log)."""
 
-    def __init__(self, console: Console | None = None, *, verbose: bool = False) -> None:
+    def __init__(
+        self, console: Console | None = None, *, verbose: bool = False, project: Path | None = None
+    ) -> None:
         # rich is imported on first use, and not at all where `out` prints plain lines.
         self._console = console
         self._given = console is not None
         self._out: Out | None = console
         self.verbose = verbose
+        self.project = project
+        """Where an attached file's path is shown from (else the working directory)."""
         self._tool_names: dict[str, str] = {}
         self._last_blocked: str | None = None
         # Replacements seen ahead of their message (print_events looks ahead in its batch).
@@ -159,6 +165,12 @@ class TranscriptPrinter:
         for event in batch:
             self.print_event(event)
 
+    def print_reads(self, content: Any) -> None:
+        """A ``Read PATH (N lines)`` line for each file a prompt attaches (``@path``)."""
+        for path, lines in attached_reads(content):
+            line = read_line(path, lines, self.project)
+            self.out.print(f"  [dim]⎿ {plain_markup(line)}[/dim]")
+
     def print_event(self, event: Any) -> None:
         escape = plain_markup
         kind = getattr(event, "type", None)
@@ -166,7 +178,9 @@ class TranscriptPrinter:
         if kind == "turn/start":
             out("[dim]── turn ──[/dim]")
         elif kind == "user/message":
-            out(f"[bold cyan]> {escape(text_of(event.content))}[/bold cyan]")
+            # What 2.1.332 shows of a prompt: the text as typed, a line for each @file.
+            out(f"[bold cyan]> {escape(typed_text(event.content))}[/bold cyan]")
+            self.print_reads(event.content)
         elif kind == "assistant/message":
             text = event.text
             if event.id in self._shown:

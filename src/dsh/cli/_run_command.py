@@ -192,7 +192,7 @@ def _attended(options: RunOptions, attended: bool) -> RunOptions:
 
 def session_runner(options: RunOptions, *, interactive: bool) -> Coroutine[Any, Any, ExitCode]:
     """How ``dsh run`` shows its session: interactive, live at a terminal, or plain lines."""
-    printer = TranscriptPrinter()
+    printer = TranscriptPrinter(project=options.host.project)
     if options.stream_input is not None:  # the lines on stdin drive it: plain output
         return run_session(options, printer)
     if interactive:

@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from dsh._frozen import frozen
+from dsh.cli._attachments import typed_text
 from dsh.cli._errors import UserError, resolve_session_id
 from dsh.cli._process import session_dir as _data_dir
 from dsh.cli._process import started
@@ -102,7 +103,7 @@ def _summary(events: Sequence[SessionEvent]) -> tuple[str, int, str]:
     types = event_types(events)
     first = ""
     for i in (i for i, t in enumerate(types) if t == "user/message"):
-        first = content_text(getattr(events[i], "content", ""))
+        first = typed_text(getattr(events[i], "content", ""))
         if first:
             break
     turns = types.count("turn/end")
@@ -225,7 +226,7 @@ def _describe(event: SessionEvent, shown: dict[str, str]) -> str:
     if kind == "assistant/display":
         return "(the user was shown the text above instead of the model's)"
     if kind == "user/message":
-        return "> " + content_text(get("content") or "")
+        return "> " + typed_text(get("content") or "")
     if kind == "assistant/message":
         calls = get("tool_calls") or ()
         names = ", ".join(c.name for c in calls)

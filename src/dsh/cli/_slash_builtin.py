@@ -14,7 +14,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from dsh.cli._slash import Repl, SlashCommand, help_text, register
 from dsh.context._chain import describe
@@ -36,7 +36,12 @@ async def _switch(repl: Repl, session_id: str | None, *, reason: str) -> None:
     """End the current session (SessionEnd ``reason``) and go on in a new one (``None``) or
     the session ``session_id`` of the store."""
     term, old = repl.term, repl.term.agent
-    await old.close("clear" if reason == "clear" else "resume")
+    # Esc/Ctrl-C end its SessionEnd hooks (killed, as a turn's), and the switch goes on.
+    await repl.guarded(old.close("clear" if reason == "clear" else "resume"), cancellable=True)
+    # Its log closed now, its lock released: a later /resume may come back to it.
+    old.session.close()
+    if old.session in term.sessions:
+        term.sessions.remove(old.session)
     term.broker.forget(old.session_id)
     host = term.host
     session = host.store.create() if session_id is None else host.store.open(session_id)
@@ -140,10 +145,26 @@ def _permission_lines(repl: Repl) -> list[str]:
 
 
 async def _permissions(repl: Repl, rest: str) -> None:
+    """The mode, directories and rules; with ``add|remove BEHAVIOR RULE [WHERE]``, an edit
+    (the Claude Code profile's ``PermissionState.edit``: where 2.1.332 writes the rule)."""
+    states = [_permission_state(p.mount) for p in repl.term.profiles]
+    edit = next((s.edit for s in states if callable(getattr(s, "edit", None))), None)
+    if rest.strip():
+        if edit is None:
+            repl.say("no permission rules to edit: no Claude Code profile is mounted")
+        else:
+            repl.say("\n".join(edit(rest.strip())))
+        return
     lines = _permission_lines(repl)
     if not lines:
         lines = ["no permission rules: no Claude Code profile is mounted (--no-claude-hooks)"]
+    elif edit is not None:
+        lines += edit("")
     repl.say("\n".join(lines))
+
+
+def _permission_state(mount: object) -> Any:
+    return getattr(getattr(mount, "permissions", None), "state", None)
 
 
 async def _status(repl: Repl, rest: str) -> None:
@@ -314,7 +335,15 @@ BUILTIN: Final[tuple[tuple[SlashCommand, tuple[str, ...]], ...]] = (
     ),
     (_c("/mcp", "The MCP servers: where declared, state, tools and prompts", _mcp), ()),
     (_c("/model", "Show or switch the model (PreModelSwitch)", _model, "[NAME]"), ()),
-    (_c("/permissions", "Show the permission mode, directories and rules", _permissions), ()),
+    (
+        _c(
+            "/permissions",
+            "Show the permission mode, directories and rules; add or remove a rule",
+            _permissions,
+            "[add|remove allow|ask|deny RULE [local|project|user|session]]",
+        ),
+        (),
+    ),
     (_c("/resume", "List this project's sessions; continue one", _resume, "[N|ID]"), ()),
     (_c("/status", "Show the version, session, model, directories and hooks", _status), ()),
 )

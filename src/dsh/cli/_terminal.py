@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,6 +136,15 @@ class TerminalHost:
         if self.agent.running:
             self.agent.cancel(reason)
 
+    def permission_waiting(self) -> Callable[[], None]:
+        """A permission question is shown: 2.1.332's terminal says ``Claude needs your
+        permission`` (``permission_prompt``) once it has waited 6 s; the returned function,
+        called as it is answered, cancels that."""
+        from dsh.agent import notify_later, permission_notify_delay
+
+        message = "Claude needs your permission"
+        return notify_later(self.agent, message, "permission_prompt", permission_notify_delay())
+
 
 def _ask_trust(printer: TranscriptPrinter, lines: Sequence[str]) -> bool:
     """Claude Code's workspace-trust question, before anything of the project runs."""
@@ -176,6 +185,7 @@ async def terminal_host(
             view,
             steer=lambda text: holder[0].steer(text),
             interrupt=lambda reason: holder[0].interrupt(reason),
+            waiting=lambda req: holder[0].permission_waiting(),
         )
         broker = ApprovalBroker(prompt)
     _hear_retries(options.host.model, view)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from dsh.base._real_path import LinkError, real_path
 from dsh.messages import Content, ImageBlock
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
-from dsh.tools.builtin._client_files import CLIENT_FILES, read_text
+from dsh.tools.builtin._client_files import CLIENT_FILES
 from dsh.tools.builtin._common import (
     ArgumentsError,
     builtin_input,
@@ -108,14 +108,34 @@ def _looks_binary(path: Path) -> bool:
 
 
 async def _client_text(path: Path) -> bytes | None:
-    """The file as the editor has it (its unsaved buffer), when an ACP client offers it."""
-    if CLIENT_FILES.get() is None:
-        return None
-    return (await read_text(path, lambda p: p.read_text(errors="replace"))).encode()
+    """The file as the editor has it (its unsaved buffer, even one not saved yet), when an
+    ACP client offers ``fs/read_text_file`` and has it; ``None``: the disk answers."""
+    files = CLIENT_FILES.get()
+    text = await files.read(path) if files is not None else None
+    return None if text is None else text.encode()
 
 
 def _client_lines(text: bytes | None) -> io.BytesIO | None:
     return None if text is None else io.BytesIO(text)
+
+
+def _refusal(path: Path, shown: str, client: bytes | None, whole: bool) -> ToolResult | None:
+    """Why Read will not read ``path`` as text (binary, or too big to read whole), judged on
+    the editor's text when it gave one (``client``), else on the disk's."""
+    binary = path.suffix.lower() in _BINARY_SUFFIXES
+    binary = binary or (b"\0" in client[:8192] if client is not None else _looks_binary(path))
+    if binary:
+        return ToolResult.error(
+            f"Cannot read {shown}: it appears to be a binary file, and this tool reads text"
+        )
+    size = len(client) if client is not None else path.stat().st_size
+    if whole and size > MAX_READ_BYTES:
+        return ToolResult.error(
+            f"File content of {shown} ({size // 1024} KB) exceeds the maximum allowed "
+            f"size ({MAX_READ_BYTES // 1024} KB). Use offset and limit to read parts "
+            "of it, or Grep to search it."
+        )
+    return None
 
 
 async def _run_read(invocation: ToolInvocation) -> ToolResult:
@@ -126,7 +146,11 @@ async def _run_read(invocation: ToolInvocation) -> ToolResult:
     path = invocation.workspace.resolve(args.file_path)
     shown = str(path)
     try:
-        if not path.exists():
+        media_type = _IMAGE_TYPES.get(path.suffix.lower())
+        # Any text (a notebook's JSON too) as the editor has it; images from the disk (ACP's
+        # fs has no binary read).
+        client = None if media_type is not None or path.is_dir() else await _client_text(path)
+        if client is None and not path.exists():
             try:
                 real_path(path)
             except LinkError as exc:  # a link loop or a link to nothing, named
@@ -136,27 +160,18 @@ async def _run_read(invocation: ToolInvocation) -> ToolResult:
             return ToolResult.error(
                 f"Cannot read {shown}: it is a directory, not a file (use Glob or `ls` to list it)"
             )
-        media_type = _IMAGE_TYPES.get(path.suffix.lower())
         if media_type is not None:
             return _read_image(path, media_type, shown)
-        if _looks_binary(path):
-            return ToolResult.error(
-                f"Cannot read {shown}: it appears to be a binary file, and this tool reads text"
-            )
-        if args.offset is None and args.limit is None:
-            size = path.stat().st_size
-            if size > MAX_READ_BYTES:
-                return ToolResult.error(
-                    f"File content of {shown} ({size // 1024} KB) exceeds the maximum allowed "
-                    f"size ({MAX_READ_BYTES // 1024} KB). Use offset and limit to read parts "
-                    "of it, or Grep to search it."
-                )
+        whole = args.offset is None and args.limit is None
+        refused = _refusal(path, shown, client, whole)
+        if refused is not None:
+            return refused
         start = max(args.offset or 1, 1)
         limit = args.limit or DEFAULT_READ_LIMIT
         selected: list[str] = []
         total = 0
         ended = False  # the last line ended with a newline: 2.1.332 counts an empty line after
-        with _client_lines(await _client_text(path)) or path.open("rb") as f:
+        with _client_lines(client) or path.open("rb") as f:
             for total, raw in enumerate(f, 1):
                 ended = raw.endswith(b"\n")
                 if start <= total < start + limit:

@@ -362,25 +362,32 @@ _TABLE: Final[dict[str, EventSupport]] = {
         ),
     ),
     "Notification": EventSupport(
-        seam="approval/request",
+        seam="agent/notification",
         status="partial",
         applied=(
-            "`permission_prompt`: a tool call's permission question put to a person (at the"
-            " terminal, or the ACP client's `session/request_permission`), with 2.1.332's"
-            " message `Claude needs your permission to use <Tool>`, after any PermissionRequest"
-            " hook; headless nothing fires, as 2.1.332 fires none in `-p` (`notify-permission`"
-            " in tests/fixtures/claude_events.json)",
-            "`idle_prompt`: the interactive terminal waited for input `DSH_IDLE_NOTIFY_SECONDS`"
-            " (default 60, 2.1.332's) after a turn: `Claude is waiting for your input`, on"
-            " `agent/notification`",
+            "`permission_prompt`: a tool call's permission question put to a person and still"
+            " unanswered 6 s later (2.1.332's 6,000 ms timer, cleared by an answer:"
+            " `dsh.agent.notify_later`; `DSH_PERMISSION_NOTIFY_SECONDS` changes the wait,"
+            " `CLAUDE_CODE_DISABLE_PERMISSION_PROMPT_NOTIFY_HOOKS` turns it off), with 2.1.332's"
+            " words: `Claude needs your permission` at the terminal, `Claude needs your"
+            " permission to use <Tool>` over ACP (its SDK's); headless nothing fires, as 2.1.332"
+            " fires none in `-p` (`notify-permission` in tests/fixtures/claude_events.json)",
+            "`idle_prompt`: the interactive terminal waited for input after a turn for"
+            " `messageIdleNotifThresholdMs` of `~/.claude.json` (2.1.332's, default 60,000 ms;"
+            " `DSH_IDLE_NOTIFY_SECONDS` first): `Claude is waiting for your input`",
+            "any other type a front end or plugin emits on `agent/notification`",
             "the matcher is `notification_type`; exit codes, decisions, `systemMessage` and"
             " `continue` do nothing, as in Claude Code",
         ),
         limits=(
-            "the other types (`auth_success`, the elicitation dialogs, agent views, quota"
-            " notices) name things dsh does not show",
-            "`permission_prompt` fires as the question is put, where 2.1.332 waits about 6 s"
-            " for an answer first",
+            "the other types name what dsh does not have or show: `auth_success` and"
+            " `auth_storage_failure` (a login), `elicitation_dialog`, `elicitation_url_dialog`,"
+            " `elicitation_complete` and `elicitation_response` (no elicitation form yet: the"
+            " seam is `agent/notification`), `agent_needs_input`, `agent_completed`,"
+            " `worker_permission_prompt` (agent views and teams), `push_notification`,"
+            " `computer_use_exit`",
+            "the 6 s count from the question shown, not from the last key pressed as in"
+            " 2.1.332's terminal; `idle_prompt` is the terminal's only (2.1.332's REPL's)",
             "`terminalSequence`: dsh runs hooks without a terminal of theirs",
         ),
     ),

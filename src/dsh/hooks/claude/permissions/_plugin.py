@@ -165,6 +165,15 @@ class PermissionState:
             return f"{file}: managed settings allow only managed permission rules"
         return persist_update(entry, self.targets)
 
+    def edit(self, text: str) -> list[str]:
+        """``/permissions add|remove BEHAVIOR RULE [WHERE]``: the rule added to the settings
+        file 2.1.332 writes it to (``WHERE``: local, project, user or session), or deleted
+        from where it came from (``permissions._edit``); the lines to show (with no text:
+        how to edit)."""
+        from dsh.hooks.claude.permissions._edit import edit_command
+
+        return edit_command(self, text)
+
     def report(self) -> list[str]:
         """The session's mode, working directories and rules, each with its source."""
         from dsh.hooks.claude.permissions._report import session_lines

@@ -75,7 +75,8 @@ PENDING_CX: dict[str, str] = {
 PENDING: dict[str, str] = {
     "task-tools-search": (
         "ToolSearch: 2.1.332's `total_deferred_tools` counts its 15 deferred tools, dsh's the"
-        " 4 it has (the task tools; dsh has no Cron*, EnterWorktree/ExitWorktree, Monitor,"
-        " NotebookEdit, SendMessage, TaskStop, WebFetch or WebSearch) (issue 28)"
+        " 5 it has (the task tools and SendMessage; dsh has no CronCreate/CronDelete/CronList,"
+        " EnterWorktree/ExitWorktree, Monitor, NotebookEdit, TaskStop, WebFetch or WebSearch)"
+        " (issue 28)"
     ),
 }

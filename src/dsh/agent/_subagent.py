@@ -440,6 +440,7 @@ SEND_MESSAGE_TOOL = ToolDefinition(
     description=SEND_MESSAGE_DESCRIPTION,
     input_schema=SEND_MESSAGE_SCHEMA,
     run=_run_send_message,
+    input_model=LazyModel("dsh.agent._send_message_input", "SendMessageInput"),
     deferred=True,
 )
 """The ``SendMessage`` tool (``_send_message``); ``subagent_plugin`` registers it."""

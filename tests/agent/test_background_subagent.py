@@ -64,7 +64,7 @@ async def test_the_call_returns_at_once_and_a_notification_turn_follows(tmp_path
     first = await agent.run_turn()
     assert first.final_text == "launched"
     (result,) = of_type(agent.events, ToolResultEvent)
-    assert result.content.startswith("Async agent launched successfully.")
+    assert content_text(result.content).startswith("Async agent launched successfully.")
     assert result.output["status"] == "async_launched"
     (running,) = background_subagents(agent)
     assert running.description == "Run echo"
@@ -135,14 +135,17 @@ async def test_by_default_the_call_launches_and_the_notification_says_what_2_1_3
     (result,) = of_type(agent.events, ToolResultEvent)
     (running,) = background_subagents(agent)
     output = tmp_path / "sessions" / agent.session_id / "tasks" / f"{running.agent_id}.output"
-    assert result.content.startswith("Async agent launched successfully. (This tool result")
+    (block,) = result.content  # one text block, as 2.1.332's
+    said = block.text
+    assert said.startswith("Async agent launched successfully. (This tool result")
     assert (
-        f"agentId: {running.agent_id} (internal ID - do not mention to user.)\n" in result.content
+        f"agentId: {running.agent_id} (internal ID - do not mention to user. Use SendMessage"
+        f" with to: '{running.agent_id}', summary: '<5-10 word recap>' to continue this"
+        " agent.)\n" in said
     )
-    assert "SendMessage" not in result.content  # dsh has no such tool
-    assert f"\noutput_file: {output}\n" in result.content
+    assert f"\noutput_file: {output}\n" in said
     assert result.output["outputFile"] == str(output)
-    assert result.output["canContinueAgent"] is False
+    assert result.output["canContinueAgent"] is True
     assert stat.S_IMODE(os.stat(output).st_mode) == 0o600
     assert not notifications_ready(agent)
     assert await run_ready_notifications(agent) is None  # nothing finished: no turn, no wait

@@ -21,7 +21,7 @@ from dsh.agent import (
 )
 from dsh.agent._handback import FRAME
 from dsh.context import Next
-from dsh.messages import Content
+from dsh.messages import Content, content_text
 from dsh.session import (
     AbortCause,
     ContextMessageEvent,
@@ -143,7 +143,8 @@ async def test_a_subagent_runs_its_own_session_and_its_answer_is_the_tool_result
     )
     tool_result = of_type(parent.events, ToolResultEvent)[0]
     # The report in 2.1.332's hand-back frame, indented (the corpus's `subagent-foreground`).
-    assert f"{FRAME}\n  subagent result: from-sub\nagentId: " in tool_result.content
+    assert f"{FRAME}\n  subagent result: from-sub\nagentId: " in content_text(tool_result.content)
+    assert len(tool_result.content) == 1  # one text block, as 2.1.332's
     assert not tool_result.is_error
 
     # The child's own session, in the same store.
@@ -213,9 +214,8 @@ async def test_a_subagents_own_continuation_can_keep_it_running(tmp_path: Path) 
     parent = h.agent()
     parent.send("Please delegate to a subagent")
     await parent.run_turn()
-    assert (
-        f"{FRAME}\n  double-checked\nagentId: "
-        in of_type(parent.events, ToolResultEvent)[0].content
+    assert f"{FRAME}\n  double-checked\nagentId: " in content_text(
+        of_type(parent.events, ToolResultEvent)[0].content
     )
 
 

@@ -71,24 +71,12 @@ PENDING_CX: dict[str, str] = {
     ),
 }
 
-# Cases that still fail for a Claude Code cause of issue 28 this branch has not closed (and,
-# for the Agent cases, for strict28cx's token figures and model ids too).
-_SEND_MESSAGE = (
-    "2.1.332 offers SendMessage (a deferred tool), so its Agent results offer to continue the"
-    " agent (`Use SendMessage with to: …`, `canContinueAgent: true`); dsh has no tool that"
-    " messages a running agent, so its results do not"
-)
-_AGENT_TOKENS = (
-    "and strict28cx's causes: `resolvedModel` is 2.1.332's catalog id, `totalTokens`, `usage`"
-    " and `subagent_tokens` the usage the API reported (dsh's scripted replay reports none)"
-)
+# Cases that still fail for a Claude Code cause of issue 28 this branch has not closed.
 PENDING: dict[str, str] = {
-    "subagent": f"a background Agent call: {_SEND_MESSAGE}; {_AGENT_TOKENS} (issue 28)",
-    "subagent-foreground": f"a foreground Agent call: {_SEND_MESSAGE}; {_AGENT_TOKENS} (issue 28)",
-    "exit2-subagent": f"a foreground Agent call: {_SEND_MESSAGE}; {_AGENT_TOKENS} (issue 28)",
     "task-tools-search": (
         "ToolSearch: 2.1.332's `total_deferred_tools` counts its 15 deferred tools, dsh's the"
-        " 4 it has (the task tools; dsh has no Cron*, EnterWorktree/ExitWorktree, Monitor,"
-        " NotebookEdit, SendMessage, TaskStop, WebFetch or WebSearch) (issue 28)"
+        " 5 it has (the task tools and SendMessage; dsh has no CronCreate/CronDelete/CronList,"
+        " EnterWorktree/ExitWorktree, Monitor, NotebookEdit, TaskStop, WebFetch or WebSearch)"
+        " (issue 28)"
     ),
 }

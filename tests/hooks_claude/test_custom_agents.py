@@ -131,12 +131,6 @@ def _subagent_requests(rig: Rig) -> list[dict[str, Any]]:
     return [r for r in rig.requests() if "SUBTASK-MARKER" in json.dumps(r["messages"][:1])]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="2.1.332 offers SendMessage, so a finished agent's record says `canContinueAgent:"
-    " true` and its hand-back offers to continue it; dsh has no SendMessage (the strict"
-    " replay's `subagent` case, PENDING; issue 28)",
-)
 async def test_custom_agent_untrusted_replays_as_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,8 +7,9 @@ output (PostToolUse's ``tool_response``) is 2.1.332's record of the run: ``statu
 ``content`` (the notes and the report as text blocks), the counts and fingerprint of the
 harness's blocks (``harnessSectionHash``: 2.1.332's sha256 over the blocks' lengths and
 texts), ``usage`` (the child's last model call, as the API reported it), ``toolStats``.
-Recorded: the corpus's ``subagent-foreground``. dsh has no tool that messages a running agent
-(2.1.332's SendMessage), so the result does not offer to continue the agent.
+Recorded: the corpus's ``subagent-foreground``. Where the caller's tools include SendMessage
+(``_send_message``), the result offers to continue the agent (``canContinueAgent``) as
+2.1.332's does; without it, it does not (2.1.332's rule for a caller without one).
 """
 
 from __future__ import annotations
@@ -63,15 +64,30 @@ def tools_used(events: Sequence[SessionEvent]) -> list[str]:
     return list(dict.fromkeys(e.tool_name for e in events if isinstance(e, ToolCallEvent)))
 
 
-def handback_text(notes: Sequence[str], report: str, agent_id: str, usage: str) -> str:
-    """The tool result the caller's model reads (``usage``: the ``<usage>`` block's lines)."""
+def handback_text(
+    notes: Sequence[str], report: str, agent_id: str, usage: str, *, can_continue: bool = False
+) -> str:
+    """The tool result the caller's model reads (``usage``: the ``<usage>`` block's lines);
+    with ``can_continue``, the id's line offers SendMessage (2.1.332's words)."""
     parts = [_indented("".join(notes))] if notes else []
-    parts += [FRAME, _indented(report), f"agentId: {agent_id}", f"<usage>{usage}</usage>"]
+    offer = (
+        f" (use SendMessage with to: '{agent_id}', summary: '<5-10 word recap>' to continue"
+        " this agent)"
+        if can_continue
+        else ""
+    )
+    parts += [FRAME, _indented(report), f"agentId: {agent_id}{offer}", f"<usage>{usage}</usage>"]
     return "\n".join(parts)
 
 
 def foreground_output(
-    child: Agent, report: str, *, prompt: str, model: str, duration_ms: int
+    child: Agent,
+    report: str,
+    *,
+    prompt: str,
+    model: str,
+    duration_ms: int,
+    can_continue: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """The hand-back text and 2.1.332's ``tool_response`` for a finished foreground child."""
     events = child.events
@@ -108,10 +124,11 @@ def foreground_output(
         "totalToolUseCount": uses,
         "usage": _usage(counts),
         "toolStats": _tool_stats(events),
-        "canContinueAgent": False,
+        "canContinueAgent": can_continue,
     }
     usage = f"subagent_tokens: {total}\ntool_uses: {uses}\nduration_ms: {duration_ms}"
-    return handback_text(notes, report, child.agent_id or "", usage), output
+    text = handback_text(notes, report, child.agent_id or "", usage, can_continue=can_continue)
+    return text, output
 
 
 def _usage(counts: dict[str, int]) -> dict[str, Any]:

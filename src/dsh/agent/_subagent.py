@@ -5,7 +5,8 @@ fields) on the scope's registry; it is removed with the scope. The child
 shares the parent's context, model and registry, gets a copy of its
 workspace and a new session in the parent's store, and its tool calls carry
 the token of the parent's ``Agent`` call. The parent's log records
-``subagent/start`` and ``subagent/end`` around the child's turn.
+``subagent/start`` and ``subagent/end`` around the child's turn. ``SEND_MESSAGE_TOOL``
+(registered with it) continues a child this agent started (``_send_message``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 import uuid
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh.agent._agent import Agent
 from dsh.agent._agent_types import (
@@ -29,10 +30,14 @@ from dsh.agent._agent_types import (
 from dsh.agent._background import launch_background
 from dsh.agent._channels import SUBAGENT_END, SUBAGENT_START
 from dsh.agent._handback import foreground_output
+from dsh.agent._send_message import SEND_MESSAGE, delivered_text, not_addressable, queued, resumed
+from dsh.agent._send_message_text import DESCRIPTION as SEND_MESSAGE_DESCRIPTION
+from dsh.agent._send_message_text import INPUT_SCHEMA as SEND_MESSAGE_SCHEMA
 from dsh.agent._task_output import TaskOutput, open_output
 from dsh.agent._turn import ABORTED, COMPLETED, STOPPED, TurnResult
 from dsh.base import DshError
 from dsh.context import Context
+from dsh.messages import Content, TextBlock
 from dsh.models import Model
 from dsh.session import (
     AbortCause,
@@ -59,8 +64,7 @@ if TYPE_CHECKING:
 __all__ = ["AGENT_TOOL", "DEFAULT_SUBAGENT_TYPE", "subagent_plugin"]
 
 DEFAULT_SUBAGENT_TYPE = "general-purpose"
-SEND_MESSAGE = "SendMessage"
-"""2.1.332's tool that continues an agent; a launch offers it only when the registry has it."""
+_KNOWN: Final = "dsh.agent.subagents"
 
 _DESCRIPTION = (
     "Launch a subagent to handle a task on its own. It works in a fresh conversation with the "
@@ -72,6 +76,34 @@ _DESCRIPTION = (
 def _new_agent_id() -> str:
     # Claude Code's shape: "a" and 16 hex digits.
     return "a" + uuid.uuid4().hex[:16]
+
+
+@dataclasses.dataclass(slots=True)
+class _Started:
+    """A subagent this agent started (what SendMessage needs to reach or resume it): its
+    input and type, and its latest run's child (closed once that run ended)."""
+
+    args: AgentToolInput
+    kind: AgentType
+    child: Agent
+
+
+def _started(parent: Agent) -> dict[str, _Started]:
+    state = parent.workspace.session_state
+    found = state.get(_KNOWN)
+    if not isinstance(found, dict):
+        found = state[_KNOWN] = {}
+    return found
+
+
+def _can_continue(parent: Agent) -> bool:
+    """2.1.332 offers to continue an agent only to a caller that has SendMessage."""
+    return SEND_MESSAGE in {d.name for d in parent.registry.definitions()}
+
+
+def _block(text: str) -> Content:
+    """An Agent result as 2.1.332 hands it back: one text block."""
+    return (TextBlock(text),)
 
 
 async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
@@ -115,8 +147,10 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
         child = _child_agent(
             parent, store.create(), store, inv, args, agent_id, on_event, kind, cwd
         )
+        _started(parent)[agent_id] = _Started(args, kind, child)
         return _launch(parent, child, inv, args, output, worktree)
     child = _child_agent(parent, store.create(), store, inv, args, agent_id, None, kind, cwd)
+    _started(parent)[agent_id] = _Started(args, kind, child)
     started = time.monotonic()
     result = await _run_child(parent, child, inv, args)
     duration_ms = max(0, round((time.monotonic() - started) * 1000))
@@ -149,26 +183,8 @@ def _launch(
     worktree: Worktree | None = None,
 ) -> ToolResult:
     """Start ``child`` as a background subagent; the call's result says so (2.1.332's)."""
-    agent_id = child.agent_id or _new_agent_id()
-    # Not tied to this call's signal: the call ends now; the parent's close cancels the child.
-    running = _run_child(parent, child, dataclasses.replace(inv, signal=None), args, output)
-    run = asyncio.get_running_loop().create_task(
-        running if worktree is None else _then_settle(running, worktree),
-        name=f"subagent:{agent_id}",
-    )
-    tool_use_id = _tool_use_id(parent, inv)
-    launch_background(
-        parent,
-        child,
-        args.description,
-        args.subagent_type,
-        run,
-        tool_use_id=tool_use_id,
-        output=output,
-    )
-    # dsh has no tool that messages a running agent (2.1.332's SendMessage), so, by 2.1.332's
-    # own rule for a caller without one, the result does not offer to continue the agent.
-    can_continue = SEND_MESSAGE in {d.name for d in parent.registry.definitions()}
+    agent_id = _start_background(parent, child, inv, args, output, worktree)
+    can_continue = _can_continue(parent)
     result = {
         "isAsync": True,
         "status": "async_launched",
@@ -180,7 +196,58 @@ def _launch(
         "canReadOutputFile": output is not None,
         "canContinueAgent": can_continue,
     }
-    return ToolResult.ok(launch_text(agent_id, output, can_continue=can_continue), output=result)
+    text = launch_text(agent_id, output, can_continue=can_continue)
+    return ToolResult.ok(_block(text), output=result)
+
+
+def _start_background(
+    parent: Agent,
+    child: Agent,
+    inv: ToolInvocation,
+    args: AgentToolInput,
+    output: TaskOutput | None,
+    worktree: Worktree | None = None,
+) -> str:
+    """Run ``child``'s turn as a background subagent of ``parent`` (its worktree, if any,
+    removed after if nothing changed there); its agent id."""
+    agent_id = child.agent_id or _new_agent_id()
+    # Not tied to this call's signal: the call ends now; the parent's close cancels the child.
+    running = _run_child(parent, child, dataclasses.replace(inv, signal=None), args, output)
+    run = asyncio.get_running_loop().create_task(
+        running if worktree is None else _then_settle(running, worktree),
+        name=f"subagent:{agent_id}",
+    )
+    launch_background(
+        parent,
+        child,
+        args.description,
+        args.subagent_type,
+        run,
+        tool_use_id=_tool_use_id(parent, inv),
+        output=output,
+    )
+    return agent_id
+
+
+async def continue_subagent(parent: Agent, inv: ToolInvocation, to: str, text: str) -> ToolResult:
+    """SendMessage's delivery of ``text`` to the subagent ``to`` (``_send_message``): queued
+    for one still running, a background resume of one that finished."""
+    started = _started(parent).get(to)
+    store = parent.store
+    if started is None or store is None:
+        return not_addressable(to)
+    if not started.child.closed:
+        started.child.steer(text)
+        return queued(to)
+    session = store.open(started.child.session_id)
+    output = open_output(parent, to)
+    on_event = output.write if output is not None else None
+    args = started.args.model_copy(update={"prompt": text})
+    cwd = started.child.workspace.cwd  # a worktree child resumes in its worktree
+    child = _child_agent(parent, session, store, inv, args, to, on_event, started.kind, cwd)
+    started.child = child
+    _start_background(parent, child, inv, args, output)
+    return resumed(to)
 
 
 async def _then_settle(running: Coroutine[Any, Any, TurnResult], worktree: Worktree) -> TurnResult:
@@ -344,9 +411,14 @@ def _tool_result(
     if result.end_reason in (COMPLETED, STOPPED):
         report = result.final_text or "(the subagent gave no answer)"
         text, record = foreground_output(
-            child, report, prompt=args.prompt, model=child.model.name, duration_ms=duration_ms
+            child,
+            report,
+            prompt=args.prompt,
+            model=child.model.name,
+            duration_ms=duration_ms,
+            can_continue=_can_continue(parent),
         )
-        return ToolResult.ok(text, output=record)
+        return ToolResult.ok(_block(text), output=record)
     output = {
         "agent_id": child.agent_id,
         "agent_type": child.agent_type,
@@ -404,6 +476,30 @@ AGENT_TOOL = ToolDefinition(
 """The ``Agent`` tool; ``subagent_plugin`` registers it."""
 
 
+async def _run_send_message(inv: ToolInvocation) -> ToolResult:
+    parent = inv.agent
+    if not isinstance(parent, Agent):
+        return ToolResult.error("SendMessage runs only inside an agent")
+    message = inv.arguments.get("message", "")
+    if not isinstance(message, str) or not message.strip():
+        return ToolResult.error("message must be non-empty plain text")
+    return await continue_subagent(parent, inv, str(inv.arguments["to"]), delivered_text(message))
+
+
+SEND_MESSAGE_TOOL = ToolDefinition(
+    name=SEND_MESSAGE,
+    description=SEND_MESSAGE_DESCRIPTION,
+    input_schema=SEND_MESSAGE_SCHEMA,
+    run=_run_send_message,
+    input_model=LazyModel("dsh.agent._send_message_input", "SendMessageInput"),
+    deferred=True,
+)
+"""The ``SendMessage`` tool (``_send_message``); ``subagent_plugin`` registers it."""
+
+
 def subagent_plugin(ctx: Context) -> None:
-    """Register the ``Agent`` tool on the scope's registry (removed when the scope is disposed)."""
-    ctx.add_disposer(ctx.require(TOOLS).register(AGENT_TOOL))
+    """Register the ``Agent`` and ``SendMessage`` tools on the scope's registry (removed when
+    the scope is disposed)."""
+    tools = ctx.require(TOOLS)
+    ctx.add_disposer(tools.register(AGENT_TOOL))
+    ctx.add_disposer(tools.register(SEND_MESSAGE_TOOL))

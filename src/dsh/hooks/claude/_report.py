@@ -163,7 +163,13 @@ subagent in Stop's `background_tasks`, and when the subagent finishes a parent t
 with a `<task-notification>` prompt (its result, output file, tool uses and duration), in
 every `dsh run` mode and in `dsh acp` (a turn the client did not prompt, streamed as
 `session/update`s). `run_in_background: false` waits for the answer, as does a subagent's
-own `Agent` call. dsh has no SendMessage tool, so the result does not offer one.
+own `Agent` call. Agent results are one text block, as 2.1.332's. SendMessage (deferred,
+2.1.332's schema and description) continues a subagent by its `agentId`: one still running
+gets the message at its next step, one that finished is resumed in the background from its
+session (SubagentStart, SubagentStop, then a `<task-notification>` naming the SendMessage
+call), with 2.1.332's frame and result texts; so Agent results offer it
+(`canContinueAgent: true`, `Use SendMessage with to: …`). It reaches no teammates, `main` or
+other sessions (dsh has none): such a name is not addressable, in 2.1.332's words.
 
 Custom subagents (`agents/*.md` in the project's `.claude`, the user's config directory
 and each plugin; the project's win, then the user's, as for commands) are offered by

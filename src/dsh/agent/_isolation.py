@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from dsh.base._worktree import Worktree, create_worktree, remove_if_unchanged
+from dsh.messages import Content, TextBlock
 from dsh.tools import ToolResult
 
 __all__ = ["isolated_worktree", "named_result", "settled_result"]
@@ -31,7 +32,9 @@ def named_result(result: ToolResult, path: Path) -> ToolResult:
     if result.is_error:
         return result
     text = _with_lines(result.text, f"worktreePath: {path}")
-    return ToolResult.ok(text, output=_with_keys(result.output, worktreePath=str(path)))
+    return ToolResult.ok(
+        _shaped(result, text), output=_with_keys(result.output, worktreePath=str(path))
+    )
 
 
 def _with_keys(output: Any, **keys: str) -> Any:
@@ -57,4 +60,10 @@ def settled_result(result: ToolResult, worktree: Worktree) -> ToolResult:
     output = _with_keys(
         result.output, worktreePath=str(worktree.path), worktreeBranch=worktree.branch
     )
-    return ToolResult.ok(_with_lines(result.text, lines), output=output)
+    return ToolResult.ok(_shaped(result, _with_lines(result.text, lines)), output=output)
+
+
+def _shaped(result: ToolResult, text: str) -> Content:
+    """``text`` in ``result``'s shape: one text block when the result was one (2.1.332's
+    Agent result), else plain text."""
+    return (TextBlock(text),) if isinstance(result.content, tuple) else text

@@ -52,7 +52,8 @@ def run_example(text: str, project: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "heading", ["### A worked example", "### Recording a session", "### Asking why"]
+    "heading",
+    ["### A worked example", "### A scenario", "### Recording a session", "### Asking why"],
 )
 def test_the_worked_example_runs_as_printed(heading: str, tmp_path: Path) -> None:
     project = tmp_path / "project"

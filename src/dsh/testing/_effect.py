@@ -21,7 +21,7 @@ from dsh.hooks.claude import HookTrial, pre_tool_decision, shown_reason
 from dsh.hooks.codex import CodexHookTrial, codex_pre_tool_decision
 from dsh.tools import PreToolAllow, PreToolAsk, PreToolDecision, PreToolDeny
 
-__all__ = ["EffectDecision", "HookEffect", "claude_effect", "codex_effect"]
+__all__ = ["EffectDecision", "HookEffect", "claude_effect", "codex_effect", "stronger"]
 
 EffectDecision: TypeAlias = Literal["allow", "ask", "block", "deny", "halt", "none"]
 """The kinds of decision an event's hooks come to (the strongest wins)."""
@@ -77,7 +77,7 @@ def claude_effect(event: str, tool: str, trials: Sequence[HookTrial]) -> HookEff
     decision, model, notices = _fold(event, said, _CLAUDE_MODEL_READS_BLOCK)
     if event == "PreToolUse":
         pre = pre_tool_decision(tool, trials)
-        decision = _stronger(decision, _pre_tool_kind(pre, trials))
+        decision = stronger(decision, _pre_tool_kind(pre, trials))
         if isinstance(pre, PreToolDeny):
             model.insert(0, pre.reason)
         elif isinstance(pre, PreToolAsk):
@@ -96,10 +96,10 @@ def codex_effect(
     if event == "PreToolUse":
         pre = codex_pre_tool_decision(tool, tool_input, trials)
         if isinstance(pre, PreToolDeny):
-            decision = _stronger(decision, "deny")
+            decision = stronger(decision, "deny")
             model.insert(0, pre.reason)
         elif any(t.answer is not None and t.answer.permission == "allow" for t in trials):
-            decision = _stronger(decision, "allow")
+            decision = stronger(decision, "allow")
         model.extend(_contexts(pre))
     problems = [t.problem for t in trials if t.problem]
     return _effect(decision, model, problems + notices, [t.run.exit_code for t in trials])
@@ -157,11 +157,11 @@ def _fold(
             decision = "halt"
             notices.append(answer.stop_reason or "")
         if answer.behavior is not None and decision != "halt":
-            decision = _stronger(decision, answer.behavior)
+            decision = stronger(decision, answer.behavior)
             if answer.message:
                 model.append(answer.message)
         if answer.blocks and event != "PreToolUse":
-            decision = _stronger(decision, "block")
+            decision = stronger(decision, "block")
             (model if event in model_reads_block else notices).append(answer.block_reason)
         if event != "PreToolUse" and answer.additional_context:
             model.append(answer.additional_context)
@@ -191,7 +191,8 @@ _RANK: dict[EffectDecision, int] = {
 }
 
 
-def _stronger(current: EffectDecision, new: EffectDecision) -> EffectDecision:
+def stronger(current: EffectDecision, new: EffectDecision) -> EffectDecision:
+    """The stronger of two decisions (``halt`` over ``deny`` and ``block``, over ``ask`` ...)."""
     return new if _RANK[new] > _RANK[current] else current
 
 

@@ -48,6 +48,7 @@ from dsh.hooks.claude.permissions._plugin import PermissionState
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._agents import AgentListing
 from dsh.hooks.claude.runtime._command_events import CommandEvents
+from dsh.hooks.claude.runtime._extensions import PRUNING_EVENTS, extensions_on
 from dsh.hooks.claude.runtime._lifecycle import LifecycleEvents
 from dsh.hooks.claude.runtime._machinery import Runtime
 from dsh.hooks.claude.runtime._mcp_events import McpEvents
@@ -150,7 +151,12 @@ class ClaudeHooksPlugin:
         self.agent_listing._mount_agents(ctx)  # the custom agents, when there are any
         # PreModelSwitch, PostModelSwitch, DirectoryAdded
         self.session_commands._mount_session_commands(ctx)
-        if d("MessageDisplay"):
+        if extensions_on() and any(map(d, ("MessageDisplay", *PRUNING_EVENTS))):
+            # dsh's opt-in reply rewrite and context prune (runtime._model_extensions).
+            from dsh.hooks.claude.runtime._model_extensions import ModelExtensions
+
+            ModelExtensions(life).mount(ctx, display=d("MessageDisplay"))
+        elif d("MessageDisplay"):
             ctx.on(MESSAGE_DISPLAY, life._message_display)
         if d("Elicitation") or d("ElicitationResult"):
             ctx.on(ELICITATION, self.mcp_events._elicitation)

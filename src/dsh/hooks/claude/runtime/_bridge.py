@@ -39,6 +39,7 @@ from dsh.agent import (
     TURN_CONTINUATION,
     TURN_ERROR,
     Agent,
+    SessionStartSource,
 )
 from dsh.context import Context
 from dsh.hook_protocol import HookSelection
@@ -142,6 +143,8 @@ class ClaudeHooksPlugin:
             ctx.on(SETUP, life._setup)
         if d("SessionStart"):
             ctx.on(SESSION_START, life._session_start)
+        if any(e != "*" and not d(e) for e in self.runtime.left_out):
+            ctx.on(SESSION_START, self._never_fire)
         if d("InstructionsLoaded"):
             ctx.on(INSTRUCTIONS_LOADED, life._instructions_loaded)
         # Always: it mints the `prompt_id` every later event of the turn carries.
@@ -195,6 +198,14 @@ class ClaudeHooksPlugin:
         # Also to cancel (and log as cancelled) the `async: true` hooks still running.
         if d("SessionEnd") or any(h.run_async for hs in self.catalog.hooks.values() for h in hs):
             ctx.on(SESSION_END, life._session_end)
+
+    async def _never_fire(self, agent: Agent, source: SessionStartSource) -> None:
+        """The events whose every handler the run left out (not trusted, changed, turned off,
+        left out by policy, not valid) never fire: each is a ``hook/skipped`` at the start."""
+        if agent.parent is None:
+            for event in self.runtime.left_out:
+                if event != "*" and not self.declared(event):
+                    self.runtime._firing_skipped(agent, event, (), {}, None)
 
     async def _pre_tool_input(self, proposed: ProposedCall) -> InputRewrite | None:
         # Defined here: a call's `tool/call` event names its rewriters (`rewritten_by`)

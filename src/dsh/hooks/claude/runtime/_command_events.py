@@ -87,7 +87,7 @@ class CommandEvents(Handlers):
         if command is None or invocation is None:
             return _with_context(await nxt(), listing, LISTING_SOURCE)
         args = invocation[1]
-        hooks = self.catalog.matching("UserPromptExpansion", command.name)
+        hooks = self._matching(agent, "UserPromptExpansion", command.name)
         contexts: list[str] = []
         if hooks:
             payload: UserPromptExpansionHookInput = self._base(
@@ -202,7 +202,7 @@ class CommandEvents(Handlers):
         self, agent: Agent, command: CustomCommand, shell: str, use_id: str, invoked_by: str
     ) -> str | None:
         """PreSkillShellCommand for one shell command: why it must not run, or ``None``."""
-        hooks = self.catalog.matching("PreSkillShellCommand", command.name)
+        hooks = self._matching(agent, "PreSkillShellCommand", command.name)
         if not hooks:
             return None
         payload: PreSkillShellCommandHookInput = self._base(

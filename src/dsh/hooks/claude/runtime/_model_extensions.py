@@ -31,12 +31,11 @@ from dsh.hooks.claude.runtime._extensions import PRUNING_EVENTS
 from dsh.messages import ToolResultMessage
 
 if TYPE_CHECKING:
-    from dsh.agent import Agent, DisplayDecision, DisplayRequest
-    from dsh.agent._model_policy import ReplyDecision, RequestDecision
+    from dsh.agent import Agent, DisplayDecision, DisplayRequest, ReplyDecision, RequestDecision
     from dsh.context import Context, Next
     from dsh.hooks.claude.runtime._lifecycle import LifecycleEvents
-    from dsh.messages import AssistantMessage
-    from dsh.models import ModelMessage, ModelRequest
+    from dsh.messages import AssistantMessage, ModelMessage
+    from dsh.models import ModelRequest
 
 __all__ = ["PRUNED", "ModelExtensions", "pruned_ids"]
 
@@ -92,8 +91,7 @@ class ModelExtensions:
 
     def mount(self, ctx: Context, *, display: bool) -> None:
         """Listen on the model-call seams (and, with MessageDisplay hooks, on display)."""
-        from dsh.agent import MESSAGE_DISPLAY
-        from dsh.agent._model_policy import MODEL_REPLY, MODEL_REQUEST_POLICY
+        from dsh.agent import MESSAGE_DISPLAY, MODEL_REPLY, MODEL_REQUEST_POLICY
 
         ctx.on(MODEL_REQUEST_POLICY, self.prune)
         if display:
@@ -103,7 +101,7 @@ class ModelExtensions:
     async def prune(
         self, agent: Agent, request: ModelRequest, nxt: Next[RequestDecision]
     ) -> RequestDecision:
-        from dsh.agent._model_policy import RequestDecision
+        from dsh.agent import RequestDecision
 
         ids = pruned_ids(agent.events)
         pruned = _pruned(request, ids) if ids else None
@@ -112,7 +110,7 @@ class ModelExtensions:
     async def reply(
         self, agent: Agent, reply: AssistantMessage, nxt: Next[ReplyDecision]
     ) -> ReplyDecision:
-        from dsh.agent._model_policy import ReplyDecision
+        from dsh.agent import ReplyDecision
 
         hooks = self.life.catalog.matching("MessageDisplay", None)
         if agent.parent is not None or not hooks or not reply.text:

@@ -38,11 +38,48 @@ _DENY = {
         "dsh": {"note": "an extension dsh reads"},
     }
 }
+_REPLY = {
+    "hookSpecificOutput": {
+        "hookEventName": "MessageDisplay",
+        "displayContent": "shown instead",
+        "dsh": {"updatedReply": "the rewritten reply"},
+    }
+}
+_PRUNE = {
+    "hookSpecificOutput": {
+        "hookEventName": "PostToolUse",
+        "additionalContext": "context after the call",
+        "dsh": {"pruneToolResults": ["toolu_a"]},
+    }
+}
+_BATCH_PRUNE = {
+    "hookSpecificOutput": {
+        "hookEventName": "PostToolBatch",
+        "additionalContext": "context after the batch",
+        "dsh": {"pruneToolResults": ["toolu_a"]},
+    }
+}
+_SAID = {"type": "text", "text": "the model's own words"}
 CASES: dict[str, dict[str, Any]] = {
     "prompt-updated-prompt": {"event": "UserPromptSubmit", "answer": _PROMPT, "replies": [_DONE]},
     "pretool-deny-with-dsh": {
         "event": "PreToolUse",
         "answer": _DENY,
+        "replies": [[_bash("toolu_a", "echo hi")], _DONE],
+    },
+    "display-updated-reply": {
+        "event": "MessageDisplay",
+        "answer": _REPLY,
+        "replies": [[_SAID, _bash("toolu_a", "echo hi")], _DONE],
+    },
+    "posttool-prune": {
+        "event": "PostToolUse",
+        "answer": _PRUNE,
+        "replies": [[_bash("toolu_a", "echo hi")], _DONE],
+    },
+    "posttoolbatch-prune": {
+        "event": "PostToolBatch",
+        "answer": _BATCH_PRUNE,
         "replies": [[_bash("toolu_a", "echo hi")], _DONE],
     },
 }
@@ -54,7 +91,9 @@ def _texts(body: dict[str, Any]) -> list[str]:
         content = message.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
         for block in blocks:
-            if block.get("type") == "text":
+            if block.get("type") == "text" and message["role"] == "assistant":
+                out.append(f"assistant: {block['text']}")
+            elif block.get("type") == "text":
                 text = str(block["text"])
                 if message["role"] == "user" and not text.startswith("<system-reminder>"):
                     out.append(f"user: {text}")
@@ -64,7 +103,7 @@ def _texts(body: dict[str, Any]) -> list[str]:
                     for line in text.splitlines()
                     if "hook" in line.lower()
                     and message["role"] == "system"
-                    and line.startswith("UserPromptSubmit")
+                    and "hook additional context" in line
                 ]
             elif block.get("type") == "tool_result":
                 out.append(f"tool_result: {json.dumps(block.get('content'))}")
@@ -104,6 +143,7 @@ def record(claude: str, case: dict[str, Any], mock: Mock) -> dict[str, Any]:
         return {
             "exit_code": done.returncode,
             "stdout": done.stdout[-2000:],
+            "stderr": done.stderr[-2000:],
             "requests": [_texts(body) for body in mock.bodies],
         }
 

@@ -130,3 +130,38 @@ def test_codex_untrusted_and_matcher(project: Path) -> None:
     assert len(untrusted) == 1
     assert lines[untrusted[0] - 1].endswith("UserPromptSubmit[1][0]: echo v")
     assert sum("hook/skipped" in line for line in lines) == 2
+
+
+def test_an_event_whose_every_handler_is_left_out_is_recorded(project: Path) -> None:
+    """SessionStart and SessionEnd fire with none of their handlers: each is a ``hook/skipped``
+    (the matcher's reason, and the left-out ones the first time), though no hook ran."""
+    settings(
+        project,
+        {
+            "SessionStart": [{"matcher": "resume", "hooks": [hook("echo r")]}],
+            "SessionEnd": [{"matcher": "logout", "hooks": [hook("echo bye")]}],
+        },
+    )
+    assert dsh(project, "hooks", "trust").returncode == 0
+    lines = session_why(project)
+    print("\n".join(lines))
+    assert "matcher: its matcher 'resume' does not select source 'startup'" in lines
+    assert "matcher: its matcher 'logout' does not select reason 'other'" in lines
+    assert not any(line.startswith("hook/result") for line in lines)
+    assert sum("hook/skipped" in line for line in lines) == 2
+
+
+def test_an_event_whose_every_handler_is_not_trusted_is_recorded_at_the_start(
+    project: Path,
+) -> None:
+    stop = {"Stop": [{"hooks": [hook("echo stopped")]}]}
+    settings(project, stop)
+    assert dsh(project, "hooks", "trust").returncode == 0
+    settings(project, {**stop, "PreCompact": [{"hooks": [hook("echo compacting")]}]})
+    lines = session_why(project, "--skip-untrusted-hooks")
+    print("\n".join(lines))
+    (skipped,) = [line for line in lines if "hook/skipped" in line]
+    assert skipped.endswith("PreCompact: 1 handler(s) did not run")
+    assert lines[lines.index(skipped) + 2] == (
+        "untrusted: project hook not trusted yet (`dsh hooks trust` trusts it as it is)"
+    )

@@ -3,8 +3,10 @@ dsh's price table, through the real command and loop with a scripted model that 
 usage and names the model it stands for (``claude-sonnet-4-5``: $3 and $15 per Mtok).
 
 Each reply reports 1,000 input and 100 output tokens: $0.0045 a reply. Under a $0.005 cap
-the first Bash call runs ($0.0045 spent), the second is denied ($0.0090), and the result
-is 2.1.332's budget stop (``error_max_budget_usd``, ``is_error``, "Reached maximum budget").
+the first Bash call runs ($0.0045 spent), the second reply reaches the cap ($0.0090): its
+call is denied and the turn ends there, as 2.1.332's engine ends it (the model is not asked
+again, no Stop hook fires), and the result is its budget stop (``error_max_budget_usd``,
+``is_error``, "Reached maximum budget").
 """
 
 from __future__ import annotations
@@ -20,12 +22,16 @@ from tests.cli.support import run_dsh
 USAGE = {"type": "usage", "input_tokens": 1000, "output_tokens": 100}
 
 
-def script(path: Path, model: str = "claude-sonnet-4-5") -> str:
-    replies: list[list[dict[str, Any]]] = [
-        [{"type": "tool_use", "name": "Bash", "input": {"command": "echo one"}}, USAGE],
-        [{"type": "tool_use", "name": "Bash", "input": {"command": "echo two"}}, USAGE],
-        [{"type": "text", "text": "done"}, USAGE],
-    ]
+TOOLS_THEN_DONE: list[list[dict[str, Any]]] = [
+    [{"type": "tool_use", "name": "Bash", "input": {"command": "echo one"}}, USAGE],
+    [{"type": "tool_use", "name": "Bash", "input": {"command": "echo two"}}, USAGE],
+    [{"type": "text", "text": "done"}, USAGE],
+]
+
+
+def script(
+    path: Path, model: str = "claude-sonnet-4-5", replies: list[Any] = TOOLS_THEN_DONE
+) -> str:
     body = {"model": model, "rules": [{"responses": replies}]}
     path.write_text(json.dumps({"anthropic": body}))
     return f"scripted:{path}"
@@ -38,13 +44,17 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 def results(
-    tmp_path: Path, env: dict[str, str], *flags: str, model: str = "claude-sonnet-4-5"
+    tmp_path: Path,
+    env: dict[str, str],
+    *flags: str,
+    model: str = "claude-sonnet-4-5",
+    replies: list[Any] = TOOLS_THEN_DONE,
 ) -> tuple[list[dict[str, Any]], str]:
     done = run_dsh(
         "run",
         "go",
         "--model",
-        script(tmp_path / "s.json", model),
+        script(tmp_path / "s.json", model, replies),
         "--permission-mode",
         "bypassPermissions",
         "--output-format",
@@ -80,8 +90,29 @@ def test_the_call_after_the_cap_is_denied_and_the_result_is_a_budget_stop(
     assert (result["subtype"], result["is_error"]) == ("error_max_budget_usd", True)
     assert result["terminal_reason"] == "budget_exhausted"
     assert result["errors"] == ["Reached maximum budget ($0.005)"]
-    assert result["total_cost_usd"] == pytest.approx(0.0135)
+    assert result["total_cost_usd"] == pytest.approx(0.009)  # two calls: no third
+    assert result["num_turns"] == 2
     assert [d["tool_input"] for d in result["permission_denials"]] == [{"command": "echo two"}]
+    said = [b for line in lines if line["type"] == "assistant" for b in line["message"]["content"]]
+    assert not any(b.get("text") == "done" for b in said)
+
+
+def test_a_text_reply_at_the_cap_ends_the_turn_without_its_stop_hook(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The reply that reaches the cap has no tool call: the Stop hook, which would block and
+    ask the model again, does not fire."""
+    (tmp_path / ".claude").mkdir()
+    stop = {"type": "command", "command": "echo stop >> stop-fired.txt; exit 2"}
+    settings = {"hooks": {"Stop": [{"hooks": [stop]}]}}
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps(settings))
+    replies = [[{"type": "text", "text": "done"}, USAGE], [{"type": "text", "text": "again"}]]
+    lines, _ = results(
+        tmp_path, env, "--max-budget-usd", "0.004", "--trust-project", replies=replies
+    )
+    assert not (tmp_path / "stop-fired.txt").exists()
+    [result] = [line for line in lines if line["type"] == "result"]
+    assert (result["subtype"], result["num_turns"]) == ("error_max_budget_usd", 1)
 
 
 def test_under_the_cap_nothing_changes(tmp_path: Path, env: dict[str, str]) -> None:

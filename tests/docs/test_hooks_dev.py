@@ -52,7 +52,8 @@ def run_example(text: str, project: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "heading", ["### A worked example", "### Recording a session", "### Asking why"]
+    "heading",
+    ["### A worked example", "### A scenario", "### Recording a session", "### Asking why"],
 )
 def test_the_worked_example_runs_as_printed(heading: str, tmp_path: Path) -> None:
     project = tmp_path / "project"
@@ -74,6 +75,7 @@ def test_the_console_export_example_runs_and_the_hook_joins_the_trace(tmp_path: 
     [
         "### A context prune and a reply rewrite",
         "### A hook that rewrites the prompt",
+        "### A hook that redacts the reply and prunes a large result",
         "### Capping a session",
     ],
 )

@@ -31,59 +31,32 @@ from dsh.messages import content_text
 from dsh.session import (
     AssistantMessageEvent,
     JsonlSessionStore,
+    PromptBlockedEvent,
     SessionEvent,
-    ToolCallEvent,
     UserMessageEvent,
 )
 
 __all__ = ["hooks_record_main"]
 
-_PRE = ("PreToolUse", "PermissionRequest")
-_POST = ("PostToolUse", "PostToolUseFailure")
-
-
-def _bridge(source: str) -> str:
-    """Whose hook a logged source is: Codex's files live under a ``.codex`` folder."""
-    return "codex" if "/.codex/" in source else "claude"
-
-
-def _firings(events: Sequence[SessionEvent]) -> list[tuple[int, Any, list[Any]]]:
-    """Each firing: its first invocation's index, that invocation, and its results."""
-    from dsh.hook_protocol import HookInvocationEvent, HookResultEvent
-
-    firings: dict[tuple[str, str, str], tuple[int, Any, list[Any]]] = {}
-    by_id: dict[str, tuple[str, str, str]] = {}
-    for i, event in enumerate(events):
-        if isinstance(event, HookInvocationEvent):
-            key = (_bridge(event.source), event.hook_event, event.payload_sha256)
-            firings.setdefault(key, (i, event, []))
-            by_id[event.id] = key
-        elif isinstance(event, HookResultEvent) and event.invocation_id in by_id:
-            firings[by_id[event.invocation_id]][2].append(event)
-    return sorted(firings.values(), key=lambda f: f[0])
-
-
-def _near(events: Sequence[SessionEvent], at: int, kind: type, after: bool) -> Any:
-    span = events[at:] if after else reversed(events[:at])
-    return next((e for e in span if isinstance(e, kind)), None)
-
 
 def _fixture(events: Sequence[SessionEvent], at: int, bridge: str, event: str) -> dict[str, Any]:
     """The fixture's event, bridge and payload, rebuilt from the log around index ``at``."""
+    from dsh.testing._scenario import tool_near
+
     fixture: dict[str, Any] = {"event": event}
     if bridge == "codex":
         fixture["bridge"] = "codex"
-    if event in _PRE or event in _POST:
-        call = _near(events, at, ToolCallEvent, after=event in _PRE)
-        if call is not None:
-            fixture["tool"] = call.tool_name
-            fixture["input"] = json.loads(json.dumps(call.arguments))
+    call = tool_near(events, at, event)
+    if call is not None:
+        fixture["tool"] = call.tool_name
+        fixture["input"] = json.loads(json.dumps(call.arguments))
     elif event == "UserPromptSubmit":
-        message = _near(events, at, UserMessageEvent, after=True)
+        message = next((e for e in events[at:] if isinstance(e, UserMessageEvent)), None)
         if message is not None:
             fixture["prompt"] = content_text(message.content)
     elif event in ("Stop", "SubagentStop"):
-        reply = _near(events, at, AssistantMessageEvent, after=False)
+        before = (e for e in reversed(events[:at]) if isinstance(e, AssistantMessageEvent))
+        reply = next(before, None)
         fixture["payload"] = _stop_payload(bridge, event, reply.text if reply else "")
     return fixture
 
@@ -102,7 +75,71 @@ def _stop_payload(bridge: str, event: str, text: str) -> dict[str, Any]:
     return payload
 
 
-def hooks_record(session_id: str | None, *, data_dir: Path, out: Path, project: Path | None) -> int:
+def _replies(turn: Sequence[SessionEvent]) -> list[list[dict[str, Any]]]:
+    """The model's replies of a turn, as a scripted model's blocks (text, then tool calls)."""
+    replies = []
+    for event in turn:
+        if isinstance(event, AssistantMessageEvent):
+            blocks: list[dict[str, Any]] = (
+                [{"type": "text", "text": event.text}] if event.text else []
+            )
+            for use in event.tool_calls:
+                arguments = json.loads(json.dumps(use.arguments))
+                blocks.append({"type": "tool_use", "name": use.name, "input": arguments})
+            replies.append(blocks)
+    return replies
+
+
+def _turn_prompt(turn: Sequence[SessionEvent]) -> str | None:
+    """What the user typed to start the turn (a blocked prompt's too)."""
+    for event in turn:
+        if isinstance(event, UserMessageEvent | PromptBlockedEvent) and event.source == "user":
+            return content_text(
+                event.prompt if isinstance(event, PromptBlockedEvent) else event.content
+            )
+    return None
+
+
+def _record_scenarios(
+    events: Sequence[SessionEvent], full: str, *, out: Path, project: Path
+) -> int:
+    """One scenario fixture per turn of the session (its prompt and the model's replies), its
+    ``expect`` what the project's hooks make of it today."""
+    from dsh.testing import accept_fixture, check_fixture
+
+    turns: dict[str, list[SessionEvent]] = {}
+    for event in events:
+        if event.turn_id is not None:
+            turns.setdefault(event.turn_id, []).append(event)
+    written = 0
+    out.mkdir(parents=True, exist_ok=True)
+    for turn in turns.values():
+        prompt = _turn_prompt(turn)
+        if prompt is None:
+            continue
+        written += 1
+        fixture = {
+            "description": f"turn {written} of session {full}, recorded",
+            "scenario": {"prompt": prompt, "replies": _replies(turn)},
+        }
+        path = out / f"{written:03d}-scenario.json"
+        path.write_text(json.dumps(fixture, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        check = asyncio.run(check_fixture(path, project=project))
+        if check.error:
+            click.echo(terminal_safe(f"ERROR   {path.name}: {check.error}"))
+            continue
+        accept_fixture(check)
+        click.echo(terminal_safe(f"wrote   {path}"))
+    if not written:
+        click.echo(f"session {full}: no turn to record")
+        return 1
+    click.echo(f"{written} turn(s) recorded in {out} as scenarios")
+    return 0
+
+
+def hooks_record(
+    session_id: str | None, *, data_dir: Path, out: Path, project: Path | None, scenarios: bool
+) -> int:
     """``dsh hooks record``; returns the exit status."""
     from dsh.testing import accept_fixture, check_fixture
 
@@ -118,13 +155,17 @@ def hooks_record(session_id: str | None, *, data_dir: Path, out: Path, project: 
     where = project or session_project(store, full)
     if where is None or not where.is_dir():
         raise UserError(f"session {full}: its project is gone; give --project")
-    firings = _firings(events)
-    if not firings:
+    from dsh.testing._scenario import bridge_of, firings
+
+    if scenarios:
+        return _record_scenarios(events, full, out=out, project=where)
+    found = firings(events)
+    if not found:
         click.echo(f"session {full}: no hook ran")
         return 1
     out.mkdir(parents=True, exist_ok=True)
-    for n, (at, invocation, results) in enumerate(firings, 1):
-        bridge = _bridge(invocation.source)
+    for n, (at, invocation, results) in enumerate(found, 1):
+        bridge = bridge_of(invocation.source)
         fixture = {
             "description": f"recorded from session {full}",
             **_fixture(events, at, bridge, invocation.hook_event),
@@ -140,12 +181,16 @@ def hooks_record(session_id: str | None, *, data_dir: Path, out: Path, project: 
         now = list((check.observed or {}).get("exit_codes", []))
         note = f" (the session's exit codes were {then}, now {now})" if then != now else ""
         click.echo(terminal_safe(f"wrote   {path}{note}"))
-    click.echo(f"{len(firings)} hook firing(s) recorded in {out}")
+    click.echo(f"{len(found)} hook firing(s) recorded in {out}")
     return 0
 
 
 def hooks_record_main(
-    session_id: str | None, session_dir: Path | None, out: Path, project: Path | None
+    session_id: str | None,
+    session_dir: Path | None,
+    out: Path,
+    project: Path | None,
+    scenario: bool = False,
 ) -> None:
     """``dsh hooks record``'s work: its exit status is ``hooks_record``'s."""
     import sys
@@ -155,5 +200,11 @@ def hooks_record_main(
     started()
     resolved = project.resolve() if project is not None else None
     sys.exit(
-        hooks_record(session_id, data_dir=data_dir_for(session_dir), out=out, project=resolved)
+        hooks_record(
+            session_id,
+            data_dir=data_dir_for(session_dir),
+            out=out,
+            project=resolved,
+            scenarios=scenario,
+        )
     )

@@ -190,13 +190,18 @@ def hooks_test_command(**flags: Any) -> None:
     default=None,
     help="The project whose hooks to run (default: the session's; its latest session).",
 )
+@click.option(
+    "--scenario",
+    is_flag=True,
+    help="One scenario fixture per turn (its prompt and the model's replies) instead.",
+)
 @_debug_option
 def hooks_record_command(**flags: Any) -> None:
     """Turn SESSION's hook runs (default: the project's latest) into fixtures for `dsh hooks
     test --fixtures`.
 
     Each firing's payload is rebuilt from the log; its expect is what the project's
-    hooks make of it today.
+    hooks make of it today. --scenario records each turn as a scenario instead.
     """
     work("_hooks_record:hooks_record_main")(**flags)
 

@@ -91,6 +91,10 @@ class HookCommand:
     in messages and the ``hook/*`` events. ``call``, when set, is a hook dsh runs in
     its own process (a model judging the payload: ``_in_process``), under the same
     timeout; ``argv`` again only names it.
+
+    ``inherit_telemetry``: the inherited ``OTEL_*`` variables and
+    ``CLAUDE_CODE_OTEL_DIAG_STDERR`` pass to the hook (Codex 0.171 passes them; Claude
+    Code 2.1.332 does not, the default: see ``spawn_environment``).
     """
 
     argv: tuple[str, ...]
@@ -102,6 +106,7 @@ class HookCommand:
     dedup_key: Hashable | None = field(default=None)
     http: HttpTarget | None = None
     call: InProcessHook | None = field(default=None, compare=False)
+    inherit_telemetry: bool = False
 
     def __post_init__(self) -> None:
         where = self.origin.describe()

@@ -11,7 +11,9 @@ policy of the processes the model drives (``EnvironmentPolicy``) is not a hook's
 declaration's own ``env`` entry for one is the declaration's choice and is kept.
 Every ``OTEL_*`` variable and ``CLAUDE_CODE_OTEL_DIAG_STDERR`` is left out too, as Claude
 Code 2.1.332 leaves them out with export on or off (``ANT_OTEL_*`` and ``TRACEPARENT`` pass:
-``tests/fixtures/hook_otel_env_claude.json``), so dsh's exporter settings are not a hook's.
+``tests/fixtures/hook_otel_env_claude.json``), so dsh's exporter settings are not a hook's;
+unless the command inherits them (``keep_telemetry``: Codex 0.171 passes them all,
+``tests/fixtures/hook_otel_env_codex.json``).
 """
 
 from __future__ import annotations
@@ -74,12 +76,18 @@ def _telemetry_variable(name: str) -> bool:
 
 
 def spawn_environment(
-    added: Mapping[str, str] | None, inherited: Mapping[str, str] | None = None
+    added: Mapping[str, str] | None,
+    inherited: Mapping[str, str] | None = None,
+    *,
+    keep_telemetry: bool = False,
 ) -> dict[str, str] | None:
     """The environment to spawn a hook with: ``inherited`` (default ``os.environ``)
-    without the withheld secrets, then ``added``; ``None`` when that is just ``os.environ``."""
+    without the withheld secrets (and, unless ``keep_telemetry``, the OpenTelemetry
+    variables), then ``added``; ``None`` when that is just ``os.environ``."""
     base = os.environ if inherited is None else inherited
-    withheld = withheld_variables(base) | {n for n in base if _telemetry_variable(n)}
+    withheld = withheld_variables(base)
+    if not keep_telemetry:
+        withheld |= {n for n in base if _telemetry_variable(n)}
     if not withheld and added is None and inherited is None:
         return None
     env = {k: v for k, v in base.items() if k not in withheld}

@@ -233,7 +233,8 @@ async def _run_hook(
     started = time.perf_counter()
     if signal is not None and signal.aborted:
         return _unstarted(cmd, started, error=None, cancelled=True)
-    mark, env = mark_environment(spawn_environment(hook_variables(cmd.env, cmd.origin)))
+    added = hook_variables(cmd.env, cmd.origin)
+    mark, env = mark_environment(spawn_environment(added, keep_telemetry=cmd.inherit_telemetry))
     # Its children in dsh's namespace, where there is one.
     argv, preexec = contained_spawn(cmd.argv, env, cmd.cwd)
     use_pidfd_child_watcher()

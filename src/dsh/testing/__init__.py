@@ -15,8 +15,10 @@ authors and embedders:
   runs it: each run, its decoded answer, and for PreToolUse the decision and the text
   the model reads (``HookTestResult``);
 - ``check_fixtures(folder, project=...)``: a folder of hook fixtures (a payload, the
-  hook configuration, the expected ``HookEffect``) checked against the hooks that run
-  today, as ``dsh hooks test --fixtures`` checks them (``FixtureCheck``, ``accept_fixture``);
+  hook configuration, the expected ``HookEffect``; or a scenario: a prompt and scripted
+  replies through the real loop, and the firings, model texts and notices across it)
+  checked against the hooks that run today, as ``dsh hooks test --fixtures`` checks them
+  (``FixtureCheck``, ``accept_fixture``);
 - ``assert_denied``, ``assert_allowed``, ``assert_asked`` on any of those, or on a
   ``PreToolDecision``, with failure messages that say what was decided instead.
 

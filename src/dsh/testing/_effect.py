@@ -21,7 +21,7 @@ from dsh.hooks.claude import HookTrial, pre_tool_decision, shown_reason
 from dsh.hooks.codex import CodexHookTrial, codex_pre_tool_decision
 from dsh.tools import PreToolAllow, PreToolAsk, PreToolDecision, PreToolDeny
 
-__all__ = ["EffectDecision", "HookEffect", "claude_effect", "codex_effect"]
+__all__ = ["EffectDecision", "HookEffect", "claude_effect", "codex_effect", "stronger"]
 
 EffectDecision: TypeAlias = Literal["allow", "ask", "block", "deny", "halt", "none"]
 """The kinds of decision an event's hooks come to (the strongest wins)."""
@@ -55,55 +55,100 @@ class HookEffect:
         }
 
 
+@final
+@frozen(kw_only=True)
+class _Said:
+    """One hook's answer in the words both bridges share (their answer types differ)."""
+
+    system_message: str | None
+    halt: bool
+    stop_reason: str | None
+    behavior: Literal["allow", "ask", "deny"] | None
+    message: str | None
+    blocks: bool
+    block_reason: str
+    additional_context: str | None
+    plain: str | None
+
+
 def claude_effect(event: str, tool: str, trials: Sequence[HookTrial]) -> HookEffect:
     """What Claude Code's answers to one ``event`` payload come to (``tool``: its tool name)."""
-    model: list[str] = []
-    notices: list[str] = [t.problem for t in trials if t.problem]
-    decision: EffectDecision = "none"
-    for trial in trials:
-        answer = trial.answer
-        if answer is None:
-            continue
-        if answer.system_message:
-            notices.append(answer.system_message)
-        if answer.halt:
-            decision = "halt"
-            notices.append(answer.stop_reason or "")
-        if answer.permission_request is not None and decision != "halt":
-            decision = _stronger(decision, answer.permission_request.behavior)
-            if answer.permission_request.message:
-                model.append(answer.permission_request.message)
-        if answer.blocks and event != "PreToolUse":
-            decision = _stronger(decision, "block")
-            reason = shown_reason(trial.hook, answer)
-            (model if event in _CLAUDE_MODEL_READS_BLOCK else notices).append(reason)
-        if event != "PreToolUse" and answer.additional_context:
-            model.append(answer.additional_context)
-        if answer.plain and event in _PLAIN_IS_CONTEXT:
-            model.append(answer.plain)
+    said = [_claude_said(t) for t in trials]
+    decision, model, notices = _fold(event, said, _CLAUDE_MODEL_READS_BLOCK)
     if event == "PreToolUse":
         pre = pre_tool_decision(tool, trials)
-        decision = _stronger(decision, _pre_tool_kind(pre, trials))
+        decision = stronger(decision, _pre_tool_kind(pre, trials))
         if isinstance(pre, PreToolDeny):
             model.insert(0, pre.reason)
         elif isinstance(pre, PreToolAsk):
             notices.append(pre.reason)
         model.extend(_contexts(pre))
-    codes = tuple(t.run.exit_code for t in trials)
-    return HookEffect(
-        decision=decision, model_text=tuple(model), exit_codes=codes, notices=tuple(notices)
-    )
+    problems = [t.problem for t in trials if t.problem]
+    return _effect(decision, model, problems + notices, [t.run.exit_code for t in trials])
 
 
 def codex_effect(
     event: str, tool: str, tool_input: Mapping[str, Any], trials: Sequence[CodexHookTrial]
 ) -> HookEffect:
     """What Codex's answers to one ``event`` payload come to."""
+    said = [_codex_said(t) for t in trials]
+    decision, model, notices = _fold(event, said, _CODEX_MODEL_READS_BLOCK)
+    if event == "PreToolUse":
+        pre = codex_pre_tool_decision(tool, tool_input, trials)
+        if isinstance(pre, PreToolDeny):
+            decision = stronger(decision, "deny")
+            model.insert(0, pre.reason)
+        elif any(t.answer is not None and t.answer.permission == "allow" for t in trials):
+            decision = stronger(decision, "allow")
+        model.extend(_contexts(pre))
+    problems = [t.problem for t in trials if t.problem]
+    return _effect(decision, model, problems + notices, [t.run.exit_code for t in trials])
+
+
+def _claude_said(trial: HookTrial) -> _Said | None:
+    answer = trial.answer
+    if answer is None:
+        return None
+    request = answer.permission_request
+    return _Said(
+        system_message=answer.system_message,
+        halt=answer.halt,
+        stop_reason=answer.stop_reason,
+        behavior=request.behavior if request is not None else None,
+        message=request.message if request is not None else None,
+        blocks=answer.blocks,
+        block_reason=shown_reason(trial.hook, answer) if answer.blocks else "",
+        additional_context=answer.additional_context,
+        plain=answer.plain,
+    )
+
+
+def _codex_said(trial: CodexHookTrial) -> _Said | None:
+    answer = trial.answer
+    if answer is None:
+        return None
+    return _Said(
+        system_message=answer.system_message,
+        halt=answer.halt,
+        stop_reason=answer.stop_reason,
+        behavior=answer.behavior,
+        message=answer.message,
+        blocks=answer.block,
+        block_reason=answer.reason or "",
+        additional_context=answer.additional_context,
+        plain=answer.plain,
+    )
+
+
+def _fold(
+    event: str, said: Sequence[_Said | None], model_reads_block: frozenset[str]
+) -> tuple[EffectDecision, list[str], list[str]]:
+    """The decision, model texts and notices of the answers, in order (PreToolUse's
+    permission decision is the bridge's own, added after)."""
     model: list[str] = []
-    notices: list[str] = [t.problem for t in trials if t.problem]
+    notices: list[str] = []
     decision: EffectDecision = "none"
-    for trial in trials:
-        answer = trial.answer
+    for answer in said:
         if answer is None:
             continue
         if answer.system_message:
@@ -112,28 +157,27 @@ def codex_effect(
             decision = "halt"
             notices.append(answer.stop_reason or "")
         if answer.behavior is not None and decision != "halt":
-            decision = _stronger(decision, answer.behavior)
+            decision = stronger(decision, answer.behavior)
             if answer.message:
                 model.append(answer.message)
-        if answer.block and event != "PreToolUse":
-            decision = _stronger(decision, "block")
-            reason = answer.reason or ""
-            (model if event in _CODEX_MODEL_READS_BLOCK else notices).append(reason)
+        if answer.blocks and event != "PreToolUse":
+            decision = stronger(decision, "block")
+            (model if event in model_reads_block else notices).append(answer.block_reason)
         if event != "PreToolUse" and answer.additional_context:
             model.append(answer.additional_context)
         if answer.plain and event in _PLAIN_IS_CONTEXT:
             model.append(answer.plain)
-    if event == "PreToolUse":
-        pre = codex_pre_tool_decision(tool, tool_input, trials)
-        if isinstance(pre, PreToolDeny):
-            decision = _stronger(decision, "deny")
-            model.insert(0, pre.reason)
-        elif any(t.answer is not None and t.answer.permission == "allow" for t in trials):
-            decision = _stronger(decision, "allow")
-        model.extend(_contexts(pre))
-    codes = tuple(t.run.exit_code for t in trials)
+    return decision, model, notices
+
+
+def _effect(
+    decision: EffectDecision, model: list[str], notices: list[str], codes: list[int | None]
+) -> HookEffect:
     return HookEffect(
-        decision=decision, model_text=tuple(model), exit_codes=codes, notices=tuple(notices)
+        decision=decision,
+        model_text=tuple(model),
+        exit_codes=tuple(codes),
+        notices=tuple(notices),
     )
 
 
@@ -147,7 +191,8 @@ _RANK: dict[EffectDecision, int] = {
 }
 
 
-def _stronger(current: EffectDecision, new: EffectDecision) -> EffectDecision:
+def stronger(current: EffectDecision, new: EffectDecision) -> EffectDecision:
+    """The stronger of two decisions (``halt`` over ``deny`` and ``block``, over ``ask`` ...)."""
     return new if _RANK[new] > _RANK[current] else current
 
 

@@ -39,6 +39,7 @@ from dsh.agent import (
     TURN_CONTINUATION,
     TURN_ERROR,
     Agent,
+    SessionStartSource,
 )
 from dsh.context import Context
 from dsh.hook_protocol import HookSelection
@@ -48,6 +49,7 @@ from dsh.hooks.claude.permissions._plugin import PermissionState
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._agents import AgentListing
 from dsh.hooks.claude.runtime._command_events import CommandEvents
+from dsh.hooks.claude.runtime._extensions import PRUNING_EVENTS, extensions_on
 from dsh.hooks.claude.runtime._lifecycle import LifecycleEvents
 from dsh.hooks.claude.runtime._machinery import Runtime
 from dsh.hooks.claude.runtime._mcp_events import McpEvents
@@ -141,6 +143,8 @@ class ClaudeHooksPlugin:
             ctx.on(SETUP, life._setup)
         if d("SessionStart"):
             ctx.on(SESSION_START, life._session_start)
+        if any(e != "*" and not d(e) for e in self.runtime.left_out):
+            ctx.on(SESSION_START, self._never_fire)
         if d("InstructionsLoaded"):
             ctx.on(INSTRUCTIONS_LOADED, life._instructions_loaded)
         # Always: it mints the `prompt_id` every later event of the turn carries.
@@ -152,7 +156,12 @@ class ClaudeHooksPlugin:
         self.agent_listing._mount_agents(ctx)  # the custom agents, when there are any
         # PreModelSwitch, PostModelSwitch, DirectoryAdded
         self.session_commands._mount_session_commands(ctx)
-        if d("MessageDisplay"):
+        if extensions_on() and any(map(d, ("MessageDisplay", *PRUNING_EVENTS))):
+            # dsh's opt-in reply rewrite and context prune (runtime._model_extensions).
+            from dsh.hooks.claude.runtime._model_extensions import ModelExtensions
+
+            ModelExtensions(life).mount(ctx, display=d("MessageDisplay"))
+        elif d("MessageDisplay"):
             ctx.on(MESSAGE_DISPLAY, life._message_display)
         if d("Elicitation") or d("ElicitationResult"):
             ctx.on(ELICITATION, self.mcp_events._elicitation)
@@ -191,6 +200,14 @@ class ClaudeHooksPlugin:
         # Also to cancel (and log as cancelled) the `async: true` hooks still running.
         if d("SessionEnd") or any(h.run_async for hs in self.catalog.hooks.values() for h in hs):
             ctx.on(SESSION_END, life._session_end)
+
+    async def _never_fire(self, agent: Agent, source: SessionStartSource) -> None:
+        """The events whose every handler the run left out (not trusted, changed, turned off,
+        left out by policy, not valid) never fire: each is a ``hook/skipped`` at the start."""
+        if agent.parent is None:
+            for event in self.runtime.left_out:
+                if event != "*" and not self.declared(event):
+                    self.runtime._firing_skipped(agent, event, (), {}, None)
 
     async def _pre_tool_input(self, proposed: ProposedCall) -> InputRewrite | None:
         # Defined here: a call's `tool/call` event names its rewriters (`rewritten_by`)

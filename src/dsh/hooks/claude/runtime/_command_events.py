@@ -128,7 +128,7 @@ class CommandEvents(Handlers):
     ) -> PromptDecision | list[str]:
         """UserPromptExpansion for ``/name args``: the block (a ``PromptDecision``), else the
         hooks' contexts (none when no hook matches)."""
-        hooks = self.catalog.matching("UserPromptExpansion", name)
+        hooks = self._matching(agent, "UserPromptExpansion", name)
         if not hooks:
             return []
         payload: UserPromptExpansionHookInput = self._base(
@@ -224,7 +224,7 @@ class CommandEvents(Handlers):
         self, agent: Agent, command: CustomCommand, shell: str, use_id: str, invoked_by: str
     ) -> str | None:
         """PreSkillShellCommand for one shell command: why it must not run, or ``None``."""
-        hooks = self.catalog.matching("PreSkillShellCommand", command.name)
+        hooks = self._matching(agent, "PreSkillShellCommand", command.name)
         if not hooks:
             return None
         payload: PreSkillShellCommandHookInput = self._base(

@@ -9,7 +9,8 @@ nothing being made up); and at Stop,
 ``stop_blocks``, how many times in a row each Stop hook has blocked this turn
 (by ``<file>: Stop[group][index]``), the counter Claude Code's one-bit
 ``stop_hook_active`` stands for. Answers' extensions (``hookSpecificOutput.dsh``)
-are read where they apply (``updatedPrompt``: ``_lifecycle``).
+are read where they apply (``updatedPrompt``: ``_lifecycle``; with the setting on,
+``updatedReply`` and ``pruneToolResults``: ``_model_extensions``).
 """
 
 from __future__ import annotations
@@ -22,9 +23,17 @@ if TYPE_CHECKING:
     from dsh.agent import Agent
     from dsh.hooks.claude.settings._types import HookDeclaration
 
-__all__ = ["EXTENSIONS_SETTING", "extensions_on", "hook_place", "usage_so_far"]
+__all__ = [
+    "EXTENSIONS_SETTING",
+    "PRUNING_EVENTS",
+    "extensions_on",
+    "hook_place",
+    "usage_so_far",
+]
 
 EXTENSIONS_SETTING: Final = "DSH_HOOK_EXTENSIONS"
+PRUNING_EVENTS: Final = ("UserPromptSubmit", "PostToolUse", "PostToolBatch")
+"""The events whose answers may prune tool results (``_model_extensions``)."""
 
 
 def extensions_on(env: Mapping[str, str] | None = None) -> bool:

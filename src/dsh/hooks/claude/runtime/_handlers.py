@@ -10,8 +10,15 @@ the same whichever group it is in and no group inherits another.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from dsh.hooks.claude.events._specs import EVENT_SPECS
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._machinery import Runtime
+
+if TYPE_CHECKING:
+    from dsh.agent import Agent
+    from dsh.hooks.claude.settings._types import HookDeclaration
 
 __all__ = ["Handlers"]
 
@@ -44,3 +51,14 @@ class Handlers:
     def permission_mode(self) -> PermissionMode:
         """The mode hooks are sent (the permission policy's current one, when mounted)."""
         return self.runtime.permission_mode
+
+    def _matching(self, agent: Agent, event: str, value: str | None) -> tuple[HookDeclaration, ...]:
+        """The hooks of ``event`` whose matcher selects ``value``; when it has handlers and
+        none is selected, the firing that does not happen is logged as a ``hook/skipped``
+        (each handler's matcher, and the first time the catalog's left-out ones)."""
+        hooks = self.catalog.matching(event, value)
+        if not hooks and (self.catalog.for_event(event) or self.runtime.left_out.get(event)):
+            field = EVENT_SPECS[event].matcher_field
+            about = {field: value} if field is not None else {}
+            self.runtime._firing_skipped(agent, event, (), about, None)
+        return hooks

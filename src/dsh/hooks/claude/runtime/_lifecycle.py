@@ -97,7 +97,7 @@ class LifecycleEvents(Handlers):
     # -- Setup -----------------------------------------------------------------------
 
     async def _setup(self, agent: Agent, trigger: SetupTrigger) -> None:
-        hooks = self.catalog.matching("Setup", trigger)
+        hooks = self._matching(agent, "Setup", trigger)
         if not hooks:
             return
         payload: SetupHookInput = self._base(
@@ -113,7 +113,7 @@ class LifecycleEvents(Handlers):
     # -- InstructionsLoaded -------------------------------------------------------------
 
     async def _instructions_loaded(self, agent: Agent, file: InstructionsFile) -> None:
-        hooks = self.catalog.matching("InstructionsLoaded", file.load_reason)
+        hooks = self._matching(agent, "InstructionsLoaded", file.load_reason)
         if not hooks:
             return
         payload: InstructionsLoadedHookInput = self._base(
@@ -139,7 +139,7 @@ class LifecycleEvents(Handlers):
         value: str = source
         if source == "startup" and agent.forked_from is not None:
             value = "fork"
-        hooks = self.catalog.matching("SessionStart", value)
+        hooks = self._matching(agent, "SessionStart", value)
         if not hooks:
             return
         payload: SessionStartHookInput = self._base(
@@ -286,7 +286,7 @@ class LifecycleEvents(Handlers):
 
     async def _stop_failure(self, agent: Agent, error: Exception) -> None:
         kind = _error_kind(error)
-        hooks = self.catalog.matching("StopFailure", kind)
+        hooks = self._matching(agent, "StopFailure", kind)
         if not hooks:
             return
         payload: StopFailureHookInput = self._base(
@@ -299,7 +299,7 @@ class LifecycleEvents(Handlers):
     # -- subagents -------------------------------------------------------------------------
 
     async def _subagent_start(self, parent: Agent, child: Agent) -> None:
-        hooks = self.catalog.matching("SubagentStart", child.agent_type)
+        hooks = self._matching(parent, "SubagentStart", child.agent_type)
         if not hooks:
             return
         payload: SubagentStartHookInput = self._base(
@@ -336,7 +336,7 @@ class LifecycleEvents(Handlers):
         state.compact_trigger = request.trigger
         if request.trigger == "manual":
             state.prompt_id = str(uuid.uuid4())  # `/compact` is a prompt in Claude Code
-        hooks = self.catalog.matching("PreCompact", request.trigger)
+        hooks = self._matching(agent, "PreCompact", request.trigger)
         if not hooks:
             return await nxt()
         payload: PreCompactHookInput = self._base(
@@ -355,7 +355,7 @@ class LifecycleEvents(Handlers):
 
     async def _post_compact(self, agent: Agent, summary: str) -> None:
         trigger = self._state(agent).compact_trigger
-        hooks = self.catalog.matching("PostCompact", trigger)
+        hooks = self._matching(agent, "PostCompact", trigger)
         if not hooks:
             return
         payload: PostCompactHookInput = self._base(
@@ -429,7 +429,7 @@ class LifecycleEvents(Handlers):
         if agent.parent is not None:
             return
         await self._settle_background(agent)
-        hooks = self.catalog.matching("SessionEnd", reason)
+        hooks = self._matching(agent, "SessionEnd", reason)
         if not hooks:
             return
         payload: SessionEndHookInput = self._base(

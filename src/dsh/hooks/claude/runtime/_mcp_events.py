@@ -70,7 +70,7 @@ class McpEvents(Handlers):
         self, agent: Agent, request: ElicitationRequest
     ) -> ElicitationAnswer | None:
         """The Elicitation hooks' answer (``None``: none answered)."""
-        hooks = self.catalog.matching("Elicitation", request.server)
+        hooks = self._matching(agent, "Elicitation", request.server)
         if not hooks:
             return None
         payload = self._payload(agent, request)
@@ -88,7 +88,7 @@ class McpEvents(Handlers):
         self, agent: Agent, request: ElicitationRequest, given: ElicitationAnswer
     ) -> ElicitationAnswer:
         """``given`` as the ElicitationResult hooks leave it."""
-        hooks = self.catalog.matching("ElicitationResult", request.server)
+        hooks = self._matching(agent, "ElicitationResult", request.server)
         if not hooks:
             return given
         payload = self._result_payload(agent, request, given)

@@ -39,7 +39,7 @@ class NotificationEvents(Handlers):
         await self._fire_notification(agent, message, kind)
 
     async def _fire_notification(self, agent: Agent, message: str, kind: str) -> None:
-        hooks = self.catalog.matching("Notification", kind)
+        hooks = self._matching(agent, "Notification", kind)
         if not hooks:
             return
         payload: NotificationHookInput = self._base(

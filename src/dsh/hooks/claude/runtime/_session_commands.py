@@ -85,7 +85,7 @@ class SessionCommandEvents(Handlers):
     ) -> ModelSwitchDecision:
         if request.source == "command":
             self._state(agent).prompt_id = str(uuid.uuid4())  # `/model` is a prompt
-        hooks = self.catalog.matching("PreModelSwitch", request.to_model)
+        hooks = self._matching(agent, "PreModelSwitch", request.to_model)
         if agent.parent is not None or not hooks:
             return await nxt()
         payload = self._switch_payload(agent, "PreModelSwitch", request)
@@ -113,7 +113,7 @@ class SessionCommandEvents(Handlers):
         return await nxt()
 
     async def _post_model_switch(self, agent: Agent, request: ModelSwitchRequest) -> None:
-        hooks = self.catalog.matching("PostModelSwitch", request.to_model)
+        hooks = self._matching(agent, "PostModelSwitch", request.to_model)
         if agent.parent is not None or not hooks:
             return
         payload = self._switch_payload(agent, "PostModelSwitch", request)
@@ -128,7 +128,7 @@ class SessionCommandEvents(Handlers):
     async def _directory_added(
         self, agent: Agent, directory: Path, source: DirectorySource
     ) -> None:
-        hooks = self.catalog.matching("DirectoryAdded", source)
+        hooks = self._matching(agent, "DirectoryAdded", source)
         if agent.parent is not None or not hooks:
             return
         payload: DirectoryAddedHookInput = self._base(

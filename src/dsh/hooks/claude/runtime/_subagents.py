@@ -135,7 +135,7 @@ class SubagentEvents(Handlers):
 
     async def _compaction_reply(self, agent: Agent, text: str) -> None:
         """2.1.332's SubagentStop for its compaction agent (``agent_type: ""``)."""
-        hooks = self.catalog.matching("SubagentStop", "")
+        hooks = self._matching(agent, "SubagentStop", "")
         if not hooks:
             return
         agent_id = "a" + uuid.uuid4().hex[:16]  # Claude Code's shape, as a subagent's

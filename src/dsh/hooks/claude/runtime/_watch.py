@@ -156,7 +156,7 @@ class Watches(Handlers):
 
     async def _config_change(self, agent: Agent, path: Path) -> None:
         source = self._settings.get(path, "skills")
-        hooks = self.catalog.matching("ConfigChange", source)
+        hooks = self._matching(agent, "ConfigChange", source)
         if hooks:
             payload: ConfigChangeHookInput = self._base(
                 root_session(agent),
@@ -217,7 +217,7 @@ class Watches(Handlers):
         self._files = {p: self._files[p] if p in self._files else _digest(p) for p in watched}
 
     async def _file_changed(self, agent: Agent, path: Path, event: str) -> None:
-        hooks = self.catalog.matching("FileChanged", path.name)
+        hooks = self._matching(agent, "FileChanged", path.name)
         if not hooks:
             return
         payload: FileChangedHookInput = self._base(

@@ -175,6 +175,8 @@ class CodexHook:
             cwd=cwd,
             # Codex does not deduplicate identical commands: every handler runs.
             dedup_key=("codex", self.key),
+            # Codex 0.171 hands its hooks its OTEL_* variables (hook_otel_env_codex.json).
+            inherit_telemetry=True,
         )
 
 

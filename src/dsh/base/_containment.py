@@ -62,6 +62,7 @@ from dsh.base._namespace import (
 from dsh.base._watchdog import (
     CONTAINMENT_ENV,
     carriers,
+    descendants,
     group_members,
     kill_tree,
     parent_map,
@@ -71,6 +72,7 @@ from dsh.base._watchdog import (
 __all__ = [
     "CONTAINMENT_ENV",
     "HookHelpers",
+    "anything_contained_running",
     "become_subreaper",
     "contain_process",
     "contained_spawn",
@@ -85,6 +87,7 @@ __all__ = [
     "set_process_containment",
     "signal_group",
     "sweep_processes",
+    "tell_watchdog",
 ]
 
 _PR_SET_CHILD_SUBREAPER: Final = 36
@@ -254,6 +257,26 @@ def sandbox_namespace() -> Namespace | None:
         return None
     with _WARDEN.lock:
         return _WARDEN.entry()
+
+
+def tell_watchdog(line: str) -> None:
+    """Give the watchdog (started now if it is not yet) one line: a sandbox placeholder's
+    ``>HEX``/``<HEX`` (``_sandbox_placeholders``)."""
+    if _LINUX:
+        with _WARDEN.lock:
+            _WARDEN.tell(line)
+
+
+def anything_contained_running() -> bool:
+    """Whether a process dsh started may still run: one in its namespace (under its init),
+    or one carrying one of its marks."""
+    if not _LINUX:
+        return False
+    with _WARDEN.lock:
+        space = _WARDEN.namespace
+    if space is not None and space.alive() and descendants({space.init}):
+        return True
+    return bool(carriers(_WARDEN.mine))
 
 
 def containment_in_use() -> tuple[ContainmentName, str]:

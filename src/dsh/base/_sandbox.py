@@ -15,7 +15,8 @@ descriptors to pass), built from the kernel calls of ``_sandbox_kernel``:
   writable root (what Codex 0.171 keeps read-only, seen with its binary), ``.dsh`` (dsh's
   project configuration), the Claude Code settings files, and dsh's own data and
   configuration directories: each one that exists is bound read-only in the command's own
-  mount namespace;
+  mount namespace, and each of the names missing yet has a placeholder bound so
+  (``_sandbox_placeholders``);
 - **unreadable paths** (Claude Code's ``denyRead``): each one that exists is covered there
   by an empty read-only mount (a ``tmpfs`` over a directory, ``/dev/null`` over a file);
 - **network**: the seccomp filter, unless ``network_access``;
@@ -227,7 +228,13 @@ def sandbox_spawn(
             "util-linux's unshare is missing: a sandboxed command cannot join dsh's namespace"
         )
     writable = [str(p) for p in (*policy.writable(project, env), *extra_writable)]
-    binds = [(os.fsencode(p), mount_flags(str(p))) for p in policy.protected_paths(project, env)]
+    protected = policy.protected_paths(project, env)
+    if policy.mode == "workspace-write":  # the names missing yet: placeholders (for dsh's life)
+        from dsh.base._sandbox_placeholders import hold_placeholders
+
+        tops = [r.resolve() for r in (project, *policy.writable_roots)]
+        protected += [p for p in hold_placeholders(tops) if p not in protected]
+    binds = [(os.fsencode(p), mount_flags(str(p))) for p in protected]
     unreadable = policy.unreadable_paths()
     here = cwd.resolve()
     for path in unreadable:

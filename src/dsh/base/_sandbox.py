@@ -18,7 +18,9 @@ descriptors to pass), built from the kernel calls of ``_sandbox_kernel``:
   mount namespace, and each of the names missing yet has a placeholder bound so
   (``_sandbox_placeholders``);
 - **unreadable paths** (Claude Code's ``denyRead``): each one that exists is covered there
-  by an empty read-only mount (a ``tmpfs`` over a directory, ``/dev/null`` over a file);
+  by an empty read-only mount (a ``tmpfs`` over a directory, ``/dev/null`` over a file),
+  but where a **readable** path (``allowRead``, which takes precedence) re-opens it: one at
+  or above it uncovers it, one beneath it is bound back in place inside the empty mount;
 - **network**: the seccomp filter, unless ``network_access``;
 - **privileges**: ``no_new_privs``, so a setuid binary runs with the caller's rights.
 
@@ -32,14 +34,18 @@ would. Hooks never come here: the sandbox is the model's.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Final, Literal, TypeAlias, final, get_args
+from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final, get_args
 
 from dsh._frozen import frozen
+
+if TYPE_CHECKING:
+    from dsh.base._sandbox_kernel import KernelCalls
 
 __all__ = [
     "PROTECTED_NAMES",
@@ -103,6 +109,10 @@ class SandboxPolicy:
     """Paths a sandboxed command cannot read (Claude Code's ``filesystem.denyRead``): each one
     that exists is covered, in the command's own mount namespace, by an empty read-only
     mount (a ``tmpfs`` over a directory, ``/dev/null`` over a file)."""
+    readable: tuple[Path, ...] = ()
+    """Paths readable even under an ``unreadable`` one (Claude Code's ``filesystem.allowRead``,
+    which takes precedence over ``denyRead``); one with ``*``, ``?`` or ``[`` is a pattern,
+    standing for the paths it matches when a command starts."""
     allow_unsandboxed: bool = False
     """Whether a call may ask to run outside the sandbox (Claude Code's Bash
     ``dangerouslyDisableSandbox`` under ``allowUnsandboxedCommands``; Codex's ``on-request``)."""
@@ -144,13 +154,31 @@ class SandboxPolicy:
                 found.append(real)
         return found
 
+    def readable_paths(self) -> list[Path]:
+        """The ``readable`` paths that exist (patterns expanded), resolved."""
+        found: set[Path] = set()
+        for path in self.readable:
+            text = os.fspath(path)
+            names = glob.glob(text) if any(c in text for c in "*?[") else [text]
+            found |= {Path(name).resolve() for name in names if os.path.exists(name)}
+        return sorted(found)
+
     def unreadable_paths(self) -> list[Path]:
-        """The ``unreadable`` paths that exist, resolved (any sandboxed mode), but those
-        beneath another one (its empty mount hides them already)."""
+        """The ``unreadable`` paths that exist, resolved (any sandboxed mode), but those at or
+        beneath a ``readable`` one (it takes precedence) or beneath another unreadable one
+        (its empty mount hides them already)."""
         if not self.sandboxed:
             return []
+        allowed = self.readable_paths()
         found = {p.resolve() for p in self.unreadable if p.exists()}
+        found = {p for p in found if not any(p.is_relative_to(a) for a in allowed)}
         return sorted(p for p in found if not any(p != q and p.is_relative_to(q) for q in found))
+
+    def reopened(self, hidden: Path) -> list[Path]:
+        """The ``readable`` paths strictly beneath the unreadable directory ``hidden`` (not
+        those beneath another of them): bound back in place inside its empty mount."""
+        inside = [a for a in self.readable_paths() if a != hidden and a.is_relative_to(hidden)]
+        return [a for a in inside if not any(a != b and a.is_relative_to(b) for b in inside)]
 
     def describe(self) -> str:
         """``workspace-write, network off (from --sandbox)``."""
@@ -237,10 +265,13 @@ def sandbox_spawn(
     binds = [(os.fsencode(p), mount_flags(str(p))) for p in protected]
     unreadable = policy.unreadable_paths()
     here = cwd.resolve()
+    hidden: list[tuple[bytes, bool, list[Reopen]]] = []
     for path in unreadable:
-        if here.is_relative_to(path):  # the command could not even enter its directory
+        reopened = policy.reopened(path) if path.is_dir() else []
+        # The command could not even enter its directory, unless re-opened.
+        if here.is_relative_to(path) and not any(here.is_relative_to(a) for a in reopened):
             raise SandboxError(f"the working directory {cwd} is under a denyRead path ({path})")
-    hidden = [(os.fsencode(p), p.is_dir()) for p in unreadable]
+        hidden.append((os.fsencode(path), path.is_dir(), [_reopen(path, a) for a in reopened]))
     null_flags = mount_flags("/dev/null")
     fds: list[int] = []
     try:
@@ -276,9 +307,9 @@ def sandbox_spawn(
             for path, flags in binds:
                 calls.mount(path, path, _MS_BIND | _MS_REC)
                 calls.mount(None, path, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | flags)
-            for path, is_dir in hidden:  # denyRead: an empty read-only mount over it
+            for path, is_dir, reopen in hidden:  # denyRead: an empty read-only mount over it
                 if is_dir:
-                    calls.mount(b"tmpfs", path, _MS_RDONLY | _MS_EMPTY, b"tmpfs")
+                    _cover(calls, path, reopen)
                 else:
                     calls.mount(b"/dev/null", path, _MS_BIND)
                     calls.mount(None, path, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | null_flags)
@@ -290,6 +321,39 @@ def sandbox_spawn(
 
     command = [unshare, "--fork", "--", *argv] if unshare is not None else list(argv)
     return SandboxSpawn(command, enter, (), tuple(fds))
+
+
+Reopen: TypeAlias = tuple[bytes, list[bytes], bool]
+"""A readable path inside an unreadable directory: itself, the mount point's components
+from that directory down (each made in the empty mount), whether it is a directory."""
+
+
+def _reopen(hidden: Path, path: Path) -> Reopen:
+    parts = path.relative_to(hidden).parts
+    steps = [os.fsencode(hidden.joinpath(*parts[: i + 1])) for i in range(len(parts))]
+    return os.fsencode(path), steps, path.is_dir()
+
+
+def _cover(calls: KernelCalls, path: bytes, reopen: list[Reopen]) -> None:
+    """In the child: an empty ``tmpfs`` over ``path``, each ``reopen`` path bound back in
+    place inside it (a clone of its mount taken before it is covered), then read-only."""
+    if not reopen:
+        calls.mount(b"tmpfs", path, _MS_RDONLY | _MS_EMPTY, b"tmpfs")
+        return
+    trees = [calls.open_tree(source) for source, _, _ in reopen]
+    calls.mount(b"tmpfs", path, _MS_EMPTY, b"tmpfs", b"mode=0755")
+    for tree, (_, steps, is_dir) in zip(trees, reopen, strict=True):
+        for step in steps[:-1]:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(step, 0o755)
+        if is_dir:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(steps[-1], 0o755)
+        else:
+            os.close(os.open(steps[-1], os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o444))
+        calls.move_mount(tree, steps[-1])
+        os.close(tree)
+    calls.mount(None, path, _MS_REMOUNT | _MS_RDONLY | _MS_EMPTY)
 
 
 def _nothing() -> None:

@@ -41,6 +41,10 @@ __all__ = [
 _SYS_LANDLOCK_CREATE: Final = 444  # the same number on every architecture (generic table)
 _SYS_LANDLOCK_ADD_RULE: Final = 445
 _SYS_LANDLOCK_RESTRICT: Final = 446
+_SYS_OPEN_TREE: Final = 428  # the generic table's numbers again (Linux 5.2+)
+_SYS_MOVE_MOUNT: Final = 429
+_AT_FDCWD: Final = -100
+_OPEN_TREE_CLONE, _AT_RECURSIVE, _MOVE_MOUNT_F_EMPTY_PATH = 1, 0x8000, 0x4
 _CREATE_RULESET_VERSION: Final = 1
 _RULE_PATH_BENEATH: Final = 1
 _PR_SET_NO_NEW_PRIVS: Final = 38
@@ -246,10 +250,29 @@ class KernelCalls:
             raise _failed("unshare")
 
     def mount(
-        self, source: bytes | None, target: bytes, flags: int, fstype: bytes | None = None
+        self,
+        source: bytes | None,
+        target: bytes,
+        flags: int,
+        fstype: bytes | None = None,
+        data: bytes | None = None,
     ) -> None:
-        if self._mount(source, target, fstype, flags, None) != 0:
+        if self._mount(source, target, fstype, flags, data) != 0:
             raise _failed(f"mount {os.fsdecode(target)}")
+
+    def open_tree(self, path: bytes) -> int:
+        """A detached copy of the mounts at ``path`` (and beneath), to ``move_mount`` elsewhere."""
+        flags = _OPEN_TREE_CLONE | _AT_RECURSIVE | os.O_CLOEXEC
+        fd = int(self._syscall(_SYS_OPEN_TREE, _AT_FDCWD, path, flags))
+        if fd < 0:
+            raise _failed(f"open_tree {os.fsdecode(path)}")
+        return fd
+
+    def move_mount(self, tree: int, target: bytes) -> None:
+        """Attach the detached mount ``tree`` at ``target``."""
+        flags = _MOVE_MOUNT_F_EMPTY_PATH
+        if self._syscall(_SYS_MOVE_MOUNT, tree, b"", _AT_FDCWD, target, flags) != 0:
+            raise _failed(f"move_mount {os.fsdecode(target)}")
 
     def restrict(self, ruleset: int) -> None:
         """``no_new_privs``, then the Landlock ruleset and the seccomp filter, in this thread."""

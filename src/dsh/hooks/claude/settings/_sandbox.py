@@ -4,16 +4,19 @@
 not true in the scope that decides it). Scalars (``enabled``, ``allowUnsandboxedCommands``)
 by settings precedence (managed, command line, local, project, user); lists
 (``excludedCommands``, ``filesystem.allowWrite``, ``filesystem.denyWrite``,
-``filesystem.denyRead``) from every scope. Claude Code 2.1.332 sandboxes Bash with
-bubblewrap and a proxy; dsh maps it onto its own mechanism (docs/sandbox.md):
-``workspace-write`` in the project (and the temp directories), ``allowWrite`` as more
-writable roots, ``denyWrite`` kept read-only, ``denyRead`` hidden under an empty
-read-only mount, ``excludedCommands`` run outside, the Bash ``dangerouslyDisableSandbox``
-field honoured unless ``allowUnsandboxedCommands`` is false. The keys that widen the
-sandbox (``allowWrite``, ``excludedCommands``) are not taken from a project's shared
-``.claude/settings.json``: a cloned repository must not open its own sandbox. What dsh
-cannot enforce it says, once per file: ``network.allowedDomains`` (dsh cannot filter by
-domain: the network stays off) and ``filesystem.allowRead`` (not re-opened). Where dsh
+``filesystem.denyRead``, ``filesystem.allowRead``) from every scope. Claude Code 2.1.332
+sandboxes Bash with bubblewrap and a proxy; dsh maps it onto its own mechanism
+(docs/sandbox.md): ``workspace-write`` in the project (and the temp directories),
+``allowWrite`` as more writable roots, ``denyWrite`` kept read-only, ``denyRead`` hidden
+under an empty read-only mount but where ``allowRead`` re-opens it (it takes precedence; a
+pattern is expanded when a command starts; with ``allowManagedReadPathsOnly`` in managed
+settings, only managed settings' count), ``excludedCommands`` run outside, the Bash
+``dangerouslyDisableSandbox`` field honoured unless ``allowUnsandboxedCommands`` is false.
+The keys that widen the sandbox (``allowWrite``, ``allowRead``, ``excludedCommands``) are
+not taken from a project's shared ``.claude/settings.json``: a cloned repository must not
+open its own sandbox (Claude Code refuses ``allowWrite`` and ``allowRead`` from settings a
+repository tracks). What dsh cannot enforce it says, once per file:
+``network.allowedDomains`` (dsh cannot filter by domain: the network stays off). Where dsh
 has no mechanism, commands are refused (Claude Code runs them unsandboxed with a warning).
 """
 
@@ -73,33 +76,43 @@ def read_sandbox(
     writable: list[Path] = []
     denied: list[Path] = []
     unreadable: list[Path] = []
+    readable: list[Path] = []
     excluded: list[str] = []
+    managed_reads_only = any(
+        source.kind == "managed"
+        and _table(b, "filesystem").get("allowManagedReadPathsOnly") is True
+        for source, b in blocks
+    )
     for source, block in blocks:
         root = settings_root(source, project)
         fs = _table(block, "filesystem")
         denied += [_path(p, root, home) for p in _strings(fs.get("denyWrite"))]
         unreadable += [_path(p, root, home) for p in _strings(fs.get("denyRead"))]
-        widening = _strings(fs.get("allowWrite")), _strings(block.get("excludedCommands"))
+        reads = _strings(fs.get("allowRead"))
+        widening = _strings(fs.get("allowWrite")), _strings(block.get("excludedCommands")), reads
         if source.kind == "project" and any(widening):
             diags.add(
                 source,
                 "warning",
                 "ignored-field",
-                "`sandbox.filesystem.allowWrite` and `sandbox.excludedCommands` widen the sandbox:"
-                " dsh does not take them from a project's shared settings (put them in"
-                " .claude/settings.local.json or user settings)",
+                "`sandbox.filesystem.allowWrite`, `sandbox.filesystem.allowRead` and"
+                " `sandbox.excludedCommands` widen the sandbox: dsh does not take them from a"
+                " project's shared settings (put them in .claude/settings.local.json or user"
+                " settings)",
             )
             continue
         writable += [_path(p, root, home) for p in widening[0]]
         excluded += widening[1]
-        if _strings(fs.get("allowRead")):
+        if managed_reads_only and source.kind != "managed" and reads:
             diags.add(
                 source,
                 "warning",
-                "unsupported-field",
-                "`sandbox.filesystem.allowRead` is not supported: a path under a `denyRead` path"
-                " stays hidden from sandboxed commands (docs/sandbox.md)",
+                "ignored-field",
+                "`sandbox.filesystem.allowRead` is ignored: managed settings set"
+                " `allowManagedReadPathsOnly`",
             )
+        else:
+            readable += [_path(p, root, home) for p in reads]
         net = _table(block, "network")
         if _strings(net.get("allowedDomains")):
             diags.add(
@@ -115,6 +128,7 @@ def read_sandbox(
         writable_roots=tuple(writable),
         protected=tuple(denied),
         unreadable=tuple(unreadable),
+        readable=tuple(readable),
         excluded_commands=tuple(excluded),
         allow_unsandboxed=allow,
         source=f"Claude Code {where.kind} settings {where.path}",

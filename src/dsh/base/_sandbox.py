@@ -11,6 +11,9 @@ descriptors to pass), built from the kernel calls of ``_sandbox_kernel``:
   symlink, a ``/proc/self/root`` or ``/proc/PID/cwd`` path reaches only what its target
   allows (and another process's ``/proc`` entries not at all: Landlock forbids ptrace-like
   access to a process outside the sandbox);
+- **outside the writable roots**: every mount read-only in the command's own mount
+  namespace, the writable roots bound back (``_sandbox_mounts``), so what Landlock does not
+  govern (``chmod``, times, owners) fails there with ``EROFS``, as under Codex's bubblewrap;
 - **protected paths**: ``.git``, ``.agents``, ``.codex`` and ``.aws`` at the top of each
   writable root (what Codex 0.171 keeps read-only, seen with its binary), ``.dsh`` (dsh's
   project configuration), the Claude Code settings files, and dsh's own data and
@@ -45,7 +48,7 @@ from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final, get_args
 from dsh._frozen import frozen
 
 if TYPE_CHECKING:
-    from dsh.base._sandbox_kernel import KernelCalls
+    from dsh.base._sandbox_mounts import MountPlan
 
 __all__ = [
     "PROTECTED_NAMES",
@@ -77,9 +80,6 @@ configuration and the Claude Code settings a command could otherwise rewrite its
 _DEVICES: Final = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 _SYSTEM_PATH: Final = "/usr/bin:/bin:/usr/sbin:/sbin"
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
-_MS_RDONLY, _MS_REMOUNT, _MS_BIND = 0x1, 0x20, 0x1000
-_MS_REC, _MS_SLAVE = 0x4000, 0x80000
-_MS_EMPTY: Final = 0x2 | 0x4 | 0x8  # nosuid, nodev, noexec: a denyRead placeholder
 
 
 class SandboxError(OSError):
@@ -215,7 +215,7 @@ def sandbox_mechanism() -> tuple[str | None, str]:
         return None, why
     return "landlock+seccomp", (
         f"Landlock ABI {landlock_abi()} for files, a seccomp filter for the network,"
-        " a mount namespace for protected paths"
+        " a mount namespace for what stays read-only"
     )
 
 
@@ -244,7 +244,7 @@ def sandbox_spawn(
 ) -> SandboxSpawn:
     """How to spawn ``argv`` inside ``policy``'s sandbox; ``SandboxError`` when it cannot be."""
     from dsh.base._containment import sandbox_namespace
-    from dsh.base._sandbox_kernel import KernelCalls, landlock_ruleset, mount_flags, network_filter
+    from dsh.base._sandbox_kernel import KernelCalls, landlock_ruleset, network_filter
 
     mechanism, why = sandbox_mechanism()
     if mechanism is None:
@@ -255,24 +255,9 @@ def sandbox_spawn(
         raise SandboxError(
             "util-linux's unshare is missing: a sandboxed command cannot join dsh's namespace"
         )
-    writable = [str(p) for p in (*policy.writable(project, env), *extra_writable)]
-    protected = policy.protected_paths(project, env)
-    if policy.mode == "workspace-write":  # the names missing yet: placeholders (for dsh's life)
-        from dsh.base._sandbox_placeholders import hold_placeholders
-
-        tops = [r.resolve() for r in (project, *policy.writable_roots)]
-        protected += [p for p in hold_placeholders(tops) if p not in protected]
-    binds = [(os.fsencode(p), mount_flags(str(p))) for p in protected]
-    unreadable = policy.unreadable_paths()
-    here = cwd.resolve()
-    hidden: list[tuple[bytes, bool, list[Reopen]]] = []
-    for path in unreadable:
-        reopened = policy.reopened(path) if path.is_dir() else []
-        # The command could not even enter its directory, unless re-opened.
-        if here.is_relative_to(path) and not any(here.is_relative_to(a) for a in reopened):
-            raise SandboxError(f"the working directory {cwd} is under a denyRead path ({path})")
-        hidden.append((os.fsencode(path), path.is_dir(), [_reopen(path, a) for a in reopened]))
-    null_flags = mount_flags("/dev/null")
+    roots = [*policy.writable(project, env), *extra_writable]
+    writable = [str(p) for p in roots]
+    plan = _mount_plan(policy, roots, cwd=cwd, project=project, env=env)
     fds: list[int] = []
     try:
         ruleset = landlock_ruleset(writable, _DEVICES)
@@ -290,8 +275,7 @@ def sandbox_spawn(
         raise SandboxError(f"the {policy.mode} sandbox could not be prepared: {exc}") from None
     calls = KernelCalls(None if policy.network_access else network_filter())
     where = os.fsencode(cwd)
-    mounts = bool(binds or hidden)
-    own_userns = space is None and mounts and os.geteuid() != 0
+    own_userns = space is None and os.geteuid() != 0
     ids = (os.getuid(), os.getgid())
 
     def enter() -> None:  # in the child, between fork and exec: no imports, no threads
@@ -301,18 +285,8 @@ def sandbox_spawn(
         if own_userns:
             calls.unshare(_CLONE_NEWUSER)
             _map_ids(*ids)
-        if mounts:
-            calls.unshare(_CLONE_NEWNS)
-            calls.mount(None, b"/", _MS_REC | _MS_SLAVE)
-            for path, flags in binds:
-                calls.mount(path, path, _MS_BIND | _MS_REC)
-                calls.mount(None, path, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | flags)
-            for path, is_dir, reopen in hidden:  # denyRead: an empty read-only mount over it
-                if is_dir:
-                    _cover(calls, path, reopen)
-                else:
-                    calls.mount(b"/dev/null", path, _MS_BIND)
-                    calls.mount(None, path, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | null_flags)
+        calls.unshare(_CLONE_NEWNS)
+        plan.apply(calls)
         os.chdir(where)  # by path: the directory as this mount namespace shows it
         for fd, flag, name in joins:
             if name == "pid":
@@ -323,37 +297,30 @@ def sandbox_spawn(
     return SandboxSpawn(command, enter, (), tuple(fds))
 
 
-Reopen: TypeAlias = tuple[bytes, list[bytes], bool]
-"""A readable path inside an unreadable directory: itself, the mount point's components
-from that directory down (each made in the empty mount), whether it is a directory."""
+def _mount_plan(
+    policy: SandboxPolicy, roots: list[Path], *, cwd: Path, project: Path, env: Mapping[str, str]
+) -> MountPlan:
+    """The command's mounts (``_sandbox_mounts``): its writable roots, the protected paths
+    and placeholders, the unreadable paths and what re-opens them."""
+    from dsh.base._sandbox_kernel import mount_flags
+    from dsh.base._sandbox_mounts import MountPlan, Reopen, reopen
 
+    protected = policy.protected_paths(project, env)
+    if policy.mode == "workspace-write":  # the names missing yet: placeholders (for dsh's life)
+        from dsh.base._sandbox_placeholders import hold_placeholders
 
-def _reopen(hidden: Path, path: Path) -> Reopen:
-    parts = path.relative_to(hidden).parts
-    steps = [os.fsencode(hidden.joinpath(*parts[: i + 1])) for i in range(len(parts))]
-    return os.fsencode(path), steps, path.is_dir()
-
-
-def _cover(calls: KernelCalls, path: bytes, reopen: list[Reopen]) -> None:
-    """In the child: an empty ``tmpfs`` over ``path``, each ``reopen`` path bound back in
-    place inside it (a clone of its mount taken before it is covered), then read-only."""
-    if not reopen:
-        calls.mount(b"tmpfs", path, _MS_RDONLY | _MS_EMPTY, b"tmpfs")
-        return
-    trees = [calls.open_tree(source) for source, _, _ in reopen]
-    calls.mount(b"tmpfs", path, _MS_EMPTY, b"tmpfs", b"mode=0755")
-    for tree, (_, steps, is_dir) in zip(trees, reopen, strict=True):
-        for step in steps[:-1]:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(step, 0o755)
-        if is_dir:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(steps[-1], 0o755)
-        else:
-            os.close(os.open(steps[-1], os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o444))
-        calls.move_mount(tree, steps[-1])
-        os.close(tree)
-    calls.mount(None, path, _MS_REMOUNT | _MS_RDONLY | _MS_EMPTY)
+        tops = [r.resolve() for r in (project, *policy.writable_roots)]
+        protected += [p for p in hold_placeholders(tops) if p not in protected]
+    binds = [(os.fsencode(p), mount_flags(str(p))) for p in protected]
+    here = cwd.resolve()
+    hidden: list[tuple[bytes, bool, list[Reopen]]] = []
+    for path in policy.unreadable_paths():
+        reopened = policy.reopened(path) if path.is_dir() else []
+        # The command could not even enter its directory, unless re-opened.
+        if here.is_relative_to(path) and not any(here.is_relative_to(a) for a in reopened):
+            raise SandboxError(f"the working directory {cwd} is under a denyRead path ({path})")
+        hidden.append((os.fsencode(path), path.is_dir(), [reopen(path, a) for a in reopened]))
+    return MountPlan.of(roots, binds, hidden, mount_flags("/dev/null"))
 
 
 def _nothing() -> None:

@@ -21,6 +21,7 @@ Linux on x86-64 and AArch64 only; elsewhere ``kernel_support`` says why not.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import platform
 import struct
@@ -43,6 +44,8 @@ _SYS_LANDLOCK_ADD_RULE: Final = 445
 _SYS_LANDLOCK_RESTRICT: Final = 446
 _SYS_OPEN_TREE: Final = 428  # the generic table's numbers again (Linux 5.2+)
 _SYS_MOVE_MOUNT: Final = 429
+_SYS_MOUNT_SETATTR: Final = 442  # Linux 5.12+
+_MOUNT_ATTR_RDONLY: Final = 0x1
 _AT_FDCWD: Final = -100
 _OPEN_TREE_CLONE, _AT_RECURSIVE, _MOVE_MOUNT_F_EMPTY_PATH = 1, 0x8000, 0x4
 _CREATE_RULESET_VERSION: Final = 1
@@ -92,6 +95,15 @@ class _RulesetAttr(ctypes.Structure):
 class _PathBeneath(ctypes.Structure):
     _pack_ = 1
     _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = (
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    )
 
 
 class _SockFprog(ctypes.Structure):
@@ -240,6 +252,7 @@ class KernelCalls:
         self._program = ctypes.create_string_buffer(seccomp or b"", len(seccomp or b""))
         self._fprog = _SockFprog(len(seccomp or b"") // 8, ctypes.addressof(self._program))
         self.seccomp = seccomp is not None
+        self._rdonly = _MountAttr(_MOUNT_ATTR_RDONLY, 0, 0, 0)
 
     def setns(self, fd: int, kind: int, what: str) -> None:
         if self._setns(fd, kind) != 0:
@@ -267,6 +280,17 @@ class KernelCalls:
         if fd < 0:
             raise _failed(f"open_tree {os.fsdecode(path)}")
         return fd
+
+    def read_only_everywhere(self) -> bool:
+        """Make every mount of this mount namespace read-only (``mount_setattr``, recursive
+        from ``/``); ``False`` where the kernel has no ``mount_setattr`` (nothing changed)."""
+        if self._syscall(
+            _SYS_MOUNT_SETATTR, _AT_FDCWD, b"/", _AT_RECURSIVE, ctypes.byref(self._rdonly), 32
+        ):
+            if ctypes.get_errno() in (errno.ENOSYS, errno.EINVAL):
+                return False
+            raise _failed("mount_setattr /")
+        return True
 
     def move_mount(self, tree: int, target: bytes) -> None:
         """Attach the detached mount ``tree`` at ``target``."""

@@ -49,6 +49,7 @@ from dsh._frozen import frozen
 
 if TYPE_CHECKING:
     from dsh.base._sandbox_mounts import MountPlan
+    from dsh.base._sandbox_proxy import ProxyServer
 
 __all__ = [
     "PROTECTED_NAMES",
@@ -80,6 +81,7 @@ configuration and the Claude Code settings a command could otherwise rewrite its
 _DEVICES: Final = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 _SYSTEM_PATH: Final = "/usr/bin:/bin:/usr/sbin:/sbin"
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
+_CLONE_NEWNET: Final = 0x40000000
 
 
 class SandboxError(OSError):
@@ -113,6 +115,12 @@ class SandboxPolicy:
     """Paths readable even under an ``unreadable`` one (Claude Code's ``filesystem.allowRead``,
     which takes precedence over ``denyRead``); one with ``*``, ``?`` or ``[`` is a pattern,
     standing for the paths it matches when a command starts."""
+    allowed_domains: tuple[str, ...] = ()
+    """Where the network reaches when it is otherwise off (Claude Code's
+    ``network.allowedDomains``: ``example.com``, ``*.example.com``): through a filtering
+    proxy, the only thing the command's own network namespace holds (``_sandbox_proxy``)."""
+    denied_domains: tuple[str, ...] = ()
+    """Domains the proxy refuses even when allowed (Claude Code's ``network.deniedDomains``)."""
     allow_unsandboxed: bool = False
     """Whether a call may ask to run outside the sandbox (Claude Code's Bash
     ``dangerouslyDisableSandbox`` under ``allowUnsandboxedCommands``; Codex's ``on-request``)."""
@@ -124,6 +132,11 @@ class SandboxPolicy:
     @property
     def sandboxed(self) -> bool:
         return self.mode != "danger-full-access"
+
+    @property
+    def proxied(self) -> bool:
+        """Whether commands reach the network through the domain filter (and nothing else)."""
+        return self.sandboxed and not self.network_access and bool(self.allowed_domains)
 
     def writable(self, project: Path, env: Mapping[str, str]) -> list[Path]:
         """The roots a command may write beneath (none in ``read-only``)."""
@@ -185,6 +198,8 @@ class SandboxPolicy:
         if not self.sandboxed:
             return f"{self.mode} (from {self.source})"
         net = "network on" if self.network_access else "network off"
+        if self.proxied:
+            net = f"network to {', '.join(self.allowed_domains)} only (a proxy)"
         return f"{self.mode}, {net} (from {self.source})"
 
 
@@ -198,11 +213,35 @@ class SandboxSpawn:
     preexec: Callable[[], None]
     pass_fds: tuple[int, ...]
     fds: tuple[int, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables the command needs beside its own (the proxy's, when there is one)."""
+    proxy: tuple[int, tuple[str, ...], tuple[str, ...]] | None = None
+    """The socket the child hands the proxy's listening socket over, and the domains."""
 
     def close(self) -> None:
         for fd in self.fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+    def serve(self) -> ProxyServer | None:
+        """After a spawn, in dsh's event loop: the domain filter on the listening socket the
+        child handed over (``None``: no proxy); ``close`` it when the command has ended."""
+        if self.proxy is None:
+            return None
+        import socket
+
+        from dsh.base._sandbox_proxy import ProxyServer
+
+        channel, allowed, denied = self.proxy
+        with socket.socket(fileno=channel) as end:
+            end.setblocking(False)
+            try:
+                _, [listener], _, _ = socket.recv_fds(end, 1, 1)
+            except (OSError, ValueError):
+                return None  # the child failed before it handed it over (and did not run)
+        server = ProxyServer(socket.socket(fileno=listener), allowed, denied)
+        server.start()
+        return server
 
 
 def sandbox_mechanism() -> tuple[str | None, str]:
@@ -273,7 +312,18 @@ def sandbox_spawn(
     except OSError as exc:
         SandboxSpawn([], _nothing, (), tuple(fds)).close()
         raise SandboxError(f"the {policy.mode} sandbox could not be prepared: {exc}") from None
-    calls = KernelCalls(None if policy.network_access else network_filter())
+    calls = KernelCalls(None if policy.network_access else network_filter(inet=policy.proxied))
+    handover: int | None = None
+    proxy: tuple[int, tuple[str, ...], tuple[str, ...]] | None = None
+    if policy.proxied:  # the child makes its network namespace and hands the proxy socket over
+        import socket
+
+        from dsh.base._sandbox_proxy import child_network, proxy_environment
+
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        handover = theirs.detach()
+        fds.append(handover)
+        proxy = (ours.detach(), policy.allowed_domains, policy.denied_domains)
     where = os.fsencode(cwd)
     own_userns = space is None and os.geteuid() != 0
     ids = (os.getuid(), os.getgid())
@@ -287,6 +337,9 @@ def sandbox_spawn(
             _map_ids(*ids)
         calls.unshare(_CLONE_NEWNS)
         plan.apply(calls)
+        if handover is not None:
+            calls.unshare(_CLONE_NEWNET)
+            child_network(handover)
         os.chdir(where)  # by path: the directory as this mount namespace shows it
         for fd, flag, name in joins:
             if name == "pid":
@@ -294,7 +347,8 @@ def sandbox_spawn(
         calls.restrict(ruleset)
 
     command = [unshare, "--fork", "--", *argv] if unshare is not None else list(argv)
-    return SandboxSpawn(command, enter, (), tuple(fds))
+    env_extra = proxy_environment() if proxy is not None else {}
+    return SandboxSpawn(command, enter, (), tuple(fds), env_extra, proxy)
 
 
 def _mount_plan(

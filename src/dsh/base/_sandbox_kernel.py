@@ -67,7 +67,7 @@ _ARCHES: Final = {
     "x86_64": (0xC000003E, 41, 425, 0x40000000),
     "aarch64": (0xC00000B7, 198, 425, 0),
 }
-_AF_UNIX: Final = 1
+_AF_UNIX, _AF_INET, _AF_INET6 = 1, 2, 10
 _EPERM: Final = 1
 _RET_ALLOW: Final = 0x7FFF0000
 _RET_ERRNO: Final = 0x00050000
@@ -204,8 +204,10 @@ def _add(ruleset: int, path: str, rights: int) -> None:
         os.close(target)
 
 
-def network_filter() -> bytes:
-    """The seccomp program (``struct sock_filter`` array) that turns the network off."""
+def network_filter(*, inet: bool = False) -> bytes:
+    """The seccomp program (``struct sock_filter`` array) that turns the network off:
+    ``socket`` for anything but ``AF_UNIX`` (and, with ``inet``, ``AF_INET``/``AF_INET6``:
+    in a network namespace holding only the proxy's loopback) fails with ``EPERM``."""
     arch, socket_nr, uring_nr, x32 = _ARCHES[platform.machine()]
     deny = _RET_ERRNO | _EPERM
     code = [
@@ -219,9 +221,13 @@ def network_filter() -> bytes:
     code += [
         (_JEQ_K, 0, 1, uring_nr),
         (_RET_K, 0, 0, deny),
-        (_JEQ_K, 0, 3, socket_nr),
+    ]
+    families = (_AF_UNIX, _AF_INET, _AF_INET6) if inet else (_AF_UNIX,)
+    n = len(families)
+    code += [
+        (_JEQ_K, 0, n + 2, socket_nr),
         (_LD_W_ABS, 0, 0, 16),  # seccomp_data.args[0], its low half (little-endian)
-        (_JEQ_K, 1, 0, _AF_UNIX),
+        *((_JEQ_K, n - i, 0, family) for i, family in enumerate(families)),
         (_RET_K, 0, 0, deny),
         (_RET_K, 0, 0, _RET_ALLOW),
     ]

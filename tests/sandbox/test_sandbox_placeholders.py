@@ -23,6 +23,7 @@ from dsh.base._sandbox import SandboxPolicy, sandbox_mechanism
 from dsh.base._sandbox_placeholders import release_placeholders
 from dsh.tools import ToolInvocation, ToolResult, Workspace
 from dsh.tools.builtin import BASH_TOOL
+from tests.cli.support import run_dsh
 
 pytestmark = pytest.mark.skipif(
     sandbox_mechanism()[0] is None, reason=f"no sandbox here: {sandbox_mechanism()[1]}"
@@ -144,3 +145,27 @@ def test_kill_9_of_dsh_mid_command_leaves_no_placeholder(tmp_path: Path) -> None
     while _names(project) != [".dsh"] and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _names(project) == [".dsh"]
+
+
+def test_a_session_s_end_removes_the_placeholders_at_once(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".dsh").mkdir(parents=True)
+    (project / ".dsh" / "config.toml").write_text('sandbox_mode = "workspace-write"\n')
+    call = {"command": "mkdir .git; ls -A | sort | tr '\\n' ' '"}
+    script = tmp_path / "script.json"
+    responses = [
+        [{"type": "tool_use", "name": "Bash", "input": call}],
+        [{"type": "text", "text": "."}],
+    ]
+    script.write_text(json.dumps({"anthropic": {"rules": [{"responses": responses}]}}))
+    args = ["run", "go", "--model", f"scripted:{script}", "--project", str(project)]
+    args += ["--session-dir", str(tmp_path / "s"), "--permission-mode", "bypassPermissions"]
+    done = run_dsh(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [log] = (tmp_path / "s").glob("*.jsonl")
+    [result] = [
+        e for e in map(json.loads, log.read_text().splitlines()) if e["type"] == "tool/result"
+    ]
+    assert "File exists" in result["content"]
+    assert ".claude .codex .dsh .git" in result["content"]  # standing in for the command
+    assert _names(project) == [".dsh"]  # gone when dsh returned, not later

@@ -48,7 +48,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Final, Literal
 
@@ -72,6 +72,7 @@ from dsh.base._watchdog import (
 __all__ = [
     "CONTAINMENT_ENV",
     "HookHelpers",
+    "after_sweep",
     "anything_contained_running",
     "become_subreaper",
     "contain_process",
@@ -274,9 +275,9 @@ def anything_contained_running() -> bool:
         return False
     with _WARDEN.lock:
         space = _WARDEN.namespace
-    if space is not None and space.alive() and descendants({space.init}):
+    if space is not None and space.alive() and any(map(running, descendants({space.init}))):
         return True
-    return bool(carriers(_WARDEN.mine))
+    return any(map(running, carriers(_WARDEN.mine)))
 
 
 def containment_in_use() -> tuple[ContainmentName, str]:
@@ -517,9 +518,27 @@ def sweep_processes() -> int:
     # What carries the mark of a run that is over, wherever it went (init's child included).
     marked = carriers(lambda w: _WARDEN.mine(w) and w not in active)
     if not leaders and not orphans and not marked:
+        _after_sweep()
         return 0
     killed = kill_tree(leaders | orphans | marked)
     _reap(orphans | marked | killed)
     for pid in leaders:
         release_process(pid)
+    _after_sweep()
     return len(killed | orphans | marked) + len(leaders)
+
+
+_SWEPT: list[Callable[[], None]] = []
+
+
+def after_sweep(hook: Callable[[], None]) -> None:
+    """Run ``hook`` after each ``sweep_processes`` (the sandbox's placeholders: removed once
+    nothing dsh started runs any more)."""
+    if hook not in _SWEPT:
+        _SWEPT.append(hook)
+
+
+def _after_sweep() -> None:
+    for hook in list(_SWEPT):
+        with contextlib.suppress(OSError):
+            hook()

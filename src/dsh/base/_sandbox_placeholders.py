@@ -10,11 +10,13 @@ system``). A placeholder is an empty directory, or a settings file holding ``{}`
 reads as no settings), with mode ``0555``/``0444`` and a modification time of 0 (the
 epoch): its **mark**, which only a process outside the sandbox can change.
 
-Lifetime: from the first sandboxed spawn that needs it until dsh ends, not one command:
-what a command leaves running (a double-forked child) keeps its mount namespace, and
-removing the placeholder then would detach the mount and open the name. dsh holds a
-shared ``flock`` on each placeholder it uses and tells its watchdog (``_watchdog.py``);
-when dsh ends, however (kill -9 included), the watchdog waits until dsh's namespace and
+Lifetime: from the first sandboxed spawn that needs it until the session ends, not one
+command: what a command leaves running (a double-forked child) keeps its mount namespace,
+and removing the placeholder then would detach the mount and open the name. dsh holds a
+shared ``flock`` on each placeholder it uses and tells its watchdog (``_watchdog.py``). At
+the session's end, after the sweep of what it left running (``after_sweep``), dsh removes
+them itself once nothing it started runs; when dsh ends otherwise (kill -9 included), the
+watchdog waits until dsh's namespace and
 every contained process is gone, then removes each placeholder that still bears the mark,
 is still empty and that no other dsh holds (an exclusive ``flock`` it can take): two dsh
 processes in one project share one placeholder, the last to end removes it. One left by
@@ -99,7 +101,10 @@ def _hold(path: Path, is_dir: bool) -> bool:
             os.close(fd)  # a real one appeared: the caller binds it as it is
             return False
         if not _HELD:
+            from dsh.base._containment import after_sweep
+
             atexit.register(_at_exit)
+            after_sweep(_at_exit)  # a session's end (dsh leaves with os._exit: no atexit)
         _HELD[key] = fd
         _tell(f">{key.encode().hex()}")
         return True
@@ -126,8 +131,8 @@ def _tell(line: str) -> None:
 
 
 def _at_exit() -> None:
-    """At a normal exit, remove the placeholders now when nothing sandboxed can still run
-    (the session's sweep ended it); else the watchdog does, once the kernel has."""
+    """At a session's end (after its sweep) or a normal exit, remove the placeholders now
+    when nothing dsh started still runs; else the watchdog does, once the kernel has."""
     from dsh.base._containment import anything_contained_running
 
     if not anything_contained_running():

@@ -169,3 +169,21 @@ def test_a_session_s_end_removes_the_placeholders_at_once(tmp_path: Path) -> Non
     assert "File exists" in result["content"]
     assert ".claude .codex .dsh .git" in result["content"]  # standing in for the command
     assert _names(project) == [".dsh"]  # gone when dsh returned, not later
+
+
+def test_a_project_where_no_placeholder_can_be_made_still_runs_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A folder the user cannot write in: the command cannot make the names there either.
+    def refused(path: Path, is_dir: bool) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr("dsh.base._sandbox_placeholders._make", refused)
+    project = tmp_path / "project"
+    project.mkdir()
+    try:
+        done = _bash(Workspace(cwd=project, sandbox=_POLICY), "echo ran")
+    finally:
+        release_placeholders()
+    assert not done.is_error, done.text
+    assert "ran" in done.text

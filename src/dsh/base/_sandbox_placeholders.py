@@ -27,7 +27,6 @@ used, then removed as its own.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import fcntl
 import os
 import threading
@@ -81,8 +80,12 @@ def _hold(path: Path, is_dir: bool) -> bool:
     if key in _HELD:
         return True
     for _ in range(3):  # another dsh may be removing the one it found: then make it anew
-        with contextlib.suppress(FileExistsError):
+        try:
             _make(path, is_dir)
+        except FileExistsError:
+            pass
+        except OSError:
+            return False  # not writable here (nor, then, by the command): nothing to stand in
         try:
             fd = os.open(key, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:

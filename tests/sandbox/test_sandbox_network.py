@@ -130,3 +130,41 @@ def test_allowed_domains_are_not_taken_from_shared_project_settings(tmp_path: Pa
 def test_domain_patterns(host: str, expected: bool) -> None:
     allowed_domains = ("example.com", "*.example.org", "::1")
     assert allowed(host, allowed_domains, ("bad.example.org",)) is expected
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_a_codex_permission_profile_s_domains_filter_exec_command(
+    tmp_path: Path, server: int
+) -> None:
+    from tests.cli.test_cli import dsh
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".codex").mkdir(parents=True)
+    project.mkdir()
+    (home / ".codex" / "config.toml").write_text(
+        'default_permissions = "net"\n[features]\nnetwork_proxy = true\n'
+        '[permissions.net]\nextends = ":workspace"\n[permissions.net.network]\nenabled = true\n'
+        'domains = { "localhost" = "allow" }\n'
+    )
+    cmds = [
+        f"curl -sS http://localhost:{server}/codex",
+        f"curl -sS -i http://127.0.0.1:{server}/",
+    ]
+    replies: list[Any] = [
+        [{"type": "function_call", "name": "exec_command", "arguments": {"cmd": cmd}}]
+        for cmd in cmds
+    ]
+    replies.append([{"type": "text", "text": "ok"}])
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"openai": {"rules": [{"responses": replies}]}}))
+    args = ["run", "--model", f"scripted:{script}", "--project", str(project), "--hooks", "codex"]
+    args += ["--session-dir", str(tmp_path / "s"), "--", "go"]
+    env = {"HOME": str(home), "CODEX_HOME": str(home / ".codex")}
+    done = dsh(*args, cwd=tmp_path, env_extra=env, trust=False)
+    assert done.returncode == 0, done.stderr
+    [log] = (tmp_path / "s").glob("*.jsonl")
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    outputs = [str(e["content"]) for e in events if e["type"] == "tool/result"]
+    assert "hello /codex" in outputs[0]
+    assert "403 Forbidden" in outputs[1]
+    assert "X-Proxy-Error: blocked-by-allowlist" in outputs[1]

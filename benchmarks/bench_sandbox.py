@@ -3,9 +3,11 @@
 Run: .venv/bin/python benchmarks/bench_sandbox.py [--runs N] [--codex PATH]
 
 Each round runs the Bash tool's body (``dsh.tools.builtin.BASH_TOOL``) on ``true`` in a
-temporary project three ways, interleaved: with no sandbox, under ``workspace-write``
-(Landlock, the seccomp filter, a read-only bind of the project's ``.git``) and under
-``read-only``. Printed: the median wall time of each and the sandbox's overhead (target
+temporary project four ways, interleaved: with no sandbox, under ``workspace-write``
+(Landlock, the seccomp filter, every mount read-only but the writable roots, a read-only
+bind of the project's ``.git`` and the placeholders of the protected names it lacks), under
+``read-only``, and under ``workspace-write`` with allowed domains (its own network namespace
+and the filtering proxy). Printed: the median wall time of each and the sandbox's overhead (target
 <= 5 ms). With ``--codex`` (default: the Codex 0.171 the project records with, if
 installed), ``codex sandbox -c sandbox_mode="workspace-write" -- true`` beside ``true``
 run directly (with ``HOME`` in a temporary folder): Codex's whole command, its own
@@ -45,6 +47,10 @@ async def _bash(project: Path, runs: int) -> dict[str, list[float]]:
         "none": Workspace(cwd=project),
         "workspace-write": Workspace(cwd=project, sandbox=SandboxPolicy(mode="workspace-write")),
         "read-only": Workspace(cwd=project, sandbox=SandboxPolicy(mode="read-only")),
+        "domain proxy": Workspace(
+            cwd=project,
+            sandbox=SandboxPolicy(mode="workspace-write", allowed_domains=("example.com",)),
+        ),
     }
     times: dict[str, list[float]] = {name: [] for name in spaces}
     for space in spaces.values():  # warm: the namespace, the first imports

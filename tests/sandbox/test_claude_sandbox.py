@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from dsh.base._sandbox import sandbox_mechanism
+from dsh.hooks.claude import load_catalog
 from tests.cli.support import run_dsh
 
 pytestmark = pytest.mark.skipif(
@@ -179,6 +180,69 @@ def test_deny_read_hides_a_file_and_a_directory(tmp_path: Path, project: Path) -
     assert "denyRead" not in out  # enforced, so not diagnosed
     assert sorted(p.name for p in (secrets / "keys").iterdir()) == ["id"]
     assert (secrets / "token.txt").read_text() == "s3cret-file\n"
-    _settings(project, "settings.local.json", {"filesystem": {"allowRead": [str(secrets)]}})
+
+
+def test_allow_read_reopens_paths_inside_deny_read(tmp_path: Path, project: Path) -> None:
+    home = tmp_path / "outside"
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id").write_text("s3cret-key\n")
+    (home / "tools" / "bin").mkdir(parents=True)
+    (home / "tools" / "bin" / "run").write_text("tool\n")
+    (home / ".gitconfig").write_text("gitconfig\n")
+    (home / "notes.txt").write_text("s3cret-notes\n")
+    (home / "repo").mkdir()
+    _settings(project, "settings.json", {"enabled": True, "filesystem": {"denyRead": [str(home)]}})
+    # Only from settings the repository does not share; a pattern stands for its matches.
+    reads = [str(home / "tools"), str(home / ".git*"), str(home / "repo")]
+    _settings(project, "settings.local.json", {"filesystem": {"allowRead": reads}})
+    calls = [
+        _bash(f"ls -A {home}"),
+        _bash(f"cat {home}/tools/bin/run {home}/.gitconfig"),
+        _bash(f"cat {home}/.ssh/id {home}/notes.txt; echo end"),
+        _bash(f"cd {home}/repo && pwd"),  # a working directory re-opened
+    ]
+    results, out = _run(tmp_path, project, calls, *BYPASS, "--trust-project")
+    assert results[0]["content"].split() == [".gitconfig", "repo", "tools"]
+    assert results[1]["content"].split() == ["tool", "gitconfig"]
+    assert "s3cret" not in results[2]["content"]
+    assert results[3]["content"].strip() == str(home / "repo")
+    assert "allowRead" not in out  # enforced, so not diagnosed
+    assert sorted(p.name for p in home.iterdir()) == [
+        ".gitconfig",
+        ".ssh",
+        "notes.txt",
+        "repo",
+        "tools",
+    ]
+
+
+def test_allow_read_is_not_taken_from_shared_project_settings(
+    tmp_path: Path, project: Path
+) -> None:
+    secrets = tmp_path / "outside"
+    (secrets / "token.txt").write_text("s3cret\n")
+    sandbox = {
+        "enabled": True,
+        "filesystem": {"denyRead": [str(secrets)], "allowRead": [str(secrets)]},
+    }
+    _settings(project, "settings.json", sandbox)
+    results, _ = _run(tmp_path, project, [_bash(f"cat {secrets}/token.txt; echo end")], *BYPASS)
+    assert "s3cret" not in results[0]["content"]
+    assert "No such file or directory" in results[0]["content"]
     check = run_dsh("hooks", "check", "--project", str(project), cwd=tmp_path)
-    assert "`sandbox.filesystem.allowRead` is not supported" in check.stdout
+    assert "`sandbox.filesystem.allowRead`" in check.stdout
+    assert "does not take them from a project's shared settings" in check.stdout
+
+
+def test_managed_read_paths_only_keeps_allow_read_to_managed_settings(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    managed = tmp_path / "managed-settings.json"
+    managed_block = {"filesystem": {"allowManagedReadPathsOnly": True, "allowRead": ["/opt"]}}
+    managed.write_text(json.dumps({"sandbox": managed_block}))
+    local = {"enabled": True, "filesystem": {"denyRead": ["/opt"], "allowRead": ["/srv"]}}
+    _settings(project, "settings.local.json", local)
+    catalog = load_catalog(project, home=tmp_path / "home", managed_path=managed, env={})
+    assert catalog.sandbox is not None
+    assert catalog.sandbox.readable == (Path("/opt"),)
+    assert any("allowManagedReadPathsOnly" in d.reason for d in catalog.diagnostics)

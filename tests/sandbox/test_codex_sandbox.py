@@ -64,7 +64,7 @@ def test_exec_command_runs_in_codex_sandbox_and_escalates_outside_it(tmp_path: P
     results = [json.loads(line) for line in log.read_text().splitlines()]
     outputs = [r["content"] for r in results if r["type"] == "tool/result"]
     assert "Process exited with code 1" in outputs[1]
-    assert "Permission denied" in outputs[1]
+    assert "Read-only file system" in outputs[1]  # as under Codex's bubblewrap
     assert "Process exited with code 0" in outputs[2]
 
 
@@ -94,3 +94,49 @@ def test_codex_layers_give_the_sandbox_and_refuse_bad_values(tmp_path: Path) -> 
     reasons = [d.reason for d in catalog.diagnostics]
     assert any("sandbox_mode = 'everything' is not one of" in r for r in reasons), reasons
     assert any("writable_roots holds a path that is not absolute" in r for r in reasons), reasons
+
+
+def test_a_codex_permission_profile_gives_the_sandbox_and_its_domain_filter(
+    tmp_path: Path,
+) -> None:
+    from dsh.hooks.codex import load_codex_catalog
+    from dsh.hooks.codex.config._sandbox import codex_sandbox
+
+    home = tmp_path / "home"
+    home.mkdir()
+    profile = (
+        'default_permissions = "net"\n[features]\nnetwork_proxy = true\n'
+        '[permissions.net]\nextends = ":workspace"\n[permissions.net.network]\nenabled = true\n'
+        'domains = { "localhost" = "allow", "bad.localhost" = "deny" }\n'
+    )
+    (home / "config.toml").write_text(profile)
+    policy = codex_sandbox(load_codex_catalog(tmp_path, home=home, system_dir=None).sandbox)
+    assert policy is not None
+    assert (policy.mode, policy.network_access, policy.proxied) == ("workspace-write", False, True)
+    assert (policy.allowed_domains, policy.denied_domains) == (("localhost",), ("bad.localhost",))
+    # Without Codex's proxy, an enabled network is the whole network; without enabled, none.
+    (home / "config.toml").write_text(
+        profile.replace("network_proxy = true", "network_proxy = false")
+    )
+    policy = codex_sandbox(load_codex_catalog(tmp_path, home=home, system_dir=None).sandbox)
+    assert policy is not None
+    assert (policy.network_access, policy.proxied) == (True, False)
+    (home / "config.toml").write_text(profile.replace("enabled = true", "enabled = false"))
+    policy = codex_sandbox(load_codex_catalog(tmp_path, home=home, system_dir=None).sandbox)
+    assert policy is not None
+    assert (policy.network_access, policy.proxied) == (False, False)
+    # sandbox_mode wins over a profile, as in Codex; a built-in profile alone is its mode.
+    (home / "config.toml").write_text('sandbox_mode = "read-only"\n' + profile)
+    policy = codex_sandbox(load_codex_catalog(tmp_path, home=home, system_dir=None).sandbox)
+    assert policy is not None
+    assert (policy.mode, policy.proxied) == ("read-only", False)
+    (home / "config.toml").write_text('default_permissions = ":read-only"\n')
+    policy = codex_sandbox(load_codex_catalog(tmp_path, home=home, system_dir=None).sandbox)
+    assert policy is not None
+    assert policy.mode == "read-only"
+    (home / "config.toml").write_text(
+        'default_permissions = "mine"\n[permissions.mine.filesystem]\n":project_roots" = "write"\n'
+    )
+    catalog = load_codex_catalog(tmp_path, home=home, system_dir=None)
+    assert codex_sandbox(catalog.sandbox) is None
+    assert any("default_permissions = 'mine'" in d.reason for d in catalog.diagnostics)

@@ -48,7 +48,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Final, Literal
 
@@ -62,6 +62,7 @@ from dsh.base._namespace import (
 from dsh.base._watchdog import (
     CONTAINMENT_ENV,
     carriers,
+    descendants,
     group_members,
     kill_tree,
     parent_map,
@@ -71,6 +72,8 @@ from dsh.base._watchdog import (
 __all__ = [
     "CONTAINMENT_ENV",
     "HookHelpers",
+    "after_sweep",
+    "anything_contained_running",
     "become_subreaper",
     "contain_process",
     "contained_spawn",
@@ -85,6 +88,7 @@ __all__ = [
     "set_process_containment",
     "signal_group",
     "sweep_processes",
+    "tell_watchdog",
 ]
 
 _PR_SET_CHILD_SUBREAPER: Final = 36
@@ -254,6 +258,26 @@ def sandbox_namespace() -> Namespace | None:
         return None
     with _WARDEN.lock:
         return _WARDEN.entry()
+
+
+def tell_watchdog(line: str) -> None:
+    """Give the watchdog (started now if it is not yet) one line: a sandbox placeholder's
+    ``>HEX``/``<HEX`` (``_sandbox_placeholders``)."""
+    if _LINUX:
+        with _WARDEN.lock:
+            _WARDEN.tell(line)
+
+
+def anything_contained_running() -> bool:
+    """Whether a process dsh started may still run: one in its namespace (under its init),
+    or one carrying one of its marks."""
+    if not _LINUX:
+        return False
+    with _WARDEN.lock:
+        space = _WARDEN.namespace
+    if space is not None and space.alive() and any(map(running, descendants({space.init}))):
+        return True
+    return any(map(running, carriers(_WARDEN.mine)))
 
 
 def containment_in_use() -> tuple[ContainmentName, str]:
@@ -494,9 +518,27 @@ def sweep_processes() -> int:
     # What carries the mark of a run that is over, wherever it went (init's child included).
     marked = carriers(lambda w: _WARDEN.mine(w) and w not in active)
     if not leaders and not orphans and not marked:
+        _after_sweep()
         return 0
     killed = kill_tree(leaders | orphans | marked)
     _reap(orphans | marked | killed)
     for pid in leaders:
         release_process(pid)
+    _after_sweep()
     return len(killed | orphans | marked) + len(leaders)
+
+
+_SWEPT: list[Callable[[], None]] = []
+
+
+def after_sweep(hook: Callable[[], None]) -> None:
+    """Run ``hook`` after each ``sweep_processes`` (the sandbox's placeholders: removed once
+    nothing dsh started runs any more)."""
+    if hook not in _SWEPT:
+        _SWEPT.append(hook)
+
+
+def _after_sweep() -> None:
+    for hook in list(_SWEPT):
+        with contextlib.suppress(OSError):
+            hook()

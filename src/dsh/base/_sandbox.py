@@ -11,13 +11,19 @@ descriptors to pass), built from the kernel calls of ``_sandbox_kernel``:
   symlink, a ``/proc/self/root`` or ``/proc/PID/cwd`` path reaches only what its target
   allows (and another process's ``/proc`` entries not at all: Landlock forbids ptrace-like
   access to a process outside the sandbox);
+- **outside the writable roots**: every mount read-only in the command's own mount
+  namespace, the writable roots bound back (``_sandbox_mounts``), so what Landlock does not
+  govern (``chmod``, times, owners) fails there with ``EROFS``, as under Codex's bubblewrap;
 - **protected paths**: ``.git``, ``.agents``, ``.codex`` and ``.aws`` at the top of each
   writable root (what Codex 0.171 keeps read-only, seen with its binary), ``.dsh`` (dsh's
   project configuration), the Claude Code settings files, and dsh's own data and
   configuration directories: each one that exists is bound read-only in the command's own
-  mount namespace;
+  mount namespace, and each of the names missing yet has a placeholder bound so
+  (``_sandbox_placeholders``);
 - **unreadable paths** (Claude Code's ``denyRead``): each one that exists is covered there
-  by an empty read-only mount (a ``tmpfs`` over a directory, ``/dev/null`` over a file);
+  by an empty read-only mount (a ``tmpfs`` over a directory, ``/dev/null`` over a file),
+  but where a **readable** path (``allowRead``, which takes precedence) re-opens it: one at
+  or above it uncovers it, one beneath it is bound back in place inside the empty mount;
 - **network**: the seccomp filter, unless ``network_access``;
 - **privileges**: ``no_new_privs``, so a setuid binary runs with the caller's rights.
 
@@ -31,14 +37,19 @@ would. Hooks never come here: the sandbox is the model's.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Final, Literal, TypeAlias, final, get_args
+from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final, get_args
 
 from dsh._frozen import frozen
+
+if TYPE_CHECKING:
+    from dsh.base._sandbox_mounts import MountPlan
+    from dsh.base._sandbox_proxy import ProxyServer
 
 __all__ = [
     "PROTECTED_NAMES",
@@ -70,9 +81,7 @@ configuration and the Claude Code settings a command could otherwise rewrite its
 _DEVICES: Final = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 _SYSTEM_PATH: Final = "/usr/bin:/bin:/usr/sbin:/sbin"
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
-_MS_RDONLY, _MS_REMOUNT, _MS_BIND = 0x1, 0x20, 0x1000
-_MS_REC, _MS_SLAVE = 0x4000, 0x80000
-_MS_EMPTY: Final = 0x2 | 0x4 | 0x8  # nosuid, nodev, noexec: a denyRead placeholder
+_CLONE_NEWNET: Final = 0x40000000
 
 
 class SandboxError(OSError):
@@ -102,6 +111,16 @@ class SandboxPolicy:
     """Paths a sandboxed command cannot read (Claude Code's ``filesystem.denyRead``): each one
     that exists is covered, in the command's own mount namespace, by an empty read-only
     mount (a ``tmpfs`` over a directory, ``/dev/null`` over a file)."""
+    readable: tuple[Path, ...] = ()
+    """Paths readable even under an ``unreadable`` one (Claude Code's ``filesystem.allowRead``,
+    which takes precedence over ``denyRead``); one with ``*``, ``?`` or ``[`` is a pattern,
+    standing for the paths it matches when a command starts."""
+    allowed_domains: tuple[str, ...] = ()
+    """Where the network reaches when it is otherwise off (Claude Code's
+    ``network.allowedDomains``: ``example.com``, ``*.example.com``): through a filtering
+    proxy, the only thing the command's own network namespace holds (``_sandbox_proxy``)."""
+    denied_domains: tuple[str, ...] = ()
+    """Domains the proxy refuses even when allowed (Claude Code's ``network.deniedDomains``)."""
     allow_unsandboxed: bool = False
     """Whether a call may ask to run outside the sandbox (Claude Code's Bash
     ``dangerouslyDisableSandbox`` under ``allowUnsandboxedCommands``; Codex's ``on-request``)."""
@@ -113,6 +132,11 @@ class SandboxPolicy:
     @property
     def sandboxed(self) -> bool:
         return self.mode != "danger-full-access"
+
+    @property
+    def proxied(self) -> bool:
+        """Whether commands reach the network through the domain filter (and nothing else)."""
+        return self.sandboxed and not self.network_access and bool(self.allowed_domains)
 
     def writable(self, project: Path, env: Mapping[str, str]) -> list[Path]:
         """The roots a command may write beneath (none in ``read-only``)."""
@@ -143,19 +167,39 @@ class SandboxPolicy:
                 found.append(real)
         return found
 
+    def readable_paths(self) -> list[Path]:
+        """The ``readable`` paths that exist (patterns expanded), resolved."""
+        found: set[Path] = set()
+        for path in self.readable:
+            text = os.fspath(path)
+            names = glob.glob(text) if any(c in text for c in "*?[") else [text]
+            found |= {Path(name).resolve() for name in names if os.path.exists(name)}
+        return sorted(found)
+
     def unreadable_paths(self) -> list[Path]:
-        """The ``unreadable`` paths that exist, resolved (any sandboxed mode), but those
-        beneath another one (its empty mount hides them already)."""
+        """The ``unreadable`` paths that exist, resolved (any sandboxed mode), but those at or
+        beneath a ``readable`` one (it takes precedence) or beneath another unreadable one
+        (its empty mount hides them already)."""
         if not self.sandboxed:
             return []
+        allowed = self.readable_paths()
         found = {p.resolve() for p in self.unreadable if p.exists()}
+        found = {p for p in found if not any(p.is_relative_to(a) for a in allowed)}
         return sorted(p for p in found if not any(p != q and p.is_relative_to(q) for q in found))
+
+    def reopened(self, hidden: Path) -> list[Path]:
+        """The ``readable`` paths strictly beneath the unreadable directory ``hidden`` (not
+        those beneath another of them): bound back in place inside its empty mount."""
+        inside = [a for a in self.readable_paths() if a != hidden and a.is_relative_to(hidden)]
+        return [a for a in inside if not any(a != b and a.is_relative_to(b) for b in inside)]
 
     def describe(self) -> str:
         """``workspace-write, network off (from --sandbox)``."""
         if not self.sandboxed:
             return f"{self.mode} (from {self.source})"
         net = "network on" if self.network_access else "network off"
+        if self.proxied:
+            net = f"network to {', '.join(self.allowed_domains)} only (a proxy)"
         return f"{self.mode}, {net} (from {self.source})"
 
 
@@ -169,11 +213,35 @@ class SandboxSpawn:
     preexec: Callable[[], None]
     pass_fds: tuple[int, ...]
     fds: tuple[int, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables the command needs beside its own (the proxy's, when there is one)."""
+    proxy: tuple[int, tuple[str, ...], tuple[str, ...]] | None = None
+    """The socket the child hands the proxy's listening socket over, and the domains."""
 
     def close(self) -> None:
         for fd in self.fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+    def serve(self) -> ProxyServer | None:
+        """After a spawn, in dsh's event loop: the domain filter on the listening socket the
+        child handed over (``None``: no proxy); ``close`` it when the command has ended."""
+        if self.proxy is None:
+            return None
+        import socket
+
+        from dsh.base._sandbox_proxy import ProxyServer
+
+        channel, allowed, denied = self.proxy
+        with socket.socket(fileno=channel) as end:
+            end.setblocking(False)
+            try:
+                _, [listener], _, _ = socket.recv_fds(end, 1, 1)
+            except (OSError, ValueError):
+                return None  # the child failed before it handed it over (and did not run)
+        server = ProxyServer(socket.socket(fileno=listener), allowed, denied)
+        server.start()
+        return server
 
 
 def sandbox_mechanism() -> tuple[str | None, str]:
@@ -186,7 +254,7 @@ def sandbox_mechanism() -> tuple[str | None, str]:
         return None, why
     return "landlock+seccomp", (
         f"Landlock ABI {landlock_abi()} for files, a seccomp filter for the network,"
-        " a mount namespace for protected paths"
+        " a mount namespace for what stays read-only"
     )
 
 
@@ -215,7 +283,7 @@ def sandbox_spawn(
 ) -> SandboxSpawn:
     """How to spawn ``argv`` inside ``policy``'s sandbox; ``SandboxError`` when it cannot be."""
     from dsh.base._containment import sandbox_namespace
-    from dsh.base._sandbox_kernel import KernelCalls, landlock_ruleset, mount_flags, network_filter
+    from dsh.base._sandbox_kernel import KernelCalls, landlock_ruleset, network_filter
 
     mechanism, why = sandbox_mechanism()
     if mechanism is None:
@@ -226,15 +294,9 @@ def sandbox_spawn(
         raise SandboxError(
             "util-linux's unshare is missing: a sandboxed command cannot join dsh's namespace"
         )
-    writable = [str(p) for p in (*policy.writable(project, env), *extra_writable)]
-    binds = [(os.fsencode(p), mount_flags(str(p))) for p in policy.protected_paths(project, env)]
-    unreadable = policy.unreadable_paths()
-    here = cwd.resolve()
-    for path in unreadable:
-        if here.is_relative_to(path):  # the command could not even enter its directory
-            raise SandboxError(f"the working directory {cwd} is under a denyRead path ({path})")
-    hidden = [(os.fsencode(p), p.is_dir()) for p in unreadable]
-    null_flags = mount_flags("/dev/null")
+    roots = [*policy.writable(project, env), *extra_writable]
+    writable = [str(p) for p in roots]
+    plan = _mount_plan(policy, roots, cwd=cwd, project=project, env=env)
     fds: list[int] = []
     try:
         ruleset = landlock_ruleset(writable, _DEVICES)
@@ -250,10 +312,20 @@ def sandbox_spawn(
     except OSError as exc:
         SandboxSpawn([], _nothing, (), tuple(fds)).close()
         raise SandboxError(f"the {policy.mode} sandbox could not be prepared: {exc}") from None
-    calls = KernelCalls(None if policy.network_access else network_filter())
+    calls = KernelCalls(None if policy.network_access else network_filter(inet=policy.proxied))
+    handover: int | None = None
+    proxy: tuple[int, tuple[str, ...], tuple[str, ...]] | None = None
+    if policy.proxied:  # the child makes its network namespace and hands the proxy socket over
+        import socket
+
+        from dsh.base._sandbox_proxy import child_network, proxy_environment
+
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        handover = theirs.detach()
+        fds.append(handover)
+        proxy = (ours.detach(), policy.allowed_domains, policy.denied_domains)
     where = os.fsencode(cwd)
-    mounts = bool(binds or hidden)
-    own_userns = space is None and mounts and os.geteuid() != 0
+    own_userns = space is None and os.geteuid() != 0
     ids = (os.getuid(), os.getgid())
 
     def enter() -> None:  # in the child, between fork and exec: no imports, no threads
@@ -263,18 +335,11 @@ def sandbox_spawn(
         if own_userns:
             calls.unshare(_CLONE_NEWUSER)
             _map_ids(*ids)
-        if mounts:
-            calls.unshare(_CLONE_NEWNS)
-            calls.mount(None, b"/", _MS_REC | _MS_SLAVE)
-            for path, flags in binds:
-                calls.mount(path, path, _MS_BIND | _MS_REC)
-                calls.mount(None, path, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | flags)
-            for path, is_dir in hidden:  # denyRead: an empty read-only mount over it
-                if is_dir:
-                    calls.mount(b"tmpfs", path, _MS_RDONLY | _MS_EMPTY, b"tmpfs")
-                else:
-                    calls.mount(b"/dev/null", path, _MS_BIND)
-                    calls.mount(None, path, _MS_BIND | _MS_REMOUNT | _MS_RDONLY | null_flags)
+        calls.unshare(_CLONE_NEWNS)
+        plan.apply(calls)
+        if handover is not None:
+            calls.unshare(_CLONE_NEWNET)
+            child_network(handover)
         os.chdir(where)  # by path: the directory as this mount namespace shows it
         for fd, flag, name in joins:
             if name == "pid":
@@ -282,7 +347,34 @@ def sandbox_spawn(
         calls.restrict(ruleset)
 
     command = [unshare, "--fork", "--", *argv] if unshare is not None else list(argv)
-    return SandboxSpawn(command, enter, (), tuple(fds))
+    env_extra = proxy_environment() if proxy is not None else {}
+    return SandboxSpawn(command, enter, (), tuple(fds), env_extra, proxy)
+
+
+def _mount_plan(
+    policy: SandboxPolicy, roots: list[Path], *, cwd: Path, project: Path, env: Mapping[str, str]
+) -> MountPlan:
+    """The command's mounts (``_sandbox_mounts``): its writable roots, the protected paths
+    and placeholders, the unreadable paths and what re-opens them."""
+    from dsh.base._sandbox_kernel import mount_flags
+    from dsh.base._sandbox_mounts import MountPlan, Reopen, reopen
+
+    protected = policy.protected_paths(project, env)
+    if policy.mode == "workspace-write":  # the names missing yet: placeholders (for dsh's life)
+        from dsh.base._sandbox_placeholders import hold_placeholders
+
+        tops = [r.resolve() for r in (project, *policy.writable_roots)]
+        protected += [p for p in hold_placeholders(tops) if p not in protected]
+    binds = [(os.fsencode(p), mount_flags(str(p))) for p in protected]
+    here = cwd.resolve()
+    hidden: list[tuple[bytes, bool, list[Reopen]]] = []
+    for path in policy.unreadable_paths():
+        reopened = policy.reopened(path) if path.is_dir() else []
+        # The command could not even enter its directory, unless re-opened.
+        if here.is_relative_to(path) and not any(here.is_relative_to(a) for a in reopened):
+            raise SandboxError(f"the working directory {cwd} is under a denyRead path ({path})")
+        hidden.append((os.fsencode(path), path.is_dir(), [reopen(path, a) for a in reopened]))
+    return MountPlan.of(roots, binds, hidden, mount_flags("/dev/null"))
 
 
 def _nothing() -> None:

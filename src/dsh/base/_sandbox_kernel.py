@@ -21,6 +21,7 @@ Linux on x86-64 and AArch64 only; elsewhere ``kernel_support`` says why not.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import platform
 import struct
@@ -41,6 +42,12 @@ __all__ = [
 _SYS_LANDLOCK_CREATE: Final = 444  # the same number on every architecture (generic table)
 _SYS_LANDLOCK_ADD_RULE: Final = 445
 _SYS_LANDLOCK_RESTRICT: Final = 446
+_SYS_OPEN_TREE: Final = 428  # the generic table's numbers again (Linux 5.2+)
+_SYS_MOVE_MOUNT: Final = 429
+_SYS_MOUNT_SETATTR: Final = 442  # Linux 5.12+
+_MOUNT_ATTR_RDONLY: Final = 0x1
+_AT_FDCWD: Final = -100
+_OPEN_TREE_CLONE, _AT_RECURSIVE, _MOVE_MOUNT_F_EMPTY_PATH = 1, 0x8000, 0x4
 _CREATE_RULESET_VERSION: Final = 1
 _RULE_PATH_BENEATH: Final = 1
 _PR_SET_NO_NEW_PRIVS: Final = 38
@@ -60,7 +67,7 @@ _ARCHES: Final = {
     "x86_64": (0xC000003E, 41, 425, 0x40000000),
     "aarch64": (0xC00000B7, 198, 425, 0),
 }
-_AF_UNIX: Final = 1
+_AF_UNIX, _AF_INET, _AF_INET6 = 1, 2, 10
 _EPERM: Final = 1
 _RET_ALLOW: Final = 0x7FFF0000
 _RET_ERRNO: Final = 0x00050000
@@ -88,6 +95,15 @@ class _RulesetAttr(ctypes.Structure):
 class _PathBeneath(ctypes.Structure):
     _pack_ = 1
     _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = (
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    )
 
 
 class _SockFprog(ctypes.Structure):
@@ -188,8 +204,10 @@ def _add(ruleset: int, path: str, rights: int) -> None:
         os.close(target)
 
 
-def network_filter() -> bytes:
-    """The seccomp program (``struct sock_filter`` array) that turns the network off."""
+def network_filter(*, inet: bool = False) -> bytes:
+    """The seccomp program (``struct sock_filter`` array) that turns the network off:
+    ``socket`` for anything but ``AF_UNIX`` (and, with ``inet``, ``AF_INET``/``AF_INET6``:
+    in a network namespace holding only the proxy's loopback) fails with ``EPERM``."""
     arch, socket_nr, uring_nr, x32 = _ARCHES[platform.machine()]
     deny = _RET_ERRNO | _EPERM
     code = [
@@ -203,9 +221,13 @@ def network_filter() -> bytes:
     code += [
         (_JEQ_K, 0, 1, uring_nr),
         (_RET_K, 0, 0, deny),
-        (_JEQ_K, 0, 3, socket_nr),
+    ]
+    families = (_AF_UNIX, _AF_INET, _AF_INET6) if inet else (_AF_UNIX,)
+    n = len(families)
+    code += [
+        (_JEQ_K, 0, n + 2, socket_nr),
         (_LD_W_ABS, 0, 0, 16),  # seccomp_data.args[0], its low half (little-endian)
-        (_JEQ_K, 1, 0, _AF_UNIX),
+        *((_JEQ_K, n - i, 0, family) for i, family in enumerate(families)),
         (_RET_K, 0, 0, deny),
         (_RET_K, 0, 0, _RET_ALLOW),
     ]
@@ -236,6 +258,7 @@ class KernelCalls:
         self._program = ctypes.create_string_buffer(seccomp or b"", len(seccomp or b""))
         self._fprog = _SockFprog(len(seccomp or b"") // 8, ctypes.addressof(self._program))
         self.seccomp = seccomp is not None
+        self._rdonly = _MountAttr(_MOUNT_ATTR_RDONLY, 0, 0, 0)
 
     def setns(self, fd: int, kind: int, what: str) -> None:
         if self._setns(fd, kind) != 0:
@@ -246,10 +269,40 @@ class KernelCalls:
             raise _failed("unshare")
 
     def mount(
-        self, source: bytes | None, target: bytes, flags: int, fstype: bytes | None = None
+        self,
+        source: bytes | None,
+        target: bytes,
+        flags: int,
+        fstype: bytes | None = None,
+        data: bytes | None = None,
     ) -> None:
-        if self._mount(source, target, fstype, flags, None) != 0:
+        if self._mount(source, target, fstype, flags, data) != 0:
             raise _failed(f"mount {os.fsdecode(target)}")
+
+    def open_tree(self, path: bytes) -> int:
+        """A detached copy of the mounts at ``path`` (and beneath), to ``move_mount`` elsewhere."""
+        flags = _OPEN_TREE_CLONE | _AT_RECURSIVE | os.O_CLOEXEC
+        fd = int(self._syscall(_SYS_OPEN_TREE, _AT_FDCWD, path, flags))
+        if fd < 0:
+            raise _failed(f"open_tree {os.fsdecode(path)}")
+        return fd
+
+    def read_only_everywhere(self) -> bool:
+        """Make every mount of this mount namespace read-only (``mount_setattr``, recursive
+        from ``/``); ``False`` where the kernel has no ``mount_setattr`` (nothing changed)."""
+        if self._syscall(
+            _SYS_MOUNT_SETATTR, _AT_FDCWD, b"/", _AT_RECURSIVE, ctypes.byref(self._rdonly), 32
+        ):
+            if ctypes.get_errno() in (errno.ENOSYS, errno.EINVAL):
+                return False
+            raise _failed("mount_setattr /")
+        return True
+
+    def move_mount(self, tree: int, target: bytes) -> None:
+        """Attach the detached mount ``tree`` at ``target``."""
+        flags = _MOVE_MOUNT_F_EMPTY_PATH
+        if self._syscall(_SYS_MOVE_MOUNT, tree, b"", _AT_FDCWD, target, flags) != 0:
+            raise _failed(f"move_mount {os.fsdecode(target)}")
 
     def restrict(self, ruleset: int) -> None:
         """``no_new_privs``, then the Landlock ruleset and the seccomp filter, in this thread."""

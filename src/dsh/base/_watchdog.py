@@ -1,12 +1,15 @@
 """The process tree walk and kill shared by dsh and its watchdog (standard library only).
 
 Run as a script (``python -I -S _watchdog.py TOKEN [FD]``) it is the watchdog: it reads
-``+PID``/``-PID`` lines (a contained process group, or its release) from stdin
-and, when stdin closes because dsh is gone (an exit, a crash, kill -9 alike),
-SIGKILLs every contained group, every process still under it and every process
-of its user whose environment carries one of dsh's containment marks
-(``DSH_CONTAINMENT``, words ``TOKEN.N``): what double-forked out of every tree
-just before dsh died, re-parented to init. Imported, it gives
+``+PID``/``-PID`` lines (a contained process group, or its release) and ``>HEX``/``<HEX``
+lines (a sandbox placeholder dsh holds, its path in hex, or its release:
+``_sandbox_placeholders``) from stdin and, when stdin closes because dsh is gone (an exit,
+a crash, kill -9 alike), SIGKILLs every contained group, every process still under it and
+every process of its user whose environment carries one of dsh's containment marks
+(``DSH_CONTAINMENT``, words ``TOKEN.N``): what double-forked out of every tree just before
+dsh died, re-parented to init. Then, dsh's namespace gone too (its init is this
+watchdog's child), it removes the placeholders still held (``remove_placeholder``: only
+one that still bears the mark, is empty and no other dsh holds). Imported, it gives
 ``dsh.base._containment`` the same walk and the same search.
 
 Given ``FD`` (the read end of a pipe only dsh writes to, never written), it first
@@ -21,8 +24,10 @@ says which it got: ``ns INIT_PID user`` or ``ns INIT_PID pid``, else ``marks REA
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import signal
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -36,9 +41,11 @@ __all__ = [
     "carriers",
     "descendants",
     "group_members",
+    "is_placeholder",
     "kill_tree",
     "marks",
     "parent_map",
+    "remove_placeholder",
     "running",
 ]
 
@@ -175,8 +182,59 @@ def kill_tree(leaders: set[int]) -> set[int]:
     return below
 
 
+def is_placeholder(path: str, st: os.stat_result) -> bool:
+    """Whether ``path`` (``st`` its ``lstat``) is a sandbox placeholder: its modification time
+    the epoch, and an empty directory or a file holding ``{}``."""
+    if st.st_mtime_ns != 0:
+        return False
+    try:
+        if stat.S_ISDIR(st.st_mode):
+            return not os.listdir(path)
+        if stat.S_ISREG(st.st_mode) and st.st_size == 2:
+            with open(path, "rb") as f:
+                return f.read(3) == b"{}"
+    except OSError:
+        return False
+    return False
+
+
+def remove_placeholder(path: str) -> int:
+    """Remove the placeholder at ``path`` unless another process holds it (a shared
+    ``flock``) or it is no longer one; 1 when removed."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return 0
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        mine, here = os.fstat(fd), os.lstat(path)
+        if (mine.st_dev, mine.st_ino) != (here.st_dev, here.st_ino) or not is_placeholder(
+            path, here
+        ):
+            return 0
+        (os.rmdir if stat.S_ISDIR(here.st_mode) else os.unlink)(path)
+        return 1
+    except OSError:
+        return 0
+    finally:
+        os.close(fd)
+
+
+def _wait_children(bound: float) -> None:
+    """Reap this watchdog's children (dsh's namespace's init: it exits once the kernel has
+    ended every process in the namespace), for at most ``bound`` seconds."""
+    end = time.monotonic() + bound
+    while time.monotonic() < end:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                time.sleep(0.01)
+        except ChildProcessError:
+            return
+
+
 def _watch(token: bytes) -> None:
     contained: set[int] = set()
+    placeholders: set[str] = set()
     for line in sys.stdin.buffer:
         text = line.strip()
         with contextlib.suppress(ValueError):
@@ -184,11 +242,21 @@ def _watch(token: bytes) -> None:
                 contained.add(int(text[1:]))
             elif text[:1] == b"-":
                 contained.discard(int(text[1:]))
+            elif text[:1] == b">":
+                placeholders.add(bytes.fromhex(text[1:].decode()).decode())
+            elif text[:1] == b"<":
+                placeholders.discard(bytes.fromhex(text[1:].decode()).decode())
     if contained:
         kill_tree(contained)
-    if not token:
-        return
-    prefix = token + b"."
+    if token:
+        _kill_marked(token + b".")
+    if placeholders:
+        _wait_children(2.0)  # nothing sandboxed left that a removal could un-protect
+        for path in placeholders:
+            remove_placeholder(path)
+
+
+def _kill_marked(prefix: bytes) -> None:
     for _ in range(_ROUNDS):
         marked = carriers(lambda mark: mark.startswith(prefix))
         if not marked:

@@ -436,6 +436,9 @@ def _start_background(command: str, workspace: Workspace, unsandboxed: bool) -> 
         argv, preexec = contained_spawn(spawned, env, workspace.cwd)
     else:
         argv, preexec = sandbox.argv, sandbox.preexec
+        if sandbox.env:
+            env = {**(os.environ if env is None else env), **sandbox.env}
+    proxy = None
     try:
         with output_path.open("wb") as sink:
             process = subprocess.Popen(  # a child that cannot restrict itself: SubprocessError
@@ -452,6 +455,7 @@ def _start_background(command: str, workspace: Workspace, unsandboxed: bool) -> 
     finally:
         if sandbox is not None:
             sandbox.close()
+            proxy = sandbox.serve()  # the domain filter, until the session ends
     contain_process(process.pid, mark)
     shell = BackgroundShell(shell_id, command, output_path, process)
     _BACKGROUND[shell_id] = shell
@@ -459,6 +463,8 @@ def _start_background(command: str, workspace: Workspace, unsandboxed: bool) -> 
     def end_with_session() -> None:
         shell.kill()
         _BACKGROUND.pop(shell_id, None)
+        if proxy is not None:
+            proxy.close()
 
     workspace.on_close(end_with_session)
     response = _response("", command, interrupted=False, extra={"backgroundTaskId": shell_id})

@@ -9,6 +9,7 @@ What it leaves running after a normal exit ends with the session.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, final
@@ -74,6 +75,9 @@ async def run_in_group(
         command, preexec = contained_spawn(argv, marked, cwd)
     else:
         command, preexec = sandbox.argv, sandbox.preexec
+        if sandbox.env:
+            marked = {**(os.environ if marked is None else marked), **sandbox.env}
+    proxy = None
     try:
         proc = await asyncio.create_subprocess_exec(
             *command,
@@ -89,6 +93,7 @@ async def run_in_group(
     finally:
         if sandbox is not None:
             sandbox.close()
+            proxy = sandbox.serve()  # the domain filter, for this command's life
     contain_process(proc.pid, mark)
     work = asyncio.ensure_future(proc.communicate())
     aborted = asyncio.ensure_future(signal.wait()) if signal is not None else None
@@ -117,3 +122,5 @@ async def run_in_group(
             # Shielded so a second cancellation still leaves the reap running.
             await asyncio.shield(proc.wait())
         release_process(proc.pid)
+        if proxy is not None:
+            proxy.close()

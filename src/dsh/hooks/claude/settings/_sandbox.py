@@ -4,17 +4,22 @@
 not true in the scope that decides it). Scalars (``enabled``, ``allowUnsandboxedCommands``)
 by settings precedence (managed, command line, local, project, user); lists
 (``excludedCommands``, ``filesystem.allowWrite``, ``filesystem.denyWrite``,
-``filesystem.denyRead``) from every scope. Claude Code 2.1.332 sandboxes Bash with
-bubblewrap and a proxy; dsh maps it onto its own mechanism (docs/sandbox.md):
-``workspace-write`` in the project (and the temp directories), ``allowWrite`` as more
-writable roots, ``denyWrite`` kept read-only, ``denyRead`` hidden under an empty
-read-only mount, ``excludedCommands`` run outside, the Bash ``dangerouslyDisableSandbox``
-field honoured unless ``allowUnsandboxedCommands`` is false. The keys that widen the
-sandbox (``allowWrite``, ``excludedCommands``) are not taken from a project's shared
-``.claude/settings.json``: a cloned repository must not open its own sandbox. What dsh
-cannot enforce it says, once per file: ``network.allowedDomains`` (dsh cannot filter by
-domain: the network stays off) and ``filesystem.allowRead`` (not re-opened). Where dsh
-has no mechanism, commands are refused (Claude Code runs them unsandboxed with a warning).
+``filesystem.denyRead``, ``filesystem.allowRead``) from every scope. Claude Code 2.1.332
+sandboxes Bash with bubblewrap and a proxy; dsh maps it onto its own mechanism
+(docs/sandbox.md): ``workspace-write`` in the project (and the temp directories),
+``allowWrite`` as more writable roots, ``denyWrite`` kept read-only, ``denyRead`` hidden
+under an empty read-only mount but where ``allowRead`` re-opens it (it takes precedence; a
+pattern is expanded when a command starts; with ``allowManagedReadPathsOnly`` in managed
+settings, only managed settings' count), ``excludedCommands`` run outside, the Bash
+``dangerouslyDisableSandbox`` field honoured unless ``allowUnsandboxedCommands`` is false.
+The keys that widen the sandbox (``allowWrite``, ``allowRead``, ``excludedCommands``) are
+not taken from a project's shared ``.claude/settings.json``: a cloned repository must not
+open its own sandbox (Claude Code refuses ``allowWrite`` and ``allowRead`` from settings a
+repository tracks). ``network.allowedDomains`` (from every scope but the shared project
+settings; with ``allowManagedDomainsOnly``, managed settings' only) and
+``network.deniedDomains`` (every scope) give the domain filter (a proxy,
+``dsh.base._sandbox_proxy``). Where dsh has no mechanism, commands are refused (Claude Code
+runs them unsandboxed with a warning).
 """
 
 from __future__ import annotations
@@ -73,48 +78,78 @@ def read_sandbox(
     writable: list[Path] = []
     denied: list[Path] = []
     unreadable: list[Path] = []
+    readable: list[Path] = []
     excluded: list[str] = []
+    allowed_domains: list[str] = []
+    denied_domains: list[str] = []
+    managed_domains_only = any(
+        source.kind == "managed" and _table(b, "network").get("allowManagedDomainsOnly") is True
+        for source, b in blocks
+    )
+    managed_reads_only = any(
+        source.kind == "managed"
+        and _table(b, "filesystem").get("allowManagedReadPathsOnly") is True
+        for source, b in blocks
+    )
     for source, block in blocks:
         root = settings_root(source, project)
         fs = _table(block, "filesystem")
         denied += [_path(p, root, home) for p in _strings(fs.get("denyWrite"))]
         unreadable += [_path(p, root, home) for p in _strings(fs.get("denyRead"))]
-        widening = _strings(fs.get("allowWrite")), _strings(block.get("excludedCommands"))
+        reads = _strings(fs.get("allowRead"))
+        domains = _strings(_table(block, "network").get("allowedDomains"))
+        widening = (
+            _strings(fs.get("allowWrite")),
+            _strings(block.get("excludedCommands")),
+            reads,
+            domains,
+        )
         if source.kind == "project" and any(widening):
+            denied_domains += _strings(_table(block, "network").get("deniedDomains"))
             diags.add(
                 source,
                 "warning",
                 "ignored-field",
-                "`sandbox.filesystem.allowWrite` and `sandbox.excludedCommands` widen the sandbox:"
-                " dsh does not take them from a project's shared settings (put them in"
-                " .claude/settings.local.json or user settings)",
+                "`sandbox.filesystem.allowWrite`, `sandbox.filesystem.allowRead`,"
+                " `sandbox.network.allowedDomains` and `sandbox.excludedCommands` widen the"
+                " sandbox: dsh does not take them from a project's shared settings (put them"
+                " in .claude/settings.local.json or user settings)",
             )
             continue
         writable += [_path(p, root, home) for p in widening[0]]
         excluded += widening[1]
-        if _strings(fs.get("allowRead")):
+        if managed_reads_only and source.kind != "managed" and reads:
             diags.add(
                 source,
                 "warning",
-                "unsupported-field",
-                "`sandbox.filesystem.allowRead` is not supported: a path under a `denyRead` path"
-                " stays hidden from sandboxed commands (docs/sandbox.md)",
+                "ignored-field",
+                "`sandbox.filesystem.allowRead` is ignored: managed settings set"
+                " `allowManagedReadPathsOnly`",
             )
+        else:
+            readable += [_path(p, root, home) for p in reads]
         net = _table(block, "network")
-        if _strings(net.get("allowedDomains")):
+        denied_domains += _strings(net.get("deniedDomains"))
+        domains = _strings(net.get("allowedDomains"))
+        if managed_domains_only and source.kind != "managed" and domains:
             diags.add(
                 source,
                 "warning",
-                "unsupported-field",
-                "`sandbox.network.allowedDomains`: dsh cannot filter the network by domain, so a"
-                " sandboxed command has no network (docs/sandbox.md)",
+                "ignored-field",
+                "`sandbox.network.allowedDomains` is ignored: managed settings set"
+                " `allowManagedDomainsOnly`",
             )
+        else:
+            allowed_domains += domains
     where = next(source for source, b in ranked if isinstance(b.get("enabled"), bool))
     return SandboxPolicy(
         mode="workspace-write",
         writable_roots=tuple(writable),
         protected=tuple(denied),
         unreadable=tuple(unreadable),
+        readable=tuple(readable),
+        allowed_domains=tuple(dict.fromkeys(allowed_domains)),
+        denied_domains=tuple(dict.fromkeys(denied_domains)),
         excluded_commands=tuple(excluded),
         allow_unsandboxed=allow,
         source=f"Claude Code {where.kind} settings {where.path}",

@@ -1,6 +1,17 @@
 """Codex's sandbox keys in its ``config.toml`` layers: ``sandbox_mode``, ``approval_policy``,
 ``[sandbox_workspace_write]``, read as Codex 0.171 reads them (a value it would refuse is a
-diagnostic, and the key is then what the layers below say)."""
+diagnostic, and the key is then what the layers below say).
+
+Without ``sandbox_mode`` (which wins, as in Codex), a **permission profile** may give the
+sandbox: ``default_permissions`` names a built-in (``:read-only``, ``:workspace``,
+``:danger-no-sandbox``) or a ``[permissions.NAME]`` table, of which dsh reads ``extends``
+(one of those built-ins) and ``[permissions.NAME.network]``: ``enabled = true`` opens the
+network, and with Codex's proxy on (``[features] network_proxy = true``, or its table's
+``enabled``) ``domains`` (``"example.com" = "allow"`` or ``"deny"``) is the domain filter,
+as Codex 0.171's own proxy applies it (seen with ``codex sandbox``: an allowed name
+answered, another refused with ``403`` and ``x-proxy-error: blocked-by-allowlist``; without
+``enabled``, no network at all). The profile's ``filesystem`` rules are not read (a
+diagnostic says so)."""
 
 from __future__ import annotations
 
@@ -15,7 +26,7 @@ from dsh.hooks.codex.config._types import CodexDiagnostic
 if TYPE_CHECKING:
     from dsh.base._sandbox import SandboxPolicy
 
-__all__ = ["codex_sandbox", "sandbox_table"]
+__all__ = ["codex_sandbox", "profile_sandbox", "sandbox_table"]
 
 _SANDBOX_MODES: Final = ("read-only", "workspace-write", "danger-full-access")
 _APPROVAL_POLICIES: Final = ("untrusted", "on-failure", "on-request", "never")
@@ -37,6 +48,7 @@ def sandbox_table(
     for path, config in configs:
         if not isinstance(config, Mapping):
             continue
+        _profile_keys(config, merged)
         for key, allowed in (
             ("sandbox_mode", _SANDBOX_MODES),
             ("approval_policy", _APPROVAL_POLICIES),
@@ -59,6 +71,8 @@ def sandbox_table(
         merged["sandbox_workspace_write"] = FrozenDict(
             {**merged.get("sandbox_workspace_write", {}), **table}
         )
+    if "sandbox_mode" not in merged:
+        profile_sandbox(merged, diagnostics)  # what of a profile dsh does not read, said once
     return FrozenDict(merged)
 
 
@@ -78,11 +92,84 @@ def _workspace_write_problem(table: Any) -> str | None:
     return None
 
 
+_BUILT_IN: Final = {
+    ":read-only": "read-only",
+    ":workspace": "workspace-write",
+    ":danger-no-sandbox": "danger-full-access",
+    ":danger-full-access": "danger-full-access",
+}
+
+
+def _profile_keys(config: Mapping[str, Any], merged: dict[str, Any]) -> None:
+    """``default_permissions``, ``[permissions]`` and the ``network_proxy`` feature of one
+    layer into ``merged`` (a higher layer's key wins)."""
+    if isinstance(config.get("default_permissions"), str):
+        merged["default_permissions"] = config["default_permissions"]
+    profiles = config.get("permissions")
+    if isinstance(profiles, Mapping):
+        merged["permissions"] = FrozenDict({**merged.get("permissions", {}), **profiles})
+    features = config.get("features")
+    proxy = features.get("network_proxy") if isinstance(features, Mapping) else None
+    if isinstance(proxy, Mapping):
+        proxy = proxy.get("enabled")
+    if isinstance(proxy, bool):
+        merged["network_proxy"] = proxy
+
+
+def profile_sandbox(
+    table: Mapping[str, Any], diagnostics: list[CodexDiagnostic] | None = None
+) -> tuple[str, bool, tuple[str, ...], tuple[str, ...]] | None:
+    """The mode, network access and allowed and denied domains of the permission profile
+    ``default_permissions`` names (``None``: none, or one dsh cannot read)."""
+    name = table.get("default_permissions")
+    if not isinstance(name, str):
+        return None
+    if name in _BUILT_IN:
+        return _BUILT_IN[name], False, (), ()
+    profile = (table.get("permissions") or {}).get(name)
+    if not isinstance(profile, Mapping) or profile.get("extends") not in _BUILT_IN:
+        if diagnostics is not None:
+            reason = (
+                f"default_permissions = {name!r}: dsh reads a profile that extends one of"
+                f" {', '.join(_BUILT_IN)}; no sandbox from it"
+            )
+            diagnostics.append(CodexDiagnostic(source="config.toml", reason=reason))
+        return None
+    if "filesystem" in profile and diagnostics is not None:
+        reason = f"[permissions.{name}.filesystem] is not read by dsh: {profile['extends']} decides"
+        diagnostics.append(CodexDiagnostic(source="config.toml", reason=reason))
+    network = profile.get("network")
+    network = network if isinstance(network, Mapping) else {}
+    if network.get("enabled") is not True:
+        return _BUILT_IN[profile["extends"]], False, (), ()
+    domains = network.get("domains")
+    domains = domains if isinstance(domains, Mapping) else {}
+    allowed = tuple(d for d, v in domains.items() if v == "allow")
+    denied = tuple(d for d, v in domains.items() if v == "deny")
+    if table.get("network_proxy") is True:
+        return _BUILT_IN[profile["extends"]], False, allowed, denied
+    return _BUILT_IN[profile["extends"]], True, (), ()
+
+
 def codex_sandbox(table: Mapping[str, Any]) -> SandboxPolicy | None:
-    """The sandbox the layers' keys describe (``None``: ``sandbox_mode`` is not set)."""
+    """The sandbox the layers' keys describe (``None``: neither ``sandbox_mode`` nor a
+    permission profile sets one)."""
     mode = table.get("sandbox_mode")
     if mode not in _SANDBOX_MODES:
-        return None
+        profile = profile_sandbox(table)
+        if profile is None:
+            return None
+        from dsh.base._sandbox import SandboxPolicy
+
+        mode, network, allowed, denied = profile
+        return SandboxPolicy(
+            mode=mode,  # type: ignore[arg-type]
+            network_access=network,
+            allowed_domains=allowed,
+            denied_domains=denied,
+            source=f"Codex config.toml default_permissions = {table['default_permissions']!r}",
+            allow_unsandboxed=table.get("approval_policy") == "on-request",
+        )
     from dsh.base._sandbox import SandboxPolicy  # only when a layer sets a mode
 
     write = table.get("sandbox_workspace_write") or {}

@@ -35,6 +35,8 @@ NEVER_IN_DSH_RUN = frozenset(
         "Notification",  # only when a person is asked: never in a headless run (as `claude -p`)
         "ConfigChange",  # only when a settings or skill file changes (tests/hooks_claude)
         "FileChanged",  # only when a watched file changes (tests/hooks_claude)
+        # only for a subagent type with `isolation: worktree` (tests/hooks_claude)
+        "WorktreeCreate",
     }
 )
 EVENTS = tuple(

@@ -9,7 +9,7 @@ the event's rules and Claude Code's model-visible wording. The plugin is
 composed, not inherited: one ``Runtime`` (``_machinery``: the catalog, the
 settings, the per-session state and the firing) and one object per handler group,
 each taking the runtime (``_handlers.Handlers``): ``_lifecycle`` (session, prompt,
-turn end, compaction, display, cwd), ``_subagents`` (SubagentStop),
+compaction, cwd), ``_turn_end`` (Stop, StopFailure, display), ``_subagents`` (SubagentStop),
 ``_tool_events`` (tool calls, tasks, batches), ``_permission_events``
 (PermissionRequest, PermissionDenied), ``_command_events`` (custom commands and
 skills) and ``_session_commands`` (model switch, directories). ``apply`` registers
@@ -56,6 +56,7 @@ from dsh.hooks.claude.runtime._permission_events import PermissionEvents
 from dsh.hooks.claude.runtime._session_commands import SessionCommandEvents
 from dsh.hooks.claude.runtime._subagents import SubagentEvents
 from dsh.hooks.claude.runtime._tool_events import ToolEvents
+from dsh.hooks.claude.runtime._turn_end import TurnEndEvents
 from dsh.hooks.claude.runtime._watch import Watches
 from dsh.hooks.claude.settings._agents import AgentSet
 from dsh.hooks.claude.settings._commands import CommandSet
@@ -92,6 +93,7 @@ class ClaudeHooksPlugin:
         self.notifications = NotificationEvents(self.runtime)
         self.subagents = SubagentEvents(self.runtime)
         self.lifecycle = LifecycleEvents(self.runtime, self.subagents)
+        self.turn_end = TurnEndEvents(self.runtime, self.subagents)
         self.tools = ToolEvents(self.runtime)
         self.permission_events = PermissionEvents(self.runtime)
         self.mcp_events = McpEvents(self.runtime)
@@ -136,6 +138,7 @@ class ClaudeHooksPlugin:
         self.watches._mount_watches(ctx)
         d = self.declared
         life, subagents, tools = self.lifecycle, self.subagents, self.tools
+        turn_end = self.turn_end
         perms = self.permission_events
         if d("Setup"):
             ctx.on(SETUP, life._setup)
@@ -151,7 +154,7 @@ class ClaudeHooksPlugin:
         # PreModelSwitch, PostModelSwitch, DirectoryAdded
         self.session_commands._mount_session_commands(ctx)
         if d("MessageDisplay"):
-            ctx.on(MESSAGE_DISPLAY, life._message_display)
+            ctx.on(MESSAGE_DISPLAY, turn_end._message_display)
         if d("Elicitation") or d("ElicitationResult"):
             ctx.on(ELICITATION, self.mcp_events._elicitation)
         if d("CwdChanged"):
@@ -174,9 +177,9 @@ class ClaudeHooksPlugin:
         if d("TaskCompleted"):
             ctx.on(TASK_COMPLETED, tools._task_completed)
         if d("Stop") or d("SubagentStop"):
-            ctx.on(TURN_CONTINUATION, life._stop)
+            ctx.on(TURN_CONTINUATION, turn_end._stop)
         if d("StopFailure") or d("MessageDisplay"):
-            ctx.on(TURN_ERROR, life._turn_error)
+            ctx.on(TURN_ERROR, turn_end._turn_error)
         if d("SubagentStart"):
             ctx.on(SUBAGENT_START, life._subagent_start)
         if d("SubagentStop"):

@@ -21,10 +21,8 @@ from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed, callin
 from dsh.base import thaw_json
 from dsh.context import Next
 from dsh.hooks.claude.answers._answer import HookAnswer
-from dsh.hooks.claude.runtime._handlers import Handlers
-from dsh.hooks.claude.runtime._machinery import (
+from dsh.hooks.claude.runtime._answers import (
     BETWEEN,
-    SOURCE,
     Merged,
     PreToolOutcome,
     additional_contexts,
@@ -33,6 +31,8 @@ from dsh.hooks.claude.runtime._machinery import (
     halting,
     shown_reason,
 )
+from dsh.hooks.claude.runtime._handlers import Handlers
+from dsh.hooks.claude.runtime._machinery import SOURCE
 from dsh.hooks.claude.runtime._tool_input import mcp_server_of, observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
 from dsh.hooks.claude.transcript._content import batch_content

@@ -122,6 +122,20 @@ CASES: dict[str, dict[str, Any]] = {
         },
         "replies": [[tool_use("toolu_b1", "Bash", command="echo hi", description="t")], DONE],
     },
+    "context-joined-two-calls": {
+        "hooks": {
+            "PreToolUse": [context("PreToolUse", "PRE-ONE"), context("PreToolUse", "PRE-TWO")],
+            "PostToolUse": [context("PostToolUse", "POST-ONE"), context("PostToolUse", "POST-TWO")],
+            "PostToolBatch": [context("PostToolBatch", "BATCH-ONE")],
+        },
+        "replies": [
+            [
+                tool_use("toolu_b1", "Bash", command="echo one", description="t"),
+                tool_use("toolu_b2", "Bash", command="echo two", description="t"),
+            ],
+            DONE,
+        ],
+    },
     "hook-output-big": {
         "hooks": {
             "SessionStart": [context("SessionStart", "S" * 20_000)],

@@ -25,6 +25,13 @@ _FILE_PATHS = (
     " the model's path"
 )
 
+_STEP_TEXTS = (
+    "on the Anthropic wire the step's hook texts are one system message, joined by a blank"
+    " line, as 2.1.332 folds consecutive system texts: each call's PreToolUse then"
+    " PostToolUse texts, then PostToolBatch's (`context-joined` in"
+    " tests/fixtures/claude_strict.json)"
+)
+
 _POST_SPLIT = (
     "Claude Code fires `PostToolUse` only after a successful call and `PostToolUseFailure` after a"
     " failed one. A suite that predates the split (it declares no `PostToolUseFailure` group"
@@ -69,6 +76,7 @@ PRE_TOOL_USE = EventSupport(
         " runs with its input) and is shown to the user as a hook-error notice naming the"
         " hook",
         "`additionalContext` added after the step's tool results",
+        _STEP_TEXTS,
         _FILE_PATHS,
         "several hooks: deny > defer > ask > allow; their contexts one text under one"
         " prefix, joined by newlines, in declaration order",
@@ -171,6 +179,7 @@ POST_TOOL_USE = EventSupport(
         " having no PostToolUseFailure, is told so in a notice)",
         "`additionalContext` added after the step's tool results; a call's block reasons and"
         " contexts are one message, each under its prefix, joined by a blank line",
+        _STEP_TEXTS,
         PERSISTED,
         NOTICE,
         HALTS,
@@ -213,6 +222,7 @@ POST_TOOL_BATCH = EventSupport(
         '`decision: "block"`, exit 2 and `continue: false` stop the loop before the next'
         " model call, with the reason",
         "`additionalContext` injected once before the next model call",
+        _STEP_TEXTS,
         NOTICE,
     ),
 )

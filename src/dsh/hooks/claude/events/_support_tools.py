@@ -164,6 +164,10 @@ POST_TOOL_USE = EventSupport(
     applied=(
         "fires after a call whose tool body ran and succeeded; `tool_response` is the"
         " tool's structured output",
+        "a Bash call that changed files of its git working tree gets 2.1.332's `bashEditDiff`"
+        " in `tool_response` (up to 5 files' hunks, `moreFiles`, `changedFiles`), in the"
+        " `auto` and `bypassPermissions` modes or as `CLAUDE_CODE_BASH_EDIT_DIFF` says"
+        " (tests/fixtures/claude_bash_diff.json)",
         '`decision: "block"` and exit 2: the reason is added after the tool result as'
         ' `PostToolUse:<Tool> hook blocking error from command: "<command>": R` (exit 2:'
         " `[<command>]: S` for R)",
@@ -190,6 +194,8 @@ POST_TOOL_USE = EventSupport(
         "`updatedMCPToolOutput`: 2.1.332 honours `updatedToolOutput` for MCP tools (their"
         " content array, `mcp-post-updated-output`); dsh does the same and reads no other name",
         "`classifierContext`: dsh has no auto-mode classifier",
+        "`bashEditDiffEnabled` in settings is not read (the mode and"
+        " `CLAUDE_CODE_BASH_EDIT_DIFF` decide `bashEditDiff`)",
     ),
     difference=_POST_SPLIT,
 )

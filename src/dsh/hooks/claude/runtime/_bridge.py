@@ -10,7 +10,7 @@ composed, not inherited: one ``Runtime`` (``_machinery``: the catalog, the
 settings, the per-session state and the firing) and one object per handler group,
 each taking the runtime (``_handlers.Handlers``): ``_lifecycle`` (session, prompt,
 compaction, cwd), ``_turn_end`` (Stop, StopFailure, display), ``_subagents`` (SubagentStop),
-``_tool_events`` (tool calls, tasks, batches), ``_permission_events``
+``_tool_events`` (tool calls, tasks), ``_batch_events`` (PostToolBatch), ``_permission_events``
 (PermissionRequest, PermissionDenied), ``_command_events`` (custom commands and
 skills) and ``_session_commands`` (model switch, directories). ``apply`` registers
 their listeners.
@@ -47,6 +47,7 @@ from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude.permissions._plugin import PermissionState
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._agents import AgentListing
+from dsh.hooks.claude.runtime._batch_events import BatchEvents
 from dsh.hooks.claude.runtime._command_events import CommandEvents
 from dsh.hooks.claude.runtime._lifecycle import LifecycleEvents
 from dsh.hooks.claude.runtime._machinery import Runtime
@@ -95,6 +96,7 @@ class ClaudeHooksPlugin:
         self.lifecycle = LifecycleEvents(self.runtime, self.subagents)
         self.turn_end = TurnEndEvents(self.runtime, self.subagents)
         self.tools = ToolEvents(self.runtime)
+        self.batch = BatchEvents(self.runtime)
         self.permission_events = PermissionEvents(self.runtime)
         self.mcp_events = McpEvents(self.runtime)
         self.command_events = CommandEvents(self.runtime)
@@ -171,7 +173,7 @@ class ClaudeHooksPlugin:
         if d("PostToolUse") or d("PostToolUseFailure"):
             ctx.on(POST_EXECUTE, tools._post_tool)
         if d("PostToolBatch"):
-            ctx.on(POST_TOOL_BATCH, tools._post_tool_batch)
+            ctx.on(POST_TOOL_BATCH, self.batch._post_tool_batch)
         if d("TaskCreated"):
             ctx.on(TASK_CREATED, tools._task_created)
         if d("TaskCompleted"):

@@ -14,16 +14,14 @@ tool's input schema. Never run by ``make test``; its output is the fixture
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _anthropic_mock import AnthropicMock
+from _claude_recording import Place, claude_env, run_claude
 from _side_cases import Reply, SideCase
 
 AGENTS = {
@@ -57,36 +55,14 @@ def _texts(body: dict[str, Any]) -> list[str]:
 
 
 def record(claude: str) -> dict[str, Any]:
-    run = Path(tempfile.mkdtemp(prefix="dsh-agents-"))
+    place = Place.make("agents", git=True)
     for name, text in AGENTS.items():
-        (run / name).parent.mkdir(parents=True, exist_ok=True)
-        (run / name).write_text(text)
-    project, home = run / "project", run / "home"
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+        (place.root / name).parent.mkdir(parents=True, exist_ok=True)
+        (place.root / name).write_text(text)
     with AnthropicMock() as mock:
         mock.load(SideCase(name="agents", prompt="hello", replies=(Reply(text="done"),), hooks={}))
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(home),
-            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-            "ANTHROPIC_BASE_URL": mock.url,
-            "ANTHROPIC_API_KEY": "dummy",
-            "IS_SANDBOX": "1",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
-        argv = [claude, "-p", "hello", "--dangerously-skip-permissions"]
-        subprocess.run(
-            argv,
-            cwd=project,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=120,
-            check=True,
-        )
+        args = ["-p", "hello", "--dangerously-skip-permissions"]
+        run_claude(claude, args, place, claude_env(mock.url, place), timeout=120).check_returncode()
         body = json.loads(mock.bodies[0])
     text = next(t for t in _texts(body) if HEAD in t)
     start = text.index(HEAD)

@@ -14,16 +14,14 @@ sent. Never run by ``make test``; its output is the fixture ``tests/fixtures/cla
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _anthropic_mock import AnthropicMock
+from _claude_recording import Place, claude_env, run_claude
 from _side_cases import Reply, SideCase
 
 EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolBatch"]
@@ -123,11 +121,8 @@ def _scrub(value: Any) -> Any:
 
 
 def run_case(claude: str, name: str, case: dict[str, Any]) -> dict[str, Any]:
-    run = Path(tempfile.mkdtemp(prefix=f"dsh-{name}-"))
-    project, home = run / "project", run / "home"
-    project.mkdir()
-    (home / ".claude").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    place = Place.make(name, git=True)
+    run = place.root
     (run / "hook.py").write_text(HOOK)
     hooks = {
         e: [
@@ -145,41 +140,20 @@ def run_case(claude: str, name: str, case: dict[str, Any]) -> dict[str, Any]:
     with AnthropicMock() as mock:
         replies = tuple(_reply(r) for r in case["replies"])
         mock.load(SideCase(name=name, prompt="run it", replies=replies, hooks={}))
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(home),
-            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-            "ANTHROPIC_BASE_URL": mock.url,
-            "ANTHROPIC_API_KEY": "dummy",
-            "IS_SANDBOX": "1",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "CASE_LOG": str(log),
-            "CASE_ANSWERS": json.dumps({"PreToolUse": case["answers"]}),
-        }
+        answers = json.dumps({"PreToolUse": case["answers"]})
+        env = claude_env(mock.url, place, CASE_LOG=str(log), CASE_ANSWERS=answers)
         common = ["--output-format", "stream-json", "--verbose", "--settings", str(settings)]
         common += ["--dangerously-skip-permissions"]
-        argvs = [[claude, "-p", "run it", *common]]
+        argvs = [["-p", "run it", *common]]
         session_id = None
         for n in range(2):
             if n == 1:
                 if session_id is None:
                     break
-                argvs.append([claude, "-p", "--resume", session_id, *common])
+                argvs.append(["-p", "--resume", session_id, *common])
             before = len(log.read_text().splitlines()) if log.exists() else 0
             bodies_before = len(mock.bodies)
-            done = subprocess.run(
-                argvs[n],
-                cwd=project,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=180,
-                check=False,
-            )
+            done = run_claude(claude, argvs[n], place, env, timeout=180)
             stream = _stream(done.stdout)
             result = next((s for s in stream if s.get("type") == "result"), {})
             deferred = result.get("stop_reason") == "tool_deferred"
@@ -189,7 +163,7 @@ def run_case(claude: str, name: str, case: dict[str, Any]) -> dict[str, Any]:
                 {
                     "argv": [
                         "claude",
-                        *[a if a != session_id else "<session>" for a in argvs[n][1:]],
+                        *[a if a != session_id else "<session>" for a in argvs[n]],
                     ],
                     "exit_code": done.returncode,
                     "stderr": done.stderr[-2000:],

@@ -15,16 +15,14 @@ the fixture ``tests/fixtures/claude_events.json``.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _anthropic_mock import AnthropicMock
+from _claude_recording import Place, claude_env, run_claude
 from _side_cases import Reply, SideCase
 from record_claude_defer import HOOK, _model_view, _scrub
 
@@ -59,11 +57,8 @@ def _cases(project: Path) -> dict[str, dict[str, Any]]:
 
 
 def run_case(claude: str, name: str) -> dict[str, Any]:
-    run = Path(tempfile.mkdtemp(prefix=f"dsh-{name}-"))
-    project, home = run / "project", run / "home"
-    project.mkdir()
-    (home / ".claude").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    place = Place.make(name, git=True)
+    run, project = place.root, place.project
     case = _cases(project)[name]
     for rel, text in case["files"].items():
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -79,31 +74,10 @@ def run_case(claude: str, name: str) -> dict[str, Any]:
     with AnthropicMock() as mock:
         replies = (Reply(bash=(case["bash"],)), Reply(text="done"))
         mock.load(SideCase(name=name, prompt="go", replies=replies, hooks={}))
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(home),
-            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-            "ANTHROPIC_BASE_URL": mock.url,
-            "ANTHROPIC_API_KEY": "dummy",
-            "IS_SANDBOX": "1",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "CASE_LOG": str(log),
-            "CASE_ANSWERS": json.dumps(case["answers"]),
-        }
-        argv = [claude, "-p", "go", "--settings", str(settings), *case["flags"]]
-        done = subprocess.run(
-            argv,
-            cwd=project,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
+        answers = json.dumps(case["answers"])
+        env = claude_env(mock.url, place, CASE_LOG=str(log), CASE_ANSWERS=answers)
+        args = ["-p", "go", "--settings", str(settings), *case["flags"]]
+        done = run_claude(claude, args, place, env, timeout=180)
         view = _model_view(mock.bodies)
     hooks_seen = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     text = json.dumps(_scrub(hooks_seen)).replace(str(run), "${RUN_DIR}")

@@ -15,16 +15,14 @@ extras). Never run by ``make test``; its output is ``tests/fixtures/claude_input
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import pexpect
 from _anthropic_mock import AnthropicMock
+from _claude_recording import Place, claude_env, claude_version
 from _side_cases import Reply, SideCase
 
 CASES: dict[str, list[str]] = {
@@ -60,13 +58,10 @@ def _user_messages(body: dict[str, Any], project: Path) -> list[Any]:
 
 
 def record(claude: str, lines: list[str], mock: AnthropicMock) -> list[Any]:
-    root = Path(tempfile.mkdtemp(prefix="rec-input-"))
-    project, home, config = root / "project", root / "home", root / "config"
-    for folder in (project, home, config):
-        folder.mkdir()
-    (project / "note.txt").write_text(NOTE)
+    place = Place.make("input", files={"note.txt": NOTE})
+    project = place.project
     trusted = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
-    (config / ".claude.json").write_text(
+    (place.config / ".claude.json").write_text(
         json.dumps(
             {
                 "hasCompletedOnboarding": True,
@@ -77,17 +72,7 @@ def record(claude: str, lines: list[str], mock: AnthropicMock) -> list[Any]:
         )
     )
     mock.load(SideCase(name="input", prompt="", replies=(Reply(text="done"),), hooks={}))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
-    env |= {
-        "HOME": str(home),
-        "ANTHROPIC_BASE_URL": mock.url,
-        "ANTHROPIC_API_KEY": KEY,
-        "CLAUDE_CONFIG_DIR": str(config),
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "IS_SANDBOX": "1",
-        "TERM": "xterm-256color",
-    }
+    env = claude_env(mock.url, place, ANTHROPIC_API_KEY=KEY, TERM="xterm-256color")
     child = pexpect.spawn(
         claude,
         ["--model", "claude-rec"],
@@ -115,8 +100,7 @@ def record(claude: str, lines: list[str], mock: AnthropicMock) -> list[Any]:
 
 def main() -> int:
     claude, out = sys.argv[1], Path(sys.argv[2])
-    version = subprocess.run([claude, "--version"], capture_output=True, text=True).stdout.strip()
-    recorded: dict[str, Any] = {"cli_version": version, "note_txt": NOTE}
+    recorded: dict[str, Any] = {"cli_version": claude_version(claude), "note_txt": NOTE}
     with AnthropicMock() as mock:
         for name, lines in CASES.items():
             print("recording", name, flush=True)

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _anthropic_mock import AnthropicMock
+from _claude_recording import Place, claude_env, run_claude
 from _side_cases import Reply, SideCase
 
 CASES: dict[str, dict[str, Any]] = {
@@ -32,36 +31,21 @@ CASES: dict[str, dict[str, Any]] = {
 
 
 def record(claude: str, settings: dict[str, Any]) -> dict[str, Any]:
-    root = Path(tempfile.mkdtemp(prefix="rec-sandbox-"))
-    project, config = root / "project", root / "config"
-    (project / ".claude").mkdir(parents=True)
-    config.mkdir()
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    place = Place.make("sandbox", files={".claude/settings.json": json.dumps(settings)})
     case = SideCase("sandbox", "go", (Reply(bash=("true",)), Reply(text="done")), {})
     with AnthropicMock() as mock:
         mock.load(case)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
-        env |= {
-            "ANTHROPIC_BASE_URL": mock.url,
-            "ANTHROPIC_API_KEY": "sk-record-loopback",
-            "CLAUDE_CONFIG_DIR": str(config),
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "HOME": str(root),
-        }
-        if os.geteuid() == 0:
-            env["IS_SANDBOX"] = "1"
-        argv = [claude, "-p", "go", "--dangerously-skip-permissions"]
-        done = subprocess.run(
-            argv, cwd=project, env=env, capture_output=True, text=True, timeout=180
-        )
-        bodies = [json.loads(b) if isinstance(b, (bytes, str)) else b for b in mock.bodies]
+        env = claude_env(mock.url, place)
+        if os.geteuid() != 0:
+            del env["IS_SANDBOX"]
+        done = run_claude(claude, ["-p", "go", "--dangerously-skip-permissions"], place, env)
+        bodies = [json.loads(b) for b in mock.bodies]
     tools = {tool["name"]: tool for tool in bodies[0]["tools"]}
     return {
         "settings": settings,
         "exit_code": done.returncode,
         "stdout": done.stdout,
-        "stderr": done.stderr.replace(str(root), "${ROOT}"),
+        "stderr": done.stderr.replace(str(place.root), "${ROOT}"),
         "bash_input_schema": tools["Bash"]["input_schema"],
     }
 

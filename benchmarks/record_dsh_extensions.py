@@ -3,7 +3,7 @@
 usage: python benchmarks/record_dsh_extensions.py CLAUDE OUT.json
 
 dsh reads extensions under ``hookSpecificOutput.dsh`` (docs/hooks-dev.md). Run against
-the real Claude Code 2.1.332 (a loopback Anthropic mock, ``record_claude_bounds.Mock``;
+the real Claude Code 2.1.332 (a loopback Anthropic mock, ``_claude_recording``;
 a private ``CLAUDE_CONFIG_DIR``; permissions skipped), each case's hook answers with the
 extension beside fields Claude Code knows: the fixture keeps what the model was sent
 (the user message, the tool results), so a test can check that Claude Code ignored the
@@ -14,14 +14,12 @@ extension and honoured the rest. Never run by ``make test``; its output is
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from record_claude_bounds import _DONE, Mock, _bash
+from _claude_recording import DONE, Place, RecordingMock, claude_env, claude_version, run_claude
+from record_claude_bounds import _bash
 
 _PROMPT = {
     "hookSpecificOutput": {
@@ -61,26 +59,26 @@ _BATCH_PRUNE = {
 }
 _SAID = {"type": "text", "text": "the model's own words"}
 CASES: dict[str, dict[str, Any]] = {
-    "prompt-updated-prompt": {"event": "UserPromptSubmit", "answer": _PROMPT, "replies": [_DONE]},
+    "prompt-updated-prompt": {"event": "UserPromptSubmit", "answer": _PROMPT, "replies": [DONE]},
     "pretool-deny-with-dsh": {
         "event": "PreToolUse",
         "answer": _DENY,
-        "replies": [[_bash("toolu_a", "echo hi")], _DONE],
+        "replies": [[_bash("toolu_a", "echo hi")], DONE],
     },
     "display-updated-reply": {
         "event": "MessageDisplay",
         "answer": _REPLY,
-        "replies": [[_SAID, _bash("toolu_a", "echo hi")], _DONE],
+        "replies": [[_SAID, _bash("toolu_a", "echo hi")], DONE],
     },
     "posttool-prune": {
         "event": "PostToolUse",
         "answer": _PRUNE,
-        "replies": [[_bash("toolu_a", "echo hi")], _DONE],
+        "replies": [[_bash("toolu_a", "echo hi")], DONE],
     },
     "posttoolbatch-prune": {
         "event": "PostToolBatch",
         "answer": _BATCH_PRUNE,
-        "replies": [[_bash("toolu_a", "echo hi")], _DONE],
+        "replies": [[_bash("toolu_a", "echo hi")], DONE],
     },
 }
 
@@ -110,52 +108,33 @@ def _texts(body: dict[str, Any]) -> list[str]:
     return out
 
 
-def record(claude: str, case: dict[str, Any], mock: Mock) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="rec-dsh-ext-") as tmp:
-        root = Path(tmp)
-        project, config, home = root / "project", root / "config", root / "home"
-        for d in (project, config, home):
-            d.mkdir()
-        answer = root / "answer.json"
-        answer.write_text(json.dumps(case["answer"]))
-        command = f"cat > /dev/null; cat {answer}"
-        hooks = {case["event"]: [{"hooks": [{"type": "command", "command": command}]}]}
-        settings = root / "settings.json"
-        settings.write_text(json.dumps({"hooks": hooks}))
-        with mock.lock:
-            mock.replies = case["replies"]
-            mock.bodies = []
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
-        env |= {
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": mock.url,
-            "ANTHROPIC_API_KEY": "sk-rec-loopback",
-            "CLAUDE_CONFIG_DIR": str(config),
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "IS_SANDBOX": "1",
-        }
-        argv = [claude, "-p", "the original prompt", "--settings", str(settings),
-                "--dangerously-skip-permissions", "--model", "claude-rec"]  # fmt: skip
-        done = subprocess.run(
-            argv, cwd=project, env=env, capture_output=True, text=True, timeout=300
-        )
-        return {
-            "exit_code": done.returncode,
-            "stdout": done.stdout[-2000:],
-            "stderr": done.stderr[-2000:],
-            "requests": [_texts(body) for body in mock.bodies],
-        }
+def record(claude: str, case: dict[str, Any], mock: RecordingMock) -> dict[str, Any]:
+    place = Place.make("dsh-ext")
+    answer = place.root / "answer.json"
+    answer.write_text(json.dumps(case["answer"]))
+    command = f"cat > /dev/null; cat {answer}"
+    hooks = {case["event"]: [{"hooks": [{"type": "command", "command": command}]}]}
+    settings = place.root / "settings.json"
+    settings.write_text(json.dumps({"hooks": hooks}))
+    mock.load(case["replies"])
+    args = ["-p", "the original prompt", "--settings", str(settings),
+            "--dangerously-skip-permissions", "--model", "claude-rec"]  # fmt: skip
+    done = run_claude(claude, args, place, claude_env(mock.url, place))
+    return {
+        "exit_code": done.returncode,
+        "stdout": done.stdout[-2000:],
+        "stderr": done.stderr[-2000:],
+        "requests": [_texts(body) for body in mock.bodies],
+    }
 
 
 def main() -> int:
     claude, out = sys.argv[1], Path(sys.argv[2])
-    mock = Mock()
-    version = subprocess.run([claude, "--version"], capture_output=True, text=True).stdout.strip()
-    recorded: dict[str, Any] = {"cli_version": version}
-    for name, case in CASES.items():
-        print("recording", name, flush=True)
-        recorded[name] = {"answer": case["answer"], **record(claude, case, mock)}
+    recorded: dict[str, Any] = {"cli_version": claude_version(claude)}
+    with RecordingMock() as mock:
+        for name, case in CASES.items():
+            print("recording", name, flush=True)
+            recorded[name] = {"answer": case["answer"], **record(claude, case, mock)}
     out.write_text(json.dumps(recorded, indent=2, ensure_ascii=False) + "\n")
     return 0
 

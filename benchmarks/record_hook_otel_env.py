@@ -4,7 +4,7 @@ usage: python benchmarks/record_hook_otel_env.py CLAUDE OUT.json
 
 The corpus records only a hook's ``CLAUDE*``/``CODEX*`` variables, so it cannot say what
 Claude Code does with the OpenTelemetry ones. Run against the real Claude Code 2.1.332 (a
-loopback Anthropic mock, ``record_claude_bounds.Mock``; a private ``CLAUDE_CONFIG_DIR``),
+loopback Anthropic mock, ``_claude_recording``; a private ``CLAUDE_CONFIG_DIR``),
 with ``OTEL_*``, ``ANT_OTEL_*``, ``CLAUDE_CODE_OTEL_DIAG_STDERR`` and ``TRACEPARENT`` set,
 export off and then on (``CLAUDE_CODE_ENABLE_TELEMETRY=1``, every exporter ``none``), a
 UserPromptSubmit hook writes the names of those variables it sees. Never run by
@@ -14,14 +14,11 @@ UserPromptSubmit hook writes the names of those variables it sees. Never run by
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from record_claude_bounds import _DONE, Mock
+from _claude_recording import DONE, Place, RecordingMock, claude_env, claude_version, run_claude
 
 SET: dict[str, str] = {
     "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",
@@ -43,50 +40,33 @@ _DUMP = (
 )
 
 
-def record(claude: str, mock: Mock, telemetry: bool) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="rec-otel-env-") as tmp:
-        root = Path(tmp)
-        project, config, home = root / "project", root / "config", root / "home"
-        for d in (project, config, home):
-            d.mkdir()
-        seen = root / "seen.json"
-        command = f"{sys.executable} -c {json.dumps(_DUMP)} {seen}"
-        hooks = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
-        settings = root / "settings.json"
-        settings.write_text(json.dumps({"hooks": hooks}))
-        with mock.lock:
-            mock.replies = [_DONE]
-            mock.bodies = []
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
-        env = {k: v for k, v in env.items() if "OTEL" not in k and not k.startswith("TRACE")}
-        env |= SET | {
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": mock.url,
-            "ANTHROPIC_API_KEY": "sk-rec-loopback",
-            "CLAUDE_CONFIG_DIR": str(config),
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "IS_SANDBOX": "1",
-        }
-        if telemetry:
-            env["CLAUDE_CODE_ENABLE_TELEMETRY"] = "1"
-        argv = [claude, "-p", "hi", "--settings", str(settings),
-                "--dangerously-skip-permissions", "--model", "claude-rec"]  # fmt: skip
-        done = subprocess.run(
-            argv, cwd=project, env=env, capture_output=True, text=True, timeout=300
-        )
-        names = json.loads(seen.read_text()) if seen.is_file() else None
-        return {"exit_code": done.returncode, "set": sorted(SET), "hook_saw": names}
+def record(claude: str, mock: RecordingMock, telemetry: bool) -> dict[str, Any]:
+    place = Place.make("otel-env")
+    seen = place.root / "seen.json"
+    command = f"{sys.executable} -c {json.dumps(_DUMP)} {seen}"
+    hooks = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}
+    settings = place.root / "settings.json"
+    settings.write_text(json.dumps({"hooks": hooks}))
+    mock.load([DONE])
+    env = claude_env(mock.url, place)
+    env = {k: v for k, v in env.items() if "OTEL" not in k and not k.startswith("TRACE")}
+    env = {k: v for k, v in env.items() if k != "DISABLE_TELEMETRY"} | SET
+    if telemetry:
+        env["CLAUDE_CODE_ENABLE_TELEMETRY"] = "1"
+    args = ["-p", "hi", "--settings", str(settings),
+            "--dangerously-skip-permissions", "--model", "claude-rec"]  # fmt: skip
+    done = run_claude(claude, args, place, env)
+    names = json.loads(seen.read_text()) if seen.is_file() else None
+    return {"exit_code": done.returncode, "set": sorted(SET), "hook_saw": names}
 
 
 def main() -> int:
     claude, out = sys.argv[1], Path(sys.argv[2])
-    mock = Mock()
-    version = subprocess.run([claude, "--version"], capture_output=True, text=True).stdout.strip()
-    recorded: dict[str, Any] = {"cli_version": version}
-    for name, telemetry in (("export-off", False), ("export-on", True)):
-        print("recording", name, flush=True)
-        recorded[name] = record(claude, mock, telemetry)
+    recorded: dict[str, Any] = {"cli_version": claude_version(claude)}
+    with RecordingMock() as mock:
+        for name, telemetry in (("export-off", False), ("export-on", True)):
+            print("recording", name, flush=True)
+            recorded[name] = record(claude, mock, telemetry)
     out.write_text(json.dumps(recorded, indent=2) + "\n")
     return 0
 

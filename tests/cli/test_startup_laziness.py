@@ -122,6 +122,7 @@ _NOT_WITHOUT_HOOKS = (
     "dsh.hooks.claude.runtime._machinery",
     "dsh.hooks.claude.runtime._bridge",
     "dsh.hooks.claude.runtime._lifecycle",
+    "dsh.hooks.claude.runtime._turn_end",
     "dsh.hooks.claude.runtime._tool_events",
     "dsh.hooks.claude.answers",
     "dsh.hooks.claude.transcript",

@@ -10,7 +10,8 @@ loads). Then compared with the recording, modulo ids, paths and times/durations 
 ``SWAPPABLE``/``FLOATING``), every field of every payload (``tool_response`` included), each
 invocation's working directory, environment and stdin layout, and what every model request
 showed: all its tool results exactly, and each recorded hook text whole, in one message as
-recorded. A case that cannot pass is listed in ``_conformance_differences`` with why (strict
+recorded (consecutive context messages are one system message, as the Anthropic wire folds
+them). A case that cannot pass is listed in ``_conformance_differences`` with why (strict
 xfail), never skipped. The corpus is found as ``tests.shared_paths`` finds it; under
 ``CI=true`` a missing corpus fails.
 """
@@ -188,11 +189,16 @@ def compare_transcript_layout(entries: list[dict[str, Any]], problems: list[str]
 
 def our_items(request: dict[str, Any], back: dict[str, str]) -> list[dict[str, Any]]:
     """One of our requests, one item a message, in the recording's vocabulary: each tool
-    result (its content and ``is_error``), each context message's lines (Claude Code's system
-    text), each user or steering message's text."""
+    result (its content and ``is_error``), each user or steering message's text, and the
+    context messages as the Anthropic wire sends them (``dsh.models._anthropic_body``):
+    consecutive ones one system text, joined by a blank line, as 2.1.332 folds them."""
     items: list[dict[str, Any]] = []
+    folding = False  # the last message was a context message
     for m in request["messages"]:
-        if m["role"] == "tool":
+        if m["role"] == "context" and folding:
+            text = with_recorded_commands(m["text"], back)
+            items[-1] = {"role": "system", "text": f"{items[-1]['text']}\n\n{text}"}
+        elif m["role"] == "tool":
             content = m["content"]
             if isinstance(content, str):
                 content = with_recorded_commands(content, back)
@@ -201,6 +207,7 @@ def our_items(request: dict[str, Any], back: dict[str, str]) -> list[dict[str, A
             role = "system" if m["role"] == "context" else "user"
             for body in texts_of(m["text"] if "text" in m else m["content"]):
                 items.append({"role": role, "text": with_recorded_commands(body, back)})
+        folding = m["role"] == "context"
     return items
 
 

@@ -6,6 +6,7 @@ keys and values, and its matcher."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,10 @@ def _keys(case: dict[str, Any], event: str) -> list[str]:
     return next(list(h["payload"]) for h in case["hooks"] if h["event"] == event)
 
 
+def _git_init(project: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+
+
 async def test_config_change_replays_as_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -43,16 +48,23 @@ async def test_config_change_replays_as_recorded(
     monkeypatch.setattr(replay_module, "CASES_DIR", NEXT)
     places = replay_module.Places(tmp_path)
     rig, back = replay_module.mount(case, places, monkeypatch)
+    # The claude-next cases ran in a fresh git repository (its README): the editing call's
+    # tool_response has 2.1.332's `bashEditDiff`, compared with the rest.
+    _git_init(places.project)
     await replay_module.replay(case, rig, places)
     problems: list[str] = []
     conformance.compare_invocations(NEXT / "config-change", rig, places, back, problems)
     # As recorded (the new settings' `env` reaches the second Bash call, as 2.1.332 applies
-    # it mid-session), but for `bashEditDiff`, the diff 2.1.332 adds to the tool_response of
-    # a Bash call that changed a file (not built; issue 28).
+    # it mid-session), but for the file the diff shows: the recording's `{}`, where the replay
+    # wrote its hooks (the recording gave them with `--settings`).
     [edit] = problems
     assert edit.startswith("PostToolUse.tool_response: 2.1.332")
-    assert "'bashEditDiff'" in edit.split(", dsh ")[0]
-    assert "'bashEditDiff'" not in edit.split(", dsh ")[1]
+    recorded = json.loads((NEXT / "config-change" / "PostToolUse.json").read_text())
+    want = recorded["payload"]["tool_response"]["bashEditDiff"]
+    got = places.placeholders(rig.payloads("PostToolUse")[0]["tool_response"]["bashEditDiff"])
+    assert got["files"][0]["hunks"][0]["lines"][0].startswith('-{"hooks": ')
+    got["files"][0]["hunks"][0]["lines"][0] = "-{}"
+    assert got == want
     requests = rig.requests()
     assert len(requests) == len(case["model_view"])
     last = [i for i in conformance.our_items(requests[-1], back) if "tool_result" in i]

@@ -250,3 +250,34 @@ def test_cache_breakpoints_and_tool_results_are_placed_as_claude_code_places_the
     assert headers["anthropic-version"] == recorded["headers"]["anthropic-version"]
     assert "x-api-key" in recorded["header_names"]
     assert headers["x-api-key"] == "k"
+
+
+def test_consecutive_contexts_are_one_system_message_as_claude_code_folds_them() -> None:
+    """2.1.332 folds consecutive system texts into one, a blank line between (the
+    ``context-joined`` recordings; the whole step is in tests/hooks_claude/test_context_joined);
+    a context after a user message starts a new one."""
+    wire = AnthropicFormat("claude-opus-5-5", api_key="k", auth_token=None)
+    request = ModelRequest(
+        (
+            *REQUEST.messages,
+            ContextMessage("hook", "PostToolBatch hook additional context: B"),
+            UserMessage("next"),
+            ContextMessage("hook", "UserPromptSubmit hook additional context: U"),
+        ),
+        REQUEST.tools,
+        REQUEST.system,
+    )
+    messages = wire.body(request)["messages"]
+    systems = [m["content"] for m in messages if m["role"] == "system"]
+    assert [[b["text"] for b in content] for content in systems] == [
+        ["PostToolUse hook additional context: C\n\nPostToolBatch hook additional context: B"],
+        ["UserPromptSubmit hook additional context: U"],
+    ]
+    assert [m["role"] for m in messages] == [
+        "user",
+        "assistant",
+        "user",
+        "system",
+        "user",
+        "system",
+    ]

@@ -12,7 +12,11 @@ Message mapping (what the model sees):
 - ``SteeringMessage`` → ``user`` text; ``SummaryMessage`` → ``user`` text after
   ``Summary of the conversation so far:``.
 Consecutive ``user`` messages are merged into one (the API would merge them anyway; a
-``tool_result`` block must lead the message that answers a ``tool_use``, and does).
+``tool_result`` block must lead the message that answers a ``tool_use``, and does), and
+consecutive ``system`` messages into one text joined by a blank line, as 2.1.332 folds
+them: the hook contexts of one step (PreToolUse, PostToolUse, PostToolBatch), or
+SessionStart's and UserPromptSubmit's, are one message (``context-joined`` in
+tests/fixtures/claude_strict.json).
 ``tool_reference`` blocks (a ToolSearch result) are native ``tool_reference`` blocks for
 an offered tool, and a loaded deferred tool is offered with ``defer_loading: true``, as
 2.1.332 sends them (with the ``advanced-tool-use`` beta, ``_anthropic``); a reference to a
@@ -156,6 +160,10 @@ def _messages(request: ModelRequest, thinking: ThinkingStore) -> list[dict[str, 
             continue
         if out and role == "user" and out[-1]["role"] == "user":
             out[-1]["content"].extend(blocks)
+        elif out and role == "system" and out[-1]["role"] == "system":
+            # 2.1.332 folds consecutive system texts into one, a blank line between.
+            folded = out[-1]["content"][-1]
+            folded["text"] = f"{folded['text']}\n\n{blocks[0]['text']}"
         else:
             out.append({"role": role, "content": blocks})
     if out:

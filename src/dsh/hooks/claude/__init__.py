@@ -93,8 +93,8 @@ if TYPE_CHECKING:
     from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
     from dsh.hooks.claude.events._support_row import EventSupport, SupportStatus
     from dsh.hooks.claude.permissions._add_dir import add_working_directory
+    from dsh.hooks.claude.runtime._answers import shown_reason
     from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin, claude_hooks_plugin
-    from dsh.hooks.claude.runtime._machinery import shown_reason
     from dsh.hooks.claude.runtime._trial import (
         HookTrial,
         consequences,
@@ -118,7 +118,7 @@ __getattr__ = lazy(
         "dsh.hooks.claude.events._support_row": ("EventSupport", "SupportStatus"),
         "dsh.hooks.claude.permissions._add_dir": ("add_working_directory",),
         "dsh.hooks.claude.runtime._bridge": ("ClaudeHooksPlugin", "claude_hooks_plugin"),
-        "dsh.hooks.claude.runtime._machinery": ("shown_reason",),
+        "dsh.hooks.claude.runtime._answers": ("shown_reason",),
         "dsh.hooks.claude.settings._frontmatter_report": ("frontmatter_report",),
         "dsh.hooks.claude.runtime._trial": (
             "HookTrial",

@@ -6,7 +6,7 @@ from typing import Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 
-__all__ = ["HALTS", "NOTICE", "EventSupport", "SupportStatus", "not_supported"]
+__all__ = ["HALTS", "NOTICE", "PERSISTED", "EventSupport", "SupportStatus", "not_supported"]
 
 SupportStatus: TypeAlias = Literal["supported", "partial", "not-supported"]
 
@@ -49,3 +49,8 @@ HALTS = (
     " (`stopReason` as the reason)"
 )
 NOTICE = "`systemMessage` shown to the user as a notice"
+PERSISTED = (
+    "an `additionalContext` or shown plain stdout over 10,000 characters is saved whole in the"
+    " session's `tool-results` folder and the model gets 2.1.332's `<persisted-output>` block"
+    " (its size, the file, a 2,000-character preview) in its place"
+)

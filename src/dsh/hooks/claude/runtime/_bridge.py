@@ -9,8 +9,8 @@ the event's rules and Claude Code's model-visible wording. The plugin is
 composed, not inherited: one ``Runtime`` (``_machinery``: the catalog, the
 settings, the per-session state and the firing) and one object per handler group,
 each taking the runtime (``_handlers.Handlers``): ``_lifecycle`` (session, prompt,
-turn end, compaction, display, cwd), ``_subagents`` (SubagentStop),
-``_tool_events`` (tool calls, tasks, batches), ``_permission_events``
+compaction, cwd), ``_turn_end`` (Stop, StopFailure, display), ``_subagents`` (SubagentStop),
+``_tool_events`` (tool calls, tasks), ``_batch_events`` (PostToolBatch), ``_permission_events``
 (PermissionRequest, PermissionDenied), ``_command_events`` (custom commands and
 skills) and ``_session_commands`` (model switch, directories). ``apply`` registers
 their listeners.
@@ -48,6 +48,7 @@ from dsh.hooks.claude.events._support import HOOK_EVENT_HOST_SUPPORT
 from dsh.hooks.claude.permissions._plugin import PermissionState
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._agents import AgentListing
+from dsh.hooks.claude.runtime._batch_events import BatchEvents
 from dsh.hooks.claude.runtime._command_events import CommandEvents
 from dsh.hooks.claude.runtime._extensions import PRUNING_EVENTS, extensions_on
 from dsh.hooks.claude.runtime._lifecycle import LifecycleEvents
@@ -58,6 +59,7 @@ from dsh.hooks.claude.runtime._permission_events import PermissionEvents
 from dsh.hooks.claude.runtime._session_commands import SessionCommandEvents
 from dsh.hooks.claude.runtime._subagents import SubagentEvents
 from dsh.hooks.claude.runtime._tool_events import ToolEvents
+from dsh.hooks.claude.runtime._turn_end import TurnEndEvents
 from dsh.hooks.claude.runtime._watch import Watches
 from dsh.hooks.claude.settings._agents import AgentSet
 from dsh.hooks.claude.settings._commands import CommandSet
@@ -94,7 +96,9 @@ class ClaudeHooksPlugin:
         self.notifications = NotificationEvents(self.runtime)
         self.subagents = SubagentEvents(self.runtime)
         self.lifecycle = LifecycleEvents(self.runtime, self.subagents)
+        self.turn_end = TurnEndEvents(self.runtime, self.subagents)
         self.tools = ToolEvents(self.runtime)
+        self.batch = BatchEvents(self.runtime)
         self.permission_events = PermissionEvents(self.runtime)
         self.mcp_events = McpEvents(self.runtime)
         self.command_events = CommandEvents(self.runtime)
@@ -138,6 +142,7 @@ class ClaudeHooksPlugin:
         self.watches._mount_watches(ctx)
         d = self.declared
         life, subagents, tools = self.lifecycle, self.subagents, self.tools
+        turn_end = self.turn_end
         perms = self.permission_events
         if d("Setup"):
             ctx.on(SETUP, life._setup)
@@ -160,9 +165,9 @@ class ClaudeHooksPlugin:
             # dsh's opt-in reply rewrite and context prune (runtime._model_extensions).
             from dsh.hooks.claude.runtime._model_extensions import ModelExtensions
 
-            ModelExtensions(life).mount(ctx, display=d("MessageDisplay"))
+            ModelExtensions(turn_end).mount(ctx, display=d("MessageDisplay"))
         elif d("MessageDisplay"):
-            ctx.on(MESSAGE_DISPLAY, life._message_display)
+            ctx.on(MESSAGE_DISPLAY, turn_end._message_display)
         if d("Elicitation") or d("ElicitationResult"):
             ctx.on(ELICITATION, self.mcp_events._elicitation)
         if d("CwdChanged"):
@@ -179,15 +184,15 @@ class ClaudeHooksPlugin:
         if d("PostToolUse") or d("PostToolUseFailure"):
             ctx.on(POST_EXECUTE, tools._post_tool)
         if d("PostToolBatch"):
-            ctx.on(POST_TOOL_BATCH, tools._post_tool_batch)
+            ctx.on(POST_TOOL_BATCH, self.batch._post_tool_batch)
         if d("TaskCreated"):
             ctx.on(TASK_CREATED, tools._task_created)
         if d("TaskCompleted"):
             ctx.on(TASK_COMPLETED, tools._task_completed)
         if d("Stop") or d("SubagentStop"):
-            ctx.on(TURN_CONTINUATION, life._stop)
+            ctx.on(TURN_CONTINUATION, turn_end._stop)
         if d("StopFailure") or d("MessageDisplay"):
-            ctx.on(TURN_ERROR, life._turn_error)
+            ctx.on(TURN_ERROR, turn_end._turn_error)
         if d("SubagentStart"):
             ctx.on(SUBAGENT_START, life._subagent_start)
         if d("SubagentStop"):

@@ -23,12 +23,9 @@ from typing import TYPE_CHECKING, Any
 from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource, calling_agent
 from dsh.base import FrozenDict
 from dsh.context import Context, Next
+from dsh.hooks.claude.runtime._answers import blocked_prompt_message, prompt_context_lines
 from dsh.hooks.claude.runtime._handlers import Handlers
-from dsh.hooks.claude.runtime._machinery import (
-    SOURCE,
-    blocked_prompt_message,
-    prompt_context_lines,
-)
+from dsh.hooks.claude.runtime._machinery import SOURCE
 from dsh.hooks.claude.settings._commands import (
     MAX_SHELL_COMMANDS,
     CustomCommand,

@@ -1,15 +1,16 @@
-"""The bridge's shared machinery: Claude Code's common payload fields, env and answer rules.
+"""The bridge's shared machinery: Claude Code's common payload fields and the firing.
 
 ``Runtime`` holds what every event's listener uses (one per plugin; each handler
 group, ``_handlers.Handlers``, takes it): the catalog, the custom commands and the
 session's settings, the per-session state (``dsh.hook_protocol.SessionStates``
 keyed by the root agent), the transcript each hook may read, the common
-payload fields in Claude Code's order, Claude Code's hook environment, and
-``_fire``, which runs the hooks through ``dsh.hook_protocol.fire_hooks`` with
-Claude Code's answer rules. The effects every event shares (``systemMessage``,
-``continue: false``, exit 2 shown to the user, ``additionalContext``) are here
-too, and the ``if``-aware hook selection of tool events; the events themselves are
-the handler groups (``_lifecycle``, ``_subagents``, ``_tool_events``,
+payload fields in Claude Code's order, and ``_fire``, which runs the hooks through
+``dsh.hook_protocol.fire_hooks`` with Claude Code's answer rules and hook environment
+(``_hook_env``), ``async: true`` hooks in the background. The effects every event shares
+(``systemMessage``, ``continue: false``, exit 2 shown to the user, ``additionalContext``)
+are here too, and the ``if``-aware hook selection of tool events; how an answer reads
+(what blocks, halts, adds context) is ``_answers``'; the events themselves are the handler
+groups (``_lifecycle``, ``_turn_end``, ``_subagents``, ``_tool_events``,
 ``_permission_events``, ``_command_events``, ``_session_commands``).
 """
 
@@ -20,7 +21,7 @@ import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final
 
 from dsh._frozen import frozen, slotted
 from dsh.agent import Agent
@@ -37,7 +38,6 @@ from dsh.hook_protocol import (
     fire_hooks,
     skipped_event,
 )
-from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._sessions import root_session
 from dsh.hook_protocol._slots import in_background
 from dsh.hooks.claude.answers._answer import HookAnswer
@@ -46,7 +46,21 @@ from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.rules._modes import PermissionMode
 from dsh.hooks.claude.runtime._agent_hooks import is_hook_agent
+from dsh.hooks.claude.runtime._answers import (
+    Merged,
+    PreToolOutcome,
+    event_context,
+    halting,
+    mcp_fail_closed,
+    shown_reason,
+)
 from dsh.hooks.claude.runtime._extensions import extensions_on, usage_so_far
+from dsh.hooks.claude.runtime._hook_env import (
+    ENV_FILE_EVENTS,
+    claude_env,
+    env_files,
+    make_plugin_data,
+)
 from dsh.hooks.claude.runtime._judged import in_process
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
 from dsh.hooks.claude.runtime._persisted_output import output_saver
@@ -61,57 +75,18 @@ from dsh.hooks.claude.transcript._projection import (
     project_slug,
 )
 from dsh.session import AbortCause
-from dsh.session._private_files import make_private_dir
 from dsh.tools import CallStateKey
 
 if TYPE_CHECKING:
     from dsh.hooks.claude.permissions._plugin import PermissionState
 
-__all__ = [
-    "BETWEEN",
-    "ENTRYPOINT",
-    "ENV_FILE_EVENTS",
-    "SOURCE",
-    "AgentState",
-    "Merged",
-    "PermissionMode",
-    "PreToolOutcome",
-    "Runtime",
-    "additional_contexts",
-    "background_tasks",
-    "blocked_prompt_message",
-    "blocking",
-    "event_context",
-    "halting",
-    "prompt_context_lines",
-    "shown_reason",
-]
+__all__ = ["SOURCE", "AgentState", "PermissionMode", "Runtime", "background_tasks"]
 
-
-ENTRYPOINT: Final = "sdk-cli"
 
 SOURCE: Final = "claude-hooks"
 
 SKIP_RECORDS: Final = 1000
 """At most this many ``hook/skipped`` events per session (a long session's log stays bounded)."""
-
-ENV_FILE_EVENTS: Final = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})
-"""The events whose hooks get a ``CLAUDE_ENV_FILE`` to export the session's Bash environment."""
-
-Merged: TypeAlias = MergedAnswers[HookDeclaration, HookAnswer]
-"""Every decided answer of one event firing, in declaration order."""
-
-
-@frozen
-class PreToolOutcome:
-    """PreToolUse's merged answer for one call (deny > defer > ask > allow; contexts in
-    order); ``deferred_by`` names the hooks that deferred it."""
-
-    denials: tuple[str, ...]
-    asks: tuple[str, ...]
-    contexts: tuple[str, ...]
-    allowed: bool = False
-    deferred_by: str | None = None
 
 
 @slotted
@@ -140,96 +115,6 @@ class AgentState:
     session_context: str = ""
 
 
-def additional_contexts(merged: Merged) -> list[str]:
-    """Each answer's ``additionalContext``, in declaration order, within the event's total."""
-    texts = [(d.declared_command, a.additional_context) for d, a in merged if a.additional_context]
-    return within_total(_event_of(merged), texts) if texts else []
-
-
-def _event_of(merged: Merged) -> str:
-    return next((d.event for d, _ in merged), "")
-
-
-def blocking(merged: Merged) -> tuple[tuple[HookDeclaration, HookAnswer], ...]:
-    """The answers that block (exit 2, ``decision: "block"``), with their declarations."""
-    return merged.where(lambda a: a.blocks)
-
-
-def mcp_fail_closed(outcome: HookOutcome[HookAnswer]) -> str | None:
-    """An ``mcp_tool`` handler's failed-closed reason in 2.1.332's words (``None``: not one)."""
-    from dsh.hooks.claude.runtime._mcp_tool_hook import McpToolHook, fail_closed_text
-
-    hook = outcome.run.command.call
-    if not isinstance(hook, McpToolHook):
-        return None
-    if outcome.no_decision in ("timed_out", "killed"):
-        return fail_closed_text(hook.target.server, "call", timed_out=True)
-    return outcome.run.stderr.strip() or None
-
-
-def shown_reason(decl: HookDeclaration, answer: HookAnswer) -> str:
-    """A blocking answer's reason as Claude Code shows it: a JSON ``reason`` as it is, exit 2's
-    stderr after ``[<command>]: `` (how 2.1.332 names the hook that printed it)."""
-    if answer.decision == "block" and answer.reason:
-        return answer.reason
-    if answer.blocking_error is not None:
-        stderr = answer.blocking_error.strip() or "No stderr output"
-        return f"[{decl.declared_command}]: {stderr}"
-    return answer.reason or "blocked by hook"
-
-
-def blocked_prompt_message(event: str, merged: Merged, prompt: str) -> str | None:
-    """A prompt event's block as Claude Code shows it (``<Event> operation blocked by
-    hook:``, the reasons, the original prompt unless suppressed), or ``None``."""
-    blocks = blocking(merged)
-    if not blocks:
-        return None
-    reasons = "\n".join(shown_reason(d, a) for d, a in blocks)
-    message = f"{event} operation blocked by hook:\n{reasons}"
-    if not any(a.suppress_original_prompt for _, a in merged.answers):
-        message += f"\n\nOriginal prompt: {prompt}"
-    return message
-
-
-def prompt_context_lines(event: str, merged: Merged) -> list[str]:
-    """Each answer's ``additionalContext`` (else its plain stdout), in Claude Code's wording."""
-    lines: list[tuple[str, str]] = []
-    for decl, answer in merged.answers:
-        if answer.additional_context:
-            text = f"{event} hook additional context: {answer.additional_context}"
-            lines.append((decl.declared_command, text))
-        elif answer.plain:
-            lines.append((decl.declared_command, f"{event} hook success: {answer.plain}"))
-    return within_total(event, lines)
-
-
-# The events whose hooks' contexts 2.1.332 gives under one prefix, joined by newlines
-# (`PreToolUse:Bash hook additional context: C1\nC2`); the others give each hook its own
-# prefixed text, the texts joined by a blank line (recorded: `context-joined` in
-# tests/fixtures/claude_strict.json).
-ONE_PREFIX_EVENTS: Final = frozenset({"SessionStart", "PreToolUse"})
-BETWEEN: Final = "\n\n"
-"""How 2.1.332 joins the hook texts one model request carries, in one message."""
-
-
-def event_context(event: str, merged: Merged, *, plain_as: str | None, name: str = "") -> str:
-    """What one event's hooks add for the model, as 2.1.332 writes it in one message: the
-    contexts under one prefix (``ONE_PREFIX_EVENTS``) or each under its own, then each plain
-    stdout (named ``plain_as``), all within the event's total; ``""`` when none.
-    ``name``: the tool's, for a tool event's prefix (``PreToolUse:Bash``)."""
-    label = f"{event}:{name}" if name else event
-    contexts = additional_contexts(merged)
-    plain = [
-        (d.declared_command, f"{plain_as} hook success: {a.plain}")
-        for d, a in merged
-        if a.plain and not a.additional_context and plain_as is not None
-    ]
-    texts = [f"{label} hook additional context: {c}" for c in contexts]
-    if contexts and event in ONE_PREFIX_EVENTS:
-        texts = [f"{label} hook additional context: " + "\n".join(contexts)]
-    return BETWEEN.join([*texts, *within_total(event, plain)])
-
-
 def background_tasks(agent: Agent) -> list[dict[str, str]]:
     """Stop's and SubagentStop's ``background_tasks``: the session's background subagents
     still running, as 2.1.332 lists them."""
@@ -243,11 +128,6 @@ def background_tasks(agent: Agent) -> list[dict[str, str]]:
         }
         for b in background_subagents(root_session(agent))
     ]
-
-
-def halting(merged: Merged) -> HookAnswer | None:
-    """The first ``continue: false`` answer."""
-    return merged.first(lambda a: a.halt)
 
 
 @frozen
@@ -511,11 +391,11 @@ class Runtime:
         # As Claude Code writes it: compact JSON, UTF-8 raw, one trailing newline.
         data = (claude_json(payload) + "\n").encode("utf-8")
         # Settings `env` first (2.1.332 has it in its own environment), Claude Code's over it.
-        env = {**self._settings_env, **_claude_env(root, payload, attended=self.attended)}
-        _make_plugin_data(hooks)
+        env = {**self._settings_env, **claude_env(root, payload, attended=self.attended)}
+        make_plugin_data(hooks)
         files = None
         if event in ENV_FILE_EVENTS:
-            files = _env_files(self._session_env_dir() / root.session_id, root, event, len(hooks))
+            files = env_files(self._session_env_dir() / root.session_id, root, event, len(hooks))
         handlers = []
         for n, hook in enumerate(hooks):
             own = env if files is None else {**env, "CLAUDE_ENV_FILE": str(files[n])}
@@ -613,40 +493,3 @@ class Runtime:
         text = event_context(event, merged, plain_as=plain_as)
         if text:
             agent.inject(text, source=f"{SOURCE}:{event}")
-
-
-def _make_plugin_data(hooks: Sequence[HookDeclaration]) -> None:
-    """Each plugin hook's ``CLAUDE_PLUGIN_DATA`` folder, there before the plugin's first hook
-    runs, as Claude Code makes it."""
-    for folder in {h.env.get("CLAUDE_PLUGIN_DATA", "") for h in hooks} - {""}:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-
-
-def _env_files(folder: Path, root: Agent, event: str, count: int) -> list[Path]:
-    """One ``CLAUDE_ENV_FILE`` per hook in ``folder``, as 2.1.332 names them
-    (``<event>-hook-<n>.sh``); the file is the hook's to create. Each is sourced before the
-    session's later Bash commands (``root``'s workspace), never in a hook. The folder is
-    0700, whatever the umask: a script planted there would run before every command."""
-    make_private_dir(folder)
-    files = [folder / f"{event.lower()}-hook-{n}.sh" for n in range(count)]
-    for path in files:
-        root.workspace.add_env_script(path)
-    return files
-
-
-def _claude_env(root: Agent, payload: Mapping[str, Any], *, attended: bool) -> dict[str, str]:
-    """The variables Claude Code sets for its hooks (beside each hook's own)."""
-    env = {
-        "CLAUDECODE": "1",
-        "CLAUDE_CODE_SESSION_ID": root.session_id,
-        "CLAUDE_CODE_ENTRYPOINT": ENTRYPOINT,
-        "CLAUDE_CODE_CHILD_SESSION": "1",
-        # Whether a person is at the terminal (`0` headless): hooks skip prompts when not.
-        "CLAUDE_CODE_SESSION_ATTENDED": "1" if attended else "0",
-        # The CLI's pid in Claude Code; dsh's own process is the host of the session.
-        "CLAUDE_PID": str(os.getpid()),
-    }
-    effort = payload.get("effort")
-    if isinstance(effort, dict) and isinstance(effort.get("level"), str):
-        env["CLAUDE_EFFORT"] = effort["level"]
-    return env

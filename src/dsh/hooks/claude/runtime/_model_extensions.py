@@ -33,7 +33,7 @@ from dsh.messages import ToolResultMessage
 if TYPE_CHECKING:
     from dsh.agent import Agent, DisplayDecision, DisplayRequest, ReplyDecision, RequestDecision
     from dsh.context import Context, Next
-    from dsh.hooks.claude.runtime._lifecycle import LifecycleEvents
+    from dsh.hooks.claude.runtime._turn_end import TurnEndEvents
     from dsh.messages import AssistantMessage, ModelMessage
     from dsh.models import ModelRequest
 
@@ -85,7 +85,7 @@ def _pruned(request: ModelRequest, ids: frozenset[str]) -> ModelRequest | None:
 class ModelExtensions:
     """The listeners of the two extensions, for one Claude hooks plugin."""
 
-    def __init__(self, life: LifecycleEvents) -> None:
+    def __init__(self, life: TurnEndEvents) -> None:
         self.life = life
         self.shown: dict[str, str] = {}  # a reply's text -> what its display shows instead
 

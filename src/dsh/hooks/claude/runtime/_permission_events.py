@@ -23,8 +23,9 @@ from dsh.agent import Agent, calling_agent
 from dsh.approval import ApprovalAllow, ApprovalDecision, ApprovalDeny, ApprovalRequest
 from dsh.base import thaw_json
 from dsh.context import Next
+from dsh.hooks.claude.runtime._answers import shown_reason
 from dsh.hooks.claude.runtime._handlers import Handlers
-from dsh.hooks.claude.runtime._machinery import SOURCE, shown_reason
+from dsh.hooks.claude.runtime._machinery import SOURCE
 from dsh.hooks.claude.runtime._tool_input import mcp_server_of, observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
 from dsh.tools import PreToolDecision, PreToolDeny, ToolCall

@@ -27,8 +27,9 @@ from dsh.agent import (
     ModelSwitchRequest,
 )
 from dsh.context import Context, Next
+from dsh.hooks.claude.runtime._answers import blocking, shown_reason
 from dsh.hooks.claude.runtime._handlers import Handlers
-from dsh.hooks.claude.runtime._machinery import SOURCE, blocking, shown_reason
+from dsh.hooks.claude.runtime._machinery import SOURCE
 from dsh.hooks.claude.transcript._resume import resume_fields
 
 if TYPE_CHECKING:  # annotations only: a payload is built as a dict

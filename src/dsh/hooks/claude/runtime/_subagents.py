@@ -22,14 +22,9 @@ from typing import TYPE_CHECKING
 from dsh.agent import Agent, ContinuationDecision, ContinuationState
 from dsh.context import Next
 from dsh.hook_protocol._sessions import root_session
+from dsh.hooks.claude.runtime._answers import Merged, blocking, shown_reason
 from dsh.hooks.claude.runtime._handlers import Handlers
-from dsh.hooks.claude.runtime._machinery import (
-    SOURCE,
-    Merged,
-    background_tasks,
-    blocking,
-    shown_reason,
-)
+from dsh.hooks.claude.runtime._machinery import SOURCE, background_tasks
 from dsh.hooks.claude.transcript._projection import write_transcript
 
 if TYPE_CHECKING:  # annotations only: a payload is built as a dict

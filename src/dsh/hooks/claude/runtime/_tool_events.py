@@ -13,30 +13,31 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import time
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from dsh.agent import Agent, PostToolBatchDecision, PostToolBatchProceed, calling_agent
+from dsh.agent import Agent, calling_agent
 from dsh.base import thaw_json
 from dsh.context import Next
 from dsh.hooks.claude.answers._answer import HookAnswer
-from dsh.hooks.claude.runtime._handlers import Handlers
-from dsh.hooks.claude.runtime._machinery import (
+from dsh.hooks.claude.runtime._answers import (
     BETWEEN,
-    SOURCE,
     Merged,
     PreToolOutcome,
     additional_contexts,
     blocking,
     event_context,
-    halting,
     shown_reason,
 )
+from dsh.hooks.claude.runtime._bash_diff import Snapshot, TreeSnapshots, bash_diff_on
+from dsh.hooks.claude.runtime._handlers import Handlers
+from dsh.hooks.claude.runtime._machinery import SOURCE, Runtime
 from dsh.hooks.claude.runtime._tool_input import mcp_server_of, observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
-from dsh.hooks.claude.transcript._content import batch_content
 from dsh.tools import (
+    CallStateKey,
     InputRewrite,
     PostToolAccept,
     PostToolBlock,
@@ -50,14 +51,12 @@ from dsh.tools import (
     TaskDecision,
     ToolCall,
     ToolCaller,
-    ToolExecutionResult,
     ToolResult,
     validate_arguments,
 )
 
 if TYPE_CHECKING:  # annotations only: a payload is built as a dict
     from dsh.hooks.claude.payloads import (
-        PostToolBatchHookInput,
         PostToolUseFailureHookInput,
         PostToolUseHookInput,
         PreToolUseHookInput,
@@ -122,8 +121,15 @@ def _denial(name: str, decl: HookDeclaration, answer: HookAnswer) -> str:
     return f"PreToolUse:{name} hook error: {reason}"
 
 
+_SNAPSHOT: Final[CallStateKey[Snapshot]] = CallStateKey("claude-hooks.bash-snapshot")
+
+
 class ToolEvents(Handlers):
     """The listeners of the tool events (``ClaudeHooksPlugin.apply`` mounts them)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        super().__init__(runtime)
+        self._snapshots = TreeSnapshots()
 
     # -- PreToolUse -------------------------------------------------------------------
 
@@ -195,6 +201,26 @@ class ToolEvents(Handlers):
         )
 
     async def _pre_tool(self, call: ToolCall, nxt: Next[PreToolDecision]) -> PreToolDecision:
+        decision = await self._pre_tool_decision(call, nxt)
+        agent = calling_agent(call.agent)
+        if isinstance(decision, PreToolAllow) and agent is not None and self._diffs(call, agent):
+            # Taken last before the command runs: its `bashEditDiff` (`_bash_diff`).
+            snapshot = await self._snapshots.take(agent.workspace.cwd)
+            if snapshot is not None:
+                call.state[_SNAPSHOT] = snapshot
+        return decision
+
+    def _diffs(self, call: ToolCall, agent: Agent) -> bool:
+        """Whether this call's PostToolUse gets ``bashEditDiff``: a Bash call, with
+        PostToolUse hooks declared (what needs it, as 2.1.332 decides), in a mode that has it."""
+        if call.name != "Bash" or not self.declared("PostToolUse"):
+            return False
+        mode = self.permissions.mode_for(agent) if self.permissions else self.permission_mode
+        return bash_diff_on(mode, os.environ)
+
+    async def _pre_tool_decision(
+        self, call: ToolCall, nxt: Next[PreToolDecision]
+    ) -> PreToolDecision:
         agent = calling_agent(call.agent)
         if agent is None or call.tool is None:
             # An unknown tool fires no PreToolUse: it never had a definition to run.
@@ -302,6 +328,12 @@ class ToolEvents(Handlers):
             if not hooks:
                 continue
             payload = self._post_payload(agent, event, call, result, duration_ms)
+            snapshot = call.state.get(_SNAPSHOT)
+            response = payload.get("tool_response")
+            if snapshot is not None and isinstance(response, dict):
+                edit = await self._snapshots.diff(snapshot)
+                if edit is not None:
+                    response["bashEditDiff"] = edit
             merged = await self._fire(agent, event, hooks, payload)
             self._common_effects(agent, event, merged)
             for decl, answer in merged.answers:
@@ -431,64 +463,6 @@ class ToolEvents(Handlers):
                 )
             )
         return await nxt()
-
-    # -- PostToolBatch ------------------------------------------------------------------
-
-    async def _post_tool_batch(
-        self,
-        agent: Agent,
-        results: tuple[ToolExecutionResult, ...],
-        nxt: Next[PostToolBatchDecision],
-    ) -> PostToolBatchDecision:
-        hooks = self.catalog.matching("PostToolBatch", None)
-        if not hooks:
-            return await nxt()
-        payload: PostToolBatchHookInput = self._base(agent, "PostToolBatch")
-        # `tool_input` is the model's own, as 2.1.332 sends it: not a PreToolUse `updatedInput`.
-        payload["tool_calls"] = [
-            {
-                "tool_name": r.call.name,
-                "tool_input": thaw_json(
-                    r.call.original_arguments
-                    if r.call.original_arguments is not None
-                    else r.call.arguments
-                ),
-                "tool_use_id": r.call.tool_use_id,
-                "tool_response": _batch_response(r),
-            }
-            for r in results
-        ]
-        merged = await self._fire(agent, "PostToolBatch", hooks, payload)
-        for _, answer in merged.answers:
-            if answer.system_message:
-                agent.notice(answer.system_message, source=f"{SOURCE}:PostToolBatch")
-        halt = halting(merged)
-        blocks = blocking(merged)
-        if halt is not None or blocks:
-            reasons = [shown_reason(d, a) for d, a in blocks]
-            if halt is not None:
-                reasons.insert(0, halt.stop_reason or "PostToolBatch hook stopped the turn")
-            return PostToolBatchDecision.stop("\n".join(reasons))
-        decision = await nxt()
-        text = event_context("PostToolBatch", merged, plain_as=None)
-        if not isinstance(decision, PostToolBatchProceed) or not text:
-            return decision
-        if decision.additional_context:
-            text = f"{decision.additional_context}\n{text}"
-        return PostToolBatchDecision.proceed(
-            text, source=decision.source or f"{SOURCE}:PostToolBatch"
-        )
-
-
-def _batch_response(done: ToolExecutionResult) -> Any:
-    """A call's ``tool_response`` in PostToolBatch: an MCP tool's content array as such (the
-    ``mcp-project-basic`` recording), any other tool's result as its transcript shows it."""
-    tool = done.call.tool
-    output = done.result.output
-    mcp = tool is not None and tool.mcp_server is not None
-    if mcp and not done.result.is_error and isinstance(output, tuple | list):
-        return thaw_json(output)
-    return batch_content(done.result.content)
 
 
 def _tool_response(result: ToolResult) -> Any:

@@ -24,7 +24,7 @@ from dsh.hook_protocol._executor import run_hook
 from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.answers._decode import decode_answer
 from dsh.hooks.claude.events._specs import EVENT_SPECS
-from dsh.hooks.claude.runtime._machinery import shown_reason
+from dsh.hooks.claude.runtime._answers import shown_reason
 from dsh.hooks.claude.runtime._tool_events import _pre_tool_outcome
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 from dsh.tools import PreToolDecision

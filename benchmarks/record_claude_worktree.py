@@ -28,7 +28,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from record_claude_bounds import _DONE, _bash, _model_view, _sse, _tool
+from _claude_recording import DONE as _DONE
+from _claude_recording import sse as _sse
+from _claude_recording import tool_use as _tool
+from record_claude_bounds import _bash, _model_view
 
 _HOOK = (
     Path(__file__).resolve().parent.parent / "tests" / "hooks_claude" / "scripts" / "record_hook.py"

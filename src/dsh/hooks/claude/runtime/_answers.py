@@ -19,7 +19,6 @@ from dsh.hooks.claude.answers._answer import HookAnswer
 from dsh.hooks.claude.settings._types import HookDeclaration
 
 __all__ = [
-    "mcp_fail_closed",
     "BETWEEN",
     "ONE_PREFIX_EVENTS",
     "Merged",
@@ -29,6 +28,7 @@ __all__ = [
     "blocking",
     "event_context",
     "halting",
+    "mcp_fail_closed",
     "prompt_context_lines",
     "shown_reason",
 ]

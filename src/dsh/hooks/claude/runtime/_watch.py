@@ -29,8 +29,8 @@ from dsh.base import read_bounded
 from dsh.base._env_policy import model_keys
 from dsh.context import Context, Next
 from dsh.hook_protocol._sessions import root_session
-from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._answers import blocking
+from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import SOURCE
 from dsh.hooks.claude.settings._env import EnvLayer, file_env, merged_env, with_layer
 from dsh.hooks.claude.settings._types import HookSource, SourceKind

@@ -347,12 +347,53 @@ def test_run_fires_permission_request_hooks_when_the_mode_asks(
     assert seen.read_text().split() == [expected] * fired
 
 
-def test_run_refuses_auto_mode(tmp_path: Path, project: Path) -> None:
-    script = write_script(tmp_path / "script.json", [[{"type": "text", "text": "hi"}]])
+def test_run_in_auto_mode_denies_what_the_mode_would_ask_about(
+    tmp_path: Path, project: Path
+) -> None:
+    # 2.1.332 without its safety check (corpus `perm-denied-auto`): a call the mode would ask
+    # about is denied with its text, PermissionDenied fires with `Classifier unavailable`,
+    # and a read-only call runs without the check.
+    hooks_dir = project / "hooks"
+    hooks_dir.mkdir()
+    (hooks_dir / "record.py").write_text(
+        "import json, sys\n"
+        "payload = json.load(sys.stdin)\n"
+        "line = [payload['hook_event_name'], payload['permission_mode'], payload.get('reason')]\n"
+        "open(sys.argv[1], 'a').write(json.dumps(line) + '\\n')\n"
+    )
+    seen = tmp_path / "events.jsonl"
+    handler = {
+        "hooks": [
+            {"type": "command", "command": f"{sys.executable} {hooks_dir / 'record.py'} {seen}"}
+        ]
+    }
+    settings = {"hooks": {"PreToolUse": [handler], "PermissionDenied": [handler]}}
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    script = write_script(
+        tmp_path / "script.json",
+        [
+            [{"type": "tool_use", "name": "Bash", "input": {"command": "echo fine"}}],
+            [{"type": "tool_use", "name": "Bash", "input": {"command": "touch ran.txt"}}],
+            [{"type": "text", "text": "done"}],
+        ],
+    )
     args = ["run", "go", "--model", f"scripted:{script}", "--project", str(project)]
-    done = dsh(*args, "--permission-mode", "auto", cwd=tmp_path)
-    assert done.returncode == 2
-    assert "auto-mode safety classifier" in done.stderr
+    args += ["--session-dir", str(tmp_path / "sessions"), "--output-format", "stream-json"]
+    done = dsh(*args, "--permission-mode", "auto", "--verbose", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not (project / "ran.txt").exists()
+    lines = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert lines == [
+        ["PreToolUse", "auto", None],
+        ["PreToolUse", "auto", None],
+        ["PermissionDenied", "auto", "Classifier unavailable"],
+    ]
+    assert "fine" in done.stdout
+    assert (
+        "Auto mode is unavailable: its safety check does not run for this session, so Bash"
+        in done.stdout
+    )
     assert "Traceback" not in done.stderr
 
 

@@ -2,8 +2,8 @@
 
 One project whose settings register the same hook (``scripts/hostile_hook.py MODE``)
 on every event the bridge fires in ``dsh run`` (all of ``HOOK_EVENT_HOST_SUPPORT``
-but the unsupported ones and ``PermissionDenied``, which needs an auto-mode
-classifier ``dsh run`` does not have). The first ``dsh run`` (``--init``, stream-json
+but the unsupported ones and ``PermissionDenied``, which fires only in ``auto`` mode,
+which these runs do not use). The first ``dsh run`` (``--init``, stream-json
 input) fires Setup, InstructionsLoaded, SessionStart, a custom command's
 UserPromptSubmit, UserPromptExpansion and PreSkillShellCommand, then a step of tool
 calls (PreToolUse, PostToolUse, PostToolUseFailure, CwdChanged, PermissionRequest,
@@ -31,7 +31,7 @@ from dsh.hooks.claude import HOOK_EVENT_HOST_SUPPORT
 SCRIPT = Path(__file__).parent / "scripts" / "hostile_hook.py"
 NEVER_IN_DSH_RUN = frozenset(
     {
-        "PermissionDenied",  # fires only with an auto-mode classifier
+        "PermissionDenied",  # fires only in `auto` mode (tests/hooks_claude, tests/cli)
         "Notification",  # only when a person is asked: never in a headless run (as `claude -p`)
         "ConfigChange",  # only when a settings or skill file changes (tests/hooks_claude)
         "FileChanged",  # only when a watched file changes (tests/hooks_claude)

@@ -12,18 +12,8 @@ text: those are compared whole, modulo ids, paths and times (``_conformance_text
 
 from __future__ import annotations
 
-# The named reasons; a case's entry is one of them, with the case's own particulars.
-AUTO_MODE = (
-    "needs Claude Code's auto mode: 2.1.332 denies the call (`Auto mode is unavailable: …`) and"
-    " fires PermissionDenied; dsh has no auto-mode classifier, so it refuses `auto`"
-    " (PermissionModeError) and the case cannot run"
-)
-EXPECTED_DIFFERENCES: dict[str, str] = {
-    # Auto mode (the permission issue).
-    "perm-denied-auto": f"{AUTO_MODE} (issue 14)",
-    "perm-denied-retry": f"{AUTO_MODE}; PermissionDenied `retry: true` adds a user text (issue 14)",
-    "exit2-permission-denied": f"{AUTO_MODE}; PermissionDenied exit 2 (issue 14)",
-}
+# None today: the auto-mode cases run with dsh's own classifier (unavailable, as 2.1.332's is).
+EXPECTED_DIFFERENCES: dict[str, str] = {}
 
 _NO_CONCEPT = (
     "dsh has no {what}, so it sets none (a limit the coverage page states in its hook"

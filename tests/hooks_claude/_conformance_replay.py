@@ -250,8 +250,8 @@ def mount(
     monkeypatch.setenv("CASE_HOOK_RESPOND", str(respond))
     transcripts = places.run_dir / "transcripts"
     modes = [e["payload"]["permission_mode"] for e in recorded_of(case) if has_mode(e)]
-    # The permission policy as `dsh run` mounts it, after the bridge; `auto` is refused
-    # (dsh has no classifier): PermissionModeError.
+    # The permission policy as `dsh run` mounts it, after the bridge; `auto` with dsh's own
+    # classifier (unavailable, as the corpus's 2.1.332 has it).
     state = permission_state(
         catalog.permissions,
         places.project,

@@ -389,12 +389,40 @@ async def test_permission_denied_fires_after_the_classifier_refuses(
     assert len(reminders) == (1 if retry else 0)
 
 
-def test_auto_mode_without_a_classifier_falls_back_with_a_diagnostic(tmp_path: Path) -> None:
+async def test_auto_mode_without_a_classifier_denies_as_2_1_332_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Corpus `perm-denied-auto`: no safety check runs, so every call the mode would ask
+    # about is denied with 2.1.332's text and PermissionDenied's `Classifier unavailable`.
+    hooks = {
+        e: [{"hooks": [{"type": "command", "command": hook_command(e)}]}]
+        for e in ("PreToolUse", "PermissionDenied", "PermissionRequest")
+    }
+    r = rig(
+        tmp_path,
+        monkeypatch,
+        [bash("echo fine"), bash("git push --force origin main"), bash("touch x")],
+        hooks=hooks,
+        mode="auto",
+    )
+    got = await results(r)
+    unavailable = (
+        "Auto mode is unavailable: its safety check does not run for this session, so Bash was"
+        " not run. Other actions that need the check will be denied too, and retrying won't"
+        " help. Finish what you can without them, then tell the user what is blocked and that"
+        " they can switch to another permission mode."
+    )
+    assert got == [("fine", False), (unavailable, True), (unavailable, True)]
+    assert r.order() == ["PreToolUse"] * 2 + ["PermissionDenied", "PreToolUse", "PermissionDenied"]
+    assert {p["reason"] for p in r.payloads("PermissionDenied")} == {"Classifier unavailable"}
+
+
+def test_a_default_mode_of_auto_loads_in_auto_mode(tmp_path: Path) -> None:
     project, catalog = project_catalog(tmp_path, {"defaultMode": "auto"})
     loaded = ClaudeCodeProfile(catalog=catalog, instructions=False).load(project)
     assert loaded.permissions is not None
-    assert loaded.permissions.state.mode == "default"
-    assert any("auto-mode safety classifier" in d for d in loaded.diagnostics)
+    assert loaded.permissions.state.mode == "auto"
+    assert not any("auto" in d for d in loaded.diagnostics)
 
 
 async def test_an_approval_channel_answers_the_policy_s_ask(

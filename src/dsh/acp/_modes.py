@@ -8,8 +8,9 @@ sent as ``permission_mode`` and what the policy applies); it is offered as ACP s
 ``mode`` option. The model is the ``model`` option (``session/set_config_option``: the
 pinned SDK's way; it has no ``session/set_model``): the switch is
 ``Agent.switch_model``, so PreModelSwitch hooks may refuse it. ``bypassPermissions`` is
-offered only to a session that started in it (Claude Code's rule), ``auto`` never (dsh has
-no classifier). A session without the Claude Code profile has no modes.
+offered only to a session that started in it (Claude Code's rule), ``auto`` only while
+the session is in it (dsh has no classifier: ``auto`` refuses what it would ask about). A
+session without the Claude Code profile has no modes.
 """
 
 from __future__ import annotations

@@ -138,12 +138,13 @@ def settle(
     )
 
 
-RunMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
+RunMode = Literal["default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"]
 _RUN_MODES: dict[str, RunMode] = {
     "default": "default",
     "manual": "default",  # Claude Code's alias
     "acceptEdits": "acceptEdits",
     "plan": "plan",
+    "auto": "auto",
     "dontAsk": "dontAsk",
     "bypassPermissions": "bypassPermissions",
 }
@@ -151,13 +152,9 @@ _RUN_MODES: dict[str, RunMode] = {
 
 def _permission_mode(config: DshConfig) -> RunMode | None:
     """The mode the run enforces (the flag's, else the configured one; ``None``: the settings'
-    ``defaultMode``); ``auto`` is refused, from a flag or a file alike (dsh has no classifier)."""
+    ``defaultMode``); ``auto`` runs as 2.1.332 does without its safety check: the calls
+    the mode would ask about are denied (``hooks.claude.permissions._auto``)."""
     mode = config.permission_mode
-    if mode == "auto":
-        # Only then: a run whose hooks are Codex's alone never loads the Claude Code bridge.
-        from dsh.hooks.claude import AUTO_REFUSED
-
-        raise UserError(AUTO_REFUSED)
     return None if mode is None else _RUN_MODES[mode]
 
 

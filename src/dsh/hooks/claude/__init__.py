@@ -18,10 +18,8 @@ from typing import TYPE_CHECKING
 
 from dsh._public import lazy, publish
 from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
+from dsh.hooks.claude.permissions._auto import AutoClassifier, AutoDenial
 from dsh.hooks.claude.permissions._plugin import (
-    AUTO_REFUSED,
-    AutoClassifier,
-    AutoDenial,
     ClaudePermissionsPlugin,
     PermissionModeError,
     PermissionState,
@@ -34,7 +32,6 @@ from dsh.hooks.claude.settings._catalog import load_catalog
 from dsh.hooks.claude.settings._types import Catalog, Diagnostic, HookDeclaration, HookSource
 
 __all__ = [
-    "AUTO_REFUSED",
     "CLAUDE_HOOK_EVENTS",
     "CLAUDE_PROFILE_NAME",
     "EVENT_SPECS",

@@ -19,12 +19,9 @@ from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
+from dsh.hooks.claude.permissions._auto import AutoClassifier
 from dsh.hooks.claude.permissions._persist import SettingsTargets
-from dsh.hooks.claude.permissions._plugin import (
-    AutoClassifier,
-    ClaudePermissionsPlugin,
-    PermissionState,
-)
+from dsh.hooks.claude.permissions._plugin import ClaudePermissionsPlugin, PermissionState
 
 if TYPE_CHECKING:
     from dsh.base._sandbox import SandboxPolicy
@@ -86,7 +83,8 @@ class ClaudeCodeProfile:
     mode (``None``: the settings' ``defaultMode``, else ``default``), what hooks
     are sent and, with ``permissions`` (the default), what the permission policy
     enforces with the settings' rules over the project and ``add_dirs``
-    (``--add-dir``) (docs/permissions.md); ``auto`` needs a ``classifier``;
+    (``--add-dir``) (docs/permissions.md); ``auto`` judges with ``classifier``
+    (none: every call the mode would ask about is denied, as 2.1.332 without its check);
     ``transcript_dir`` is where the
     transcripts hooks read are written (default: dsh's data dir). ``effort``
     is the hooks' ``effort.level`` / ``CLAUDE_EFFORT``; ``attended`` says a
@@ -368,8 +366,8 @@ class ClaudeCodeProfile:
     def _permission_state(
         self, catalog: Catalog, project: Path, notes: list[str]
     ) -> PermissionState:
-        """The session's permission state; a mode dsh cannot run in falls back to ``default``
-        with a diagnostic (``dsh run`` refuses an explicit ``auto`` before it gets here)."""
+        """The session's permission state; a mode the settings disable falls back to
+        ``default`` with a diagnostic."""
         from dsh.hooks.claude.permissions._plugin import PermissionModeError, permission_state
 
         home = self.home

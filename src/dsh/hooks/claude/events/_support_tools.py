@@ -240,14 +240,19 @@ PERMISSION_DENIED = EventSupport(
         "fires after the auto-mode classifier refuses a call (between PreToolUse and the"
         " permission policy), with `tool_name`, `tool_input`, `tool_use_id` and the"
         " classifier's `reason`; not for deny rules, modes or hooks, as in Claude Code",
+        '`dsh run --permission-mode auto` (or `defaultMode: "auto"`) runs as 2.1.332 does'
+        " when its safety check does not run: each call the mode would ask about is refused"
+        " with `Auto mode is unavailable: …` and PermissionDenied's `reason` is `Classifier"
+        " unavailable` (conformance `perm-denied-auto`, `perm-denied-retry`,"
+        " `exit2-permission-denied`)",
         "`retry: true` (any hook) adds a user text telling the model it may try once more;"
         " the denial stands",
         "exit code and stderr ignored",
         _IF_EVALUATED,
     ),
     limits=(
-        "dsh ships no auto-mode classifier: `auto` is refused (`dsh run --permission-mode"
-        " auto` exits 2) unless an embedding program passes an `AutoClassifier` to"
-        " `permission_state`, so PermissionDenied never fires in `dsh run`",
+        "dsh has no auto-mode safety classifier of its own, so `auto` never approves a call"
+        " it would ask about; an embedding program that has one passes an `AutoClassifier`"
+        " to `permission_state` or `ClaudeCodeProfile`",
     ),
 )

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final, Protocol, final
+from typing import Any
 
-from dsh._frozen import frozen
 from dsh.agent import DIRECTORY_ADDED, Agent, DirectorySource
 from dsh.base import DshError
 from dsh.context import Context, Next
+from dsh.hooks.claude.permissions._auto import AutoClassifier, UnavailableClassifier
 from dsh.hooks.claude.permissions._persist import (
     PERSISTED,
     SCOPE_OF,
@@ -48,43 +48,15 @@ from dsh.hooks.claude.rules._values import (
 from dsh.tools import PRE_EXECUTE, CallStateKey, PreToolAllow, PreToolDecision, ToolCall
 
 __all__ = [
-    "AutoClassifier",
-    "AutoDenial",
     "ClaudePermissionsPlugin",
     "PermissionModeError",
     "PermissionState",
     "permission_state",
 ]
 
-AUTO_REFUSED: Final = (
-    "permission mode `auto` needs Claude Code's auto-mode safety classifier, which dsh does not"
-    " have; use default, acceptEdits, plan, dontAsk or bypassPermissions"
-)
-
 
 class PermissionModeError(DshError, ValueError):
-    """A permission mode dsh cannot run in (``auto``), or one the settings disable."""
-
-
-@final
-@frozen
-class AutoDenial:
-    """An auto-mode classifier's refusal: ``reason`` for PermissionDenied hooks (Claude
-    Code's ``Classifier unavailable``, ``[Data Exfiltration]``, ...), ``message`` for the model."""
-
-    reason: str
-    message: str
-
-
-class AutoClassifier(Protocol):
-    """What ``auto`` mode needs: a judge of the calls the mode would otherwise ask about.
-
-    dsh ships none; an embedding program that has one passes it to ``permission_state``.
-    """
-
-    async def classify(self, call: ToolCall, /) -> AutoDenial | None:
-        """``None``: the call may run; an ``AutoDenial``: it is refused."""
-        ...
+    """A permission mode the settings disable (``bypassPermissions``), or an unknown one."""
 
 
 _PARENT_MODE_STANDS: frozenset[str] = frozenset({"bypassPermissions", "acceptEdits", "auto"})
@@ -121,7 +93,10 @@ class PermissionState:
         self.settings = settings
         self.targets = targets
         self.mode_source = mode_source
-        self.classifier = classifier
+        # `auto` judges with it; without one, as 2.1.332 here: the check is unavailable.
+        self.classifier: AutoClassifier = (
+            classifier if classifier is not None else UnavailableClassifier()
+        )
         self.mode: PermissionMode = mode
         self.rules: list[RuleEntry] = list(settings.rules)
         self.directories: list[WorkingDirectory] = list(directories)
@@ -213,7 +188,7 @@ class PermissionState:
         kind = entry.get("type")
         if kind == "setMode":
             mode = parse_mode(entry.get("mode"))
-            if mode is None or (mode == "auto" and self.classifier is None):
+            if mode is None:
                 raise ValueError(f"setMode: {entry.get('mode')!r} is not a mode dsh runs in")
             if mode != "bypassPermissions" or self.mode == "bypassPermissions":
                 self.mode = mode  # bypass only if the session started in it (Claude Code's rule)
@@ -304,8 +279,9 @@ def permission_state(
     """The state a session starts with: ``mode`` (else the settings' ``defaultMode``, else
     ``default``), the project, ``add_dirs`` (``--add-dir``) and ``additionalDirectories``.
 
-    Raises ``PermissionModeError`` for ``auto`` without a ``classifier`` and for
-    ``bypassPermissions`` when a settings file disables it.
+    ``auto`` judges with ``classifier`` (none: ``UnavailableClassifier``, which refuses
+    what the mode would ask about, as 2.1.332 does without its safety check). Raises
+    ``PermissionModeError`` for ``bypassPermissions`` when a settings file disables it.
     """
     chosen: PermissionMode = mode or settings.default_mode or "default"
     if mode is not None:
@@ -316,8 +292,6 @@ def permission_state(
         source = "nothing set"
     if chosen not in PERMISSION_MODES:
         raise PermissionModeError(f"unknown permission mode {chosen!r}")
-    if chosen == "auto" and classifier is None:
-        raise PermissionModeError(AUTO_REFUSED)
     if chosen == "bypassPermissions" and settings.bypass_disabled_by is not None:
         raise PermissionModeError(
             "permission mode bypassPermissions is disabled by `disableBypassPermissionsMode`"
@@ -368,7 +342,6 @@ class ClaudePermissionsPlugin:
             return PreToolDecision.deny(checked.text, {"permission": checked.info()})
         if checked.kind == "ask" and not checked.forced and state.mode == "auto":
             # Auto mode: the classifier judges what the mode would ask about.
-            assert state.classifier is not None  # permission_state refuses auto without one
             denial = await state.classifier.classify(call)
             if denial is not None:
                 info = {"decided_by": "auto-mode classifier", "auto_denied": denial.reason}

@@ -192,3 +192,30 @@ def test_codex_a_firing_whose_matchers_select_none_is_recorded(project: Path) ->
     assert lines[at + 3].endswith("SessionStart[1][0]: echo s")
     assert lines[at + 4].startswith("untrusted: not trusted in Codex's config.toml")
     assert not any("hook/result" in line for line in lines)
+
+
+def test_a_run_that_loads_none_of_the_projects_hooks_records_why(project: Path) -> None:
+    """Every handler left out (not trusted, with ``--skip-untrusted-hooks``): the bridge is
+    not mounted, and the log still says why each did not run, at the session's start."""
+    settings(project, {"Stop": [{"hooks": [hook("echo stopped")]}]})
+    lines = session_why(project, "--skip-untrusted-hooks")
+    print("\n".join(lines))
+    (skipped,) = [line for line in lines if "hook/skipped" in line]
+    assert skipped.endswith("Stop: 1 handler(s) did not run")
+    at = lines.index(skipped)
+    assert lines[at + 1].endswith("/.claude/settings.json: Stop[0][0]: echo stopped")
+    assert lines[at + 2] == (
+        "untrusted: project hook not trusted yet (`dsh hooks trust` trusts it as it is)"
+    )
+    assert not any("hook/result" in line for line in lines)
+
+
+def test_a_run_whose_every_hook_file_is_turned_off_records_why(project: Path) -> None:
+    settings(project, {"Stop": [{"hooks": [hook("echo stopped")]}]}, disableAllHooks=True)
+    lines = session_why(project, "--trust-project")
+    print("\n".join(lines))
+    (skipped,) = [line for line in lines if "hook/skipped" in line]
+    assert skipped.endswith("every event: 1 handler(s) did not run")
+    at = lines.index(skipped)
+    assert lines[at + 1].endswith("/.claude/settings.json: (every hook in it)")
+    assert lines[at + 2].startswith("disabled: hooks not loaded: `disableAllHooks` is true in ")

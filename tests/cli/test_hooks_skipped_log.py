@@ -165,3 +165,57 @@ def test_an_event_whose_every_handler_is_not_trusted_is_recorded_at_the_start(
     assert lines[lines.index(skipped) + 2] == (
         "untrusted: project hook not trusted yet (`dsh hooks trust` trusts it as it is)"
     )
+
+
+def test_codex_a_firing_whose_matchers_select_none_is_recorded(project: Path) -> None:
+    """Under the Codex bridge, SessionStart fires and none of its handlers runs (a matcher,
+    one not trusted): a ``hook/skipped`` says why for each, as the Claude bridge does."""
+    codex_home = project.parent / "home" / ".codex"
+    codex_home.mkdir(parents=True)
+
+    def declare(*start: dict[str, Any]) -> None:
+        hooks = {"SessionStart": list(start)}
+        (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+
+    resume = {"matcher": "^resume$", "hooks": [{"type": "command", "command": "echo r"}]}
+    declare(resume)
+    profile = CodexProfile(home=codex_home, system_dir=None, trust_dir=project.parent / "trust")
+    assert list(profile.trust(project))
+    declare(resume, {"hooks": [{"type": "command", "command": "echo s"}]})
+    lines = session_why(project, "--hooks", "codex")
+    print("\n".join(lines))
+    (skipped,) = [line for line in lines if "hook/skipped" in line]
+    assert skipped.endswith("SessionStart: 2 handler(s) did not run")
+    at = lines.index(skipped)
+    assert lines[at + 1].endswith("SessionStart[0][0]: echo r")
+    assert lines[at + 2] == "matcher: its matcher '^resume$' does not select source 'startup'"
+    assert lines[at + 3].endswith("SessionStart[1][0]: echo s")
+    assert lines[at + 4].startswith("untrusted: not trusted in Codex's config.toml")
+    assert not any("hook/result" in line for line in lines)
+
+
+def test_a_run_that_loads_none_of_the_projects_hooks_records_why(project: Path) -> None:
+    """Every handler left out (not trusted, with ``--skip-untrusted-hooks``): the bridge is
+    not mounted, and the log still says why each did not run, at the session's start."""
+    settings(project, {"Stop": [{"hooks": [hook("echo stopped")]}]})
+    lines = session_why(project, "--skip-untrusted-hooks")
+    print("\n".join(lines))
+    (skipped,) = [line for line in lines if "hook/skipped" in line]
+    assert skipped.endswith("Stop: 1 handler(s) did not run")
+    at = lines.index(skipped)
+    assert lines[at + 1].endswith("/.claude/settings.json: Stop[0][0]: echo stopped")
+    assert lines[at + 2] == (
+        "untrusted: project hook not trusted yet (`dsh hooks trust` trusts it as it is)"
+    )
+    assert not any("hook/result" in line for line in lines)
+
+
+def test_a_run_whose_every_hook_file_is_turned_off_records_why(project: Path) -> None:
+    settings(project, {"Stop": [{"hooks": [hook("echo stopped")]}]}, disableAllHooks=True)
+    lines = session_why(project, "--trust-project")
+    print("\n".join(lines))
+    (skipped,) = [line for line in lines if "hook/skipped" in line]
+    assert skipped.endswith("every event: 1 handler(s) did not run")
+    at = lines.index(skipped)
+    assert lines[at + 1].endswith("/.claude/settings.json: (every hook in it)")
+    assert lines[at + 2].startswith("disabled: hooks not loaded: `disableAllHooks` is true in ")

@@ -247,7 +247,8 @@ def _describe(event: SessionEvent, shown: dict[str, str]) -> str:
         said = f" decision {json.dumps(decision, default=str)}" if decision is not None else ""
         return f"{get('hook_event')} {outcome} in {get('duration') or 0:.2f}s{said}"
     if kind == "hook/skipped":
-        return f"{get('hook_event')}: {len(get('skipped') or ())} handler(s) did not run"
+        named = "every event" if get("hook_event") == "*" else get("hook_event")  # a whole file
+        return f"{named}: {len(get('skipped') or ())} handler(s) did not run"
     if kind == "turn/end":
         return str(get("reason")) + (f" ({get('error')})" if get("error") else "")
     for name in ("text", "summary", "reason", "prompt"):

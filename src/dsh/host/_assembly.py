@@ -117,6 +117,10 @@ class Assembly:
         self._diagnostics.extend(found)
         if loaded.hooks is not None:
             self.ctx.plugin(loaded.hooks, name=f"{profile.name}-hooks")
+        # Or, when it loads none, what logs the hooks left out (optional: not in ``ProfileMount``).
+        skipped_log = None if loaded.hooks is not None else getattr(loaded, "skipped_log", None)
+        if skipped_log is not None:
+            self.ctx.plugin(skipped_log, name=f"{profile.name}-hooks")
         # A profile's permission policy, inner to its hooks (optional: not in ``ProfileMount``).
         policy = getattr(loaded, "permissions", None)
         if policy is not None:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from dsh.base._sandbox import SandboxPolicy
     from dsh.hooks.claude.rules._modes import PermissionMode
     from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin
+    from dsh.hooks.claude.runtime._left_out_log import LeftOutLog
     from dsh.hooks.claude.settings._agents import AgentSet
     from dsh.hooks.claude.settings._catalog import PluginRoot
     from dsh.hooks.claude.settings._commands import CommandSet
@@ -62,6 +63,9 @@ class ClaudeCodeMount:
     """The settings' ``env`` as the environment policy's ``set`` (``dsh.host`` layers it)."""
     mcp_servers: tuple[McpServer, ...] = ()
     """The MCP servers Claude Code's configuration declares (a project's only once trusted)."""
+    skipped_log: LeftOutLog | None = None
+    """When ``hooks`` is ``None`` though hooks were declared (every one left out): what logs
+    each as a ``hook/skipped`` at the session's start (``dsh log ID --hooks --why``)."""
 
     @property
     def sandbox(self) -> SandboxPolicy | None:
@@ -230,6 +234,7 @@ class ClaudeCodeProfile:
             ClaudePermissionsPlugin(state) if state is not None else None,
             environment={"set": catalog.env} if catalog.env else None,
             mcp_servers=servers,
+            skipped_log=_skipped_log(gated) if hooks is None else None,
         )
 
     def _gated(self, project: Path) -> tuple[GatedMount, tuple[str, ...]]:
@@ -424,6 +429,17 @@ class ClaudeCodeProfile:
             config_dir=config_dir,
             written=written if self.require_trust and self.catalog is None else None,
         )
+
+
+def _skipped_log(gated: GatedMount) -> LeftOutLog | None:
+    """What logs the hooks a run left out when it loads none (``None``: none declared)."""
+    if not (gated.declared.all_hooks() or gated.declared.diagnostics):
+        return None  # the plain path (no hooks declared) imports nothing more
+    from dsh.hooks.claude.runtime._left_out_log import LeftOutLog
+    from dsh.hooks.claude.trust._left_out import left_out_selections
+
+    left_out = left_out_selections(gated.declared, gated.review)
+    return LeftOutLog(left_out) if left_out else None
 
 
 def _loaded_plugins(catalog: Catalog) -> dict[str, Path]:

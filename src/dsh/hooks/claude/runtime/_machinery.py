@@ -64,7 +64,7 @@ from dsh.hooks.claude.runtime._hook_env import (
 from dsh.hooks.claude.runtime._judged import in_process
 from dsh.hooks.claude.runtime._no_decision import no_decision_notice
 from dsh.hooks.claude.runtime._persisted_output import output_saver
-from dsh.hooks.claude.runtime._why import firing_skips, skipped_selections
+from dsh.hooks.claude.runtime._why import SKIP_RECORDS, firing_skips, skipped_selections
 from dsh.hooks.claude.settings._agents import AgentSet
 from dsh.hooks.claude.settings._commands import CommandSet
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
@@ -84,9 +84,6 @@ __all__ = ["SOURCE", "AgentState", "PermissionMode", "Runtime", "background_task
 
 
 SOURCE: Final = "claude-hooks"
-
-SKIP_RECORDS: Final = 1000
-"""At most this many ``hook/skipped`` events per session (a long session's log stays bounded)."""
 
 
 @slotted

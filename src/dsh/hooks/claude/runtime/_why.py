@@ -22,11 +22,15 @@ from dsh.hooks.claude.settings._selection import where
 from dsh.hooks.claude.settings._types import Catalog, HookDeclaration
 
 __all__ = [
+    "SKIP_RECORDS",
     "TOOL_EVENTS",
     "firing_skips",
     "select_reason",
     "skipped_selections",
 ]
+
+SKIP_RECORDS: Final = 1000
+"""At most this many ``hook/skipped`` events per session (a long session's log stays bounded)."""
 
 TOOL_EVENTS: Final = frozenset(
     {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}

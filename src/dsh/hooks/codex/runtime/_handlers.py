@@ -26,6 +26,7 @@ class Handlers:
         self._bounded = runtime._bounded
         self._contexts = runtime._contexts
         self._fire = runtime._fire
+        self._matching = runtime._matching
         self._inject_contexts = runtime._inject_contexts
         self._settle = runtime._settle
         self._pre_tool_outcome = runtime._pre_tool_outcome

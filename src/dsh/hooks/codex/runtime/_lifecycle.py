@@ -74,7 +74,7 @@ class LifecycleEvents(Handlers):
         await self._fire_session_start(agent, value)
 
     async def _fire_session_start(self, agent: Agent, value: str) -> None:
-        hooks = self.catalog.matching("SessionStart", value)
+        hooks = self._matching(agent, "SessionStart", value)
         if not hooks:
             return
         payload: SessionStartHookInput = self._base(agent, "SessionStart", turn=False)
@@ -94,7 +94,7 @@ class LifecycleEvents(Handlers):
             return await nxt()
         if self.declared("Interrupt"):
             self._watch_interrupt(agent)
-        hooks = self.catalog.matching("UserPromptSubmit", None)
+        hooks = self._matching(agent, "UserPromptSubmit", None)
         if not hooks:
             return await nxt()
         payload: UserPromptSubmitHookInput = self._base(agent, "UserPromptSubmit")
@@ -117,7 +117,7 @@ class LifecycleEvents(Handlers):
     ) -> ContinuationDecision:
         if agent.parent is not None or state.decision.continues:
             return await nxt()
-        hooks = self.catalog.matching("Stop", None)
+        hooks = self._matching(agent, "Stop", None)
         if not hooks:
             return await nxt()
         payload: StopHookInput = self._base(agent, "Stop")
@@ -138,7 +138,7 @@ class LifecycleEvents(Handlers):
     # -- subagents --------------------------------------------------------------------
 
     async def _subagent_start(self, parent: Agent, child: Agent) -> None:
-        hooks = self.catalog.matching("SubagentStart", child.agent_type or "default")
+        hooks = self._matching(child, "SubagentStart", child.agent_type or "default", log_to=parent)
         if not hooks:
             return
         payload: SubagentStartHookInput = self._base(child, "SubagentStart")
@@ -146,7 +146,7 @@ class LifecycleEvents(Handlers):
         self._inject_contexts(child, "SubagentStart", merged)
 
     async def _subagent_stop(self, parent: Agent, child: Agent, result: TurnResult) -> None:
-        hooks = self.catalog.matching("SubagentStop", child.agent_type or "default")
+        hooks = self._matching(child, "SubagentStop", child.agent_type or "default", log_to=parent)
         if not hooks:
             return
         payload: SubagentStopHookInput = self._base(child, "SubagentStop")
@@ -169,7 +169,7 @@ class LifecycleEvents(Handlers):
         self, agent: Agent, request: CompactRequest, nxt: Next[PreCompactDecision]
     ) -> PreCompactDecision:
         self._state(agent).compact_trigger = request.trigger
-        hooks = self.catalog.matching("PreCompact", request.trigger)
+        hooks = self._matching(agent, "PreCompact", request.trigger)
         if not hooks:
             return await nxt()
         payload: PreCompactHookInput = self._base(agent, "PreCompact", permission=False)
@@ -184,7 +184,7 @@ class LifecycleEvents(Handlers):
 
     async def _post_compact(self, agent: Agent, summary: str) -> None:
         state = self._state(agent)
-        hooks = self.catalog.matching("PostCompact", state.compact_trigger)
+        hooks = self._matching(agent, "PostCompact", state.compact_trigger)
         if hooks:
             payload: PostCompactHookInput = self._base(agent, "PostCompact", permission=False)
             payload["trigger"] = state.compact_trigger
@@ -238,7 +238,7 @@ class LifecycleEvents(Handlers):
         await self._state(agent).async_runs.cancel()
         await self._settle(agent)
         # Codex's SessionEnd reason is always "other".
-        hooks = self.catalog.matching("SessionEnd", "other")
+        hooks = self._matching(agent, "SessionEnd", "other")
         if not hooks:
             return
         payload: SessionEndHookInput = self._base(

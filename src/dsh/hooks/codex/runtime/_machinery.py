@@ -45,7 +45,7 @@ from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex.config._selection import firing_skips
 from dsh.hooks.codex.config._trust import DEFAULT_CONTEXT_LIMIT
 from dsh.hooks.codex.config._types import CodexCatalog, CodexHook, CodexPermissionMode
-from dsh.hooks.codex.events._specs import run_id_label
+from dsh.hooks.codex.events._specs import MATCHER_FIELDS, run_id_label
 from dsh.hooks.codex.runtime._spill import BYTES_PER_TOKEN, spilled_text
 from dsh.tools import CallStateKey
 
@@ -190,6 +190,18 @@ class Runtime:
         if record is not None:
             state.skip_records += 1
             (to or agent).append_events([record], durable=False)
+
+    def _matching(
+        self, agent: Agent, event: str, value: str | None, *, log_to: Agent | None = None
+    ) -> list[CodexHook]:
+        """The running hooks of ``event`` that ``value`` selects; when the event has handlers
+        and none is selected, the firing that does not happen is a ``hook/skipped`` (each
+        handler's matcher, and the first time the untrusted ones), as the Claude bridge's."""
+        hooks = self.catalog.matching(event, value)
+        if not hooks and self._declared_count(event):
+            field = MATCHER_FIELDS.get(event)
+            self._log_skipped(agent, event, (), {field: value} if field else {}, log_to)
+        return hooks
 
     def _declared_count(self, event: str) -> int:
         return sum(1 for h in self.catalog.hooks if h.event == event)

@@ -70,7 +70,7 @@ class ModelEvents(Handlers):
         }
 
     async def _model_request(self, agent: Agent, call: ModelCall) -> None:
-        hooks = self.catalog.matching("PreModelRequest", None)
+        hooks = self._matching(agent, "PreModelRequest", None)
         if hooks:
             payload = self._request_payload(agent, call)
             await self._fire(agent, "PreModelRequest", hooks, payload)  # output ignored
@@ -78,7 +78,7 @@ class ModelEvents(Handlers):
     async def _model_response(self, agent: Agent, end: ModelCallEnd) -> None:
         if end.status == "aborted":
             return  # an interrupted request: Codex's payload for it was not observed
-        hooks = self.catalog.matching("PostModelRequest", None)
+        hooks = self._matching(agent, "PostModelRequest", None)
         if not hooks:
             return
         asked = self._request_payload(agent, end.call)

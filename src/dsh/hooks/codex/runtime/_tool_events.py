@@ -111,7 +111,7 @@ class ToolEvents(Handlers):
     async def _fire_pre_tool(
         self, agent: Agent, name: str, arguments: Mapping[str, Any], use_id: str | None
     ) -> tuple[CodexMerged, PreToolOutcome] | None:
-        hooks = self.catalog.matching("PreToolUse", hook_tool_name(name))
+        hooks = self._matching(agent, "PreToolUse", hook_tool_name(name))
         if not hooks:
             return None
         payload: PreToolUseHookInput = self._base(agent, "PreToolUse")
@@ -135,6 +135,8 @@ class ToolEvents(Handlers):
             agent, proposed.name, proposed.arguments, proposed.tool_use_id
         )
         if fired is None:
+            # Fired once: pre-execute does not fire it again (nor log its `hook/skipped`).
+            proposed.state[self._pre_tool_outcome] = PreToolOutcome(None, ())
             return None
         merged, outcome = fired
         proposed.state[self._pre_tool_outcome] = outcome
@@ -204,7 +206,7 @@ class ToolEvents(Handlers):
     ) -> ApprovalDecision:
         agent = calling_agent(call.agent)
         name = hook_tool_name(call.name)
-        hooks = self.catalog.matching("PermissionRequest", name) if agent else []
+        hooks = self._matching(agent, "PermissionRequest", name) if agent else []
         if agent is None or not hooks:
             return await nxt()
         payload: PermissionRequestHookInput = self._base(agent, "PermissionRequest")
@@ -228,7 +230,7 @@ class ToolEvents(Handlers):
         agent = calling_agent(call.agent)
         if agent is None or result.code in _NO_POST_EVENT:
             return await nxt()
-        hooks = self.catalog.matching("PostToolUse", hook_tool_name(call.name))
+        hooks = self._matching(agent, "PostToolUse", hook_tool_name(call.name))
         if not hooks:
             return await nxt()
         payload: PostToolUseHookInput = self._base(agent, "PostToolUse")

@@ -14,10 +14,12 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
+from dsh.hooks.claude._block_cap import stop_block_cap
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.permissions._persist import SettingsTargets
 from dsh.hooks.claude.permissions._plugin import (
@@ -27,6 +29,7 @@ from dsh.hooks.claude.permissions._plugin import (
 )
 
 if TYPE_CHECKING:
+    from dsh.agent import AgentOptions
     from dsh.base._sandbox import SandboxPolicy
     from dsh.hooks.claude.rules._modes import PermissionMode
     from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin
@@ -65,6 +68,17 @@ class ClaudeCodeMount:
     """The settings' ``env`` as the environment policy's ``set`` (``dsh.host`` layers it)."""
     mcp_servers: tuple[McpServer, ...] = ()
     """The MCP servers Claude Code's configuration declares (a project's only once trusted)."""
+    stop_block_cap: int | None = None
+    """``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` as 2.1.332 reads it (``None``: unset, the default)."""
+
+    def agent_options(self, options: AgentOptions) -> AgentOptions:
+        """An agent's ``options`` as Claude Code's environment has them (``dsh.host`` applies it
+        to every agent): ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` as the continuation cap, 0 or below
+        none but the step limit (``dsh.hooks.claude._block_cap``)."""
+        cap = self.stop_block_cap
+        if cap is None:
+            return options
+        return replace(options, continuation_cap=cap if cap > 0 else options.max_steps)
 
     @property
     def sandbox(self) -> SandboxPolicy | None:
@@ -232,6 +246,8 @@ class ClaudeCodeProfile:
             ClaudePermissionsPlugin(state) if state is not None else None,
             environment={"set": catalog.env} if catalog.env else None,
             mcp_servers=servers,
+            # 2.1.332 puts the settings' `env` in its own environment (settings/_env.py).
+            stop_block_cap=stop_block_cap({**(self.env or os.environ), **catalog.env}),
         )
 
     def _gated(self, project: Path) -> tuple[GatedMount, tuple[str, ...]]:

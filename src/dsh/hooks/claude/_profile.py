@@ -14,16 +14,19 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
+from dsh.hooks.claude._block_cap import stop_block_cap
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.permissions._auto import AutoClassifier
 from dsh.hooks.claude.permissions._persist import SettingsTargets
 from dsh.hooks.claude.permissions._plugin import ClaudePermissionsPlugin, PermissionState
 
 if TYPE_CHECKING:
+    from dsh.agent import AgentOptions
     from dsh.base._sandbox import SandboxPolicy
     from dsh.hooks.claude.rules._modes import PermissionMode
     from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin
@@ -66,6 +69,17 @@ class ClaudeCodeMount:
     skipped_log: LeftOutLog | None = None
     """When ``hooks`` is ``None`` though hooks were declared (every one left out): what logs
     each as a ``hook/skipped`` at the session's start (``dsh log ID --hooks --why``)."""
+    stop_block_cap: int | None = None
+    """``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` as 2.1.332 reads it (``None``: unset, the default)."""
+
+    def agent_options(self, options: AgentOptions) -> AgentOptions:
+        """An agent's ``options`` as Claude Code's environment has them (``dsh.host`` applies it
+        to every agent): ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` as the continuation cap, 0 or below
+        none but the step limit (``dsh.hooks.claude._block_cap``)."""
+        cap = self.stop_block_cap
+        if cap is None:
+            return options
+        return replace(options, continuation_cap=cap if cap > 0 else options.max_steps)
 
     @property
     def sandbox(self) -> SandboxPolicy | None:
@@ -235,6 +249,8 @@ class ClaudeCodeProfile:
             environment={"set": catalog.env} if catalog.env else None,
             mcp_servers=servers,
             skipped_log=_skipped_log(gated) if hooks is None else None,
+            # 2.1.332 puts the settings' `env` in its own environment (settings/_env.py).
+            stop_block_cap=stop_block_cap({**(self.env or os.environ), **catalog.env}),
         )
 
     def _gated(self, project: Path) -> tuple[GatedMount, tuple[str, ...]]:

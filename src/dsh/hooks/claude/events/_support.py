@@ -260,6 +260,9 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`stop_hook_active` reports a forced continuation; at most 8 in a row: the 9th"
             " block ends the turn with 2.1.332's notice `A hook blocked the turn from ending 9"
             " consecutive times—overriding and ending turn. …`",
+            "`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` (the environment or settings `env`) sets that"
+            " number as 2.1.332 reads it (an integer; unreadable: 8); 0 or below is no cap but"
+            " the step limit; dsh's own continuation cap follows it",
             "`last_assistant_message` sent; `background_tasks` lists the background subagents"
             " still running (an `Agent` call, in the background unless it says"
             " `run_in_background: false`)",

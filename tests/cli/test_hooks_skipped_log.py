@@ -194,6 +194,25 @@ def test_codex_a_firing_whose_matchers_select_none_is_recorded(project: Path) ->
     assert not any("hook/result" in line for line in lines)
 
 
+def test_codex_an_event_whose_every_handler_is_untrusted_is_recorded(project: Path) -> None:
+    """Under the Codex bridge, Stop's only handler is not trusted: it never fires, and the
+    log's ``hook/skipped`` at the session's start says why, as the Claude bridge's does."""
+    codex_home = project.parent / "home" / ".codex"
+    codex_home.mkdir(parents=True)
+    profile = CodexProfile(home=codex_home, system_dir=None, trust_dir=project.parent / "trust")
+    assert list(profile.trust(project)) == []  # nothing declared yet: the layer is recorded
+    stop = {"hooks": [{"type": "command", "command": "echo stopped"}]}
+    (codex_home / "hooks.json").write_text(json.dumps({"hooks": {"Stop": [stop]}}))
+    lines = session_why(project, "--hooks", "codex")
+    print("\n".join(lines))
+    (skipped,) = [line for line in lines if "hook/skipped" in line]
+    assert skipped.endswith("Stop: 1 handler(s) did not run")
+    at = lines.index(skipped)
+    assert lines[at + 1].endswith("Stop[0][0]: echo stopped")
+    assert lines[at + 2].startswith("untrusted: not trusted in Codex's config.toml")
+    assert not any("hook/result" in line for line in lines)
+
+
 def test_a_run_that_loads_none_of_the_projects_hooks_records_why(project: Path) -> None:
     """Every handler left out (not trusted, with ``--skip-untrusted-hooks``): the bridge is
     not mounted, and the log still says why each did not run, at the session's start."""

@@ -204,8 +204,10 @@ class CodexProfile:
             lines.extend(() if problem is None else (f"warning: {problem}",))
         mode = self.permission_mode or catalog.permission_mode
         runs = catalog.running() or catalog.notify
-        hooks = codex_hooks_plugin(catalog, permission_mode=mode) if runs else None
-        if hooks is not None:
+        # Declared hooks none of which runs (not trusted): the plugin is mounted to say why
+        # in the log (`hook/skipped` at the session's start), and runs nothing.
+        hooks = codex_hooks_plugin(catalog, permission_mode=mode) if runs or catalog.hooks else None
+        if runs:
             from dsh.base._containment import prepare_containment
 
             prepare_containment()  # hooks will run: the namespace is made meanwhile

@@ -22,6 +22,8 @@ from dsh.agent import (
     SUBAGENT_END,
     SUBAGENT_START,
     TURN_CONTINUATION,
+    Agent,
+    SessionStartSource,
 )
 from dsh.context import Context
 from dsh.hooks.codex.config._types import CodexCatalog, CodexPermissionMode
@@ -82,6 +84,8 @@ class CodexHooksPlugin:
             ctx.on(MODEL_RESPONSE, model._model_response)
         if d("SessionStart"):
             ctx.on(SESSION_START, life._session_start)
+        if self._never_running():
+            ctx.on(SESSION_START, self._never_fire)
         if d("UserPromptSubmit") or d("Interrupt"):
             ctx.on(PROMPT_SUBMIT, life._prompt_submit)
         if d("PreToolUse"):
@@ -110,6 +114,19 @@ class CodexHooksPlugin:
         # Also to kill (and log as cancelled) the `async: true` hooks still running.
         if d("SessionEnd") or d("Interrupt") or any(h.run_async for h in self.catalog.running()):
             ctx.on(SESSION_END, life._session_end)
+
+    def _never_running(self) -> tuple[str, ...]:
+        """The events that have handlers, none of which runs (not trusted): they never fire."""
+        return tuple(
+            dict.fromkeys(h.event for h in self.catalog.hooks if not self.declared(h.event))
+        )
+
+    async def _never_fire(self, agent: Agent, source: SessionStartSource) -> None:
+        """Each event whose every handler is left out is a ``hook/skipped`` at the start
+        (``dsh log ID --hooks --why``), as the Claude bridge records them."""
+        if agent.parent is None:
+            for event in self._never_running():
+                self.runtime._log_skipped(agent, event, (), {}, None)
 
     async def _pre_tool_input(self, proposed: ProposedCall) -> InputRewrite | None:
         # Defined here so a call's `rewritten_by` names CodexHooksPlugin.

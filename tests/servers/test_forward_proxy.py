@@ -95,13 +95,16 @@ def proxy(
 ) -> Iterator[str]:
     """A running forward proxy's URL; the process group is stopped on every path."""
     port = _free_port()
+    # squid names its shared-memory segments after its service name: one of its own per
+    # instance, so that two test runs at once do not share (or refuse) them.
+    service = f"dshtest{port}"
     if request.param == "squid":
         squid = _squid()
         if squid is None:
             pytest.skip("squid is not installed (.ci/run installs it from Debian's archive)")
         conf = tmp_path_factory.mktemp("squid") / "squid.conf"
         conf.write_text(_SQUID_CONF.format(port=port))
-        command = [squid, "-N", "-f", str(conf)]
+        command = [squid, "-N", "-n", service, "-f", str(conf)]
     else:
         command = [sys.executable, "-m", "proxy", "--hostname", "127.0.0.1", "--port", str(port)]
         command += ["--num-workers", "1", "--num-acceptors", "1", "--log-level", "ERROR"]
@@ -112,12 +115,19 @@ def proxy(
         _wait_listening(port, process, request.param)
         yield f"http://127.0.0.1:{port}"
     finally:
-        _stop(process)
+        if request.param == "squid":
+            # squid keeps no state here but takes seconds to stop on SIGTERM even with
+            # shutdown_lifetime 0: it is killed outright, and its segments removed.
+            _stop(process, signal.SIGKILL)
+            for segment in Path("/dev/shm").glob(f"{service}-*"):
+                segment.unlink(missing_ok=True)
+        else:
+            _stop(process, signal.SIGTERM)
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def _stop(process: subprocess.Popen[bytes], stop: signal.Signals) -> None:
     try:
-        os.killpg(process.pid, signal.SIGTERM)
+        os.killpg(process.pid, stop)
         process.wait(10)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)

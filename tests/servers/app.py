@@ -5,7 +5,8 @@ with a streamed reply in each format's own events, sent as the server frames a b
 unknown length (chunked on HTTP/1.1). The request's ``model`` picks the behaviour:
 ``ok`` (the reply in three pieces), ``stall`` (one piece, then nothing for a minute) and
 ``broken`` (one piece, then the app fails: the server drops the connection mid-body).
-``App.clients`` records each request's client address (so: how many connections).
+``App.clients`` records each request's client address (so: how many connections),
+``App.via`` its ``Via`` header ("" without one: a forward proxy adds one to plain HTTP).
 
 ``uvicorn_server`` and ``hypercorn_server`` run it on a loopback port in a thread of the
 test process (HTTP/1.1 over h11; TLS when given a certificate), as a context manager
@@ -90,6 +91,7 @@ class App:
 
     def __init__(self) -> None:
         self.clients: list[tuple[str, int]] = []
+        self.via: list[str] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -102,6 +104,8 @@ class App:
                 break
         host, port = scope["client"]
         self.clients.append((str(host), int(port)))
+        via = [value for name, value in scope["headers"] if name.lower() == b"via"]
+        self.via.append(b", ".join(via).decode("latin-1"))
         events = EVENTS.get(scope["path"])
         if events is None:
             await _answer(send, 404, b'{"error": {"message": "no such path"}}')

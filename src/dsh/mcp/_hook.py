@@ -23,7 +23,7 @@ from dsh.base import thaw_json
 from dsh.mcp._errors import McpCallError
 from dsh.mcp._session import McpServers
 
-__all__ = ["HookFailure", "McpHookRun", "fill_input", "run_mcp_tool_hook"]
+__all__ = ["HookFailure", "McpHookRun", "fill_input", "run_mcp_tool_hook", "run_on_hook_input"]
 
 HookFailure: TypeAlias = Literal["not_connected", "call", "tool"]
 """Why a call gave no answer: no such server or not connected, the call failed, the tool
@@ -93,3 +93,21 @@ async def run_mcp_tool_hook(
         error = text or f"{server}/{tool} returned an error"
         return McpHookRun(text=text, error=error, failure="tool")
     return McpHookRun(text=text)
+
+
+async def run_on_hook_input(
+    servers: McpServers | None,
+    server: str,
+    tool: str,
+    template: Mapping[str, Any],
+    payload: bytes,
+) -> McpHookRun:
+    """``run_mcp_tool_hook`` on a hook's input as the bridge encoded it (both bridges'
+    ``mcp_tool`` handlers take it so)."""
+    from dsh.base import UnsafeJSONError, load_json
+
+    try:
+        hook_input = load_json(payload)
+    except UnsafeJSONError as exc:  # dsh made it: cannot happen, but say so if it does
+        return McpHookRun(error=f"the hook input is not JSON: {exc}", failure="call")
+    return await run_mcp_tool_hook(servers, server, tool, template, hook_input)

@@ -35,15 +35,10 @@ class CodexMcpToolHook:
         return f"MCP tool hook {self.target.server}/{self.target.tool}"
 
     async def __call__(self, payload: bytes) -> Answered:
-        from dsh.base import UnsafeJSONError, load_json
-        from dsh.mcp._hook import run_mcp_tool_hook
+        from dsh.mcp._hook import run_on_hook_input
 
-        try:
-            hook_input = load_json(payload)
-        except UnsafeJSONError as exc:  # dsh made it: cannot happen, but say so if it does
-            return Answered(exit_code=1, stderr=f"the hook input is not JSON: {exc}")
         t = self.target
-        run = await run_mcp_tool_hook(self.servers, t.server, t.tool, t.input, hook_input)
+        run = await run_on_hook_input(self.servers, t.server, t.tool, t.input, payload)
         if run.error is not None:
             return Answered(exit_code=1, stdout=run.text, stderr=run.error)
         return Answered(exit_code=0, stdout=run.text)

@@ -155,7 +155,13 @@ def _worktree(project: Path, name: str) -> Path:
     try:
         return create_worktree(project, name or generated_name()).path
     except WorktreeError as exc:
-        raise UserError(str(exc)) from None
+        raise _WorktreeRefused(str(exc)) from None
+
+
+class _WorktreeRefused(UserError):
+    """``--worktree`` refused: exit 1, as 2.1.332 exits (tests/fixtures/claude_worktree.json)."""
+
+    exit_code = 1
 
 
 def _check_add_dirs(dirs: tuple[Path, ...]) -> None:

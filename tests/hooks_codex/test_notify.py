@@ -70,6 +70,27 @@ def test_a_notify_that_is_not_a_list_of_strings_is_diagnosed(tmp_path: Path) -> 
     assert any("notify: not a list of strings" in d.reason for d in catalog.diagnostics)
 
 
+def test_a_trusted_projects_notify_and_otel_are_ignored_as_codex_ignores_them(
+    tmp_path: Path,
+) -> None:
+    """Codex 0.171 drops ``notify`` and ``[otel]`` from a project's config.toml (its project
+    denylist, recorded in tests/fixtures/codex_model_config.json); the user's stay."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    (home / ".codex").mkdir(parents=True)
+    (project / ".codex").mkdir(parents=True)
+    (home / ".codex" / "config.toml").write_text(
+        "notify = ['user-notify']\n[otel]\nenvironment = 'user'\n"
+        f'[projects."{project.resolve()}"]\ntrust_level = "trusted"\n'
+    )
+    (project / ".codex" / "config.toml").write_text(
+        "notify = ['project-notify']\n[otel]\nenvironment = 'project'\nexporter = 'otlp-http'\n"
+    )
+    catalog = load_codex_catalog(project, home=home / ".codex", system_dir=None, env={})
+    assert catalog.project_trusted
+    assert catalog.notify == ("user-notify",)
+    assert dict(catalog.otel) == {"environment": "user"}
+
+
 def test_a_turn_a_stop_hook_continues_notifies_once_at_its_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -466,7 +466,7 @@ def load_codex_catalog(
     # Each layer's config.toml read once more (within its bound) for the keys beside its
     # hooks; every reader adds its diagnostics before the catalog lists them.
     configs = [
-        (path, user_config if layer == "user" else read_toml(path, []))
+        (path, _as_layer(layer, user_config if layer == "user" else read_toml(path, [])))
         for layer, folder in layers
         if (path := folder / "config.toml").absolute() not in refused
     ]
@@ -485,3 +485,13 @@ def load_codex_catalog(
         sandbox=keys.sandbox,
         otel=keys.otel,
     )
+
+
+def _as_layer(layer: CodexLayer, config: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """A layer's config.toml as Codex 0.171 honours it: a project's without the keys it
+    ignores there (``notify``, ``[otel]``, …; recorded: tests/fixtures/codex_model_config.json)."""
+    from dsh.models._codex_layers import PROJECT_DENYLIST
+
+    if layer != "project" or config is None:
+        return config
+    return {k: v for k, v in config.items() if k not in PROJECT_DENYLIST}

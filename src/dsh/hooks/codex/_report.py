@@ -49,8 +49,8 @@ declaration it did not load and every hook that does not run because it is not t
   `|`-list; anything else an unanchored regular expression (bounded before it is compiled).
   Tool aliases: `apply_patch` is also `Write`/`Edit`, `spawn_agent` also `Agent` (dsh's
   `Write`/`Edit` are also `apply_patch`, its `Agent` also `spawn_agent`).
-- `notify = ["prog", "arg", ...]` (the highest layer that sets it; a project's only when
-  trusted) runs after each turn of the session, as Codex does, with the turn's JSON appended
+- `notify = ["prog", "arg", ...]` (the highest layer that sets it, never a project's: Codex
+  0.171 ignores `notify` and `[otel]` in a project's config.toml, as dsh does) runs after each turn of the session, as Codex does, with the turn's JSON appended
   as the last argument, compact, keys in Codex's order (`type: "agent-turn-complete"`,
   `thread-id`, `turn-id`, `cwd`, `client: "codex_exec"`, `input-messages`: the turn's
   prompts, `last-assistant-message`), recorded with the real binary

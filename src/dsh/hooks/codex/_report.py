@@ -50,10 +50,11 @@ declaration it did not load and every hook that does not run because it is not t
   Tool aliases: `apply_patch` is also `Write`/`Edit`, `spawn_agent` also `Agent` (dsh's
   `Write`/`Edit` are also `apply_patch`, its `Agent` also `spawn_agent`).
 - `notify = ["prog", "arg", ...]` (the highest layer that sets it, never a project's: Codex
-  0.171 ignores `notify` and `[otel]` in a project's config.toml, as dsh does) runs after each turn of the session, as Codex does, with the turn's JSON appended
-  as the last argument, compact, keys in Codex's order (`type: "agent-turn-complete"`,
-  `thread-id`, `turn-id`, `cwd`, `client: "codex_exec"`, `input-messages`: the turn's
-  prompts, `last-assistant-message`), recorded with the real binary
+  0.171 ignores `notify` and `[otel]` in a project's config.toml, as dsh does) runs after
+  each turn of the session, as Codex does, with the turn's JSON appended as the last
+  argument, compact, keys in Codex's order (`type: "agent-turn-complete"`, `thread-id`,
+  `turn-id`, `cwd`, `client: "codex_exec"`, `input-messages`: the turn's prompts,
+  `last-assistant-message`), recorded with the real binary
   (`benchmarks/record_codex_notify.py`). It starts in the session's directory, with the hook
   environment (no model keys), after the Stop hooks decided; the turn does not wait for it;
   it is ended after 60 s, and the session's end waits for one still running. Its output is

@@ -166,7 +166,8 @@ POST_TOOL_USE = EventSupport(
         " tool's structured output",
         "a Bash call that changed files of its git working tree gets 2.1.332's `bashEditDiff`"
         " in `tool_response` (up to 5 files' hunks, `moreFiles`, `changedFiles`), in the"
-        " `auto` and `bypassPermissions` modes or as `CLAUDE_CODE_BASH_EDIT_DIFF` says"
+        " `auto` and `bypassPermissions` modes or as `CLAUDE_CODE_BASH_EDIT_DIFF` says, then"
+        " `bashEditDiffEnabled` (`false` from any file, `true` only from managed settings)"
         " (tests/fixtures/claude_bash_diff.json)",
         '`decision: "block"` and exit 2: the reason is added after the tool result as'
         ' `PostToolUse:<Tool> hook blocking error from command: "<command>": R` (exit 2:'
@@ -193,9 +194,8 @@ POST_TOOL_USE = EventSupport(
     limits=(
         "`updatedMCPToolOutput`: 2.1.332 honours `updatedToolOutput` for MCP tools (their"
         " content array, `mcp-post-updated-output`); dsh does the same and reads no other name",
-        "`classifierContext`: dsh has no auto-mode classifier",
-        "`bashEditDiffEnabled` in settings is not read (the mode and"
-        " `CLAUDE_CODE_BASH_EDIT_DIFF` decide `bashEditDiff`)",
+        "`classifierContext`: dsh's auto-mode classifier is the unavailable one 2.1.332"
+        " reports in this set-up, which reads no context",
     ),
     difference=_POST_SPLIT,
 )

@@ -44,13 +44,17 @@ _EMPTY_BLOBS: Final = frozenset(
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
-def bash_diff_on(mode: str, env: Mapping[str, str]) -> bool:
-    """Whether a Bash call's ``tool_response`` gets ``bashEditDiff`` in ``mode``."""
+def bash_diff_on(mode: str, env: Mapping[str, str], setting: bool | None = None) -> bool:
+    """Whether a Bash call's ``tool_response`` gets ``bashEditDiff`` in ``mode``: the
+    environment first, then the ``bashEditDiffEnabled`` setting (``Catalog.bash_edit_diff``),
+    then the mode, in 2.1.332's order."""
     forced = env.get("CLAUDE_CODE_BASH_EDIT_DIFF", "").strip().lower()
     if forced in ("1", "true", "yes", "on"):
         return True
     if forced in ("0", "false", "no", "off"):
         return False
+    if setting is not None:
+        return setting
     return mode in _ON_MODES
 
 

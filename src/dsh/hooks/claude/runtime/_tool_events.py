@@ -216,7 +216,7 @@ class ToolEvents(Handlers):
         if call.name != "Bash" or not self.declared("PostToolUse"):
             return False
         mode = self.permissions.mode_for(agent) if self.permissions else self.permission_mode
-        return bash_diff_on(mode, os.environ)
+        return bash_diff_on(mode, os.environ, self.catalog.bash_edit_diff)
 
     async def _pre_tool_decision(
         self, call: ToolCall, nxt: Next[PreToolDecision]

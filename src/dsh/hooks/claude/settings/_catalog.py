@@ -157,6 +157,7 @@ def _settings_sources(
 
 @slotted
 class _Policy:
+    bash_edit_diff: bool | None = None
     disable_all: bool = False
     disable_all_by: HookSource | None = None
     managed_only: bool = False
@@ -183,6 +184,19 @@ class _Policy:
         return self.enabled_plugins.get(plugin_id) is True or self.forced(plugin_id)
 
 
+def _bash_edit_diff(ranked: list[ReadSettings]) -> bool | None:
+    """``bashEditDiffEnabled`` as 2.1.332 reads it (highest precedence first in ``ranked``):
+    managed settings decide either way; otherwise only ``false`` counts, the user settings'
+    or the one of the file that sets the key with the highest precedence."""
+    values = [(s.file.source.kind, s.model.bashEditDiffEnabled) for s in ranked if s.model]
+    managed = [v for kind, v in values if kind == "managed" and isinstance(v, bool)]
+    if managed:
+        return managed[0]
+    first = next((v for _, v in values if v is not None), None)
+    by_user = any(kind == "user" and v is False for kind, v in values)
+    return False if first is False or by_user else None
+
+
 def _policy(settings: list[ReadSettings], diags: Diagnostics) -> _Policy:
     policy = _Policy()
     readable = [s for s in settings if s.model is not None]
@@ -191,6 +205,7 @@ def _policy(settings: list[ReadSettings], diags: Diagnostics) -> _Policy:
         enumerate(readable),
         key=lambda item: (SCALAR_PRECEDENCE[item[1].file.source.kind], -item[0]),
     )
+    policy.bash_edit_diff = _bash_edit_diff([s for _, s in ranked])
     for _, s in ranked:
         assert s.model is not None
         if s.model.disableAllHooks is not None:
@@ -350,6 +365,7 @@ def load_catalog(
         project_plugins=FrozenDict(project_plugins),
         env_layers=settings_env(settings, diags),
         sandbox=sandbox,
+        bash_edit_diff=policy.bash_edit_diff,
     )
 
 

@@ -48,6 +48,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     allowedHttpHookUrls: Any = None
     httpHookAllowedEnvVars: Any = None
     env: Any = None
+    bashEditDiffEnabled: Any = None  # only a boolean counts (2.1.332's `=== false`)
 
 
 class PluginHooksFileModel(msgspec.Struct, frozen=True, kw_only=True):

@@ -308,6 +308,8 @@ class Catalog:
     """The settings' ``sandbox`` (``settings._sandbox``; ``None``: not enabled)."""
     env_layers: tuple[tuple[HookSource, Mapping[str, str]], ...] = ()
     """Each settings file's ``env`` (``settings._env``), lowest precedence first."""
+    bash_edit_diff: bool | None = None
+    """``bashEditDiffEnabled`` as 2.1.332 reads it (``None``: the permission mode decides)."""
     project_env_trusted: bool = True
     """Whether the project's own ``env`` (project and local settings) applies: false while
     the project is not trusted (``trust._mount``), also for a change made mid-session."""

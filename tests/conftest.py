@@ -23,8 +23,27 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 EXAMPLE_CAP = 300
 
+ONCE: tuple[str, ...] = (
+    # What the kernel does (process containment, kill -9, the shell sandbox's Landlock,
+    # seccomp and namespaces) and hypothesis fuzzing of decoders: nothing in them depends on
+    # the interpreter, so CI runs them on its main Python only (`.ci/run`, marker `once`).
+    "hardening/test_hostile_corpus.py",
+    "hardening/test_kill_durability.py",
+    "hardening/test_answer_fuzz.py",
+    "hardening/test_catalog_fuzz.py",
+    "hardening/test_codex_config_fuzz.py",
+    "hardening/test_manifest_fuzz.py",
+    "hardening/test_trust_record_fuzz.py",
+    "sandbox/",
+)
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        where = os.path.relpath(str(item.path), _TESTS).replace(os.sep, "/")
+        if where.startswith(ONCE):
+            item.add_marker(pytest.mark.once)
     if os.environ.get("DSH_FULL_EXAMPLES") == "1":
         return
     for item in items:

@@ -42,10 +42,7 @@ from tests.hardening._hostile_rig import (
 )
 from tests.hardening.test_hostile_answers import HOSTILE
 
-pytestmark = [
-    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc"),
-    pytest.mark.once,
-]
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")
 
 RSS_BOUND_MIB = 48
 """How far a hostile case's peak RSS may exceed the quiet case's."""

@@ -28,10 +28,7 @@ POINTS = int(os.environ.get("DSH_KILL_POINTS", "6"))
 HOOK = "import sys; sys.stdin.read()"
 EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 
-pytestmark = [
-    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc"),
-    pytest.mark.once,
-]
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")
 
 
 def bash(n: int) -> list[dict[str, object]]:

@@ -21,10 +21,10 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from _loopback import Served
 from _side_cases import Reply, SideCase
 
 __all__ = ["AnthropicMock", "assistant_turns", "is_main_loop", "message_body", "sse_body"]
@@ -120,7 +120,7 @@ def sse_body(reply: Reply, turn: int) -> bytes:
     )
 
 
-class AnthropicMock:
+class AnthropicMock(Served):
     def __init__(self) -> None:
         self.replies: tuple[Reply, ...] = (Reply(text="done"),)
         self.main_requests = 0
@@ -130,23 +130,7 @@ class AnthropicMock:
         self.fail_with: tuple[int, dict[str, Any]] | None = None
         self.unknown: list[str] = []
         self._lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> AnthropicMock:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(self._handler())
 
     def load(self, case: SideCase) -> None:
         with self._lock:

@@ -25,10 +25,11 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from types import TracebackType
 from typing import Any
+
+from _loopback import Served
 
 __all__ = [
     "DONE",
@@ -100,7 +101,7 @@ def _is_main(body: dict[str, Any]) -> bool:
     return any(isinstance(t, dict) and t.get("name") == "Bash" for t in tools)
 
 
-class RecordingMock:
+class RecordingMock(Served):
     """The loopback Messages API a recording runs Claude Code against."""
 
     def __init__(self, *, model: str = "claude-rec") -> None:
@@ -112,23 +113,7 @@ class RecordingMock:
         self.times: list[float] = []
         self.lock = threading.Lock()
         self._start = time.time()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> RecordingMock:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(self._handler())
 
     def load(
         self,

@@ -1,4 +1,9 @@
-"""A loopback chat-completions server for the benchmarks: one SSE body per request.
+"""Loopback HTTP servers for the benchmarks and recordings.
+
+``Served``: a server of any handler on a free loopback port, served in a daemon thread while
+entered (the mocks of ``_anthropic_mock`` and ``_claude_recording`` are ones).
+
+A loopback chat-completions server for the benchmarks: one SSE body per request.
 
 ``LoopbackServer(answer)`` serves on a free port in a daemon thread; ``answer``
 gets each request's raw body and returns the event-stream bytes to send back.
@@ -12,9 +17,33 @@ import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
-__all__ = ["LoopbackServer"]
+__all__ = ["LoopbackServer", "Served"]
+
+
+class Served:
+    """``handler`` served on a free loopback port (``url``) in a daemon thread while entered."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
 
 
 class LoopbackServer:

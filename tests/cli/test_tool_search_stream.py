@@ -45,7 +45,7 @@ def test_the_result_line_carries_the_references(tmp_path: Path) -> None:
     assert first_output == {
         "matches": ["TaskCreate"],
         "query": "select:TaskCreate",
-        "total_deferred_tools": 5,  # the four task tools and SendMessage
+        "total_deferred_tools": 15,  # 2.1.332's: the task tools, SendMessage and 10 more
     }
     assert second["content"] == "Task #1 created successfully: s"
     assert lines[-1]["result"] == "tracked"

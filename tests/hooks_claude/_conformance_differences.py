@@ -62,11 +62,4 @@ PENDING_CX: dict[str, str] = {
 }
 
 # Cases that still fail for a Claude Code cause of issue 28 this branch has not closed.
-PENDING: dict[str, str] = {
-    "task-tools-search": (
-        "ToolSearch: 2.1.332's `total_deferred_tools` counts its 15 deferred tools, dsh's the"
-        " 5 it has (the task tools and SendMessage; dsh has no CronCreate/CronDelete/CronList,"
-        " EnterWorktree/ExitWorktree, Monitor, NotebookEdit, TaskStop, WebFetch or WebSearch)"
-        " (issue 28)"
-    ),
-}
+PENDING: dict[str, str] = {}

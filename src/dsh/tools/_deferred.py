@@ -52,9 +52,9 @@ def deferred_announcement(definitions: Iterable[ToolDefinition]) -> str | None:
     when no tool is deferred or there is no ToolSearch to load them with.
 
     Every deferred tool is named, loaded or not, so the text stays the same all session long
-    (a prompt cache keeps it)."""
+    (a prompt cache keeps it); in name order, as 2.1.332 lists them."""
     tools = tuple(definitions)
-    names = [d.name for d in tools if d.deferred]
+    names = sorted(d.name for d in tools if d.deferred)
     if not names or all(d.name != TOOL_SEARCH for d in tools):
         return None
     return (

@@ -38,10 +38,15 @@ def test_names_and_flags() -> None:
     assert list(tools) == [
         "Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep",
         "TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch",
+        "CronCreate", "CronDelete", "CronList", "EnterWorktree", "ExitWorktree", "Monitor",
+        "NotebookEdit", "TaskStop", "WebFetch", "WebSearch",
     ]  # fmt: skip
-    # 2.1.332 offers the task tools deferred, loaded with ToolSearch.
+    # 2.1.332 offers these deferred, loaded with ToolSearch (SendMessage, the 15th, comes with
+    # the Agent tool).
     assert [n for n, t in tools.items() if t.deferred] == [
         "TaskCreate", "TaskGet", "TaskList", "TaskUpdate",
+        "CronCreate", "CronDelete", "CronList", "EnterWorktree", "ExitWorktree", "Monitor",
+        "NotebookEdit", "TaskStop", "WebFetch", "WebSearch",
     ]  # fmt: skip
     for name in ("Read", "Glob", "Grep", "TaskGet", "TaskList", "ToolSearch"):
         assert tools[name].read_only

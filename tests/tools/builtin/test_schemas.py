@@ -14,7 +14,10 @@ from dsh.tools.builtin._grep import grep_tool
 
 
 def _tools() -> list[ToolDefinition]:
-    return [*builtin_tools(), grep_tool(use_ripgrep=False)]
+    """The tools with a pydantic input model (the others' schemas are 2.1.332's own, recorded:
+    ``test_deferred_tools.py``)."""
+    tools = [*builtin_tools(), grep_tool(use_ripgrep=False)]
+    return [t for t in tools if t.input_model is not None]
 
 
 @pytest.mark.parametrize("tool", _tools(), ids=lambda t: t.name)
@@ -34,7 +37,7 @@ def test_start_up_builds_no_input_model() -> None:
     code = (
         "from dsh.tools.builtin import BASH_TOOL, builtin_tools\n"
         "from pydantic import BaseModel\n"
-        "models = [t.load_input_model() for t in builtin_tools()]\n"
+        "models = [t.load_input_model() for t in builtin_tools() if t.input_model]\n"
         "assert not any(m.__pydantic_complete__ for m in models), models\n"
         "BASH_TOOL.load_input_model().model_validate({'command': 'true'})\n"
         "print(sorted(m.__name__ for m in models if m.__pydantic_complete__))\n"

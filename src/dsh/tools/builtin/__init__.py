@@ -1,8 +1,11 @@
 """The built-in tools, with Claude Code's tool names and input field names.
 
 ``Bash``, ``Read``, ``Write``, ``Edit``, ``MultiEdit``, ``Glob``, ``Grep`` and
-the task tools (``TaskCreate``, ``TaskGet``, ``TaskList``, ``TaskUpdate``, deferred) and
-``ToolSearch``, which loads deferred tools,
+the task tools (``TaskCreate``, ``TaskGet``, ``TaskList``, ``TaskUpdate``, deferred),
+``ToolSearch``, which loads deferred tools, and the other tools 2.1.332 defers, with its
+names, descriptions and input schemas: ``NotebookEdit`` and ``TaskStop`` (run), ``CronCreate``,
+``CronDelete``, ``CronList``, ``EnterWorktree``, ``ExitWorktree``, ``Monitor``, ``WebFetch``
+and ``WebSearch`` (each a clear "not available in dsh" error until dsh runs it),
 each a ``ToolDefinition`` whose ``output`` has the shape Claude Code hooks
 receive as ``tool_response``, described by its ``output_model`` (``BashOutput``,
 ...) and rendered as the model sees it by its ``present``. Paths resolve against the invocation's
@@ -16,7 +19,9 @@ from dsh.tools._types import ToolDefinition
 from dsh.tools.builtin._bash import BASH_TOOL
 from dsh.tools.builtin._glob import GLOB_TOOL
 from dsh.tools.builtin._grep import GREP_TOOL
+from dsh.tools.builtin._notebook import NOTEBOOK_EDIT_TOOL
 from dsh.tools.builtin._read import READ_TOOL
+from dsh.tools.builtin._task_stop import TASK_STOP_TOOL
 from dsh.tools.builtin._tasks import (
     TASK_CREATE_TOOL,
     TASK_GET_TOOL,
@@ -24,6 +29,7 @@ from dsh.tools.builtin._tasks import (
     TASK_UPDATE_TOOL,
 )
 from dsh.tools.builtin._tool_search import TOOL_SEARCH_TOOL
+from dsh.tools.builtin._unavailable import UNAVAILABLE_TOOLS
 from dsh.tools.builtin._write import EDIT_TOOL, MULTI_EDIT_TOOL, WRITE_TOOL
 
 if TYPE_CHECKING:
@@ -63,10 +69,12 @@ __all__ = [
     "GLOB_TOOL",
     "GREP_TOOL",
     "MULTI_EDIT_TOOL",
+    "NOTEBOOK_EDIT_TOOL",
     "READ_TOOL",
     "TASK_CREATE_TOOL",
     "TASK_GET_TOOL",
     "TASK_LIST_TOOL",
+    "TASK_STOP_TOOL",
     "TASK_UPDATE_TOOL",
     "TOOL_SEARCH_TOOL",
     "WRITE_TOOL",
@@ -101,7 +109,10 @@ __all__ = [
 
 def builtin_tools() -> tuple[ToolDefinition, ...]:
     """Bash, Read, Write, Edit, MultiEdit, Glob, Grep, TaskCreate, TaskGet, TaskList, TaskUpdate
-    (the task tools deferred) and ToolSearch."""
+    (the task tools deferred), ToolSearch, and the other tools 2.1.332 defers, in its order
+    (CronCreate, CronDelete, CronList, EnterWorktree, ExitWorktree, Monitor, NotebookEdit,
+    TaskStop, WebFetch, WebSearch)."""
+    others = {t.name: t for t in (*UNAVAILABLE_TOOLS, NOTEBOOK_EDIT_TOOL, TASK_STOP_TOOL)}
     return (
         BASH_TOOL,
         READ_TOOL,
@@ -115,6 +126,7 @@ def builtin_tools() -> tuple[ToolDefinition, ...]:
         TASK_LIST_TOOL,
         TASK_UPDATE_TOOL,
         TOOL_SEARCH_TOOL,
+        *(others[name] for name in sorted(others)),
     )
 
 

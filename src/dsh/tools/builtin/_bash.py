@@ -69,6 +69,7 @@ __all__ = [
     "DEFAULT_TIMEOUT_MS",
     "MAX_OUTPUT_CHARS",
     "MAX_TIMEOUT_MS",
+    "SHELLS_STATE_KEY",
     "BackgroundShell",
     "background_shell",
     "present_bash",
@@ -417,6 +418,10 @@ def _background_output_path(shell_id: str) -> Path:
     return _background_dir() / f"{shell_id}.log"
 
 
+SHELLS_STATE_KEY = "dsh.background_shells"
+"""Where a session keeps the ids of the background shells it started (``session_state``)."""
+
+
 def background_shell(shell_id: str) -> BackgroundShell | None:
     """The background shell with this id (from a ``run_in_background`` result), if any."""
     return _BACKGROUND.get(shell_id)
@@ -459,6 +464,7 @@ def _start_background(command: str, workspace: Workspace, unsandboxed: bool) -> 
     contain_process(process.pid, mark)
     shell = BackgroundShell(shell_id, command, output_path, process)
     _BACKGROUND[shell_id] = shell
+    workspace.session_state.setdefault(SHELLS_STATE_KEY, set()).add(shell_id)
 
     def end_with_session() -> None:
         shell.kill()

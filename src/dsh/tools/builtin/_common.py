@@ -40,6 +40,7 @@ __all__ = [
     "glob_regex",
     "has_magic",
     "parse_arguments",
+    "refused",
     "structured_patch",
     "walk",
 ]
@@ -130,6 +131,12 @@ def builtin_tool(
         max_result_chars=max_result_chars,
         max_error_chars=max_error_chars,
     )
+
+
+def refused(message: str) -> ToolResult:
+    """An input a tool refuses, worded and wrapped as 2.1.332 sends one to the model
+    (``<tool_use_error>``)."""
+    return ToolResult.error(f"<tool_use_error>{message}</tool_use_error>")
 
 
 class ArgumentsError(Exception):

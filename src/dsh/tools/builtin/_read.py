@@ -18,6 +18,7 @@ from dsh.tools.builtin._common import (
     builtin_tool,
     parse_arguments,
 )
+from dsh.tools.builtin._read_state import note_read
 
 if TYPE_CHECKING:
     from dsh.tools.builtin._models import ReadInput
@@ -195,6 +196,7 @@ async def _run_read(invocation: ToolInvocation) -> ToolResult:
         "totalLines": total,
     }
     output = {"type": "text", "file": file_info}
+    note_read(invocation.workspace, path)
     return ToolResult.ok(present_read(output), output=output)
 
 

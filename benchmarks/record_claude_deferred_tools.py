@@ -11,7 +11,10 @@ CronDelete). Kept: the deferred announcement, the tools array of the request aft
 (name, description, input schema, ``defer_loading``), the ToolSearch result, every tool result
 the model was sent (in order, with the call that made it), the side requests' bodies (WebFetch's
 and WebSearch's own model requests) and the files the calls changed. Run ``plain`` outside a git
-repository, ``git`` in one with one commit (EnterWorktree/ExitWorktree). Never run by ``make
+repository; ``fetch`` WebFetch against a loopback HTTPS server (a page, a 404, a cross-host and a
+same-host redirect, a long page, plain text; its self-signed certificate trusted through
+``NODE_EXTRA_CA_CERTS``, and ``skipWebFetchPreflight`` set, as the domain check needs the
+network); ``git`` in a repository with one commit (EnterWorktree/ExitWorktree). Never run by ``make
 test``; its output is the fixture ``tests/fixtures/claude_deferred_tools.json``.
 """
 
@@ -36,6 +39,7 @@ from _claude_recording import (
     claude_env,
     claude_version,
     run_claude,
+    short,
     sse,
     tool_use,
 )
@@ -172,6 +176,18 @@ def fetch_steps(port: int) -> list[Step]:
         _call("toolu_wf1", "WebFetch", url=url, prompt="Summarize"),
         _call("toolu_wf2", "WebFetch", url=url, prompt="Summarize", offset=20),
         _call("toolu_wf3", "WebFetch", url=f"http://127.0.0.1:{port}/missing", prompt="What?"),
+        _call("toolu_wf4", "WebFetch", url=f"http://127.0.0.1:{port}/redirect", prompt="Where?"),
+        _call("toolu_wf5", "WebFetch", url=f"http://127.0.0.1:{port}/moved", prompt="Where?"),
+        _call("toolu_wf6", "WebFetch", url=url, prompt="Summarize", offset=1000),
+        _call("toolu_wf7", "WebFetch", url=f"http://127.0.0.1:{port}/long", prompt="Long"),
+        _call(
+            "toolu_wf8",
+            "WebFetch",
+            url=f"http://127.0.0.1:{port}/long",
+            prompt="Long",
+            offset=100000,
+        ),
+        _call("toolu_wf9", "WebFetch", url=f"http://127.0.0.1:{port}/text", prompt="Plain"),
         lambda _results: DONE,
     ]
 
@@ -264,9 +280,23 @@ class Page(Served):
 
             def do_GET(self) -> None:
                 page.seen.append(self.path)
-                data = PAGE.encode()
-                self.send_response(200 if self.path == "/page" else 404)
-                self.send_header("Content-Type", "text/html")
+                port = self.server.server_address[1]
+                kind, data = "text/html", PAGE.encode()
+                if self.path == "/long":
+                    data = ("<p>" + "word " * 30_000 + "</p>").encode()
+                elif self.path == "/text":
+                    kind, data = "text/plain", b"plain *text* <b>kept</b>\n"
+                status = {"/page": 200, "/long": 200, "/text": 200}.get(self.path, 404)
+                if self.path in ("/redirect", "/moved"):
+                    status = 302 if self.path == "/redirect" else 301
+                    host = "127.0.0.2" if self.path == "/redirect" else "127.0.0.1"
+                    self.send_response(status)
+                    self.send_header("Location", f"https://{host}:{port}/page")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -341,17 +371,19 @@ def _run(
         ],
         "results": results,
         "notifications": [t for t in _system_texts(last) if "<task-notification>" in t],
-        "side_requests": [
-            {
-                "model": b.get("model"),
-                "max_tokens": b.get("max_tokens"),
-                "tools": b.get("tools"),
-                "messages": b.get("messages"),
-                "system": b.get("system"),
-            }
-            for b in mock.side
-            if b.get("tools") or "Web page content" in json.dumps(b.get("messages"))
-        ],
+        "side_requests": short(
+            [
+                {
+                    "model": b.get("model"),
+                    "max_tokens": b.get("max_tokens"),
+                    "tools": b.get("tools"),
+                    "messages": b.get("messages"),
+                    "system": b.get("system"),
+                }
+                for b in mock.side
+                if b.get("tools") or "Web page content" in json.dumps(b.get("messages"))
+            ]
+        ),
         "stream": [json.loads(line) for line in done.stdout.splitlines() if line.strip()][-3:],
     }
 

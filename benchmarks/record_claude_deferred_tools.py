@@ -27,9 +27,9 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _claude_recording import (
@@ -280,7 +280,7 @@ class Page(Served):
 
             def do_GET(self) -> None:
                 page.seen.append(self.path)
-                port = self.server.server_address[1]
+                port = cast("HTTPServer", self.server).server_port
                 kind, data = "text/html", PAGE.encode()
                 if self.path == "/long":
                     data = ("<p>" + "word " * 30_000 + "</p>").encode()

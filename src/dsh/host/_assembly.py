@@ -25,7 +25,7 @@ from dsh.host._system_prompt import SystemPrompt
 from dsh.models import Model
 from dsh.session import JsonlSessionStore, SessionEvent, SessionLog, SessionStore, default_data_dir
 from dsh.tools import TOOLS, ToolRegistry, Workspace
-from dsh.tools.builtin import builtin_tools
+from dsh.tools.builtin import PAGE_READER, builtin_tools
 
 if TYPE_CHECKING:
     from dsh.base._sandbox import SandboxPolicy
@@ -65,6 +65,7 @@ class Assembly:
         if options.builtin_tools:
             for tool in builtin_tools():
                 self.registry.register(tool)
+            self.ctx.provide(PAGE_READER, self._read_page)
             if options.subagents:
                 self.ctx.plugin(subagent_plugin, name="subagents")
         self.approval: ApprovalService | None = options.approval
@@ -91,6 +92,15 @@ class Assembly:
         self.mcp: McpServers | None = None
         """The session's MCP servers once started (``start_mcp_servers``), else ``None``."""
         self._sandbox: SandboxPolicy | None = None
+
+    async def _read_page(self, text: str) -> str:
+        """WebFetch's page-reading request, on the session's model (as 2.1.332 sends it)."""
+        from dsh.messages import UserMessage
+        from dsh.models import ModelRequest
+        from dsh.tools.builtin._web_fetch import READER_SYSTEM
+
+        request = ModelRequest(messages=(UserMessage(text),), system=READER_SYSTEM)
+        return (await self.model.complete(request)).text
 
     @property
     def project(self) -> Path:

@@ -7,7 +7,8 @@ arrays.
 
 ``jsonschema`` costs about 15 µs for a small object, most of a call's budget.
 For schemas made only of the common keywords (types, properties, required,
-additionalProperties as a boolean, items, string enums, lengths, bounds) a
+additionalProperties as a boolean, items, string enums, lengths, bounds, patterns; annotations,
+``format`` among them, and a ``$schema`` naming draft 2020-12, the default) a
 compiled predicate answers "certainly valid" first; anything it does not
 certify (an unsupported keyword, a float where an integer is asked, an
 actual error) goes to ``jsonschema``, which alone produces the errors. The
@@ -24,6 +25,7 @@ server's tools, registered before the first request, so cost it nothing).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sized
 from typing import TYPE_CHECKING, Any, cast
 
@@ -54,6 +56,7 @@ _ANNOTATIONS = frozenset(
         "deprecated",
         "readOnly",
         "writeOnly",
+        "format",
     }
 )
 _validator_classes: dict[type[Any], type[Any]] = {}
@@ -78,9 +81,18 @@ def compile_validator(
         raise ValueError(f"tool {name!r}: input_schema must be a mapping (a JSON schema object)")
     plain = thaw_json(schema)
     fast = _compile(plain)
-    if fast is not None and "$schema" not in plain and _well_formed(plain):
+    if (
+        fast is not None
+        and plain.get("$schema", _DRAFT_2020_12) == _DRAFT_2020_12
+        and _well_formed(plain)
+    ):
         return _full_when_needed(name, plain, fast)
     return _jsonschema_validator(name, plain)
+
+
+_DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+"""The draft ``jsonschema`` takes a schema without ``$schema`` for: naming it changes nothing
+(2.1.332's tools name it)."""
 
 
 def _full_when_needed(name: str, plain: Any, fast: _Check) -> ArgumentValidator:
@@ -97,7 +109,8 @@ def _full_when_needed(name: str, plain: Any, fast: _Check) -> ArgumentValidator:
     return validate
 
 
-_STRING_NOTES = frozenset({"title", "description", "$comment"})
+# ``format`` is an annotation: dsh's jsonschema validators have no format checker.
+_STRING_NOTES = frozenset({"title", "description", "$comment", "format"})
 _FLAG_NOTES = frozenset({"deprecated", "readOnly", "writeOnly"})
 
 
@@ -316,6 +329,14 @@ def _compile(schema: Any) -> _Check | None:
         if item is None:
             return None
         checks.append(lambda v: not isinstance(v, (tuple, list)) or all(item(x) for x in v))
+
+    if "pattern" in keys:  # as jsonschema checks it: ``re.search`` on strings
+        keys.discard("pattern")
+        try:
+            regex = re.compile(schema["pattern"])
+        except (re.error, TypeError):
+            return None  # jsonschema refuses the schema; leave it to say so
+        checks.append(lambda v: not isinstance(v, str) or regex.search(v) is not None)
 
     bounds = ("minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum")
     for key in (*bounds, "exclusiveMinimum", "exclusiveMaximum"):

@@ -3,9 +3,10 @@
 ``Bash``, ``Read``, ``Write``, ``Edit``, ``MultiEdit``, ``Glob``, ``Grep`` and
 the task tools (``TaskCreate``, ``TaskGet``, ``TaskList``, ``TaskUpdate``, deferred),
 ``ToolSearch``, which loads deferred tools, and the other tools 2.1.332 defers, with its
-names, descriptions and input schemas: ``NotebookEdit`` and ``TaskStop`` (run), ``CronCreate``,
-``CronDelete``, ``CronList``, ``EnterWorktree``, ``ExitWorktree``, ``Monitor``, ``WebFetch``
-and ``WebSearch`` (each a clear "not available in dsh" error until dsh runs it),
+names, descriptions and input schemas: ``NotebookEdit``, ``TaskStop`` and ``WebFetch`` (run;
+WebFetch reads pages with the model the host provides as ``PAGE_READER``), ``CronCreate``,
+``CronDelete``, ``CronList``, ``EnterWorktree``, ``ExitWorktree``, ``Monitor`` and
+``WebSearch`` (each a clear "not available in dsh" error until dsh runs it),
 each a ``ToolDefinition`` whose ``output`` has the shape Claude Code hooks
 receive as ``tool_response``, described by its ``output_model`` (``BashOutput``,
 ...) and rendered as the model sees it by its ``present``. Paths resolve against the invocation's
@@ -30,6 +31,7 @@ from dsh.tools.builtin._tasks import (
 )
 from dsh.tools.builtin._tool_search import TOOL_SEARCH_TOOL
 from dsh.tools.builtin._unavailable import UNAVAILABLE_TOOLS
+from dsh.tools.builtin._web_fetch import PAGE_READER, WEB_FETCH_TOOL
 from dsh.tools.builtin._write import EDIT_TOOL, MULTI_EDIT_TOOL, WRITE_TOOL
 
 if TYPE_CHECKING:
@@ -70,6 +72,7 @@ __all__ = [
     "GREP_TOOL",
     "MULTI_EDIT_TOOL",
     "NOTEBOOK_EDIT_TOOL",
+    "PAGE_READER",
     "READ_TOOL",
     "TASK_CREATE_TOOL",
     "TASK_GET_TOOL",
@@ -77,6 +80,7 @@ __all__ = [
     "TASK_STOP_TOOL",
     "TASK_UPDATE_TOOL",
     "TOOL_SEARCH_TOOL",
+    "WEB_FETCH_TOOL",
     "WRITE_TOOL",
     "BashInput",
     "BashOutput",
@@ -112,7 +116,9 @@ def builtin_tools() -> tuple[ToolDefinition, ...]:
     (the task tools deferred), ToolSearch, and the other tools 2.1.332 defers, in its order
     (CronCreate, CronDelete, CronList, EnterWorktree, ExitWorktree, Monitor, NotebookEdit,
     TaskStop, WebFetch, WebSearch)."""
-    others = {t.name: t for t in (*UNAVAILABLE_TOOLS, NOTEBOOK_EDIT_TOOL, TASK_STOP_TOOL)}
+    others = {
+        t.name: t for t in (*UNAVAILABLE_TOOLS, NOTEBOOK_EDIT_TOOL, TASK_STOP_TOOL, WEB_FETCH_TOOL)
+    }
     return (
         BASH_TOOL,
         READ_TOOL,

@@ -16,7 +16,6 @@ cell X with S`` or ``Deleted cell X``.
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +56,12 @@ def present_notebook_edit(output: Any) -> Content:
 def _source(cell: dict[str, Any]) -> str:
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _new_id() -> str:
+    import uuid  # only when a cell is inserted
+
+    return uuid.uuid4().hex[:8]
 
 
 def _is_notebook(notebook: object) -> bool:
@@ -132,7 +137,7 @@ def _edit(notebook: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
         major = notebook.get("nbformat", 0)
         with_ids = isinstance(major, int) and isinstance(minor, int)
         with_ids = with_ids and (major > 4 or (major == 4 and minor >= 5))
-        cell_id = uuid.uuid4().hex[:8] if with_ids else None
+        cell_id = _new_id() if with_ids else None
         new: dict[str, Any] = {"cell_type": cell_type or "code", "id": cell_id}
         new |= {"source": source, "metadata": {}}
         if cell_type != "markdown":

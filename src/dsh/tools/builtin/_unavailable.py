@@ -52,7 +52,6 @@ UNAVAILABLE_TOOLS: tuple[ToolDefinition, ...] = tuple(
         "EnterWorktree",
         "ExitWorktree",
         "Monitor",
-        "WebFetch",
         "WebSearch",
     )
 )

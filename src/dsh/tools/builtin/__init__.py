@@ -18,11 +18,15 @@ from typing import TYPE_CHECKING
 from dsh._public import lazy, publish
 from dsh.tools._types import ToolDefinition
 from dsh.tools.builtin._bash import BASH_TOOL
+from dsh.tools.builtin._deferred_tools import (
+    NOTEBOOK_EDIT_TOOL,
+    PAGE_READER,
+    TASK_STOP_TOOL,
+    WEB_FETCH_TOOL,
+)
 from dsh.tools.builtin._glob import GLOB_TOOL
 from dsh.tools.builtin._grep import GREP_TOOL
-from dsh.tools.builtin._notebook import NOTEBOOK_EDIT_TOOL
 from dsh.tools.builtin._read import READ_TOOL
-from dsh.tools.builtin._task_stop import TASK_STOP_TOOL
 from dsh.tools.builtin._tasks import (
     TASK_CREATE_TOOL,
     TASK_GET_TOOL,
@@ -31,7 +35,6 @@ from dsh.tools.builtin._tasks import (
 )
 from dsh.tools.builtin._tool_search import TOOL_SEARCH_TOOL
 from dsh.tools.builtin._unavailable import UNAVAILABLE_TOOLS
-from dsh.tools.builtin._web_fetch import PAGE_READER, WEB_FETCH_TOOL
 from dsh.tools.builtin._write import EDIT_TOOL, MULTI_EDIT_TOOL, WRITE_TOOL
 
 if TYPE_CHECKING:

@@ -21,12 +21,11 @@ from typing import Any
 
 from dsh.base import UnreadableFileError, read_bounded, thaw_json
 from dsh.messages import Content
-from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools._types import ToolInvocation, ToolResult
 from dsh.tools.builtin._common import refused
-from dsh.tools.builtin._deferred_schemas import DESCRIPTIONS, SCHEMAS
 from dsh.tools.builtin._read_state import note_read, read_time
 
-__all__ = ["NOTEBOOK_EDIT_TOOL", "present_notebook_edit"]
+__all__ = ["present", "present_notebook_edit", "run"]
 
 MAX_NOTEBOOK_BYTES = 10 * 1024 * 1024
 _NOT_NOTEBOOK = (
@@ -166,7 +165,7 @@ def _edit(notebook: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
     return done
 
 
-async def _run(invocation: ToolInvocation) -> ToolResult:
+async def run(invocation: ToolInvocation) -> ToolResult:
     args = thaw_json(invocation.arguments)
     path = invocation.workspace.resolve(str(args["notebook_path"]))
     mode = args.get("edit_mode") or "replace"
@@ -198,11 +197,4 @@ async def _run(invocation: ToolInvocation) -> ToolResult:
     return ToolResult.ok(present_notebook_edit(output), output=output)
 
 
-NOTEBOOK_EDIT_TOOL = ToolDefinition(
-    name="NotebookEdit",
-    description=DESCRIPTIONS["NotebookEdit"],
-    input_schema=SCHEMAS["NotebookEdit"],
-    run=_run,
-    present=present_notebook_edit,
-    deferred=True,
-)
+present = present_notebook_edit

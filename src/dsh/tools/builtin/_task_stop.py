@@ -15,12 +15,11 @@ import json
 from typing import Any
 
 from dsh.messages import Content
-from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools._types import ToolInvocation, ToolResult
 from dsh.tools.builtin._bash import SHELLS_STATE_KEY, background_shell
 from dsh.tools.builtin._common import refused
-from dsh.tools.builtin._deferred_schemas import DESCRIPTIONS, SCHEMAS
 
-__all__ = ["TASK_STOP_TOOL", "present_task_stop"]
+__all__ = ["present", "present_task_stop", "run"]
 
 
 def present_task_stop(output: Any) -> Content:
@@ -32,7 +31,7 @@ def _status(returncode: int) -> str:
     return "completed" if returncode == 0 else "killed" if returncode < 0 else "failed"
 
 
-async def _run(invocation: ToolInvocation) -> ToolResult:
+async def run(invocation: ToolInvocation) -> ToolResult:
     task_id = invocation.arguments.get("task_id") or invocation.arguments.get("shell_id")
     if not isinstance(task_id, str) or not task_id:
         return refused("Missing required parameter: task_id")
@@ -52,12 +51,4 @@ async def _run(invocation: ToolInvocation) -> ToolResult:
     return ToolResult.ok(present_task_stop(output), output=output)
 
 
-TASK_STOP_TOOL = ToolDefinition(
-    name="TaskStop",
-    description=DESCRIPTIONS["TaskStop"],
-    input_schema=SCHEMAS["TaskStop"],
-    run=_run,
-    present=present_task_stop,
-    deferred=True,
-    concurrency_safe=True,
-)
+present = present_task_stop

@@ -19,27 +19,19 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from dsh.base import thaw_json
-from dsh.context import ServiceKey
 from dsh.messages import Content
-from dsh.tools._types import ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools._types import ToolInvocation, ToolResult
 from dsh.tools.builtin._common import refused
-from dsh.tools.builtin._deferred_schemas import DESCRIPTIONS, SCHEMAS
+from dsh.tools.builtin._deferred_tools import PAGE_READER
 
 if TYPE_CHECKING:
     import ssl
 
-__all__ = ["PAGE_READER", "WEB_FETCH_TOOL", "PageReader", "page_prompt"]
-
-PageReader = Callable[[str], Awaitable[str]]
-"""Answers one user text (the page and the prompt) with the model's text."""
-
-PAGE_READER: ServiceKey[PageReader] = ServiceKey("dsh.web_fetch.page_reader")
-"""The model WebFetch reads pages with (the host provides the session's)."""
+__all__ = ["page_prompt", "present", "present_web_fetch", "run"]
 
 MAX_WINDOW = 100_000
 MAX_BODY_BYTES = 10 * 1024 * 1024
@@ -215,7 +207,7 @@ async def _page(invocation: ToolInvocation, url: str, prompt: str) -> str:
     return page
 
 
-async def _run(invocation: ToolInvocation) -> ToolResult:
+async def run(invocation: ToolInvocation) -> ToolResult:
     args: dict[str, Any] = thaw_json(invocation.arguments)
     prompt, offset = str(args["prompt"]), int(args.get("offset") or 0)
     started = time.monotonic()
@@ -262,13 +254,4 @@ def present_web_fetch(output: Any) -> Content:
     return str(output.get("result", ""))
 
 
-WEB_FETCH_TOOL = ToolDefinition(
-    name="WebFetch",
-    description=DESCRIPTIONS["WebFetch"],
-    input_schema=SCHEMAS["WebFetch"],
-    run=_run,
-    present=present_web_fetch,
-    read_only=True,
-    concurrency_safe=True,
-    deferred=True,
-)
+present = present_web_fetch

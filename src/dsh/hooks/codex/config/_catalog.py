@@ -14,9 +14,10 @@ raises for bad input: a problem is a ``CodexDiagnostic``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from dsh.hooks.codex.config._builder import HookBuilder
 from dsh.hooks.codex.config._layer_keys import layer_keys
@@ -36,7 +37,7 @@ from dsh.models._codex_files import (
     read_config,
     read_file,
 )
-from dsh.models._codex_layers import PROJECT_DENYLIST
+from dsh.models._codex_layers import PROFILE_ENV_VAR, PROJECT_DENYLIST, check_profile_name
 
 __all__ = ["DEFAULT_SYSTEM_DIR", "codex_home", "load_codex_catalog"]
 
@@ -91,21 +92,33 @@ def _is_file(path: Path, diagnostics: list[CodexDiagnostic]) -> bool:
         return False
 
 
+class _Place(NamedTuple):
+    """A config layer: its name, its folder, its TOML file, whether the folder's
+    ``hooks.json`` is part of it (not for a profile's ``NAME.config.toml``)."""
+
+    layer: CodexLayer
+    folder: Path
+    toml: Path
+    json: bool = True
+
+
 def _layer_sources(
-    folder: Path,
+    place: _Place,
     diagnostics: list[CodexDiagnostic],
     refused: Collection[Path] = (),
     *,
     config: Mapping[str, Any] | None = None,
 ) -> list[tuple[Path, ParsedSource]]:
-    """A layer folder's ``hooks.json`` then ``config.toml`` ``[hooks]`` (not ``refused`` ones);
-    ``config``: its ``config.toml`` already read (the user's)."""
+    """A layer folder's ``hooks.json`` then its TOML file's ``[hooks]`` (not ``refused``
+    ones); ``config``: the TOML file already read (the user's)."""
     out: list[tuple[Path, ParsedSource]] = []
+    folder = place.folder.absolute()
     json_path = folder / "hooks.json"
-    data = None if json_path in refused else _read(json_path, diagnostics)
+    refuse = json_path in refused or not place.json
+    data = None if refuse else _read(json_path, diagnostics)
     if data is not None:
         out.append((json_path, parse_hooks_json(json_path, data)))
-    toml_path = folder / "config.toml"
+    toml_path = place.toml.absolute()
     if config is None:
         config = None if toml_path in refused else _read_toml(toml_path, diagnostics)
     table = (config or {}).get("hooks")
@@ -134,17 +147,26 @@ def _layers(
     system_dir: Path | None,
     *,
     trusted: bool,
+    profile: str | None,
     into: list[CodexDiagnostic],
-) -> list[tuple[CodexLayer, Path]]:
-    """The config layers' folders, lowest precedence first; the project's only when trusted
-    (else a diagnostic, when it declares hooks)."""
-    layers: list[tuple[CodexLayer, Path]] = []
+) -> list[_Place]:
+    """The config layers, lowest precedence first: system, user, the ``--profile``'s
+    ``$CODEX_HOME/NAME.config.toml`` (as Codex 0.171 stacks it: its ``[hooks]`` run, its
+    keys apply; recorded, ``tests/fixtures/codex_providers.json``), the project's only when
+    trusted (else a diagnostic, when it declares hooks)."""
+    layers: list[_Place] = []
     if system_dir is not None:
-        layers.append(("system", system_dir))
-    layers.append(("user", home))
+        layers.append(_Place("system", system_dir, system_dir / "config.toml"))
+    layers.append(_Place("user", home, home / "config.toml"))
+    if profile is not None:
+        try:
+            check_profile_name(profile)
+            layers.append(_Place("user", home, home / f"{profile}.config.toml", json=False))
+        except ValueError as e:
+            into.append(CodexDiagnostic(source=str(home), reason=str(e), severity="error"))
     project_dir = project / ".codex"
     if trusted:
-        layers.append(("project", project_dir))
+        layers.append(_Place("project", project_dir, project_dir / "config.toml"))
     elif (project_dir / "hooks.json").is_file() or (project_dir / "config.toml").is_file():
         into.append(
             CodexDiagnostic(
@@ -167,6 +189,7 @@ def load_codex_catalog(
     trust_project: bool | None = None,
     bypass_trust: bool = False,
     refused: Collection[Path] = (),
+    profile: str | None = None,
 ) -> CodexCatalog:
     """The project's Codex hooks with their trust, in Codex's display order, and diagnostics.
 
@@ -176,7 +199,8 @@ def load_codex_catalog(
     ``trust_project`` overrides the user config's project trust;
     ``bypass_trust`` runs every non-managed hook (``--dangerously-bypass-hook-trust``);
     ``refused`` are files of the project's ``.codex/`` not to read (absolute paths: changed
-    since dsh recorded the project layer, ``trust._layer``).
+    since dsh recorded the project layer, ``trust._layer``); ``profile`` Codex's
+    ``--profile NAME`` (default ``$DSH_CODEX_PROFILE`` from ``env``), whose file is a layer.
     """
     project = project.absolute()
     diagnostics: list[CodexDiagnostic] = []
@@ -198,10 +222,16 @@ def load_codex_catalog(
         events = {k: v for k, v in table.items() if k not in _MANAGED_KEYS}
         sources.append(requirements)
         builder.add(requirements, "managed", parse_hooks_table(requirements, events, toml=False))
-    layers = _layers(project, home, system_dir, trusted=trusted_project, into=diagnostics)
-    for layer, folder in layers:
-        known = user_config if layer == "user" else None  # read once, within its bound
-        for path, parsed in _layer_sources(folder.absolute(), diagnostics, refused, config=known):
+    environ = os.environ if env is None else env
+    profile = profile or environ.get(PROFILE_ENV_VAR) or None
+    layers = _layers(
+        project, home, system_dir, trusted=trusted_project, profile=profile, into=diagnostics
+    )
+    user_file = home / "config.toml"
+    for place in layers:
+        layer = place.layer
+        known = user_config if place.toml == user_file else None  # read once, within its bound
+        for path, parsed in _layer_sources(place, diagnostics, refused, config=known):
             sources.append(path)
             if managed_only:
                 diagnostics.append(
@@ -219,9 +249,9 @@ def load_codex_catalog(
     # Each layer's config.toml read once more (within its bound) for the keys beside its
     # hooks; every reader adds its diagnostics before the catalog lists them.
     configs = [
-        (path, _as_layer(layer, user_config if layer == "user" else _read_toml(path, [])))
-        for layer, folder in layers
-        if (path := folder / "config.toml").absolute() not in refused
+        (path, _as_layer(place.layer, user_config if path == user_file else _read_toml(path, [])))
+        for place in layers
+        if (path := place.toml).absolute() not in refused
     ]
     keys = layer_keys(configs, diagnostics)
     return CodexCatalog(

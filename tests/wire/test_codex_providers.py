@@ -110,13 +110,21 @@ def test_dsh_refuses_what_codex_refused(
     assert str(home / "config.toml") in str(refused.value)
 
 
-def test_a_port_that_is_not_a_number_is_the_default(
-    home: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("port", ["x", "", " ", "65536", "9" * 5000, "١٢٣"])
+def test_a_port_that_is_not_a_port_number_is_the_default(
+    port: str, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = {"setup": {"user": 'model_provider = "lmstudio"\n', "env": {"CODEX_OSS_PORT": "x"}}}
-    model = _load(case, home, monkeypatch)
+    setup = {"user": 'model_provider = "lmstudio"\n', "env": {"CODEX_OSS_PORT": port}}
+    model = _load({"setup": setup}, home, monkeypatch)
     assert isinstance(model, StreamingModel)
     assert model.base_url == "http://localhost:1234/v1"
+
+
+def test_openai_base_url_that_is_not_a_string_is_refused(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(ValueError, match=r"config\.toml: openai_base_url must be a string"):
+        _load({"setup": {"user": "openai_base_url = 3\n"}}, home, monkeypatch)
 
 
 # Real runs: one mock for the module, each run the real `dsh run --hooks codex`.

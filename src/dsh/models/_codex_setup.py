@@ -91,7 +91,9 @@ def codex_provider(
         )
     if name == "openai":
         base = layers.settings.get("openai_base_url")
-        if not (isinstance(base, str) and base):
+        if base is not None and not isinstance(base, str):
+            raise ValueError(f"{layers.where('openai_base_url')}: openai_base_url must be a string")
+        if not base:
             base = env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         return name, {**_OPENAI, "base_url": base}, layers.where("openai_base_url") or where
     if name in _OSS_PORTS:
@@ -116,7 +118,8 @@ def _oss_url(env: Mapping[str, str], default_port: int) -> str:
     if url.strip():
         return url
     port = env.get("CODEX_OSS_PORT", "").strip()
-    chosen = int(port) if port.isascii() and port.isdigit() and int(port) < 1 << 16 else None
+    number = port.isascii() and port.isdigit() and len(port) <= 5
+    chosen = int(port) if number and int(port) < 1 << 16 else None
     return f"http://localhost:{default_port if chosen is None else chosen}/v1"
 
 

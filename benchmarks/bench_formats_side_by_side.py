@@ -48,17 +48,14 @@ from bench_side_by_side import (
     DSH,
     SEARCHED,
     ChatMock,
-    Times,
     Tool,
-    bare_python,
+    both_reports,
     claude_tool,
     codex_module,
     codex_tool,
     dsh_anthropic_tool,
     dsh_tool,
-    report,
-    run_once,
-    schedule,
+    measure,
     summary,
 )
 
@@ -130,11 +127,6 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     args = parser.parse_args()
     cases = [c for c in CASES if c.name in args.cases.split(",")]
-    times: Times = {}
-    cpu: Times = {}
-    failures: list[str] = []
-    failed: set[tuple[str, str]] = set()
-    bare: list[float] = []
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-formats-") as tmp, ExitStack() as stack:
         root = Path(tmp)
@@ -142,29 +134,14 @@ def main() -> None:
         for line in skipped:
             print(f"skipped: {line}", flush=True)
         everyone = [tool for tools in groups.values() for tool in tools]
-        for r, case, tool in schedule(cases, everyone, args.rounds):
-            if r >= len(bare):  # once a round, between two runs
-                bare.append(bare_python())
-            workdir = root / tool.name / case.name
-            workdir.mkdir(parents=True, exist_ok=True)
-            elapsed, used, found = run_once(tool, case, workdir)
-            if found:
-                failures.append(f"ERROR {case.name} / {tool.name}: " + "; ".join(found))
-                print(failures[-1], file=sys.stderr, flush=True)
-                failed.add((case.name, tool.name))
-            elif r >= 0:
-                times.setdefault((case.name, tool.name), []).append(elapsed)
-                cpu.setdefault((case.name, tool.name), []).append(used)
+        times, cpu, failures, bare = measure(cases, everyone, args.rounds, root)
+    failed = {(f.case, f.tool) for f in failures}
     print(summary(args.rounds, (load_before, os.getloadavg()[0]), bare or [0.0]))
     for name, tools in groups.items():
         print(f"\n## {FORMATS[name]}")
-        print("wall clock, start to exit (what the targets are about):")
-        report(cases, tools, times, failed, args.markdown)
-        print("CPU time of the tool and the children it waited for:")
-        report(cases, tools, cpu, failed, args.markdown)
+        both_reports(cases, tools, (times, cpu), failed, args.markdown)
     if failures:
-        print(f"{len(failures)} runs did not do what their case says (ERROR lines): not counted")
-        sys.exit(1)
+        sys.exit(f"{len(failures)} runs did not do what their case says (ERROR lines)")
 
 
 if __name__ == "__main__":

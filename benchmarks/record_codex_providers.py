@@ -15,19 +15,12 @@ by ``make test``; its output is ``tests/fixtures/codex_providers.json``, which
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from _codex_side import codex_env, codex_path, exec_flags
-from _responses_mock import ResponsesMock
-from _side_cases import Reply, SideCase
+from _codex_side import codex_env, exec_flags
+from record_codex_model_config import case_places, record_all, run_codex
 
 HOOK: Final = (
     "[[hooks.UserPromptSubmit]]\n[[hooks.UserPromptSubmit.hooks]]\n"
@@ -121,32 +114,12 @@ def write_setup(case: Mapping[str, Any], home: Path, url: str) -> None:
 
 
 def record(name: str, case: Mapping[str, Any], codex: str) -> dict[str, Any]:
-    side = SideCase(name=name, prompt="hi", replies=(Reply(text="done"),), hooks={})
-    with tempfile.TemporaryDirectory() as tmp, ResponsesMock() as mock:
-        root = Path(tmp)
-        work, home = root / "w", root / "home" / ".codex"
-        work.mkdir()
-        mock.load(side)
+    with case_places(name) as (root, work, home, mock):
         write_setup(case, home, mock.url)
         env = codex_env(home, **{k: fill(v, mock.url) for k, v in case.get("env", {}).items()})
         argv = [codex, "exec", *exec_flags(work), *case.get("argv", ()), "hi"]
         print(name, flush=True)
-        with subprocess.Popen(
-            argv,
-            env=env,
-            cwd=work,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        ) as proc:
-            try:
-                _, raw = proc.communicate(timeout=60)
-                code: int | str = proc.returncode
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                _, raw = proc.communicate()
-                code = "timed out (60 s)"
+        code, raw = run_codex(argv, env, work)
         err = raw.decode("utf-8", "replace").replace(str(root), "<tmp>")
         err = err.replace(mock.url.removesuffix("/v1"), "<url>")
         log = work / "hooks.log"
@@ -165,17 +138,7 @@ def record(name: str, case: Mapping[str, Any], codex: str) -> dict[str, Any]:
 
 
 def main() -> int:
-    out = Path(sys.argv[1])
-    codex = codex_path()
-    if codex is None:
-        print("no codex: set DSH_CODEX", file=sys.stderr)
-        return 2
-    only = sys.argv[2:]
-    results = [record(n, c, codex) for n, c in CASES.items() if not only or n in only]
-    out.write_text(json.dumps({"codex": "0.171.0", "cases": results}, indent=1) + "\n")
-    for result in results:
-        print(result["case"], result["exit_code"], result["paths"], result["hooks"])
-    return 0
+    return record_all(CASES, record, ("paths", "hooks"))
 
 
 if __name__ == "__main__":

@@ -374,12 +374,61 @@ def report(
         )
 
 
+def both_reports(
+    cases: list[SideCase],
+    tools: list[Tool],
+    figures: tuple[Times, Times],
+    failed: set[tuple[str, str]],
+    md: bool,
+) -> None:
+    """The wall-clock table, then the CPU table (``figures``: wall, CPU)."""
+    print("\nwall clock, start to exit (what the targets are about):")
+    report(cases, tools, figures[0], failed, md)
+    print("\nCPU time of the tool and the children it waited for (less hurt by a loaded machine):")
+    report(cases, tools, figures[1], failed, md)
+
+
 def summary(rounds: int, load: tuple[float, float], bare: list[float]) -> str:
     return (
         f"medians of {rounds} interleaved rounds, seconds per run; "
         f"{os.cpu_count()} CPUs, load average {load[0]:.1f} before, {load[1]:.1f} after; "
         f"python -c pass: {statistics.median(bare) * 1e3:.0f} ms"
     )
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A run that did not do what its case says: not counted."""
+
+    case: str
+    tool: str
+    line: str
+
+
+def measure(
+    cases: list[SideCase], tools: list[Tool], rounds: int, root: Path
+) -> tuple[Times, Times, list[Failure], list[float]]:
+    """Every run of ``schedule`` (each in ``root/TOOL/CASE``): the wall and CPU seconds of
+    each case and tool (warm-up runs left out), the failed runs (each an ERROR line on
+    stderr as it happens) and ``python -c pass`` once a round."""
+    times: Times = {}
+    cpu: Times = {}
+    failures: list[Failure] = []
+    bare: list[float] = []
+    for r, case, tool in schedule(cases, tools, rounds):
+        if r >= len(bare):  # once a round, between two runs
+            bare.append(bare_python())
+        workdir = root / tool.name / case.name
+        workdir.mkdir(parents=True, exist_ok=True)
+        elapsed, used, found = run_once(tool, case, workdir)
+        if found:
+            line = f"ERROR {case.name} / {tool.name}: " + "; ".join(found)
+            failures.append(Failure(case.name, tool.name, line))
+            print(line, file=sys.stderr, flush=True)
+        elif r >= 0:
+            times.setdefault((case.name, tool.name), []).append(elapsed)
+            cpu.setdefault((case.name, tool.name), []).append(used)
+    return times, cpu, failures, bare
 
 
 def main() -> None:
@@ -390,35 +439,16 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     args = parser.parse_args()
     cases = [c for c in CASES if c.name in args.cases.split(",")]
-    times: Times = {}
-    cpu: Times = {}
-    failures: list[str] = []
-    failed: set[tuple[str, str]] = set()
-    bare: list[float] = []
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-sbs-") as tmp, ExitStack() as stack:
         root = Path(tmp)
         tools, skipped = contenders(stack, root, set(args.tools.split(",")))
         for line in skipped:
             print(line, flush=True)
-        for r, case, tool in schedule(cases, tools, args.rounds):
-            if r >= len(bare):  # once a round, between two runs
-                bare.append(bare_python())
-            workdir = root / tool.name / case.name
-            workdir.mkdir(parents=True, exist_ok=True)
-            elapsed, used, found = run_once(tool, case, workdir)
-            if found:
-                failures.append(f"ERROR {case.name} / {tool.name}: " + "; ".join(found))
-                print(failures[-1], file=sys.stderr, flush=True)
-                failed.add((case.name, tool.name))
-            elif r >= 0:
-                times.setdefault((case.name, tool.name), []).append(elapsed)
-                cpu.setdefault((case.name, tool.name), []).append(used)
+        times, cpu, failures, bare = measure(cases, tools, args.rounds, root)
+    failed = {(f.case, f.tool) for f in failures}
     print(summary(args.rounds, (load_before, os.getloadavg()[0]), bare or [0.0]))
-    print("\nwall clock, start to exit (what the targets are about):")
-    report(cases, tools, times, failed, args.markdown)
-    print("\nCPU time of the tool and the children it waited for (less hurt by a loaded machine):")
-    report(cases, tools, cpu, failed, args.markdown)
+    both_reports(cases, tools, (times, cpu), failed, args.markdown)
     if failures:
         print(f"{len(failures)} runs did not do what their case says (ERROR lines): not counted")
         sys.exit(1)

@@ -20,7 +20,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -127,32 +128,46 @@ def write_setup(case: Mapping[str, Any], home: Path, work: Path, url: str) -> No
         (work / ".codex" / "config.toml").write_text(case["project"])
 
 
-def record(name: str, case: Mapping[str, Any], codex: str) -> dict[str, Any]:
+def run_codex(argv: list[str], env: Mapping[str, str], cwd: Path) -> tuple[int | str, bytes]:
+    """One ``codex exec`` run: its exit code (or ``timed out (60 s)``, the launcher and the
+    binary it runs then killed) and its stderr."""
+    with subprocess.Popen(
+        argv,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    ) as proc:
+        try:
+            _, raw = proc.communicate(timeout=60)
+            return proc.returncode, raw
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            _, raw = proc.communicate()
+            return "timed out (60 s)", raw
+
+
+@contextmanager
+def case_places(name: str) -> Iterator[tuple[Path, Path, Path, ResponsesMock]]:
+    """A temporary folder, its project ``w`` and ``$CODEX_HOME`` (``home/.codex``), and the
+    mock answering ``done`` to the prompt ``hi``."""
     side = SideCase(name=name, prompt="hi", replies=(Reply(text="done"),), hooks={})
     with tempfile.TemporaryDirectory() as tmp, ResponsesMock() as mock:
         root = Path(tmp)
         work, home = root / "w", root / "home" / ".codex"
         work.mkdir()
         mock.load(side)
+        yield root, work, home, mock
+
+
+def record(name: str, case: Mapping[str, Any], codex: str) -> dict[str, Any]:
+    with case_places(name) as (root, work, home, mock):
         write_setup(case, home, work, mock.url)
         argv = [codex, "exec", *exec_flags(work), *case.get("argv", ()), "hi"]
         print(name, flush=True)
-        with subprocess.Popen(
-            argv,
-            env=codex_env(home),
-            cwd=work,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        ) as proc:
-            try:
-                _, raw = proc.communicate(timeout=60)
-                code: int | str = proc.returncode
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)  # the launcher and the binary it runs
-                _, raw = proc.communicate()
-                code = "timed out (60 s)"
+        code, raw = run_codex(argv, codex_env(home), work)
         err = raw.decode("utf-8", "replace").replace(str(root), "<tmp>")
     return {
         "case": name,
@@ -164,17 +179,27 @@ def record(name: str, case: Mapping[str, Any], codex: str) -> dict[str, Any]:
     }
 
 
-def main() -> int:
-    out = Path(sys.argv[1])
+def record_all(
+    cases: Mapping[str, Mapping[str, Any]],
+    record: Callable[[str, Mapping[str, Any], str], dict[str, Any]],
+    shown: tuple[str, ...],
+) -> int:
+    """``record`` each of ``cases`` (those named after OUT on the command line, or all) with
+    the codex found, into OUT; a line per case with its ``shown`` fields."""
+    out, only = Path(sys.argv[1]), sys.argv[2:]
     codex = codex_path()
     if codex is None:
         print("no codex: set DSH_CODEX", file=sys.stderr)
         return 2
-    results = [record(name, case, codex) for name, case in CASES.items()]
+    results = [record(n, c, codex) for n, c in cases.items() if not only or n in only]
     out.write_text(json.dumps({"codex": "0.171.0", "cases": results}, indent=1) + "\n")
     for result in results:
-        print(result["case"], result["exit_code"], result["models"], result["paths"])
+        print(result["case"], result["exit_code"], *(result[k] for k in shown))
     return 0
+
+
+def main() -> int:
+    return record_all(CASES, record, ("models", "paths"))
 
 
 if __name__ == "__main__":

@@ -72,8 +72,15 @@ class SessionFlags:
     def agent(self) -> AgentOptions:
         return AgentOptions(max_steps=self.max_steps, compact_tokens=self.auto_compact_tokens)
 
-    def hooks(self, permission_mode: RunMode | None, *, attended: bool) -> HookSelection:
-        """The bridges these flags ask for, in ``permission_mode`` (the settled one)."""
+    def hooks(
+        self,
+        permission_mode: RunMode | None,
+        *,
+        attended: bool,
+        codex_profile: str | None = None,
+    ) -> HookSelection:
+        """The bridges these flags ask for, in ``permission_mode`` (the settled one);
+        ``codex_profile``: ``--profile``, a layer of the Codex bridge's too."""
         check_settings_args(self.settings_files)
         _check_add_dirs(self.add_dirs)
         return HookSelection(
@@ -88,6 +95,7 @@ class SessionFlags:
             bypass_hook_trust=self.bypass_hook_trust,
             mcp_config=self.mcp_config,
             strict_mcp_config=self.strict_mcp_config,
+            codex_profile=codex_profile,
         )
 
 
@@ -254,7 +262,9 @@ def run_flags(flags: RunFlags) -> ExitCode:
             environment=settled.config.shell_environment_policy,
             sandbox=sandbox_policy(settled.config),
         ),
-        hooks=flags.session.hooks(settled.permission_mode, attended=False),
+        hooks=flags.session.hooks(
+            settled.permission_mode, attended=False, codex_profile=flags.config_profile
+        ),
         prompts=prompts,
         setup=flags.setup,
         trust_project=flags.trust_project,

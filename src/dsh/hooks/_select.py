@@ -106,6 +106,8 @@ class HookSelection:
     """``--mcp-config`` files or inline JSON (Claude Code's MCP servers, ``dsh.mcp``)."""
     strict_mcp_config: bool = False
     """``--strict-mcp-config``: the ``mcp_config`` servers alone."""
+    codex_profile: str | None = None
+    """Codex's ``--profile NAME``: its ``NAME.config.toml`` is one of the Codex bridge's layers."""
 
 
 @final
@@ -149,5 +151,10 @@ def mount_bridges(project: Path, selection: HookSelection) -> BridgeMounts:
     if "codex" in bridges:
         from dsh.hooks.codex import CodexProfile
 
-        profiles.append(CodexProfile(bypass_trust=selection.bypass_hook_trust))
+        profiles.append(
+            CodexProfile(
+                bypass_trust=selection.bypass_hook_trust,
+                config_profile=selection.codex_profile,
+            )
+        )
     return BridgeMounts(tuple(profiles), tuple(plugins))

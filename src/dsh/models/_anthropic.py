@@ -30,7 +30,7 @@ from dsh.messages import AssistantMessage, ToolUse, Usage
 from dsh.messages._messages import token_count
 from dsh.models._anthropic_body import ThinkingStore, messages_body
 from dsh.models._chat_reply import parse_arguments, server_message
-from dsh.models._provider import Backoff, StreamingModel
+from dsh.models._provider import Backoff, PrefixedFailures, StreamingModel
 from dsh.models._types import ModelError, ModelRefusal, ModelRequest
 from dsh.models._wire import StatusError
 
@@ -115,8 +115,10 @@ def custom_headers(text: str) -> dict[str, str]:
 
 
 @final
-class AnthropicFormat:
+class AnthropicFormat(PrefixedFailures):
     """The Messages API as a ``WireFormat``."""
+
+    failure_prefix = "API Error: "
 
     label = "Anthropic Messages"
     path = "/v1/messages"
@@ -194,18 +196,6 @@ class AnthropicFormat:
         if should in ("true", "false"):
             retryable = should == "true"
         return ModelError(text, status=status, retryable=retryable)
-
-    def failure(self, message: str) -> ModelError:
-        return ModelError(f"API Error: {message}", status=None, retryable=False)
-
-    def unreachable(self, message: str, detail: str | None, base_url: str) -> ModelError:
-        said = f" ({detail})" if detail and detail != message else ""
-        error = self.failure(f"{message}{said} [{base_url}]")
-        error.retryable = True
-        return error
-
-    def given_up(self, error: ModelError, attempts: int, streamed: bool) -> ModelError:
-        return error
 
     def resends(self, status: int) -> int:
         return _RESENDS_400 if status == 400 else 0

@@ -23,13 +23,12 @@ layer replaces a lower one's. What the binary does, recorded with it
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final, final
 
 from dsh._frozen import frozen
-from dsh.base import read_bounded
+from dsh.models._codex_files import ConfigFileError, find_codex_home, project_trusted, read_config
 
 __all__ = ["PROFILE_ENV_VAR", "CodexLayers", "check_profile_name", "codex_layers"]
 
@@ -79,19 +78,11 @@ def _refuse(message: str) -> str:
 
 
 def _read(path: Path, *, label: str = "") -> dict[str, Any] | None:
-    """``path`` parsed (``None``: absent); ``ValueError`` naming it when it is not TOML."""
+    """``path`` parsed (``None``: absent); ``ValueError`` naming it when Codex would refuse it."""
     try:
-        data = read_bounded(path, _MAX_BYTES, "config file")
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as e:
-        raise ValueError(f"{label}{path}: cannot be read: {e.strerror or e}") from None
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ValueError(f"{label}{path}: not UTF-8 text") from None
-    except (tomllib.TOMLDecodeError, RecursionError) as e:
-        raise ValueError(f"{label}{path}: not valid TOML: {e}") from None
+        return read_config(path, _MAX_BYTES)
+    except ConfigFileError as e:
+        raise ValueError(f"{label}{e}") from None
 
 
 def _merge(base: dict[str, Any], overlay: Mapping[str, Any]) -> None:
@@ -103,17 +94,6 @@ def _merge(base: dict[str, Any], overlay: Mapping[str, Any]) -> None:
             base[key] = merged
         else:
             base[key] = value
-
-
-def _trusted(project: Path, settings: Mapping[str, Any]) -> bool:
-    projects = settings.get("projects")
-    if not isinstance(projects, dict):
-        return False
-    for folder in (project, *project.parents):
-        entry = projects.get(str(folder))
-        if isinstance(entry, dict) and entry.get("trust_level") == "trusted":
-            return True
-    return False
 
 
 def _user_layer(path: Path, profile: str | None) -> dict[str, Any]:
@@ -148,7 +128,7 @@ def codex_layers(
     profile = profile or environ.get(PROFILE_ENV_VAR) or None
     if profile is not None:
         check_profile_name(profile)
-    home = Path(environ.get("CODEX_HOME") or "~/.codex").expanduser().absolute()
+    home = find_codex_home(environ)
     settings: dict[str, Any] = {}
     origin: dict[str, str] = {}
     warnings: list[str] = []
@@ -167,7 +147,7 @@ def codex_layers(
         add(_read(chosen, label=f"--profile {profile}: "), chosen)
     if project is not None:
         local = project.absolute() / ".codex" / "config.toml"
-        if local.parent != home and _trusted(project.absolute(), settings):
+        if local.parent != home and project_trusted(project.absolute(), settings):
             layer = _read(local) or {}
             dropped = [key for key in PROJECT_DENYLIST if key in layer]
             if dropped:

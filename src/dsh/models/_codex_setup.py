@@ -5,10 +5,20 @@ The layers (``_codex_layers``: system, user, ``--profile``'s file, a trusted pro
 ``[model_providers.NAME]`` tables: ``base_url``, ``env_key`` (the variable holding the
 key), ``wire_api`` (``responses``, the default, or ``chat``, a dsh extension: Codex
 0.171 refuses it), ``query_params`` and ``http_headers`` (tables of strings),
-``env_http_headers`` (a header to the variable holding its value). The built-in ``openai``
-provider is ``$OPENAI_BASE_URL`` (else OpenAI's) with ``$OPENAI_API_KEY``; as in Codex, a
-``[model_providers.openai]`` table does not replace it. Codex's other built-in providers
-(``ollama``, ``lmstudio``, ``amazon-bedrock``) dsh does not set up: an error says so.
+``env_http_headers`` (a header to the variable holding its value). Codex 0.171's built-in
+providers, as it sets them up (recorded: ``benchmarks/record_codex_providers.py``,
+``tests/fixtures/codex_providers.json``):
+
+- ``openai``: the layers' ``openai_base_url`` (never a project's), else
+  ``$OPENAI_BASE_URL`` (a dsh fallback: 0.171 ignores the variable), else OpenAI's; the key
+  ``$OPENAI_API_KEY``;
+- ``ollama`` and ``lmstudio``: ``$CODEX_OSS_BASE_URL``, else
+  ``http://localhost:$CODEX_OSS_PORT/v1`` (the port by default 11434 and 1234), Responses,
+  no key;
+- ``amazon-bedrock`` (and ``amazon-bedrock-runtime``): AWS-signed requests, refused;
+  ``ollama-chat``: refused in Codex's words.
+
+A ``[model_providers.X]`` table for a built-in ``X`` is refused, as 0.171 refuses it.
 """
 
 from __future__ import annotations
@@ -25,13 +35,15 @@ from dsh.models._types import Model
 
 __all__ = ["codex_model", "codex_model_name", "codex_provider"]
 
-_OPENAI: Final = {
-    "name": "OpenAI",
-    "base_url": None,
-    "env_key": "OPENAI_API_KEY",
-    "wire_api": "responses",
-}
-_UNSUPPORTED_BUILT_INS: Final = ("ollama", "lmstudio", "amazon-bedrock")
+_OPENAI: Final = {"name": "OpenAI", "env_key": "OPENAI_API_KEY", "wire_api": "responses"}
+_OSS_PORTS: Final = {"ollama": 11434, "lmstudio": 1234}
+"""Codex's local built-in providers and their default ports."""
+_BEDROCK: Final = ("amazon-bedrock", "amazon-bedrock-runtime")
+_RESERVED: Final = ("openai", *_OSS_PORTS)
+_OLLAMA_CHAT_REMOVED: Final = (
+    "`ollama-chat` is no longer supported. How to fix: replace `ollama-chat` with `ollama` in"
+    " `model_provider` (Codex 0.171)"
+)
 
 
 def codex_model_name(
@@ -57,25 +69,58 @@ def _table(value: object, where: str) -> Mapping[str, Any]:
     return value
 
 
-def codex_provider(layers: CodexLayers) -> tuple[str, Mapping[str, Any], str]:
-    """The configured provider's name, its table (the built-in ``openai`` when not
-    configured) and the file that chose it; ``ValueError`` naming the file otherwise."""
+def codex_provider(
+    layers: CodexLayers, environ: Mapping[str, str] | None = None
+) -> tuple[str, Mapping[str, Any], str]:
+    """The configured provider's name, its table (a built-in's as Codex 0.171 sets it up,
+    from ``environ`` and the layers) and the file that chose it; ``ValueError`` naming the
+    file for one Codex refuses or dsh cannot use."""
+    env = os.environ if environ is None else environ
     name = layers.settings.get("model_provider") or "openai"
     where = layers.where("model_provider") or layers.where("model_providers") or "config.toml"
     if not isinstance(name, str):
         raise ValueError(f"{where}: model_provider must be a string")
-    if name == "openai":
-        return name, _OPENAI, where
-    if name in _UNSUPPORTED_BUILT_INS:
-        raise ValueError(
-            f"{where}: model_provider {name!r} is one of Codex's built-in providers, which dsh"
-            " does not set up: declare your own [model_providers.NAME] with its base_url"
-        )
     providers = _table(layers.settings.get("model_providers"), f"{where}: model_providers")
+    source = layers.where("model_providers") or where
+    if reserved := [key for key in _RESERVED if key in providers]:
+        listed = ", ".join(f"`{key}`" for key in reserved)
+        raise ValueError(
+            f"{source}: model_providers contains reserved built-in provider IDs: {listed}."
+            " Built-in providers cannot be overridden. Rename your custom provider (for"
+            f" example, `{reserved[0]}-custom`). (Codex 0.171)"
+        )
+    if name == "openai":
+        base = layers.settings.get("openai_base_url")
+        if base is not None and not isinstance(base, str):
+            raise ValueError(f"{layers.where('openai_base_url')}: openai_base_url must be a string")
+        if not base:
+            base = env.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        return name, {**_OPENAI, "base_url": base}, layers.where("openai_base_url") or where
+    if name in _OSS_PORTS:
+        return name, {"name": "gpt-oss", "base_url": _oss_url(env, _OSS_PORTS[name])}, where
+    if name == "ollama-chat":
+        raise ValueError(f"{where}: {_OLLAMA_CHAT_REMOVED}")
+    if name in _BEDROCK:
+        raise ValueError(
+            f"{where}: model_provider {name!r} is Codex's Amazon Bedrock provider, whose requests"
+            " are signed with AWS credentials (SigV4): dsh does not sign them. Use a gateway that"
+            " speaks Responses, declared as your own [model_providers.NAME] with its base_url"
+        )
     if name not in providers:
         raise ValueError(f"{where}: model_provider {name!r} has no [model_providers.{name}] table")
-    source = layers.where("model_providers") or where
     return name, _table(providers[name], f"{source}: model_providers.{name}"), source
+
+
+def _oss_url(env: Mapping[str, str], default_port: int) -> str:
+    """A local built-in's base URL as 0.171 makes it: ``$CODEX_OSS_BASE_URL`` (not blank),
+    else ``http://localhost:PORT/v1`` with ``$CODEX_OSS_PORT`` when it is a port number."""
+    url = env.get("CODEX_OSS_BASE_URL", "")
+    if url.strip():
+        return url
+    port = env.get("CODEX_OSS_PORT", "").strip()
+    number = port.isascii() and port.isdigit() and len(port) <= 5
+    chosen = int(port) if number and int(port) < 1 << 16 else None
+    return f"http://localhost:{default_port if chosen is None else chosen}/v1"
 
 
 def _strings(value: object, where: str) -> dict[str, str]:
@@ -103,11 +148,9 @@ def codex_model(
     for line in layers.warnings:
         if warn is not None:
             warn(line)
-    provider_name, provider, source = codex_provider(layers)
+    provider_name, provider, source = codex_provider(layers, env)
     where = f"{source}: model_providers.{provider_name}"
     url = base_url or provider.get("base_url")
-    if provider_name == "openai" and not base_url:
-        url = env.get("OPENAI_BASE_URL") or url or "https://api.openai.com/v1"
     if not isinstance(url, str) or not url:
         raise ValueError(f"{where}: base_url is missing")
     if not url.startswith(("http://", "https://")):

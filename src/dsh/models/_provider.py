@@ -19,7 +19,7 @@ import random
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any, Protocol, final, runtime_checkable
+from typing import Any, ClassVar, Protocol, final, runtime_checkable
 
 from dsh._frozen import frozen
 from dsh.messages import AssistantMessage
@@ -43,6 +43,7 @@ from dsh.models._wire import (
 
 __all__ = [
     "Backoff",
+    "PrefixedFailures",
     "ReplyDecoder",
     "RetryNotice",
     "StreamingModel",
@@ -117,6 +118,27 @@ class WireFormat(Protocol):
         """How many times a request that failed with ``status`` (and is not retried) is sent
         again at once, before the failure stands (0: none)."""
         ...
+
+
+class PrefixedFailures:
+    """``failure``, ``unreachable`` and ``given_up`` for a format whose failures without a
+    status are its ``failure_prefix`` and the message (retried when nothing answered) and
+    whose last error stands as it is: Anthropic Messages' and OpenAI Responses'."""
+
+    __slots__ = ()
+    failure_prefix: ClassVar[str]
+
+    def failure(self, message: str) -> ModelError:
+        return ModelError(f"{self.failure_prefix}{message}", status=None, retryable=False)
+
+    def unreachable(self, message: str, detail: str | None, base_url: str) -> ModelError:
+        said = f" ({detail})" if detail and detail != message else ""
+        error = self.failure(f"{message}{said} [{base_url}]")
+        error.retryable = True
+        return error
+
+    def given_up(self, error: ModelError, attempts: int, streamed: bool) -> ModelError:
+        return error
 
 
 @runtime_checkable

@@ -44,6 +44,7 @@ from dsh.messages._messages import token_count
 from dsh.models._anthropic_body import ThinkingStore
 from dsh.models._chat_reply import parse_arguments, server_message
 from dsh.models._chat_request import block_texts
+from dsh.models._provider import PrefixedFailures
 from dsh.models._types import ModelError, ModelRequest, ToolSpec
 from dsh.models._wire import StatusError
 
@@ -186,8 +187,10 @@ def responses_body(model: str, request: ModelRequest, reasoning: ThinkingStore) 
 
 
 @final
-class ResponsesFormat:
+class ResponsesFormat(PrefixedFailures):
     """The Responses API as a ``WireFormat`` (``_provider``)."""
+
+    failure_prefix = "stream error: "
 
     label = "OpenAI Responses"
     streamed = True
@@ -229,18 +232,6 @@ class ResponsesFormat:
         return ModelError(
             f"unexpected status {e.status}: {message}", status=e.status, retryable=retryable
         )
-
-    def failure(self, message: str) -> ModelError:
-        return ModelError(f"stream error: {message}", status=None, retryable=False)
-
-    def unreachable(self, message: str, detail: str | None, base_url: str) -> ModelError:
-        said = f" ({detail})" if detail and detail != message else ""
-        error = self.failure(f"{message}{said} [{base_url}]")
-        error.retryable = True
-        return error
-
-    def given_up(self, error: ModelError, attempts: int, streamed: bool) -> ModelError:
-        return error
 
     def resends(self, status: int) -> int:
         return 0

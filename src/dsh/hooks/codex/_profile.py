@@ -136,6 +136,8 @@ class CodexProfile:
     escalation policy ``permission_mode`` stands for (``shell._policy``).
     ``trust_dir`` is where dsh's trust records are (``None``: its data directory): the
     project layer's fingerprints (``trust._layer``; not applied to a given ``catalog``).
+    ``config_profile`` is Codex's ``--profile NAME`` (``None``: ``$DSH_CODEX_PROFILE``):
+    ``$CODEX_HOME/NAME.config.toml`` is a config layer, its hooks and keys too.
     """
 
     home: Path | None = None
@@ -149,6 +151,7 @@ class CodexProfile:
     instructions: bool = True
     shell_tool: bool = True
     trust_dir: Path | None = None
+    config_profile: str | None = None
 
     @property
     def name(self) -> str:
@@ -168,6 +171,7 @@ class CodexProfile:
             trust_project=self.trust_project,
             bypass_trust=self.bypass_trust if bypass is None else bypass,
             refused=refused,
+            profile=self.config_profile,
         )
 
     def _layer(self, project: Path, catalog: CodexCatalog) -> LayerReview:

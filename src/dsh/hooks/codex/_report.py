@@ -39,6 +39,10 @@ declaration it did not load and every hook that does not run because it is not t
   (`[projects."<path>"] trust_level = "trusted"` in the user's `config.toml`), then enabled
   plugins. In each layer `hooks.json` comes before `config.toml`'s `[hooks]` (a warning when a
   layer has both).
+- `dsh run --profile NAME` (or `$DSH_CODEX_PROFILE`), as `codex --profile NAME`: the
+  profile's `$CODEX_HOME/NAME.config.toml` is a layer between the user's and the project's,
+  its `[hooks]` loaded and its keys (approval, sandbox, `notify`, …) applied, as 0.171 does
+  (recorded: `benchmarks/record_codex_providers.py`).
 - Codex rejects a whole `hooks.json` for a root key other than `hooks` and `description`
   (`$schema` included), a handler `type` other than `command`, `mcp_tool`, `prompt`, `agent`
   (Claude Code's `http`), or a value of the wrong type anywhere: dsh loads nothing from it

@@ -11,7 +11,8 @@ skipped, a private ``HOME``/``CLAUDE_CONFIG_DIR``, with
 on the case's events (``CASE_HOOK_RESPOND`` gives its answers). For each case it keeps the exit
 code, stderr, the hook invocations (event, cwd, payload), what the model was sent back, and the
 repository afterwards (``git worktree list``, branches, what is under ``.claude/worktrees``), with
-the run's folders written as ``${PROJECT_DIR}`` / ``${RUN_DIR}``. Never run by ``make test``; its
+the run's folders written as ``${PROJECT_DIR}`` / ``${RUN_DIR}`` (the hook script as
+``${HOOK}``). Never run by ``make test``; its
 output is the fixture ``tests/fixtures/claude_worktree.json``.
 """
 
@@ -97,6 +98,37 @@ CASES: dict[str, dict[str, Any]] = {
         "events": ["WorktreeCreate"],
         "answers": {"WorktreeCreate": {"stdout": "${RUN_DIR}/nowhere\n"}},
         "replies": [[_bash("toolu_a", _SHOW)], _DONE],
+    },
+    "flag-hook-not-git": {
+        "git": False,
+        "files": {"wtdir/keep.txt": "kept\n"},
+        "args": ["--worktree", "sample-wt"],
+        "events": ["WorktreeCreate", "WorktreeRemove"],
+        "answers": {"WorktreeCreate": {"stdout": "${RUN_DIR}/project/wtdir\n"}},
+        "replies": [[_bash("toolu_a", "pwd")], _DONE],
+    },
+    "flag-hook-relative": {
+        "files": {"wtdir/keep.txt": "kept\n"},
+        "args": ["--worktree", "sample-wt"],
+        "events": ["WorktreeCreate", "WorktreeRemove"],
+        "answers": {"WorktreeCreate": {"stdout": "wtdir\n"}},
+        "replies": [[_bash("toolu_a", "pwd")], _DONE],
+    },
+    "flag-hook-json": {
+        "files": {"wtdir/keep.txt": "kept\n"},
+        "args": ["--worktree"],
+        "events": ["WorktreeCreate", "WorktreeRemove"],
+        "answers": {
+            "WorktreeCreate": {
+                "stdout": {
+                    "hookSpecificOutput": {
+                        "hookEventName": "WorktreeCreate",
+                        "worktreePath": "${RUN_DIR}/project/wtdir",
+                    }
+                }
+            }
+        },
+        "replies": [[_bash("toolu_a", "pwd")], _DONE],
     },
     "flag-not-git": {
         "git": False,
@@ -231,7 +263,7 @@ def _shown(value: dict[str, Any], project: Path, run: Path) -> dict[str, Any]:
     """``value`` with the run's folders (and the project's transcript folder) as names."""
     text = json.dumps(value)
     slug = re.sub(r"[^A-Za-z0-9]", "-", str(project.resolve()))
-    text = text.replace(slug, "${PROJECT_SLUG}")
+    text = text.replace(slug, "${PROJECT_SLUG}").replace(str(_HOOK), "${HOOK}")
     for real, name in ((project, "${PROJECT_DIR}"), (run, "${RUN_DIR}")):
         text = text.replace(str(real.resolve()), name).replace(str(real), name)
     shown: dict[str, Any] = json.loads(text)
@@ -266,6 +298,9 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
         settings = run / "settings.json"
         settings.write_text(json.dumps({"hooks": hooks}))
         answers = json.loads(json.dumps(case.get("answers", {})).replace("${RUN_DIR}", str(run)))
+        # record_hook.py reads its answers from a file (CASE_HOOK_RESPOND is its path).
+        respond = run / "answers.json"
+        respond.write_text(json.dumps(answers))
         with mock.lock:
             mock.replies = case["replies"]
             mock.sub_replies = case.get("sub_replies", [_DONE])
@@ -281,7 +316,7 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
             "DISABLE_AUTOUPDATER": "1",
             "IS_SANDBOX": "1",
             "CASE_HOOK_LOG": str(log),
-            "CASE_HOOK_RESPOND": json.dumps(answers),
+            "CASE_HOOK_RESPOND": str(respond),
         }
         argv = [claude, "-p", "go", "--output-format", "stream-json", "--verbose"]
         argv += ["--settings", str(settings), "--dangerously-skip-permissions"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
@@ -211,6 +212,23 @@ class ClaudeCodeProfile:
             skipped_log=skipped_log(gated) if hooks is None else None,
             # 2.1.332 puts the settings' `env` in its own environment (settings/_env.py).
             stop_block_cap=stop_block_cap({**(self.env or os.environ), **catalog.env}),
+        )
+
+    def session_worktree(self, project: Path, name: str, /, *, session_id: str) -> Path | None:
+        """The folder ``dsh run --worktree NAME`` runs session ``session_id`` in when the
+        project's WorktreeCreate hooks make it (fired before the session, as 2.1.332 fires
+        them); ``None``: none declared, git makes it. A project hook not trusted is left out."""
+        from dsh.hooks.claude.runtime._worktree_hook import worktree_by_hooks
+
+        gated, _ = replace(self, refuse_untrusted=False)._gated(project)
+        return worktree_by_hooks(
+            gated.catalog,
+            gated.declared,
+            project,
+            name,
+            session_id=session_id,
+            transcript_dir=self.transcript_dir,
+            attended=self.attended,
         )
 
     def _gated(self, project: Path) -> tuple[GatedMount, tuple[str, ...]]:

@@ -352,30 +352,43 @@ _TABLE: Final[dict[str, EventSupport]] = {
     ),
     "WorktreeCreate": EventSupport(
         seam="subagent/start",
-        status="partial",
+        status="supported",
         applied=(
             "fires for an `isolation: worktree` subagent after the `Agent` call's PreToolUse and"
             " before SubagentStart, with `name` (`agent-<agent_id>`), the session's `cwd` and"
             " `prompt_id`, as 2.1.332 fires it (`worktree-subagent`); the hook replaces `git"
-            " worktree add`: the child works in the folder the first hook printed on stdout"
-            " (`hookSpecificOutput.worktreePath` in JSON), its tools and hooks there, its"
-            " `CLAUDE_PROJECT_DIR` the project; the result names it (`worktreePath:`); dsh never"
-            " removes it",
-            "exit 2, another failure, no output or a folder that is not there: the `Agent` call"
-            " fails with 2.1.332's `WorktreeCreate hook failed: hook succeeded but returned no"
-            " worktree path (…)` and no subagent starts (`subagent-hook-exit2` in"
+            " worktree add`: the child works in the folder the first hook that exited 0 printed"
+            " last on stdout (`hookSpecificOutput.worktreePath` from an `http` hook; a command's"
+            " JSON is read as a path, as 2.1.332 reads it), relative to `cwd`, its tools and"
+            " hooks there, its `CLAUDE_PROJECT_DIR` the project; the result names it"
+            " (`worktreePath:`); dsh never removes it",
+            "fires for `dsh run --worktree [NAME]` first, before the session starts and before"
+            " SessionStart, with the session's id, the project's `cwd` and transcript path and"
+            " `name` (given or generated), no `prompt_id` (`worktree-flag`); the session then runs"
+            " in the hook's folder (no git repository needed) and keeps it",
+            "a hook that exits non-zero (1 or 2 alike): `WorktreeCreate hook failed: <command>:"
+            " <stderr>` (each failed hook, joined by `; `); none printed a path: 2.1.332's `hook"
+            " succeeded but returned no worktree path (…)`; a path that is no folder: `worktree"
+            " directory … does not exist or is not a directory …`; a folder git resolves to"
+            " another working tree (inside the repository): `Refusing to use … as an isolation"
+            " worktree …`. The `Agent` call fails with those words, `--worktree` exits 1 with"
+            " them (`flag-hook-*` and `subagent-hook-exit2` in"
             " tests/fixtures/claude_worktree.json)",
+            "a project's own WorktreeCreate hook not trusted yet: `--worktree` refuses with"
+            " 2.1.332's `hook is configured but did not run (workspace not trusted or matcher"
+            " mismatch)` rather than fall back to git",
         ),
         limits=(
-            "not run for `dsh run --worktree`: dsh makes that worktree with git before the"
-            " session exists (2.1.332 runs the hook there too, before SessionStart:"
-            " `worktree-flag`)",
+            "the `--worktree` firing happens before the session exists, so it is not in the"
+            " session log (`dsh log --hooks`); its failure is the run's error",
         ),
     ),
     "WorktreeRemove": not_supported(
-        "dsh removes no worktrees but an unchanged subagent one it made itself, where 2.1.332 fires"
-        " no WorktreeRemove either; `--worktree`'s is kept, as 2.1.332 keeps it in `-p`, where"
-        " WorktreeRemove never fired (tests/fixtures/claude_worktree.json)"
+        "dsh removes no worktree a hook made, and of its own only an unchanged subagent one,"
+        " where 2.1.332 fires no WorktreeRemove either; `--worktree`'s is kept, as 2.1.332 keeps"
+        " it in `-p`, where WorktreeRemove never fired, a hook-made one included"
+        " (`worktree-flag`, `flag-hook-not-git` in tests/fixtures/claude_worktree.json); dsh has"
+        " no exit dialog that offers to remove it (2.1.332's interactive one does)"
     ),
     "PreCompact": EventSupport(
         seam="agent/pre-compact",

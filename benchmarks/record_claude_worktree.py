@@ -52,6 +52,7 @@ _DELEGATE = _tool(
     run_in_background=False,
 )
 _WRITE = "echo changed > new-file.txt"
+_LIST = "find . -path ./.git -prune -o -print | sort; ls -l | grep -- '->' || true"
 
 
 def _judge(kind: str, prompt: str, model: str | None = None) -> dict[str, Any]:
@@ -129,6 +130,30 @@ CASES: dict[str, dict[str, Any]] = {
             }
         },
         "replies": [[_bash("toolu_a", "pwd")], _DONE],
+    },
+    "flag-settings-sparse-symlink": {
+        "files": {"a/one.txt": "one\n", "b/two.txt": "two\n", "top.txt": "top\n"},
+        "commit": True,
+        "untracked": {"node_modules/pkg.txt": "pkg\n", "cache/c.txt": "c\n"},
+        "settings": {
+            "worktree": {
+                "sparsePaths": ["a"],
+                "symlinkDirectories": ["node_modules", "missing", "../outside", "/abs", "a"],
+            }
+        },
+        "args": ["--worktree", "sample-wt"],
+        "replies": [[_bash("toolu_a", _LIST)], _DONE],
+    },
+    "flag-baseref-fresh": {
+        "origin": True,
+        "args": ["--worktree", "sample-wt"],
+        "replies": [[_bash("toolu_a", _SHOW)], _DONE],
+    },
+    "flag-baseref-head": {
+        "origin": True,
+        "settings": {"worktree": {"baseRef": "head"}},
+        "args": ["--worktree", "sample-wt"],
+        "replies": [[_bash("toolu_a", _SHOW)], _DONE],
     },
     "flag-not-git": {
         "git": False,
@@ -259,6 +284,18 @@ def _init(project: Path) -> None:
     _git(project, "-c", "user.name=r", "-c", "user.email=r@e", "commit", "-q", "-m", "init")
 
 
+def _origin(project: Path, bare: Path) -> None:
+    """A remote ``origin`` (a bare clone on disk) whose default branch is the first commit,
+    and a second commit only on the local ``main``: ``baseRef`` ``fresh`` and ``head`` differ."""
+    subprocess.run(["git", "clone", "-q", "--bare", str(project), str(bare)], check=True)
+    _git(project, "remote", "add", "origin", str(bare))
+    _git(project, "fetch", "-q", "origin")
+    _git(project, "remote", "set-head", "origin", "main")
+    (project / "local.txt").write_text("local only\n")
+    _git(project, "add", "local.txt")
+    _git(project, "-c", "user.name=r", "-c", "user.email=r@e", "commit", "-q", "-m", "local")
+
+
 def _shown(value: dict[str, Any], project: Path, run: Path) -> dict[str, Any]:
     """``value`` with the run's folders (and the project's transcript folder) as names."""
     text = json.dumps(value)
@@ -281,6 +318,14 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
         for rel, text in case.get("files", {}).items():
             (project / rel).parent.mkdir(parents=True, exist_ok=True)
             (project / rel).write_text(text)
+        if case.get("commit"):
+            _git(project, "add", "-A")
+            _git(project, "-c", "user.name=r", "-c", "user.email=r@e", "commit", "-q", "-m", "f")
+        for rel, text in case.get("untracked", {}).items():
+            (project / rel).parent.mkdir(parents=True, exist_ok=True)
+            (project / rel).write_text(text)
+        if case.get("origin"):
+            _origin(project, run / "origin.git")
         log = run / "hooks.jsonl"
         events = (*_RECORDED, *case.get("events", ()))
         hook = {"type": "command", "command": f"python3 {_HOOK} EVENT"}
@@ -296,7 +341,7 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
         for event, groups in case.get("hook_settings", {}).items():
             hooks.setdefault(event, []).extend(groups)
         settings = run / "settings.json"
-        settings.write_text(json.dumps({"hooks": hooks}))
+        settings.write_text(json.dumps({"hooks": hooks, **case.get("settings", {})}))
         answers = json.loads(json.dumps(case.get("answers", {})).replace("${RUN_DIR}", str(run)))
         # record_hook.py reads its answers from a file (CASE_HOOK_RESPOND is its path).
         respond = run / "answers.json"
@@ -333,6 +378,10 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
             if worktrees.exists()
             else None,
             "status": _git(project, "status", "--porcelain"),
+            "heads": {
+                "HEAD": _git(project, "rev-parse", "HEAD"),
+                "origin": _git(project, "rev-parse", "-q", "--verify", "refs/remotes/origin/HEAD"),
+            },
         }
         result = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
         return _shown(

@@ -1,8 +1,9 @@
-"""``dsh run --worktree``'s worktree made by a bridge's hooks (Claude Code's WorktreeCreate).
+"""``dsh run --worktree``'s worktree made as a bridge makes it (Claude Code's WorktreeCreate
+hooks, or git as its ``worktree`` settings say).
 
-``hooks_worktree`` asks each profile ``selection`` mounts that can make one (the Claude Code
-profile: its WorktreeCreate hooks, fired before the session as 2.1.332 fires them); ``None``
-when none declares such a hook, and git makes it.
+``hooks_worktree`` asks the first profile ``selection`` mounts that can make one (the Claude
+Code profile: its WorktreeCreate hooks, fired before the session as 2.1.332 fires them, else
+git with its settings); ``None`` when none can, and plain git makes it.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ __all__ = ["hooks_worktree"]
 def hooks_worktree(
     project: Path, name: str, selection: HookSelection, *, session_id: str, trust: bool
 ) -> Path | None:
-    """The folder the session ``session_id`` runs in, made by the hooks of ``project``
-    (``trust``: ``--trust-project``, the project trusted first); ``WorktreeError`` when they
-    fail; ``None`` when no hook makes it. A project hook not trusted is left out."""
+    """The folder the session ``session_id`` runs in, made by the bridge of ``project``
+    (``trust``: ``--trust-project``, the project trusted first); ``WorktreeError`` when it
+    cannot be; ``None`` when no profile makes worktrees. A project hook not trusted is left
+    out."""
     chosen = dataclasses.replace(selection, refuse_untrusted=False)
     for profile in mount_bridges(project, chosen).profiles:
         make = getattr(profile, "session_worktree", None)
@@ -28,7 +30,6 @@ def hooks_worktree(
             continue
         if trust:
             profile.trust(project)
-        made: Path | None = make(project, name, session_id=session_id)
-        if made is not None:
-            return made
+        made: Path = make(project, name, session_id=session_id)
+        return made
     return None

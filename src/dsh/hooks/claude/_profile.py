@@ -214,14 +214,16 @@ class ClaudeCodeProfile:
             stop_block_cap=stop_block_cap({**(self.env or os.environ), **catalog.env}),
         )
 
-    def session_worktree(self, project: Path, name: str, /, *, session_id: str) -> Path | None:
-        """The folder ``dsh run --worktree NAME`` runs session ``session_id`` in when the
-        project's WorktreeCreate hooks make it (fired before the session, as 2.1.332 fires
-        them); ``None``: none declared, git makes it. A project hook not trusted is left out."""
+    def session_worktree(self, project: Path, name: str, /, *, session_id: str) -> Path:
+        """The folder ``dsh run --worktree NAME`` runs session ``session_id`` in: made by the
+        project's WorktreeCreate hooks (fired before the session, as 2.1.332 fires them; a
+        project hook not trusted is left out), else by git as the settings' ``worktree``
+        says (``WorktreeError`` when it cannot be)."""
+        from dsh.base._worktree import create_worktree
         from dsh.hooks.claude.runtime._worktree_hook import worktree_by_hooks
 
         gated, _ = replace(self, refuse_untrusted=False)._gated(project)
-        return worktree_by_hooks(
+        made = worktree_by_hooks(
             gated.catalog,
             gated.declared,
             project,
@@ -230,6 +232,7 @@ class ClaudeCodeProfile:
             transcript_dir=self.transcript_dir,
             attended=self.attended,
         )
+        return made or create_worktree(project, name, gated.catalog.worktree).path
 
     def _gated(self, project: Path) -> tuple[GatedMount, tuple[str, ...]]:
         """What was discovered, as far as the project is trusted (all of it when trust is

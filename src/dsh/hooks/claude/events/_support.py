@@ -397,7 +397,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
         ),
     ),
     "WorktreeRemove": not_supported(
-        "dsh removes no worktree a hook made, and of its own only an unchanged subagent one,"
+        "dsh removes no worktrees a hook made, and of its own worktrees only an unchanged"
+        " subagent one,"
         " where 2.1.332 fires no WorktreeRemove either; `--worktree`'s is kept, as 2.1.332 keeps"
         " it in `-p`, where WorktreeRemove never fired, a hook-made one included"
         " (`worktree-flag`, `flag-hook-not-git` in tests/fixtures/claude_worktree.json); dsh has"

@@ -11,7 +11,8 @@ skipped, a private ``HOME``/``CLAUDE_CONFIG_DIR``, with
 on the case's events (``CASE_HOOK_RESPOND`` gives its answers). For each case it keeps the exit
 code, stderr, the hook invocations (event, cwd, payload), what the model was sent back, and the
 repository afterwards (``git worktree list``, branches, what is under ``.claude/worktrees``), with
-the run's folders written as ``${PROJECT_DIR}`` / ``${RUN_DIR}``. Never run by ``make test``; its
+the run's folders written as ``${PROJECT_DIR}`` / ``${RUN_DIR}`` (the hook script as
+``${HOOK}``). Never run by ``make test``; its
 output is the fixture ``tests/fixtures/claude_worktree.json``.
 """
 
@@ -51,6 +52,7 @@ _DELEGATE = _tool(
     run_in_background=False,
 )
 _WRITE = "echo changed > new-file.txt"
+_LIST = "find . -path ./.git -prune -o -print | sort; ls -l | grep -- '->' || true"
 
 
 def _judge(kind: str, prompt: str, model: str | None = None) -> dict[str, Any]:
@@ -96,6 +98,61 @@ CASES: dict[str, dict[str, Any]] = {
         "args": ["--worktree", "sample-wt"],
         "events": ["WorktreeCreate"],
         "answers": {"WorktreeCreate": {"stdout": "${RUN_DIR}/nowhere\n"}},
+        "replies": [[_bash("toolu_a", _SHOW)], _DONE],
+    },
+    "flag-hook-not-git": {
+        "git": False,
+        "files": {"wtdir/keep.txt": "kept\n"},
+        "args": ["--worktree", "sample-wt"],
+        "events": ["WorktreeCreate", "WorktreeRemove"],
+        "answers": {"WorktreeCreate": {"stdout": "${RUN_DIR}/project/wtdir\n"}},
+        "replies": [[_bash("toolu_a", "pwd")], _DONE],
+    },
+    "flag-hook-relative": {
+        "files": {"wtdir/keep.txt": "kept\n"},
+        "args": ["--worktree", "sample-wt"],
+        "events": ["WorktreeCreate", "WorktreeRemove"],
+        "answers": {"WorktreeCreate": {"stdout": "wtdir\n"}},
+        "replies": [[_bash("toolu_a", "pwd")], _DONE],
+    },
+    "flag-hook-json": {
+        "files": {"wtdir/keep.txt": "kept\n"},
+        "args": ["--worktree"],
+        "events": ["WorktreeCreate", "WorktreeRemove"],
+        "answers": {
+            "WorktreeCreate": {
+                "stdout": {
+                    "hookSpecificOutput": {
+                        "hookEventName": "WorktreeCreate",
+                        "worktreePath": "${RUN_DIR}/project/wtdir",
+                    }
+                }
+            }
+        },
+        "replies": [[_bash("toolu_a", "pwd")], _DONE],
+    },
+    "flag-settings-sparse-symlink": {
+        "files": {"a/one.txt": "one\n", "b/two.txt": "two\n", "top.txt": "top\n"},
+        "commit": True,
+        "untracked": {"node_modules/pkg.txt": "pkg\n", "cache/c.txt": "c\n"},
+        "settings": {
+            "worktree": {
+                "sparsePaths": ["a"],
+                "symlinkDirectories": ["node_modules", "missing", "../outside", "/abs", "a"],
+            }
+        },
+        "args": ["--worktree", "sample-wt"],
+        "replies": [[_bash("toolu_a", _LIST)], _DONE],
+    },
+    "flag-baseref-fresh": {
+        "origin": True,
+        "args": ["--worktree", "sample-wt"],
+        "replies": [[_bash("toolu_a", _SHOW)], _DONE],
+    },
+    "flag-baseref-head": {
+        "origin": True,
+        "settings": {"worktree": {"baseRef": "head"}},
+        "args": ["--worktree", "sample-wt"],
         "replies": [[_bash("toolu_a", _SHOW)], _DONE],
     },
     "flag-not-git": {
@@ -227,11 +284,23 @@ def _init(project: Path) -> None:
     _git(project, "-c", "user.name=r", "-c", "user.email=r@e", "commit", "-q", "-m", "init")
 
 
+def _origin(project: Path, bare: Path) -> None:
+    """A remote ``origin`` (a bare clone on disk) whose default branch is the first commit,
+    and a second commit only on the local ``main``: ``baseRef`` ``fresh`` and ``head`` differ."""
+    subprocess.run(["git", "clone", "-q", "--bare", str(project), str(bare)], check=True)
+    _git(project, "remote", "add", "origin", str(bare))
+    _git(project, "fetch", "-q", "origin")
+    _git(project, "remote", "set-head", "origin", "main")
+    (project / "local.txt").write_text("local only\n")
+    _git(project, "add", "local.txt")
+    _git(project, "-c", "user.name=r", "-c", "user.email=r@e", "commit", "-q", "-m", "local")
+
+
 def _shown(value: dict[str, Any], project: Path, run: Path) -> dict[str, Any]:
     """``value`` with the run's folders (and the project's transcript folder) as names."""
     text = json.dumps(value)
     slug = re.sub(r"[^A-Za-z0-9]", "-", str(project.resolve()))
-    text = text.replace(slug, "${PROJECT_SLUG}")
+    text = text.replace(slug, "${PROJECT_SLUG}").replace(str(_HOOK), "${HOOK}")
     for real, name in ((project, "${PROJECT_DIR}"), (run, "${RUN_DIR}")):
         text = text.replace(str(real.resolve()), name).replace(str(real), name)
     shown: dict[str, Any] = json.loads(text)
@@ -249,6 +318,14 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
         for rel, text in case.get("files", {}).items():
             (project / rel).parent.mkdir(parents=True, exist_ok=True)
             (project / rel).write_text(text)
+        if case.get("commit"):
+            _git(project, "add", "-A")
+            _git(project, "-c", "user.name=r", "-c", "user.email=r@e", "commit", "-q", "-m", "f")
+        for rel, text in case.get("untracked", {}).items():
+            (project / rel).parent.mkdir(parents=True, exist_ok=True)
+            (project / rel).write_text(text)
+        if case.get("origin"):
+            _origin(project, run / "origin.git")
         log = run / "hooks.jsonl"
         events = (*_RECORDED, *case.get("events", ()))
         hook = {"type": "command", "command": f"python3 {_HOOK} EVENT"}
@@ -264,8 +341,11 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
         for event, groups in case.get("hook_settings", {}).items():
             hooks.setdefault(event, []).extend(groups)
         settings = run / "settings.json"
-        settings.write_text(json.dumps({"hooks": hooks}))
+        settings.write_text(json.dumps({"hooks": hooks, **case.get("settings", {})}))
         answers = json.loads(json.dumps(case.get("answers", {})).replace("${RUN_DIR}", str(run)))
+        # record_hook.py reads its answers from a file (CASE_HOOK_RESPOND is its path).
+        respond = run / "answers.json"
+        respond.write_text(json.dumps(answers))
         with mock.lock:
             mock.replies = case["replies"]
             mock.sub_replies = case.get("sub_replies", [_DONE])
@@ -281,7 +361,7 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
             "DISABLE_AUTOUPDATER": "1",
             "IS_SANDBOX": "1",
             "CASE_HOOK_LOG": str(log),
-            "CASE_HOOK_RESPOND": json.dumps(answers),
+            "CASE_HOOK_RESPOND": str(respond),
         }
         argv = [claude, "-p", "go", "--output-format", "stream-json", "--verbose"]
         argv += ["--settings", str(settings), "--dangerously-skip-permissions"]
@@ -298,6 +378,10 @@ def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str
             if worktrees.exists()
             else None,
             "status": _git(project, "status", "--porcelain"),
+            "heads": {
+                "HEAD": _git(project, "rev-parse", "HEAD"),
+                "origin": _git(project, "rev-parse", "-q", "--verify", "refs/remotes/origin/HEAD"),
+            },
         }
         result = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
         return _shown(

@@ -218,7 +218,9 @@ def test_a_failing_worktree_create_hook_fails_the_agent_call(tmp_path: Path, rep
     ]
     theirs = recorded["model_view"][0]["seen"][0]["tool_result"]
     assert first["is_error"] is theirs["is_error"] is True
-    assert first["content"] in (theirs["content"], [{"type": "text", "text": theirs["content"]}])
+    # 2.1.332 names the failed hook's command and its stderr.
+    words = theirs["content"].replace("python3 ${HOOK} WorktreeCreate", hook["command"])
+    assert first["content"] in (words, [{"type": "text", "text": words}])
     assert "CHILD-RAN" not in done.stdout
     assert not (repo / ".claude" / "worktrees").exists()
     assert _git(repo, "branch", "--format=%(refname:short)") == "main"

@@ -16,7 +16,9 @@ import pytest
 from dsh.agent import (
     NOTIFICATION,
     PERMISSION_NOTIFY_SECONDS,
+    dialog_notify_delay,
     notify_later,
+    notify_when_idle,
     permission_notify_delay,
 )
 from dsh.hooks.claude.payloads import HOOK_INPUTS
@@ -106,6 +108,73 @@ def test_the_wait_is_2_1_332s_and_can_be_changed_or_turned_off(
     assert permission_notify_delay() == 0.5
     monkeypatch.setenv("CLAUDE_CODE_DISABLE_PERMISSION_PROMPT_NOTIFY_HOOKS", "1")
     assert permission_notify_delay() is None
+
+
+async def test_at_the_terminal_the_wait_runs_from_the_last_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2.1.332's terminal checks every 6 s from when the question is shown and notifies at
+    the first check where nothing was typed for 6 s (``Date.now() - Math.max(
+    lastInteractionTime, shownAt) >= 6000``): a key at 4 s puts it off to the check at 12 s;
+    one at 13 s changes nothing once it has fired; the timer the answer stops is the latest."""
+    rig = _rig(tmp_path, monkeypatch, attended=True)
+    agent = rig.harness.agent()
+    await agent.start()
+    now, last_key = [100.0], [-1.0]
+    timers: list[tuple[float, Callable[[], None], list[bool]]] = []
+
+    def later(delay: float, callback: Callable[[], None]) -> Callable[[], None]:
+        stopped = [False]
+        timers.append((now[0] + delay, callback, stopped))
+        return lambda: stopped.__setitem__(0, True)
+
+    def run_until(t: float) -> None:
+        while (due := [x for x in timers if x[0] <= t and not x[2][0]]) and now[0] <= t:
+            when, callback, _ = due[0]
+            timers.remove(due[0])
+            now[0] = when
+            callback()
+        now[0] = t
+
+    stop = notify_when_idle(
+        agent, "Claude needs your permission", "permission_prompt", 6.0,
+        lambda: last_key[0], later=later, clock=lambda: now[0],
+    )  # fmt: skip
+    now[0], last_key[0] = 104.0, 104.0  # a key, 4 s after the question
+    run_until(106.0)  # the first check: idle 2 s, not yet
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert rig.payloads("Notification") == []
+    assert [t[0] for t in timers] == [112.0]  # the next check, 6 s on
+    run_until(112.0)  # idle 8 s: notifies
+    while not rig.payloads("Notification"):
+        await asyncio.sleep(0.01)
+    stop()  # answered afterwards: nothing more
+    assert timers == []
+    # Another question answered while still typing: its rescheduled check is stopped.
+    last_key[0] = 113.0
+    stop = notify_when_idle(
+        agent, "x", "permission_prompt", 6.0, lambda: last_key[0], later=later,
+        clock=lambda: now[0],
+    )  # fmt: skip
+    last_key[0] = 117.0
+    run_until(118.0)
+    stop()
+    assert [t[2][0] for t in timers] == [True]
+    assert notify_when_idle(agent, "x", "permission_prompt", None, lambda: 0.0)() is None
+    await agent.close("other")
+    [payload] = rig.payloads("Notification")
+    assert payload["message"] == "Claude needs your permission"
+
+
+def test_an_elicitation_dialogs_wait_is_the_same_and_not_turned_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("DSH_PERMISSION_NOTIFY_SECONDS", raising=False)
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_PERMISSION_PROMPT_NOTIFY_HOOKS", "1")
+    assert dialog_notify_delay() == PERMISSION_NOTIFY_SECONDS
+    monkeypatch.setenv("DSH_PERMISSION_NOTIFY_SECONDS", "0.5")
+    assert dialog_notify_delay() == 0.5
 
 
 async def test_headless_nothing_notifies_as_recorded(

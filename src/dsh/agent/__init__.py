@@ -193,8 +193,10 @@ __all__ = [
     "TurnStop",
     "TurnStopDecision",
     "calling_agent",
+    "dialog_notify_delay",
     "notifications_ready",
     "notify_later",
+    "notify_when_idle",
     "permission_notify_delay",
     "run_notifications",
     "run_ready_notifications",
@@ -219,7 +221,9 @@ if TYPE_CHECKING:
     )
     from dsh.agent._notify_later import (
         PERMISSION_NOTIFY_SECONDS,
+        dialog_notify_delay,
         notify_later,
+        notify_when_idle,
         permission_notify_delay,
     )
     from dsh.agent._spend_cap import SPEND_CAP_KIND, Pricer, spend_cap
@@ -250,7 +254,9 @@ __getattr__ = lazy(
         # A front end's question that waits (the terminal's, an ACP client's).
         "dsh.agent._notify_later": (
             "PERMISSION_NOTIFY_SECONDS",
+            "dialog_notify_delay",
             "notify_later",
+            "notify_when_idle",
             "permission_notify_delay",
         ),
         "dsh.agent._subagent": ("AGENT_TOOL", "subagent_plugin"),

@@ -7,15 +7,22 @@ Recorded with the real binary (``benchmarks/record_claude_worktree.py``,
 from ``HEAD`` when there is none; without NAME, a generated ``adjective-adjective-noun``
 name. The session then runs there, and a headless run keeps it afterwards. A name is
 checked first, with 2.1.332's words; a folder that is no git repository is refused.
+``WorktreeSettings`` are Claude Code's ``worktree`` settings a new worktree follows, as
+recorded (``flag-baseref-*``, ``flag-settings-sparse-symlink``): ``baseRef`` ``head`` branches
+from ``HEAD`` instead of ``origin``'s default branch, ``sparsePaths`` checks out only those
+folders (git's cone mode: the files at the top stay), ``symlinkDirectories`` links each
+folder of the repository that exists into the worktree (not one already there, nor a path
+that is absolute or climbs out).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 import subprocess
 from pathlib import Path
-from typing import Final, final
+from typing import Final, Literal, final
 
 from dsh._frozen import frozen
 from dsh.base._errors import DshError
@@ -23,6 +30,7 @@ from dsh.base._errors import DshError
 __all__ = [
     "Worktree",
     "WorktreeError",
+    "WorktreeSettings",
     "create_worktree",
     "generated_name",
     "name_problem",
@@ -44,6 +52,9 @@ _NOUNS: Final = (
     "dijkstra", "backus", "kay", "perlis", "wirth", "hoare", "milner", "floyd",
 )  # fmt: skip
 _GIT_TIMEOUT: Final = 60.0
+_CLIMBS: Final = re.compile(r"^\.\.[ .]*$")
+
+logger = logging.getLogger("dsh.worktree")
 
 
 class WorktreeError(DshError):
@@ -60,6 +71,18 @@ class Worktree:
     branch: str
     repository: Path
     base: str
+
+
+@final
+@frozen(kw_only=True)
+class WorktreeSettings:
+    """Claude Code's ``worktree`` settings: the base of a new worktree's branch
+    (``fresh``: ``origin``'s default branch, else ``HEAD``; ``head``: ``HEAD``), the folders
+    a sparse checkout keeps (none: all) and the repository's folders linked into it."""
+
+    base_ref: Literal["fresh", "head"] = "fresh"
+    sparse_paths: tuple[str, ...] = ()
+    symlink_directories: tuple[str, ...] = ()
 
 
 def name_problem(name: str) -> str | None:
@@ -113,9 +136,11 @@ def repository_root(project: Path) -> Path | None:
     return Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
 
 
-def create_worktree(project: Path, name: str) -> Worktree:
-    """The worktree ``name`` of ``project``'s repository, made as 2.1.332 makes it (an
-    existing one of that name is reopened); ``WorktreeError`` when it cannot be."""
+def create_worktree(project: Path, name: str, settings: WorktreeSettings | None = None) -> Worktree:
+    """The worktree ``name`` of ``project``'s repository, made as 2.1.332 makes it with its
+    ``settings`` (an existing one of that name is reopened as it is); ``WorktreeError`` when
+    it cannot be."""
+    settings = settings or WorktreeSettings()
     problem = name_problem(name)
     if problem is not None:
         raise WorktreeError(f"Error creating worktree: {problem}")
@@ -136,13 +161,41 @@ def create_worktree(project: Path, name: str) -> Worktree:
                 " at .claude, .claude/worktrees, or .claude/worktrees/<name> could redirect"
                 " worktree creation outside the repository. Remove the symlink and retry."
             )
-    base = _base(root)
-    done = _git(root, "worktree", "add", "-b", branch, str(path), base)
+    base = _base(root) if settings.base_ref == "fresh" else "HEAD"
+    sparse = ("--no-checkout",) if settings.sparse_paths else ()
+    done = _git(root, "worktree", "add", *sparse, "-b", branch, str(path), base)
+    if done.returncode == 0 and settings.sparse_paths:
+        done = _git(path, "sparse-checkout", "set", "--cone", "--", *settings.sparse_paths)
+        done = _git(path, "checkout", "-q") if done.returncode == 0 else done
     if done.returncode != 0:
         raise WorktreeError(
             f"Error creating worktree: {done.stderr.strip() or done.stdout.strip()}"
         )
+    _link_directories(root, path, settings.symlink_directories)
     return Worktree(path, branch, root, _head(path))
+
+
+def _link_directories(root: Path, path: Path, folders: tuple[str, ...]) -> None:
+    """Each of ``folders`` that is in the repository and not in the worktree, linked there
+    (an absolute link, as 2.1.332 makes it); the others skipped, as it skips them."""
+    inside = path.resolve()
+    for folder in folders:
+        if folder.startswith(("/", "\\")) or any(
+            _CLIMBS.match(p) for p in re.split(r"[/\\]", folder)
+        ):
+            logger.info("symlinkDirectories: %r skipped: absolute, or climbs out", folder)
+            continue
+        source, link = root / folder, path / folder
+        if not (source.exists() or source.is_symlink()) or link.exists() or link.is_symlink():
+            continue  # not in the repository, or already in the worktree
+        parent = link.parent.resolve()
+        if parent != inside and inside not in parent.parents:
+            logger.info("symlinkDirectories: %r skipped: it would link outside", folder)
+            continue
+        try:
+            link.symlink_to(source)
+        except OSError as exc:
+            logger.info("symlinkDirectories: %r not linked: %s", folder, exc)
 
 
 def _base(root: Path) -> str:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
+import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from dsh.approval import ApprovalAnswer, ApprovalOutcome, ApprovalRequest, ChannelAnswer
 from dsh.cli._render import plain_markup
@@ -22,7 +24,11 @@ from dsh.cli._render import plain_markup
 if TYPE_CHECKING:
     from dsh.cli._live import LiveView
 
-__all__ = ["TerminalApprovalPrompt"]
+__all__ = ["TerminalApprovalPrompt", "Waiting"]
+
+Waiting: TypeAlias = Callable[[ApprovalRequest, Callable[[], float]], Callable[[], None]]
+"""Told a question is shown and how to learn when a key was last pressed; returns what stops
+its timer (called as it is answered)."""
 
 _MAX_ARGS: Final = 600
 _MAX_HEAD: Final = 160
@@ -46,7 +52,7 @@ class TerminalApprovalPrompt:
     Questions never overlap (parallel calls wait their turn).
     """
 
-    __slots__ = ("_interrupt", "_lock", "_steer", "_view", "_waiting")
+    __slots__ = ("_interrupt", "_last_key", "_lock", "_steer", "_view", "_waiting")
 
     def __init__(
         self,
@@ -54,21 +60,28 @@ class TerminalApprovalPrompt:
         *,
         steer: Callable[[str], None] | None = None,
         interrupt: Callable[[str], None] | None = None,
-        waiting: Callable[[ApprovalRequest], Callable[[], None]] | None = None,
+        waiting: Waiting | None = None,
     ) -> None:
         self._view = view
         self._steer = steer
         self._interrupt = interrupt
         self._waiting = waiting
-        """Called as a question is shown; what it returns, as it is answered (the
-        ``permission_prompt`` Notification 2.1.332 sends once one has waited 6 s)."""
+        """Called as a question is shown, with what says when the person last pressed a key
+        at it; what it returns, as it is answered (the ``permission_prompt`` Notification
+        2.1.332's terminal sends once nothing was typed for 6 s)."""
         self._lock = asyncio.Lock()
+        self._last_key = -math.inf
+        """When a key was last pressed at a question (``time.monotonic``)."""
+
+    def last_key(self) -> float:
+        return self._last_key
 
     async def request(self, req: ApprovalRequest, /) -> ChannelAnswer:
         async with self._lock:
             with self._view.paused():
                 self._show(req)
-                answered = self._waiting(req) if self._waiting is not None else None
+                waiting = self._waiting
+                answered = waiting(req, self.last_key) if waiting is not None else None
                 try:
                     return await self._answer(req)
                 except (KeyboardInterrupt, EOFError):
@@ -109,6 +122,7 @@ class TerminalApprovalPrompt:
         from prompt_toolkit import PromptSession
 
         session: PromptSession[str] = PromptSession(key_bindings=_escape_cancels())
+        session.app.key_processor.before_key_press += self._key_pressed
         while True:
             asked = await self._ask(session, "Allow? [y/a/n] ")
             given = asked.strip().lower()
@@ -125,6 +139,9 @@ class TerminalApprovalPrompt:
         if self._steer is not None:
             self._steer(f"I denied the {req.tool_name} call: {reason}")
         return ApprovalAnswer("rejected", f"the user denied this call: {reason}")
+
+    def _key_pressed(self, _processor: object) -> None:
+        self._last_key = time.monotonic()
 
 
 def _escape_cancels() -> Any:

@@ -8,14 +8,17 @@ description, choices (``enum``, ``oneOf`` constants) and default; an empty answe
 default, a required field without one is asked again, a value of the wrong type too.
 Then ``Send? [Y/n]``: ``n`` declines. Esc, Ctrl-C or Ctrl-D at any question cancels the
 form (the server gets ``cancel``), as at a permission prompt. A ``url`` request shows its
-URL and asks whether to go on (accept) or not (decline). Forms never overlap.
+URL and asks whether to go on (accept) or not (decline). Forms never overlap. A form left
+waiting tells the Notification hooks, as 2.1.332's terminal does (``elicitation_dialog``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+import math
+import time
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from dsh.cli._approval_prompt import _escape_cancels
@@ -32,6 +35,8 @@ _MAX_FIELDS: Final = 50
 _MAX_TEXT: Final = 2000
 _YES: Final = frozenset({"y", "yes", "true", "1"})
 _NO: Final = frozenset({"n", "no", "false", "0"})
+_NEEDS_INPUT: Final = "Claude Code needs your input"
+"""2.1.332's Notification text for an elicitation dialog left waiting."""
 
 
 def _choices(schema: Mapping[str, Any]) -> list[str] | None:
@@ -75,22 +80,44 @@ def _parse(schema: Mapping[str, Any], text: str) -> tuple[bool, Any]:
 class TerminalElicitationForm:
     """Asks at the terminal (see the module docstring)."""
 
-    __slots__ = ("_lock", "_view")
+    __slots__ = ("_last_key", "_lock", "_view")
 
     def __init__(self, view: LiveView) -> None:
         self._view = view
         self._lock = asyncio.Lock()
+        self._last_key = -math.inf
+        """When a key was last pressed at the form (``time.monotonic``)."""
 
     async def answer(
         self, caller: Any, request: ElicitationRequest, nxt: Next[ElicitationAnswer]
     ) -> ElicitationAnswer:
         async with self._lock:
             with self._view.paused():
+                answered = self._waiting(caller, request)
                 try:
                     return await self._form(request)
                 except (KeyboardInterrupt, EOFError):
                     self._view.console.print("  [dim]cancelled[/dim]")
                     return ElicitationAnswer.cancel()
+                finally:
+                    answered()
+
+    def _waiting(self, caller: Any, request: ElicitationRequest) -> Callable[[], None]:
+        """2.1.332's terminal says ``Claude Code needs your input`` (``elicitation_dialog``,
+        ``elicitation_url_dialog`` for a URL) once nothing was typed at the form for 6 s, as
+        at a permission question (``notify_when_idle``); what stops that."""
+        from dsh.agent import calling_agent, dialog_notify_delay, notify_when_idle
+
+        agent = calling_agent(caller)
+        if agent is None:
+            return lambda: None
+        url = request.params.get("mode") == "url"
+        kind = "elicitation_url_dialog" if url else "elicitation_dialog"
+        delay = dialog_notify_delay()
+        return notify_when_idle(agent, _NEEDS_INPUT, kind, delay, lambda: self._last_key)
+
+    def _key_pressed(self, _processor: object) -> None:
+        self._last_key = time.monotonic()
 
     def _out(self, text: str) -> None:
         self._view.console.print(text, highlight=False)
@@ -109,6 +136,7 @@ class TerminalElicitationForm:
         self._out(f"  {plain_markup(message)}")
         self._out("  [dim](Esc or Ctrl-C cancels)[/dim]")
         session: PromptSession[str] = PromptSession(key_bindings=_escape_cancels())
+        session.app.key_processor.before_key_press += self._key_pressed
         if params.get("mode") == "url":
             self._out(f"  {plain_markup(str(params.get('url', ''))[:_MAX_TEXT])}")
             went = await self._ask(session, "Go on? [y/n] ")

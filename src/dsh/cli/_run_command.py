@@ -156,12 +156,23 @@ class RunFlags:
         return "maintenance" if self.maintenance else None
 
 
-def _worktree(project: Path, name: str) -> Path:
-    """The worktree ``--worktree [NAME]`` runs the session in, made as 2.1.332 makes it."""
-    from dsh.base._worktree import WorktreeError, create_worktree, generated_name
+def _worktree(project: Path, flags: RunFlags, session_id: str) -> Path:
+    """The worktree ``--worktree [NAME]`` runs the session in: made by the project's
+    WorktreeCreate hooks when it has some, fired before the session (2.1.332:
+    ``worktree-flag``), else by git, as 2.1.332 makes it."""
+    from dsh.base._worktree import WorktreeError, create_worktree, generated_name, name_problem
+    from dsh.hooks import hooks_worktree
 
+    name = flags.worktree or generated_name()
     try:
-        return create_worktree(project, name or generated_name()).path
+        problem = name_problem(name)
+        if problem is not None:
+            raise WorktreeError(f"Error creating worktree: {problem}")
+        selection = flags.session.hooks(None, attended=False)
+        made = hooks_worktree(
+            project, name, selection, session_id=session_id, trust=flags.trust_project
+        )
+        return made if made is not None else create_worktree(project, name).path
     except WorktreeError as exc:
         raise _WorktreeRefused(str(exc)) from None
 
@@ -246,8 +257,15 @@ def run_flags(flags: RunFlags) -> ExitCode:
     prompts = tuple(valid_text(prompt) for prompt in prompts)
     sessions = session_dir(flags.session.session_dir)
     project = flags.project.resolve()
+    session_id = None
     if flags.worktree is not None:
-        project = _worktree(project, flags.worktree)
+        import uuid  # here: only --worktree chooses the id before the session
+
+        # The hooks that may make it see the session's id: it is chosen now (a resumed
+        # session keeps its own).
+        made_for = str(uuid.uuid4())
+        session_id = None if resuming else made_for
+        project = _worktree(project, flags, made_for)
     settled = settle(project=project, session_dir=sessions, flags=_given(), io=flags.io)
     model = _run_model(settled, flags)
     options = RunOptions(
@@ -256,6 +274,7 @@ def run_flags(flags: RunFlags) -> ExitCode:
             model=model,
             session_dir=sessions,
             resume=settled.resume,
+            session_id=session_id,
             plugins=(*settled.plugins, *_spend_cap(flags.max_budget_usd)),
             agent=flags.session.agent(),
             system=settled.system,

@@ -169,8 +169,28 @@ def budget_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
+def _refuse_tmux(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        raise click.UsageError(
+            "--tmux: dsh does not open sessions in tmux (Claude Code's --tmux runs the --worktree"
+            " session in a tmux session of its own); start dsh inside tmux instead, e.g."
+            " tmux new-session dsh --worktree NAME",
+            ctx,
+        )
+
+
 def worktree_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    """``dsh run --worktree [NAME]``: Claude Code's flag, the session in a git worktree."""
+    """``dsh run --worktree [NAME]``: Claude Code's flag, the session in a git worktree;
+    Claude Code's ``--tmux`` beside it is refused in words (dsh does not offer it)."""
+    f = click.option(
+        "--tmux",
+        is_flag=False,
+        flag_value="",
+        default=None,
+        expose_value=False,
+        hidden=True,
+        callback=_refuse_tmux,
+    )(f)
     return click.option(
         "--worktree",
         "-w",

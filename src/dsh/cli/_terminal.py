@@ -136,14 +136,15 @@ class TerminalHost:
         if self.agent.running:
             self.agent.cancel(reason)
 
-    def permission_waiting(self) -> Callable[[], None]:
+    def permission_waiting(self, last_key: Callable[[], float]) -> Callable[[], None]:
         """A permission question is shown: 2.1.332's terminal says ``Claude needs your
-        permission`` (``permission_prompt``) once it has waited 6 s; the returned function,
-        called as it is answered, cancels that."""
-        from dsh.agent import notify_later, permission_notify_delay
+        permission`` (``permission_prompt``) once nothing was typed at it for 6 s (from
+        ``last_key`` or the question, checked every 6 s); the returned function, called as it
+        is answered, cancels that."""
+        from dsh.agent import notify_when_idle, permission_notify_delay
 
-        message = "Claude needs your permission"
-        return notify_later(self.agent, message, "permission_prompt", permission_notify_delay())
+        message, kind = "Claude needs your permission", "permission_prompt"
+        return notify_when_idle(self.agent, message, kind, permission_notify_delay(), last_key)
 
 
 def _ask_trust(printer: TranscriptPrinter, lines: Sequence[str]) -> bool:
@@ -185,7 +186,7 @@ async def terminal_host(
             view,
             steer=lambda text: holder[0].steer(text),
             interrupt=lambda reason: holder[0].interrupt(reason),
-            waiting=lambda req: holder[0].permission_waiting(),
+            waiting=lambda req, last_key: holder[0].permission_waiting(last_key),
         )
         broker = ApprovalBroker(prompt)
     _hear_retries(options.host.model, view)

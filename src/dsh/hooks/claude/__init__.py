@@ -17,7 +17,8 @@ instructions files, ``CLAUDE.md``, are ``dsh.instructions``.)
 from typing import TYPE_CHECKING
 
 from dsh._public import lazy, publish
-from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeMount, ClaudeCodeProfile
+from dsh.hooks.claude._mount import ClaudeCodeMount
+from dsh.hooks.claude._profile import CLAUDE_PROFILE_NAME, ClaudeCodeProfile
 from dsh.hooks.claude.permissions._auto import AutoClassifier, AutoDenial
 from dsh.hooks.claude.permissions._plugin import (
     ClaudePermissionsPlugin,

@@ -1,17 +1,15 @@
 """The Claude Code profile: what a host mounts for Claude Code (``dsh.host.Profile``'s shape).
 
 ``ClaudeCodeProfile(...).load(project)`` reads the project's hook catalog
-(``load_catalog``) and hands back the bridge (``claude_hooks_plugin``, when
-the catalog admitted a hook), the ``CLAUDE.md`` loader
-(``dsh.instructions.claude_instructions_plugin``) and the catalog's
-diagnostics as lines. It imports nothing of ``dsh.host``: the host's
-``Profile`` is structural, and everything here is the bridge's own types or
-plain values.
+(``load_catalog``) and hands back a ``ClaudeCodeMount`` (``_mount``): the bridge
+(``claude_hooks_plugin``, when the catalog admitted a hook), the ``CLAUDE.md`` loader
+(``dsh.instructions.claude_instructions_plugin``) and the catalog's diagnostics as lines.
+It imports nothing of ``dsh.host``: the host's ``Profile`` is structural, and everything
+here is the bridge's own types or plain values.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -20,17 +18,22 @@ from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
 from dsh.hooks.claude._block_cap import stop_block_cap
+from dsh.hooks.claude._mount import (
+    ClaudeCodeMount,
+    given_hooks_only,
+    loaded_plugins,
+    logged_diagnostics,
+    plugin_dirs,
+    skipped_log,
+)
 from dsh.hooks.claude.events._specs import EFFORT_LEVEL
 from dsh.hooks.claude.permissions._auto import AutoClassifier
 from dsh.hooks.claude.permissions._persist import SettingsTargets
 from dsh.hooks.claude.permissions._plugin import ClaudePermissionsPlugin, PermissionState
 
 if TYPE_CHECKING:
-    from dsh.agent import AgentOptions
-    from dsh.base._sandbox import SandboxPolicy
     from dsh.hooks.claude.rules._modes import PermissionMode
     from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin
-    from dsh.hooks.claude.runtime._left_out_log import LeftOutLog
     from dsh.hooks.claude.settings._agents import AgentSet
     from dsh.hooks.claude.settings._catalog import PluginRoot
     from dsh.hooks.claude.settings._commands import CommandSet
@@ -40,52 +43,10 @@ if TYPE_CHECKING:
     from dsh.instructions import ClaudeInstructionsPlugin, InstructionsGate, LoadedInstructions
     from dsh.mcp import McpServer
 
-__all__ = ["CLAUDE_PROFILE_NAME", "ClaudeCodeMount", "ClaudeCodeProfile"]
-
-logger = logging.getLogger("dsh.hooks.claude")
+__all__ = ["CLAUDE_PROFILE_NAME", "ClaudeCodeProfile"]
 
 CLAUDE_PROFILE_NAME = "claude"
 """The profile's name: its scopes are ``claude-hooks`` and ``claude-instructions``."""
-
-
-@final
-@frozen
-class ClaudeCodeMount:
-    """What the profile found for one project: the catalog, and the plugins to mount.
-
-    ``permissions`` is the permission policy (mounted after ``hooks`` by the host,
-    so PreToolUse hooks run before the permission check).
-    """
-
-    catalog: Catalog
-    hooks: ClaudeHooksPlugin | None
-    instructions: ClaudeInstructionsPlugin | None
-    diagnostics: tuple[str, ...]
-    permissions: ClaudePermissionsPlugin | None = None
-    environment: Mapping[str, Any] | None = None
-    """The settings' ``env`` as the environment policy's ``set`` (``dsh.host`` layers it)."""
-    mcp_servers: tuple[McpServer, ...] = ()
-    """The MCP servers Claude Code's configuration declares (a project's only once trusted)."""
-    skipped_log: LeftOutLog | None = None
-    """When ``hooks`` is ``None`` though hooks were declared (every one left out): what logs
-    each as a ``hook/skipped`` at the session's start (``dsh log ID --hooks --why``)."""
-    stop_block_cap: int | None = None
-    """``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` as 2.1.332 reads it (``None``: unset, the default)."""
-
-    def agent_options(self, options: AgentOptions) -> AgentOptions:
-        """An agent's ``options`` as Claude Code's environment has them (``dsh.host`` applies it
-        to every agent): ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` as the continuation cap, 0 or below
-        none but the step limit (``dsh.hooks.claude._block_cap``)."""
-        cap = self.stop_block_cap
-        if cap is None:
-            return options
-        return replace(options, continuation_cap=cap if cap > 0 else options.max_steps)
-
-    @property
-    def sandbox(self) -> SandboxPolicy | None:
-        """The settings' ``sandbox`` (enabled): ``dsh.host`` runs the model's commands in it
-        when dsh's own configuration names none."""
-        return self.catalog.sandbox
 
 
 @final
@@ -166,7 +127,7 @@ class ClaudeCodeProfile:
             env=self.env,
             discover_installed_plugins=self.discover_installed_plugins and self.discovered_hooks,
         )
-        return catalog if self.discovered_hooks else _given_hooks_only(catalog)
+        return catalog if self.discovered_hooks else given_hooks_only(catalog)
 
     def _instructions_files(self, project: Path) -> list[LoadedInstructions]:
         """The project's own instructions files a run would load (none when not loading)."""
@@ -225,7 +186,7 @@ class ClaudeCodeProfile:
         gated, mcp_notes = self._gated(project)
         catalog = gated.catalog
         # A plugin left out (not trusted) brings no server either.
-        live = {f"plugin:{p}:" for p in _loaded_plugins(catalog)}
+        live = {f"plugin:{p}:" for p in loaded_plugins(catalog)}
         servers = tuple(
             s
             for s in gated.servers
@@ -237,7 +198,7 @@ class ClaudeCodeProfile:
         if state is not None:
             state.agent_modes.update(agents.permission_modes())
         hooks = self._hooks_plugin(gated, state, agents, commands)
-        diagnostics = _logged_diagnostics(catalog, agents, commands)
+        diagnostics = logged_diagnostics(catalog, agents, commands)
         notice = () if gated.notice is None else (gated.notice,)
         diagnostics += (*notes, *notice, *ignored, *mcp_notes)
         return ClaudeCodeMount(
@@ -248,10 +209,30 @@ class ClaudeCodeProfile:
             ClaudePermissionsPlugin(state) if state is not None else None,
             environment={"set": catalog.env} if catalog.env else None,
             mcp_servers=servers,
-            skipped_log=_skipped_log(gated) if hooks is None else None,
+            skipped_log=skipped_log(gated) if hooks is None else None,
             # 2.1.332 puts the settings' `env` in its own environment (settings/_env.py).
             stop_block_cap=stop_block_cap({**(self.env or os.environ), **catalog.env}),
         )
+
+    def session_worktree(self, project: Path, name: str, /, *, session_id: str) -> Path:
+        """The folder ``dsh run --worktree NAME`` runs session ``session_id`` in: made by the
+        project's WorktreeCreate hooks (fired before the session, as 2.1.332 fires them; a
+        project hook not trusted is left out), else by git as the settings' ``worktree``
+        says (``WorktreeError`` when it cannot be)."""
+        from dsh.base._worktree import create_worktree
+        from dsh.hooks.claude.runtime._worktree_hook import worktree_by_hooks
+
+        gated, _ = replace(self, refuse_untrusted=False)._gated(project)
+        made = worktree_by_hooks(
+            gated.catalog,
+            gated.declared,
+            project,
+            name,
+            session_id=session_id,
+            transcript_dir=self.transcript_dir,
+            attended=self.attended,
+        )
+        return made or create_worktree(project, name, gated.catalog.worktree).path
 
     def _gated(self, project: Path) -> tuple[GatedMount, tuple[str, ...]]:
         """What was discovered, as far as the project is trusted (all of it when trust is
@@ -282,7 +263,7 @@ class ClaudeCodeProfile:
         env = self.env if self.env is not None else os.environ
         configured = env.get("CLAUDE_CONFIG_DIR")
         config_dir = Path(configured).expanduser() if configured else None
-        plugins = _plugin_dirs(self.plugin_roots, gated.catalog)
+        plugins = plugin_dirs(self.plugin_roots, gated.catalog)
         commands = load_commands(
             project, home=self.home, plugin_roots=plugins, config_dir=config_dir
         )
@@ -358,7 +339,7 @@ class ClaudeCodeProfile:
             return (), ()
         from dsh.mcp import claude_mcp_servers
 
-        plugins = _loaded_plugins(catalog)
+        plugins = loaded_plugins(catalog)
         config = claude_mcp_servers(
             project,
             home=self.home,
@@ -445,59 +426,3 @@ class ClaudeCodeProfile:
             config_dir=config_dir,
             written=written if self.require_trust and self.catalog is None else None,
         )
-
-
-def _skipped_log(gated: GatedMount) -> LeftOutLog | None:
-    """What logs the hooks a run left out when it loads none (``None``: none declared)."""
-    if not (gated.declared.all_hooks() or gated.declared.diagnostics):
-        return None  # the plain path (no hooks declared) imports nothing more
-    from dsh.hooks.claude.runtime._left_out_log import LeftOutLog
-    from dsh.hooks.claude.trust._left_out import left_out_selections
-
-    left_out = left_out_selections(gated.declared, gated.review)
-    return LeftOutLog(left_out) if left_out else None
-
-
-def _loaded_plugins(catalog: Catalog) -> dict[str, Path]:
-    """Each plugin whose files the catalog loaded, by id, and its root."""
-    return {
-        e.source.plugin: e.source.plugin_root
-        for e in catalog.sources
-        if e.source.plugin is not None and e.source.plugin_root is not None and e.status == "loaded"
-    }
-
-
-def _plugin_dirs(given: Sequence[Path | str | PluginRoot], catalog: Catalog) -> list[Path]:
-    """The plugin folders commands and skills come from: those given, then the catalog's."""
-    dirs = [Path(p) if isinstance(p, Path | str) else p.root for p in given]
-    for entry in catalog.sources:
-        root = entry.source.plugin_root
-        if root is not None and entry.status == "loaded" and root not in dirs:
-            dirs.append(root)
-    return dirs
-
-
-def _given_hooks_only(catalog: Catalog) -> Catalog:
-    """``catalog`` with only the hooks of ``--settings`` files and ``--plugin-dir`` roots."""
-    import dataclasses
-
-    from dsh.base import FrozenDict
-
-    kept = {
-        event: tuple(h for h in hooks if h.source.kind in ("cli", "plugin"))
-        for event, hooks in catalog.hooks.items()
-    }
-    return dataclasses.replace(catalog, hooks=FrozenDict({e: h for e, h in kept.items() if h}))
-
-
-def _logged_diagnostics(
-    catalog: Catalog, agents: AgentSet, commands: CommandSet
-) -> tuple[str, ...]:
-    """The lines a run shows: only what skips a suite (an error). What dsh merely notes (a
-    field it ignores, an event it lacks) goes to the log and to ``dsh hooks check``."""
-    diagnostics = tuple(d.describe() for d in catalog.diagnostics if d.severity == "error")
-    for note in (d.describe() for d in catalog.diagnostics if d.severity != "error"):
-        logger.info("claude hooks: %s (dsh hooks check lists it)", note)
-    for line in commands.diagnostics:
-        logger.info("claude commands: %s", line)
-    return diagnostics + tuple(d.describe() for d in agents.diagnostics if d.severity == "error")

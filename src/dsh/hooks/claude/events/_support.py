@@ -164,29 +164,42 @@ _TABLE: Final[dict[str, EventSupport]] = {
         seam="agent/notification",
         status="partial",
         applied=(
-            "`permission_prompt`: a tool call's permission question put to a person and still"
-            " unanswered 6 s later (2.1.332's 6,000 ms timer, cleared by an answer:"
-            " `dsh.agent.notify_later`; `DSH_PERMISSION_NOTIFY_SECONDS` changes the wait,"
+            "`permission_prompt`: a tool call's permission question put to a person and left"
+            " waiting 6 s (2.1.332's 6,000 ms; `DSH_PERMISSION_NOTIFY_SECONDS` changes the wait,"
             " `CLAUDE_CODE_DISABLE_PERMISSION_PROMPT_NOTIFY_HOOKS` turns it off), with 2.1.332's"
             " words: `Claude needs your permission` at the terminal, `Claude needs your"
             " permission to use <Tool>` over ACP (its SDK's); headless nothing fires, as 2.1.332"
             " fires none in `-p` (`notify-permission` in tests/fixtures/claude_events.json)",
+            "the wait as 2.1.332 measures it: over ACP from the question shown (its SDK's"
+            " `setTimeout`, cleared by an answer: `dsh.agent.notify_later`); at the terminal from"
+            " the person's last key at the question, or the question if later, checked every 6 s"
+            " from when it is shown, once (its dialogs' `Date.now() - Math.max("
+            "lastInteractionTime, shownAt) >= 6000`: `dsh.agent.notify_when_idle`)",
             "`idle_prompt`: the interactive terminal waited for input after a turn for"
             " `messageIdleNotifThresholdMs` of `~/.claude.json` (2.1.332's, default 60,000 ms;"
             " `DSH_IDLE_NOTIFY_SECONDS` first): `Claude is waiting for your input`",
+            "`elicitation_dialog` (`elicitation_url_dialog` for a `url` request): an MCP"
+            " server's form at the terminal left waiting as a permission question is (the same"
+            " timer; the disabling switch is the permission prompt's only): `Claude Code needs"
+            " your input`",
+            "`elicitation_response` after an MCP server's elicitation that no Elicitation hook"
+            " answered, headless too, after its ElicitationResult hooks: `Elicitation response"
+            ' for server "<server>": <action>`, the final action (`decline` when a hook blocked);'
+            " none when an Elicitation hook answered (`elicitation-*` in"
+            " tests/fixtures/claude_notification.json)",
             "any other type a front end or plugin emits on `agent/notification`",
             "the matcher is `notification_type`; exit codes, decisions, `systemMessage` and"
             " `continue` do nothing, as in Claude Code",
         ),
         limits=(
             "the other types name what dsh does not have or show: `auth_success` and"
-            " `auth_storage_failure` (a login), `elicitation_dialog`, `elicitation_url_dialog`,"
-            " `elicitation_complete` and `elicitation_response` (no elicitation form yet: the"
-            " seam is `agent/notification`), `agent_needs_input`, `agent_completed`,"
-            " `worker_permission_prompt` (agent views and teams), `push_notification`,"
-            " `computer_use_exit`",
-            "the 6 s count from the question shown, not from the last key pressed as in"
-            " 2.1.332's terminal; `idle_prompt` is the terminal's only (2.1.332's REPL's)",
+            " `auth_storage_failure` (a login), `elicitation_complete` (dsh's MCP client does"
+            " not read a server's `notifications/elicitation/complete`; 2.1.332 says `MCP server"
+            ' "<server>" confirmed elicitation <id> complete`: the seam is `agent/notification`),'
+            " `agent_needs_input`, `agent_completed`, `worker_permission_prompt` (agent views and"
+            " teams), `push_notification`, `computer_use_exit`",
+            "`idle_prompt` is the terminal's only (2.1.332's REPL's); an ACP client's elicitation"
+            " form notifies no `elicitation_dialog` (2.1.332's is its terminal's dialog)",
             "`terminalSequence`: dsh runs hooks without a terminal of theirs",
         ),
     ),
@@ -352,30 +365,44 @@ _TABLE: Final[dict[str, EventSupport]] = {
     ),
     "WorktreeCreate": EventSupport(
         seam="subagent/start",
-        status="partial",
+        status="supported",
         applied=(
             "fires for an `isolation: worktree` subagent after the `Agent` call's PreToolUse and"
             " before SubagentStart, with `name` (`agent-<agent_id>`), the session's `cwd` and"
             " `prompt_id`, as 2.1.332 fires it (`worktree-subagent`); the hook replaces `git"
-            " worktree add`: the child works in the folder the first hook printed on stdout"
-            " (`hookSpecificOutput.worktreePath` in JSON), its tools and hooks there, its"
-            " `CLAUDE_PROJECT_DIR` the project; the result names it (`worktreePath:`); dsh never"
-            " removes it",
-            "exit 2, another failure, no output or a folder that is not there: the `Agent` call"
-            " fails with 2.1.332's `WorktreeCreate hook failed: hook succeeded but returned no"
-            " worktree path (…)` and no subagent starts (`subagent-hook-exit2` in"
+            " worktree add`: the child works in the folder the first hook that exited 0 printed"
+            " last on stdout (`hookSpecificOutput.worktreePath` from an `http` hook; a command's"
+            " JSON is read as a path, as 2.1.332 reads it), relative to `cwd`, its tools and"
+            " hooks there, its `CLAUDE_PROJECT_DIR` the project; the result names it"
+            " (`worktreePath:`); dsh never removes it",
+            "fires for `dsh run --worktree [NAME]` first, before the session starts and before"
+            " SessionStart, with the session's id, the project's `cwd` and transcript path and"
+            " `name` (given or generated), no `prompt_id` (`worktree-flag`); the session then runs"
+            " in the hook's folder (no git repository needed) and keeps it",
+            "a hook that exits non-zero (1 or 2 alike): `WorktreeCreate hook failed: <command>:"
+            " <stderr>` (each failed hook, joined by `; `); none printed a path: 2.1.332's `hook"
+            " succeeded but returned no worktree path (…)`; a path that is no folder: `worktree"
+            " directory … does not exist or is not a directory …`; a folder git resolves to"
+            " another working tree (inside the repository): `Refusing to use … as an isolation"
+            " worktree …`. The `Agent` call fails with those words, `--worktree` exits 1 with"
+            " them (`flag-hook-*` and `subagent-hook-exit2` in"
             " tests/fixtures/claude_worktree.json)",
+            "a project's own WorktreeCreate hook not trusted yet: `--worktree` refuses with"
+            " 2.1.332's `hook is configured but did not run (workspace not trusted or matcher"
+            " mismatch)` rather than fall back to git",
         ),
         limits=(
-            "not run for `dsh run --worktree`: dsh makes that worktree with git before the"
-            " session exists (2.1.332 runs the hook there too, before SessionStart:"
-            " `worktree-flag`)",
+            "the `--worktree` firing happens before the session exists, so it is not in the"
+            " session log (`dsh log --hooks`); its failure is the run's error",
         ),
     ),
     "WorktreeRemove": not_supported(
-        "dsh removes no worktrees but an unchanged subagent one it made itself, where 2.1.332 fires"
-        " no WorktreeRemove either; `--worktree`'s is kept, as 2.1.332 keeps it in `-p`, where"
-        " WorktreeRemove never fired (tests/fixtures/claude_worktree.json)"
+        "dsh removes no worktrees a hook made, and of its own worktrees only an unchanged"
+        " subagent one,"
+        " where 2.1.332 fires no WorktreeRemove either; `--worktree`'s is kept, as 2.1.332 keeps"
+        " it in `-p`, where WorktreeRemove never fired, a hook-made one included"
+        " (`worktree-flag`, `flag-hook-not-git` in tests/fixtures/claude_worktree.json); dsh has"
+        " no exit dialog that offers to remove it (2.1.332's interactive one does)"
     ),
     "PreCompact": EventSupport(
         seam="agent/pre-compact",

@@ -11,7 +11,7 @@ by the runtime (``Runtime.scoped``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING
 
 from dsh.agent import (
     AGENT_TYPES,
@@ -25,24 +25,16 @@ from dsh.agent import (
 from dsh.context import Context, Next
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import SOURCE
+from dsh.hooks.claude.runtime._worktree_hook import tried_of, worktree_of
 from dsh.messages import Content
 from dsh.session import ContextMessageEvent
 
 if TYPE_CHECKING:
-    from dsh.hooks.claude.answers._answer import HookAnswer
     from dsh.hooks.claude.payloads import WorktreeCreateHookInput
 
 __all__ = ["AGENT_LISTING_SOURCE", "AgentListing"]
 
 AGENT_LISTING_SOURCE = f"{SOURCE}:agents"
-
-WORKTREE_HOOK_FAILED: Final = (
-    "WorktreeCreate hook failed: hook succeeded but returned no worktree path (command: echo"
-    " the path to stdout; http/callback: return hookSpecificOutput.worktreePath)"
-)
-"""2.1.332's words for a WorktreeCreate hook that gave no usable path, whatever failed (exit 1,
-exit 2, no output, a folder that is not there: ``flag-hook-*`` and ``subagent-hook-exit2`` in
-tests/fixtures/claude_worktree.json); the ``Agent`` call's error result."""
 
 
 class AgentListing(Handlers):
@@ -60,20 +52,16 @@ class AgentListing(Handlers):
     async def _worktree_by_hook(self, parent: Agent, name: str) -> Path:
         """WorktreeCreate fired for an ``isolation: worktree`` subagent (``worktree-subagent``:
         after the Agent call's PreToolUse, before SubagentStart, ``name`` ``agent-<id>``): the
-        folder the first hook printed (``hookSpecificOutput.worktreePath`` in JSON)."""
-        from dsh.base._worktree import WorktreeError
-
+        folder the first hook that exited 0 printed last, read as 2.1.332 reads it
+        (``worktree_of``: a failure's words are the ``Agent`` call's error result)."""
         payload: WorktreeCreateHookInput = self._base(
             parent, "WorktreeCreate", permission=False, agent_fields=False, effort=False
         )
         payload["name"] = name
-        hooks = self.catalog.for_event("WorktreeCreate")
+        hooks = list(self.catalog.for_event("WorktreeCreate"))
         merged = await self._fire(parent, "WorktreeCreate", hooks, payload)
-        for _, answer in merged.answers:
-            path = _answered_path(answer, parent.workspace.cwd)
-            if path is not None:
-                return path
-        raise WorktreeError(WORKTREE_HOOK_FAILED)
+        tried = sorted(tried_of(merged), key=lambda t: hooks.index(t.hook))
+        return worktree_of(tried, parent.workspace.cwd)
 
     async def _list_agents(
         self, agent: Agent, content: Content, source: PromptSource, nxt: Next[PromptDecision]
@@ -87,19 +75,3 @@ class AgentListing(Handlers):
         extra = "\n".join(t for t in (decision.additional_context, listing) if t)
         source_name = decision.source or AGENT_LISTING_SOURCE
         return PromptDecision.allow(decision.content, extra, source=source_name)
-
-
-def _answered_path(answer: HookAnswer, cwd: Path) -> Path | None:
-    """The existing folder a WorktreeCreate answer names (exit 0 only), else ``None``."""
-    if answer.exit_code != 0:
-        return None
-    named: Any = None
-    if answer.json is not None:
-        specific = answer.json.get("hookSpecificOutput")
-        named = specific.get("worktreePath") if isinstance(specific, dict) else None
-    elif answer.plain:
-        named = next((line.strip() for line in answer.plain.splitlines() if line.strip()), None)
-    if not isinstance(named, str) or not named or "\0" in named:
-        return None
-    path = (cwd / Path(named).expanduser()).resolve()
-    return path if path.is_dir() else None

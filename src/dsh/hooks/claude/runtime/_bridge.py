@@ -168,8 +168,8 @@ class ClaudeHooksPlugin:
             ModelExtensions(turn_end).mount(ctx, display=d("MessageDisplay"))
         elif d("MessageDisplay"):
             ctx.on(MESSAGE_DISPLAY, turn_end._message_display)
-        if d("Elicitation") or d("ElicitationResult"):
-            ctx.on(ELICITATION, self.mcp_events._elicitation)
+        if d("Elicitation") or d("ElicitationResult") or d("Notification"):
+            ctx.on(ELICITATION, self.mcp_events._elicitation)  # Notification: its response
         if d("CwdChanged"):
             ctx.on(CWD_CHANGED, life._cwd_changed)
         if d("PreToolUse"):

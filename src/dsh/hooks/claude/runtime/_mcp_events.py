@@ -11,14 +11,17 @@ is what the server gets, the last hook's answer winning; a hook that blocks (exi
 ``decision: "block"``) declines. When an Elicitation hook answered, that is the answer and
 no ElicitationResult fires (as recorded); otherwise the chain goes on (headless, it ends
 declined) and ElicitationResult fires with what it gave, its hooks' answer replacing it
-(the given ``content`` kept when a hook names none).
+(the given ``content`` kept when a hook names none); then ``agent/notification`` says
+``Elicitation response for server "S": <action>`` (``elicitation_response``, the final
+action: ``decline`` when a hook blocked), as 2.1.332 notifies headless or not
+(tests/fixtures/claude_notification.json).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from dsh.agent import Agent, calling_agent
+from dsh.agent import NOTIFICATION, Agent, calling_agent
 from dsh.base import thaw_json
 from dsh.context import Next
 from dsh.hooks.claude.payloads import ElicitationHookInput, ElicitationResultHookInput
@@ -64,7 +67,11 @@ class McpEvents(Handlers):
         answered = await self._ask_hooks(agent, request)
         if answered is not None:
             return answered
-        return await self._result_hooks(agent, request, await nxt())
+        final = await self._result_hooks(agent, request, await nxt())
+        # 2.1.332 then notifies (headless too), on the seam the Notification hooks listen on.
+        message = f'Elicitation response for server "{request.server}": {final.action}'
+        await agent.ctx.emit(NOTIFICATION, agent, message, "elicitation_response")
+        return final
 
     async def _ask_hooks(
         self, agent: Agent, request: ElicitationRequest

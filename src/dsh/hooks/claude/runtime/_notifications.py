@@ -2,10 +2,13 @@
 
 The front end that puts the question says so on ``agent/notification`` (it knows when a
 question is shown and answered): ``permission_prompt`` once a permission question has
-waited 6 s unanswered (2.1.332's timer; ``dsh.agent.notify_later``: the terminal's
-``Claude needs your permission``, an ACP client's ``Claude needs your permission to use
-<Tool>``, 2.1.332's words in its terminal and over its SDK), ``idle_prompt`` once the
-terminal has waited for input after a turn (``Claude is waiting for your input``).
+waited 6 s unanswered (2.1.332's timers: an ACP client's from the question shown,
+``dsh.agent.notify_later``, ``Claude needs your permission to use <Tool>``; the terminal's
+from the last key, ``dsh.agent.notify_when_idle``, ``Claude needs your permission``),
+``elicitation_dialog`` for an MCP server's form at the terminal left waiting alike
+(``Claude Code needs your input``), ``idle_prompt`` once the terminal has waited for input
+after a turn (``Claude is waiting for your input``). The bridge itself says
+``elicitation_response`` after an elicitation no hook answered (``_mcp_events``).
 Headless, nobody is asked and nothing fires, as 2.1.332 fires none in ``-p``
 (``notify-permission`` in tests/fixtures/claude_events.json). The payload is the common
 fields (no ``permission_mode``), ``message`` and ``notification_type``; the matcher is the

@@ -302,6 +302,11 @@ def load_catalog(
         from dsh.hooks.claude.settings._sandbox import read_sandbox  # not on a plain run's path
 
         sandbox = read_sandbox(settings, project, home, diags)
+    worktree = None
+    if any(s.file.data and "worktree" in s.file.data for s in settings):
+        from dsh.hooks.claude.settings._worktree import read_worktree  # likewise
+
+        worktree = read_worktree(settings, diags)
     suites: list[Suite] = []
     for s in settings:
         suite = Suite(kind=s.file.source.kind, files=[s.file])
@@ -366,6 +371,7 @@ def load_catalog(
         env_layers=settings_env(settings, diags),
         sandbox=sandbox,
         bash_edit_diff=policy.bash_edit_diff,
+        worktree=worktree,
     )
 
 

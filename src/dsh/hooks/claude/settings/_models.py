@@ -49,6 +49,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     httpHookAllowedEnvVars: Any = None
     env: Any = None
     bashEditDiffEnabled: Any = None  # only a boolean counts (2.1.332's `=== false`)
+    worktree: Any = None  # read leniently (``_worktree``): a bad value is left out
 
 
 class PluginHooksFileModel(msgspec.Struct, frozen=True, kw_only=True):

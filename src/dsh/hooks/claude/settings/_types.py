@@ -21,6 +21,7 @@ from dsh.hooks.claude.settings._matcher import IfRule, Matcher
 
 if TYPE_CHECKING:
     from dsh.base._sandbox import SandboxPolicy
+    from dsh.base._worktree import WorktreeSettings
 
 __all__ = [
     "Catalog",
@@ -310,6 +311,8 @@ class Catalog:
     """Each settings file's ``env`` (``settings._env``), lowest precedence first."""
     bash_edit_diff: bool | None = None
     """``bashEditDiffEnabled`` as 2.1.332 reads it (``None``: the permission mode decides)."""
+    worktree: WorktreeSettings | None = None
+    """The settings' ``worktree`` (``settings._worktree``; ``None``: no file sets it)."""
     project_env_trusted: bool = True
     """Whether the project's own ``env`` (project and local settings) applies: false while
     the project is not trusted (``trust._mount``), also for a change made mid-session."""

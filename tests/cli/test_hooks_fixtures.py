@@ -201,3 +201,17 @@ def test_record_pins_a_real_sessions_hook_runs_of_both_bridges(tmp_path: Path) -
         "--out", str(tmp_path / "again"), cwd=tmp_path,
     )  # fmt: skip
     assert "(the session's exit codes were [0], now [1])" in again.stdout
+
+
+def test_the_help_describes_fixtures_update_and_junit(tmp_path: Path) -> None:
+    done = dsh("hooks", "test", "--help", cwd=tmp_path)
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    for said in (
+        'a payload fixture has an "event" and its "payload"',
+        'a scenario fixture has a "scenario"',
+        '"expect": what must come out',
+        "--update writes what was observed into each failed or new fixture",
+        "--junit FILE also writes the checks as JUnit XML",
+    ):
+        assert said in text

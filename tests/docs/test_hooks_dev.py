@@ -76,6 +76,7 @@ def test_the_console_export_example_runs_and_the_hook_joins_the_trace(tmp_path: 
         "### A context prune and a reply rewrite",
         "### A hook that rewrites the prompt",
         "### A hook that redacts the reply and prunes a large result",
+        "### A Stop hook that counts its blocks and reads the usage",
         "### Capping a session",
     ],
 )

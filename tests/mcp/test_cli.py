@@ -467,6 +467,16 @@ import json, pathlib, sys
 payload = json.load(sys.stdin)
 with open(sys.argv[1], "a") as log:
     log.write(json.dumps(payload) + "\\n")
+answer = pathlib.Path(sys.argv[2]).read_text()
+sys.stdout.write(answer)
+sys.exit(int(sys.argv[3]))
+"""
+
+EACH_CALL_HOOK = """
+import json, pathlib, sys
+payload = json.load(sys.stdin)
+with open(sys.argv[1], "a") as log:
+    log.write(json.dumps(payload) + "\\n")
 calls = len(pathlib.Path(sys.argv[1]).read_text().splitlines())
 answer, code = json.loads(pathlib.Path(sys.argv[2]).read_text())[calls - 1]
 sys.stdout.write(answer)
@@ -485,7 +495,7 @@ def _elicit_run(
     model = write_script(tmp_path / "script.json", [*([ask] * len(answers)), DONE])
     args[args.index("--model") + 1] = f"scripted:{model}"
     hook, log, said = tmp_path / "hook.py", tmp_path / "log.jsonl", tmp_path / "answers.json"
-    hook.write_text(HOOK)
+    hook.write_text(EACH_CALL_HOOK)
     said.write_text(json.dumps([["" if a is None else json.dumps(a), c] for a, c in answers]))
     command = f"{sys.executable} {hook} {log} {said}"
     handler = {"type": "command", "command": command}

@@ -124,30 +124,36 @@ def test_a_fixture_without_expect_is_new_and_fails_until_accepted(
     assert "NEW     claude-pre-deny" in done.stdout.splitlines()
 
 
-@pytest.mark.parametrize(
-    ("text", "said"),
-    [
-        ("{not json", "ERROR   bad: cannot read it as JSON"),
-        ('{"event": "PreToolUse", "bridge": "gemini"}', "ERROR   bad: bridge: "),
-        ('{"event": "NoSuchEvent"}', "ERROR   bad: run_hook: 'NoSuchEvent' is not a claude"),
-        ('{"event": "Stop", "files": {"x": "y"}}', "ERROR   bad: files: given without hooks"),
-        (
-            '{"event": "Stop", "hooks": {}, "files": {"../escape": "y"}}',
-            "ERROR   bad: files: '../escape' is not a relative path inside the project",
-        ),
-        (
-            '{"event": "Stop", "hooks": {}, "files": {"/tmp/abs": "y"}}',
-            "ERROR   bad: files: '/tmp/abs' is not a relative path inside the project",
-        ),
-    ],
-)
-def test_a_broken_fixture_is_named_and_fails(tmp_path: Path, text: str, said: str) -> None:
+BROKEN = {
+    "bad-json": ("{not json", "cannot read it as JSON"),
+    "bad-bridge": ('{"event": "PreToolUse", "bridge": "gemini"}', "bridge: "),
+    "bad-event": ('{"event": "NoSuchEvent"}', "run_hook: 'NoSuchEvent' is not a claude"),
+    "bad-files": ('{"event": "Stop", "files": {"x": "y"}}', "files: given without hooks"),
+    "bad-escape": (
+        '{"event": "Stop", "hooks": {}, "files": {"../escape": "y"}}',
+        "files: '../escape' is not a relative path inside the project",
+    ),
+    "bad-absolute": (
+        '{"event": "Stop", "hooks": {}, "files": {"/tmp/abs": "y"}}',
+        "files: '/tmp/abs' is not a relative path inside the project",
+    ),
+}
+
+
+def test_each_broken_fixture_is_named_and_fails(tmp_path: Path) -> None:
+    """One run of a folder of broken fixtures (one ``dsh`` process for all of them): each is
+    an ``ERROR`` line naming it and what is wrong, and the run fails."""
     folder = tmp_path / "fixtures"
     folder.mkdir()
-    (folder / "bad.json").write_text(text)
+    for name, (text, _) in BROKEN.items():
+        (folder / f"{name}.json").write_text(text)
     done = dsh("hooks", "test", "--project", str(tmp_path), "--fixtures", str(folder), cwd=tmp_path)
     assert done.returncode == 1
-    assert done.stdout.startswith(said), done.stdout
+    lines = done.stdout.splitlines()
+    for name, (_, said) in sorted(BROKEN.items()):
+        (line,) = [line for line in lines if line.startswith(f"ERROR   {name}: ")]
+        assert line.startswith(f"ERROR   {name}: {said}"), line
+    assert lines[-1] == f"{len(BROKEN)} fixture(s), 0 passed, {len(BROKEN)} failed"
     assert "Traceback" not in done.stderr
 
 
@@ -201,3 +207,17 @@ def test_record_pins_a_real_sessions_hook_runs_of_both_bridges(tmp_path: Path) -
         "--out", str(tmp_path / "again"), cwd=tmp_path,
     )  # fmt: skip
     assert "(the session's exit codes were [0], now [1])" in again.stdout
+
+
+def test_the_help_describes_fixtures_update_and_junit(tmp_path: Path) -> None:
+    done = dsh("hooks", "test", "--help", cwd=tmp_path)
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    for said in (
+        'a payload fixture has an "event" and its "payload"',
+        'a scenario fixture has a "scenario"',
+        '"expect": what must come out',
+        "--update writes what was observed into each failed or new fixture",
+        "--junit FILE also writes the checks as JUnit XML",
+    ):
+        assert said in text

@@ -238,3 +238,40 @@ def test_a_run_whose_every_hook_file_is_turned_off_records_why(project: Path) ->
     at = lines.index(skipped)
     assert lines[at + 1].endswith("/.claude/settings.json: (every hook in it)")
     assert lines[at + 2].startswith("disabled: hooks not loaded: `disableAllHooks` is true in ")
+
+
+def skipped_in_log(project: Path, *flags: str) -> list[str]:
+    """Run a prompt, then resume the session with ``/compact``: each start's ``hook/skipped``
+    events in the one log, by their hook event."""
+    script = project.parent / "script.json"
+    replies = [[{"type": "text", "text": "ok"}]]
+    script.write_text(json.dumps({"anthropic": {"rules": [{"responses": replies}]}}))
+    sessions = project.parent / "sessions"
+    base = ["--model", f"scripted:{script}", "--session-dir", str(sessions), *flags]
+    assert dsh(project, "run", "hi", *base).returncode == 0
+    (log,) = sessions.glob("*.jsonl")
+    done = dsh(project, "run", "--resume", log.stem, *base, "--", "/compact")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert "compaction/end" in [e["type"] for e in events]
+    return [e["hook_event"] for e in events if e["type"] == "hook/skipped"]
+
+
+@pytest.mark.parametrize("mounted", [True, False])
+def test_a_left_out_event_is_logged_once_per_session(project: Path, mounted: bool) -> None:
+    """An event whose every handler is left out is recorded at the session's start, and not
+    again at the start after a compaction nor at a resumed session's start (its log has
+    that record): with the bridge mounted (``_never_fire``) and without (``LeftOutLog``)."""
+    stop = {"Stop": [{"hooks": [hook("echo stopped")]}]} if mounted else {}
+    settings(project, stop)
+    assert dsh(project, "hooks", "trust").returncode == 0
+    settings(project, {**stop, "Notification": [{"hooks": [hook("echo note")]}]})
+    assert skipped_in_log(project, "--skip-untrusted-hooks") == ["Notification"]
+
+
+def test_codex_a_left_out_event_is_logged_once_per_session(project: Path) -> None:
+    codex_home = project.parent / "home" / ".codex"
+    codex_home.mkdir(parents=True)
+    stop = {"hooks": [{"type": "command", "command": "echo stopped"}]}
+    (codex_home / "hooks.json").write_text(json.dumps({"hooks": {"Stop": [stop]}}))
+    assert skipped_in_log(project, "--hooks", "codex") == ["Stop"]

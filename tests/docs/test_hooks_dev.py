@@ -7,13 +7,14 @@ and what each prints must be the lines under it, exactly (``...``: not shown, it
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from pathlib import Path
 
 import pytest
 
-from tests.cli.support import run_dsh
+from tests.cli.support import python3_dir, run_dsh
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "hooks-dev.md"
@@ -76,10 +77,13 @@ def test_the_console_export_example_runs_and_the_hook_joins_the_trace(tmp_path: 
         "### A context prune and a reply rewrite",
         "### A hook that rewrites the prompt",
         "### A hook that redacts the reply and prunes a large result",
+        "### A Stop hook that counts its blocks and reads the usage",
         "### Capping a session",
     ],
 )
-def test_the_python_examples_pass_as_printed(heading: str) -> None:
+def test_the_python_examples_pass_as_printed(heading: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Their hooks' `python3`: this interpreter, not a version manager's shim (`python3_dir`).
+    monkeypatch.setenv("PATH", f"{python3_dir()}{os.pathsep}{os.environ.get('PATH', '')}")
     body = section(heading)
     match = re.search(r"```python\n(.*?)```", body, re.S)
     assert match is not None

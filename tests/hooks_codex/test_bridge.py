@@ -368,3 +368,40 @@ async def test_a_stop_halt_ends_the_turn_and_shows_its_reason(
     assert rig.order() == ["Stop"]  # continue: false wins over the block: no second Stop
     assert len(rig.requests()) == 2
     assert "Stop hook stopped: CASE-HALT" in notices(agent)
+
+
+async def test_an_interrupts_untrusted_handler_beside_a_trusted_one_is_a_hook_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Interrupt fires detached (the aborted turn's signal does not end it), and still logs
+    the handler it runs without, as every other event does: the trusted one runs, the one
+    added after `trust` is a ``hook/skipped`` (untrusted), once, in the session's log."""
+    from dsh.hook_protocol import HookSkippedEvent
+    from dsh.hooks.codex import CodexProfile
+
+    harness = make_harness(tmp_path, ECHO)
+    home = tmp_path / "home" / ".codex"
+    home.mkdir(parents=True)
+    trusted = {"hooks": [{"type": "command", "command": hook_command("Interrupt")}]}
+    (home / "hooks.json").write_text(json.dumps({"hooks": {"Interrupt": [trusted]}}))
+    profile = CodexProfile(home=home, system_dir=None, trust_dir=tmp_path / "dsh-trust")
+    assert list(profile.trust(tmp_path / "project"))
+    added = {"hooks": [{"type": "command", "command": "echo added"}]}
+    (home / "hooks.json").write_text(json.dumps({"hooks": {"Interrupt": [trusted, added]}}))
+    rig = mount_codex(tmp_path, monkeypatch, harness, None, bypass_trust=False)
+
+    async def cancel_first_call(call: ToolCall, nxt: Next[PreToolDecision]) -> PreToolDecision:
+        agent = calling_agent(call.agent)
+        assert agent is not None
+        agent.cancel("user pressed Ctrl-C")
+        return await nxt()
+
+    rig.harness.ctx.on(PRE_EXECUTE, cancel_first_call)
+    agent, result = await rig.run("go")
+    assert result.end_reason == TurnEndReason.ABORTED
+    assert rig.order() == ["Interrupt"]  # the trusted one ran, a real process
+    (skipped,) = [e for e in agent.events if isinstance(e, HookSkippedEvent)]
+    assert skipped.hook_event == "Interrupt"
+    (selection,) = skipped.skipped
+    assert (selection["command"], selection["code"]) == ("echo added", "untrusted")
+    assert selection["where"].endswith("hooks.json: Interrupt[1][0]")

@@ -472,19 +472,32 @@ sys.stdout.write(answer)
 sys.exit(int(sys.argv[3]))
 """
 
+EACH_CALL_HOOK = """
+import json, pathlib, sys
+payload = json.load(sys.stdin)
+with open(sys.argv[1], "a") as log:
+    log.write(json.dumps(payload) + "\\n")
+calls = len(pathlib.Path(sys.argv[1]).read_text().splitlines())
+answer, code = json.loads(pathlib.Path(sys.argv[2]).read_text())[calls - 1]
+sys.stdout.write(answer)
+sys.exit(code)
+"""
 
-def _elicit_run(tmp_path: Path, answer: object, code: int = 0) -> tuple[str, list[dict[str, Any]]]:
-    """``ask-user`` called with an ElicitationResult hook that logs its payload and answers
-    ``answer`` with exit ``code``: the tool's result text, the payloads."""
-    tmp_path.mkdir()
+
+def _elicit_run(
+    tmp_path: Path, answers: list[tuple[object, int]]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """``ask-user`` called once per answer, in one session, with an ElicitationResult hook
+    that logs its payload and gives the call's answer (``None``: nothing) with its exit
+    code: each call's result text, the payloads."""
     _, config, args = _setup(tmp_path, {"sample": _sample()})
-    script = [[{"type": "tool_use", "name": "mcp__sample__ask-user", "input": {}}], DONE]
-    model = write_script(tmp_path / "script.json", script)
+    ask = [{"type": "tool_use", "name": "mcp__sample__ask-user", "input": {}}]
+    model = write_script(tmp_path / "script.json", [*([ask] * len(answers)), DONE])
     args[args.index("--model") + 1] = f"scripted:{model}"
-    hook, log, said = tmp_path / "hook.py", tmp_path / "log.jsonl", tmp_path / "answer.json"
-    hook.write_text(HOOK)
-    said.write_text(json.dumps(answer) if answer is not None else "")
-    command = f"{sys.executable} {hook} {log} {said} {code}"
+    hook, log, said = tmp_path / "hook.py", tmp_path / "log.jsonl", tmp_path / "answers.json"
+    hook.write_text(EACH_CALL_HOOK)
+    said.write_text(json.dumps([["" if a is None else json.dumps(a), c] for a, c in answers]))
+    command = f"{sys.executable} {hook} {log} {said}"
     handler = {"type": "command", "command": command}
     hooks = {"ElicitationResult": [{"matcher": "sample", "hooks": [handler]}]}
     settings = tmp_path / "settings.json"
@@ -496,9 +509,9 @@ def _elicit_run(tmp_path: Path, answer: object, code: int = 0) -> tuple[str, lis
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
-    (result,) = [line for line in lines if line.get("type") == "user"]
-    (text,) = [b["text"] for b in result["tool_use_result"]]
-    return text, [json.loads(line) for line in log.read_text().splitlines()]
+    results = [line for line in lines if line.get("type") == "user"]
+    texts = [b["text"] for result in results for b in result["tool_use_result"]]
+    return texts, [json.loads(line) for line in log.read_text().splitlines()]
 
 
 def test_elicitation_result_hooks_see_the_answer_and_may_replace_it(tmp_path: Path) -> None:
@@ -509,8 +522,18 @@ def test_elicitation_result_hooks_see_the_answer_and_may_replace_it(tmp_path: Pa
             "content": {"name": "CASE-RESULT-NAME", "check": True},
         }
     }
-    text, (payload,) = _elicit_run(tmp_path / "accept", accept)
-    assert text == "accepted: CASE-RESULT-NAME True"
+    cancel = {"hookSpecificOutput": {"hookEventName": "ElicitationResult", "action": "cancel"}}
+    # One session, four calls: the hook accepts; is silent (the answer stands); exits 2
+    # (which declines whatever its JSON says); cancels.
+    texts, payloads = _elicit_run(tmp_path, [(accept, 0), (None, 0), (accept, 2), (cancel, 0)])
+    assert texts == [
+        "accepted: CASE-RESULT-NAME True",
+        "action: cancel",
+        "action: decline",
+        "action: cancel",
+    ]
+    assert len(payloads) == 4
+    payload = payloads[0]
     # 2.1.332's keys, in its order: no Elicitation hook answered, so headless cancels (as
     # tests/fixtures/mcp_hooks.json records).
     keys = list(payload)
@@ -528,9 +551,3 @@ def test_elicitation_result_hooks_see_the_answer_and_may_replace_it(tmp_path: Pa
     }
     assert "content" not in payload
     assert "permission_mode" not in payload
-    # Silent: the answer stands; exit 2 declines whatever its JSON says.
-    assert _elicit_run(tmp_path / "silent", None)[0] == "action: cancel"
-    blocked, _ = _elicit_run(tmp_path / "blocked", accept, code=2)
-    assert blocked == "action: decline"
-    cancel = {"hookSpecificOutput": {"hookEventName": "ElicitationResult", "action": "cancel"}}
-    assert _elicit_run(tmp_path / "cancel", cancel)[0] == "action: cancel"

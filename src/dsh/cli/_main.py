@@ -168,8 +168,18 @@ def hooks_test_command(**flags: Any) -> None:
     The payload: --payload FILE (- for stdin), --case DIR (a recorded case's EVENT.json), or
     generated (--tool NAME --input JSON, --prompt TEXT). Exits 1 when a hook failed.
 
-    --fixtures DIR checks each fixture in DIR (its payload, hooks and expected effect)
-    instead; exits 1 on any mismatch, with a diff (--junit FILE, --update to accept).
+    --fixtures DIR checks each fixture in DIR (*.json, in name order) instead. A fixture
+    is a JSON object: a payload fixture has an "event" and its "payload" (or "tool",
+    "input", "prompt" to generate one); a scenario fixture has a "scenario" (a "prompt"
+    and the scripted model's "replies"), played through the real loop in a temporary
+    copy of the project. Either may carry "bridge" (claude or codex), "hooks" and
+    "files" (a configuration to run in place of the project's), and "expect": what must
+    come out (the decision, the model-visible text, the exit codes, the notices; for a
+    scenario, each firing and how the turn ended). Each fixture prints ok, FAIL with a
+    diff, NEW (no expect yet) or ERROR; exits 1 unless all passed. --update writes what
+    was observed into each failed or new fixture as its expect; --junit FILE also
+    writes the checks as JUnit XML for CI. `dsh hooks record` makes fixtures from a
+    session; docs/hooks-dev.md has worked examples.
     """
     work("_hooks_test:hooks_test_main")(**flags)
 

@@ -22,7 +22,8 @@ both bridges store their fingerprints in, each in its own sections, and
 ``named_files`` the files of the project a hook's command line names (the
 scripts it runs, in a project hook's fingerprint). ``HookSelection`` says whether
 a declared handler runs for an event and why not (``dsh hooks why``);
-``skipped_event`` records those that did not in the log (``hook/skipped``). The
+``skipped_event`` records those that did not in the log (``hook/skipped``),
+``logged_before`` whether the session's log holds that record already. The
 lower-level ``run_hooks`` and ``hook_outcome`` stay public for a bridge with
 other needs. A native plugin needs none of this.
 """
@@ -63,6 +64,7 @@ from dsh.hook_protocol._selection import (
     HookSelection,
     HookSkippedEvent,
     SelectionCode,
+    logged_before,
     skipped_event,
 )
 from dsh.hook_protocol._sessions import SessionStates, hook_environment
@@ -107,6 +109,7 @@ __all__ = [
     "fire_hooks",
     "hook_environment",
     "hook_outcome",
+    "logged_before",
     "named_files",
     "read_record",
     "record_bound",

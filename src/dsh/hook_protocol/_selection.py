@@ -13,10 +13,16 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
-from dsh.base import freeze_json
-from dsh.session import SessionEvent, register_event_type
+from dsh.base import freeze_json, thaw_json
+from dsh.session import SessionEvent, event_types, register_event_type
 
-__all__ = ["HookSelection", "HookSkippedEvent", "SelectionCode", "skipped_event"]
+__all__ = [
+    "HookSelection",
+    "HookSkippedEvent",
+    "SelectionCode",
+    "logged_before",
+    "skipped_event",
+]
 
 SelectionCode: TypeAlias = Literal[
     "runs",
@@ -90,3 +96,22 @@ def skipped_event(
     if not skipped:
         return None
     return HookSkippedEvent(turn_id=turn_id, hook_event=event, skipped=freeze_json(skipped))
+
+
+def logged_before(record: HookSkippedEvent, history: Sequence[SessionEvent]) -> bool:
+    """Whether ``history`` (a session's log so far) holds a ``hook/skipped`` the same as
+    ``record``: its event, handlers and reasons. What an event never loaded is logged once
+    per session so: a resumed session's earlier run, or its start before a compaction,
+    gave it already (a record that differs, trust changed since, is logged). Only the
+    ``hook/skipped`` events of a stored history are decoded."""
+    skipped = thaw_json(record.skipped)
+    for index, kind in enumerate(event_types(history)):
+        if kind == HookSkippedEvent.type:
+            seen = history[index]
+            if (
+                isinstance(seen, HookSkippedEvent)
+                and seen.hook_event == record.hook_event
+                and thaw_json(seen.skipped) == skipped
+            ):
+                return True
+    return False

@@ -140,6 +140,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "fires once per assistant message with text, with the whole text (`index` 0,"
             " `final` true: Claude Code's headless behaviour), after the message is logged and"
             " before its tool calls; never for a subagent's messages",
+            "with the reply-rewrite extension on (`DSH_HOOK_EXTENSIONS=1`,"
+            " `hookSpecificOutput.dsh.updatedReply`: docs/hooks-dev.md) it fires before the"
+            " reply is logged instead (on `agent/model-reply`), so the rewritten reply is what"
+            " the history and the model keep",
             "`displayContent` replaces what the user sees (logged as `assistant/display`);"
             " the model, the history and the transcript keep the original",
             "failure, timeout and exit 2 show the original text; `systemMessage` and"

@@ -208,11 +208,15 @@ class ClaudeHooksPlugin:
 
     async def _never_fire(self, agent: Agent, source: SessionStartSource) -> None:
         """The events whose every handler the run left out (not trusted, changed, turned off,
-        left out by policy, not valid) never fire: each is a ``hook/skipped`` at the start."""
+        left out by policy, not valid) never fire: each is a ``hook/skipped`` at the start,
+        once per session: not again at a compaction's start (the first firing's record
+        only, ``_firing_skipped``) nor at a resumed session's (its log has the same record
+        already, ``logged_before``; a new record when the reasons changed). ``/clear``
+        starts a new session, whose log gets its own."""
         if agent.parent is None:
             for event in self.runtime.left_out:
                 if event != "*" and not self.declared(event):
-                    self.runtime._firing_skipped(agent, event, (), {}, None)
+                    self.runtime._firing_skipped(agent, event, (), {}, None, once=True)
 
     async def _pre_tool_input(self, proposed: ProposedCall) -> InputRewrite | None:
         # Defined here: a call's `tool/call` event names its rewriters (`rewritten_by`)

@@ -14,7 +14,7 @@ from itertools import islice
 
 from dsh.agent import SESSION_START, Agent, SessionStartSource
 from dsh.context import Context
-from dsh.hook_protocol import HookSelection, skipped_event
+from dsh.hook_protocol import HookSelection, logged_before, skipped_event
 from dsh.hooks.claude.runtime._why import SKIP_RECORDS
 
 __all__ = ["LeftOutLog"]
@@ -22,7 +22,7 @@ __all__ = ["LeftOutLog"]
 
 class LeftOutLog:
     """Mounted instead of the bridge when it is not: ``left_out`` (``left_out_selections``)
-    is logged once per session, at its first start in this run."""
+    is logged once per session, at its first start in this run, unless its log has it."""
 
     def __init__(self, left_out: Mapping[str, Sequence[HookSelection]]) -> None:
         self.left_out = left_out
@@ -36,6 +36,8 @@ class LeftOutLog:
             return
         self._logged.add(agent.session_id)
         records = (skipped_event(event, found) for event, found in self.left_out.items())
-        bounded = list(islice(filter(None, records), SKIP_RECORDS))
+        # Not what a resumed session's earlier run logged already (`logged_before`).
+        new = (r for r in records if r is not None and not logged_before(r, agent.events))
+        bounded = list(islice(new, SKIP_RECORDS))
         if bounded:
             agent.append_events(bounded, durable=False)

@@ -36,6 +36,7 @@ from dsh.hook_protocol import (
     SessionStates,
     WrongEvent,
     fire_hooks,
+    logged_before,
     skipped_event,
 )
 from dsh.hook_protocol._sessions import root_session
@@ -262,12 +263,19 @@ class Runtime:
         return chosen
 
     def _log_skipped(
-        self, agent: Agent, event: str, skipped: Sequence[HookSelection], to: Agent | None = None
+        self,
+        agent: Agent,
+        event: str,
+        skipped: Sequence[HookSelection],
+        to: Agent | None = None,
+        *,
+        once: bool = False,
     ) -> None:
-        """One ``hook/skipped`` event for ``skipped``, while the session's bound allows."""
+        """One ``hook/skipped`` event for ``skipped``, while the session's bound allows;
+        ``once``: not when the session's log has it already (``logged_before``)."""
         state = self._state(agent)
         record = skipped_event(event, skipped) if state.skip_records < SKIP_RECORDS else None
-        if record is not None:
+        if record is not None and not (once and logged_before(record, (to or agent).events)):
             state.skip_records += 1
             (to or agent).append_events([record], durable=False)
 
@@ -278,9 +286,12 @@ class Runtime:
         hooks: Sequence[HookDeclaration],
         payload: Any,
         to: Agent | None,
+        *,
+        once: bool = False,
     ) -> None:
         """Log the handlers this firing runs without (``firing_skips``): the catalog's left-out
-        ones the first time ``event`` fires in the session, matcher and duplicates each time."""
+        ones the first time ``event`` fires in the session, matcher and duplicates each time
+        (``once``: unless the session's log has the same record, ``_log_skipped``)."""
         state = self._state(agent)
         left_out: Sequence[HookSelection] = ()
         if self.left_out and event not in state.skips_given:
@@ -288,7 +299,11 @@ class Runtime:
             left_out = (*self.left_out.get(event, ()), *self.left_out.get("*", ()))
         cwd = agent.workspace.cwd
         self._log_skipped(
-            agent, event, firing_skips(self.catalog, event, hooks, payload, cwd, left_out), to
+            agent,
+            event,
+            firing_skips(self.catalog, event, hooks, payload, cwd, left_out),
+            to,
+            once=once,
         )
 
     def transcript_path(self, agent: Agent) -> Path:

@@ -123,10 +123,11 @@ class CodexHooksPlugin:
 
     async def _never_fire(self, agent: Agent, source: SessionStartSource) -> None:
         """Each event whose every handler is left out is a ``hook/skipped`` at the start
-        (``dsh log ID --hooks --why``), as the Claude bridge records them."""
+        (``dsh log ID --hooks --why``), as the Claude bridge records them: once per
+        session (not again at a compaction's or a resumed session's start)."""
         if agent.parent is None:
             for event in self._never_running():
-                self.runtime._log_skipped(agent, event, (), {}, None)
+                self.runtime._log_skipped(agent, event, (), {}, None, once=True)
 
     async def _pre_tool_input(self, proposed: ProposedCall) -> InputRewrite | None:
         # Defined here so a call's `rewritten_by` names CodexHooksPlugin.

@@ -208,7 +208,7 @@ class LifecycleEvents(Handlers):
         turn_id = agent.turn_id
 
         def interrupted(_reason: str) -> None:
-            hooks = self.catalog.matching("Interrupt", None)
+            hooks = self._matching(agent, "Interrupt", None)
             if not hooks:
                 return
             payload: InterruptHookInput = self._base(agent, "Interrupt")
@@ -227,7 +227,8 @@ class LifecycleEvents(Handlers):
         self, agent: Agent, hooks: Sequence[CodexHook], payload: Mapping[str, Any]
     ) -> None:
         # Advisory: the interrupt already happened; only `systemMessage` has an effect.
-        # Not cancelled by the aborted turn's signal, which is what fired it.
+        # Not cancelled by the aborted turn's signal, which is what fired it; the handlers
+        # it runs without (not trusted) are a `hook/skipped`, as at every other event.
         await self._fire(agent, "Interrupt", hooks, payload, detached=True)
 
     # -- SessionEnd ---------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from dsh.hook_protocol import (
     RoutedSink,
     SessionStates,
     fire_hooks,
+    logged_before,
     skipped_event,
 )
 from dsh.hook_protocol._context_total import within_total
@@ -176,9 +177,12 @@ class Runtime:
         hooks: Sequence[CodexHook],
         payload: Mapping[str, Any],
         to: Agent | None,
+        *,
+        once: bool = False,
     ) -> None:
         """One ``hook/skipped`` for the handlers this firing runs without (``dsh log ID
-        --hooks --why``): untrusted ones once per event and session, bounded per session."""
+        --hooks --why``): untrusted ones once per event and session, bounded per session
+        (``once``: not when the session's log has the same record, ``logged_before``)."""
         state = self._state(agent)
         if state.skip_records >= SKIP_RECORDS or len(hooks) == self._declared_count(event):
             return
@@ -187,7 +191,7 @@ class Runtime:
         record = skipped_event(
             event, firing_skips(self.catalog, event, hooks, payload, trust=trust)
         )
-        if record is not None:
+        if record is not None and not (once and logged_before(record, (to or agent).events)):
             state.skip_records += 1
             (to or agent).append_events([record], durable=False)
 
@@ -250,14 +254,17 @@ class Runtime:
         *,
         log_to: Agent | None = None,
         detached: bool = False,
+        skips_logged: bool = False,
     ) -> CodexMerged:
         """Run ``hooks`` with ``payload``; log them; show what was rejected; return the answers.
 
         ``log_to``: the session whose log gets the events (a subagent's parent);
-        ``detached``: not cancelled by the running turn's signal. The ``async: true``
-        hooks among ``hooks`` are not waited for (``_fire_async``).
+        ``detached``: not cancelled by the running turn's signal (Interrupt's);
+        ``skips_logged``: the firing's ``hook/skipped`` is written already (an ``async:
+        true`` hook's own run, ``_fire_async``). The ``async: true`` hooks among ``hooks``
+        are not waited for.
         """
-        if not detached:
+        if not skips_logged:
             self._log_skipped(agent, event, hooks, payload, log_to)
         if not detached and any(h.run_async for h in hooks):
             self._fire_async(agent, event, [h for h in hooks if h.run_async], payload, log_to)
@@ -316,7 +323,7 @@ class Runtime:
 
             async def run(hook: CodexHook = hook) -> None:
                 merged = await self._fire(
-                    agent, event, [hook], payload, log_to=log_to, detached=True
+                    agent, event, [hook], payload, log_to=log_to, detached=True, skips_logged=True
                 )
                 self._inject_contexts(agent, event, merged)
 

@@ -26,7 +26,7 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "claude_send_message.json"
 
 @pytest.fixture(autouse=True)
 def _fixed_id(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_subagent, "_new_agent_id", lambda: AGENT_ID)
+    monkeypatch.setattr(_subagent, "new_agent_id", lambda: AGENT_ID)
 
 
 def _send(message: str, to: str = AGENT_ID) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """SendMessage: 2.1.332's tool that continues one of the session's subagents (its texts).
 
 A deferred tool (loaded with ToolSearch), registered with ``Agent`` by ``subagent_plugin``
-(``_subagent.SEND_MESSAGE_TOOL``, which delivers; this module holds what it says);
+(``_send_message_tool.SEND_MESSAGE_TOOL``, which delivers; this module holds what it says);
 while it is registered, an Agent result offers it (``canContinueAgent``). ``to`` names a
 subagent this agent started, by the ``agentId`` its Agent result gave:
 - one still running gets the message at its next step (steering; a turn that would end

@@ -4,12 +4,14 @@ The child shares the parent's context, model and registry (limited to its type's
 gets a copy of its workspace (in its worktree, when it has one) and a session in the
 parent's store, and its tool calls carry the token of the parent's ``Agent`` call
 (``child_agent``). ``run_child`` runs its turn, with ``subagent/start`` and
-``subagent/end`` in the parent's log around it, then closes it. The subagents an agent
+``subagent/end`` in the parent's log around it, then closes it; a background launch
+waits until the hooks of ``subagent/start`` have started (``started``). The subagents an agent
 started are kept in its session state (``started_subagents``), for SendMessage.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import uuid
 from collections.abc import Callable
@@ -22,6 +24,7 @@ from dsh.agent._channels import SUBAGENT_END, SUBAGENT_START
 from dsh.agent._send_message import SEND_MESSAGE
 from dsh.agent._task_output import TaskOutput
 from dsh.agent._turn import ABORTED, TurnResult
+from dsh.base._hooks_started import telling_hooks_started
 from dsh.messages import Content, TextBlock
 from dsh.models import Model
 from dsh.session import (
@@ -141,8 +144,10 @@ async def run_child(
     inv: ToolInvocation,
     args: AgentToolInput,
     output: TaskOutput | None = None,
+    started: asyncio.Future[None] | None = None,
 ) -> TurnResult:
-    """The child's turn between ``subagent/start`` and ``subagent/end``; then it is closed."""
+    """The child's turn between ``subagent/start`` and ``subagent/end``; then it is closed.
+    ``started`` is set once the hooks of ``subagent/start`` have started (``_announce``)."""
     session = child.session
     remove_abort = (
         inv.signal.on_abort(lambda reason: child.cancel(AbortCause(kind="user", reason=reason)))
@@ -159,11 +164,13 @@ async def run_child(
     )
     result: TurnResult | None = None
     try:
-        await parent.ctx.emit(SUBAGENT_START, parent, child)
+        await _announce(parent, child, started)
         child.send(args.prompt, source="subagent")
         result = await child.run_turn()
         await parent.ctx.emit(SUBAGENT_END, parent, child, result)
     finally:
+        if started is not None and not started.done():
+            started.set_result(None)  # a child ended before its announcement: nobody waits
         if remove_abort is not None:
             remove_abort()
         if result is None:
@@ -182,3 +189,21 @@ async def run_child(
             if output is not None:
                 output.close()
     return result
+
+
+async def _announce(parent: Agent, child: Agent, started: asyncio.Future[None] | None) -> None:
+    """``subagent/start``; ``started`` set once the hooks it fires have started (the
+    executor's signal: ``dsh.base._hooks_started``), or once it is over when none did."""
+    if started is None:
+        await parent.ctx.emit(SUBAGENT_START, parent, child)
+        return
+
+    def tell() -> None:
+        if not started.done():
+            started.set_result(None)
+
+    try:
+        with telling_hooks_started(tell):
+            await parent.ctx.emit(SUBAGENT_START, parent, child)
+    finally:
+        tell()

@@ -2,7 +2,9 @@
 
 ``launch`` starts a child made for an ``Agent`` call in the background (``_background``
 keeps it and notifies the parent when it ends) and answers the call as 2.1.332 does
-(``async_launched``, ``launch_text``); ``start_background`` is the start alone, which
+(``async_launched``, ``launch_text``) once the child's SubagentStart hooks have started
+(the executor's signal, ``dsh.base._hooks_started``); ``start_background`` is the start
+alone, which
 SendMessage's resume of a finished child uses too. A child in a worktree of its own has
 it removed after its turn when nothing changed there.
 """
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["launch", "launch_text", "start_background"]
 
 
-def launch(
+async def launch(
     parent: Agent,
     child: Agent,
     inv: ToolInvocation,
@@ -38,8 +40,13 @@ def launch(
     output: TaskOutput | None,
     worktree: Worktree | None = None,
 ) -> ToolResult:
-    """Start ``child`` as a background subagent; the call's result says so (2.1.332's)."""
-    agent_id = start_background(parent, child, inv, args, output, worktree)
+    """Start ``child`` as a background subagent; the call's result says so (2.1.332's),
+    once the child's SubagentStart hooks have started: 2.1.332 spawns them before the call
+    returns, so they start before the call's PostToolUse hooks on every run."""
+    started = asyncio.get_running_loop().create_future()
+    agent_id, run = start_background(parent, child, inv, args, output, worktree, started=started)
+    # The run's end too: a child cancelled before its announcement sets nothing.
+    await asyncio.wait((started, run), return_when=asyncio.FIRST_COMPLETED)
     offered = can_continue(parent)
     result = {
         "isAsync": True,
@@ -63,12 +70,16 @@ def start_background(
     args: AgentToolInput,
     output: TaskOutput | None,
     worktree: Worktree | None = None,
-) -> str:
+    *,
+    started: asyncio.Future[None] | None = None,
+) -> tuple[str, asyncio.Task[TurnResult]]:
     """Run ``child``'s turn as a background subagent of ``parent`` (its worktree, if any,
-    removed after if nothing changed there); its agent id."""
+    removed after if nothing changed there); its agent id and the task running it.
+    ``started``: set once the hooks of its ``subagent/start`` have started."""
     agent_id = child.agent_id or new_agent_id()
     # Not tied to this call's signal: the call ends now; the parent's close cancels the child.
-    running = run_child(parent, child, dataclasses.replace(inv, signal=None), args, output)
+    unbound = dataclasses.replace(inv, signal=None)
+    running = run_child(parent, child, unbound, args, output, started)
     run = asyncio.get_running_loop().create_task(
         running if worktree is None else _then_settle(running, worktree),
         name=f"subagent:{agent_id}",
@@ -82,7 +93,7 @@ def start_background(
         tool_use_id=_tool_use_id(parent, inv),
         output=output,
     )
-    return agent_id
+    return agent_id, run
 
 
 async def _then_settle(running: Coroutine[Any, Any, TurnResult], worktree: Worktree) -> TurnResult:

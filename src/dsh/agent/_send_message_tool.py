@@ -31,7 +31,7 @@ async def continue_subagent(parent: Agent, inv: ToolInvocation, to: str, text: s
         started.child.steer(text)
         return queued(to)
     session = store.open(started.child.session_id)
-    output = open_output(parent, to)
+    output = open_output(parent, to, append=True)  # 2.1.332 continues the file
     on_event = output.write if output is not None else None
     args = started.args.model_copy(update={"prompt": text})
     cwd = started.child.workspace.cwd  # a worktree child resumes in its worktree

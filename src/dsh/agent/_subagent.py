@@ -89,7 +89,7 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
         on_event = output.write if output is not None else None
         child = child_agent(parent, store.create(), store, inv, args, agent_id, on_event, kind, cwd)
         started_subagents(parent)[agent_id] = Started(args, kind, child)
-        return await launch(parent, child, inv, args, output, worktree)
+        return await launch(parent, child, inv, args, output, worktree, made)
     child = child_agent(parent, store.create(), store, inv, args, agent_id, None, kind, cwd)
     started_subagents(parent)[agent_id] = Started(args, kind, child)
     started = time.monotonic()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent._background import launch_background
@@ -39,12 +40,15 @@ async def launch(
     args: AgentToolInput,
     output: TaskOutput | None,
     worktree: Worktree | None = None,
+    made: Path | None = None,
 ) -> ToolResult:
     """Start ``child`` as a background subagent; the call's result says so (2.1.332's),
     once the child's SubagentStart hooks have started: 2.1.332 spawns them before the call
     returns, so they start before the call's PostToolUse hooks on every run."""
     started = asyncio.get_running_loop().create_future()
-    agent_id, run = start_background(parent, child, inv, args, output, worktree, started=started)
+    agent_id, run = start_background(
+        parent, child, inv, args, output, worktree, started=started, made=made
+    )
     # The run's end too: a child cancelled before its announcement sets nothing.
     await asyncio.wait((started, run), return_when=asyncio.FIRST_COMPLETED)
     offered = can_continue(parent)
@@ -72,10 +76,12 @@ def start_background(
     worktree: Worktree | None = None,
     *,
     started: asyncio.Future[None] | None = None,
+    made: Path | None = None,
 ) -> tuple[str, asyncio.Task[TurnResult]]:
     """Run ``child``'s turn as a background subagent of ``parent`` (its worktree, if any,
     removed after if nothing changed there); its agent id and the task running it.
-    ``started``: set once the hooks of its ``subagent/start`` have started."""
+    ``started``: set once the hooks of its ``subagent/start`` have started; ``made``: the
+    folder a ``WORKTREE_MAKER`` made it (named in its notification, as git's worktree is)."""
     agent_id = child.agent_id or new_agent_id()
     # Not tied to this call's signal: the call ends now; the parent's close cancels the child.
     unbound = dataclasses.replace(inv, signal=None)
@@ -92,8 +98,13 @@ def start_background(
         run,
         tool_use_id=_tool_use_id(parent, inv),
         output=output,
+        worktree=(worktree.path, worktree.branch) if worktree is not None else _made(made),
     )
     return agent_id, run
+
+
+def _made(made: Path | None) -> tuple[Path, str | None] | None:
+    return (made, None) if made is not None else None
 
 
 async def _then_settle(running: Coroutine[Any, Any, TurnResult], worktree: Worktree) -> TurnResult:

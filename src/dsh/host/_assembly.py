@@ -127,6 +127,11 @@ class Assembly:
             self.ctx.plugin(policy, name=f"{profile.name}-permissions")
         if loaded.instructions is not None:
             self.ctx.plugin(loaded.instructions, name=f"{profile.name}-instructions")
+        # dsh's tools the protocol's tool set lacks, not offered (Codex 0.171 has no
+        # SendMessage; optional: not in ``ProfileMount``).
+        for name in getattr(loaded, "absent_tools", ()):
+            if self.registry.get(name) is not None:
+                self.registry.unregister(name)
         # What the protocol's configuration says of the model's processes' environment
         # (Codex's `[shell_environment_policy]`; optional: not in ``ProfileMount``).
         environment = getattr(loaded, "environment", None)

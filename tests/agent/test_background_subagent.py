@@ -231,7 +231,7 @@ async def test_a_subagents_own_agent_call_waits_for_its_answer(tmp_path: Path) -
 
 
 def test_without_an_output_file_the_result_is_2_1_332s_other_wording() -> None:
-    from dsh.agent._subagent import launch_text
+    from dsh.agent._subagent_launch import launch_text
 
     words = launch_text("a0123456789abcdef", None, can_continue=False)
     assert "output_file" not in words

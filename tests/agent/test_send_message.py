@@ -26,7 +26,7 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "claude_send_message.json"
 
 @pytest.fixture(autouse=True)
 def _fixed_id(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_subagent, "_new_agent_id", lambda: AGENT_ID)
+    monkeypatch.setattr(_subagent, "new_agent_id", lambda: AGENT_ID)
 
 
 def _send(message: str, to: str = AGENT_ID) -> dict[str, Any]:
@@ -138,3 +138,45 @@ async def test_a_name_no_agent_has_is_not_addressable(tmp_path: Path) -> None:
         "message": "No agent named 'nobody' is currently addressable. Spawn a new one or use the"
         " agent ID.",
     }
+
+
+def test_the_pin_ref_is_2_1_332s() -> None:
+    from dsh.agent._send_message import resumed
+
+    recorded = json.loads(FIXTURE.read_text())
+    (theirs,) = [h for h in recorded["hooks"] if h.get("tool_name") == "SendMessage"][1:]
+    pin = theirs["tool_response"]["pin"]
+    assert resumed(pin["id"]).output["pin"] == pin
+
+
+async def test_a_resumed_agent_continues_its_output_file(tmp_path: Path) -> None:
+    launch = tool("Agent", description="Report", prompt="SUBTASK-MARKER", run_in_background=True)
+    script = {
+        "rules": [
+            {
+                "first_user_contains": "SUBTASK-MARKER",
+                "responses": [[text("report 1")], [text("report 2")]],
+            },
+            {
+                "first_user_contains": "delegate",
+                "responses": [
+                    [launch],
+                    [text("launched")],
+                    [_send("CONTINUE-MARKER")],
+                    [text("ok")],
+                ],
+            },
+        ]
+    }
+    h = make_harness(tmp_path, script)
+    h.ctx.plugin(subagent_plugin)
+    agent = h.agent()
+    agent.send("delegate")
+    await agent.run_turn()
+    await run_notifications(agent)  # the first report's turn sends the message
+    await run_notifications(agent)
+    await agent.close("other")
+    output = tmp_path / "sessions" / agent.session_id / "tasks" / f"{AGENT_ID}.output"
+    said = output.read_text()
+    # Both runs' events, the first run's first: the resume appended to the file.
+    assert said.index("report 1") < said.index("CONTINUE-MARKER") < said.index("report 2")

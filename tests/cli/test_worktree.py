@@ -224,3 +224,47 @@ def test_a_failing_worktree_create_hook_fails_the_agent_call(tmp_path: Path, rep
     assert "CHILD-RAN" not in done.stdout
     assert not (repo / ".claude" / "worktrees").exists()
     assert _git(repo, "branch", "--format=%(refname:short)") == "main"
+
+
+@pytest.mark.parametrize("changes", [False, True])
+def test_a_background_isolated_subagents_notification_names_its_kept_worktree(
+    tmp_path: Path, repo: Path, changes: bool
+) -> None:
+    (repo / ".claude" / "agents").mkdir(parents=True)
+    (repo / ".claude" / "agents" / "wt-helper.md").write_text(AGENT)
+    prompts, hook = tmp_path / "prompts.jsonl", tmp_path / "prompt.py"
+    hook.write_text(
+        "import json, sys\n"
+        "p = json.load(sys.stdin)\n"
+        "open(sys.argv[1], 'a').write(json.dumps(p['prompt']) + '\\n')\n"
+    )
+    handler = {"type": "command", "command": f"{sys.executable} {hook} {prompts}"}
+    (tmp_path / "settings.json").write_text(
+        json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [handler]}]}})
+    )
+    child = [[_bash("pwd > where.txt" if changes else "pwd")], [{"type": "text", "text": "ok"}]]
+    delegate = {"description": "d", "prompt": "SUBTASK: run pwd", "subagent_type": "wt-helper"}
+    parent = [
+        [{"type": "tool_use", "name": "Agent", "input": delegate}],
+        [{"type": "text", "text": "launched"}],
+        [{"type": "text", "text": "told"}],
+    ]
+    rules = [{"first_user_contains": "SUBTASK", "responses": child}, {"responses": parent}]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"anthropic": {"rules": rules}}))
+    args = ["--model", f"scripted:{script}", "--settings", str(tmp_path / "settings.json")]
+    done = dsh("run", *args, "--permission-mode", "bypassPermissions", "go", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    _, notification = [json.loads(line) for line in prompts.read_text().splitlines()]
+    assert notification.startswith("<task-notification>")
+    worktrees = list((repo / ".claude" / "worktrees").iterdir())
+    if changes:  # kept: 2.1.332's line after <usage>, with git's branch
+        (where,) = worktrees
+        line = (
+            f"\n<worktree><worktreePath>{where}</worktreePath>"
+            f"<worktreeBranch>worktree-{where.name}</worktreeBranch></worktree>\n"
+        )
+        assert f"</usage>{line}</task-notification>" in notification
+    else:  # removed when the child ended: no line
+        assert worktrees == []
+        assert "<worktree>" not in notification

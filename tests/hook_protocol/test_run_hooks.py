@@ -129,3 +129,34 @@ async def test_cancelling_run_hooks_kills_every_group(tmp_path: Path) -> None:
 
 async def test_no_hooks_is_no_runs() -> None:
     assert await run_hooks([], b"{}", dedup=True) == ()
+
+
+async def test_whoever_waits_is_told_once_every_hook_has_started_before_any_ends(
+    tmp_path: Path,
+) -> None:
+    from dsh.base._hooks_started import telling_hooks_started
+
+    gate = tmp_path / "gate"
+    # Each hook can end only once the gate exists, which only being told makes: told after
+    # the last one ended, they would time out instead.
+    wait = f'while [ ! -e "{gate}" ]; do sleep 0.01; done'
+    cmds = [command(("sh", "-c", wait), timeout=10.0, index=i) for i in range(3)]
+    told: list[int] = []
+
+    def tell() -> None:
+        told.append(len(told))
+        gate.touch()
+
+    with telling_hooks_started(tell):
+        runs = await run_hooks(cmds, b"{}", dedup=False)
+    assert [(r.exit_code, r.timed_out) for r in runs] == [(0, False)] * 3
+    assert told == [0]
+    # Outside the block nobody is told, and a hook that cannot start counts as started.
+    gate.unlink()
+    missing = command((str(tmp_path / "absent"),))
+    with telling_hooks_started(tell):
+        (run,) = await run_hooks([missing], b"{}", dedup=False)
+    assert run.spawn_error is not None
+    assert told == [0, 1]
+    await run_hooks([command(("true",))], b"{}", dedup=False)
+    assert told == [0, 1]

@@ -19,6 +19,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import field
+from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeAlias, final
 
 from dsh._frozen import frozen, slotted
@@ -68,6 +69,9 @@ class BackgroundSubagent:
     task: asyncio.Task[TurnResult]
     tool_use_id: str | None = None
     output: TaskOutput | None = None
+    worktree_path: Path | None = None
+    """Its ``isolation: worktree`` folder: named in its notification if still there."""
+    worktree_branch: str | None = None
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
     notified: bool = False
@@ -123,11 +127,22 @@ def launch_background(
     *,
     tool_use_id: str | None = None,
     output: TaskOutput | None = None,
+    worktree: tuple[Path, str | None] | None = None,
 ) -> BackgroundSubagent:
-    """Register ``run`` (``child``'s turn, already started) as a background subagent."""
+    """Register ``run`` (``child``'s turn, already started) as a background subagent
+    (``worktree``: the folder and branch of its own worktree, if it has one)."""
     agent_id = child.agent_id or child.session_id
+    path, branch = worktree if worktree is not None else (None, None)
     entry = BackgroundSubagent(
-        agent_id, description, agent_type, child, run, tool_use_id=tool_use_id, output=output
+        agent_id,
+        description,
+        agent_type,
+        child,
+        run,
+        tool_use_id=tool_use_id,
+        output=output,
+        worktree_path=path,
+        worktree_branch=branch,
     )
     state = _state(parent)
     state.tasks[agent_id] = entry
@@ -184,9 +199,21 @@ def notification_prompt(entry: BackgroundSubagent, result: TurnResult) -> str:
         f"<note>{_NOTE}</note>",
         f"<result>{text}</result>",
         _usage(entry),
+        *_worktree(entry),
         "</task-notification>",
     ]
     return "\n".join(lines)
+
+
+def _worktree(entry: BackgroundSubagent) -> list[str]:
+    """2.1.332's ``<worktree>`` line for a child whose worktree is kept (one with no change
+    was removed when its turn ended: no line); the branch when git made it."""
+    path = entry.worktree_path
+    if path is None or not path.is_dir():
+        return []
+    branch = entry.worktree_branch
+    named = f"<worktreeBranch>{branch}</worktreeBranch>" if branch is not None else ""
+    return [f"<worktree><worktreePath>{path}</worktreePath>{named}</worktree>"]
 
 
 def _ready(parent: Agent) -> list[BackgroundSubagent]:

@@ -1,7 +1,7 @@
 """SendMessage: 2.1.332's tool that continues one of the session's subagents (its texts).
 
 A deferred tool (loaded with ToolSearch), registered with ``Agent`` by ``subagent_plugin``
-(``_subagent.SEND_MESSAGE_TOOL``, which delivers; this module holds what it says);
+(``_send_message_tool.SEND_MESSAGE_TOOL``, which delivers; this module holds what it says);
 while it is registered, an Agent result offers it (``canContinueAgent``). ``to`` names a
 subagent this agent started, by the ``agentId`` its Agent result gave:
 - one still running gets the message at its next step (steering; a turn that would end
@@ -75,9 +75,9 @@ def queued(to: str) -> ToolResult:
 
 
 def resumed(agent_id: str) -> ToolResult:
-    """2.1.332's answer for a finished agent resumed with the message (``pin.ref``: dsh's
-    six hex digits of the id's sha256, where 2.1.332 has a listing reference of its own)."""
-    ref = hashlib.sha256(agent_id.encode()).hexdigest()[:6]
+    """2.1.332's answer for a finished agent resumed with the message; ``pin.ref`` is its
+    reference for the agent: the first six hex digits of the sha256 of ``subagent:<id>``."""
+    ref = hashlib.sha256(f"subagent:{agent_id}".encode()).hexdigest()[:6]
     pin = {"id": agent_id, "name": agent_id, "ref": ref}
     data = {
         "success": True,

@@ -44,12 +44,13 @@ def output_path(parent: Agent, agent_id: str) -> Path | None:
     return log_path.parent / root.session_id / "tasks" / f"{agent_id}.output"
 
 
-def open_output(parent: Agent, agent_id: str) -> TaskOutput | None:
-    """``agent_id``'s output file, created; ``None`` when there is none or it cannot be."""
+def open_output(parent: Agent, agent_id: str, *, append: bool = False) -> TaskOutput | None:
+    """``agent_id``'s output file, created (``append``: a resumed agent's, continued as
+    2.1.332 continues it); ``None`` when there is none or it cannot be."""
     path = output_path(parent, agent_id)
     if path is None:
         return None
-    output = TaskOutput(path)
+    output = TaskOutput(path, append=append)
     return output if output.opened else None
 
 
@@ -59,13 +60,15 @@ class TaskOutput:
 
     __slots__ = ("_fd", "_written", "path")
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, append: bool = False) -> None:
         self.path = path
         self._written = 0
         self._fd: int | None = None
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | (0 if append else os.O_TRUNC)
         try:
             make_private_dir(path.parent)
-            self._fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
+            self._fd = open_private(path, flags)
+            self._written = os.fstat(self._fd).st_size  # the bound counts what is there
         except (OSError, SessionError) as exc:  # a planted link: UnsafeSessionPathError
             logger.warning("subagent output %s cannot be written: %s", path, exc)
 

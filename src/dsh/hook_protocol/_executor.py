@@ -18,10 +18,12 @@ is seen at once even while a grandchild keeps the pipes open (Python 3.11's
 from __future__ import annotations
 
 import asyncio
+import functools
 import signal as _signal
 import subprocess
 import time
-from collections.abc import Callable, Coroutine, Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import final
 
 from dsh.base._child_watcher import use_pidfd_child_watcher
 from dsh.base._containment import (
@@ -35,6 +37,7 @@ from dsh.base._containment import (
     release_process,
     signal_group,
 )
+from dsh.base._hooks_started import hooks_started
 from dsh.base._process_group import own_session
 from dsh.hook_protocol._capture import Capture
 from dsh.hook_protocol._declarations import HookCommand
@@ -174,6 +177,7 @@ async def run_hook(
     eof_grace: float = DEFAULT_EOF_GRACE,
     signal: CancelSignal | None = None,
     helpers: HookHelpers | None = None,
+    on_started: Callable[[], None] | None = None,
 ) -> HookRun:
     """Run one hook: ``stdin`` in, capped output out, ended within its timeout.
 
@@ -196,6 +200,9 @@ async def run_hook(
     - At most ``hook_concurrency()`` hook processes run at once (``_slots``): a hook
       that finds no slot free waits its turn, and its timeout counts from its start.
 
+    - ``on_started`` is called once the hook has started: its process spawned and its
+      payload written (a run with no process: as it begins).
+
     Otherwise it never raises (argument mistakes aside: ``stdin`` not bytes, a
     negative cap): a spawn failure (missing file, not executable, bad cwd) or
     an executor fault comes back as ``spawn_error``.
@@ -205,6 +212,8 @@ async def run_hook(
     for name, value in (("stdout_cap", stdout_cap), ("stderr_cap", stderr_cap)):
         if value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
+    if (cmd.call is not None or cmd.http is not None) and on_started is not None:
+        on_started()
     if cmd.call is not None:  # no process: dsh answers it, within the same timeout
         from dsh.hook_protocol._in_process import run_in_process
 
@@ -215,7 +224,7 @@ async def run_hook(
         return await run_http_hook(cmd, bytes(stdin), body_cap=stdout_cap, signal=signal)
     async with hook_slot():  # from before the spawn until the process is reaped
         return await _run_hook(
-            cmd, stdin, stdout_cap, stderr_cap, kill_grace, eof_grace, signal, helpers
+            cmd, stdin, stdout_cap, stderr_cap, kill_grace, eof_grace, signal, helpers, on_started
         )
 
 
@@ -228,6 +237,7 @@ async def _run_hook(
     eof_grace: float,
     signal: CancelSignal | None,
     helpers: HookHelpers | None,
+    on_started: Callable[[], None] | None,
 ) -> HookRun:
     loop = asyncio.get_running_loop()
     started = time.perf_counter()
@@ -275,6 +285,8 @@ async def _run_hook(
                 stdin_pipe.write(stdin)
             # Flushes what is buffered, then closes; EPIPE is dropped by the transport.
             stdin_pipe.close()
+        if on_started is not None:
+            on_started()
 
         if signal is not None:
             abort = loop.create_future()
@@ -346,6 +358,23 @@ async def _run_hook(
         release_process(pid)  # kept while something it started still runs (session end)
 
 
+@final
+class _Countdown:
+    """Calls ``told`` once each of the runs numbered ``runs`` has started (or ended)."""
+
+    __slots__ = ("_left", "_told")
+
+    def __init__(self, runs: Sequence[int], told: Callable[[], None]) -> None:
+        self._left = set(runs)
+        self._told = told
+
+    def started(self, i: int) -> None:
+        if i in self._left:
+            self._left.discard(i)
+            if not self._left:
+                self._told()
+
+
 def unique_hooks(
     cmds: Sequence[HookCommand], payloads: Sequence[bytes] | None = None
 ) -> tuple[int, ...]:
@@ -412,16 +441,27 @@ async def run_hooks(
             )
     selected = unique_hooks(cmds, None if shared else payloads) if dedup else range(len(cmds))
 
-    def run(i: int) -> Coroutine[None, None, HookRun]:
-        return run_hook(
-            cmds[i],
-            payloads[i],
-            stdout_cap=stdout_cap,
-            stderr_cap=stderr_cap,
-            kill_grace=kill_grace,
-            eof_grace=eof_grace,
-            signal=signal,
-        )
+    # Whoever waits for this context's hooks to start (``dsh.base._hooks_started``) is told
+    # once every selected hook has started or ended.
+    told = hooks_started()
+    countdown = _Countdown(selected, told) if told is not None else None
+
+    async def run(i: int) -> HookRun:
+        started = functools.partial(countdown.started, i) if countdown is not None else None
+        try:
+            return await run_hook(
+                cmds[i],
+                payloads[i],
+                stdout_cap=stdout_cap,
+                stderr_cap=stderr_cap,
+                kill_grace=kill_grace,
+                eof_grace=eof_grace,
+                signal=signal,
+                on_started=started,
+            )
+        finally:
+            if started is not None:
+                started()
 
     if len(selected) == 1:
         return (await run(selected[0]),)

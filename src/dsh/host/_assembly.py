@@ -24,7 +24,7 @@ from dsh.host._profile import Profile, ProfileDiagnostic
 from dsh.host._system_prompt import SystemPrompt
 from dsh.models import Model
 from dsh.session import JsonlSessionStore, SessionEvent, SessionLog, SessionStore, default_data_dir
-from dsh.tools import TOOLS, ToolRegistry, Workspace
+from dsh.tools import TOOLS, ToolDefinition, ToolRegistry, Workspace
 from dsh.tools.builtin import PAGE_READER, builtin_tools
 
 if TYPE_CHECKING:
@@ -41,9 +41,11 @@ class Assembly:
     """
 
     __slots__ = (
+        "_absent",
         "_adjust",
         "_diagnostics",
         "_environments",
+        "_left_out",
         "_mcp_servers",
         "_observed",
         "_sandbox",
@@ -88,6 +90,8 @@ class Assembly:
         self._diagnostics: list[ProfileDiagnostic] = []
         self._environments: list[Mapping[str, Any]] = []
         self._adjust: list[Callable[[AgentOptions], AgentOptions]] = []
+        self._absent: list[frozenset[str]] = []
+        self._left_out: dict[str, ToolDefinition] = {}
         self._mcp_servers: list[Any] = list(options.mcp_servers)
         self.mcp: McpServers | None = None
         """The session's MCP servers once started (``start_mcp_servers``), else ``None``."""
@@ -137,6 +141,7 @@ class Assembly:
             self.ctx.plugin(policy, name=f"{profile.name}-permissions")
         if loaded.instructions is not None:
             self.ctx.plugin(loaded.instructions, name=f"{profile.name}-instructions")
+        self._leave_out_absent(frozenset(getattr(loaded, "absent_tools", ())))
         # What the protocol's configuration says of the model's processes' environment
         # (Codex's `[shell_environment_policy]`; optional: not in ``ProfileMount``).
         environment = getattr(loaded, "environment", None)
@@ -152,6 +157,20 @@ class Assembly:
         self._adopt_sandbox(profile.name, loaded)
         self._adopt_telemetry(loaded)
         return found
+
+    def _leave_out_absent(self, absent: frozenset[str]) -> None:
+        """dsh's tools that no mounted protocol offers stay unregistered (Codex 0.171 has no
+        SendMessage; with Claude Code's bridge mounted too it is offered: optional, not in
+        ``ProfileMount``)."""
+        self._absent.append(absent)
+        everywhere = frozenset.intersection(*self._absent)
+        for name in sorted(everywhere):
+            found = self.registry.get(name)
+            if found is not None:
+                self._left_out[name] = found
+                self.registry.unregister(name)
+        for name in [n for n in self._left_out if n not in everywhere]:
+            self.registry.register(self._left_out.pop(name))
 
     def start_mcp_servers(self) -> None:
         """Start the MCP servers ``options`` and the profiles declared (``dsh.mcp``, imported

@@ -158,7 +158,9 @@ request), as does a `set_model` control request of `dsh run --input-format strea
 whose `register_repo_root` adds a working directory (DirectoryAdded). An `Agent` call runs
 its subagent in the background, as 2.1.332's default: it returns at once (`async_launched`,
 2.1.332's text, with the subagent's output file: its events as JSONL, private and bounded,
-in `<session dir>/<session>/tasks/<agent>.output`), the parent's turn ends with the
+in `<session dir>/<session>/tasks/<agent>.output`; at once meaning once the subagent's
+SubagentStart hooks have started, as 2.1.332's, so they start before the call's PostToolUse
+hooks on every run), the parent's turn ends with the
 subagent in Stop's `background_tasks`, and when the subagent finishes a parent turn starts
 with a `<task-notification>` prompt (its result, output file, tool uses and duration), in
 every `dsh run` mode and in `dsh acp` (a turn the client did not prompt, streamed as
@@ -168,7 +170,12 @@ own `Agent` call. Agent results are one text block, as 2.1.332's. SendMessage (d
 gets the message at its next step, one that finished is resumed in the background from its
 session (SubagentStart, SubagentStop, then a `<task-notification>` naming the SendMessage
 call), with 2.1.332's frame and result texts; so Agent results offer it
-(`canContinueAgent: true`, `Use SendMessage with to: …`). It reaches no teammates, `main` or
+(`canContinueAgent: true`, `Use SendMessage with to: …`). Its PreToolUse `tool_input`
+carries the keys 2.1.332 adds (`type: "message"`, `recipient`, `recipient_kind`: `agent`,
+`main` or `name`, `content`: the message cut to 50 characters), which an `updatedInput` may
+echo (they are dropped before the call); PostToolUse gets the input as the model gave it. A
+resumed subagent's output file is continued, and the result's `pin.ref` is 2.1.332's (the
+first six hex digits of the sha256 of `subagent:<id>`). It reaches no teammates, `main` or
 other sessions (dsh has none): such a name is not addressable, in 2.1.332's words.
 
 Custom subagents (`agents/*.md` in the project's `.claude`, the user's config directory
@@ -183,7 +190,10 @@ worktree of its own, `<repository>/.claude/worktrees/agent-<agent id>` on a new 
 `worktree-agent-<agent id>`, where its tools and hooks run, `CLAUDE_PROJECT_DIR` staying the
 project; when it ends, removed with its branch if nothing changed there, else kept and named
 in the result's `worktreePath:` and `worktreeBranch:` lines, as 2.1.332 does:
-`subagent-native`, `subagent-native-changed` in tests/fixtures/claude_worktree.json) and the
+`subagent-native`, `subagent-native-changed` in tests/fixtures/claude_worktree.json; a
+background one's `<task-notification>` names a kept worktree after its `<usage>`, in
+2.1.332's `<worktree><worktreePath>…</worktreePath><worktreeBranch>…</worktreeBranch></worktree>`,
+the branch left out for a folder a WorktreeCreate hook made) and the
 body as its system prompt. With custom
 agents, the session's first prompt carries 2.1.332's list (`Available agent types for the
 Agent tool:`, `- name: description (Tools: …)`). With custom agents or none, an unknown type

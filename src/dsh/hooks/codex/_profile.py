@@ -95,6 +95,13 @@ class CodexMount:
         return replace(options, compact_tokens=tokens, summary_attempts=1)
 
     @property
+    def absent_tools(self) -> tuple[str, ...]:
+        """dsh's tools Codex 0.171 does not offer, so ``dsh.host`` does not either:
+        SendMessage (Codex's agents are ``multi_agent_v1``'s ``send_input`` and others;
+        ``tests/fixtures/codex_tools.json``, ``benchmarks/record_codex_tools.py``)."""
+        return ("SendMessage",)
+
+    @property
     def mcp_servers(self) -> tuple[Any, ...]:
         """Codex's ``[mcp_servers.NAME]`` servers: ``dsh.host`` starts them."""
         return self.catalog.mcp_servers

@@ -34,7 +34,12 @@ from dsh.hooks.claude.runtime._answers import (
 from dsh.hooks.claude.runtime._bash_diff import Snapshot, TreeSnapshots, bash_diff_on
 from dsh.hooks.claude.runtime._handlers import Handlers
 from dsh.hooks.claude.runtime._machinery import SOURCE, Runtime
-from dsh.hooks.claude.runtime._tool_input import mcp_server_of, observable_input
+from dsh.hooks.claude.runtime._tool_input import (
+    SEND_MESSAGE_ADDED,
+    mcp_server_of,
+    observable_input,
+    pre_tool_input,
+)
 from dsh.hooks.claude.settings._types import HookDeclaration
 from dsh.tools import (
     CallStateKey,
@@ -161,7 +166,7 @@ class ToolEvents(Handlers):
     ) -> Merged:
         payload: PreToolUseHookInput = self._base(agent, "PreToolUse")
         payload["tool_name"] = name
-        payload["tool_input"] = observable_input(name, arguments, agent.workspace.cwd)
+        payload["tool_input"] = pre_tool_input(name, arguments, agent.workspace.cwd)
         payload["tool_use_id"] = tool_use_id
         server = mcp_server_of(agent.registry.get(name))
         if server is not None:
@@ -181,7 +186,10 @@ class ToolEvents(Handlers):
         for decl, answer in merged.answers:
             if answer.updated_input is None or answer.permission_decision == "defer":
                 continue
-            errors = validate_arguments(proposed.tool, answer.updated_input)
+            updated = answer.updated_input
+            if proposed.name == "SendMessage":  # the keys PreToolUse showed, dropped as 2.1.332's
+                updated = {k: v for k, v in updated.items() if k not in SEND_MESSAGE_ADDED}
+            errors = validate_arguments(proposed.tool, updated)
             if errors is not None:
                 detail = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
                 agent.notice(
@@ -192,7 +200,7 @@ class ToolEvents(Handlers):
                     level="warning",
                 )
                 continue
-            chosen = (decl, answer.updated_input)
+            chosen = (decl, updated)
         if chosen is None:
             return None
         decl, arguments = chosen

@@ -11,6 +11,7 @@ input as the tool parsed it, its defaults filled in: ToolSearch's
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -21,7 +22,7 @@ from dsh.tools import ToolDefinition
 from dsh.tools._deferred import TOOL_SEARCH
 from dsh.tools.builtin._tool_search import DEFAULT_MAX_RESULTS
 
-__all__ = ["mcp_server_of", "observable_input"]
+__all__ = ["SEND_MESSAGE_ADDED", "mcp_server_of", "observable_input", "pre_tool_input"]
 
 # Claude Code's own file tools and their path fields, which PreToolUse/PostToolUse hooks get
 # absolute and normalized (`file-path-write`); the tool and PostToolBatch keep the model's.
@@ -52,6 +53,49 @@ def observable_input(name: str, arguments: Mapping[str, Any], cwd: Path) -> dict
     if key is not None and isinstance(value, str) and value:
         shown[key] = os.path.normpath(cwd / Path(value).expanduser())
     return shown
+
+
+# The keys 2.1.332 adds to a SendMessage call's input for PreToolUse (its
+# `backfillObservableInput`; tests/fixtures/claude_send_message.json), after removing any the
+# model gave; PostToolUse and PostToolBatch get the input without them.
+SEND_MESSAGE_ADDED: Final = (
+    "type",
+    "recipient",
+    "recipient_kind",
+    "content",
+    "request_id",
+    "approve",
+)
+_CONTENT_WIDTH: Final = 50  # `content`: the message cut to 50 columns, an ellipsis last
+_AGENT_ID: Final = re.compile(r"a[0-9a-f]{16}")  # Claude Code's agent id shape
+
+
+def pre_tool_input(name: str, arguments: Mapping[str, Any], cwd: Path) -> dict[str, Any]:
+    """A call's input as 2.1.332 shows it to PreToolUse: ``observable_input``, and for a
+    SendMessage with a plain-text message the keys its hooks read (``type``, ``recipient``,
+    ``recipient_kind``, ``content``)."""
+    shown = observable_input(name, arguments, cwd)
+    if name != "SendMessage" or "to" not in shown or "message" not in shown:
+        return shown
+    for key in SEND_MESSAGE_ADDED:
+        shown.pop(key, None)
+    to, message = shown["to"], shown["message"]
+    if isinstance(to, str) and isinstance(message, str):
+        shown["type"] = "message"
+        shown["recipient"] = to
+        shown["recipient_kind"] = _recipient_kind(to)
+        # Columns as code points: dsh measures no display width (wide characters differ).
+        long = len(message) > _CONTENT_WIDTH
+        shown["content"] = message[: _CONTENT_WIDTH - 1] + "\u2026" if long else message
+    return shown
+
+
+def _recipient_kind(to: str) -> str:
+    """2.1.332's kind of a SendMessage recipient: the session's ``main``, an agent by its
+    id, else a name (the session kinds it also knows dsh cannot address)."""
+    if to == "main":
+        return "main"
+    return "agent" if _AGENT_ID.fullmatch(to) else "name"
 
 
 def mcp_server_of(definition: ToolDefinition | None) -> McpServerInfo | None:

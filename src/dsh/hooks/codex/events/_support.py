@@ -255,6 +255,12 @@ CONFIG_LIMITS: Final = (
     " Code's permission rules judge an `exec_command` call as `Bash` with `{command}` (it"
     " declares the tools floor's `shell_command` trait); Claude Code's hooks still see it as"
     " `exec_command` with `{cmd}`",
+    "no SendMessage: Codex 0.171 offers none (its agents are `multi_agent_v1`'s `spawn_agent`,"
+    " `send_input`, …: tests/fixtures/codex_tools.json, recorded by"
+    " benchmarks/record_codex_tools.py), so a Codex session does not either (the profile's"
+    " `absent_tools`, which `dsh.host` leaves unregistered unless another mounted bridge offers"
+    " it: `--hooks both` keeps it); its Agent results offer no continuation"
+    " (`canContinueAgent: false`)",
     'plugin hooks: an enabled plugin (`[plugins."<name>@<marketplace>"] enabled = true`) is'
     " read from `$CODEX_HOME/plugins/cache/<marketplace>/<name>/<version>/` (its manifest's"
     " `hooks`, else `hooks/hooks.json`; a `hooks` path that leaves the plugin, has a NUL or a"

@@ -452,10 +452,7 @@ def test_blocking_mcp_tool_hooks_fail_closed_when_their_server_is_gone(tmp_path:
         f"PreToolUse:mcp__sample__echo hook error: [gone/echo]: {blocking}\n"
         "MCP server 'gone' not connected"
     )
-    assert permission == (
-        f"PermissionRequest:mcp__sample__add hook error: [gone/x]: {blocking}\n"
-        "MCP server 'gone' not connected"
-    )
+    assert permission == (f"[gone/x]: {blocking}\nMCP server 'gone' not connected")
     assert no_verdict.startswith(
         f"PreToolUse:mcp__sample__structured hook error: [sample/echo]: {blocking}\n"
         "The MCP tool's answer is not a hook's JSON output, {} or empty. Details are left out"

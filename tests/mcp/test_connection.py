@@ -163,3 +163,32 @@ async def test_mcp_tool_hook_runs_a_servers_tool(tmp_path: Path) -> None:
     missing = await run_mcp_tool_hook(manager, "nope", "echo", {}, {})
     assert missing.error == "no MCP server named 'nope' is configured"
     await manager.close()
+
+
+async def test_blocking_mcp_tool_hooks_need_a_verdict_only_where_2_1_332_does(
+    tmp_path: Path,
+) -> None:
+    """``onFailure: "block"``: plain text is no answer on a gate (PreToolUse), but PreCompact
+    and WorktreeCreate take it (their output is the text itself: WorktreeCreate's path), and
+    an event that is no gate (PostToolUse) reads it as a success."""
+    from dsh.hooks.claude.runtime._mcp_tool_hook import McpToolHook
+    from dsh.hooks.claude.settings._types import McpToolTarget
+
+    registry = ToolRegistry(Context())
+    manager = McpServers([_server()], registry=registry, env=dict(os.environ), cwd=str(tmp_path))
+    manager.start()
+    await manager.settled()
+    target = McpToolTarget(server="sample", tool="echo", input=FrozenDict(message=str(tmp_path)))
+
+    async def fire(event: str) -> tuple[int, str, str]:
+        hook = McpToolHook(servers=manager, target=target, event=event, blocks=True)
+        answer = await hook(b"{}")
+        return answer.exit_code, answer.stdout, answer.stderr
+
+    code, _, why = await fire("PreToolUse")
+    assert code == 1
+    assert "The MCP tool's answer is not a hook's JSON output, {} or empty." in why
+    assert await fire("PreCompact") == (0, f"Echo: {tmp_path}", "")
+    assert await fire("WorktreeCreate") == (0, f"Echo: {tmp_path}", "")
+    assert await fire("PostToolUse") == (0, "PostToolUse completed", "")
+    await manager.close()

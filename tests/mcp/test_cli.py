@@ -112,6 +112,7 @@ def test_codex_config_toml_servers(tmp_path: Path) -> None:
     codex_home = tmp_path / "codex"
     codex_home.mkdir()
     (codex_home / "config.toml").write_text(
+        "mcp_optional_startup_grace_ms = 0\n"  # wait for the server, however slow its start
         "[mcp_servers.sample]\n"
         f"command = {json.dumps(sys.executable)}\n"
         f"args = [{json.dumps(SERVER)}]\n"
@@ -172,6 +173,7 @@ def test_codex_mcp_tool_handlers_run_as_codex_runs_them(tmp_path: Path) -> None:
         }
     }
     (codex_home / "config.toml").write_text(
+        "mcp_optional_startup_grace_ms = 0\n"  # wait for the server, however slow its start
         "[mcp_servers.sample]\n"
         f"command = {json.dumps(sys.executable)}\n"
         f"args = [{json.dumps(SERVER)}]\n"
@@ -531,3 +533,27 @@ def test_elicitation_result_hooks_see_the_answer_and_may_replace_it(tmp_path: Pa
     assert blocked == "action: decline"
     cancel = {"hookSpecificOutput": {"hookEventName": "ElicitationResult", "action": "cancel"}}
     assert _elicit_run(tmp_path / "cancel", cancel)[0] == "action: cancel"
+
+
+def test_a_codex_run_does_not_wait_for_a_server_still_starting(tmp_path: Path) -> None:
+    """Under the Codex bridge the first request goes without a server that has not answered
+    within Codex 0.171's grace (one that never does, with a start-up timeout longer than any
+    test), as 0.171's does (tests/fixtures/codex_slow_mcp.json); it is ended with the session."""
+    _, _, args = _setup(tmp_path, {})
+    codex_home = tmp_path / "codex"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        "[mcp_servers.slow]\n"
+        f"command = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(SERVER)}, 'hang']\n"
+        "startup_timeout_sec = 3600\n"
+    )
+    env = {"HOME": str(tmp_path / "home"), "CODEX_HOME": str(codex_home)}
+    done = run_dsh(
+        "run", "go", *args, "--hooks", "codex", "--output-format", "stream-json",
+        cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    init = json.loads(done.stdout.splitlines()[0])
+    assert init["mcp_servers"] == [{"name": "slow", "status": "pending", "source": "codex"}]
+    assert not [t for t in init["tools"] if t.startswith("mcp__")]

@@ -192,3 +192,36 @@ async def test_blocking_mcp_tool_hooks_need_a_verdict_only_where_2_1_332_does(
     assert await fire("WorktreeCreate") == (0, f"Echo: {tmp_path}", "")
     assert await fire("PostToolUse") == (0, "PostToolUse completed", "")
     await manager.close()
+
+
+async def test_a_prompt_waits_for_claude_servers_but_not_for_codex_ones(tmp_path: Path) -> None:
+    """Codex 0.171 sends its first request without a server still starting past its grace,
+    and offers its tools once it connected (tests/fixtures/codex_slow_mcp.json); Claude Code
+    waits."""
+    tiny = Path(__file__).parents[2] / "benchmarks" / "_mcp_tiny_server.py"
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    gated = f"open({str(gate)!r}).read()\nimport runpy\n"
+    gated += f"runpy.run_path({str(tiny)!r}, run_name='__main__')"
+    claude = McpServer(
+        name="quick", transport="stdio", source="dynamic", where="x",
+        command=sys.executable, args=("-S", str(tiny)),
+    )  # fmt: skip
+    codex = McpServer(
+        name="slow", transport="stdio", source="codex", where="y",
+        command=sys.executable, args=("-S", "-c", gated), startup_grace_sec=0.0,
+    )  # fmt: skip
+    registry = ToolRegistry(Context())
+    manager = McpServers([claude, codex], registry=registry, env=dict(os.environ), cwd="/")
+    manager.start()
+    await asyncio.wait_for(manager.awaited(), 20)
+    states = {name: c.state for name, c in manager.connections.items()}
+    assert states == {"quick": "connected", "slow": "pending"}
+    names = {d.name for d in registry.definitions()}
+    assert "mcp__quick__ping" in names
+    assert "mcp__slow__ping" not in names
+    await asyncio.to_thread(gate.write_text, "go")  # the slow server starts now
+    await asyncio.wait_for(manager.settled(), 20)
+    assert manager.connections["slow"].state == "connected"
+    assert "mcp__slow__ping" in {d.name for d in registry.definitions()}
+    await manager.close()

@@ -57,3 +57,27 @@ def test_a_codex_mcp_servers_table_is_yes(home: Path) -> None:
     project.mkdir()
     (project / "config.toml").write_text("[mcp_servers.y]\nurl = 'http://h'\n")
     assert _likely(home, CODEX_HOME=str(home.parent / "elsewhere"))
+
+
+def test_a_chosen_process_containment_leaves_the_namespace_to_the_run(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``process_containment`` in dsh's own configuration (``"marks"``: no namespace at all)
+    is read by the run; nothing is prepared before it."""
+    from dsh.base import _containment
+    from dsh.cli import _early
+
+    started: list[bool] = []
+    monkeypatch.setattr(_containment, "prepare_containment", lambda: started.append(True))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("DSH_CONFIG_DIR", str(home / "dsh"))
+    project = home.parent / "project"
+    (project / ".dsh").mkdir()
+    (project / ".dsh" / "config.toml").write_text('process_containment = "marks"\n')
+    _early.prepare_for_servers(project, ("servers.json",))
+    assert started == []
+    (project / ".dsh" / "config.toml").unlink()
+    (home / "dsh").mkdir()
+    (home / "dsh" / "config.toml").write_text('model = "m"\n')
+    _early.prepare_for_servers(project, ("servers.json",))
+    assert started == [True]

@@ -557,3 +557,33 @@ def test_a_codex_run_does_not_wait_for_a_server_still_starting(tmp_path: Path) -
     init = json.loads(done.stdout.splitlines()[0])
     assert init["mcp_servers"] == [{"name": "slow", "status": "pending", "source": "codex"}]
     assert not [t for t in init["tools"] if t.startswith("mcp__")]
+
+
+def test_a_blocking_precompact_mcp_tool_hook_takes_plain_text(tmp_path: Path) -> None:
+    """``onFailure: "block"`` on PreCompact: the tool's plain text lets the compaction go on
+    (2.1.332 excepts PreCompact from needing a verdict), a tool error blocks it in 2.1.332's
+    words (both recorded: tests/fixtures/claude_mcp_block.json)."""
+    _, config, args = _setup(tmp_path, {"sample": _sample()})
+    script = write_script(tmp_path / "hello.json", [[{"type": "text", "text": "hello there"}]])
+    args[1] = f"scripted:{script}"
+    first = run_dsh("run", "say hello", *args, cwd=tmp_path, env={"HOME": str(tmp_path / "home")})
+    assert first.returncode == 0, first.stderr
+    (log,) = (tmp_path / "sessions").glob("*.jsonl")
+    recorded = json.loads((FIXTURES / "claude_mcp_block.json").read_text())
+    for case in recorded["cases"]:
+        tool = case["tool"]
+        handler = {"type": "mcp_tool", "server": "sample", "tool": tool, "onFailure": "block"}
+        handler["input"] = {"message": "CASE"} if tool == "echo" else {"reason": "CASE-FAIL"}
+        settings = tmp_path / f"{tool}.json"
+        settings.write_text(json.dumps({"hooks": {"PreCompact": [{"hooks": [handler]}]}}))
+        done = run_dsh(
+            "run", "--resume", log.stem, *args, "--mcp-config", str(config),
+            "--strict-mcp-config", "--settings", str(settings), "--trust-project", "--",
+            "/compact", cwd=tmp_path, env={"HOME": str(tmp_path / "home")},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        out = done.stdout + done.stderr
+        assert ("compacted:" in out) is case["post_compact_ran"], out
+        if not case["post_compact_ran"]:
+            reason = case["result"].removeprefix("Compaction blocked by PreCompact hook: ")
+            assert reason in out  # dsh's line says `compaction vetoed: `, 2.1.332's as above

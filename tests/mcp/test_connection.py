@@ -174,11 +174,16 @@ async def test_blocking_mcp_tool_hooks_need_a_verdict_only_where_2_1_332_does(
     from dsh.hooks.claude.runtime._mcp_tool_hook import McpToolHook
     from dsh.hooks.claude.settings._types import McpToolTarget
 
+    tiny = Path(__file__).parents[2] / "benchmarks" / "_mcp_tiny_server.py"
+    server = McpServer(
+        name="tiny", transport="stdio", source="dynamic", where="x",
+        command=sys.executable, args=("-S", str(tiny)),
+    )  # fmt: skip
     registry = ToolRegistry(Context())
-    manager = McpServers([_server()], registry=registry, env=dict(os.environ), cwd=str(tmp_path))
+    manager = McpServers([server], registry=registry, env=dict(os.environ), cwd=str(tmp_path))
     manager.start()
     await manager.settled()
-    target = McpToolTarget(server="sample", tool="echo", input=FrozenDict(message=str(tmp_path)))
+    target = McpToolTarget(server="tiny", tool="ping")
 
     async def fire(event: str) -> tuple[int, str, str]:
         hook = McpToolHook(servers=manager, target=target, event=event, blocks=True)
@@ -188,8 +193,8 @@ async def test_blocking_mcp_tool_hooks_need_a_verdict_only_where_2_1_332_does(
     code, _, why = await fire("PreToolUse")
     assert code == 1
     assert "The MCP tool's answer is not a hook's JSON output, {} or empty." in why
-    assert await fire("PreCompact") == (0, f"Echo: {tmp_path}", "")
-    assert await fire("WorktreeCreate") == (0, f"Echo: {tmp_path}", "")
+    assert await fire("PreCompact") == (0, "pong", "")
+    assert await fire("WorktreeCreate") == (0, "pong", "")
     assert await fire("PostToolUse") == (0, "PostToolUse completed", "")
     await manager.close()
 

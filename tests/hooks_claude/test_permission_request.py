@@ -117,12 +117,13 @@ async def test_deny_gives_the_model_the_message(
     )
 
 
-async def test_deny_without_a_message_names_the_hook(
+async def test_deny_without_a_message_says_a_hook_denied_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # 2.1.332's every PermissionRequest path: `message || "Permission denied by hook"`.
     r = rig(tmp_path, monkeypatch, {"PermissionRequest": decision("deny")})
     await r.run("run it")
-    assert tool_results(r, 1) == [("Hook PermissionRequest:Bash denied this tool", True)]
+    assert tool_results(r, 1) == [("Permission denied by hook", True)]
 
 
 async def test_deny_with_interrupt_ends_the_turn_after_the_step(
@@ -317,7 +318,10 @@ async def test_a_failing_on_failure_block_hook_denies(
     await r.run("run it")
     ((content, is_error),) = tool_results(r, 1)
     assert is_error
-    assert content.startswith("PermissionRequest:Bash hook error: [")
+    # The bare reason: 2.1.332 makes it the denial's message (`permissionRequestResult`), with
+    # no `PermissionRequest:Bash hook error: ` before it.
+    assert content.startswith("[")
+    assert "hook error" not in content
     assert "CASE-CRASH" in content
 
 

@@ -149,3 +149,37 @@ command = 3
     assert not docs.offers("other")
     assert by_name["remote"].headers == {"X-K": "k"}
     assert problems == ["config.toml: [mcp_servers.broken] command: Input should be a valid string"]
+
+
+def test_codex_grace_bounds_the_wait_for_a_server_as_0_171_does() -> None:
+    """``mcp_optional_startup_grace_ms``: unset, Codex 0.171's default; ``0``, every server
+    waited for (both recorded in tests/fixtures/codex_slow_mcp.json); a wrong one said."""
+    table = {"mcp_servers": {"s": {"command": "x"}}}
+
+    def grace(**top: object) -> tuple[float | None, list[str]]:
+        (server,), problems = codex_mcp_servers({**top, **table}, file="config.toml")
+        return server.startup_grace_sec, problems
+
+    assert grace() == (1.0, [])
+    assert grace(mcp_optional_startup_grace_ms=0) == (None, [])
+    assert grace(mcp_optional_startup_grace_ms=250) == (0.25, [])
+    assert grace(mcp_optional_startup_grace_ms="soon") == (
+        1.0,
+        ["config.toml: mcp_optional_startup_grace_ms: should be a whole number >= 0"],
+    )
+
+
+def test_the_codex_slow_server_recording_is_what_the_bridge_models() -> None:
+    """tests/fixtures/codex_slow_mcp.json (``benchmarks/record_codex_slow_mcp.py``): 0.171's
+    first request goes without a server still starting past the grace, its tools come with
+    the first request after it answered; a grace of 0 waits for every server; a server past
+    its ``startup_timeout_sec`` never comes."""
+    recorded = json.loads(
+        (Path(__file__).parents[1] / "fixtures" / "codex_slow_mcp.json").read_text()
+    )
+    cases = {c["case"]: [r["mcp_tools"] for r in c["requests"]] for c in recorded["cases"]}
+    first, *_, last = cases["slow-server-default-timeout"]
+    assert (first, last) == (["mcp__quick"], ["mcp__quick", "mcp__slow"])
+    assert cases["delays-grace-0"][0] == ["mcp__d05", "mcp__d10", "mcp__d15", "mcp__slow"]
+    assert all("mcp__slow" not in tools for tools in cases["slow-server-timeout-1"])
+    assert cases["grace-default"][0] == cases["grace-1000"][0] == ["mcp__d05", "mcp__d10"]

@@ -163,3 +163,70 @@ async def test_mcp_tool_hook_runs_a_servers_tool(tmp_path: Path) -> None:
     missing = await run_mcp_tool_hook(manager, "nope", "echo", {}, {})
     assert missing.error == "no MCP server named 'nope' is configured"
     await manager.close()
+
+
+async def test_blocking_mcp_tool_hooks_need_a_verdict_only_where_2_1_332_does(
+    tmp_path: Path,
+) -> None:
+    """``onFailure: "block"``: plain text is no answer on a gate (PreToolUse), but PreCompact
+    and WorktreeCreate take it (their output is the text itself: WorktreeCreate's path), and
+    an event that is no gate (PostToolUse) reads it as a success."""
+    from dsh.hooks.claude.runtime._mcp_tool_hook import McpToolHook
+    from dsh.hooks.claude.settings._types import McpToolTarget
+
+    tiny = Path(__file__).parents[2] / "benchmarks" / "_mcp_tiny_server.py"
+    server = McpServer(
+        name="tiny", transport="stdio", source="dynamic", where="x",
+        command=sys.executable, args=("-S", str(tiny)),
+    )  # fmt: skip
+    registry = ToolRegistry(Context())
+    manager = McpServers([server], registry=registry, env=dict(os.environ), cwd=str(tmp_path))
+    manager.start()
+    await manager.settled()
+    target = McpToolTarget(server="tiny", tool="ping")
+
+    async def fire(event: str) -> tuple[int, str, str]:
+        hook = McpToolHook(servers=manager, target=target, event=event, blocks=True)
+        answer = await hook(b"{}")
+        return answer.exit_code, answer.stdout, answer.stderr
+
+    code, _, why = await fire("PreToolUse")
+    assert code == 1
+    assert "The MCP tool's answer is not a hook's JSON output, {} or empty." in why
+    assert await fire("PreCompact") == (0, "pong", "")
+    assert await fire("WorktreeCreate") == (0, "pong", "")
+    assert await fire("PostToolUse") == (0, "PostToolUse completed", "")
+    await manager.close()
+
+
+async def test_a_prompt_waits_for_claude_servers_but_not_for_codex_ones(tmp_path: Path) -> None:
+    """Codex 0.171 sends its first request without a server still starting past its grace,
+    and offers its tools once it connected (tests/fixtures/codex_slow_mcp.json); Claude Code
+    waits."""
+    tiny = Path(__file__).parents[2] / "benchmarks" / "_mcp_tiny_server.py"
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    gated = f"open({str(gate)!r}).read()\nimport runpy\n"
+    gated += f"runpy.run_path({str(tiny)!r}, run_name='__main__')"
+    claude = McpServer(
+        name="quick", transport="stdio", source="dynamic", where="x",
+        command=sys.executable, args=("-S", str(tiny)),
+    )  # fmt: skip
+    codex = McpServer(
+        name="slow", transport="stdio", source="codex", where="y",
+        command=sys.executable, args=("-S", "-c", gated), startup_grace_sec=0.0,
+    )  # fmt: skip
+    registry = ToolRegistry(Context())
+    manager = McpServers([claude, codex], registry=registry, env=dict(os.environ), cwd="/")
+    manager.start()
+    await asyncio.wait_for(manager.awaited(), 20)
+    states = {name: c.state for name, c in manager.connections.items()}
+    assert states == {"quick": "connected", "slow": "pending"}
+    names = {d.name for d in registry.definitions()}
+    assert "mcp__quick__ping" in names
+    assert "mcp__slow__ping" not in names
+    await asyncio.to_thread(gate.write_text, "go")  # the slow server starts now
+    await asyncio.wait_for(manager.settled(), 20)
+    assert manager.connections["slow"].state == "connected"
+    assert "mcp__slow__ping" in {d.name for d in registry.definitions()}
+    await manager.close()

@@ -229,14 +229,26 @@ def set_process_containment(name: ContainmentName) -> None:
 
 def prepare_containment() -> None:
     """Start making dsh's namespace now, in the background, when processes will be started
-    soon (hooks are configured): the first spawn then finds it made instead of waiting for
-    the watchdog to start. Nothing when ``"marks"`` is wanted, or it is already started."""
+    soon (hooks or MCP servers are configured): the first spawn then finds it made instead of
+    waiting for the watchdog to start. The watchdog's hello is read and the namespace opened
+    on a daemon thread (waiting, mostly: the GIL is free meanwhile), so the caller goes on at
+    once; a spawn meanwhile waits for it on the lock. Nothing when ``"marks"`` is wanted, or
+    it is already started."""
     if not _LINUX:
         return
     with _WARDEN.lock:
-        if _WARDEN.wanted == "namespace" and not _WARDEN.tried:
-            _WARDEN.tried = True
-            _WARDEN.start_watchdog()
+        if _WARDEN.wanted != "namespace" or _WARDEN.tried:
+            return
+        _WARDEN.tried = True
+        _WARDEN.start_watchdog()
+        if _WARDEN.pending is None:
+            return
+    threading.Thread(target=_settle, name="dsh-namespace", daemon=True).start()
+
+
+def _settle() -> None:
+    with _WARDEN.lock:
+        _WARDEN.settle()
 
 
 def contained_spawn(

@@ -68,7 +68,13 @@ def cli(ctx: click.Context, /, **flags: Any) -> None:
     it is the prompt (`dsh -p log`, `dsh -- log`).
     """
     if ctx.invoked_subcommand is None:
+        _prepare_for_servers(flags)
         work("_front:front")(ctx.meta.get(PROMPT_KEY, ()), **flags)
+
+
+def _prepare_for_servers(flags: dict[str, Any]) -> None:
+    """dsh's namespace made meanwhile when a session may start MCP servers (``_early``)."""
+    work("_early:prepare_for_servers")(flags["project"], flags["mcp_config"])
 
 
 @cli.command()
@@ -93,6 +99,7 @@ def run(**flags: Any) -> None:
     3 the step limit was reached; 4 aborted (user, timeout, error); 74 the session
     log could not be written (disk full, a size limit, deleted); 70 dsh failed.
     """
+    _prepare_for_servers(flags)
     work("_run_command:run")(**flags)
 
 

@@ -58,6 +58,8 @@ async def open_host(options: HostOptions) -> AsyncIterator[Host]:
     try:
         assembly.mount_configured()
         assembly.start_mcp_servers()
+        if assembly.mcp is not None:
+            await asyncio.sleep(0)  # each server's task spawns it now, before the session opens
         session = assembly.open_session()
         try:
             agent = assembly.agent(session)

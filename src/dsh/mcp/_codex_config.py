@@ -4,15 +4,17 @@ Codex 0.171's keys: ``command``, ``args``, ``env``, ``cwd`` (stdio); ``url``,
 ``bearer_token_env_var``, ``http_headers``, ``env_http_headers`` (streamable HTTP);
 ``startup_timeout_sec`` (or ``startup_timeout_ms``; default 10), ``tool_timeout_sec``
 (default 60), ``enabled_tools``, ``disabled_tools`` and ``enabled`` (``false``: not
-started). A table with a wrong key's type is left out with a diagnostic naming the file
-and the table; the others start. Codex does not expand ``${VAR}`` in them (nor does dsh).
+started). The top-level ``mcp_optional_startup_grace_ms`` bounds how long the first request
+waits for them (``McpServer.startup_grace_sec``). A table with a wrong key's type is left
+out with a diagnostic naming the file and the table; the others start. Codex does not
+expand ``${VAR}`` in them (nor does dsh).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -21,6 +23,21 @@ from dsh.base import FrozenDict
 from dsh.mcp._spec import McpServer
 
 __all__ = ["codex_mcp_servers"]
+
+_GRACE_MS: Final = 1000
+"""Codex 0.171's ``mcp_optional_startup_grace_ms`` when unset: its first request waits this
+long for servers still starting, then goes without them (``record_codex_slow_mcp.py``)."""
+
+
+def _grace(value: object, file: str, problems: list[str]) -> float | None:
+    """The grace ``mcp_optional_startup_grace_ms`` gives, in seconds (``0``: none, every
+    server is waited for, as 0.171 waits; unset or wrong: the default, a wrong one said)."""
+    if value is None:
+        return _GRACE_MS / 1000
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        problems.append(f"{file}: mcp_optional_startup_grace_ms: should be a whole number >= 0")
+        return _GRACE_MS / 1000
+    return None if value == 0 else value / 1000
 
 
 class _Table(msgspec.Struct):
@@ -52,6 +69,7 @@ def codex_mcp_servers(
         return [], [f"{file}: mcp_servers: should be a table of servers"]
     servers: list[McpServer] = []
     problems: list[str] = []
+    grace = _grace(config.get("mcp_optional_startup_grace_ms"), file, problems)
     for name, table in tables.items():
         where = f"{file}: [mcp_servers.{name}]"
         try:
@@ -79,6 +97,7 @@ def codex_mcp_servers(
             "tool_timeout_sec": 60.0 if t.tool_timeout_sec is None else t.tool_timeout_sec,
             "enabled_tools": None if t.enabled_tools is None else tuple(t.enabled_tools),
             "disabled_tools": tuple(t.disabled_tools),
+            "startup_grace_sec": grace,
         }
         if t.command is not None:
             server = McpServer(

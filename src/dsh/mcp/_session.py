@@ -6,7 +6,9 @@ server is configured) and mounts ``McpPlugin``: the ``MCP`` service (what ``dsh 
 ``/mcp``, ``mcp_tool`` hooks and MCP prompts use) and a ``agent/prompt-submit`` listener,
 first in the waterfall, that waits until each server is connected or failed (each within
 its ``startup_timeout_sec``) so the first request names every tool, as Claude Code's
-``-p`` does; a failed server is one notice, the session goes on. Closing the context
+``-p`` does; a Codex server only for its ``startup_grace_sec`` (Codex 0.171's
+``mcp_optional_startup_grace_ms``). A failed server is one notice, at the next prompt; the
+session goes on. Closing the context
 closes every connection and ends every server process.
 """
 
@@ -55,8 +57,11 @@ class McpServers:
         """Each server's registered tools: their names and the disposers that remove them."""
         self.notices: list[str] = []
         self._settled: asyncio.Future[list[None]] | None = None
+        self._registering: dict[str, asyncio.Future[None]] = {}
+        self._started = 0.0
         self._ctx: Context | None = None
-        self._announced = False
+        self._announced = 0
+        """How many of ``notices`` the session has been told."""
 
     async def _elicit(
         self, connection: McpConnection, params: Mapping[str, Any]
@@ -74,9 +79,11 @@ class McpServers:
         """Start every connection at once; tools are registered as each connects."""
         for connection in self.connections.values():
             connection.start()
-        self._settled = asyncio.ensure_future(
-            asyncio.gather(*(self._register(c) for c in self.connections.values()))
-        )
+        self._started = asyncio.get_running_loop().time()
+        self._registering = {
+            name: asyncio.ensure_future(self._register(c)) for name, c in self.connections.items()
+        }
+        self._settled = asyncio.gather(*self._registering.values())
 
     async def _register(self, connection: McpConnection) -> None:
         await connection.ready()
@@ -111,6 +118,16 @@ class McpServers:
         """Return once every server is connected (its tools registered) or failed."""
         if self._settled is not None:
             await asyncio.shield(self._settled)
+
+    async def awaited(self) -> None:
+        """Return once every server is connected or failed, or its ``startup_grace_sec``
+        since the start has passed (it goes on starting: its tools come later)."""
+        loop = asyncio.get_running_loop()
+        for name, task in self._registering.items():
+            grace = self.connections[name].server.startup_grace_sec
+            left = None if grace is None else self._started + grace - loop.time()
+            if not task.done() and (left is None or left > 0):
+                await asyncio.wait({task}, timeout=left)
 
     def connection(self, server: str) -> McpConnection:
         """The connection of ``server`` (``McpCallError`` for a name not configured)."""
@@ -154,10 +171,10 @@ class McpServers:
     async def _before_prompt(
         self, agent: Agent, content: Content, source: PromptSource, nxt: Next[PromptDecision]
     ) -> PromptDecision:
-        await self.settled()
-        if not self._announced and agent.parent is None:
-            self._announced = True
-            for text in self.notices:
+        await self.awaited()
+        if agent.parent is None:  # what failed since the last prompt (a late server's too)
+            fresh, self._announced = self.notices[self._announced :], len(self.notices)
+            for text in fresh:
                 agent.notice(text, source=_SOURCE, level="warning")
         decision = await nxt()
         found = find_prompt(self.connections, content) if isinstance(content, str) else None

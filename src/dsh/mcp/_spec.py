@@ -51,6 +51,11 @@ class McpServer:
     tool_timeout_sec: float | None = None
     enabled_tools: tuple[str, ...] | None = None
     disabled_tools: tuple[str, ...] = ()
+    startup_grace_sec: float | None = None
+    """How long after the servers' start the first prompt waits for this one before it goes
+    without it; ``None``: until it is connected or failed (within ``startup_timeout_sec``),
+    as Claude Code waits. Codex 0.171 waits ``mcp_optional_startup_grace_ms`` (the tools of
+    a server that answers later reach the model from the next request on)."""
 
     def offers(self, tool: str) -> bool:
         """Whether the server's tool ``tool`` is put on the surface (Codex's filters)."""

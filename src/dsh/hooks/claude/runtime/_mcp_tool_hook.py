@@ -14,9 +14,10 @@ the handler's declaration is ``on_failure="block"``, and its stderr is 2.1.332's
 (``fail_closed_text``): ``failed; blocking because onFailure is "block" and the hook got no
 usable answer from its MCP server...``, then ``MCP server 'S' not connected`` when it is not,
 or a fixed sentence for a failed call, a tool's error, or an answer that is no hook output
-(plain text, or JSON holding nothing but ``reason``), whose details 2.1.332 keeps out of
-the model's sight. Without it, a server that is gone fails open (a non-blocking error), as
-2.1.332 does.
+(plain text, or JSON holding nothing but ``reason``, on the events that need a verdict:
+``_VERDICT_EVENTS``, which leave out PreCompact and WorktreeCreate as 2.1.332 does), whose
+details 2.1.332 keeps out of the model's sight. Without it, a server that is gone fails open
+(a non-blocking error), as 2.1.332 does.
 """
 
 from __future__ import annotations
@@ -42,6 +43,27 @@ _HIDDEN: Final = (
     " Details are left out of this message, since the MCP server may have written them. To see"
     " them, start Claude Code with --debug and try again: they go to its debug log."
 )
+_VERDICT_EVENTS: Final = frozenset(
+    {
+        "PreToolUse",
+        "PermissionRequest",
+        "PreSkillShellCommand",
+        "PreModelSwitch",
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "ConfigChange",
+        "Elicitation",
+        "ElicitationResult",
+        "PostToolBatch",
+        "TaskCreated",
+    }
+)
+"""The events whose blocking handler must give a verdict: plain text is no answer there.
+2.1.332's set of gates (``E8``) less PreCompact, which it excepts by name; elsewhere
+(WorktreeCreate, PostToolUse, ...) plain text is a success."""
+_TEXT_EVENTS: Final = frozenset({"PreCompact", "WorktreeCreate"})
+"""Where the tool's plain text is the hook's output itself, as 2.1.332's executor outside
+the main loop gives it (WorktreeCreate's path), not ``<event> completed``."""
 _WHY: Final = {
     "call": "The call to the MCP server failed.",
     "tool": "The MCP tool returned an error.",
@@ -94,7 +116,8 @@ class McpToolHook:
 
         t = self.target
         run = await run_on_hook_input(self.servers, t.server, t.tool, t.input, payload)
-        if self.blocks and run.error is None and _no_verdict(run.text):
+        verdict = self.blocks and self.event in _VERDICT_EVENTS
+        if verdict and run.error is None and _no_verdict(run.text):
             return Answered(exit_code=1, stderr=fail_closed_text(t.server, "no_verdict"))
         if run.error is not None:
             if self.blocks:
@@ -103,5 +126,7 @@ class McpToolHook:
             return Answered(exit_code=1, stdout=run.text, stderr=run.error)
         if run.text.lstrip().startswith("{"):
             # JSON (or text 2.1.332 tries as JSON and reports): the decoder reads it.
+            return Answered(exit_code=0, stdout=run.text)
+        if self.event in _TEXT_EVENTS:
             return Answered(exit_code=0, stdout=run.text)
         return Answered(exit_code=0, stdout=f"{self.event} completed")

@@ -54,6 +54,10 @@ RETRY_REMINDER: Final = (
 """The user text a PermissionDenied ``retry: true`` adds (``perm-denied-retry``)."""
 
 
+_DENIED_BY_HOOK: Final = "Permission denied by hook"
+"""2.1.332's message for a PermissionRequest deny that gives none."""
+
+
 class PermissionEvents(Handlers):
     """The PermissionRequest and PermissionDenied listeners."""
 
@@ -89,18 +93,15 @@ class PermissionEvents(Handlers):
             if answer.blocking_error is not None:
                 if answer.exit_code == 2:
                     continue  # exit 2 is not honoured here: the flow is unchanged
-                # A failure of an `onFailure: "block"` hook blocks the permission request.
-                denials.append(
-                    f"PermissionRequest:{call.name} hook error: {shown_reason(decl, answer)}"
-                )
+                # A failure of an `onFailure: "block"` hook denies the permission request with
+                # the bare reason (2.1.332 gives it as the denial's message, no event prefix).
+                denials.append(shown_reason(decl, answer))
                 continue
             request = answer.permission_request
             if request is None:
                 continue
             if request.behavior == "deny":
-                denials.append(
-                    request.message or f"Hook PermissionRequest:{call.name} denied this tool"
-                )
+                denials.append(request.message or _DENIED_BY_HOOK)
                 interrupt = interrupt or request.interrupt
                 continue
             if request.updated_input is not None and request.updated_input != payload["tool_input"]:

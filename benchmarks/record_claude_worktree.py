@@ -5,7 +5,7 @@ unknown ``subagent_type`` in a project with no custom agents (issue 31).
 usage: python benchmarks/record_claude_worktree.py CLAUDE OUT.json
 
 Runs ``CLAUDE -p`` (2.1.332) once per case in a fresh git repository (one commit, no remote)
-against the loopback Anthropic mock of ``record_claude_bounds``, headless, permissions
+against the loopback mock of ``_claude_recording``, headless, permissions
 skipped, a private ``HOME``/``CLAUDE_CONFIG_DIR``, with
 ``tests/hooks_claude/scripts/record_hook.py``
 on the case's events (``CASE_HOOK_RESPOND`` gives its answers). For each case it keeps the exit
@@ -18,18 +18,13 @@ output is the fixture ``tests/fixtures/claude_worktree.json``.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
-import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from _claude_recording import DONE as _DONE
-from _claude_recording import sse as _sse
+from _claude_recording import Place, RecordingMock, claude_env, record_cases, sse
 from _claude_recording import tool_use as _tool
 from record_claude_bounds import _bash, _model_view
 
@@ -154,65 +149,34 @@ CASES: dict[str, dict[str, Any]] = {
 }
 
 
-class Mock:
-    """The loopback Anthropic API: a request offering Bash gets ``replies[turn]`` (a
-    subagent's, one offering no ``Agent`` tool, ``sub_replies[turn]``); any other a text."""
+class Mock(RecordingMock):
+    """The recording mock that also notes each Messages request's model, tool names and
+    whether its system prompt mentions a hook (``models``), and answers a prompt or agent
+    hook's judge: ``{"ok": true}`` (or a ``StructuredOutput`` call)."""
 
     def __init__(self) -> None:
-        self.replies: list[list[dict[str, Any]]] = [_DONE]
-        self.sub_replies: list[list[dict[str, Any]]] = [_DONE]
-        self.bodies: list[dict[str, Any]] = []
+        super().__init__()
         self.models: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
-        mock = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _send(self, kind: str, data: bytes) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                if not self.path.split("?", 1)[0].endswith("/v1/messages"):
-                    self._send("application/json", b'{"input_tokens": 10}')
-                    return
-                body = json.loads(raw or b"{}")
-                tools = [t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
-                turns = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
-                system = json.dumps(body.get("system"))[:20000]
-                with mock.lock:
-                    mock.models.append(
-                        {"model": body.get("model"), "tools": tools, "hook": "hook" in system}
-                    )
-                if "ok" in json.dumps(body.get("output_config") or {}) and "Bash" not in tools:
-                    turns, reply = 99, [{"type": "text", "text": '{"ok": true}'}]
-                elif "StructuredOutput" in tools and "Agent" not in tools:
-                    turns = 99
-                    reply = [_tool("toolu_so", "StructuredOutput", ok=True)]
-                elif "Bash" in tools:
-                    with mock.lock:
-                        mock.bodies.append(body)
-                        script = mock.replies if "Agent" in tools else mock.sub_replies
-                        reply = script[min(turns, len(script) - 1)]
-                else:
-                    turns, reply = 99, [{"type": "text", "text": "ok"}]
-                self._send("text/event-stream", _sse(reply, turns))
-
-            def do_GET(self) -> None:
-                self._send("application/json", b'{"data": [], "has_more": false}')
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+    def answer(self, path: str, raw: bytes, headers: dict[str, str]) -> tuple[int, str, bytes]:
+        if not path.endswith("/v1/messages"):
+            return super().answer(path, raw, headers)
+        body = json.loads(raw or b"{}")
+        tools = [t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
+        system = json.dumps(body.get("system"))[:20000]
+        with self.lock:
+            self.models.append(
+                {"model": body.get("model"), "tools": tools, "hook": "hook" in system}
+            )
+        if "ok" in json.dumps(body.get("output_config") or {}) and "Bash" not in tools:
+            return 200, "text/event-stream", sse([{"type": "text", "text": '{"ok": true}'}], 99)
+        if "StructuredOutput" in tools and "Agent" not in tools:
+            return (
+                200,
+                "text/event-stream",
+                sse([_tool("toolu_so", "StructuredOutput", ok=True)], 99),
+            )
+        return super().answer(path, raw, headers)
 
 
 def _git(project: Path, *args: str) -> str:
@@ -239,98 +203,63 @@ def _shown(value: dict[str, Any], project: Path, run: Path) -> dict[str, Any]:
 
 
 def record(claude: str, name: str, case: dict[str, Any], mock: Mock) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="recwt-") as tmp:
-        run = Path(tmp)
-        project, home = run / "project", run / "home"
-        project.mkdir()
-        (home / ".claude").mkdir(parents=True)
-        if case.get("git", True):
-            _init(project)
-        for rel, text in case.get("files", {}).items():
-            (project / rel).parent.mkdir(parents=True, exist_ok=True)
-            (project / rel).write_text(text)
-        log = run / "hooks.jsonl"
-        events = (*_RECORDED, *case.get("events", ()))
-        hook = {"type": "command", "command": f"python3 {_HOOK} EVENT"}
-        hooks = {
-            e: [
-                {
-                    "matcher": "*",
-                    "hooks": [{**hook, "command": hook["command"].replace("EVENT", e)}],
-                }
-            ]
-            for e in events
-        }
-        for event, groups in case.get("hook_settings", {}).items():
-            hooks.setdefault(event, []).extend(groups)
-        settings = run / "settings.json"
-        settings.write_text(json.dumps({"hooks": hooks}))
-        answers = json.loads(json.dumps(case.get("answers", {})).replace("${RUN_DIR}", str(run)))
-        with mock.lock:
-            mock.replies = case["replies"]
-            mock.sub_replies = case.get("sub_replies", [_DONE])
-            mock.bodies = []
-            mock.models = []
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
-        env |= {
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": mock.url,
-            "ANTHROPIC_API_KEY": "sk-rec-loopback",
-            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "IS_SANDBOX": "1",
-            "CASE_HOOK_LOG": str(log),
-            "CASE_HOOK_RESPOND": json.dumps(answers),
-        }
-        argv = [claude, "-p", "go", "--output-format", "stream-json", "--verbose"]
-        argv += ["--settings", str(settings), "--dangerously-skip-permissions"]
-        argv += ["--model", "claude-rec", *case.get("args", ())]
-        done = subprocess.run(
-            argv, cwd=project, env=env, capture_output=True, text=True, timeout=300
-        )
-        calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-        worktrees = project / ".claude" / "worktrees"
-        after = {
-            "worktree_list": _git(project, "worktree", "list", "--porcelain"),
-            "branches": _git(project, "branch", "--list", "--format=%(refname:short)"),
-            "claude_worktrees": sorted(str(p.relative_to(project)) for p in worktrees.glob("*"))
-            if worktrees.exists()
-            else None,
-            "status": _git(project, "status", "--porcelain"),
-        }
-        result = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-        return _shown(
-            {
-                "args": case.get("args", []),
-                "exit_code": done.returncode,
-                "stderr": done.stderr[-4000:],
-                "result": [r for r in result if r.get("type") == "result"],
-                "hooks": [
-                    {"event": c.get("event"), "cwd": c.get("cwd"), "payload": c.get("payload")}
-                    for c in calls
-                ],
-                "model_view": _model_view(mock.bodies),
-                "models": mock.models if case.get("models") else None,
-                "after": after,
-            },
-            project,
-            run,
-        )
-
-
-def main() -> None:
-    claude, out = sys.argv[1], Path(sys.argv[2])
-    only = sys.argv[3:]
-    mock = Mock()
-    recorded = json.loads(out.read_text()) if out.exists() and only else {}
-    for name, case in CASES.items():
-        if only and name not in only:
-            continue
-        recorded[name] = record(claude, name, case, mock)
-        print(name, recorded[name]["exit_code"], file=sys.stderr)
-    out.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
+    place = Place.make("wt")
+    run, project = place.root, place.project
+    if case.get("git", True):
+        _init(project)
+    for rel, text in case.get("files", {}).items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text)
+    log = run / "hooks.jsonl"
+    events = (*_RECORDED, *case.get("events", ()))
+    hooks = {
+        e: [{"matcher": "*", "hooks": [{"type": "command", "command": f"python3 {_HOOK} {e}"}]}]
+        for e in events
+    }
+    for event, groups in case.get("hook_settings", {}).items():
+        hooks.setdefault(event, []).extend(groups)
+    settings = run / "settings.json"
+    settings.write_text(json.dumps({"hooks": hooks}))
+    answers = json.loads(json.dumps(case.get("answers", {})).replace("${RUN_DIR}", str(run)))
+    mock.load(case["replies"], sub_replies=case.get("sub_replies", [_DONE]))
+    with mock.lock:
+        mock.models = []
+    env = claude_env(mock.url, place, CASE_HOOK_LOG=str(log), CASE_HOOK_RESPOND=json.dumps(answers))
+    argv = [claude, "-p", "go", "--output-format", "stream-json", "--verbose"]
+    argv += ["--settings", str(settings), "--dangerously-skip-permissions"]
+    argv += ["--model", "claude-rec", *case.get("args", ())]
+    done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    worktrees = project / ".claude" / "worktrees"
+    after = {
+        "worktree_list": _git(project, "worktree", "list", "--porcelain"),
+        "branches": _git(project, "branch", "--list", "--format=%(refname:short)"),
+        "claude_worktrees": sorted(str(p.relative_to(project)) for p in worktrees.glob("*"))
+        if worktrees.exists()
+        else None,
+        "status": _git(project, "status", "--porcelain"),
+    }
+    result = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return _shown(
+        {
+            "args": case.get("args", []),
+            "exit_code": done.returncode,
+            "stderr": done.stderr[-4000:],
+            "result": [r for r in result if r.get("type") == "result"],
+            "hooks": [
+                {"event": c.get("event"), "cwd": c.get("cwd"), "payload": c.get("payload")}
+                for c in calls
+            ],
+            "model_view": _model_view(mock.bodies),
+            "models": mock.models if case.get("models") else None,
+            "after": after,
+        },
+        project,
+        run,
+    )
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(
+        record_cases(__doc__ or "", CASES, record, Mock, version=False, sort_keys=True)
+    )

@@ -4,15 +4,21 @@
 daemon thread). A main-loop request (one offering Bash) with ``i`` assistant turns in its
 history gets ``replies[i]`` (raw content blocks; past the end, the last), streamed as the
 API streams; ``fail`` (a status, an error body, headers) fails every Messages request
-instead. Side requests (a title, a quota probe) get ``ok``; token counting, model lists and
-other endpoints a harmless answer. Each main request's body, headers and time since
-``load`` are kept. ``sse`` is the stream for a list of blocks.
+instead. Side requests (a title, a quota probe) get ``ok`` (``side``, which a recording may
+override); with ``sub_replies``, a request offering Bash but no ``Agent`` (a subagent's) gets
+those instead; token counting, model lists and other endpoints a harmless answer. Each
+main request's body, headers and time since ``load`` are kept. ``sse`` is the stream for a
+list of blocks.
 
 ``Place``: a private run folder (``project``, ``home``, ``home/.claude`` the config dir);
 ``claude_env``: the environment Claude Code records in (the mock's URL and a dummy key, its
 own ``HOME`` and ``CLAUDE_CONFIG_DIR``, no updater, telemetry or non-essential traffic);
 ``run_claude``: one headless run in the project. ``short`` keeps a fixture small,
 ``substitute`` puts the run's project path into a script, ``claude_version`` asks the binary.
+
+``record_cases``: a recording script's ``main``: ``SCRIPT CLAUDE OUT.json [CASE ...]`` records
+each case (or only the named ones, into OUT.json's earlier cases) against one mock, OUT.json
+rewritten after each; ``record_hook`` is the corpus's ``record_hook.py`` the scripts register.
 """
 
 from __future__ import annotations
@@ -20,14 +26,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from _loopback import Served
 
@@ -37,6 +44,8 @@ __all__ = [
     "RecordingMock",
     "claude_env",
     "claude_version",
+    "record_cases",
+    "record_hook",
     "run_claude",
     "short",
     "sse",
@@ -96,9 +105,12 @@ def sse(blocks: Blocks, turn: int, *, model: str = "claude-rec") -> bytes:
     return b"".join(f"event: {n}\ndata: {json.dumps(d)}\n\n".encode() for n, d in events)
 
 
+def _tool_names(body: dict[str, Any]) -> list[str]:
+    return [str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, dict)]
+
+
 def _is_main(body: dict[str, Any]) -> bool:
-    tools = body.get("tools") or []
-    return any(isinstance(t, dict) and t.get("name") == "Bash" for t in tools)
+    return "Bash" in _tool_names(body)
 
 
 class RecordingMock(Served):
@@ -107,6 +119,7 @@ class RecordingMock(Served):
     def __init__(self, *, model: str = "claude-rec") -> None:
         self.model = model
         self.replies: list[Blocks] = [DONE]
+        self.sub_replies: list[Blocks] | None = None
         self.fail: tuple[int, dict[str, Any], dict[str, str]] | None = None
         self.bodies: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -120,10 +133,12 @@ class RecordingMock(Served):
         replies: Sequence[Blocks] = (DONE,),
         *,
         fail: tuple[int, dict[str, Any], dict[str, str]] | None = None,
+        sub_replies: Sequence[Blocks] | None = None,
     ) -> None:
         """The next run's script (or failure); what was kept so far is dropped."""
         with self.lock:
             self.replies, self.fail = list(replies), fail
+            self.sub_replies = None if sub_replies is None else list(sub_replies)
             self.bodies, self.headers, self.times = [], [], []
             self._start = time.time()
 
@@ -142,12 +157,19 @@ class RecordingMock(Served):
             self._keep(body, headers)
             return self.fail[0], "application/json", json.dumps(self.fail[1]).encode()
         if not _is_main(body):
-            return 200, "text/event-stream", sse([{"type": "text", "text": "ok"}], 99)
+            return 200, "text/event-stream", sse(self.side(body), 99)
         turn = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
         self._keep(body, headers)
         with self.lock:
-            reply = self.replies[min(turn, len(self.replies) - 1)]
+            script = self.replies
+            if self.sub_replies is not None and "Agent" not in _tool_names(body):
+                script = self.sub_replies
+            reply = script[min(turn, len(script) - 1)]
         return 200, "text/event-stream", sse(reply, turn, model=self.model)
+
+    def side(self, body: dict[str, Any]) -> Blocks:
+        """The answer to a side request (one offering no Bash): a title, a probe, a judge."""
+        return [{"type": "text", "text": "ok"}]
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         mock = self
@@ -281,3 +303,46 @@ def substitute(value: Any, project: str) -> Any:
     if isinstance(value, dict):
         return {k: substitute(v, project) for k, v in value.items()}
     return value
+
+
+def record_hook() -> Path:
+    """The corpus's ``record_hook.py`` (``RECORD_HOOK`` names another)."""
+    return Path(os.environ.get("RECORD_HOOK", "/work/shared/conformance/record_hook.py"))
+
+
+Case = TypeVar("Case")
+Mock = TypeVar("Mock", bound=Served)
+
+
+def record_cases(
+    doc: str,
+    cases: Mapping[str, Case],
+    record: Callable[[str, str, Case, Mock], Any],
+    mock: Callable[[], Mock],
+    *,
+    version: bool = True,
+    sort_keys: bool = False,
+) -> int:
+    """``SCRIPT CLAUDE OUT.json [CASE ...]``: ``record(claude, name, case, mock)`` per case.
+
+    With case names, only those are recorded, into what OUT.json held. OUT.json is rewritten
+    after each case (an interrupted run keeps what it made), with ``cli_version`` (the
+    binary's ``--version``) first unless ``version`` is false. ``doc`` is the usage shown on
+    a wrong command line (the script's docstring).
+    """
+    if len(sys.argv) < 3 or any(name not in cases for name in sys.argv[3:]):
+        print(doc, f"cases: {' '.join(cases)}", sep="\n", file=sys.stderr)
+        return 2
+    claude, out, only = sys.argv[1], Path(sys.argv[2]), sys.argv[3:]
+    recorded: dict[str, Any] = json.loads(out.read_text()) if out.exists() and only else {}
+    if version:
+        recorded["cli_version"] = claude_version(claude)
+    with mock() as served:
+        for name, case in cases.items():
+            if only and name not in only:
+                continue
+            print("recording", name, flush=True)
+            recorded[name] = record(claude, name, case, served)
+            text = json.dumps(recorded, indent=1, ensure_ascii=False, sort_keys=sort_keys)
+            out.write_text(text + "\n")
+    return 0

@@ -14,19 +14,16 @@ run by ``make test``; its output is the fixture ``tests/fixtures/claude_bash_dif
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _claude_recording import (
     DONE,
     Place,
     RecordingMock,
     claude_env,
-    claude_version,
+    record_cases,
+    record_hook,
     run_claude,
     tool_use,
 )
@@ -99,7 +96,7 @@ def record(claude: str, name: str, case: dict[str, Any], mock: RecordingMock) ->
         for args in (["add", "-A"], [*who, "commit", "-q", "-m", "init"]):
             subprocess.run(["git", *args], cwd=place.project, check=True, capture_output=True)
     log = place.root / "hooks.jsonl"
-    hook = Path(os.environ.get("RECORD_HOOK", "/work/shared/conformance/record_hook.py"))
+    hook = record_hook()
     hooks = {}
     for event in ("PostToolUse", "PostToolUseFailure"):
         command = f"python3 {hook} {event}"
@@ -133,20 +130,5 @@ def record(claude: str, name: str, case: dict[str, Any], mock: RecordingMock) ->
     return dict(json.loads(place.placeholders(json.dumps(kept))))
 
 
-def main() -> int:
-    claude, out = sys.argv[1], Path(sys.argv[2])
-    only = sys.argv[3:]
-    recorded = json.loads(out.read_text()) if out.exists() and only else {}
-    recorded["cli_version"] = claude_version(claude)
-    with RecordingMock() as mock:
-        for name, case in CASES.items():
-            if only and name not in only:
-                continue
-            print("recording", name, flush=True)
-            recorded[name] = record(claude, name, case, mock)
-            out.write_text(json.dumps(recorded, indent=1, ensure_ascii=False) + "\n")
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(record_cases(__doc__ or "", CASES, record, RecordingMock))

@@ -18,17 +18,16 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _claude_recording import (
     DONE,
     Place,
     RecordingMock,
     claude_env,
-    claude_version,
+    record_cases,
+    record_hook,
     run_claude,
     short,
     substitute,
@@ -159,9 +158,8 @@ def _model_view(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return view
 
 
-def record(
-    claude: str, name: str, case: dict[str, Any], mock: RecordingMock, hook_script: Path
-) -> dict[str, Any]:
+def record(claude: str, name: str, case: dict[str, Any], mock: RecordingMock) -> dict[str, Any]:
+    hook_script = record_hook()
     place = Place.make(name, files=case.get("files", {}))
     log = place.root / "hooks.jsonl"
     hooks: dict[str, Any] = {}
@@ -189,6 +187,7 @@ def record(
                 "text": short(data.decode("utf-8", "replace")),
             }
     return {
+        "case": short(case, 300, 100),
         "exit_code": done.returncode,
         "stderr": done.stderr[-2000:],
         "config_dir": str(place.config),
@@ -199,24 +198,5 @@ def record(
     }
 
 
-def main() -> int:
-    claude, out = sys.argv[1], Path(sys.argv[2])
-    only = sys.argv[3:]
-    hook_script = Path(os.environ.get("RECORD_HOOK", "/work/shared/conformance/record_hook.py"))
-    recorded = json.loads(out.read_text()) if out.exists() and only else {}
-    recorded["cli_version"] = claude_version(claude)
-    with RecordingMock() as mock:
-        for name, case in CASES.items():
-            if only and name not in only:
-                continue
-            print("recording", name, flush=True)
-            recorded[name] = {
-                "case": short(case, 300, 100),
-                **record(claude, name, case, mock, hook_script),
-            }
-            out.write_text(json.dumps(recorded, indent=1, ensure_ascii=False) + "\n")
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(record_cases(__doc__ or "", CASES, record, RecordingMock))

@@ -219,7 +219,7 @@ class StepMock(RecordingMock):
     def __init__(self) -> None:
         super().__init__(model="claude-opus-5-5")
         self.steps: list[Step] = []
-        self.side: list[dict[str, Any]] = []
+        self.side_bodies: list[dict[str, Any]] = []
 
     def answer(self, path: str, raw: bytes, headers: dict[str, str]) -> tuple[int, str, bytes]:
         if not path.endswith("/v1/messages"):
@@ -227,7 +227,7 @@ class StepMock(RecordingMock):
         body = json.loads(raw or b"{}")
         if not any(t.get("name") == "Bash" for t in body.get("tools") or []):
             with self.lock:
-                self.side.append(body)
+                self.side_bodies.append(body)
             return 200, "text/event-stream", sse([{"type": "text", "text": "SIDE-ANSWER"}], 99)
         turn = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
         self._keep(body, headers)
@@ -340,7 +340,7 @@ def _run(
     claude: str, mock: StepMock, place: Place, steps: list[Step], **extra: str
 ) -> dict[str, Any]:
     with mock.lock:
-        mock.steps, mock.side = steps, []
+        mock.steps, mock.side_bodies = steps, []
         mock.bodies, mock.headers, mock.times = [], [], []
     args = ["-p", "Use the tools", "--dangerously-skip-permissions"]
     env = claude_env(mock.url, place, CLAUDE_CODE_ENABLE_TODO_TOOLS="1", **extra)
@@ -380,7 +380,7 @@ def _run(
                     "messages": b.get("messages"),
                     "system": b.get("system"),
                 }
-                for b in mock.side
+                for b in mock.side_bodies
                 if b.get("tools") or "Web page content" in json.dumps(b.get("messages"))
             ]
         ),

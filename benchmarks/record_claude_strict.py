@@ -15,19 +15,16 @@ fixture ``tests/fixtures/claude_strict.json``.
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _claude_recording import (
     DONE,
     Place,
     RecordingMock,
     claude_env,
-    claude_version,
+    record_cases,
+    record_hook,
     run_claude,
     short,
     substitute,
@@ -166,9 +163,8 @@ def _messages(bodies: list[dict[str, Any]]) -> list[Any]:
     return [{"messages": b.get("messages", [])} for b in bodies]
 
 
-def record(
-    claude: str, name: str, case: dict[str, Any], mock: RecordingMock, hook: Path
-) -> dict[str, Any]:
+def record(claude: str, name: str, case: dict[str, Any], mock: RecordingMock) -> dict[str, Any]:
+    hook = record_hook()
     place = Place.make(name, files=case.get("files", {}))
     log = place.root / "hooks.jsonl"
     hooks: dict[str, Any] = {}
@@ -201,27 +197,8 @@ def record(
             "tool_results_files": files,
         }
     )
-    return dict(json.loads(place.placeholders(text)))
-
-
-def main() -> int:
-    claude, out = sys.argv[1], Path(sys.argv[2])
-    only = sys.argv[3:]
-    hook = Path(os.environ.get("RECORD_HOOK", "/work/shared/conformance/record_hook.py"))
-    recorded = json.loads(out.read_text()) if out.exists() and only else {}
-    recorded["cli_version"] = claude_version(claude)
-    with RecordingMock() as mock:
-        for name, case in CASES.items():
-            if only and name not in only:
-                continue
-            print("recording", name, flush=True)
-            recorded[name] = {
-                "case": short(case, 300, 100),
-                **record(claude, name, case, mock, hook),
-            }
-            out.write_text(json.dumps(recorded, indent=1, ensure_ascii=False) + "\n")
-    return 0
+    return {"case": short(case, 300, 100), **json.loads(place.placeholders(text))}
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(record_cases(__doc__ or "", CASES, record, RecordingMock))

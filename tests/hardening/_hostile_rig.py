@@ -62,7 +62,13 @@ SCRIPT_JSON = {
     "anthropic": {
         "rules": [
             {
-                "no_tools": True,  # the compaction's summary request
+                # The compaction's summary request as the Claude Code bridge asks (2.1.332's
+                # prompt after the last request, its tools offered), and as dsh's own asks.
+                "contains": "Your task is to create a detailed summary",
+                "responses": [[_text("<summary>CORPUS-SUMMARY</summary>")]],
+            },
+            {
+                "no_tools": True,
                 "responses": [[_text("<summary>CORPUS-SUMMARY</summary>")]],
             },
             {

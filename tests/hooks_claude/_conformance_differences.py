@@ -39,27 +39,9 @@ EXPECTED_STYLE_DIFFERENCES: dict[str, str] = {}
 
 # Cases that fail only for causes of issue 28 that the Codex side's branch (`strict28cx`)
 # closes: the model-side causes (token figures from the usage the API reports, model ids,
-# API error wordings and retries, the compaction re-ask). Strict xfails: the lead empties this
-# table once that branch is merged.
-_CX = "(strict28cx, issue 28)"
-_TOKENS = (
-    "token figures: 2.1.332 sends `context_tokens` 120 and `estimated_cache_write_usd` from the"
-    " usage the API reported, dsh an estimate from the log (31, 0.000155)"
-)
-_MODEL_IDS = (
-    "model ids: 2.1.332 sends its catalog's ids (`claude-opus-5-5`, `sonnet` →"
-    " `claude-sonnet-5-5`) as `model`/`from_model`/`to_model`, dsh its own model's name"
-)
-_RETRIES = (
-    "API errors: 2.1.332 sends 6 requests (degraded retries of the 400) and its own wording;"
-    " dsh one request"
-)
-PENDING_CX: dict[str, str] = {
-    "compact-bad-summary": (
-        f"{_TOKENS}; {_MODEL_IDS}; the compaction re-ask (2.1.332's second summary request"
-        f" answers `Done: printed hi.`, dsh's `Done again.`) {_CX}"
-    ),
-}
+# API error wordings and retries, the compaction re-ask). Strict xfails; empty since the
+# compaction re-ask is 2.1.332's (`compact-bad-summary`).
+PENDING_CX: dict[str, str] = {}
 
 # Cases that still fail for a Claude Code cause of issue 28 this branch has not closed.
 PENDING: dict[str, str] = {}

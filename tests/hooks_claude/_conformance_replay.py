@@ -32,6 +32,7 @@ from dsh.hooks.claude import (
     load_catalog,
     permission_state,
 )
+from dsh.hooks.claude._compact_prompt import SUMMARY_ASK
 from dsh.hooks.claude.settings._commands import load_commands
 from dsh.instructions import claude_instructions_plugin
 from dsh.models import Model
@@ -139,28 +140,13 @@ def settings_hooks(case: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]
     return hooks, back
 
 
-# The start of Claude Code's compaction prompt, which a script's rule keys on.
-CLAUDE_COMPACT_PROMPT = "Your task is to create a detailed summary"
-
-
 def adapted_script(case: dict[str, Any]) -> dict[str, Any]:
-    """The case's ``model_script`` for dsh's requests. A rule keyed on ToolSearch (2.1.332
-    offers the task tools only deferred behind it, the README's "Harness changes") stands as
-    recorded: dsh offers ToolSearch too, while a tool is deferred.
-
-    A case that compacts: 2.1.332's compaction request offers the session's tools (so a
-    ``has_tool`` rule answers it too) and carries Claude Code's prompt; dsh's offers none and
-    carries dsh's. So a rule keyed on that prompt keys on ``no_tools`` instead, and the
-    others drop ``has_tool``, answering dsh's compaction request as they answered 2.1.332's
-    (``compact-bad-summary``: without ``<summary>``, so it is asked for twice)."""
+    """The case's ``model_script`` for dsh's requests: as recorded. A rule keyed on ToolSearch
+    (2.1.332 offers the task tools only deferred behind it, the README's "Harness changes")
+    stands: dsh offers ToolSearch too, while a tool is deferred. A case that compacts too:
+    dsh's compaction request is 2.1.332's (the last request's tools and messages, then Claude
+    Code's prompt: ``dsh.hooks.claude._compact_prompt``), so the same rules answer it."""
     script: dict[str, Any] = json.loads(json.dumps(case["model_script"]))
-    compacts = "/compact" in (case.get("then") or [])
-    for rule in script.get("anthropic", script).get("rules", []):
-        if compacts and rule.get("contains") == CLAUDE_COMPACT_PROMPT:
-            del rule["contains"]
-            rule["no_tools"] = True
-        elif compacts:
-            rule.pop("has_tool", None)
     return script
 
 
@@ -310,7 +296,8 @@ async def replay(case: dict[str, Any], rig: Rig, places: Places) -> None:
     driven through stdin as ``dsh run --input-format stream-json`` reads it."""
     harness = rig.harness
     first_args = case["cli_args"][0] if isinstance(case["cli_args"][0], list) else case["cli_args"]
-    agent = harness.agent()
+    # The options `dsh run`'s Claude Code mount gives every agent (the compaction's request).
+    agent = harness.agent(summary_ask=SUMMARY_ASK)
     if case.get("stdin"):
         lines = "".join(json.dumps(line) + "\n" for line in case["stdin"])
         for placeholder, path in places.theirs.items():
@@ -332,7 +319,7 @@ async def replay(case: dict[str, Any], rig: Rig, places: Places) -> None:
     for prompt in case["then"] or []:
         session = agent.session
         session.close()
-        agent = harness.agent(session=harness.store.open(session.id))
+        agent = harness.agent(session=harness.store.open(session.id), summary_ask=SUMMARY_ASK)
         if prompt == "/compact":
             await agent.start()
             await agent.compact()

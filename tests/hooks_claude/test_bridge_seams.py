@@ -54,6 +54,8 @@ from dsh.tools import (
 from tests.agent.support import bash, http_error, replies, text, tool
 from tests.hooks_claude.bridge_support import SCRIPT, hook_command, make_rig, read_jsonl
 
+# The start of 2.1.332's compaction prompt, which the bridge's compaction request carries.
+CLAUDE_COMPACT_PROMPT = "Your task is to create a detailed summary"
 SUPPORTED = [e for e, row in HOOK_EVENT_HOST_SUPPORT.items() if row.status != "not-supported"]
 
 CHANNELS: dict[str, Any] = {
@@ -131,7 +133,7 @@ async def test_post_compact_follows_session_start_compact(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     script = {
-        "rules": [{"no_tools": True, "responses": [[text("SUMMARY-1")]]}],
+        "rules": [{"contains": CLAUDE_COMPACT_PROMPT, "responses": [[text("SUMMARY-1")]]}],
         "responses": [[text("hello")]],
     }
     rig = make_rig(tmp_path, monkeypatch, script, ["SessionStart", "PreCompact", "PostCompact"])
@@ -151,8 +153,8 @@ async def test_each_compaction_answer_fires_subagent_stop_with_no_agent_type(
     # summarization answer, `agent_type: ""`; a block changes nothing (dsh's compaction is
     # no agent of its own).
     script = {
-        # Both requests are alike, so both answers lack the tags: the second is the summary.
-        "rules": [{"no_tools": True, "responses": [[text("no tags")]]}],
+        # Both answers lack the tags: the second is the summary.
+        "rules": [{"contains": CLAUDE_COMPACT_PROMPT, "responses": [[text("no tags")]]}],
         "responses": [[text("hello")]],
     }
     rig = make_rig(

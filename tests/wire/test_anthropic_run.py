@@ -16,6 +16,7 @@ import pytest
 from _anthropic_mock import AnthropicMock
 from _side_cases import Reply, SideCase
 
+from dsh.models._anthropic import TOOL_SEARCH_BETA
 from tests.cli.support import run_dsh
 
 PROMPT = "list the files"
@@ -130,6 +131,9 @@ def test_a_400_is_claude_codes_api_error_sent_six_times(
     assert "API Error: 400 CASE-MOCK-400" in done.stdout + done.stderr
     assert "Traceback" not in done.stdout + done.stderr
     assert mock.main_requests == 6
+    # Degraded as 2.1.332's resends: the last three without tool search's beta.
+    sent = [h.get("anthropic-beta") for h in mock.headers]
+    assert sent == [TOOL_SEARCH_BETA] * 3 + [None] * 3
 
 
 def test_a_429_is_retried_as_claude_code_max_retries_says(

@@ -11,8 +11,9 @@ import pytest
 from _anthropic_mock import sse_body
 from _side_cases import Reply
 
-from dsh.models import ModelError, RetryNotice
-from dsh.models._anthropic import AnthropicFormat, anthropic_model
+from dsh.messages import ContextMessage, UserMessage
+from dsh.models import ModelError, ModelRequest, RetryNotice, ToolSpec
+from dsh.models._anthropic import TOOL_SEARCH_BETA, AnthropicFormat, anthropic_model
 from dsh.models._provider import Backoff, StreamingModel
 from dsh.models._wire import StatusError
 from tests.shared_paths import ROOT
@@ -20,16 +21,24 @@ from tests.wire.streams import REQUEST, ByteTransport
 
 
 class Failing(ByteTransport):
-    """Fails with ``status`` (and ``headers``) ``times`` times, then streams a reply."""
+    """Fails with ``status`` (and ``headers``) ``times`` times, then streams a reply; keeps
+    each request's body and the headers it went with (``None``: the format's usual ones)."""
 
-    def __init__(self, status: int, headers: Mapping[str, str], times: int) -> None:
+    def __init__(
+        self, status: int, headers: Mapping[str, str], times: int, message: str = ""
+    ) -> None:
         super().__init__([sse_body(Reply(text="ok"), 0)])
         self.status, self.headers, self.times, self.calls = status, headers, times, 0
+        self.message = message or f"M{status}"
+        self.sent: list[tuple[Mapping[str, Any], dict[str, str] | None]] = []
+        self.with_headers: dict[str, str] | None = None
 
     async def stream(self, body: Mapping[str, Any]) -> AsyncGenerator[object, None]:
         self.calls += 1
+        self.sent.append((body, self.with_headers))
+        self.with_headers = None
         if self.calls <= self.times:
-            error = {"type": "error", "message": f"M{self.status}"}
+            error = {"type": "error", "message": self.message}
             raise StatusError(self.status, error, None, self.headers)
         async for value in super().stream(body):
             yield value
@@ -46,6 +55,12 @@ def model(transport: Failing, retries: int = 3) -> tuple[StreamingModel, list[Re
         on_retry=notices.append,
     )
     made._transport = transport
+
+    def with_headers(headers: dict[str, str]) -> Failing:
+        transport.with_headers = headers
+        return transport
+
+    made._transport_with = with_headers  # type: ignore[method-assign]
     return made, notices
 
 
@@ -106,6 +121,63 @@ def test_as_many_requests_as_the_real_one_made(
     with pytest.raises(ModelError):
         asyncio.run(made.complete(REQUEST))
     assert transport.calls == len(case["requests"])
+
+
+def test_a_400_is_resent_degraded_as_the_real_one_degrades_it() -> None:
+    """2.1.332's resends drop a beta each (8, 7, 7, 7, 6, 6 in the recording): those dsh's
+    requests have (``advanced-tool-use``, with ``defer_loading``) go where 2.1.332's do."""
+    (case,) = [c for c in RECORDED["cases"] if c["status"] == 400 and not c["env"]]
+    transport = Failing(400, {}, times=10)
+    deferred = ToolSpec("Later", "a deferred tool", {"type": "object"}, deferred=True)
+    request = ModelRequest(REQUEST.messages, (*REQUEST.tools, deferred), REQUEST.system)
+    with pytest.raises(ModelError):
+        asyncio.run(model(transport)[0].complete(request))
+    searched = [TOOL_SEARCH_BETA in r["beta"] for r in case["requests"]]
+    assert searched == [True, True, True, False, False, False]
+    assert [h is None or "anthropic-beta" in h for _, h in transport.sent] == searched
+    assert [b["tools"][1].get("defer_loading", False) for b, _ in transport.sent] == searched
+    for _, headers in transport.sent[3:]:
+        assert headers is not None
+        assert headers["x-api-key"] == "k"
+
+
+REFUSAL = (
+    'messages.1.role: Unexpected role "system". The input message role must be one of "user"'
+    ' or "assistant"'
+)
+SYSTEM_TURNS = json.loads((ROOT / "tests" / "fixtures" / "claude_system_turns.json").read_text())
+
+
+@pytest.mark.parametrize("always", [False, True])
+def test_a_refused_system_turn_is_resent_once_as_user_text(always: bool) -> None:
+    """``benchmarks/record_claude_system_turns.py``: 2.1.332's ``[mid-conv-system]``
+    fallback: one resend, its system turns as ``<system-reminder>`` user text; refused
+    again, the failure stands."""
+    case = SYSTEM_TURNS["refused-always" if always else "refused-with-system-turns"]
+    request = ModelRequest(
+        (UserMessage("run it"), ContextMessage("hook", "CONTEXT")), REQUEST.tools, REQUEST.system
+    )
+    transport = Failing(400, {}, times=10 if always else 1, message=REFUSAL)
+    made, notices = model(transport)
+    if always:
+        with pytest.raises(ModelError, match="Unexpected role"):
+            asyncio.run(made.complete(request))
+    else:
+        assert asyncio.run(made.complete(request)).text == "ok"
+    roles = [[m["role"] for m in r["messages"]] for r in case["requests"]]
+    assert roles == [["user", "system"], ["user"]]
+    assert [[m["role"] for m in b["messages"]] for b, _ in transport.sent] == roles
+    texts = [b["text"] for b in transport.sent[1][0]["messages"][0]["content"]]
+    assert texts == ["run it", "<system-reminder>\nCONTEXT\n</system-reminder>"]
+    recorded = case["requests"][1]["messages"][0]["texts"][:-1]
+    assert all(
+        (t if isinstance(t, str) else t["head"]).startswith("<system-reminder>\n") for t in recorded
+    )
+    assert notices == []
+    # The API takes no system turns: the next request sends none.
+    transport.times = 0
+    asyncio.run(made.complete(request))
+    assert [m["role"] for m in transport.sent[-1][0]["messages"]] == ["user"]
 
 
 def test_retry_after_is_the_wait_and_x_should_retry_overrides_the_status() -> None:

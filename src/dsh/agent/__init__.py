@@ -86,6 +86,7 @@ from dsh.agent._model_calls import (
     ModelCallEnd,
 )
 from dsh.agent._options import AgentOptions
+from dsh.agent._summary_ask import SummaryAsk
 from dsh.agent._switching import (
     DIRECTORY_ADDED,
     MODEL_SWITCH,
@@ -189,6 +190,7 @@ __all__ = [
     "SessionStartSource",
     "Settlement",
     "SetupTrigger",
+    "SummaryAsk",
     "TurnResult",
     "TurnStop",
     "TurnStopDecision",

@@ -6,41 +6,33 @@ characters, or the usage the last reply reported at or over ``compact_tokens`` (
 ``model_auto_compact_token_limit``: Codex compacts before its next request once a reply's
 usage reached the limit, and asks again from the summary: ``auto-compact``).
 
-The summary is asked for inside ``<summary>`` tags; an answer without them is asked for
-once more, as Claude Code 2.1.332 retries it (conformance case ``compact-bad-summary``),
-and the second answer is the summary whatever it holds (``AgentOptions.summary_attempts``:
-Codex 0.171 takes the first answer as it is). The summary is the answer's
-text as it is, tags included (what Claude Code's PostCompact reports)."""
+The summary is asked for as ``AgentOptions.summary_ask`` says (dsh's own prompt, or Claude
+Code 2.1.332's forked request: ``dsh.agent._summary_ask``), inside ``<summary>`` tags; an
+answer without them is asked for once more, as Claude Code 2.1.332 retries it (conformance
+case ``compact-bad-summary``), and the second answer is the summary whatever it holds
+(``AgentOptions.summary_attempts``: Codex 0.171 takes the first answer as it is). The summary
+is the answer's text as it is, tags included (what Claude Code's PostCompact reports)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from dsh.agent._channels import COMPACTION_REPLY, POST_COMPACT, PRE_COMPACT, SESSION_START
 from dsh.agent._core import AgentCore
 from dsh.agent._decisions import CompactRequest, CompactTrigger, PreCompactVeto
-from dsh.agent._model_calls import observed_call
+from dsh.agent._model_calls import model_request, observed_call
 from dsh.agent._turn import ERROR, EndTurn, error_text
 from dsh.base import AbortSignal
-from dsh.messages import UserMessage
+from dsh.messages import AssistantMessage, ModelMessage, UserMessage
 from dsh.models import ModelRequest
 from dsh.session import CompactionEnd, CompactionStart
 
 __all__ = [
-    "COMPACT_PROMPT",
-    "COMPACT_SYSTEM",
     "SUMMARY_TAG",
     "compact",
     "compact_if_over_budget",
 ]
 
-COMPACT_SYSTEM = (
-    "You summarize a conversation between a user and a coding agent so the agent can continue "
-    "from the summary alone."
-)
-COMPACT_PROMPT = (
-    "Summarize the conversation so far: the user's goals, what was done (files, commands, "
-    "results), decisions made, and what remains. Be concise and factual. Write the summary "
-    "inside <summary></summary> tags."
-)
 SUMMARY_TAG = "<summary>"
 
 
@@ -87,15 +79,23 @@ async def _summarize(
     core: AgentCore, trigger: CompactTrigger, instructions: str | None
 ) -> str | None:
     """``compaction/start``, the summarization call, ``compaction/end``; ``None`` if it failed."""
+    ask = core.agent.options.summary_ask
     history = core.projection()
+    if ask.fork:
+        base = model_request(core, _last_request(history))
+    elif ask.system is None:
+        base = replace(model_request(core, history), tools=())
+    else:
+        base = ModelRequest(messages=history, tools=(), system=ask.system)
     core.append(CompactionStart(trigger=trigger, instructions=instructions))
-    prompt = COMPACT_PROMPT if not instructions else f"{COMPACT_PROMPT}\n\n{instructions}"
-    request = ModelRequest(
-        messages=(*history, UserMessage(content=prompt)), tools=(), system=COMPACT_SYSTEM
-    )
     signal = core.turn.signal if core.turn is not None else AbortSignal()
     text = ""
+
     for attempt in range(1, core.agent.options.summary_attempts + 1):
+        prompt = UserMessage(content=ask.text(attempt, instructions))
+        request = ModelRequest(
+            messages=(*base.messages, prompt), tools=base.tools, system=base.system
+        )
         try:
             reply = await observed_call(core, request, signal, kind="compaction", attempt=attempt)
         except EndTurn as end:
@@ -111,3 +111,12 @@ async def _summarize(
     summary = text or "(the summary was empty)"
     core.append(CompactionEnd(summary=summary))
     return summary
+
+
+def _last_request(history: tuple[ModelMessage, ...]) -> tuple[ModelMessage, ...]:
+    """The messages the last model request carried: the history without the replies at its
+    end (what Claude Code 2.1.332's forked compaction sends, its prompt cache's prefix)."""
+    end = len(history)
+    while end > 0 and isinstance(history[end - 1], AssistantMessage):
+        end -= 1
+    return history[:end]

@@ -36,7 +36,7 @@ from dsh.agent._decisions import (
     PromptAllow,
     PromptBlock,
 )
-from dsh.agent._model_calls import observed_call
+from dsh.agent._model_calls import model_request, observed_call
 from dsh.agent._tool_step import run_tool_calls
 from dsh.agent._turn import (
     COMPLETED,
@@ -51,7 +51,6 @@ from dsh.agent._turn import (
 )
 from dsh.base import FrozenDict
 from dsh.messages import AssistantMessage, ToolUse
-from dsh.models import ModelRequest, ToolSpec
 from dsh.session import (
     AbortCause,
     AssistantDisplayEvent,
@@ -62,8 +61,6 @@ from dsh.session import (
     TurnEndReason,
     UserMessageEvent,
 )
-from dsh.tools import offered_tools
-from dsh.tools._deferred import deferred_announcement
 from dsh.tools._failures import DEFERRED
 from dsh.tools._seal import MAX_ARGUMENT_CHARS, arguments_size
 
@@ -154,7 +151,9 @@ async def _model_step(core: AgentCore, turn: TurnState) -> AssistantMessage:
 
     policy = sys.modules.get("dsh.agent._model_policy")
     if policy is None:  # no plugin named the model-call policies: none can listen
-        reply = await observed_call(core, _request(core), turn.signal, logged=log)
+        reply = await observed_call(
+            core, model_request(core, core.projection()), turn.signal, logged=log
+        )
     else:
         reply = await _decided_call(core, turn, policy, log)
     if reply.text and core.agent.parent is None:
@@ -166,7 +165,7 @@ async def _decided_call(
     core: AgentCore, turn: TurnState, policy: Any, log: Callable[[AssistantMessage], str]
 ) -> AssistantMessage:
     """The step's call under ``agent/model-request-policy`` and ``agent/model-reply``."""
-    request = await policy.decide_request(core, _request(core))
+    request = await policy.decide_request(core, model_request(core, core.projection()))
     if isinstance(request, AssistantMessage):  # answered without the model
         reply: AssistantMessage = await policy.decide_reply(core, request)
         log(reply)
@@ -187,24 +186,6 @@ def _bounded(calls: tuple[ToolUse, ...]) -> tuple[ToolUse, ...]:
         else ToolUse(c.id, c.name, FrozenDict())
         for c in calls
     )
-
-
-def _request(core: AgentCore) -> ModelRequest:
-    """The projection, the tools it offers (a deferred one once a ToolSearch result loaded it)
-    and the system prompt, naming the deferred tools when there are any."""
-    messages = core.projection()
-    definitions = core.agent.registry.definitions()
-    system = core.agent.system
-    announcement = deferred_announcement(definitions)
-    if announcement is not None:
-        system = f"{system}\n\n{announcement}" if system else announcement
-    specs = tuple(
-        ToolSpec(
-            name=d.name, description=d.description, input_schema=d.input_schema, deferred=d.deferred
-        )
-        for d in offered_tools(definitions, messages)
-    )
-    return ModelRequest(messages=messages, tools=specs, system=system)
 
 
 async def _display(core: AgentCore, turn: TurnState, message: SessionEvent) -> None:

@@ -5,6 +5,9 @@ Fired around every model call of every agent (a step's call, ``kind``
 (Codex's ``PreModelRequest`` and ``PostModelRequest``) sees each request, its
 outcome and the tokens it cost. They only observe: a listener cannot change,
 block or retry the call. ``observed_call`` is the one place that fires them.
+
+``model_request``: the request a step sends for some messages (the tools offered and the system
+prompt), which a forked compaction (``SummaryAsk.forked``) sends again.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from dsh._frozen import frozen
 from dsh.agent._turn import ERROR, EndTurn, error_text
 from dsh.base import AbortSignal
 from dsh.context import NotifyChannel
-from dsh.messages import AssistantMessage, Usage
-from dsh.models import ModelRequest
+from dsh.messages import AssistantMessage, ModelMessage, Usage
+from dsh.models import ModelRequest, ToolSpec
+from dsh.tools import offered_tools
+from dsh.tools._deferred import deferred_announcement
 
 if TYPE_CHECKING:
     from dsh.agent._agent import Agent
@@ -31,6 +36,7 @@ __all__ = [
     "ModelCallEnd",
     "ModelCallKind",
     "ModelCallStatus",
+    "model_request",
     "observed_call",
 ]
 
@@ -93,6 +99,23 @@ MODEL_REQUEST: NotifyChannel[Agent, ModelCall] = NotifyChannel("agent/model-requ
 
 MODEL_RESPONSE: NotifyChannel[Agent, ModelCallEnd] = NotifyChannel("agent/model-response")
 """After each model call: completed (after its reply is logged), failed, or aborted."""
+
+
+def model_request(core: AgentCore, messages: tuple[ModelMessage, ...]) -> ModelRequest:
+    """``messages``, the tools they offer (a deferred one once a ToolSearch result loaded it)
+    and the system prompt, naming the deferred tools when there are any."""
+    definitions = core.agent.registry.definitions()
+    system = core.agent.system
+    announcement = deferred_announcement(definitions)
+    if announcement is not None:
+        system = f"{system}\n\n{announcement}" if system else announcement
+    specs = tuple(
+        ToolSpec(
+            name=d.name, description=d.description, input_schema=d.input_schema, deferred=d.deferred
+        )
+        for d in offered_tools(definitions, messages)
+    )
+    return ModelRequest(messages=messages, tools=specs, system=system)
 
 
 async def observed_call(

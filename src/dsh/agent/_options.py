@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import final
 
 from dsh._frozen import frozen
+from dsh.agent._summary_ask import SummaryAsk
 
 __all__ = ["AgentOptions"]
 
@@ -31,7 +32,8 @@ class AgentOptions:
     does with ``model_auto_compact_token_limit`` (``None``: never by usage);
     ``parallel_tools`` runs a step's tool calls together; ``summary_attempts``
     is how many times a compaction asks for its summary while the answer has no
-    ``<summary>`` (Claude Code 2.1.332 asks twice; Codex 0.171 takes the first).
+    ``<summary>`` (Claude Code 2.1.332 asks twice; Codex 0.171 takes the first);
+    ``summary_ask`` is how it asks (dsh's prompt by default; the bridges set their tool's).
     """
 
     max_steps: int = 50
@@ -40,6 +42,7 @@ class AgentOptions:
     parallel_tools: bool = True
     compact_tokens: int | None = None
     summary_attempts: int = 2
+    summary_ask: SummaryAsk = SummaryAsk.separate()
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:

@@ -11,26 +11,32 @@ usage reported, cache tokens included. Failures are worded as Claude Code words 
 (``API Error: 400 M``, ``Failed to authenticate. API Error: 401 M``,
 ``API Error: Request rejected (429) · M``); 401, 408, 409, 429 and 5xx (529:
 overloaded) are retried up to ``CLAUDE_CODE_MAX_RETRIES`` times (default 10), a server's
-``x-should-retry`` and ``Retry-After`` obeyed; a 400 is sent five more times at once,
-whatever ``CLAUDE_CODE_MAX_RETRIES`` says, as 2.1.332 sends its degraded requests
-(without a beta, a thinking display, deferred tools: none of which dsh's requests have,
-so the same body). Recorded with the binary: ``tests/fixtures/claude_api_retries.json``.
+``x-should-retry`` and ``Retry-After`` obeyed. A 400 is sent again at once, whatever
+``CLAUDE_CODE_MAX_RETRIES`` says, degraded as 2.1.332 degrades its resends (``resent``,
+recorded with the binary: ``tests/fixtures/claude_api_retries.json``): five more times,
+the first two as they were (2.1.332 leaves out a beta and a thinking display dsh's requests
+do not have), the last three without tool search (no ``anthropic-beta``, no
+``defer_loading``); a 400 or 422 refusing a ``system`` role (``Unexpected role`` …
+``input message role``, or ``not supported`` … ``role: system``) once, with the system
+turns as ``<system-reminder>`` user text, and this model sends none again
+(2.1.332's ``[mid-conv-system]`` fallback, recorded: ``tests/fixtures/claude_system_turns.json``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any, final
 
 from dsh import __version__
 from dsh.base import freeze_json
 from dsh.base._env_policy import withhold_variable
-from dsh.messages import AssistantMessage, ToolUse, Usage
+from dsh.messages import AssistantMessage, ContextMessage, ToolUse, Usage
 from dsh.messages._messages import token_count
-from dsh.models._anthropic_body import ThinkingStore, messages_body
+from dsh.models._anthropic_body import Degraded, ThinkingStore, messages_body
 from dsh.models._chat_reply import parse_arguments, server_message
-from dsh.models._provider import Backoff, PrefixedFailures, StreamingModel
+from dsh.models._provider import Backoff, PrefixedFailures, Resend, StreamingModel
 from dsh.models._types import ModelError, ModelRefusal, ModelRequest
 from dsh.models._wire import StatusError
 
@@ -70,6 +76,17 @@ _RETRYABLE = frozenset({401, 408, 409, 429})
 TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20"
 """The beta 2.1.332 sends for ``defer_loading`` tools and ``tool_reference`` blocks."""
 _RESENDS_400 = 5
+_AS_SENT_400 = 2
+"""The resends of a 400 that 2.1.332 degrades in ways dsh's requests have nothing of."""
+_SYSTEM_ROLE = re.compile(r"role .{0,2}system", re.IGNORECASE)
+
+
+def refuses_system_turns(message: str) -> bool:
+    """Whether an API error's text says the API takes no ``system`` role in ``messages``
+    (what 2.1.332 answers with its ``[mid-conv-system]`` fallback)."""
+    if "Unexpected role" in message and "input message role" in message:
+        return True
+    return "not supported" in message and _SYSTEM_ROLE.search(message) is not None
 
 
 def resolve_alias(name: str) -> str:
@@ -141,15 +158,18 @@ class AnthropicFormat(PrefixedFailures):
         self.thinking_budget = thinking_budget
         self._extra = dict(extra_headers or {})
         self.thinking = ThinkingStore()
+        self.system_turns = True
+        """``False`` once the API refused them: every later request sends them as user text."""
 
-    def headers(self) -> dict[str, str]:
+    def headers(self, *, tool_search: bool = True) -> dict[str, str]:
         headers = {
             "Accept": "application/json",
             "Content-Type": "application/json",
             "User-Agent": f"dsh/{__version__}",
             "anthropic-version": API_VERSION,
-            "anthropic-beta": TOOL_SEARCH_BETA,
         }
+        if tool_search:
+            headers["anthropic-beta"] = TOOL_SEARCH_BETA
         if self._api_key:
             headers["x-api-key"] = self._api_key
         if self._auth_token:
@@ -157,13 +177,32 @@ class AnthropicFormat(PrefixedFailures):
         headers.update(self._extra)
         return headers
 
-    def body(self, request: ModelRequest) -> Mapping[str, Any]:
+    def body(self, request: ModelRequest, *, tool_search: bool = True) -> Mapping[str, Any]:
         return messages_body(
             self.model,
             request,
             max_tokens=self.max_tokens,
             thinking=self.thinking,
             thinking_budget=self.thinking_budget,
+            form=Degraded(tool_search=tool_search, system_turns=self.system_turns),
+        )
+
+    def resent(self, request: ModelRequest, n: int, error: ModelError) -> Resend | None:
+        """The ``n``-th resend of a refused request, as 2.1.332 resends it (the module's
+        docstring), or ``None``: the failure stands."""
+        if error.status not in (400, 422):
+            return None
+        if refuses_system_turns(error.message):
+            turns = any(isinstance(m, ContextMessage) for m in request.messages)
+            if not (turns and self.system_turns):
+                return None
+            self.system_turns = False
+            return self.body(request), None
+        if error.status != 400 or n > _RESENDS_400:
+            return None
+        search = n <= _AS_SENT_400
+        return self.body(request, tool_search=search), None if search else self.headers(
+            tool_search=False
         )
 
     def decoder(self) -> MessagesDecoder:

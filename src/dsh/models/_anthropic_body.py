@@ -22,6 +22,11 @@ an offered tool, and a loaded deferred tool is offered with ``defer_loading: tru
 2.1.332 sends them (with the ``advanced-tool-use`` beta, ``_anthropic``); a reference to a
 tool the request does not offer is the ``<functions>`` text chat completions get.
 
+Degraded, as 2.1.332 resends a request the API refused (``_anthropic``): without tool search
+(``tool_search=False``: no ``defer_loading``, a ``tool_reference`` as the ``<functions>`` text),
+and without system turns (``system_turns=False``: a ``ContextMessage`` as ``user`` text inside
+``<system-reminder>`` tags, 2.1.332's ``[mid-conv-system]`` fallback).
+
 Prompt caching as Claude Code places it: the system prompt is one text block with
 ``cache_control: {"type": "ephemeral"}``, and the last content block of the last
 message carries the same breakpoint (the request before it then reads the cache up to
@@ -34,6 +39,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, final
 
+from dsh._frozen import frozen
 from dsh.base import thaw_json
 from dsh.messages import (
     AssistantMessage,
@@ -50,7 +56,7 @@ from dsh.messages import (
 from dsh.models._chat_request import SUMMARY_PREFIX, block_texts
 from dsh.models._types import ModelRequest, ToolSpec
 
-__all__ = ["CACHE", "ThinkingStore", "messages_body", "reply_key"]
+__all__ = ["CACHE", "Degraded", "ThinkingStore", "messages_body", "reply_key"]
 
 CACHE: Mapping[str, str] = {"type": "ephemeral"}
 _MAX_KEPT = 256
@@ -87,7 +93,9 @@ class ThinkingStore:
         return self._kept.get(reply_key(message), ())
 
 
-def _blocks(content: Content, tools: Mapping[str, ToolSpec]) -> list[dict[str, Any]]:
+def _blocks(
+    content: Content, tools: Mapping[str, ToolSpec], references: bool = True
+) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     out: list[dict[str, Any]] = []
@@ -95,17 +103,19 @@ def _blocks(content: Content, tools: Mapping[str, ToolSpec]) -> list[dict[str, A
         if isinstance(block, ImageBlock):
             source = {"type": "base64", "media_type": block.media_type, "data": block.data}
             out.append({"type": "image", "source": source})
-        elif isinstance(block, ToolReferenceBlock) and block.tool_name in tools:
+        elif isinstance(block, ToolReferenceBlock) and references and block.tool_name in tools:
             out.append({"type": "tool_reference", "tool_name": block.tool_name})
         else:
             out.extend({"type": "text", "text": t} for t in block_texts((block,), tools) if t)
     return out
 
 
-def _tool_result(message: ToolResultMessage, tools: Mapping[str, ToolSpec]) -> dict[str, Any]:
+def _tool_result(
+    message: ToolResultMessage, tools: Mapping[str, ToolSpec], references: bool
+) -> dict[str, Any]:
     content: Any = message.content
     if not isinstance(content, str):
-        content = _blocks(content, tools)
+        content = _blocks(content, tools, references)
     # is_error always, false too: as Claude Code sends it (the fixture tests/wire keeps).
     return {
         "type": "tool_result",
@@ -132,16 +142,32 @@ def _assistant(message: AssistantMessage, thinking: ThinkingStore) -> list[dict[
     return blocks
 
 
+@final
+@frozen
+class Degraded:
+    """What a resend leaves out (``messages_body``): tool search, system turns."""
+
+    tool_search: bool = True
+    system_turns: bool = True
+
+
+_WHOLE = Degraded()
+
+
 def _wire_message(
-    message: ModelMessage, tools: Mapping[str, ToolSpec], thinking: ThinkingStore
+    message: ModelMessage, tools: Mapping[str, ToolSpec], thinking: ThinkingStore, form: Degraded
 ) -> tuple[str, list[dict[str, Any]]]:
     match message:
+        case ContextMessage(text=text) if not form.system_turns:
+            return "user", [
+                {"type": "text", "text": f"<system-reminder>\n{text}\n</system-reminder>"}
+            ]
         case UserMessage(content=content):
-            return "user", _blocks(content, tools)
+            return "user", _blocks(content, tools, form.tool_search)
         case AssistantMessage():
             return "assistant", _assistant(message, thinking)
         case ToolResultMessage():
-            return "user", [_tool_result(message, tools)]
+            return "user", [_tool_result(message, tools, form.tool_search)]
         case ContextMessage(text=text):
             return "system", [{"type": "text", "text": text}]
         case SteeringMessage(text=text):
@@ -151,11 +177,13 @@ def _wire_message(
     raise TypeError(f"not a model message: {message!r}")  # pragma: no cover
 
 
-def _messages(request: ModelRequest, thinking: ThinkingStore) -> list[dict[str, Any]]:
+def _messages(
+    request: ModelRequest, thinking: ThinkingStore, form: Degraded
+) -> list[dict[str, Any]]:
     tools = {t.name: t for t in request.tools}
     out: list[dict[str, Any]] = []
     for message in request.messages:
-        role, blocks = _wire_message(message, tools, thinking)
+        role, blocks = _wire_message(message, tools, thinking, form)
         if not blocks:
             continue
         if out and role == "user" and out[-1]["role"] == "user":
@@ -172,13 +200,13 @@ def _messages(request: ModelRequest, thinking: ThinkingStore) -> list[dict[str, 
     return out
 
 
-def _tool(tool: ToolSpec) -> dict[str, Any]:
+def _tool(tool: ToolSpec, search: bool) -> dict[str, Any]:
     spec = {
         "name": tool.name,
         "description": tool.description,
         "input_schema": thaw_json(tool.input_schema),
     }
-    return {**spec, "defer_loading": True} if tool.deferred else spec
+    return {**spec, "defer_loading": True} if tool.deferred and search else spec
 
 
 def messages_body(
@@ -188,13 +216,15 @@ def messages_body(
     max_tokens: int,
     thinking: ThinkingStore,
     thinking_budget: int | None = None,
+    form: Degraded = _WHOLE,
 ) -> dict[str, Any]:
-    """The JSON body POSTed to ``/v1/messages`` (always streamed)."""
-    body: dict[str, Any] = {"model": model, "messages": _messages(request, thinking)}
+    """The JSON body POSTed to ``/v1/messages`` (always streamed); ``form``: what a degraded
+    resend leaves out."""
+    body: dict[str, Any] = {"model": model, "messages": _messages(request, thinking, form)}
     if request.system:
         body["system"] = [{"type": "text", "text": request.system, "cache_control": dict(CACHE)}]
     if request.tools:
-        body["tools"] = [_tool(t) for t in request.tools]
+        body["tools"] = [_tool(t, form.tool_search) for t in request.tools]
     body["max_tokens"] = max_tokens
     if request.output_schema is not None:
         schema = thaw_json(request.output_schema)

@@ -19,7 +19,7 @@ import random
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, final, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeAlias, final, runtime_checkable
 
 from dsh._frozen import frozen
 from dsh.messages import AssistantMessage
@@ -43,8 +43,10 @@ from dsh.models._wire import (
 
 __all__ = [
     "Backoff",
+    "Degrading",
     "PrefixedFailures",
     "ReplyDecoder",
+    "Resend",
     "RetryNotice",
     "StreamingModel",
     "TokenCounting",
@@ -141,6 +143,21 @@ class PrefixedFailures:
         return error
 
 
+Resend: TypeAlias = tuple[Mapping[str, Any], dict[str, str] | None]
+"""A resend's body and headers (``None``: the wire format's usual ones)."""
+
+
+@runtime_checkable
+class Degrading(WireFormat, Protocol):
+    """A wire format whose resends of a refused request differ from it (Claude Code's:
+    ``_anthropic``); ``resends`` then only counts them for a scripted model's replay."""
+
+    def resent(self, request: ModelRequest, n: int, error: ModelError) -> Resend | None:
+        """The ``n``-th resend (from 1) of ``request`` after ``error``; ``None``: the failure
+        stands."""
+        ...
+
+
 @runtime_checkable
 class TokenCounting(WireFormat, Protocol):
     """A wire format with a call that counts a request's input tokens (``count_tokens``)."""
@@ -212,6 +229,7 @@ class StreamingModel:
             reply_timeout, REPLY_TIMEOUT_ENV_VAR, DEFAULT_REPLY_TIMEOUT
         )
         self._transport: ChatTransport | None = None
+        self._others: dict[tuple[tuple[str, str], ...], ChatTransport] = {}
 
     @property
     def name(self) -> str:
@@ -224,11 +242,26 @@ class StreamingModel:
         transport, self._transport = self._transport, None
         if transport is not None:
             await transport.aclose()
+        others, self._others = self._others, {}
+        for other in others.values():
+            await other.aclose()
 
     def _get_transport(self) -> ChatTransport:
         if self._transport is None:
             self._transport = self._new_transport()
         return self._transport
+
+    def _transport_with(self, headers: dict[str, str]) -> ChatTransport:
+        """A transport sending ``headers`` in place of the format's (a degraded resend's),
+        kept for the next request that sends them."""
+        key = tuple(sorted(headers.items()))
+        if key not in self._others:
+            from dsh.models._http import HttpChatTransport
+
+            self._others[key] = HttpChatTransport(
+                self.base_url, "", timeout=self.timeout, path=self.wire.path, headers=headers
+            )
+        return self._others[key]
 
     def _new_transport(self) -> ChatTransport:
         """dsh's own HTTP/1.1 client (httpx2 behind a proxy), the format's path and headers."""
@@ -242,19 +275,20 @@ class StreamingModel:
     async def complete(
         self, request: ModelRequest, *, on_text: TextCallback | None = None
     ) -> AssistantMessage:
-        body = self.wire.body(request)
+        body: Mapping[str, Any] = self.wire.body(request)
+        headers: dict[str, str] | None = None
         attempt = resent = 0
         while True:
             attempt += 1
             streamed: list[bool] = [False]
             try:
-                return await self._attempt(body, on_text, streamed)
+                return await self._attempt(body, on_text, streamed, headers)
             except _Failure as failure:
                 error = failure.error
-                status = error.status
-                resend = not (error.retryable or streamed[0]) and status is not None
-                if resend and resent < self.wire.resends(status or 0):
-                    resent, attempt = resent + 1, attempt - 1
+                resend = not (error.retryable or streamed[0]) and error.status is not None
+                again = self._resend(request, body, resent + 1, error) if resend else None
+                if again is not None:
+                    (body, headers), resent, attempt = again, resent + 1, attempt - 1
                     continue  # sent again at once, not a retry (no wait, no notice)
                 last = attempt > self.backoff.retries
                 if not error.retryable or last or streamed[0]:
@@ -263,6 +297,16 @@ class StreamingModel:
                 if self.on_retry is not None:
                     self.on_retry(RetryNotice(attempt=attempt, delay=delay, error=error))
                 await asyncio.sleep(delay)
+
+    def _resend(
+        self, request: ModelRequest, body: Mapping[str, Any], n: int, error: ModelError
+    ) -> Resend | None:
+        """The ``n``-th resend of a request refused with ``error`` (the same body unless the
+        wire format degrades it), or ``None``."""
+        wire = self.wire
+        if isinstance(wire, Degrading):
+            return wire.resent(request, n, error)
+        return (body, None) if n <= wire.resends(error.status or 0) else None
 
     async def count_tokens(self, request: ModelRequest) -> int | None:
         """The input tokens ``request`` would take, as the API counts them (the Messages
@@ -290,12 +334,18 @@ class StreamingModel:
         return counted
 
     async def _attempt(
-        self, body: Mapping[str, Any], on_text: TextCallback | None, streamed: list[bool]
+        self,
+        body: Mapping[str, Any],
+        on_text: TextCallback | None,
+        streamed: list[bool],
+        headers: dict[str, str] | None = None,
     ) -> AssistantMessage:
         try:
             transport = self._get_transport()
             if not self.wire.streamed:
                 return await self._read_whole(transport, body, on_text)
+            if headers is not None:
+                transport = self._transport_with(headers)
             return await self._read(transport.stream(body), on_text, streamed)
         except StatusError as e:
             error = self.wire.status_error(e)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, final
 
 from dsh._frozen import frozen
+from dsh.hooks.claude._compact_prompt import SUMMARY_ASK
 
 if TYPE_CHECKING:
     from dsh.agent import AgentOptions
@@ -69,7 +70,9 @@ class ClaudeCodeMount:
     def agent_options(self, options: AgentOptions) -> AgentOptions:
         """An agent's ``options`` as Claude Code's environment has them (``dsh.host`` applies it
         to every agent): ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` as the continuation cap, 0 or below
-        none but the step limit (``dsh.hooks.claude._block_cap``)."""
+        none but the step limit (``dsh.hooks.claude._block_cap``); a compaction's summary asked
+        for as 2.1.332 asks (``dsh.hooks.claude._compact_prompt``)."""
+        options = replace(options, summary_ask=SUMMARY_ASK)
         cap = self.stop_block_cap
         if cap is None:
             return options

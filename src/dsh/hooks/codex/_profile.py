@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, final
 
 from dsh._frozen import frozen
+from dsh.hooks.codex._compact_prompt import SUMMARY_ASK
 from dsh.hooks.codex.config._catalog import DEFAULT_SYSTEM_DIR, load_codex_catalog
 from dsh.hooks.codex.config._sandbox import codex_sandbox
 from dsh.hooks.codex.config._trust import TrustError, record_trust
@@ -88,11 +89,12 @@ class CodexMount:
         """An agent's ``options`` as Codex's configuration has them (``dsh.host`` applies it to
         every agent): ``model_auto_compact_token_limit`` where the options set no
         ``compact_tokens`` (a ``dsh run --auto-compact-tokens`` wins), and a compaction that
-        takes its first summary, as Codex does."""
+        asks with Codex's prompt (``dsh.hooks.codex._compact_prompt``) and takes its first
+        summary, as Codex does."""
         tokens = options.compact_tokens
         if tokens is None:
             tokens = self.catalog.auto_compact_tokens
-        return replace(options, compact_tokens=tokens, summary_attempts=1)
+        return replace(options, compact_tokens=tokens, summary_attempts=1, summary_ask=SUMMARY_ASK)
 
     @property
     def absent_tools(self) -> tuple[str, ...]:

@@ -423,6 +423,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`trigger` and `compact_summary`; followed by `SessionStart` with source `compact`",
             "`compact_summary` is the summarization answer as it is; one without `<summary>` is"
             " asked for once more first, as Claude Code retries it",
+            "the summary is asked for with 2.1.332's requests: the last model request's system"
+            " prompt, tools and messages (not the reply that answered it), then its compaction"
+            " prompt word for word; asked once more, its `For this reply only: …` paragraph after"
+            " it",
             "exit 2 stderr shown to the user",
         ),
     ),

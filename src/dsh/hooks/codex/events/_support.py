@@ -181,6 +181,9 @@ _TABLE: Final[dict[str, CodexEventSupport]] = {
             " highest `config.toml` layer that sets it; `dsh run --auto-compact-tokens` wins);"
             " the first summary answer is taken, and the request after it carries the summary"
             " in Codex's framing (`Another language model started to solve this problem…`)",
+            "the summary is asked for as Codex 0.171 asks: the history under the session's own"
+            " instructions, no tools offered, then Codex's prompt (`You are performing a CONTEXT"
+            " CHECKPOINT COMPACTION. …`) word for word as a user message",
             "`continue: false` abandons the compaction and aborts the turn",
         ),
     ),

@@ -107,6 +107,11 @@ class SandboxPolicy:
     excluded_commands: tuple[str, ...] = ()
     """Commands run outside the sandbox (Claude Code's ``excludedCommands``: ``git``, ``docker
     *``): a simple command whose words start with one of these."""
+    write_denied: tuple[Path, ...] = ()
+    """Paths a sandboxed command may not write (Claude Code's ``filesystem.denyWrite``): one
+    that exists is kept read-only as ``protected`` is; one missing yet beneath a writable
+    root gets a placeholder at its first missing component (``missing_denied``), so the
+    command cannot create it."""
     unreadable: tuple[Path, ...] = ()
     """Paths a sandboxed command cannot read (Claude Code's ``filesystem.denyRead``): each one
     that exists is covered, in the command's own mount namespace, by an empty read-only
@@ -180,10 +185,29 @@ class SandboxPolicy:
         found: list[Path] = []
         for root in tops:
             found += [root / name for name in PROTECTED_NAMES if os.path.lexists(root / name)]
-        for path in self.protected:
+        for path in (*self.protected, *self.write_denied):
             real = path.resolve()
             if real.exists() and any(real.is_relative_to(r) for r in roots):
                 found.append(real)
+        return found
+
+    def missing_denied(self, project: Path, env: Mapping[str, str]) -> list[Path]:
+        """Where placeholders stand for the ``write_denied`` paths missing yet: each one's
+        first missing component (its parent exists), when a writable root holds it (as
+        Claude Code's sandbox puts one at the first missing component of a path it
+        protects)."""
+        if self.mode != "workspace-write":
+            return []
+        roots = [r.resolve() for r in self.writable(project, env)]
+        found: list[Path] = []
+        for path in self.write_denied:
+            first = path.resolve()  # the existing part's links followed
+            if os.path.lexists(first):
+                continue
+            while not os.path.lexists(first.parent):
+                first = first.parent
+            if any(first.is_relative_to(r) for r in roots) and first not in found:
+                found.append(first)
         return found
 
     def readable_paths(self) -> list[Path]:
@@ -403,6 +427,11 @@ def _mount_plan(
 
         tops = [r.resolve() for r in (project, *policy.writable_roots)]
         protected += [p for p in hold_placeholders(tops) if p not in protected]
+        missing = policy.missing_denied(project, env)
+        if missing:  # denyWrite paths missing yet: a placeholder at each first missing part
+            from dsh.base._sandbox_placeholders import hold_paths
+
+            protected += [p for p in hold_paths(missing) if p not in protected]
     binds = [(os.fsencode(p), mount_flags(str(p))) for p in protected]
     here = cwd.resolve()
     hidden: list[tuple[bytes, bool, list[Reopen]]] = []

@@ -205,7 +205,7 @@ def read_sandbox(
         **network,
         mode="workspace-write",
         writable_roots=tuple(writable),
-        protected=tuple(denied),
+        write_denied=tuple(denied),
         unreadable=tuple(unreadable),
         readable=tuple(readable),
         allowed_domains=tuple(dict.fromkeys(allowed_domains)),

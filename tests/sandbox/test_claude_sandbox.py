@@ -262,10 +262,8 @@ def test_deny_write_of_paths_that_do_not_exist_yet(tmp_path: Path, project: Path
     results, _ = _run(tmp_path, project, calls, *BYPASS)
     assert [r["is_error"] for r in results] == [True, True, True, False, False]
     assert "Read-only file system" in results[0]["content"]
-    assert (
-        "mkdir: cannot create directory ‘later/deep’: Read-only file system"
-        in (results[1]["content"])
-    )
+    assert "cannot create directory" in results[1]["content"]  # later/deep: beneath it
+    assert "Read-only file system" in results[1]["content"]
     # The placeholders stood for the session only: the names are as they were.
     assert sorted(p.name for p in project.iterdir()) == [".claude", "other", "sibling.txt"]
     assert sorted(p.name for p in outside.iterdir()) == ["sibling.txt"]

@@ -102,6 +102,9 @@ class SandboxPolicy:
     network_access: bool = False
     exclude_tmpdir_env_var: bool = False
     exclude_slash_tmp: bool = False
+    exclude_project: bool = False
+    """The project is not writable in ``workspace-write`` (a Codex permission profile whose
+    rules give other roots but not the workspace roots themselves)."""
     protected: tuple[Path, ...] = field(default=())
     source: str = "default"
     excluded_commands: tuple[str, ...] = ()
@@ -166,7 +169,7 @@ class SandboxPolicy:
         """The roots a command may write beneath (none in ``read-only``)."""
         if self.mode != "workspace-write":
             return []
-        roots = [project, *self.writable_roots]
+        roots = [*([] if self.exclude_project else [project]), *self.writable_roots]
         tmpdir = env.get("TMPDIR", "")
         if not self.exclude_tmpdir_env_var and os.path.isabs(tmpdir):
             roots.append(Path(tmpdir))
@@ -174,13 +177,18 @@ class SandboxPolicy:
             roots.append(Path("/tmp"))
         return roots
 
+    def tops(self, project: Path) -> list[Path]:
+        """The roots whose top holds the protected names: the project (when writable) and
+        ``writable_roots`` (not the temp directories)."""
+        return [*([] if self.exclude_project else [project]), *self.writable_roots]
+
     def protected_paths(self, project: Path, env: Mapping[str, str]) -> list[Path]:
         """The protected paths that exist and lie beneath a root the command may write: the
         protected names at the top of the project and each writable root (not the temp
         directories), and ``protected`` wherever a writable root holds it."""
         if self.mode != "workspace-write":
             return []
-        tops = [r.resolve() for r in (project, *self.writable_roots)]
+        tops = [r.resolve() for r in self.tops(project)]
         roots = [r.resolve() for r in self.writable(project, env)]
         found: list[Path] = []
         for root in tops:
@@ -425,7 +433,7 @@ def _mount_plan(
     if policy.mode == "workspace-write":  # the names missing yet: placeholders (for dsh's life)
         from dsh.base._sandbox_placeholders import hold_placeholders
 
-        tops = [r.resolve() for r in (project, *policy.writable_roots)]
+        tops = [r.resolve() for r in policy.tops(project)]
         protected += [p for p in hold_placeholders(tops) if p not in protected]
         missing = policy.missing_denied(project, env)
         if missing:  # denyWrite paths missing yet: a placeholder at each first missing part

@@ -88,7 +88,8 @@ def main() -> None:
     code, output = run(codex, places, relative, "true")
     said = next((line for line in output.splitlines() if "relative/x" in line), "")
     cases["relative-path"] = {"command": "true", "exit": code, "says": said}
-    out.write_text(json.dumps({"codex": "0.171", "cases": cases}, indent=2) + "\n")
+    kept = {"codex": "0.171", "profile": PROFILE, "error_words": ERRORS, "cases": cases}
+    out.write_text(json.dumps(kept, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -163,16 +163,15 @@ def test_a_codex_permission_profile_s_filesystem_rules_confine_exec_command(
     same commands succeed and fail, with the same words, but a ``none`` path, which dsh
     hides under an empty mount (``No such file or directory``) where Codex says
     ``Permission denied``."""
-    from benchmarks.record_codex_profile_fs import ERRORS, PROFILE
-
-    recorded = json.loads((FIXTURES / "codex_profile_filesystem.json").read_text())["cases"]
+    fixture = json.loads((FIXTURES / "codex_profile_filesystem.json").read_text())
+    recorded, errors = fixture["cases"], fixture["error_words"]
     places = {n: tmp_path / n for n in ("home", "project", "extra", "kept", "hidden")}
     for folder in (places["home"] / ".codex", places["project"] / "docs", *places.values()):
         folder.mkdir(parents=True, exist_ok=True)
     (places["project"] / "secret").mkdir()
     (places["project"] / "secret" / "s.txt").write_text("secret words\n")
     (places["hidden"] / "h.txt").write_text("hidden words\n")
-    config = PROFILE.format(extra=places["extra"], hidden=places["hidden"])
+    config = fixture["profile"].format(extra=places["extra"], hidden=places["hidden"])
     config = config.replace('"read"\n', '"read"\n"relative/x" = "write"\n', 1)
     (places["home"] / ".codex" / "config.toml").write_text(config)
     cases = {n: c for n, c in recorded.items() if n != "relative-path"}
@@ -194,7 +193,7 @@ def test_a_codex_permission_profile_s_filesystem_rules_confine_exec_command(
     out = [str(r["content"]) for r in results if r["type"] == "tool/result"]
     for (name, case), text in zip(cases.items(), out, strict=True):
         assert ("exited with code 0" in text) is (case["exit"] == 0), (name, text)
-        words = [e for e in ERRORS if e in text]
+        words = [e for e in errors if e in text]
         expected = ["No such file or directory"] if name.endswith("none") else case["errors"]
         assert words == expected, (name, text)
     assert (project / "in.txt").exists()

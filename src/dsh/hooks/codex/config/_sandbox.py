@@ -5,13 +5,13 @@ diagnostic, and the key is then what the layers below say).
 Without ``sandbox_mode`` (which wins, as in Codex), a **permission profile** may give the
 sandbox: ``default_permissions`` names a built-in (``:read-only``, ``:workspace``,
 ``:danger-no-sandbox``) or a ``[permissions.NAME]`` table, of which dsh reads ``extends``
-(one of those built-ins) and ``[permissions.NAME.network]``: ``enabled = true`` opens the
+(one of those built-ins, or none), its filesystem rules (``_profile_fs``) and
+``[permissions.NAME.network]``: ``enabled = true`` opens the
 network, and with Codex's proxy on (``[features] network_proxy = true``, or its table's
 ``enabled``) ``domains`` (``"example.com" = "allow"`` or ``"deny"``) is the domain filter,
 as Codex 0.171's own proxy applies it (seen with ``codex sandbox``: an allowed name
 answered, another refused with ``403`` and ``x-proxy-error: blocked-by-allowlist``; without
-``enabled``, no network at all). The profile's ``filesystem`` rules are not read (a
-diagnostic says so)."""
+``enabled``, no network at all)."""
 
 from __future__ import annotations
 

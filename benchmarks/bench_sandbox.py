@@ -7,11 +7,13 @@ temporary project four ways, interleaved: with no sandbox, under ``workspace-wri
 (Landlock, the seccomp filter, every mount read-only but the writable roots, a read-only
 bind of the project's ``.git`` and the placeholders of the protected names it lacks), under
 ``read-only``, and under ``workspace-write`` with allowed domains (its own network namespace
-and the filtering proxy). Printed: the median wall time of each and the sandbox's overhead (target
-<= 5 ms). With ``--codex`` (default: the Codex 0.171 the project records with, if
-installed), ``codex sandbox -c sandbox_mode="workspace-write" -- true`` beside ``true``
-run directly (with ``HOME`` in a temporary folder): Codex's whole command, its own
-start-up included, as a user of ``codex sandbox`` pays it.
+and the filtering proxy), and as Claude Code's ``sandbox.enabled`` gives it (the proxy
+always, an unlisted host asked about, Unix sockets blocked). Printed: the median wall time
+of each and the sandbox's overhead (target <= 5 ms). With ``--codex`` (default: the
+Codex 0.171 the project records with, if installed),
+``codex sandbox -c sandbox_mode="workspace-write" -- true`` beside ``true`` run directly
+(with ``HOME`` in a temporary folder): Codex's whole command, its own start-up included,
+as a user of ``codex sandbox`` pays it.
 """
 
 from __future__ import annotations
@@ -50,6 +52,12 @@ async def _bash(project: Path, runs: int) -> dict[str, list[float]]:
         "domain proxy": Workspace(
             cwd=project,
             sandbox=SandboxPolicy(mode="workspace-write", allowed_domains=("example.com",)),
+        ),
+        "claude settings": Workspace(  # sandbox.enabled: the proxy, asking, Unix sockets off
+            cwd=project,
+            sandbox=SandboxPolicy(
+                mode="workspace-write", ask_domains=True, unix_sockets=False, proxy_env="claude"
+            ),
         ),
     }
     times: dict[str, list[float]] = {name: [] for name in spaces}

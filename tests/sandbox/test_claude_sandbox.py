@@ -246,3 +246,24 @@ def test_managed_read_paths_only_keeps_allow_read_to_managed_settings(tmp_path: 
     assert catalog.sandbox is not None
     assert catalog.sandbox.readable == (Path("/opt"),)
     assert any("allowManagedReadPathsOnly" in d.reason for d in catalog.diagnostics)
+
+
+def test_deny_write_of_paths_that_do_not_exist_yet(tmp_path: Path, project: Path) -> None:
+    outside = tmp_path / "outside"  # under /tmp: writable but for what is denied
+    deny = ["new-secret.txt", "later/deep/key.pem", str(outside / "made-later")]
+    _settings(project, "settings.local.json", {"enabled": True, "filesystem": {"denyWrite": deny}})
+    calls = [
+        _bash("touch new-secret.txt"),
+        _bash("mkdir -p later/deep && touch later/deep/key.pem"),
+        _bash(f"mkdir {outside}/made-later"),
+        _bash(f"touch sibling.txt {outside}/sibling.txt && mkdir -p other/deep"),
+        _bash("ls -a"),
+    ]
+    results, _ = _run(tmp_path, project, calls, *BYPASS)
+    assert [r["is_error"] for r in results] == [True, True, True, False, False]
+    assert "Read-only file system" in results[0]["content"]
+    assert "cannot create directory" in results[1]["content"]  # later/deep: beneath it
+    assert "Read-only file system" in results[1]["content"]
+    # The placeholders stood for the session only: the names are as they were.
+    assert sorted(p.name for p in project.iterdir()) == [".claude", "other", "sibling.txt"]
+    assert sorted(p.name for p in outside.iterdir()) == ["sibling.txt"]

@@ -14,6 +14,9 @@ import pytest
 from dsh.base._sandbox import sandbox_mechanism
 from tests.cli.test_cli import dsh
 
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+_TEXT = {"type": "text", "text": "ok"}
+
 pytestmark = pytest.mark.skipif(
     sandbox_mechanism()[0] is None, reason=f"no sandbox here: {sandbox_mechanism()[1]}"
 )
@@ -134,9 +137,66 @@ def test_a_codex_permission_profile_gives_the_sandbox_and_its_domain_filter(
     policy = codex_sandbox(load_codex_catalog(tmp_path, home=home, system_dir=None).sandbox)
     assert policy is not None
     assert policy.mode == "read-only"
+    # A profile without `extends` is its own filesystem rules (`:project_roots`, the older
+    # name of `:workspace_roots`): the project writable, the temp directories not.
     (home / "config.toml").write_text(
         'default_permissions = "mine"\n[permissions.mine.filesystem]\n":project_roots" = "write"\n'
     )
     catalog = load_codex_catalog(tmp_path, home=home, system_dir=None)
+    policy = codex_sandbox(catalog.sandbox, tmp_path)
+    assert policy is not None
+    assert policy.writable(tmp_path, {"TMPDIR": "/var/tmp"}) == [tmp_path]
+    # One that extends another profile is not read.
+    (home / "config.toml").write_text(
+        'default_permissions = "mine"\n[permissions.mine]\nextends = "other"\n'
+    )
+    catalog = load_codex_catalog(tmp_path, home=home, system_dir=None)
     assert codex_sandbox(catalog.sandbox) is None
     assert any("default_permissions = 'mine'" in d.reason for d in catalog.diagnostics)
+
+
+def test_a_codex_permission_profile_s_filesystem_rules_confine_exec_command(
+    tmp_path: Path,
+) -> None:
+    """The rules as Codex 0.171 applies them (tests/fixtures/codex_profile_filesystem.json,
+    recorded with its binary: benchmarks/record_codex_profile_fs.py), through the loop: the
+    same commands succeed and fail, with the same words, but a ``none`` path, which dsh
+    hides under an empty mount (``No such file or directory``) where Codex says
+    ``Permission denied``."""
+    fixture = json.loads((FIXTURES / "codex_profile_filesystem.json").read_text())
+    recorded, errors = fixture["cases"], fixture["error_words"]
+    places = {n: tmp_path / n for n in ("home", "project", "extra", "kept", "hidden")}
+    for folder in (places["home"] / ".codex", places["project"] / "docs", *places.values()):
+        folder.mkdir(parents=True, exist_ok=True)
+    (places["project"] / "secret").mkdir()
+    (places["project"] / "secret" / "s.txt").write_text("secret words\n")
+    (places["hidden"] / "h.txt").write_text("hidden words\n")
+    config = fixture["profile"].format(extra=places["extra"], hidden=places["hidden"])
+    config = config.replace('"read"\n', '"read"\n"relative/x" = "write"\n', 1)
+    (places["home"] / ".codex" / "config.toml").write_text(config)
+    cases = {n: c for n, c in recorded.items() if n != "relative-path"}
+    paths = {k: str(v) for k, v in places.items()}
+    replies = [_exec(case["command"].format(**paths)) for case in cases.values()]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"openai": {"rules": [{"responses": [*replies, [_TEXT]]}]}}))
+    project = places["project"]
+    args = ["run", "--model", f"scripted:{script}", "--project", str(project), "--hooks", "codex"]
+    args += ["--session-dir", str(tmp_path / "s"), "--", "go"]
+    home = places["home"]
+    env = {"HOME": str(home), "CODEX_HOME": str(home / ".codex"), "TMPDIR": str(home)}
+    done = dsh(*args, cwd=tmp_path, env_extra=env, trust=False)
+    assert done.returncode == 0, done.stderr
+    said = recorded["relative-path"]["says"]  # Codex refuses to start; dsh leaves it out
+    assert said.partition("`relative/x` ")[2] in done.stdout + done.stderr
+    [log] = (tmp_path / "s").glob("*.jsonl")
+    results = [json.loads(line) for line in log.read_text().splitlines()]
+    out = [str(r["content"]) for r in results if r["type"] == "tool/result"]
+    for (name, case), text in zip(cases.items(), out, strict=True):
+        assert ("exited with code 0" in text) is (case["exit"] == 0), (name, text)
+        words = [e for e in errors if e in text]
+        expected = ["No such file or directory"] if name.endswith("none") else case["errors"]
+        assert words == expected, (name, text)
+    assert (project / "in.txt").exists()
+    assert (places["extra"] / "e.txt").exists()
+    assert not (project / "docs" / "d.txt").exists()
+    assert not (places["kept"] / "k.txt").exists()

@@ -57,14 +57,19 @@ def server() -> Iterator[int]:
 def _run(tmp_path: Path, commands: list[str], network: dict[str, Any]) -> list[str]:
     project = tmp_path / "project"
     (project / ".claude").mkdir(parents=True)
-    settings = {"sandbox": {"enabled": True, "network": network}}
+    # Bash allowed by a rule, not bypassPermissions: in that mode 2.1.332 lets a sandboxed
+    # command reach any host it is not denied (an unlisted one is asked about otherwise).
+    settings = {
+        "sandbox": {"enabled": True, "network": network},
+        "permissions": {"allow": ["Bash"]},
+    }
     (project / ".claude" / "settings.local.json").write_text(json.dumps(settings))
     calls = [[{"type": "tool_use", "name": "Bash", "input": {"command": c}}] for c in commands]
     script = tmp_path / "script.json"
     responses = [*calls, [{"type": "text", "text": "done"}]]
     script.write_text(json.dumps({"anthropic": {"rules": [{"responses": responses}]}}))
     args = ["run", "go", "--model", f"scripted:{script}", "--project", str(project)]
-    args += ["--session-dir", str(tmp_path / "s"), "--permission-mode", "bypassPermissions"]
+    args += ["--session-dir", str(tmp_path / "s")]
     done = run_dsh(*args, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "allowedDomains" not in done.stderr  # enforced, so not diagnosed
@@ -78,15 +83,19 @@ def test_allowed_domains_reach_a_loopback_server_through_the_proxy_only(
     tmp_path: Path, server: int
 ) -> None:
     url = f"http://localhost:{server}"
+    # Claude Code 2.1.332's NO_PROXY lists localhost (the command's own loopback); the host's
+    # server is reached by that name through the proxy only when the command clears it.
+    via = "export NO_PROXY= no_proxy=; "
     direct = (
         f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {server}))\""
     )
     commands = [
-        f"curl -sS {url}/plain",  # plain HTTP through the proxy
-        f"curl -sS -p {url}/tunnel",  # a CONNECT tunnel
-        f"{sys.executable} -c \"import urllib.request as u; print(u.urlopen('{url}/py').read())\"",
-        f"curl -sS -i http://127.0.0.1:{server}/ip",  # allowed, but denied too: denial wins
-        "curl -sS -i http://example.invalid/",  # not allowed
+        f"{via}curl -sS {url}/plain",  # plain HTTP through the proxy
+        f"{via}curl -sS -p {url}/tunnel",  # a CONNECT tunnel
+        f'{via}{sys.executable} -c "import urllib.request as u;'
+        f" print(u.urlopen('{url}/py').read())\"",
+        f"{via}curl -sS -i http://127.0.0.1:{server}/ip",  # allowed, but denied too: denial wins
+        f"{via}curl -sS -i http://example.invalid/",  # not allowed
         f"curl -sS --noproxy '*' {url}/direct; echo rc=$?",  # past the proxy: nothing there
         direct + "; echo rc=$?",
     ]

@@ -49,7 +49,7 @@ from dsh._frozen import frozen
 
 if TYPE_CHECKING:
     from dsh.base._sandbox_mounts import MountPlan
-    from dsh.base._sandbox_proxy import ProxyServer
+    from dsh.base._sandbox_proxy import Asker, ProxyRules, ProxyServer
 
 __all__ = [
     "PROTECTED_NAMES",
@@ -102,11 +102,19 @@ class SandboxPolicy:
     network_access: bool = False
     exclude_tmpdir_env_var: bool = False
     exclude_slash_tmp: bool = False
+    exclude_project: bool = False
+    """The project is not writable in ``workspace-write`` (a Codex permission profile whose
+    rules give other roots but not the workspace roots themselves)."""
     protected: tuple[Path, ...] = field(default=())
     source: str = "default"
     excluded_commands: tuple[str, ...] = ()
     """Commands run outside the sandbox (Claude Code's ``excludedCommands``: ``git``, ``docker
     *``): a simple command whose words start with one of these."""
+    write_denied: tuple[Path, ...] = ()
+    """Paths a sandboxed command may not write (Claude Code's ``filesystem.denyWrite``): one
+    that exists is kept read-only as ``protected`` is; one missing yet beneath a writable
+    root gets a placeholder at its first missing component (``missing_denied``), so the
+    command cannot create it."""
     unreadable: tuple[Path, ...] = ()
     """Paths a sandboxed command cannot read (Claude Code's ``filesystem.denyRead``): each one
     that exists is covered, in the command's own mount namespace, by an empty read-only
@@ -121,6 +129,22 @@ class SandboxPolicy:
     proxy, the only thing the command's own network namespace holds (``_sandbox_proxy``)."""
     denied_domains: tuple[str, ...] = ()
     """Domains the proxy refuses even when allowed (Claude Code's ``network.deniedDomains``)."""
+    unix_sockets: bool = True
+    """Whether a sandboxed command may make ``AF_UNIX`` sockets (Codex: always; Claude Code
+    2.1.332 on Linux: only with ``network.allowAllUnixSockets``, its seccomp filter cannot
+    allow one socket by path)."""
+    ask_domains: bool = False
+    """Whether a host none of ``allowed_domains`` matches is asked about (Claude Code's
+    "Network request outside of sandbox", through the approval seam) rather than refused;
+    it makes the proxy the network even without allowed domains."""
+    http_proxy_port: int | None = None
+    """The user's own HTTP proxy on the host's loopback (Claude Code's ``httpProxyPort``): the
+    command's HTTP proxy port leads there, unfiltered, instead of to dsh's filter."""
+    socks_proxy_port: int | None = None
+    """The user's own SOCKS proxy on the host's loopback (``socksProxyPort``), likewise."""
+    proxy_env: Literal["dsh", "claude"] = "dsh"
+    """Which variables point a command at the proxy: dsh's (``HTTP_PROXY``, ``HTTPS_PROXY``,
+    ``ALL_PROXY``) or Claude Code 2.1.332's Linux set (``_sandbox_proxy``)."""
     allow_unsandboxed: bool = False
     """Whether a call may ask to run outside the sandbox (Claude Code's Bash
     ``dangerouslyDisableSandbox`` under ``allowUnsandboxedCommands``; Codex's ``on-request``)."""
@@ -136,13 +160,16 @@ class SandboxPolicy:
     @property
     def proxied(self) -> bool:
         """Whether commands reach the network through the domain filter (and nothing else)."""
-        return self.sandboxed and not self.network_access and bool(self.allowed_domains)
+        if not self.sandboxed or self.network_access:
+            return False
+        ports = self.http_proxy_port is not None or self.socks_proxy_port is not None
+        return bool(self.allowed_domains) or self.ask_domains or ports
 
     def writable(self, project: Path, env: Mapping[str, str]) -> list[Path]:
         """The roots a command may write beneath (none in ``read-only``)."""
         if self.mode != "workspace-write":
             return []
-        roots = [project, *self.writable_roots]
+        roots = [*([] if self.exclude_project else [project]), *self.writable_roots]
         tmpdir = env.get("TMPDIR", "")
         if not self.exclude_tmpdir_env_var and os.path.isabs(tmpdir):
             roots.append(Path(tmpdir))
@@ -150,21 +177,45 @@ class SandboxPolicy:
             roots.append(Path("/tmp"))
         return roots
 
+    def tops(self, project: Path) -> list[Path]:
+        """The roots whose top holds the protected names: the project (when writable) and
+        ``writable_roots`` (not the temp directories)."""
+        return [*([] if self.exclude_project else [project]), *self.writable_roots]
+
     def protected_paths(self, project: Path, env: Mapping[str, str]) -> list[Path]:
         """The protected paths that exist and lie beneath a root the command may write: the
         protected names at the top of the project and each writable root (not the temp
         directories), and ``protected`` wherever a writable root holds it."""
         if self.mode != "workspace-write":
             return []
-        tops = [r.resolve() for r in (project, *self.writable_roots)]
+        tops = [r.resolve() for r in self.tops(project)]
         roots = [r.resolve() for r in self.writable(project, env)]
         found: list[Path] = []
         for root in tops:
             found += [root / name for name in PROTECTED_NAMES if os.path.lexists(root / name)]
-        for path in self.protected:
+        for path in (*self.protected, *self.write_denied):
             real = path.resolve()
             if real.exists() and any(real.is_relative_to(r) for r in roots):
                 found.append(real)
+        return found
+
+    def missing_denied(self, project: Path, env: Mapping[str, str]) -> list[Path]:
+        """Where placeholders stand for the ``write_denied`` paths missing yet: each one's
+        first missing component (its parent exists), when a writable root holds it (as
+        Claude Code's sandbox puts one at the first missing component of a path it
+        protects)."""
+        if self.mode != "workspace-write":
+            return []
+        roots = [r.resolve() for r in self.writable(project, env)]
+        found: list[Path] = []
+        for path in self.write_denied:
+            first = path.resolve()  # the existing part's links followed
+            if os.path.lexists(first):
+                continue
+            while not os.path.lexists(first.parent):
+                first = first.parent
+            if any(first.is_relative_to(r) for r in roots) and first not in found:
+                found.append(first)
         return found
 
     def readable_paths(self) -> list[Path]:
@@ -199,7 +250,10 @@ class SandboxPolicy:
             return f"{self.mode} (from {self.source})"
         net = "network on" if self.network_access else "network off"
         if self.proxied:
-            net = f"network to {', '.join(self.allowed_domains)} only (a proxy)"
+            listed = ", ".join(self.allowed_domains)
+            if self.ask_domains:
+                listed = f"{listed} and " * bool(listed) + "hosts the user allows"
+            net = f"network to {listed} only (a proxy)"
         return f"{self.mode}, {net} (from {self.source})"
 
 
@@ -215,31 +269,36 @@ class SandboxSpawn:
     fds: tuple[int, ...]
     env: Mapping[str, str] = field(default_factory=dict)
     """Variables the command needs beside its own (the proxy's, when there is one)."""
-    proxy: tuple[int, tuple[str, ...], tuple[str, ...]] | None = None
-    """The socket the child hands the proxy's listening socket over, and the domains."""
+    proxy: tuple[int, ProxyRules] | None = None
+    """The socket the child hands the proxy's listening sockets over, and its rules."""
 
     def close(self) -> None:
         for fd in self.fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
-    def serve(self) -> ProxyServer | None:
-        """After a spawn, in dsh's event loop: the domain filter on the listening socket the
-        child handed over (``None``: no proxy); ``close`` it when the command has ended."""
+    def serve(self, ask: Asker | None = None) -> ProxyServer | None:
+        """After a spawn, in dsh's event loop: the domain filter on the listening sockets the
+        child handed over (``None``: no proxy); ``close`` it when the command has ended.
+        ``ask`` settles a host no rule lists, when the rules say to ask."""
         if self.proxy is None:
             return None
         import socket
 
         from dsh.base._sandbox_proxy import ProxyServer
 
-        channel, allowed, denied = self.proxy
+        channel, rules = self.proxy
         with socket.socket(fileno=channel) as end:
             end.setblocking(False)
             try:
-                _, [listener], _, _ = socket.recv_fds(end, 1, 1)
+                _, fds, _, _ = socket.recv_fds(end, 1, 2)
             except (OSError, ValueError):
-                return None  # the child failed before it handed it over (and did not run)
-        server = ProxyServer(socket.socket(fileno=listener), allowed, denied)
+                return None  # the child failed before it handed them over (and did not run)
+        if len(fds) != 2:
+            for fd in fds:
+                os.close(fd)
+            return None
+        server = ProxyServer([socket.socket(fileno=fd) for fd in fds], rules, ask)
         server.start()
         return server
 
@@ -283,7 +342,7 @@ def sandbox_spawn(
 ) -> SandboxSpawn:
     """How to spawn ``argv`` inside ``policy``'s sandbox; ``SandboxError`` when it cannot be."""
     from dsh.base._containment import sandbox_namespace
-    from dsh.base._sandbox_kernel import KernelCalls, landlock_ruleset, network_filter
+    from dsh.base._sandbox_kernel import KernelCalls, landlock_ruleset
 
     mechanism, why = sandbox_mechanism()
     if mechanism is None:
@@ -312,18 +371,25 @@ def sandbox_spawn(
     except OSError as exc:
         SandboxSpawn([], _nothing, (), tuple(fds)).close()
         raise SandboxError(f"the {policy.mode} sandbox could not be prepared: {exc}") from None
-    calls = KernelCalls(None if policy.network_access else network_filter(inet=policy.proxied))
+    calls = KernelCalls(_seccomp(policy))
     handover: int | None = None
-    proxy: tuple[int, tuple[str, ...], tuple[str, ...]] | None = None
-    if policy.proxied:  # the child makes its network namespace and hands the proxy socket over
+    proxy: tuple[int, ProxyRules] | None = None
+    if policy.proxied:  # the child makes its network namespace and hands the proxy sockets over
         import socket
 
-        from dsh.base._sandbox_proxy import child_network, proxy_environment
+        from dsh.base._sandbox_proxy import ProxyRules, child_network, proxy_environment
 
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         handover = theirs.detach()
         fds.append(handover)
-        proxy = (ours.detach(), policy.allowed_domains, policy.denied_domains)
+        rules = ProxyRules(
+            policy.allowed_domains,
+            policy.denied_domains,
+            policy.ask_domains,
+            policy.http_proxy_port,
+            policy.socks_proxy_port,
+        )
+        proxy = (ours.detach(), rules)
     where = os.fsencode(cwd)
     own_userns = space is None and os.geteuid() != 0
     ids = (os.getuid(), os.getgid())
@@ -347,7 +413,11 @@ def sandbox_spawn(
         calls.restrict(ruleset)
 
     command = [unshare, "--fork", "--", *argv] if unshare is not None else list(argv)
-    env_extra = proxy_environment() if proxy is not None else {}
+    env_extra = (
+        proxy_environment(policy.proxy_env, policy.http_proxy_port, policy.socks_proxy_port)
+        if proxy is not None
+        else {}
+    )
     return SandboxSpawn(command, enter, (), tuple(fds), env_extra, proxy)
 
 
@@ -363,8 +433,13 @@ def _mount_plan(
     if policy.mode == "workspace-write":  # the names missing yet: placeholders (for dsh's life)
         from dsh.base._sandbox_placeholders import hold_placeholders
 
-        tops = [r.resolve() for r in (project, *policy.writable_roots)]
+        tops = [r.resolve() for r in policy.tops(project)]
         protected += [p for p in hold_placeholders(tops) if p not in protected]
+        missing = policy.missing_denied(project, env)
+        if missing:  # denyWrite paths missing yet: a placeholder at each first missing part
+            from dsh.base._sandbox_placeholders import hold_paths
+
+            protected += [p for p in hold_paths(missing) if p not in protected]
     binds = [(os.fsencode(p), mount_flags(str(p))) for p in protected]
     here = cwd.resolve()
     hidden: list[tuple[bytes, bool, list[Reopen]]] = []
@@ -375,6 +450,16 @@ def _mount_plan(
             raise SandboxError(f"the working directory {cwd} is under a denyRead path ({path})")
         hidden.append((os.fsencode(path), path.is_dir(), [reopen(path, a) for a in reopened]))
     return MountPlan.of(roots, binds, hidden, mount_flags("/dev/null"))
+
+
+def _seccomp(policy: SandboxPolicy) -> bytes | None:
+    """The seccomp program of ``policy``'s commands (``None``: none): the network off (but
+    the proxy's loopback), or on with Unix sockets blocked, or nothing."""
+    from dsh.base._sandbox_kernel import network_filter, unix_socket_filter
+
+    if not policy.network_access:
+        return network_filter(inet=policy.proxied, unix=policy.unix_sockets)
+    return None if policy.unix_sockets else unix_socket_filter()
 
 
 def _nothing() -> None:

@@ -37,6 +37,7 @@ __all__ = [
     "landlock_ruleset",
     "mount_flags",
     "network_filter",
+    "unix_socket_filter",
 ]
 
 _SYS_LANDLOCK_CREATE: Final = 444  # the same number on every architecture (generic table)
@@ -67,7 +68,7 @@ _ARCHES: Final = {
     "x86_64": (0xC000003E, 41, 425, 0x40000000),
     "aarch64": (0xC00000B7, 198, 425, 0),
 }
-_AF_UNIX, _AF_INET, _AF_INET6 = 1, 2, 10
+_AF_UNIX, _AF_INET, _AF_INET6, _AF_VSOCK = 1, 2, 10, 40
 _EPERM: Final = 1
 _RET_ALLOW: Final = 0x7FFF0000
 _RET_ERRNO: Final = 0x00050000
@@ -204,10 +205,25 @@ def _add(ruleset: int, path: str, rights: int) -> None:
         os.close(target)
 
 
-def network_filter(*, inet: bool = False) -> bytes:
+def network_filter(*, inet: bool = False, unix: bool = True) -> bytes:
     """The seccomp program (``struct sock_filter`` array) that turns the network off:
     ``socket`` for anything but ``AF_UNIX`` (and, with ``inet``, ``AF_INET``/``AF_INET6``:
-    in a network namespace holding only the proxy's loopback) fails with ``EPERM``."""
+    in a network namespace holding only the proxy's loopback) fails with ``EPERM``; without
+    ``unix``, ``AF_UNIX`` too (Claude Code 2.1.332's Unix-socket blocking, lifted by its
+    ``allowAllUnixSockets``)."""
+    families = (*((_AF_UNIX,) if unix else ()), *((_AF_INET, _AF_INET6) if inet else ()))
+    return _socket_filter(families, allow_listed=True)
+
+
+def unix_socket_filter() -> bytes:
+    """The seccomp program that refuses ``AF_UNIX`` (and ``AF_VSOCK``) sockets only: the
+    network on, Unix sockets blocked (Claude Code 2.1.332 without ``allowAllUnixSockets``)."""
+    return _socket_filter((_AF_UNIX, _AF_VSOCK), allow_listed=False)
+
+
+def _socket_filter(families: tuple[int, ...], *, allow_listed: bool) -> bytes:
+    """``socket`` (and ``io_uring_setup``) filtered by address family: with ``allow_listed``,
+    only ``families`` may be made; without it, every family but those."""
     arch, socket_nr, uring_nr, x32 = _ARCHES[platform.machine()]
     deny = _RET_ERRNO | _EPERM
     code = [
@@ -222,13 +238,14 @@ def network_filter(*, inet: bool = False) -> bytes:
         (_JEQ_K, 0, 1, uring_nr),
         (_RET_K, 0, 0, deny),
     ]
-    families = (_AF_UNIX, _AF_INET, _AF_INET6) if inet else (_AF_UNIX,)
     n = len(families)
+    listed, other = (_RET_ALLOW, deny) if allow_listed else (deny, _RET_ALLOW)
     code += [
-        (_JEQ_K, 0, n + 2, socket_nr),
+        (_JEQ_K, 0, n + 3, socket_nr),
         (_LD_W_ABS, 0, 0, 16),  # seccomp_data.args[0], its low half (little-endian)
         *((_JEQ_K, n - i, 0, family) for i, family in enumerate(families)),
-        (_RET_K, 0, 0, deny),
+        (_RET_K, 0, 0, other),
+        (_RET_K, 0, 0, listed),
         (_RET_K, 0, 0, _RET_ALLOW),
     ]
     return b"".join(struct.pack("=HBBI", *op) for op in code)

@@ -36,7 +36,7 @@ from typing import Final
 
 from dsh.base._watchdog import is_placeholder, remove_placeholder
 
-__all__ = ["hold_placeholders", "placeholder_targets", "release_placeholders"]
+__all__ = ["hold_paths", "hold_placeholders", "placeholder_targets", "release_placeholders"]
 
 _DIR_NAMES: Final = (".git", ".agents", ".codex", ".aws", ".dsh")
 _SETTINGS_DIR: Final = ".claude"
@@ -73,6 +73,21 @@ def hold_placeholders(tops: Iterable[Path]) -> list[Path]:
             for path, is_dir in placeholder_targets(top):
                 _hold(path, is_dir)
         return [Path(key) for key in _HELD if Path(key).parent in parents]
+
+
+def hold_paths(paths: Iterable[Path]) -> list[Path]:
+    """Make (or share) a directory placeholder at each of ``paths`` (resolved, missing, their
+    parents there), unless one held stands above it: those held for them, to bind read-only
+    (``filesystem.denyWrite`` paths that do not exist yet)."""
+    held: list[Path] = []
+    with _LOCK:
+        for path in paths:
+            # Beneath a placeholder held already (made for this path by an earlier spawn):
+            # that one stands for it, never one inside it.
+            above = next((p for p in path.parents if os.fspath(p) in _HELD), None)
+            if above is not None or _hold(path, True):
+                held.append(above or path)
+    return list(dict.fromkeys(held))
 
 
 def _hold(path: Path, is_dir: bool) -> bool:

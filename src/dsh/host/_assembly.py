@@ -209,6 +209,10 @@ class Assembly:
         if sandbox is None or self.options.sandbox is not None or self._sandbox is not None:
             return
         self._sandbox = dataclasses.replace(sandbox, protected=(*sandbox.protected, *dsh_state()))
+        if sandbox.ask_domains:  # Claude Code's sandbox asks about an unlisted host
+            from dsh.tools._sandbox_approval import SandboxNetworkApprovals
+
+            self.ctx.plugin(SandboxNetworkApprovals(), name=f"{name}-sandbox-network")
         policy = getattr(loaded, "approval_policy", None)
         if policy in ("untrusted", "on-failure", "on-request"):
             from dsh.tools._sandbox_approval import SandboxApprovals

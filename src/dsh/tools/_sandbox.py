@@ -20,17 +20,21 @@ from dsh.tools._types import ToolResult, Workspace
 
 if TYPE_CHECKING:  # imported when a workspace has a sandbox: a plain run never loads it
     from dsh.base._sandbox import SandboxPolicy, SandboxSpawn
+    from dsh.base._sandbox_proxy import Asker
 
 __all__ = [
     "active_sandbox",
+    "asking_network",
     "excluded",
     "likely_denied",
+    "network_asker",
     "outside_sandbox",
     "sandbox_refusal",
     "shell_sandbox",
 ]
 
 _OUTSIDE: Final[ContextVar[bool]] = ContextVar("dsh_outside_sandbox", default=False)
+_ASKER: Final[ContextVar[Asker | None]] = ContextVar("dsh_sandbox_network_asker", default=None)
 _COMPOUND: Final = r"[;&|<>`\n]|\$\("  # an operator, a redirection, a substitution
 
 
@@ -50,6 +54,22 @@ def outside_sandbox() -> Iterator[None]:
         yield
     finally:
         _OUTSIDE.reset(token)
+
+
+@contextmanager
+def asking_network(asker: Asker) -> Iterator[None]:
+    """Shell spawns in this block ask ``asker`` about a host their sandbox's rules do not list
+    (``tools._sandbox_approval.SandboxNetworkApprovals`` sets it around a shell call)."""
+    token = _ASKER.set(asker)
+    try:
+        yield
+    finally:
+        _ASKER.reset(token)
+
+
+def network_asker() -> Asker | None:
+    """What this call's proxied spawn asks about an unlisted host (``None``: refuse it)."""
+    return _ASKER.get()
 
 
 def excluded(policy: SandboxPolicy, command: str) -> bool:

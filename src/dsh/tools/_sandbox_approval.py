@@ -15,23 +15,42 @@ command line (``ToolDefinition.shell_command``: ``Bash``, Codex's ``exec_command
   ``dangerouslyDisableSandbox`` field; Codex's ``exec_command`` ``sandbox_permissions``, whose
   question ``dsh.hooks.codex.shell`` puts): that call asks first, and runs outside approved;
 - ``never``: nothing asks; such a field is ignored (the policy does not let a call leave).
+
+``SandboxNetworkApprovals`` (a sandbox whose proxy asks about unlisted hosts: Claude Code's
+``sandbox.network``) settles such a host through the same seam, as a call of the pseudo-tool
+``SandboxNetworkAccess`` with input ``{"host": ...}`` and Claude Code 2.1.332's question
+``Allow network connection to HOST?``; an allowed host is not asked about again in the
+session (2.1.332's session-allowed hosts), and one question is put for concurrent asks.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import re
 from typing import Final, Literal, TypeAlias, get_args
 
-from dsh.base import thaw_json
+from dsh.base import FrozenDict, thaw_json
 from dsh.context import Context, Next
+from dsh.tools._call_state import CallState
 from dsh.tools._channels import EXECUTE, PRE_EXECUTE, ExecuteNext
 from dsh.tools._decisions import PreToolDecision
 from dsh.tools._identity import ToolCall, ToolExecution
 from dsh.tools._phases import ask
-from dsh.tools._sandbox import active_sandbox, outside_sandbox
+from dsh.tools._sandbox import active_sandbox, asking_network, outside_sandbox
 from dsh.tools._types import ToolResult
 
-__all__ = ["APPROVAL_POLICIES", "ApprovalPolicy", "SandboxApprovals", "known_safe"]
+__all__ = [
+    "APPROVAL_POLICIES",
+    "NETWORK_ACCESS",
+    "ApprovalPolicy",
+    "SandboxApprovals",
+    "SandboxNetworkApprovals",
+    "known_safe",
+]
+
+NETWORK_ACCESS: Final = "SandboxNetworkAccess"
+"""The pseudo-tool a sandboxed command's unlisted host is asked about as (2.1.332's name)."""
 
 ApprovalPolicy: TypeAlias = Literal["untrusted", "on-failure", "on-request", "never"]
 APPROVAL_POLICIES: tuple[ApprovalPolicy, ...] = get_args(ApprovalPolicy)
@@ -104,3 +123,57 @@ class SandboxApprovals:
             return result
         with outside_sandbox():
             return await nxt()
+
+
+class SandboxNetworkApprovals:
+    """Asks, through the approval seam, about a host a shell call's sandboxed command wants
+    that the proxy's rules do not list (see the module)."""
+
+    def __init__(self) -> None:
+        self._ctx: Context | None = None
+        self._allowed: set[tuple[str | None, str]] = set()
+        self._pending: dict[tuple[str | None, str], asyncio.Future[bool]] = {}
+
+    def apply(self, ctx: Context) -> None:
+        self._ctx = ctx
+        ctx.on(EXECUTE, self._execute)
+
+    async def _execute(self, ex: ToolExecution, nxt: ExecuteNext) -> ToolResult:
+        if not _shell(ex.call) or active_sandbox(ex.workspace) is None:
+            return await nxt()
+
+        async def asker(host: str) -> bool:
+            return await self._settle(ex, host)
+
+        with asking_network(asker):
+            return await nxt()
+
+    async def _settle(self, ex: ToolExecution, host: str) -> bool:
+        agent = ex.call.agent
+        key = (agent.session_id if agent is not None else None, host)
+        if key in self._allowed:
+            return True
+        pending = self._pending.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(self._ask(ex, host))
+            self._pending[key] = pending
+            pending.add_done_callback(lambda _: self._pending.pop(key, None))
+        allowed = await asyncio.shield(pending)
+        if allowed:
+            self._allowed.add(key)
+        return allowed
+
+    async def _ask(self, ex: ToolExecution, host: str) -> bool:
+        if self._ctx is None:
+            return False
+        call = dataclasses.replace(
+            ex.call,
+            name=NETWORK_ACCESS,
+            arguments=FrozenDict({"host": host}),
+            tool=None,
+            original_arguments=None,
+            rewritten_by=(),
+            state=CallState(),
+        )
+        refused, _ = await ask(self._ctx, call, f"Allow network connection to {host}?", ex.signal)
+        return refused is None

@@ -78,6 +78,8 @@ class CodexMount:
     permissions: Plugin | None = None
     """Codex's shell tool (``exec_command``) and its escalation policy, mounted inner to the
     hooks (``dsh.host`` mounts a mount's ``permissions`` after its ``hooks``)."""
+    project: Path | None = None
+    """The project it was loaded for: a permission profile's workspace rules are its."""
 
     @property
     def environment(self) -> Mapping[str, Any]:
@@ -112,7 +114,7 @@ class CodexMount:
     def sandbox(self) -> SandboxPolicy | None:
         """Codex's ``sandbox_mode`` and ``[sandbox_workspace_write]`` as the layers set them:
         ``dsh.host`` runs the model's commands in it when dsh's own configuration names none."""
-        return codex_sandbox(self.catalog.sandbox)
+        return codex_sandbox(self.catalog.sandbox, self.project)
 
     @property
     def otel(self) -> Mapping[str, Any]:
@@ -250,7 +252,7 @@ class CodexProfile:
                     + "; ".join(str(path) for path in left_out)
                     + " (dsh hooks trust trusts the project, as codex exec --trust)"
                 )
-        return CodexMount(catalog, hooks, instructions, tuple(lines), shell)
+        return CodexMount(catalog, hooks, instructions, tuple(lines), shell, project)
 
     def _project_agents(self, project: Path) -> list[Path]:
         """The repository's ``AGENTS.md`` files a trusted project would load (if loading them)."""

@@ -460,7 +460,9 @@ def _start_background(command: str, workspace: Workspace, unsandboxed: bool) -> 
     finally:
         if sandbox is not None:
             sandbox.close()
-            proxy = sandbox.serve()  # the domain filter, until the session ends
+            from dsh.tools._sandbox import network_asker
+
+            proxy = sandbox.serve(network_asker())  # the domain filter, until the session ends
     contain_process(process.pid, mark)
     shell = BackgroundShell(shell_id, command, output_path, process)
     _BACKGROUND[shell_id] = shell

@@ -93,7 +93,9 @@ async def run_in_group(
     finally:
         if sandbox is not None:
             sandbox.close()
-            proxy = sandbox.serve()  # the domain filter, for this command's life
+            from dsh.tools._sandbox import network_asker
+
+            proxy = sandbox.serve(network_asker())  # the domain filter, for this command's life
     contain_process(proc.pid, mark)
     work = asyncio.ensure_future(proc.communicate())
     aborted = asyncio.ensure_future(signal.wait()) if signal is not None else None

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from dsh.agent import DIRECTORY_ADDED, Agent, DirectorySource
+from dsh.approval import ApprovalAllow, ApprovalDecision, ApprovalDeny, ApprovalRequest
 from dsh.base import DshError
 from dsh.context import Context, Next
 from dsh.hooks.claude.permissions._auto import AutoClassifier, UnavailableClassifier
@@ -45,7 +46,15 @@ from dsh.hooks.claude.rules._values import (
     WorkingDirectory,
     parse_mode,
 )
-from dsh.tools import PRE_EXECUTE, CallStateKey, PreToolAllow, PreToolDecision, ToolCall
+from dsh.tools import (
+    APPROVAL_REQUEST,
+    PRE_EXECUTE,
+    CallStateKey,
+    PreToolAllow,
+    PreToolDecision,
+    ToolCall,
+)
+from dsh.tools._sandbox_approval import NETWORK_ACCESS
 
 __all__ = [
     "ClaudePermissionsPlugin",
@@ -327,6 +336,25 @@ class ClaudePermissionsPlugin:
     def apply(self, ctx: Context) -> None:
         ctx.on(PRE_EXECUTE, self._check)
         ctx.on(DIRECTORY_ADDED, self._directory_added)
+        ctx.on(APPROVAL_REQUEST, self._network_access)
+
+    async def _network_access(
+        self, call: ToolCall, req: ApprovalRequest, nxt: Next[ApprovalDecision]
+    ) -> ApprovalDecision:
+        """A sandboxed command's unlisted host, as 2.1.332 settles it by the mode: allowed in
+        ``bypassPermissions``, refused in ``dontAsk``, judged by the classifier in ``auto``,
+        else asked (the terminal, an ACP client; no PermissionRequest hook fires for it)."""
+        if call.name != NETWORK_ACCESS:
+            return await nxt()
+        mode = self.state.mode_for(call.agent)
+        if mode == "bypassPermissions":
+            return ApprovalAllow(reason="mode bypassPermissions")
+        if mode == "dontAsk":
+            return ApprovalDeny(f"Network access to {call.arguments.get('host')} was denied")
+        if mode == "auto":
+            denial = await self.state.classifier.classify(call)
+            return ApprovalAllow() if denial is None else ApprovalDeny(denial.message)
+        return await nxt()
 
     async def _directory_added(self, agent: Agent, path: Path, source: DirectorySource) -> None:
         # `/add-dir`, `register_repo_root`: a working directory for the checks too.

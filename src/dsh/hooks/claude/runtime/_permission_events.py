@@ -29,6 +29,7 @@ from dsh.hooks.claude.runtime._machinery import SOURCE
 from dsh.hooks.claude.runtime._tool_input import mcp_server_of, observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
 from dsh.tools import PreToolDecision, PreToolDeny, ToolCall
+from dsh.tools._sandbox_approval import NETWORK_ACCESS
 
 if TYPE_CHECKING:  # annotations only: a payload is built as a dict
     from dsh.hooks.claude.payloads import (
@@ -71,6 +72,8 @@ class PermissionEvents(Handlers):
         # there (the recorded `pretool-ask-json` case: an `ask` is denied without one).
         if agent is None or self.permission_mode == "bypassPermissions":
             return await nxt()
+        if call.name == NETWORK_ACCESS:
+            return await nxt()  # 2.1.332 asks about a sandbox's host with no hook
         hooks = self._tool_hooks("PermissionRequest", call.name, call.arguments, agent)
         if not hooks:
             return await nxt()

@@ -50,6 +50,64 @@ def _path(text: str, root: Path, home: Path) -> Path:
     return directory_path(text[1:] if text.startswith("//") else text, root, home)
 
 
+_WIDENING_NETWORK = ("allowAllUnixSockets", "httpProxyPort", "socksProxyPort")
+
+
+def _network_keys(
+    ranked: list[tuple[HookSource, Mapping[str, Any]]], managed_only: bool, diags: Diagnostics
+) -> dict[str, Any]:
+    """The Unix-socket and proxy keys of ``sandbox.network`` (Claude Code 2.1.332 on Linux),
+    by settings precedence: ``allowAllUnixSockets`` lifts the Unix-socket block,
+    ``allowUnixSockets`` has no effect (diagnosed: seccomp cannot allow a socket by path),
+    ``allowLocalBinding`` none either (the command's loopback is its own namespace's),
+    ``httpProxyPort``/``socksProxyPort`` lead the command's proxy to the user's own (only
+    managed settings' under ``allowManagedDomainsOnly``); ``strictAllowlist`` (or
+    ``allowManagedDomainsOnly``) refuses an unlisted host instead of asking. The widening
+    keys are not taken from a project's shared settings."""
+    found: dict[str, Any] = {}
+    strict = managed_only
+    for source, block in ranked:
+        net = _table(block, "network")
+        strict = strict or net.get("strictAllowlist") is True
+        for key in _WIDENING_NETWORK:
+            value = net.get(key)
+            if value is None or key in found:
+                continue
+            if source.kind == "project" or (
+                managed_only and key != "allowAllUnixSockets" and source.kind != "managed"
+            ):
+                why = "managed settings set `allowManagedDomainsOnly`"
+                if source.kind == "project":
+                    why = "it widens the sandbox: not taken from a project's shared settings"
+                diags.add(
+                    source, "warning", "ignored-field", f"`sandbox.network.{key}` is ignored: {why}"
+                )
+                continue
+            port = isinstance(value, int) and not isinstance(value, bool) and 0 < value < 65536
+            if isinstance(value, bool) if key == "allowAllUnixSockets" else port:
+                found[key] = value
+            else:
+                diags.add(source, "warning", "bad-field", f"`sandbox.network.{key}`: {value!r}")
+    for source, block in ranked:
+        sockets = _strings(_table(block, "network").get("allowUnixSockets"))
+        if sockets and found.get("allowAllUnixSockets") is not True:
+            diags.add(
+                source,
+                "warning",
+                "ignored-field",
+                "`sandbox.network.allowUnixSockets` has no effect on Linux, as in Claude Code"
+                " 2.1.332 (a seccomp filter cannot allow a socket by path): Unix sockets stay"
+                " blocked; `allowAllUnixSockets: true` allows them all",
+            )
+    return {
+        "unix_sockets": found.get("allowAllUnixSockets") is True,
+        "http_proxy_port": found.get("httpProxyPort"),
+        "socks_proxy_port": found.get("socksProxyPort"),
+        "ask_domains": not strict,
+        "proxy_env": "claude",
+    }
+
+
 def read_sandbox(
     settings: Sequence[ReadSettings], project: Path, home: Path, diags: Diagnostics
 ) -> SandboxPolicy | None:
@@ -142,10 +200,12 @@ def read_sandbox(
         else:
             allowed_domains += domains
     where = next(source for source, b in ranked if isinstance(b.get("enabled"), bool))
+    network = _network_keys(ranked, managed_domains_only, diags)
     return SandboxPolicy(
+        **network,
         mode="workspace-write",
         writable_roots=tuple(writable),
-        protected=tuple(denied),
+        write_denied=tuple(denied),
         unreadable=tuple(unreadable),
         readable=tuple(readable),
         allowed_domains=tuple(dict.fromkeys(allowed_domains)),

@@ -5,13 +5,13 @@ diagnostic, and the key is then what the layers below say).
 Without ``sandbox_mode`` (which wins, as in Codex), a **permission profile** may give the
 sandbox: ``default_permissions`` names a built-in (``:read-only``, ``:workspace``,
 ``:danger-no-sandbox``) or a ``[permissions.NAME]`` table, of which dsh reads ``extends``
-(one of those built-ins) and ``[permissions.NAME.network]``: ``enabled = true`` opens the
+(one of those built-ins, or none), its filesystem rules (``_profile_fs``) and
+``[permissions.NAME.network]``: ``enabled = true`` opens the
 network, and with Codex's proxy on (``[features] network_proxy = true``, or its table's
 ``enabled``) ``domains`` (``"example.com" = "allow"`` or ``"deny"``) is the domain filter,
 as Codex 0.171's own proxy applies it (seen with ``codex sandbox``: an allowed name
 answered, another refused with ``403`` and ``x-proxy-error: blocked-by-allowlist``; without
-``enabled``, no network at all). The profile's ``filesystem`` rules are not read (a
-diagnostic says so)."""
+``enabled``, no network at all)."""
 
 from __future__ import annotations
 
@@ -117,56 +117,58 @@ def _profile_keys(config: Mapping[str, Any], merged: dict[str, Any]) -> None:
 
 
 def profile_sandbox(
-    table: Mapping[str, Any], diagnostics: list[CodexDiagnostic] | None = None
-) -> tuple[str, bool, tuple[str, ...], tuple[str, ...]] | None:
-    """The mode, network access and allowed and denied domains of the permission profile
-    ``default_permissions`` names (``None``: none, or one dsh cannot read)."""
+    table: Mapping[str, Any],
+    diagnostics: list[CodexDiagnostic] | None = None,
+    project: Path | None = None,
+) -> dict[str, Any] | None:
+    """The ``SandboxPolicy`` fields of the permission profile ``default_permissions`` names
+    (its mode, filesystem rules, network): ``None`` for none, or one dsh cannot read."""
     name = table.get("default_permissions")
     if not isinstance(name, str):
         return None
     if name in _BUILT_IN:
-        return _BUILT_IN[name], False, (), ()
+        return {"mode": _BUILT_IN[name]}
     profile = (table.get("permissions") or {}).get(name)
-    if not isinstance(profile, Mapping) or profile.get("extends") not in _BUILT_IN:
+    extends = profile.get("extends") if isinstance(profile, Mapping) else None
+    if not isinstance(profile, Mapping) or (extends is not None and extends not in _BUILT_IN):
         if diagnostics is not None:
             reason = (
                 f"default_permissions = {name!r}: dsh reads a profile that extends one of"
-                f" {', '.join(_BUILT_IN)}; no sandbox from it"
+                f" {', '.join(_BUILT_IN)}, or none; no sandbox from it"
             )
             diagnostics.append(CodexDiagnostic(source="config.toml", reason=reason))
         return None
-    if "filesystem" in profile and diagnostics is not None:
-        reason = f"[permissions.{name}.filesystem] is not read by dsh: {profile['extends']} decides"
-        diagnostics.append(CodexDiagnostic(source="config.toml", reason=reason))
+    fields: dict[str, Any] = {"mode": "danger-full-access"}
+    if extends is None or _BUILT_IN[extends] != "danger-full-access":
+        from dsh.hooks.codex.config._profile_fs import profile_filesystem
+
+        fields = profile_filesystem(name, profile, project or Path.cwd(), diagnostics)
     network = profile.get("network")
     network = network if isinstance(network, Mapping) else {}
     if network.get("enabled") is not True:
-        return _BUILT_IN[profile["extends"]], False, (), ()
+        return fields
     domains = network.get("domains")
     domains = domains if isinstance(domains, Mapping) else {}
-    allowed = tuple(d for d, v in domains.items() if v == "allow")
-    denied = tuple(d for d, v in domains.items() if v == "deny")
     if table.get("network_proxy") is True:
-        return _BUILT_IN[profile["extends"]], False, allowed, denied
-    return _BUILT_IN[profile["extends"]], True, (), ()
+        fields["allowed_domains"] = tuple(d for d, v in domains.items() if v == "allow")
+        fields["denied_domains"] = tuple(d for d, v in domains.items() if v == "deny")
+        return fields
+    return fields | {"network_access": True}
 
 
-def codex_sandbox(table: Mapping[str, Any]) -> SandboxPolicy | None:
+def codex_sandbox(table: Mapping[str, Any], project: Path | None = None) -> SandboxPolicy | None:
     """The sandbox the layers' keys describe (``None``: neither ``sandbox_mode`` nor a
-    permission profile sets one)."""
+    permission profile sets one); a profile's workspace rules are ``project``'s (the current
+    directory when none is given)."""
     mode = table.get("sandbox_mode")
     if mode not in _SANDBOX_MODES:
-        profile = profile_sandbox(table)
+        profile = profile_sandbox(table, project=project)
         if profile is None:
             return None
         from dsh.base._sandbox import SandboxPolicy
 
-        mode, network, allowed, denied = profile
         return SandboxPolicy(
-            mode=mode,  # type: ignore[arg-type]
-            network_access=network,
-            allowed_domains=allowed,
-            denied_domains=denied,
+            **profile,
             source=f"Codex config.toml default_permissions = {table['default_permissions']!r}",
             allow_unsandboxed=table.get("approval_policy") == "on-request",
         )

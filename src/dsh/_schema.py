@@ -10,10 +10,14 @@ file and its parts, a layer of dsh's configuration) has one schema, a
 member of a union tagged): it walks the schema's declared types and asks msgspec
 (``_fits``) about each part, so the schema alone decides what is valid.
 
-Two field shapes stand for what msgspec has no word for: ``LaxBool`` (a boolean
+Three field shapes stand for what msgspec has no word for: ``LaxBool`` (a boolean
 also written ``"yes"``, ``1``, ``"off"``..., as a hook's answer may; ``lax_bool``
-reads it) and a field listed in ``checks`` (a rule on a valid value, such as
-``module:function``), which ``decode`` runs after msgspec.
+reads it), ``U64`` (Rust's unsigned 64-bit integer, as Codex's ``timeout``;
+msgspec bounds no Python int above int64, so ``u64`` checks the top) and a field
+listed in ``checks`` (a rule on a valid value, such as ``module:function``),
+which ``decode`` runs after msgspec. A field read under other keys too
+(pydantic's ``populate_by_name`` and ``AliasChoices``) is listed in ``decode``'s
+``aliases``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import Annotated, Any, Final, Literal, TypeVar, Union, get_args, get
 import msgspec
 
 __all__ = [
+    "U64",
     "LaxBool",
     "LaxBoolOrNone",
     "SchemaError",
@@ -33,6 +38,7 @@ __all__ = [
     "decode",
     "describe",
     "lax_bool",
+    "u64",
 ]
 
 _T = TypeVar("_T", bound=msgspec.Struct)
@@ -51,6 +57,16 @@ LaxBool = Annotated[Any, _Lax]
 (the schema's ``__post_init__`` reads it with ``lax_bool``)."""
 LaxBoolOrNone = Annotated[Any, _LaxOrNone]
 """A ``LaxBool`` or ``null``."""
+
+
+class _U64:
+    """The marker of ``U64``."""
+
+
+U64 = Annotated[int, msgspec.Meta(ge=0), _U64]
+"""An integer from 0 to 2**64 - 1 (the schema's ``__post_init__`` checks the top with ``u64``)."""
+_U64_MAX: Final = (1 << 64) - 1
+_U64_ABOVE: Final = f"Input should be less than or equal to {_U64_MAX}"
 
 _TRUE: Final = frozenset({"1", "on", "t", "true", "y", "yes"})
 _FALSE: Final = frozenset({"0", "off", "f", "false", "n", "no"})
@@ -97,19 +113,67 @@ def lax_bool(value: Any, *, optional: bool = False) -> bool | None:
     raise ValueError(_BOOL_PARSING if type(value) is str or number else _BOOL_TYPE)
 
 
-def decode(data: Any, schema: type[_T], *, checks: Mapping[str, Check] | None = None) -> _T:
-    """``data`` as ``schema`` (``SchemaRefusal`` naming every bad field if it is not)."""
+def u64(value: int | None) -> None:
+    """``ValueError`` if ``value`` (a ``U64`` msgspec admitted) is above 2**64 - 1."""
+    if value is not None and value > _U64_MAX:
+        raise ValueError(_U64_ABOVE)
+
+
+def decode(
+    data: Any,
+    schema: type[_T],
+    *,
+    checks: Mapping[str, Check] | None = None,
+    aliases: Mapping[str, tuple[str, ...]] | None = None,
+) -> _T:
+    """``data`` as ``schema`` (``SchemaRefusal`` naming every bad field if it is not).
+
+    ``aliases``: a top-level field's other keys, by its own key, each tried in
+    order when the ones before are absent; a refusal names the key ``data`` used,
+    and the keys not used are unknown (refused if ``schema`` forbids unknown keys).
+    """
+    used: dict[str, str] = {}
+    if aliases and isinstance(data, dict):
+        data, used = _renamed(data, aliases)
     try:
         value = msgspec.convert(data, schema)
     except msgspec.ValidationError:
-        raise SchemaRefusal(_refusal(data, schema, checks)) from None
+        raise SchemaRefusal(_refusal(data, schema, checks, used)) from None
     if checks and any(check(getattr(value, name)) for name, check in checks.items()):
-        raise SchemaRefusal(_refusal(data, schema, checks))
+        raise SchemaRefusal(_refusal(data, schema, checks, used))
     return value
 
 
-def _refusal(data: Any, schema: type[Any], checks: Mapping[str, Check] | None) -> list[SchemaError]:
+def _renamed(
+    data: dict[Any, Any], aliases: Mapping[str, tuple[str, ...]]
+) -> tuple[dict[Any, Any], dict[str, str]]:
+    """``data`` with each aliased field under its own key, and the key each came from."""
+    used: dict[str, str] = {}
+    for key, others in aliases.items():
+        if key not in data:
+            found = next((other for other in others if other in data), None)
+            if found is not None:
+                used[key] = found
+    if used:
+        back = {found: key for key, found in used.items()}
+        data = {back.get(k, k): v for k, v in data.items()}
+    return data, used
+
+
+def _refusal(
+    data: Any,
+    schema: type[Any],
+    checks: Mapping[str, Check] | None,
+    used: Mapping[str, str],
+) -> list[SchemaError]:
     errors = describe(data, schema, checks=checks)
+    if used:
+        errors = [
+            SchemaError((used.get(str(e.loc[0]), e.loc[0]), *e.loc[1:]), e.type, e.msg, e.input)
+            if e.loc
+            else e
+            for e in errors
+        ]
     # msgspec refused what the walk found fine: say msgspec's words rather than nothing.
     return errors or [SchemaError((), "value_error", "Input is not valid", data)]
 
@@ -186,10 +250,13 @@ def _describe_struct(
 
 
 def _special_error(data: Any, tp: Any, loc: tuple[str | int, ...]) -> SchemaError | None:
-    """What msgspec cannot say: a ``LaxBool`` it cannot read, a float that is not finite."""
+    """What msgspec cannot say: a ``LaxBool`` it cannot read, a float that is not finite,
+    a ``U64`` too large."""
     base, *extras = get_args(tp)
     if base is float and type(data) is float and not math.isfinite(data):
         return SchemaError(loc, "finite_number", "Input should be a finite number", data)
+    if _U64 in extras and type(data) is int and data > _U64_MAX:
+        return SchemaError(loc, "less_than_equal", _U64_ABOVE, data)
     if _Lax not in extras and _LaxOrNone not in extras:
         return None
     try:
@@ -215,6 +282,15 @@ def _describe_annotated(data: Any, tp: Any, loc: tuple[str | int, ...]) -> list[
             return [SchemaError(loc, "float_type", "Input should be a valid number", data)]
         bound = meta.gt if meta is not None else None
         return [SchemaError(loc, "greater_than", f"Input should be greater than {bound}", data)]
+    if base is int and meta is not None:
+        if type(data) is not int:
+            return [_leaf(data, int, loc)]
+        if meta.ge is not None and data < meta.ge:
+            msg = f"Input should be greater than or equal to {meta.ge}"
+            return [SchemaError(loc, "greater_than_equal", msg, data)]
+        if meta.le is not None and data > meta.le:
+            msg = f"Input should be less than or equal to {meta.le}"
+            return [SchemaError(loc, "less_than_equal", msg, data)]
     return describe(data, base, loc)
 
 

@@ -1,10 +1,11 @@
 """Codex's strict reading of a hook's answer: exit codes, stdout JSON, per-event schemas.
 
 Exit 0: stdout is read. Empty means no opinion; text starting with ``{`` or
-``[`` must be one JSON object of the event's output schema (pydantic, unknown
-keys forbidden, camelCase, ``hookSpecificOutput.hookEventName`` equal to the
-event), else the run failed and counts for nothing; other text is context on
-SessionStart, SubagentStart and UserPromptSubmit, ignored on the tool and
+``[`` must be one JSON object of the event's output schema (msgspec through
+``dsh._schema``, unknown keys forbidden, camelCase,
+``hookSpecificOutput.hookEventName`` equal to the event), else the run failed
+and counts for nothing; other text is context on SessionStart, SubagentStart
+and UserPromptSubmit, ignored on the tool and
 compaction events, a failure on Stop, SubagentStop and Interrupt. Then the
 rules the schemas cannot say (reference §1.6, §1.7): ``decision: "block"``
 needs a non-empty ``reason``; ``reason`` needs a decision; PreToolUse accepts
@@ -15,15 +16,18 @@ is a block (with the trimmed stderr as the reason) only on the events of
 ``HookDecodeError`` with the reason, which the bridge shows the user.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: msgspec reads a Struct's annotations as types
+# (strings it would evaluate at its first decode).
 
 import dataclasses
 import json
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import msgspec
 
 from dsh._frozen import frozen
+from dsh._schema import SchemaRefusal, decode
 from dsh.hook_protocol import HookDecodeError, HookRun
 from dsh.hooks.codex.events._specs import EXIT2_EVENTS, OUTPUT_IGNORED_EVENTS
 
@@ -63,23 +67,23 @@ class CodexAnswer:
         return out
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, populate_by_name=True)
+class _Out(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """An answer's part as Codex's serde reads it: unknown keys refused."""
 
 
-class _Universal(_Out):
-    continue_: bool = Field(True, alias="continue")
+class _Universal(_Out, frozen=True):
+    continue_: bool = msgspec.field(default=True, name="continue")
     stopReason: str | None = None
     suppressOutput: bool | None = None
     systemMessage: str | None = None
 
 
-class _ContextSpecific(_Out):
+class _ContextSpecific(_Out, frozen=True):
     hookEventName: str
     additionalContext: str | None = None
 
 
-class _PreToolSpecific(_Out):
+class _PreToolSpecific(_Out, frozen=True):
     hookEventName: str
     permissionDecision: Literal["allow", "deny", "ask"] | None = None
     permissionDecisionReason: str | None = None
@@ -87,7 +91,7 @@ class _PreToolSpecific(_Out):
     additionalContext: str | None = None
 
 
-class _PermissionRequestDecision(_Out):
+class _PermissionRequestDecision(_Out, frozen=True):
     behavior: Literal["allow", "deny"]
     message: str | None = None
     updatedInput: Any = None
@@ -95,45 +99,48 @@ class _PermissionRequestDecision(_Out):
     interrupt: bool | None = None
 
 
-class _PermissionSpecific(_Out):
+class _PermissionSpecific(_Out, frozen=True):
     hookEventName: str
     decision: _PermissionRequestDecision | None = None
 
 
-class _PostToolSpecific(_Out):
+class _PostToolSpecific(_Out, frozen=True):
     hookEventName: str
     additionalContext: str | None = None
     updatedMCPToolOutput: Any = None
 
 
-class _WithContext(_Universal):
+class _WithContext(_Universal, frozen=True):
     hookSpecificOutput: _ContextSpecific | None = None
 
 
-class _Blocking(_Universal):
+class _Blocking(_Universal, frozen=True):
     decision: Literal["block", "approve"] | None = None
     reason: str | None = None
 
 
-class _PromptOutput(_Blocking):
+class _PromptOutput(_Blocking, frozen=True):
     hookSpecificOutput: _ContextSpecific | None = None
 
 
-class _PreToolOutput(_Blocking):
+class _PreToolOutput(_Blocking, frozen=True):
     hookSpecificOutput: _PreToolSpecific | None = None
 
 
-class _PermissionOutput(_Universal):
+class _PermissionOutput(_Universal, frozen=True):
     hookSpecificOutput: _PermissionSpecific | None = None
 
 
-class _PostToolOutput(_Blocking):
+class _PostToolOutput(_Blocking, frozen=True):
     hookSpecificOutput: _PostToolSpecific | None = None
 
 
-class _InterruptOutput(_Out):
+class _InterruptOutput(_Out, frozen=True):
     systemMessage: str | None = None
 
+
+# ``continue_`` is read under its Python name too (pydantic's ``populate_by_name``, kept).
+_CONTINUE_ALIAS: Final[Mapping[str, tuple[str, ...]]] = {"continue": ("continue_",)}
 
 _SCHEMAS: dict[str, type[_Out]] = {
     "SessionStart": _WithContext,
@@ -159,14 +166,14 @@ def _fail(run: HookRun, why: str) -> HookDecodeError:
     return HookDecodeError(f"hook {run.command.origin.describe()}: {why}")
 
 
-def _schema_problem(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(p) for p in error["loc"]) or "the output"
-    if error["type"] == "extra_forbidden":
+def _schema_problem(exc: SchemaRefusal) -> str:
+    error = exc.errors[0]
+    where = ".".join(str(p) for p in error.loc) or "the output"
+    if error.type == "extra_forbidden":
         return f"unknown field `{where}` (Codex's output schema forbids it)"
-    if error["type"] == "missing":
+    if error.type == "missing":
         return f"missing field `{where}`"
-    return f"invalid `{where}`: {error['msg']}"
+    return f"invalid `{where}`: {error.msg}"
 
 
 def decode_codex_answer(run: HookRun, event: str) -> CodexAnswer | None:
@@ -196,9 +203,11 @@ def decode_codex_answer(run: HookRun, event: str) -> CodexAnswer | None:
         raise _fail(run, f"stdout is not valid JSON: {exc}") from None
     if not isinstance(raw, dict):
         raise _fail(run, "stdout is JSON but not an object")
+    schema = _SCHEMAS[event]
+    aliases = _CONTINUE_ALIAS if issubclass(schema, _Universal) else None
     try:
-        parsed = _SCHEMAS[event].model_validate(raw)
-    except ValidationError as exc:
+        parsed = decode(raw, schema, aliases=aliases)
+    except SchemaRefusal as exc:
         raise _fail(run, _schema_problem(exc)) from None
     return _admit(run, event, parsed)
 

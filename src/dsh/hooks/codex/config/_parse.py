@@ -1,7 +1,7 @@
 """Reading one Codex hook source: ``hooks.json`` or a ``[hooks]`` table, as Codex 0.171 does.
 
 The shapes are Codex's (``codex-rs/config/src/hook_config.rs``), checked with
-pydantic at this edge: a ``hooks.json`` root holds only ``hooks`` and
+msgspec (``dsh._schema``) at this edge: a ``hooks.json`` root holds only ``hooks`` and
 ``description`` (any other key, ``$schema`` included, voids the file);
 handler ``type`` is ``command``, ``mcp_tool``, ``prompt`` or ``agent`` (any
 other, such as Claude Code's ``http``, voids the file); a value of the wrong
@@ -11,16 +11,18 @@ ignores without a word (an unknown event key, an invalid matcher's group,
 the event, the group and handler index and the reason.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: msgspec reads a Struct's annotations as types
+# (strings it would evaluate at its first decode).
 
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Any, Final, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+import msgspec
 
 from dsh._frozen import frozen
+from dsh._schema import U64, SchemaError, SchemaRefusal, decode, u64
 from dsh.hooks.codex.config._types import CodexDiagnostic
 from dsh.hooks.codex.events._specs import CODEX_HOOK_EVENTS
 
@@ -37,30 +39,26 @@ __all__ = [
 MAX_SOURCE_BYTES: Final = 1 << 20
 """The largest hook source read (1 MiB); a larger file is a diagnostic, not a load."""
 
-_U64_MAX: Final = (1 << 64) - 1
 
-
-class _Shape(BaseModel):
-    model_config = ConfigDict(strict=True, extra="ignore", frozen=True, populate_by_name=True)
-
-
-class CommandHandler(_Shape):
+class CommandHandler(msgspec.Struct, frozen=True, kw_only=True):
     """A ``type: "command"`` handler (camelCase keys, in TOML too)."""
 
     type: Literal["command"]
     command: str
-    command_windows: str | None = Field(
-        None, validation_alias=AliasChoices("commandWindows", "command_windows")
-    )
-    timeout: int | None = Field(None, ge=0, le=_U64_MAX)
-    run_async: bool = Field(False, alias="async")
-    status_message: str | None = Field(None, alias="statusMessage")
-    additional_context_limit: int | None = Field(
-        None, alias="additionalContextLimit", ge=0, le=_U64_MAX
+    command_windows: str | None = msgspec.field(default=None, name="commandWindows")
+    timeout: U64 | None = None
+    run_async: bool = msgspec.field(default=False, name="async")
+    status_message: str | None = msgspec.field(default=None, name="statusMessage")
+    additional_context_limit: U64 | None = msgspec.field(
+        default=None, name="additionalContextLimit"
     )
 
+    def __post_init__(self) -> None:
+        u64(self.timeout)
+        u64(self.additional_context_limit)
 
-class McpToolHandler(_Shape):
+
+class McpToolHandler(msgspec.Struct, frozen=True, kw_only=True):
     """A ``type: "mcp_tool"`` handler: ``server``'s ``tool`` called with ``input``, ``${path}``
     filled from the hook input (Codex 0.171 runs them: ``tests/fixtures/mcp_hooks.json``)."""
 
@@ -68,39 +66,95 @@ class McpToolHandler(_Shape):
     server: str
     tool: str
     input: dict[str, Any] | None = None
-    timeout: int | None = Field(None, ge=0, le=_U64_MAX)
-    status_message: str | None = Field(None, alias="statusMessage")
+    timeout: U64 | None = None
+    status_message: str | None = msgspec.field(default=None, name="statusMessage")
+
+    def __post_init__(self) -> None:
+        u64(self.timeout)
 
 
-class _PromptHandler(_Shape):
+class _PromptHandler(msgspec.Struct, frozen=True):
     type: Literal["prompt"]
 
 
-class _AgentHandler(_Shape):
+class _AgentHandler(msgspec.Struct, frozen=True):
     type: Literal["agent"]
 
 
-_Handler = Annotated[
-    CommandHandler | McpToolHandler | _PromptHandler | _AgentHandler,
-    Field(discriminator="type"),
-]
+_Handler = CommandHandler | McpToolHandler | _PromptHandler | _AgentHandler
+
+_HANDLERS: Final[Mapping[str, type[_Handler]]] = {
+    "command": CommandHandler,
+    "mcp_tool": McpToolHandler,
+    "prompt": _PromptHandler,
+    "agent": _AgentHandler,
+}
+"""The handler schemas by ``type`` (serde's internally tagged enum)."""
+
+# A field's other keys, as Codex's serde aliases (and its snake_case names) allow.
+_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
+    "commandWindows": ("command_windows",),
+    "async": ("run_async",),
+    "statusMessage": ("status_message",),
+    "additionalContextLimit": ("additional_context_limit",),
+}
 
 
-class _Group(_Shape):
+class _Group(msgspec.Struct, frozen=True):
     matcher: str | None = None
-    hooks: list[_Handler] = []
+    # Each handler is read by its ``type`` (``_handler``), after the group's own fields.
+    hooks: list[Any] = []
 
 
-class _HooksFile(BaseModel):
+class _HooksFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``hooks.json``'s root: ``deny_unknown_fields`` in Codex."""
-
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
     hooks: dict[str, Any] = {}
     description: str | None = None
 
 
-_GROUPS: Final = TypeAdapter(list[_Group])
+def _handler(raw: Any, where: tuple[str | int, ...]) -> _Handler:
+    """One handler by its ``type``; ``SchemaRefusal`` with the first reason, located."""
+    if not isinstance(raw, dict):
+        msg = "Input should be a valid dictionary or object to extract fields from"
+        raise SchemaRefusal([SchemaError(where, "model_attributes_type", msg, raw)])
+    if "type" not in raw:
+        msg = "Unable to extract tag using discriminator 'type'"
+        raise SchemaRefusal([SchemaError(where, "union_tag_not_found", msg, raw)])
+    tag = raw["type"]
+    schema = _HANDLERS.get(tag) if isinstance(tag, str) else None
+    if schema is None:
+        msg = (
+            f"Input tag '{tag}' found using 'type' does not match any of the expected tags:"
+            f" {', '.join(map(repr, _HANDLERS))}"
+        )
+        raise SchemaRefusal([SchemaError(where, "union_tag_invalid", msg, raw)])
+    try:
+        return decode(raw, schema, aliases=_ALIASES)
+    except SchemaRefusal as exc:
+        first = exc.errors[0]
+        raise SchemaRefusal(
+            [SchemaError((*where, tag, *first.loc), first.type, first.msg, first.input)]
+        ) from None
+
+
+def _groups(raw: Any) -> list[tuple[_Group, list[_Handler]]]:
+    """An event's matcher groups and their handlers, in order; ``SchemaRefusal`` with the
+    first reason (a group's own fields before its handlers, as pydantic checked them)."""
+    if not isinstance(raw, list):
+        raise SchemaRefusal([SchemaError((), "list_type", "Input should be a valid list", raw)])
+    groups: list[tuple[_Group, list[_Handler]]] = []
+    for g, item in enumerate(raw):
+        try:
+            group = decode(item, _Group)
+        except SchemaRefusal as exc:
+            first = exc.errors[0]
+            raise SchemaRefusal(
+                [SchemaError((g, *first.loc), first.type, first.msg, first.input)]
+            ) from None
+        handlers = [_handler(h, (g, "hooks", i)) for i, h in enumerate(group.hooks)]
+        groups.append((group, handlers))
+    return groups
 
 
 @frozen(kw_only=True)
@@ -133,13 +187,13 @@ def _rejected(source: Path, reason: str, **where: Any) -> ParsedSource:
     return ParsedSource(diagnostics=(diag,), rejected=True)
 
 
-def _reason(error: Mapping[str, Any]) -> str:
-    """A pydantic error in serde's words, as Codex's warning would say it."""
-    kind = error["type"]
-    loc = [p for p in error["loc"] if isinstance(p, str)]
+def _reason(error: SchemaError) -> str:
+    """A schema error in serde's words, as Codex's warning would say it."""
+    kind = error.type
+    loc = [p for p in error.loc if isinstance(p, str)]
     name = loc[-1] if loc else "value"
     if kind == "union_tag_invalid":
-        tag = error.get("ctx", {}).get("tag", "?")
+        tag = error.input["type"]
         return f"unknown variant `{tag}`, expected one of `command`, `mcp_tool`, `prompt`, `agent`"
     if kind == "union_tag_not_found":
         return "missing field `type`"
@@ -147,7 +201,7 @@ def _reason(error: Mapping[str, Any]) -> str:
         return f"missing field `{name}`"
     if kind == "extra_forbidden":
         return f"unknown field `{name}`"
-    return f"invalid `{name}`: {error['msg']}"
+    return f"invalid `{name}`: {error.msg}"
 
 
 def _locate(loc: tuple[Any, ...]) -> dict[str, int]:
@@ -177,14 +231,14 @@ def parse_hooks_table(source: Path, table: Mapping[str, Any], *, toml: bool) -> 
         if event not in table:
             continue
         try:
-            groups = _GROUPS.validate_python(table[event])
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            return _rejected(source, _reason(first), event=event, **_locate(first["loc"]))
+            groups = _groups(table[event])
+        except SchemaRefusal as exc:
+            first = exc.errors[0]
+            return _rejected(source, _reason(first), event=event, **_locate(first.loc))
         except (RecursionError, ValueError, TypeError) as exc:
             return _rejected(source, f"unreadable: {exc}", event=event)
-        for g, group in enumerate(groups):
-            for i, handler in enumerate(group.hooks):
+        for g, (group, declared) in enumerate(groups):
+            for i, handler in enumerate(declared):
                 if isinstance(handler, CommandHandler | McpToolHandler):
                     handlers.append(
                         DeclaredHandler(
@@ -213,9 +267,9 @@ def parse_hooks_json(source: Path, data: bytes) -> ParsedSource:
     except RecursionError:
         return _rejected(source, "not readable: JSON nested too deep")
     try:
-        root = _HooksFile.model_validate(raw)
-    except ValidationError as exc:
-        return _rejected(source, _reason(exc.errors()[0]))
+        root = decode(raw, _HooksFile)
+    except SchemaRefusal as exc:
+        return _rejected(source, _reason(exc.errors[0]))
     return parse_hooks_table(source, root.hooks, toml=False)
 
 

@@ -10,6 +10,7 @@ the session is run from: the ``HostOptions`` with its ``AgentOptions``, the
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
@@ -37,6 +38,7 @@ from dsh.hooks import HooksChoice, HookSelection
 from dsh.host import HostOptions
 from dsh.host._config import sandbox_policy
 from dsh.models import Model, ModelError, load_model
+from dsh.session import JsonlSessionStore
 
 __all__ = ["FrontMode", "RunFlags", "SessionFlags", "load_run_model", "model_resolver", "run"]
 
@@ -121,6 +123,8 @@ class RunFlags:
     """``io_options``' flags (``--output-format``, ``--resume``...), as ``settle`` reads them."""
     worktree: str | None = None
     """``--worktree [NAME]``: run in that git worktree (``""``: a generated name)."""
+    session_id: str | None = None
+    """``--session-id UUID``: the new session's id (``_chosen_id`` checks it)."""
     front: FrontMode = "run"
     """How PROMPT runs: ``dsh run``'s way, bare ``dsh``'s (``terminal``: interactive at a
     terminal, PROMPT its first turn) or ``dsh -p``'s (``print``: headless always)."""
@@ -143,6 +147,7 @@ class RunFlags:
             config_profile=params["config_profile"],
             io={key: params[key] for key in IO_KEYS},
             worktree=params.get("worktree"),
+            session_id=params.get("session_id"),
         )
 
     @property
@@ -175,6 +180,33 @@ def _worktree(project: Path, flags: RunFlags, session_id: str) -> Path:
         return made if made is not None else create_worktree(project, name).path
     except WorktreeError as exc:
         raise _WorktreeRefused(str(exc)) from None
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
+
+
+def _chosen_id(given: str | None, sessions: Path, *, resuming: bool) -> str | None:
+    """``--session-id``'s id, checked as 2.1.332 checks it (its words, exit 1): only for a new
+    session (2.1.332 asks for --fork-session beside --resume, which dsh has not), a UUID, not
+    the id of a session this data folder holds."""
+    if given is None:
+        return None
+    if resuming:
+        raise _SessionIdRefused(
+            "Error: --session-id with --continue or --resume also needs"
+            " --fork-session (which dsh does not offer)."
+        )
+    if _UUID.fullmatch(given) is None:
+        raise _SessionIdRefused("Error: Invalid session ID. Must be a valid UUID.")
+    if JsonlSessionStore(sessions).log_path(given).exists():
+        raise _SessionIdRefused(f"Error: Session ID {given} is already in use.")
+    return given
+
+
+class _SessionIdRefused(UserError):
+    """``--session-id`` refused: exit 1, as 2.1.332 exits."""
+
+    exit_code = 1
 
 
 class _WorktreeRefused(UserError):
@@ -257,13 +289,13 @@ def run_flags(flags: RunFlags) -> ExitCode:
     prompts = tuple(valid_text(prompt) for prompt in prompts)
     sessions = session_dir(flags.session.session_dir)
     project = flags.project.resolve()
-    session_id = None
+    session_id = _chosen_id(flags.session_id, sessions, resuming=resuming)
     if flags.worktree is not None:
         import uuid  # here: only --worktree chooses the id before the session
 
         # The hooks that may make it see the session's id: it is chosen now (a resumed
         # session keeps its own).
-        made_for = str(uuid.uuid4())
+        made_for = session_id or str(uuid.uuid4())
         session_id = None if resuming else made_for
         project = _worktree(project, flags, made_for)
     settled = settle(project=project, session_dir=sessions, flags=_given(), io=flags.io)

@@ -132,7 +132,8 @@ def io_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def run_flags(f: Callable[..., Any]) -> Callable[..., Any]:
     """``dsh run``'s arguments and flags, added to ``f`` in their ``--help`` order."""
-    f = io_options(budget_option(sandbox_option(trust_project_option(worktree_option(f)))))
+    f = trust_project_option(worktree_option(session_id_option(f)))
+    f = io_options(budget_option(sandbox_option(f)))
     for option in reversed(_RUN_OPTIONS):
         f = option(f)
     return f
@@ -202,6 +203,18 @@ def worktree_option(f: Callable[..., Any]) -> Callable[..., Any]:
         help="Run the session in a git worktree, as Claude Code's --worktree: "
         "<repository>/.claude/worktrees/NAME on a new branch worktree-NAME (a generated name "
         "without NAME; an existing one is reopened), kept afterwards. See docs/cli.md.",
+    )(f)
+
+
+def session_id_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``dsh run --session-id UUID``: Claude Code's flag, the new session's id."""
+    return click.option(
+        "--session-id",
+        "session_id",
+        default=None,
+        metavar="UUID",
+        help="Use this id for the new session (a UUID not in use), as Claude Code's "
+        "--session-id: a script knows it before the run (`dsh log ID`, `dsh run --resume ID`).",
     )(f)
 
 

@@ -300,7 +300,8 @@ def _skipped_lines(event: SessionEvent) -> list[str]:
     """Under a ``hook/skipped`` line: each handler left out, then its reason's code and words."""
     lines = []
     for skipped in getattr(event, "skipped", None) or ():
-        lines.append(f"{'':<34}{skipped.get('where')}: {skipped.get('command')}")
+        command = skipped.get("command")  # none for a handler that is not a command
+        lines.append(f"{'':<34}{skipped.get('where')}" + (f": {command}" if command else ""))
         lines.append(f"{'':<36}{skipped.get('code')}: {skipped.get('reason')}")
     return lines
 

@@ -8,7 +8,9 @@ Cases (each a fresh ``Place``, the loopback ``RecordingMock``, ``claude -p`` wit
 - ``pretool-onfailure-exit1``: a PreToolUse command hook ``onFailure: "block"`` that prints
   ``OOPS`` to stderr and exits 1; ``pretool-onfailure-silent``: the same with no stderr;
   ``pretool-onfailure-timeout``: one that outlives its 1-second timeout.
-- ``prompt-onfailure-exit1``: a UserPromptSubmit one (what the user is shown).
+- ``prompt-onfailure-exit1``: a UserPromptSubmit one (what the user is shown);
+  ``prompt-exit2``: the same hook exiting 2 instead, for comparison (the prompt is quoted,
+  and the stderr's newline kept).
 - ``permission-two-denies``: two PermissionRequest hooks deny ``touch`` (default mode), the
   first declared answering a second later than the second.
 - ``precompact-exit2-<format>``: ``/compact --resume`` with a PreCompact hook exiting 2
@@ -116,12 +118,17 @@ def _block(command: str, **more: Any) -> dict[str, Any]:
     return {"type": "command", "command": command, "onFailure": "block", **more}
 
 
+def _command(command: str) -> dict[str, Any]:
+    return {"type": "command", "command": command}
+
+
 def main() -> None:
     claude = claude_path()
     if claude is None:
         raise SystemExit("no claude: set DSH_CLAUDE")
     skip = ["--dangerously-skip-permissions"]
     pre = "echo OOPS >&2; exit 1"
+    exit2 = "echo OOPS >&2; exit 2"
     turns: list[tuple[str, dict[str, Any], list[str]]] = [
         ("pretool-onfailure-exit1", {"PreToolUse": [{"hooks": [_block(pre)]}]}, skip),
         ("pretool-onfailure-silent", {"PreToolUse": [{"hooks": [_block("exit 1")]}]}, skip),
@@ -131,6 +138,7 @@ def main() -> None:
             skip,
         ),
         ("prompt-onfailure-exit1", {"UserPromptSubmit": [{"hooks": [_block(pre)]}]}, skip),
+        ("prompt-exit2", {"UserPromptSubmit": [{"hooks": [_command(exit2)]}]}, skip),
         (
             "permission-two-denies",
             {

@@ -62,7 +62,7 @@ from tests.agent.support import make_harness, of_type, replies, text, tool
 
 PROMPT = "the prompt"
 MESSAGE = "the message"
-_VETOED = "compaction vetoed: "
+_VETOED = "Compaction blocked by PreCompact hook: "
 
 
 class _Input(BaseModel):

@@ -126,7 +126,9 @@ async def test_pre_compact_block_vetoes(tmp_path: Path, monkeypatch: pytest.Monk
     assert payload["custom_instructions"] == "keep it short"
     notices = [e.text for e in agent.events if isinstance(e, NoticeEvent)]
     # 2.1.332 names the hook before its stderr (`exit2-precompact`).
-    assert notices == [f"compaction vetoed: [{hook_command('PreCompact')}]: NO-COMPACT"]
+    assert notices == [
+        f"Compaction blocked by PreCompact hook: [{hook_command('PreCompact')}]: NO-COMPACT"
+    ]
 
 
 async def test_post_compact_follows_session_start_compact(

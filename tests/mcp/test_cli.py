@@ -602,5 +602,4 @@ def test_a_blocking_precompact_mcp_tool_hook_takes_plain_text(tmp_path: Path) ->
         out = done.stdout + done.stderr
         assert ("compacted:" in out) is case["post_compact_ran"], out
         if not case["post_compact_ran"]:
-            reason = case["result"].removeprefix("Compaction blocked by PreCompact hook: ")
-            assert reason in out  # dsh's line says `compaction vetoed: `, 2.1.332's as above
+            assert case["result"] in out  # 2.1.332's line, word for word

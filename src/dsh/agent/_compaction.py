@@ -1,5 +1,6 @@
-"""Compaction: ``agent/pre-compact`` (vetoable), ``compaction/start``, the summarization
-call (``agent/compaction-reply`` after each answer), ``compaction/end``, then
+"""Compaction: ``agent/pre-compact`` (vetoable: a veto is a warning notice in Claude Code
+2.1.332's words, ``Compaction blocked by PreCompact hook: <reason>``), ``compaction/start``,
+the summarization call (``agent/compaction-reply`` after each answer), ``compaction/end``, then
 ``agent/session-start`` (``compact``) and ``agent/post-compact``;
 and what triggers it before a model call: the projected history over ``compact_budget``
 characters, or the usage the last reply reported at or over ``compact_tokens`` (Codex's
@@ -58,7 +59,7 @@ async def compact(core: AgentCore, trigger: CompactTrigger, instructions: str | 
         )
         if isinstance(decision, PreCompactVeto):
             core.notice(
-                f"compaction vetoed: {decision.reason}",
+                f"Compaction blocked by PreCompact hook: {decision.reason}",
                 source="agent/pre-compact",
                 level="warning",
             )

@@ -40,7 +40,7 @@ from dsh.hooks import HookSelection, mount_bridges
 from dsh.host import HostOptions, open_host
 from dsh.messages import AssistantMessage, Content
 from dsh.models import Model, ModelError, ModelRequest, TextCallback
-from dsh.session import SessionEvent, TurnEndReason
+from dsh.session import NoticeEvent, SessionEvent, TurnEndReason
 
 __all__ = [
     "ExitCode",
@@ -267,6 +267,14 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
     return code
 
 
+def _compaction_blocked(events: Sequence[SessionEvent]) -> str | None:
+    """The line of a PreCompact veto among ``events`` (``None``: none vetoed it)."""
+    return next(
+        (e.text for e in events if isinstance(e, NoticeEvent) and e.source == "agent/pre-compact"),
+        None,
+    )
+
+
 async def _run_prompts(
     agent: Agent,
     options: RunOptions,
@@ -315,9 +323,14 @@ async def _run_prompts(
         instructions = compact_command(prompt)
         if instructions is not None:
             # Claude Code's `/compact [instructions]`: a compaction, not a turn.
-            await agent.compact(instructions or None)
+            before = len(agent.events)
+            summary = await agent.compact(instructions or None)
             if printed is not None:
                 printed.catch_up(agent.events)
+            blocked = _compaction_blocked(agent.events[before:]) if summary is None else None
+            if blocked is not None and on_result is not None:
+                # 2.1.332's `-p` answer (text, json and stream-json alike): the block's line.
+                on_result(TurnResult(end_reason=TurnEndReason.completed, final_text=blocked))
             continue
         agent.send(with_mentions(prompt, options.host.project))
 

@@ -112,10 +112,21 @@ class MergedAnswers(Generic[H, A]):
     holds each handler that failed open (no decision for a reason in
     ``FAILURE_REASONS``: it could not start, exited non-zero without an answer,
     timed out, ...) with its outcome, for a bridge that reports such failures.
+    ``durations``: each answer's run time, parallel to ``answers``; the hooks of a firing
+    start together, so these order them by when they finished (``in_finishing_order``).
     """
 
     answers: tuple[tuple[H, A], ...] = ()
     failed: tuple[tuple[H, HookOutcome[A]], ...] = ()
+    durations: tuple[float, ...] = ()
+
+    def in_finishing_order(self) -> tuple[tuple[H, A], ...]:
+        """The entries in the order their hooks finished (declaration order among equal
+        times, and when no times were kept)."""
+        if len(self.durations) != len(self.answers):
+            return self.answers
+        order = sorted(range(len(self.answers)), key=self.durations.__getitem__)
+        return tuple(self.answers[i] for i in order)
 
     def __iter__(self) -> Iterator[tuple[H, A]]:
         return iter(self.answers)
@@ -203,6 +214,7 @@ async def fire_hooks(
     )
     merged: list[tuple[H, A]] = []
     failed: list[tuple[H, HookOutcome[A]]] = []
+    durations: list[float] = []
     for i, outcome in zip(selected, outcomes, strict=True):
         answer = outcome.decision
         if answer is None:
@@ -214,7 +226,8 @@ async def fire_hooks(
                 continue
             answer = rules.fail_closed(outcome)
         merged.append((handlers[i][0], answer))
-    return MergedAnswers(tuple(merged), tuple(failed))
+        durations.append(outcome.run.duration)
+    return MergedAnswers(tuple(merged), tuple(failed), tuple(durations))
 
 
 _SHOWN_COMMAND = 200  # characters of a command named in a notice

@@ -143,7 +143,12 @@ person is at the terminal), `CLAUDE_PID` (dsh's process) and, where the payload 
 `CLAUDE_CODE_CHILD_NOTES_DIR`, `CLAUDE_CODE_MESSAGING_SOCKET` or
 `CLAUDE_CODE_MESSAGING_TOKEN`: it has no child-notes directory and no messaging socket.
 Wherever an exit-2 hook's stderr S is shown, to the model or to the user, it reads
-`[<command>]: S`, as in Claude Code.
+`[<command>]: S`, as in Claude Code. A command hook with `onFailure: "block"` that
+fails (a non-zero exit without an answer, a signal, a start that failed) blocks like an
+exit 2 whose S is 2.1.332's `failed; blocking because onFailure is "block"` and, on the
+next line, its stderr (`No stderr output` when none); one that times out, `timed out;
+blocking because onFailure is "block"` alone; a blocked prompt is then not quoted after
+the reasons (tests/fixtures/claude_fail_wordings.json).
 
 Custom commands (`.claude/commands/*.md`, `sub/name.md` is `/sub:name`) and skills
 (`.claude/skills/<name>/SKILL.md`) are read from the user's config directory, the project

@@ -414,6 +414,11 @@ _TABLE: Final[dict[str, EventSupport]] = {
         applied=(
             "`trigger` (`manual`, `auto`) and `custom_instructions`",
             '`decision: "block"` and exit 2 veto the compaction',
+            "the block reads as in 2.1.332: `Compaction blocked by PreCompact hook: R` (exit 2:"
+            " `[<command>]: S` for R), a warning notice at the terminal and, for `/compact` in"
+            " `-p` mode, the run's answer: stdout in `--output-format text`, the `result` (not"
+            " an error) in `json` and `stream-json` (`precompact-exit2-*` in"
+            " tests/fixtures/claude_fail_wordings.json)",
         ),
     ),
     "PostCompact": EventSupport(

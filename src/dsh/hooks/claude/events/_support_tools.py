@@ -143,10 +143,12 @@ PERMISSION_REQUEST = EventSupport(
         '`decision.behavior: "deny"` refuses the call; the model sees an error tool result'
         " whose content is `message`",
         "`decision.interrupt` with deny ends the turn after the step's calls finish",
-        "several hooks: deny wins over allow; every deny `message` reaches the model, in"
-        " declaration order",
+        "several hooks: deny wins over allow; of several denials the first to finish gives"
+        " the model its `message` (and its `interrupt`), as 2.1.332 takes it"
+        " (`permission-two-denies` in tests/fixtures/claude_fail_wordings.json)",
         "exit 2 is not honoured (the flow is unchanged), as in Claude Code; a failing"
-        ' `onFailure: "block"` hook denies',
+        ' `onFailure: "block"` hook denies, its message `[<command>]: failed; blocking because'
+        ' onFailure is "block"` and its stderr on the next line',
         NOTICE,
         HALTS,
         _IF_EVALUATED,

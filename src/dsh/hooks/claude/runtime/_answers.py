@@ -27,8 +27,8 @@ __all__ = [
     "blocked_prompt_message",
     "blocking",
     "event_context",
+    "fail_closed_reason",
     "halting",
-    "mcp_fail_closed",
     "prompt_context_lines",
     "shown_reason",
 ]
@@ -64,16 +64,31 @@ def blocking(merged: Merged) -> tuple[tuple[HookDeclaration, HookAnswer], ...]:
     return merged.where(lambda a: a.blocks)
 
 
-def mcp_fail_closed(outcome: HookOutcome[HookAnswer]) -> str | None:
-    """An ``mcp_tool`` handler's failed-closed reason in 2.1.332's words (``None``: not one)."""
+_FAILED_CLOSED: Final = 'blocking because onFailure is "block"'
+
+
+def fail_closed_reason(outcome: HookOutcome[HookAnswer]) -> str:
+    """A handler's reason when it failed under ``onFailure: "block"``, in 2.1.332's words
+    (what follows ``[<command>]: ``): ``failed; blocking because onFailure is "block"`` and
+    the stderr (``No stderr output`` when none) on the next line, or ``timed out; ...``
+    alone (tests/fixtures/claude_fail_wordings.json); an ``mcp_tool`` handler's are
+    ``_mcp_tool_hook``'s. A failure 2.1.332 has no output for (an answer that does not
+    decode, or is for another event) gives dsh's reason on that line."""
+    from dsh.hooks.claude.answers._caps import cap_text
     from dsh.hooks.claude.runtime._mcp_tool_hook import McpToolHook, fail_closed_text
 
     hook = outcome.run.command.call
-    if not isinstance(hook, McpToolHook):
-        return None
-    if outcome.no_decision in ("timed_out", "killed"):
-        return fail_closed_text(hook.target.server, "call", timed_out=True)
-    return outcome.run.stderr.strip() or None
+    if isinstance(hook, McpToolHook):
+        if outcome.no_decision in ("timed_out", "killed"):
+            return fail_closed_text(hook.target.server, "call", timed_out=True)
+        return outcome.run.stderr.strip() or outcome.reason or "hook failed"
+    if outcome.no_decision == "timed_out":
+        return f"timed out; {_FAILED_CLOSED}"
+    if outcome.no_decision in ("nonzero_exit", "killed"):
+        detail = outcome.run.stderr.strip() or "No stderr output"
+    else:
+        detail = outcome.reason or "hook failed"
+    return f"failed; {_FAILED_CLOSED}\n{cap_text(detail)}"
 
 
 def shown_reason(decl: HookDeclaration, answer: HookAnswer) -> str:

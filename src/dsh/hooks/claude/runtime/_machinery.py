@@ -51,8 +51,8 @@ from dsh.hooks.claude.runtime._answers import (
     Merged,
     PreToolOutcome,
     event_context,
+    fail_closed_reason,
     halting,
-    mcp_fail_closed,
     shown_reason,
 )
 from dsh.hooks.claude.runtime._extensions import extensions_on, usage_so_far
@@ -142,7 +142,9 @@ class _ClaudeRules:
         run = outcome.run
         return HookAnswer(
             exit_code=run.exit_code if run.exit_code is not None else -1,
-            blocking_error=mcp_fail_closed(outcome) or outcome.reason or "hook failed",
+            blocking_error=fail_closed_reason(outcome),
+            # 2.1.332 blocks a prompt without quoting it (`prompt-onfailure-exit1`).
+            suppress_original_prompt=True,
         )
 
     def to_json(self, answer: HookAnswer) -> object:

@@ -2,7 +2,9 @@
 
 PermissionRequest runs on ``approval/request`` when a pre-execute answer is
 ``ask``: it sends the permission policy's ``permission_suggestions``, turns
-the hooks' answers into an ``ApprovalDecision`` and applies an allow's
+the hooks' answers into an ``ApprovalDecision`` (of several denials the first to
+finish, as 2.1.332 takes it: ``permission-two-denies`` in
+tests/fixtures/claude_fail_wordings.json) and applies an allow's
 ``updatedPermissions`` to the session's ``PermissionState`` (and to the settings
 file an entry's ``destination`` names); a directory it adds joins the session
 through ``agent.add_directory`` (DirectoryAdded, ``source: "slash_command"``:
@@ -88,24 +90,22 @@ class PermissionEvents(Handlers):
             payload["mcp_server"] = server
         merged = await self._fire(agent, "PermissionRequest", hooks, payload)
         self._common_effects(agent, "PermissionRequest", merged)
-        denials: list[str] = []
-        interrupt = False
+        denial: tuple[str, bool] | None = None  # the first deny to finish, as 2.1.332 takes it
         allowed = False
         updates: list[tuple[HookDeclaration, Any]] = []
-        for decl, answer in merged.answers:
+        for decl, answer in merged.in_finishing_order():
             if answer.blocking_error is not None:
                 if answer.exit_code == 2:
                     continue  # exit 2 is not honoured here: the flow is unchanged
                 # A failure of an `onFailure: "block"` hook denies the permission request with
                 # the bare reason (2.1.332 gives it as the denial's message, no event prefix).
-                denials.append(shown_reason(decl, answer))
+                denial = denial or (shown_reason(decl, answer), False)
                 continue
             request = answer.permission_request
             if request is None:
                 continue
             if request.behavior == "deny":
-                denials.append(request.message or _DENIED_BY_HOOK)
-                interrupt = interrupt or request.interrupt
+                denial = denial or (request.message or _DENIED_BY_HOOK, request.interrupt)
                 continue
             if request.updated_input is not None and request.updated_input != payload["tool_input"]:
                 # The hook approved a different call than the one that would run.
@@ -114,8 +114,8 @@ class PermissionEvents(Handlers):
             allowed = True
             if request.updated_permissions is not None:
                 updates.append((decl, request.updated_permissions))
-        if denials:  # a denied call changes no permission (and no settings file)
-            return ApprovalDecision.deny("\n".join(denials), interrupt=interrupt)
+        if denial is not None:  # a denied call changes no permission (and no settings file)
+            return ApprovalDecision.deny(denial[0], interrupt=denial[1])
         for decl, update in updates:
             await self._update_permissions(agent, call, decl, update)
         decision = await nxt()

@@ -1,0 +1,64 @@
+"""What the model is told of bad tool inputs, notebooks in Read and files edited without a
+Read, against 2.1.332's recording (``tests/fixtures/claude_tool_texts.json``, made by
+``benchmarks/record_claude_tool_texts.py``), through the real loop with a scripted model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from dsh.session import ToolResultEvent
+from tests.agent.support import make_harness, of_type, replies, text, tool
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "claude_tool_texts.json"
+RECORDED: dict[str, Any] = json.loads(FIXTURE.read_text())
+RUN = RECORDED["run"]
+RESULTS = {r["tool_use_id"]: r for r in RUN["results"]}
+FILES = {
+    "a.txt": "one\ntwo\n",
+    "b.txt": "bee\n",
+    "d.txt": "dee\n",
+    "e.txt": "eee\n",
+    "nb.ipynb": json.dumps(RECORDED["notebook"], indent=1),
+}
+
+
+def _recorded_call(ident: str, project: Path) -> dict[str, Any]:
+    call = RESULTS[ident]["call"]
+    arguments = json.loads(json.dumps(call["input"]).replace("${PROJECT_DIR}", str(project)))
+    return {**tool(call["name"], **arguments), "id": ident}
+
+
+async def _run(tmp_path: Path, idents: list[str]) -> dict[str, ToolResultEvent]:
+    project = tmp_path / "project"
+    calls = [_recorded_call(i, project) for i in idents]
+    h = make_harness(tmp_path, replies(*([c] for c in calls), [text("done")]))
+    for name, content in FILES.items():
+        (project / name).write_text(content)
+    agent = h.agent()
+    agent.send("use the tools")
+    assert (await agent.run_turn()).final_text == "done"
+    await agent.close()
+    return {e.tool_use_id: e for e in of_type(agent.session.events, ToolResultEvent)}
+
+
+def _recorded_text(ident: str, project: Path) -> Any:
+    return json.loads(json.dumps(RESULTS[ident]["content"]).replace("${PROJECT_DIR}", str(project)))
+
+
+async def test_bad_inputs_are_answered_with_2_1_332s_input_validation_error(
+    tmp_path: Path,
+) -> None:
+    # A missing required field, a wrong type, an unknown key, several at once; Bash, Read, Edit.
+    idents = ["toolu_b1", "toolu_b2", "toolu_b3", "toolu_b4", "toolu_r1", "toolu_r2"]
+    idents += ["toolu_e5", "toolu_e6"]
+    results = await _run(tmp_path, idents)
+    for ident in idents:
+        ours = results[ident]
+        assert ours.is_error, ident
+        assert RESULTS[ident]["is_error"], ident
+        assert ours.content == _recorded_text(ident, tmp_path / "project"), ident
+        assert str(ours.content).startswith("<tool_use_error>InputValidationError: ")
+    # The files stay as they were: nothing ran.
+    assert (tmp_path / "project" / "a.txt").read_text() == FILES["a.txt"]

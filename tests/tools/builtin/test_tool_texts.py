@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from dsh.messages import ImageBlock, TextBlock
 from dsh.session import ToolResultEvent
 from tests.agent.support import make_harness, of_type, replies, text, tool
 
@@ -24,8 +25,20 @@ FILES = {
 }
 
 
+EXTRA_CALLS: dict[str, dict[str, Any]] = {
+    "toolu_nb": {
+        "name": "NotebookEdit",
+        "input": {
+            "notebook_path": "${PROJECT_DIR}/nb.ipynb",
+            "cell_id": "c2",
+            "new_source": "# Edited",
+        },
+    },
+}
+
+
 def _recorded_call(ident: str, project: Path) -> dict[str, Any]:
-    call = RESULTS[ident]["call"]
+    call = RESULTS[ident]["call"] if ident in RESULTS else EXTRA_CALLS[ident]
     arguments = json.loads(json.dumps(call["input"]).replace("${PROJECT_DIR}", str(project)))
     return {**tool(call["name"], **arguments), "id": ident}
 
@@ -62,3 +75,26 @@ async def test_bad_inputs_are_answered_with_2_1_332s_input_validation_error(
         assert str(ours.content).startswith("<tool_use_error>InputValidationError: ")
     # The files stay as they were: nothing ran.
     assert (tmp_path / "project" / "a.txt").read_text() == FILES["a.txt"]
+
+
+def _wire(block: Any) -> dict[str, Any]:
+    if isinstance(block, ImageBlock):
+        return {
+            "type": "image",
+            "source": {"data": block.data, "media_type": block.media_type, "type": "base64"},
+        }
+    assert isinstance(block, TextBlock)
+    return {"text": block.text, "type": "text"}
+
+
+async def test_a_notebook_is_read_as_2_1_332s_cells(tmp_path: Path) -> None:
+    # Code, markdown and raw cells, one with no id; stream, result, image and error outputs.
+    results = await _run(tmp_path, ["toolu_r5", "toolu_nb"])
+    ours = results["toolu_r5"]
+    assert not ours.is_error
+    assert not isinstance(ours.content, str)
+    assert [_wire(b) for b in ours.content] == RESULTS["toolu_r5"]["content"]
+    # A notebook read is a read: NotebookEdit may edit it.
+    assert not results["toolu_nb"].is_error, results["toolu_nb"].content
+    written = json.loads((tmp_path / "project" / "nb.ipynb").read_text())
+    assert written["cells"][1]["source"] == "# Edited"  # as 2.1.332 writes a new source

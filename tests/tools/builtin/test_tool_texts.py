@@ -98,3 +98,24 @@ async def test_a_notebook_is_read_as_2_1_332s_cells(tmp_path: Path) -> None:
     assert not results["toolu_nb"].is_error, results["toolu_nb"].content
     written = json.loads((tmp_path / "project" / "nb.ipynb").read_text())
     assert written["cells"][1]["source"] == "# Edited"  # as 2.1.332 writes a new source
+
+
+async def test_edit_and_write_end_as_2_1_332s_by_what_the_session_has_read(
+    tmp_path: Path,
+) -> None:
+    # 2.1.332 refuses neither an Edit nor a Write of a file not read first; its Edit says
+    # whether the file was in the session's view: nothing when never read, the note when it
+    # changed on disk since it was read (whole or in part), the usual ending when current.
+    # All but the notebook (above) and a string not found (dsh's own wording, still).
+    skipped = ("toolu_r5", "toolu_e4")
+    idents = [r["tool_use_id"] for r in RUN["results"] if r["tool_use_id"] not in skipped]
+    results = await _run(tmp_path, idents)
+    project = tmp_path / "project"
+    for ident in idents:
+        assert results[ident].is_error == bool(RESULTS[ident].get("is_error")), ident
+        assert results[ident].content == _recorded_text(ident, project), ident
+    for name, content in RUN["files_after"].items():
+        assert (project / name).read_text() == content, name
+    assert results["toolu_e1"].output["contentNotInModelContext"] is True
+    assert results["toolu_e3"].output["staleRecovered"] is True
+    assert "staleRecovered" not in results["toolu_e2"].output

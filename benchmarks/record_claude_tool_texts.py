@@ -3,14 +3,14 @@
 usage: python benchmarks/record_claude_tool_texts.py CLAUDE OUT.json
 
 Runs ``CLAUDE -p`` (2.1.332) headless, permissions skipped, against the loopback mock of
-``_claude_recording`` (the step mock of ``record_claude_deferred_tools``), with a
-PostToolUseFailure hook that keeps its payloads. The model calls: Bash and Read with a missing
-required field, a wrong type and an unknown key; Read of a notebook (code and markdown cells,
-stream, result, image and error outputs); Edit and Write of files not read first; Edit of a
-file changed on disk after it was read; a Write of a new file, and a Read then Edit that work.
-Kept: every tool result the model was sent (with the call that made it), the hook payloads and
-the files after. Never run by ``make test``; its output is the fixture
-``tests/fixtures/claude_tool_texts.json``.
+``_claude_recording`` (the step mock of ``record_claude_deferred_tools``), with PreToolUse,
+PostToolUse and PostToolUseFailure hooks that keep their payloads. The model calls: Bash and
+Read with a missing required field, a wrong type and an unknown key; Read of a notebook (code,
+markdown and raw cells, stream, result, image and error outputs); Edit and Write of files not
+read first; Edit of a file changed on disk after it was read (whole, and in part); a Write of a
+new file, and a Read then Edit. Kept: every tool result the model was sent (with the call that
+made it), the hook payloads and the files after. Never run by ``make test``; its output is
+the fixture ``tests/fixtures/claude_tool_texts.json``.
 """
 
 from __future__ import annotations
@@ -130,13 +130,14 @@ def main() -> int:
     recorded: dict[str, Any] = {"cli_version": claude_version(claude), "notebook": NOTEBOOK}
     with StepMock() as mock:
         place = Place.make("tool-texts", files=FILES)
-        kept = place.root / "failures.jsonl"
+        kept = place.root / "hooks.jsonl"
         hook = {"type": "command", "command": f"cat >> {kept}; echo >> {kept}"}
-        hooks = {e: [{"matcher": "*", "hooks": [hook]}] for e in ("PostToolUseFailure",)}
+        events = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
+        hooks = {e: [{"matcher": "*", "hooks": [hook]}] for e in events}
         (place.config / "settings.json").write_text(json.dumps({"hooks": hooks}))
         run = _run(claude, mock, place, steps(place.project))
         run.pop("tools", None), run.pop("announcement", None), run.pop("side_requests", None)
-        run["failures"] = (
+        run["hook_events"] = (
             [json.loads(line) for line in kept.read_text().splitlines() if line.strip()]
             if kept.exists()
             else []

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from dsh.base import thaw_json
 from dsh.messages import ImageBlock, TextBlock
 from dsh.session import ToolResultEvent
 from tests.agent.support import make_harness, of_type, replies, text, tool
@@ -16,6 +17,11 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "claude_tool_texts.
 RECORDED: dict[str, Any] = json.loads(FIXTURE.read_text())
 RUN = RECORDED["run"]
 RESULTS = {r["tool_use_id"]: r for r in RUN["results"]}
+RESPONSES = {
+    e["tool_use_id"]: e["tool_response"]
+    for e in RUN["hook_events"]
+    if e["hook_event_name"] == "PostToolUse"
+}
 FILES = {
     "a.txt": "one\ntwo\n",
     "b.txt": "bee\n",
@@ -94,6 +100,8 @@ async def test_a_notebook_is_read_as_2_1_332s_cells(tmp_path: Path) -> None:
     assert not ours.is_error
     assert not isinstance(ours.content, str)
     assert [_wire(b) for b in ours.content] == RESULTS["toolu_r5"]["content"]
+    # Its tool_response as 2.1.332's PostToolUse has it.
+    assert thaw_json(ours.output) == _recorded_response("toolu_r5", tmp_path / "project")
     # A notebook read is a read: NotebookEdit may edit it.
     assert not results["toolu_nb"].is_error, results["toolu_nb"].content
     written = json.loads((tmp_path / "project" / "nb.ipynb").read_text())
@@ -116,6 +124,16 @@ async def test_edit_and_write_end_as_2_1_332s_by_what_the_session_has_read(
         assert results[ident].content == _recorded_text(ident, project), ident
     for name, content in RUN["files_after"].items():
         assert (project / name).read_text() == content, name
+    # The outputs (PostToolUse's tool_response) carry the same, as 2.1.332's do.
+    for ident in ("toolu_e1", "toolu_e2", "toolu_e3", "toolu_e7", "toolu_w1", "toolu_w2"):
+        assert thaw_json(results[ident].output) == _recorded_response(ident, project), ident
     assert results["toolu_e1"].output["contentNotInModelContext"] is True
     assert results["toolu_e3"].output["staleRecovered"] is True
-    assert "staleRecovered" not in results["toolu_e2"].output
+    # No hook saw a call its schema refused, nor an Edit whose string was not found.
+    refused = {"toolu_b1", "toolu_b2", "toolu_b3", "toolu_b4", "toolu_r1", "toolu_r2"}
+    refused |= {"toolu_e4", "toolu_e5", "toolu_e6"}
+    assert not refused & {e["tool_use_id"] for e in RUN["hook_events"]}
+
+
+def _recorded_response(ident: str, project: Path) -> Any:
+    return json.loads(json.dumps(RESPONSES[ident]).replace("${PROJECT_DIR}", str(project)))

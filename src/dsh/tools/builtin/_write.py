@@ -276,8 +276,10 @@ async def _run_edit(invocation: ToolInvocation) -> ToolResult:
         "userModified": False,
         "replaceAll": bool(args.replace_all),
     }
+    if original is not None and view == "stale":
+        output["staleRecovered"] = True
     if original is not None and view != "current":
-        output["staleRecovered" if view == "stale" else "contentNotInModelContext"] = True
+        output["contentNotInModelContext"] = True
     created = original is None
     text = _created_or_updated(
         args.file_path, created=created, replaced_all=bool(args.replace_all), output=output

@@ -49,7 +49,12 @@ async def test_select_loads_the_named_tools_for_the_next_requests(tmp_path: Path
     assert TOOL_SEARCH in offered(first)
     assert not offered(first) & TASK_TOOLS
     # The system prompt names every deferred tool, and stays the same once some are loaded.
-    assert "The following deferred tools are available via ToolSearch" in first["system"]
+    # In 2.1.332's words (tests/fixtures/claude_deferred_tools.json's announcement).
+    assert (
+        "The following deferred tools are now available via ToolSearch. Their schemas are NOT"
+        " loaded \u2014 calling them directly will fail with InputValidationError. Use ToolSearch"
+        ' with query "select:<name>[,<name>...]" to load tool schemas before calling them:\n'
+    ) in first["system"]
     assert all(name in first["system"] for name in TASK_TOOLS)
     assert second["system"] == first["system"] == third["system"]
     assert offered(second) & TASK_TOOLS == {"TaskCreate", "TaskUpdate"}

@@ -58,7 +58,8 @@ def deferred_announcement(definitions: Iterable[ToolDefinition]) -> str | None:
     if not names or all(d.name != TOOL_SEARCH for d in tools):
         return None
     return (
-        f"The following deferred tools are available via {TOOL_SEARCH}. Their schemas are NOT"
-        f' loaded. Use {TOOL_SEARCH} with query "select:<name>[,<name>...]" to load tool'
-        " schemas before calling them:\n" + "\n".join(names)
+        f"The following deferred tools are now available via {TOOL_SEARCH}. Their schemas are"
+        " NOT loaded \u2014 calling them directly will fail with InputValidationError. Use"
+        f' {TOOL_SEARCH} with query "select:<name>[,<name>...]" to load tool schemas before'
+        " calling them:\n" + "\n".join(names)
     )

@@ -82,11 +82,14 @@ def aborted(
     return result(text, "ABORTED", output, reason=text)
 
 
-def invalid_args(what: str, errors: ArgumentErrors, **extra: Any) -> ToolResult:
-    """``INVALID_ARGS`` for ``what`` (a tool name, or one and who rewrote its input)."""
+def invalid_args(
+    what: str, errors: ArgumentErrors, *, text: str | None = None, **extra: Any
+) -> ToolResult:
+    """``INVALID_ARGS`` for ``what`` (a tool name, or one and who rewrote its input); its
+    content is ``text`` when given (2.1.332's ``InputValidationError``), else dsh's."""
     detail = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
     return ToolResult(
-        f"Invalid arguments for {what}: {detail}",
+        text if text is not None else f"Invalid arguments for {what}: {detail}",
         None,
         True,
         "INVALID_ARGS",

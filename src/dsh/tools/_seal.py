@@ -14,7 +14,7 @@ import logging
 from typing import cast, final
 
 from dsh._frozen import frozen
-from dsh.base import FrozenDict, NotJSONError, freeze_json
+from dsh.base import FrozenDict, NotJSONError, freeze_json, thaw_json
 from dsh.base._json import json_kind
 from dsh.context import ChannelError
 from dsh.context._chain import describe
@@ -24,6 +24,7 @@ from dsh.tools._channels import REWRITE_INPUT, RewriteListener
 from dsh.tools._decisions import InputReplace, InputRewrite
 from dsh.tools._failures import exc_text, invalid_args, listener_failed
 from dsh.tools._identity import CallToken, ProposedCall, ToolCall, ToolRequest, mint_token
+from dsh.tools._input_issues import input_validation_text
 from dsh.tools._schema import ArgumentErrors, ArgumentValidator, compile_validator
 from dsh.tools._types import ToolCaller, ToolDefinition, ToolResult
 
@@ -164,7 +165,9 @@ def seal_request(
         return call, None
     errors = _check(entry.validate, arguments)
     if errors is not None:
-        return call, invalid_args(name, errors)
+        # In 2.1.332's words where it has them (InputValidationError), else dsh's.
+        text = input_validation_text(name, thaw_json(entry.definition.input_schema), arguments)
+        return call, invalid_args(name, errors, text=text)
     return call, None
 
 

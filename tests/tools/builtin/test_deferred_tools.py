@@ -55,11 +55,12 @@ def test_the_deferred_tools_are_2_1_332s_word_for_word() -> None:
     for name in (t.name for t in builtin_tools()[12:]):
         assert ours[name].description == recorded[name]["description"], name
         assert dict(ours[name].input_schema) == recorded[name]["input_schema"], name
-    # The announcement names them in 2.1.332's order.
+    # The announcement names them in 2.1.332's order, in its words.
     announced = PLAIN["announcement"][-1].split(":\n", 1)[1].split("\n")
     ours_announced = deferred_announcement(_with_agent_tools())
     assert ours_announced is not None
     assert ours_announced.split(":\n", 1)[1].split("\n") == announced
+    assert ours_announced == PLAIN["announcement"][-1] == RECORDED["git"]["announcement"][-1]
 
 
 def _with_agent_tools() -> list[Any]:

@@ -308,6 +308,7 @@ async def test_edit_output_cannot_tell_a_created_file_from_a_filled_empty_one(
     f = tmp_path / "e.txt"
     created = await call(EDIT_TOOL, ws, file_path=str(f), old_string="", new_string="x")
     f.write_text("")
+    await call(READ_TOOL, ws, file_path=str(f))  # as a session reads a file it then fills
     filled = await call(EDIT_TOOL, ws, file_path=str(f), old_string="", new_string="x")
     assert created.output == filled.output
     assert created.content == f"File created successfully at: {f}"

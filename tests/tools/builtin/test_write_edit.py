@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dsh.tools import Workspace
-from dsh.tools.builtin import EDIT_TOOL, MULTI_EDIT_TOOL, WRITE_TOOL
+from dsh.tools.builtin import EDIT_TOOL, MULTI_EDIT_TOOL, READ_TOOL, WRITE_TOOL
 from dsh.tools.builtin._common import structured_patch
 
 from ._support import CONFORMANCE, call
@@ -95,6 +95,7 @@ async def test_write_refusals_name_the_file(ws: Workspace, tmp_path: Path) -> No
 async def test_edit_replaces_a_unique_string(ws: Workspace, tmp_path: Path) -> None:
     f = tmp_path / "e.py"
     f.write_text("def f():\n    return 1\n")
+    await call(READ_TOOL, ws, file_path=str(f))  # a session reads the file it edits
     result = await call(
         EDIT_TOOL, ws, file_path=str(f), old_string="return 1", new_string="return 2"
     )

@@ -153,6 +153,11 @@ class _ImageFile(ToolOutput):
     originalSize: int
 
 
+class _NotebookFile(ToolOutput):
+    filePath: str
+    cells: list[dict[str, Any]]  # 2.1.332's cell records (``_read_notebook``)
+
+
 class ReadOutput(ToolOutput):
     """A successful Read's output: ``{"type": "text", "file": {...}}`` or an image's.
 
@@ -161,13 +166,18 @@ class ReadOutput(ToolOutput):
     pydantic's plugin loader, ~10 ms on every start-up.
     """
 
-    type: Literal["text", "image"]
-    file: _TextFile | _ImageFile
+    type: Literal["text", "image", "notebook"]
+    file: _TextFile | _ImageFile | _NotebookFile
 
     @model_validator(mode="after")
     def _file_fits_type(self) -> Self:
-        if isinstance(self.file, _ImageFile) != (self.type == "image"):
-            needs = "base64, type, originalSize" if self.type == "image" else "filePath, content"
+        kinds = {"image": _ImageFile, "notebook": _NotebookFile, "text": _TextFile}
+        if not isinstance(self.file, kinds[self.type]):
+            needs = {
+                "image": "base64, type, originalSize",
+                "notebook": "filePath, cells",
+                "text": "filePath, content",
+            }[self.type]
             raise ValueError(f"type {self.type!r} needs a file with {needs}, ...")
         return self
 

@@ -1,4 +1,5 @@
-"""The ``Read`` tool: a file's lines numbered as Claude Code numbers them, or an image."""
+"""The ``Read`` tool: a file's lines numbered as Claude Code numbers them, an image, or a
+notebook's cells (``_read_notebook``)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,10 @@ def present_read(output: Any) -> Content:
     file = output["file"]
     if output["type"] == "image":
         return (ImageBlock(media_type=file["type"], data=file["base64"]),)
+    if output["type"] == "notebook":
+        from dsh.tools.builtin._read_notebook import present_notebook
+
+        return present_notebook(file["cells"])
     content = file["content"]
     if not content and not file["numLines"]:
         if not file["totalLines"]:
@@ -98,6 +103,17 @@ def _read_image(path: Path, media_type: ImageMediaType, file_path: str) -> ToolR
         "type": "image",
         "file": {"base64": encoded, "type": media_type, "originalSize": len(data)},
     }
+    return ToolResult.ok(present_read(output), output=output)
+
+
+def _read_notebook(path: Path, client: bytes | None, file_path: str) -> ToolResult | None:
+    """A notebook's cells as 2.1.332 shows them; ``None`` when it is not one (read as text)."""
+    from dsh.tools.builtin._read_notebook import notebook_cells
+
+    cells = notebook_cells(client if client is not None else path.read_bytes())
+    if cells is None:
+        return None
+    output = {"type": "notebook", "file": {"filePath": file_path, "cells": cells}}
     return ToolResult.ok(present_read(output), output=output)
 
 
@@ -163,10 +179,16 @@ async def _run_read(invocation: ToolInvocation) -> ToolResult:
             )
         if media_type is not None:
             return _read_image(path, media_type, shown)
-        whole = args.offset is None and args.limit is None
+        notebook = path.suffix.lower() == ".ipynb"
+        whole = notebook or (args.offset is None and args.limit is None)
         refused = _refusal(path, shown, client, whole)
         if refused is not None:
             return refused
+        if notebook:
+            read = _read_notebook(path, client, args.file_path)
+            if read is not None:
+                note_read(invocation.workspace, path)
+                return read
         start = max(args.offset or 1, 1)
         limit = args.limit or DEFAULT_READ_LIMIT
         selected: list[str] = []

@@ -1,4 +1,5 @@
-"""Which files the session's Read calls have read, and when: what NotebookEdit checks first.
+"""Which files the session has read (or written), and when: what NotebookEdit checks first,
+and what Edit's ending says (``_write``). Kept by real path, so a link and its target agree.
 
 2.1.332 refuses to edit a notebook the conversation has not read, or one changed on disk
 since it was read (``File has not been read yet``, ``File has been modified since read``).
@@ -9,6 +10,7 @@ read path with the file's modification time then, updated when NotebookEdit writ
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 
 from dsh.tools._types import Workspace
@@ -29,9 +31,9 @@ def _files(workspace: Workspace) -> dict[str, int]:
 def note_read(workspace: Workspace, path: Path) -> None:
     """Remember that ``path`` was read (or written by a tool that keeps it read) now."""
     with contextlib.suppress(OSError):
-        _files(workspace)[str(path)] = path.stat().st_mtime_ns
+        _files(workspace)[os.path.realpath(path)] = path.stat().st_mtime_ns
 
 
 def read_time(workspace: Workspace, path: Path) -> int | None:
     """The modification time ``path`` had when last read, or ``None`` if it never was."""
-    return _files(workspace).get(str(path))
+    return _files(workspace).get(os.path.realpath(path))

@@ -20,7 +20,7 @@ where the tool itself said "updated".
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from dsh.base._real_path import LinkError, real_path
 from dsh.messages import Content
@@ -34,6 +34,7 @@ from dsh.tools.builtin._common import (
     parse_arguments,
     structured_patch,
 )
+from dsh.tools.builtin._read_state import note_read, read_time
 from dsh.tools.builtin._real_write import replace_text
 
 if TYPE_CHECKING:
@@ -57,18 +58,39 @@ WRITE_CREATED_SUFFIX = " (file state is current in your context — no need to R
 """Claude Code 2.1's ending of Write's "File created successfully at: PATH" (recorded)."""
 
 
+STALE_NOTE = (
+    " (note: the file had been modified on disk since you last read it \u2014 the edit applied"
+    " cleanly, but the file contains other changes not in your context. Read it before edits"
+    " that depend on surrounding content.)"
+)
+"""2.1.332's ending of an Edit of a file changed on disk since the session read it (recorded:
+``tests/fixtures/claude_tool_texts.json``)."""
+
+
 def _created_or_updated(
-    file_path: str, *, created: bool, replaced_all: bool = False, suffix: str = ""
+    file_path: str,
+    *,
+    created: bool,
+    replaced_all: bool = False,
+    suffix: str = "",
+    output: Any = None,
 ) -> str:
-    """2.1.332's sentences (recorded: ``tests/fixtures/claude_strict.json``, ``file-tools``)."""
+    """2.1.332's sentences (recorded: ``tests/fixtures/claude_strict.json``, ``file-tools``;
+    ``claude_tool_texts.json``: an Edit's ending says whether the file was in the session's
+    view: the note when it changed on disk since it was read, nothing when it never was)."""
     if created:
         return f"File created successfully at: {file_path}{suffix}"
+    ending = WRITE_CREATED_SUFFIX
+    if output is not None and output.get("staleRecovered"):
+        ending = STALE_NOTE
+    elif output is not None and output.get("contentNotInModelContext"):
+        ending = ""
     if replaced_all:
         return (
             f"The file {file_path} has been updated. All occurrences were successfully"
-            f" replaced.{WRITE_CREATED_SUFFIX}"
+            f" replaced.{ending}"
         )
-    return f"The file {file_path} has been updated successfully.{WRITE_CREATED_SUFFIX}"
+    return f"The file {file_path} has been updated successfully.{ending}"
 
 
 def present_write(output: Any) -> Content:
@@ -87,7 +109,9 @@ def present_edit(output: Any) -> Content:
     """
     created = output["originalFile"] == "" and output["oldString"] == ""
     replaced_all = bool(output.get("replaceAll"))
-    return _created_or_updated(output["filePath"], created=created, replaced_all=replaced_all)
+    return _created_or_updated(
+        output["filePath"], created=created, replaced_all=replaced_all, output=output
+    )
 
 
 def present_multi_edit(output: Any) -> Content:
@@ -165,6 +189,7 @@ async def _run_write(invocation: ToolInvocation) -> ToolResult:
         "originalFile": original,
         "userModified": False,
     }
+    note_read(invocation.workspace, path)  # what it wrote is in the session's view
     return ToolResult.ok(present_write(output), output=output)
 
 
@@ -234,12 +259,14 @@ async def _run_edit(invocation: ToolInvocation) -> ToolResult:
     try:
         text = await _client_text(path)
         original, updated = _edit_file(path, shown, [op], multi=False, text=text)
+        view = _view(invocation, path)
         await write_text(path, updated, replace_text)
     except _EditFailed as failed:
         return ToolResult.error(failed.reason)
     except OSError as exc:
         return _os_error("edit", shown, exc)
-    output = {
+    note_read(invocation.workspace, path)
+    output: dict[str, Any] = {
         # As the call wrote it, as 2.1.332 shows it (Write's `file-path-write`, `file-tools`).
         "filePath": args.file_path,
         "oldString": args.old_string,
@@ -249,11 +276,27 @@ async def _run_edit(invocation: ToolInvocation) -> ToolResult:
         "userModified": False,
         "replaceAll": bool(args.replace_all),
     }
+    if original is not None and view == "stale":
+        output["staleRecovered"] = True
+    if original is not None and view != "current":
+        output["contentNotInModelContext"] = True
     created = original is None
-    return ToolResult.ok(
-        _created_or_updated(args.file_path, created=created, replaced_all=bool(args.replace_all)),
-        output=output,
+    text = _created_or_updated(
+        args.file_path, created=created, replaced_all=bool(args.replace_all), output=output
     )
+    return ToolResult.ok(text, output=output)
+
+
+def _view(invocation: ToolInvocation, path: Path) -> Literal["current", "stale", "unread"]:
+    """Whether the session has ``path`` as it is on disk (read or written since it last
+    changed), saw an older version of it, or never read it (2.1.332's Edit endings)."""
+    seen = read_time(invocation.workspace, path)
+    if seen is None:
+        return "unread"
+    try:
+        return "current" if path.stat().st_mtime_ns == seen else "stale"
+    except OSError:
+        return "unread"
 
 
 async def _run_multi_edit(invocation: ToolInvocation) -> ToolResult:

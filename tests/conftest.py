@@ -35,6 +35,10 @@ ONCE: tuple[str, ...] = (
     "hardening/test_manifest_fuzz.py",
     "hardening/test_trust_record_fuzz.py",
     "sandbox/",
+    # The wheel is pure Python (py3-none-any, asserted there): the same file set, entry
+    # point and metadata whichever interpreter builds or installs it; that each Python
+    # can install and import dsh's dependencies, every CI stage's own install shows.
+    "packaging/test_wheel.py",
 )
 _TESTS = os.path.dirname(os.path.abspath(__file__))
 

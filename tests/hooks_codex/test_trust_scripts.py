@@ -74,54 +74,64 @@ def trust(tmp_path: Path, project: Path) -> str:
 
 
 FORMS = {
-    "relative": "{python} .codex/hooks/check.py script",
-    "absolute": "{python} {project}/.codex/hooks/check.py script",
-    "$PWD": '{python} "$PWD/.codex/hooks/check.py" script',
+    "relative": "{python} .codex/hooks/relative.py relative",
+    "absolute": "{python} {project}/.codex/hooks/absolute.py absolute",
+    "$PWD": '{python} "$PWD/.codex/hooks/pwd.py" pwd',
 }
+"""Each form of naming a project script, each naming its own script (so each form's
+hook is kept from running, and trusted again, by its own script's fingerprint)."""
+FORM_SCRIPTS = (".codex/hooks/relative.py", ".codex/hooks/absolute.py", ".codex/hooks/pwd.py")
 
 
-@pytest.mark.parametrize("form", FORMS)
 def test_an_edited_script_keeps_its_trusted_hook_from_running_until_trusted_again(
-    tmp_path: Path, project: Path, form: str
+    tmp_path: Path, project: Path
 ) -> None:
-    command = FORMS[form].format(python=sys.executable, project=project)
-    write_hooks(project, command, other(tmp_path))
+    # The three forms in one session sequence (one set of dsh runs, not one per form):
+    # hook Stop[i][0] runs FORM_SCRIPTS[i] and writes its form's name.
+    commands = [f.format(python=sys.executable, project=project) for f in FORMS.values()]
+    for name in FORM_SCRIPTS:
+        (project / name).write_text(SCRIPT)
+    write_hooks(project, *commands, other(tmp_path))
     lines = trust(tmp_path, project)
-    assert (
-        "codex hooks: trusted: Codex project script .codex/hooks/check.py (run by Stop[0][0] in"
-        " .codex/hooks.json)" in lines
-    )
+    for i, name in enumerate(FORM_SCRIPTS):
+        assert (
+            f"codex hooks: trusted: Codex project script {name} (run by Stop[{i}][0] in"
+            " .codex/hooks.json)" in lines
+        )
     config = tmp_path / "home" / ".codex" / "config.toml"
     written = config.read_text()
-    assert "check.py" not in written  # only Codex's own records
+    assert ".codex/hooks/" not in written  # only Codex's own records
     run(tmp_path, project)
-    assert marks(tmp_path) == ["ran", "script"]
-    script = project / ".codex" / "hooks" / "check.py"
-    script.write_text(SCRIPT.replace("sys.argv[1]", "'edited'"))
+    assert marks(tmp_path) == ["absolute", "pwd", "ran", "relative"]
+    for name in FORM_SCRIPTS:
+        (project / name).write_text(SCRIPT.replace("sys.argv[1]", "sys.argv[1] + ' edited'"))
     done, _log = run(tmp_path, project)
     assert marks(tmp_path) == ["ran"]  # the other hook still runs
     [notice] = layer_notices(done)
-    assert "1 hook(s) of the Codex project layer" in notice
-    assert "Stop[0][0] in .codex/hooks.json runs .codex/hooks/check.py (changed since" in notice
+    assert "3 hook(s) of the Codex project layer" in notice
+    for i, name in enumerate(FORM_SCRIPTS):
+        assert f"Stop[{i}][0] in .codex/hooks.json runs {name} (changed since" in notice
     assert f"dsh hooks trust --project {project}" in notice
     assert "--trust-project" in notice
     assert "trusted_hash" not in done.stdout  # Codex's own trust still holds: one notice only
     code, report = check(tmp_path, project)
     assert code == 1
-    assert "1 hook(s) not run (a script changed since)" in report
-    assert "[script changed;" in report
-    assert (
-        "untrusted: Stop[0][0] in .codex/hooks.json runs .codex/hooks/check.py (changed since"
-        " trusted)" in report
-    )
+    assert "3 hook(s) not run (a script changed since)" in report
+    assert report.count("[script changed;") == 3
+    for i, name in enumerate(FORM_SCRIPTS):
+        assert (
+            f"untrusted: Stop[{i}][0] in .codex/hooks.json runs {name} (changed since"
+            " trusted)" in report
+        )
     lines = trust(tmp_path, project)
-    assert (
-        "trusted: Codex project script .codex/hooks/check.py (run by Stop[0][0] in"
-        " .codex/hooks.json, changed since last trust)" in lines
-    )
+    for i, name in enumerate(FORM_SCRIPTS):
+        assert (
+            f"trusted: Codex project script {name} (run by Stop[{i}][0] in"
+            " .codex/hooks.json, changed since last trust)" in lines
+        )
     assert config.read_text() == written  # nothing new written into Codex's config
     run(tmp_path, project)
-    assert marks(tmp_path) == ["edited", "ran"]
+    assert marks(tmp_path) == ["absolute edited", "pwd edited", "ran", "relative edited"]
     assert check(tmp_path, project)[0] == 0
 
 

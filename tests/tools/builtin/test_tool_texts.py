@@ -114,8 +114,8 @@ async def test_edit_and_write_end_as_2_1_332s_by_what_the_session_has_read(
     # 2.1.332 refuses neither an Edit nor a Write of a file not read first; its Edit says
     # whether the file was in the session's view: nothing when never read, the note when it
     # changed on disk since it was read (whole or in part), the usual ending when current.
-    # All but the notebook (above) and a string not found (dsh's own wording, still).
-    skipped = ("toolu_r5", "toolu_e4")
+    # All but the notebook (above).
+    skipped = ("toolu_r5",)
     idents = [r["tool_use_id"] for r in RUN["results"] if r["tool_use_id"] not in skipped]
     results = await _run(tmp_path, idents)
     project = tmp_path / "project"

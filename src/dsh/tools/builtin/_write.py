@@ -32,6 +32,7 @@ from dsh.tools.builtin._common import (
     builtin_model,
     builtin_tool,
     parse_arguments,
+    refused,
     structured_patch,
 )
 from dsh.tools.builtin._read_state import note_read, read_time
@@ -193,7 +194,21 @@ async def _run_write(invocation: ToolInvocation) -> ToolResult:
     return ToolResult.ok(present_write(output), output=output)
 
 
+# An Edit's refusals in 2.1.332's words (its validateInput; recorded: `claude_tool_texts.json`):
+# they name no file. MultiEdit, which 2.1.332 does not have, keeps dsh's (file and edit named).
+_NOT_FOUND = "String to replace not found in file.\nString: {old}"
+_MATCHES = (
+    "Found {count} matches of the string to replace, but replace_all is false. To replace all"
+    " occurrences, set replace_all to true. To replace only one occurrence, please provide more"
+    " context to uniquely identify the instance.\nString: {old}"
+)
+_SAME = "No changes to make: old_string and new_string are exactly the same."
+_EXISTS = "Cannot create new file - file already exists."
+
+
 def _apply(content: str, old: str, new: str, replace_all: bool, shown: str, where: str) -> str:
+    if not where:  # an Edit
+        return _apply_one(content, old, new, replace_all)
     if old == new:
         raise _EditFailed(
             f"No changes to make to {shown}{where}: old_string and new_string are exactly the same."
@@ -207,6 +222,17 @@ def _apply(content: str, old: str, new: str, replace_all: bool, shown: str, wher
             "is false. To replace all occurrences, set replace_all to true. To replace only one "
             f"occurrence, provide more context to uniquely identify the instance.\nString: {old}"
         )
+    return content.replace(old, new) if replace_all else content.replace(old, new, 1)
+
+
+def _apply_one(content: str, old: str, new: str, replace_all: bool) -> str:
+    if old == new:
+        raise _EditFailed(_SAME)
+    count = content.count(old)
+    if count == 0:
+        raise _EditFailed(_NOT_FOUND.format(old=old))
+    if count > 1 and not replace_all:
+        raise _EditFailed(_MATCHES.format(count=count, old=old))
     return content.replace(old, new) if replace_all else content.replace(old, new, 1)
 
 
@@ -237,6 +263,8 @@ def _edit_file(
                 continue
             raise _EditFailed(
                 f"Cannot create {shown}{where}: the file already exists and old_string is empty"
+                if multi
+                else _EXISTS
             )
         content = _apply(content, e.old_string, e.new_string, bool(e.replace_all), shown, where)
     return original, content
@@ -251,6 +279,9 @@ async def _run_edit(invocation: ToolInvocation) -> ToolResult:
     path = _real(invocation.workspace.resolve(args.file_path), "edit", shown)
     if isinstance(path, ToolResult):
         return path
+    if args.old_string and not path.exists():  # 2.1.332's words (without its "Did you mean")
+        cwd = invocation.workspace.cwd
+        return refused(f"File does not exist. Note: your current working directory is {cwd}.")
     from dsh.tools.builtin._models import EditOperation  # loaded with EditInput
 
     op = EditOperation(
@@ -262,7 +293,7 @@ async def _run_edit(invocation: ToolInvocation) -> ToolResult:
         view = _view(invocation, path)
         await write_text(path, updated, replace_text)
     except _EditFailed as failed:
-        return ToolResult.error(failed.reason)
+        return refused(failed.reason)  # wrapped as 2.1.332 wraps what validateInput refuses
     except OSError as exc:
         return _os_error("edit", shown, exc)
     note_read(invocation.workspace, path)

@@ -14,6 +14,7 @@ from dsh.agent._agent_types import (
     AGENT_TYPES,
     SUBAGENT_MODELS,
     WORKTREE_MAKER,
+    WORKTREE_SETTINGS,
     AgentType,
     AgentTypes,
 )
@@ -131,6 +132,7 @@ __all__ = [
     "TURN_ERROR",
     "TURN_STOP",
     "WORKTREE_MAKER",
+    "WORKTREE_SETTINGS",
     "Agent",
     "AgentOptions",
     "AgentToolInput",

@@ -63,7 +63,7 @@ def test_the_deferred_tools_are_2_1_332s_word_for_word() -> None:
 
 
 def _with_agent_tools() -> list[Any]:
-    from dsh.agent._subagent import SEND_MESSAGE_TOOL
+    from dsh.agent._send_message_tool import SEND_MESSAGE_TOOL
 
     return [*builtin_tools(), SEND_MESSAGE_TOOL]
 

@@ -257,7 +257,7 @@ def run_flags(flags: RunFlags) -> ExitCode:
     prompts = tuple(valid_text(prompt) for prompt in prompts)
     sessions = session_dir(flags.session.session_dir)
     project = flags.project.resolve()
-    session_id = None
+    session_id, worktree = None, None
     if flags.worktree is not None:
         import uuid  # here: only --worktree chooses the id before the session
 
@@ -265,7 +265,11 @@ def run_flags(flags: RunFlags) -> ExitCode:
         # session keeps its own).
         made_for = str(uuid.uuid4())
         session_id = None if resuming else made_for
-        project = _worktree(project, flags, made_for)
+        original, project = project, _worktree(project, flags, made_for)
+        if interactive:  # its start, for the exit question (2.1.332 asks; -p keeps it)
+            from dsh.cli._worktree_exit import session_worktree_of
+
+            worktree = (original, session_worktree_of(original, project.name, project), made_for)
     settled = settle(project=project, session_dir=sessions, flags=_given(), io=flags.io)
     model = _run_model(settled, flags)
     options = RunOptions(
@@ -305,7 +309,14 @@ def run_flags(flags: RunFlags) -> ExitCode:
         from dsh.cli._output_formats import run_machine
 
         return run_async(run_machine(options, settled.output_format), ExitCode.INTERNAL)
-    return run_async(session_runner(options, interactive=interactive), ExitCode.INTERNAL)
+    code = run_async(session_runner(options, interactive=interactive), ExitCode.INTERNAL)
+    if worktree is not None:
+        from dsh.cli._worktree_exit import exit_worktree
+
+        began, made, made_for = worktree
+        selection = flags.session.hooks(None, attended=True)
+        exit_worktree(began, made, selection, session_id=session_id or made_for)
+    return code
 
 
 def _spend_cap(limit_usd: float | None) -> tuple[Plugin, ...]:

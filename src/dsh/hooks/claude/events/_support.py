@@ -400,13 +400,31 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " session log (`dsh log --hooks`); its failure is the run's error",
         ),
     ),
-    "WorktreeRemove": not_supported(
-        "dsh removes no worktrees a hook made, and of its own worktrees only an unchanged"
-        " subagent one,"
-        " where 2.1.332 fires no WorktreeRemove either; `--worktree`'s is kept, as 2.1.332 keeps"
-        " it in `-p`, where WorktreeRemove never fired, a hook-made one included"
-        " (`worktree-flag`, `flag-hook-not-git` in tests/fixtures/claude_worktree.json); dsh has"
-        " no exit dialog that offers to remove it (2.1.332's interactive one does)"
+    "WorktreeRemove": EventSupport(
+        seam="cli/worktree-exit",
+        status="partial",
+        applied=(
+            "fires from the exit question of an interactive `dsh --worktree` session whose"
+            ' worktree a WorktreeCreate hook made, once "Remove worktree" is chosen, as'
+            " 2.1.332's exit dialog fires it (read in its binary), with the session's id and"
+            " transcript path, the project's `cwd` and `worktree_path`; every hook exiting 0"
+            " removes it (`Worktree removed.`); one that fails keeps it with a warning (`dsh:"
+            " WorktreeRemove hook exited N (first line); kept worktree at: P`, then `Couldn't"
+            " remove worktree. Kept at P.`); with no WorktreeRemove hook, git removes it as"
+            " 2.1.332 falls back to git<br>the question, as 2.1.332 asks it: a git worktree with"
+            " nothing changed is removed with its branch unasked (`Worktree removed (no"
+            ' changes)`); else "Exiting worktree session", what would be lost, `1. Keep'
+            " worktree` (the default; Ctrl-C and Ctrl-D keep it) or `2. Remove worktree`",
+        ),
+        limits=(
+            "never fires under `-p`, where the worktree is kept, as 2.1.332 keeps it there"
+            " (`worktree-flag`, `flag-hook-not-git` in tests/fixtures/claude_worktree.json);"
+            " nor for a git worktree (2.1.332 removes those with git, firing nothing) or an"
+            " `isolation: worktree` subagent's (2.1.332 fires none there either)",
+            "dsh's question is a numbered choice at the terminal, not 2.1.332's menu; it leaves"
+            " out what only 2.1.332 tracks (tmux sessions, connectors' folders, other live"
+            " sessions in the worktree); its firing is not in the session log, which has ended",
+        ),
     ),
     "PreCompact": EventSupport(
         seam="agent/pre-compact",

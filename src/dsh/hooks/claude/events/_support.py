@@ -191,17 +191,19 @@ _TABLE: Final[dict[str, EventSupport]] = {
             ' for server "<server>": <action>`, the final action (`decline` when a hook blocked);'
             " none when an Elicitation hook answered (`elicitation-*` in"
             " tests/fixtures/claude_notification.json)",
+            "`elicitation_complete` when a stdio MCP server sends"
+            " `notifications/elicitation/complete`: `MCP server \"<server>\" confirmed"
+            " elicitation <id> complete` (read in 2.1.332's binary), on the agent that elicited"
+            " last from it (an `http`/`sse` server's, read by the SDK's client, is not yet)",
             "any other type a front end or plugin emits on `agent/notification`",
             "the matcher is `notification_type`; exit codes, decisions, `systemMessage` and"
             " `continue` do nothing, as in Claude Code",
         ),
         limits=(
             "the other types name what dsh does not have or show: `auth_success` and"
-            " `auth_storage_failure` (a login), `elicitation_complete` (dsh's MCP client does"
-            " not read a server's `notifications/elicitation/complete`; 2.1.332 says `MCP server"
-            ' "<server>" confirmed elicitation <id> complete`: the seam is `agent/notification`),'
-            " `agent_needs_input`, `agent_completed`, `worker_permission_prompt` (agent views and"
-            " teams), `push_notification`, `computer_use_exit`",
+            " `auth_storage_failure` (a login), `agent_needs_input`, `agent_completed`,"
+            " `worker_permission_prompt` (agent views and teams), `push_notification`,"
+            " `computer_use_exit`",
             "`idle_prompt` is the terminal's only (2.1.332's REPL's); an ACP client's elicitation"
             " form notifies no `elicitation_dialog` (2.1.332's is its terminal's dialog)",
             "`terminalSequence`: dsh runs hooks without a terminal of theirs",

@@ -192,7 +192,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " none when an Elicitation hook answered (`elicitation-*` in"
             " tests/fixtures/claude_notification.json)",
             "`elicitation_complete` when a stdio MCP server sends"
-            " `notifications/elicitation/complete`: `MCP server \"<server>\" confirmed"
+            ' `notifications/elicitation/complete`: `MCP server "<server>" confirmed'
             " elicitation <id> complete` (read in 2.1.332's binary), on the agent that elicited"
             " last from it (an `http`/`sse` server's, read by the SDK's client, is not yet)",
             "any other type a front end or plugin emits on `agent/notification`",

@@ -185,7 +185,8 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`elicitation_dialog` (`elicitation_url_dialog` for a `url` request): an MCP"
             " server's form at the terminal left waiting as a permission question is (the same"
             " timer; the disabling switch is the permission prompt's only): `Claude Code needs"
-            " your input`",
+            " your input`; an ACP client's form too, timed as ACP's permission questions are (from"
+            " the question sent, cleared by the answer)",
             "`elicitation_response` after an MCP server's elicitation that no Elicitation hook"
             " answered, headless too, after its ElicitationResult hooks: `Elicitation response"
             ' for server "<server>": <action>`, the final action (`decline` when a hook blocked);'
@@ -204,8 +205,7 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " `auth_storage_failure` (a login), `agent_needs_input`, `agent_completed`,"
             " `worker_permission_prompt` (agent views and teams), `push_notification`,"
             " `computer_use_exit`",
-            "`idle_prompt` is the terminal's only (2.1.332's REPL's); an ACP client's elicitation"
-            " form notifies no `elicitation_dialog` (2.1.332's is its terminal's dialog)",
+            "`idle_prompt` is the terminal's only (2.1.332's REPL's)",
             "`terminalSequence`: dsh runs hooks without a terminal of theirs",
         ),
     ),

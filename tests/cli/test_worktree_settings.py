@@ -119,3 +119,55 @@ def test_a_worktree_setting_of_the_wrong_type_is_a_warning(tmp_path: Path) -> No
     done = dsh("hooks", "check", cwd=tmp_path)
     assert '`worktree.baseRef` must be "fresh" or "head", not "sideways"; ignored' in done.stdout
     assert "`worktree.sparsePaths` must be a list of strings; ignored" in done.stdout
+
+
+HELPER = (
+    "---\nname: wt-helper\ndescription: Helper that runs in its own worktree\ntools: Bash\n"
+    "isolation: worktree\n---\nYou are a worktree helper.\n"
+)
+
+
+def test_an_isolated_subagents_worktree_follows_the_settings(tmp_path: Path) -> None:
+    """2.1.332 makes an ``isolation: worktree`` subagent's worktree with ``--worktree``'s
+    function: ``baseRef``, ``sparsePaths`` and ``symlinkDirectories`` shape it too."""
+    repo = _repo(tmp_path, {"a/one.txt": "one\n", "b/two.txt": "two\n"})
+    bare = tmp_path / "origin.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(bare)], check=True)
+    _git(repo, "remote", "add", "origin", str(bare))
+    _git(repo, "fetch", "-q", "origin")
+    _git(repo, "remote", "set-head", "origin", "main")
+    (repo / "a" / "local.txt").write_text("local only\n")
+    _commit(repo, "local")
+    (repo / "node_modules").mkdir()
+    (repo / "node_modules" / "pkg.txt").write_text("x\n")
+    (repo / ".claude" / "agents").mkdir(parents=True)
+    (repo / ".claude" / "agents" / "wt-helper.md").write_text(HELPER)
+    worktree = {"baseRef": "head", "sparsePaths": ["a"], "symlinkDirectories": ["node_modules"]}
+    (tmp_path / "settings.json").write_text(json.dumps({"worktree": worktree}))
+    bash = "Bash"
+    child = [
+        [{"type": "tool_use", "name": bash, "input": {"command": f"{LIST} > ../list.txt"}}],
+        [{"type": "text", "text": "sub done"}],
+    ]
+    delegate: dict[str, Any] = {"description": "d", "prompt": "SUBTASK: list"}
+    delegate |= {"subagent_type": "wt-helper"}
+    delegate |= {"run_in_background": False}
+    parent = [
+        [{"type": "tool_use", "name": "Agent", "input": delegate}],
+        [{"type": "text", "text": "parent done"}],
+    ]
+    rules = [{"first_user_contains": "SUBTASK", "responses": child}, {"responses": parent}]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"anthropic": {"rules": rules}}))
+    args = ["--model", f"scripted:{script}", "--settings", str(tmp_path / "settings.json")]
+    args += ["--permission-mode", "bypassPermissions", "--output-format", "stream-json"]
+    done = dsh("run", *args, "--verbose", "go", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    [where] = (repo / ".claude" / "worktrees").glob("agent-*")
+    listing = (where.parent / "list.txt").read_text()
+    # HEAD's commit (a/local.txt, which origin lacks), `a` only, node_modules linked.
+    assert listing.splitlines() == [
+        ".", "./README.md", "./a", "./a/local.txt", "./a/one.txt", "./node_modules"
+    ]  # fmt: skip
+    assert os.readlink(where / "node_modules") == str(repo / "node_modules")
+    assert _git(where, "rev-parse", "HEAD") == _git(repo, "rev-parse", "HEAD")

@@ -37,6 +37,8 @@ NEVER_IN_DSH_RUN = frozenset(
         "FileChanged",  # only when a watched file changes (tests/hooks_claude)
         # only for a subagent type with `isolation: worktree` (tests/hooks_claude)
         "WorktreeCreate",
+        # only from an interactive --worktree session's exit question (tests/cli)
+        "WorktreeRemove",
     }
 )
 EVENTS = tuple(

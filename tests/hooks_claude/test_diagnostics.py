@@ -229,12 +229,11 @@ def test_unsupported_event_does_not_skip_the_suite(machine: Machine) -> None:
     }
     catalog = _project(machine, data)
     unsupported = [d for d in catalog.diagnostics if d.code == "unsupported-event"]
-    assert [(d.event, d.severity) for d in unsupported] == [
-        ("WorktreeRemove", "warning"),
-        ("TeammateIdle", "warning"),
-    ]
-    assert "worktrees" in unsupported[0].reason
+    assert [(d.event, d.severity) for d in unsupported] == [("TeammateIdle", "warning")]
+    assert "agent teams" in unsupported[0].reason
     assert [h.declared_command for h in catalog.for_event("Stop")] == ["stop"]
+    # WorktreeRemove fires from an interactive --worktree session's exit question.
+    assert [h.declared_command for h in catalog.for_event("WorktreeRemove")] == ["worktree"]
 
 
 def test_malformed_suite_is_skipped_whole(machine: Machine) -> None:
@@ -293,7 +292,7 @@ def test_diagnostics_never_raise_for_garbage(machine: Machine) -> None:
 def test_report_lists_sources_declarations_and_tags(machine: Machine) -> None:
     machine.fixture("project-settings.json", machine.project_settings)
     broken = machine.fixture("plugin-broken", machine.root / "broken")
-    machine.write(machine.user_settings, settings("WorktreeRemove", command("n")))
+    machine.write(machine.user_settings, settings("TeammateIdle", command("n")))
 
     catalog = machine.load(plugin_roots=[broken])
     report = catalog.render_report()
@@ -302,7 +301,7 @@ def test_report_lists_sources_declarations_and_tags(machine: Machine) -> None:
     assert "loaded, 4 hook(s) admitted" in report
     assert "skipped: the whole plugin was skipped" in report
     assert "PreToolUse (partial on tools/rewrite-input):" in report
-    assert "WorktreeRemove: not-supported" in report
+    assert "TeammateIdle: not-supported" in report
     assert "error: " in report
     assert "PreToolUse[1]: matcher 'mcp__(memory'" in report
     assert report.rstrip().endswith("not ok: 2 error(s), 1 warning(s)")

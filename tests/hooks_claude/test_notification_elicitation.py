@@ -39,14 +39,14 @@ ACCEPT = {
 }
 
 
-def _run(tmp_path: Path, answers: dict[str, str]) -> list[dict[str, Any]]:
+def _run(tmp_path: Path, answers: dict[str, str], tool: str = "ask-user") -> list[dict[str, Any]]:
     """``ask-user`` once, with logging hooks on the recorded events (``answers``: shell to
     add after the log, per event); the payloads in the order the hooks ran."""
     (tmp_path / "home").mkdir()
     config = tmp_path / "mcp.json"
     server = {"command": sys.executable, "args": [SERVER]}
     config.write_text(json.dumps({"mcpServers": {"sample": server}}))
-    call = [{"type": "tool_use", "name": "mcp__sample__ask-user", "input": {}}]
+    call = [{"type": "tool_use", "name": f"mcp__sample__{tool}", "input": {}}]
     model = write_script(tmp_path / "script.json", [call, [{"type": "text", "text": "done"}]])
     (tmp_path / "log.py").write_text(LOG)
     logged = f"{sys.executable} {tmp_path / 'log.py'} {tmp_path / 'log.jsonl'}"
@@ -87,6 +87,23 @@ def test_an_elicitation_notifies_its_response_as_recorded(
         server = recorded_payload["message"].split('"')[1]
         assert ours["message"] == recorded_payload["message"].replace(server, "sample")
         assert ours["notification_type"] == recorded_payload["notification_type"]
+
+
+def test_a_servers_elicitation_complete_notifies_as_2_1_332_does(tmp_path: Path) -> None:
+    """``notifications/elicitation/complete`` (read in 2.1.332's binary: ``MCP server "S"
+    confirmed elicitation <id> complete``, ``elicitation_complete``), after the response's."""
+    payloads = _run(tmp_path, {}, tool="ask-then-complete")
+    notes = [p for p in payloads if p["hook_event_name"] == "Notification"]
+    assert [(p["notification_type"], p["message"]) for p in notes] == [
+        ("elicitation_response", 'Elicitation response for server "sample": cancel'),
+        ("elicitation_complete", 'MCP server "sample" confirmed elicitation elic-7 complete'),
+    ]
+    recorded = next(
+        h["payload"]
+        for h in RECORDED["elicitation-unanswered"]["hooks"]
+        if h["event"] == "Notification"
+    )
+    assert list(notes[1]) == list(recorded)
 
 
 def test_a_form_left_waiting_at_the_terminal_notifies_then_its_response(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ NEWER_THAN_REFERENCE = {"PreSkillShellCommand"}
 
 SEAMS = {
     "WorktreeCreate": "subagent/start",
+    "WorktreeRemove": "cli/worktree-exit",
     "Setup": "agent/setup",
     "SessionStart": "agent/session-start",
     "InstructionsLoaded": "agent/instructions-loaded",

@@ -1,8 +1,9 @@
 """A real MCP server for the tests, written with the official ``mcp`` SDK (stdio by default).
 
 Tools: ``echo``, ``add``, ``fail`` (an ``isError`` result), ``slow`` (sleeps), ``image`` (a
-PNG), ``structured`` (structured content), ``ask`` (an elicitation), ``env`` (reads one
-environment variable), ``spawn`` (leaves a grandchild running). A prompt: ``review``.
+PNG), ``structured`` (structured content), ``ask`` (an elicitation), ``ask-then-complete``
+(one, then its ``notifications/elicitation/complete``), ``env`` (reads one environment
+variable), ``spawn`` (leaves a grandchild running). A prompt: ``review``.
 ``python sample_server.py http PORT`` serves streamable HTTP instead; ``garbage`` writes
 lines that are not JSON-RPC and exits; ``crash`` exits at once.
 """
@@ -92,6 +93,14 @@ async def ask(ctx: Context) -> str:
     result = await ctx.elicit("Please provide inputs for the following fields:", Answer)
     if result.action == "accept":
         return f"accepted: {result.data.name} {result.data.check}"
+    return f"action: {result.action}"
+
+
+@server.tool(name="ask-then-complete")
+async def ask_then_complete(ctx: Context) -> str:
+    """Elicits a name, then says the elicitation ``elic-7`` is complete."""
+    result = await ctx.elicit("Please provide inputs for the following fields:", Answer)
+    await ctx.session.send_elicit_complete("elic-7")
     return f"action: {result.action}"
 
 

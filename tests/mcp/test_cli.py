@@ -214,7 +214,7 @@ def test_mcp_list(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stderr  # one server failed
     out = done.stdout
     assert f"sample (dynamic, --mcp-config {config}: mcpServers.sample)" in out
-    assert "  state: connected\n  tools (9): mcp__sample__echo, mcp__sample__add," in out
+    assert "  state: connected\n  tools (10): mcp__sample__echo, mcp__sample__add," in out
     assert "  prompts: /mcp__sample__review" in out
     assert "broken (dynamic" in out
     assert "crashing on purpose" in out
@@ -293,7 +293,7 @@ def test_slash_mcp_shows_the_servers_interactively(tmp_path: Path) -> None:
         s = start(spawned, tmp_path, project, [DONE], "--mcp-config", str(config))
         s.say("/mcp")
         s.expect("sample (dynamic, --mcp-config")
-        s.expect("tools (9): mcp__sample__echo")
+        s.expect("tools (10): mcp__sample__echo")
         s.say("/exit")
         assert s.leave() == 0
     finally:

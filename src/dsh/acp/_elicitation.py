@@ -6,7 +6,10 @@ listener (Claude Code's Elicitation hooks answer first). A client that declared
 it) is sent the server's message and ``requestedSchema`` for the session; its accept
 (with the content), decline or cancel is the server's answer. A client that did not, a
 ``url`` request, a schema ACP's model refuses or a client that fails to answer: declined,
-with a notice saying so.
+with a notice saying so. A form the client leaves unanswered for 2.1.332's 6 s fires
+Notification ``elicitation_dialog`` (``Claude Code needs your input``, as its terminal's
+dialog does), timed as ACP's permission questions are: from the question sent, cleared by
+the answer (``dsh.agent.notify_later``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, final
 
-from dsh.agent import calling_agent
+from dsh.agent import calling_agent, dialog_notify_delay, notify_later
 from dsh.mcp import ElicitationAnswer, ElicitationRequest
 
 if TYPE_CHECKING:
@@ -26,6 +29,9 @@ if TYPE_CHECKING:
 __all__ = ["AcpElicitation"]
 
 logger = logging.getLogger("dsh.acp")
+
+_NEEDS_INPUT = "Claude Code needs your input"
+"""2.1.332's words for a dialog waiting on the person (its ``elicitation_dialog``)."""
 
 
 @final
@@ -55,6 +61,12 @@ class AcpElicitation:
         from pydantic import ValidationError
 
         schema = params.get("requestedSchema") or {"type": "object", "properties": {}}
+        agent = calling_agent(caller)
+        answered = (
+            notify_later(agent, _NEEDS_INPUT, "elicitation_dialog", dialog_notify_delay())
+            if agent is not None
+            else lambda: None
+        )
         try:
             mode = ElicitationFormSessionMode.model_validate(
                 {"sessionId": self._session_id(), "requestedSchema": schema}
@@ -69,6 +81,8 @@ class AcpElicitation:
         except (RequestError, ConnectionError, OSError, ValueError) as exc:
             logger.warning("elicitation/create failed: %s", exc)
             return self._declined(caller, request, f"the client could not be asked: {exc}")
+        finally:
+            answered()
         if isinstance(response, AcceptElicitationResponse):
             return ElicitationAnswer.accept(response.content or {})
         if isinstance(response, CancelElicitationResponse):

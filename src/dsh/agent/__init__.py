@@ -14,6 +14,7 @@ from dsh.agent._agent_types import (
     AGENT_TYPES,
     SUBAGENT_MODELS,
     WORKTREE_MAKER,
+    WORKTREE_SETTINGS,
     AgentType,
     AgentTypes,
 )
@@ -132,6 +133,7 @@ __all__ = [
     "TURN_ERROR",
     "TURN_STOP",
     "WORKTREE_MAKER",
+    "WORKTREE_SETTINGS",
     "Agent",
     "AgentOptions",
     "AgentToolInput",

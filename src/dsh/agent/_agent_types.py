@@ -12,13 +12,23 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from dsh._frozen import frozen
 from dsh.context import ServiceKey
 from dsh.models import Model
 
-__all__ = ["AGENT_TYPES", "SUBAGENT_MODELS", "WORKTREE_MAKER", "AgentType", "AgentTypes"]
+if TYPE_CHECKING:
+    from dsh.base._worktree import WorktreeSettings
+
+__all__ = [
+    "AGENT_TYPES",
+    "SUBAGENT_MODELS",
+    "WORKTREE_MAKER",
+    "WORKTREE_SETTINGS",
+    "AgentType",
+    "AgentTypes",
+]
 
 BUILT_IN: Final = "built-in"
 
@@ -133,3 +143,9 @@ agent and the worktree's name (``agent-<agent id>``): its path, or ``dsh.base.Ds
 the words the caller's model reads. The Claude Code bridge provides it when a WorktreeCreate
 hook is declared (2.1.332 runs that hook in place of ``git worktree add``); a worktree made
 so is never removed by dsh."""
+
+WORKTREE_SETTINGS: ServiceKey[WorktreeSettings] = ServiceKey("worktree-settings")
+"""The ``worktree`` settings (base ref, sparse paths, linked folders) git follows when it
+makes an ``isolation: worktree`` subagent's worktree, as for ``--worktree`` (2.1.332 makes
+both with one function). The Claude Code bridge provides the settings' ``worktree``; without
+it, the defaults."""

@@ -6,7 +6,8 @@ child starts, ``git worktree add`` at ``<repository>/.claude/worktrees/agent-<ag
 a new branch ``worktree-agent-<agent id>``; the child works there (its tools and hooks, whose
 ``CLAUDE_PROJECT_DIR`` stays the project). When it ends, a worktree with no change is
 removed with its branch; one with changes is kept, and the caller's result names it
-(``worktreePath:``, ``worktreeBranch:`` after the ``agentId:`` line).
+(``worktreePath:``, ``worktreeBranch:`` after the ``agentId:`` line). The settings'
+``worktree`` (``WORKTREE_SETTINGS``) shape it as they shape ``--worktree``'s.
 """
 
 from __future__ import annotations
@@ -14,16 +15,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dsh.base._worktree import Worktree, create_worktree, remove_if_unchanged
+from dsh.base._worktree import Worktree, WorktreeSettings, create_worktree, remove_if_unchanged
 from dsh.messages import Content, TextBlock
 from dsh.tools import ToolResult
 
 __all__ = ["isolated_worktree", "named_result", "settled_result"]
 
 
-def isolated_worktree(project: Path, agent_id: str) -> Worktree:
-    """The worktree of the subagent ``agent_id`` (``WorktreeError`` when it cannot be made)."""
-    return create_worktree(project, f"agent-{agent_id}")
+def isolated_worktree(
+    project: Path, agent_id: str, settings: WorktreeSettings | None = None
+) -> Worktree:
+    """The worktree of the subagent ``agent_id``, following the ``worktree`` ``settings`` as
+    ``--worktree`` does (2.1.332 makes both with one function: ``baseRef``, ``sparsePaths``,
+    then ``symlinkDirectories``); ``WorktreeError`` when it cannot be made."""
+    return create_worktree(project, f"agent-{agent_id}", settings)
 
 
 def named_result(result: ToolResult, path: Path) -> ToolResult:

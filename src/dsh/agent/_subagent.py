@@ -16,7 +16,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from dsh.agent._agent import Agent
-from dsh.agent._agent_types import AGENT_TYPES, GENERAL_PURPOSE, WORKTREE_MAKER
+from dsh.agent._agent_types import (
+    AGENT_TYPES,
+    GENERAL_PURPOSE,
+    WORKTREE_MAKER,
+    WORKTREE_SETTINGS,
+)
 from dsh.agent._handback import foreground_output
 from dsh.agent._send_message_tool import SEND_MESSAGE_TOOL
 from dsh.agent._subagent_child import (
@@ -80,7 +85,8 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
                 made = await maker(parent, f"agent-{agent_id}")
             else:
                 project = parent.workspace.project_dir or parent.workspace.cwd
-                worktree = await asyncio.to_thread(isolated_worktree, project, agent_id)
+                settings = parent.ctx.get(WORKTREE_SETTINGS)
+                worktree = await asyncio.to_thread(isolated_worktree, project, agent_id, settings)
         except DshError as exc:
             return ToolResult.error(str(exc))
     cwd = worktree.path if worktree is not None else made

@@ -30,6 +30,7 @@ from dsh.base._errors import DshError
 __all__ = [
     "Worktree",
     "WorktreeError",
+    "WorktreeRemoval",
     "WorktreeSettings",
     "create_worktree",
     "generated_name",
@@ -83,6 +84,17 @@ class WorktreeSettings:
     base_ref: Literal["fresh", "head"] = "fresh"
     sparse_paths: tuple[str, ...] = ()
     symlink_directories: tuple[str, ...] = ()
+
+
+@final
+@frozen
+class WorktreeRemoval:
+    """What WorktreeRemove hooks did with a worktree a WorktreeCreate hook made, as 2.1.332
+    reads them: ``removed``; ``not-configured`` (none declared: git removes it); ``failed``
+    with ``summary`` (it is kept)."""
+
+    kind: Literal["removed", "not-configured", "failed"]
+    summary: str = ""
 
 
 def name_problem(name: str) -> str | None:

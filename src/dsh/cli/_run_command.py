@@ -290,6 +290,7 @@ def run_flags(flags: RunFlags) -> ExitCode:
     sessions = session_dir(flags.session.session_dir)
     project = flags.project.resolve()
     session_id = _chosen_id(flags.session_id, sessions, resuming=resuming)
+    worktree = None
     if flags.worktree is not None:
         import uuid  # here: only --worktree chooses the id before the session
 
@@ -297,7 +298,11 @@ def run_flags(flags: RunFlags) -> ExitCode:
         # session keeps its own).
         made_for = session_id or str(uuid.uuid4())
         session_id = None if resuming else made_for
-        project = _worktree(project, flags, made_for)
+        original, project = project, _worktree(project, flags, made_for)
+        if interactive:  # its start, for the exit question (2.1.332 asks; -p keeps it)
+            from dsh.cli._worktree_exit import session_worktree_of
+
+            worktree = (original, session_worktree_of(original, project.name, project), made_for)
     settled = settle(project=project, session_dir=sessions, flags=_given(), io=flags.io)
     model = _run_model(settled, flags)
     options = RunOptions(
@@ -337,7 +342,14 @@ def run_flags(flags: RunFlags) -> ExitCode:
         from dsh.cli._output_formats import run_machine
 
         return run_async(run_machine(options, settled.output_format), ExitCode.INTERNAL)
-    return run_async(session_runner(options, interactive=interactive), ExitCode.INTERNAL)
+    code = run_async(session_runner(options, interactive=interactive), ExitCode.INTERNAL)
+    if worktree is not None:
+        from dsh.cli._worktree_exit import exit_worktree
+
+        began, made, made_for = worktree
+        selection = flags.session.hooks(None, attended=True)
+        exit_worktree(began, made, selection, session_id=session_id or made_for)
+    return code
 
 
 def _spend_cap(limit_usd: float | None) -> tuple[Plugin, ...]:

@@ -14,7 +14,7 @@ from dsh.hooks._select import (
 )
 
 if TYPE_CHECKING:
-    from dsh.hooks._worktree import hooks_worktree
+    from dsh.hooks._worktree import hooks_worktree, hooks_worktree_removed
 
 __all__ = [
     "BRIDGE_CHOICES",
@@ -23,10 +23,11 @@ __all__ = [
     "HooksChoice",
     "bridges_for",
     "hooks_worktree",
+    "hooks_worktree_removed",
     "mount_bridges",
 ]
 
 publish(globals())
 
 # Only `dsh run --worktree` needs it.
-__getattr__ = lazy(globals(), {"dsh.hooks._worktree": ("hooks_worktree",)})
+__getattr__ = lazy(globals(), {"dsh.hooks._worktree": ("hooks_worktree", "hooks_worktree_removed")})

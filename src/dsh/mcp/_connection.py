@@ -82,6 +82,8 @@ class McpConnection:
         self.prompts: tuple[RemotePrompt, ...] = ()
         self.on_changed: Callable[[McpConnection], None] | None = None
         """Told after a ``list_changed`` notification had the lists read again."""
+        self.on_completed: Callable[[McpConnection, str], None] | None = None
+        """Told the ``elicitationId`` of a ``notifications/elicitation/complete``."""
         self._env = env
         self._cwd = cwd
         self._elicit = elicit
@@ -129,7 +131,11 @@ class McpConnection:
         async with stdio_process(self.server, self._env, self._cwd) as process:
             self._process = process
             rpc = RpcSession(
-                process, name=self.server.name, on_elicit=on_elicit, on_changed=self._changed
+                process,
+                name=self.server.name,
+                on_elicit=on_elicit,
+                on_changed=self._changed,
+                on_completed=self._completed,
             )
             reader = asyncio.ensure_future(rpc.run())
             try:
@@ -192,6 +198,10 @@ class McpConnection:
         await client.initialize(elicitation=self._elicit is not None)
         self.tools = await client.list_tools()
         self.prompts = await client.list_prompts()
+
+    def _completed(self, elicitation_id: str) -> None:
+        if self.on_completed is not None:
+            self.on_completed(self, elicitation_id)
 
     def _changed(self, kind: str) -> None:
         if len(self._refreshing) < 2:  # one running, one to follow: more would say nothing new

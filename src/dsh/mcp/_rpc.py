@@ -7,7 +7,8 @@ request; this client imports nothing dsh does not already have. It speaks what d
 page), ``tools/call``, ``prompts/get``; the server's ``ping``, ``elicitation/create``
 (answered by ``on_elicit``, each in its own task so the reader goes on) and its
 notifications (``notifications/tools/list_changed`` and ``prompts/list_changed`` call
-``on_changed``; the rest are read and dropped). A request of dsh's that is cancelled or
+``on_changed``; ``notifications/elicitation/complete`` calls ``on_completed`` with its
+``elicitationId``, bounded; the rest are read and dropped). A request of dsh's that is cancelled or
 times out is followed by ``notifications/cancelled``.
 
 A hostile server cannot crash dsh through it: lines are bounded (``_stdio``), a line that
@@ -55,6 +56,9 @@ _MAX_PAGES: Final = 100
 
 OnElicit = Callable[[Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
 OnChanged = Callable[[str], None]
+OnCompleted = Callable[[str], None]
+
+_MAX_ELICITATION_ID: Final = 200
 
 
 class RpcSession:
@@ -67,8 +71,10 @@ class RpcSession:
         name: str,
         on_elicit: OnElicit | None = None,
         on_changed: OnChanged | None = None,
+        on_completed: OnCompleted | None = None,
     ) -> None:
         self._process = process
+        self._on_completed = on_completed
         self._name = name
         self._on_elicit = on_elicit
         self._on_changed = on_changed
@@ -120,6 +126,10 @@ class RpcSession:
         }.get(note.method)
         if kind is not None and self._on_changed is not None:
             self._on_changed(kind)
+        if note.method == "notifications/elicitation/complete" and self._on_completed:
+            ident = note.params.get("elicitationId") if isinstance(note.params, Mapping) else None
+            if isinstance(ident, str) and ident and len(ident) <= _MAX_ELICITATION_ID:
+                self._on_completed(ident)
 
     def _serve(self, request: Request) -> None:
         if len(self._serving) >= _MAX_SERVER_REQUESTS:

@@ -8,7 +8,8 @@ first in the waterfall, that waits until each server is connected or failed (eac
 its ``startup_timeout_sec``) so the first request names every tool, as Claude Code's
 ``-p`` does; a Codex server only for its ``startup_grace_sec`` (Codex 0.171's
 ``mcp_optional_startup_grace_ms``). A failed server is one notice, at the next prompt; the
-session goes on. Closing the context
+session goes on. A server's ``notifications/elicitation/complete`` (stdio) fires
+``agent/notification`` ``elicitation_complete`` as 2.1.332 does. Closing the context
 closes every connection and ends every server process.
 """
 
@@ -18,7 +19,15 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from dsh.agent import PROMPT_SUBMIT, Agent, PromptAllow, PromptDecision, PromptSource
+from dsh.agent import (
+    NOTIFICATION,
+    PROMPT_SUBMIT,
+    Agent,
+    PromptAllow,
+    PromptDecision,
+    PromptSource,
+    calling_agent,
+)
 from dsh.context import Context, Disposer, Next, ServiceKey
 from dsh.mcp._connection import ElicitHandler, McpConnection
 from dsh.mcp._elicitation import ELICITATION, ElicitationAnswer, ElicitationRequest
@@ -34,6 +43,8 @@ if TYPE_CHECKING:
 __all__ = ["MCP", "McpServers", "start_servers"]
 
 _SOURCE = "mcp"
+_MAX_NOTIFYING = 16
+"""Completions told at once; more from a flooding server are dropped."""
 
 
 class McpServers:
@@ -62,6 +73,9 @@ class McpServers:
         self._ctx: Context | None = None
         self._announced = 0
         """How many of ``notices`` the session has been told."""
+        self._elicited_by: dict[str, Agent] = {}
+        """Each server's last elicitation's agent: who a completion notifies on."""
+        self._notifying: set[asyncio.Future[None]] = set()
 
     async def _elicit(
         self, connection: McpConnection, params: Mapping[str, Any]
@@ -71,6 +85,9 @@ class McpServers:
             return await self.elicit(connection, params)
         if self._ctx is None:
             return ElicitationAnswer.cancel().to_json()
+        agent = calling_agent(connection.caller)
+        if agent is not None:
+            self._elicited_by[connection.server.name] = agent
         request = ElicitationRequest(connection.server.name, params)
         answer = await self._ctx.waterfall(ELICITATION, connection.caller, request)
         return answer.to_json()
@@ -95,6 +112,22 @@ class McpServers:
             return
         self._add_tools(connection, self.notices)
         connection.on_changed = self._changed
+        connection.on_completed = self._completed
+
+    def _completed(self, connection: McpConnection, elicitation_id: str) -> None:
+        """A server's ``notifications/elicitation/complete``: 2.1.332's Notification
+        ``elicitation_complete`` (read in its binary), on the agent that elicited last from
+        it, else the one calling it now (none: nothing to tell)."""
+        server = connection.server.name
+        agent = calling_agent(connection.caller) or self._elicited_by.get(server)
+        if agent is None or len(self._notifying) >= _MAX_NOTIFYING:
+            return
+        message = f'MCP server "{server}" confirmed elicitation {elicitation_id} complete'
+        work = asyncio.ensure_future(
+            agent.ctx.emit(NOTIFICATION, agent, message, "elicitation_complete")
+        )
+        self._notifying.add(work)
+        work.add_done_callback(self._notifying.discard)
 
     def _add_tools(self, connection: McpConnection, notices: list[str]) -> None:
         server = connection.server
@@ -164,6 +197,7 @@ class McpServers:
         return [mcp_tool_name(server, t.name) for t in connection.tools]
 
     async def close(self) -> None:
+        await asyncio.gather(*self._notifying, return_exceptions=True)
         if self._settled is not None and not self._settled.done():
             self._settled.cancel()
         await asyncio.gather(*(c.close() for c in self.connections.values()))

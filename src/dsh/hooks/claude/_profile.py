@@ -32,6 +32,7 @@ from dsh.hooks.claude.permissions._persist import SettingsTargets
 from dsh.hooks.claude.permissions._plugin import ClaudePermissionsPlugin, PermissionState
 
 if TYPE_CHECKING:
+    from dsh.base._worktree import WorktreeRemoval
     from dsh.hooks.claude.rules._modes import PermissionMode
     from dsh.hooks.claude.runtime._bridge import ClaudeHooksPlugin
     from dsh.hooks.claude.settings._agents import AgentSet
@@ -233,6 +234,25 @@ class ClaudeCodeProfile:
             attended=self.attended,
         )
         return made or create_worktree(project, name, gated.catalog.worktree).path
+
+    def worktree_removed(self, project: Path, path: Path, /, *, session_id: str) -> WorktreeRemoval:
+        """WorktreeRemove fired for the hook-made worktree ``path`` of session ``session_id``
+        of ``project``, as 2.1.332 fires it when its exit question removes one."""
+        from dsh.hooks.claude.runtime._worktree_remove import worktree_removal
+        from dsh.hooks.claude.transcript._projection import default_transcript_dir, project_slug
+
+        gated, _ = replace(self, refuse_untrusted=False)._gated(project)
+        base = self.transcript_dir if self.transcript_dir is not None else default_transcript_dir()
+        transcript = base / project_slug(project) / f"{session_id}.jsonl"
+        return worktree_removal(
+            gated.catalog,
+            gated.declared,
+            project,
+            path,
+            session_id=session_id,
+            transcript_path=transcript,
+            attended=self.attended,
+        )
 
     def _gated(self, project: Path) -> tuple[GatedMount, tuple[str, ...]]:
         """What was discovered, as far as the project is trusted (all of it when trust is

@@ -192,9 +192,11 @@ the run's endpoint, as `/model NAME`), `permissionMode` (the subagent's calls ar
 in it unless the session is in `bypassPermissions`, `acceptEdits` or `auto`, and never in
 `bypassPermissions` unless the session is), `isolation: worktree` (each child in a git
 worktree of its own, `<repository>/.claude/worktrees/agent-<agent id>` on a new branch
-`worktree-agent-<agent id>`, where its tools and hooks run, `CLAUDE_PROJECT_DIR` staying the
-project; when it ends, removed with its branch if nothing changed there, else kept and named
-in the result's `worktreePath:` and `worktreeBranch:` lines, as 2.1.332 does:
+`worktree-agent-<agent id>`, made as `--worktree`'s is with the settings' `worktree`
+(`baseRef`, `sparsePaths`, `symlinkDirectories`; 2.1.332 makes both with one function), where
+its tools and hooks run, `CLAUDE_PROJECT_DIR` staying the project; when it ends, removed
+with its branch if nothing changed there, else kept and named in the result's
+`worktreePath:` and `worktreeBranch:` lines, as 2.1.332 does:
 `subagent-native`, `subagent-native-changed` in tests/fixtures/claude_worktree.json; a
 background one's `<task-notification>` names a kept worktree after its `<usage>`, in
 2.1.332's `<worktree><worktreePath>…</worktreePath><worktreeBranch>…</worktreeBranch></worktree>`,

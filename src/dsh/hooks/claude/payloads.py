@@ -68,6 +68,7 @@ __all__ = [
     "UserPromptExpansionHookInput",
     "UserPromptSubmitHookInput",
     "WorktreeCreateHookInput",
+    "WorktreeRemoveHookInput",
 ]
 
 
@@ -409,6 +410,11 @@ class WorktreeCreateHookInput(BaseHookInput):
     name: str
 
 
+class WorktreeRemoveHookInput(BaseHookInput):
+    hook_event_name: Literal["WorktreeRemove"]
+    worktree_path: str
+
+
 class FileChangedHookInput(BaseHookInput):
     prompt_id: NotRequired[str]
     agent_id: NotRequired[str]
@@ -469,6 +475,7 @@ HOOK_INPUTS: Final[Mapping[str, type[Mapping[str, Any]]]] = MappingProxyType(
         "Elicitation": ElicitationHookInput,
         "ConfigChange": ConfigChangeHookInput,
         "WorktreeCreate": WorktreeCreateHookInput,
+        "WorktreeRemove": WorktreeRemoveHookInput,
         "FileChanged": FileChangedHookInput,
         "Notification": NotificationHookInput,
         "ElicitationResult": ElicitationResultHookInput,

@@ -185,25 +185,27 @@ _TABLE: Final[dict[str, EventSupport]] = {
             "`elicitation_dialog` (`elicitation_url_dialog` for a `url` request): an MCP"
             " server's form at the terminal left waiting as a permission question is (the same"
             " timer; the disabling switch is the permission prompt's only): `Claude Code needs"
-            " your input`",
+            " your input`; an ACP client's form too, timed as ACP's permission questions are (from"
+            " the question sent, cleared by the answer)",
             "`elicitation_response` after an MCP server's elicitation that no Elicitation hook"
             " answered, headless too, after its ElicitationResult hooks: `Elicitation response"
             ' for server "<server>": <action>`, the final action (`decline` when a hook blocked);'
             " none when an Elicitation hook answered (`elicitation-*` in"
             " tests/fixtures/claude_notification.json)",
+            "`elicitation_complete` when a stdio MCP server sends"
+            ' `notifications/elicitation/complete`: `MCP server "<server>" confirmed'
+            " elicitation <id> complete` (read in 2.1.332's binary), on the agent that elicited"
+            " last from it (an `http`/`sse` server's, read by the SDK's client, is not yet)",
             "any other type a front end or plugin emits on `agent/notification`",
             "the matcher is `notification_type`; exit codes, decisions, `systemMessage` and"
             " `continue` do nothing, as in Claude Code",
         ),
         limits=(
             "the other types name what dsh does not have or show: `auth_success` and"
-            " `auth_storage_failure` (a login), `elicitation_complete` (dsh's MCP client does"
-            " not read a server's `notifications/elicitation/complete`; 2.1.332 says `MCP server"
-            ' "<server>" confirmed elicitation <id> complete`: the seam is `agent/notification`),'
-            " `agent_needs_input`, `agent_completed`, `worker_permission_prompt` (agent views and"
-            " teams), `push_notification`, `computer_use_exit`",
-            "`idle_prompt` is the terminal's only (2.1.332's REPL's); an ACP client's elicitation"
-            " form notifies no `elicitation_dialog` (2.1.332's is its terminal's dialog)",
+            " `auth_storage_failure` (a login), `agent_needs_input`, `agent_completed`,"
+            " `worker_permission_prompt` (agent views and teams), `push_notification`,"
+            " `computer_use_exit`",
+            "`idle_prompt` is the terminal's only (2.1.332's REPL's)",
             "`terminalSequence`: dsh runs hooks without a terminal of theirs",
         ),
     ),
@@ -400,13 +402,31 @@ _TABLE: Final[dict[str, EventSupport]] = {
             " session log (`dsh log --hooks`); its failure is the run's error",
         ),
     ),
-    "WorktreeRemove": not_supported(
-        "dsh removes no worktrees a hook made, and of its own worktrees only an unchanged"
-        " subagent one,"
-        " where 2.1.332 fires no WorktreeRemove either; `--worktree`'s is kept, as 2.1.332 keeps"
-        " it in `-p`, where WorktreeRemove never fired, a hook-made one included"
-        " (`worktree-flag`, `flag-hook-not-git` in tests/fixtures/claude_worktree.json); dsh has"
-        " no exit dialog that offers to remove it (2.1.332's interactive one does)"
+    "WorktreeRemove": EventSupport(
+        seam="cli/worktree-exit",
+        status="partial",
+        applied=(
+            "fires from the exit question of an interactive `dsh --worktree` session whose"
+            ' worktree a WorktreeCreate hook made, once "Remove worktree" is chosen, as'
+            " 2.1.332's exit dialog fires it (read in its binary), with the session's id and"
+            " transcript path, the project's `cwd` and `worktree_path`; every hook exiting 0"
+            " removes it (`Worktree removed.`); one that fails keeps it with a warning (`dsh:"
+            " WorktreeRemove hook exited N (first line); kept worktree at: P`, then `Couldn't"
+            " remove worktree. Kept at P.`); with no WorktreeRemove hook, git removes it as"
+            " 2.1.332 falls back to git<br>the question, as 2.1.332 asks it: a git worktree with"
+            " nothing changed is removed with its branch unasked (`Worktree removed (no"
+            ' changes)`); else "Exiting worktree session", what would be lost, `1. Keep'
+            " worktree` (the default; Ctrl-C and Ctrl-D keep it) or `2. Remove worktree`",
+        ),
+        limits=(
+            "never fires under `-p`, where the worktree is kept, as 2.1.332 keeps it there"
+            " (`worktree-flag`, `flag-hook-not-git` in tests/fixtures/claude_worktree.json);"
+            " nor for a git worktree (2.1.332 removes those with git, firing nothing) or an"
+            " `isolation: worktree` subagent's (2.1.332 fires none there either)",
+            "dsh's question is a numbered choice at the terminal, not 2.1.332's menu; it leaves"
+            " out what only 2.1.332 tracks (tmux sessions, connectors' folders, other live"
+            " sessions in the worktree); its firing is not in the session log, which has ended",
+        ),
     ),
     "PreCompact": EventSupport(
         seam="agent/pre-compact",

@@ -17,6 +17,7 @@ from dsh.agent import (
     AGENT_TYPES,
     PROMPT_SUBMIT,
     WORKTREE_MAKER,
+    WORKTREE_SETTINGS,
     Agent,
     PromptAllow,
     PromptDecision,
@@ -48,6 +49,8 @@ class AgentListing(Handlers):
             ctx.on(PROMPT_SUBMIT, self._list_agents)
         if self.declared("WorktreeCreate"):  # the hook makes subagents' worktrees, not git
             ctx.provide(WORKTREE_MAKER, self._worktree_by_hook)
+        if self.catalog.worktree is not None:  # git follows them, as for --worktree
+            ctx.provide(WORKTREE_SETTINGS, self.catalog.worktree)
 
     async def _worktree_by_hook(self, parent: Agent, name: str) -> Path:
         """WorktreeCreate fired for an ``isolation: worktree`` subagent (``worktree-subagent``:

@@ -19,7 +19,9 @@ the kill), their groups and every process carrying its mark, so a ``setsid``,
   in its own session) fed the contained pids on a pipe. When dsh exits in any
   way, kill -9 included, the pipe closes and the watchdog ends every group
   still contained, the trees under them and every process carrying one of this
-  dsh's marks (a double fork made just before dsh died, now init's child).
+  dsh's marks (a double fork made just before dsh died, now init's child). A child this
+  process forks lets go of the pipe at once (``_Warden.let_go``): a fork that never execs
+  must not keep the watchdog waiting; the watchdog watches dsh's process too.
 - **dsh's namespace.** With ``set_process_containment("namespace")`` (the default), the
   watchdog also makes pid and mount namespaces (``_namespace``; its own ``/proc``) whose
   init exits with dsh, and every spawn runs in it behind ``nsenter`` (``contained_spawn``):

@@ -5,11 +5,11 @@ Run as a script (``python -I -S _watchdog.py TOKEN [FD]``) it is the watchdog: i
 lines (a sandbox placeholder dsh holds, its path in hex, or its release:
 ``_sandbox_placeholders``) from stdin and, when stdin closes because dsh is gone (an exit,
 a crash, kill -9 alike) or dsh's process has ended while another holds a copy of the pipe
-(a child dsh forked that never exec'd: ``_dsh_ended``), SIGKILLs its namespace's init, every
-contained group, every process still under it and
-every process of its user whose environment carries one of dsh's containment marks
-(``DSH_CONTAINMENT``, words ``TOKEN.N``): what double-forked out of every tree just before
-dsh died, re-parented to init. Then, dsh's namespace gone too (its init is this
+(a child dsh forked that never exec'd: ``_dsh_ended``), SIGKILLs its namespace's init,
+every contained group, every process still under it and every process of its user whose
+environment carries one of dsh's containment marks (``DSH_CONTAINMENT``, words
+``TOKEN.N``): what double-forked out of every tree just before dsh died, re-parented to
+init. Then, dsh's namespace gone too (its init is this
 watchdog's child), it removes the placeholders still held (``remove_placeholder``: only
 one that still bears the mark, is empty and no other dsh holds). Imported, it gives
 ``dsh.base._containment`` the same walk and the same search.
@@ -237,8 +237,8 @@ def _wait_children(bound: float) -> None:
 
 
 def _dsh_ended() -> int | None:
-    """A descriptor readable once dsh (this watchdog's parent) has ended, or ``None``
-    (dsh already gone, or no ``pidfd_open``: then the pipe alone tells). The pipe can
+    """A descriptor readable once dsh (this watchdog's parent) has ended, or ``None`` (no
+    ``pidfd_open``, or dsh died while it was made: then the pipe alone tells). The pipe can
     outlive dsh: a child dsh forked that never exec'd holds a copy of its end."""
     parent = os.getppid()
     try:

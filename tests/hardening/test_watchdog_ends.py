@@ -5,8 +5,9 @@ namespace's init when its own pipe does. A process that embeds dsh (a test worke
 editor) and forks a child that never execs gives that child a copy of both ends: killed,
 it would leave the watchdog, the namespace and every process dsh started running for as
 long as the fork lives. Each case runs ``scripts/embedding_host.py`` (dsh in process, a
-hook still running and a hook's daemon left behind, and a fork: none, ``os.fork`` or a
-C-level ``fork()`` that Python's at-fork hooks never see), kills it with SIGKILL, and checks
+hook still running and a hook's daemon left behind, and a fork: none, ``os.fork``, a
+C-level ``fork()`` that Python's at-fork hooks never see, or a spawn stuck in its
+``preexec_fn``), kills it with SIGKILL, and checks
 the watchdog, the namespace's init and all dsh started are gone while the fork still runs.
 """
 
@@ -62,6 +63,7 @@ def start_host(
         ("namespace", "none"),
         ("namespace", "fork"),
         ("namespace", "c-fork"),
+        ("namespace", "preexec"),
         ("marks", "c-fork"),
     ],
 )

@@ -2,8 +2,9 @@
 
 ``embedding_host.py CONTAINMENT HOLDER OUT``: with ``process_containment`` CONTAINMENT,
 it makes dsh's watchdog (and namespace), then HOLDER: ``none``, ``fork`` (``os.fork``: a
-child that sleeps, as a test's or a library's fork does) or ``c-fork`` (``fork()`` called
-through ctypes: Python's at-fork hooks never run), a child holding a copy of every
+child that sleeps, as a test's or a library's fork does), ``c-fork`` (``fork()`` called
+through ctypes: Python's at-fork hooks never run) or ``preexec`` (a spawn whose
+``preexec_fn`` never returns: stuck between fork and exec), a child holding a copy of every
 descriptor this process had. Then, in process, the hook executor runs a hook that leaves a
 ``setsid`` daemon behind (``hook_helpers = "session"``: it lives on) and starts one that
 runs until killed. OUT gets the pids (JSON) and the test kills this process with SIGKILL.
@@ -16,7 +17,9 @@ import ctypes
 import fcntl
 import json
 import os
+import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -33,10 +36,24 @@ SHELL_PID = "$$@$(stat -Lc %i /proc/self/ns/pid)"  # tests/nspids.py
 ORIGIN = HookOrigin(source="test", event="PreToolUse")
 
 
-def hold(how: str) -> int | None:
+def hold(how: str, out: Path) -> int | None:
     """A child that never execs (it sleeps until the test ends it), or ``None``."""
     if how == "none":
         return None
+    if how == "preexec":  # stuck between fork and exec, as a spawn's preexec_fn can be
+        said = out.with_suffix(".preexec")
+
+        def stuck() -> None:
+            said.write_text(str(os.getpid()))
+            time.sleep(300)
+
+        kwargs = {"preexec_fn": stuck}
+        threading.Thread(
+            target=subprocess.run, args=(["true"],), kwargs=kwargs, daemon=True
+        ).start()
+        while not said.exists() or not said.read_text():
+            time.sleep(0.02)
+        return int(said.read_text())
     pid = int(ctypes.PyDLL(None).fork()) if how == "c-fork" else os.fork()
     if pid == 0:
         time.sleep(300)
@@ -94,7 +111,7 @@ def main() -> None:
         "watchdog": _WARDEN.watchdog.pid,
         "init": space.init if space is not None else None,
         "cloexec": all(cloexec(fd) for fd in dsh_ends()),
-        "holder": hold(how),
+        "holder": hold(how, out),
     }
     asyncio.run(run_on(out, ready, [left.read_text().strip()]))
 

@@ -19,7 +19,9 @@ the kill), their groups and every process carrying its mark, so a ``setsid``,
   in its own session) fed the contained pids on a pipe. When dsh exits in any
   way, kill -9 included, the pipe closes and the watchdog ends every group
   still contained, the trees under them and every process carrying one of this
-  dsh's marks (a double fork made just before dsh died, now init's child).
+  dsh's marks (a double fork made just before dsh died, now init's child). A child this
+  process forks lets go of the pipe at once (``_Warden.let_go``): a fork that never execs
+  must not keep the watchdog waiting; the watchdog watches dsh's process too.
 - **dsh's namespace.** With ``set_process_containment("namespace")`` (the default), the
   watchdog also makes pid and mount namespaces (``_namespace``; its own ``/proc``) whose
   init exits with dsh, and every spawn runs in it behind ``nsenter`` (``contained_spawn``):
@@ -104,6 +106,12 @@ HookHelpers = Literal["hook", "session"]
 
 class _Warden:
     def __init__(self) -> None:
+        self.helpers: HookHelpers = "hook"
+        self.wanted: ContainmentName = "namespace"
+        self.fresh()
+
+    def fresh(self) -> None:
+        """Nothing started, contained or made yet (the configuration kept)."""
         self.lock = threading.Lock()
         self.token = os.urandom(8).hex()
         self.count = 0
@@ -113,10 +121,8 @@ class _Warden:
         self.marks: dict[int, bytes] = {}
         self.watchdog: subprocess.Popen[bytes] | None = None
         self.pipe: IO[bytes] | None = None
-        self.subreaper = False
+        self.subreaper = False  # a fork is no subreaper: prctl's setting is not inherited
         self.tried = False
-        self.helpers: HookHelpers = "hook"
-        self.wanted: ContainmentName = "namespace"
         self.namespace: Namespace | None = None
         self.why = ""  # why there is no namespace
         self.pending: tuple[IO[bytes] | None, int, str] | None = None  # hello not read yet
@@ -201,8 +207,34 @@ class _Warden:
     def mine(self, mark: bytes) -> bool:
         return mark.startswith(self.token.encode() + b".")
 
+    def let_go(self) -> None:
+        """In a child this process forked (and that may never exec): hold none of dsh's
+        pipes, so the watchdog and the namespace still end with dsh, and start afresh (a
+        watchdog, a namespace and a token of its own, at its first need)."""
+        held = [self.pipe, self.pending[0] if self.pending else None]
+        lives = [self.pending[1] if self.pending else -1]
+        if self.namespace is not None:
+            lives.append(self.namespace.life)
+            self.namespace.close()
+        # 0-2 only when dsh had no stdio of its own: a spawn's child has its own there now.
+        streams = [stream for stream in held if stream is not None and stream.fileno() > 2]
+        with contextlib.suppress(OSError):
+            null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC) if streams else -1
+            for stream in streams:  # /dev/null in their place: what the objects flush goes there
+                with contextlib.suppress(OSError, ValueError):
+                    os.dup2(null, stream.fileno(), inheritable=False)
+            if null >= 0:
+                os.close(null)
+        for life in lives:
+            if life > 2:
+                with contextlib.suppress(OSError):
+                    os.close(life)
+        self.fresh()
+
 
 _WARDEN = _Warden()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_WARDEN.let_go)
 
 
 def set_hook_helpers(helpers: HookHelpers) -> None:

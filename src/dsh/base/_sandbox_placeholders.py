@@ -47,6 +47,20 @@ _LOCK = threading.Lock()
 _HELD: dict[str, int] = {}  # path -> the descriptor holding its shared lock
 
 
+def _let_go() -> None:
+    """In a child this process forked: the placeholders are its parent's. Holding their
+    locks, it would keep the watchdog from removing them once the parent is gone."""
+    global _LOCK
+    _LOCK = threading.Lock()
+    for fd in _HELD.values():
+        os.close(fd)
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_let_go)
+
+
 def placeholder_targets(top: Path) -> list[tuple[Path, bool]]:
     """The protected names missing at the top of ``top`` (resolved): each ``(path, is_dir)``
     a placeholder would stand for. ``.claude``'s settings files need ``.claude`` itself when

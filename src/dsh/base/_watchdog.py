@@ -4,10 +4,12 @@ Run as a script (``python -I -S _watchdog.py TOKEN [FD]``) it is the watchdog: i
 ``+PID``/``-PID`` lines (a contained process group, or its release) and ``>HEX``/``<HEX``
 lines (a sandbox placeholder dsh holds, its path in hex, or its release:
 ``_sandbox_placeholders``) from stdin and, when stdin closes because dsh is gone (an exit,
-a crash, kill -9 alike), SIGKILLs every contained group, every process still under it and
-every process of its user whose environment carries one of dsh's containment marks
-(``DSH_CONTAINMENT``, words ``TOKEN.N``): what double-forked out of every tree just before
-dsh died, re-parented to init. Then, dsh's namespace gone too (its init is this
+a crash, kill -9 alike) or dsh's process has ended while another holds a copy of the pipe
+(a child dsh forked that never exec'd: ``_dsh_ended``), SIGKILLs its namespace's init,
+every contained group, every process still under it and every process of its user whose
+environment carries one of dsh's containment marks (``DSH_CONTAINMENT``, words
+``TOKEN.N``): what double-forked out of every tree just before dsh died, re-parented to
+init. Then, dsh's namespace gone too (its init is this
 watchdog's child), it removes the placeholders still held (``remove_placeholder``: only
 one that still bears the mark, is empty and no other dsh holds). Imported, it gives
 ``dsh.base._containment`` the same walk and the same search.
@@ -26,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import select
 import signal
 import stat
 import sys
@@ -59,6 +62,7 @@ _CLONE_NEWNS = 0x00020000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x2, 0x4, 0x8
 _MS_REC, _MS_SLAVE = 0x4000, 0x80000
 _PR_SET_CHILD_SUBREAPER = 36
+_DRAIN = 1 << 20  # bytes read after dsh's end: what it wrote before, not a fork's endless lines
 
 
 def _stat(name: str) -> list[bytes]:
@@ -232,10 +236,52 @@ def _wait_children(bound: float) -> None:
             return
 
 
-def _watch(token: bytes) -> None:
+def _dsh_ended() -> int | None:
+    """A descriptor readable once dsh (this watchdog's parent) has ended, or ``None`` (no
+    ``pidfd_open``, or dsh died while it was made: then the pipe alone tells). The pipe can
+    outlive dsh: a child dsh forked that never exec'd holds a copy of its end."""
+    parent = os.getppid()
+    try:
+        fd = os.pidfd_open(parent)
+    except (OSError, AttributeError):
+        return None
+    if os.getppid() != parent:  # re-parented meanwhile: dsh died before the pidfd was made
+        os.close(fd)
+        return None
+    return fd
+
+
+def _lines(ended: int | None) -> Iterable[bytes]:
+    """dsh's lines on stdin until it closes or, ``ended`` readable, dsh's process is gone:
+    then what it wrote before is still read (a bounded amount), not what a fork goes on to."""
+    if ended is None:
+        yield from sys.stdin.buffer
+        return
+    pending = b""
+    left: int | None = None  # bytes still read once dsh has ended
+    while True:
+        if left is None and ended in select.select([0, ended], [], [])[0]:
+            left = _DRAIN
+        if left is not None and not select.select([0], [], [], 0)[0]:
+            return  # dsh is gone and nothing it wrote is left
+        try:
+            chunk = os.read(0, 65536)
+        except OSError:
+            return
+        if not chunk:
+            return
+        if left is not None:
+            left -= len(chunk)
+            if left < 0:
+                return
+        *whole, pending = (pending + chunk).split(b"\n")
+        yield from whole
+
+
+def _watch(token: bytes, ended: int | None) -> None:
     contained: set[int] = set()
     placeholders: set[str] = set()
-    for line in sys.stdin.buffer:
+    for line in _lines(ended):
         text = line.strip()
         with contextlib.suppress(ValueError):
             if text[:1] == b"+":
@@ -246,6 +292,7 @@ def _watch(token: bytes) -> None:
                 placeholders.add(bytes.fromhex(text[1:].decode()).decode())
             elif text[:1] == b"<":
                 placeholders.discard(bytes.fromhex(text[1:].decode()).decode())
+    _kill_children()  # dsh's namespace's init: the kernel ends every process in it
     if contained:
         kill_tree(contained)
     if token:
@@ -254,6 +301,15 @@ def _watch(token: bytes) -> None:
         _wait_children(2.0)  # nothing sandboxed left that a removal could un-protect
         for path in placeholders:
             remove_placeholder(path)
+
+
+def _kill_children() -> None:
+    """SIGKILL this watchdog's own children: its namespace's init, which otherwise waits for
+    dsh's end of its pipe (held by a fork of dsh as well, the namespace would live on)."""
+    me = os.getpid()
+    for pid, ppid in parent_map().items():
+        if ppid == me:
+            _kill(pid, group=False)
 
 
 def _kill_marked(prefix: bytes) -> None:
@@ -372,7 +428,8 @@ def _say(line: str) -> None:
 
 
 if __name__ == "__main__":
+    ended = _dsh_ended()  # first: the parent is dsh (unless it died in these milliseconds)
     if len(sys.argv) > 2:
         _make_namespace(int(sys.argv[2]))
         os.close(1)  # dsh reads one line
-    _watch(os.fsencode(sys.argv[1]) if len(sys.argv) > 1 else b"")
+    _watch(os.fsencode(sys.argv[1]) if len(sys.argv) > 1 else b"", ended)

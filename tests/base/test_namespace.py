@@ -100,7 +100,8 @@ def test_without_nsenter_no_namespace_and_config_says_why() -> None:
     script = textwrap.dedent(
         """
         import dsh.base._containment as containment
-        containment.find_nsenter = lambda: None
+        import dsh.base._warden as warden  # where the watchdog's keeper looks nsenter up
+        warden.find_nsenter = lambda: None
         print(*containment.containment_in_use(), sep="|")
         print(containment.contained_spawn(["true"]))
         """

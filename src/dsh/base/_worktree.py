@@ -37,6 +37,7 @@ __all__ = [
     "name_problem",
     "remove_if_unchanged",
     "repository_root",
+    "run_git",
 ]
 
 _MAX_NAME: Final = 64
@@ -127,7 +128,8 @@ def generated_name() -> str:
     return f"{first}-{second}-{secrets.choice(_NOUNS)}"
 
 
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``git ARGS`` in ``cwd``, its output captured, bounded in time, with no stdin."""
     return subprocess.run(
         ["git", *args],
         cwd=cwd,
@@ -142,7 +144,7 @@ def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def repository_root(project: Path) -> Path | None:
     """The top of the git repository ``project`` is in (``None``: none, or no git)."""
     try:
-        done = _git(project, "rev-parse", "--show-toplevel")
+        done = run_git(project, "rev-parse", "--show-toplevel")
     except (OSError, subprocess.SubprocessError):
         return None
     return Path(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else None
@@ -175,10 +177,10 @@ def create_worktree(project: Path, name: str, settings: WorktreeSettings | None 
             )
     base = _base(root) if settings.base_ref == "fresh" else "HEAD"
     sparse = ("--no-checkout",) if settings.sparse_paths else ()
-    done = _git(root, "worktree", "add", *sparse, "-b", branch, str(path), base)
+    done = run_git(root, "worktree", "add", *sparse, "-b", branch, str(path), base)
     if done.returncode == 0 and settings.sparse_paths:
-        done = _git(path, "sparse-checkout", "set", "--cone", "--", *settings.sparse_paths)
-        done = _git(path, "checkout", "-q") if done.returncode == 0 else done
+        done = run_git(path, "sparse-checkout", "set", "--cone", "--", *settings.sparse_paths)
+        done = run_git(path, "checkout", "-q") if done.returncode == 0 else done
     if done.returncode != 0:
         raise WorktreeError(
             f"Error creating worktree: {done.stderr.strip() or done.stdout.strip()}"
@@ -212,12 +214,12 @@ def _link_directories(root: Path, path: Path, folders: tuple[str, ...]) -> None:
 
 def _base(root: Path) -> str:
     """``origin``'s default branch when the repository has one, else ``HEAD``."""
-    done = _git(root, "rev-parse", "--verify", "-q", "refs/remotes/origin/HEAD")
+    done = run_git(root, "rev-parse", "--verify", "-q", "refs/remotes/origin/HEAD")
     return "refs/remotes/origin/HEAD" if done.returncode == 0 else "HEAD"
 
 
 def _head(path: Path) -> str:
-    return _git(path, "rev-parse", "HEAD").stdout.strip()
+    return run_git(path, "rev-parse", "HEAD").stdout.strip()
 
 
 def remove_if_unchanged(worktree: Worktree) -> bool:
@@ -225,13 +227,13 @@ def remove_if_unchanged(worktree: Worktree) -> bool:
     added, no commit), as 2.1.332 does after an ``isolation: worktree`` subagent (recorded:
     ``subagent-native``; ``subagent-native-changed`` kept it); whether it was removed."""
     try:
-        status = _git(worktree.path, "status", "--porcelain")
+        status = run_git(worktree.path, "status", "--porcelain")
         if status.returncode != 0 or status.stdout.strip() or _head(worktree.path) != worktree.base:
             return False
-        removed = _git(worktree.repository, "worktree", "remove", "--force", str(worktree.path))
+        removed = run_git(worktree.repository, "worktree", "remove", "--force", str(worktree.path))
         if removed.returncode != 0:
             return False
-        _git(worktree.repository, "branch", "-D", worktree.branch)
+        run_git(worktree.repository, "branch", "-D", worktree.branch)
     except (OSError, subprocess.SubprocessError):
         return False
     return True

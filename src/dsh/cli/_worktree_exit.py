@@ -14,19 +14,17 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, final
+from typing import TYPE_CHECKING, final
 
 import click
 
 from dsh._frozen import frozen
-from dsh.base._worktree import Worktree, remove_if_unchanged, repository_root
+from dsh.base._worktree import Worktree, remove_if_unchanged, repository_root, run_git
 
 if TYPE_CHECKING:
     from dsh.hooks import HookSelection
 
 __all__ = ["SessionWorktree", "exit_worktree", "session_worktree_of"]
-
-_GIT_TIMEOUT: Final = 60.0
 
 
 @final
@@ -41,15 +39,7 @@ class SessionWorktree:
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
     try:
-        return subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=_GIT_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        return run_git(cwd, *args)
     except (OSError, subprocess.SubprocessError):
         return None
 

@@ -17,7 +17,14 @@ from dsh.agent import Agent
 from dsh.hooks.claude.settings._types import HookDeclaration
 from dsh.session._private_files import make_private_dir
 
-__all__ = ["ENTRYPOINT", "ENV_FILE_EVENTS", "claude_env", "env_files", "make_plugin_data"]
+__all__ = [
+    "ENTRYPOINT",
+    "ENV_FILE_EVENTS",
+    "claude_env",
+    "env_files",
+    "make_plugin_data",
+    "session_env",
+]
 
 ENTRYPOINT: Final = "sdk-cli"
 
@@ -44,11 +51,12 @@ def env_files(folder: Path, root: Agent, event: str, count: int) -> list[Path]:
     return files
 
 
-def claude_env(root: Agent, payload: Mapping[str, Any], *, attended: bool) -> dict[str, str]:
-    """The variables Claude Code sets for its hooks (beside each hook's own)."""
-    env = {
+def session_env(session_id: str, *, attended: bool) -> dict[str, str]:
+    """The variables Claude Code sets for every hook of session ``session_id`` (the
+    worktree hooks, which run outside a session's agent, get these alone)."""
+    return {
         "CLAUDECODE": "1",
-        "CLAUDE_CODE_SESSION_ID": root.session_id,
+        "CLAUDE_CODE_SESSION_ID": session_id,
         "CLAUDE_CODE_ENTRYPOINT": ENTRYPOINT,
         "CLAUDE_CODE_CHILD_SESSION": "1",
         # Whether a person is at the terminal (`0` headless): hooks skip prompts when not.
@@ -56,6 +64,11 @@ def claude_env(root: Agent, payload: Mapping[str, Any], *, attended: bool) -> di
         # The CLI's pid in Claude Code; dsh's own process is the host of the session.
         "CLAUDE_PID": str(os.getpid()),
     }
+
+
+def claude_env(root: Agent, payload: Mapping[str, Any], *, attended: bool) -> dict[str, str]:
+    """The variables Claude Code sets for its hooks (beside each hook's own)."""
+    env = session_env(root.session_id, attended=attended)
     effort = payload.get("effort")
     if isinstance(effort, dict) and isinstance(effort.get("level"), str):
         env["CLAUDE_EFFORT"] = effort["level"]

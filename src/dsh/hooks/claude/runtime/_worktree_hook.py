@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, final
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 from dsh._frozen import frozen
 from dsh.base._worktree import WorktreeError, repository_root
 from dsh.hook_protocol._executor import run_hook
-from dsh.hooks.claude.runtime._hook_env import ENTRYPOINT
+from dsh.hooks.claude.runtime._hook_env import session_env
 
 if TYPE_CHECKING:
     from dsh.hook_protocol import MergedAnswers
@@ -155,14 +154,7 @@ async def session_worktree(
         "name": name,
     }
     data = (json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-    env = {
-        "CLAUDECODE": "1",
-        "CLAUDE_CODE_SESSION_ID": session_id,
-        "CLAUDE_CODE_ENTRYPOINT": ENTRYPOINT,
-        "CLAUDE_CODE_CHILD_SESSION": "1",
-        "CLAUDE_CODE_SESSION_ATTENDED": "1" if attended else "0",
-        "CLAUDE_PID": str(os.getpid()),
-    }
+    env = session_env(session_id, attended=attended)
     runs = await asyncio.gather(
         *(run_hook(h.to_command(cwd=project, env=env), data) for h in hooks)
     )

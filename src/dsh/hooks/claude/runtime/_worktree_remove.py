@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from dsh.base._worktree import WorktreeRemoval
 from dsh.hook_protocol._executor import run_hook
-from dsh.hooks.claude.runtime._hook_env import ENTRYPOINT
+from dsh.hooks.claude.runtime._hook_env import session_env
 
 if TYPE_CHECKING:
     from dsh.hooks.claude.payloads import WorktreeRemoveHookInput
@@ -67,14 +66,7 @@ def worktree_removal(
         "worktree_path": str(worktree_path),
     }
     data = (json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-    env = {
-        "CLAUDECODE": "1",
-        "CLAUDE_CODE_SESSION_ID": session_id,
-        "CLAUDE_CODE_ENTRYPOINT": ENTRYPOINT,
-        "CLAUDE_CODE_CHILD_SESSION": "1",
-        "CLAUDE_CODE_SESSION_ATTENDED": "1" if attended else "0",
-        "CLAUDE_PID": str(os.getpid()),
-    }
+    env = session_env(session_id, attended=attended)
 
     async def fire() -> list[tuple[int | None, str]]:
         runs = await asyncio.gather(

@@ -125,6 +125,30 @@ def test_removing_a_hooks_worktree_fires_worktree_remove(
     }  # fmt: skip
 
 
+def test_a_resumed_sessions_worktree_remove_names_that_session(
+    spawned: list[Session], tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "home").mkdir()
+    _, record = _hooked(tmp_path, 0)
+    settings = ("--settings", str(tmp_path / "settings.json"), "--worktree", "hooked")
+    first = "0b5e1f0a-5c1d-4c4e-9a57-1f2d3c4b5a69"
+    s = start(spawned, tmp_path, project, [[text("hi")]], *settings, "--session-id", first)
+    _leave(s)
+    s.expect("Exiting worktree session")
+    s.child.sendline("1")  # kept
+    assert s.leave() == 0
+    s = start(spawned, tmp_path, project, [[text("again")]], *settings, "--resume", first)
+    _leave(s)
+    s.expect("Exiting worktree session")
+    s.child.sendline("2")
+    s.expect("Worktree removed.")
+    assert s.leave() == 0
+    [payload] = [json.loads(line) for line in record.read_text().splitlines()]
+    assert payload["session_id"] == first
+
+
 def test_a_failing_worktree_remove_hook_keeps_the_worktree_with_a_warning(
     spawned: list[Session], tmp_path: Path
 ) -> None:

@@ -348,7 +348,8 @@ def run_flags(flags: RunFlags) -> ExitCode:
 
         began, made, made_for = worktree
         selection = flags.session.hooks(None, attended=True)
-        exit_worktree(began, made, selection, session_id=session_id or made_for)
+        # A resumed session's own id (WorktreeRemove's payload names the session it ends).
+        exit_worktree(began, made, selection, session_id=session_id or settled.resume or made_for)
     return code
 
 

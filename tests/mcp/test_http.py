@@ -117,3 +117,35 @@ async def test_a_server_asking_for_oauth_is_a_clear_error() -> None:
         await connection.close()
     finally:
         httpd.shutdown()
+
+
+@pytest.mark.parametrize("http_server", ["http"], indirect=True)
+async def test_an_elicitation_complete_over_http_is_told_as_over_stdio(http_server: int) -> None:
+    """The SDK's client (HTTP and SSE servers) tells ``on_completed`` the id of a
+    ``notifications/elicitation/complete``, as dsh's stdio client does (Notification's
+    ``elicitation_complete``)."""
+    server = McpServer(
+        name="remote",
+        transport="http",
+        source="dynamic",
+        where="test",
+        url=f"http://127.0.0.1:{http_server}/mcp",
+    )
+
+    async def decline(connection: McpConnection, params: Any) -> dict[str, Any]:
+        return {"action": "decline"}
+
+    connection = McpConnection(server, env=dict(os.environ), cwd=".", elicit=decline)
+    completed: list[str] = []
+    connection.on_completed = lambda _, ident: completed.append(ident)
+    connection.start()
+    await connection.ready()
+    assert connection.state == "connected", connection.error
+    result = await connection.call("ask-then-complete", {})
+    assert result.content[0]["text"] == "action: decline"
+    for _ in range(200):  # the notification follows the result on its own stream
+        if completed:
+            break
+        await asyncio.sleep(0.01)
+    assert completed == ["elic-7"]
+    await connection.close()

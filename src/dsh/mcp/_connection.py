@@ -121,7 +121,11 @@ class McpConnection:
                 self._auth_asked = True
 
             async with sdk_session(
-                self.server, self._env, on_elicit=on_elicit, on_401=asked
+                self.server,
+                self._env,
+                on_elicit=on_elicit,
+                on_401=asked,
+                on_completed=self._completed,
             ) as sdk:
                 yield sdk, None
             return

@@ -40,6 +40,7 @@ from dsh.mcp._wire import (
     Response,
     WireError,
     call_result,
+    completed_id,
     decode,
     prompt_messages,
     prompts_page,
@@ -57,8 +58,6 @@ _MAX_PAGES: Final = 100
 OnElicit = Callable[[Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
 OnChanged = Callable[[str], None]
 OnCompleted = Callable[[str], None]
-
-_MAX_ELICITATION_ID: Final = 200
 
 
 class RpcSession:
@@ -127,8 +126,8 @@ class RpcSession:
         if kind is not None and self._on_changed is not None:
             self._on_changed(kind)
         if note.method == "notifications/elicitation/complete" and self._on_completed:
-            ident = note.params.get("elicitationId") if isinstance(note.params, Mapping) else None
-            if isinstance(ident, str) and ident and len(ident) <= _MAX_ELICITATION_ID:
+            ident = completed_id(note.params)
+            if ident is not None:
                 self._on_completed(ident)
 
     def _serve(self, request: Request) -> None:

@@ -20,6 +20,7 @@ from dsh.mcp._wire import (
     RemotePrompt,
     RemoteTool,
     call_result,
+    completed_id,
     prompt_messages,
     prompts_page,
     tools_page,
@@ -121,10 +122,21 @@ async def sdk_session(
     *,
     on_elicit: OnElicit | None,
     on_401: Callable[[], None],
+    on_completed: Callable[[str], None] | None = None,
 ) -> AsyncIterator[SdkSession]:
-    """An HTTP or SSE server's session, open for the context."""
+    """An HTTP or SSE server's session, open for the context; ``on_completed`` is told the id
+    of each ``notifications/elicitation/complete``, as ``RpcSession`` tells it."""
     from mcp.client.session import ClientSession
     from mcp_types import ElicitResult, Implementation
+
+    async def notified(message: Any) -> None:  # a notification, or a transport's exception
+        params = getattr(message, "params", None)
+        if on_completed is None or params is None:
+            return
+        if getattr(message, "method", None) == "notifications/elicitation/complete":
+            ident = completed_id(_json(params))
+            if ident is not None:
+                on_completed(ident)
 
     async def elicitation(context: Any, params: Any) -> Any:
         assert on_elicit is not None
@@ -140,6 +152,7 @@ async def sdk_session(
             read,
             write,
             elicitation_callback=elicitation if on_elicit is not None else None,
+            message_handler=notified,
             client_info=Implementation(name="dsh", version="1"),
         ) as session,
     ):

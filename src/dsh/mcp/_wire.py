@@ -32,6 +32,7 @@ __all__ = [
     "Response",
     "WireError",
     "call_result",
+    "completed_id",
     "decode",
     "prompt_messages",
     "prompts_page",
@@ -261,3 +262,13 @@ def prompt_messages(result: Mapping[str, Any]) -> tuple[Mapping[str, Any], ...]:
         for m in (messages if isinstance(messages, list) else ())
         if isinstance(m, dict) and isinstance(m.get("content"), dict)
     )
+
+
+_MAX_ELICITATION_ID: Final = 200
+
+
+def completed_id(params: object) -> str | None:
+    """The ``elicitationId`` of a ``notifications/elicitation/complete``'s ``params``, if it is
+    one (a non-empty string within ``_MAX_ELICITATION_ID``: it reaches hooks and the log)."""
+    ident = params.get("elicitationId") if isinstance(params, Mapping) else None
+    return ident if isinstance(ident, str) and 0 < len(ident) <= _MAX_ELICITATION_ID else None

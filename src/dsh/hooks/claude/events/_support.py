@@ -192,10 +192,10 @@ _TABLE: Final[dict[str, EventSupport]] = {
             ' for server "<server>": <action>`, the final action (`decline` when a hook blocked);'
             " none when an Elicitation hook answered (`elicitation-*` in"
             " tests/fixtures/claude_notification.json)",
-            "`elicitation_complete` when a stdio MCP server sends"
+            "`elicitation_complete` when an MCP server (stdio, `http` or `sse`) sends"
             ' `notifications/elicitation/complete`: `MCP server "<server>" confirmed'
             " elicitation <id> complete` (read in 2.1.332's binary), on the agent that elicited"
-            " last from it (an `http`/`sse` server's, read by the SDK's client, is not yet)",
+            " last from it",
             "any other type a front end or plugin emits on `agent/notification`",
             "the matcher is `notification_type`; exit codes, decisions, `systemMessage` and"
             " `continue` do nothing, as in Claude Code",

@@ -65,7 +65,6 @@ from dsh.base._watchdog import (
 
 __all__ = [
     "CONTAINMENT_ENV",
-    "HookHelpers",
     "after_sweep",
     "anything_contained_running",
     "become_subreaper",

@@ -27,7 +27,6 @@ from typing import final
 
 from dsh.base._child_watcher import use_pidfd_child_watcher
 from dsh.base._containment import (
-    HookHelpers,
     contain_process,
     contained_spawn,
     end_left_behind,
@@ -39,6 +38,7 @@ from dsh.base._containment import (
 )
 from dsh.base._hooks_started import hooks_started
 from dsh.base._process_group import own_session
+from dsh.base._warden import HookHelpers
 from dsh.hook_protocol._capture import Capture
 from dsh.hook_protocol._declarations import HookCommand
 from dsh.hook_protocol._environment import hook_variables, spawn_environment

@@ -394,6 +394,7 @@ def main() -> int:
         return 2
     claude, out = sys.argv[1], Path(sys.argv[2])
     recorded: dict[str, Any] = {"cli_version": claude_version(claude)}
+    recorded["inputs"] = {"notebook": NOTEBOOK, "page": PAGE}  # what the tests replay with
     with StepMock() as mock, Page() as page:
         port = int(page.url.rsplit(":", 1)[1])
         plain = Place.make("deferred", files={"nb.ipynb": json.dumps(NOTEBOOK, indent=1)})

@@ -27,22 +27,7 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "claude_deferred_to
 RECORDED: dict[str, Any] = json.loads(FIXTURE.read_text())
 PLAIN = RECORDED["plain"]
 RESULTS = {r["tool_use_id"]: r for r in PLAIN["results"]}
-NOTEBOOK = {
-    "cells": [
-        {
-            "cell_type": "code",
-            "execution_count": 1,
-            "id": "c1",
-            "metadata": {},
-            "outputs": [{"name": "stdout", "output_type": "stream", "text": ["1\n"]}],
-            "source": ["print(1)"],
-        },
-        {"cell_type": "markdown", "id": "c2", "metadata": {}, "source": ["# Notes\n", "text"]},
-    ],
-    "metadata": {"language_info": {"name": "python"}},
-    "nbformat": 4,
-    "nbformat_minor": 5,
-}
+NOTEBOOK: dict[str, Any] = RECORDED["inputs"]["notebook"]  # the recording's own
 
 
 def test_the_deferred_tools_are_2_1_332s_word_for_word() -> None:

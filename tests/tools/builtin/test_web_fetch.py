@@ -22,13 +22,10 @@ from tests.agent.support import make_harness, of_type, replies, text, tool
 from tests.cli.test_cli import dsh, write_script
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-FETCH = json.loads((FIXTURES / "claude_deferred_tools.json").read_text())["fetch"]
+RECORDED = json.loads((FIXTURES / "claude_deferred_tools.json").read_text())
+FETCH = RECORDED["fetch"]
 CERT = FIXTURES / "tls" / "loopback.pem"
-PAGE = (
-    "<html><head><title>Sample</title></head><body><h1>Hello</h1>"
-    "<p>Some <b>bold</b> text and a <a href='/x'>link</a>.</p><ul><li>one</li><li>two</li></ul>"
-    "</body></html>"
-)
+PAGE: str = RECORDED["inputs"]["page"]  # the recording's own
 
 
 class _Handler(BaseHTTPRequestHandler):

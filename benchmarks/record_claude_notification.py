@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,8 +25,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _claude_side import claude_path
-from bench_mcp import McpCallScript
-from record_claude_defer import HOOK, _model_view, _scrub
+from record_claude_defer import HOOK, _scrub
+from record_mcp_hooks import run_elicitation
 
 ROOT = Path(__file__).resolve().parent.parent
 EVERYTHING = os.environ.get("DSH_MCP_EVERYTHING") or str(
@@ -66,30 +65,7 @@ def record(claude: str, answers: dict[str, Any]) -> dict[str, Any]:
             command = f"python3 {run}/hook.py {event} >/dev/null; echo '{json.dumps(answer)}'"
         hooks[event] = [{"hooks": [{"type": "command", "command": command}]}]
     (run / "settings.json").write_text(json.dumps({"hooks": hooks}))
-    server = {"command": EVERYTHING, "args": ["stdio"]}
-    (run / "mcp.json").write_text(json.dumps({"mcpServers": {"everything": server}}))
-    mock = McpCallScript(1, "mcp__everything__trigger-elicitation-request", {})
-    with mock:
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(home),
-            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-            "ANTHROPIC_BASE_URL": mock.url,
-            "ANTHROPIC_API_KEY": "dummy",
-            "IS_SANDBOX": "1",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "CASE_LOG": str(run / "hooks.jsonl"),
-        }
-        argv = [claude, "-p", "go", "--settings", str(run / "settings.json")]
-        argv += ["--mcp-config", str(run / "mcp.json"), "--strict-mcp-config"]
-        argv += ["--dangerously-skip-permissions"]
-        done = subprocess.run(
-            argv, cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-            text=True, timeout=180, check=False,
-        )  # fmt: skip
-        view = _model_view([json.dumps(b).encode() for b in mock.seen])
+    done, view = run_elicitation(claude, run, home, project, EVERYTHING)
     log = run / "hooks.jsonl"
     seen = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     shown = json.dumps({"hooks": _scrub(seen), "model_view": view}).replace(str(run), "${RUN_DIR}")

@@ -78,20 +78,13 @@ def _logged(run: Path) -> list[dict[str, Any]]:
     return scrubbed
 
 
-def claude_elicitation(claude: str) -> dict[str, Any]:
-    run = Path(tempfile.mkdtemp(prefix="dsh-rec-elicit-"))
-    project, home = run / "project", run / "home"
-    project.mkdir()
-    (home / ".claude").mkdir(parents=True)
-    (run / "hook.py").write_text(HOOK)
-    events = ["Elicitation", "ElicitationResult", "PreToolUse", "PostToolUse"]
-    hooks = {
-        e: [{"hooks": [{"type": "command", "command": f"python3 {run}/hook.py {e}"}]}]
-        for e in events
-    }
-    (run / "settings.json").write_text(json.dumps({"hooks": hooks}))
-    server = {"command": str(EVERYTHING), "args": ["stdio"]}
-    (run / "mcp.json").write_text(json.dumps({"mcpServers": {"everything": server}}))
+def run_elicitation(
+    claude: str, run: Path, home: Path, project: Path, server: str
+) -> tuple[subprocess.CompletedProcess[str], Any]:
+    """Claude Code run headless in ``project`` on ``run``'s ``settings.json``, the model
+    calling server-everything's elicitation tool once: the run and what the model was sent."""
+    config = {"command": server, "args": ["stdio"]}
+    (run / "mcp.json").write_text(json.dumps({"mcpServers": {"everything": config}}))
     mock = McpCallScript(1, "mcp__everything__trigger-elicitation-request", {})
     with mock:
         env = {
@@ -114,6 +107,22 @@ def claude_elicitation(claude: str) -> dict[str, Any]:
             text=True, timeout=180, check=False,
         )  # fmt: skip
         view = _model_view([json.dumps(b).encode() for b in mock.seen])
+    return done, view
+
+
+def claude_elicitation(claude: str) -> dict[str, Any]:
+    run = Path(tempfile.mkdtemp(prefix="dsh-rec-elicit-"))
+    project, home = run / "project", run / "home"
+    project.mkdir()
+    (home / ".claude").mkdir(parents=True)
+    (run / "hook.py").write_text(HOOK)
+    events = ["Elicitation", "ElicitationResult", "PreToolUse", "PostToolUse"]
+    hooks = {
+        e: [{"hooks": [{"type": "command", "command": f"python3 {run}/hook.py {e}"}]}]
+        for e in events
+    }
+    (run / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    done, view = run_elicitation(claude, run, home, project, str(EVERYTHING))
     return {
         "case": "claude-elicitation-result",
         "exit_code": done.returncode,

@@ -29,7 +29,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-class _Hello(BaseHTTPRequestHandler):
+class Hello(BaseHTTPRequestHandler):
+    """Answers every GET with ``hello PATH`` (the network tests' server on the host)."""
+
     def do_GET(self) -> None:
         body = f"hello {self.path}\n".encode()
         self.send_response(200)
@@ -44,7 +46,7 @@ class _Hello(BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def server() -> Iterator[int]:
     """A real HTTP server on the host's loopback (its port)."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Hello)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:

@@ -15,7 +15,7 @@ import socketserver
 import sys
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ import pytest
 from dsh.base._sandbox import sandbox_mechanism
 from tests.cli.support import run_dsh
 from tests.cli.test_cli import dsh
+from tests.sandbox.test_sandbox_network import Hello
 
 pytestmark = [
     pytest.mark.skipif(
@@ -35,18 +36,6 @@ pytestmark = [
 VIA = "export NO_PROXY= no_proxy=; "
 """2.1.332's NO_PROXY lists localhost (the command's own loopback): a command clears it to
 reach the test's server on the host's loopback by that name, through the proxy."""
-
-
-class _Hello(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = f"hello {self.path}\n".encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return None
 
 
 class _Recorder(socketserver.BaseRequestHandler):
@@ -68,7 +57,7 @@ class _Recorder(socketserver.BaseRequestHandler):
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, int, Path]]:
     """An HTTP server and a "user proxy" on the host's loopback, and a Unix socket server
     answering ``pong``: their ports and its path."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Hello)
     recorder = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Recorder)
     path = tmp_path_factory.mktemp("unix") / "pong.sock"
     unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

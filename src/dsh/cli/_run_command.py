@@ -34,7 +34,7 @@ from dsh.cli._terminal import (
     stdout_is_terminal,
 )
 from dsh.context import Plugin
-from dsh.hooks import HooksChoice, HookSelection
+from dsh.hooks import HooksChoice, HookSelection, bridges_for
 from dsh.host import HostOptions
 from dsh.host._config import sandbox_policy
 from dsh.models import Model, ModelError, load_model
@@ -332,7 +332,8 @@ def run_flags(flags: RunFlags) -> ExitCode:
         max_budget_usd=flags.max_budget_usd,
     )
     hooks = options.hooks
-    if hooks.claude_hooks or hooks.settings_files or hooks.plugin_dirs:
+    claude = hooks.claude_hooks and "claude" in bridges_for(settled.project, hooks.hooks)
+    if claude or hooks.settings_files or hooks.plugin_dirs or hooks.mcp_config:
         import dsh.hooks.claude  # before start-up ends: the bridge is imported either way
     if hooks.claude_md:
         import dsh.instructions  # noqa: F401  (likewise)

@@ -11,8 +11,12 @@ Measured, interleaved (trees in alternating order each round): ``python -c pass`
 ``import dsh.cli``, ``dsh --version``, ``dsh run`` of a one-reply turn with no
 hooks against a loopback OpenAI-compatible mock (``_loopback.LoopbackServer``), and
 the same turn with a Claude Code user settings file declaring a silent hook
-(``exit 0``) on UserPromptSubmit and Stop. Printed: the median wall time and CPU
-time (user + system of the process and the hooks it waited for) of each.
+(``exit 0``) on UserPromptSubmit and Stop, and ``dsh run --hooks codex`` whose Codex
+UserPromptSubmit hook blocks the prompt (``bench_formats_side_by_side``'s prompt-block,
+no model request). Printed: the median wall time and CPU time (user + system of the
+process and the hooks it waited for) of each, and the CPU time of its whole process
+tree: this script is a subreaper, so what dsh leaves to end after it (its watchdog
+and namespace) is reaped and counted too.
 
 ``--breakdown`` prints instead where this tree's ``dsh run`` start-up CPU goes: the
 process CPU time of each import step, in the order the run takes them (each step
@@ -24,6 +28,7 @@ model, which a tool call or a hook's JSON answer still loads; rich, for a termin
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import resource
@@ -51,14 +56,35 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def once(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+def once(
+    argv: list[str], env: dict[str, str], cwd: Path, codes: tuple[int, ...] = (0,)
+) -> tuple[float, float, float]:
+    """Wall seconds, CPU of the run and what it waited for, CPU of its whole tree."""
     cpu = children_cpu()
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
     wall = time.perf_counter() - start
-    if done.returncode != 0:
+    if done.returncode not in codes:
         sys.exit(f"{argv} exited {done.returncode}: {done.stderr.decode()[-2000:]}")
-    return wall, children_cpu() - cpu
+    waited = children_cpu() - cpu
+    reap_orphans()
+    return wall, waited, children_cpu() - cpu
+
+
+def reap_orphans(bound: float = 5.0) -> None:
+    """Wait for what the run left behind (re-parented here, a subreaper), ``bound`` at most."""
+    end = time.monotonic() + bound
+    while time.monotonic() < end:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                time.sleep(0.005)
+        except ChildProcessError:
+            return
+
+
+def become_subreaper() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of runs come here
 
 
 def compile_tree(src: Path, env: dict[str, str]) -> None:
@@ -67,19 +93,40 @@ def compile_tree(src: Path, env: dict[str, str]) -> None:
 
 
 HOOKED = "dsh run (2 silent Claude Code hooks)"
+CODEX_BLOCK = "dsh run --hooks codex (prompt blocked)"
 
 
 def cases(url: str, root: Path) -> dict[str, list[str]]:
     python = sys.executable
     run = ["run", "--model", "m", "--base-url", url, "--project", str(root / "project")]
     run += ["--session-dir", str(root / "sessions"), "say hi"]
+    codex = ["run", "--hooks", "codex", "--model", "m", "--base-url", url]
+    codex += ["--project", str(root / "project"), "--session-dir", str(root / "sessions"), "go"]
     return {
         "python -c pass": [python, "-c", "pass"],
         "import dsh.cli": [python, "-c", "import dsh.cli"],
         "dsh --version": [python, "-c", ENTRY, "--version"],
         "dsh run (no hooks, 1 reply)": [python, "-c", ENTRY, *run],
         HOOKED: [python, "-c", ENTRY, *run],
+        CODEX_BLOCK: [python, "-c", ENTRY, *codex],
     }
+
+
+def codex_home(root: Path) -> Path:
+    """A ``$CODEX_HOME`` whose UserPromptSubmit hook blocks the prompt, trusted as ``dsh hooks
+    trust`` trusts it (this tree's dsh writes the trust both trees read)."""
+    from dsh.hooks.codex import CodexProfile
+
+    home = root / "codex-home"
+    home.mkdir()
+    block = json.dumps({"decision": "block", "reason": "blocked by the case"})
+    hook = json.dumps(f"echo '{block}'")
+    (home / "config.toml").write_text(
+        f'[[hooks.UserPromptSubmit]]\n[[hooks.UserPromptSubmit.hooks]]\ntype = "command"\n'
+        f"command = {hook}\n"
+    )
+    list(CodexProfile(home=home, system_dir=None).trust(root / "project"))
+    return home
 
 
 def hooked_home(root: Path) -> Path:
@@ -155,53 +202,55 @@ def main() -> None:
     trees = {"this": ROOT / "src"}
     if args.before is not None:
         trees["before"] = args.before.resolve()
+    become_subreaper()
     with tempfile.TemporaryDirectory(prefix="dsh-startup-") as tmp:
         root = Path(tmp)
         (root / "project").mkdir()
         envs = {}
         home = hooked_home(root)
+        codex = codex_home(root)
         for name, src in trees.items():
             env = base | {"PYTHONPATH": str(src), "NO_COLOR": "1", "DSH_API_KEY": "k"}
             envs[name] = env | {"DSH_DATA_DIR": str(root / f"data-{name}")}
             compile_tree(src, env)
         server = LoopbackServer(answer)
         argvs = cases(server.url, root)
-        samples: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        samples: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
         names = list(trees)
         for r in range(args.runs):
             order = names if r % 2 == 0 else names[::-1]
             for case, argv in argvs.items():
                 for tree in order:
                     env = envs[tree] | ({"HOME": str(home)} if case == HOOKED else {})
-                    samples.setdefault((case, tree), []).append(once(argv, env, root))
+                    if case == CODEX_BLOCK:
+                        env = env | {"CODEX_HOME": str(codex)}
+                    codes = (0, 1) if case == CODEX_BLOCK else (0,)
+                    samples.setdefault((case, tree), []).append(once(argv, env, root, codes))
         server.httpd.shutdown()
     report(samples, names, list(argvs), args.runs)
 
 
 def report(
-    samples: dict[tuple[str, str], list[tuple[float, float]]],
+    samples: dict[tuple[str, str], list[tuple[float, float, float]]],
     trees: list[str],
     case_names: list[str],
     runs: int,
 ) -> None:
     load = os.getloadavg()[0]
     print(f"medians of {runs} interleaved runs, seconds (load average {load:.1f} at the end)")
-    header = "".join(f" | {t} wall | {t} CPU" for t in trees)
-    ratio = " | this/before wall | this/before CPU" if "before" in trees else ""
+    header = "".join(f" | {t} wall | {t} CPU | {t} tree CPU" for t in trees)
+    ratio = " | this/before wall | this/before CPU | this/before tree" if "before" in trees else ""
     print(f"| case{header}{ratio} |")
-    print("| --- " + "| ---: " * (2 * len(trees) + (2 if ratio else 0)) + "|")
+    print("| --- " + "| ---: " * (3 * len(trees) + (3 if ratio else 0)) + "|")
     for case in case_names:
         med = {
-            t: (
-                statistics.median(s[0] for s in samples[(case, t)]),
-                statistics.median(s[1] for s in samples[(case, t)]),
-            )
+            t: tuple(statistics.median(s[k] for s in samples[(case, t)]) for k in range(3))
             for t in trees
         }
-        cells = "".join(f" | {med[t][0]:.3f} | {med[t][1]:.3f}" for t in trees)
+        cells = "".join(f" | {med[t][0]:.3f} | {med[t][1]:.3f} | {med[t][2]:.3f}" for t in trees)
         if ratio:
-            (wa, ca), (wb, cb) = med["this"], med["before"]
-            cells += f" | {wa / wb:.2f} | {ca / cb:.2f}"
+            this, before = med["this"], med["before"]
+            cells += "".join(f" | {a / b:.2f}" for a, b in zip(this, before, strict=True))
         print(f"| {case}{cells} |")
 
 

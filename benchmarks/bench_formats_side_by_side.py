@@ -43,6 +43,7 @@ from typing import Any
 from _anthropic_mock import AnthropicMock
 from _claude_side import CLAUDE_INSTALL, claude_path
 from _side_cases import CASES, SideCase
+from _tree_cpu import become_subreaper
 from bench_side_by_side import (
     CODEX_INSTALL,
     DSH,
@@ -128,18 +129,19 @@ def main() -> None:
     args = parser.parse_args()
     cases = [c for c in CASES if c.name in args.cases.split(",")]
     load_before = os.getloadavg()[0]
+    become_subreaper()
     with tempfile.TemporaryDirectory(prefix="bench-formats-") as tmp, ExitStack() as stack:
         root = Path(tmp)
         groups, skipped = contenders(stack, root, args.formats.split(","))
         for line in skipped:
             print(f"skipped: {line}", flush=True)
         everyone = [tool for tools in groups.values() for tool in tools]
-        times, cpu, failures, bare = measure(cases, everyone, args.rounds, root)
+        times, cpu, tree, failures, bare = measure(cases, everyone, args.rounds, root)
     failed = {(f.case, f.tool) for f in failures}
     print(summary(args.rounds, (load_before, os.getloadavg()[0]), bare or [0.0]))
     for name, tools in groups.items():
         print(f"\n## {FORMATS[name]}")
-        both_reports(cases, tools, (times, cpu), failed, args.markdown)
+        both_reports(cases, tools, (times, cpu, tree), failed, args.markdown)
     if failures:
         sys.exit(f"{len(failures)} runs did not do what their case says (ERROR lines)")
 

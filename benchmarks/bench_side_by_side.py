@@ -38,7 +38,6 @@ import argparse
 import importlib
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -55,6 +54,7 @@ from _anthropic_mock import AnthropicMock
 from _claude_side import CLAUDE_INSTALL, claude_invocation, claude_path, write_project_settings
 from _loopback import LoopbackServer
 from _side_cases import CASES, EVENTS, EXPECT, HOOK_LOG, TOOL_LOG, Reply, SideCase
+from _tree_cpu import become_subreaper, children_cpu, reap_orphans
 
 DSH = str(Path(sys.executable).with_name("dsh"))
 CODEX_INSTALL = "make bench-tools (npm install of @openai/codex@0.171.0 into .bench-tools/)"
@@ -246,13 +246,9 @@ def problems(
     return found
 
 
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def run_once(tool: Tool, case: SideCase, workdir: Path) -> tuple[float, float, list[str]]:
-    """Wall-clock seconds, CPU seconds (the tool and every child it waited for), problems."""
+def run_once(tool: Tool, case: SideCase, workdir: Path) -> tuple[float, float, float, list[str]]:
+    """Wall-clock seconds, CPU seconds (the tool and every child it waited for), CPU seconds
+    of its whole tree (with what it left to end after it: ``_tree_cpu``), problems."""
     for leftover in (HOOK_LOG, TOOL_LOG, "stopped"):
         (workdir / leftover).unlink(missing_ok=True)
     argv, env = tool.invocation(case, workdir)
@@ -263,10 +259,12 @@ def run_once(tool: Tool, case: SideCase, workdir: Path) -> tuple[float, float, l
             argv, env=env, cwd=workdir, capture_output=True, timeout=TIMEOUT, check=False
         )
     except subprocess.TimeoutExpired:
-        return time.perf_counter() - start, 0.0, [f"no exit within {TIMEOUT:.0f} s"]
-    elapsed, cpu = time.perf_counter() - start, children_cpu() - cpu
+        return time.perf_counter() - start, 0.0, 0.0, [f"no exit within {TIMEOUT:.0f} s"]
+    elapsed, waited = time.perf_counter() - start, children_cpu() - cpu
+    reap_orphans()
+    tree = children_cpu() - cpu
     found = problems(case, workdir, done, tool.mock)
-    return elapsed, cpu, (tool.check(case, workdir) if tool.check else []) + found
+    return elapsed, waited, tree, (tool.check(case, workdir) if tool.check else []) + found
 
 
 def bare_python() -> float:
@@ -377,15 +375,17 @@ def report(
 def both_reports(
     cases: list[SideCase],
     tools: list[Tool],
-    figures: tuple[Times, Times],
+    figures: tuple[Times, Times, Times],
     failed: set[tuple[str, str]],
     md: bool,
 ) -> None:
-    """The wall-clock table, then the CPU table (``figures``: wall, CPU)."""
+    """The wall-clock table, then the CPU tables (``figures``: wall, CPU, whole-tree CPU)."""
     print("\nwall clock, start to exit (what the targets are about):")
     report(cases, tools, figures[0], failed, md)
     print("\nCPU time of the tool and the children it waited for (less hurt by a loaded machine):")
     report(cases, tools, figures[1], failed, md)
+    print("\nCPU time of the whole process tree (with what the tool left to end after it):")
+    report(cases, tools, figures[2], failed, md)
 
 
 def summary(rounds: int, load: tuple[float, float], bare: list[float]) -> str:
@@ -407,12 +407,13 @@ class Failure:
 
 def measure(
     cases: list[SideCase], tools: list[Tool], rounds: int, root: Path
-) -> tuple[Times, Times, list[Failure], list[float]]:
-    """Every run of ``schedule`` (each in ``root/TOOL/CASE``): the wall and CPU seconds of
-    each case and tool (warm-up runs left out), the failed runs (each an ERROR line on
-    stderr as it happens) and ``python -c pass`` once a round."""
+) -> tuple[Times, Times, Times, list[Failure], list[float]]:
+    """Every run of ``schedule`` (each in ``root/TOOL/CASE``): the wall, CPU and whole-tree
+    CPU seconds of each case and tool (warm-up runs left out), the failed runs (each an
+    ERROR line on stderr as it happens) and ``python -c pass`` once a round."""
     times: Times = {}
     cpu: Times = {}
+    tree: Times = {}
     failures: list[Failure] = []
     bare: list[float] = []
     for r, case, tool in schedule(cases, tools, rounds):
@@ -420,7 +421,7 @@ def measure(
             bare.append(bare_python())
         workdir = root / tool.name / case.name
         workdir.mkdir(parents=True, exist_ok=True)
-        elapsed, used, found = run_once(tool, case, workdir)
+        elapsed, used, whole, found = run_once(tool, case, workdir)
         if found:
             line = f"ERROR {case.name} / {tool.name}: " + "; ".join(found)
             failures.append(Failure(case.name, tool.name, line))
@@ -428,7 +429,8 @@ def measure(
         elif r >= 0:
             times.setdefault((case.name, tool.name), []).append(elapsed)
             cpu.setdefault((case.name, tool.name), []).append(used)
-    return times, cpu, failures, bare
+            tree.setdefault((case.name, tool.name), []).append(whole)
+    return times, cpu, tree, failures, bare
 
 
 def main() -> None:
@@ -440,15 +442,16 @@ def main() -> None:
     args = parser.parse_args()
     cases = [c for c in CASES if c.name in args.cases.split(",")]
     load_before = os.getloadavg()[0]
+    become_subreaper()
     with tempfile.TemporaryDirectory(prefix="bench-sbs-") as tmp, ExitStack() as stack:
         root = Path(tmp)
         tools, skipped = contenders(stack, root, set(args.tools.split(",")))
         for line in skipped:
             print(line, flush=True)
-        times, cpu, failures, bare = measure(cases, tools, args.rounds, root)
+        times, cpu, tree, failures, bare = measure(cases, tools, args.rounds, root)
     failed = {(f.case, f.tool) for f in failures}
     print(summary(args.rounds, (load_before, os.getloadavg()[0]), bare or [0.0]))
-    both_reports(cases, tools, (times, cpu), failed, args.markdown)
+    both_reports(cases, tools, (times, cpu, tree), failed, args.markdown)
     if failures:
         print(f"{len(failures)} runs did not do what their case says (ERROR lines): not counted")
         sys.exit(1)

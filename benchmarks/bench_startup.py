@@ -28,10 +28,8 @@ model, which a tool call or a hook's JSON answer still loads; rich, for a termin
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -40,6 +38,7 @@ import time
 from pathlib import Path
 
 from _loopback import LoopbackServer
+from _tree_cpu import become_subreaper, children_cpu, reap_orphans
 
 ROOT = Path(__file__).resolve().parent.parent
 ENTRY = "import sys; from dsh.cli import main; sys.argv[0] = 'dsh'; sys.exit(main())"
@@ -49,11 +48,6 @@ def answer(_raw: bytes) -> bytes:
     chunk = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "hi"}}]}
     done = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
     return f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(done)}\n\ndata: [DONE]\n\n".encode()
-
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def once(
@@ -69,22 +63,6 @@ def once(
     waited = children_cpu() - cpu
     reap_orphans()
     return wall, waited, children_cpu() - cpu
-
-
-def reap_orphans(bound: float = 5.0) -> None:
-    """Wait for what the run left behind (re-parented here, a subreaper), ``bound`` at most."""
-    end = time.monotonic() + bound
-    while time.monotonic() < end:
-        try:
-            if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                time.sleep(0.005)
-        except ChildProcessError:
-            return
-
-
-def become_subreaper() -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of runs come here
 
 
 def compile_tree(src: Path, env: dict[str, str]) -> None:

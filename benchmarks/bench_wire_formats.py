@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -38,6 +37,7 @@ from _anthropic_mock import AnthropicMock
 from _loopback import LoopbackServer
 from _responses_mock import ResponsesMock
 from _side_cases import Reply, SideCase
+from _tree_cpu import children_cpu
 
 from dsh.messages import UserMessage
 from dsh.models import Model, ModelRequest, load_model
@@ -57,11 +57,6 @@ def chat_answer(_raw: bytes) -> bytes:
     chunk = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "hi"}}]}
     done = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
     return f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(done)}\n\ndata: [DONE]\n\n".encode()
-
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 @contextmanager

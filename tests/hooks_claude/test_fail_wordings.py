@@ -25,12 +25,14 @@ HANDLERS: dict[str, tuple[str, dict[str, Any]]] = {
     "pretool-onfailure-silent": ("PreToolUse", {"command": "exit 1"}),
     "pretool-onfailure-timeout": ("PreToolUse", {"command": "sleep 5", "timeout": 1}),
     "prompt-onfailure-exit1": ("UserPromptSubmit", {"command": "echo OOPS >&2; exit 1"}),
+    "prompt-exit2": ("UserPromptSubmit", {"command": "echo OOPS >&2; exit 2"}),
 }
 
 
 def _mount(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str) -> Any:
     event, declared = HANDLERS[case]
-    handler = {"type": "command", "onFailure": "block", **declared}
+    failure = {} if case == "prompt-exit2" else {"onFailure": "block"}  # as recorded
+    handler = {"type": "command", **failure, **declared}
     harness = make_harness(tmp_path, replies([bash("touch made.txt")], [text("done")]))
     return mount_hooks(tmp_path, monkeypatch, harness, {event: [{"hooks": [handler]}]}, {})
 
@@ -59,6 +61,18 @@ async def test_a_failed_blocking_prompt_hook_blocks_the_prompt_without_quoting_i
     assert result.end_reason == TurnEndReason.REJECTED
     assert rig.requests() == []
     recorded = CASES["prompt-onfailure-exit1"]["result"]["result"]
+    assert [n.text for n in result.notices if n.text.startswith("UserPromptSubmit")] == [recorded]
+
+
+async def test_an_exit_2_prompt_block_quotes_the_stderr_with_its_newline_and_the_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = _mount(tmp_path, monkeypatch, "prompt-exit2")
+    _, result = await rig.run("make a file")
+    assert result.end_reason == TurnEndReason.REJECTED
+    assert rig.requests() == []
+    recorded = CASES["prompt-exit2"]["result"]["result"]
+    assert recorded.endswith("OOPS\n\n\nOriginal prompt: make a file")
     assert [n.text for n in result.notices if n.text.startswith("UserPromptSubmit")] == [recorded]
 
 

@@ -104,15 +104,24 @@ def shown_reason(decl: HookDeclaration, answer: HookAnswer) -> str:
 
 def blocked_prompt_message(event: str, merged: Merged, prompt: str) -> str | None:
     """A prompt event's block as Claude Code shows it (``<Event> operation blocked by
-    hook:``, the reasons, the original prompt unless suppressed), or ``None``."""
+    hook:``, the reasons, the original prompt unless suppressed), or ``None``. An exit 2's
+    stderr is quoted as the hook wrote it, its last newline too (2.1.332's ``prompt-exit2``,
+    tests/fixtures/claude_fail_wordings.json), where the other events' feedback trims it."""
     blocks = blocking(merged)
     if not blocks:
         return None
-    reasons = "\n".join(shown_reason(d, a) for d, a in blocks)
+    reasons = "\n".join(_prompt_reason(d, a) for d, a in blocks)
     message = f"{event} operation blocked by hook:\n{reasons}"
     if not any(a.suppress_original_prompt for _, a in merged.answers):
         message += f"\n\nOriginal prompt: {prompt}"
     return message
+
+
+def _prompt_reason(decl: HookDeclaration, answer: HookAnswer) -> str:
+    stderr = answer.blocking_error
+    if answer.exit_code == 2 and stderr and answer.decision != "block":
+        return f"[{decl.declared_command}]: {stderr}"
+    return shown_reason(decl, answer)
 
 
 def prompt_context_lines(event: str, merged: Merged) -> list[str]:

@@ -34,6 +34,7 @@ from dsh.base import freeze_json
 from dsh.base._env_policy import withhold_variable
 from dsh.messages import AssistantMessage, ContextMessage, ToolUse, Usage
 from dsh.messages._messages import token_count
+from dsh.models import _choice as choice
 from dsh.models._anthropic_body import Degraded, ThinkingStore, messages_body
 from dsh.models._chat_reply import parse_arguments, server_message
 from dsh.models._provider import Backoff, PrefixedFailures, Resend, StreamingModel
@@ -56,14 +57,14 @@ __all__ = [
 API_KEY_ENV_VAR = "ANTHROPIC_API_KEY"
 AUTH_TOKEN_ENV_VAR = "ANTHROPIC_AUTH_TOKEN"
 BASE_URL_ENV_VAR = "ANTHROPIC_BASE_URL"
-MODEL_ENV_VAR = "ANTHROPIC_MODEL"
+MODEL_ENV_VAR = choice.CLAUDE_MODEL_ENV_VAR
 HEADERS_ENV_VAR = "ANTHROPIC_CUSTOM_HEADERS"
 RETRIES_ENV_VAR = "CLAUDE_CODE_MAX_RETRIES"
 MAX_OUTPUT_ENV_VAR = "CLAUDE_CODE_MAX_OUTPUT_TOKENS"
 THINKING_ENV_VAR = "MAX_THINKING_TOKENS"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
-DEFAULT_MODEL = "claude-opus-5-5"
+DEFAULT_MODEL = choice.CLAUDE_DEFAULT_MODEL
 """2.1.332's default model, as the recordings show it (``from_model``)."""
 ALIASES: Mapping[str, str] = {
     "opus": "claude-opus-5-5",

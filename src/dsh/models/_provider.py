@@ -15,7 +15,6 @@ set-up and its other transports).
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -185,6 +184,8 @@ class Backoff:
     retry_after_most: float = 60.0
 
     def delay(self, attempt: int) -> float:
+        import random  # only a retry waits (a run whose requests succeed never imports it)
+
         wait: float = min(self.most, self.base * 2.0 ** (attempt - 1))
         return wait * (1.0 + random.uniform(0.0, self.jitter))
 

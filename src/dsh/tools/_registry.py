@@ -45,7 +45,6 @@ from dsh.tools._channels import EXECUTE, POST_EXECUTE, PRE_EXECUTE, RESULT, REWR
 from dsh.tools._dispatch import Dispatch
 from dsh.tools._failures import DEFERRED, aborted_before, exc_text
 from dsh.tools._identity import CallToken, ToolCall, ToolExecutionResult, ToolRequest
-from dsh.tools._persist import cut_error, persist_oversized
 from dsh.tools._phases import Guard, decide, post_execute, run_guard
 from dsh.tools._schema import compile_validator
 from dsh.tools._seal import Entry, SealFailure, remember_validator, rewrite, seal_request
@@ -253,6 +252,9 @@ class ToolRegistry:
         contexts: tuple[str, ...] = ()
         run: Dispatch | None = None
         approval: FrozenDict | None = None
+        # Bounds a result (a run that calls no tool never imports it).
+        from dsh.tools._persist import cut_error, persist_oversized
+
         try:
             if result is None and signal is not None and signal.aborted:
                 result = aborted_before(signal)

@@ -231,8 +231,8 @@ if TYPE_CHECKING:
         permission_notify_delay,
     )
     from dsh.agent._spend_cap import SPEND_CAP_KIND, Pricer, spend_cap
-    from dsh.agent._subagent import AGENT_TOOL, subagent_plugin
     from dsh.agent._subagent_input import AgentToolInput
+    from dsh.agent._subagent_tools import AGENT_TOOL, subagent_plugin
 
 publish(globals())
 
@@ -263,7 +263,7 @@ __getattr__ = lazy(
             "notify_when_idle",
             "permission_notify_delay",
         ),
-        "dsh.agent._subagent": ("AGENT_TOOL", "subagent_plugin"),
+        "dsh.agent._subagent_tools": ("AGENT_TOOL", "subagent_plugin"),
         "dsh.agent._subagent_input": ("AgentToolInput",),  # pydantic comes with it
     },
 )

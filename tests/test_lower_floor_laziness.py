@@ -33,9 +33,11 @@ _SUBAGENT_MODULES = tuple(
         "_task_output",
     )
 )
-# Only a result bounds (a tool's), only a sandbox asks; the scripted model, Anthropic's format.
+# Only a result bounds (a tool's), only a sandbox asks, only a long history compacts; the
+# scripted model, Anthropic's format.
 _OTHERS = (
-    *("dsh.tools._persist", "dsh.tools._sandbox_approval"),
+    *("dsh.tools._persist", "dsh.tools._sandbox_approval", "dsh.agent._compaction"),
+    "dsh.agent._tool_step",
     *("dsh.models._scripted", "dsh.models._script", "dsh.models._anthropic"),
 )
 

@@ -23,7 +23,6 @@ from pathlib import Path
 
 from dsh.agent._background import settle_background
 from dsh.agent._channels import SESSION_END, SESSION_START, SETUP
-from dsh.agent._compaction import compact, compact_if_over_budget
 from dsh.agent._core import AgentCore, text_arg
 from dsh.agent._decisions import (
     SETUP_TRIGGERS,
@@ -42,7 +41,7 @@ from dsh.agent._deferral import (
     rejection_result,
     settled_record,
 )
-from dsh.agent._loop import drain_prompts, end_turn, run_steps
+from dsh.agent._loop import compact_if_over_budget, drain_prompts, end_turn, run_steps
 from dsh.agent._options import AgentOptions
 from dsh.agent._switching import (
     MODEL_SWITCHED,
@@ -53,7 +52,6 @@ from dsh.agent._switching import (
     add_directory,
     switch_model,
 )
-from dsh.agent._tool_step import run_settled_call
 from dsh.agent._turn import (
     ABORTED,
     DEFERRED_END,
@@ -380,6 +378,8 @@ class Agent:
     async def compact(self, instructions: str | None = None) -> str | None:
         """Compact the history now; returns the summary, or ``None`` if vetoed or failed."""
         await self.start()
+        from dsh.agent._compaction import compact  # asked for: not every run's
+
         return await compact(self._core, "manual", instructions)
 
     # -- the turn ---------------------------------------------------------------
@@ -414,6 +414,8 @@ class Agent:
                 core.append(rejection_result(call, by, reason))
                 return
             use = ToolUse(call.tool_use_id, call.tool_name, freeze_json(call.arguments))
+            from dsh.agent._tool_step import run_settled_call  # a deferred call settled
+
             res = await run_settled_call(core, use, turn.signal, record)
             if res.result.code == DEFERRED:
                 raise EndTurn(DEFERRED_END)  # deferred again: it stays pending

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, final
 
 from dsh import __version__
@@ -79,7 +80,12 @@ TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20"
 _RESENDS_400 = 5
 _AS_SENT_400 = 2
 """The resends of a 400 that 2.1.332 degrades in ways dsh's requests have nothing of."""
-_SYSTEM_ROLE = re.compile(r"role .{0,2}system", re.IGNORECASE)
+
+
+@cache
+def _system_role() -> re.Pattern[str]:
+    # Compiled at the first refusal read: most runs have none.
+    return re.compile(r"role .{0,2}system", re.IGNORECASE)
 
 
 def refuses_system_turns(message: str) -> bool:
@@ -87,7 +93,7 @@ def refuses_system_turns(message: str) -> bool:
     (what 2.1.332 answers with its ``[mid-conv-system]`` fallback)."""
     if "Unexpected role" in message and "input message role" in message:
         return True
-    return "not supported" in message and _SYSTEM_ROLE.search(message) is not None
+    return "not supported" in message and _system_role().search(message) is not None
 
 
 def resolve_alias(name: str) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeAlias, final, runtime_checkable
 
 from dsh._frozen import frozen
@@ -168,7 +167,7 @@ class TokenCounting(WireFormat, Protocol):
     def counted(self, reply: object) -> int | None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@frozen  # observably dataclass(frozen=True, slots=True), without its ~0.5 ms to declare
 class Backoff:
     """Retries: how many, the first wait, the longest, and the longest ``Retry-After`` obeyed.
 

@@ -34,11 +34,12 @@ _SUBAGENT_MODULES = tuple(
     )
 )
 # Only a result bounds (a tool's), only a sandbox asks, only a long history compacts, only a
-# refused input is worded, only a front end asks (its own channel); the scripted model,
-# Anthropic's format.
+# refused input is worded, only a front end asks (its own channel), only a task tool makes
+# tasks; the scripted model, Anthropic's format.
 _OTHERS = (
     *("dsh.tools._persist", "dsh.tools._sandbox_approval", "dsh.agent._compaction"),
     *("dsh.agent._tool_step", "dsh.tools._input_issues", "dsh.approval._channels"),
+    "dsh.tools._tasks",
     *("dsh.models._scripted", "dsh.models._script", "dsh.models._anthropic"),
 )
 

@@ -33,13 +33,13 @@ _SUBAGENT_MODULES = tuple(
         "_task_output",
     )
 )
-# Only a result bounds (a tool's), only a sandbox asks, only a long history compacts, only a
-# refused input is worded, only a front end asks (its own channel), only a task tool makes
-# tasks; the scripted model, Anthropic's format.
+# Only a tool call runs the phases, is dispatched and has its result bounded; only a sandbox
+# asks, only a long history compacts, only a refused input is worded, only a front end asks
+# (its own channel), only a task tool makes tasks; the scripted model, Anthropic's format.
 _OTHERS = (
     *("dsh.tools._persist", "dsh.tools._sandbox_approval", "dsh.agent._compaction"),
     *("dsh.agent._tool_step", "dsh.tools._input_issues", "dsh.approval._channels"),
-    "dsh.tools._tasks",
+    *("dsh.tools._tasks", "dsh.tools._phases", "dsh.tools._dispatch"),
     *("dsh.models._scripted", "dsh.models._script", "dsh.models._anthropic"),
 )
 

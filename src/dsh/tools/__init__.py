@@ -50,7 +50,6 @@ from dsh.tools._identity import (
     ToolExecutionResult,
     ToolRequest,
 )
-from dsh.tools._phases import Guard
 from dsh.tools._registry import TOOLS, ToolRegistrationError, ToolRegistry
 from dsh.tools._seal import validate_arguments
 from dsh.tools._types import (
@@ -67,6 +66,7 @@ from dsh.tools._types import (
 )
 
 if TYPE_CHECKING:
+    from dsh.tools._phases import Guard
     from dsh.tools._tasks import (
         TASK_COMPLETED,
         TASK_CREATED,
@@ -139,6 +139,7 @@ publish(globals())
 __getattr__ = lazy(
     globals(),
     {
+        "dsh.tools._phases": ("Guard",),  # a call's phases: imported at a tool's first call
         "dsh.tools._tasks": (
             "TASK_COMPLETED",
             "TASK_CREATED",

@@ -88,18 +88,6 @@ from dsh.agent._model_calls import (
 )
 from dsh.agent._options import AgentOptions
 from dsh.agent._summary_ask import SummaryAsk
-from dsh.agent._switching import (
-    DIRECTORY_ADDED,
-    MODEL_SWITCH,
-    MODEL_SWITCHED,
-    DirectorySource,
-    ModelSwitchAllow,
-    ModelSwitchDecision,
-    ModelSwitchDeny,
-    ModelSwitchRequest,
-    ModelSwitchSource,
-    ModelSwitchVariant,
-)
 from dsh.agent._turn import CancelWhen, TurnResult
 
 __all__ = [
@@ -231,8 +219,20 @@ if TYPE_CHECKING:
         permission_notify_delay,
     )
     from dsh.agent._spend_cap import SPEND_CAP_KIND, Pricer, spend_cap
-    from dsh.agent._subagent import AGENT_TOOL, subagent_plugin
     from dsh.agent._subagent_input import AgentToolInput
+    from dsh.agent._subagent_tools import AGENT_TOOL, subagent_plugin
+    from dsh.agent._switching import (
+        DIRECTORY_ADDED,
+        MODEL_SWITCH,
+        MODEL_SWITCHED,
+        DirectorySource,
+        ModelSwitchAllow,
+        ModelSwitchDecision,
+        ModelSwitchDeny,
+        ModelSwitchRequest,
+        ModelSwitchSource,
+        ModelSwitchVariant,
+    )
 
 publish(globals())
 
@@ -263,7 +263,20 @@ __getattr__ = lazy(
             "notify_when_idle",
             "permission_notify_delay",
         ),
-        "dsh.agent._subagent": ("AGENT_TOOL", "subagent_plugin"),
+        "dsh.agent._subagent_tools": ("AGENT_TOOL", "subagent_plugin"),
         "dsh.agent._subagent_input": ("AgentToolInput",),  # pydantic comes with it
+        # Switching the model, adding a directory: a session command's (and their hooks').
+        "dsh.agent._switching": (
+            "DIRECTORY_ADDED",
+            "MODEL_SWITCH",
+            "MODEL_SWITCHED",
+            "DirectorySource",
+            "ModelSwitchAllow",
+            "ModelSwitchDecision",
+            "ModelSwitchDeny",
+            "ModelSwitchRequest",
+            "ModelSwitchSource",
+            "ModelSwitchVariant",
+        ),
     },
 )

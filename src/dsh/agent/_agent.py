@@ -20,10 +20,10 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dsh.agent._background import settle_background
 from dsh.agent._channels import SESSION_END, SESSION_START, SETUP
-from dsh.agent._compaction import compact, compact_if_over_budget
 from dsh.agent._core import AgentCore, text_arg
 from dsh.agent._decisions import (
     SETUP_TRIGGERS,
@@ -42,18 +42,8 @@ from dsh.agent._deferral import (
     rejection_result,
     settled_record,
 )
-from dsh.agent._loop import drain_prompts, end_turn, run_steps
+from dsh.agent._loop import compact_if_over_budget, drain_prompts, end_turn, run_steps
 from dsh.agent._options import AgentOptions
-from dsh.agent._switching import (
-    MODEL_SWITCHED,
-    DirectorySource,
-    ModelSwitchRequest,
-    ModelSwitchSource,
-    ModelSwitchVariant,
-    add_directory,
-    switch_model,
-)
-from dsh.agent._tool_step import run_settled_call
 from dsh.agent._turn import (
     ABORTED,
     DEFERRED_END,
@@ -79,6 +69,14 @@ from dsh.session import (
 from dsh.tools import TOOLS, ToolRegistry, Workspace
 from dsh.tools._failures import DEFERRED
 from dsh.tools._identity import CallToken
+
+if TYPE_CHECKING:  # a switch's or an added directory's: imported when one happens
+    from dsh.agent._switching import (
+        DirectorySource,
+        ModelSwitchRequest,
+        ModelSwitchSource,
+        ModelSwitchVariant,
+    )
 
 __all__ = ["Agent", "CancelWhen", "TurnResult"]
 
@@ -169,10 +167,14 @@ class Agent:
         self, model: Model, *, requested: str, source: ModelSwitchSource = "sdk"
     ) -> ModelSwitchVariant:
         """Switch to ``model`` between turns, unless ``agent/model-switch`` denies it."""
+        from dsh.agent._switching import switch_model
+
         return await switch_model(self, model, requested=requested, source=source)
 
     async def add_directory(self, directory: Path, *, source: DirectorySource) -> Path:
         """Add a working directory (``agent/directory-added``); returns it, absolute."""
+        from dsh.agent._switching import add_directory
+
         return await add_directory(self, directory, source=source)
 
     @property
@@ -380,6 +382,8 @@ class Agent:
     async def compact(self, instructions: str | None = None) -> str | None:
         """Compact the history now; returns the summary, or ``None`` if vetoed or failed."""
         await self.start()
+        from dsh.agent._compaction import compact  # asked for: not every run's
+
         return await compact(self._core, "manual", instructions)
 
     # -- the turn ---------------------------------------------------------------
@@ -414,6 +418,8 @@ class Agent:
                 core.append(rejection_result(call, by, reason))
                 return
             use = ToolUse(call.tool_use_id, call.tool_name, freeze_json(call.arguments))
+            from dsh.agent._tool_step import run_settled_call  # a deferred call settled
+
             res = await run_settled_call(core, use, turn.signal, record)
             if res.result.code == DEFERRED:
                 raise EndTurn(DEFERRED_END)  # deferred again: it stays pending
@@ -432,7 +438,9 @@ class Agent:
         if self._closed:
             raise RuntimeError(f"{self!r} is closed")
         await self.start()
-        while self._switches:
+        while self._switches:  # made by _switching, imported then
+            from dsh.agent._switching import MODEL_SWITCHED
+
             await self._ctx.emit(MODEL_SWITCHED, self, self._switches.pop(0))
         core = self._core
         turn = TurnState(new_turn_id())

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeAlias, final
 
 from dsh._frozen import frozen, slotted
-from dsh.agent._task_output import TaskOutput
 from dsh.session import AbortCause, AssistantMessageEvent, ToolCallEvent
 
 if TYPE_CHECKING:
     from dsh.agent._agent import Agent
+    from dsh.agent._task_output import TaskOutput  # a launch's: it imports the module
     from dsh.agent._turn import TurnResult
 
 __all__ = [

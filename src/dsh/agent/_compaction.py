@@ -2,7 +2,8 @@
 2.1.332's words, ``Compaction blocked by PreCompact hook: <reason>``), ``compaction/start``,
 the summarization call (``agent/compaction-reply`` after each answer), ``compaction/end``, then
 ``agent/session-start`` (``compact``) and ``agent/post-compact``;
-and what triggers it before a model call: the projected history over ``compact_budget``
+and what triggers it before a model call (``_loop.compact_if_over_budget``, which imports this
+module only then): the projected history over ``compact_budget``
 characters, or the usage the last reply reported at or over ``compact_tokens`` (Codex's
 ``model_auto_compact_token_limit``: Codex compacts before its next request once a reply's
 usage reached the limit, and asks again from the summary: ``auto-compact``).
@@ -28,23 +29,9 @@ from dsh.messages import AssistantMessage, ModelMessage, UserMessage
 from dsh.models import ModelRequest
 from dsh.session import CompactionEnd, CompactionStart
 
-__all__ = [
-    "SUMMARY_TAG",
-    "compact",
-    "compact_if_over_budget",
-]
+__all__ = ["SUMMARY_TAG", "compact"]
 
 SUMMARY_TAG = "<summary>"
-
-
-async def compact_if_over_budget(core: AgentCore) -> None:
-    options = core.agent.options
-    budget, limit = options.compact_budget, options.compact_tokens
-    used = core.projector.usage
-    over = limit is not None and used is not None and used.context_tokens >= limit
-    if over or (budget is not None and core.history_size.chars(core.projection()) > budget):
-        await compact(core, "auto", None)
-        core.check_cancel()
 
 
 async def compact(core: AgentCore, trigger: CompactTrigger, instructions: str | None) -> str | None:

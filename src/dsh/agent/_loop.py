@@ -23,7 +23,6 @@ from dsh.agent._channels import (
     TURN_ERROR,
     TURN_STOP,
 )
-from dsh.agent._compaction import compact_if_over_budget
 from dsh.agent._core import AgentCore
 from dsh.agent._decisions import (
     ContinuationContinue,
@@ -37,7 +36,6 @@ from dsh.agent._decisions import (
     PromptBlock,
 )
 from dsh.agent._model_calls import model_request, observed_call
-from dsh.agent._tool_step import run_tool_calls
 from dsh.agent._turn import (
     COMPLETED,
     DEFERRED_END,
@@ -64,9 +62,22 @@ from dsh.session import (
 from dsh.tools._failures import DEFERRED
 from dsh.tools._seal import MAX_ARGUMENT_CHARS, arguments_size
 
-__all__ = ["drain_prompts", "end_turn", "run_steps"]
+__all__ = ["compact_if_over_budget", "drain_prompts", "end_turn", "run_steps"]
 
 logger = logging.getLogger("dsh.agent")
+
+
+async def compact_if_over_budget(core: AgentCore) -> None:
+    """Compact (``_compaction``) when the history is over the options' budget."""
+    options = core.agent.options
+    budget, limit = options.compact_budget, options.compact_tokens
+    used = core.projector.usage
+    over = limit is not None and used is not None and used.context_tokens >= limit
+    if over or (budget is not None and core.history_size.chars(core.projection()) > budget):
+        from dsh.agent._compaction import compact  # over: a run that never is never imports it
+
+        await compact(core, "auto", None)
+        core.check_cancel()
 
 
 async def drain_prompts(core: AgentCore) -> None:
@@ -208,6 +219,8 @@ async def _display(core: AgentCore, turn: TurnState, message: SessionEvent) -> N
 
 async def _tool_step(core: AgentCore, turn: TurnState, uses: Sequence[ToolUse]) -> None:
     """The step's tool calls, then ``agent/post-tool-batch``: proceed (with context) or stop."""
+    from dsh.agent._tool_step import run_tool_calls  # a reply with calls: not every run's
+
     results = await run_tool_calls(core, uses, turn.signal)
     if any(r.result.code == DEFERRED for r in results):
         # The step's other calls ran; the turn waits on the deferred one (_deferral).

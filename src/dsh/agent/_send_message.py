@@ -18,7 +18,6 @@ Any other recipient (teammates, ``main``, other sessions: dsh has none) is answe
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any, Final
@@ -77,6 +76,8 @@ def queued(to: str) -> ToolResult:
 def resumed(agent_id: str) -> ToolResult:
     """2.1.332's answer for a finished agent resumed with the message; ``pin.ref`` is its
     reference for the agent: the first six hex digits of the sha256 of ``subagent:<id>``."""
+    import hashlib  # a resumed agent's ref: a SendMessage call's, not every run's
+
     ref = hashlib.sha256(f"subagent:{agent_id}".encode()).hexdigest()[:6]
     pin = {"id": agent_id, "name": agent_id, "ref": ref}
     data = {

@@ -9,15 +9,14 @@ worktree when it had one. ``subagent_plugin`` registers the tool with ``Agent``.
 from __future__ import annotations
 
 from dsh.agent._agent import Agent
-from dsh.agent._send_message import SEND_MESSAGE, delivered_text, not_addressable, queued, resumed
-from dsh.agent._send_message_text import DESCRIPTION as SEND_MESSAGE_DESCRIPTION
-from dsh.agent._send_message_text import INPUT_SCHEMA as SEND_MESSAGE_SCHEMA
+from dsh.agent._send_message import delivered_text, not_addressable, queued, resumed
 from dsh.agent._subagent_child import child_agent, started_subagents
 from dsh.agent._subagent_launch import start_background
+from dsh.agent._subagent_tools import SEND_MESSAGE_DECLARED, with_body
 from dsh.agent._task_output import open_output
-from dsh.tools import LazyModel, ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools import ToolInvocation, ToolResult
 
-__all__ = ["SEND_MESSAGE_TOOL", "continue_subagent"]
+__all__ = ["SEND_MESSAGE_TOOL", "continue_subagent", "run_send_message"]
 
 
 async def continue_subagent(parent: Agent, inv: ToolInvocation, to: str, text: str) -> ToolResult:
@@ -41,7 +40,8 @@ async def continue_subagent(parent: Agent, inv: ToolInvocation, to: str, text: s
     return resumed(to)
 
 
-async def _run_send_message(inv: ToolInvocation) -> ToolResult:
+async def run_send_message(inv: ToolInvocation) -> ToolResult:
+    """SendMessage's body (``_subagent_tools.SEND_MESSAGE_DECLARED`` hands its calls here)."""
     parent = inv.agent
     if not isinstance(parent, Agent):
         return ToolResult.error("SendMessage runs only inside an agent")
@@ -51,12 +51,6 @@ async def _run_send_message(inv: ToolInvocation) -> ToolResult:
     return await continue_subagent(parent, inv, str(inv.arguments["to"]), delivered_text(message))
 
 
-SEND_MESSAGE_TOOL = ToolDefinition(
-    name=SEND_MESSAGE,
-    description=SEND_MESSAGE_DESCRIPTION,
-    input_schema=SEND_MESSAGE_SCHEMA,
-    run=_run_send_message,
-    input_model=LazyModel("dsh.agent._send_message_input", "SendMessageInput"),
-    deferred=True,
-)
-"""The ``SendMessage`` tool (``_send_message``); ``subagent_plugin`` registers it."""
+SEND_MESSAGE_TOOL = with_body(SEND_MESSAGE_DECLARED, run_send_message)
+"""The ``SendMessage`` tool with its body (``subagent_plugin`` registers it declared, its body
+imported at the first call)."""

@@ -1,8 +1,9 @@
 """Subagents: the ``Agent`` tool, which runs a child agent in-process on its own session.
 
-``subagent_plugin(ctx)`` registers the tool (Claude Code's name and input
-fields) on the scope's registry, with ``SendMessage`` (``_send_message_tool``), which
-continues a child this agent started; they are removed with the scope. A call checks the
+``subagent_plugin(ctx)`` (``_subagent_tools``) registers the tool (Claude Code's name and
+input fields) on the scope's registry, with ``SendMessage`` (``_send_message_tool``), which
+continues a child this agent started; this module, the tool's body, is imported at its
+first call. A call checks the
 agent type, makes the child's worktree for an ``isolation: worktree`` type
 (``_isolation``), and makes the child (``_subagent_child``); in the background (2.1.332's
 default) it launches it and returns at once (``_subagent_launch``), in the foreground it
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dsh.agent._agent import Agent
 from dsh.agent._agent_types import (
@@ -23,7 +24,6 @@ from dsh.agent._agent_types import (
     WORKTREE_SETTINGS,
 )
 from dsh.agent._handback import foreground_output
-from dsh.agent._send_message_tool import SEND_MESSAGE_TOOL
 from dsh.agent._subagent_child import (
     Started,
     can_continue,
@@ -34,27 +34,20 @@ from dsh.agent._subagent_child import (
     started_subagents,
 )
 from dsh.agent._subagent_launch import launch
+from dsh.agent._subagent_tools import AGENT_INPUT
 from dsh.agent._task_output import open_output
 from dsh.agent._turn import COMPLETED, STOPPED, TurnResult
 from dsh.base import DshError
-from dsh.context import Context
-from dsh.tools import TOOLS, LazyModel, ToolDefinition, ToolInvocation, ToolResult
+from dsh.tools import ToolInvocation, ToolResult
 
 if TYPE_CHECKING:
     from dsh.agent._subagent_input import AgentToolInput
 
-__all__ = ["AGENT_TOOL", "DEFAULT_SUBAGENT_TYPE", "subagent_plugin"]
-
-DEFAULT_SUBAGENT_TYPE = "general-purpose"
-
-_DESCRIPTION = (
-    "Launch a subagent to handle a task on its own. It works in a fresh conversation with the "
-    "same tools and returns its final answer as this tool's result. Give it a short "
-    "description and a complete, self-contained prompt."
-)
+__all__ = ["run_agent_tool"]
 
 
-async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
+async def run_agent_tool(inv: ToolInvocation) -> ToolResult:
+    """The ``Agent`` tool's body (``_subagent_tools.AGENT_TOOL`` hands its calls here)."""
     parent = inv.agent
     if not isinstance(parent, Agent):
         return ToolResult.error("the Agent tool runs only inside an agent")
@@ -63,7 +56,7 @@ async def _run_agent_tool(inv: ToolInvocation) -> ToolResult:
         return ToolResult.error(
             "subagents need a session store; this agent was created without one"
         )
-    args = _INPUT.load().model_validate(dict(inv.arguments))
+    args = AGENT_INPUT.load().model_validate(dict(inv.arguments))
     # Without a list of types (no bridge provides one), the type is a label on the default
     # agent; with one, 2.1.332's rule: an unknown type is refused.
     types = parent.ctx.get(AGENT_TYPES)
@@ -147,56 +140,3 @@ def _tool_result(
     detail = result.error or (result.cause.reason if result.cause is not None else None)
     reason = f"the subagent ended {result.end_reason.value}"
     return ToolResult.error(f"{reason}: {detail}" if detail else reason, output=output)
-
-
-_INPUT: LazyModel[AgentToolInput] = LazyModel("dsh.agent._subagent_input", "AgentToolInput")
-# AgentToolInput.model_json_schema(), written out (tests/agent check they agree): declaring
-# the tool imports no pydantic, which comes with the model at the tool's first call.
-_INPUT_SCHEMA: dict[str, Any] = {
-    "description": "The ``Agent`` tool's input, as Claude Code names it.",
-    "properties": {
-        "description": {
-            "description": "A short (3-5 word) description of the task",
-            "title": "Description",
-            "type": "string",
-        },
-        "prompt": {
-            "description": "The task for the subagent to perform",
-            "title": "Prompt",
-            "type": "string",
-        },
-        "subagent_type": {
-            "default": DEFAULT_SUBAGENT_TYPE,
-            "description": "The type of specialized agent to use",
-            "title": "Subagent Type",
-            "type": "string",
-        },
-        "run_in_background": {
-            "anyOf": [{"type": "boolean"}, {"type": "null"}],
-            "default": None,
-            "description": "Run the agent in the background (the default): the call returns at"
-            " once, and a notification arrives when it finishes; false waits for its answer",
-            "title": "Run In Background",
-        },
-    },
-    "required": ["description", "prompt"],
-    "title": "AgentToolInput",
-    "type": "object",
-}
-
-AGENT_TOOL = ToolDefinition(
-    name="Agent",
-    description=_DESCRIPTION,
-    input_schema=_INPUT_SCHEMA,
-    run=_run_agent_tool,
-    input_model=_INPUT,
-)
-"""The ``Agent`` tool; ``subagent_plugin`` registers it."""
-
-
-def subagent_plugin(ctx: Context) -> None:
-    """Register the ``Agent`` and ``SendMessage`` tools on the scope's registry (removed when
-    the scope is disposed)."""
-    tools = ctx.require(TOOLS)
-    ctx.add_disposer(tools.register(AGENT_TOOL))
-    ctx.add_disposer(tools.register(SEND_MESSAGE_TOOL))

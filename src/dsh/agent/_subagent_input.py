@@ -3,7 +3,7 @@
 # No ``from __future__ import annotations``: pydantic reads the annotations as objects.
 from pydantic import BaseModel, ConfigDict, Field
 
-from dsh.agent._subagent import DEFAULT_SUBAGENT_TYPE
+from dsh.agent._subagent_tools import DEFAULT_SUBAGENT_TYPE
 
 __all__ = ["AgentToolInput"]
 

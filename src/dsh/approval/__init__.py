@@ -5,18 +5,14 @@ an ``ApprovalBroker`` routed to a channel: ``PolicyChannel`` (rules, for
 headless runs), ``TerminalChannel`` (a person at a TTY) or ``ScriptedChannel``
 (tests). Before the service, the ``approval/request`` waterfall
 (``dsh.tools.APPROVAL_REQUEST``) lets listeners answer with an
-``ApprovalDecision`` or abstain.
+``ApprovalDecision`` or abstain. The channels load on first use: what a run asks through is
+its front end's (the terminal's prompt, an ACP client, the headless policy).
 """
 
-from dsh._public import publish
+from typing import TYPE_CHECKING
+
+from dsh._public import lazy, publish
 from dsh.approval._broker import ApprovalBroker, by_call, by_tool
-from dsh.approval._channels import (
-    PolicyAction,
-    PolicyChannel,
-    PolicyRule,
-    ScriptedChannel,
-    TerminalChannel,
-)
 from dsh.approval._decisions import (
     ApprovalAbstain,
     ApprovalAllow,
@@ -33,6 +29,15 @@ from dsh.approval._types import (
     ApprovalService,
     ChannelAnswer,
 )
+
+if TYPE_CHECKING:
+    from dsh.approval._channels import (
+        PolicyAction,
+        PolicyChannel,
+        PolicyRule,
+        ScriptedChannel,
+        TerminalChannel,
+    )
 
 __all__ = [
     "APPROVAL",
@@ -58,3 +63,16 @@ __all__ = [
 ]
 
 publish(globals())
+
+__getattr__ = lazy(
+    globals(),
+    {
+        "dsh.approval._channels": (
+            "PolicyAction",
+            "PolicyChannel",
+            "PolicyRule",
+            "ScriptedChannel",
+            "TerminalChannel",
+        ),
+    },
+)

@@ -37,9 +37,7 @@ would. Hooks never come here: the sandbox is the model's.
 from __future__ import annotations
 
 import contextlib
-import glob
 import os
-import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from pathlib import Path
@@ -220,6 +218,8 @@ class SandboxPolicy:
 
     def readable_paths(self) -> list[Path]:
         """The ``readable`` paths that exist (patterns expanded), resolved."""
+        import glob  # patterns to expand: a sandboxed spawn's, not a policy's making
+
         found: set[Path] = set()
         for path in self.readable:
             text = os.fspath(path)
@@ -328,6 +328,8 @@ def sandbox_status(policy: SandboxPolicy | None) -> str:
 
 
 def _find(program: str) -> str | None:
+    import shutil  # finding a mechanism: a sandboxed spawn's (shutil imports bz2, lzma)
+
     return shutil.which(program, path=f"{os.environ.get('PATH', '')}:{_SYSTEM_PATH}")
 
 

@@ -11,13 +11,19 @@ escape, is sent as U+FFFD).
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Final
 
 __all__ = ["valid_text"]
 
 _LONE: Final = re.compile("[\ud800-\udfff]")
-_NOT_AN_ESCAPE: Final = re.compile("[\ud800-\udc7f\udd00-\udfff]")
-"""A lone surrogate that is no ``surrogateescape`` of a byte."""
+
+
+@cache
+def _not_an_escape() -> re.Pattern[str]:
+    """A lone surrogate that is no ``surrogateescape`` of a byte (compiled at the first text
+    holding a lone surrogate: most runs see none)."""
+    return re.compile("[\ud800-\udc7f\udd00-\udfff]")
 
 
 def valid_text(text: str) -> str:
@@ -26,5 +32,5 @@ def valid_text(text: str) -> str:
     holds none (the common case costs one search)."""
     if _LONE.search(text) is None:
         return text
-    escaped = _NOT_AN_ESCAPE.sub("\ufffd", text).encode("utf-8", "surrogateescape")
+    escaped = _not_an_escape().sub("\ufffd", text).encode("utf-8", "surrogateescape")
     return escaped.decode("utf-8", "replace")

@@ -21,6 +21,7 @@ import logging
 import re
 import secrets
 import subprocess
+from functools import cache
 from pathlib import Path
 from typing import Final, Literal, final
 
@@ -41,7 +42,6 @@ __all__ = [
 ]
 
 _MAX_NAME: Final = 64
-_SEGMENT: Final = re.compile(r"^[a-zA-Z0-9._-]+$")
 _PROTECTED: Final = frozenset(
     {".vscode", ".idea", ".claude", ".husky", ".cargo", ".devcontainer", ".yarn", ".mvn", ".config"}
 )
@@ -54,9 +54,19 @@ _NOUNS: Final = (
     "dijkstra", "backus", "kay", "perlis", "wirth", "hoare", "milner", "floyd",
 )  # fmt: skip
 _GIT_TIMEOUT: Final = 60.0
-_CLIMBS: Final = re.compile(r"^\.\.[ .]*$")
 
 logger = logging.getLogger("dsh.worktree")
+
+
+# Compiled at the first worktree named or linked: a run that makes none never compiles them.
+@cache
+def _segment() -> re.Pattern[str]:
+    return re.compile(r"^[a-zA-Z0-9._-]+$")
+
+
+@cache
+def _climbs() -> re.Pattern[str]:
+    return re.compile(r"^\.\.[ .]*$")
 
 
 class WorktreeError(DshError):
@@ -107,7 +117,7 @@ def name_problem(name: str) -> str | None:
             return f'Invalid worktree name "{name}": must not contain "." or ".." path segments'
         if segment.lower() == ".git":
             return f'Invalid worktree name "{name}": "{segment}" is a reserved git directory name'
-        if not _SEGMENT.match(segment):
+        if not _segment().match(segment):
             return (
                 f'Invalid worktree name "{name}": each "/"-separated segment must be non-empty'
                 " and contain only letters, digits, dots, underscores, and dashes"
@@ -195,7 +205,7 @@ def _link_directories(root: Path, path: Path, folders: tuple[str, ...]) -> None:
     inside = path.resolve()
     for folder in folders:
         if folder.startswith(("/", "\\")) or any(
-            _CLIMBS.match(p) for p in re.split(r"[/\\]", folder)
+            _climbs().match(p) for p in re.split(r"[/\\]", folder)
         ):
             logger.info("symlinkDirectories: %r skipped: absolute, or climbs out", folder)
             continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from dsh.agent import Agent, ModelSwitchDeny
+from dsh.agent import Agent
 from dsh.base import DshError
 from dsh.models import Model
 
@@ -51,6 +51,8 @@ async def run_model_command(
         say(f"Model {name!r} is not available: {exc}")
         return False
     decision = await agent.switch_model(model, requested=name, source="command")
+    from dsh.agent import ModelSwitchDeny  # a switch's (loaded with it): not every run's
+
     if isinstance(decision, ModelSwitchDeny):
         say(f"Model switch to {model.name} was blocked by a PreModelSwitch hook: {decision.reason}")
         return False

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, final
 
 from dsh import __version__
@@ -34,6 +35,7 @@ from dsh.base import freeze_json
 from dsh.base._env_policy import withhold_variable
 from dsh.messages import AssistantMessage, ContextMessage, ToolUse, Usage
 from dsh.messages._messages import token_count
+from dsh.models import _choice as choice
 from dsh.models._anthropic_body import Degraded, ThinkingStore, messages_body
 from dsh.models._chat_reply import parse_arguments, server_message
 from dsh.models._provider import Backoff, PrefixedFailures, Resend, StreamingModel
@@ -56,14 +58,14 @@ __all__ = [
 API_KEY_ENV_VAR = "ANTHROPIC_API_KEY"
 AUTH_TOKEN_ENV_VAR = "ANTHROPIC_AUTH_TOKEN"
 BASE_URL_ENV_VAR = "ANTHROPIC_BASE_URL"
-MODEL_ENV_VAR = "ANTHROPIC_MODEL"
+MODEL_ENV_VAR = choice.CLAUDE_MODEL_ENV_VAR
 HEADERS_ENV_VAR = "ANTHROPIC_CUSTOM_HEADERS"
 RETRIES_ENV_VAR = "CLAUDE_CODE_MAX_RETRIES"
 MAX_OUTPUT_ENV_VAR = "CLAUDE_CODE_MAX_OUTPUT_TOKENS"
 THINKING_ENV_VAR = "MAX_THINKING_TOKENS"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
-DEFAULT_MODEL = "claude-opus-5-5"
+DEFAULT_MODEL = choice.CLAUDE_DEFAULT_MODEL
 """2.1.332's default model, as the recordings show it (``from_model``)."""
 ALIASES: Mapping[str, str] = {
     "opus": "claude-opus-5-5",
@@ -78,7 +80,12 @@ TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20"
 _RESENDS_400 = 5
 _AS_SENT_400 = 2
 """The resends of a 400 that 2.1.332 degrades in ways dsh's requests have nothing of."""
-_SYSTEM_ROLE = re.compile(r"role .{0,2}system", re.IGNORECASE)
+
+
+@cache
+def _system_role() -> re.Pattern[str]:
+    # Compiled at the first refusal read: most runs have none.
+    return re.compile(r"role .{0,2}system", re.IGNORECASE)
 
 
 def refuses_system_turns(message: str) -> bool:
@@ -86,7 +93,7 @@ def refuses_system_turns(message: str) -> bool:
     (what 2.1.332 answers with its ``[mid-conv-system]`` fallback)."""
     if "Unexpected role" in message and "input message role" in message:
         return True
-    return "not supported" in message and _SYSTEM_ROLE.search(message) is not None
+    return "not supported" in message and _system_role().search(message) is not None
 
 
 def resolve_alias(name: str) -> str:

@@ -28,13 +28,24 @@ from typing import Literal, final
 
 from dsh._frozen import frozen
 
-__all__ = ["PROVIDERS", "ProviderChoice", "ProviderName", "choose_provider"]
+__all__ = [
+    "CLAUDE_DEFAULT_MODEL",
+    "CLAUDE_MODEL_ENV_VAR",
+    "PROVIDERS",
+    "ProviderChoice",
+    "ProviderName",
+    "choose_provider",
+]
 
 ProviderName = Literal["scripted", "anthropic", "responses", "chat"]
 PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "responses", "chat")
 """The providers a user can name (``provider`` setting, a spec's ``NAME:`` prefix)."""
 _ALIASES = ("sonnet", "opus", "haiku")
 _DSH_KEYS = ("DSH_API_KEY", "OPENAI_API_KEY")
+# Claude Code's set-up (rule 3), here so that choosing needs no Messages API module.
+CLAUDE_MODEL_ENV_VAR = "ANTHROPIC_MODEL"
+CLAUDE_DEFAULT_MODEL = "claude-opus-5-5"
+"""2.1.332's default model, as the recordings show it (``from_model``)."""
 
 
 @final
@@ -116,15 +127,14 @@ def _set_up(
     codex: tuple[Path | None, str | None] | None,
 ) -> ProviderChoice | None:
     """No model named: Claude Code's environment, else Codex's config under its profile."""
-    from dsh.models._anthropic import DEFAULT_MODEL, MODEL_ENV_VAR
-
     if provider in (None, "anthropic"):
-        if model := environ.get(MODEL_ENV_VAR, "").strip():
-            return ProviderChoice("anthropic", model, f"${MODEL_ENV_VAR} is set (Claude Code's)")
+        if model := environ.get(CLAUDE_MODEL_ENV_VAR, "").strip():
+            why = f"${CLAUDE_MODEL_ENV_VAR} is set (Claude Code's)"
+            return ProviderChoice("anthropic", model, why)
         keys = [k for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN") if environ.get(k)]
         if keys and (provider == "anthropic" or not any(environ.get(k) for k in _DSH_KEYS)):
             why = f"${keys[0]} is set and no model is named: Claude Code's default model"
-            return ProviderChoice("anthropic", DEFAULT_MODEL, why)
+            return ProviderChoice("anthropic", CLAUDE_DEFAULT_MODEL, why)
     if codex is not None and provider in (None, "responses"):
         from dsh.models._codex_setup import codex_model_name
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from dsh.models._scripted import ScriptedModel
-from dsh.models._types import Model
+if TYPE_CHECKING:
+    from dsh.models._types import Model
 
 __all__ = ["SCRIPTED_PREFIX", "load_model"]
 
@@ -46,6 +47,8 @@ def load_model(
         path = spec[len(SCRIPTED_PREFIX) :].strip()
         if not path:
             raise ValueError("model spec 'scripted:' needs a file: scripted:PATH")
+        from dsh.models._scripted import ScriptedModel  # chosen: a run on an endpoint never is
+
         return ScriptedModel.from_file(Path(path).expanduser(), record_to=record_to)
     if spec:
         _check_not_mistyped_scripted(spec)

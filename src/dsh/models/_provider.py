@@ -15,10 +15,8 @@ set-up and its other transports).
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeAlias, final, runtime_checkable
 
 from dsh._frozen import frozen
@@ -169,7 +167,7 @@ class TokenCounting(WireFormat, Protocol):
     def counted(self, reply: object) -> int | None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@frozen  # observably dataclass(frozen=True, slots=True), without its ~0.5 ms to declare
 class Backoff:
     """Retries: how many, the first wait, the longest, and the longest ``Retry-After`` obeyed.
 
@@ -185,6 +183,8 @@ class Backoff:
     retry_after_most: float = 60.0
 
     def delay(self, attempt: int) -> float:
+        import random  # only a retry waits (a run whose requests succeed never imports it)
+
         wait: float = min(self.most, self.base * 2.0 ** (attempt - 1))
         return wait * (1.0 + random.uniform(0.0, self.jitter))
 

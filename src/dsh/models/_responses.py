@@ -22,8 +22,8 @@ know are skipped.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, final
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, final
 
 from dsh import __version__
 from dsh.base import thaw_json
@@ -41,12 +41,13 @@ from dsh.messages import (
     UserMessage,
 )
 from dsh.messages._messages import token_count
-from dsh.models._anthropic_body import ThinkingStore
 from dsh.models._chat_reply import parse_arguments, server_message
-from dsh.models._chat_request import block_texts
 from dsh.models._provider import PrefixedFailures
 from dsh.models._types import ModelError, ModelRequest, ToolSpec
 from dsh.models._wire import StatusError
+
+if TYPE_CHECKING:  # a request's (the body, the reply): not the model's construction
+    from dsh.models._anthropic_body import ThinkingStore
 
 __all__ = ["CODEX_SUMMARY_PREFIX", "ResponsesDecoder", "ResponsesFormat", "responses_body"]
 
@@ -65,6 +66,13 @@ _STEP_CONTEXT = "tools/post-execute"
 _RETRYABLE = frozenset({408, 409, 429})
 
 
+def _block_texts(content: Iterable[object], tools: Mapping[str, ToolSpec]) -> list[str]:
+    # Chat completions' text of blocks (``_chat_request``), imported with the first body.
+    from dsh.models._chat_request import block_texts
+
+    return block_texts(content, tools)
+
+
 def _image(block: ImageBlock) -> dict[str, Any]:
     url = f"data:{block.media_type};base64,{block.data}"
     return {"type": "input_image", "image_url": url, "detail": "auto"}
@@ -78,7 +86,8 @@ def _parts(content: Content, tools: Mapping[str, ToolSpec]) -> list[dict[str, An
         if isinstance(block, ImageBlock):
             parts.append(_image(block))
         else:
-            parts.extend({"type": "input_text", "text": t} for t in block_texts((block,), tools))
+            texts = _block_texts((block,), tools)
+            parts.extend({"type": "input_text", "text": t} for t in texts)
     return parts
 
 
@@ -118,7 +127,7 @@ def _items(
         case ToolResultMessage(tool_use_id=call_id, content=content):
             if isinstance(content, str):
                 return [{"type": "function_call_output", "call_id": call_id, "output": content}]
-            text = "\n".join(block_texts(content, tools))
+            text = "\n".join(_block_texts(content, tools))
             out = [{"type": "function_call_output", "call_id": call_id, "output": text}]
             images = [_image(b) for b in content if isinstance(b, ImageBlock)]
             return out + ([_message("user", images)] if images else [])
@@ -207,7 +216,17 @@ class ResponsesFormat(PrefixedFailures):
         self.path = "/responses" + (f"?{query}" if query else "")
         self._api_key = api_key
         self._extra = dict(extra_headers or {})
-        self.reasoning = ThinkingStore()
+        self._reasoning: ThinkingStore | None = None
+
+    @property
+    def reasoning(self) -> ThinkingStore:
+        """The reasoning replies came with, to send back (made at the first request: a run
+        that sends none never imports the thinking store's module, ``_anthropic_body``)."""
+        if self._reasoning is None:
+            from dsh.models._anthropic_body import ThinkingStore
+
+            self._reasoning = ThinkingStore()
+        return self._reasoning
 
     def headers(self) -> dict[str, str]:
         headers = {

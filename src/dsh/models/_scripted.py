@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,12 @@ __all__ = ["ScriptedModel"]
 _MAX_SCRIPT_BYTES = 64 << 20
 """A model script is read whole: a bound, so a FIFO or device named for it is refused."""
 
-_SCRIPTED_ID = re.compile(r"^(?:toolu|call)_(\d+)$")
+
+@cache
+def _scripted_id() -> re.Pattern[str]:
+    # Compiled at the first call id read: a script whose replies make no call never does.
+    return re.compile(r"^(?:toolu|call)_(\d+)$")
+
 
 # Shell tools in the order preferred, with the input field carrying the command.
 _SHELL_TOOLS: tuple[tuple[str, str], ...] = (
@@ -290,7 +296,7 @@ class ScriptedModel:
         for m in request.messages:
             if isinstance(m, AssistantMessage):
                 for call in m.tool_calls:
-                    found = _SCRIPTED_ID.match(call.id)
+                    found = _scripted_id().match(call.id)
                     if found:
                         self._last_id = max(self._last_id, int(found.group(1)))
         self._last_id += 1

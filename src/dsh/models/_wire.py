@@ -12,11 +12,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import AsyncGenerator, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dsh import __version__
 from dsh.base import UnsafeJSONError, load_json
-from dsh.models._sse import ServerSentEvent, SSEDecoder, SSEError
+
+if TYPE_CHECKING:  # a stream's (the transport imports the decoder): not a run with no request
+    from dsh.models._sse import ServerSentEvent, SSEDecoder
 
 __all__ = [
     "DONE",
@@ -177,6 +179,8 @@ def stream_value(event: ServerSentEvent) -> object:
 
 def decoded_events(decoder: SSEDecoder, piece: bytes | None) -> list[ServerSentEvent]:
     """The events ``piece`` completes (``None``: the end of the stream), or ``Malformed``."""
+    from dsh.models._sse import SSEError  # imported already, with the decoder
+
     try:
         if piece is None:
             decoder.close()

@@ -1,10 +1,13 @@
 """The durable session log: typed events, the store, projection to model messages.
 
 The messages a projection gives are ``dsh.messages``'s; the JSON values in events are
-``dsh.base``'s.
+``dsh.base``'s. ``MemorySessionStore`` (tests, embedders) loads on first use: a run's log is
+the JSONL store.
 """
 
-from dsh._public import publish
+from typing import TYPE_CHECKING
+
+from dsh._public import lazy, publish
 from dsh.session._event_base import AbortCause, AbortKind, OpaqueEvent, SessionEvent, TurnEndReason
 from dsh.session._event_registry import register_event_type
 from dsh.session._events import (
@@ -25,7 +28,6 @@ from dsh.session._events import (
     TurnStart,
     UserMessageEvent,
 )
-from dsh.session._memory import MemorySessionStore
 from dsh.session._private_files import UnsafeSessionPathError
 from dsh.session._projection import INTERRUPTED_TOOL_RESULT, Projection, project
 from dsh.session._session_error import SessionError, SessionWriteError
@@ -41,6 +43,9 @@ from dsh.session._store_base import (
     projection_of,
 )
 from dsh.session._stored_events import EventsView, event_types
+
+if TYPE_CHECKING:
+    from dsh.session._memory import MemorySessionStore
 
 __all__ = [
     "INTERRUPTED_TOOL_RESULT",
@@ -87,3 +92,5 @@ __all__ = [
 ]
 
 publish(globals())
+
+__getattr__ = lazy(globals(), {"dsh.session._memory": ("MemorySessionStore",)})

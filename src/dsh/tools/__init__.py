@@ -7,10 +7,14 @@
 waterfall, normalizes every failure to a stable code, and hands the final
 result to the ``tools/result`` observers and the caller. Each call carries a
 slot for listeners, ``call.state`` (``CallState``, read and written with a
-typed ``CallStateKey``), from sealing until its result is final.
+typed ``CallStateKey``), from sealing until its result is final. The task seams' names
+(``TASK_CREATED``, ``Task``, ...) load on first use: only the task tools and the hooks that
+listen for them need them.
 """
 
-from dsh._public import publish
+from typing import TYPE_CHECKING
+
+from dsh._public import lazy, publish
 from dsh.tools._call_state import CallState, CallStateKey
 from dsh.tools._channels import (
     APPROVAL_REQUEST,
@@ -46,19 +50,8 @@ from dsh.tools._identity import (
     ToolExecutionResult,
     ToolRequest,
 )
-from dsh.tools._phases import Guard
 from dsh.tools._registry import TOOLS, ToolRegistrationError, ToolRegistry
 from dsh.tools._seal import validate_arguments
-from dsh.tools._tasks import (
-    TASK_COMPLETED,
-    TASK_CREATED,
-    Task,
-    TaskAllow,
-    TaskBlock,
-    TaskDecision,
-    TaskStatus,
-    TaskVariant,
-)
 from dsh.tools._types import (
     FailureCode,
     LazyModel,
@@ -71,6 +64,19 @@ from dsh.tools._types import (
     ToolResult,
     Workspace,
 )
+
+if TYPE_CHECKING:
+    from dsh.tools._phases import Guard
+    from dsh.tools._tasks import (
+        TASK_COMPLETED,
+        TASK_CREATED,
+        Task,
+        TaskAllow,
+        TaskBlock,
+        TaskDecision,
+        TaskStatus,
+        TaskVariant,
+    )
 
 __all__ = [
     "APPROVAL_REQUEST",
@@ -129,3 +135,20 @@ __all__ = [
 ]
 
 publish(globals())
+
+__getattr__ = lazy(
+    globals(),
+    {
+        "dsh.tools._phases": ("Guard",),  # a call's phases: imported at a tool's first call
+        "dsh.tools._tasks": (
+            "TASK_COMPLETED",
+            "TASK_CREATED",
+            "Task",
+            "TaskAllow",
+            "TaskBlock",
+            "TaskDecision",
+            "TaskStatus",
+            "TaskVariant",
+        ),
+    },
+)

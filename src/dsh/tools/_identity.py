@@ -12,7 +12,7 @@ its log form, unique across processes.
 from __future__ import annotations
 
 import itertools
-import secrets
+import os
 from dataclasses import field
 from typing import TYPE_CHECKING, NoReturn, final
 
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 _MINT = object()
-_PREFIX = secrets.token_hex(4)
+_PREFIX = os.urandom(4).hex()  # secrets.token_hex(4), without importing secrets (hmac, random)
 _counter: Iterator[int] = itertools.count(1)
 
 

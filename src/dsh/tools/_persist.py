@@ -34,7 +34,6 @@ import json
 import logging
 import os
 import re
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Final
@@ -138,6 +137,8 @@ def persist_output_file(
         return None
 
     def copy(sink: IO[bytes]) -> None:
+        import shutil  # a large Bash output's copy: not every run's (shutil imports bz2, lzma)
+
         with source.open("rb") as f:
             shutil.copyfileobj(f, sink, 1 << 20)
 

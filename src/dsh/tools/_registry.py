@@ -34,6 +34,7 @@ from __future__ import annotations
 import inspect
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dsh.base import AbortSignal, DshError, FrozenDict, race
 from dsh.base._signal import SignalAbortedError
@@ -42,14 +43,15 @@ from dsh.context._chain import describe
 from dsh.messages import ToolUse
 from dsh.tools._call_state import drop
 from dsh.tools._channels import EXECUTE, POST_EXECUTE, PRE_EXECUTE, RESULT, REWRITE_INPUT
-from dsh.tools._dispatch import Dispatch
 from dsh.tools._failures import DEFERRED, aborted_before, exc_text
 from dsh.tools._identity import CallToken, ToolCall, ToolExecutionResult, ToolRequest
-from dsh.tools._persist import cut_error, persist_oversized
-from dsh.tools._phases import Guard, decide, post_execute, run_guard
 from dsh.tools._schema import compile_validator
 from dsh.tools._seal import Entry, SealFailure, remember_validator, rewrite, seal_request
 from dsh.tools._types import ToolCaller, ToolDefinition, ToolResult, Workspace
+
+if TYPE_CHECKING:  # a call's phases and dispatch: imported by run, at a tool's first call
+    from dsh.tools._dispatch import Dispatch
+    from dsh.tools._phases import Guard
 
 __all__ = ["TOOLS", "ToolRegistrationError", "ToolRegistry"]
 
@@ -253,6 +255,11 @@ class ToolRegistry:
         contexts: tuple[str, ...] = ()
         run: Dispatch | None = None
         approval: FrozenDict | None = None
+        # A call's phases, dispatch and result bounds (a run that calls no tool never imports them).
+        from dsh.tools._dispatch import Dispatch
+        from dsh.tools._persist import cut_error, persist_oversized
+        from dsh.tools._phases import decide, post_execute
+
         try:
             if result is None and signal is not None and signal.aborted:
                 result = aborted_before(signal)
@@ -311,6 +318,8 @@ class ToolRegistry:
         return await self.run(sealed, signal=signal, workspace=workspace)
 
     def _guard(self, call: ToolCall) -> ToolResult | None:
+        from dsh.tools._phases import run_guard  # imported by run already
+
         for guard in self._core.guards:
             result = run_guard(guard, call)
             if result is not None:

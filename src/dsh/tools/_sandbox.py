@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # imported when a workspace has a sandbox: a plain run never 
     from dsh.base._sandbox_proxy import Asker
 
 __all__ = [
+    "NETWORK_ACCESS",
     "active_sandbox",
     "asking_network",
     "excluded",
@@ -32,6 +33,10 @@ __all__ = [
     "sandbox_refusal",
     "shell_sandbox",
 ]
+
+NETWORK_ACCESS: Final = "SandboxNetworkAccess"
+"""The pseudo-tool a sandboxed command's unlisted host is asked about as (2.1.332's name):
+here, so the permission policies that name it need not import ``_sandbox_approval``."""
 
 _OUTSIDE: Final[ContextVar[bool]] = ContextVar("dsh_outside_sandbox", default=False)
 _ASKER: Final[ContextVar[Asker | None]] = ContextVar("dsh_sandbox_network_asker", default=None)

@@ -37,20 +37,16 @@ from dsh.tools._channels import EXECUTE, PRE_EXECUTE, ExecuteNext
 from dsh.tools._decisions import PreToolDecision
 from dsh.tools._identity import ToolCall, ToolExecution
 from dsh.tools._phases import ask
-from dsh.tools._sandbox import active_sandbox, asking_network, outside_sandbox
+from dsh.tools._sandbox import NETWORK_ACCESS, active_sandbox, asking_network, outside_sandbox
 from dsh.tools._types import ToolResult
 
 __all__ = [
     "APPROVAL_POLICIES",
-    "NETWORK_ACCESS",
     "ApprovalPolicy",
     "SandboxApprovals",
     "SandboxNetworkApprovals",
     "known_safe",
 ]
-
-NETWORK_ACCESS: Final = "SandboxNetworkAccess"
-"""The pseudo-tool a sandboxed command's unlisted host is asked about as (2.1.332's name)."""
 
 ApprovalPolicy: TypeAlias = Literal["untrusted", "on-failure", "on-request", "never"]
 APPROVAL_POLICIES: tuple[ApprovalPolicy, ...] = get_args(ApprovalPolicy)

@@ -24,7 +24,6 @@ from dsh.tools._channels import REWRITE_INPUT, RewriteListener
 from dsh.tools._decisions import InputReplace, InputRewrite
 from dsh.tools._failures import exc_text, invalid_args, listener_failed
 from dsh.tools._identity import CallToken, ProposedCall, ToolCall, ToolRequest, mint_token
-from dsh.tools._input_issues import input_validation_text
 from dsh.tools._schema import ArgumentErrors, ArgumentValidator, compile_validator
 from dsh.tools._types import ToolCaller, ToolDefinition, ToolResult
 
@@ -165,7 +164,10 @@ def seal_request(
         return call, None
     errors = _check(entry.validate, arguments)
     if errors is not None:
-        # In 2.1.332's words where it has them (InputValidationError), else dsh's.
+        # In 2.1.332's words where it has them (InputValidationError), else dsh's; a refused
+        # input's (a run whose inputs are all valid never imports it).
+        from dsh.tools._input_issues import input_validation_text
+
         text = input_validation_text(name, thaw_json(entry.definition.input_schema), arguments)
         return call, invalid_args(name, errors, text=text)
     return call, None

@@ -51,13 +51,9 @@ from dsh.base._watchdog import CONTAINMENT_ENV
 from dsh.messages import Content
 from dsh.tools._persist import PREVIEW_CHARS, persist_output_file, persisted_message
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult, Workspace
-from dsh.tools.builtin._common import (
-    ArgumentsError,
-    builtin_input,
-    builtin_model,
-    builtin_tool,
-    parse_arguments,
-)
+from dsh.tools.builtin import _declarations as declared
+from dsh.tools.builtin._common import ArgumentsError, parse_arguments
+from dsh.tools.builtin._declarations import BASH, BASH_INPUT, implement
 from dsh.tools.builtin._process import kill_group, run_in_group
 
 if TYPE_CHECKING:
@@ -75,9 +71,10 @@ __all__ = [
     "present_bash",
 ]
 
-DEFAULT_TIMEOUT_MS = 120_000
-MAX_TIMEOUT_MS = 600_000
-MAX_OUTPUT_CHARS = 30_000
+# The tool's description states these (_declarations: declared without this module).
+DEFAULT_TIMEOUT_MS = declared.DEFAULT_TIMEOUT_MS
+MAX_TIMEOUT_MS = declared.MAX_TIMEOUT_MS
+MAX_OUTPUT_CHARS = declared.MAX_OUTPUT_CHARS
 _MAX_OUTPUT_UPPER = 150_000  # Claude Code's ceiling on BASH_MAX_OUTPUT_LENGTH
 # Variables bash itself rewrites on every start; keeping them would drift.
 # DSH_CONTAINMENT: each command's own containment mark, never handed to the next one.
@@ -117,7 +114,7 @@ _SILENT_COMMANDS = frozenset(
 _IMAGE_DATA = re.compile(r"^data:image/[a-z0-9.+-]+;base64,", re.IGNORECASE)
 _NO_OUTPUT = "(Bash completed with no output)"
 _ABORTED = "<error>Command was aborted before completion</error>"
-_BASH_INPUT: LazyModel[BashInput] = builtin_input("Bash", "BashInput")
+_BASH_INPUT: LazyModel[BashInput] = BASH_INPUT
 
 
 def present_bash(output: Any) -> Content:
@@ -479,19 +476,4 @@ def _start_background(command: str, workspace: Workspace, unsandboxed: bool) -> 
     return ToolResult.ok(present_bash(response), output=response)
 
 
-BASH_TOOL = builtin_tool(
-    "Bash",
-    "Executes a bash command with an optional timeout (milliseconds, default "
-    f"{DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}). The working directory and exported "
-    "environment persist between commands. stdout and stderr are returned together; "
-    f"output beyond {MAX_OUTPUT_CHARS} characters is saved to a file and previewed. A non-zero "
-    "exit is an error result. Use run_in_background for long-running processes.",
-    _BASH_INPUT,
-    _run_bash,
-    output_model=builtin_model("BashOutput"),
-    present=present_bash,
-    shell_command="command",
-    # Claude Code's maxResultSizeChars for Bash: what a raised BASH_MAX_OUTPUT_LENGTH or a
-    # hook's replacement lets through is persisted past it like any tool's result.
-    max_result_chars=MAX_OUTPUT_CHARS,
-)
+BASH_TOOL = implement(BASH, _run_bash, present_bash)

@@ -18,13 +18,9 @@ from dsh.base import thaw_json
 from dsh.tools._schema import schema_certifies
 from dsh.tools._types import (
     LazyModel,
-    OutputPresenter,
-    ToolBody,
-    ToolDefinition,
     ToolInvocation,
     ToolResult,
 )
-from dsh.tools.builtin._schemas import INPUT_SCHEMAS
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -33,9 +29,6 @@ __all__ = [
     "VCS_DIRS",
     "ArgumentsError",
     "PlainArguments",
-    "builtin_input",
-    "builtin_model",
-    "builtin_tool",
     "display_path",
     "glob_regex",
     "has_magic",
@@ -47,21 +40,8 @@ __all__ = [
 
 M = TypeVar("M", bound="BaseModel")
 
-_MODELS = "dsh.tools.builtin._models"
-
 VCS_DIRS = frozenset({".git", ".svn", ".hg", ".bzr"})
 _MAGIC = re.compile(r"[*?\[{]")
-
-
-def builtin_model(name: str, module: str = _MODELS) -> LazyModel[Any]:
-    """A built-in tool's model, by class name (in ``_models.py`` unless ``module`` says)."""
-    return LazyModel(module, name)
-
-
-def builtin_input(tool: str, name: str, module: str = _MODELS) -> LazyModel[Any]:
-    """A built-in tool's input model, with the tool's schema deciding for it
-    (``LazyModel.schema``: the input models check nothing their schemas do not say)."""
-    return LazyModel(module, name, schema=INPUT_SCHEMAS[tool])
 
 
 class PlainArguments:
@@ -97,40 +77,6 @@ def _defaults(schema: Mapping[str, Any]) -> dict[str, Any]:
         props = schema.get("properties", {})
         known = _DEFAULTS[id(schema)] = (schema, {k: p.get("default") for k, p in props.items()})
     return known[1]
-
-
-def builtin_tool(
-    name: str,
-    description: str,
-    model: LazyModel[Any],
-    run: ToolBody,
-    *,
-    read_only: bool = False,
-    concurrency_safe: bool = False,
-    output_model: LazyModel[Any] | None = None,
-    present: OutputPresenter | None = None,
-    deferred: bool = False,
-    shell_command: str | None = None,
-    max_result_chars: int | None = 50_000,
-    max_error_chars: int | None = 10_000,
-) -> ToolDefinition:
-    """``ToolDefinition.from_model`` with the schema generated ahead of time (``_schemas.py``)
-    and the models named lazily: declaring the tool imports no pydantic."""
-    return ToolDefinition(
-        name=name,
-        description=description,
-        input_schema=INPUT_SCHEMAS[name],
-        run=run,
-        read_only=read_only,
-        concurrency_safe=concurrency_safe,
-        input_model=model,
-        output_model=output_model,
-        present=present,
-        deferred=deferred,
-        shell_command=shell_command,
-        max_result_chars=max_result_chars,
-        max_error_chars=max_error_chars,
-    )
 
 
 def refused(message: str) -> ToolResult:

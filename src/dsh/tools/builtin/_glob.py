@@ -11,24 +11,24 @@ from typing import TYPE_CHECKING, Any
 from dsh.base import AbortSignal
 from dsh.messages import Content
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
+from dsh.tools.builtin import _declarations as declared
 from dsh.tools.builtin._common import (
     ArgumentsError,
-    builtin_input,
-    builtin_model,
-    builtin_tool,
     glob_regex,
     has_magic,
     parse_arguments,
     walk,
 )
+from dsh.tools.builtin._declarations import GLOB, GLOB_INPUT, implement
 
 if TYPE_CHECKING:
     from dsh.tools.builtin._models import GlobInput
 
 __all__ = ["GLOB_TOOL", "MAX_GLOB_RESULTS", "present_glob"]
 
-MAX_GLOB_RESULTS = 100
-_GLOB_INPUT: LazyModel[GlobInput] = builtin_input("Glob", "GlobInput")
+# The tool's description states it (_declarations: declared without this module).
+MAX_GLOB_RESULTS = declared.MAX_GLOB_RESULTS
+_GLOB_INPUT: LazyModel[GlobInput] = GLOB_INPUT
 
 
 def present_glob(output: Any) -> Content:
@@ -101,14 +101,4 @@ async def _run_glob(invocation: ToolInvocation) -> ToolResult:
     return ToolResult.ok(present_glob(output), output=output)
 
 
-GLOB_TOOL = builtin_tool(
-    "Glob",
-    'Fast file pattern matching, e.g. "**/*.js" or "src/**/*.{ts,tsx}". Returns matching file '
-    f"paths, most recently modified first, at most {MAX_GLOB_RESULTS}.",
-    _GLOB_INPUT,
-    _run_glob,
-    output_model=builtin_model("GlobOutput"),
-    present=present_glob,
-    read_only=True,
-    concurrency_safe=True,
-)
+GLOB_TOOL = implement(GLOB, _run_glob, present_glob)

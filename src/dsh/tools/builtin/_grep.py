@@ -18,10 +18,9 @@ from dsh.messages import Content
 from dsh.tools._types import LazyModel, ToolDefinition, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,
-    builtin_model,
-    builtin_tool,
     parse_arguments,
 )
+from dsh.tools.builtin._declarations import GREP, GREP_INPUT, implement
 from dsh.tools.builtin._grep_search import (
     GrepError,
     GrepQuery,
@@ -35,8 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["GREP_TOOL", "grep_tool", "present_grep"]
 
-# Not builtin_input: its fields have aliases ("-B"), which a plain read would not know.
-_GREP_INPUT: LazyModel[GrepInput] = builtin_model("GrepInput")
+_GREP_INPUT: LazyModel[GrepInput] = GREP_INPUT
 
 
 def present_grep(output: Any) -> Content:
@@ -165,21 +163,7 @@ def grep_tool(*, use_ripgrep: bool | None = None) -> ToolDefinition:
             return ToolResult.error(f"Grep failed searching {root}: {exc}")
         return _format(raw, q, cwd, args)
 
-    return builtin_tool(
-        "Grep",
-        "A search tool built on ripgrep: full regex syntax; filter files with glob (e.g. "
-        '"*.js", "**/*.{ts,tsx}") or type (e.g. "py"); output_mode "content" (matching lines, '
-        'with -n, -A/-B/-C), "files_with_matches" (default, newest first) or "count"; -i for '
-        "case-insensitive; multiline for patterns spanning lines; head_limit and offset page "
-        "the results.",
-        _GREP_INPUT,
-        run,
-        read_only=True,
-        concurrency_safe=True,
-        max_result_chars=20_000,
-        output_model=builtin_model("GrepOutput"),
-        present=present_grep,
-    )
+    return implement(GREP, run, present_grep)
 
 
 def _ripgrep(use_ripgrep: bool | None) -> str | None:

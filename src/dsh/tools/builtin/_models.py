@@ -13,10 +13,9 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from dsh.tools.builtin._bash import MAX_TIMEOUT_MS
+from dsh.tools.builtin._declarations import DEFAULT_MAX_RESULTS, MAX_TIMEOUT_MS
 from dsh.tools.builtin._grep_search import OutputMode
 from dsh.tools.builtin._read import ImageMediaType
-from dsh.tools.builtin._tool_search import DEFAULT_MAX_RESULTS
 
 __all__ = [
     "BashInput",

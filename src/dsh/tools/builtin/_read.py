@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from dsh.base._real_path import LinkError, real_path
 from dsh.messages import Content, ImageBlock
 from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
+from dsh.tools.builtin import _declarations as declared
 from dsh.tools.builtin._client_files import CLIENT_FILES
 from dsh.tools.builtin._common import (
     ArgumentsError,
-    builtin_input,
-    builtin_model,
-    builtin_tool,
     parse_arguments,
 )
+from dsh.tools.builtin._declarations import READ, READ_INPUT, implement
 from dsh.tools.builtin._read_state import note_read
 
 if TYPE_CHECKING:
@@ -33,8 +32,9 @@ __all__ = [
     "present_read",
 ]
 
-DEFAULT_READ_LIMIT = 2000
-MAX_LINE_CHARS = 2000
+# The tool's description states these (_declarations: declared without this module).
+DEFAULT_READ_LIMIT = declared.DEFAULT_READ_LIMIT
+MAX_LINE_CHARS = declared.MAX_LINE_CHARS
 MAX_READ_BYTES = 256 * 1024
 MAX_IMAGE_BYTES = 3_750_000  # 5 MB once base64-encoded, the model APIs' image limit
 LINE_TRUNCATED = "… [line truncated]"
@@ -54,7 +54,7 @@ _BINARY_SUFFIX_LIST = (
     ".psd .ttf .otf .woff .woff2 .eot .wasm .pack .idx"
 )
 _BINARY_SUFFIXES = frozenset(_BINARY_SUFFIX_LIST.split())
-_READ_INPUT: LazyModel[ReadInput] = builtin_input("Read", "ReadInput")
+_READ_INPUT: LazyModel[ReadInput] = READ_INPUT
 
 
 def present_read(output: Any) -> Content:
@@ -222,18 +222,4 @@ async def _run_read(invocation: ToolInvocation) -> ToolResult:
     return ToolResult.ok(present_read(output), output=output)
 
 
-READ_TOOL = builtin_tool(
-    "Read",
-    "Reads a file from the local filesystem. file_path should be absolute (a relative path is "
-    f"taken from the working directory). Reads up to {DEFAULT_READ_LIMIT} lines from the start "
-    "by default; offset (1-based line number) and limit select a range. Lines come numbered "
-    f"(number, tab, line); lines longer than {MAX_LINE_CHARS} characters are truncated. "
-    "PNG, JPEG, GIF and WebP images are returned as images.",
-    _READ_INPUT,
-    _run_read,
-    output_model=builtin_model("ReadOutput"),
-    present=present_read,
-    read_only=True,
-    concurrency_safe=True,
-    max_result_chars=None,  # Read bounds itself; Claude Code never persists it
-)
+READ_TOOL = implement(READ, _run_read, present_read)

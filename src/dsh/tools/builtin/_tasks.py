@@ -59,10 +59,18 @@ from dsh.tools._tasks import (
 from dsh.tools._types import LazyModel, ToolCaller, ToolInvocation, ToolResult, Workspace
 from dsh.tools.builtin._common import (
     ArgumentsError,
-    builtin_input,
-    builtin_model,
-    builtin_tool,
     parse_arguments,
+)
+from dsh.tools.builtin._declarations import (
+    TASK_CREATE,
+    TASK_CREATE_INPUT,
+    TASK_GET,
+    TASK_GET_INPUT,
+    TASK_LIST,
+    TASK_LIST_INPUT,
+    TASK_UPDATE,
+    TASK_UPDATE_INPUT,
+    implement,
 )
 from dsh.tools.builtin._task_present import (
     present_task_create,
@@ -89,11 +97,10 @@ __all__ = [
 ]
 
 TASKS_STATE_KEY = "dsh.tasks"
-_IO = "dsh.tools.builtin._task_io"
-_CREATE_INPUT: LazyModel[TaskCreateInput] = builtin_input("TaskCreate", "TaskCreateInput", _IO)
-_GET_INPUT: LazyModel[TaskGetInput] = builtin_input("TaskGet", "TaskGetInput", _IO)
-_LIST_INPUT: LazyModel[TaskListInput] = builtin_input("TaskList", "TaskListInput", _IO)
-_UPDATE_INPUT: LazyModel[TaskUpdateInput] = builtin_input("TaskUpdate", "TaskUpdateInput", _IO)
+_CREATE_INPUT: LazyModel[TaskCreateInput] = TASK_CREATE_INPUT
+_GET_INPUT: LazyModel[TaskGetInput] = TASK_GET_INPUT
+_LIST_INPUT: LazyModel[TaskListInput] = TASK_LIST_INPUT
+_UPDATE_INPUT: LazyModel[TaskUpdateInput] = TASK_UPDATE_INPUT
 """Where the task list lives in ``Workspace.session_state``."""
 
 
@@ -373,51 +380,10 @@ async def _run_update(invocation: ToolInvocation) -> ToolResult:
     return ToolResult.ok(present_task_update(output), output=output)
 
 
-TASK_CREATE_TOOL = builtin_tool(
-    "TaskCreate",
-    "Creates a task in the session's task list (status pending) and returns its id. Use it to "
-    "track the steps of multi-step work.",
-    _CREATE_INPUT,
-    _run_create,
-    output_model=builtin_model("TaskCreateOutput", _IO),
-    present=present_task_create,
-    deferred=True,
-)
+TASK_CREATE_TOOL = implement(TASK_CREATE, _run_create, present_task_create)
 
-TASK_GET_TOOL = builtin_tool(
-    "TaskGet",
-    "Returns one task of the session's task list by id: subject, status, description and "
-    "which tasks it blocks or is blocked by.",
-    _GET_INPUT,
-    _run_get,
-    output_model=builtin_model("TaskGetOutput", _IO),
-    present=present_task_get,
-    deferred=True,
-    read_only=True,
-    concurrency_safe=True,
-)
+TASK_GET_TOOL = implement(TASK_GET, _run_get, present_task_get)
 
-TASK_LIST_TOOL = builtin_tool(
-    "TaskList",
-    "Lists every task of the session's task list: id, status, subject, owner and the open "
-    "tasks blocking it.",
-    _LIST_INPUT,
-    _run_list,
-    output_model=builtin_model("TaskListOutput", _IO),
-    present=present_task_list,
-    deferred=True,
-    read_only=True,
-    concurrency_safe=True,
-)
+TASK_LIST_TOOL = implement(TASK_LIST, _run_list, present_task_list)
 
-TASK_UPDATE_TOOL = builtin_tool(
-    "TaskUpdate",
-    "Updates a task of the session's task list: subject, description, activeForm, status "
-    "(pending, in_progress, completed; deleted removes the task), owner, metadata, and "
-    "links to the tasks it blocks or is blocked by.",
-    _UPDATE_INPUT,
-    _run_update,
-    output_model=builtin_model("TaskUpdateOutput", _IO),
-    present=present_task_update,
-    deferred=True,
-)
+TASK_UPDATE_TOOL = implement(TASK_UPDATE, _run_update, present_task_update)

@@ -21,28 +21,28 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from dsh.messages import Content, ToolReferenceBlock
-from dsh.tools._deferred import TOOL_SEARCH
 from dsh.tools._registry import TOOLS
 from dsh.tools._types import LazyModel, ToolDefinition, ToolInvocation, ToolResult
 from dsh.tools.builtin._common import (
     ArgumentsError,
-    builtin_input,
-    builtin_model,
-    builtin_tool,
     parse_arguments,
+)
+from dsh.tools.builtin._declarations import (
+    DEFAULT_MAX_RESULTS,
+    TOOL_SEARCH_DEFINITION,
+    TOOL_SEARCH_INPUT,
+    implement,
 )
 
 if TYPE_CHECKING:
     from dsh.tools.builtin._models import ToolSearchInput
 
 __all__ = [
-    "DEFAULT_MAX_RESULTS",
     "TOOL_SEARCH_TOOL",
     "search_tools",
 ]
 
-DEFAULT_MAX_RESULTS = 5
-_TOOL_SEARCH_INPUT: LazyModel[ToolSearchInput] = builtin_input("ToolSearch", "ToolSearchInput")
+_TOOL_SEARCH_INPUT: LazyModel[ToolSearchInput] = TOOL_SEARCH_INPUT
 NO_MATCH = "No matching deferred tools found"
 # Bounds on what a query may make the search do (a hostile model's query is not unbounded).
 MAX_QUERY_CHARS = 1000
@@ -155,31 +155,4 @@ async def _run(invocation: ToolInvocation) -> ToolResult:
     return ToolResult.ok(present_tool_search(output), output=output)
 
 
-_DESCRIPTION = (
-    "Fetches full schema definitions for deferred tools so they can be called.\n"
-    "Deferred tools appear by name in a message from the system."
-    " Until fetched, only the name is known \u2014 there is no parameter schema, so the tool"
-    " cannot be invoked."
-    " This tool takes a query, matches it against the deferred tool list, and returns the"
-    " matched tools' complete JSONSchema definitions inside a <functions> block. Once a tool's"
-    " schema appears in that result, it is callable exactly like any tool defined at the top"
-    " of the prompt.\n"
-    'Result format: each matched tool appears as one <function>{"description": "...", "name":'
-    ' "...", "parameters": {...}}</function> line inside the <functions> block \u2014 the same'
-    " encoding as the tool list at the top of this prompt.\n"
-    "Query forms:\n"
-    '- "select:Read,Edit,Grep" \u2014 fetch these exact tools by name\n'
-    '- "notebook jupyter" \u2014 keyword search, up to max_results best matches\n'
-    '- "+slack send" \u2014 require "slack" in the name, rank by remaining terms'
-)
-
-TOOL_SEARCH_TOOL = builtin_tool(
-    TOOL_SEARCH,
-    _DESCRIPTION,
-    _TOOL_SEARCH_INPUT,
-    _run,
-    output_model=builtin_model("ToolSearchOutput"),
-    present=present_tool_search,
-    read_only=True,
-    concurrency_safe=True,
-)
+TOOL_SEARCH_TOOL = implement(TOOL_SEARCH_DEFINITION, _run, present_tool_search)

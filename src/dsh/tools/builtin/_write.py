@@ -28,12 +28,18 @@ from dsh.tools._types import LazyModel, ToolInvocation, ToolResult
 from dsh.tools.builtin._client_files import CLIENT_FILES, read_text, write_text
 from dsh.tools.builtin._common import (
     ArgumentsError,
-    builtin_input,
-    builtin_model,
-    builtin_tool,
     parse_arguments,
     refused,
     structured_patch,
+)
+from dsh.tools.builtin._declarations import (
+    EDIT,
+    EDIT_INPUT,
+    MULTI_EDIT,
+    MULTI_EDIT_INPUT,
+    WRITE,
+    WRITE_INPUT,
+    implement,
 )
 from dsh.tools.builtin._read_state import note_read, read_time
 from dsh.tools.builtin._real_write import replace_text
@@ -52,9 +58,9 @@ __all__ = [
 ]
 
 
-_WRITE_INPUT: LazyModel[WriteInput] = builtin_input("Write", "WriteInput")
-_EDIT_INPUT: LazyModel[EditInput] = builtin_input("Edit", "EditInput")
-_MULTI_EDIT_INPUT: LazyModel[MultiEditInput] = builtin_input("MultiEdit", "MultiEditInput")
+_WRITE_INPUT: LazyModel[WriteInput] = WRITE_INPUT
+_EDIT_INPUT: LazyModel[EditInput] = EDIT_INPUT
+_MULTI_EDIT_INPUT: LazyModel[MultiEditInput] = MULTI_EDIT_INPUT
 WRITE_CREATED_SUFFIX = " (file state is current in your context — no need to Read it back)"
 """Claude Code 2.1's ending of Write's "File created successfully at: PATH" (recorded)."""
 
@@ -364,37 +370,8 @@ async def _run_multi_edit(invocation: ToolInvocation) -> ToolResult:
     return ToolResult.ok(present_multi_edit(output), output=output)
 
 
-WRITE_TOOL = builtin_tool(
-    "Write",
-    "Writes a file to the local filesystem, replacing it if it exists and creating missing "
-    "parent directories. file_path should be absolute.",
-    _WRITE_INPUT,
-    _run_write,
-    output_model=builtin_model("WriteOutput"),
-    present=present_write,
-)
+WRITE_TOOL = implement(WRITE, _run_write, present_write)
 
-EDIT_TOOL = builtin_tool(
-    "Edit",
-    "Performs an exact string replacement in a file. old_string must occur exactly once "
-    "unless replace_all is true; new_string must differ from it. An empty old_string on a "
-    "missing file creates it.",
-    _EDIT_INPUT,
-    _run_edit,
-    output_model=builtin_model("EditOutput"),
-    present=present_edit,
-    max_error_chars=None,  # Claude Code shows an edit's failure whole (it quotes old_string,
-    # which the arguments' own bound limits)
-)
+EDIT_TOOL = implement(EDIT, _run_edit, present_edit)
 
-MULTI_EDIT_TOOL = builtin_tool(
-    "MultiEdit",
-    "Performs several exact string replacements in one file, in order, each on the result of "
-    "the previous one. Either all edits apply or none does.",
-    _MULTI_EDIT_INPUT,
-    _run_multi_edit,
-    output_model=builtin_model("MultiEditOutput"),
-    present=present_multi_edit,
-    max_error_chars=None,  # Claude Code shows an edit's failure whole (it quotes old_string,
-    # which the arguments' own bound limits)
-)
+MULTI_EDIT_TOOL = implement(MULTI_EDIT, _run_multi_edit, present_multi_edit)

@@ -54,7 +54,7 @@ from dsh.tools import (
     PreToolDecision,
     ToolCall,
 )
-from dsh.tools._sandbox_approval import NETWORK_ACCESS
+from dsh.tools._sandbox import NETWORK_ACCESS
 
 __all__ = [
     "ClaudePermissionsPlugin",

@@ -31,7 +31,7 @@ from dsh.hooks.claude.runtime._machinery import SOURCE
 from dsh.hooks.claude.runtime._tool_input import mcp_server_of, observable_input
 from dsh.hooks.claude.settings._types import HookDeclaration
 from dsh.tools import PreToolDecision, PreToolDeny, ToolCall
-from dsh.tools._sandbox_approval import NETWORK_ACCESS
+from dsh.tools._sandbox import NETWORK_ACCESS
 
 if TYPE_CHECKING:  # annotations only: a payload is built as a dict
     from dsh.hooks.claude.payloads import (

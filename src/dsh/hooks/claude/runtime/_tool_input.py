@@ -20,7 +20,7 @@ from dsh.base import thaw_json
 from dsh.hooks.claude.payloads import McpServerInfo
 from dsh.tools import ToolDefinition
 from dsh.tools._deferred import TOOL_SEARCH
-from dsh.tools.builtin._tool_search import DEFAULT_MAX_RESULTS
+from dsh.tools.builtin._declarations import DEFAULT_MAX_RESULTS
 
 __all__ = ["SEND_MESSAGE_ADDED", "mcp_server_of", "observable_input", "pre_tool_input"]
 

@@ -7,12 +7,21 @@ assignment, pickling, ``__dataclass_params__``, ``dataclasses.fields`` and
 ``replace``, and subclassing by ``@frozen`` or by ``@dataclass(frozen=True)``.
 
 What differs is what declaring a class costs, which every ``dsh run`` pays at
-start-up for ~90 classes. CPython 3.11's ``dataclass`` compiles each
+start-up for ~170 classes. CPython 3.11's ``dataclass`` compiles each
 generated method of each class (``__init__``, and for a frozen class
 ``__setattr__`` and ``__delattr__``, ~0.1 ms each) and builds a docstring
-with ``inspect.signature`` (~0.07 ms): ~0.46 ms a class, ~45 ms a run. Here:
+with ``inspect.signature`` (~0.07 ms): ~0.46 ms a class. Here:
 
-- ``dataclass`` only collects the fields and makes the slots;
+- ``dataclass`` is not called: ``dsh._frozen_fields`` finds the fields and the
+  slotted namespace as it would (~70 us a class in ``dataclass``, ~35 here),
+  and the one slotted class is made from that namespace with the methods in
+  it. A shape it leaves to the standard library (a declaration ``dataclass``
+  refuses, an ``InitVar``, a body ``__slots__``: see there) is declared by
+  ``dataclass(frozen=..., slots=True)`` itself, so its errors are word for
+  word the standard library's. On a Python whose ``dataclasses`` it does
+  not copy (past 3.13), ``dataclass(init=False, eq=False, repr=False,
+  slots=True)`` collects the fields and makes the slots, and the rest is
+  added as below;
 - equality, hash, repr, the frozen ``__setattr__``/``__delattr__`` and the
   pickle state are shared functions over the class's field names;
 - ``__init__`` is made when the class is first instantiated (or its

@@ -351,7 +351,8 @@ def _finish(cls: _C, body: dict[str, Any], documented: bool, *, immutable: bool)
                 raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
     _check_init_order(cls)
     own = fields(cls)
-    cls.__init__ = _LazyInit(cls)  # type: ignore[misc]
+    if "__init__" not in body:  # a body's own wins, as with dataclass
+        cls.__init__ = _LazyInit(cls)  # type: ignore[misc]
     if immutable:
         if "__getstate__" not in body:
             cls.__getstate__ = _getstate  # type: ignore[method-assign, assignment]

@@ -35,7 +35,7 @@ import types
 from dataclasses import KW_ONLY, MISSING, Field, InitVar
 from typing import Any, Final
 
-__all__ = ["SUPPORTED", "dataclass_parts", "is_field"]
+__all__ = ["SUPPORTED", "dataclass_parts"]
 
 SUPPORTED: Final = (3, 11) <= sys.version_info[:2] <= (3, 13)
 """The versions whose ``dataclasses`` ``dataclass_parts`` copies (diff the next one first)."""
@@ -46,14 +46,12 @@ _CLASSVAR: Final[Any] = getattr(dataclasses, "_FIELD_CLASSVAR", None)
 _INITVAR: Final[Any] = getattr(dataclasses, "_FIELD_INITVAR", None)
 _PARAMS: Final[Any] = getattr(dataclasses, "_DataclassParams", None)
 _IDENTIFIER: Final[Any] = getattr(dataclasses, "_MODULE_IDENTIFIER_RE", None)
-_REPLACE: Final[Any] = getattr(dataclasses, "_replace", None)  # 3.13's __replace__
+# What 3.13's dataclass sets as __replace__ (copy.replace); none before.
+_REPLACE: Final[Any] = (
+    getattr(dataclasses, "_replace", None) if sys.version_info >= (3, 13) else None
+)
 _KW_ONLY: Final = object()  # the annotation kind of a KW_ONLY marker
 _PARAMS_312: Final = sys.version_info >= (3, 12)  # _DataclassParams takes 10 arguments
-
-
-def is_field(f: Field[Any]) -> bool:
-    """Whether ``f`` is a real field (not a ``ClassVar`` or ``InitVar`` pseudo-field)."""
-    return f._field_type is _FIELD  # type: ignore[attr-defined]
 
 
 def _is_classvar(obj: Any, typing: Any) -> bool:

@@ -67,10 +67,10 @@ _object_setattr = object.__setattr__
 # Compiled __init__ code by shape (`_init_template`), with placeholder names.
 _INIT_CODES: dict[tuple[int, bool, str, bool], types.CodeType] = {}
 # Serialises the moment a subclass's frozen bases are shown to dataclass as
-# not frozen (see `_declare`), so two declarations here never see each other's.
-# A plain @dataclass(frozen=True) subclassing the same base in another thread at
-# that instant would be refused; dsh declares its classes at import, under the
-# import lock of their module.
+# not frozen (`_declare_through_dataclass`, the way past 3.13), so two
+# declarations here never see each other's. A plain @dataclass(frozen=True)
+# subclassing the same base in another thread at that instant would be refused;
+# dsh declares its classes at import, under the import lock of their module.
 _DECLARING = threading.Lock()
 # The standard-library switch (see the module docstring), read once.
 STDLIB_DATACLASSES = os.environ.get("DSH_STDLIB_DATACLASSES", "") not in ("", "0")

@@ -7,12 +7,21 @@ assignment, pickling, ``__dataclass_params__``, ``dataclasses.fields`` and
 ``replace``, and subclassing by ``@frozen`` or by ``@dataclass(frozen=True)``.
 
 What differs is what declaring a class costs, which every ``dsh run`` pays at
-start-up for ~90 classes. CPython 3.11's ``dataclass`` compiles each
+start-up for ~170 classes. CPython 3.11's ``dataclass`` compiles each
 generated method of each class (``__init__``, and for a frozen class
 ``__setattr__`` and ``__delattr__``, ~0.1 ms each) and builds a docstring
-with ``inspect.signature`` (~0.07 ms): ~0.46 ms a class, ~45 ms a run. Here:
+with ``inspect.signature`` (~0.07 ms): ~0.46 ms a class. Here:
 
-- ``dataclass`` only collects the fields and makes the slots;
+- ``dataclass`` is not called: ``dsh._frozen_fields`` finds the fields and the
+  slotted namespace as it would (~70 us a class in ``dataclass``, ~35 here),
+  and the one slotted class is made from that namespace with the methods in
+  it. A shape it leaves to the standard library (a declaration ``dataclass``
+  refuses, an ``InitVar``, a body ``__slots__``: see there) is declared by
+  ``dataclass(frozen=..., slots=True)`` itself, so its errors are word for
+  word the standard library's. On a Python whose ``dataclasses`` it does
+  not copy (past 3.13), ``dataclass(init=False, eq=False, repr=False,
+  slots=True)`` collects the fields and makes the slots, and the rest is
+  added as below;
 - equality, hash, repr, the frozen ``__setattr__``/``__delattr__`` and the
   pickle state are shared functions over the class's field names;
 - ``__init__`` is made when the class is first instantiated (or its
@@ -37,13 +46,16 @@ that way, so a difference between the two is a failing test, not a surprise.
 
 from __future__ import annotations
 
+import abc
 import os
 import sys
 import threading
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, fields
 from typing import Any, Final, TypeVar, cast, dataclass_transform, overload
+
+from dsh._frozen_fields import SUPPORTED, dataclass_parts
 
 __all__ = ["frozen", "slotted"]
 
@@ -55,10 +67,10 @@ _object_setattr = object.__setattr__
 # Compiled __init__ code by shape (`_init_template`), with placeholder names.
 _INIT_CODES: dict[tuple[int, bool, str, bool], types.CodeType] = {}
 # Serialises the moment a subclass's frozen bases are shown to dataclass as
-# not frozen (see `_declare`), so two declarations here never see each other's.
-# A plain @dataclass(frozen=True) subclassing the same base in another thread at
-# that instant would be refused; dsh declares its classes at import, under the
-# import lock of their module.
+# not frozen (`_declare_through_dataclass`, the way past 3.13), so two
+# declarations here never see each other's. A plain @dataclass(frozen=True)
+# subclassing the same base in another thread at that instant would be refused;
+# dsh declares its classes at import, under the import lock of their module.
 _DECLARING = threading.Lock()
 # The standard-library switch (see the module docstring), read once.
 STDLIB_DATACLASSES = os.environ.get("DSH_STDLIB_DATACLASSES", "") not in ("", "0")
@@ -185,7 +197,9 @@ def _compile_init(cls: type[Any]) -> Callable[..., None]:
     # Keyword-only parameters come last, as dataclass orders them.
     params = [f for f in params if not f.kw_only] + [f for f in params if f.kw_only]
     ordered = params + later
-    values: dict[str, Any] = {"setattr": _object_setattr, "FACTORY": _FACTORY}
+    # As dataclass assigns: past a frozen class's __setattr__, a mutable one's through it.
+    assign = _object_setattr if cls.__dataclass_params__.frozen else setattr
+    values: dict[str, Any] = {"setattr": assign, "FACTORY": _FACTORY}
     defaults: list[Any] = []
     keyword_defaults: dict[str, Any] = {}
     for i, f in enumerate(ordered):
@@ -231,12 +245,15 @@ class _LazyInit:
 
     __slots__ = ("owner",)
 
-    def __init__(self, owner: type[Any]) -> None:
-        self.owner = owner
+    def __init__(self, owner: type[Any] | None) -> None:
+        self.owner = owner  # None while the class that holds it is being made
 
     def __get__(self, instance: object, owner: type[Any] | None = None) -> Any:
-        init = _compile_init(self.owner)
-        self.owner.__init__ = init
+        # Looked up while its class is being made (an __init_subclass__), it is that class's.
+        cls = self.owner or owner
+        assert cls is not None
+        init = _compile_init(cls)
+        cls.__init__ = init
         return init if instance is None else init.__get__(instance, owner)
 
 
@@ -255,6 +272,78 @@ def _check_init_order(cls: type[Any]) -> None:
             raise TypeError(message)
 
 
+def _methods(body: Any, own: Sequence[Field[Any]], *, immutable: bool) -> dict[str, Any]:
+    """What a class gets besides its fields and ``__init__``: equality, hash, repr, the
+    frozen ``__setattr__``/``__delattr__`` and the field names they read."""
+    compare, hashed, shown = [], [], []
+    for f in own:
+        if f.compare:
+            compare.append(f.name)
+        if f.compare if f.hash is None else f.hash:
+            hashed.append(f.name)
+        if f.repr:
+            shown.append(f.name)
+    added: dict[str, Any] = {
+        "__frozen_compare__": tuple(compare),
+        "__frozen_hash__": tuple(hashed),
+        "__frozen_repr__": tuple(shown),
+    }
+    if immutable:
+        added["__setattr__"] = _setattr
+        added["__delattr__"] = _delattr
+    # What the class body defines wins, as with dataclass. A body `__eq__` alone
+    # leaves `__hash__ = None` in the body; dataclass still adds a field hash then
+    # to a frozen class. A mutable one is unhashable unless its body says otherwise.
+    if "__eq__" not in body:
+        added["__eq__"] = _eq
+    explicit_hash = body.get("__hash__", MISSING)
+    if explicit_hash is MISSING or (explicit_hash is None and "__eq__" in body):
+        added["__hash__"] = _hash if immutable else None
+    if "__repr__" not in body:
+        added["__repr__"] = _repr
+    return added
+
+
+def _doc(name: str, own: Sequence[Field[Any]]) -> str:
+    return f"{name}({', '.join([f.name for f in own if f.init])})"
+
+
+def _declare_directly(c: _C, *, kw_only: bool, immutable: bool) -> _C | None:
+    """``c`` declared without ``dataclass``: its fields and slotted namespace from
+    ``dataclass_parts``, the methods in that namespace, and one class made from it as
+    ``dataclass`` makes its slotted copy (``type(c)(name, bases, namespace)``, so
+    ``__init_subclass__`` and ``__set_name__`` run as there, once). ``None`` where
+    ``dataclass`` is to decide.
+
+    ``__qualname__`` and the pickle state functions are in the namespace, where
+    ``dataclass`` sets them on the class once made: an ``__init_subclass__`` sees
+    them already, and the class is not changed after it is made.
+    """
+    body = c.__dict__
+    if immutable and ("__setattr__" in body or "__delattr__" in body):
+        return None  # dataclass refuses it ("Cannot overwrite attribute")
+    parts = dataclass_parts(c, kw_only=kw_only, immutable=immutable)
+    if parts is None:
+        return None
+    own, space = parts
+    init = None
+    if "__init__" not in body:
+        init = space["__init__"] = _LazyInit(None)
+    space.update(_methods(body, own, immutable=immutable))
+    if not c.__doc__:
+        space["__doc__"] = _doc(c.__name__, own)
+    if immutable:
+        space.setdefault("__getstate__", _getstate)
+        space.setdefault("__setstate__", _setstate)
+    space["__qualname__"] = c.__qualname__
+    made = type(c)(c.__name__, c.__bases__, space)
+    if init is not None:
+        init.owner = made
+    if "__abstractmethods__" in made.__dict__:  # what abc.update_abstractmethods reads
+        abc.update_abstractmethods(made)
+    return made
+
+
 def _finish(cls: _C, body: dict[str, Any], documented: bool, *, immutable: bool) -> _C:
     if immutable:
         for name in ("__setattr__", "__delattr__"):
@@ -262,38 +351,26 @@ def _finish(cls: _C, body: dict[str, Any], documented: bool, *, immutable: bool)
                 raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
     _check_init_order(cls)
     own = fields(cls)
-    cls.__init__ = _LazyInit(cls)  # type: ignore[misc]
+    if "__init__" not in body:  # a body's own wins, as with dataclass
+        cls.__init__ = _LazyInit(cls)  # type: ignore[misc]
     if immutable:
-        cls.__setattr__ = _setattr  # type: ignore[assignment]
-        cls.__delattr__ = _delattr  # type: ignore[assignment]
         if "__getstate__" not in body:
             cls.__getstate__ = _getstate  # type: ignore[method-assign, assignment]
         if "__setstate__" not in body:
             cls.__setstate__ = _setstate  # type: ignore[attr-defined]
     if not documented:
-        cls.__doc__ = f"{cls.__name__}({', '.join(f.name for f in own if f.init)})"
+        cls.__doc__ = _doc(cls.__name__, own)
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
     params.init = params.eq = params.repr = True
     params.frozen = immutable
-    cls.__frozen_compare__ = tuple(f.name for f in own if f.compare)  # type: ignore[attr-defined]
-    cls.__frozen_hash__ = tuple(  # type: ignore[attr-defined]
-        f.name for f in own if (f.compare if f.hash is None else f.hash)
-    )
-    cls.__frozen_repr__ = tuple(f.name for f in own if f.repr)  # type: ignore[attr-defined]
-    # What the class body defines wins, as with dataclass. A body `__eq__` alone
-    # leaves `__hash__ = None` in the body; dataclass still adds a field hash then
-    # to a frozen class. A mutable one is unhashable unless its body says otherwise.
-    if "__eq__" not in body:
-        cls.__eq__ = _eq  # type: ignore[assignment]
-    explicit_hash = body.get("__hash__", MISSING)
-    if explicit_hash is MISSING or (explicit_hash is None and "__eq__" in body):
-        cls.__hash__ = _hash if immutable else None  # type: ignore[assignment]
-    if "__repr__" not in body:
-        cls.__repr__ = _repr  # type: ignore[assignment]
+    for name, value in _methods(body, own, immutable=immutable).items():
+        setattr(cls, name, value)
     return cls
 
 
-def _declare(c: _C, *, kw_only: bool, immutable: bool) -> _C:
+def _declare_through_dataclass(c: _C, *, kw_only: bool, immutable: bool) -> _C:
+    """``c`` declared by ``dataclass`` asked for fields and slots only, then finished
+    here: on a Python whose ``dataclasses`` ``dsh._frozen_fields`` does not copy."""
     body = dict(c.__dict__)
     documented = bool(c.__doc__)
     if not documented:
@@ -319,6 +396,17 @@ def _declare(c: _C, *, kw_only: bool, immutable: bool) -> _C:
             for params in frozen_bases:
                 params.frozen = True
     return _finish(cast(_C, made), body, documented, immutable=immutable)
+
+
+def _declare(c: _C, *, kw_only: bool, immutable: bool) -> _C:
+    if not SUPPORTED:
+        return _declare_through_dataclass(c, kw_only=kw_only, immutable=immutable)
+    made = _declare_directly(c, kw_only=kw_only, immutable=immutable)
+    if made is None:
+        # A shape the standard library decides (an error, an InitVar, ...: see
+        # dsh._frozen_fields): its class, exactly, as DSH_STDLIB_DATACLASSES makes it.
+        return cast(_C, dataclass(frozen=immutable, slots=True, kw_only=kw_only)(c))
+    return made
 
 
 @overload

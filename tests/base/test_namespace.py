@@ -11,10 +11,12 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from dsh.base._namespace import open_namespace
+from tests.hardening.test_containment import namespace_refused
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux")
 
@@ -111,3 +113,34 @@ def test_without_nsenter_no_namespace_and_config_says_why() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["marks|no namespace: nsenter not found", "(['true'], None)"]
+
+
+def test_an_nsenter_that_cannot_join_is_a_reason_not_a_namespace(tmp_path: Path) -> None:
+    """The watchdog runs ``true`` through ``nsenter`` before it names the namespace: one that
+    fails (an old ``nsenter``, a security module) leaves marks, and ``config show``'s reason
+    is its status and first line."""
+    refusing = tmp_path / "nsenter"
+    refusing.write_text("#!/bin/sh\necho 'nsenter: reassociate failed: denied' >&2\nexit 1\n")
+    refusing.chmod(0o755)
+    script = textwrap.dedent(
+        f"""
+        import dsh.base._containment as containment
+        import dsh.base._warden as warden
+        warden.find_nsenter = lambda: {str(refusing)!r}
+        print(*containment.containment_in_use(), sep="|")
+        print(containment.contained_spawn(["true"]))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    in_use, spawn = done.stdout.splitlines()
+    if not in_use.startswith("marks|no namespace: nsenter could not join it"):
+        assert namespace_refused(), in_use  # the kernel refused before nsenter was tried
+        pytest.skip("the kernel gives dsh no namespace here")
+    assert in_use == (
+        "marks|no namespace: nsenter could not join it"
+        " (exit status 1: nsenter: reassociate failed: denied)"
+    )
+    assert spawn == "(['true'], None)"

@@ -144,3 +144,23 @@ def test_an_nsenter_that_cannot_join_is_a_reason_not_a_namespace(tmp_path: Path)
         " (exit status 1: nsenter: reassociate failed: denied)"
     )
     assert spawn == "(['true'], None)"
+
+
+def test_the_sweep_finds_the_same_children_with_and_without_the_kernels_children_files(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``sweep_processes`` reads the children of dsh (and of its namespace's init) from
+    ``/proc/PID/task/TID/children``; a kernel without them gets the walk of ``/proc``."""
+    from dsh.base import _containment
+
+    started = [subprocess.Popen(["sleep", "30"]) for _ in range(2)]
+    try:
+        me = {os.getpid()}
+        found = _containment._children(me)
+        monkeypatch.setattr(_containment, "_children_files", lambda: False)
+        assert _containment._children(me) == found
+        assert {p.pid for p in started} <= found
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()

@@ -1,6 +1,7 @@
 """dsh's namespace: pid and mount namespaces the kernel ends with dsh, which contained spawns join.
 
-The watchdog (``_watchdog.py TOKEN FD``) makes it at the first contained spawn:
+The watchdog (``_watchdog``, through ``_namespace_make``) makes it at the first contained
+spawn (or sooner, when one is likely), and names it once ``nsenter`` has joined it:
 a pid namespace whose init, pid 1 there, exits when dsh's end of a pipe closes
 (dsh ended in any way, SIGKILL included), and then the kernel SIGKILLs every
 process in it; with it a mount namespace (mounts below ``/`` made slaves: nothing

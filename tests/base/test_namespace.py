@@ -164,3 +164,24 @@ def test_the_sweep_finds_the_same_children_with_and_without_the_kernels_children
         for process in started:
             process.kill()
             process.wait()
+
+
+def test_become_subreaper_makes_the_process_a_child_subreaper() -> None:
+    """``dsh run`` is a child subreaper (through ctypes' C module, not ctypes: see the
+    function); the kernel says so (``PR_GET_CHILD_SUBREAPER``), in a process of its own."""
+    script = textwrap.dedent(
+        """
+        import ctypes
+        from dsh.base._containment import become_subreaper
+        said = ctypes.c_int(-1)
+        ctypes.CDLL(None).prctl(37, ctypes.byref(said), 0, 0, 0)
+        print(said.value, become_subreaper(), end=" ")
+        ctypes.CDLL(None).prctl(37, ctypes.byref(said), 0, 0, 0)
+        print(said.value)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "0 True 1\n"

@@ -202,11 +202,14 @@ def become_subreaper() -> bool:
     if not _LINUX or _WARDEN.subreaper:
         return _WARDEN.subreaper
     try:
-        import ctypes
+        # ctypes' own C module: ctypes costs ~1.5 ms of CPU, in every dsh run; prctl is called
+        # as ctypes.CDLL(None).prctl would call it.
+        import _ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        _WARDEN.subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):
+        prctl = _ctypes.dlsym(_ctypes.dlopen(None), "prctl")  # type: ignore[arg-type]
+        done = _ctypes.call_function(prctl, (_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+        _WARDEN.subreaper = done == 0
+    except (ImportError, OSError, AttributeError):
         _WARDEN.subreaper = False
     return _WARDEN.subreaper
 

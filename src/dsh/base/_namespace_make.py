@@ -1,4 +1,5 @@
-"""How the watchdog makes dsh's namespace (standard library only, imported by the watchdog).
+"""How the watchdog makes dsh's namespace (standard library only: the watchdog imports it;
+dsh's ``_namespace`` takes ``launcher`` from it).
 
 ``make_namespace``: a child of the watchdog unshares a pid namespace and a mount namespace
 (in a user namespace mapping only its own uid and gid to themselves, where it lacks

@@ -246,3 +246,21 @@ def _as_seen(done: subprocess.CompletedProcess[str], sessions: Path) -> tuple[ob
         for text in (done.stdout, done.stderr)
     ]
     return done.returncode, *alike, types
+
+
+def test_process_containment_in_the_environment_leaves_the_namespace_to_the_run(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dsh.base import _containment
+    from dsh.cli import _early
+
+    started: list[bool] = []
+    monkeypatch.setattr(_containment, "prepare_containment", lambda: started.append(True))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("DSH_CONFIG_DIR", str(home / "dsh"))
+    monkeypatch.setenv("dsh_process_containment", "marks")
+    _early.prepare_for_processes(home.parent / "project", ("servers.json",))
+    assert started == []
+    monkeypatch.setenv("dsh_process_containment", "namespace")
+    _early.prepare_for_processes(home.parent / "project", ("servers.json",))
+    assert started == [True]

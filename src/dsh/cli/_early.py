@@ -119,8 +119,13 @@ def hooks_likely(
 
 def _containment_chosen(project: Path, env: Mapping[str, str]) -> bool:
     """Whether dsh's own configuration may choose ``process_containment`` (then the run
-    decides once it has read it: ``"marks"`` makes no namespace at all). The user file is
-    found as ``dsh.host._config.user_config_file`` finds it (not imported here: the host)."""
+    decides once it has read it: ``"marks"`` makes no namespace at all): ``DSH_PROCESS_CONTAINMENT``
+    (any case, as the host reads it; the last spelling wins, empty is none) other than
+    ``namespace``, or the key in a file. The user file is found as
+    ``dsh.host._config.user_config_file`` finds it (not imported here: the host)."""
+    chosen = [v for k, v in env.items() if k.upper() == "DSH_PROCESS_CONTAINMENT" and v]
+    if chosen:
+        return chosen[-1] != "namespace"
     configured = env.get("DSH_CONFIG_DIR")
     xdg = env.get("XDG_CONFIG_HOME", "")
     if configured:

@@ -185,3 +185,17 @@ def test_become_subreaper_makes_the_process_a_child_subreaper() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "0 True 1\n"
+
+
+def test_the_watchdogs_libc_calls_and_says_why_a_call_failed() -> None:
+    """The watchdog calls the C library through ctypes' C module, and makes a failed call
+    again through ctypes for its errno (``_namespace_make._Libc``)."""
+    import errno
+
+    from dsh.base._namespace_make import _Libc
+
+    libc = _Libc()
+    assert libc("getpid") == os.getpid()
+    assert libc("unshare", 0x1) == -1  # no such flag: refused before anything is looked at
+    failure = libc.failure("unshare", 0x1)
+    assert (failure.errno, failure.filename) == (errno.EINVAL, "unshare")

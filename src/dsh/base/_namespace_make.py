@@ -18,7 +18,6 @@ import time
 
 TYPE_CHECKING = False  # not typing's (~6 ms of the watchdog's start): see ``_watchdog``
 if TYPE_CHECKING:
-    import ctypes
     import signal as _signal
 else:
     import _signal  # signal's C module, without signal's enums (~3 ms)
@@ -34,18 +33,40 @@ _PR_SET_CHILD_SUBREAPER = 36
 _JOIN_BOUND = 5.0  # seconds for nsenter to join the namespace and run ``true``
 
 
-def _mount_proc(libc: ctypes.CDLL) -> str:
+class _Libc:
+    """The C library's functions, called through ctypes' C module (``_ctypes``) as ctypes
+    calls a function it has no types for: importing ctypes would cost ~1.5 ms of the
+    watchdog's ~13. ``_ctypes`` keeps no ``errno``: a call that failed is made again through
+    ctypes for it (``failure``), rare and only to say why."""
+
+    def __init__(self) -> None:
+        import _ctypes
+
+        self.handle = _ctypes.dlopen(None)  # type: ignore[arg-type]  # NULL: the program's
+
+    def __call__(self, name: str, *args: object) -> int:
+        import _ctypes
+
+        return int(_ctypes.call_function(_ctypes.dlsym(self.handle, name), args))
+
+    def failure(self, name: str, *args: object) -> OSError:
+        """Why ``name(*args)`` fails: the call made again, through ctypes, for its errno."""
+        import ctypes
+
+        getattr(ctypes.CDLL(None, use_errno=True), name)(*args)
+        errno = ctypes.get_errno()
+        return OSError(errno, os.strerror(errno), name)
+
+
+def _mount_proc(libc: _Libc) -> str:
     """Mount the namespace's own ``/proc`` (run by its init): ``""``, or why not."""
-    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-    if libc.mount(b"proc", b"/proc", b"proc", flags, None) == 0:
+    args = (b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)
+    if libc("mount", *args) == 0:
         return ""
-    import ctypes
-
-    errno = ctypes.get_errno()
-    return f"could not mount its /proc: {os.strerror(errno)}"
+    return f"could not mount its /proc: {libc.failure('mount', *args).strerror}"
 
 
-def _init(life: int, libc: ctypes.CDLL, told: int) -> None:
+def _init(life: int, libc: _Libc, told: int) -> None:
     """Pid 1 of dsh's namespace: mount its ``/proc`` (say on ``told`` whether it did), then
     live until dsh's pipe closes, what is re-parented here reaped by the kernel."""
     why = _mount_proc(libc)
@@ -70,19 +91,17 @@ def _init(life: int, libc: ctypes.CDLL, told: int) -> None:
     os._exit(0)  # the kernel SIGKILLs every process left in the namespace
 
 
-def _unshare(libc: ctypes.CDLL) -> str:
+def _unshare(libc: _Libc) -> str:
     """Enter a new mount namespace, a new pid namespace for children (and a user namespace,
     unprivileged): its kind. Every mount is made a slave: what the namespace mounts (its
     ``/proc``) stays in it, what the system mounts later still shows."""
     uid, gid = os.getuid(), os.getgid()
-    if libc.unshare(_CLONE_NEWPID | _CLONE_NEWNS) == 0:
+    if libc("unshare", _CLONE_NEWPID | _CLONE_NEWNS) == 0:
         _slave(libc)
         return "pid"  # privileged: no user namespace, the processes keep their capabilities
-    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWPID | _CLONE_NEWNS) != 0:
-        import ctypes
-
-        errno = ctypes.get_errno()
-        raise OSError(errno, os.strerror(errno), "unshare")
+    flags = _CLONE_NEWUSER | _CLONE_NEWPID | _CLONE_NEWNS
+    if libc("unshare", flags) != 0:
+        raise libc.failure("unshare", flags)
     for name, text in (
         ("setgroups", "deny"),
         ("uid_map", f"{uid} {uid} 1"),
@@ -94,12 +113,10 @@ def _unshare(libc: ctypes.CDLL) -> str:
     return "user"
 
 
-def _slave(libc: ctypes.CDLL) -> None:
-    if libc.mount(None, b"/", None, _MS_REC | _MS_SLAVE, None) != 0:
-        import ctypes
-
-        errno = ctypes.get_errno()
-        raise OSError(errno, os.strerror(errno), "mount")
+def _slave(libc: _Libc) -> None:
+    args = (None, b"/", None, _MS_REC | _MS_SLAVE, None)
+    if libc("mount", *args) != 0:
+        raise libc.failure("mount", *args)
 
 
 def launcher(nsenter: str, init: int, kind: str) -> tuple[str, ...]:
@@ -164,11 +181,9 @@ def make_namespace(life: int, nsenter: str) -> int | None:
     """Make dsh's namespace and its init, check that ``nsenter`` joins it, and say which on
     stdout (see the module). Returns init's pid (``0``: none made; ``None``: not known)."""
     try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # init is this watchdog's child
-    except (OSError, AttributeError) as exc:
+        libc = _Libc()
+        libc("prctl", _PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # init is this watchdog's child
+    except (ImportError, OSError, AttributeError) as exc:
         _say(1, f"marks {exc}")
         return 0
     heard, speak = os.pipe()
@@ -194,7 +209,7 @@ def make_namespace(life: int, nsenter: str) -> int | None:
     return 0 if words[:1] == ["marks"] else None  # a refusal made no init; silence: unknown
 
 
-def _namespace_child(life: int, libc: ctypes.CDLL, speak: int) -> None:
+def _namespace_child(life: int, libc: _Libc, speak: int) -> None:
     """The watchdog's child that unshares and forks init; it says on ``speak`` what it made."""
     try:
         kind = _unshare(libc)

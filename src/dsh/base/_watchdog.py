@@ -23,7 +23,8 @@ that ``NSENTER`` joins it and says on stdout what it got.
 Its start is the watchdog's main cost (one runs beside every session that starts a
 process), so it imports the least: not typing (~6 ms; mypy reads any ``TYPE_CHECKING`` as
 true), not contextlib, not signal (its enums, ~3 ms: its C module has the same functions),
-fcntl only to remove a placeholder; ctypes only to make the namespace.
+fcntl only to remove a placeholder; ctypes' C module only to make the namespace (ctypes
+itself only to say why that failed).
 """
 
 from __future__ import annotations

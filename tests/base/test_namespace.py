@@ -199,3 +199,32 @@ def test_the_watchdogs_libc_calls_and_says_why_a_call_failed() -> None:
     assert libc("unshare", 0x1) == -1  # no such flag: refused before anything is looked at
     failure = libc.failure("unshare", 0x1)
     assert (failure.errno, failure.filename) == (errno.EINVAL, "unshare")
+
+
+def test_a_hello_awaited_in_the_background_holds_spawns_but_not_the_warden() -> None:
+    """``prepare_containment``'s thread waits for the watchdog's hello: meanwhile the warden
+    can be set up (``set_process_containment`` takes its lock), and a spawn waits for the
+    namespace (``Warden.settle``) until the hello names it, or why there is none."""
+    import threading
+
+    from dsh.base._warden import Warden
+
+    warden = Warden()
+    said, say = os.pipe()
+    life = os.pipe()
+    os.close(life[0])
+    warden.pending = (os.fdopen(said, "rb"), life[1], "nsenter")
+    waiting = threading.Thread(target=warden.settle)
+    waiting.start()
+    try:
+        while not warden.hello.locked() and waiting.is_alive():
+            pass  # the thread has the hello to read
+        assert warden.lock.acquire(timeout=30)  # a bound, not a speed: free at once
+        warden.lock.release()
+        assert not warden.hello.acquire(blocking=False)  # what a spawn waits on
+    finally:
+        os.write(say, b"marks refused here (unshare)\n")
+        os.close(say)
+        waiting.join(timeout=30)
+    assert warden.namespace is None
+    assert warden.why == "refused here (unshare)"

@@ -122,8 +122,8 @@ def prepare_containment() -> None:
     soon (hooks or MCP servers are configured): the first spawn then finds it made instead of
     waiting for the watchdog to start. The watchdog's hello is read and the namespace opened
     on a daemon thread (waiting, mostly: the GIL is free meanwhile), so the caller goes on at
-    once; a spawn meanwhile waits for it on the lock. Nothing when ``"marks"`` is wanted, or
-    it is already started."""
+    once; a spawn meanwhile waits for it (``Warden.settle``), setting the warden up does not.
+    Nothing when ``"marks"`` is wanted, or it is already started."""
     if not _LINUX:
         return
     with _WARDEN.lock:
@@ -137,8 +137,7 @@ def prepare_containment() -> None:
 
 
 def _settle() -> None:
-    with _WARDEN.lock:
-        _WARDEN.settle()
+    _WARDEN.settle()  # not under _WARDEN.lock: see Warden.hello
 
 
 def contained_spawn(

@@ -45,6 +45,9 @@ class Warden:
     def fresh(self) -> None:
         """Nothing started, contained or made yet (the configuration kept)."""
         self.lock = threading.Lock()
+        # Held while the watchdog's hello is awaited, apart from ``lock``: a thread settling
+        # in the background (``prepare_containment``) keeps no one from setting the warden up.
+        self.hello = threading.Lock()
         self.token = os.urandom(8).hex()
         self.count = 0
         self.contained: set[int] = set()
@@ -99,11 +102,13 @@ class Warden:
             self.pending = (self.watchdog.stdout, life[1], nsenter)
 
     def settle(self) -> None:
-        """Read the started watchdog's hello and open the namespace it names, once."""
-        if self.pending is not None:
-            out, life, nsenter = self.pending
-            self.pending = None
-            self.namespace_from(out, life, nsenter)
+        """Read the started watchdog's hello and open the namespace it names, once (or wait
+        for the thread that is at it)."""
+        with self.hello:
+            if self.pending is not None:
+                out, life, nsenter = self.pending
+                self.pending = None
+                self.namespace_from(out, life, nsenter)
 
     def namespace_from(self, out: IO[bytes] | None, life: int, nsenter: str) -> None:
         """Open the namespace the watchdog's first line names (it says so within seconds)."""

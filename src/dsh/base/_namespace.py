@@ -1,6 +1,7 @@
 """dsh's namespace: pid and mount namespaces the kernel ends with dsh, which contained spawns join.
 
-The watchdog (``_watchdog.py TOKEN FD``) makes it at the first contained spawn:
+The watchdog (``_watchdog``, through ``_namespace_make``) makes it at the first contained
+spawn (or sooner, when one is likely), and names it once ``nsenter`` has joined it:
 a pid namespace whose init, pid 1 there, exits when dsh's end of a pipe closes
 (dsh ended in any way, SIGKILL included), and then the kernel SIGKILLs every
 process in it; with it a mount namespace (mounts below ``/`` made slaves: nothing
@@ -28,10 +29,11 @@ import contextlib
 import os
 import select
 import shutil
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Final, Literal
+
+from dsh.base._namespace_make import launcher
 
 __all__ = ["ContainmentName", "Entry", "Namespace", "find_nsenter", "open_namespace"]
 
@@ -60,15 +62,8 @@ class Namespace:
         self.kind = kind
         self.life = life  # dsh's end of the pipe init waits on: closed only by dsh's end
         self.watch = os.pidfd_open(init)  # readable once init has exited
-        joins = [f"--user=/proc/{init}/ns/user"] if kind == "user" else []
-        joins += [f"--pid=/proc/{init}/ns/pid", f"--mount=/proc/{init}/ns/mnt"]
-        # --wd=.: joining a mount namespace moves to its root; stay where dsh's spawn put us.
-        self.launcher = (nsenter, *joins, "--wd=.", "--preserve-credentials", "--")
-        try:  # an old nsenter without these flags, or one a security module stops
-            subprocess.run([*self.launcher, "true"], check=True, timeout=5, capture_output=True)
-        except (OSError, subprocess.SubprocessError) as exc:
-            self.close()
-            raise OSError(f"nsenter could not join it ({exc})") from None
+        # The watchdog has run `true` through it before naming the namespace.
+        self.launcher = launcher(nsenter, init, kind)
 
     def spawn(self, argv: Sequence[str], env: Mapping[str, str] | None, cwd: object) -> Entry:
         """``argv`` run inside this namespace, behind ``nsenter``, when it names a program

@@ -18,7 +18,18 @@ from dsh.base._namespace import ContainmentName, Namespace, find_nsenter, open_n
 
 __all__ = ["HookHelpers", "Warden"]
 
-_HELLO_BOUND: Final = 5.0  # seconds for the watchdog to say whether it made a namespace
+_HELLO_BOUND: Final = 10.0  # seconds to say whether it made a namespace that nsenter joins
+# The watchdog's start (``python -I -S``): ``dsh`` and ``dsh.base`` made bare packages (their
+# ``__init__``, the harness, not run) so that ``dsh.base._watchdog`` is imported from its
+# compiled bytecode, nothing else of dsh with it (a script would be compiled at every start).
+_LAUNCH: Final = """import sys
+base = sys.argv.pop(1)
+for name, path in (("dsh", base.rpartition("/")[0]), ("dsh.base", base)):
+    sys.modules[name] = package = type(sys)(name)
+    package.__path__ = [path]
+from dsh.base._watchdog import main
+main(sys.argv[1:])
+"""
 
 HookHelpers = Literal["hook", "session"]
 """How long what a hook leaves running after a normal exit lives: until the hook's end
@@ -34,6 +45,9 @@ class Warden:
     def fresh(self) -> None:
         """Nothing started, contained or made yet (the configuration kept)."""
         self.lock = threading.Lock()
+        # Held while the watchdog's hello is awaited, apart from ``lock``: a thread settling
+        # in the background (``prepare_containment``) keeps no one from setting the warden up.
+        self.hello = threading.Lock()
         self.token = os.urandom(8).hex()
         self.count = 0
         self.contained: set[int] = set()
@@ -60,15 +74,17 @@ class Warden:
                 self.pipe = None  # the watchdog is gone: groups and sweeps still work
 
     def start_watchdog(self) -> None:
-        script = Path(__file__).with_name("_watchdog.py")
         nsenter = find_nsenter() if self.wanted == "namespace" else None
         if self.wanted == "namespace" and nsenter is None:
             self.why = "nsenter not found"
         life = os.pipe() if nsenter is not None else None
+        # -B where dsh writes no bytecode either (a read-only install, PYTHONDONTWRITEBYTECODE)
+        python = [sys.executable, "-I", "-S", *(["-B"] if sys.dont_write_bytecode else [])]
+        here = str(Path(__file__).parent)
         try:
             self.watchdog = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(script), self.token]
-                + ([str(life[0])] if life else []),
+                [*python, "-c", _LAUNCH, here, self.token]
+                + ([str(life[0]), nsenter] if life and nsenter else []),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE if life else subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -86,11 +102,13 @@ class Warden:
             self.pending = (self.watchdog.stdout, life[1], nsenter)
 
     def settle(self) -> None:
-        """Read the started watchdog's hello and open the namespace it names, once."""
-        if self.pending is not None:
-            out, life, nsenter = self.pending
-            self.pending = None
-            self.namespace_from(out, life, nsenter)
+        """Read the started watchdog's hello and open the namespace it names, once (or wait
+        for the thread that is at it)."""
+        with self.hello:
+            if self.pending is not None:
+                out, life, nsenter = self.pending
+                self.pending = None
+                self.namespace_from(out, life, nsenter)
 
     def namespace_from(self, out: IO[bytes] | None, life: int, nsenter: str) -> None:
         """Open the namespace the watchdog's first line names (it says so within seconds)."""

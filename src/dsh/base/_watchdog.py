@@ -1,6 +1,7 @@
 """The process tree walk and kill shared by dsh and its watchdog (standard library only).
 
-Run as a script (``python -I -S _watchdog.py TOKEN [FD]``) it is the watchdog: it reads
+Run as the watchdog (``main``, with ``TOKEN [FD NSENTER]``, in ``python -I -S`` that
+``_warden`` starts), it reads
 ``+PID``/``-PID`` lines (a contained process group, or its release) and ``>HEX``/``<HEX``
 lines (a sandbox placeholder dsh holds, its path in hex, or its release:
 ``_sandbox_placeholders``) from stdin and, when stdin closes because dsh is gone (an exit,
@@ -14,30 +15,32 @@ watchdog's child), it removes the placeholders still held (``remove_placeholder`
 one that still bears the mark, is empty and no other dsh holds). Imported, it gives
 ``dsh.base._containment`` the same walk and the same search.
 
-Given ``FD`` (the read end of a pipe only dsh writes to, never written), it first
-makes dsh's **namespace** (``_make_namespace``): a child unshares a pid namespace and a
-mount namespace (with a user namespace mapping only its own uid and gid to themselves, where
-it lacks ``CAP_SYS_ADMIN``) and forks its init, pid 1 there, which mounts the namespace's
-own ``/proc``, reaps orphans and exits when ``FD`` reads end of file: dsh is gone, however
-it ended, and the kernel SIGKILLs everything in the namespace. The first line on stdout
-says which it got: ``ns INIT_PID user`` or ``ns INIT_PID pid``, else ``marks REASON``.
+Given ``FD`` (the read end of a pipe only dsh writes to, never written), it first makes
+dsh's **namespace** (``_namespace_make``), whose init exits when ``FD`` reads end of file
+(dsh is gone, however it ended; the kernel SIGKILLs everything in the namespace), checks
+that ``NSENTER`` joins it and says on stdout what it got.
+
+Its start is the watchdog's main cost (one runs beside every session that starts a
+process), so it imports the least: not typing (~6 ms; mypy reads any ``TYPE_CHECKING`` as
+true), not contextlib, not signal (its enums, ~3 ms: its C module has the same functions),
+fcntl only to remove a placeholder; ctypes' C module only to make the namespace (ctypes
+itself only to say why that failed).
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
 import select
-import signal
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # see above
 if TYPE_CHECKING:
-    import ctypes
+    import signal as _signal
+    from collections.abc import Callable, Iterable
+else:
+    import _signal
 
 __all__ = [
     "CONTAINMENT_ENV",
@@ -46,6 +49,7 @@ __all__ = [
     "group_members",
     "is_placeholder",
     "kill_tree",
+    "main",
     "marks",
     "parent_map",
     "remove_placeholder",
@@ -56,12 +60,6 @@ CONTAINMENT_ENV = "DSH_CONTAINMENT"
 _KEY = CONTAINMENT_ENV.encode() + b"="
 _DEAD = (b"Z", b"X")  # states of a process that is dead, its parent not told yet
 _ROUNDS = 5  # a search finds what forked while the last one killed; a bound, not a loop forever
-_CLONE_NEWUSER = 0x10000000
-_CLONE_NEWPID = 0x20000000
-_CLONE_NEWNS = 0x00020000
-_MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x2, 0x4, 0x8
-_MS_REC, _MS_SLAVE = 0x4000, 0x80000
-_PR_SET_CHILD_SUBREAPER = 36
 _DRAIN = 1 << 20  # bytes read after dsh's end: what it wrote before, not a fork's endless lines
 
 
@@ -80,8 +78,10 @@ def parent_map() -> dict[int, int]:
     """Every process's parent pid, from ``/proc`` (empty where there is none)."""
     parents: dict[int, int] = {}
     for name in _pids():
-        with contextlib.suppress(ValueError, IndexError):
+        try:
             parents[int(name)] = int(_stat(name)[1])
+        except (ValueError, IndexError):
+            pass
     return parents
 
 
@@ -90,9 +90,11 @@ def group_members(pgid: int) -> set[int]:
     members: set[int] = set()
     for name in _pids():
         fields = _stat(name)
-        with contextlib.suppress(ValueError, IndexError):
+        try:
             if int(fields[2]) == pgid and fields[0] not in _DEAD:
                 members.add(int(name))
+        except (ValueError, IndexError):
+            pass
     return members
 
 
@@ -131,9 +133,11 @@ def carriers(match: Callable[[bytes], bool], pids: Iterable[int | str] | None = 
     for pid in _pids() if pids is None else pids:
         if int(pid) == me or not any(match(mark) for mark in marks(pid)):
             continue
-        with contextlib.suppress(OSError):
+        try:
             if os.stat(f"/proc/{pid}").st_uid == uid:
                 found.add(int(pid))
+        except OSError:
+            pass
     return found
 
 
@@ -154,11 +158,13 @@ def descendants(roots: set[int], parents: dict[int, int] | None = None) -> set[i
 
 
 def _kill(pid: int, *, group: bool) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
+    try:
         if group:
-            os.killpg(pid, signal.SIGKILL)
+            os.killpg(pid, _signal.SIGKILL)
         else:
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, _signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def kill_tree(leaders: set[int]) -> set[int]:
@@ -170,8 +176,10 @@ def kill_tree(leaders: set[int]) -> set[int]:
     below = descendants(leaders)
     groups: set[int] = set()
     for pid in below:
-        with contextlib.suppress(OSError):
+        try:
             groups.add(os.getpgid(pid))
+        except OSError:
+            pass
     own = os.getpgrp()
     # Every group first, each at once: a member killed alone before its group could let the
     # group's leader (a shell waiting for it) exit on its own first, 137 instead of SIGKILL.
@@ -205,6 +213,8 @@ def is_placeholder(path: str, st: os.stat_result) -> bool:
 def remove_placeholder(path: str) -> int:
     """Remove the placeholder at ``path`` unless another process holds it (a shared
     ``flock``) or it is no longer one; 1 when removed."""
+    import fcntl
+
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
@@ -278,12 +288,12 @@ def _lines(ended: int | None) -> Iterable[bytes]:
         yield from whole
 
 
-def _watch(token: bytes, ended: int | None) -> None:
+def _watch(token: bytes, ended: int | None, init: int | None) -> None:
     contained: set[int] = set()
     placeholders: set[str] = set()
     for line in _lines(ended):
         text = line.strip()
-        with contextlib.suppress(ValueError):
+        try:
             if text[:1] == b"+":
                 contained.add(int(text[1:]))
             elif text[:1] == b"-":
@@ -292,7 +302,9 @@ def _watch(token: bytes, ended: int | None) -> None:
                 placeholders.add(bytes.fromhex(text[1:].decode()).decode())
             elif text[:1] == b"<":
                 placeholders.discard(bytes.fromhex(text[1:].decode()).decode())
-    _kill_children()  # dsh's namespace's init: the kernel ends every process in it
+        except ValueError:
+            pass
+    _kill_children(init)  # dsh's namespace's init: the kernel ends every process in it
     if contained:
         kill_tree(contained)
     if token:
@@ -303,13 +315,18 @@ def _watch(token: bytes, ended: int | None) -> None:
             remove_placeholder(path)
 
 
-def _kill_children() -> None:
+def _kill_children(init: int | None) -> None:
     """SIGKILL this watchdog's own children: its namespace's init, which otherwise waits for
-    dsh's end of its pipe (held by a fork of dsh as well, the namespace would live on)."""
-    me = os.getpid()
-    for pid, ppid in parent_map().items():
-        if ppid == me:
-            _kill(pid, group=False)
+    dsh's end of its pipe (held by a fork of dsh as well, the namespace would live on).
+    ``init`` is its pid (a child not reaped yet: its pid cannot be reused), ``0`` when no
+    namespace was made, ``None`` when unknown: then every child ``/proc`` shows."""
+    if init is None:
+        me = os.getpid()
+        children = {pid for pid, ppid in parent_map().items() if ppid == me}
+    else:
+        children = {init} if init else set()
+    for pid in children:
+        _kill(pid, group=False)
 
 
 def _kill_marked(prefix: bytes) -> None:
@@ -321,115 +338,14 @@ def _kill_marked(prefix: bytes) -> None:
         time.sleep(0.01)  # SIGKILLed processes lose their environment (and their match) at once
 
 
-def _mount_proc(libc: ctypes.CDLL) -> str:
-    """Mount the namespace's own ``/proc`` (run by its init): ``""``, or why not."""
-    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-    if libc.mount(b"proc", b"/proc", b"proc", flags, None) == 0:
-        return ""
-    import ctypes
-
-    errno = ctypes.get_errno()
-    return f"could not mount its /proc: {os.strerror(errno)}"
-
-
-def _init(life: int, libc: ctypes.CDLL, told: int) -> None:
-    """Pid 1 of dsh's namespace: mount its ``/proc`` (say on ``told`` whether it did), then
-    reap what is re-parented here until dsh's pipe closes."""
-    why = _mount_proc(libc)
-    with contextlib.suppress(OSError):
-        os.write(told, why.encode() or b"ok")
-    os.close(told)
-    if why:
-        os._exit(1)
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)  # hold none of dsh's pipes
-
-    def reap(_signum: int, _frame: object) -> None:
-        with contextlib.suppress(ChildProcessError):
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-
-    signal.signal(signal.SIGCHLD, reap)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with contextlib.suppress(OSError):
-        while os.read(life, 64):
-            pass
-    os._exit(0)  # the kernel SIGKILLs every process left in the namespace
-
-
-def _unshare(libc: ctypes.CDLL) -> str:
-    """Enter a new mount namespace, a new pid namespace for children (and a user namespace,
-    unprivileged): its kind. Every mount is made a slave: what the namespace mounts (its
-    ``/proc``) stays in it, what the system mounts later still shows."""
-    uid, gid = os.getuid(), os.getgid()
-    if libc.unshare(_CLONE_NEWPID | _CLONE_NEWNS) == 0:
-        _slave(libc)
-        return "pid"  # privileged: no user namespace, the processes keep their capabilities
-    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWPID | _CLONE_NEWNS) != 0:
-        import ctypes
-
-        errno = ctypes.get_errno()
-        raise OSError(errno, os.strerror(errno), "unshare")
-    for name, text in (
-        ("setgroups", "deny"),
-        ("uid_map", f"{uid} {uid} 1"),
-        ("gid_map", f"{gid} {gid} 1"),
-    ):
-        with open(f"/proc/self/{name}", "w") as f:
-            f.write(text)
-    _slave(libc)
-    return "user"
-
-
-def _slave(libc: ctypes.CDLL) -> None:
-    if libc.mount(None, b"/", None, _MS_REC | _MS_SLAVE, None) != 0:
-        import ctypes
-
-        errno = ctypes.get_errno()
-        raise OSError(errno, os.strerror(errno), "mount")
-
-
-def _make_namespace(life: int) -> None:
-    """Make dsh's namespace and its init, and say which on stdout (see the module)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # init is this watchdog's child
-    except (OSError, AttributeError) as exc:
-        _say(f"marks {exc}")
-        return
-    child = os.fork()
-    if child == 0:
-        try:
-            kind = _unshare(libc)
-            told, tell = os.pipe()
-            init = os.fork()
-        except OSError as exc:
-            _say(f"marks {exc.strerror or exc} ({exc.filename or 'unshare'})")
-            os._exit(0)
-        if init == 0:
-            os.close(told)
-            _init(life, libc, tell)
-        os.close(tell)
-        said = ""
-        with contextlib.suppress(OSError):
-            said = os.read(told, 200).decode(errors="replace")
-        _say(f"ns {init} {kind}" if said == "ok" else f"marks {said or 'its init died'}")
-        os._exit(0)
-    os.close(life)
-    os.waitpid(child, 0)
-
-
-def _say(line: str) -> None:
-    with contextlib.suppress(OSError):
-        os.write(1, line.encode() + b"\n")
-
-
-if __name__ == "__main__":
+def main(argv: list[str]) -> None:
+    """The watchdog: ``argv`` is ``TOKEN [FD NSENTER]`` (see the module)."""
     ended = _dsh_ended()  # first: the parent is dsh (unless it died in these milliseconds)
-    if len(sys.argv) > 2:
-        _make_namespace(int(sys.argv[2]))
+    init: int | None = 0
+    if len(argv) > 1:
+        from dsh.base._namespace_make import make_namespace
+
+        init = make_namespace(int(argv[1]), argv[2] if len(argv) > 2 else "")
         os.close(1)  # dsh reads one line
-    _watch(os.fsencode(sys.argv[1]) if len(sys.argv) > 1 else b"", ended)
+    _watch(os.fsencode(argv[0]) if argv else b"", ended, init)
+    os._exit(0)  # nothing buffered: the interpreter's teardown would cost ~2 ms of CPU

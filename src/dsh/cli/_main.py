@@ -68,13 +68,19 @@ def cli(ctx: click.Context, /, **flags: Any) -> None:
     it is the prompt (`dsh -p log`, `dsh -- log`).
     """
     if ctx.invoked_subcommand is None:
-        _prepare_for_servers(flags)
+        _prepare_for_processes(flags)
         work("_front:front")(ctx.meta.get(PROMPT_KEY, ()), **flags)
 
 
-def _prepare_for_servers(flags: dict[str, Any]) -> None:
-    """dsh's namespace made meanwhile when a session may start MCP servers (``_early``)."""
-    work("_early:prepare_for_servers")(flags["project"], flags["mcp_config"])
+def _prepare_for_processes(flags: dict[str, Any]) -> None:
+    """dsh's namespace made meanwhile when a session may run hooks or MCP servers (``_early``)."""
+    work("_early:prepare_for_processes")(
+        flags["project"],
+        flags["mcp_config"],
+        settings_files=flags["settings_files"],
+        plugin_dirs=flags["plugin_dirs"],
+        hooks_choice=flags["hooks_choice"],
+    )
 
 
 @cli.command()
@@ -99,7 +105,7 @@ def run(**flags: Any) -> None:
     3 the step limit was reached; 4 aborted (user, timeout, error); 74 the session
     log could not be written (disk full, a size limit, deleted); 70 dsh failed.
     """
-    _prepare_for_servers(flags)
+    _prepare_for_processes(flags)
     work("_run_command:run")(**flags)
 
 

@@ -25,7 +25,13 @@ from dsh.cli._acp import acp_command
 from dsh.cli._errors import internal_failure, set_debug, user_error_for
 from dsh.cli._front_flags import PROMPT_KEY, FrontGroup, front_params
 from dsh.cli._lazy import work
-from dsh.cli._run_flags import SESSION_DIR_HELP, run_flags
+from dsh.cli._run_flags import (
+    ANY_PATH,
+    DIRECTORY,
+    EXISTING_DIRECTORY,
+    SESSION_DIR_HELP,
+    run_flags,
+)
 from dsh.cli._sessions_flags import hook_source_options, hooks_test_options, log_options
 
 CLAUDE_CODE_VERSION = "2.1.332"
@@ -117,7 +123,7 @@ def demo(keep: bool) -> None:
 
 @cli.command(name="log")
 @click.argument("session_id", required=False)
-@click.option("--session-dir", type=click.Path(path_type=Path), default=None, help=SESSION_DIR_HELP)
+@click.option("--session-dir", type=ANY_PATH, default=None, help=SESSION_DIR_HELP)
 @log_options
 @_debug_option
 def log_command(**flags: Any) -> None:
@@ -133,7 +139,7 @@ def config() -> None:
 @config.command(name="show")
 @click.option(
     "--project",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    type=EXISTING_DIRECTORY,
     default=Path("."),
     show_default=True,
     help="The project whose .dsh/config.toml to read.",
@@ -193,17 +199,17 @@ def hooks_test_command(**flags: Any) -> None:
 
 @hooks.command(name="record")
 @click.argument("session_id", required=False)
-@click.option("--session-dir", type=click.Path(path_type=Path), default=None, help=SESSION_DIR_HELP)
+@click.option("--session-dir", type=ANY_PATH, default=None, help=SESSION_DIR_HELP)
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=DIRECTORY,
     default=Path("hook-fixtures"),
     show_default=True,
     help="The folder to write the fixtures into.",
 )
 @click.option(
     "--project",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    type=EXISTING_DIRECTORY,
     default=None,
     help="The project whose hooks to run (default: the session's; its latest session).",
 )
@@ -231,7 +237,7 @@ def hooks_record_command(**flags: Any) -> None:
 @click.option("--prompt", default=None, help="The prompt (UserPromptSubmit).")
 @click.option("--session", "session_id", default=None, help="Take the call from this session.")
 @click.option("--call", type=click.IntRange(min=1), default=None, help="With --session: call N.")
-@click.option("--session-dir", type=click.Path(path_type=Path), default=None, help=SESSION_DIR_HELP)
+@click.option("--session-dir", type=ANY_PATH, default=None, help=SESSION_DIR_HELP)
 @click.option(
     "--bridge",
     type=click.Choice(["claude", "codex", "both"]),
@@ -279,7 +285,7 @@ def mcp() -> None:
 @mcp.command(name="list")
 @click.option(
     "--project",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    type=EXISTING_DIRECTORY,
     default=Path("."),
     show_default=True,
     help="The project whose servers to list.",

@@ -15,6 +15,7 @@ is ``dsh run``'s declaration (``_run_flags``): ``front_params`` gives the group 
 
 from __future__ import annotations
 
+from collections.abc import Callable, MutableMapping
 from typing import Any, Final
 
 import click
@@ -62,7 +63,36 @@ def front_params(group: click.Group, run: click.Command) -> list[click.Parameter
 
 
 class FrontGroup(click.Group):
-    """``dsh``: a subcommand, or Claude Code's command line (see the module)."""
+    """``dsh``: a subcommand, or Claude Code's command line (see the module).
+
+    Subcommands may be declared later (``declare_later``): their names are known at once,
+    their declarations made when one of them is first looked up or the commands are listed
+    (``commands``, ``dsh --help``); a command declared with the group (``run``) is found
+    without them."""
+
+    later_names: frozenset[str] = frozenset()
+    _declare: Callable[[], None] | None = None
+
+    def declare_later(self, names: frozenset[str], declare: Callable[[], None]) -> None:
+        """``declare`` adds the commands ``names`` to this group when first needed."""
+        self.later_names = names
+        self._declare = declare
+
+    @property
+    def commands(self) -> MutableMapping[str, click.Command]:
+        """Every subcommand: the later ones are declared now if they were not yet."""
+        declare, self._declare = self._declare, None
+        if declare is not None:
+            declare()
+        return self._commands
+
+    @commands.setter
+    def commands(self, value: MutableMapping[str, click.Command]) -> None:
+        self._commands = value
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        declared = self._commands.get(cmd_name)
+        return declared if declared is not None else super().get_command(ctx, cmd_name)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if self._subcommand_first(args):
@@ -82,7 +112,7 @@ class FrontGroup(click.Group):
             if word == "--" or word in ("-p", "--print"):
                 return False
             if not word.startswith("-") or word == "-":
-                return word in self.commands
+                return word in self._commands or word in self.later_names
             if "=" in word:
                 continue
             if word in valued:

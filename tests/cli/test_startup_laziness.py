@@ -210,6 +210,19 @@ def test_the_subcommands_declared_later_are_those_the_group_names() -> None:
     assert set(cli.commands) == {"run", *NAMES}  # asking for them declares them
 
 
+def test_a_subcommand_first_leaves_the_groups_own_options_unread() -> None:
+    """``dsh run ...``: the group's ~40 options (bare ``dsh``'s) are not processed; before
+    the subcommand they still are."""
+    from dsh.cli._main import cli
+
+    with cli.make_context("dsh", ["run", "--model", "m", "hi"]) as ctx:
+        assert ctx.params == {}
+        assert ctx.args == ["--model", "m", "hi"]  # run's
+    with cli.make_context("dsh", ["--model", "m", "run", "hi"]) as ctx:
+        assert ctx.params["model_spec"] == "m"
+        assert ctx.args == ["hi"]
+
+
 def _bash_call() -> Reply:
     call = {"id": "c1", "type": "function", "function": {"name": "Bash", "arguments": ""}}
     args = json.dumps({"command": "echo hi", "timeout": 5000})

@@ -184,6 +184,46 @@ def test_a_run_with_a_silent_claude_code_hook_loads_no_pydantic(tmp_path: Path) 
     assert _offending(loaded, _NOT_FOR_A_PLAIN_RUN) == []
 
 
+# Not for a new session's plain prompts: the other subcommands' declarations, the slash
+# commands, trust-taking, resuming, a failed call's attribution, HTTP hooks, AGENTS.md.
+_NOT_FOR_A_NEW_SESSION = (
+    *("dsh.cli._commands", "dsh.cli._acp", "dsh.cli._sessions_flags"),
+    *("dsh.cli._add_dir", "dsh.cli._model_command", "dsh.cli._trust"),
+    *("dsh.cli._sessions", "dsh.cli._resume_picker", "dsh.cli._attribution"),
+    *("dsh.hook_protocol._http", "dsh.instructions._agents_md"),
+)
+
+
+def test_a_new_session_loads_no_door_it_does_not_walk_through(tmp_path: Path) -> None:
+    text = Reply(chunks=[chunk({"role": "assistant", "content": "hello"}, "stop")])
+    loaded, log = _hooked_run(tmp_path, "exit 0", text)
+    assert len(_hook_results(log)) == 2
+    assert {"dsh.cli._run", "dsh.hook_protocol._executor"} <= loaded
+    assert _offending(loaded, _NOT_FOR_A_NEW_SESSION) == []
+
+
+def test_the_subcommands_declared_later_are_those_the_group_names() -> None:
+    """``dsh log`` is a command before its declaration is made: the group knows the names."""
+    from dsh.cli._commands import NAMES
+    from dsh.cli._main import cli
+
+    assert cli.later_names == NAMES
+    assert set(cli.commands) == {"run", *NAMES}  # asking for them declares them
+
+
+def test_a_subcommand_first_leaves_the_groups_own_options_unread() -> None:
+    """``dsh run ...``: the group's ~40 options (bare ``dsh``'s) are not processed; before
+    the subcommand they still are."""
+    from dsh.cli._main import cli
+
+    with cli.make_context("dsh", ["run", "--model", "m", "hi"]) as ctx:
+        assert ctx.params == {}
+        assert ctx.args == ["--model", "m", "hi"]  # run's
+    with cli.make_context("dsh", ["--model", "m", "run", "hi"]) as ctx:
+        assert ctx.params["model_spec"] == "m"
+        assert ctx.args == ["hi"]
+
+
 def _bash_call() -> Reply:
     call = {"id": "c1", "type": "function", "function": {"name": "Bash", "arguments": ""}}
     args = json.dumps({"command": "echo hi", "timeout": 5000})

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -20,6 +22,7 @@ __all__ = [
     "StorageError",
     "UserError",
     "check_settings_args",
+    "debug_option",
     "internal_failure",
     "resolve_session_id",
     "set_debug",
@@ -41,6 +44,18 @@ def set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     """The ``--debug`` flag's callback (on the group and on every subcommand)."""
     global _debug
     _debug = _debug or value
+
+
+def debug_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--debug`` (on the group and on every subcommand): show Python tracebacks."""
+    return click.option(
+        "--debug",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=set_debug,
+        help="Show Python tracebacks of internal errors.",
+    )(f)
 
 
 def _safe(line: str) -> str:

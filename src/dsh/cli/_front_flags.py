@@ -15,6 +15,7 @@ is ``dsh run``'s declaration (``_run_flags``): ``front_params`` gives the group 
 
 from __future__ import annotations
 
+from collections.abc import Callable, MutableMapping
 from typing import Any, Final
 
 import click
@@ -23,6 +24,8 @@ __all__ = ["PROMPT_KEY", "FrontGroup", "front_params"]
 
 PROMPT_KEY: Final = "dsh.front.prompt"
 """Where the group's context keeps the prompt's words (``ctx.meta``)."""
+_SUBCOMMAND_ONLY: Final = "dsh.front.subcommand-only"
+"""Set (``ctx.meta``) when the command line starts with a subcommand's name."""
 
 _OWN: Final[tuple[click.Parameter, ...]] = (
     click.Option(
@@ -62,9 +65,44 @@ def front_params(group: click.Group, run: click.Command) -> list[click.Parameter
 
 
 class FrontGroup(click.Group):
-    """``dsh``: a subcommand, or Claude Code's command line (see the module)."""
+    """``dsh``: a subcommand, or Claude Code's command line (see the module).
+
+    Subcommands may be declared later (``declare_later``): their names are known at once,
+    their declarations made when one of them is first looked up or the commands are listed
+    (``commands``, ``dsh --help``); a command declared with the group (``run``) is found
+    without them."""
+
+    later_names: frozenset[str] = frozenset()
+    _declare: Callable[[], None] | None = None
+
+    def declare_later(self, names: frozenset[str], declare: Callable[[], None]) -> None:
+        """``declare`` adds the commands ``names`` to this group when first needed."""
+        self.later_names = names
+        self._declare = declare
+
+    @property
+    def commands(self) -> MutableMapping[str, click.Command]:
+        """Every subcommand: the later ones are declared now if they were not yet."""
+        declare, self._declare = self._declare, None
+        if declare is not None:
+            declare()
+        return self._commands
+
+    @commands.setter
+    def commands(self, value: MutableMapping[str, click.Command]) -> None:
+        self._commands = value
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        declared = self._commands.get(cmd_name)
+        return declared if declared is not None else super().get_command(ctx, cmd_name)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and self._names_command(args[0]):
+            # `dsh run ...`: no option of the group's before its subcommand, so each would
+            # take its default, which only bare `dsh` reads; parsed without them (``get_params``),
+            # ~0.4 ms of click for its ~40 options on every `dsh run`.
+            ctx.meta[_SUBCOMMAND_ONLY] = True
+            return super().parse_args(ctx, args)
         if self._subcommand_first(args):
             return super().parse_args(ctx, args)
         ctx.allow_interspersed_args = True  # `dsh "fix it" --model x`, as claude takes it
@@ -72,6 +110,12 @@ class FrontGroup(click.Group):
         ctx.meta[PROMPT_KEY] = tuple(rest)
         ctx.args = []
         return []
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        return [] if ctx.meta.get(_SUBCOMMAND_ONLY) else super().get_params(ctx)
+
+    def _names_command(self, word: str) -> bool:
+        return word in self._commands or word in self.later_names
 
     def _subcommand_first(self, args: list[str]) -> bool:
         """Whether the first word that is not an option names a subcommand (no ``-p`` or
@@ -82,7 +126,7 @@ class FrontGroup(click.Group):
             if word == "--" or word in ("-p", "--print"):
                 return False
             if not word.startswith("-") or word == "-":
-                return word in self.commands
+                return self._names_command(word)
             if "=" in word:
                 continue
             if word in valued:

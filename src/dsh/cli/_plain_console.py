@@ -13,6 +13,7 @@ rich's. ``markup_escape`` is ``rich.markup.escape``, written out.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -23,21 +24,29 @@ if TYPE_CHECKING:
 
 __all__ = ["Out", "PlainConsole", "markup_escape", "plain_output"]
 
-# rich.markup's patterns, as rich 15 has them.
-_ESCAPE: Final = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
+# rich.markup's pattern of a tag, as rich 15 has it (its escape's is ``_escape``).
 _TAGS: Final = re.compile(r"((\\*)\[([a-z#/@][^[]*?)])")
-# rich's emoji code pattern, applied to each text piece between tags.
-_EMOJI_CODE: Final = re.compile(r"(:(\S*?)(?:(?:\-)(emoji|text))?:)")
 # What else rich changes in a text: a tab, the control characters its Text strips.
 _RICH_CHANGES: Final = re.compile(r"[\t\x07\x08\x0b\x0c\r]")
+
+
+# The patterns below are compiled when a text may hold what they match (most lines do not).
+@functools.cache
+def _escape() -> re.Pattern[str]:
+    return re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")  # rich.markup's, as rich 15 has it
+
+
+@functools.cache
+def _emoji_code() -> re.Pattern[str]:
+    return re.compile(r"(:(\S*?)(?:(?:\-)(emoji|text))?:)")  # rich's, on each piece between tags
 
 
 def _has_emoji(piece: str) -> bool:
     """Whether rich would replace an emoji code in ``piece`` (its table loaded only for a
     candidate: a ``:name:`` such as a ``claude-hooks:Stop:`` source or a time of day)."""
-    if ":" not in piece:
+    if piece.count(":") < 2:  # a code is two colons and what is between them
         return False
-    codes = [m.group(2).lower() for m in _EMOJI_CODE.finditer(piece)]
+    codes = [m.group(2).lower() for m in _emoji_code().finditer(piece)]
     if not codes:
         return False
     from rich._emoji_codes import EMOJI  # a table only (~3 ms), not the console
@@ -64,7 +73,8 @@ def _escape_backslashes(match: re.Match[str]) -> str:
 
 def markup_escape(markup: str) -> str:
     """``rich.markup.escape``: ``markup`` with what rich would read as a tag escaped."""
-    markup = _ESCAPE.sub(_escape_backslashes, markup)
+    if "[" in markup:  # a tag starts with one
+        markup = _escape().sub(_escape_backslashes, markup)
     if markup.endswith("\\") and not markup.endswith("\\\\"):
         return markup + "\\"
     return markup

@@ -14,14 +14,13 @@ and rich markup in it is escaped.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
-from dsh.cli._attachments import attached_reads, read_line, typed_text
-from dsh.cli._attribution import approval_denial_hint, decided_by
 from dsh.cli._plain_console import Out, PlainConsole, markup_escape, plain_output
 from dsh.messages import ToolReferenceBlock
 
@@ -37,8 +36,12 @@ __all__ = [
     "text_of",
 ]
 
-# C0 controls but newline and tab, DEL, C1 controls, and the bidi overrides that reorder a line.
-_CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+@functools.cache
+def _control() -> re.Pattern[str]:
+    # C0 controls but newline and tab, DEL, C1 controls, and the bidi overrides that reorder a
+    # line. None of them is printable (str.isprintable): a printable text needs no pattern.
+    return re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _shown(m: re.Match[str]) -> str:
@@ -48,7 +51,9 @@ def _shown(m: re.Match[str]) -> str:
 
 def terminal_safe(text: str) -> str:
     """``text`` with every control character shown as an escape instead of sent to the terminal."""
-    return _CONTROL.sub(_shown, text)
+    if text.isprintable():  # most lines: the pattern is compiled (~0.3 ms) for the others
+        return text
+    return _control().sub(_shown, text)
 
 
 def for_stream(text: str, stream: Any) -> str:
@@ -62,16 +67,21 @@ def for_stream(text: str, stream: Any) -> str:
     return terminal_safe(text) if at_terminal else text
 
 
-# What JSON leaves raw in a string but a terminal may act on: DEL, C1 controls (U+009B is
-# CSI), the line separators and the bidi overrides. Outside strings JSON is ASCII.
-_JSON_UNSAFE: Final = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+@functools.cache
+def _json_unsafe() -> re.Pattern[str]:
+    # What JSON leaves raw in a string but a terminal may act on: DEL, C1 controls (U+009B is
+    # CSI), the line separators and the bidi overrides. Outside strings JSON is ASCII. None of
+    # them is printable, as for ``_control``.
+    return re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def json_line(value: Any, *, separators: tuple[str, str] | None = None) -> str:
     """``value`` as one JSON line (UTF-8 text as is) with nothing a terminal acts on: C0
     controls are JSON escapes already, the other controls become ``\\uNNNN`` too."""
     text = json.dumps(value, ensure_ascii=False, separators=separators)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    if text.isprintable():
+        return text
+    return _json_unsafe().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def plain_markup(text: str) -> str:
@@ -167,6 +177,8 @@ class TranscriptPrinter:
 
     def print_reads(self, content: Any) -> None:
         """A ``Read PATH (N lines)`` line for each file a prompt attaches (``@path``)."""
+        from dsh.cli._attachments import attached_reads, read_line  # a prompt was printed
+
         for path, lines in attached_reads(content):
             line = read_line(path, lines, self.project)
             self.out.print(f"  [dim]⎿ {plain_markup(line)}[/dim]")
@@ -179,6 +191,8 @@ class TranscriptPrinter:
             out("[dim]── turn ──[/dim]")
         elif kind == "user/message":
             # What 2.1.332 shows of a prompt: the text as typed, a line for each @file.
+            from dsh.cli._attachments import typed_text  # a blocked prompt prints none
+
             out(f"[bold cyan]> {escape(typed_text(event.content))}[/bold cyan]")
             self.print_reads(event.content)
         elif kind == "assistant/message":
@@ -203,6 +217,9 @@ class TranscriptPrinter:
         elif kind == "tool/result":
             text = _indent(_clip(text_of(event.content)))
             if event.is_error:
+                # Only a failed tool call needs them; a run without one never imports them.
+                from dsh.cli._attribution import approval_denial_hint, decided_by
+
                 code = f" [{event.code}]" if event.code else ""
                 who = decided_by(event.info) if event.code == "DENIED" else None
                 code += f" by {who}" if who else ""

@@ -30,12 +30,8 @@ from dsh.agent import (
     run_notifications,
 )
 from dsh.base._containment import become_subreaper
-from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command
 from dsh.cli._errors import UserError
-from dsh.cli._model_command import model_command, run_model_command, slash_argument
 from dsh.cli._render import TranscriptPrinter, json_line, plain_markup
-from dsh.cli._sessions import resumed_summary
-from dsh.cli._trust import ask_to_trust, trust_profiles
 from dsh.hooks import HookSelection, mount_bridges
 from dsh.host import HostOptions, open_host
 from dsh.messages import AssistantMessage, Content
@@ -48,6 +44,7 @@ __all__ = [
     "compact_command",
     "exit_code_for",
     "host_options",
+    "is_slash_command",
     "run_session",
     "with_mentions",
 ]
@@ -148,7 +145,17 @@ def host_options(options: RunOptions) -> HostOptions:
 
 def compact_command(prompt: str) -> str | None:
     """The instructions of a ``/compact [instructions]`` prompt (``""`` for none), else ``None``."""
+    if not is_slash_command(prompt):
+        return None
+    from dsh.cli._model_command import slash_argument
+
     return slash_argument(prompt, "/compact")
+
+
+def is_slash_command(prompt: str) -> bool:
+    """Whether ``prompt`` may be a slash command (``/model``, ``/add-dir``, ``/compact``): only
+    then are their modules imported, so a run of plain prompts never loads them."""
+    return prompt.lstrip().startswith("/")
 
 
 def with_mentions(prompt: str, project: Path) -> Content:
@@ -214,6 +221,9 @@ def prepared_host_options(
         hooks = dataclasses.replace(options.hooks, refuse_untrusted=True)
         options = dataclasses.replace(options, hooks=hooks)
     host_opts = host_options(options)
+    if options.trust_project or ask_trust is not None:
+        # Only a run that trusts or asks needs these: a headless one reads the records alone.
+        from dsh.cli._trust import ask_to_trust, trust_profiles
     if options.trust_project:
         trusted = trust_profiles(host_opts.profiles, options.host.project)
         if trusted:  # one line, not one per hook: `dsh hooks check` lists them
@@ -249,6 +259,8 @@ async def run_session(options: RunOptions, printer: TranscriptPrinter) -> ExitCo
         async with open_host(host_opts) as host:
             session = host.session
             if options.host.resume is not None:
+                from dsh.cli._sessions import resumed_summary  # only a resumed run shows one
+
                 # A short line, not the whole history (`dsh log ID` shows that).
                 printer.out.print(
                     f"[dim]{plain_markup(resumed_summary(session.id, session.events))}[/dim]"
@@ -299,38 +311,9 @@ async def _run_prompts(
         return await _run_stream(agent, options, printed, on_result)
     code = ExitCode.OK
     for prompt in options.prompts:
-        if add_dir_command(prompt) is not None:  # Claude Code's `-p` answer, no turn
-            await agent.start()
-            if printed is not None:
-                printed.catch_up(agent.events)
-                printed.say(ADD_DIR_UNAVAILABLE)
-            if on_result is not None:
-                on_result(
-                    TurnResult(end_reason=TurnEndReason.completed, final_text=ADD_DIR_UNAVAILABLE)
-                )
-            continue
-        if model_command(prompt) is not None:
-            await agent.start()
-            await run_model_command(
-                agent,
-                prompt,
-                resolve_model=_resolver(options),
-                say=printed.say if printed is not None else _quiet,
-            )
-            if printed is not None:
-                printed.catch_up(agent.events)
-            continue
-        instructions = compact_command(prompt)
-        if instructions is not None:
-            # Claude Code's `/compact [instructions]`: a compaction, not a turn.
-            before = len(agent.events)
-            summary = await agent.compact(instructions or None)
-            if printed is not None:
-                printed.catch_up(agent.events)
-            blocked = _compaction_blocked(agent.events[before:]) if summary is None else None
-            if blocked is not None and on_result is not None:
-                # 2.1.332's `-p` answer (text, json and stream-json alike): the block's line.
-                on_result(TurnResult(end_reason=TurnEndReason.completed, final_text=blocked))
+        if is_slash_command(prompt) and await _slash_command(
+            agent, options, printed, prompt, on_result
+        ):
             continue
         agent.send(with_mentions(prompt, options.host.project))
 
@@ -351,6 +334,54 @@ async def _run_prompts(
         if code != ExitCode.OK:
             break
     return code
+
+
+async def _slash_command(
+    agent: Agent,
+    options: RunOptions,
+    printed: _Printed | None,
+    prompt: str,
+    on_result: Callable[[TurnResult], None] | None,
+) -> bool:
+    """Run ``prompt`` if it is ``/add-dir``, ``/model`` or ``/compact`` (not a turn); whether
+    it was."""
+    from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command
+    from dsh.cli._model_command import model_command, run_model_command
+
+    if add_dir_command(prompt) is not None:  # Claude Code's `-p` answer, no turn
+        await agent.start()
+        if printed is not None:
+            printed.catch_up(agent.events)
+            printed.say(ADD_DIR_UNAVAILABLE)
+        if on_result is not None:
+            on_result(
+                TurnResult(end_reason=TurnEndReason.completed, final_text=ADD_DIR_UNAVAILABLE)
+            )
+        return True
+    if model_command(prompt) is not None:
+        await agent.start()
+        await run_model_command(
+            agent,
+            prompt,
+            resolve_model=_resolver(options),
+            say=printed.say if printed is not None else _quiet,
+        )
+        if printed is not None:
+            printed.catch_up(agent.events)
+        return True
+    instructions = compact_command(prompt)
+    if instructions is None:
+        return False
+    # Claude Code's `/compact [instructions]`: a compaction, not a turn.
+    before = len(agent.events)
+    summary = await agent.compact(instructions or None)
+    if printed is not None:
+        printed.catch_up(agent.events)
+    blocked = _compaction_blocked(agent.events[before:]) if summary is None else None
+    if blocked is not None and on_result is not None:
+        # 2.1.332's `-p` answer (text, json and stream-json alike): the block's line.
+        on_result(TurnResult(end_reason=TurnEndReason.completed, final_text=blocked))
+    return True
 
 
 def deferred_notice(agent: Agent) -> str:

@@ -10,6 +10,7 @@ the session is run from: the ``HostOptions`` with its ``AgentOptions``, the
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import sys
 from collections.abc import Callable, Coroutine, Mapping
@@ -182,7 +183,9 @@ def _worktree(project: Path, flags: RunFlags, session_id: str) -> Path:
         raise _WorktreeRefused(str(exc)) from None
 
 
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
+@functools.cache
+def _uuid() -> re.Pattern[str]:  # compiled for a --session-id only
+    return re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 
 
 def _chosen_id(given: str | None, sessions: Path, *, resuming: bool) -> str | None:
@@ -196,7 +199,7 @@ def _chosen_id(given: str | None, sessions: Path, *, resuming: bool) -> str | No
             "Error: --session-id with --continue or --resume also needs"
             " --fork-session (which dsh does not offer)."
         )
-    if _UUID.fullmatch(given) is None:
+    if _uuid().fullmatch(given) is None:
         raise _SessionIdRefused("Error: Invalid session ID. Must be a valid UUID.")
     if JsonlSessionStore(sessions).log_path(given).exists():
         raise _SessionIdRefused(f"Error: Session ID {given} is already in use.")

@@ -21,8 +21,6 @@ from dsh._frozen import frozen
 from dsh.base._containment import set_hook_helpers, set_process_containment
 from dsh.base._env_policy import withhold_variable
 from dsh.cli._errors import UserError
-from dsh.cli._resume_picker import pick_session
-from dsh.cli._sessions import latest_session, resolve, session_project
 from dsh.context import Plugin
 from dsh.host import ConfigError, DshConfig, SystemPrompt, load_config
 from dsh.models._load import check_base_url
@@ -104,8 +102,10 @@ def settle(
     flags = dict(flags)
     project_given = flags.pop("project", None) is not None
     store = JsonlSessionStore(session_dir)
-    resume = _session_to_resume(store, project, io, latest_session, resolve)
+    resume = _session_to_resume(store, project, io)
     if resume is not None and not project_given:
+        from dsh.cli._sessions import session_project
+
         project = session_project(store, resume) or project
     given = {**flags, "output_format": io.get("output_format")}
     try:
@@ -172,10 +172,14 @@ def _check_spec(spec: str) -> None:
         raise UserError(f"--plugin {spec!r} is not MODULE:FUNCTION")
 
 
-def _session_to_resume(
-    store: Any, project: Path, io: Mapping[str, Any], latest: Any, resolve: Any
-) -> str | None:
+def _session_to_resume(store: Any, project: Path, io: Mapping[str, Any]) -> str | None:
     resume = io.get("resume")
+    if resume is None and not io.get("continue_session"):
+        return None
+    # Only -c/--continue and -r/--resume look sessions up: a new session never imports these.
+    from dsh.cli._sessions import latest_session as latest
+    from dsh.cli._sessions import resolve
+
     if io.get("continue_session"):
         if resume:
             raise UserError("-c/--continue and --resume ID exclude each other")
@@ -184,6 +188,8 @@ def _session_to_resume(
         return None
     if resume == "":
         if _at_terminal():
+            from dsh.cli._resume_picker import pick_session
+
             return pick_session(store, project)
         return str(latest(store, project).id)
     return str(resolve(store, resume))

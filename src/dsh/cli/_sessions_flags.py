@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from dsh.cli._run_flags import DIRECTORY, EXISTING_DIRECTORY
+
 __all__ = ["hook_source_options", "hooks_test_options", "log_options"]
 
 
@@ -18,7 +20,7 @@ def log_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--all", "every", is_flag=True, help="List the sessions of every project."),
         click.option(
             "--project",
-            type=click.Path(file_okay=False, path_type=Path),
+            type=DIRECTORY,
             default=Path("."),
             show_default=True,
             help="The project whose sessions to list.",
@@ -48,7 +50,7 @@ def hooks_test_options(f: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option(
             "--project",
-            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            type=EXISTING_DIRECTORY,
             default=Path("."),
             show_default=True,
             help="The project whose hooks to run (they run there).",
@@ -60,7 +62,7 @@ def hooks_test_options(f: Callable[..., Any]) -> Callable[..., Any]:
             "--plugin-dir",
             "plugin_dirs",
             multiple=True,
-            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            type=EXISTING_DIRECTORY,
             help="A Claude Code plugin root.",
         ),
         click.option(
@@ -71,7 +73,7 @@ def hooks_test_options(f: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--case",
-            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            type=EXISTING_DIRECTORY,
             default=None,
             help="A recorded case directory: its EVENT.json payload.",
         ),
@@ -81,7 +83,7 @@ def hooks_test_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--all", "every", is_flag=True, help="Run every declared hook; report each."),
         click.option(
             "--fixtures",
-            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            type=EXISTING_DIRECTORY,
             default=None,
             help="A folder of fixtures (*.json): check each hook effect against its expect.",
         ),
@@ -110,7 +112,7 @@ def hook_source_options(project_help: str) -> Callable[[Any], Any]:
             "--plugin-dir",
             "plugin_dirs",
             multiple=True,
-            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            type=EXISTING_DIRECTORY,
             help="A Claude Code plugin root (its hooks/hooks.json is read), as --plugin-dir.",
         )(f)
         f = click.option(
@@ -121,7 +123,7 @@ def hook_source_options(project_help: str) -> Callable[[Any], Any]:
         )(f)
         return click.option(
             "--project",
-            type=click.Path(file_okay=False, exists=True, path_type=Path),
+            type=EXISTING_DIRECTORY,
             default=Path("."),
             show_default=True,
             help=project_help,

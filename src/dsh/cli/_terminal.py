@@ -20,13 +20,13 @@ import click
 
 from dsh.agent import MESSAGE_DISPLAY, Agent, run_notifications
 from dsh.approval import ApprovalBroker
-from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command
 from dsh.cli._render import TranscriptPrinter, plain_markup
 from dsh.cli._run import (
     ExitCode,
     RunOptions,
     compact_command,
     exit_code_for,
+    is_slash_command,
     prepared_host_options,
     with_mentions,
 )
@@ -224,6 +224,15 @@ def _hear_retries(model: Any, view: LiveView) -> None:
         model.on_retry = view.on_retry
 
 
+def _add_dir_refusal(prompt: str) -> str | None:
+    """2.1.332's answer to a ``/add-dir`` prompt of ``claude -p`` (not a turn), else ``None``."""
+    if not is_slash_command(prompt):
+        return None
+    from dsh.cli._add_dir import ADD_DIR_UNAVAILABLE, add_dir_command  # a slash command only
+
+    return ADD_DIR_UNAVAILABLE if add_dir_command(prompt) is not None else None
+
+
 async def run_live(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
     """``dsh run PROMPT...`` on a terminal: each prompt a turn (``/compact`` a compaction), live."""
     code = ExitCode.OK
@@ -234,9 +243,10 @@ async def run_live(options: RunOptions, printer: TranscriptPrinter) -> ExitCode:
         if not options.prompts:
             await agent.start()
         for prompt in options.prompts:
-            if add_dir_command(prompt) is not None:  # a `dsh run` prompt is Claude Code's `-p`
+            refusal = _add_dir_refusal(prompt)
+            if refusal is not None:  # a `dsh run` prompt is Claude Code's `-p`
                 await agent.start()
-                printer.console.print(ADD_DIR_UNAVAILABLE, markup=False, highlight=False)
+                printer.console.print(refusal, markup=False, highlight=False)
                 continue
             instructions = compact_command(prompt)
             if instructions is not None:

@@ -25,10 +25,14 @@ a declared handler runs for an event and why not (``dsh hooks why``);
 ``skipped_event`` records those that did not in the log (``hook/skipped``),
 ``logged_before`` whether the session's log holds that record already. The
 lower-level ``run_hooks`` and ``hook_outcome`` stay public for a bridge with
-other needs. A native plugin needs none of this.
+other needs. A native plugin needs none of this. ``HttpTarget``, ``InProcessHook`` and
+``Answered`` are loaded when first asked for: a session declaring no HTTP hook and no
+in-process handler (an agent or prompt hook, an MCP tool hook) never imports them.
 """
 
-from dsh._public import publish
+from typing import TYPE_CHECKING
+
+from dsh._public import lazy, publish
 from dsh.hook_protocol._background import BackgroundFirings
 from dsh.hook_protocol._declarations import (
     HookCommand,
@@ -48,8 +52,6 @@ from dsh.hook_protocol._firing import (
     Strongest,
     fire_hooks,
 )
-from dsh.hook_protocol._http import HttpTarget
-from dsh.hook_protocol._in_process import Answered, InProcessHook
 from dsh.hook_protocol._named_files import named_files
 from dsh.hook_protocol._outcome import (
     HookDecodeError,
@@ -121,3 +123,17 @@ __all__ = [
 ]
 
 publish(globals())
+
+# Only a declared HTTP hook or in-process handler needs these (the executor imports their
+# runners when it meets one), so a session of command hooks never loads them.
+if TYPE_CHECKING:
+    from dsh.hook_protocol._http import HttpTarget
+    from dsh.hook_protocol._in_process import Answered, InProcessHook
+
+__getattr__ = lazy(
+    globals(),
+    {
+        "dsh.hook_protocol._http": ("HttpTarget",),
+        "dsh.hook_protocol._in_process": ("Answered", "InProcessHook"),
+    },
+)

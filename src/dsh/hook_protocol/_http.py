@@ -25,6 +25,7 @@ truncated output. httpx2 is imported only when an HTTP hook runs.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final, final
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 
 __all__ = ["HttpTarget", "interpolate_header", "run_http_hook"]
 
-_VARIABLE: Final = re.compile(r"\$\{([A-Z_][A-Z0-9_]*)\}|\$([A-Z_][A-Z0-9_]*)")
 _DROPPED_HEADERS: Final = frozenset({"content-length", "transfer-encoding"})
 _SHOWN_BODY: Final = 200  # characters of a refused body quoted in the reason, as 2.1.332 quotes
 
@@ -69,6 +69,12 @@ class HttpTarget:
         return out
 
 
+@functools.cache
+def _variable() -> re.Pattern[str]:
+    # Compiled when a header is first sent: declaring an HTTP hook does not compile it.
+    return re.compile(r"\$\{([A-Z_][A-Z0-9_]*)\}|\$([A-Z_][A-Z0-9_]*)")
+
+
 def interpolate_header(value: str, allowed: frozenset[str], env: Mapping[str, str]) -> str:
     """``value`` with each ``$VAR``/``${VAR}`` in ``allowed`` replaced from ``env`` (an unset
     or unlisted one by nothing), without CR, LF and NUL."""
@@ -77,7 +83,7 @@ def interpolate_header(value: str, allowed: frozenset[str], env: Mapping[str, st
         name = match.group(1) or match.group(2)
         return env.get(name, "") if name in allowed else ""
 
-    return re.sub(r"[\r\n\x00]", "", _VARIABLE.sub(replace, value))
+    return re.sub(r"[\r\n\x00]", "", _variable().sub(replace, value))
 
 
 def _body_problem(body: str) -> str | None:

@@ -9,6 +9,7 @@ surrogate is refused anywhere. Shared by the Claude Code and Codex matchers.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from typing import Any, Final
@@ -21,8 +22,6 @@ __all__ = [
     "unsafe_char_problem",
 ]
 
-_UNSAFE_CHAR: Final = re.compile("[\x00\ud800-\udfff]")
-
 MAX_PATTERN_LENGTH: Final = 2000
 """The longest regex matcher accepted; hook matchers are tool names and short patterns."""
 MAX_GROUP_DEPTH: Final = 40
@@ -32,9 +31,16 @@ MAX_REPEAT_COUNT: Final = 1000
 _SRE_PARSE: Any = importlib.import_module("re._parser")
 
 
+@functools.cache
+def _unsafe_char() -> re.Pattern[str]:
+    return re.compile("[\x00\ud800-\udfff]")
+
+
 def unsafe_char_problem(text: str) -> str | None:
     """Why ``text`` cannot be used (a NUL or a lone surrogate in it), or ``None``."""
-    m = _UNSAFE_CHAR.search(text)
+    if text.isascii() and "\x00" not in text:
+        return None  # the common case, without compiling the pattern (~0.2 ms a process)
+    m = _unsafe_char().search(text)
     if m is None:
         return None
     what = "a NUL" if m.group() == "\x00" else f"a lone surrogate U+{ord(m.group()):04X}"

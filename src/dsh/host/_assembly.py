@@ -25,7 +25,6 @@ from dsh.host._system_prompt import SystemPrompt
 from dsh.models import Model
 from dsh.session import JsonlSessionStore, SessionEvent, SessionLog, SessionStore, default_data_dir
 from dsh.tools import TOOLS, ToolDefinition, ToolRegistry, Workspace
-from dsh.tools.builtin import PAGE_READER, builtin_tools
 
 if TYPE_CHECKING:
     from dsh.base._sandbox import SandboxPolicy
@@ -65,6 +64,10 @@ class Assembly:
         self.registry = ToolRegistry(self.ctx)
         self.ctx.provide(TOOLS, self.registry)
         if options.builtin_tools:
+            # Here, not at the top: a host without them (an embedder's, a test rig's) never
+            # imports the built-in tools' modules.
+            from dsh.tools.builtin import PAGE_READER, builtin_tools
+
             for tool in builtin_tools():
                 self.registry.register(tool)
             self.ctx.provide(PAGE_READER, self._read_page)

@@ -12,18 +12,13 @@ files may load (the Claude Code bridge's admits them all once the project is tru
 ``AGENTS.md`` files (``find_agents_files``, ``render_agents``; an ``AgentsGate``
 may refuse a repository file: the Codex bridge passes none).
 Kept apart from the hook bridge (``dsh.hooks.claude``) so a run without hooks
-does not load the bridge.
+does not load the bridge. The ``AGENTS.md`` names load when first asked for: only a run
+with the Codex bridge reads those files.
 """
 
-from dsh._public import publish
-from dsh.instructions._agents_md import (
-    AgentsFile,
-    AgentsGate,
-    CodexInstructionsPlugin,
-    codex_instructions_plugin,
-    find_agents_files,
-    render_agents,
-)
+from typing import TYPE_CHECKING
+
+from dsh._public import lazy, publish
 from dsh.instructions._claude_md import LoadedInstructions, find_instructions, render_instructions
 from dsh.instructions._gate import InstructionsGate
 from dsh.instructions._plugin import ClaudeInstructionsPlugin, claude_instructions_plugin
@@ -44,3 +39,28 @@ __all__ = [
 ]
 
 publish(globals())
+
+# Codex's AGENTS.md: a run without the Codex bridge never imports it.
+if TYPE_CHECKING:
+    from dsh.instructions._agents_md import (
+        AgentsFile,
+        AgentsGate,
+        CodexInstructionsPlugin,
+        codex_instructions_plugin,
+        find_agents_files,
+        render_agents,
+    )
+
+__getattr__ = lazy(
+    globals(),
+    {
+        "dsh.instructions._agents_md": (
+            "AgentsFile",
+            "AgentsGate",
+            "CodexInstructionsPlugin",
+            "codex_instructions_plugin",
+            "find_agents_files",
+            "render_agents",
+        ),
+    },
+)

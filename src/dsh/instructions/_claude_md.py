@@ -298,6 +298,8 @@ class _Loader:
         depth: int = 0,
         within: Path | None = None,
     ) -> None:
+        if not os.path.lexists(path):
+            return  # most candidates: one lstat, not a realpath's (nothing here to load or see)
         key = str(path)
         real = os.path.realpath(path)
         if depth >= _MAX_INCLUDE_DEPTH or key in self._seen or real in self._seen:
@@ -352,6 +354,8 @@ def _walk_down_to(cwd: Path) -> list[Path]:
 
 
 def _rule_files(rules_dir: Path, visited: set[str]) -> Iterator[Path]:
+    if not os.path.isdir(rules_dir):
+        return  # most projects have none: one stat, not a realpath's
     real = os.path.realpath(rules_dir)
     if real in visited:
         return

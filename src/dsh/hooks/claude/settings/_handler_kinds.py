@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias
 from urllib.parse import urlsplit
 
 from dsh.base import FrozenDict, NotJSONError, freeze_json
-from dsh.hook_protocol import HttpTarget
 from dsh.hook_protocol._regex import unsafe_char_problem
 from dsh.hooks.claude.events._specs import EventSpec
 from dsh.hooks.claude.events._support import ADMITTED_EVENTS, HOOK_EVENT_HOST_SUPPORT
@@ -30,6 +29,7 @@ from dsh.hooks.claude.settings._types import (
 )
 
 if TYPE_CHECKING:
+    from dsh.hook_protocol import HttpTarget
     from dsh.hooks.claude.settings._models import (
         AgentHandler,
         HttpHandler,
@@ -245,6 +245,8 @@ def _declaration(
             on_failure = "block"
     elif isinstance(model, HttpHandler):
         kind, text, default = "http", model.url, spec.default_timeout
+        from dsh.hook_protocol import HttpTarget  # only an http hook loads its runner
+
         http = HttpTarget(
             url=model.url,
             headers=tuple((model.headers or {}).items()),

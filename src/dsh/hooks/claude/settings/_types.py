@@ -9,19 +9,14 @@ from typing import TYPE_CHECKING, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import FrozenDict
-from dsh.hook_protocol import (
-    HookCommand,
-    HookOrigin,
-    HttpTarget,
-    InProcessHook,
-    hook_environment,
-)
+from dsh.hook_protocol import HookCommand, HookOrigin, hook_environment
 from dsh.hooks.claude.rules._values import PermissionSettings
 from dsh.hooks.claude.settings._matcher import IfRule, Matcher
 
 if TYPE_CHECKING:
     from dsh.base._sandbox import SandboxPolicy
     from dsh.base._worktree import WorktreeSettings
+    from dsh.hook_protocol import HttpTarget, InProcessHook  # annotations: loaded when used
 
 __all__ = [
     "Catalog",

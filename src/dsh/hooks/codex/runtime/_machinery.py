@@ -36,8 +36,6 @@ from dsh.hook_protocol import (
     RoutedSink,
     SessionStates,
     fire_hooks,
-    logged_before,
-    skipped_event,
 )
 from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._sessions import root_session
@@ -186,7 +184,9 @@ class Runtime:
         state = self._state(agent)
         if state.skip_records >= SKIP_RECORDS or len(hooks) == self._declared_count(event):
             return
-        from dsh.hooks.codex.config._selection import firing_skips  # only when one is left out
+        # Only when a handler is left out: the reasons, and the record that says them.
+        from dsh.hook_protocol import logged_before, skipped_event
+        from dsh.hooks.codex.config._selection import firing_skips
 
         trust = event not in state.skips_given
         state.skips_given.add(event)

@@ -10,6 +10,7 @@ mounted: a run without hooks never pays for importing them.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -59,7 +60,10 @@ def bridges_for(project: Path, choice: HooksChoice | None) -> frozenset[str]:
     return frozenset({"claude"})
 
 
-_HOOKS_TABLE: Final = re.compile(rb"^[ \t]*(\[\[?[ \t]*hooks\b|hooks[ \t]*[.=])", re.MULTILINE)
+# Compiled when first asked (``--hooks`` not given, no ``.codex/`` in the project).
+@functools.cache
+def _hooks_table() -> re.Pattern[bytes]:
+    return re.compile(rb"^[ \t]*(\[\[?[ \t]*hooks\b|hooks[ \t]*[.=])", re.MULTILINE)
 
 
 def _user_codex_hooks(env: Mapping[str, str] | None = None) -> bool:
@@ -74,7 +78,7 @@ def _user_codex_hooks(env: Mapping[str, str] | None = None) -> bool:
             text = config.read(1 << 20)
     except OSError:
         return False
-    return _HOOKS_TABLE.search(text) is not None
+    return _hooks_table().search(text) is not None
 
 
 @final

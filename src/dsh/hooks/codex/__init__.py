@@ -19,14 +19,10 @@ from typing import TYPE_CHECKING
 
 from dsh._public import lazy, publish
 from dsh.hooks.codex._profile import CODEX_PROFILE_NAME, CodexMount, CodexProfile
-from dsh.hooks.codex._report import render_codex_coverage
-from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
 from dsh.hooks.codex.config._catalog import codex_home, load_codex_catalog
 from dsh.hooks.codex.config._trust import TrustError, hook_hash, record_trust
 from dsh.hooks.codex.config._types import CodexCatalog, CodexDiagnostic, CodexHook, TrustStatus
 from dsh.hooks.codex.events._specs import CODEX_HOOK_EVENTS
-from dsh.hooks.codex.events._support import CODEX_EVENT_SUPPORT, CodexEventSupport
-from dsh.hooks.codex.runtime._bridge import CodexHooksPlugin, codex_hooks_plugin
 
 __all__ = [
     "CODEX_EVENT_SUPPORT",
@@ -59,10 +55,16 @@ __all__ = [
 
 publish(globals())
 
-# Running one payload by hand (``dsh hooks test``, ``dsh.testing``): loaded when first asked for,
-# so a session never pays for it.
+# Loaded when first asked for: what mounting the bridge does not use (the runtime that runs
+# hooks, which the profile imports only when a hook is declared; the answers' decoder, which
+# the runtime imports; the support table; the coverage page) and running one payload by hand
+# (``dsh hooks test``, ``dsh.testing``), which a session never pays for.
 if TYPE_CHECKING:
+    from dsh.hooks.codex._report import render_codex_coverage
     from dsh.hooks.codex._why import explain_codex_hooks
+    from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
+    from dsh.hooks.codex.events._support import CODEX_EVENT_SUPPORT, CodexEventSupport
+    from dsh.hooks.codex.runtime._bridge import CodexHooksPlugin, codex_hooks_plugin
     from dsh.hooks.codex.runtime._trial import (
         CodexHookTrial,
         codex_hooks_for,
@@ -74,7 +76,11 @@ if TYPE_CHECKING:
 __getattr__ = lazy(
     globals(),
     {
+        "dsh.hooks.codex._report": ("render_codex_coverage",),
         "dsh.hooks.codex._why": ("explain_codex_hooks",),
+        "dsh.hooks.codex.answers._decode": ("CodexAnswer", "decode_codex_answer"),
+        "dsh.hooks.codex.events._support": ("CODEX_EVENT_SUPPORT", "CodexEventSupport"),
+        "dsh.hooks.codex.runtime._bridge": ("CodexHooksPlugin", "codex_hooks_plugin"),
         "dsh.hooks.codex.runtime._trial": (
             "CodexHookTrial",
             "codex_hooks_for",

@@ -30,20 +30,19 @@ from dsh.hooks.codex._compact_prompt import SUMMARY_ASK
 from dsh.hooks.codex.config._catalog import DEFAULT_SYSTEM_DIR, load_codex_catalog
 from dsh.hooks.codex.config._sandbox import codex_sandbox
 from dsh.hooks.codex.config._trust import TrustError, record_trust
-from dsh.hooks.codex.config._types import CodexCatalog, CodexHook, CodexPermissionMode
-from dsh.hooks.codex.trust._layer import (
-    LayerReview,
-    layer_paths,
-    record_layer,
-    review_layer,
+from dsh.hooks.codex.config._types import (
+    SCRIPT_GATED,
+    CodexCatalog,
+    CodexHook,
+    CodexPermissionMode,
 )
-from dsh.hooks.codex.trust._scripts import SCRIPT_GATED, gate_scripts
 
 if TYPE_CHECKING:
     from dsh.agent import AgentOptions
     from dsh.base._sandbox import SandboxPolicy
     from dsh.context import Plugin
     from dsh.hooks.codex.runtime._bridge import CodexHooksPlugin
+    from dsh.hooks.codex.trust._layer import LayerReview
 
 __all__ = ["CODEX_PROFILE_NAME", "CodexMount", "CodexProfile", "untrusted_line"]
 
@@ -186,6 +185,9 @@ class CodexProfile:
         )
 
     def _layer(self, project: Path, catalog: CodexCatalog) -> LayerReview:
+        # dsh's review of the project layer: only a trusted project has one to read.
+        from dsh.hooks.codex.trust._layer import layer_paths, review_layer
+
         paths = layer_paths(project)
         return review_layer(project, paths, self.trust_dir, hooks=catalog.hooks)
 
@@ -200,6 +202,8 @@ class CodexProfile:
         catalog = self._catalog(project, bypass=bypass)
         if self.catalog is not None or not catalog.project_trusted:
             return catalog, None
+        from dsh.hooks.codex.trust._scripts import gate_scripts  # a trusted project's alone
+
         review = self._layer(project, catalog)
         refused = review.refused()
         if refused:
@@ -215,6 +219,8 @@ class CodexProfile:
         catalog, review = self.gated(project)
         lines: list[str] = []
         if review is not None and not review.recorded and review.problem is None:
+            from dsh.hooks.codex.trust._layer import record_layer
+
             problem = record_layer(review, self.trust_dir)  # the first run: what loads now
             lines.extend(() if problem is None else (f"warning: {problem}",))
         mode = self.permission_mode or catalog.permission_mode
@@ -317,6 +323,8 @@ class CodexProfile:
         lines.extend(f"trusted the project {p} in {config}" for p in projects)
         lines.extend(f"trusted {h.key} in {config}" for h in wanted)
         if layer is not None:
+            from dsh.hooks.codex.trust._layer import record_layer
+
             problem = record_layer(layer, self.trust_dir)
             lines.extend(_layer_lines(layer) if problem is None else (f"not trusted: {problem}",))
         return tuple(lines)

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final, NamedTuple, final
+from typing import TYPE_CHECKING, Final, final
 
+from dsh._frozen import frozen
 from dsh.base import freeze_json
 from dsh.hook_protocol._regex import unsafe_char_problem
 from dsh.hooks.codex.config._matcher import CodexMatcher, CodexMatcherError
 from dsh.hooks.codex.config._parse import DeclaredHandler, McpToolHandler, ParsedSource
-from dsh.hooks.codex.config._plugins import PluginHooks
 from dsh.hooks.codex.config._trust import HookState, hook_hash, hook_key, mcp_hook_hash
 from dsh.hooks.codex.config._types import (
     CodexDiagnostic,
@@ -36,13 +36,17 @@ from dsh.hooks.codex.events._specs import (
     SHORT_TIMEOUT_EVENTS,
 )
 
+if TYPE_CHECKING:  # a plugin's hooks come only from a config that lists plugins
+    from dsh.hooks.codex.config._plugins import PluginHooks
+
 __all__ = ["MAX_RUN_TIMEOUT", "HookBuilder"]
 
 MAX_RUN_TIMEOUT: Final = 7 * 24 * 3600
 """Seconds dsh lets a hook run at most, whatever its ``timeout`` says (Codex sets no bound)."""
 
 
-class _At(NamedTuple):
+@frozen
+class _At:
     """Where a handler was declared: its source, layer, declaration, matcher and plugin."""
 
     source: Path

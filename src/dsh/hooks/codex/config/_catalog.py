@@ -17,8 +17,9 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
+from dsh._frozen import frozen
 from dsh.hooks.codex.config._builder import HookBuilder
 from dsh.hooks.codex.config._layer_keys import layer_keys
 from dsh.hooks.codex.config._parse import (
@@ -27,7 +28,6 @@ from dsh.hooks.codex.config._parse import (
     parse_hooks_json,
     parse_hooks_table,
 )
-from dsh.hooks.codex.config._plugins import enabled_plugins
 from dsh.hooks.codex.config._trust import MAX_USER_CONFIG_BYTES, read_states
 from dsh.hooks.codex.config._types import CodexCatalog, CodexDiagnostic, CodexLayer
 from dsh.models._codex_files import (
@@ -92,7 +92,8 @@ def _is_file(path: Path, diagnostics: list[CodexDiagnostic]) -> bool:
         return False
 
 
-class _Place(NamedTuple):
+@frozen
+class _Place:
     """A config layer: its name, its folder, its TOML file, whether the folder's
     ``hooks.json`` is part of it (not for a profile's ``NAME.config.toml``)."""
 
@@ -242,7 +243,10 @@ def load_codex_catalog(
                 )
                 continue
             builder.add(path, layer, parsed)
-    if not managed_only:
+    if not managed_only and isinstance((user_config or {}).get("plugins"), dict):
+        # Only a user config that lists plugins needs their reader (and its regex).
+        from dsh.hooks.codex.config._plugins import enabled_plugins
+
         for plugin in enabled_plugins(home, user_config, diagnostics):
             sources.append(plugin.source)
             builder.add(plugin.source, "plugin", plugin.parsed, plugin=plugin)

@@ -12,10 +12,11 @@ A higher layer's value wins, as in Codex 0.171. A value Codex would refuse is a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from dsh._frozen import frozen
 from dsh.base import EnvironmentPolicy, FrozenDict
 from dsh.hooks.codex.config._sandbox import sandbox_table
 from dsh.hooks.codex.config._types import CodexDiagnostic, CodexPermissionMode
@@ -25,7 +26,7 @@ __all__ = ["LayerKeys", "layer_keys"]
 Configs = Sequence[tuple[Path, Mapping[str, Any] | None]]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LayerKeys:
     """What the layers set beside their hooks (``CodexCatalog`` carries each)."""
 

@@ -10,9 +10,10 @@ the patterns matchers use). A regex is bounded before it is compiled
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
-from typing import Final, Literal, TypeAlias, final
+from typing import Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import DshError
@@ -23,7 +24,11 @@ __all__ = ["CodexMatcher", "CodexMatcherError", "CodexMatcherKind"]
 
 CodexMatcherKind: TypeAlias = Literal["all", "exact", "regex"]
 
-_EXACT: Final = re.compile(r"[A-Za-z0-9_|]+")
+
+# Compiled at the first matcher that is not "" or "*" (UserPromptSubmit's, Stop's never need it).
+@functools.cache
+def _exact() -> re.Pattern[str]:
+    return re.compile(r"[A-Za-z0-9_|]+")
 
 
 class CodexMatcherError(DshError, ValueError):
@@ -48,7 +53,7 @@ class CodexMatcher:
         bad = unsafe_char_problem(declared)
         if bad is not None:
             raise CodexMatcherError(f"invalid matcher {_shown(declared)}: {bad}")
-        if _EXACT.fullmatch(declared):
+        if _exact().fullmatch(declared):
             names = frozenset(p for p in declared.split("|") if p)
             return cls(declared=declared, kind="exact", names=names)
         problem = regex_problem(declared)

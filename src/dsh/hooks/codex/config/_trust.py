@@ -18,6 +18,7 @@ stays as written.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import json
 import os
@@ -173,14 +174,20 @@ def toml_string(text: str) -> str:
     return '"' + text.translate(_TOML_ESCAPES) + '"'
 
 
-_HEADER: Final = re.compile(
-    r"^[ \t]*\[[ \t]*(?P<prefix>projects|hooks[ \t]*\.[ \t]*state)[ \t]*\.[ \t]*"
-    r'(?P<key>"(?:[^"\\\n]|\\.)*")[ \t]*\][ \t]*(?:#.*)?$',
-    re.M,
-)
-"""A ``[projects."<key>"]`` or ``[hooks.state."<key>"]`` header, the key as a basic string."""
+# Compiled when trust is first recorded (``dsh hooks trust``): a run only reads the records.
+@functools.cache
+def _header() -> re.Pattern[str]:
+    """A ``[projects."<key>"]`` or ``[hooks.state."<key>"]`` header, the key as a basic string."""
+    return re.compile(
+        r"^[ \t]*\[[ \t]*(?P<prefix>projects|hooks[ \t]*\.[ \t]*state)[ \t]*\.[ \t]*"
+        r'(?P<key>"(?:[^"\\\n]|\\.)*")[ \t]*\][ \t]*(?:#.*)?$',
+        re.M,
+    )
 
-_TABLE_START: Final = re.compile(r"^[ \t]*\[", re.M)
+
+@functools.cache
+def _table_start() -> re.Pattern[str]:
+    return re.compile(r"^[ \t]*\[", re.M)
 
 
 def _lookup(parsed: Mapping[str, Any], prefix: tuple[str, ...]) -> Any:
@@ -206,10 +213,10 @@ def _with_values(
     trust review of thousands of hooks would otherwise rescan and reparse the file per
     hook); the last value given for a table wins."""
     headers: dict[tuple[str, str], re.Match[str]] = {}
-    for found_header in _HEADER.finditer(text):
+    for found_header in _header().finditer(text):
         dotted = re.sub(r"[ \t]+", "", found_header["prefix"])
         headers.setdefault((dotted, found_header["key"]), found_header)
-    starts = [m.start() for m in _TABLE_START.finditer(text)]
+    starts = [m.start() for m in _table_start().finditer(text)]
     wanted: dict[tuple[str, str], tuple[tuple[str, ...], str, str, str]] = {}
     for value_prefix, value_key, value_field, value_text in values:
         where = (".".join(value_prefix), toml_string(value_key))

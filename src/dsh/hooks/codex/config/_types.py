@@ -12,24 +12,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, final
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, final
 
 from dsh._frozen import frozen
 from dsh.base import FrozenDict
 from dsh.hook_protocol import (
     HookCommand,
     HookOrigin,
-    InProcessHook,
     hook_environment,
     shell_argv,
 )
 from dsh.hooks.codex.config._matcher import CodexMatcher
 from dsh.hooks.codex.events._specs import MATCHER_FIELDS, TOOL_ALIASES
 
+if TYPE_CHECKING:  # an mcp_tool handler's runner: dsh.hook_protocol loads it on first use
+    from dsh.hook_protocol import InProcessHook
+
 CodexPermissionMode: TypeAlias = Literal["default", "bypassPermissions"]
 """The two modes Codex ever sends (``bypassPermissions`` is approval ``never``, as in exec)."""
 
 __all__ = [
+    "SCRIPT_GATED",
     "CodexCatalog",
     "CodexDiagnostic",
     "CodexHook",
@@ -52,6 +55,10 @@ TrustStatus: TypeAlias = Literal[
 ]
 """Why a hook runs (managed, trusted, bypassed) or does not (untrusted, changed, disabled;
 ``script changed``: a file of the project its command runs changed since dsh recorded it)."""
+
+SCRIPT_GATED: Final = "script changed"
+"""The ``CodexHook.trust`` of a hook left out because a file it runs changed (``trust._scripts``
+sets it; the profile's lines leave it to the layer review to say)."""
 
 
 @final

@@ -5,11 +5,14 @@ One listener per seam for the events the catalog's running hooks declare
 and model-visible wording. The plugin is composed, not inherited: one ``Runtime``
 (``_machinery``) and one object per handler group, each taking it
 (``_handlers.Handlers``): the lifecycle listeners (``_lifecycle``), the tool
-listeners (``_tool_events``) and the model-request listeners (``_model_events``).
-``apply`` registers their listeners.
+listeners (``_tool_events``) and the model-request listeners (``_model_events``), these
+two imported and built only when a hook of theirs runs. ``apply`` registers their listeners.
 """
 
 from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from dsh.agent import (
     MODEL_REQUEST,
@@ -29,8 +32,6 @@ from dsh.context import Context
 from dsh.hooks.codex.config._types import CodexCatalog, CodexPermissionMode
 from dsh.hooks.codex.runtime._lifecycle import LifecycleEvents
 from dsh.hooks.codex.runtime._machinery import Runtime
-from dsh.hooks.codex.runtime._model_events import ModelEvents
-from dsh.hooks.codex.runtime._tool_events import ToolEvents
 from dsh.tools import (
     APPROVAL_REQUEST,
     POST_EXECUTE,
@@ -39,6 +40,10 @@ from dsh.tools import (
     InputRewrite,
     ProposedCall,
 )
+
+if TYPE_CHECKING:
+    from dsh.hooks.codex.runtime._model_events import ModelEvents
+    from dsh.hooks.codex.runtime._tool_events import ToolEvents
 
 __all__ = ["CodexHooksPlugin", "codex_hooks_plugin"]
 
@@ -51,8 +56,19 @@ class CodexHooksPlugin:
     ) -> None:
         self.runtime = Runtime(catalog, permission_mode=permission_mode)
         self.lifecycle = LifecycleEvents(self.runtime)
-        self.tools = ToolEvents(self.runtime)
-        self.model_events = ModelEvents(self.runtime)
+
+    # The tool and model-request groups are imported and built only when a hook of theirs runs.
+    @cached_property
+    def tools(self) -> ToolEvents:
+        from dsh.hooks.codex.runtime._tool_events import ToolEvents
+
+        return ToolEvents(self.runtime)
+
+    @cached_property
+    def model_events(self) -> ModelEvents:
+        from dsh.hooks.codex.runtime._model_events import ModelEvents
+
+        return ModelEvents(self.runtime)
 
     @property
     def catalog(self) -> CodexCatalog:
@@ -77,11 +93,11 @@ class CodexHooksPlugin:
 
     def apply(self, ctx: Context) -> None:
         d = self.declared
-        life, tools, model = self.lifecycle, self.tools, self.model_events
+        life = self.lifecycle
         if d("PreModelRequest"):
-            ctx.on(MODEL_REQUEST, model._model_request)
+            ctx.on(MODEL_REQUEST, self.model_events._model_request)
         if d("PostModelRequest"):
-            ctx.on(MODEL_RESPONSE, model._model_response)
+            ctx.on(MODEL_RESPONSE, self.model_events._model_response)
         if d("SessionStart"):
             ctx.on(SESSION_START, life._session_start)
         if self._never_running():
@@ -90,11 +106,11 @@ class CodexHooksPlugin:
             ctx.on(PROMPT_SUBMIT, life._prompt_submit)
         if d("PreToolUse"):
             ctx.on(REWRITE_INPUT, self._pre_tool_input)
-            ctx.on(PRE_EXECUTE, tools._pre_tool)
+            ctx.on(PRE_EXECUTE, self.tools._pre_tool)
         if d("PermissionRequest"):
-            ctx.on(APPROVAL_REQUEST, tools._permission_request)
+            ctx.on(APPROVAL_REQUEST, self.tools._permission_request)
         if d("PostToolUse"):
-            ctx.on(POST_EXECUTE, tools._post_tool)
+            ctx.on(POST_EXECUTE, self.tools._post_tool)
         if d("Stop"):
             ctx.on(TURN_CONTINUATION, life._stop)
         if d("SubagentStart"):

@@ -23,7 +23,7 @@ import os
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import field
-from typing import Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from dsh._frozen import frozen, slotted
 from dsh.agent import Agent
@@ -32,23 +32,21 @@ from dsh.hook_protocol import (
     HookDecodeError,
     HookOutcome,
     HookRun,
-    InProcessHook,
     MergedAnswers,
     RoutedSink,
     SessionStates,
     fire_hooks,
-    logged_before,
-    skipped_event,
 )
 from dsh.hook_protocol._context_total import within_total
 from dsh.hook_protocol._sessions import root_session
 from dsh.hooks.codex.answers._decode import CodexAnswer, decode_codex_answer
-from dsh.hooks.codex.config._selection import firing_skips
 from dsh.hooks.codex.config._trust import DEFAULT_CONTEXT_LIMIT
 from dsh.hooks.codex.config._types import CodexCatalog, CodexHook, CodexPermissionMode
 from dsh.hooks.codex.events._specs import MATCHER_FIELDS, run_id_label
-from dsh.hooks.codex.runtime._spill import BYTES_PER_TOKEN, spilled_text
 from dsh.tools import CallStateKey
+
+if TYPE_CHECKING:  # an mcp_tool handler's runner: dsh.hook_protocol loads it on first use
+    from dsh.hook_protocol import InProcessHook
 
 __all__ = [
     "SOURCE",
@@ -186,6 +184,10 @@ class Runtime:
         state = self._state(agent)
         if state.skip_records >= SKIP_RECORDS or len(hooks) == self._declared_count(event):
             return
+        # Only when a handler is left out: the reasons, and the record that says them.
+        from dsh.hook_protocol import logged_before, skipped_event
+        from dsh.hooks.codex.config._selection import firing_skips
+
         trust = event not in state.skips_given
         state.skips_given.add(event)
         record = skipped_event(
@@ -355,6 +357,8 @@ class Runtime:
         (4 bytes a token; 2500 tokens unless set, 0 for no limit) it is written to a file
         beside the session log and the model reads its start and end and the path, as Codex
         spills it (``_spill``)."""
+        from dsh.hooks.codex.runtime._spill import BYTES_PER_TOKEN, spilled_text
+
         tokens = hook.additional_context_limit
         limit = (DEFAULT_CONTEXT_LIMIT if tokens is None else tokens) * BYTES_PER_TOKEN
         if limit == 0 or len(text.encode("utf-8", "surrogatepass")) <= limit:

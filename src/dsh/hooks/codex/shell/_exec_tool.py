@@ -25,8 +25,6 @@ from typing import Any, Final
 
 from dsh.base import thaw_json
 from dsh.tools import ToolDefinition, ToolInvocation, ToolResult
-from dsh.tools._sandbox import active_sandbox, likely_denied, shell_sandbox
-from dsh.tools.builtin._shell import run_shell
 
 __all__ = ["EXEC_COMMAND", "EXEC_COMMAND_TOOL", "exec_output_text"]
 
@@ -119,6 +117,10 @@ def exec_output_text(output: str, returncode: int, seconds: float, cut: int = 0)
 
 
 async def _run_exec(invocation: ToolInvocation) -> ToolResult:
+    # The spawn and the sandbox's side, at the first call: mounting the tool needs neither.
+    from dsh.tools._sandbox import active_sandbox, likely_denied, shell_sandbox
+    from dsh.tools.builtin._shell import run_shell
+
     args = thaw_json(invocation.arguments)
     workspace = invocation.workspace
     workdir = args.get("workdir")

@@ -21,7 +21,6 @@ that is the question dsh puts, as Codex does under its approval policy:
 from __future__ import annotations
 
 import dataclasses
-import unicodedata
 from typing import Any, Final
 
 from dsh.base import thaw_json
@@ -66,6 +65,8 @@ _UNPRINTED: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Mn", "
 
 def rust_debug(text: str) -> str:
     """``text`` as Rust's ``{:?}`` prints a string: quoted, escapes as Rust writes them."""
+    import unicodedata  # only for a refused escalation's words
+
     out = ['"']
     for ch in text:
         plain = _PLAIN_ESCAPES.get(ch)

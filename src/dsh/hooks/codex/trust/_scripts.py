@@ -28,11 +28,10 @@ from dsh._frozen import frozen
 from dsh.base import FrozenDict, UnsafeJSONError, load_json
 from dsh.hook_protocol import TrustRecord, named_files
 from dsh.hook_protocol._named_files import FileDigests
-from dsh.hooks.codex.config._types import CodexCatalog, CodexHook
+from dsh.hooks.codex.config._types import SCRIPT_GATED, CodexCatalog, CodexHook
 
 __all__ = [
     "CODEX_SECTION",
-    "SCRIPT_GATED",
     "HookScripts",
     "ScriptState",
     "gate_scripts",
@@ -44,9 +43,6 @@ ScriptState: TypeAlias = Literal[
     "trusted", "not trusted yet", "changed since trusted", "record unreadable"
 ]
 """Whether a project hook's scripts are the ones trusted, and why not."""
-
-SCRIPT_GATED: Final = "script changed"
-"""The ``CodexHook.trust`` of a hook left out because a file it runs changed."""
 
 CODEX_SECTION: Final = "codex"
 """The section of dsh's trust record that holds the Codex project layer's entries."""

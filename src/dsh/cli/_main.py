@@ -130,7 +130,7 @@ def _exit(status: int) -> NoReturn:
 
 
 def main() -> None:
-    """The ``dsh`` command (the console script's entry point)."""
+    """The ``dsh`` command, as ``dsh.cli.main`` (the console script's entry point) runs it."""
     gc.disable()
     try:
         cli()

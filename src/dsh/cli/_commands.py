@@ -17,7 +17,13 @@ import click
 from dsh.cli._acp import acp_command
 from dsh.cli._errors import debug_option
 from dsh.cli._lazy import work
-from dsh.cli._run_flags import ANY_PATH, DIRECTORY, EXISTING_DIRECTORY, SESSION_DIR_HELP
+from dsh.cli._run_flags import (
+    ANY_PATH,
+    DIRECTORY,
+    EXISTING_DIRECTORY,
+    SESSION_DIR_HELP,
+    codex_profile_option,
+)
 from dsh.cli._sessions_flags import hook_source_options, hooks_test_options, log_options
 
 __all__ = ["NAMES", "declare"]
@@ -66,10 +72,13 @@ def config() -> None:
 @click.option(
     "--json", "as_json", is_flag=True, help="One JSON object: each key's value and source."
 )
+@codex_profile_option()
 @debug_option
-def config_show(project: Path, as_json: bool) -> None:
+def config_show(project: Path, as_json: bool, config_profile: str | None) -> None:
     """The effective values and where each came from (flags, when given to dsh run, win)."""
-    work("_config_cmd:config_show")(project.resolve(), as_json=as_json)
+    work("_config_cmd:config_show")(
+        project.resolve(), as_json=as_json, config_profile=config_profile
+    )
 
 
 @click.group()

@@ -27,8 +27,9 @@ from dsh.host._config import user_config_file as user_file
 __all__ = ["config_show"]
 
 
-def config_show(project: Path, *, as_json: bool) -> None:
-    """``dsh config show``'s work: each key's value and source, as a table or JSON."""
+def config_show(project: Path, *, as_json: bool, config_profile: str | None = None) -> None:
+    """``dsh config show``'s work: each key's value and source, as a table or JSON
+    (``config_profile``: ``--profile``, the Codex profile layer the provider is chosen with)."""
     started()
     try:
         config = load_config(project)
@@ -46,7 +47,7 @@ def config_show(project: Path, *, as_json: bool) -> None:
         entries["process_containment"] |= {"in_use": in_use, "how": how}
         entries["sandbox_mode"] |= {"mechanism": mechanism, "how": sandbox_how}
         shown: dict[str, object] = dict(entries)
-        shown["model_provider"] = _provider(config, project)
+        shown["model_provider"] = _provider(config, project, config_profile)
         click.echo(json.dumps(shown, ensure_ascii=False))
         return
     for key in CONFIG_KEYS:
@@ -57,7 +58,7 @@ def config_show(project: Path, *, as_json: bool) -> None:
             value = json.dumps(value, ensure_ascii=False) if value else None
         text = "(unset)" if value is None else str(value)
         click.echo(terminal_safe(f"{key:<16} {text:<40} {config.sources[key]}"))
-    chosen = _provider(config, project)
+    chosen = _provider(config, project, config_profile)
     if chosen is None:
         click.echo("model provider: (none: no model named and no Anthropic key set)")
     else:
@@ -77,7 +78,7 @@ def sandbox_line(mechanism: str | None, how: str) -> str:
     return f"sandbox:      {mechanism} ({how})"
 
 
-def _provider(config: DshConfig, project: Path) -> dict[str, str] | None:
+def _provider(config: DshConfig, project: Path, profile: str | None) -> dict[str, str] | None:
     """The provider a run here would talk to, and why (``dsh.models``' ``choose_provider``)."""
     from dsh.models._choice import choose_provider
 
@@ -89,6 +90,7 @@ def _provider(config: DshConfig, project: Path) -> dict[str, str] | None:
             base_url=config.base_url,
             codex_profile=codex,
             project=project,
+            profile=profile,
         )
     except ValueError as exc:
         raise UserError(str(exc)) from exc

@@ -24,7 +24,10 @@ __all__ = ["codex_check_report", "hooks_check"]
 
 
 def hooks_check(
-    project: Path, settings_files: tuple[str, ...], plugin_dirs: tuple[Path, ...]
+    project: Path,
+    settings_files: tuple[str, ...],
+    plugin_dirs: tuple[Path, ...],
+    config_profile: str | None = None,
 ) -> None:
     started()
     root = project.resolve()
@@ -32,15 +35,19 @@ def hooks_check(
     click.echo(terminal_safe(catalog.render_report()), nl=False)
     frontmatter, frontmatter_ok = frontmatter_report(root, plugin_roots=plugin_dirs)
     click.echo(terminal_safe(frontmatter), nl=False)
-    codex, codex_ok = codex_check_report(root)
+    codex, codex_ok = codex_check_report(root, config_profile=config_profile)
     click.echo(terminal_safe(codex), nl=False)
-    click.echo(untrusted_report(root, settings_files, plugin_dirs), nl=False)
+    click.echo(untrusted_report(root, settings_files, plugin_dirs, config_profile), nl=False)
     sys.exit(0 if catalog.ok and codex_ok and frontmatter_ok else 1)
 
 
-def codex_check_report(project: Path, *, bypass_trust: bool = False) -> tuple[str, bool]:
-    """``dsh hooks check``'s Codex section, and whether it found nothing to report."""
-    catalog, layer = CodexProfile(bypass_trust=bypass_trust).gated(project)
+def codex_check_report(
+    project: Path, *, bypass_trust: bool = False, config_profile: str | None = None
+) -> tuple[str, bool]:
+    """``dsh hooks check``'s Codex section, and whether it found nothing to report
+    (``config_profile``: ``--profile``, ``None`` for ``$DSH_CODEX_PROFILE``)."""
+    profile = CodexProfile(bypass_trust=bypass_trust, config_profile=config_profile)
+    catalog, layer = profile.gated(project)
     lines = ["Codex hooks (0.171):"]
     lines += [f"  source: {s}" for s in catalog.sources] or ["  no Codex hook source found"]
     lines.append(f"  project trusted: {'yes' if catalog.project_trusted else 'no'}")
@@ -50,7 +57,7 @@ def codex_check_report(project: Path, *, bypass_trust: bool = False) -> tuple[st
         row = CODEX_EVENT_SUPPORT[hook.event]
         lines.append(f"  {hook.origin().describe()}: {hook.command!r} [{hook.trust}; {row.status}]")
     lines += [f"  {d.severity}: {d.describe()}" for d in catalog.diagnostics]
-    untrusted = CodexProfile(bypass_trust=bypass_trust).untrusted(project)
+    untrusted = profile.untrusted(project)
     lines += [f"  untrusted: {line}" for line in untrusted]
     ok = not catalog.errors and not untrusted
     return "\n".join(lines) + "\n", ok

@@ -82,12 +82,12 @@ def _claude(event: str, project: Path, flags: dict[str, Any], **given: Any) -> t
     return explain_hooks(catalog, event, payload, review=profile.review(project), cwd=project)
 
 
-def _codex(event: str, project: Path, **given: Any) -> tuple[Any, ...]:
+def _codex(event: str, project: Path, profile: str | None, **given: Any) -> tuple[Any, ...]:
     from dsh.hooks.codex import CODEX_HOOK_EVENTS, CodexProfile, codex_payload, explain_codex_hooks
 
     if event not in CODEX_HOOK_EVENTS:
         raise UserError(f"{event!r} is not a Codex hook event")
-    catalog, _ = CodexProfile().gated(project)
+    catalog, _ = CodexProfile(config_profile=profile).gated(project)
     return explain_codex_hooks(catalog, event, codex_payload(event, project, **given))
 
 
@@ -103,7 +103,7 @@ def hooks_why(event: str, project: Path, **flags: Any) -> int:
         if bridge == "claude":
             selections = _claude(event, project, flags, **given)
         else:
-            selections = _codex(event, project, **given)
+            selections = _codex(event, project, flags["config_profile"], **given)
         about = f" for {tool} {json.dumps(tool_input or {}, ensure_ascii=False)}" if tool else ""
         click.echo(terminal_safe(f"{event} ({bridge}){about}:"))
         for selection in selections:

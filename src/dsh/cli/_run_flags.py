@@ -24,6 +24,7 @@ __all__ = [
     "EXISTING_DIRECTORY",
     "IO_KEYS",
     "SESSION_FLAGS",
+    "codex_profile_option",
     "io_options",
     "run_flags",
 ]
@@ -35,6 +36,39 @@ DIRECTORY: Final = click.Path(file_okay=False, path_type=Path)
 EXISTING_DIRECTORY: Final = click.Path(file_okay=False, exists=True, path_type=Path)
 
 SESSION_DIR_HELP = "Where session logs live (default: $DSH_DATA_DIR or the user data dir)."
+
+CODEX_PROFILE_HELP = (
+    "Codex's --profile: $CODEX_HOME/NAME.config.toml is a layer over config.toml, for"
+    " Codex's model set-up and its hooks (default: $DSH_CODEX_PROFILE). See docs/models.md."
+)
+"""``--profile NAME``'s help, ``dsh run``'s and the ``dsh hooks`` commands' alike."""
+
+
+def codex_profile_option() -> Callable[[Any], Any]:
+    """``--profile NAME`` (``config_profile``), ``dsh run``'s and the ``dsh hooks``
+    commands' alike: a name Codex 0.171 refuses is refused when the command line is read,
+    as ``codex --profile`` refuses it, in its words."""
+    return click.option(
+        "--profile",
+        "config_profile",
+        default=None,
+        metavar="NAME",
+        callback=_profile_name,
+        help=CODEX_PROFILE_HELP,
+    )
+
+
+def _profile_name(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from dsh.cli._errors import UserError
+    from dsh.models._codex_layers import check_profile_name
+
+    try:
+        return check_profile_name(value)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
 
 SESSION_FLAGS = (
     "model_spec",
@@ -302,14 +336,7 @@ _RUN_OPTIONS = [
         help="The hook bridges to run (default: what the project has: .codex/, .claude/ or both;"
         " Claude Code's otherwise). With both, Claude Code's hooks run first on each seam.",
     ),
-    click.option(
-        "--profile",
-        "config_profile",
-        default=None,
-        metavar="NAME",
-        help="Codex's --profile: its model set-up reads $CODEX_HOME/NAME.config.toml over"
-        " config.toml (default: $DSH_CODEX_PROFILE). See docs/models.md.",
-    ),
+    codex_profile_option(),
     click.option(
         "--dangerously-bypass-hook-trust",
         "bypass_hook_trust",

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from dsh.cli._run_flags import DIRECTORY, EXISTING_DIRECTORY
+from dsh.cli._run_flags import DIRECTORY, EXISTING_DIRECTORY, codex_profile_option
 
 __all__ = ["hook_source_options", "hooks_test_options", "log_options"]
 
@@ -105,9 +105,11 @@ def hooks_test_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def hook_source_options(project_help: str) -> Callable[[Any], Any]:
-    """``--project``, ``--settings`` and ``--plugin-dir``, as ``dsh hooks`` commands take them."""
+    """``--project``, ``--settings``, ``--plugin-dir`` and ``--profile``, as ``dsh hooks``
+    commands take them (``--profile`` is ``dsh run``'s: the Codex bridge's profile layer)."""
 
     def decorate(f: Any) -> Any:
+        f = codex_profile_option()(f)
         f = click.option(
             "--plugin-dir",
             "plugin_dirs",

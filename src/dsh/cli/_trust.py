@@ -35,13 +35,18 @@ __all__ = [
 
 
 def run_profiles(
-    project: Path, settings_files: Sequence[str] = (), plugin_dirs: Sequence[Path] = ()
+    project: Path,
+    settings_files: Sequence[str] = (),
+    plugin_dirs: Sequence[Path] = (),
+    codex_profile: str | None = None,
 ) -> tuple[Profile, ...]:
-    """The profiles a ``dsh run`` in ``project`` with these flags mounts."""
+    """The profiles a ``dsh run`` in ``project`` with these flags mounts (``codex_profile``:
+    its ``--profile``, whose ``$CODEX_HOME/NAME.config.toml`` the Codex bridge stacks)."""
     selection = HookSelection(
         settings_files=tuple(settings_files),
         plugin_dirs=tuple(plugin_dirs),
         claude_md=True,  # so the review covers the instructions files a run loads
+        codex_profile=codex_profile,
     )
     return tuple(mount_bridges(project, selection).profiles)
 
@@ -68,14 +73,20 @@ def trust_profiles(profiles: Sequence[Profile], project: Path) -> list[str]:
 
 
 def untrusted_report(
-    project: Path, settings_files: Sequence[str] = (), plugin_dirs: Sequence[Path] = ()
+    project: Path,
+    settings_files: Sequence[str] = (),
+    plugin_dirs: Sequence[Path] = (),
+    codex_profile: str | None = None,
 ) -> str:
     """``dsh hooks check``'s trust section: the hooks a run would leave out, or nothing."""
-    lines = untrusted_lines(run_profiles(project, settings_files, plugin_dirs), project)
+    profiles = run_profiles(project, settings_files, plugin_dirs, codex_profile)
+    lines = untrusted_lines(profiles, project)
     if not lines:
         return ""
-    quoted = shlex.quote(str(project))
-    head = f"\nUntrusted (not run until `dsh hooks trust --project {quoted}`):\n"
+    command = f"dsh hooks trust --project {shlex.quote(str(project))}"
+    if codex_profile is not None:  # a plain name (``_run_flags``): nothing to quote
+        command += f" --profile {codex_profile}"
+    head = f"\nUntrusted (not run until `{command}`):\n"
     return terminal_safe(head + "".join(f"  {line}\n" for line in lines))
 
 
@@ -98,12 +109,16 @@ def ask_to_trust(
 
 
 def hooks_trust(
-    project: Path, settings_files: tuple[str, ...], plugin_dirs: tuple[Path, ...]
+    project: Path,
+    settings_files: tuple[str, ...],
+    plugin_dirs: tuple[Path, ...],
+    config_profile: str | None = None,
 ) -> None:
-    """``dsh hooks trust``'s work: trust what the project controls now, each item shown."""
+    """``dsh hooks trust``'s work: trust what the project controls now, each item shown
+    (``config_profile``: ``--profile``, whose file's Codex hooks are trusted too)."""
     started()
     root = project.resolve()
-    profiles = run_profiles(root, settings_files, plugin_dirs)
+    profiles = run_profiles(root, settings_files, plugin_dirs, config_profile)
     lines = trust_profiles(profiles, root)
     for line in lines:
         click.echo(terminal_safe(line))

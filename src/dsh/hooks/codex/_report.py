@@ -42,7 +42,11 @@ declaration it did not load and every hook that does not run because it is not t
 - `dsh run --profile NAME` (or `$DSH_CODEX_PROFILE`), as `codex --profile NAME`: the
   profile's `$CODEX_HOME/NAME.config.toml` is a layer between the user's and the project's,
   its `[hooks]` loaded and its keys (approval, sandbox, `notify`, …) applied, as 0.171 does
-  (recorded: `benchmarks/record_codex_providers.py`).
+  (recorded: `benchmarks/record_codex_providers.py`). `dsh hooks check`, `dsh hooks trust`
+  and `dsh hooks why` take the same `--profile NAME` (default `$DSH_CODEX_PROFILE`): the
+  profile's hooks are listed, trusted (in the user's `config.toml`, as any user-layer hook)
+  and explained with the flag the run is given; a name Codex refuses is refused by each, in
+  its words.
 - Codex rejects a whole `hooks.json` for a root key other than `hooks` and `description`
   (`$schema` included), a handler `type` other than `command`, `mcp_tool`, `prompt`, `agent`
   (Claude Code's `http`), or a value of the wrong type anywhere: dsh loads nothing from it

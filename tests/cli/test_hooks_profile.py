@@ -84,6 +84,26 @@ def test_a_profiles_hook_is_checked_trusted_and_run_with_the_flag(project: Path)
     assert prompts.read_text() == "second\n"
 
 
+def test_a_profiles_hooks_mount_the_codex_bridge_in_a_project_without_codex_folder(
+    project: Path,
+) -> None:
+    # The user's own profile, like their config.toml, mounts the Codex bridge in any project
+    # (beside Claude Code's): `trust --profile p` then trusts its hook, and a run under the
+    # Codex profile (`--hooks codex`: the project has no .codex/) runs it.
+    (project / ".codex").rmdir()
+    source = project.parent / "codex-home" / "p.config.toml"
+    assert str(source) not in dsh(project, "hooks", "check").stdout
+    assert f"  source: {source}" in dsh(project, "hooks", "check", "--profile", "p").stdout
+    trusted = dsh(project, "hooks", "trust", "--profile", "p")
+    assert f"codex hooks: trusted {source}:user_prompt_submit:0:0" in trusted.stdout
+    script = project.parent / "script.json"
+    script.write_text(json.dumps({"rules": [{"responses": [[{"type": "text", "text": "ok"}]]}]}))
+    model = f"scripted:{script}"
+    ran = dsh(project, "run", "--hooks", "codex", "--profile", "p", "--model", model, "third")
+    assert ran.returncode == 0, ran.stderr
+    assert (project.parent / "prompts.txt").read_text() == "third\n"
+
+
 def test_config_show_chooses_the_provider_with_the_profile(project: Path) -> None:
     (project.parent / "codex-home" / "p.config.toml").write_text(
         'model = "gpt-p"\nmodel_provider = "mine"\n[model_providers.mine]\nname = "mine"\n'

@@ -131,6 +131,24 @@ def test_the_default_bridges_follow_the_project(tmp_path: Path) -> None:
     assert bridges_for(tmp_path, "both") == {"claude", "codex"}
 
 
+def test_a_codex_profiles_hooks_add_the_codex_bridge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    monkeypatch.delenv("DSH_CODEX_PROFILE", raising=False)
+    (home / "p.config.toml").write_text('[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = "x"\n')
+    project = tmp_path / "project"
+    project.mkdir()
+    assert bridges_for(project, None) == {"claude"}
+    assert bridges_for(project, None, codex_profile="p") == {"claude", "codex"}
+    assert bridges_for(project, None, codex_profile="q") == {"claude"}
+    assert bridges_for(project, None, codex_profile="../p") == {"claude"}  # refused elsewhere
+    monkeypatch.setenv("DSH_CODEX_PROFILE", "p")
+    assert bridges_for(project, None) == {"claude", "codex"}
+
+
 async def test_claude_codes_rules_see_codexs_exec_command_as_bash(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

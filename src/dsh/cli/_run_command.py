@@ -335,7 +335,8 @@ def run_flags(flags: RunFlags) -> ExitCode:
         max_budget_usd=flags.max_budget_usd,
     )
     hooks = options.hooks
-    claude = hooks.claude_hooks and "claude" in bridges_for(settled.project, hooks.hooks)
+    mounted = bridges_for(settled.project, hooks.hooks, codex_profile=hooks.codex_profile)
+    claude = hooks.claude_hooks and "claude" in mounted
     if claude or hooks.settings_files or hooks.plugin_dirs or hooks.mcp_config:
         import dsh.hooks.claude  # before start-up ends: the bridge is imported either way
     if hooks.claude_md:

@@ -38,12 +38,16 @@ HooksChoice: TypeAlias = Literal["claude", "codex", "both"]
 BRIDGE_CHOICES: Final = ("claude", "codex", "both")
 
 
-def bridges_for(project: Path, choice: HooksChoice | None) -> frozenset[str]:
+def bridges_for(
+    project: Path, choice: HooksChoice | None, *, codex_profile: str | None = None
+) -> frozenset[str]:
     """The bridges to mount: ``choice``'s, else the ones the project has folders for.
 
     Hooks in the user's ``$CODEX_HOME`` (``hooks.json``, a ``[hooks]`` table in
-    ``config.toml``) mount the Codex bridge too: they are the user's own, and Codex runs
-    them in every project (once trusted, as Codex trusts them: ``dsh hooks trust``).
+    ``config.toml``, or in the profile's ``NAME.config.toml`` when ``codex_profile``,
+    else ``$DSH_CODEX_PROFILE``, names one) mount the Codex bridge too: they are the
+    user's own, and Codex runs them in every project (once trusted, as Codex trusts
+    them: ``dsh hooks trust``).
     """
     if choice == "both":
         return frozenset({"claude", "codex"})
@@ -55,7 +59,7 @@ def bridges_for(project: Path, choice: HooksChoice | None) -> frozenset[str]:
         return frozenset({"claude", "codex"})
     if has_codex:
         return frozenset({"codex"})
-    if _user_codex_hooks():
+    if _user_codex_hooks(profile=codex_profile):
         return frozenset({"claude", "codex"})
     return frozenset({"claude"})
 
@@ -66,16 +70,30 @@ def _hooks_table() -> re.Pattern[bytes]:
     return re.compile(rb"^[ \t]*(\[\[?[ \t]*hooks\b|hooks[ \t]*[.=])", re.MULTILINE)
 
 
-def _user_codex_hooks(env: Mapping[str, str] | None = None) -> bool:
-    """Whether the user's Codex home (``$CODEX_HOME``, else ``~/.codex``) declares hooks."""
+def _user_codex_hooks(env: Mapping[str, str] | None = None, *, profile: str | None = None) -> bool:
+    """Whether the user's Codex home (``$CODEX_HOME``, else ``~/.codex``) declares hooks, in
+    its ``config.toml`` or in the chosen profile's file (a name Codex would refuse is read
+    as none: the command line refuses it in words)."""
     environ = os.environ if env is None else env
     configured = environ.get("CODEX_HOME")
     home = Path(configured).expanduser() if configured else Path.home() / ".codex"
     if (home / "hooks.json").is_file():
         return True
+    files = ["config.toml"]
+    if name := profile or environ.get("DSH_CODEX_PROFILE", ""):
+        import contextlib
+
+        from dsh.models._codex_layers import check_profile_name  # only with a profile
+
+        with contextlib.suppress(ValueError):  # refused in words by the command line
+            files.append(f"{check_profile_name(name)}.config.toml")
+    return any(_declares_hooks(home / file) for file in files)
+
+
+def _declares_hooks(config: Path) -> bool:
     try:
-        with open(home / "config.toml", "rb") as config:
-            text = config.read(1 << 20)
+        with open(config, "rb") as f:
+            text = f.read(1 << 20)
     except OSError:
         return False
     return _hooks_table().search(text) is not None
@@ -125,7 +143,7 @@ class BridgeMounts:
 
 def mount_bridges(project: Path, selection: HookSelection) -> BridgeMounts:
     """The bridges ``selection`` asks for in ``project``, as profiles a host mounts."""
-    bridges = bridges_for(project, selection.hooks)
+    bridges = bridges_for(project, selection.hooks, codex_profile=selection.codex_profile)
     profiles: list[ClaudeCodeProfile | CodexProfile] = []
     plugins: list[Plugin] = []
     claude = selection.claude_hooks and "claude" in bridges

@@ -23,9 +23,10 @@ dsh runs a project's [Codex](https://github.com/openai/codex) 0.171 hooks with C
 (`dsh run --hooks codex`, or by default when the project has a `.codex/` folder; `--hooks both`
 runs the Claude Code and the Codex suites on one session, Claude Code's first on each seam).
 Hooks of the user's own Codex home (`$CODEX_HOME/hooks.json`, a `[hooks]` table in its
-`config.toml`) mount the Codex bridge beside Claude Code's in a project with neither folder,
-as Codex runs them in every project: until trusted (Codex's hashes, below) they are named in
-the run's notice, and `dsh hooks trust` reviews and records them.
+`config.toml` or in the profile's `NAME.config.toml` given by `--profile NAME`) mount the Codex
+bridge beside Claude Code's in a project with neither folder, as Codex runs them in every
+project: until trusted (Codex's hashes, below) they are named in the run's notice, and `dsh
+hooks trust` (with the same `--profile`) reviews and records them.
 The recorded Codex 0.171.0 cases (`shared/conformance/codex/`) are replayed by
 `tests/hooks_codex/test_conformance.py`; `dsh hooks check` reports every Codex source, every
 declaration it did not load and every hook that does not run because it is not trusted.

@@ -159,6 +159,34 @@ def test_codex_config_toml_servers(tmp_path: Path) -> None:
     assert {e["event"]: list(e["payload"]) for e in entries} == sent
 
 
+def test_a_required_codex_server_that_does_not_start_stops_the_session(tmp_path: Path) -> None:
+    # Codex 0.171 (tests/fixtures/codex_required_mcp.json): no thread, no model request, exit
+    # 1, `required MCP servers failed to initialize: NAME: REASON; ...` by name; the reasons
+    # are dsh's own words. Without `required` the turn goes on.
+    recorded = json.loads((FIXTURES / "codex_required_mcp.json").read_text())
+    (both,) = [c for c in recorded["cases"] if c["case"] == "exits+missing-required"]
+    assert (both["exit_code"], both["requests"]) == (1, 0)
+    assert "required MCP servers failed to initialize: exits: " in both["stderr_tail"]
+    assert "; missing: No such file or directory" in both["stderr_tail"]
+    _, _, args = _setup(tmp_path, {})
+    codex_home = tmp_path / "codex"
+    codex_home.mkdir()
+    missing = f"[mcp_servers.missing]\ncommand = {json.dumps(str(tmp_path / 'nope'))}\n"
+    exits = f"[mcp_servers.exits]\ncommand = {json.dumps(sys.executable)}\nargs = ['-c', 'pass']\n"
+    env = {"HOME": str(tmp_path / "home"), "CODEX_HOME": str(codex_home)}
+    for required, expected in ((False, 0), (True, 1)):
+        mark = "required = true\n" if required else ""
+        (codex_home / "config.toml").write_text(missing + mark + exits + mark)
+        done = run_dsh("run", "go", *args, "--hooks", "codex", cwd=tmp_path, env=env)
+        assert done.returncode == expected, done.stderr
+        assert "Traceback" not in done.stderr
+    line = done.stderr.strip().splitlines()[-1]
+    assert line.startswith("dsh: required MCP servers failed to initialize: exits: "), line
+    assert "; missing: " in line
+    sessions = tmp_path / "sessions"
+    assert len(list(sessions.glob("*.jsonl"))) == 1  # the optional run's, none for this one
+
+
 def test_codex_mcp_tool_handlers_run_as_codex_runs_them(tmp_path: Path) -> None:
     """A Codex ``mcp_tool`` PreToolUse handler: its tool's text is the hook's answer (a deny,
     as Codex 0.171 honours it: tests/fixtures/mcp_hooks.json), its trust hash is Codex's."""

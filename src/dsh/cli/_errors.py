@@ -19,6 +19,7 @@ __all__ = [
     "INTERNAL_EXIT",
     "STORAGE_EXIT",
     "USAGE_EXIT",
+    "StartFailure",
     "StorageError",
     "UserError",
     "check_settings_args",
@@ -74,6 +75,16 @@ class UserError(click.ClickException):
         click.echo(_safe(f"dsh: {self.format_message()}"), err=True)
 
 
+class StartFailure(click.ClickException):
+    """The session could not start as configured (a required MCP server did not): ``dsh:
+    MESSAGE``, exit 1, as Codex 0.171 exits when it cannot create its thread."""
+
+    exit_code = 1
+
+    def show(self, file: object = None) -> None:
+        click.echo(_safe(f"dsh: {self.format_message()}"), err=True)
+
+
 class StorageError(click.ClickException):
     """The session log could not be written: ``dsh: MESSAGE`` naming the file, exit 74."""
 
@@ -103,6 +114,8 @@ def user_error_for(exc: BaseException) -> click.ClickException | None:
         return UserError(str(exc))
     if type(exc).__name__ == "McpConfigError":  # dsh.mcp is imported only when it is used
         return UserError(str(exc))
+    if type(exc).__name__ == "McpRequiredError":
+        return StartFailure(str(exc))
 
     if isinstance(exc, SessionLockedError):
         by = f"process {exc.holder}" if exc.holder else "another dsh process"

@@ -60,6 +60,7 @@ async def open_host(options: HostOptions) -> AsyncIterator[Host]:
         assembly.start_mcp_servers()
         if assembly.mcp is not None:
             await asyncio.sleep(0)  # each server's task spawns it now, before the session opens
+            await assembly.mcp.required_started()  # Codex's `required`: no session without it
         session = assembly.open_session()
         try:
             agent = assembly.agent(session)

@@ -3,11 +3,12 @@
 Codex 0.171's keys: ``command``, ``args``, ``env``, ``cwd`` (stdio); ``url``,
 ``bearer_token_env_var``, ``http_headers``, ``env_http_headers`` (streamable HTTP);
 ``startup_timeout_sec`` (or ``startup_timeout_ms``; default 10), ``tool_timeout_sec``
-(default 60), ``enabled_tools``, ``disabled_tools`` and ``enabled`` (``false``: not
-started). The top-level ``mcp_optional_startup_grace_ms`` bounds how long the first request
-waits for them (``McpServer.startup_grace_sec``). A table with a wrong key's type is left
-out with a diagnostic naming the file and the table; the others start. Codex does not
-expand ``${VAR}`` in them (nor does dsh).
+(default 60), ``enabled_tools``, ``disabled_tools``, ``enabled`` (``false``: not started)
+and ``required`` (``true``: the session does not open without it). The top-level
+``mcp_optional_startup_grace_ms`` bounds how long the first request waits for them
+(``McpServer.startup_grace_sec``). A table with a wrong key's type is left out with a
+diagnostic naming the file and the table; the others start. Codex does not expand
+``${VAR}`` in them (nor does dsh).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class _Table(msgspec.Struct):
     enabled_tools: list[str] | None = None
     disabled_tools: list[str] = msgspec.field(default_factory=list)
     enabled: bool = True
+    required: bool = False
 
 
 def codex_mcp_servers(
@@ -98,6 +100,7 @@ def codex_mcp_servers(
             "enabled_tools": None if t.enabled_tools is None else tuple(t.enabled_tools),
             "disabled_tools": tuple(t.disabled_tools),
             "startup_grace_sec": grace,
+            "required": t.required,
         }
         if t.command is not None:
             server = McpServer(

@@ -162,6 +162,20 @@ class McpServers:
             if not task.done() and (left is None or left > 0):
                 await asyncio.wait({task}, timeout=left)
 
+    async def required_started(self) -> None:
+        """Return once every ``required`` server is connected; ``McpRequiredError`` naming
+        each that failed (its start-up timeout bounds the wait), in Codex 0.171's words."""
+        required = [n for n, c in self.connections.items() if c.server.required]
+        if not required:
+            return
+        await asyncio.wait([self._registering[n] for n in required])
+        failed = sorted(n for n in required if self.connections[n].state != "connected")
+        if failed:
+            from dsh.mcp._errors import McpRequiredError
+
+            reasons = "; ".join(f"{n}: {self.connections[n].error}" for n in failed)
+            raise McpRequiredError(f"required MCP servers failed to initialize: {reasons}")
+
     def connection(self, server: str) -> McpConnection:
         """The connection of ``server`` (``McpCallError`` for a name not configured)."""
         found = self.connections.get(server)

@@ -56,6 +56,10 @@ class McpServer:
     without it; ``None``: until it is connected or failed (within ``startup_timeout_sec``),
     as Claude Code waits. Codex 0.171 waits ``mcp_optional_startup_grace_ms`` (the tools of
     a server that answers later reach the model from the next request on)."""
+    required: bool = False
+    """Codex's ``required = true``: the session does not open unless this server starts
+    (``McpRequiredError``, in Codex 0.171's words: ``required MCP servers failed to
+    initialize: NAME: REASON``)."""
 
     def offers(self, tool: str) -> bool:
         """Whether the server's tool ``tool`` is put on the surface (Codex's filters)."""

@@ -225,3 +225,21 @@ def test_codex_agents_files_are_named_untrusted_and_trusting_loads_them(tmp_path
     )
     assert codex.untrusted(project) == ()
     assert codex.load(project).catalog.project_trusted is True
+
+
+def test_a_codex_run_reads_no_claude_md_trusted_or_not(tmp_path: Path, project: Path) -> None:
+    # Codex reads AGENTS.md, never CLAUDE.md: under `--hooks codex` neither the untrusted
+    # project's CLAUDE.md family nor the user's own reaches the model (it once did, ungated),
+    # and trusting the project (Codex's trust, which loads its AGENTS.md) changes nothing.
+    (project / "AGENTS.md").write_text("CODEX-PROJECT-NOTE\n")
+    for extra in ((), ("--trust-project",)):
+        model = f"scripted:{tmp_path / 'script.json'}"
+        args = ("run", "hi", "--hooks", "codex", "--model", model, "--project", str(project))
+        sessions = tmp_path / f"codex-s{len(extra)}"
+        done = dsh(tmp_path, *args, "--session-dir", str(sessions), *extra)
+        assert done.returncode == 0, done.stdout + done.stderr
+        [log] = sessions.glob("*.jsonl")
+        text = log.read_text()
+        assert project_notes(text) == set()
+        assert "USER-NOTE" not in text
+    assert "CODEX-PROJECT-NOTE" in text  # trusted: Codex's own file, as Codex loads it

@@ -164,9 +164,12 @@ def mount_bridges(project: Path, selection: HookSelection) -> BridgeMounts:
                 strict_mcp_config=selection.strict_mcp_config,
             )
         )
-    elif selection.claude_md:
+    elif selection.claude_md and "claude" in bridges:
         # The profile lives in the bridge's package: a run with no hooks loads
-        # CLAUDE.md without importing the bridge (~16 ms of start-up).
+        # CLAUDE.md without importing the bridge (~16 ms of start-up). A Codex-only run
+        # (`--hooks codex`, a project with .codex/ alone) reads Codex's AGENTS.md files
+        # instead, through its profile and the project's trust, as Codex does: never
+        # CLAUDE.md, which Codex does not read.
         from dsh.instructions import claude_instructions_plugin
 
         plugins.append(claude_instructions_plugin())

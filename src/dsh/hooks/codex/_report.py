@@ -95,7 +95,8 @@ fingerprint of each file of that layer that runs something (`.codex/hooks.json`,
 `.codex/config.toml`), a SHA-256 over the file's path in the project and its content, in its
 trust record (section `codex`, beside the Claude Code bridge's; nothing of it goes into
 `config.toml`). The repository's `AGENTS.md` chain follows the project's trust, as in Codex:
-trusted, it loads as it is, edits included. The first run in a project
+trusted, it loads as it is, edits included. A run with the Codex bridge alone reads no
+`CLAUDE.md` (the project's or the user's), as Codex reads none. The first run in a project
 Codex trusts loads the layer and records it: the user's Codex trust is the consent to what is
 there. After that, a file changed or added since is not loaded (a changed `hooks.json`: none
 of its hooks; a changed `config.toml`: neither its hooks nor its approval settings) while the

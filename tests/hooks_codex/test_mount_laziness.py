@@ -9,25 +9,11 @@ laziness (not its speed: that is benchmarks/bench_startup.py).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from dsh.hooks.codex import CodexProfile
+from tests.cli.test_startup_laziness import _loaded
 from tests.models.chat_server import serving
-
-_PROBE = """
-import json, os, sys
-import dsh.cli._main as entry
-def _exit(status):
-    with open(os.environ["DSH_TEST_MODULES_OUT"], "w") as out:
-        json.dump(sorted(sys.modules), out)
-    os._exit(status)
-entry._exit = _exit
-sys.argv = ["dsh", *sys.argv[1:]]
-entry.main()
-"""
 
 # Not for a prompt hook's firing: the coverage page and the support table, the project layer's
 # trust review (the project is not trusted), the plugin reader (no plugin is listed), the tool
@@ -67,28 +53,13 @@ def test_a_blocking_prompt_hook_loads_only_what_mounting_and_firing_need(tmp_pat
     project = tmp_path / "project"
     project.mkdir()
     home = _codex_home(tmp_path, project)
-    out = tmp_path / "modules.json"
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("DSH_", "CODEX_"))}
-    environ |= {"NO_COLOR": "1", "DSH_TEST_MODULES_OUT": str(out), "DSH_API_KEY": "k"}
-    environ |= {"HOME": str(tmp_path / "home"), "DSH_DATA_DIR": str(tmp_path / "data")}
-    environ |= {"CODEX_HOME": str(home)}
     with serving() as server:
         run = ["run", "--hooks", "codex", "--model", "m", "--base-url", server.url]
-        run += ["--project", str(project), "go"]
-        done = subprocess.run(
-            [sys.executable, "-c", _PROBE, *run],
-            cwd=tmp_path,
-            env=environ,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert server.seen == []  # the prompt never reached the model
-    assert done.returncode == 0, done.stderr
-    assert "blocked by the test" in done.stdout + done.stderr
-    loaded = set(json.loads(out.read_text()))
+        loaded = _loaded(
+            tmp_path, *run, "--project", str(project), "go",
+            env={"DSH_API_KEY": "k", "CODEX_HOME": str(home)},
+        )  # fmt: skip
+        assert server.seen == []  # the prompt never reached the model: the hook blocked it
     # The hook was declared, fired and its JSON answer read by Codex's schema.
     fired = ("dsh.hooks.codex.runtime._lifecycle", "dsh.hooks.codex.answers._decode", "msgspec")
     assert set(fired) <= loaded

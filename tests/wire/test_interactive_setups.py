@@ -24,7 +24,7 @@ PROMPT = "\x1b[?2004h"
 """What prompt_toolkit writes as each prompt opens (bracketed paste on)."""
 
 
-def _spawn(tmp_path: Path, project: Path, env: dict[str, str]) -> pexpect.spawn:
+def _spawn(tmp_path: Path, project: Path, env: dict[str, str]) -> pexpect.spawn[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("DSH_", "ANTHROPIC_"))}
     base.pop("CODEX_HOME", None)
     base |= {"TERM": "xterm", "NO_COLOR": "1", "PROMPT_TOOLKIT_NO_CPR": "1", "COLUMNS": "200"}
@@ -36,7 +36,7 @@ def _spawn(tmp_path: Path, project: Path, env: dict[str, str]) -> pexpect.spawn:
     )  # fmt: skip
 
 
-def _converse(child: pexpect.spawn, reply: str) -> None:
+def _converse(child: pexpect.spawn[str], reply: str) -> None:
     try:
         child.expect_exact(PROMPT)
         child.sendline("say hi")

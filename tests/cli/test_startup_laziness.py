@@ -48,6 +48,13 @@ _NOT_FOR_HELP = (
 
 
 def _loaded(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> set[str]:
+    return _probed(tmp_path, *args, env=env)[1]
+
+
+def _probed(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """The probed run (it exited 0) and the modules it had loaded at its exit."""
     out = tmp_path / "modules.json"
     environ = {k: v for k, v in os.environ.items() if not k.startswith("DSH_")}
     environ |= {"NO_COLOR": "1", "DSH_TEST_MODULES_OUT": str(out), **(env or {})}
@@ -66,7 +73,7 @@ def _loaded(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> se
     )
     assert done.returncode == 0, done.stderr
     names: list[str] = json.loads(out.read_text())
-    return set(names)
+    return done, set(names)
 
 
 def _offending(loaded: set[str], packages: tuple[str, ...]) -> list[str]:

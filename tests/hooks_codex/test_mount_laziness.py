@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from dsh.hooks.codex import CodexProfile
-from tests.cli.test_startup_laziness import _loaded
+from tests.cli.test_startup_laziness import _probed
 from tests.models.chat_server import serving
 
 # Not for a prompt hook's firing: the coverage page and the support table, the project layer's
@@ -55,11 +55,12 @@ def test_a_blocking_prompt_hook_loads_only_what_mounting_and_firing_need(tmp_pat
     home = _codex_home(tmp_path, project)
     with serving() as server:
         run = ["run", "--hooks", "codex", "--model", "m", "--base-url", server.url]
-        loaded = _loaded(
+        done, loaded = _probed(
             tmp_path, *run, "--project", str(project), "go",
             env={"DSH_API_KEY": "k", "CODEX_HOME": str(home)},
         )  # fmt: skip
-        assert server.seen == []  # the prompt never reached the model: the hook blocked it
+        assert server.seen == []  # the prompt never reached the model
+    assert "blocked by the test" in done.stdout + done.stderr
     # The hook was declared, fired and its JSON answer read by Codex's schema.
     fired = ("dsh.hooks.codex.runtime._lifecycle", "dsh.hooks.codex.answers._decode", "msgspec")
     assert set(fired) <= loaded

@@ -75,14 +75,11 @@ class UserError(click.ClickException):
         click.echo(_safe(f"dsh: {self.format_message()}"), err=True)
 
 
-class StartFailure(click.ClickException):
-    """The session could not start as configured (a required MCP server did not): ``dsh:
-    MESSAGE``, exit 1, as Codex 0.171 exits when it cannot create its thread."""
+class StartFailure(UserError):
+    """The session could not start as configured (a required MCP server did not): shown as a
+    ``UserError`` but exit 1, as Codex 0.171 exits when it cannot create its thread."""
 
     exit_code = 1
-
-    def show(self, file: object = None) -> None:
-        click.echo(_safe(f"dsh: {self.format_message()}"), err=True)
 
 
 class StorageError(click.ClickException):
